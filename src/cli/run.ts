@@ -1,0 +1,32 @@
+/** Command dispatch for the `tau-gateway` executable. */
+import { processIO, type CommandIO } from "./io.js";
+import { runValidate } from "./validate.js";
+
+const USAGE = `usage: tau-gateway <command> [options]
+
+Commands:
+  validate   check JSONL transcripts against the tau-gateway schema (see: tau-gateway validate --help)
+  help       show this help
+
+Run "tau-gateway <command> --help" for a command's options.`;
+
+type Command = (argv: string[], io: CommandIO) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  validate: runValidate,
+};
+
+export async function run(argv: string[], io: CommandIO = processIO()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    io.stderr(`tau-gateway: unknown command ${JSON.stringify(name)}\n${USAGE}\n`);
+    return 2;
+  }
+  return command(rest, io);
+}
+

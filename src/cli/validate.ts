@@ -1,0 +1,112 @@
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { parseArgs } from "node:util";
+import { formatIssue } from "../validation/issues.js";
+import { TranscriptChecker } from "../validation/transcript.js";
+import type { Dialect } from "../validation/validator.js";
+import { UsageError, type CommandIO } from "./io.js";
+
+export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask] [--tau-version 18|13] [--format text|json] FILE... | -
+
+Checks JSONL transcripts against the tau-gateway schema. A line is a bare message or
+{"direction":"client"|"server","message":{...}} (client = sent by the client). Responses are
+checked against the result of the request with the same id earlier in the same file.
+
+Output: one line per error, FILE:LINE: <dialect> <method or type>: <pointer>: <message>, then
+"N valid, M invalid". With --format json: one JSON object per error, then {"valid":N,"invalid":M}.
+Exit status: 0 all valid, 1 some line invalid, 2 usage or I/O error.`;
+
+interface Options {
+  dialect?: Dialect;
+  tauVersion?: number;
+  format: "text" | "json";
+  files: string[];
+}
+
+function parse(argv: string[]): Options {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      dialect: { type: "string" },
+      "tau-version": { type: "string" },
+      format: { type: "string", default: "text" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) throw new UsageError("", 0);
+  const dialect = values.dialect;
+  if (dialect !== undefined && dialect !== "tau" && dialect !== "ask") throw new UsageError(`--dialect must be tau or ask (got ${JSON.stringify(dialect)})`);
+  const version = values["tau-version"];
+  if (version !== undefined && version !== "18" && version !== "13") throw new UsageError(`--tau-version must be 18 or 13 (got ${JSON.stringify(version)})`);
+  if (values.format !== "text" && values.format !== "json") throw new UsageError(`--format must be text or json (got ${JSON.stringify(values.format)})`);
+  if (!positionals.length) throw new UsageError("no input: give one or more files, or - for stdin");
+  return { dialect, tauVersion: version === undefined ? undefined : Number(version), format: values.format, files: positionals };
+}
+
+export async function runValidate(argv: string[], io: CommandIO): Promise<number> {
+  let options: Options;
+  try {
+    options = parse(argv);
+  } catch (err) {
+    const code = err instanceof UsageError ? err.exitCode : 2;
+    const message = err instanceof Error ? err.message : String(err);
+    if (code === 0) {
+      io.stdout(`${VALIDATE_USAGE}\n`);
+      return 0;
+    }
+    io.stderr(`tau-gateway validate: ${message}\n${VALIDATE_USAGE}\n`);
+    return code;
+  }
+  let valid = 0;
+  let invalid = 0;
+  for (const file of options.files) {
+    // Ids are correlated within one transcript; each file is its own conversation.
+    const checker = new TranscriptChecker({ dialect: options.dialect, tauVersion: options.tauVersion });
+    const name = file === "-" ? "<stdin>" : file;
+    let input: Readable;
+    try {
+      input = file === "-" ? io.stdin : await openFile(file);
+    } catch (err) {
+      io.stderr(`tau-gateway validate: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+      return 2;
+    }
+    let lineNo = 0;
+    try {
+      for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+        lineNo++;
+        if (text.trim() === "") continue;
+        const verdict = checker.line(text);
+        if (verdict.ok) {
+          valid++;
+          continue;
+        }
+        invalid++;
+        for (const issue of verdict.issues) {
+          if (options.format === "json") {
+            io.stdout(`${JSON.stringify({ file: name, line: lineNo, dialect: verdict.dialect ?? null, subject: verdict.subject ?? null, pointer: issue.pointer, message: issue.message })}\n`);
+          } else {
+            const subject = verdict.subject ? ` ${verdict.subject}` : "";
+            io.stdout(`${name}:${lineNo}: ${verdict.dialect ?? "?"}${subject}: ${formatIssue(issue)}\n`);
+          }
+        }
+      }
+    } catch (err) {
+      io.stderr(`tau-gateway validate: error reading ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+      return 2;
+    }
+  }
+  io.stdout(options.format === "json" ? `${JSON.stringify({ valid, invalid })}\n` : `${valid} valid, ${invalid} invalid\n`);
+  return invalid ? 1 : 0;
+}
+
+/** Opens a file, surfacing "not found" and friends before any output is written. */
+function openFile(path: string): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    const stream = createReadStream(path);
+    stream.once("open", () => resolve(stream));
+    stream.once("error", reject);
+  });
+}

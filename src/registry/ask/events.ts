@@ -1,0 +1,229 @@
+import type { EventEntry } from "../model.js";
+import {
+  any,
+  arr,
+  bool,
+  describe,
+  int,
+  nonEmpty,
+  nullable,
+  num,
+  obj,
+  oneOfStrings,
+  opt,
+  record,
+  ref,
+  str,
+  type Schema,
+} from "../schema.js";
+import { approvalFields, userInputFields } from "./types.js";
+
+/**
+ * Every event type carried by `session/event` (spec §3), then the event types the gateway adds
+ * (DESIGN §4.3). Payloads accept unknown fields; a field is required only where hosts always send
+ * it, so transcripts from real Ask hosts validate too.
+ */
+
+const event = (name: string, description: string, payload: Schema, extension = false): EventEntry => ({
+  kind: "event",
+  sender: "server",
+  name,
+  description,
+  payload,
+  ...(extension ? { extension: true } : {}),
+});
+
+/** Why an interaction ended without a client decision (gateway extension). */
+const endReason = opt(
+  str({
+    description: "Gateway extension: why the interaction ended without a decision (call cancelled, deadline passed).",
+  }),
+);
+
+const askEvents: EventEntry[] = [
+  event("session.created", "A session came into existence; always seq 1.", obj({ sessionId: ref("SessionId") })),
+  event(
+    "session.ended",
+    "The session was closed; delivered to subscribers before the session is torn down.",
+    obj({ sessionId: ref("SessionId"), reason: opt(str({ description: "Why it ended, e.g. closed." })) }),
+  ),
+  event(
+    "turn.started",
+    "A turn (one prompt through to its final answer) began.",
+    obj({ turnId: str({ description: "Id of the turn; the gateway uses Tau's user history entry id." }) }),
+  ),
+  event(
+    "turn.completed",
+    "A turn finished normally.",
+    obj({
+      turnId: opt(str({ description: "Id of the turn; the gateway always sends it, older hosts only when known." })),
+      response: str({ description: "The final assistant text." }),
+      inputTokens: opt(int({ min: 0 })),
+      outputTokens: opt(int({ min: 0 })),
+      cost: opt(num({ min: 0 })),
+    }),
+  ),
+  event(
+    "turn.failed",
+    "A turn ended in failure (the gateway also reports Tau's blocked outcome this way).",
+    obj({ turnId: str(), error: str({ description: "What went wrong." }) }),
+  ),
+  event("turn.aborted", "A turn was interrupted, e.g. by session/abort.", obj({ turnId: str() })),
+  event("model.streaming", "A chunk of assistant text; empty chunks are never sent.", obj({ delta: str() })),
+  event("model.thinking", "A chunk of the model's reasoning text; empty chunks are never sent.", obj({ delta: str() })),
+  event(
+    "tool.use",
+    "A tool call started executing.",
+    obj({
+      id: str({ description: "Tool call id." }),
+      name: str({ description: "Tool name." }),
+      args: opt(describe("Arguments of the call.", record(any()))),
+    }),
+  ),
+  event(
+    "tool.delta",
+    "Progress output of a running tool call.",
+    obj({ id: str(), name: str(), partial: str({ description: "Partial output so far." }) }),
+  ),
+  event(
+    "tool.result",
+    "A tool call finished.",
+    obj({
+      id: str(),
+      name: str(),
+      output: opt(any("A string or a structured result.")),
+      isError: bool(),
+      durationMs: opt(nullable(int({ min: 0 }))),
+    }),
+  ),
+  event(
+    "approval.required",
+    "A gated tool call waits for interaction/approve or interaction/reject.",
+    obj({ id: str({ description: "Interaction id to pass as interactionId." }), ...approvalFields }),
+  ),
+  event(
+    "approval.updated",
+    "An approval was resolved, or ended without a decision (the gateway's cancelled and expired).",
+    obj(
+      {
+        id: str(),
+        status: describe(
+          "approved and rejected come from a client; cancelled (the call was cancelled or the session closed) and expired (deadline passed, so denied) are gateway extensions.",
+          oneOfStrings(["approved", "rejected", "cancelled", "expired"]),
+        ),
+        scope: opt(ref("ApprovalScope")),
+        feedback: opt(str({ description: "Rejection feedback passed to the agent." })),
+        reason: endReason,
+      },
+      { description: "scope is omitted when once." },
+    ),
+  ),
+  event(
+    "plan.proposed",
+    "The agent proposed a plan; resolve it with plan/approve or plan/reject.",
+    obj({ id: str(), plan: str() }),
+  ),
+  event("plan.approved", "The pending plan was approved.", obj({ plan: str(), id: opt(str()) })),
+  event(
+    "plan.rejected",
+    "The pending plan was rejected, or ended without a decision.",
+    obj({
+      plan: str(),
+      id: opt(str()),
+      feedback: opt(str({ description: "Gateway extension: rejection feedback passed to the agent." })),
+      status: opt(
+        describe(
+          "Gateway extension: rejected (omitted) = a client rejected it; cancelled = the call was cancelled or the session closed; expired = nobody decided before the deadline.",
+          oneOfStrings(["rejected", "cancelled", "expired"]),
+        ),
+      ),
+      reason: endReason,
+    }),
+  ),
+  event(
+    "todos.updated",
+    "The agent's todo list changed; carries the whole list.",
+    obj({ todos: arr(ref("TodoItem")) }),
+  ),
+  event("error", "A non-fatal error; it does not end the turn.", obj({ error: str(), recoverable: opt(bool()) })),
+  event(
+    "file.changed",
+    "A file in the workspace changed; the payload is not specified by any host, so any object is accepted (the gateway does not emit it).",
+    describe("Unspecified; any object.", record(any())),
+  ),
+];
+
+const gatewayEvents: EventEntry[] = [
+  event(
+    "input.requested",
+    "The agent asked the user a question; answer with interaction/respond.",
+    obj({ id: str({ description: "Interaction id to pass as interactionId." }), ...userInputFields }),
+    true,
+  ),
+  event(
+    "input.resolved",
+    "A user-input request was answered, or ended without an answer.",
+    obj({
+      id: str(),
+      status: describe(
+        "responded = answered; cancelled = the call was cancelled or the session closed; expired = nobody answered before the deadline.",
+        oneOfStrings(["responded", "cancelled", "expired"]),
+      ),
+      response: opt(str({ description: "The answer, when responded." })),
+      reason: endReason,
+    }),
+    true,
+  ),
+  event(
+    "compaction.started",
+    "The conversation is being compacted (summarised to free context).",
+    obj({
+      operationId: nonEmpty({ description: "Tau operation id; pairs with compaction.completed." }),
+      kind: oneOfStrings(["auto", "manual"]),
+    }),
+    true,
+  ),
+  event(
+    "compaction.completed",
+    "A compaction ended, successfully or not.",
+    obj({
+      operationId: nonEmpty(),
+      kind: oneOfStrings(["auto", "manual"]),
+      status: oneOfStrings(["succeeded", "failed", "skipped", "cancelled"]),
+      error: opt(str({ description: "Why it failed, when failed." })),
+      reason: opt(str({ description: "Why it was skipped or cancelled." })),
+    }),
+    true,
+  ),
+  event(
+    "session.reset",
+    "The session's state was replaced wholesale upstream; clients should re-read what they display.",
+    obj({
+      cause: describe(
+        "compaction = history summarised; rewind = history cut back; resync = state reloaded after a gap.",
+        oneOfStrings(["compaction", "rewind", "resync"]),
+      ),
+      epoch: opt(int({ min: 1 })),
+    }),
+    true,
+  ),
+  event(
+    "queue.updated",
+    "The messages waiting to be delivered to the session changed; carries the whole list.",
+    obj({ messages: arr(ref("QueuedMessage")) }),
+    true,
+  ),
+  event(
+    "notice",
+    "A host notice for the user; severity mirrors Tau's notice severities.",
+    obj({
+      severity: oneOfStrings(["info", "warn", "error"]),
+      title: str(),
+      content: opt(arr(str())),
+      kind: opt(str({ description: "Dotted notice kind, e.g. for filtering." })),
+    }),
+    true,
+  ),
+];
+
+export const askEventEntries: EventEntry[] = [...askEvents, ...gatewayEvents];

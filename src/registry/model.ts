@@ -1,0 +1,94 @@
+import type { Schema, VersionRange } from "./schema.js";
+
+/**
+ * The shape of the registry: every method, message, event and error code of a dialect as plain
+ * data. Code generation, validation, the host, the bridge and the CLI all read these entries;
+ * nothing else in the project may describe a wire shape.
+ */
+
+export type Dialect = "tau" | "ask";
+
+/** Who sends the message. `client` = the client of the dialect (Tau client / Ask client). */
+export type Sender = "client" | "server";
+
+export type EntryKind =
+  | "request" // client → server, answered with a response
+  | "reverse-request" // server → client, answered by the client (Ask interop)
+  | "notification" // one-way, no response
+  | "server-message" // Tau: one of the server → client message types
+  | "event"; // Ask: a `session/event` payload type
+
+interface EntryBase {
+  name: string;
+  description: string;
+  /** Versions the entry exists in (Tau only; Ask entries exist in every Ask version). */
+  versions?: VersionRange;
+  /** Why the version range is what it is, e.g. "removed somewhere in 16–18". */
+  versionNote?: string;
+  /** Defined by this gateway rather than by the dialect's own hosts. */
+  extension?: boolean;
+}
+
+/** A request/response pair. `sender` is who sends the request. */
+export interface MethodEntry extends EntryBase {
+  kind: "request" | "reverse-request";
+  sender: Sender;
+  params: Schema;
+  result: Schema;
+}
+
+export interface NotificationEntry extends EntryBase {
+  kind: "notification";
+  sender: Sender;
+  params: Schema;
+}
+
+/** A Tau server → client message type; `message` is the whole message object schema. */
+export interface ServerMessageEntry extends EntryBase {
+  kind: "server-message";
+  sender: "server";
+  message: Schema;
+}
+
+/** An Ask event type carried inside `session/event`; `payload` is the event's payload schema. */
+export interface EventEntry extends EntryBase {
+  kind: "event";
+  sender: "server";
+  payload: Schema;
+}
+
+export interface ErrorCodeEntry {
+  /** Symbolic name (`not_found`, `session_not_found`, …). */
+  name: string;
+  /** The wire value: Tau uses the name itself, Ask/JSON-RPC a number. */
+  code: string | number;
+  description: string;
+  extension?: boolean;
+  versions?: VersionRange;
+}
+
+export interface DialectRegistry {
+  dialect: Dialect;
+  title: string;
+  /** Versions a bundle is generated for, oldest first; the last one is current. */
+  versions: ReadonlyArray<number | string>;
+  /** Named shared types, referenced from entries with `ref(name)`. */
+  definitions: Record<string, Schema>;
+  methods: MethodEntry[];
+  notifications: NotificationEntry[];
+  serverMessages: ServerMessageEntry[];
+  events: EventEntry[];
+  errors: ErrorCodeEntry[];
+  /** How an entry's params/result/payload (given as references) sit inside a whole wire message. */
+  frame: MessageFrames;
+}
+
+/** Builders for whole wire messages, so the envelope of a dialect is written exactly once. */
+export interface MessageFrames {
+  /** A request message carrying `params` (a request from `entry.sender`). */
+  request(entry: MethodEntry | NotificationEntry, params: Schema): Schema;
+  /** A success response carrying `result`. */
+  response(entry: MethodEntry, result: Schema): Schema;
+  /** An event envelope carrying `payload` (Ask only). */
+  event?(entry: EventEntry, payload: Schema): Schema;
+}

@@ -1,0 +1,38 @@
+import type { DialectRegistry } from "../model.js";
+import { changeDefinitions } from "./changes.js";
+import { clientToolDefinitions } from "./client-tools.js";
+import { commonDefinitions } from "./common.js";
+import { envelopeDefinitions, tauFrames } from "./envelope.js";
+import { tauErrors } from "./errors.js";
+import { messageDefinitions } from "./messages.js";
+import { methodDefinitions, tauMethods } from "./methods.js";
+import { serverMessageDefinitions, tauServerMessages } from "./server-messages.js";
+import { snapshotDefinitions } from "./snapshot.js";
+
+/** Current Tau session protocol version; 13 is the oldest one a bundle is generated for. */
+export const TAU_PROTOCOL_VERSION = 18;
+
+/** Method names in the order Tau's `ready` lists them (every version; see entry `versions`). */
+export const TAU_METHOD_ORDER: readonly string[] = tauMethods.map((m) => m.name);
+
+export const tauRegistry: DialectRegistry = {
+  dialect: "tau",
+  title: "Tau session protocol",
+  versions: [13, TAU_PROTOCOL_VERSION],
+  definitions: {
+    ...envelopeDefinitions,
+    ...commonDefinitions,
+    ...messageDefinitions,
+    ...snapshotDefinitions,
+    ...changeDefinitions,
+    ...clientToolDefinitions,
+    ...methodDefinitions,
+    ...serverMessageDefinitions,
+  },
+  methods: tauMethods,
+  notifications: [],
+  serverMessages: tauServerMessages,
+  events: [],
+  errors: tauErrors,
+  frame: tauFrames,
+};

@@ -1,0 +1,148 @@
+import type { ValidationIssue } from "./issues.js";
+import { ProtocolValidators, type BundleValidator, type Dialect, type Sender, type ValidationResult } from "./validator.js";
+
+/**
+ * Checks a recorded transcript one line at a time: each line is a bare message or
+ * `{"direction":"client"|"server","message":{…}}`. Responses are checked against the result
+ * schema of the request with the same id earlier in the transcript (reverse requests included).
+ * Memory is bounded by the number of requests still waiting for a response, not by the file.
+ */
+
+export interface TranscriptOptions {
+  /** Force a dialect instead of detecting it per line. */
+  dialect?: Dialect;
+  /** Tau protocol version to check against (default: current). */
+  tauVersion?: number;
+}
+
+export interface LineVerdict {
+  ok: boolean;
+  dialect?: Dialect;
+  /** Method or message type, when known. */
+  subject?: string;
+  issues: ValidationIssue[];
+}
+
+interface OpenRequest {
+  method: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export class TranscriptChecker {
+  private readonly tau: BundleValidator;
+  private readonly ask: BundleValidator;
+  /** Open requests by dialect, sender and id. */
+  private readonly open = new Map<string, OpenRequest>();
+
+  constructor(
+    private readonly options: TranscriptOptions = {},
+    validators = ProtocolValidators.shared(),
+  ) {
+    this.tau = validators.get("tau", options.tauVersion);
+    this.ask = validators.get("ask");
+  }
+
+  /** Checks one line of text. Blank lines are skipped by the caller. */
+  line(text: string): LineVerdict {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      return { ok: false, issues: [{ pointer: "", message: `not valid JSON: ${(err as Error).message}`, keyword: "json" }] };
+    }
+    let sender: Sender | undefined;
+    let message = value;
+    if (isObject(value) && "message" in value && (value.direction === "client" || value.direction === "server")) {
+      sender = value.direction;
+      message = value.message;
+    } else if (isObject(value) && "direction" in value && "message" in value) {
+      return { ok: false, issues: [{ pointer: "/direction", message: 'must be "client" or "server"', keyword: "enum" }] };
+    }
+    const dialect = this.options.dialect ?? detectDialect(message);
+    const bundle = dialect === "tau" ? this.tau : this.ask;
+    const verdict = sender ? this.check(bundle, sender, message) : this.checkEitherDirection(bundle, message);
+    return { ...verdict, dialect };
+  }
+
+  private checkEitherDirection(bundle: BundleValidator, message: unknown): LineVerdict {
+    const fits = (["client", "server"] as const).find((sender) => this.probe(bundle, sender, message).ok);
+    return this.check(bundle, fits ?? this.likelySender(bundle, message), message);
+  }
+
+  /** The closer match for a message that fits neither direction, read from its discriminator. */
+  private likelySender(bundle: BundleValidator, message: unknown): Sender {
+    if (!isObject(message)) return "client";
+    if (bundle.dialect === "tau") return message.type === "request" ? "client" : "server";
+    if (typeof message.method === "string") return bundle.method(message.method)?.direction === "server-to-client" ? "server" : "client";
+    // A response travels opposite to its request; answers to reverse requests come from clients.
+    return this.open.has(this.key(bundle, "server", message.id)) ? "client" : "server";
+  }
+
+  /** Validation without touching the correlation table (used to pick a direction). */
+  private probe(bundle: BundleValidator, sender: Sender, message: unknown): ValidationResult {
+    const responseTo = isResponse(bundle, message) ? this.open.get(this.key(bundle, other(sender), (message as { id: unknown }).id)) : undefined;
+    if (isResponse(bundle, message) && !responseTo && !isNullId(message)) {
+      return { ok: false, issues: [{ pointer: "/id", message: "no open request", keyword: "correlation" }] };
+    }
+    return bundle.message(sender, message, responseTo?.method);
+  }
+
+  private check(bundle: BundleValidator, sender: Sender, message: unknown): LineVerdict {
+    if (isResponse(bundle, message)) {
+      const id = (message as { id: unknown }).id;
+      if (isNullId(message)) return toVerdict(bundle.message(sender, message));
+      const k = this.key(bundle, other(sender), id);
+      const request = this.open.get(k);
+      if (!request) {
+        const result = bundle.message(sender, message);
+        const correlation = { pointer: "/id", message: `no open request with id ${JSON.stringify(id)} earlier in the transcript`, keyword: "correlation" };
+        return { ok: false, subject: result.subject, issues: [correlation, ...result.issues] };
+      }
+      this.open.delete(k);
+      return toVerdict(bundle.message(sender, message, request.method));
+    }
+    const result = bundle.message(sender, message);
+    const verdict = toVerdict(result);
+    // Record requests that expect a response (those with an id), valid or not, so their
+    // responses are still matched; a repeated open id is itself an error.
+    if (isObject(message) && typeof message.method === "string" && "id" in message && message.id !== null && isRequest(bundle, message)) {
+      const k = this.key(bundle, sender, message.id);
+      if (this.open.has(k)) {
+        return {
+          ok: false,
+          subject: verdict.subject,
+          issues: [{ pointer: "/id", message: `duplicate id ${JSON.stringify(message.id)}: a request with this id is still open`, keyword: "correlation" }, ...verdict.issues],
+        };
+      }
+      if (bundle.method(message.method)) this.open.set(k, { method: message.method });
+    }
+    return verdict;
+  }
+
+  private key(bundle: BundleValidator, sender: Sender, id: unknown): string {
+    return `${bundle.dialect}\u0000${sender}\u0000${JSON.stringify(id)}`;
+  }
+}
+
+/** Tau messages carry `version` and `type`; everything else is taken as JSON-RPC. */
+export function detectDialect(message: unknown): Dialect {
+  return isObject(message) && "version" in message && "type" in message ? "tau" : "ask";
+}
+
+function isResponse(bundle: BundleValidator, message: unknown): boolean {
+  if (!isObject(message)) return false;
+  if (bundle.dialect === "tau") return message.type === "response";
+  return !("method" in message) && ("result" in message || "error" in message) && "id" in message;
+}
+
+function isRequest(bundle: BundleValidator, message: Record<string, unknown>): boolean {
+  return bundle.dialect === "tau" ? message.type === "request" : true;
+}
+
+const isNullId = (message: unknown) => isObject(message) && message.id === null;
+const other = (sender: Sender): Sender => (sender === "client" ? "server" : "client");
+
+function toVerdict(result: ValidationResult): LineVerdict {
+  return { ok: result.ok, subject: result.subject, issues: result.issues };
+}

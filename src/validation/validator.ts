@@ -1,0 +1,214 @@
+import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
+import { explain, type ValidationIssue } from "./issues.js";
+import { readSchemaFile, type IndexEntry, type SchemaIndex } from "./schema-files.js";
+
+/**
+ * The one ajv instance of the process and everything validated with it. Schemas come from the
+ * committed schema/ files (the same ones client CI uses); each definition is compiled once, on
+ * first use, and cached. Messages are dispatched on their discriminator (`type` for Tau, `method`
+ * or response shape for Ask) to the exact definition, so errors point at the real problem instead
+ * of listing every union branch.
+ */
+
+export type Dialect = "tau" | "ask";
+export type Sender = "client" | "server";
+
+export interface ValidationResult {
+  ok: boolean;
+  /** The method or message type the message was checked as, when known. */
+  subject?: string;
+  /** The definition it was checked against. */
+  definition?: string;
+  issues: ValidationIssue[];
+}
+
+const valid = (subject?: string, definition?: string): ValidationResult => ({ ok: true, subject, definition, issues: [] });
+const invalid = (issues: ValidationIssue[], subject?: string, definition?: string): ValidationResult => ({
+  ok: false,
+  subject,
+  definition,
+  issues,
+});
+const issue = (pointer: string, message: string, keyword = "protocol"): ValidationIssue => ({ pointer, message, keyword });
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A validator for one bundle (dialect + version). */
+export class BundleValidator {
+  private readonly cache = new Map<string, ValidateFunction>();
+  private readonly byName = new Map<string, IndexEntry>();
+  private readonly eventTypes = new Map<string, IndexEntry>();
+
+  constructor(
+    private readonly ajv: Ajv2019,
+    readonly dialect: Dialect,
+    readonly version: number | string,
+    private readonly schemaId: string,
+    entries: IndexEntry[],
+  ) {
+    for (const e of entries) {
+      if (e.kind === "event") this.eventTypes.set(e.name, e);
+      else this.byName.set(`${e.kind === "server-message" ? "message" : "method"}:${e.name}`, e);
+    }
+  }
+
+  /** The registry entry of a method (request, reverse request or notification) in this version. */
+  method(name: string): IndexEntry | undefined {
+    return this.byName.get(`method:${name}`);
+  }
+
+  serverMessage(type: string): IndexEntry | undefined {
+    return this.byName.get(`message:${type}`);
+  }
+
+  event(type: string): IndexEntry | undefined {
+    return this.eventTypes.get(type);
+  }
+
+  hasDefinition(name: string): boolean {
+    return this.ajv.getSchema(`${this.schemaId}#/$defs/${name}`) !== undefined;
+  }
+
+  /** Validates `value` against a named definition of the bundle. */
+  check(definition: string, value: unknown, subject?: string, pointerPrefix = ""): ValidationResult {
+    let fn = this.cache.get(definition);
+    if (!fn) {
+      fn = this.ajv.getSchema(`${this.schemaId}#/$defs/${definition}`);
+      if (!fn) throw new Error(`${this.schemaId}: no definition ${definition}`);
+      this.cache.set(definition, fn);
+    }
+    if (fn(value)) return valid(subject, definition);
+    const issues = explain(fn.errors).map((i) => ({ ...i, pointer: pointerPrefix + i.pointer }));
+    return invalid(issues, subject, definition);
+  }
+
+  params(method: string, params: unknown, pointerPrefix = ""): ValidationResult {
+    const entry = this.method(method);
+    if (!entry) return invalid([issue(`${pointerPrefix}/method`, `unknown method ${JSON.stringify(method)}`)], method);
+    return this.check(entry.definitions.params!, params, method, pointerPrefix);
+  }
+
+  result(method: string, result: unknown, pointerPrefix = ""): ValidationResult {
+    const entry = this.method(method);
+    if (!entry?.definitions.result) return invalid([issue(pointerPrefix || "/", `no result is defined for ${JSON.stringify(method)}`)], method);
+    return this.check(entry.definitions.result, result, method, pointerPrefix);
+  }
+
+  eventPayload(type: string, payload: unknown, pointerPrefix = ""): ValidationResult {
+    const entry = this.event(type);
+    if (!entry) return invalid([issue(`${pointerPrefix}/type`, `unknown event type ${JSON.stringify(type)}`)], type);
+    return this.check(entry.definitions.payload!, payload, type, pointerPrefix);
+  }
+
+  /**
+   * Validates a whole message sent by `sender`. `respondsTo` names the method of the request a
+   * response answers (found by id in the caller's correlation table); without it a response is
+   * checked only as a response envelope.
+   */
+  message(sender: Sender, message: unknown, respondsTo?: string): ValidationResult {
+    if (!isObject(message)) return invalid([issue("", "message must be a JSON object", "type")]);
+    return this.dialect === "tau" ? this.tauMessage(sender, message, respondsTo) : this.askMessage(sender, message, respondsTo);
+  }
+
+  private tauMessage(sender: Sender, msg: Record<string, unknown>, respondsTo?: string): ValidationResult {
+    if (msg.version !== this.version) {
+      return invalid([issue("/version", `must be ${this.version} (got ${JSON.stringify(msg.version)})`, "const")], describeSubject(msg));
+    }
+    if (sender === "client") {
+      if (msg.type !== "request") return invalid([issue("/type", 'must be "request"', "const")], describeSubject(msg));
+      const envelope = this.check("RequestEnvelope", msg);
+      if (!envelope.ok) return { ...envelope, subject: typeof msg.method === "string" ? msg.method : undefined };
+      const method = msg.method as string;
+      const entry = this.method(method);
+      if (!entry || entry.kind !== "request") return invalid([issue("/method", `unknown method ${JSON.stringify(method)}`)], method);
+      return this.check(entry.definitions.request!, msg, method);
+    }
+    const type = msg.type;
+    if (typeof type !== "string") return invalid([issue("/type", "must be a string", "type")]);
+    if (type === "response") {
+      if (msg.ok === false) return this.check("ErrorResponse", msg, respondsTo ?? "response");
+      if (msg.ok !== true) return invalid([issue("/ok", "must be true or false", "type")], respondsTo ?? "response");
+      if (respondsTo && this.method(respondsTo)) return this.check(this.method(respondsTo)!.definitions.response!, msg, respondsTo);
+      return this.check("SuccessResponse", msg, "response");
+    }
+    const entry = this.serverMessage(type);
+    if (!entry) return invalid([issue("/type", `unknown server message type ${JSON.stringify(type)}`)], type);
+    return this.check(entry.definitions.message!, msg, type);
+  }
+
+  private askMessage(sender: Sender, msg: Record<string, unknown>, respondsTo?: string): ValidationResult {
+    if ("jsonrpc" in msg && msg.jsonrpc !== "2.0") return invalid([issue("/jsonrpc", 'must be "2.0" when present', "const")]);
+    if (!("method" in msg)) {
+      if ("error" in msg) return this.check("ErrorResponse", msg, respondsTo ?? "response");
+      if (!("result" in msg)) return invalid([issue("", "must have a method (request) or a result or error (response)", "required")]);
+      const entry = respondsTo ? this.method(respondsTo) : undefined;
+      if (entry) return this.check(entry.definitions.response!, msg, respondsTo);
+      return this.check("SuccessResponse", msg, "response");
+    }
+    const method = msg.method;
+    if (typeof method !== "string") return invalid([issue("/method", "must be a string", "type")]);
+    const entry = this.method(method);
+    const expectedDirection = sender === "client" ? "client-to-server" : "server-to-client";
+    if (!entry || entry.direction !== expectedDirection) {
+      return invalid([issue("/method", `unknown ${sender === "client" ? "client" : "server"} method ${JSON.stringify(method)}`)], method);
+    }
+    const definition = entry.definitions.request ?? entry.definitions.notification!;
+    const result = this.check(definition, msg, method);
+    if (result.ok || entry.kind !== "notification" || method !== "session/event") return result;
+    // A bad event: report against the event's own definition rather than the whole union.
+    const event = isObject(msg.params) ? msg.params.event : undefined;
+    if (isObject(event) && typeof event.type === "string") {
+      const e = this.event(event.type);
+      if (!e) return invalid([issue("/params/event/type", `unknown event type ${JSON.stringify(event.type)}`)], method);
+      const detailed = this.check(e.definitions.event!, event, `${method} ${event.type}`, "/params/event");
+      if (!detailed.ok) return detailed;
+    }
+    return result;
+  }
+}
+
+function describeSubject(msg: Record<string, unknown>): string | undefined {
+  if (typeof msg.method === "string") return msg.method;
+  if (typeof msg.type === "string") return msg.type;
+  return undefined;
+}
+
+/** Every bundle listed in schema/index.json, sharing one ajv instance. */
+export class ProtocolValidators {
+  private static instance: ProtocolValidators | undefined;
+  readonly index: SchemaIndex;
+  private readonly bundles = new Map<string, BundleValidator>();
+
+  constructor() {
+    const ajv = new Ajv2019({ strict: true, allErrors: true, verbose: true, allowUnionTypes: true });
+    this.index = readSchemaFile<SchemaIndex>("index.json");
+    for (const b of this.index.bundles) {
+      const schema = readSchemaFile<{ $id: string }>(b.schema);
+      ajv.addSchema(schema);
+      const entries = this.index.entries.filter((e) => e.dialect === b.dialect && e.versions.includes(b.version));
+      this.bundles.set(key(b.dialect, b.version), new BundleValidator(ajv, b.dialect, b.version, schema.$id, entries));
+    }
+  }
+
+  /** The process-wide validators (schemas are read and compiled once). */
+  static shared(): ProtocolValidators {
+    return (ProtocolValidators.instance ??= new ProtocolValidators());
+  }
+
+  get(dialect: Dialect, version?: number | string): BundleValidator {
+    const v = version ?? this.currentVersion(dialect);
+    const bundle = this.bundles.get(key(dialect, v));
+    if (!bundle) throw new Error(`no ${dialect} schema for version ${String(v)}`);
+    return bundle;
+  }
+
+  versions(dialect: Dialect): Array<number | string> {
+    return this.index.bundles.filter((b) => b.dialect === dialect).map((b) => b.version);
+  }
+
+  currentVersion(dialect: Dialect): number | string {
+    return this.index.bundles.find((b) => b.dialect === dialect && b.current)!.version;
+  }
+}
+
+const key = (dialect: string, version: number | string) => `${dialect}@${version}`;
