@@ -1,0 +1,121 @@
+import { readFile } from "node:fs/promises";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { describe, expect, it } from "vitest";
+import type { SessionSendParams } from "../generated/ask-v1.0.js";
+import type { SessionCreateParams, TurnOutcome } from "../generated/tau-v18.js";
+import { generateOutputs } from "../src/codegen/outputs.js";
+import { askRegistry, tauRegistry } from "../src/registry/index.js";
+import { readSchemaFile } from "../src/validation/schema-files.js";
+import { ProtocolValidators } from "../src/validation/validator.js";
+
+const V18_METHODS = [
+  "initialize", "session.create", "session.list", "session.observe", "session.unobserve",
+  "session.record", "session.submit", "session.queue", "session.steer",
+  "session.cancelPendingMessages", "session.retry", "session.exec", "session.cancelExec",
+  "session.sample", "session.interrupt", "session.snapshot", "session.setReasoning",
+  "session.setAutoCompactThreshold", "session.setPersona", "session.resolvePrompt",
+  "session.autocompletePaths", "session.reload", "session.compact", "session.rewind",
+  "session.interruptSubagent", "session.ephemeral.create", "session.ephemeral.submit",
+  "session.ephemeral.close", "session.clientTool.ack", "session.clientTool.result",
+];
+const CHANGE_KINDS = [
+  "agent-state.set", "lifecycle.set", "cost.set", "settings.set", "turn.set", "message.append",
+  "message.replace", "message.content.append", "timeline.append", "timeline.remove", "timeline.advance",
+  "tool.set", "tool.remove", "operation.set", "operation.remove", "agent.set", "agent.remove",
+  "facet.set", "facet.remove",
+];
+const ASK_METHODS = [
+  "ping", "initialize", "session/create", "session/list", "session/resume", "session/subscribe",
+  "session/events", "session/send", "session/abort", "session/close", "session/artifacts",
+  "session/artifact/get", "interaction/list", "interaction/approve", "interaction/reject",
+  "interaction/approve-all", "interaction/reject-all", "interaction/respond", "plan/approve",
+  "plan/reject", "workspace/readState",
+];
+
+const validators = ProtocolValidators.shared();
+const entryNames = (dialect: string, kind: string, version: number | string) =>
+  validators.index.entries.filter((e) => e.dialect === dialect && e.kind === kind && e.versions.includes(version)).map((e) => e.name);
+
+describe("the registry", () => {
+  it("has the 30 Tau v18 methods in the order ready advertises them", () => {
+    expect(entryNames("tau", "request", 18)).toEqual(V18_METHODS);
+  });
+
+  it("has the v13 surface: goal methods, no auto-compact threshold method", () => {
+    const v13 = entryNames("tau", "request", 13);
+    expect(v13).toEqual(expect.arrayContaining(["session.startGoal", "session.resumeGoal", "session.clearGoal"]));
+    expect(v13).not.toContain("session.setAutoCompactThreshold");
+    expect(entryNames("tau", "request", 18)).not.toContain("session.startGoal");
+  });
+
+  it("has all 8 Tau server message types and all 8 error codes", () => {
+    expect(entryNames("tau", "server-message", 18).sort()).toEqual(
+      ["ready", "response", "session.delta", "session.pendingUserMessages", "session.subagentActivities", "session.ephemeral", "session.clientTool.call", "session.clientTool.cancel"].sort(),
+    );
+    expect(tauRegistry.errors.map((e) => e.code)).toEqual([
+      "parse_error", "invalid_request", "method_not_found", "invalid_params", "not_found", "busy", "cancelled", "internal_error",
+    ]);
+  });
+
+  it("has every delta change kind of the v18 table (and goal.set only in v13)", () => {
+    type Def = { $ref?: string; oneOf?: Def[]; anyOf?: Def[]; properties?: { type?: { const?: string } } };
+    const kinds = (version: number) => {
+      const defs = readSchemaFile<{ $defs: Record<string, Def> }>(`tau-v${version}.schema.json`).$defs;
+      const deref = (d: Def): Def => (d.$ref ? deref(defs[d.$ref.split("/").pop()!]!) : d);
+      const change = deref(defs.Change!);
+      return (change.oneOf ?? change.anyOf ?? []).map((member) => deref(member).properties?.type?.const);
+    };
+    expect(new Set(kinds(18))).toEqual(new Set(CHANGE_KINDS));
+    expect(new Set(kinds(13))).toEqual(new Set([...CHANGE_KINDS, "goal.set"]));
+  });
+
+  it("has the 21 Ask methods, the session/event notification and both reverse requests", () => {
+    expect(entryNames("ask", "request", "1.0")).toEqual(ASK_METHODS);
+    expect(entryNames("ask", "notification", "1.0")).toEqual(["session/event"]);
+    expect(entryNames("ask", "reverse-request", "1.0").sort()).toEqual(["interaction/requestPermission", "interaction/requestUserInput"]);
+  });
+
+  it("has every Ask error code including the gateway-defined ones", () => {
+    const codes = Object.fromEntries(askRegistry.errors.map((e) => [e.code, e.extension ?? false]));
+    for (const code of [-32700, -32600, -32601, -32602, -32603, -32004, -32005, -32006, -32007, -32008, -32009]) expect(codes[code]).toBe(false);
+    for (const code of [-32010, -32012, -32013, -32800]) expect(codes[code]).toBe(true);
+  });
+
+  it("marks the gateway's own events as extensions and the Ask host's events as not", () => {
+    const events = validators.index.entries.filter((e) => e.dialect === "ask" && e.kind === "event");
+    const ext = (name: string) => events.find((e) => e.name === name)?.extension ?? false;
+    expect(ext("model.streaming")).toBe(false);
+    expect(ext("turn.aborted")).toBe(false);
+    expect(ext("queue.updated")).toBe(true);
+  });
+});
+
+describe("the generated schema", () => {
+  it("compiles every definition of every bundle in ajv strict mode", async () => {
+    const index = readSchemaFile<{ bundles: { schema: string }[] }>("index.json");
+    for (const { schema: file } of index.bundles) {
+      const ajv = new Ajv2019({ strict: true, allowUnionTypes: true });
+      const bundle = JSON.parse(await readFile(new URL(`../schema/${file}`, import.meta.url), "utf8"));
+      ajv.addSchema(bundle);
+      for (const name of Object.keys(bundle.$defs)) expect(ajv.getSchema(`${bundle.$id}#/$defs/${name}`), `${file} ${name}`).toBeTypeOf("function");
+      expect(ajv.compile({ $ref: bundle.$id })).toBeTypeOf("function");
+    }
+  });
+
+  it("is generated deterministically", async () => {
+    const [a, b] = [await generateOutputs(), await generateOutputs()];
+    expect([...a.keys()]).toEqual([...b.keys()]);
+    for (const [path, content] of a) {
+      expect(content, path).toBe(b.get(path));
+      expect(content.endsWith("\n") && !content.includes("\r"), path).toBe(true);
+    }
+  }, 60_000);
+
+  it("gives TypeScript types that describe the wire shapes", () => {
+    // Compile-time checks: these assignments fail `npm run typecheck` if the types drift.
+    const create: SessionCreateParams = { executionEnvironment: { kind: "local", cwd: "/tmp" }, attributes: {} };
+    const outcome: TurnOutcome = { status: "blocked", reason: "auto-compaction-failed", message: "x" };
+    const send: SessionSendParams = { sessionId: "s", content: "hi" };
+    expect([create, outcome, send].every((v) => typeof v === "object")).toBe(true);
+  });
+});
