@@ -1,0 +1,7 @@
+/** Public entry point of the tau-gateway package. */
+export { askRegistry, registries, tauRegistry } from "./registry/index.js";
+export type * from "./registry/model.js";
+export { explain, formatIssue, type ValidationIssue } from "./validation/issues.js";
+export { TranscriptChecker, detectDialect, type LineVerdict, type TranscriptOptions } from "./validation/transcript.js";
+export { BundleValidator, ProtocolValidators, type Dialect, type Sender, type ValidationResult } from "./validation/validator.js";
+export { TauCodec, TAU_VERSION, type ParsedRequest, type TauProtocolError } from "./tau/codec.js";
