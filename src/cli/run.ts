@@ -1,12 +1,14 @@
 /** Command dispatch for the `tau-gateway` executable. */
 import { runHost } from "./host.js";
 import { processIO, type CommandIO } from "./io.js";
+import { runServe } from "./serve.js";
 import { runValidate } from "./validate.js";
 
 const USAGE = `usage: tau-gateway <command> [options]
 
 Commands:
   host       run the embedded reference Tau host alone (see: tau-gateway host --help)
+  serve      run the gateway (see: tau-gateway serve --help)
   validate   check JSONL transcripts against the tau-gateway schema (see: tau-gateway validate --help)
   help       show this help
 
@@ -17,6 +19,7 @@ type Command = (argv: string[], io: CommandIO) => Promise<number>;
 const commands: Record<string, Command> = {
   validate: runValidate,
   host: runHost,
+  serve: runServe,
 };
 
 export async function run(argv: string[], io: CommandIO = processIO()): Promise<number> {

@@ -1,0 +1,145 @@
+import type { TauUpstream } from "../tau/upstream.js";
+import { ProtocolValidators } from "../validation/validator.js";
+import { AskError, toAskError } from "./ask-errors.js";
+import type { BridgeServices, MethodContext, MethodHandler } from "./context.js";
+import type { CommandToolConfig } from "./interactions/index.js";
+import * as artifactMethods from "./methods/artifacts.js";
+import * as eventMethods from "./methods/events.js";
+import * as handshake from "./methods/handshake.js";
+import * as interactionMethods from "./methods/interactions.js";
+import * as sessionMethods from "./methods/sessions.js";
+import * as turnMethods from "./methods/turns.js";
+import * as workspaceMethods from "./methods/workspace.js";
+import type { AskPeer } from "./peer.js";
+import { PeerReverseRequester } from "./reverse-requests.js";
+import { SessionRegistry } from "./session-registry.js";
+import { Subscriptions } from "./subscriptions.js";
+
+export { AskError } from "./ask-errors.js";
+export type { AskPeer } from "./peer.js";
+
+type Log = (level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
+
+export interface AskBridgeOptions {
+  upstream: TauUpstream;
+  defaultCwd: string;
+  serverVersion: string;
+  retention?: number;
+  interactionDeadlineMs?: number;
+  commandTools?: CommandToolConfig[];
+  log?: Log;
+}
+
+/** Every Ask method and the handler that implements it (the registry lists the same 21). */
+const METHODS: Record<string, MethodHandler> = {
+  ping: handshake.ping,
+  initialize: handshake.initialize,
+  "session/create": sessionMethods.create,
+  "session/list": sessionMethods.list,
+  "session/resume": sessionMethods.resume,
+  "session/subscribe": eventMethods.subscribe,
+  "session/events": eventMethods.events,
+  "session/send": turnMethods.send,
+  "session/abort": turnMethods.abort,
+  "session/close": sessionMethods.close,
+  "session/artifacts": artifactMethods.artifacts,
+  "session/artifact/get": artifactMethods.artifactGet,
+  "interaction/list": interactionMethods.list,
+  "interaction/approve": interactionMethods.approve,
+  "interaction/reject": interactionMethods.reject,
+  "interaction/approve-all": interactionMethods.approveAll,
+  "interaction/reject-all": interactionMethods.rejectAll,
+  "interaction/respond": interactionMethods.respond,
+  "plan/approve": interactionMethods.planApprove,
+  "plan/reject": interactionMethods.planReject,
+  "workspace/readState": workspaceMethods.readState,
+};
+
+export const ASK_METHOD_NAMES = Object.keys(METHODS);
+
+/**
+ * The gateway as an Ask host: one shared bridge connection upstream, one hub per session, cursors
+ * per client connection. Transports hand it validated-or-not calls; it validates params against the
+ * registry, dispatches, and turns every failure into a JSON-RPC error from DESIGN §4.5.
+ */
+export class AskBridge {
+  private readonly services: BridgeServices;
+  private readonly schema = ProtocolValidators.shared().get("ask");
+  private readonly peers = new Set<AskPeer>();
+  private readonly unsubscribe: Array<() => void> = [];
+
+  constructor(private readonly options: AskBridgeOptions) {
+    const subscriptions = new Subscriptions();
+    const sessions = new SessionRegistry({
+      upstream: options.upstream,
+      retention: options.retention,
+      interactionDeadlineMs: options.interactionDeadlineMs ?? 300_000,
+      commandTools: options.commandTools ?? [],
+      reverse: new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId)),
+      log: options.log,
+    });
+    this.services = {
+      upstream: options.upstream,
+      sessions,
+      subscriptions,
+      defaultCwd: options.defaultCwd,
+      serverVersion: options.serverVersion,
+      startedAt: Date.now(),
+    };
+  }
+
+  /** Wires the bridge connection's messages and reconnects to the session hubs. */
+  start(): void {
+    const { upstream, sessions } = this.services;
+    this.unsubscribe.push(
+      upstream.onMessage((message) => sessions.route(message)),
+      upstream.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
+      upstream.onConnected(({ reconnected }) => {
+        if (reconnected) void sessions.resyncAll();
+      }),
+    );
+  }
+
+  connect(peer: AskPeer): void {
+    this.peers.add(peer);
+  }
+
+  disconnect(peer: AskPeer): void {
+    this.peers.delete(peer);
+    this.services.subscriptions.dropPeer(peer);
+  }
+
+  isMethod(method: string): boolean {
+    return method in METHODS;
+  }
+
+  /** Runs one call; resolves with the result or rejects with an AskError. */
+  async call(peer: AskPeer, method: string, params: unknown): Promise<unknown> {
+    const handler = METHODS[method];
+    if (!handler) throw AskError.of("method_not_found", `Method not found: ${method}`);
+    const value = params ?? {};
+    const checked = this.schema.params(method, value);
+    if (!checked.ok) {
+      const first = checked.issues[0]!;
+      const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
+      throw AskError.of("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
+    }
+    const ctx: MethodContext = { services: this.services, peer };
+    try {
+      return await handler(ctx, value as never);
+    } catch (err) {
+      const error = toAskError(err);
+      if (error.code === -32603) this.options.log?.("error", "ask method failed", { method, error: String(err) });
+      throw error;
+    }
+  }
+
+  get sessionCount(): number {
+    return this.services.sessions.all().filter((r) => !r.closed).length;
+  }
+
+  async close(): Promise<void> {
+    for (const stop of this.unsubscribe.splice(0)) stop();
+    this.services.sessions.cancelAllInteractions("the gateway is shutting down");
+  }
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from "node:crypto";
+import type { Event, SessionAbortParams, SessionAbortResult, SessionSendParams, SessionSendResult } from "../../../generated/ask-v1.0.js";
+import type { SessionInterruptResult } from "../../../generated/tau-v18.js";
+import { TauResponseError } from "../../tau/upstream.js";
+import { AskError, sessionNotFound, toAskError } from "../ask-errors.js";
+import type { MethodContext } from "../context.js";
+import type { EventLog } from "../event-log.js";
+import type { SessionRecord } from "../session-registry.js";
+
+/**
+ * session/send. Tau answers submit/queue/steer only when the turn settles, so acceptance is read
+ * from the session's own event stream: the turn starting (submit), or the message appearing in the
+ * pending queue (queue, steer). A later failure of an accepted message is reported as an `error`
+ * event, since the send request was already answered.
+ */
+export async function send(ctx: MethodContext, params: SessionSendParams): Promise<SessionSendResult> {
+  const record = await ctx.services.sessions.access(params.sessionId, ctx.peer.tenant);
+  if (record.closed) throw sessionNotFound(params.sessionId);
+  const { hub } = record;
+  const active = hub.activeTurnId;
+  if (params.expectedTurnId !== undefined && params.expectedTurnId !== active) {
+    return { accepted: false, status: "stale", turnId: active ?? null };
+  }
+  if (!hub.running) {
+    const turnId = randomUUID();
+    const submitted = await accept(ctx, record, "session.submit", { sessionId: record.sessionId, text: params.content, historyEntryId: turnId }, (e) =>
+      e.type === "turn.started" && e.payload.turnId === turnId,
+    );
+    // Lost the race with another client's turn: the session is running now, so steer or queue.
+    if (submitted === "busy") return send(ctx, { ...params, expectedTurnId: undefined });
+    return { accepted: true, status: "steered", turnId };
+  }
+  if (params.mode === "queue") {
+    const turnId = randomUUID();
+    await accept(ctx, record, "session.queue", { sessionId: record.sessionId, text: params.content, historyEntryId: turnId }, (e) =>
+      (e.type === "queue.updated" && e.payload.messages.some((m) => m.id === turnId || (m.mode === "queue" && m.text === params.content))) ||
+      (e.type === "turn.started" && e.payload.turnId === turnId),
+    );
+    return { accepted: true, status: "queued", turnId };
+  }
+  await accept(ctx, record, "session.steer", { sessionId: record.sessionId, text: params.content }, (e) =>
+    (e.type === "queue.updated" && e.payload.messages.some((m) => m.mode === "steer" && m.text === params.content)) || e.type === "turn.started",
+  );
+  return { accepted: true, status: "steered", turnId: active ?? null };
+}
+
+export async function abort({ services, peer }: MethodContext, params: SessionAbortParams): Promise<SessionAbortResult> {
+  const record = await services.sessions.access(params.sessionId, peer.tenant);
+  if (record.closed) throw sessionNotFound(params.sessionId);
+  const result = await services.upstream.request<SessionInterruptResult>("session.interrupt", { sessionId: record.sessionId });
+  return { aborted: result.interrupted, sessionId: record.sessionId };
+}
+
+/**
+ * Sends a turn request and resolves once an event shows Tau accepted it, or with "busy" when Tau
+ * refused it for that reason. Other refusals become the client's error.
+ */
+async function accept(ctx: MethodContext, record: SessionRecord, method: string, params: object, accepted: (event: Event) => boolean): Promise<"accepted" | "busy"> {
+  const { hub } = record;
+  const seen = waitForEvent(hub.log, hub.log.newestSeq, accepted);
+  const request = ctx.services.upstream.request(method, params);
+  const outcome = await Promise.race([
+    seen.promise.then(() => "accepted" as const),
+    request.then(
+      () => "accepted" as const,
+      (err: unknown) => err,
+    ),
+  ]);
+  seen.cancel();
+  if (outcome === "accepted") {
+    // Failures after acceptance (e.g. a queued message rejected by a compaction) still reach clients.
+    request.catch((err: unknown) => {
+      const error = toAskError(err);
+      hub.emit({ type: "error", payload: { error: `${method}: ${error.message}`, recoverable: true } });
+    });
+    return "accepted";
+  }
+  if (outcome instanceof TauResponseError && outcome.code === "busy") return "busy";
+  throw outcome instanceof AskError ? outcome : toAskError(outcome);
+}
+
+function waitForEvent(log: EventLog, afterSeq: number, predicate: (event: Event) => boolean) {
+  let stop = () => {};
+  const promise = new Promise<void>((resolve) => {
+    if (log.read(afterSeq).events.some(predicate)) return resolve();
+    stop = log.subscribe((event) => {
+      if (predicate(event)) {
+        stop();
+        resolve();
+      }
+    });
+  });
+  return { promise, cancel: () => stop() };
+}

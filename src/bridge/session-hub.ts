@@ -1,0 +1,274 @@
+import type { Event } from "../../generated/ask-v1.0.js";
+import type { PendingUserMessagesState, SessionDeltaMessage, SessionObserveResult, Snapshot } from "../../generated/tau-v18.js";
+import { applyDelta, DeltaGapError, InvalidDeltaError } from "../tau/delta-applier.js";
+import type { TauUpstream, TauUpstreamOptions, UpstreamServerMessage } from "../tau/upstream.js";
+import { draft, type EventDraft } from "./event-draft.js";
+import { EventLog } from "./event-log.js";
+import { DeltaTranslator } from "./translator.js";
+
+/**
+ * One Tau session as the Ask side sees it (DESIGN §4.1): the hub observes the session on the
+ * bridge connection, keeps the installed snapshot current by applying every `session.delta`
+ * (spec §6.2), turns what changed into Ask events, and appends them to the session's event log,
+ * which connections read through their own cursors.
+ *
+ * Whenever the installed state has to be fetched again — the first observe, a delta that does not
+ * fit (gap or invalid), a reconnect — messages arriving meanwhile are held back and applied on top
+ * of the fetched state afterwards; those it already contains are dropped as stale.
+ */
+
+type Log = NonNullable<TauUpstreamOptions["log"]>;
+type Fetch = "session.observe" | "session.snapshot";
+
+export interface SessionHubOptions {
+  sessionId: string;
+  upstream: TauUpstream;
+  /** Events kept for replay (default 10000). */
+  retention?: number;
+  log?: TauUpstreamOptions["log"];
+}
+
+export class SessionHub {
+  readonly sessionId: string;
+  readonly log: EventLog;
+  private readonly upstream: TauUpstream;
+  private readonly logLine: Log;
+  private installed: Snapshot | undefined;
+  private translator: DeltaTranslator | undefined;
+  private pendingRevision = 0;
+  /** True between attach and detach: only then do upstream messages mean anything. */
+  private observing = false;
+  /** Fetches scheduled or running; while any is, incoming messages wait in `held`. */
+  private fetches = 0;
+  private held: UpstreamServerMessage[] = [];
+  /** Fetches run one after another, in the order they were asked for. */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(options: SessionHubOptions) {
+    this.sessionId = options.sessionId;
+    this.upstream = options.upstream;
+    this.logLine = options.log ?? (() => undefined);
+    this.log = new EventLog({
+      retention: options.retention,
+      // A broken subscriber must not stop the session's other subscribers or its state tracking.
+      onListenerError: (error, event) =>
+        this.logLine("error", "event subscriber failed", { sessionId: this.sessionId, seq: event.seq, type: event.type, error: describe(error) }),
+    });
+  }
+
+  /** The installed snapshot (after every applied delta). */
+  get snapshot(): Snapshot | undefined {
+    return this.installed;
+  }
+
+  get running(): boolean {
+    return this.installed?.lifecycle === "running";
+  }
+
+  /** userHistoryEntryId of the running turn. */
+  get activeTurnId(): string | undefined {
+    if (!this.installed) return undefined;
+    const running = Object.values(this.installed.turns).filter((t) => t.state === "running");
+    return running[running.length - 1]?.userHistoryEntryId;
+  }
+
+  /** ISO-8601 creation time of the session. */
+  get createdAt(): string | undefined {
+    return this.installed ? new Date(this.installed.createdAt).toISOString() : undefined;
+  }
+
+  /**
+   * session.observe and install the baselines; the first attach emits session.created (seq 1). An
+   * attach after a detach catches up like a resync.
+   */
+  async attach(): Promise<void> {
+    this.observing = true;
+    try {
+      await this.fetch("session.observe");
+    } catch (error) {
+      if (!this.translator) this.observing = false;
+      throw error;
+    }
+  }
+
+  /** Routes an upstream message of this session (client-tool messages are handled elsewhere). */
+  handle(message: UpstreamServerMessage): void {
+    if (!this.observing || message.sessionId !== this.sessionId) return;
+    if (this.fetches > 0) {
+      this.held.push(message);
+      return;
+    }
+    this.process(message);
+  }
+
+  /** After an upstream reconnect: observe again and report what happened while away. */
+  async resync(): Promise<void> {
+    if (!this.observing) return;
+    await this.fetch("session.observe");
+  }
+
+  /** Appends a gateway event (approval.*, plan.*, input.*, session.ended, error, …). */
+  emit(event: EventDraft): Event {
+    return (this.log.append as (type: Event["type"], payload: unknown) => Event)(event.type, event.payload);
+  }
+
+  /** session.unobserve (errors ignored); later messages are ignored until the next attach. */
+  async detach(): Promise<void> {
+    this.observing = false;
+    this.held = [];
+    try {
+      await this.upstream.request("session.unobserve", { sessionId: this.sessionId });
+    } catch (error) {
+      this.logLine("debug", "session.unobserve failed", { sessionId: this.sessionId, error: describe(error) });
+    }
+  }
+
+  private process(message: UpstreamServerMessage): void {
+    try {
+      switch (message.type) {
+        case "session.delta":
+          this.applyDelta(message);
+          return;
+        case "session.pendingUserMessages":
+          this.applyPending(message.state);
+          return;
+        case "session.ephemeral":
+          if (this.installed && this.translator) this.publish(this.translator.ephemeral(message, this.installed));
+          return;
+        default:
+          return; // subagent activity has no Ask event; client-tool messages belong to the interactions
+      }
+    } catch (error) {
+      // A translation bug must not take the session down; the next delta still applies.
+      this.logLine("error", "failed to process an upstream message", { sessionId: this.sessionId, type: message.type, error: describe(error) });
+    }
+  }
+
+  private applyDelta(message: SessionDeltaMessage): void {
+    const before = this.installed;
+    const translator = this.translator;
+    if (!before || !translator) return;
+    let after: Snapshot;
+    try {
+      const outcome = applyDelta(before, message);
+      if (outcome.status === "stale") return;
+      after = outcome.snapshot;
+    } catch (error) {
+      if (!(error instanceof DeltaGapError || error instanceof InvalidDeltaError)) throw error;
+      // Spec §6.2 rule 6: stop applying and continue from a fresh snapshot.
+      this.logLine(error instanceof DeltaGapError ? "info" : "warn", "delta does not apply; fetching session.snapshot", {
+        sessionId: this.sessionId,
+        fromRevision: message.fromRevision,
+        toRevision: message.toRevision,
+        installedRevision: before.revision,
+        error: error.message,
+      });
+      this.fetch("session.snapshot").catch(() => undefined); // failures are logged inside
+      return;
+    }
+    this.installed = after;
+    this.publish(translator.delta(message, before, after));
+  }
+
+  /** Pending messages are a full replacement, applied only when newer (spec §6.3). */
+  private applyPending(state: PendingUserMessagesState): void {
+    if (!this.translator || state.revision <= this.pendingRevision) return;
+    this.pendingRevision = state.revision;
+    this.publish(this.translator.pending(state));
+  }
+
+  /**
+   * Schedules a fetch of the whole state. Messages are held from now on (not only once the fetch
+   * starts), so nothing is applied to a snapshot that is about to be replaced.
+   */
+  private fetch(method: Fetch): Promise<void> {
+    this.fetches += 1;
+    const run = async () => {
+      try {
+        await this.install(method);
+      } catch (error) {
+        this.logLine("warn", `${method} failed`, { sessionId: this.sessionId, error: describe(error) });
+        throw error;
+      } finally {
+        this.fetches -= 1;
+        if (this.fetches === 0) this.releaseHeld();
+      }
+    };
+    const next = this.chain.then(run);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async install(method: Fetch): Promise<void> {
+    let snapshot: Snapshot;
+    let pending: PendingUserMessagesState | undefined;
+    if (method === "session.observe") {
+      const result = await this.upstream.request<SessionObserveResult>("session.observe", { sessionId: this.sessionId });
+      snapshot = result.snapshot;
+      pending = result.pendingUserMessages;
+    } else {
+      snapshot = await this.upstream.request<Snapshot>("session.snapshot", { sessionId: this.sessionId });
+    }
+    if (!this.observing) return; // detached while the request was open
+
+    if (!this.translator || !this.installed) {
+      this.installed = snapshot;
+      this.translator = new DeltaTranslator(snapshot);
+      if (this.log.newestSeq === 0) this.emit(draft("session.created", { sessionId: this.sessionId }));
+      // A turn already running when we first look is news to subscribers; the translator counts it as seen.
+      for (const turn of Object.values(snapshot.turns)) {
+        if (turn.state === "running") this.emit(draft("turn.started", { turnId: turn.userHistoryEntryId }));
+      }
+    } else if (snapshot.revision !== this.installed.revision && !this.heldDeltasReach(snapshot.revision)) {
+      // State changed without us and the deltas we hold cannot replay it: start over from the fetched state.
+      this.installed = snapshot;
+      this.publish(this.translator.resync(snapshot));
+    }
+    if (pending) this.installPending(pending);
+  }
+
+  /**
+   * A pending list from session.observe is the truth of a (possibly new) upstream connection:
+   * after a host restart its revision starts again at 1, so it replaces ours whatever its number.
+   */
+  private installPending(state: PendingUserMessagesState): void {
+    const changed = state.revision !== this.pendingRevision;
+    const announce = changed && (this.pendingRevision > 0 || state.messages.length > 0);
+    this.pendingRevision = state.revision;
+    if (announce && this.translator) this.publish(this.translator.pending(state));
+  }
+
+  /**
+   * Whether the held deltas carry the installed snapshot, change by change, to at least `revision`
+   * (a dry run: applyDelta is pure). Then nothing was lost — the deltas merely raced the fetch —
+   * and applying them reports every change instead of a reset.
+   */
+  private heldDeltasReach(revision: number): boolean {
+    let snapshot = this.installed;
+    if (!snapshot || snapshot.revision > revision) return false;
+    for (const message of this.held) {
+      if (message.type !== "session.delta") continue;
+      try {
+        snapshot = applyDelta(snapshot, message).snapshot;
+      } catch {
+        return false;
+      }
+      if (snapshot.revision >= revision) return true;
+    }
+    return false;
+  }
+
+  private releaseHeld(): void {
+    while (this.held.length > 0 && this.fetches === 0) {
+      this.process(this.held.shift() as UpstreamServerMessage);
+    }
+  }
+
+  private publish(drafts: EventDraft[]): void {
+    for (const d of drafts) this.emit(d);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

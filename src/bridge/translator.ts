@@ -1,0 +1,314 @@
+import type {
+  Change,
+  MessageRecord,
+  Operation,
+  PendingUserMessagesState,
+  SessionDeltaMessage,
+  SessionEphemeralMessage,
+  Snapshot,
+  ToolRun,
+  TurnOutcome,
+  TurnRecord,
+} from "../../generated/tau-v18.js";
+import { draft, type EventDraft } from "./event-draft.js";
+import { messageText, messageThinking, toolCallArguments, toolDuration, toolOutput } from "./message-content.js";
+import { feedbackEvent, noticeEvent } from "./notice-events.js";
+import { TurnLedger } from "./turn-ledger.js";
+
+/**
+ * Tau deltas → Ask events (DESIGN §4.3). The translator sees every applied delta of one session
+ * together with the snapshots around it and remembers what it already reported, so each turn gets
+ * one `turn.started` and exactly one terminal event, each tool one `tool.use` before one
+ * `tool.result`, and streamed text is never repeated when its message is committed. It reports
+ * what the session did, whichever client started the work.
+ */
+
+export type { EventDraft } from "./event-draft.js";
+
+/** Change kinds that produce events. */
+export const TRANSLATED_CHANGES: readonly string[] = [
+  "turn.set",
+  "message.append",
+  "message.replace",
+  "message.content.append",
+  "tool.set",
+  "operation.set",
+  "timeline.append",
+];
+
+/** Change kinds with nothing for an Ask client: bookkeeping, or state Ask has no event for. */
+export const IGNORED_CHANGES: readonly string[] = [
+  "agent-state.set", // model-context bookkeeping
+  "lifecycle.set", // turn.set says the same per turn
+  "cost.set", // reported per turn in turn.completed
+  "settings.set",
+  "timeline.remove",
+  "timeline.advance",
+  "tool.remove",
+  "operation.remove",
+  "agent.set", // subagents: no Ask event
+  "agent.remove",
+  "facet.set", // client-facing metadata Ask does not model
+  "facet.remove",
+];
+
+/** Server messages whose content becomes events. */
+export const TRANSLATED_SERVER_MESSAGES: readonly string[] = ["session.delta", "session.pendingUserMessages", "session.ephemeral"];
+
+/** Server messages that produce no events here (client-tool messages become interactions elsewhere). */
+export const IGNORED_SERVER_MESSAGES: readonly string[] = [
+  "ready",
+  "response",
+  "session.subagentActivities",
+  "session.clientTool.call",
+  "session.clientTool.cancel",
+];
+
+const TERMINAL_TOOL = new Set<ToolRun["status"]>(["succeeded", "failed", "blocked", "cancelled"]);
+const COMPACTION_KIND: Partial<Record<Operation["kind"], "auto" | "manual">> = {
+  "auto-compaction": "auto",
+  "manual-compaction": "manual",
+};
+/** Assistant message states whose text the user gets to see (a discarded draft is withdrawn). */
+const SHOWN_STATES = new Set<MessageRecord["state"]>(["draft", "committed", "interrupted"]);
+
+interface StreamMark {
+  text: number;
+  thinking: number;
+}
+
+export class DeltaTranslator {
+  private readonly startedTurns = new Set<string>();
+  private readonly endedTurns = new Set<string>();
+  private readonly usedTools = new Set<string>();
+  private readonly finishedTools = new Set<string>();
+  private readonly startedOperations = new Set<string>();
+  private readonly finishedOperations = new Set<string>();
+  /** Characters of text/thinking already emitted per assistant message. */
+  private readonly streamed = new Map<string, StreamMark>();
+  private readonly ledger = new TurnLedger();
+
+  /**
+   * `baseline` = the snapshot installed by session.observe; what it holds counts as already seen
+   * (a caller that shows a turn already running reports its start itself).
+   */
+  constructor(baseline: Snapshot) {
+    this.absorb(baseline);
+  }
+
+  /** Events for one applied delta. `before`/`after` are the snapshots around it (after = applyDelta result). */
+  delta(message: SessionDeltaMessage, before: Snapshot, after: Snapshot): EventDraft[] {
+    const out: EventDraft[] = [];
+    if (message.delta.type === "snapshot.reset") {
+      const cause = message.cause.type === "compaction" || message.cause.type === "rewind" ? message.cause.type : "resync";
+      out.push(draft("session.reset", { cause, epoch: after.timeline.epoch }));
+      this.reconcile(after, out);
+      return out;
+    }
+    for (const change of message.delta.changes) this.change(change, before, after, out);
+    return out;
+  }
+
+  /** The pending queue/steer list changed (the caller applies only newer revisions). */
+  pending(state: PendingUserMessagesState): EventDraft[] {
+    return [draft("queue.updated", { messages: state.messages.map(({ id, mode, text }) => ({ id, mode, text })) })];
+  }
+
+  /** Live notices; a timeline notice counts only in the installed timeline epoch (spec §6.3). */
+  ephemeral(message: SessionEphemeralMessage, installed: Snapshot): EventDraft[] {
+    const { event } = message;
+    switch (event.type) {
+      case "timeline.item":
+        return event.epoch === installed.timeline.epoch ? [noticeEvent(event.item.notice)] : [];
+      case "feedback.notice":
+        return [feedbackEvent(event)];
+      default:
+        return []; // ephemeral-context progress has no Ask event
+    }
+  }
+
+  /**
+   * After a resync: `session.reset {cause:"resync"}`, then what happened while away — results of
+   * reported tools that finished, the end of every turn that settled, and the start of turns now
+   * running that were never reported.
+   */
+  resync(snapshot: Snapshot): EventDraft[] {
+    const out: EventDraft[] = [draft("session.reset", { cause: "resync", epoch: snapshot.timeline.epoch })];
+    this.reconcile(snapshot, out);
+    return out;
+  }
+
+  private change(change: Change, before: Snapshot, after: Snapshot, out: EventDraft[]): void {
+    switch (change.type) {
+      case "turn.set":
+        this.turn(change.turn, after, out);
+        return;
+      case "message.append":
+      case "message.replace":
+        this.message(change.message, out);
+        return;
+      case "message.content.append": {
+        const mark = this.mark(change.messageId);
+        if (change.thinking) {
+          mark.thinking += change.thinking.length;
+          out.push(draft("model.thinking", { delta: change.thinking }));
+        }
+        if (change.text) {
+          mark.text += change.text.length;
+          out.push(draft("model.streaming", { delta: change.text }));
+        }
+        return;
+      }
+      case "tool.set":
+        this.tool(change.tool, before, after, out);
+        return;
+      case "operation.set":
+        this.operation(change.operation, out);
+        return;
+      case "timeline.append":
+        if (change.item.type === "notice") out.push(noticeEvent(change.item.notice));
+        return;
+      default:
+        return; // IGNORED_CHANGES
+    }
+  }
+
+  private turn(turn: TurnRecord, after: Snapshot, out: EventDraft[]): void {
+    const turnId = turn.userHistoryEntryId;
+    if (!this.startedTurns.has(turnId)) {
+      this.startedTurns.add(turnId);
+      this.ledger.start(turnId, after);
+      out.push(draft("turn.started", { turnId }));
+    }
+    if (turn.state === "settled") this.endTurn(turnId, turn.outcome, after, out);
+  }
+
+  private endTurn(turnId: string, outcome: TurnOutcome, snapshot: Snapshot, out: EventDraft[]): void {
+    if (this.endedTurns.has(turnId)) return;
+    this.endedTurns.add(turnId);
+    const totals = this.ledger.finish(turnId, snapshot);
+    switch (outcome.status) {
+      case "completed":
+        out.push(draft("turn.completed", { turnId, ...totals }));
+        return;
+      case "failed":
+        out.push(draft("turn.failed", { turnId, error: outcome.errorMessage ?? "the turn failed" }));
+        return;
+      case "blocked":
+        out.push(draft("turn.failed", { turnId, error: `turn blocked (${outcome.reason}): ${outcome.message}` }));
+        return;
+      case "aborted":
+        out.push(draft("turn.aborted", { turnId }));
+        return;
+    }
+  }
+
+  /** An assistant message was set: emit whatever of its text was never streamed, once. */
+  private message(record: MessageRecord, out: EventDraft[]): void {
+    if (record.message.role !== "assistant" || !SHOWN_STATES.has(record.state)) return;
+    const mark = this.mark(record.id);
+    const thinking = messageThinking(record.message);
+    if (thinking.length > mark.thinking) out.push(draft("model.thinking", { delta: thinking.slice(mark.thinking) }));
+    const text = messageText(record.message);
+    if (text.length > mark.text) out.push(draft("model.streaming", { delta: text.slice(mark.text) }));
+    mark.thinking = Math.max(mark.thinking, thinking.length);
+    mark.text = Math.max(mark.text, text.length);
+    this.ledger.record(record);
+  }
+
+  private tool(tool: ToolRun, before: Snapshot, after: Snapshot, out: EventDraft[]): void {
+    if (tool.status === "streaming" || this.finishedTools.has(tool.id)) return; // arguments still arriving
+    if (!this.usedTools.has(tool.id)) {
+      this.usedTools.add(tool.id);
+      const args = toolCallArguments(tool.call, after, before);
+      out.push(draft("tool.use", { id: tool.id, name: tool.toolName, ...(args ? { args } : {}) }));
+    }
+    if (!TERMINAL_TOOL.has(tool.status)) return;
+    this.finishedTools.add(tool.id);
+    out.push(
+      draft("tool.result", {
+        id: tool.id,
+        name: tool.toolName,
+        output: toolOutput(tool, after, before),
+        isError: tool.status !== "succeeded",
+        durationMs: toolDuration(tool),
+      }),
+    );
+  }
+
+  private operation(operation: Operation, out: EventDraft[]): void {
+    const kind = COMPACTION_KIND[operation.kind];
+    if (!kind || this.finishedOperations.has(operation.id)) return; // reload and rewind have their own signals
+    if (!this.startedOperations.has(operation.id)) {
+      this.startedOperations.add(operation.id);
+      out.push(draft("compaction.started", { operationId: operation.id, kind }));
+    }
+    if (operation.status === "running") return;
+    this.finishedOperations.add(operation.id);
+    const detail =
+      operation.status === "failed" ? { error: operation.error } : operation.status === "skipped" || operation.status === "cancelled" ? { reason: operation.reason } : {};
+    out.push(draft("compaction.completed", { operationId: operation.id, kind, status: operation.status, ...detail }));
+  }
+
+  /**
+   * Brings the bookkeeping up to a snapshot that replaced the state wholesale (a reset or a
+   * resync), reporting only what a subscriber needs not to wait forever: ends of compactions and
+   * tools it saw start, ends of turns, and starts of running turns it never saw.
+   */
+  private reconcile(snapshot: Snapshot, out: EventDraft[]): void {
+    for (const operation of Object.values(snapshot.operations)) {
+      if (this.startedOperations.has(operation.id)) this.operation(operation, out);
+    }
+    for (const tool of Object.values(snapshot.tools)) {
+      if (this.usedTools.has(tool.id) && TERMINAL_TOOL.has(tool.status)) this.tool(tool, snapshot, snapshot, out);
+    }
+    for (const turn of Object.values(snapshot.turns)) {
+      if (this.endedTurns.has(turn.userHistoryEntryId)) continue;
+      if (turn.state === "settled" || !this.startedTurns.has(turn.userHistoryEntryId)) this.turn(turn, snapshot, out);
+    }
+    // A turn reported as started that the host no longer knows can never settle: end it here.
+    for (const turnId of this.startedTurns) {
+      if (!this.endedTurns.has(turnId) && !(turnId in snapshot.turns)) {
+        this.endedTurns.add(turnId);
+        this.ledger.finish(turnId, snapshot);
+        out.push(draft("turn.failed", { turnId, error: "the turn is no longer known to the Tau host; its outcome was lost" }));
+      }
+    }
+    this.absorb(snapshot);
+  }
+
+  /**
+   * Marks `snapshot` as reported, without events: its turns (a running one's end is still to
+   * come), the text of its assistant messages, and its finished tools and operations. Tools and
+   * operations still in progress stay unreported, so their start is emitted with their next
+   * change at the latest — never an end without a start.
+   */
+  private absorb(snapshot: Snapshot): void {
+    this.streamed.clear();
+    for (const record of snapshot.messages) {
+      if (record.message.role !== "assistant") continue;
+      this.streamed.set(record.id, { text: messageText(record.message).length, thinking: messageThinking(record.message).length });
+    }
+    for (const turn of Object.values(snapshot.turns)) {
+      this.startedTurns.add(turn.userHistoryEntryId);
+      if (turn.state === "settled") this.endedTurns.add(turn.userHistoryEntryId);
+      else this.ledger.start(turn.userHistoryEntryId, snapshot);
+    }
+    for (const tool of Object.values(snapshot.tools)) {
+      if (!TERMINAL_TOOL.has(tool.status)) continue;
+      this.usedTools.add(tool.id);
+      this.finishedTools.add(tool.id);
+    }
+    for (const operation of Object.values(snapshot.operations)) {
+      if (operation.status === "running") continue;
+      this.startedOperations.add(operation.id);
+      this.finishedOperations.add(operation.id);
+    }
+  }
+
+  private mark(messageId: string): StreamMark {
+    let mark = this.streamed.get(messageId);
+    if (!mark) this.streamed.set(messageId, (mark = { text: 0, thinking: 0 }));
+    return mark;
+  }
+}

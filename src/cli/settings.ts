@@ -1,0 +1,127 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { UsageError } from "./io.js";
+
+/**
+ * Command settings from flags and environment variables. Every flag `--some-flag` also reads
+ * `TAU_GATEWAY_SOME_FLAG`; a flag given on the command line wins. A bad value is a usage error
+ * (exit 2) that names the setting as the user wrote it (flag or variable) and the value.
+ */
+
+export interface SettingSpec<T> {
+  /** Flag name without the leading dashes, e.g. "port". */
+  flag: string;
+  /** Used when neither the flag nor the variable is set; undefined = the setting is optional. */
+  default?: T | (() => T);
+  /** Turns the text into a value, or throws an Error whose message says what is expected. */
+  parse(text: string): T;
+}
+
+export type SettingValues<S extends Record<string, SettingSpec<unknown>>> = {
+  [K in keyof S]: S[K] extends { parse(text: string): infer T } ? (S[K] extends { default: unknown } ? T : T | undefined) : never;
+};
+
+export const envName = (flag: string) => `TAU_GATEWAY_${flag.replace(/-/g, "_").toUpperCase()}`;
+
+/** Parses `argv` (no positionals) against `specs`; `--help` throws UsageError with exit code 0. */
+export function readSettings<S extends Record<string, SettingSpec<unknown>>>(argv: string[], env: NodeJS.ProcessEnv, specs: S): SettingValues<S> {
+  const options: Record<string, { type: "string" } | { type: "boolean"; short?: string }> = { help: { type: "boolean", short: "h" } };
+  for (const spec of Object.values(specs)) options[spec.flag] = { type: "string" };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) throw new UsageError("", 0);
+
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(specs)) {
+    const fromFlag = values[spec.flag];
+    const variable = envName(spec.flag);
+    const [text, source] = typeof fromFlag === "string" ? [fromFlag, `--${spec.flag}`] : [env[variable], variable];
+    if (text === undefined || (source === variable && text === "")) {
+      out[key] = typeof spec.default === "function" ? (spec.default as () => unknown)() : spec.default;
+      continue;
+    }
+    try {
+      out[key] = spec.parse(text);
+    } catch (err) {
+      throw new UsageError(`invalid ${source} ${JSON.stringify(text)}: ${(err as Error).message}`);
+    }
+  }
+  return out as SettingValues<S>;
+}
+
+// --- value parsers ---------------------------------------------------------------------------
+
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER): (text: string) => number {
+  return (text) => {
+    if (!/^\d+$/.test(text.trim())) throw new Error(`must be an integer from ${min} to ${max}`);
+    const value = Number(text.trim());
+    if (value < min || value > max) throw new Error(`must be an integer from ${min} to ${max}`);
+    return value;
+  };
+}
+
+export function oneOf<T extends string>(...choices: T[]): (text: string) => T {
+  return (text) => {
+    if (!(choices as string[]).includes(text)) throw new Error(`must be one of ${choices.join(", ")}`);
+    return text as T;
+  };
+}
+
+export function nonEmpty(text: string): string {
+  if (text.trim() === "") throw new Error("must not be empty");
+  return text;
+}
+
+export function existingDirectory(text: string): string {
+  const path = resolve(text);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch {
+    throw new Error("no such directory");
+  }
+  if (!isDirectory) throw new Error("not a directory");
+  return path;
+}
+
+/** `embedded` or a ws:// / wss:// URL of a Tau host. */
+export function upstreamTarget(text: string): "embedded" | string {
+  if (text === "embedded") return text;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error("must be embedded or a ws:// or wss:// URL");
+  }
+  if (url.protocol !== "ws:" && url.protocol !== "wss:") throw new Error("must be embedded or a ws:// or wss:// URL");
+  if (url.searchParams.has("tau_token")) throw new Error("put the token in --upstream-token, not in the URL");
+  return text;
+}
+
+// --- the settings shared by the commands that reach a Tau upstream ---------------------------
+
+export const upstreamSettings = {
+  upstream: { flag: "upstream", default: "embedded", parse: upstreamTarget },
+  upstreamToken: { flag: "upstream-token", parse: nonEmpty },
+} satisfies Record<string, SettingSpec<unknown>>;
+
+export const bridgeSettings = {
+  toolsConfig: { flag: "tools-config", parse: nonEmpty },
+  jsonrpcMember: { flag: "jsonrpc-member", default: "include" as "include" | "omit", parse: oneOf("include", "omit") },
+  defaultCwd: { flag: "default-cwd", default: () => process.cwd(), parse: existingDirectory },
+  eventRetention: { flag: "event-retention", default: 10_000, parse: integer(1) },
+  interactionTimeoutMs: { flag: "interaction-timeout-ms", default: 300_000, parse: integer(1) },
+} satisfies Record<string, SettingSpec<unknown>>;
+
+export const logSettings = {
+  logLevel: {
+    flag: "log-level",
+    default: "info" as "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent",
+    parse: oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent"),
+  },
+} satisfies Record<string, SettingSpec<unknown>>;

@@ -1,0 +1,187 @@
+import WebSocket from "ws";
+import type { ReadyMessage } from "../../generated/tau-v18.js";
+import { formatIssue } from "../validation/issues.js";
+import { ProtocolValidators } from "../validation/validator.js";
+import { TAU_VERSION } from "./codec.js";
+
+/**
+ * Opening a WebSocket to a Tau host, the part every upstream user shares: the token goes in the
+ * `tau_token` query parameter (spec §1.2), the first message must be a valid `ready` of exactly
+ * our protocol version (§1.5, §1.7: no negotiation), and nothing the host sends after `ready` may
+ * be lost while the caller wires its handlers (with `ws`, several messages of one TCP chunk are
+ * emitted synchronously, before any promise continuation runs).
+ */
+
+/** The upstream's `ready` announced another protocol version. Retrying cannot help. */
+export class UpstreamVersionError extends Error {
+  override readonly name = "UpstreamVersionError";
+  constructor(
+    readonly version: unknown,
+    url: string,
+  ) {
+    super(`upstream ${url} speaks Tau protocol version ${JSON.stringify(version)}; this gateway speaks version ${TAU_VERSION}`);
+  }
+}
+
+/** The upstream could not be reached, or did not complete the `ready` handshake. */
+export class TauConnectError extends Error {
+  override readonly name = "TauConnectError";
+  constructor(
+    message: string,
+    /** The close code the upstream sent, when it closed the connection itself (e.g. 1008 unauthorized). */
+    readonly closeCode?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface TauSocketOptions {
+  url: string;
+  /** Sent as `?tau_token=`; never part of an error message or log line. */
+  token?: string;
+  /** Covers the TCP/WebSocket handshake and the wait for `ready`. Default 5000 (the Tau SDK's). */
+  connectTimeoutMs?: number;
+  /** Aborting gives up the attempt (the socket is terminated). */
+  signal?: AbortSignal;
+  maxPayload?: number;
+}
+
+export interface TauSocketHandlers {
+  /** One WebSocket message after `ready`. `text` is undefined for a binary frame. */
+  message(text: string | undefined): void;
+  close(code: number, reason: string): void;
+}
+
+export interface OpenTauSocket {
+  readonly socket: WebSocket;
+  readonly ready: ReadyMessage;
+  /** The `ready` message exactly as the host sent it, for relays that forward original text. */
+  readonly readyText: string;
+  /** Starts delivery: messages and a close that arrived since `ready` are replayed first, in order. */
+  attach(handlers: TauSocketHandlers): void;
+}
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
+/** The URL with the token added as Tau's `tau_token` query parameter. */
+export function tauSocketUrl(url: string, token?: string): string {
+  if (token === undefined) return url;
+  const withToken = new URL(url);
+  withToken.searchParams.set("tau_token", token);
+  return withToken.toString();
+}
+
+/** The URL as it may appear in logs and errors: any `tau_token` replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.searchParams.has("tau_token")) parsed.searchParams.set("tau_token", "REDACTED");
+    return parsed.toString().replace(/\/$/, "");
+  } catch {
+    return url;
+  }
+}
+
+/** Text of a `ws` message, or undefined when it was a binary frame. */
+export function messageText(data: WebSocket.RawData, isBinary: boolean): string | undefined {
+  if (isBinary) return undefined;
+  if (Buffer.isBuffer(data)) return data.toString("utf8");
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  return Buffer.from(data).toString("utf8");
+}
+
+const schema = () => ProtocolValidators.shared().get("tau", TAU_VERSION);
+
+export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket> {
+  const shownUrl = redactUrl(options.url);
+  const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+
+  return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) return reject(new TauConnectError(`connecting to ${shownUrl} was cancelled`));
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(tauSocketUrl(options.url, options.token), {
+        handshakeTimeout: timeoutMs,
+        maxPayload: options.maxPayload,
+      });
+    } catch (err) {
+      return reject(new TauConnectError(`cannot connect to ${shownUrl}: ${(err as Error).message}`));
+    }
+
+    let settled = false;
+    // Messages and the close that arrive after `ready` but before `attach`.
+    const early: Array<{ kind: "message"; text: string | undefined } | { kind: "close"; code: number; reason: string }> = [];
+    let handlers: TauSocketHandlers | undefined;
+
+    const giveUp = (error: Error, closeWith?: { code: number; reason: string }) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      if (closeWith && socket.readyState === WebSocket.OPEN) socket.close(closeWith.code, closeWith.reason);
+      else socket.terminate();
+      reject(error);
+    };
+    const timer = setTimeout(() => giveUp(new TauConnectError(`no ready message from ${shownUrl} within ${timeoutMs} ms`)), timeoutMs);
+    const onAbort = () => giveUp(new TauConnectError(`connecting to ${shownUrl} was cancelled`));
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const cleanup = () => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+    };
+
+    // `ws` reports failures as an error followed by a close; the error carries the useful text.
+    socket.on("error", (err) => giveUp(new TauConnectError(`cannot connect to ${shownUrl}: ${err.message}`)));
+
+    socket.on("close", (code, reasonBuffer) => {
+      const reason = reasonBuffer.toString();
+      if (!settled) {
+        const why = reason ? `${code} ${reason}` : String(code);
+        giveUp(new TauConnectError(`${shownUrl} closed the connection before ready (${why})`, code));
+        return;
+      }
+      if (handlers) handlers.close(code, reason);
+      else early.push({ kind: "close", code, reason });
+    });
+
+    socket.on("message", (data, isBinary) => {
+      const text = messageText(data, isBinary);
+      if (settled) {
+        if (handlers) handlers.message(text);
+        else early.push({ kind: "message", text });
+        return;
+      }
+      const protocolError = (what: string) =>
+        giveUp(new TauConnectError(`${shownUrl} did not start the Tau protocol: ${what}`), { code: 1002, reason: "expected a ready message" });
+      if (text === undefined) return protocolError("its first message was a binary frame");
+      let msg: unknown;
+      try {
+        msg = JSON.parse(text);
+      } catch {
+        return protocolError(`its first message is not JSON: ${text.slice(0, 200)}`);
+      }
+      const record = typeof msg === "object" && msg !== null ? (msg as Record<string, unknown>) : {};
+      if (record.type !== "ready") return protocolError(`its first message is not a ready message: ${text.slice(0, 200)}`);
+      if (record.version !== TAU_VERSION) {
+        return giveUp(new UpstreamVersionError(record.version, shownUrl), { code: 1002, reason: "unsupported protocol version" });
+      }
+      const checked = schema().message("server", msg);
+      if (!checked.ok) return protocolError(`invalid ready message (${checked.issues.slice(0, 3).map(formatIssue).join("; ")})`);
+
+      settled = true;
+      cleanup();
+      resolve({
+        socket,
+        ready: msg as ReadyMessage,
+        readyText: text,
+        attach(next) {
+          if (handlers) throw new Error("openTauSocket: handlers already attached");
+          handlers = next;
+          for (const item of early.splice(0)) {
+            if (item.kind === "message") next.message(item.text);
+            else next.close(item.code, item.reason);
+          }
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,232 @@
+import WebSocket from "ws";
+import { TauCodec, TAU_VERSION } from "../tau/codec.js";
+import { messageText, openTauSocket, redactUrl, UpstreamVersionError, type OpenTauSocket } from "../tau/connection.js";
+import type { UpstreamLog } from "../tau/upstream.js";
+import { formatIssue } from "../validation/issues.js";
+import { ProtocolValidators } from "../validation/validator.js";
+
+/**
+ * The `/tau` front door: one client WebSocket relayed to its own upstream Tau connection (Tau ties
+ * client tools and observation to a connection, so 1:1 keeps its semantics exact, DESIGN §4.1).
+ *
+ * Client → upstream: every message is checked with the same codec the host uses; an invalid
+ * request is answered here with Tau's own error response and never forwarded, a valid one is
+ * forwarded as the client's original text. Upstream → client: every message is schema-checked
+ * (responses against the result of the method they answer); an invalid one is logged, counted and
+ * not relayed. Messages the client sends before the upstream is ready wait, in order.
+ */
+
+export interface TauPassthroughOptions {
+  upstream: { url: string; token?: string; connectTimeoutMs?: number };
+  log?: UpstreamLog;
+  /** Shared, mutable counters (for metrics and health reports). */
+  counters?: PassthroughCounters;
+  /** Client messages accepted while the upstream is still connecting. Default 1000. */
+  maxQueuedMessages?: number;
+}
+
+export interface PassthroughCounters {
+  connections: number;
+  invalidClientRequests: number;
+  invalidUpstreamMessages: number;
+}
+
+export const newPassthroughCounters = (): PassthroughCounters => ({ connections: 0, invalidClientRequests: 0, invalidUpstreamMessages: 0 });
+
+/** Close codes (RFC 6455 §7.4.1 and the IANA registry) and the reasons the client sees. */
+const CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  unsupportedData: 1003,
+  policy: 1008,
+  internalError: 1011,
+  serviceRestart: 1012,
+  tryAgainLater: 1013,
+} as const;
+
+const codec = new TauCodec();
+const schema = () => ProtocolValidators.shared().get("tau", TAU_VERSION);
+
+export interface TauRelay {
+  /** Closes both sides (client with `code`/`reason`, upstream with 1000). */
+  close(code: number, reason: string): void;
+  readonly closed: Promise<void>;
+}
+
+export function relayTauConnection(client: WebSocket, options: TauPassthroughOptions): TauRelay {
+  const log: UpstreamLog = options.log ?? (() => undefined);
+  const counters = options.counters ?? newPassthroughCounters();
+  const maxQueued = options.maxQueuedMessages ?? 1000;
+  const shownUrl = redactUrl(options.upstream.url);
+  const connecting = new AbortController();
+  /** Method of every request forwarded and not yet answered, by client id (FIFO per id: Tau does not enforce unique ids). */
+  const openRequests = new Map<string, string[]>();
+  let queue: string[] | undefined = [];
+  let upstream: OpenTauSocket | undefined;
+  let finished = false;
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  counters.connections++;
+
+  const sendToClient = (text: string) => {
+    if (client.readyState === WebSocket.OPEN) client.send(text);
+  };
+
+  const finish = (clientClose: { code: number; reason: string } | undefined, upstreamCode = CLOSE.normal, upstreamReason = "client disconnected") => {
+    if (finished) return;
+    finished = true;
+    queue = undefined;
+    connecting.abort();
+    if (clientClose && (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING)) {
+      client.close(clientClose.code, truncateReason(clientClose.reason));
+    }
+    const socket = upstream?.socket;
+    if (socket && (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING)) socket.close(upstreamCode, upstreamReason);
+    markClosed();
+  };
+
+  const fromClient = (text: string) => {
+    const parsed = codec.parseRequest(text);
+    if (!parsed.ok) {
+      counters.invalidClientRequests++;
+      log("debug", "invalid Tau request answered by the gateway", { code: parsed.error.code, message: parsed.error.message });
+      sendToClient(JSON.stringify(codec.error(parsed.id, parsed.error)));
+      return;
+    }
+    const { id, method } = parsed.request;
+    const methods = openRequests.get(id);
+    if (methods) methods.push(method);
+    else openRequests.set(id, [method]);
+    upstream!.socket.send(text);
+  };
+
+  const fromUpstream = (text: string | undefined) => {
+    if (finished) return;
+    const drop = (what: string, fields: Record<string, unknown> = {}) => {
+      counters.invalidUpstreamMessages++;
+      log("warn", `Tau upstream sent an invalid message (not relayed): ${what}`, { upstream: shownUrl, ...fields });
+    };
+    if (text === undefined) return drop("binary frame");
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      return drop("not JSON", { text: text.slice(0, 200) });
+    }
+    const record = (typeof msg === "object" && msg !== null ? msg : {}) as Record<string, unknown>;
+    const id = record.type === "response" && typeof record.id === "string" ? record.id : undefined;
+    const method = id === undefined ? undefined : openRequests.get(id)?.[0];
+    if (method !== undefined) {
+      const methods = openRequests.get(id!)!;
+      methods.shift();
+      if (methods.length === 0) openRequests.delete(id!);
+    }
+    const checked = schema().message("server", msg, method);
+    if (!checked.ok) {
+      drop(`invalid ${checked.subject ?? "server"} message`, { issues: checked.issues.slice(0, 5).map(formatIssue) });
+      // The client still gets an answer to its request rather than waiting forever.
+      if (method !== undefined) {
+        sendToClient(JSON.stringify(codec.error(id!, { code: "internal_error", message: `the Tau upstream sent an invalid response to ${method}` })));
+      }
+      return;
+    }
+    if (record.type === "ready") return drop("a second ready message");
+    sendToClient(text);
+  };
+
+  client.on("message", (data, isBinary) => {
+    guard(log, () => {
+      if (finished) return;
+      const text = messageText(data, isBinary);
+      if (text === undefined) {
+        counters.invalidClientRequests++;
+        finish({ code: CLOSE.unsupportedData, reason: "session protocol requires text messages" });
+        return;
+      }
+      if (queue) {
+        if (queue.length >= maxQueued) {
+          finish({ code: CLOSE.policy, reason: `more than ${maxQueued} messages before the upstream was ready` });
+          return;
+        }
+        queue.push(text);
+        return;
+      }
+      fromClient(text);
+    });
+  });
+  client.on("close", (code) => guard(log, () => finish(undefined, CLOSE.normal, code === CLOSE.goingAway ? "client going away" : "client disconnected")));
+  client.on("error", (err) => log("debug", "Tau client socket error", { error: err.message }));
+
+  openTauSocket({ ...options.upstream, signal: connecting.signal }).then(
+    (opened) =>
+      guard(log, () => {
+        if (finished) {
+          opened.socket.close(CLOSE.normal, "client disconnected");
+          return;
+        }
+        upstream = opened;
+        sendToClient(opened.readyText);
+        opened.attach({
+          message: (text) => guard(log, () => fromUpstream(text)),
+          close: (code, reason) => guard(log, () => finish(clientCloseFor(code, reason), CLOSE.normal)),
+        });
+        opened.socket.on("error", (err) => log("debug", "Tau upstream socket error", { upstream: shownUrl, error: err.message }));
+        const waiting = queue ?? [];
+        queue = undefined;
+        for (const text of waiting) {
+          if (finished) break;
+          fromClient(text);
+        }
+      }),
+    (err: Error) =>
+      guard(log, () => {
+        if (finished) return;
+        if (err instanceof UpstreamVersionError) {
+          log("error", "Tau upstream speaks another protocol version", { upstream: shownUrl, version: err.version });
+          finish({ code: CLOSE.internalError, reason: `upstream speaks Tau protocol ${JSON.stringify(err.version)}, not ${TAU_VERSION}` });
+          return;
+        }
+        log("warn", "Tau upstream unreachable", { upstream: shownUrl, error: err.message });
+        finish({ code: CLOSE.tryAgainLater, reason: "Tau upstream unavailable" });
+      }),
+  );
+
+  return {
+    close: (code, reason) => finish({ code, reason }, CLOSE.normal, "gateway shutting down"),
+    closed,
+  };
+}
+
+/** What the client is told when the upstream side ends. */
+function clientCloseFor(code: number, reason: string): { code: number; reason: string } {
+  switch (code) {
+    case CLOSE.normal:
+    case CLOSE.goingAway:
+      return { code: CLOSE.goingAway, reason: "Tau upstream closed the connection" };
+    case CLOSE.serviceRestart:
+      return { code: CLOSE.serviceRestart, reason: "Tau upstream is restarting" };
+    case CLOSE.policy:
+      // e.g. 1008 unauthorized: the gateway's upstream credentials, not the client's fault.
+      return { code: CLOSE.internalError, reason: `Tau upstream refused the gateway (${code} ${reason})` };
+    case CLOSE.internalError:
+      return { code: CLOSE.internalError, reason: `Tau upstream error${reason ? `: ${reason}` : ""}` };
+    default:
+      // 1006 (connection lost without a close frame) and anything else: worth retrying later.
+      return { code: CLOSE.tryAgainLater, reason: `Tau upstream connection lost (${code})` };
+  }
+}
+
+/** Close reasons are limited to 123 bytes of UTF-8. */
+function truncateReason(reason: string): string {
+  let out = reason;
+  while (Buffer.byteLength(out, "utf8") > 123) out = out.slice(0, -1);
+  return out;
+}
+
+function guard(log: UpstreamLog, fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    log("error", "error in the Tau passthrough", { error: err instanceof Error ? err.stack ?? err.message : String(err) });
+  }
+}

@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { Readable } from "node:stream";
+import { runServe } from "../src/cli/serve.js";
+import { startFakeTauPeer } from "./support/fake-tau-peer.js";
+import { repoRoot, runCli } from "./support/cli.js";
+import { TauTestClient } from "./support/tau-client.js";
+
+/** `tau-gateway serve` as a real process (from source through tsx): start-up line, readiness, signals, bad settings. */
+
+const tsxCli = fileURLToPath(new URL("../node_modules/tsx/dist/cli.mjs", import.meta.url));
+const mainTs = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+const LISTENING = /^tau-gateway listening on (http:\/\/\S+)$/m;
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Served {
+  child: ChildProcess;
+  baseUrl: string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns `tau-gateway serve ARGS` and resolves once it printed its listening line. */
+function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  const child = spawn(process.execPath, [tsxCli, mainTs, "serve", ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  let stderr = "";
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not print its listening line in time; stderr:\n${stderr}`)), 20_000);
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      const match = LISTENING.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, baseUrl: match[1]!, stderr: () => stderr, exit });
+      }
+    });
+    void exit.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code} before listening; stderr:\n${stderr}`));
+    });
+  });
+}
+
+describe("tau-gateway serve", () => {
+  it("serves the embedded upstream on a free port, is ready, relays /tau, and exits 0 on SIGTERM", async () => {
+    const served = await serve(["--port", "0"]);
+    expect(served.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(served.baseUrl).not.toMatch(/:0$/);
+
+    const readyz = await fetch(`${served.baseUrl}/readyz`);
+    expect(readyz.status).toBe(200);
+    expect(await readyz.json()).toMatchObject({ status: "ready" });
+
+    const client = await TauTestClient.connect(`${served.baseUrl.replace("http://", "ws://")}/tau`);
+    cleanups.push(() => client.close());
+    expect((await client.call("session.list", {})).sessions).toEqual([]);
+
+    // The Ask surface is wired to /rpc.
+    const rpc = new WebSocket(`${served.baseUrl.replace("http://", "ws://")}/rpc`);
+    cleanups.push(() => rpc.terminate());
+    const answer = new Promise<any>((resolve, reject) => {
+      rpc.once("message", (data) => resolve(JSON.parse(data.toString())));
+      rpc.once("error", reject);
+    });
+    rpc.once("open", () => rpc.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })));
+    expect(await answer).toMatchObject({ jsonrpc: "2.0", id: 1, result: expect.anything() });
+
+    served.child.kill("SIGTERM");
+    expect(await served.exit).toEqual({ code: 0, signal: null });
+    // The client was told the gateway went away.
+    expect((await client.closed()).code).toBe(1001);
+  });
+
+  it("takes its settings from TAU_GATEWAY_* variables and exits 0 on SIGINT", async () => {
+    const served = await serve([], { TAU_GATEWAY_PORT: "0", TAU_GATEWAY_LOG_LEVEL: "warn" });
+    expect((await fetch(`${served.baseUrl}/healthz`)).status).toBe(200);
+    served.child.kill("SIGINT");
+    expect((await served.exit).code).toBe(0);
+  });
+
+  it("rejects a bad --port with exit 2 and a message naming --port", async () => {
+    const result = await runCli(["serve", "--port", "eighty"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('invalid --port "eighty"');
+    expect(result.stderr).not.toContain("listening");
+  });
+
+  // Settings errors happen before anything starts, so these run the command in-process.
+  async function serveInProcess(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> {
+    let stderr = "";
+    const io = { stdin: Readable.from([]), stdout: () => undefined, stderr: (text: string) => void (stderr += text) };
+    const code = await runServe(argv, io, env);
+    return { code, stderr };
+  }
+
+  it("names the environment variable when that is where a bad value came from", async () => {
+    const result = await serveInProcess([], { TAU_GATEWAY_PORT: "70000" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('invalid TAU_GATEWAY_PORT "70000"');
+    // A flag wins over its variable.
+    const flagWins = await serveInProcess(["--event-retention", "0"], { TAU_GATEWAY_EVENT_RETENTION: "5" });
+    expect(flagWins.stderr).toContain('invalid --event-retention "0"');
+  });
+
+  it("rejects unknown flags, bad upstream URLs, bad choices and an unreadable tools config with exit 2", async () => {
+    const cases: Array<[string[], string]> = [
+      [["--prot", "1"], "--prot"],
+      [["--upstream", "http://example.com"], 'invalid --upstream "http://example.com"'],
+      [["--jsonrpc-member", "sometimes"], 'invalid --jsonrpc-member "sometimes": must be one of include, omit'],
+      [["--default-cwd", "/no/such/dir"], 'invalid --default-cwd "/no/such/dir"'],
+      [["--interaction-timeout-ms=-5"], 'invalid --interaction-timeout-ms "-5"'],
+      [["--tools-config", "/no/such/tools.json"], 'invalid --tools-config "/no/such/tools.json"'],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await serveInProcess(argv);
+      expect(result.code, argv.join(" ")).toBe(2);
+      expect(result.stderr, argv.join(" ")).toContain(message);
+    }
+  });
+
+  it("refuses an upstream that speaks another protocol version: exit 1 with a version error", async () => {
+    const v17 = await startFakeTauPeer({ ready: { version: 17, type: "ready", methods: ["initialize"] } });
+    cleanups.push(() => v17.close());
+    const result = await runCli(["serve", "--port", "0", "--upstream", v17.url]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/version 17/);
+    expect(result.stderr).toMatch(/18/);
+    expect(result.stderr).not.toContain("listening on");
+  });
+});
