@@ -2,6 +2,7 @@
 import { runHost } from "./host.js";
 import { processIO, type CommandIO } from "./io.js";
 import { runServe } from "./serve.js";
+import { runStdio } from "./stdio.js";
 import { runValidate } from "./validate.js";
 
 const USAGE = `usage: tau-gateway <command> [options]
@@ -9,6 +10,7 @@ const USAGE = `usage: tau-gateway <command> [options]
 Commands:
   host       run the embedded reference Tau host alone (see: tau-gateway host --help)
   serve      run the gateway (see: tau-gateway serve --help)
+  stdio      the Ask JSON-RPC surface on stdin/stdout (see: tau-gateway stdio --help)
   validate   check JSONL transcripts against the tau-gateway schema (see: tau-gateway validate --help)
   help       show this help
 
@@ -20,6 +22,7 @@ const commands: Record<string, Command> = {
   validate: runValidate,
   host: runHost,
   serve: runServe,
+  stdio: runStdio,
 };
 
 export async function run(argv: string[], io: CommandIO = processIO()): Promise<number> {

@@ -1,12 +1,10 @@
 import type { FastifyInstance } from "fastify";
-import { AskBridge } from "../bridge/ask-bridge.js";
-import { gatewayClientTools, loadToolsConfig, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { loadToolsConfig, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { buildGateway } from "../gateway/app.js";
 import type { GatewayConfig } from "../gateway/config.js";
 import { pinoLog } from "../gateway/log.js";
-import { gatewayVersion } from "../gateway/version.js";
-import { startTauHost, type RunningTauHost } from "../host/index.js";
-import { TauUpstream, UpstreamVersionError, type UpstreamLog } from "../tau/upstream.js";
+import { BridgeStack } from "../gateway/bridge-stack.js";
+import { UpstreamVersionError, type UpstreamLog } from "../tau/upstream.js";
 import { serveAskWebSocket } from "../transports/ask-websocket.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { bridgeSettings, envName, integer, logSettings, nonEmpty, readSettings, upstreamSettings, type SettingValues } from "./settings.js";
@@ -83,68 +81,34 @@ export async function runServe(argv: string[], io: CommandIO, env: NodeJS.Proces
 }
 
 async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: UpstreamLog): Promise<void> {
-  let url: string;
-  const token = settings.upstreamToken;
-  if (settings.upstream === "embedded") {
-    // A token given with the embedded host protects it too (it listens on loopback only).
-    running.host = await startTauHost({
-      host: "127.0.0.1",
-      port: 0,
-      authToken: token,
-      log: (line) => log("debug", line, { component: "embedded-host" }),
-    });
-    url = running.host.url;
-  } else {
-    url = settings.upstream;
-  }
-
-  // The bridge connection advertises the tools through which the agent reaches Ask clients (DESIGN §4.4).
-  const tools = gatewayClientTools(commandTools, { deadlineMs: settings.interactionTimeoutMs });
-  const upstream = new TauUpstream({ url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log });
-  running.upstream = upstream;
-  const bridge = new AskBridge({
-    upstream,
-    defaultCwd: settings.defaultCwd,
-    serverVersion: gatewayVersion(),
-    retention: settings.eventRetention,
-    interactionDeadlineMs: settings.interactionTimeoutMs,
-    commandTools,
-    log,
-  });
-  running.bridge = bridge;
-  // Before the upstream starts, so the bridge sees every message and reconnect.
-  bridge.start();
+  const { stack } = running;
+  await stack.start(settings, commandTools, log);
+  const bridge = stack.bridge!;
   const config: GatewayConfig = {
-    tauUpstream: { url, token },
-    upstream,
+    tauUpstream: { url: stack.url!, token: settings.upstreamToken },
+    upstream: stack.upstream!,
     askRoute: (socket) => serveAskWebSocket(bridge, socket, { jsonrpcMember: settings.jsonrpcMember }),
     logger: { level: settings.logLevel, stream: process.stderr },
   };
   running.app = buildGateway(config);
-
-  await upstream.start();
   const address = await running.app.listen({ host: settings.host, port: settings.port });
   const port = new URL(address).port || String(settings.port);
   const shownHost = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
   io.stderr(`tau-gateway listening on http://${shownHost}:${port}\n`);
 }
 
-/** What serve owns; closed in reverse order of starting, each step independent of the others. */
+/** What serve owns: the HTTP app in front of the bridge stack. */
 class Running {
-  host: RunningTauHost | undefined;
-  upstream: TauUpstream | undefined;
-  bridge: AskBridge | undefined;
+  readonly stack = new BridgeStack();
   app: FastifyInstance | undefined;
 
   async close(): Promise<void> {
     await this.app?.close().catch(() => undefined);
-    await this.bridge?.close().catch(() => undefined);
-    await this.upstream?.close().catch(() => undefined);
-    await this.host?.close().catch(() => undefined);
+    await this.stack.close();
   }
 }
 
-function startupMessage(err: unknown): string {
+export function startupMessage(err: unknown): string {
   if (err instanceof UpstreamVersionError) return `refusing to serve: ${err.message}`;
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as NodeJS.ErrnoException)?.code;
@@ -152,7 +116,7 @@ function startupMessage(err: unknown): string {
   return message;
 }
 
-function nextSignal(): Promise<NodeJS.Signals> {
+export function nextSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const on = (signal: NodeJS.Signals) => {
       process.off("SIGINT", on);

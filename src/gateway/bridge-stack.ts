@@ -1,0 +1,60 @@
+import { AskBridge } from "../bridge/ask-bridge.js";
+import { gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { startTauHost, type RunningTauHost } from "../host/index.js";
+import { TauUpstream, type UpstreamLog } from "../tau/upstream.js";
+import { gatewayVersion } from "./version.js";
+
+export interface BridgeStackSettings {
+  /** `embedded` or a ws:// URL. */
+  upstream: string;
+  upstreamToken?: string;
+  defaultCwd: string;
+  eventRetention: number;
+  interactionTimeoutMs: number;
+}
+
+/**
+ * What every Ask-speaking command runs: the upstream Tau host (the embedded one by default), the
+ * bridge connection to it, and the Ask bridge. `serve` puts HTTP and WebSockets in front of it,
+ * `stdio` a pair of pipes.
+ */
+export class BridgeStack {
+  host: RunningTauHost | undefined;
+  upstream: TauUpstream | undefined;
+  bridge: AskBridge | undefined;
+  url: string | undefined;
+
+  /** Starts the host (if embedded), the bridge and the upstream connection; throws on failure (close() cleans up). */
+  async start(settings: BridgeStackSettings, commandTools: CommandToolConfig[], log: UpstreamLog): Promise<void> {
+    const token = settings.upstreamToken;
+    if (settings.upstream === "embedded") {
+      // A token given with the embedded host protects it too (it listens on loopback only).
+      this.host = await startTauHost({ host: "127.0.0.1", port: 0, authToken: token, log: (line) => log("debug", line, { component: "embedded-host" }) });
+      this.url = this.host.url;
+    } else {
+      this.url = settings.upstream;
+    }
+    // The bridge connection advertises the tools through which the agent reaches Ask clients (DESIGN §4.4).
+    const tools = gatewayClientTools(commandTools, { deadlineMs: settings.interactionTimeoutMs });
+    this.upstream = new TauUpstream({ url: this.url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log });
+    this.bridge = new AskBridge({
+      upstream: this.upstream,
+      defaultCwd: settings.defaultCwd,
+      serverVersion: gatewayVersion(),
+      retention: settings.eventRetention,
+      interactionDeadlineMs: settings.interactionTimeoutMs,
+      commandTools,
+      log,
+    });
+    // Before the upstream starts, so the bridge sees every message and reconnect.
+    this.bridge.start();
+    await this.upstream.start();
+  }
+
+  /** Closes in reverse order of starting, each step independent of the others. */
+  async close(): Promise<void> {
+    await this.bridge?.close().catch(() => undefined);
+    await this.upstream?.close().catch(() => undefined);
+    await this.host?.close().catch(() => undefined);
+  }
+}
