@@ -4,12 +4,9 @@ import type {
   ErrorObject,
   InitializeParams,
   InitializeResult,
-  SessionClientToolCallMessage,
-  SessionClientToolCancelMessage,
-  SessionDeltaMessage,
-  SessionEphemeralMessage,
-  SessionPendingUserMessagesMessage,
-  SessionSubagentActivitiesMessage,
+  ReadyMessage,
+  ResponseMessage,
+  ServerMessage,
 } from "../../generated/tau-v18.js";
 import { formatIssue } from "../validation/issues.js";
 import { ProtocolValidators } from "../validation/validator.js";
@@ -48,13 +45,8 @@ export class UpstreamUnavailableError extends Error {
   override readonly name = "UpstreamUnavailableError";
 }
 
-export type UpstreamServerMessage =
-  | SessionDeltaMessage
-  | SessionPendingUserMessagesMessage
-  | SessionSubagentActivitiesMessage
-  | SessionEphemeralMessage
-  | SessionClientToolCallMessage
-  | SessionClientToolCancelMessage;
+/** Every server message except `ready` and responses: the streams a connection observes. */
+export type UpstreamServerMessage = Exclude<ServerMessage, ReadyMessage | ResponseMessage>;
 
 export type UpstreamLog = (level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
 
