@@ -103,7 +103,8 @@ describe("runExec", () => {
   });
 
   it("kills the whole process group on timeout", async () => {
-    const result = await run({ command: "sleep 30 & echo $!; sleep 30; wait", timeoutMs: 200 });
+    // Long enough for the shell to start the background job on a loaded machine.
+    const result = await run({ command: "sleep 30 & echo $!; sleep 30; wait", timeoutMs: 2000 });
     expect(result).toMatchObject({ timedOut: true, aborted: false, exitCode: null, closeSignal: "SIGTERM" });
     const background = Number(result.stdout.trim());
     expect(background).toBeGreaterThan(0);

@@ -57,6 +57,16 @@ const METHODS: Record<string, MethodHandler> = {
 
 export const ASK_METHOD_NAMES = Object.keys(METHODS);
 
+/** Figures for the gateway's metrics. */
+export interface AskBridgeStats {
+  /** Events appended to session logs (each log's seq counts its events; records are kept for good). */
+  eventsEmitted: number;
+  /** Events sent to subscribed connections. */
+  eventsDelivered: number;
+  /** Approvals and user-input requests waiting for an answer. */
+  pendingInteractions: number;
+}
+
 /**
  * The gateway as an Ask host: one shared bridge connection upstream, one hub per session, cursors
  * per client connection. Transports hand it validated-or-not calls; it validates params against the
@@ -132,6 +142,15 @@ export class AskBridge {
       if (error.code === -32603) this.options.log?.("error", "ask method failed", { method, error: String(err) });
       throw error;
     }
+  }
+
+  get stats(): AskBridgeStats {
+    const records = this.services.sessions.all();
+    return {
+      eventsEmitted: records.reduce((sum, r) => sum + r.hub.log.newestSeq, 0),
+      eventsDelivered: this.services.subscriptions.delivered,
+      pendingInteractions: records.reduce((sum, r) => sum + r.interactions.list().length, 0),
+    };
   }
 
   get sessionCount(): number {

@@ -1,5 +1,5 @@
 import type { Snapshot } from "../../generated/tau-v18.js";
-import type { TauUpstream, UpstreamServerMessage } from "../tau/upstream.js";
+import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { sessionNotFound } from "./ask-errors.js";
 import { SessionInteractions, type CommandToolConfig, type ReverseRequester } from "./interactions/index.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
@@ -53,7 +53,14 @@ export class SessionRegistry {
 
   /** An open record the given tenant may see; -32004 otherwise, exactly like an unknown session. */
   async access(sessionId: string, tenant: string | undefined): Promise<SessionRecord> {
-    const record = await this.open(sessionId);
+    let record: SessionRecord;
+    try {
+      record = await this.open(sessionId);
+    } catch (err) {
+      // The same error, word for word, as for another tenant's session: an answer must not tell them apart.
+      if (err instanceof TauResponseError && err.code === "not_found") throw sessionNotFound(sessionId);
+      throw err;
+    }
     if (record.tenant !== tenant) throw sessionNotFound(sessionId);
     return record;
   }

@@ -15,6 +15,8 @@ interface Cursor {
 export class Subscriptions {
   private readonly cursors = new Map<string, Map<AskPeer, Cursor>>();
   private readonly detachers = new Map<string, () => void>();
+  /** Events handed to connections so far (for metrics). */
+  delivered = 0;
 
   /**
    * Starts delivering a session's events to `peer` after `afterSeq`; `backlog` (the retained events
@@ -53,6 +55,7 @@ export class Subscriptions {
   private send(peer: AskPeer, sessionId: string, cursor: Cursor, event: Event): void {
     if (event.seq <= cursor.seq || peer.closed) return;
     cursor.seq = event.seq;
+    this.delivered++;
     peer.notify("session/event", { event, sessionId });
   }
 }

@@ -1,18 +1,24 @@
 import type { FastifyInstance } from "fastify";
 import { loadToolsConfig, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { buildGateway } from "../gateway/app.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../gateway/drain.js";
+import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
 import type { GatewayConfig } from "../gateway/config.js";
 import { pinoLog } from "../gateway/log.js";
 import { BridgeStack } from "../gateway/bridge-stack.js";
 import { UpstreamVersionError, type UpstreamLog } from "../tau/upstream.js";
+import { composeAskGates } from "../transports/ask-call-gates.js";
 import { serveAskWebSocket } from "../transports/ask-websocket.js";
+import type { TokenRegistry } from "../gateway/auth/tokens.js";
+import { ACCESS_USAGE, accessSettings, loadTokens } from "./access-settings.js";
 import { UsageError, type CommandIO } from "./io.js";
+import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
 import { bridgeSettings, envName, integer, logSettings, nonEmpty, readSettings, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
 
-Runs the gateway: WebSocket /tau (Tau passthrough), WebSocket /rpc (Ask JSON-RPC),
-GET /healthz, /readyz, /schema. Every option can also be set with the environment
+Runs the gateway: WebSocket /tau (Tau passthrough), WebSocket /rpc and POST /rpc (Ask
+JSON-RPC), GET /rpc/events (server-sent events), GET /healthz, /readyz, /metrics, /schema. Every option can also be set with the environment
 variable shown (a flag on the command line wins).
 
   --host HOST                   listen address (default 127.0.0.1)           ${envName("host")}
@@ -26,9 +32,14 @@ variable shown (a flag on the command line wins).
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default info) ${envName("log-level")}
+${ACCESS_USAGE}
+${LIMIT_USAGE}
+  --drain-timeout MS            on SIGTERM/SIGINT, time in-flight requests and turns get to finish (default 10000) ${envName("drain-timeout")}
+  --sse-heartbeat-ms MS         keepalive comment interval on GET /rpc/events (default 15000) ${envName("sse-heartbeat-ms")}
 
 Once listening it writes "tau-gateway listening on http://HOST:PORT" to stderr; logs are JSON
-lines on stderr. SIGINT or SIGTERM closes everything and exits 0. Exit 1: the upstream cannot
+lines on stderr. SIGINT or SIGTERM drains (readiness 503, new work refused, work in flight
+gets --drain-timeout; a second signal stops waiting), closes everything and exits 0. Exit 1: the upstream cannot
 be reached or speaks another protocol version; exit 2: a setting is invalid.`;
 
 const serveSettings = {
@@ -37,6 +48,10 @@ const serveSettings = {
   ...upstreamSettings,
   ...bridgeSettings,
   ...logSettings,
+  ...accessSettings,
+  ...limitSettings,
+  drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
+  sseHeartbeatMs: { flag: "sse-heartbeat-ms", default: DEFAULT_SSE_HEARTBEAT_MS, parse: integer(1) },
 };
 
 export type ServeSettings = SettingValues<typeof serveSettings>;
@@ -63,11 +78,19 @@ export async function runServe(argv: string[], io: CommandIO, env: NodeJS.Proces
     }
   }
 
+  let tokens: TokenRegistry | undefined;
+  try {
+    tokens = await loadTokens(settings, settings.host);
+  } catch (err) {
+    io.stderr(`tau-gateway serve: ${(err as Error).message}\nRun "tau-gateway serve --help" for the options.\n`);
+    return 2;
+  }
+
   const running = new Running();
   // Components start before the HTTP app (and its logger) exists; their lines are routed to it once it does.
   const log: UpstreamLog = (level, message, fields) => (running.app ? pinoLog(running.app.log)(level, message, fields) : undefined);
   try {
-    await start(settings, commandTools, running, io, log);
+    await start(settings, commandTools, running, io, log, tokens);
   } catch (err) {
     await running.close();
     io.stderr(`tau-gateway serve: ${startupMessage(err)}\n`);
@@ -75,20 +98,38 @@ export async function runServe(argv: string[], io: CommandIO, env: NodeJS.Proces
   }
 
   const signal = await nextSignal();
-  running.app?.log.info({ signal }, "shutting down");
+  running.app?.log.info({ signal, drainTimeoutMs: settings.drainTimeout }, "draining: refusing new work, waiting for work in flight");
+  // A second signal stops waiting; what is still open is failed as at the deadline.
+  const stopWaiting = onNextSignal(() => running.drain?.force());
+  const outcome = await running.drain?.drain();
+  stopWaiting();
+  running.app?.log.info({ ...outcome }, "shutting down");
   await running.close();
   return 0;
 }
 
-async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: UpstreamLog): Promise<void> {
+async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: UpstreamLog, tokens?: TokenRegistry): Promise<void> {
   const { stack } = running;
   await stack.start(settings, commandTools, log);
   const bridge = stack.bridge!;
+  const upstream = stack.upstream!;
+  const drain = (running.drain = new DrainController({ timeoutMs: settings.drainTimeout }));
+  // The bridge connection's open requests include every turn in flight (answered when it settles).
+  drain.addSource("upstream requests", () => upstream.openRequests);
   const config: GatewayConfig = {
     tauUpstream: { url: stack.url!, token: settings.upstreamToken },
-    upstream: stack.upstream!,
-    askRoute: (socket) => serveAskWebSocket(bridge, socket, { jsonrpcMember: settings.jsonrpcMember }),
+    upstream,
+    // The drain gate innermost, so the connection's gates (limits, metrics) see its refusals too.
+    askRoute: (socket, request, connection) =>
+      serveAskWebSocket(bridge, socket, { jsonrpcMember: settings.jsonrpcMember, gate: composeAskGates(connection.gate, drain.askGate), tenant: request.tenant }),
+    askHttp: { bridge, jsonrpc: { jsonrpcMember: settings.jsonrpcMember, gate: drain.askGate }, sseHeartbeatMs: settings.sseHeartbeatMs },
+    drain,
     logger: { level: settings.logLevel, stream: process.stderr },
+    maxMessageBytes: settings.maxMessageBytes,
+    limits: { maxConnections: settings.maxConnections, maxInflight: settings.maxInflight, maxBufferedBytes: settings.maxBufferedBytes, keepaliveMs: settings.keepaliveMs },
+    tokens,
+    allowedOrigins: settings.allowedOrigins,
+    trustProxy: settings.trustProxy,
   };
   running.app = buildGateway(config);
   const address = await running.app.listen({ host: settings.host, port: settings.port });
@@ -101,6 +142,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
 class Running {
   readonly stack = new BridgeStack();
   app: FastifyInstance | undefined;
+  drain: DrainController | undefined;
 
   async close(): Promise<void> {
     await this.app?.close().catch(() => undefined);
@@ -114,6 +156,21 @@ export function startupMessage(err: unknown): string {
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") return `cannot listen: ${message}`;
   return message;
+}
+
+/** Calls `listener` on the next SIGINT or SIGTERM; returns a function that stops listening. */
+function onNextSignal(listener: () => void): () => void {
+  const on = () => {
+    stop();
+    listener();
+  };
+  const stop = () => {
+    process.off("SIGINT", on);
+    process.off("SIGTERM", on);
+  };
+  process.on("SIGINT", on);
+  process.on("SIGTERM", on);
+  return stop;
 }
 
 export function nextSignal(): Promise<NodeJS.Signals> {

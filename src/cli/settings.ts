@@ -16,6 +16,10 @@ export interface SettingSpec<T> {
   default?: T | (() => T);
   /** Turns the text into a value, or throws an Error whose message says what is expected. */
   parse(text: string): T;
+  /** A switch (`--flag`, no value): given on the command line it reads as "true"; its variable takes true/false/1/0/yes/no. */
+  switch?: boolean;
+  /** A credential: an error about it never repeats the value. */
+  secret?: boolean;
 }
 
 export type SettingValues<S extends Record<string, SettingSpec<unknown>>> = {
@@ -27,7 +31,7 @@ export const envName = (flag: string) => `TAU_GATEWAY_${flag.replace(/-/g, "_").
 /** Parses `argv` (no positionals) against `specs`; `--help` throws UsageError with exit code 0. */
 export function readSettings<S extends Record<string, SettingSpec<unknown>>>(argv: string[], env: NodeJS.ProcessEnv, specs: S): SettingValues<S> {
   const options: Record<string, { type: "string" } | { type: "boolean"; short?: string }> = { help: { type: "boolean", short: "h" } };
-  for (const spec of Object.values(specs)) options[spec.flag] = { type: "string" };
+  for (const spec of Object.values(specs)) options[spec.flag] = spec.switch ? { type: "boolean" } : { type: "string" };
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
@@ -40,7 +44,8 @@ export function readSettings<S extends Record<string, SettingSpec<unknown>>>(arg
   for (const [key, spec] of Object.entries(specs)) {
     const fromFlag = values[spec.flag];
     const variable = envName(spec.flag);
-    const [text, source] = typeof fromFlag === "string" ? [fromFlag, `--${spec.flag}`] : [env[variable], variable];
+    const [text, source] =
+      typeof fromFlag === "string" ? [fromFlag, `--${spec.flag}`] : fromFlag === true ? ["true", `--${spec.flag}`] : [env[variable], variable];
     if (text === undefined || (source === variable && text === "")) {
       out[key] = typeof spec.default === "function" ? (spec.default as () => unknown)() : spec.default;
       continue;
@@ -48,7 +53,7 @@ export function readSettings<S extends Record<string, SettingSpec<unknown>>>(arg
     try {
       out[key] = spec.parse(text);
     } catch (err) {
-      throw new UsageError(`invalid ${source} ${JSON.stringify(text)}: ${(err as Error).message}`);
+      throw new UsageError(`invalid ${source} ${spec.secret ? "(value not shown)" : JSON.stringify(text)}: ${(err as Error).message}`);
     }
   }
   return out as SettingValues<S>;
@@ -70,6 +75,14 @@ export function oneOf<T extends string>(...choices: T[]): (text: string) => T {
     if (!(choices as string[]).includes(text)) throw new Error(`must be one of ${choices.join(", ")}`);
     return text as T;
   };
+}
+
+/** A switch's value (see SettingSpec.switch). */
+export function yesNo(text: string): boolean {
+  const value = text.trim().toLowerCase();
+  if (["true", "1", "yes"].includes(value)) return true;
+  if (["false", "0", "no"].includes(value)) return false;
+  throw new Error("must be true or false (or 1/0, yes/no)");
 }
 
 export function nonEmpty(text: string): string {
@@ -107,7 +120,7 @@ export function upstreamTarget(text: string): "embedded" | string {
 
 export const upstreamSettings = {
   upstream: { flag: "upstream", default: "embedded", parse: upstreamTarget },
-  upstreamToken: { flag: "upstream-token", parse: nonEmpty },
+  upstreamToken: { flag: "upstream-token", parse: nonEmpty, secret: true },
 } satisfies Record<string, SettingSpec<unknown>>;
 
 export const bridgeSettings = {

@@ -15,38 +15,71 @@ import { deleteById, getById, hasId, sameJson, setById, type IdRecord } from "./
 /**
  * The patch semantics of spec §6.1: every change kind applied in order to a private copy of the
  * snapshot, so a failing change leaves the caller's snapshot untouched (a patch is atomic). The
- * copy is shallow — untouched messages and records are shared with the input, and a changed one is
- * replaced, never edited in place.
+ * copy is shallow and made on write — untouched messages, records and containers are shared with
+ * the input, and a changed one is replaced, never edited in place.
  */
 
 /** Applies `changes` in order and checks the result's invariants; `revision` is left as it was. */
 export function applyChanges(snapshot: Snapshot, changes: Change[]): Snapshot {
-  const next = copyContainers(snapshot);
+  const draft = new Draft(snapshot);
   let mayBreakReferences = false;
   changes.forEach((change, index) => {
-    if (!applyOne(next, change, index)) mayBreakReferences = true;
+    if (!applyOne(draft, change, index)) mayBreakReferences = true;
   });
   // §6.2 rule 4: only changes that can break references or order need the full (linear) check;
   // streamed text, lifecycle and cost updates are the hot path and cannot.
-  if (mayBreakReferences) checkSnapshotInvariants(next);
-  return next;
+  if (mayBreakReferences) checkSnapshotInvariants(draft.s);
+  return draft.s;
 }
 
-function copyContainers(s: Snapshot): Snapshot {
-  return {
-    ...s,
-    messages: [...s.messages],
-    turns: { ...s.turns },
-    timeline: { ...s.timeline, items: [...s.timeline.items] },
-    tools: { ...s.tools },
-    operations: { ...s.operations },
-    agents: { ...s.agents },
-    facets: { ...s.facets },
-  };
+type KeyedContainer = "turns" | "tools" | "operations" | "agents" | "facets";
+
+/**
+ * The snapshot being built. A container (the message list, the timeline, an id-keyed record) is
+ * copied the first time a change writes to it, so a patch costs what it changes rather than the
+ * size of the session: copying every container for every streamed chunk made each delta of a long
+ * session (hundreds of turns and tools) cost hundreds of microseconds, on the host and the gateway.
+ */
+class Draft {
+  readonly s: Snapshot;
+  private readonly copied = new Set<string>();
+
+  constructor(snapshot: Snapshot) {
+    this.s = { ...snapshot };
+  }
+
+  messages(): MessageRecord[] {
+    if (this.once("messages")) this.s.messages = [...this.s.messages];
+    return this.s.messages;
+  }
+
+  /** The timeline object, copied; its items array is still shared (see timelineItems). */
+  timeline(): Snapshot["timeline"] {
+    if (this.once("timeline")) this.s.timeline = { ...this.s.timeline };
+    return this.s.timeline;
+  }
+
+  timelineItems(): Snapshot["timeline"]["items"] {
+    const timeline = this.timeline();
+    if (this.once("timeline.items")) timeline.items = [...timeline.items];
+    return timeline.items;
+  }
+
+  record<K extends KeyedContainer>(key: K): Snapshot[K] {
+    if (this.once(key)) this.s[key] = { ...this.s[key] };
+    return this.s[key];
+  }
+
+  private once(key: string): boolean {
+    if (this.copied.has(key)) return false;
+    this.copied.add(key);
+    return true;
+  }
 }
 
-/** Applies one change to `s` (a private copy); returns true when it cannot break references or order. */
-function applyOne(s: Snapshot, change: Change, index: number): boolean {
+/** Applies one change to the draft; returns true when it cannot break references or order. */
+function applyOne(d: Draft, change: Change, index: number): boolean {
+  const s = d.s;
   const type = isObject(change) && typeof change.type === "string" ? change.type : undefined;
   const invalid = (reason: string) => new InvalidDeltaError(reason, index, type);
   switch (change?.type) {
@@ -63,22 +96,23 @@ function applyOne(s: Snapshot, change: Change, index: number): boolean {
       s.settings = change.settings;
       return true;
     case "turn.set":
-      setTurn(s.turns, change.turn, invalid);
+      setTurn(d.record("turns"), change.turn, invalid);
       return true;
     case "message.append":
       if (s.messages.some((m) => m.id === change.message.id)) {
         throw invalid(`message id ${quote(change.message.id)} already exists (use message.replace to change it)`);
       }
-      s.messages.push(change.message);
+      d.messages().push(change.message);
       return false;
     case "message.replace": {
-      const at = findMessage(s.messages, change.message.id);
-      if (at < 0) s.messages.push(change.message);
-      else s.messages[at] = change.message;
+      const messages = d.messages();
+      const at = findMessage(messages, change.message.id);
+      if (at < 0) messages.push(change.message);
+      else messages[at] = change.message;
       return false;
     }
     case "message.content.append":
-      return appendContent(s.messages, change, invalid);
+      return appendContent(d.messages(), change, invalid);
     case "timeline.append": {
       const { item } = change;
       if (item.sequence <= s.timeline.sequence) {
@@ -88,14 +122,14 @@ function applyOne(s: Snapshot, change: Change, index: number): boolean {
       }
       if (s.timeline.items.some((existing) => existing.id === item.id))
         throw invalid(`timeline item id ${quote(item.id)} already exists`);
-      s.timeline.items.push(item);
-      s.timeline.sequence = item.sequence;
+      d.timelineItems().push(item);
+      d.timeline().sequence = item.sequence;
       return false;
     }
     case "timeline.remove": {
       const at = s.timeline.items.findIndex((item) => item.id === change.id);
       if (at < 0) throw invalid(`no timeline item ${quote(change.id)} to remove`);
-      s.timeline.items.splice(at, 1); // the high-water mark stays: sequences are never reused
+      d.timelineItems().splice(at, 1); // the high-water mark stays: sequences are never reused
       return false;
     }
     case "timeline.advance":
@@ -105,38 +139,38 @@ function applyOne(s: Snapshot, change: Change, index: number): boolean {
       if (change.sequence <= s.timeline.sequence) {
         throw invalid(`sequence ${change.sequence} does not exceed the high-water mark ${s.timeline.sequence}`);
       }
-      s.timeline.sequence = change.sequence;
+      d.timeline().sequence = change.sequence;
       return true;
     case "tool.set": {
       const before = getById(s.tools, change.tool.id);
-      setById(s.tools, change.tool.id, change.tool);
+      setById(d.record("tools"), change.tool.id, change.tool);
       // A status update that keeps every reference (position, result, facets) cannot break anything.
       return before !== undefined && sameJson(toolReferences(before), toolReferences(change.tool));
     }
     case "tool.remove":
-      removeKeyed(s.tools, "tool", change.id, invalid);
+      removeKeyed(d.record("tools"), "tool", change.id, invalid);
       return false;
     case "operation.set": {
       const existed = hasId(s.operations, change.operation.id);
-      setById(s.operations, change.operation.id, change.operation);
+      setById(d.record("operations"), change.operation.id, change.operation);
       return existed;
     }
     case "operation.remove":
-      removeKeyed(s.operations, "operation", change.id, invalid);
+      removeKeyed(d.record("operations"), "operation", change.id, invalid);
       return false;
     case "agent.set":
-      setById(s.agents, change.agent.id, change.agent); // an upsert never removes a notice/facet subject
+      setById(d.record("agents"), change.agent.id, change.agent); // an upsert never removes a notice/facet subject
       return true;
     case "agent.remove":
-      removeKeyed(s.agents, "agent", change.id, invalid);
+      removeKeyed(d.record("agents"), "agent", change.id, invalid);
       return false;
     case "facet.set": {
       const before = getById(s.facets, change.facet.id);
-      setById(s.facets, change.facet.id, change.facet);
+      setById(d.record("facets"), change.facet.id, change.facet);
       return before !== undefined && sameJson(before.subject, change.facet.subject);
     }
     case "facet.remove":
-      removeKeyed(s.facets, "facet", change.id, invalid);
+      removeKeyed(d.record("facets"), "facet", change.id, invalid);
       return false;
     default:
       // A change kind this build does not know must fail loudly: silently skipping it would leave

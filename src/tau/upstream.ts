@@ -141,6 +141,11 @@ export class TauUpstream {
     return { ...this.counters };
   }
 
+  /** Requests sent and not yet answered (turn requests stay open until the turn settles). */
+  get openRequests(): number {
+    return this.open.size;
+  }
+
   /**
    * Sends a request (id "gw-<n>"), resolves with the validated result, rejects TauResponseError /
    * UpstreamUnavailableError. An aborted signal rejects at once (the upstream request keeps

@@ -24,7 +24,12 @@ export interface AskJsonRpcOptions {
   jsonrpcMember: "include" | "omit";
   /** Largest batch accepted (element count). */
   maxBatch?: number;
+  /** Runs every client request (e.g. to refuse or fail it while the gateway drains); default: run it. */
+  gate?: AskCallGate;
 }
+
+/** Wraps each bridge call of a connection: runs `call`, or rejects (with an AskError) instead. */
+export type AskCallGate = (method: string, call: () => Promise<unknown>) => Promise<unknown>;
 
 export interface AskJsonRpcConnection {
   readonly peer: AskPeer;
@@ -51,10 +56,13 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
   };
 
   let nextId = FIRST_REVERSE_REQUEST_ID;
-  const server = new JSONRPCServer<AskPeer>();
+  // Error answers are the protocol working, not faults: the bridge logs internal errors itself, and
+  // the library's default (console.warn) would write onto stderr for every -32004.
+  const server = new JSONRPCServer<AskPeer>({ errorListener: () => undefined });
   const client = new JSONRPCClient<void>((payload: object) => write(payload), () => nextId++);
   const rpc = new JSONRPCServerAndClient<AskPeer, void>(server, client);
-  for (const method of ASK_METHOD_NAMES) rpc.addMethod(method, (params, p) => bridge.call(p, method, params));
+  const gate: AskCallGate = options.gate ?? ((_method, call) => call());
+  for (const method of ASK_METHOD_NAMES) rpc.addMethod(method, (params, p) => gate(method, () => bridge.call(p, method, params)));
   server.mapErrorToJSONRPCErrorResponse = (id: JSONRPCID, error: unknown) =>
     error instanceof AskError
       ? createJSONRPCErrorResponse(id, error.code, error.message, error.data)

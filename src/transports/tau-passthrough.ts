@@ -2,6 +2,9 @@ import WebSocket from "ws";
 import { TauCodec, TAU_VERSION } from "../tau/codec.js";
 import { messageText, openTauSocket, redactUrl, UpstreamVersionError, type OpenTauSocket } from "../tau/connection.js";
 import type { UpstreamLog } from "../tau/upstream.js";
+import type { TauSessionGate } from "./tau-tenancy.js";
+import { secondsSince, type CallObserver } from "./call-observer.js";
+import { OpenTauRequests } from "./tau-open-requests.js";
 import { formatIssue } from "../validation/issues.js";
 import { ProtocolValidators } from "../validation/validator.js";
 
@@ -21,8 +24,14 @@ export interface TauPassthroughOptions {
   log?: UpstreamLog;
   /** Shared, mutable counters (for metrics and health reports). */
   counters?: PassthroughCounters;
+  /** Tenant rules (src/transports/tau-tenancy.ts): may answer a request itself, rewrite it, or drop an upstream message. */
+  gate?: TauSessionGate;
   /** Client messages accepted while the upstream is still connecting. Default 1000. */
   maxQueuedMessages?: number;
+  /** Requests forwarded and not yet answered, at most; one more is answered with `busy` here. Default: no limit. */
+  maxInflight?: number;
+  /** Told about every request answered: forwarded ones when their response arrives, refused ones at once. */
+  observe?: CallObserver;
 }
 
 export interface PassthroughCounters {
@@ -51,6 +60,8 @@ export interface TauRelay {
   /** Closes both sides (client with `code`/`reason`, upstream with 1000). */
   close(code: number, reason: string): void;
   readonly closed: Promise<void>;
+  /** Client requests forwarded and not yet answered (a turn's `session.submit` until the turn settles). */
+  readonly inflight: number;
 }
 
 export function relayTauConnection(client: WebSocket, options: TauPassthroughOptions): TauRelay {
@@ -59,8 +70,9 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
   const maxQueued = options.maxQueuedMessages ?? 1000;
   const shownUrl = redactUrl(options.upstream.url);
   const connecting = new AbortController();
-  /** Method of every request forwarded and not yet answered, by client id (FIFO per id: Tau does not enforce unique ids). */
-  const openRequests = new Map<string, string[]>();
+  /** Every request forwarded and not yet answered, and the in-flight limit. */
+  const openRequests = new OpenTauRequests(options.maxInflight);
+  const observe: CallObserver = options.observe ?? (() => undefined);
   let queue: string[] | undefined = [];
   let upstream: OpenTauSocket | undefined;
   let finished = false;
@@ -94,9 +106,21 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
       return;
     }
     const { id, method } = parsed.request;
-    const methods = openRequests.get(id);
-    if (methods) methods.push(method);
-    else openRequests.set(id, [method]);
+    if (!options.gate) return forward(id, method, text);
+    options.gate.request(parsed.request, text, (decision) => {
+      if (finished) return;
+      if ("answer" in decision) sendToClient(JSON.stringify(codec.error(id, decision.answer)));
+      else forward(id, method, decision.forward);
+    });
+  };
+
+  const forward = (id: string, method: string, text: string) => {
+    if (!openRequests.open(id, method)) {
+      const message = `the gateway's in-flight limit was reached: ${openRequests.inflight} requests of this connection are still waiting for their responses (limit ${openRequests.maxInflight}); retry after some complete`;
+      sendToClient(JSON.stringify(codec.error(id, { code: "busy", message })));
+      observe({ dialect: "tau", method, outcome: "busy", seconds: 0 });
+      return;
+    }
     upstream!.socket.send(text);
   };
 
@@ -115,13 +139,14 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
     }
     const record = (typeof msg === "object" && msg !== null ? msg : {}) as Record<string, unknown>;
     const id = record.type === "response" && typeof record.id === "string" ? record.id : undefined;
-    const method = id === undefined ? undefined : openRequests.get(id)?.[0];
-    if (method !== undefined) {
-      const methods = openRequests.get(id!)!;
-      methods.shift();
-      if (methods.length === 0) openRequests.delete(id!);
-    }
+    const answered = id === undefined ? undefined : openRequests.settle(id);
+    const method = answered?.method;
     const checked = schema().message("server", msg, method);
+    if (answered) {
+      // The code of a valid error response is one of Tau's few error codes (a bounded label).
+      const outcome = !checked.ok ? "internal_error" : record.error ? String((record.error as { code: unknown }).code) : "ok";
+      observe({ dialect: "tau", method: answered.method, outcome, seconds: secondsSince(answered.startedAt) });
+    }
     if (!checked.ok) {
       drop(`invalid ${checked.subject ?? "server"} message`, { issues: checked.issues.slice(0, 5).map(formatIssue) });
       // The client still gets an answer to its request rather than waiting forever.
@@ -131,7 +156,8 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
       return;
     }
     if (record.type === "ready") return drop("a second ready message");
-    sendToClient(text);
+    if (options.gate) options.gate.message(record, text, method, sendToClient);
+    else sendToClient(text);
   };
 
   client.on("message", (data, isBinary) => {
@@ -194,6 +220,9 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
   return {
     close: (code, reason) => finish({ code, reason }, CLOSE.normal, "gateway shutting down"),
     closed,
+    get inflight() {
+      return finished ? 0 : openRequests.inflight;
+    },
   };
 }
 

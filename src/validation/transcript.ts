@@ -66,8 +66,12 @@ export class TranscriptChecker {
   }
 
   private checkEitherDirection(bundle: BundleValidator, message: unknown): LineVerdict {
-    const fits = (["client", "server"] as const).find((sender) => this.probe(bundle, sender, message).ok);
-    return this.check(bundle, fits ?? this.likelySender(bundle, message), message);
+    for (const sender of ["client", "server"] as const) {
+      const probed = this.probe(bundle, sender, message);
+      // The probe already validated the message as `check` would: pass the result on, not the work.
+      if (probed.ok) return this.check(bundle, sender, message, probed);
+    }
+    return this.check(bundle, this.likelySender(bundle, message), message);
   }
 
   /** The closer match for a message that fits neither direction, read from its discriminator. */
@@ -88,10 +92,11 @@ export class TranscriptChecker {
     return bundle.message(sender, message, responseTo?.method);
   }
 
-  private check(bundle: BundleValidator, sender: Sender, message: unknown): LineVerdict {
+  /** `validated`: the result of validating `message` as sent by `sender` (same request method), when already known. */
+  private check(bundle: BundleValidator, sender: Sender, message: unknown, validated?: ValidationResult): LineVerdict {
     if (isResponse(bundle, message)) {
       const id = (message as { id: unknown }).id;
-      if (isNullId(message)) return toVerdict(bundle.message(sender, message));
+      if (isNullId(message)) return toVerdict(validated ?? bundle.message(sender, message));
       const k = this.key(bundle, other(sender), id);
       const request = this.open.get(k);
       if (!request) {
@@ -100,9 +105,9 @@ export class TranscriptChecker {
         return { ok: false, subject: result.subject, issues: [correlation, ...result.issues] };
       }
       this.open.delete(k);
-      return toVerdict(bundle.message(sender, message, request.method));
+      return toVerdict(validated ?? bundle.message(sender, message, request.method));
     }
-    const result = bundle.message(sender, message);
+    const result = validated ?? bundle.message(sender, message);
     const verdict = toVerdict(result);
     // Record requests that expect a response (those with an id), valid or not, so their
     // responses are still matched; a repeated open id is itself an error.

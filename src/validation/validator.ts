@@ -184,7 +184,7 @@ export class ProtocolValidators {
     this.index = readSchemaFile<SchemaIndex>("index.json");
     for (const b of this.index.bundles) {
       const schema = readSchemaFile<{ $id: string }>(b.schema);
-      ajv.addSchema(schema);
+      ajv.addSchema(definitionsOnly(schema));
       const entries = this.index.entries.filter((e) => e.dialect === b.dialect && e.versions.includes(b.version));
       this.bundles.set(key(b.dialect, b.version), new BundleValidator(ajv, b.dialect, b.version, schema.$id, entries));
     }
@@ -212,3 +212,15 @@ export class ProtocolValidators {
 }
 
 const key = (dialect: string, version: number | string) => `${dialect}@${version}`;
+
+/**
+ * A bundle without its root union. ajv compiles a schema's root the first time anything inside it
+ * is referenced, and the root accepts every message of both directions, i.e. references every
+ * definition: keeping it made the first check of any message compile the whole bundle (about half
+ * a second of start-up). Messages are only ever checked against named definitions, each compiled
+ * on first use.
+ */
+function definitionsOnly(schema: { $id: string }): object {
+  const { $schema, $id, $defs } = schema as { $schema?: string; $id: string; $defs?: object };
+  return { ...($schema === undefined ? {} : { $schema }), $id, $defs };
+}

@@ -54,7 +54,8 @@ export async function list({ services, peer }: MethodContext, params: SessionLis
 export async function resume({ services, peer }: MethodContext, params: SessionResumeParams): Promise<SessionResumeResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
   if (record.closed) {
-    await record.hub.resync();
+    // close let go of the session upstream: observe it again (catching up like a resync).
+    await record.hub.attach();
     record.closed = false;
   }
   const running = record.hub.running;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Event, SessionAbortParams, SessionAbortResult, SessionSendParams, SessionSendResult } from "../../../generated/ask-v1.0.js";
 import type { SessionInterruptResult } from "../../../generated/tau-v18.js";
-import { TauResponseError } from "../../tau/upstream.js";
+import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
 import { AskError, sessionNotFound, toAskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import type { EventLog } from "../event-log.js";
@@ -23,11 +23,20 @@ export async function send(ctx: MethodContext, params: SessionSendParams): Promi
   }
   if (!hub.running) {
     const turnId = randomUUID();
-    const submitted = await accept(ctx, record, "session.submit", { sessionId: record.sessionId, text: params.content, historyEntryId: turnId }, (e) =>
-      e.type === "turn.started" && e.payload.turnId === turnId,
+    const submitted = await accept(
+      ctx,
+      record,
+      "session.submit",
+      { sessionId: record.sessionId, text: params.content, historyEntryId: turnId },
+      (e) => e.type === "turn.started" && e.payload.turnId === turnId,
+      "fallback",
     );
-    // Lost the race with another client's turn: the session is running now, so steer or queue.
-    if (submitted === "busy") return send(ctx, { ...params, expectedTurnId: undefined });
+    if (submitted === "busy") {
+      // Lost the race with another client's turn: the session is running now, so steer or queue.
+      // Busy for another reason (a mutation such as a compaction): retrying would only spin.
+      if (!hub.running) throw AskError.of("busy", "session.submit: the session is busy with another request; retry once it has finished");
+      return send(ctx, { ...params, expectedTurnId: undefined });
+    }
     return { accepted: true, status: "steered", turnId };
   }
   if (params.mode === "queue") {
@@ -35,11 +44,17 @@ export async function send(ctx: MethodContext, params: SessionSendParams): Promi
     await accept(ctx, record, "session.queue", { sessionId: record.sessionId, text: params.content, historyEntryId: turnId }, (e) =>
       (e.type === "queue.updated" && e.payload.messages.some((m) => m.id === turnId || (m.mode === "queue" && m.text === params.content))) ||
       (e.type === "turn.started" && e.payload.turnId === turnId),
+      "fail",
     );
     return { accepted: true, status: "queued", turnId };
   }
-  await accept(ctx, record, "session.steer", { sessionId: record.sessionId, text: params.content }, (e) =>
-    (e.type === "queue.updated" && e.payload.messages.some((m) => m.mode === "steer" && m.text === params.content)) || e.type === "turn.started",
+  await accept(
+    ctx,
+    record,
+    "session.steer",
+    { sessionId: record.sessionId, text: params.content },
+    (e) => (e.type === "queue.updated" && e.payload.messages.some((m) => m.mode === "steer" && m.text === params.content)) || e.type === "turn.started",
+    "fail",
   );
   return { accepted: true, status: "steered", turnId: active ?? null };
 }
@@ -52,10 +67,19 @@ export async function abort({ services, peer }: MethodContext, params: SessionAb
 }
 
 /**
- * Sends a turn request and resolves once an event shows Tau accepted it, or with "busy" when Tau
- * refused it for that reason. Other refusals become the client's error.
+ * Sends a turn request and resolves once an event shows Tau accepted it. A `busy` refusal resolves
+ * with "busy" when the caller has a fallback (a submit that lost the race with another turn steers
+ * or queues instead); otherwise it is the client's -32010, like every other refusal its error —
+ * a refused steer or queue delivered nothing.
  */
-async function accept(ctx: MethodContext, record: SessionRecord, method: string, params: object, accepted: (event: Event) => boolean): Promise<"accepted" | "busy"> {
+async function accept(
+  ctx: MethodContext,
+  record: SessionRecord,
+  method: string,
+  params: object,
+  accepted: (event: Event) => boolean,
+  onBusy: "fallback" | "fail",
+): Promise<"accepted" | "busy"> {
   const { hub } = record;
   const seen = waitForEvent(hub.log, hub.log.newestSeq, accepted);
   const request = ctx.services.upstream.request(method, params);
@@ -69,13 +93,15 @@ async function accept(ctx: MethodContext, record: SessionRecord, method: string,
   seen.cancel();
   if (outcome === "accepted") {
     // Failures after acceptance (e.g. a queued message rejected by a compaction) still reach clients.
+    // A lost connection is not one: the message was delivered, and the resync after the reconnect
+    // reports how its turn ended.
     request.catch((err: unknown) => {
-      const error = toAskError(err);
-      hub.emit({ type: "error", payload: { error: `${method}: ${error.message}`, recoverable: true } });
+      if (err instanceof UpstreamUnavailableError) return;
+      hub.emit({ type: "error", payload: { error: toAskError(err).message, recoverable: true } });
     });
     return "accepted";
   }
-  if (outcome instanceof TauResponseError && outcome.code === "busy") return "busy";
+  if (onBusy === "fallback" && outcome instanceof TauResponseError && outcome.code === "busy") return "busy";
   throw outcome instanceof AskError ? outcome : toAskError(outcome);
 }
 

@@ -1,0 +1,94 @@
+import cors from "@fastify/cors";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import { originAllowed, type OriginAllowlist } from "./origins.js";
+import type { Principal, TokenRegistry } from "./tokens.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Who the request authenticated as; undefined when the gateway runs without tokens. */
+    principal: Principal | undefined;
+    /** The tenant it acts for (`principal.tenant`); undefined without tokens. */
+    tenant: string | undefined;
+  }
+}
+
+export interface AccessControlOptions {
+  /** Undefined: no authentication (the CLI allows that only on loopback or with --insecure-no-auth). */
+  tokens?: TokenRegistry;
+  /** Default: no browser origin allowed. */
+  allowedOrigins?: OriginAllowlist;
+}
+
+/** Routes a load balancer or orchestrator probes without credentials. */
+const PUBLIC_ROUTES = new Set(["/healthz", "/readyz"]);
+const REALM = 'Bearer realm="tau-gateway"';
+
+/**
+ * The gateway's front-door checks, as root-level `onRequest` hooks so they run for every route —
+ * including WebSocket upgrades, which @fastify/websocket routes through Fastify's hooks before it
+ * upgrades: a refused upgrade gets a plain HTTP 403/401 and never becomes a WebSocket.
+ *
+ * In order: the Origin allowlist (403), CORS headers and preflight answers (a browser sends no
+ * credentials on a preflight), then the bearer token (401 with `WWW-Authenticate: Bearer`).
+ */
+export const accessControl = fp<AccessControlOptions>(
+  async (app, options) => {
+    const allowlist = options.allowedOrigins ?? [];
+    app.decorateRequest("principal", undefined);
+    app.decorateRequest("tenant", undefined);
+
+    app.addHook("onRequest", async (request, reply) => {
+      if (originAllowed(allowlist, request.headers.origin)) return;
+      request.log.info({ origin: request.headers.origin }, "request from a disallowed Origin refused");
+      return refuse(reply, 403, "forbidden", "this Origin is not allowed (see --allowed-origins)");
+    });
+
+    if (allowlist === "*" || allowlist.length > 0) {
+      // Only allowed origins get this far, so reflecting the request's Origin is safe.
+      await app.register(cors, {
+        origin: allowlist === "*" ? "*" : true,
+        methods: ["GET", "POST", "OPTIONS"],
+        exposedHeaders: ["X-Request-Id"],
+        maxAge: 600,
+      });
+    }
+
+    const tokens = options.tokens;
+    if (!tokens) return;
+    app.addHook("onRequest", async (request, reply) => {
+      if (PUBLIC_ROUTES.has(request.routeOptions.url ?? "")) return;
+      const presented = presentedToken(request);
+      const principal = presented === undefined ? undefined : tokens.authenticate(presented);
+      if (principal) {
+        request.principal = principal;
+        request.tenant = principal.tenant;
+        return;
+      }
+      request.log.info({ reason: presented === undefined ? "no token" : "unknown token" }, "unauthenticated request refused");
+      reply.header("WWW-Authenticate", presented === undefined ? REALM : `${REALM}, error="invalid_token"`);
+      return refuse(reply, 401, "unauthorized", presented === undefined ? "a bearer token is required" : "the bearer token is not valid");
+    });
+  },
+  { name: "tau-gateway-access-control", fastify: "5.x" },
+);
+
+/**
+ * The token a client presented: `Authorization: Bearer …` (RFC 6750 §2.1), or — for browsers,
+ * which cannot set headers on a WebSocket — the `access_token` query parameter (§2.3).
+ */
+export function presentedToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header === "string") {
+    const match = /^Bearer +(\S+) *$/i.exec(header);
+    return match ? match[1] : undefined;
+  }
+  const at = request.url.indexOf("?");
+  if (at === -1) return undefined;
+  const value = new URLSearchParams(request.url.slice(at + 1)).get("access_token");
+  return value === null || value === "" ? undefined : value;
+}
+
+function refuse(reply: FastifyReply, status: 401 | 403, error: string, message: string): FastifyReply {
+  return reply.code(status).header("Cache-Control", "no-store").send({ error, message });
+}

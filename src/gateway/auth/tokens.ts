@@ -1,0 +1,160 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { explain, formatIssue } from "../../validation/issues.js";
+
+/**
+ * The gateway's own credentials: bearer tokens, each naming the tenant it acts for. Tokens come
+ * from a file (`--tokens-file`, a JSON list of `{id, token | sha256, tenant}`) or as one token
+ * (`--token` / `TAU_GATEWAY_TOKEN`, tenant "default"). Only SHA-256 digests are kept, and every
+ * check compares digests in constant time, so neither the token text nor how much of it matched
+ * can leak through memory dumps or response timing.
+ */
+
+/** Who a request authenticated as. `id` names the token (for logs), never the token itself. */
+export interface Principal {
+  readonly tokenId: string;
+  readonly tenant: string;
+}
+
+/** The tenant of the single `--token`. */
+export const DEFAULT_TENANT = "default";
+const SINGLE_TOKEN_ID = "default";
+
+interface TokenEntry extends Principal {
+  readonly digest: Buffer;
+}
+
+export class TokenRegistry {
+  private readonly entries: readonly TokenEntry[];
+
+  private constructor(entries: TokenEntry[]) {
+    this.entries = entries;
+  }
+
+  /** One token acting for tenant "default". */
+  static single(token: string): TokenRegistry {
+    return new TokenRegistry([{ tokenId: SINGLE_TOKEN_ID, tenant: DEFAULT_TENANT, digest: sha256(token) }]);
+  }
+
+  /** Reads and validates a tokens file; errors name the file and the entry. */
+  static async fromFile(path: string): Promise<TokenRegistry> {
+    let text: string;
+    try {
+      text = await readFile(path, "utf8");
+    } catch (error) {
+      throw new Error(`${path}: cannot read the tokens file: ${(error as Error).message}`);
+    }
+    return TokenRegistry.parse(text, path);
+  }
+
+  /** Validates the text of a tokens file; `source` names it in errors. */
+  static parse(text: string, source: string): TokenRegistry {
+    let document: unknown;
+    try {
+      document = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`${source}: not valid JSON: ${(error as Error).message}`);
+    }
+    if (!checkFile(document)) {
+      throw new Error(explain(checkFile.errors).map((issue) => `${source}: ${describeIssue(document, issue)}`).join("\n"));
+    }
+    const problems: string[] = [];
+    const entries: TokenEntry[] = [];
+    const firstById = new Map<string, number>();
+    const firstByDigest = new Map<string, number>();
+    (document as TokenFileEntry[]).forEach((entry, index) => {
+      const at = `entry ${index} (id ${JSON.stringify(entry.id)})`;
+      if ((entry.token === undefined) === (entry.sha256 === undefined)) {
+        problems.push(`${at}: must have exactly one of "token" and "sha256"`);
+        return;
+      }
+      const earlierId = firstById.get(entry.id);
+      if (earlierId !== undefined) problems.push(`${at}: id is already used by entry ${earlierId}`);
+      else firstById.set(entry.id, index);
+      const digest = entry.token !== undefined ? sha256(entry.token) : Buffer.from(entry.sha256!, "hex");
+      // The same secret twice could only mean two tenants at once: refuse rather than pick one.
+      const key = digest.toString("hex");
+      const earlierDigest = firstByDigest.get(key);
+      if (earlierDigest !== undefined) problems.push(`${at}: the same token as entry ${earlierDigest}`);
+      else firstByDigest.set(key, index);
+      entries.push({ tokenId: entry.id, tenant: entry.tenant, digest });
+    });
+    if (problems.length > 0) throw new Error(problems.map((p) => `${source}: ${p}`).join("\n"));
+    return new TokenRegistry(entries);
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /**
+   * The principal a presented token belongs to, or undefined. Every entry is compared (no early
+   * exit), each comparison in constant time over fixed-length digests.
+   */
+  authenticate(presented: string): Principal | undefined {
+    const digest = sha256(presented);
+    let match: TokenEntry | undefined;
+    for (const entry of this.entries) {
+      if (timingSafeEqual(entry.digest, digest)) match = entry;
+    }
+    return match && { tokenId: match.tokenId, tenant: match.tenant };
+  }
+}
+
+/** Rules for a token's text: something an `Authorization: Bearer` header and a query string can carry. */
+export function checkTokenText(token: string): string {
+  if (token.length === 0) throw new Error("must not be empty");
+  if (/[\s\u0000-\u001f\u007f]/.test(token)) throw new Error("must not contain whitespace or control characters");
+  return token;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
+
+interface TokenFileEntry {
+  id: string;
+  token?: string;
+  sha256?: string;
+  tenant: string;
+}
+
+const NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]+$" } as const;
+
+const TOKENS_FILE_SCHEMA = {
+  type: "array",
+  minItems: 1,
+  items: {
+    type: "object",
+    required: ["id", "tenant"],
+    additionalProperties: false,
+    properties: {
+      id: NAME,
+      tenant: NAME,
+      token: { type: "string", minLength: 1, pattern: "^[^\\s\\u0000-\\u001f\\u007f]+$" },
+      sha256: { type: "string", pattern: "^[0-9a-fA-F]{64}$" },
+    },
+  },
+} as const;
+
+const checkFile = new Ajv2019({ strict: true, allErrors: true, verbose: true }).compile(TOKENS_FILE_SCHEMA);
+
+/** Plain words for the patterns above (ajv would quote the regex). */
+const PATTERN_TEXT: Record<string, string> = {
+  token: "must not contain whitespace or control characters",
+  sha256: "must be 64 hexadecimal digits (the SHA-256 of the token)",
+  id: "must not contain control characters",
+  tenant: "must not contain control characters",
+};
+
+/** "entry 2 (id "ci") /token: …" — the entry by position and id, so a long file is easy to fix. */
+function describeIssue(document: unknown, issue: ReturnType<typeof explain>[number]): string {
+  if (issue.pointer === "") return issue.keyword === "minItems" ? "lists no tokens" : "must be a JSON list of {id, token or sha256, tenant} entries";
+  const match = /^\/(\d+)(\/(.*))?$/.exec(issue.pointer);
+  if (!match || !Array.isArray(document)) return formatIssue(issue);
+  const index = Number(match[1]);
+  const entry = document[index] as Record<string, unknown> | undefined;
+  const id = typeof entry?.id === "string" ? ` (id ${JSON.stringify(entry.id)})` : "";
+  const field = match[3];
+  const message = issue.keyword === "pattern" && field && PATTERN_TEXT[field] ? PATTERN_TEXT[field] : issue.message;
+  return `entry ${index}${id}${field ? ` /${field}` : ""}: ${message}`;
+}

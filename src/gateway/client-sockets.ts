@@ -1,0 +1,81 @@
+import type { WebsocketPluginOptions } from "@fastify/websocket";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import WebSocket from "ws";
+import { ConnectionCap, connectionLimitMessage } from "./connection-cap.js";
+import { setSendBufferBound } from "./gateway-websocket.js";
+import { startKeepalive } from "./keepalive.js";
+import type { GatewayLimits } from "./limits.js";
+import { routeLabel, type GatewayMetrics } from "./metrics.js";
+
+/**
+ * The rules every client WebSocket lives by, whatever its route: the connection cap (HTTP 503
+ * before the upgrade), the send-buffer bound (slow consumers closed with 1013), ping keepalive, and
+ * the connection metrics. Installed on the root instance so the hooks cover every route.
+ */
+export function installClientSocketPolicies(app: FastifyInstance, options: { limits: GatewayLimits; metrics: GatewayMetrics }): void {
+  const { limits, metrics } = options;
+  const cap = new ConnectionCap(limits.maxConnections);
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (!isWebSocketUpgrade(request)) return;
+    const release = cap.acquire();
+    if (!release) {
+      metrics.connectionRefused("max_connections");
+      request.log.warn({ maxConnections: cap.max }, "WebSocket upgrade refused: connection limit reached");
+      return reply.code(503).header("retry-after", "1").send({ error: "too_many_connections", message: connectionLimitMessage(cap.max) });
+    }
+    // The TCP connection closes when the WebSocket ends, or right away when the upgrade is refused.
+    const socket = request.raw.socket as NodeJS.EventEmitter | undefined;
+    if (socket) socket.once("close", release);
+    else release();
+  });
+
+  let stopKeepalive: (() => void) | undefined;
+  app.addHook("onReady", async () => {
+    const server = app.websocketServer;
+    const routes = new WeakMap<WebSocket, string>();
+    server.on("connection", (socket, request) => {
+      const route = routeLabel(request.url);
+      routes.set(socket, route);
+      metrics.connectionOpened(route, (listener) => socket.once("close", listener));
+      setSendBufferBound(socket, {
+        maxBytes: limits.maxBufferedBytes,
+        onExceeded: () => {
+          metrics.slowConsumerDropped(route);
+          app.log.warn({ route, maxBufferedBytes: limits.maxBufferedBytes }, "slow client disconnected: too much data waiting unread");
+        },
+      });
+    });
+    if (limits.keepaliveMs > 0) {
+      stopKeepalive = startKeepalive(server, limits.keepaliveMs, (socket) => {
+        const route = routes.get(socket) ?? "other";
+        metrics.keepaliveTimedOut(route);
+        app.log.info({ route }, "client terminated: no answer to the previous WebSocket ping");
+      });
+    }
+  });
+  app.addHook("onClose", async () => stopKeepalive?.());
+}
+
+/**
+ * For the WebSocket plugin: what to do when a client socket errors. For protocol errors (a message
+ * over the size limit: 1009, a malformed frame: 1002, …) `ws` has already started the close with
+ * the right code and ends the connection once the close frame is out; the plugin's default
+ * (terminate at once, log an error) can cut that frame off and turns client mistakes into errors.
+ */
+export function clientSocketErrorHandler(metrics: GatewayMetrics): NonNullable<WebsocketPluginOptions["errorHandler"]> {
+  return function (error, socket, request) {
+    const route = routeLabel(request.url);
+    if ((error as NodeJS.ErrnoException).code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
+      metrics.oversizedMessage(route);
+      request.log.info({ route }, "client message over the size limit: connection closed with 1009");
+    } else {
+      request.log.warn({ route, err: error }, "client WebSocket error");
+    }
+    if (socket.readyState !== WebSocket.CLOSING && socket.readyState !== WebSocket.CLOSED) socket.terminate();
+  };
+}
+
+function isWebSocketUpgrade(request: FastifyRequest): boolean {
+  return String(request.headers.upgrade ?? "").toLowerCase() === "websocket";
+}

@@ -1,0 +1,156 @@
+import { AskError } from "../bridge/ask-bridge.js";
+import { ASK_ERROR_CODES } from "../registry/ask/index.js";
+import type { AskCallGate } from "../transports/ask-jsonrpc.js";
+
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
+/** How often work counted by sources (which cannot announce their changes) is looked at again. */
+const SOURCE_POLL_MS = 25;
+
+export interface DrainOutcome {
+  /** True when all in-flight work finished before the deadline. */
+  drained: boolean;
+  /** Ask requests still open at the deadline, failed with -32012. */
+  failedRequests: number;
+  /** Work of the sources still open at the deadline, by source name. */
+  abandoned: Record<string, number>;
+}
+
+/**
+ * Graceful shutdown (SIGTERM/SIGINT). Once `drain()` starts the gateway stops taking work: new Ask
+ * requests are refused with -32012 (retryable: nothing was done), readiness turns 503 and new
+ * WebSocket connections are closed with 1001 (see drain-plugin.ts). Work already accepted gets
+ * until the deadline to finish; Ask requests still open then are failed with -32012 rather than
+ * dropped, so every accepted request is answered. What happens after (closing sockets, stopping
+ * the embedded host) is the caller's.
+ *
+ * In-flight work is what passes through `askGate`, plus whatever a source counts: e.g. the bridge
+ * connection's upstream requests, which include every turn in flight (Tau answers `session.submit`
+ * when the turn settles), so subscribers still see turns end.
+ */
+export class DrainController {
+  private state: "serving" | "draining" | "stopped" = "serving";
+  /** Fails one open Ask request; present while it runs. */
+  private readonly openCalls = new Set<(error: AskError) => void>();
+  private readonly sources = new Map<string, () => number>();
+  private readonly startListeners = new Set<() => void>();
+  private wake: (() => void) | undefined;
+  private draining_: Promise<DrainOutcome> | undefined;
+  private forced = false;
+
+  constructor(private readonly options: { timeoutMs: number }) {}
+
+  /** True from the moment `drain()` is called. */
+  get draining(): boolean {
+    return this.state !== "serving";
+  }
+
+  get timeoutMs(): number {
+    return this.options.timeoutMs;
+  }
+
+  /** Counts in-flight work that does not pass through `askGate`. */
+  addSource(name: string, count: () => number): void {
+    this.sources.set(name, count);
+  }
+
+  /** Called once when draining starts. */
+  onDrainStart(listener: () => void): () => void {
+    this.startListeners.add(listener);
+    return () => this.startListeners.delete(listener);
+  }
+
+  /** Ask requests in flight plus what every source counts. */
+  get inFlight(): number {
+    let total = this.openCalls.size;
+    for (const count of this.sources.values()) total += count();
+    return total;
+  }
+
+  /** Runs an Ask request unless draining; a request still open at the deadline fails with -32012. */
+  readonly askGate: AskCallGate = (method, call) => {
+    if (this.draining) return Promise.reject(refused(method));
+    return new Promise((resolve, reject) => {
+      const finish = () => {
+        this.openCalls.delete(fail);
+        this.wake?.();
+      };
+      const fail = (error: AskError) => {
+        finish();
+        reject(error);
+      };
+      this.openCalls.add(fail);
+      call().then(
+        (value) => {
+          if (!this.openCalls.has(fail)) return;
+          finish();
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (!this.openCalls.has(fail)) return;
+          finish();
+          reject(error);
+        },
+      );
+    });
+  };
+
+  /**
+   * Stops taking work and waits (at most the timeout) for in-flight work to finish; then fails the
+   * Ask requests still open. Calling it again returns the same outcome.
+   */
+  drain(): Promise<DrainOutcome> {
+    this.draining_ ??= this.run();
+    return this.draining_;
+  }
+
+  /** Ends the wait at once (e.g. a second signal): open work is treated as at the deadline. */
+  force(): void {
+    this.forced = true;
+    this.wake?.();
+  }
+
+  private async run(): Promise<DrainOutcome> {
+    this.state = "draining";
+    for (const listener of [...this.startListeners]) listener();
+    const deadline = Date.now() + this.options.timeoutMs;
+    while (this.inFlight > 0 && !this.forced && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(SOURCE_POLL_MS, Math.max(0, deadline - Date.now())));
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.wake = done;
+      });
+      this.wake = undefined;
+    }
+    const drained = this.inFlight === 0;
+    const abandoned: Record<string, number> = {};
+    for (const [name, count] of this.sources) {
+      const open = count();
+      if (open > 0) abandoned[name] = open;
+    }
+    const open = [...this.openCalls];
+    for (const fail of open) fail(abandonedAtDeadline(this.options.timeoutMs));
+    this.state = "stopped";
+    return { drained, failedRequests: open.length, abandoned };
+  }
+}
+
+/** A request that arrives while draining: nothing was done, so it is safe to send it elsewhere. */
+function refused(method: string): AskError {
+  return new AskError(ASK_ERROR_CODES.upstream_unavailable, `gateway shutting down: ${method} was not started; retry on another instance`, {
+    reason: "draining",
+    retryable: true,
+  });
+}
+
+/** A request still running at the deadline: it may or may not have taken effect upstream. */
+function abandonedAtDeadline(timeoutMs: number): AskError {
+  return new AskError(
+    ASK_ERROR_CODES.upstream_unavailable,
+    `gateway shutting down: the request did not finish within the drain timeout (${timeoutMs} ms); it may have taken effect upstream`,
+    { reason: "drain_timeout", retryable: false },
+  );
+}

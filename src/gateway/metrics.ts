@@ -1,0 +1,187 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { AskBridgeStats } from "../bridge/ask-bridge.js";
+import type { AskCallGate } from "../transports/ask-jsonrpc.js";
+import { observingGate } from "../transports/ask-call-gates.js";
+import type { CallObserver, CallRecord } from "../transports/call-observer.js";
+import type { PassthroughCounters } from "../transports/tau-passthrough.js";
+
+/** Where the figures the gateway does not count itself come from. */
+export interface MetricsSources {
+  /** The `/tau` passthrough's counters (invalid client requests, invalid upstream messages). */
+  passthrough: PassthroughCounters;
+  /** The bridge connection (reconnects, invalid upstream messages). */
+  upstream: { readonly stats: { reconnects: number; invalidMessages: number } };
+  /** The Ask bridge (events, interactions); absent when the gateway serves no Ask surface. */
+  bridge?: { readonly stats: AskBridgeStats };
+}
+
+/** Routes with their own label value; anything else is "other" (label values must stay few). */
+const KNOWN_ROUTES = new Set(["/tau", "/rpc", "/rpc/events"]);
+
+export function routeLabel(url: string | undefined): string {
+  const path = (url ?? "").split("?")[0]!;
+  return KNOWN_ROUTES.has(path) ? path : "other";
+}
+
+/** Request durations: from a ping (milliseconds) to a `/tau` turn request answered when the turn settles (minutes). */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/**
+ * The gateway's Prometheus metrics, in a registry of its own (several gateways in one process, as
+ * in tests, never share or collide). Counted here as things happen: connections, requests, refused
+ * connections, slow consumers, keepalive timeouts, oversized messages. Read from their owners at
+ * scrape time: upstream reconnects, events, pending interactions, validation failures.
+ */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private askInvalidParams = 0;
+
+  private readonly connections: Gauge<"route">;
+  private readonly connectionsTotal: Counter<"route">;
+  private readonly connectionsRefused: Counter<"reason">;
+  private readonly requests: Counter<"dialect" | "method" | "outcome">;
+  private readonly durations: Histogram<"dialect" | "method">;
+  private readonly slowConsumers: Counter<"route">;
+  private readonly keepaliveTimeouts: Counter<"route">;
+  private readonly oversizedMessages: Counter<"route">;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+
+    this.connections = new Gauge({ name: "tau_gateway_connections", help: "Open client WebSocket connections, by route.", labelNames: ["route"], registers });
+    this.connectionsTotal = new Counter({ name: "tau_gateway_connections_total", help: "Client WebSocket connections accepted, by route.", labelNames: ["route"], registers });
+    this.connectionsRefused = new Counter({
+      name: "tau_gateway_connections_refused_total",
+      help: "WebSocket upgrades refused before the upgrade, by reason.",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.requests = new Counter({
+      name: "tau_gateway_requests_total",
+      help: "Client requests answered, by dialect (ask, tau), method and outcome (ok or the error code's name).",
+      labelNames: ["dialect", "method", "outcome"],
+      registers,
+    });
+    this.durations = new Histogram({
+      name: "tau_gateway_request_duration_seconds",
+      help: "Time from a client request to its answer, by dialect and method.",
+      labelNames: ["dialect", "method"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.slowConsumers = new Counter({
+      name: "tau_gateway_slow_consumers_dropped_total",
+      help: "Clients disconnected (1013) because too much data waited unread for them, by route.",
+      labelNames: ["route"],
+      registers,
+    });
+    this.keepaliveTimeouts = new Counter({
+      name: "tau_gateway_keepalive_timeouts_total",
+      help: "Clients terminated for not answering a WebSocket ping before the next one, by route.",
+      labelNames: ["route"],
+      registers,
+    });
+    this.oversizedMessages = new Counter({
+      name: "tau_gateway_oversized_messages_total",
+      help: "Client WebSocket messages over the size limit (connection closed with 1009), by route.",
+      labelNames: ["route"],
+      registers,
+    });
+
+    // Figures kept by their owners, read at scrape time.
+    new Counter({
+      name: "tau_gateway_upstream_reconnects_total",
+      help: "Times the gateway's own connection to the Tau host was re-established.",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(sources.upstream.stats.reconnects);
+      },
+    });
+    const askInvalidParams = () => this.askInvalidParams;
+    new Counter({
+      name: "tau_gateway_validation_failures_total",
+      help: "Messages that failed schema validation, by dialect and source (client or upstream); invalid ones are answered with an error or dropped, never relayed.",
+      labelNames: ["dialect", "source"],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ dialect: "tau", source: "client" }, sources.passthrough.invalidClientRequests);
+        this.inc({ dialect: "tau", source: "upstream" }, sources.passthrough.invalidUpstreamMessages + sources.upstream.stats.invalidMessages);
+        this.inc({ dialect: "ask", source: "client" }, askInvalidParams());
+      },
+    });
+    const bridge = sources.bridge;
+    if (bridge) {
+      new Counter({
+        name: "tau_gateway_events_emitted_total",
+        help: "Ask events appended to session event logs.",
+        registers,
+        collect() {
+          this.reset();
+          this.inc(bridge.stats.eventsEmitted);
+        },
+      });
+      new Counter({
+        name: "tau_gateway_events_delivered_total",
+        help: "Ask events sent to subscribed connections (one per event and subscriber).",
+        registers,
+        collect() {
+          this.reset();
+          this.inc(bridge.stats.eventsDelivered);
+        },
+      });
+      new Gauge({
+        name: "tau_gateway_pending_interactions",
+        help: "Approvals and user-input requests waiting for an answer.",
+        registers,
+        collect() {
+          this.set(bridge.stats.pendingInteractions);
+        },
+      });
+    }
+  }
+
+  /** Records one answered client request (either dialect). */
+  readonly observeCall: CallObserver = (call: CallRecord) => {
+    this.requests.inc({ dialect: call.dialect, method: call.method, outcome: call.outcome });
+    this.durations.observe({ dialect: call.dialect, method: call.method }, call.seconds);
+    if (call.dialect === "ask" && call.outcome === "invalid_params") this.askInvalidParams++;
+  };
+
+  /** A gate that records every Ask call passing through it. */
+  readonly askGate: AskCallGate = observingGate(this.observeCall);
+
+  /** Counts an accepted connection as open until `onClose` calls back. */
+  connectionOpened(route: string, onClose: (listener: () => void) => void): void {
+    this.connections.inc({ route });
+    this.connectionsTotal.inc({ route });
+    onClose(() => this.connections.dec({ route }));
+  }
+
+  connectionRefused(reason: string): void {
+    this.connectionsRefused.inc({ reason });
+  }
+
+  slowConsumerDropped(route: string): void {
+    this.slowConsumers.inc({ route });
+  }
+
+  keepaliveTimedOut(route: string): void {
+    this.keepaliveTimeouts.inc({ route });
+  }
+
+  oversizedMessage(route: string): void {
+    this.oversizedMessages.inc({ route });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The exposition text for a scrape. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

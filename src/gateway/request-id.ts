@@ -1,0 +1,30 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import fp from "fastify-plugin";
+import type { GatewayConfig } from "./config.js";
+
+/** What an incoming `X-Request-Id` may look like to be used as is (nginx `$request_id`, UUIDs, …). */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Request ids: a fresh UUID, or — behind a trusted proxy — the proxy's `X-Request-Id`, so one id
+ * follows a request through both logs. An untrusted client cannot choose the id of its own log lines.
+ */
+export function requestIdGenerator(config: GatewayConfig): (req: IncomingMessage) => string {
+  const trusted = config.trustProxy !== undefined && config.trustProxy !== false;
+  return (req) => {
+    const incoming = req.headers["x-request-id"];
+    if (trusted && typeof incoming === "string" && REQUEST_ID.test(incoming)) return incoming;
+    return randomUUID();
+  };
+}
+
+/** Every HTTP answer says which request id its log lines carry (WebSocket upgrades that succeed are answered by `ws`). */
+export const requestIdHeader = fp(
+  async (app) => {
+    app.addHook("onRequest", async (request, reply) => {
+      reply.header("X-Request-Id", request.id);
+    });
+  },
+  { name: "tau-gateway-request-id", fastify: "5.x" },
+);

@@ -1,0 +1,55 @@
+import { AskError } from "../bridge/ask-bridge.js";
+import type { AskCallGate } from "./ask-jsonrpc.js";
+import { askOutcome, secondsSince, type CallObserver } from "./call-observer.js";
+
+/**
+ * Gates for the calls of one Ask connection (see `AskJsonRpcOptions.gate`): each wraps a bridge
+ * call and may refuse it with an AskError, which the client receives as the JSON-RPC error.
+ */
+
+/** Runs a call through every gate, the first one outermost. */
+export function composeAskGates(...gates: Array<AskCallGate | undefined>): AskCallGate {
+  const present = gates.filter((g): g is AskCallGate => g !== undefined);
+  return present.reduceRight<AskCallGate>(
+    (inner, outer) => (method, call) => outer(method, () => inner(method, call)),
+    (_method, call) => call(),
+  );
+}
+
+/**
+ * At most `limit` calls of the connection run at once; one more is answered at once with -32013
+ * overloaded (a notification over the limit is dropped: it has no answer to carry the error).
+ * Create one per connection.
+ */
+export function inflightLimitGate(limit: number): AskCallGate {
+  let running = 0;
+  return async (_method, call) => {
+    if (running >= limit) {
+      throw AskError.of("overloaded", `overloaded: this connection already has ${running} requests in flight (the gateway's limit is ${limit}); retry after some complete`, {
+        limit,
+      });
+    }
+    running++;
+    try {
+      return await call();
+    } finally {
+      running--;
+    }
+  };
+}
+
+/** Reports every call's method, outcome (ok or the error code's name) and duration. */
+export function observingGate(observe: CallObserver): AskCallGate {
+  return async (method, call) => {
+    const startedAt = performance.now();
+    let outcome = "ok";
+    try {
+      return await call();
+    } catch (err) {
+      outcome = err instanceof AskError ? askOutcome(err.code) : "internal_error";
+      throw err;
+    } finally {
+      observe({ dialect: "ask", method, outcome, seconds: secondsSince(startedAt) });
+    }
+  };
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from "node:crypto";
+import { PassThrough } from "node:stream";
+import type { SessionEventParams } from "../../generated/ask-v1.0.js";
+import type { AskPeer } from "../bridge/ask-bridge.js";
+
+/**
+ * One session's events as server-sent events: an Ask peer whose only way to speak is one-way
+ * frames on an HTTP response. Each event becomes
+ *
+ *     id: <seq>
+ *     event: session/event
+ *     data: {"sessionId":…,"event":{"type":…,"seq":…,"payload":…}}
+ *
+ * (the `data` is the params of the WebSocket `session/event` notification), so a client that
+ * reconnects with `Last-Event-ID` resumes after the last event it saw. Comment lines keep idle
+ * connections (and proxies) from timing out. Reverse requests cannot be answered over SSE, so the
+ * peer never opts in to them.
+ *
+ * Backpressure: once the body stream reports it is full, frames wait in a queue until it drains;
+ * a client so slow that the queue passes `maxBufferedBytes` is disconnected, never allowed to grow
+ * memory without bound.
+ */
+
+export interface AskSseOptions {
+  tenant?: string;
+  /** Interval of `: keepalive` comments. */
+  heartbeatMs: number;
+  /** Bytes that may wait for a slow client before it is disconnected. */
+  maxBufferedBytes: number;
+  /** Called once if the client is disconnected for reading too slowly. */
+  onSlowConsumer?: () => void;
+}
+
+export interface AskSseStream {
+  readonly peer: AskPeer;
+  /** The response body (text/event-stream); frames written before it is sent wait in it. */
+  readonly body: PassThrough;
+  /** Ends the stream, optionally with a last comment saying why. */
+  close(comment?: string): void;
+  /** Resolves once the stream ended for any reason (client gone, closed, slow consumer). */
+  readonly closed: Promise<void>;
+}
+
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  // nginx and similar proxies must pass each frame on at once instead of buffering the response.
+  "x-accel-buffering": "no",
+} as const;
+
+export function openAskSseStream(options: AskSseOptions): AskSseStream {
+  const body = new PassThrough();
+  const queue: string[] = [];
+  let queuedBytes = 0;
+  let waitingForDrain = false;
+  let ended = false;
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+
+  const finish = () => {
+    if (ended) return;
+    ended = true;
+    clearInterval(heartbeat);
+    queue.length = 0;
+    markClosed();
+  };
+
+  const write = (frame: string) => {
+    if (ended) return;
+    if (waitingForDrain) {
+      queue.push(frame);
+      queuedBytes += Buffer.byteLength(frame);
+      if (queuedBytes + body.writableLength > options.maxBufferedBytes) {
+        options.onSlowConsumer?.();
+        finish();
+        body.destroy();
+      }
+      return;
+    }
+    if (!body.write(frame)) {
+      waitingForDrain = true;
+      body.once("drain", flush);
+    }
+  };
+
+  const flush = () => {
+    waitingForDrain = false;
+    while (queue.length && !waitingForDrain && !ended) {
+      const frame = queue.shift()!;
+      queuedBytes -= Buffer.byteLength(frame);
+      if (!body.write(frame)) {
+        waitingForDrain = true;
+        body.once("drain", flush);
+      }
+    }
+  };
+
+  const heartbeat = setInterval(() => {
+    // A heartbeat only matters on an idle stream; a backed-up one has data waiting already.
+    if (!waitingForDrain) write(": keepalive\n\n");
+  }, options.heartbeatMs);
+
+  body.on("close", finish);
+  body.on("error", finish);
+  // The response head goes out with the first bytes; without them a quiet session would leave the
+  // client waiting for headers until the first heartbeat.
+  write(": open\n\n");
+
+  const peer: AskPeer = {
+    id: randomUUID(),
+    tenant: options.tenant,
+    capabilities: { reverseRequests: false },
+    notify(_method: "session/event", params: SessionEventParams) {
+      write(`id: ${params.event.seq}\nevent: session/event\ndata: ${JSON.stringify(params)}\n\n`);
+    },
+    request() {
+      return Promise.reject(new Error("a server-sent events stream cannot answer reverse requests"));
+    },
+    get closed() {
+      return ended;
+    },
+  };
+
+  return {
+    peer,
+    body,
+    closed,
+    close(comment?: string) {
+      if (ended) return;
+      const backedUp = waitingForDrain;
+      finish();
+      // A client that is behind would hold the response (and a shutting-down server) open for as
+      // long as it does not read; it loses the tail instead and resumes with Last-Event-ID.
+      if (backedUp) return void body.destroy();
+      if (comment !== undefined) body.write(`: ${comment}\n\n`);
+      body.end();
+    },
+  };
+}

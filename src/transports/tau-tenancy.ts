@@ -1,0 +1,214 @@
+import type { SessionListResult, Snapshot } from "../../generated/tau-v18.js";
+import { ATTR_TENANT } from "../bridge/session-attributes.js";
+import type { TauProtocolError, TauRequest } from "../tau/codec.js";
+import { TauResponseError, type UpstreamLog } from "../tau/upstream.js";
+
+/**
+ * Tenants on the `/tau` passthrough. Tau itself has one full-access token and no notion of owners
+ * (spec §1.2), so the gateway enforces them around the relay: sessions created through it carry
+ * the tenant as the immutable attribute `tau-gateway.tenant` (the same one the Ask surface sets),
+ * `session.list` answers list only the tenant's sessions, a request naming another tenant's
+ * session is answered with Tau's own `not_found` without reaching the host, and server messages
+ * about sessions the connection may not see are dropped.
+ */
+
+/** Who owns a session: it exists with this tenant attribute (undefined: none), or it does not exist. */
+export type SessionOwner = { exists: true; tenant: string | undefined } | { exists: false };
+
+/** Reads a session's snapshot over a connection the gateway owns (never the client's own). */
+export type SnapshotReader = (sessionId: string) => Promise<Snapshot>;
+
+/** Owners learnt, kept at most; a session forgotten here is just looked up again. */
+const MAX_KNOWN_OWNERS = 100_000;
+
+/**
+ * Session → tenant, shared by all `/tau` connections of a gateway. The attribute is immutable, so
+ * an owner once learnt is cached for good; a session not found is not (it may be created later).
+ */
+export class SessionTenants {
+  private readonly known = new Map<string, string | undefined>();
+  private readonly lookups = new Map<string, Promise<SessionOwner>>();
+
+  constructor(private readonly readSnapshot: SnapshotReader) {}
+
+  /** Records the owner of a session the gateway just created. */
+  remember(sessionId: string, tenant: string | undefined): void {
+    if (this.known.size >= MAX_KNOWN_OWNERS) this.known.delete(this.known.keys().next().value!);
+    this.known.set(sessionId, tenant);
+  }
+
+  /** The owner of a session; rejects when it cannot be learnt (e.g. the gateway's upstream is down). */
+  owner(sessionId: string): Promise<SessionOwner> {
+    if (this.known.has(sessionId)) return Promise.resolve({ exists: true, tenant: this.known.get(sessionId) });
+    let lookup = this.lookups.get(sessionId);
+    if (!lookup) {
+      lookup = this.readSnapshot(sessionId).then(
+        (snapshot): SessionOwner => {
+          const tenant = snapshot.attributes[ATTR_TENANT];
+          this.remember(sessionId, tenant);
+          return { exists: true, tenant };
+        },
+        (err: unknown): SessionOwner => {
+          if (err instanceof TauResponseError && err.code === "not_found") return { exists: false };
+          throw err;
+        },
+      );
+      const settled = () => this.lookups.delete(sessionId);
+      lookup.then(settled, settled);
+      this.lookups.set(sessionId, lookup);
+    }
+    return lookup;
+  }
+}
+
+/** What happens to a client request: forwarded (possibly rewritten) or answered by the gateway. */
+export type GateDecision = { forward: string } | { answer: TauProtocolError };
+
+/** The hooks `relayTauConnection` calls; each calls back in the order the messages arrived. */
+export interface TauSessionGate {
+  /** A valid client request, before it is forwarded. */
+  request(request: TauRequest, text: string, decide: (decision: GateDecision) => void): void;
+  /** A valid upstream message (a response: with the method it answers), before it is relayed; `deliver` is not called for a dropped one. */
+  message(message: Record<string, unknown>, text: string, method: string | undefined, deliver: (text: string) => void): void;
+}
+
+/** Client requests waiting for their access check, at most. */
+const MAX_WAITING_REQUESTS = 1000;
+
+/** Messages held while a `session.create` is open (they may belong to the new session). */
+const MAX_HELD_MESSAGES = 1000;
+
+/** Tau's answer for a session it does not have (the embedded host's words; spec §3: `data: { sessionId }`). */
+export const sessionNotFound = (sessionId: string): TauProtocolError => ({ code: "not_found", message: `session not found: ${sessionId}`, data: { sessionId } });
+
+/** One `/tau` connection acting for one tenant. */
+export class TauTenantGate implements TauSessionGate {
+  /** Sessions this connection may see: checked, or created through it. */
+  private readonly visible = new Set<string>();
+  private inbound: Promise<void> = Promise.resolve();
+  private outbound: Promise<void> = Promise.resolve();
+  private openCreates = 0;
+  private waiting = 0;
+  private held: Array<{ sessionId: string; text: string }> = [];
+  /** Upstream messages not relayed because they were about sessions the tenant may not see. */
+  dropped = 0;
+
+  constructor(
+    readonly tenant: string,
+    private readonly tenants: SessionTenants,
+    private readonly log: UpstreamLog = () => undefined,
+  ) {}
+
+  request(request: TauRequest, text: string, decide: (decision: GateDecision) => void): void {
+    if (this.waiting >= MAX_WAITING_REQUESTS) {
+      // Owners are being looked up slowly (or not at all): refuse rather than queue without bound.
+      decide({ answer: { code: "busy", message: `more than ${MAX_WAITING_REQUESTS} requests of this connection are waiting for the gateway's access check; retry later` } });
+      return;
+    }
+    this.waiting++;
+    this.inbound = this.inbound
+      .then(() => this.decide(request, text))
+      .then(
+        (decision) => this.safely(() => decide(decision)),
+        (err: unknown) => this.log("error", "tenant check failed", { error: String(err) }),
+      )
+      .finally(() => this.waiting--);
+  }
+
+  message(message: Record<string, unknown>, text: string, method: string | undefined, deliver: (text: string) => void): void {
+    this.outbound = this.outbound.then(() => this.relay(message, text, method, deliver)).catch((err: unknown) => this.log("error", "tenant filter failed", { error: String(err) }));
+  }
+
+  private async decide(request: TauRequest, text: string): Promise<GateDecision> {
+    const params = request.params as Record<string, unknown>;
+    if (request.method === "session.create") {
+      const attributes = params.attributes as Record<string, string>;
+      if (Object.hasOwn(attributes, ATTR_TENANT)) {
+        return { answer: { code: "invalid_params", message: `session.create params.attributes.${ATTR_TENANT} is set by the gateway from the client's credentials` } };
+      }
+      this.openCreates++;
+      // The one rewritten request: everything but the added attribute is the client's own.
+      const envelope = JSON.parse(text) as Record<string, unknown>;
+      return { forward: JSON.stringify({ ...envelope, params: { ...params, attributes: { ...attributes, [ATTR_TENANT]: this.tenant } } }) };
+    }
+    const sessionId = params.sessionId;
+    if (typeof sessionId !== "string" || this.visible.has(sessionId)) return { forward: text };
+    let owner: SessionOwner;
+    try {
+      owner = await this.tenants.owner(sessionId);
+    } catch (err) {
+      this.log("warn", "cannot learn the owner of a session", { sessionId, error: err instanceof Error ? err.message : String(err) });
+      return { answer: { code: "internal_error", message: `the gateway cannot check access to session ${sessionId} right now` } };
+    }
+    // Unknown to the host: let the host answer (its own not_found, word for word).
+    if (!owner.exists) return { forward: text };
+    if (owner.tenant !== this.tenant) return { answer: sessionNotFound(sessionId) };
+    this.visible.add(sessionId);
+    return { forward: text };
+  }
+
+  private async relay(message: Record<string, unknown>, text: string, method: string | undefined, deliver: (text: string) => void): Promise<void> {
+    const send = (t: string) => this.safely(() => deliver(t));
+    if (message.type === "response") {
+      if (method === "session.create") return this.created(message, text, send);
+      if (method === "session.list" && message.ok === true) return send(await this.filteredList(message));
+      return send(text);
+    }
+    const sessionId = message.sessionId;
+    if (typeof sessionId !== "string" || this.visible.has(sessionId)) return send(text);
+    if (this.openCreates > 0) {
+      // Tau promises no order between a response and the deltas it caused: this may be the new session's.
+      if (this.held.length >= MAX_HELD_MESSAGES) {
+        this.held.shift();
+        this.dropped++;
+      }
+      this.held.push({ sessionId, text });
+      return;
+    }
+    this.dropped++;
+    this.log("debug", "dropped a message about a session this tenant may not see", { type: message.type, sessionId });
+  }
+
+  private created(message: Record<string, unknown>, text: string, send: (text: string) => void): void {
+    this.openCreates = Math.max(0, this.openCreates - 1);
+    const result = message.result as { sessionId?: unknown } | undefined;
+    if (message.ok === true && typeof result?.sessionId === "string") {
+      this.tenants.remember(result.sessionId, this.tenant);
+      this.visible.add(result.sessionId);
+      const mine = this.held.filter((h) => h.sessionId === result.sessionId);
+      this.held = this.held.filter((h) => h.sessionId !== result.sessionId);
+      for (const h of mine) send(h.text);
+    }
+    if (this.openCreates === 0) {
+      this.dropped += this.held.length;
+      this.held = [];
+    }
+    send(text);
+  }
+
+  private async filteredList(message: Record<string, unknown>): Promise<string> {
+    const { sessions } = message.result as SessionListResult;
+    const keep = await Promise.all(
+      sessions.map(async (s) => {
+        if (this.visible.has(s.sessionId)) return true;
+        try {
+          const owner = await this.tenants.owner(s.sessionId);
+          return owner.exists && owner.tenant === this.tenant;
+        } catch (err) {
+          // Fail closed: a session whose owner is unknown right now is not listed.
+          this.log("warn", "cannot learn the owner of a listed session", { sessionId: s.sessionId, error: err instanceof Error ? err.message : String(err) });
+          return false;
+        }
+      }),
+    );
+    return JSON.stringify({ ...message, result: { ...(message.result as object), sessions: sessions.filter((_, i) => keep[i]) } });
+  }
+
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log("error", "error in the Tau passthrough", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    }
+  }
+}

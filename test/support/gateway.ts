@@ -1,0 +1,117 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
+import { buildGateway } from "../../src/gateway/app.js";
+import { BridgeStack } from "../../src/gateway/bridge-stack.js";
+import { startTauHost, type RunningTauHost, type TauHostOptions } from "../../src/host/index.js";
+import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
+import { AskTestClient } from "./ask-client.js";
+
+/**
+ * An Ask gateway for tests, put together as `tau-gateway serve` does: an embedded Tau host (started
+ * here, so a test can stop it and start it again on the same port with the same state directory),
+ * the bridge stack connected to it, and the HTTP app serving `/rpc` on a free loopback port.
+ */
+
+export interface TestGatewayOptions {
+  interactionTimeoutMs?: number;
+  commandTools?: CommandToolConfig[];
+  jsonrpcMember?: "include" | "omit";
+  maxBatch?: number;
+  eventRetention?: number;
+  /** Sessions of the embedded host persist here (so they survive a host restart). */
+  stateDir?: string;
+  /** Default cwd of new sessions (default: a fresh temporary directory). */
+  defaultCwd?: string;
+  host?: Omit<TauHostOptions, "port" | "stateDir">;
+}
+
+export interface TestGateway {
+  /** ws://…/rpc */
+  rpcUrl: string;
+  stack: BridgeStack;
+  app: FastifyInstance;
+  host: RunningTauHost | undefined;
+  /** The temporary working directory new sessions get. */
+  cwd: string;
+  /** An Ask client on `/rpc`, closed by stop(). */
+  client(options?: { jsonrpc?: boolean }): Promise<AskTestClient & { socket: import("ws").WebSocket }>;
+  stopHost(): Promise<void>;
+  /** Starts the host again on the same port with the same state directory. */
+  startHost(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const temporary: string[] = [];
+  const tempDir = (prefix: string) => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+    temporary.push(dir);
+    return dir;
+  };
+  const cwd = options.defaultCwd ?? tempDir("ask-cwd-");
+  let port = 0;
+  let host: RunningTauHost | undefined;
+  const startHost = async () => {
+    host = await startTauHost({ ...options.host, port, stateDir: options.stateDir });
+    port = host.port;
+  };
+  await startHost();
+
+  const stack = new BridgeStack();
+  const clients: AskTestClient[] = [];
+  let app: FastifyInstance | undefined;
+  const stop = async () => {
+    for (const c of clients) (c as AskTestClient & { socket: import("ws").WebSocket }).socket.terminate();
+    await app?.close().catch(() => undefined);
+    await stack.close();
+    await host?.close().catch(() => undefined);
+    host = undefined;
+    for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await stack.start(
+      {
+        upstream: host!.url,
+        defaultCwd: cwd,
+        eventRetention: options.eventRetention ?? 10_000,
+        interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
+      },
+      options.commandTools ?? [],
+      () => undefined,
+    );
+    const bridge = stack.bridge!;
+    app = buildGateway({
+      tauUpstream: { url: host!.url },
+      upstream: stack.upstream!,
+      askRoute: (socket) => serveAskWebSocket(bridge, socket, { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch }),
+    });
+    const address = await app.listen({ host: "127.0.0.1", port: 0 });
+    const rpcUrl = `${address.replace("http://", "ws://")}/rpc`;
+    return {
+      rpcUrl,
+      stack,
+      app,
+      get host() {
+        return host;
+      },
+      cwd,
+      async client(clientOptions = {}) {
+        const client = await AskTestClient.websocket(rpcUrl, clientOptions);
+        clients.push(client);
+        return client;
+      },
+      async stopHost() {
+        await host?.close();
+        host = undefined;
+      },
+      startHost,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
