@@ -22,3 +22,20 @@ export class UsageError extends Error {
     super(message);
   }
 }
+
+/** Ends a command with an exit status after its message was printed; `run` turns it into the status. */
+export class CommandExit extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+  }
+}
+
+/** Runs a command body, turning a CommandExit into its status. */
+export async function exitStatus(body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof CommandExit) return err.exitCode;
+    throw err;
+  }
+}

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { loadToolsConfig, type CommandToolConfig } from "../bridge/interactions/index.js";
+import type { CommandToolConfig } from "../bridge/interactions/index.js";
 import { buildGateway } from "../gateway/app.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../gateway/drain.js";
 import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
@@ -11,9 +11,10 @@ import { composeAskGates } from "../transports/ask-call-gates.js";
 import { serveAskWebSocket } from "../transports/ask-websocket.js";
 import type { TokenRegistry } from "../gateway/auth/tokens.js";
 import { ACCESS_USAGE, accessSettings, loadTokens } from "./access-settings.js";
-import { UsageError, type CommandIO } from "./io.js";
+import { readCommandSettings, readCommandTools } from "./command-setup.js";
+import { exitStatus, type CommandIO } from "./io.js";
 import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
-import { bridgeSettings, envName, integer, logSettings, nonEmpty, readSettings, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, integer, logSettings, nonEmpty, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
 
@@ -56,27 +57,13 @@ const serveSettings = {
 
 export type ServeSettings = SettingValues<typeof serveSettings>;
 
-export async function runServe(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let settings: ServeSettings;
-  try {
-    settings = readSettings(argv, env, serveSettings);
-  } catch (err) {
-    if (err instanceof UsageError && err.exitCode === 0) {
-      io.stdout(`${SERVE_USAGE}\n`);
-      return 0;
-    }
-    io.stderr(`tau-gateway serve: ${(err as Error).message}\nRun "tau-gateway serve --help" for the options.\n`);
-    return err instanceof UsageError ? err.exitCode : 2;
-  }
-  let commandTools: CommandToolConfig[] = [];
-  if (settings.toolsConfig !== undefined) {
-    try {
-      commandTools = await loadToolsConfig(settings.toolsConfig);
-    } catch (err) {
-      io.stderr(`tau-gateway serve: invalid --tools-config ${JSON.stringify(settings.toolsConfig)}: ${(err as Error).message}\n`);
-      return 2;
-    }
-  }
+export function runServe(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return exitStatus(() => serve(argv, io, env));
+}
+
+async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
+  const settings = readCommandSettings("serve", SERVE_USAGE, argv, env, serveSettings, io);
+  const commandTools = await readCommandTools("serve", settings.toolsConfig, io);
 
   let tokens: TokenRegistry | undefined;
   try {

@@ -1,11 +1,11 @@
 import { pino } from "pino";
-import { loadToolsConfig, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { BridgeStack } from "../gateway/bridge-stack.js";
 import type { UpstreamLog } from "../tau/upstream.js";
 import { serveAskStdio } from "../transports/ask-stdio.js";
-import { UsageError, type CommandIO } from "./io.js";
+import { readCommandSettings, readCommandTools } from "./command-setup.js";
+import { exitStatus, type CommandIO } from "./io.js";
 import { startupMessage } from "./serve.js";
-import { bridgeSettings, envName, logSettings, readSettings, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, logSettings, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const STDIO_USAGE = `usage: tau-gateway stdio [options]
 
@@ -28,27 +28,13 @@ const stdioSettings = {
   logLevel: { ...logSettings.logLevel, default: "warn" as SettingValues<typeof logSettings>["logLevel"] },
 };
 
-export async function runStdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let settings: SettingValues<typeof stdioSettings>;
-  try {
-    settings = readSettings(argv, env, stdioSettings);
-  } catch (err) {
-    if (err instanceof UsageError && err.exitCode === 0) {
-      io.stdout(`${STDIO_USAGE}\n`);
-      return 0;
-    }
-    io.stderr(`tau-gateway stdio: ${(err as Error).message}\nRun "tau-gateway stdio --help" for the options.\n`);
-    return err instanceof UsageError ? err.exitCode : 2;
-  }
-  let commandTools: CommandToolConfig[] = [];
-  if (settings.toolsConfig !== undefined) {
-    try {
-      commandTools = await loadToolsConfig(settings.toolsConfig);
-    } catch (err) {
-      io.stderr(`tau-gateway stdio: invalid --tools-config ${JSON.stringify(settings.toolsConfig)}: ${(err as Error).message}\n`);
-      return 2;
-    }
-  }
+export function runStdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return exitStatus(() => stdio(argv, io, env));
+}
+
+async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
+  const settings = readCommandSettings("stdio", STDIO_USAGE, argv, env, stdioSettings, io);
+  const commandTools = await readCommandTools("stdio", settings.toolsConfig, io);
   const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-stdio" } }, pino.destination(2));
   const log: UpstreamLog = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
 

@@ -1,0 +1,37 @@
+import { loadToolsConfig, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { CommandExit, UsageError, type CommandIO } from "./io.js";
+import { readSettings, type SettingSpec, type SettingValues } from "./settings.js";
+
+/**
+ * The start of every long-running command: settings from flags and environment (`--help` prints
+ * the usage and exits 0; a bad value prints what is wrong and exits 2) and the command tools file.
+ */
+export function readCommandSettings<S extends Record<string, SettingSpec<unknown>>>(
+  command: string,
+  usage: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  specs: S,
+  io: CommandIO,
+): SettingValues<S> {
+  try {
+    return readSettings(argv, env, specs);
+  } catch (err) {
+    if (err instanceof UsageError && err.exitCode === 0) {
+      io.stdout(`${usage}\n`);
+      throw new CommandExit(0);
+    }
+    io.stderr(`tau-gateway ${command}: ${(err as Error).message}\nRun "tau-gateway ${command} --help" for the options.\n`);
+    throw new CommandExit(err instanceof UsageError ? err.exitCode : 2);
+  }
+}
+
+export async function readCommandTools(command: string, path: string | undefined, io: CommandIO): Promise<CommandToolConfig[]> {
+  if (path === undefined) return [];
+  try {
+    return await loadToolsConfig(path);
+  } catch (err) {
+    io.stderr(`tau-gateway ${command}: invalid --tools-config ${JSON.stringify(path)}: ${(err as Error).message}\n`);
+    throw new CommandExit(2);
+  }
+}
