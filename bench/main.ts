@@ -1,0 +1,172 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { machineInfo } from "./machine.js";
+import { connectionsWithinLimit, measureIdleConnections, type MemoryResult } from "./memory.js";
+import { builtCli, repoRoot } from "./processes.js";
+import { computeRatios, markdownReport, type BenchResults } from "./report.js";
+import { measureRoundTrip, type RoundTripResult, type Target } from "./round-trip.js";
+import { gatewayAuth, startStack } from "./stack.js";
+import { measureStartup } from "./startup.js";
+import { measureStreaming, type StreamingSummary } from "./streaming.js";
+import { measureTranslation, type TranslationResult } from "./translation.js";
+import { measureValidation } from "./validation.js";
+import { round } from "./stats.js";
+
+/**
+ * `npm run bench`: builds, starts the Tau host, the gateway and (when installed) nginx as separate
+ * processes, and measures what the gateway costs on top of talking to the host directly or through
+ * a plain proxy. Prints Markdown tables and writes bench/results/<time>.json and latest.json.
+ * Benchmarks measure; they assert nothing about timings.
+ *
+ * Options: --quick (shorter windows, fewer items: for trying the harness, not for reporting),
+ * --no-build (use the existing dist/).
+ */
+
+const { values: flags } = parseArgs({
+  options: { quick: { type: "boolean", default: false }, "no-build": { type: "boolean", default: false } },
+  strict: true,
+});
+
+const quick = flags.quick === true;
+const settings = {
+  warmupMs: quick ? 200 : 500,
+  durationMs: quick ? 1000 : 3000,
+  streamingDeltas: 10_000,
+  streamingRuns: quick ? 1 : 9,
+  validationLines: quick ? 20_000 : 200_000,
+  idleConnections: quick ? 200 : 1000,
+  startupRuns: 3,
+};
+
+function log(line: string): void {
+  process.stderr.write(`bench: ${line}\n`);
+}
+
+/** Builds dist/; returns a note when the build reported errors but still emitted JavaScript. */
+function build(): string | undefined {
+  log("building (npm run build)");
+  const result = spawnSync("npm", ["run", "build", "--silent"], { cwd: repoRoot, stdio: ["ignore", "inherit", "inherit"] });
+  if (result.status === 0) return undefined;
+  // tsc still emits; a type error elsewhere in the tree need not stop a measurement.
+  if (!existsSync(builtCli)) throw new Error("the build failed and dist/src/cli/main.js does not exist");
+  log("WARNING: the build reported errors; measuring the JavaScript it emitted");
+  return "the build reported type errors; the JavaScript it emitted was measured";
+}
+
+async function main(): Promise<void> {
+  const began = Date.now();
+  const machine = machineInfo();
+  const notes: string[] = [];
+  const buildNote = flags["no-build"] ? undefined : build();
+  if (buildNote) notes.push(buildNote);
+  if (quick) notes.push("--quick run: shorter windows and smaller workloads; not for reporting");
+  if (machine.loadAverage[0]! > machine.cores / 2) {
+    notes.push(
+      `1-minute load average ${machine.loadAverage[0]} on ${machine.cores} cores at the start: other work competed for the CPU, so rates are low and noisy; CPU per message is steadier`,
+    );
+  }
+
+  const auth = gatewayAuth();
+  notes.push(auth.note);
+  const roundTrip: RoundTripResult[] = [];
+  const streaming: StreamingSummary[] = [];
+  const translation: TranslationResult[] = [];
+  let nginxVersion: string | null = null;
+
+  const stack = await startStack();
+  try {
+    if (stack.nginxNote) notes.push(stack.nginxNote);
+    nginxVersion = stack.nginx?.version ?? null;
+    const hostPid = stack.host.pid;
+    const targets: Target[] = [{ name: "direct", url: stack.hostUrl, hostPid }];
+    if (stack.nginx) targets.push({ name: "nginx", url: stack.nginx.url, relayPids: [stack.nginx.pid], hostPid });
+    targets.push({ name: "gateway", url: stack.access.tau, headers: stack.access.headers, relayPids: [stack.gateway.pid], hostPid });
+
+    for (const clients of [1, 32]) {
+      for (const target of targets) {
+        log(`round trip: ${target.name}, ${clients} client(s)`);
+        roundTrip.push(await measureRoundTrip(target, clients, settings));
+      }
+    }
+    for (const target of targets) {
+      log(`streaming: ${target.name}`);
+      streaming.push(await measureStreaming(target, settings.streamingDeltas, settings.streamingRuns));
+    }
+    // One turn lasts a fraction of a second, so single runs scatter: say how much.
+    notes.push(
+      `streaming: median of ${settings.streamingRuns} turns; runs ranged ${streaming
+        .map((s) => `${Math.min(...s.runs).toLocaleString("en-US")}–${Math.max(...s.runs).toLocaleString("en-US")} (${s.target})`)
+        .join(", ")} messages/s`,
+    );
+    log("translation: warm-up");
+    await measureTranslation(stack.access, stack.hostUrl, 1, 1000);
+    for (const subscribers of [1, 10, 100]) {
+      log(`translation: ${subscribers} subscriber(s)`);
+      translation.push(await measureTranslation(stack.access, stack.hostUrl, subscribers, settings.streamingDeltas, stack.gateway.pid));
+    }
+  } finally {
+    await stack.stop();
+  }
+
+  log(`validation: ${settings.validationLines} lines`);
+  const validation = await measureValidation(settings.validationLines);
+
+  const memory: MemoryResult[] = [];
+  const within = connectionsWithinLimit(settings.idleConnections);
+  if (within.note) notes.push(within.note);
+  {
+    // A host of its own, so sessions left by the runs above do not weigh on it.
+    const memoryStack = await startStack({ withNginx: false });
+    try {
+      await memoryStack.gateway.stop();
+      for (const route of ["/tau", "/rpc"] as const) {
+        log(`memory: ${within.count} idle connections on ${route}`);
+        memory.push(await measureIdleConnections(route, within.count, memoryStack.hostUrl, auth));
+      }
+    } finally {
+      await memoryStack.stop();
+    }
+  }
+
+  log("startup");
+  const startup = await measureStartup(settings.startupRuns, auth);
+
+  const results: BenchResults = {
+    startedAt: new Date(began).toISOString(),
+    durationSeconds: round((Date.now() - began) / 1000, 0),
+    machine,
+    nginx: nginxVersion,
+    notes,
+    settings,
+    roundTrip,
+    streaming,
+    translation,
+    validation,
+    memory,
+    startup,
+    ratios: computeRatios({ roundTrip, streaming }),
+  };
+  const text = `${JSON.stringify(results, null, 2)}\n`;
+  const name = `${results.startedAt.replace(/[:.]/g, "-")}.json`;
+  process.stdout.write(`${markdownReport(results)}\n`);
+  if (quick) {
+    // Not for reporting: kept out of bench/results/.
+    const path = join(tmpdir(), `tau-gateway-bench-quick-${name}`);
+    writeFileSync(path, text);
+    log(`results written to ${path}`);
+    return;
+  }
+  const dir = join(repoRoot, "bench", "results");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, name), text);
+  writeFileSync(join(dir, "latest.json"), text);
+  log(`results written to bench/results/${name} and bench/results/latest.json`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

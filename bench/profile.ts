@@ -1,0 +1,68 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { formatSummary, summarizeProfile } from "./profile-summary.js";
+import { repoRoot } from "./processes.js";
+import { measureRoundTrip } from "./round-trip.js";
+import { gatewayAuth, startGateway, startHost, type GatewayAccess } from "./stack.js";
+import { measureStreaming } from "./streaming.js";
+import { measureTranslation } from "./translation.js";
+
+/**
+ * Where the gateway spends its time: each workload runs against a fresh gateway process started
+ * with `node --cpu-prof`; when it exits (SIGTERM, clean shutdown) V8 writes the profile, and the
+ * top self-time areas and functions are printed as Markdown. The .cpuprofile files stay in the
+ * printed directory (open them in Chrome DevTools for the full call tree).
+ *
+ *   tsx bench/profile.ts [--no-build] [--top N]
+ */
+
+const { values: flags } = parseArgs({
+  options: { "no-build": { type: "boolean", default: false }, top: { type: "string", default: "20" } },
+  strict: true,
+});
+
+const workloads: Record<string, (access: GatewayAccess, hostUrl: string) => Promise<unknown>> = {
+  "round-trip": async (access) => {
+    const target = { name: "gateway", url: access.tau, headers: access.headers };
+    await measureRoundTrip(target, 1, { warmupMs: 500, durationMs: 3000 });
+    await measureRoundTrip(target, 32, { warmupMs: 500, durationMs: 3000 });
+  },
+  streaming: (access) => measureStreaming({ name: "gateway", url: access.tau, headers: access.headers }, 10_000, 5),
+  translation: async (access, hostUrl) => {
+    await measureTranslation(access, hostUrl, 1, 10_000);
+    await measureTranslation(access, hostUrl, 10, 10_000);
+  },
+};
+
+async function main(): Promise<void> {
+  if (!flags["no-build"]) spawnSync("npm", ["run", "build", "--silent"], { cwd: repoRoot, stdio: "inherit" });
+  const auth = gatewayAuth();
+  const host = await startHost();
+  const hostUrl = host.match[1]!;
+  const root = mkdtempSync(join(tmpdir(), "tau-gateway-profiles-"));
+  try {
+    for (const [name, run] of Object.entries(workloads)) {
+      const dir = join(root, name);
+      process.stderr.write(`profile: ${name}\n`);
+      const gateway = await startGateway({ upstream: hostUrl, auth, nodeFlags: ["--cpu-prof", "--cpu-prof-dir", dir] });
+      try {
+        await run(gateway.access, hostUrl);
+      } finally {
+        await gateway.process.stop();
+      }
+      const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+      if (!file) throw new Error(`no profile written in ${dir}`);
+      process.stdout.write(`${formatSummary(`${name} (${join(dir, file)})`, summarizeProfile(join(dir, file), Number(flags.top)))}\n`);
+    }
+  } finally {
+    await host.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`profile: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

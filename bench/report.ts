@@ -1,0 +1,96 @@
+import type { MachineInfo } from "./machine.js";
+import type { MemoryResult } from "./memory.js";
+import type { RoundTripResult } from "./round-trip.js";
+import type { StartupResult } from "./startup.js";
+import type { StreamingSummary } from "./streaming.js";
+import type { TranslationResult } from "./translation.js";
+import type { ValidationBenchResult } from "./validation.js";
+import { fmt, ratio } from "./stats.js";
+
+/** Everything one run measured (written as JSON to bench/results/). */
+export interface BenchResults {
+  startedAt: string;
+  durationSeconds: number;
+  machine: MachineInfo;
+  nginx: string | null;
+  notes: string[];
+  settings: Record<string, number>;
+  roundTrip: RoundTripResult[];
+  streaming: StreamingSummary[];
+  translation: TranslationResult[];
+  validation: ValidationBenchResult;
+  memory: MemoryResult[];
+  startup: StartupResult;
+  ratios: Record<string, number | null>;
+}
+
+type Path = "direct" | "nginx" | "gateway";
+
+const rt = (results: BenchResults, target: Path, clients: number) => results.roundTrip.find((r) => r.target === target && r.clients === clients);
+const st = (results: BenchResults, target: Path) => results.streaming.find((r) => r.target === target);
+
+/** gateway/direct and gateway/nginx for throughput and p50, per concurrency, plus streaming. */
+export function computeRatios(results: Pick<BenchResults, "roundTrip" | "streaming">): Record<string, number | null> {
+  const r = results as BenchResults;
+  const out: Record<string, number | null> = {};
+  for (const clients of [1, 32]) {
+    for (const base of ["direct", "nginx"] as const) {
+      out[`roundTrip${clients}.throughput.gateway/${base}`] = ratio(rt(r, "gateway", clients)?.requestsPerSecond, rt(r, base, clients)?.requestsPerSecond);
+      out[`roundTrip${clients}.p50.gateway/${base}`] = ratio(rt(r, "gateway", clients)?.p50Ms, rt(r, base, clients)?.p50Ms);
+    }
+  }
+  for (const base of ["direct", "nginx"] as const) out[`streaming.throughput.gateway/${base}`] = ratio(st(r, "gateway")?.messagesPerSecond, st(r, base)?.messagesPerSecond);
+  return out;
+}
+
+export function markdownReport(results: BenchResults): string {
+  const cell = (value: number | null | undefined, decimals = 0) => fmt(value, decimals);
+  const x = (value: number | null | undefined) => (value === null || value === undefined ? "–" : `${value.toFixed(2)}×`);
+  const ratios = (values: Array<number | undefined>): [string, string] => [x(ratio(values[2], values[0])), x(ratio(values[2], values[1]))];
+  const row = (label: string, values: Array<number | undefined>, decimals = 0) => {
+    const [vsDirect, vsNginx] = ratios(values);
+    return `| ${label} | ${values.map((v) => cell(v, decimals)).join(" | ")} | ${vsDirect} | ${vsNginx} |`;
+  };
+  const paths: Path[] = ["direct", "nginx", "gateway"];
+  const relay: string[] = [
+    "| Relay (Tau protocol) | Direct to host | nginx | Gateway `/tau` | Gateway ÷ direct | Gateway ÷ nginx |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const clients of [1, 32]) {
+    const runs = paths.map((p) => rt(results, p, clients));
+    const label = `\`session.list\`, ${clients} client${clients === 1 ? "" : "s"}`;
+    relay.push(row(`${label}: requests/s`, runs.map((r) => r?.requestsPerSecond)));
+    relay.push(row(`${label}: p50 ms`, runs.map((r) => r?.p50Ms), 3));
+    relay.push(row(`${label}: p99 ms`, runs.map((r) => r?.p99Ms), 3));
+    relay.push(row(`${label}: relay CPU µs/request`, runs.map((r) => r?.relayCpuUsPerRequest ?? undefined), 1));
+  }
+  const deltas = results.streaming[0]?.deltas ?? 0;
+  const streams = paths.map((p) => st(results, p));
+  relay.push(row(`Streaming turn, ${fmt(deltas)} deltas: messages/s`, streams.map((r) => r?.messagesPerSecond)));
+  relay.push(row(`Streaming turn: relay CPU µs/message`, streams.map((r) => r?.relayCpuUsPerMessage ?? undefined), 1));
+
+  const gateway: string[] = ["| Gateway | Result |", "| --- | --- |"];
+  for (const t of results.translation) {
+    gateway.push(
+      `| Ask \`/rpc\`, ${t.subscribers} subscriber${t.subscribers === 1 ? "" : "s"} (${fmt(t.eventsPerSubscriber)} events each) | ${fmt(t.eventsPerSecond)} events/s delivered, ${fmt(t.gatewayCpuUsPerEvent, 1)} µs gateway CPU each; host's last delta → \`turn.completed\` p50 ${fmt(t.lagP50Ms, 1)} ms, max ${fmt(t.lagMaxMs, 1)} ms${t.disconnected ? `; ${t.disconnected} subscribers disconnected by the gateway` : ""} |`,
+    );
+  }
+  const v = results.validation;
+  gateway.push(
+    `| \`tau-gateway validate\`, ${fmt(v.lines)} lines (${fmt(v.bytes / 2 ** 20, 1)} MiB) | ${fmt(v.linesPerSecond)} lines/s (${fmt(v.seconds, 2)} s incl. ${fmt(v.fixedCostMs)} ms start-up); peak RSS ${fmt(v.peakRssMiB, 1)} MiB (${v.memoryMethod.startsWith("GNU") ? "GNU time" : "maxRSS at exit"})${v.invalid ? `; ${fmt(v.invalid)} lines INVALID` : ""} |`,
+  );
+  for (const m of results.memory) {
+    gateway.push(
+      `| Idle WebSocket on \`${m.route}\` (${fmt(m.connections)} open) | ${fmt(m.perConnectionKiB, 1)} KiB each (RSS ${fmt(m.baselineMiB, 1)} → ${fmt(m.loadedMiB, 1)} MiB)${m.route === "/tau" ? ", upstream connection included" : ""} |`,
+    );
+  }
+  const s = results.startup;
+  gateway.push(`| Startup, \`serve\` with embedded host → \`/readyz\` 200 | ${fmt(s.readyMs)} ms (median of ${s.runs}; listening after ${fmt(s.listeningMs)} ms) |`);
+
+  const m = results.machine;
+  const about = [
+    `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.kernel}${results.nginx ? `, nginx ${results.nginx}` : ""}; load average ${m.loadAverage.join(" / ")} (1/5/15 min) at the start.`,
+    `Run ${results.startedAt}, ${fmt(results.durationSeconds)} s.`,
+  ];
+  return [relay.join("\n"), "", gateway.join("\n"), "", about.join(" "), ...results.notes.map((n) => `- ${n}`)].join("\n");
+}

@@ -1,0 +1,100 @@
+import WebSocket from "ws";
+
+/**
+ * A lean Tau v18 client for load generation: one WebSocket, `ready` awaited, requests matched to
+ * responses by id. It checks nothing beyond what it needs (the test suites validate; a benchmark
+ * client must stay cheap so it measures the server, not itself).
+ */
+
+export interface TauResponse {
+  id: string;
+  ok: boolean;
+  result?: any;
+  error?: { code: string; message: string };
+}
+
+export type RawListener = (data: Buffer, receivedAt: number) => void;
+
+export class BenchTauClient {
+  private readonly pending = new Map<string, { resolve: (r: TauResponse) => void; reject: (e: Error) => void }>();
+  private nextId = 0;
+  /** Called for every message after `ready`, before it is parsed. */
+  onRaw: RawListener | undefined;
+  /** Called for every parsed non-response message (deltas and other stream messages). */
+  onStream: ((message: any, receivedAt: number) => void) | undefined;
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on("message", (data: Buffer) => this.receive(data));
+    socket.on("close", () => {
+      const error = new Error("connection closed");
+      for (const p of this.pending.values()) p.reject(error);
+      this.pending.clear();
+    });
+  }
+
+  static connect(url: string, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<BenchTauClient> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(url, { headers, perMessageDeflate: false });
+      const timer = setTimeout(() => {
+        socket.terminate();
+        reject(new Error(`${url}: no ready message within ${timeoutMs} ms`));
+      }, timeoutMs);
+      socket.once("message", (data: Buffer) => {
+        clearTimeout(timer);
+        const first = JSON.parse(data.toString("utf8")) as { type?: string };
+        if (first.type !== "ready") return reject(new Error(`${url}: first message was ${data.toString("utf8").slice(0, 200)}`));
+        resolve(new BenchTauClient(socket));
+      });
+      socket.once("error", (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      socket.once("close", (code, reason) => {
+        clearTimeout(timer);
+        reject(new Error(`${url}: closed before ready (${code} ${reason.toString()})`));
+      });
+    });
+  }
+
+  request(method: string, params: object): Promise<TauResponse> {
+    const id = `b${++this.nextId}`;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.socket.send(`{"version":18,"type":"request","id":"${id}","method":"${method}","params":${JSON.stringify(params)}}`);
+    });
+  }
+
+  /** Like request, but rejects on an error response. */
+  async call<T = any>(method: string, params: object): Promise<T> {
+    const response = await this.request(method, params);
+    if (!response.ok) throw new Error(`${method}: ${response.error?.code} ${response.error?.message}`);
+    return response.result as T;
+  }
+
+  close(): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.socket.once("close", () => resolve());
+      this.socket.close(1000);
+      setTimeout(() => {
+        this.socket.terminate();
+        resolve();
+      }, 2_000).unref();
+    });
+  }
+
+  private receive(data: Buffer): void {
+    const at = performance.now();
+    this.onRaw?.(data, at);
+    const message = JSON.parse(data.toString("utf8"));
+    if (message.type === "response") {
+      const waiter = this.pending.get(message.id);
+      if (waiter) {
+        this.pending.delete(message.id);
+        waiter.resolve(message as TauResponse);
+      }
+      return;
+    }
+    this.onStream?.(message, at);
+  }
+}

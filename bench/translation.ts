@@ -1,0 +1,119 @@
+import { BenchAskClient } from "./ask-client.js";
+import { cpuMs, cpuPerItemUs } from "./cpu.js";
+import type { GatewayAccess } from "./stack.js";
+import { turnText } from "./streaming.js";
+import { BenchTauClient } from "./tau-client.js";
+import { inBatches, now, quantile, round, sleep } from "./stats.js";
+
+/**
+ * Translation: the streaming turn through the Ask surface. N connections subscribe (live) to one
+ * session on `/rpc`; the first sends the text. Every subscriber receives the session's events
+ * (one `model.streaming` per Tau delta, then `turn.completed`). A Tau connection straight to the
+ * host observes the same session and stamps the host's last delta; all stamps come from one clock.
+ *
+ * - events/s: events delivered to all subscribers together, from `session/send` to the last
+ *   subscriber's `turn.completed`;
+ * - lag: from the direct observer receiving the host's last delta to each subscriber receiving
+ *   `turn.completed` (p50 and max over subscribers).
+ */
+
+const TURN_COMPLETED = Buffer.from('"type":"turn.completed"');
+
+export interface TranslationResult {
+  subscribers: number;
+  deltas: number;
+  events: number;
+  eventsPerSubscriber: number;
+  ms: number;
+  eventsPerSecond: number;
+  lagP50Ms: number;
+  lagMaxMs: number;
+  /** Gateway CPU per delivered event, µs (null without /proc). */
+  gatewayCpuUsPerEvent: number | null;
+  /** Subscribers the gateway disconnected before their turn.completed (too slow for its limits). */
+  disconnected: number;
+}
+
+export async function measureTranslation(
+  access: GatewayAccess,
+  hostUrl: string,
+  subscribers: number,
+  deltas: number,
+  gatewayPid?: number,
+  timeoutMs = 120_000,
+): Promise<TranslationResult> {
+  const clients = await inBatches(subscribers, 16, () => BenchAskClient.connect(access.rpc, access.headers));
+  const observer = await BenchTauClient.connect(hostUrl);
+  try {
+    const sender = clients[0]!;
+    const { session } = await sender.call<{ session: { sessionId: string } }>("session/create", {});
+    const sessionId = session.sessionId;
+    await Promise.all(clients.map((c) => c.call("session/subscribe", { sessionId, deliveryKind: "live" })));
+
+    await observer.call("session.observe", { sessionId });
+    let lastDeltaAt = Number.NaN;
+    observer.onStream = (message, at) => {
+      if (message.type === "session.delta") lastDeltaAt = at;
+    };
+
+    const completedAt: number[] = new Array(subscribers).fill(Number.NaN);
+    let remaining = subscribers;
+    let allDone!: () => void;
+    const done = new Promise<void>((resolve) => (allDone = resolve));
+    let disconnected = 0;
+    clients.forEach((client, i) => {
+      client.events = 0;
+      let settled = false;
+      const settle = () => {
+        settled = true;
+        if (--remaining === 0) allDone();
+      };
+      client.onEvent = (data, at) => {
+        if (!settled && data.indexOf(TURN_COMPLETED) !== -1) {
+          completedAt[i] = at;
+          settle();
+        }
+      };
+      // The gateway may drop a subscriber that reads too slowly (its slow-consumer limit): count it, do not wait for it.
+      client.socket.once("close", () => {
+        if (settled) return;
+        disconnected++;
+        settle();
+      });
+    });
+
+    const cpuBefore = gatewayPid ? cpuMs([gatewayPid]) : Number.NaN;
+    const sent = now();
+    await sender.call("session/send", { sessionId, content: turnText(deltas) });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      done,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`translation x${subscribers}: ${remaining} subscribers without turn.completed after ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    const completed = completedAt.filter((at) => !Number.isNaN(at));
+    if (!completed.length) throw new Error(`translation x${subscribers}: every subscriber was disconnected before turn.completed`);
+    const last = Math.max(...completed);
+    const cpuAfter = gatewayPid ? cpuMs([gatewayPid]) : Number.NaN;
+    const events = clients.reduce((n, c) => n + c.events, 0);
+    const lags = completed.map((at) => at - lastDeltaAt);
+    const ms = last - sent;
+    return {
+      subscribers,
+      deltas,
+      events,
+      eventsPerSubscriber: round(events / subscribers, 0),
+      ms: round(ms, 1),
+      eventsPerSecond: round(events / (ms / 1000), 0),
+      lagP50Ms: round(quantile(lags, 0.5), 1),
+      lagMaxMs: round(Math.max(...lags), 1),
+      gatewayCpuUsPerEvent: cpuPerItemUs(cpuBefore, cpuAfter, events),
+      disconnected,
+    };
+  } finally {
+    await Promise.all([...clients.map((c) => c.close()), observer.close()]);
+    await sleep(100);
+  }
+}
+

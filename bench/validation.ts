@@ -1,0 +1,89 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { builtCli, repoRoot } from "./processes.js";
+import { now, round } from "./stats.js";
+import { writeTranscript } from "./transcript.js";
+
+/**
+ * `tau-gateway validate` on a generated transcript: lines per second of wall-clock time (the
+ * whole command, so process start and schema compilation are included; a 10-line run gives that
+ * fixed cost separately) and peak resident memory, from GNU time's "Maximum resident set size"
+ * or, without it, from `process.resourceUsage().maxRSS` written at exit by a preloaded module.
+ */
+
+export interface ValidationBenchResult {
+  lines: number;
+  bytes: number;
+  valid: number;
+  invalid: number;
+  seconds: number;
+  linesPerSecond: number;
+  /** Wall time of the same command on a 10-line file (start-up, schema compilation). */
+  fixedCostMs: number;
+  peakRssMiB: number;
+  memoryMethod: string;
+}
+
+interface Run {
+  ms: number;
+  stdout: string;
+  peakKiB: number;
+}
+
+const GNU_TIME = "/usr/bin/time";
+
+export async function measureValidation(lines: number): Promise<ValidationBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), "tau-bench-validate-"));
+  try {
+    const big = join(dir, "transcript.jsonl");
+    const small = join(dir, "small.jsonl");
+    const bytes = await writeTranscript(big, lines);
+    await writeTranscript(small, 10);
+    const useGnuTime = existsSync(GNU_TIME) && (await runValidate([GNU_TIME, "-v"], small, dir).then((r) => Number.isFinite(r.peakKiB), () => false));
+    const prefix = useGnuTime ? [GNU_TIME, "-v"] : [];
+    await runValidate(prefix, small, dir); // warm the file cache and the compiled-code cache
+    const fixed = await runValidate(prefix, small, dir);
+    const full = await runValidate(prefix, big, dir);
+    const summary = /(\d+) valid, (\d+) invalid/.exec(full.stdout);
+    return {
+      lines,
+      bytes,
+      valid: summary ? Number(summary[1]) : Number.NaN,
+      invalid: summary ? Number(summary[2]) : Number.NaN,
+      seconds: round(full.ms / 1000, 2),
+      linesPerSecond: round(lines / (full.ms / 1000), 0),
+      fixedCostMs: round(fixed.ms, 0),
+      peakRssMiB: round(full.peakKiB / 1024, 1),
+      memoryMethod: useGnuTime ? "GNU time -v (Maximum resident set size)" : "process.resourceUsage().maxRSS at exit (--import preload)",
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function runValidate(prefix: string[], file: string, dir: string): Promise<Run> {
+  const preload = join(dir, "max-rss.mjs");
+  if (!prefix.length && !existsSync(preload)) {
+    writeFileSync(preload, 'process.on("exit", () => process.stderr.write(`maxrss_kib=${process.resourceUsage().maxRSS}\\n`));\n');
+  }
+  const nodeArgs = prefix.length ? [builtCli, "validate", file] : ["--import", preload, builtCli, "validate", file];
+  const [command, ...args] = [...prefix, process.execPath, ...nodeArgs];
+  return new Promise((resolve, reject) => {
+    const started = now();
+    const child = spawn(command!, args, { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.once("error", reject);
+    child.once("close", (code) => {
+      const ms = now() - started;
+      if (code !== 0 && code !== 1) return reject(new Error(`validate exited ${code}: ${stderr.slice(-500)}`));
+      const gnu = /Maximum resident set size \(kbytes\):\s*(\d+)/.exec(stderr);
+      const preloaded = /maxrss_kib=(\d+)/.exec(stderr);
+      resolve({ ms, stdout, peakKiB: Number(gnu?.[1] ?? preloaded?.[1] ?? Number.NaN) });
+    });
+  });
+}
