@@ -1,25 +1,21 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Readable } from "node:stream";
 import { isLoopbackHost, loadTokens, trustProxyValue } from "../src/cli/access-settings.js";
 import { runServe } from "../src/cli/serve.js";
 import { originAllowed, parseAllowedOrigins } from "../src/gateway/auth/origins.js";
 import { TokenRegistry } from "../src/gateway/auth/tokens.js";
 import { AskTestClient } from "./support/ask-client.js";
-import { repoRoot, runCli } from "./support/cli.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { runCli, runServeInProcess, serveCli } from "./support/cli.js";
 import { TauTestClient } from "./support/tau-client.js";
 
 /** The front-door settings: tokens files, origins, trusted proxies, and `tau-gateway serve` refusing bad or unsafe ones. */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 function tempFile(name: string, text: string): string {
   const dir = mkdtempSync(join(tmpdir(), "access-settings-"));
@@ -147,11 +143,7 @@ describe("tau-gateway serve settings", () => {
     ];
     const file = tempFile("tokens.json", JSON.stringify([{ id: "a", token: "t", tenant: "x" }, { id: "b", tenant: "y", token: "u", extra: 1 }]));
     // Settings are refused before anything starts, so the command runs in-process here.
-    const serve = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
-      let stderr = "";
-      const code = await runServe(["--port", "0", ...args], { stdin: Readable.from([]), stdout: () => undefined, stderr: (text) => (stderr += text) }, env);
-      return { code, stderr };
-    };
+    const serve = (args: string[], env: NodeJS.ProcessEnv = {}) => runServeInProcess(["--port", "0", ...args], env);
     for (const [args, env, expected] of cases) {
       const result = await serve(args, env);
       expect(result.code, result.stderr).toBe(2);
@@ -187,30 +179,10 @@ describe("tau-gateway serve settings", () => {
   });
 
   it("serves with TAU_GATEWAY_TOKEN: probes open, everything else needs the token, and Ask and Tau share the tenant", async () => {
-    const tsxCli = fileURLToPath(new URL("../node_modules/tsx/dist/cli.mjs", import.meta.url));
-    const mainTs = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
     const token = "tok-serve-e2e-4410";
-    const child = spawn(process.execPath, [tsxCli, mainTs, "serve", "--port", "0", "--log-level", "debug"], {
-      cwd: repoRoot,
-      env: { ...process.env, TAU_GATEWAY_TOKEN: token },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    cleanups.push(async () => {
-      if (child.exitCode === null) {
-        child.kill("SIGKILL");
-        await exited;
-      }
-    });
-    let stderr = "";
-    const baseUrl = await new Promise<string>((resolve, reject) => {
-      child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-        const match = /^tau-gateway listening on (http:\/\/\S+)$/m.exec(stderr);
-        if (match) resolve(match[1]!);
-      });
-      void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${stderr}`)));
-    });
+    const served = await serveCli(["--port", "0", "--log-level", "debug"], cleanups, { TAU_GATEWAY_TOKEN: token });
+    const { baseUrl } = served;
+    const exited = served.exit.then(({ code }) => code);
 
     // Bodies are read to the end: an unread response keeps its connection busy.
     const status = async (path: string, headers: Record<string, string> = {}) => {
@@ -234,8 +206,9 @@ describe("tau-gateway serve settings", () => {
 
     ask.socket.close();
     await tau.close();
-    child.kill("SIGTERM");
+    served.child.kill("SIGTERM");
     expect(await exited).toBe(0);
+    const stderr = served.stderr();
     expect(stderr).toContain('"reqId"');
     expect(stderr).not.toContain(token);
   }, 60_000);

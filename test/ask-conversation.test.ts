@@ -3,27 +3,21 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AskTestClient } from "./support/ask-client.js";
 import { expectContiguous, expectOneTerminalPerTurn, openSession, payloadsOf, runTurn } from "./support/ask-events.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
 import { repoRoot } from "./support/cli.js";
-import { startTestGateway, type TestGateway } from "./support/gateway.js";
+import { startTestGateway } from "./support/gateway.js";
 
 /**
  * A whole Ask conversation against the embedded host: over WebSocket `/rpc`, and over
  * `tau-gateway stdio` spawned as a client would spawn an app-server executable.
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function gateway(): Promise<TestGateway> {
-  const gw = await startTestGateway();
-  cleanups.push(() => gw.stop());
-  return gw;
-}
+const gateway = () => cleanups.stopAfterTest(startTestGateway());
 
 /** `tau-gateway stdio` as a child process, with an Ask client on its stdin/stdout. */
 function spawnStdio(): { client: AskTestClient; child: ChildProcessWithoutNullStreams; stderr: () => string } {

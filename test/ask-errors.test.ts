@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { RpcError, type AskTestClient } from "./support/ask-client.js";
+import { describe, expect, it } from "vitest";
+import { rpcError, type AskTestClient } from "./support/ask-client.js";
 import { eventually, openSession } from "./support/ask-events.js";
-import { startTestGateway, type TestGateway } from "./support/gateway.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { startTestGateway } from "./support/gateway.js";
 
 /**
  * Every error the Ask surface answers with, each provoked for real over `/rpc` (DESIGN §4.5):
@@ -10,27 +11,9 @@ import { startTestGateway, type TestGateway } from "./support/gateway.js";
  * ask-turns.test.ts, where a turn is being interrupted.
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function gateway(): Promise<TestGateway> {
-  const gw = await startTestGateway();
-  cleanups.push(() => gw.stop());
-  return gw;
-}
-
-const rpcError = (promise: Promise<unknown>): Promise<RpcError> =>
-  promise.then(
-    (result) => {
-      throw new Error(`expected an error, got ${JSON.stringify(result)}`);
-    },
-    (error: unknown) => {
-      if (!(error instanceof RpcError)) throw error;
-      return error;
-    },
-  );
+const gateway = () => cleanups.stopAfterTest(startTestGateway());
 
 /** Sends raw text and resolves with the next message received. */
 async function raw(client: AskTestClient & { socket: import("ws").WebSocket }, text: string): Promise<any> {

@@ -1,23 +1,17 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AskTestClient } from "./support/ask-client.js";
 import { expectContiguous, openSession, runTurn } from "./support/ask-events.js";
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from "./support/gateway.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { startTestGateway, type TestGatewayOptions } from "./support/gateway.js";
 
 /**
  * JSON-RPC framing on `/rpc`: requests with and without `"jsonrpc"`, the `omit` setting for
  * app-server peers, and batches (element by element, none for notifications, bounded).
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function gateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const gw = await startTestGateway(options);
-  cleanups.push(() => gw.stop());
-  return gw;
-}
+const gateway = (options: TestGatewayOptions = {}) => cleanups.stopAfterTest(startTestGateway(options));
 
 type SocketClient = AskTestClient & { socket: import("ws").WebSocket };
 

@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TokenRegistry } from "../src/gateway/auth/tokens.js";
 import { ProtocolValidators } from "../src/validation/validator.js";
 import { openAskSseStream } from "../src/transports/ask-sse.js";
-import { postRpc, startHttpGateway, type HttpGateway } from "./support/http-gateway.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { postRpc, startHttpGateway } from "./support/http-gateway.js";
 import { SseTestClient } from "./support/sse-client.js";
 
 /**
@@ -12,18 +13,11 @@ import { SseTestClient } from "./support/sse-client.js";
  * with the embedded Tau host.
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 const schema = ProtocolValidators.shared().get("ask");
 
-async function gateway(options: Parameters<typeof startHttpGateway>[0] = {}): Promise<HttpGateway> {
-  const gw = await startHttpGateway(options);
-  cleanups.push(() => gw.stop());
-  return gw;
-}
+const gateway = (options: Parameters<typeof startHttpGateway>[0] = {}) => cleanups.stopAfterTest(startHttpGateway(options));
 
 async function events(url: string, headers: Record<string, string> = {}) {
   const client = await SseTestClient.open(url, { headers });

@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Event } from "../generated/ask-v1.0.js";
 import type { CommandToolConfig } from "../src/bridge/interactions/index.js";
-import { RpcError, type AskTestClient } from "./support/ask-client.js";
+import { rpcError, type AskTestClient } from "./support/ask-client.js";
 import { expectContiguous, expectOneTerminalPerTurn, openSession, payloadsOf, waitForTerminal } from "./support/ask-events.js";
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from "./support/gateway.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { startTestGateway, type TestGatewayOptions } from "./support/gateway.js";
 
 /**
  * Interactions over `/rpc` (DESIGN §4.4), driven by the scripted agent calling the gateway's
@@ -14,27 +15,9 @@ import { startTestGateway, type TestGateway, type TestGatewayOptions } from "./s
 const ECHO_JSON: CommandToolConfig = { name: "echo_json", description: "Echoes its JSON arguments.", parameters: { type: "object" }, command: "cat" };
 const CALL_ECHO = '/tool echo_json {"a":1}';
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function gateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const gw = await startTestGateway({ commandTools: [ECHO_JSON], ...options });
-  cleanups.push(() => gw.stop());
-  return gw;
-}
-
-const rpcError = (promise: Promise<unknown>): Promise<RpcError> =>
-  promise.then(
-    (result) => {
-      throw new Error(`expected an error, got ${JSON.stringify(result)}`);
-    },
-    (error: unknown) => {
-      if (!(error instanceof RpcError)) throw error;
-      return error;
-    },
-  );
+const gateway = (options: TestGatewayOptions = {}) => cleanups.stopAfterTest(startTestGateway({ commandTools: [ECHO_JSON], ...options }));
 
 /** Sends `content` and waits for the first event of `type` in the session. */
 async function sendAndWaitFor(client: AskTestClient, sessionId: string, content: string, type: string): Promise<{ turnId: string; event: Event }> {

@@ -1,24 +1,18 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Event } from "../generated/ask-v1.0.js";
 import { RpcError } from "./support/ask-client.js";
 import { expectContiguous, expectOneTerminalPerTurn, openSession, runTurn, waitForTerminal } from "./support/ask-events.js";
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from "./support/gateway.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { startTestGateway, type TestGatewayOptions } from "./support/gateway.js";
 
 /**
  * Delivery over `/rpc`: live, replay and includeSnapshot subscriptions (each delivers every event
  * once, in order, with no gap), re-subscribing, polling with limit/hasMore, and retention.
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function gateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const gw = await startTestGateway(options);
-  cleanups.push(() => gw.stop());
-  return gw;
-}
+const gateway = (options: TestGatewayOptions = {}) => cleanups.stopAfterTest(startTestGateway(options));
 
 const LONG_REPLY = "/sleep 1000\nthe quick brown fox jumps over the lazy dog again and again";
 

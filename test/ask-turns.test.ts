@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { RpcError } from "./support/ask-client.js";
+import { describe, expect, it } from "vitest";
+import { rpcError } from "./support/ask-client.js";
 import { eventually, expectContiguous, expectOneTerminalPerTurn, openSession, payloadsOf, runTurn as runTurnOf, waitForTerminal } from "./support/ask-events.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
 import { startTestGateway, type TestGateway } from "./support/gateway.js";
-import { TauTestClient } from "./support/tau-client.js";
+import { TauTestClient, userTexts } from "./support/tau-client.js";
 
 /**
  * Turns over `/rpc` while one is running: steering, queueing, a stale send that must never reach
@@ -12,16 +13,9 @@ import { TauTestClient } from "./support/tau-client.js";
  * see before the session is let go).
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function gateway(): Promise<TestGateway> {
-  const gw = await startTestGateway();
-  cleanups.push(() => gw.stop());
-  return gw;
-}
+const gateway = () => cleanups.stopAfterTest(startTestGateway());
 
 /** A raw Tau client on the embedded host itself, to check what the gateway really sent. */
 async function hostClient(gw: TestGateway): Promise<TauTestClient> {
@@ -30,22 +24,6 @@ async function hostClient(gw: TestGateway): Promise<TauTestClient> {
   await client.initialize();
   return client;
 }
-
-const rpcError = (promise: Promise<unknown>) =>
-  promise.then(
-    (result) => {
-      throw new Error(`expected an error, got ${JSON.stringify(result)}`);
-    },
-    (error: unknown) => {
-      if (!(error instanceof RpcError)) throw error;
-      return error;
-    },
-  );
-
-const userTexts = (snapshot: { messages: Array<{ message: { role: string; content: unknown } }> }) =>
-  snapshot.messages
-    .filter((m) => m.message.role === "user")
-    .map((m) => (typeof m.message.content === "string" ? m.message.content : (m.message.content as Array<{ text?: string }>).map((b) => b.text ?? "").join("")));
 
 describe("session/send while a turn runs", () => {
   it("steers, queues, and refuses a stale send without sending anything upstream", async () => {

@@ -1,9 +1,10 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RpcError } from "./support/ask-client.js";
 import { eventually, expectContiguous, expectOneTerminalPerTurn, openSession, payloadsOf, runTurn, waitForTerminal } from "./support/ask-events.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
 import { startTestGateway } from "./support/gateway.js";
 
 /**
@@ -14,10 +15,7 @@ import { startTestGateway } from "./support/gateway.js";
  * were lost end with events.
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 describe("an upstream restart mid-turn", () => {
   it("reconnects, resyncs every session and delivers the cut-off turns' terminal events", async () => {

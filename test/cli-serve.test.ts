@@ -1,55 +1,14 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { Readable } from "node:stream";
-import { runServe } from "../src/cli/serve.js";
 import { startFakeTauPeer } from "./support/fake-tau-peer.js";
-import { repoRoot, runCli } from "./support/cli.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { runCli, runServeInProcess, serveCli } from "./support/cli.js";
 import { TauTestClient } from "./support/tau-client.js";
 
 /** `tau-gateway serve` as a real process (from source through tsx): start-up line, readiness, signals, bad settings. */
 
-const tsxCli = fileURLToPath(new URL("../node_modules/tsx/dist/cli.mjs", import.meta.url));
-const mainTs = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
-const LISTENING = /^tau-gateway listening on (http:\/\/\S+)$/m;
-
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-interface Served {
-  child: ChildProcess;
-  baseUrl: string;
-  stderr: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Spawns `tau-gateway serve ARGS` and resolves once it printed its listening line. */
-function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const child = spawn(process.execPath, [tsxCli, mainTs, "serve", ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
-  let stderr = "";
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not print its listening line in time; stderr:\n${stderr}`)), 20_000);
-    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const match = LISTENING.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, baseUrl: match[1]!, stderr: () => stderr, exit });
-      }
-    });
-    void exit.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited with ${code} before listening; stderr:\n${stderr}`));
-    });
-  });
-}
+const cleanups = cleanupsAfterEach();
+const serve = (args: string[], env: NodeJS.ProcessEnv = {}) => serveCli(args, cleanups, env);
 
 describe("tau-gateway serve", () => {
   it("serves the embedded upstream on a free port, is ready, relays /tau, and exits 0 on SIGTERM", async () => {
@@ -96,19 +55,12 @@ describe("tau-gateway serve", () => {
   });
 
   // Settings errors happen before anything starts, so these run the command in-process.
-  async function serveInProcess(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> {
-    let stderr = "";
-    const io = { stdin: Readable.from([]), stdout: () => undefined, stderr: (text: string) => void (stderr += text) };
-    const code = await runServe(argv, io, env);
-    return { code, stderr };
-  }
-
   it("names the environment variable when that is where a bad value came from", async () => {
-    const result = await serveInProcess([], { TAU_GATEWAY_PORT: "70000" });
+    const result = await runServeInProcess([], { TAU_GATEWAY_PORT: "70000" });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('invalid TAU_GATEWAY_PORT "70000"');
     // A flag wins over its variable.
-    const flagWins = await serveInProcess(["--event-retention", "0"], { TAU_GATEWAY_EVENT_RETENTION: "5" });
+    const flagWins = await runServeInProcess(["--event-retention", "0"], { TAU_GATEWAY_EVENT_RETENTION: "5" });
     expect(flagWins.stderr).toContain('invalid --event-retention "0"');
   });
 
@@ -122,7 +74,7 @@ describe("tau-gateway serve", () => {
       [["--tools-config", "/no/such/tools.json"], 'invalid --tools-config "/no/such/tools.json"'],
     ];
     for (const [argv, message] of cases) {
-      const result = await serveInProcess(argv);
+      const result = await runServeInProcess(argv);
       expect(result.code, argv.join(" ")).toBe(2);
       expect(result.stderr, argv.join(" ")).toContain(message);
     }

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, posix } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { repoRoot } from "./support/cli.js";
+import { freePort } from "./support/free-port.js";
 
 /**
  * No Docker engine exists here, so this reproduces the Dockerfile's runtime stage by hand, reading
@@ -68,17 +68,6 @@ function run(command: string, args: string[], options: { cwd: string; env?: Node
     child.stderr.setEncoding("utf8").on("data", (d: string) => (output += d));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, output }));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
 

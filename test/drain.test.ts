@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { AskBridge, AskError } from "../src/bridge/ask-bridge.js";
 import { buildGateway } from "../src/gateway/app.js";
@@ -7,6 +7,8 @@ import { DrainController } from "../src/gateway/drain.js";
 import { TauUpstream } from "../src/tau/upstream.js";
 import { serveAskWebSocket } from "../src/transports/ask-websocket.js";
 import { AskTestClient, RpcError } from "./support/ask-client.js";
+import { eventually } from "./support/ask-events.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
 import { answerInitialize, startFakeTauPeer } from "./support/fake-tau-peer.js";
 import { postRpc, startHttpGateway } from "./support/http-gateway.js";
 import { SseTestClient } from "./support/sse-client.js";
@@ -18,17 +20,7 @@ import { TauTestClient } from "./support/tau-client.js";
  * requests answered with an error at the deadline rather than dropped).
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function until(predicate: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !predicate(); waited += 10) {
-    if (waited > 10_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const cleanups = cleanupsAfterEach();
 
 const never = () => new Promise<never>(() => undefined);
 const askError = (promise: Promise<unknown>) =>
@@ -191,7 +183,7 @@ describe("the gateway while draining", () => {
     );
 
     const open = client.request("session/resume", { sessionId: "never-answered" }).catch((e: unknown) => e);
-    await until(() => peer.received.some((text) => text.includes("session.observe")), "session.observe upstream");
+    await eventually(() => peer.received.some((text) => text.includes("session.observe")), "session.observe upstream");
     const outcome = await drain.drain();
     expect(outcome).toMatchObject({ drained: false, failedRequests: 1 });
     expect(await open).toMatchObject({ code: -32012, message: expect.stringMatching(/drain timeout/) });

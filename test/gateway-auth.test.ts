@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type WebSocket from "ws";
 import { buildGateway } from "../src/gateway/app.js";
 import { TokenRegistry } from "../src/gateway/auth/tokens.js";
 import { startTauHost } from "../src/host/index.js";
 import { TauUpstream } from "../src/tau/upstream.js";
 import { AskTestClient } from "./support/ask-client.js";
-import { startSecureGateway, tryUpgrade, type SecureGateway, type UpgradeOutcome } from "./support/secure-gateway.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { startSecureGateway, tryUpgrade, type UpgradeOutcome } from "./support/secure-gateway.js";
 import { TauTestClient } from "./support/tau-client.js";
 
 /**
@@ -16,16 +17,9 @@ import { TauTestClient } from "./support/tau-client.js";
  * log line or anything sent to a client.
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function gateway(options: Parameters<typeof startSecureGateway>[0] = {}): Promise<SecureGateway> {
-  const gw = await startSecureGateway(options);
-  cleanups.push(() => gw.stop());
-  return gw;
-}
+const gateway = (options: Parameters<typeof startSecureGateway>[0] = {}) => cleanups.stopAfterTest(startSecureGateway(options));
 
 function opened(outcome: UpgradeOutcome): WebSocket {
   if (!outcome.opened) throw new Error(`upgrade refused with ${outcome.status}: ${outcome.body}`);

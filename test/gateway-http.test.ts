@@ -1,35 +1,19 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { FastifyInstance } from "fastify";
-import { afterEach, describe, expect, it } from "vitest";
-import { buildGateway } from "../src/gateway/app.js";
-import { startTauHost, type RunningTauHost } from "../src/host/index.js";
-import { TauUpstream } from "../src/tau/upstream.js";
+import { describe, expect, it } from "vitest";
 import { schemaDir } from "../src/validation/schema-files.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
 import { startFakeTauPeer } from "./support/fake-tau-peer.js";
+import { gatewayInFrontOf } from "./support/gateway.js";
+import { startHostClosedAfterTest } from "./support/tau-client.js";
 
 /** The gateway's plain HTTP routes, through Fastify's inject() against a real upstream connection. */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function host(): Promise<RunningTauHost> {
-  const running = await startTauHost({ port: 0 });
-  let closing: Promise<void> | undefined;
-  const close = () => (closing ??= running.close());
-  cleanups.push(close);
-  return { url: running.url, host: running.host, port: running.port, close };
-}
+const host = () => startHostClosedAfterTest(cleanups);
 
-function gatewayFor(url: string, reconnect = false): { app: FastifyInstance; upstream: TauUpstream } {
-  const upstream = new TauUpstream({ url, client: { name: "gateway-http-tests", version: "1" }, reconnect });
-  cleanups.push(() => upstream.close());
-  const app = buildGateway({ tauUpstream: { url }, upstream });
-  cleanups.push(() => app.close());
-  return { app, upstream };
-}
+const gatewayFor = (url: string) => gatewayInFrontOf(url, cleanups);
 
 describe("health", () => {
   it("GET /healthz is 200 ok whatever the upstream does", async () => {

@@ -2,14 +2,14 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { runServe } from "../src/cli/serve.js";
-import { AskTestClient } from "./support/ask-client.js";
 import { expectContiguous } from "./support/ask-events.js";
-import { startOperatedGateway, waitUntil, type OperatedGateway, type OperatedGatewayOptions } from "./support/operated-gateway.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { startOperatedGateway, waitUntil, type OperatedGatewayOptions } from "./support/operated-gateway.js";
 import { sampleValue } from "./support/prometheus.js";
-import { errorOf, resultOf, TauTestClient } from "./support/tau-client.js";
+import { errorOf, resultOf } from "./support/tau-client.js";
 
 /**
  * Limits and backpressure on a real gateway over real sockets: message size (1009), the
@@ -17,30 +17,9 @@ import { errorOf, resultOf, TauTestClient } from "./support/tau-client.js";
  * busy), slow consumers (1013) while other clients carry on, and ping keepalive.
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function gateway(options: OperatedGatewayOptions = {}): Promise<OperatedGateway> {
-  const gw = await startOperatedGateway(options);
-  cleanups.push(() => gw.stop());
-  return gw;
-}
-
-async function askClient(url: string): Promise<AskTestClient & { socket: WebSocket }> {
-  const client = await AskTestClient.websocket(url);
-  cleanups.push(() => client.socket.terminate());
-  await client.request("initialize", { client: { name: "limits-tests", version: "1" } });
-  return client;
-}
-
-async function tauClient(url: string): Promise<TauTestClient> {
-  const client = await TauTestClient.connect(url);
-  cleanups.push(() => client.socket.terminate());
-  resultOf(await client.initialize(), "initialize");
-  return client;
-}
+const gateway = (options: OperatedGatewayOptions = {}) => cleanups.stopAfterTest(startOperatedGateway(options));
 
 /** A raw socket that records its close, for clients that misbehave on purpose. */
 function rawSocket(url: string, options: WebSocket.ClientOptions = {}) {
@@ -82,7 +61,7 @@ describe("message size", () => {
 
   it("closes an Ask connection with 1009 and the limit when a message is too big; smaller ones are answered", async () => {
     const gw = await gateway({ maxMessageBytes });
-    const client = await askClient(gw.rpcUrl);
+    const client = await gw.askClient();
     // Just under the limit: an ordinary (invalid) message, answered, connection kept.
     client.socket.send(`"${"x".repeat(maxMessageBytes - 100)}"`);
     await client.waitFor(() => client.received.some((m: any) => m.error?.code === -32600), "the invalid-request answer");
@@ -98,7 +77,7 @@ describe("message size", () => {
 
   it("closes a /tau connection with 1009 and the limit", async () => {
     const gw = await gateway({ maxMessageBytes });
-    const client = await tauClient(gw.tauUrl);
+    const client = await gw.tauClient();
     const parseError = errorOf(await new Promise<any>((resolve) => {
       const stop = client.onMessage((m) => {
         stop();
@@ -118,8 +97,8 @@ describe("message size", () => {
 describe("connection cap", () => {
   it("refuses upgrades past --max-connections with HTTP 503 and takes new ones once a connection closes", async () => {
     const gw = await gateway({ limits: { maxConnections: 2 } });
-    const ask = await askClient(gw.rpcUrl);
-    await tauClient(gw.tauUrl);
+    const ask = await gw.askClient();
+    await gw.tauClient();
 
     const refused = await refusedUpgrade(gw.rpcUrl);
     expect(refused.status).toBe(503);
@@ -143,7 +122,7 @@ describe("connection cap", () => {
 describe("in-flight requests per connection", () => {
   it("answers the Ask request past --max-inflight with -32013 and frees the slots as requests complete", async () => {
     const gw = await gateway({ limits: { maxInflight: 2 } });
-    const client = await askClient(gw.rpcUrl);
+    const client = await gw.askClient();
     // One batch: all three start before any can finish (each waits for the Tau host).
     client.socket.send(JSON.stringify([1, 2, 3].map((id) => ({ jsonrpc: "2.0", id: `list-${id}`, method: "session/list", params: {} }))));
     await client.waitFor(() => client.received.filter((m: any) => typeof m.id === "string" && m.id.startsWith("list-")).length === 3, "three answers");
@@ -164,7 +143,7 @@ describe("in-flight requests per connection", () => {
   it("answers the /tau request past --max-inflight with busy, never refuses cancelling, and frees slots on responses", async () => {
     const gw = await gateway({ limits: { maxInflight: 2 } });
     const dir = tempDir();
-    const client = await tauClient(gw.tauUrl);
+    const client = await gw.tauClient();
     const sessionId = await client.createSession(dir);
     // Each exec runs until the test creates the release file: they stay open as long as needed.
     const waitForRelease = `while [ ! -e '${join(dir, "release")}' ]; do sleep 0.05; done; echo released`;
@@ -194,14 +173,14 @@ describe("slow consumers", () => {
   it("disconnects clients that stop reading (1013, on /rpc and /tau) while a reading client gets every event", async () => {
     const maxBufferedBytes = 256 * 1024;
     const gw = await gateway({ limits: { maxBufferedBytes } });
-    const reader = await askClient(gw.rpcUrl);
+    const reader = await gw.askClient();
     const { session } = await reader.request("session/create", {});
     const sessionId: string = session.sessionId;
     await reader.request("session/subscribe", { sessionId });
 
-    const slowAsk = await askClient(gw.rpcUrl);
+    const slowAsk = await gw.askClient();
     await slowAsk.request("session/subscribe", { sessionId });
-    const slowTau = await tauClient(gw.tauUrl);
+    const slowTau = await gw.tauClient();
     resultOf(await slowTau.request("session.observe", { sessionId }));
     const askClosed = new Promise<{ code: number; reason: string }>((resolve) => slowAsk.socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
     const tauClosed = slowTau.closed();
@@ -240,7 +219,7 @@ describe("slow consumers", () => {
 describe("keepalive", () => {
   it("terminates peers that do not answer pings, on /rpc and /tau, and keeps those that do", async () => {
     const gw = await gateway({ limits: { keepaliveMs: 500 } });
-    const live = await askClient(gw.rpcUrl);
+    const live = await gw.askClient();
     const deadAsk = rawSocket(gw.rpcUrl, { autoPong: false });
     const deadTau = rawSocket(gw.tauUrl, { autoPong: false });
     await Promise.all([deadAsk.opened, deadTau.opened]);

@@ -1,37 +1,16 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type WebSocket from "ws";
+import { describe, expect, it } from "vitest";
 import { TokenRegistry } from "../src/gateway/auth/tokens.js";
-import { AskTestClient, RpcError } from "./support/ask-client.js";
-import { startOperatedGateway, waitUntil, type OperatedGateway, type OperatedGatewayOptions } from "./support/operated-gateway.js";
+import { RpcError } from "./support/ask-client.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { startOperatedGateway, waitUntil, type OperatedGatewayOptions } from "./support/operated-gateway.js";
 import { sampleValue, type Sample } from "./support/prometheus.js";
-import { errorOf, resultOf, TauTestClient } from "./support/tau-client.js";
+import { errorOf, resultOf } from "./support/tau-client.js";
 
 /** `GET /metrics` scraped from a real gateway after real traffic on both dialects. */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function gateway(options: OperatedGatewayOptions = {}): Promise<OperatedGateway> {
-  const gw = await startOperatedGateway(options);
-  cleanups.push(() => gw.stop());
-  return gw;
-}
-
-async function askClient(url: string): Promise<AskTestClient & { socket: WebSocket }> {
-  const client = await AskTestClient.websocket(url);
-  cleanups.push(() => client.socket.terminate());
-  await client.request("initialize", { client: { name: "metrics-tests", version: "1" } });
-  return client;
-}
-
-async function tauClient(url: string): Promise<TauTestClient> {
-  const client = await TauTestClient.connect(url);
-  cleanups.push(() => client.socket.terminate());
-  resultOf(await client.initialize(), "initialize");
-  return client;
-}
+const gateway = (options: OperatedGatewayOptions = {}) => cleanups.stopAfterTest(startOperatedGateway(options));
 
 const requests = (samples: Sample[], dialect: string, method: string, outcome: string) =>
   sampleValue(samples, "tau_gateway_requests_total", { dialect, method, outcome });
@@ -40,7 +19,7 @@ describe("/metrics", () => {
   it("serves the Prometheus text format from a registry of each gateway's own", async () => {
     const first = await gateway();
     const second = await gateway();
-    await askClient(first.rpcUrl);
+    await first.askClient();
 
     const response = await fetch(`${first.httpUrl}/metrics`);
     expect(response.status).toBe(200);
@@ -56,8 +35,8 @@ describe("/metrics", () => {
 
   it("moves with connections, requests by method and outcome, events, interactions and validation failures", async () => {
     const gw = await gateway();
-    const ask = await askClient(gw.rpcUrl);
-    const tau = await tauClient(gw.tauUrl);
+    const ask = await gw.askClient();
+    const tau = await gw.tauClient();
 
     let samples = await gw.scrape();
     for (const route of ["/rpc", "/tau"]) {

@@ -2,13 +2,12 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { buildGateway } from "../src/gateway/app.js";
-import { startTauHost, type RunningTauHost } from "../src/host/index.js";
-import { TauUpstream } from "../src/tau/upstream.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
 import { answerInitialize, startFakeTauPeer, success, type FakeTauPeer, type FakeTauPeerOptions } from "./support/fake-tau-peer.js";
-import { errorOf, resultOf, TauTestClient } from "./support/tau-client.js";
+import { gatewayInFrontOf } from "./support/gateway.js";
+import { errorOf, resultOf, startHostClosedAfterTest, TauTestClient } from "./support/tau-client.js";
 
 /**
  * WebSocket `/tau` through a real gateway to a real embedded host: a whole session driven by a raw
@@ -16,10 +15,7 @@ import { errorOf, resultOf, TauTestClient } from "./support/tau-client.js";
  * closes. A scripted peer stands in for a host only to send what the real one never does.
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 function tempDir(): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "gateway-tau-")));
@@ -27,20 +23,11 @@ function tempDir(): string {
   return dir;
 }
 
-async function host(): Promise<RunningTauHost> {
-  const running = await startTauHost({ port: 0 });
-  let closing: Promise<void> | undefined;
-  const close = () => (closing ??= running.close());
-  cleanups.push(close);
-  return { url: running.url, host: running.host, port: running.port, close };
-}
+const host = () => startHostClosedAfterTest(cleanups);
 
 /** A gateway in front of `upstreamUrl`; returns its `/tau` URL and the app. */
 async function gateway(upstreamUrl: string): Promise<{ app: FastifyInstance; tauUrl: string }> {
-  const upstream = new TauUpstream({ url: upstreamUrl, client: { name: "gateway-tests", version: "1" }, reconnect: false });
-  cleanups.push(() => upstream.close());
-  const app = buildGateway({ tauUpstream: { url: upstreamUrl }, upstream });
-  cleanups.push(() => app.close());
+  const { app } = gatewayInFrontOf(upstreamUrl, cleanups);
   const address = await app.listen({ port: 0, host: "127.0.0.1" });
   return { app, tauUrl: `${address.replace("http://", "ws://")}/tau` };
 }

@@ -9,45 +9,13 @@ import type { SessionDeltaMessage, Snapshot } from "../generated/tau-v18.js";
 import { startTauHost, type RunningTauHost } from "../src/host/index.js";
 import { TauCodec } from "../src/tau/codec.js";
 import { applyDelta } from "../src/tau/delta-applier.js";
+import { TAU_V18_METHODS } from "./support/messages.js";
 
 /**
  * The embedded Tau host's basics over real WebSockets: `ready`, the envelope error table, the
  * close codes, one plain streamed turn end to end, and `tau-gateway host` as a process. Every
  * message the host sends is checked against the v18 schema here as well.
  */
-
-const V18_METHODS = [
-  "initialize",
-  "session.create",
-  "session.list",
-  "session.observe",
-  "session.unobserve",
-  "session.record",
-  "session.submit",
-  "session.queue",
-  "session.steer",
-  "session.cancelPendingMessages",
-  "session.retry",
-  "session.exec",
-  "session.cancelExec",
-  "session.sample",
-  "session.interrupt",
-  "session.snapshot",
-  "session.setReasoning",
-  "session.setAutoCompactThreshold",
-  "session.setPersona",
-  "session.resolvePrompt",
-  "session.autocompletePaths",
-  "session.reload",
-  "session.compact",
-  "session.rewind",
-  "session.interruptSubagent",
-  "session.ephemeral.create",
-  "session.ephemeral.submit",
-  "session.ephemeral.close",
-  "session.clientTool.ack",
-  "session.clientTool.result",
-];
 
 const codec = new TauCodec();
 /** Server messages are checked against the schema on arrival; tests then read them loosely. */
@@ -145,9 +113,9 @@ describe("embedded Tau host", () => {
     const client = await connect(host.url);
     const ready = await client.waitFor(() => true);
     expect(client.received[0]).toBe(ready);
-    expect(ready).toEqual({ version: 18, type: "ready", methods: V18_METHODS });
+    expect(ready).toEqual({ version: 18, type: "ready", methods: TAU_V18_METHODS });
     const init = await client.request("initialize", { client: { name: "test", version: "1" } });
-    expect(init.result).toEqual({ protocolVersion: 18, methods: V18_METHODS, alreadyInitialized: false });
+    expect(init.result).toEqual({ protocolVersion: 18, methods: TAU_V18_METHODS, alreadyInitialized: false });
     const again = await client.request("initialize", { client: { name: "test", version: "1" } });
     expect(again.result.alreadyInitialized).toBe(true);
   });

@@ -1,5 +1,6 @@
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
+import { TAU_V18_METHODS } from "./support/messages.js";
 import { HostHarness, TauTestClient } from "./support/tau-client.js";
 
 /**
@@ -13,23 +14,12 @@ afterEach(async () => {
   await h.dispose();
 });
 
-const METHODS = [
-  "initialize", "session.create", "session.list", "session.observe", "session.unobserve",
-  "session.record", "session.submit", "session.queue", "session.steer",
-  "session.cancelPendingMessages", "session.retry", "session.exec", "session.cancelExec",
-  "session.sample", "session.interrupt", "session.snapshot", "session.setReasoning",
-  "session.setAutoCompactThreshold", "session.setPersona", "session.resolvePrompt",
-  "session.autocompletePaths", "session.reload", "session.compact", "session.rewind",
-  "session.interruptSubagent", "session.ephemeral.create", "session.ephemeral.submit",
-  "session.ephemeral.close", "session.clientTool.ack", "session.clientTool.result",
-];
-
 describe("ready", () => {
   it("is the first message and lists the 30 methods in order", async () => {
     h = new HostHarness();
     await h.start();
     const client = await h.connect();
-    expect(client.ready).toEqual({ version: 18, type: "ready", methods: METHODS });
+    expect(client.ready).toEqual({ version: 18, type: "ready", methods: TAU_V18_METHODS });
   });
 });
 

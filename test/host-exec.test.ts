@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { errorOf, HostHarness, resultOf, type TauTestClient } from "./support/tau-client.js";
+import { describe, expect, it } from "vitest";
+import { errorOf, HostHarness, hostWithSessionPerTest, resultOf, type TauTestClient } from "./support/tau-client.js";
 
 /**
  * `session.exec` / `session.cancelExec` of the embedded Tau host (spec §4.3): a real non-interactive
@@ -11,15 +11,7 @@ let client: TauTestClient;
 let sessionId: string;
 let execCounter = 0;
 
-beforeEach(async () => {
-  h = new HostHarness();
-  await h.start();
-  ({ client, sessionId } = await h.connectWithSession());
-});
-
-afterEach(async () => {
-  await h.dispose();
-});
+hostWithSessionPerTest((fresh) => ({ harness: h, client, sessionId } = fresh));
 
 const exec = (params: Record<string, unknown>) => client.call("session.exec", { sessionId, execId: `exec-${++execCounter}`, ...params });
 

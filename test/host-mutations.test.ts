@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Snapshot } from "../generated/tau-v18.js";
-import { assistantMessages, errorOf, HostHarness, resultOf, textOf, type TauTestClient } from "./support/tau-client.js";
+import { assistantMessages, errorOf, HostHarness, hostWithSessionPerTest, resultOf, textOf, type TauTestClient, userTexts } from "./support/tau-client.js";
 
 /**
  * Session mutations and side requests of the embedded Tau host (spec §4.3–§4.6, §9 serialization):
@@ -14,17 +14,7 @@ let h: HostHarness;
 let client: TauTestClient;
 let sessionId: string;
 
-beforeEach(async () => {
-  h = new HostHarness();
-  await h.start();
-  ({ client, sessionId } = await h.connectWithSession());
-});
-
-afterEach(async () => {
-  await h.dispose();
-});
-
-const userTexts = (snapshot: Snapshot) => snapshot.messages.filter((m) => m.message.role === "user").map((m) => textOf(m.message));
+hostWithSessionPerTest((fresh) => ({ harness: h, client, sessionId } = fresh));
 
 /** Starts a long `/sleep` turn plus one queued message and waits until both are in place. */
 async function runningTurnWithQueuedInput() {

@@ -1,6 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Snapshot } from "../generated/tau-v18.js";
-import { assistantMessages, errorOf, HostHarness, resultOf, textOf, type TauTestClient } from "./support/tau-client.js";
+import { describe, expect, it } from "vitest";
+import { assistantMessages, errorOf, hostWithSessionPerTest, resultOf, textOf, type TauTestClient, userTexts } from "./support/tau-client.js";
 
 /**
  * Turn methods of the embedded Tau host (spec §4.2) and the scripted agent's outputs, driven by raw
@@ -8,24 +7,13 @@ import { assistantMessages, errorOf, HostHarness, resultOf, textOf, type TauTest
  * delay.
  */
 
-let h: HostHarness;
 let client: TauTestClient;
 let sessionId: string;
 
-beforeEach(async () => {
-  h = new HostHarness();
-  await h.start();
-  ({ client, sessionId } = await h.connectWithSession());
-});
-
-afterEach(async () => {
-  await h.dispose();
-});
+hostWithSessionPerTest((fresh) => ({ client, sessionId } = fresh));
 
 const pendingWith = (predicate: (messages: Array<{ id: string; mode: string; text: string }>) => boolean) => (m: any) =>
   m.type === "session.pendingUserMessages" && m.sessionId === sessionId && predicate(m.state.messages);
-
-const userTexts = (snapshot: Snapshot) => snapshot.messages.filter((m) => m.message.role === "user").map((m) => textOf(m.message));
 
 describe("session.submit", () => {
   it("runs a plain text turn: streamed reply in chunks, committed with usage and cost, turn ledger settled", async () => {

@@ -2,12 +2,12 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AskTestClient } from "./support/ask-client.js";
 import { repoRoot } from "./support/cli.js";
+import { freePort } from "./support/free-port.js";
 import { postRpc, startHttpGateway, type HttpGateway } from "./support/http-gateway.js";
 import { SseTestClient } from "./support/sse-client.js";
 import { TauTestClient } from "./support/tau-client.js";
@@ -31,17 +31,6 @@ function readmeNginxExample(): string {
   const blocks = [...readme.matchAll(/```nginx\n([\s\S]*?)```/g)];
   expect(blocks.length, "one ```nginx block in README.md").toBe(1);
   return blocks[0]![1]!;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe.skipIf(!nginxBinary)(`behind nginx${nginxBinary ? "" : " (skipped: nginx is not installed; .ci/run installs it with apt-get)"}`, () => {

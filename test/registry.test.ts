@@ -7,17 +7,8 @@ import { generateOutputs } from "../src/codegen/outputs.js";
 import { askRegistry, tauRegistry } from "../src/registry/index.js";
 import { readSchemaFile } from "../src/validation/schema-files.js";
 import { ProtocolValidators } from "../src/validation/validator.js";
+import { TAU_V18_METHODS } from "./support/messages.js";
 
-const V18_METHODS = [
-  "initialize", "session.create", "session.list", "session.observe", "session.unobserve",
-  "session.record", "session.submit", "session.queue", "session.steer",
-  "session.cancelPendingMessages", "session.retry", "session.exec", "session.cancelExec",
-  "session.sample", "session.interrupt", "session.snapshot", "session.setReasoning",
-  "session.setAutoCompactThreshold", "session.setPersona", "session.resolvePrompt",
-  "session.autocompletePaths", "session.reload", "session.compact", "session.rewind",
-  "session.interruptSubagent", "session.ephemeral.create", "session.ephemeral.submit",
-  "session.ephemeral.close", "session.clientTool.ack", "session.clientTool.result",
-];
 const CHANGE_KINDS = [
   "agent-state.set", "lifecycle.set", "cost.set", "settings.set", "turn.set", "message.append",
   "message.replace", "message.content.append", "timeline.append", "timeline.remove", "timeline.advance",
@@ -38,7 +29,7 @@ const entryNames = (dialect: string, kind: string, version: number | string) =>
 
 describe("the registry", () => {
   it("has the 30 Tau v18 methods in the order ready advertises them", () => {
-    expect(entryNames("tau", "request", 18)).toEqual(V18_METHODS);
+    expect(entryNames("tau", "request", 18)).toEqual(TAU_V18_METHODS);
   });
 
   it("has the v13 surface: goal methods, no auto-compact threshold method", () => {

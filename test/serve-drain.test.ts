@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AskTestClient, RpcError } from "./support/ask-client.js";
-import { repoRoot } from "./support/cli.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { serveCli } from "./support/cli.js";
 import { postRpc } from "./support/http-gateway.js";
+import { waitUntil } from "./support/operated-gateway.js";
 
 /**
  * `tau-gateway serve` receiving SIGTERM with a turn in flight: it stops being ready, refuses new
@@ -11,52 +11,8 @@ import { postRpc } from "./support/http-gateway.js";
  * closes its sockets with 1001 and exits 0.
  */
 
-const tsxCli = fileURLToPath(new URL("../node_modules/tsx/dist/cli.mjs", import.meta.url));
-const mainTs = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
-const LISTENING = /^tau-gateway listening on (http:\/\/\S+)$/m;
-
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-interface Served {
-  child: ChildProcess;
-  baseUrl: string;
-  stderr: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function serve(args: string[]): Promise<Served> {
-  const child = spawn(process.execPath, [tsxCli, mainTs, "serve", ...args], { cwd: repoRoot, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
-  let stderr = "";
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not print its listening line in time; stderr:\n${stderr}`)), 20_000);
-    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const match = LISTENING.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, baseUrl: match[1]!, stderr: () => stderr, exit });
-      }
-    });
-    void exit.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited with ${code} before listening; stderr:\n${stderr}`));
-    });
-  });
-}
-
-async function until(predicate: () => Promise<boolean>, what: string): Promise<void> {
-  for (let waited = 0; !(await predicate()); waited += 20) {
-    if (waited > 15_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const cleanups = cleanupsAfterEach();
+const serve = (args: string[]) => serveCli(args, cleanups);
 
 describe("tau-gateway serve on SIGTERM", () => {
   it("drains: not ready, new work refused with -32012, the turn in flight finishes, every request answered, exit 0", async () => {
@@ -80,7 +36,7 @@ describe("tau-gateway serve on SIGTERM", () => {
     );
     served.child.kill("SIGTERM");
 
-    await until(async () => (await fetch(`${served.baseUrl}/readyz`)).status === 503, "/readyz to turn 503");
+    await waitUntil(async () => (await fetch(`${served.baseUrl}/readyz`)).status === 503, "/readyz to turn 503");
     const refused = await client.request("ping").catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RpcError);
     expect(refused).toMatchObject({ code: -32012, message: expect.stringMatching(/shutting down/), data: { retryable: true } });

@@ -1,8 +1,8 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startTauHost, type RunningTauHost } from "../src/host/index.js";
+import { describe, expect, it } from "vitest";
+import type { TauHostOptions } from "../src/host/index.js";
 import {
   reconnectDelay,
   TauResponseError,
@@ -12,7 +12,9 @@ import {
   type TauUpstreamOptions,
   type UpstreamServerMessage,
 } from "../src/tau/upstream.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
 import { answerInitialize, startFakeTauPeer, success, type FakeTauPeer } from "./support/fake-tau-peer.js";
+import { startHostClosedAfterTest } from "./support/tau-client.js";
 
 /**
  * The gateway's own Tau connection against the embedded host over real sockets: requests and
@@ -20,10 +22,7 @@ import { answerInitialize, startFakeTauPeer, success, type FakeTauPeer } from ".
  * another protocol version.
  */
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 function tempDir(prefix: string): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
@@ -31,14 +30,7 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
-/** An embedded host closed after the test; `close()` may also be called by the test (once is enough). */
-async function host(options: Parameters<typeof startTauHost>[0] = {}): Promise<RunningTauHost> {
-  const running = await startTauHost({ port: 0, ...options });
-  let closing: Promise<void> | undefined;
-  const close = () => (closing ??= running.close());
-  cleanups.push(close);
-  return { url: running.url, host: running.host, port: running.port, close };
-}
+const host = (options: TauHostOptions = {}) => startHostClosedAfterTest(cleanups, options);
 
 function upstream(url: string, options: Partial<TauUpstreamOptions> = {}): TauUpstream {
   const client = new TauUpstream({ url, client: { name: "upstream-tests", version: "1" }, ...options });

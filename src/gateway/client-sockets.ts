@@ -1,8 +1,9 @@
 import type { WebsocketPluginOptions } from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Duplex } from "node:stream";
 import WebSocket from "ws";
 import { ConnectionCap, connectionLimitMessage } from "./connection-cap.js";
-import { setSendBufferBound } from "./gateway-websocket.js";
+import { setSendBufferBound, setTransport } from "./gateway-websocket.js";
 import { startKeepalive } from "./keepalive.js";
 import type { GatewayLimits } from "./limits.js";
 import { routeLabel, type GatewayMetrics } from "./metrics.js";
@@ -45,6 +46,8 @@ export function installClientSocketPolicies(app: FastifyInstance, options: { lim
           app.log.warn({ route, maxBufferedBytes: limits.maxBufferedBytes }, "slow client disconnected: too much data waiting unread");
         },
       });
+      // The upgrade request's socket is the one `ws` writes to (an injected test request has none).
+      setTransport(socket, request.socket as Duplex | undefined);
     });
     if (limits.keepaliveMs > 0) {
       stopKeepalive = startKeepalive(server, limits.keepaliveMs, (socket) => {

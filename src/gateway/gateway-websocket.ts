@@ -1,5 +1,7 @@
 import type { WebsocketPluginOptions } from "@fastify/websocket";
+import type { Duplex } from "node:stream";
 import WebSocket from "ws";
+import { corkUntilNextTick } from "../tau/write-batching.js";
 import { CLOSE_TRY_AGAIN_LATER, isSlowConsumer, slowConsumerReason } from "./slow-consumers.js";
 
 const CLOSE_MESSAGE_TOO_BIG = 1009;
@@ -16,13 +18,18 @@ export interface SendBufferBound {
 
 /**
  * The class of every client WebSocket the gateway accepts (the WebSocket server's `WebSocket`
- * option), so both rules hold on every route without each transport repeating them:
+ * option), so these rules hold on every route without each transport repeating them:
  * - `ws` closes a message over `maxPayload` with a bare 1009; the client is told the limit instead.
  * - with a `sendBufferBound`, a send to a client that is not reading closes it with 1013.
+ * - with a `transport`, the frames sent in one tick leave in one system call (write-batching.ts).
  */
 export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
   class GatewayWebSocket extends WebSocket {
     sendBufferBound: SendBufferBound | undefined = undefined;
+    /** The TCP (or TLS) socket `ws` writes this connection's frames to; unset, sends are not batched. */
+    transport: Duplex | undefined = undefined;
+    /** While this tick's sends are corked: the bytes that were still unread when the first of them was sent. */
+    private unreadBeforeTick: number | undefined = undefined;
 
     override close(code?: number, data?: string | Buffer): void {
       if (code === CLOSE_MESSAGE_TOO_BIG && data === undefined) {
@@ -33,8 +40,17 @@ export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
 
     // Every overload of ws's send, passed on as it is.
     override send(data: any, options?: any, cb?: any): void {
+      if (this.unreadBeforeTick === undefined) {
+        const unread = this.bufferedAmount;
+        if (corkUntilNextTick(this.transport)) {
+          this.unreadBeforeTick = unread;
+          process.nextTick(() => (this.unreadBeforeTick = undefined));
+        }
+      }
+      // Frames corked earlier in this tick were never offered to the kernel: not a sign of a slow reader.
+      const unread = this.unreadBeforeTick ?? this.bufferedAmount;
       const bound = this.sendBufferBound;
-      if (bound && this.readyState === WebSocket.OPEN && isSlowConsumer(this.bufferedAmount, bound.maxBytes)) {
+      if (bound && this.readyState === WebSocket.OPEN && isSlowConsumer(unread, bound.maxBytes)) {
         this.sendBufferBound = undefined;
         bound.onExceeded();
         // Queued behind the backlog: a client that resumes reading still learns why.
@@ -51,4 +67,12 @@ export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
 /** The bound of a socket created by `gatewayWebSocketClass` (other sockets are left alone). */
 export function setSendBufferBound(socket: WebSocket, bound: SendBufferBound): void {
   if ("sendBufferBound" in socket) (socket as WebSocket & { sendBufferBound: SendBufferBound | undefined }).sendBufferBound = bound;
+}
+
+/**
+ * Batches the sends of a socket created by `gatewayWebSocketClass` (other sockets are left alone):
+ * `transport` must be the stream `ws` writes to, i.e. the socket of the upgrade request.
+ */
+export function setTransport(socket: WebSocket, transport: Duplex | undefined): void {
+  if (transport && "transport" in socket) (socket as WebSocket & { transport: Duplex | undefined }).transport = transport;
 }

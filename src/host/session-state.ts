@@ -59,35 +59,15 @@ export class SessionState {
   /** Applies `changes` as one patch, advances the revision by one and broadcasts it. */
   commit(cause: DeltaCause, changes: Change[]): SessionDeltaMessage {
     if (changes.length === 0) throw new Error("a snapshot.patch needs at least one change");
-    const fromRevision = this.current.revision;
     const next = applyChanges(this.current, changes);
-    next.revision = fromRevision + 1;
-    const message: SessionDeltaMessage = {
-      version: 18,
-      type: "session.delta",
-      sessionId: this.sessionId,
-      fromRevision,
-      toRevision: next.revision,
-      cause,
-      delta: { type: "snapshot.patch", changes },
-    };
-    return this.install(next, message);
+    next.revision = this.current.revision + 1;
+    return this.install(next, cause, { type: "snapshot.patch", changes });
   }
 
   /** Replaces the snapshot wholesale (compaction, rewind) at the next revision and broadcasts it. */
   reset(cause: DeltaCause, replacement: Omit<Snapshot, "revision">): SessionDeltaMessage {
-    const fromRevision = this.current.revision;
-    const next: Snapshot = { ...replacement, revision: fromRevision + 1 } as Snapshot;
-    const message: SessionDeltaMessage = {
-      version: 18,
-      type: "session.delta",
-      sessionId: this.sessionId,
-      fromRevision,
-      toRevision: next.revision,
-      cause,
-      delta: { type: "snapshot.reset", snapshot: next },
-    };
-    return this.install(next, message);
+    const next: Snapshot = { ...replacement, revision: this.current.revision + 1 } as Snapshot;
+    return this.install(next, cause, { type: "snapshot.reset", snapshot: next });
   }
 
   /** Sends a non-snapshot stream message (pending input, ephemeral events) to every subscriber. */
@@ -102,7 +82,17 @@ export class SessionState {
     }
   }
 
-  private install(next: Snapshot, message: SessionDeltaMessage): SessionDeltaMessage {
+  /** Makes `next` the current snapshot and broadcasts the delta that leads to it from the current one. */
+  private install(next: Snapshot, cause: DeltaCause, delta: SessionDeltaMessage["delta"]): SessionDeltaMessage {
+    const message: SessionDeltaMessage = {
+      version: 18,
+      type: "session.delta",
+      sessionId: this.sessionId,
+      fromRevision: this.current.revision,
+      toRevision: next.revision,
+      cause,
+      delta,
+    };
     this.hooks.checkDelta?.(message, next);
     this.current = next;
     this.hooks.onChange(next);

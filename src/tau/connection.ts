@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import WebSocket from "ws";
 import type { ReadyMessage } from "../../generated/tau-v18.js";
 import { formatIssue } from "../validation/issues.js";
@@ -54,6 +55,8 @@ export interface TauSocketHandlers {
 
 export interface OpenTauSocket {
   readonly socket: WebSocket;
+  /** The TCP (or TLS) socket under `socket`, from the upgrade response, e.g. to batch writes (write-batching.ts). */
+  readonly transport: Duplex | undefined;
   readonly ready: ReadyMessage;
   /** The `ready` message exactly as the host sent it, for relays that forward original text. */
   readonly readyText: string;
@@ -129,6 +132,10 @@ export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket>
       options.signal?.removeEventListener("abort", onAbort);
     };
 
+    // The upgrade response's socket is the one `ws` goes on writing frames to.
+    let transport: Duplex | undefined;
+    socket.once("upgrade", (response) => (transport = response.socket));
+
     // `ws` reports failures as an error followed by a close; the error carries the useful text.
     socket.on("error", (err) => giveUp(new TauConnectError(`cannot connect to ${shownUrl}: ${err.message}`)));
 
@@ -171,6 +178,7 @@ export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket>
       cleanup();
       resolve({
         socket,
+        transport,
         ready: msg as ReadyMessage,
         readyText: text,
         attach(next) {

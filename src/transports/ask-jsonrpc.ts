@@ -7,7 +7,7 @@ import {
   type JSONRPCID,
   type JSONRPCResponse,
 } from "json-rpc-2.0";
-import type { SessionEventParams } from "../../generated/ask-v1.0.js";
+import type { Event, SessionEventParams } from "../../generated/ask-v1.0.js";
 import { AskError, ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../bridge/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 
@@ -45,6 +45,23 @@ const DEFAULT_MAX_BATCH = 100;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is string | number => typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
 
+/**
+ * The JSON of `session/event` params, made once per event and session: an event goes to every
+ * connection subscribed to its session, and serializing it again for each was most of the cost
+ * of a fan-out. Keyed by the event object (the session log's own, shared by all its subscribers,
+ * never changed after it is appended), so an entry lives as long as the log retains the event; the
+ * session id is part of the params, so it is kept with the JSON and checked.
+ */
+const eventParamsJson = new WeakMap<Event, { sessionId: string | undefined; json: string }>();
+
+function sessionEventParamsJson(params: SessionEventParams): string {
+  const cached = eventParamsJson.get(params.event);
+  if (cached && cached.sessionId === params.sessionId) return cached.json;
+  const json = JSON.stringify(params);
+  eventParamsJson.set(params.event, { sessionId: params.sessionId, json });
+  return json;
+}
+
 export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
   const serialize = (message: object): string => {
     if (options.jsonrpcMember === "include") return JSON.stringify(message);
@@ -53,6 +70,11 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
   };
   const write = (message: object | object[]) => {
     if (!peer.closed) sendText(Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message));
+  };
+  // Exactly what `serialize` makes of `{ jsonrpc: "2.0", method, params }`, around params serialized once per event.
+  const notificationHead = options.jsonrpcMember === "include" ? '{"jsonrpc":"2.0","method":' : '{"method":';
+  const notify = (method: "session/event", params: SessionEventParams) => {
+    if (!peer.closed) sendText(`${notificationHead}${JSON.stringify(method)},"params":${sessionEventParamsJson(params)}}`);
   };
 
   let nextId = FIRST_REVERSE_REQUEST_ID;
@@ -73,7 +95,7 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
     id: randomUUID(),
     tenant: options.tenant,
     capabilities: { reverseRequests: false },
-    notify: (method: "session/event", params: SessionEventParams) => write({ jsonrpc: "2.0", method, params }),
+    notify,
     request: (method, params, signal) =>
       new Promise((resolve, reject) => {
         if (signal.aborted) return reject(new Error("cancelled"));

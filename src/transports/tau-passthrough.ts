@@ -1,5 +1,6 @@
 import WebSocket from "ws";
 import { TauCodec, TAU_VERSION } from "../tau/codec.js";
+import { corkUntilNextTick } from "../tau/write-batching.js";
 import { messageText, openTauSocket, redactUrl, UpstreamVersionError, type OpenTauSocket } from "../tau/connection.js";
 import type { UpstreamLog } from "../tau/upstream.js";
 import type { TauSessionGate } from "./tau-tenancy.js";
@@ -121,6 +122,8 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
       observe({ dialect: "tau", method, outcome: "busy", seconds: 0 });
       return;
     }
+    // Requests forwarded in one tick (e.g. those queued while connecting) leave in one system call.
+    corkUntilNextTick(upstream!.transport);
     upstream!.socket.send(text);
   };
 

@@ -88,7 +88,10 @@ export class TauTenantGate implements TauSessionGate {
   private inbound: Promise<void> = Promise.resolve();
   private outbound: Promise<void> = Promise.resolve();
   private openCreates = 0;
+  /** Requests queued on `inbound` and not yet decided. */
   private waiting = 0;
+  /** Upstream messages queued on `outbound` and not yet relayed (or dropped). */
+  private relaying = 0;
   private held: Array<{ sessionId: string; text: string }> = [];
   /** Upstream messages not relayed because they were about sessions the tenant may not see. */
   dropped = 0;
@@ -100,6 +103,18 @@ export class TauTenantGate implements TauSessionGate {
   ) {}
 
   request(request: TauRequest, text: string, decide: (decision: GateDecision) => void): void {
+    // Nothing queued ahead and no owner to look up (the common case: a session already checked):
+    // decided now, as promise hops per request would cost more than the check itself.
+    if (this.waiting === 0) {
+      let decision: GateDecision | undefined;
+      try {
+        decision = this.decideWithoutLookup(request, text);
+      } catch (err) {
+        this.log("error", "tenant check failed", { error: String(err) });
+        return;
+      }
+      if (decision) return this.safely(() => decide(decision));
+    }
     if (this.waiting >= MAX_WAITING_REQUESTS) {
       // Owners are being looked up slowly (or not at all): refuse rather than queue without bound.
       decide({ answer: { code: "busy", message: `more than ${MAX_WAITING_REQUESTS} requests of this connection are waiting for the gateway's access check; retry later` } });
@@ -116,23 +131,28 @@ export class TauTenantGate implements TauSessionGate {
   }
 
   message(message: Record<string, unknown>, text: string, method: string | undefined, deliver: (text: string) => void): void {
-    this.outbound = this.outbound.then(() => this.relay(message, text, method, deliver)).catch((err: unknown) => this.log("error", "tenant filter failed", { error: String(err) }));
+    // Nothing queued ahead and no list to filter (a delta of a visible session, most of a stream):
+    // relayed now, without promise hops per message. Otherwise behind the queue, so order is kept.
+    if (this.relaying === 0 && !needsLookups(message, method)) {
+      try {
+        this.relayWithoutLookups(message, text, method, (t) => this.safely(() => deliver(t)));
+      } catch (err) {
+        this.log("error", "tenant filter failed", { error: String(err) });
+      }
+      return;
+    }
+    this.relaying++;
+    this.outbound = this.outbound
+      .then(() => this.relay(message, text, method, deliver))
+      .catch((err: unknown) => this.log("error", "tenant filter failed", { error: String(err) }))
+      .finally(() => this.relaying--);
   }
 
   private async decide(request: TauRequest, text: string): Promise<GateDecision> {
-    const params = request.params as Record<string, unknown>;
-    if (request.method === "session.create") {
-      const attributes = params.attributes as Record<string, string>;
-      if (Object.hasOwn(attributes, ATTR_TENANT)) {
-        return { answer: { code: "invalid_params", message: `session.create params.attributes.${ATTR_TENANT} is set by the gateway from the client's credentials` } };
-      }
-      this.openCreates++;
-      // The one rewritten request: everything but the added attribute is the client's own.
-      const envelope = JSON.parse(text) as Record<string, unknown>;
-      return { forward: JSON.stringify({ ...envelope, params: { ...params, attributes: { ...attributes, [ATTR_TENANT]: this.tenant } } }) };
-    }
-    const sessionId = params.sessionId;
-    if (typeof sessionId !== "string" || this.visible.has(sessionId)) return { forward: text };
+    // May repeat a check `request` made: without a decision it changed nothing (only session.create counts, and it always decides).
+    const decision = this.decideWithoutLookup(request, text);
+    if (decision) return decision;
+    const sessionId = (request.params as Record<string, unknown>).sessionId as string;
     let owner: SessionOwner;
     try {
       owner = await this.tenants.owner(sessionId);
@@ -147,11 +167,34 @@ export class TauTenantGate implements TauSessionGate {
     return { forward: text };
   }
 
+  /** The decision when it needs no owner lookup; undefined when the request names a session not yet checked. */
+  private decideWithoutLookup(request: TauRequest, text: string): GateDecision | undefined {
+    const params = request.params as Record<string, unknown>;
+    if (request.method === "session.create") {
+      const attributes = params.attributes as Record<string, string>;
+      if (Object.hasOwn(attributes, ATTR_TENANT)) {
+        return { answer: { code: "invalid_params", message: `session.create params.attributes.${ATTR_TENANT} is set by the gateway from the client's credentials` } };
+      }
+      this.openCreates++;
+      // The one rewritten request: everything but the added attribute is the client's own.
+      const envelope = JSON.parse(text) as Record<string, unknown>;
+      return { forward: JSON.stringify({ ...envelope, params: { ...params, attributes: { ...attributes, [ATTR_TENANT]: this.tenant } } }) };
+    }
+    const sessionId = params.sessionId;
+    if (typeof sessionId !== "string" || this.visible.has(sessionId)) return { forward: text };
+    return undefined;
+  }
+
   private async relay(message: Record<string, unknown>, text: string, method: string | undefined, deliver: (text: string) => void): Promise<void> {
     const send = (t: string) => this.safely(() => deliver(t));
+    if (needsLookups(message, method)) return send(await this.filteredList(message, text));
+    this.relayWithoutLookups(message, text, method, send);
+  }
+
+  /** Every upstream message but a `session.list` answer: relayed, held or dropped, all at once. */
+  private relayWithoutLookups(message: Record<string, unknown>, text: string, method: string | undefined, send: (text: string) => void): void {
     if (message.type === "response") {
       if (method === "session.create") return this.created(message, text, send);
-      if (method === "session.list" && message.ok === true) return send(await this.filteredList(message));
       return send(text);
     }
     const sessionId = message.sessionId;
@@ -186,7 +229,8 @@ export class TauTenantGate implements TauSessionGate {
     send(text);
   }
 
-  private async filteredList(message: Record<string, unknown>): Promise<string> {
+  /** The `session.list` answer the tenant may see: `text` itself when every session listed is its own. */
+  private async filteredList(message: Record<string, unknown>, text: string): Promise<string> {
     const { sessions } = message.result as SessionListResult;
     const keep = await Promise.all(
       sessions.map(async (s) => {
@@ -201,6 +245,8 @@ export class TauTenantGate implements TauSessionGate {
         }
       }),
     );
+    // Nothing to hide: the host's own text, as for every other message (and no re-serialization).
+    if (keep.every(Boolean)) return text;
     return JSON.stringify({ ...message, result: { ...(message.result as object), sessions: sessions.filter((_, i) => keep[i]) } });
   }
 
@@ -211,4 +257,9 @@ export class TauTenantGate implements TauSessionGate {
       this.log("error", "error in the Tau passthrough", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     }
   }
+}
+
+/** A successful `session.list` answer: its sessions' owners may have to be looked up before it is relayed. */
+function needsLookups(message: Record<string, unknown>, method: string | undefined): boolean {
+  return message.type === "response" && method === "session.list" && message.ok === true;
 }

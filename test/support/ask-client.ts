@@ -13,6 +13,18 @@ export class RpcError extends Error {
   }
 }
 
+/** Resolves with the RpcError a request must fail with; fails when it succeeds or fails otherwise. */
+export const rpcError = (promise: Promise<unknown>): Promise<RpcError> =>
+  promise.then(
+    (result) => {
+      throw new Error(`expected an error, got ${JSON.stringify(result)}`);
+    },
+    (error: unknown) => {
+      if (!(error instanceof RpcError)) throw error;
+      return error;
+    },
+  );
+
 type ReverseHandler = (method: string, params: Record<string, unknown>) => unknown;
 
 /**

@@ -6,8 +6,10 @@ import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { buildGateway } from "../../src/gateway/app.js";
 import { BridgeStack } from "../../src/gateway/bridge-stack.js";
 import { startTauHost, type RunningTauHost, type TauHostOptions } from "../../src/host/index.js";
+import { TauUpstream } from "../../src/tau/upstream.js";
 import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
 import { AskTestClient } from "./ask-client.js";
+import type { Cleanups } from "./cleanups.js";
 
 /**
  * An Ask gateway for tests, put together as `tau-gateway serve` does: an embedded Tau host (started
@@ -110,6 +112,57 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       startHost,
       stop,
     };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * The gateway app alone (not listening) in front of the Tau host at `upstreamUrl`, with its own
+ * upstream connection (not started, never reconnecting); both are closed after the test.
+ */
+export function gatewayInFrontOf(upstreamUrl: string, cleanups: Cleanups): { app: FastifyInstance; upstream: TauUpstream } {
+  const upstream = new TauUpstream({ url: upstreamUrl, client: { name: "gateway-tests", version: "1" }, reconnect: false });
+  cleanups.push(() => upstream.close());
+  const app = buildGateway({ tauUpstream: { url: upstreamUrl }, upstream });
+  cleanups.push(() => app.close());
+  return { app, upstream };
+}
+
+export interface EmbeddedStackGateway {
+  app: FastifyInstance;
+  stack: BridgeStack;
+  /** Default cwd of new sessions (a fresh temporary directory). */
+  cwd: string;
+  /** http://127.0.0.1:PORT */
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The bridge stack on an embedded host (new sessions get a fresh temporary directory as cwd) and
+ * the app `build` makes on it, listening on a free loopback port. stop(), also run when starting
+ * fails, closes the app and the stack and removes the directory.
+ */
+export async function listenOnEmbeddedStack(
+  settings: { cwdPrefix: string; eventRetention: number; upstreamToken?: string },
+  build: (stack: BridgeStack) => FastifyInstance,
+): Promise<EmbeddedStackGateway> {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), settings.cwdPrefix)));
+  const stack = new BridgeStack();
+  let app: FastifyInstance | undefined;
+  const stop = async () => {
+    await app?.close().catch(() => undefined);
+    await stack.close();
+    rmSync(cwd, { recursive: true, force: true });
+  };
+  try {
+    const { upstreamToken, eventRetention } = settings;
+    await stack.start({ upstream: "embedded", upstreamToken, defaultCwd: cwd, eventRetention, interactionTimeoutMs: 300_000 }, [], () => undefined);
+    app = build(stack);
+    const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
+    return { app, stack, cwd, baseUrl, stop };
   } catch (error) {
     await stop();
     throw error;

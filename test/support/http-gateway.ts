@@ -1,14 +1,10 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Writable } from "node:stream";
-import type { FastifyInstance } from "fastify";
 import { buildGateway } from "../../src/gateway/app.js";
-import { BridgeStack } from "../../src/gateway/bridge-stack.js";
 import type { GatewayConfig } from "../../src/gateway/config.js";
 import { DrainController } from "../../src/gateway/drain.js";
 import { composeAskGates } from "../../src/transports/ask-call-gates.js";
 import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
+import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
 
 /**
  * The whole gateway in-process as `tau-gateway serve` wires it — embedded Tau host, bridge stack,
@@ -24,20 +20,13 @@ export interface HttpGatewayOptions {
   extra?: Partial<GatewayConfig>;
 }
 
-export interface HttpGateway {
-  /** http://127.0.0.1:PORT */
-  baseUrl: string;
-  app: FastifyInstance;
-  stack: BridgeStack;
+export interface HttpGateway extends EmbeddedStackGateway {
   drain: DrainController;
   /** Parsed JSON log lines, in order. */
   logs: Array<Record<string, any>>;
-  stop(): Promise<void>;
 }
 
 export async function startHttpGateway(options: HttpGatewayOptions = {}): Promise<HttpGateway> {
-  const cwd = realpathSync(mkdtempSync(join(tmpdir(), "http-gateway-cwd-")));
-  const stack = new BridgeStack();
   const logs: Array<Record<string, any>> = [];
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -45,20 +34,13 @@ export async function startHttpGateway(options: HttpGatewayOptions = {}): Promis
       callback();
     },
   });
-  let app: FastifyInstance | undefined;
-  const stop = async () => {
-    await app?.close().catch(() => undefined);
-    await stack.close();
-    rmSync(cwd, { recursive: true, force: true });
-  };
-  try {
-    await stack.start({ upstream: "embedded", defaultCwd: cwd, eventRetention: 10_000, interactionTimeoutMs: 300_000 }, [], () => undefined);
+  const drain = new DrainController({ timeoutMs: options.drainTimeoutMs ?? 10_000 });
+  const gateway = await listenOnEmbeddedStack({ cwdPrefix: "http-gateway-cwd-", eventRetention: 10_000 }, (stack) => {
     const bridge = stack.bridge!;
     const upstream = stack.upstream!;
-    const drain = new DrainController({ timeoutMs: options.drainTimeoutMs ?? 10_000 });
     drain.addSource("upstream requests", () => upstream.openRequests);
     const jsonrpc = { jsonrpcMember: "include" as const, gate: drain.askGate };
-    app = buildGateway({
+    return buildGateway({
       tauUpstream: { url: stack.url! },
       upstream,
       askRoute: (socket, request, connection) =>
@@ -69,12 +51,8 @@ export async function startHttpGateway(options: HttpGatewayOptions = {}): Promis
       logger: { level: "info", stream: logStream },
       ...options.extra,
     });
-    const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
-    return { baseUrl, app, stack, drain, logs, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  });
+  return { ...gateway, drain, logs };
 }
 
 /** POSTs a JSON-RPC body to `/rpc`. */

@@ -1,5 +1,17 @@
 /** Small builders for protocol messages used across suites. */
 
+/** The 30 Tau v18 methods, in the order of the spec (which `ready` advertises). */
+export const TAU_V18_METHODS = [
+  "initialize", "session.create", "session.list", "session.observe", "session.unobserve",
+  "session.record", "session.submit", "session.queue", "session.steer",
+  "session.cancelPendingMessages", "session.retry", "session.exec", "session.cancelExec",
+  "session.sample", "session.interrupt", "session.snapshot", "session.setReasoning",
+  "session.setAutoCompactThreshold", "session.setPersona", "session.resolvePrompt",
+  "session.autocompletePaths", "session.reload", "session.compact", "session.rewind",
+  "session.interruptSubagent", "session.ephemeral.create", "session.ephemeral.submit",
+  "session.ephemeral.close", "session.clientTool.ack", "session.clientTool.result",
+];
+
 export const tauRequest = (method: string, params: unknown, id: unknown = "req-1", version: unknown = 18) => ({
   version,
   type: "request",

@@ -2,13 +2,16 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
+import type WebSocket from "ws";
 import { buildGateway } from "../../src/gateway/app.js";
 import { BridgeStack } from "../../src/gateway/bridge-stack.js";
 import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
 import type { GatewayLimits } from "../../src/gateway/limits.js";
 import { startTauHost, type RunningTauHost } from "../../src/host/index.js";
 import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
+import { AskTestClient } from "./ask-client.js";
 import { parsePrometheus, type Sample } from "./prometheus.js";
+import { resultOf, TauTestClient } from "./tau-client.js";
 
 /**
  * A whole gateway as `tau-gateway serve` wires it (embedded host, bridge stack, `/tau`, `/rpc`,
@@ -27,6 +30,10 @@ export interface OperatedGateway {
   startHost(): Promise<void>;
   /** GET /metrics, parsed (`token` as a bearer token when the gateway has tokens). */
   scrape(token?: string): Promise<Sample[]>;
+  /** An initialized Ask client on `/rpc`; stop() terminates it. */
+  askClient(): Promise<AskTestClient & { socket: WebSocket }>;
+  /** An initialized Tau client on `/tau`; stop() terminates it. */
+  tauClient(): Promise<TauTestClient>;
   stop(): Promise<void>;
 }
 
@@ -46,7 +53,9 @@ export async function startOperatedGateway(options: OperatedGatewayOptions = {})
   };
   const stack = new BridgeStack();
   let app: FastifyInstance | undefined;
+  const clientSockets: WebSocket[] = [];
   const stop = async () => {
+    for (const socket of clientSockets.splice(0).reverse()) socket.terminate();
     await app?.close().catch(() => undefined);
     await stack.close();
     await host?.close().catch(() => undefined);
@@ -85,6 +94,18 @@ export async function startOperatedGateway(options: OperatedGatewayOptions = {})
         const response = await fetch(`${httpUrl}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
         if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${await response.text()}`);
         return parsePrometheus(await response.text());
+      },
+      async askClient() {
+        const client = await AskTestClient.websocket(`${wsUrl}/rpc`);
+        clientSockets.push(client.socket);
+        await client.request("initialize", { client: { name: "operated-gateway-tests", version: "1" } });
+        return client;
+      },
+      async tauClient() {
+        const client = await TauTestClient.connect(`${wsUrl}/tau`);
+        clientSockets.push(client.socket);
+        resultOf(await client.initialize(), "initialize");
+        return client;
       },
       stop,
     };

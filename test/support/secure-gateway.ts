@@ -1,15 +1,11 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Writable } from "node:stream";
-import type { FastifyInstance } from "fastify";
 import WebSocket from "ws";
 import { buildGateway } from "../../src/gateway/app.js";
 import type { OriginAllowlist } from "../../src/gateway/auth/origins.js";
 import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
-import { BridgeStack } from "../../src/gateway/bridge-stack.js";
 import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
+import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
 
 /**
  * A gateway with its front-door settings (tokens, allowed origins, trusted proxies), put together
@@ -25,22 +21,14 @@ export interface SecureGatewayOptions {
   upstreamToken?: string;
 }
 
-export interface SecureGateway {
-  app: FastifyInstance;
-  stack: BridgeStack;
-  /** http://127.0.0.1:PORT */
-  baseUrl: string;
+export interface SecureGateway extends EmbeddedStackGateway {
   /** ws://127.0.0.1:PORT + path */
   wsUrl(path: string): string;
-  /** Working directory for sessions. */
-  cwd: string;
   /** Every JSON log line written so far (level trace). */
   logText(): string;
-  stop(): Promise<void>;
 }
 
 export async function startSecureGateway(options: SecureGatewayOptions = {}): Promise<SecureGateway> {
-  const cwd = realpathSync(mkdtempSync(join(tmpdir(), "secure-gateway-")));
   let logs = "";
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -48,17 +36,10 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
       done();
     },
   });
-  const stack = new BridgeStack();
-  let app: FastifyInstance | undefined;
-  const stop = async () => {
-    await app?.close().catch(() => undefined);
-    await stack.close();
-    rmSync(cwd, { recursive: true, force: true });
-  };
-  try {
-    await stack.start({ upstream: "embedded", upstreamToken: options.upstreamToken, defaultCwd: cwd, eventRetention: 1000, interactionTimeoutMs: 300_000 }, [], () => undefined);
+  const settings = { cwdPrefix: "secure-gateway-", eventRetention: 1000, upstreamToken: options.upstreamToken };
+  const gateway = await listenOnEmbeddedStack(settings, (stack) => {
     const bridge = stack.bridge!;
-    app = buildGateway({
+    return buildGateway({
       tauUpstream: { url: stack.url!, token: options.upstreamToken },
       upstream: stack.upstream!,
       askRoute: (socket, request) => serveAskWebSocket(bridge, socket, { jsonrpcMember: "include", tenant: request.tenant }),
@@ -67,12 +48,8 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
       allowedOrigins: options.allowedOrigins,
       trustProxy: options.trustProxy,
     });
-    const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
-    return { app, stack, baseUrl, wsUrl: (path) => `${baseUrl.replace("http://", "ws://")}${path}`, cwd, logText: () => logs, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  });
+  return { ...gateway, wsUrl: (path) => `${gateway.baseUrl.replace("http://", "ws://")}${path}`, logText: () => logs };
 }
 
 export type UpgradeOutcome = { opened: true; socket: WebSocket } | { opened: false; status: number; headers: IncomingHttpHeaders; body: string };

@@ -1,6 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import WebSocket from "ws";
 import type {
   Change,
@@ -13,6 +14,7 @@ import type {
 } from "../../generated/tau-v18.js";
 import { startTauHost, type RunningTauHost, type TauHostOptions } from "../../src/host/index.js";
 import { ProtocolValidators } from "../../src/validation/validator.js";
+import type { Cleanups } from "./cleanups.js";
 
 /**
  * A raw Tau v18 test client over a real `ws` WebSocket. It keeps every server message in arrival
@@ -380,6 +382,38 @@ export class HostHarness {
   }
 }
 
+/** An embedded host on a free port, closed after the test; the test may close it first (it closes once). */
+export async function startHostClosedAfterTest(cleanups: Cleanups, options: TauHostOptions = {}): Promise<RunningTauHost> {
+  const running = await startTauHost({ port: 0, ...options });
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= running.close());
+  cleanups.push(close);
+  return { url: running.url, host: running.host, port: running.port, close };
+}
+
+/** What each test gets from `hostWithSessionPerTest`. */
+export interface HostWithSession {
+  harness: HostHarness;
+  client: TauTestClient;
+  sessionId: string;
+}
+
+/**
+ * Before each test of the file: a fresh host with one initialized client and a session in the
+ * harness's cwd, handed to `use` (which keeps it for the test); after each test: all disposed.
+ */
+export function hostWithSessionPerTest(use: (fresh: HostWithSession) => void): void {
+  let harness: HostHarness | undefined;
+  beforeEach(async () => {
+    harness = new HostHarness();
+    await harness.start();
+    use({ harness, ...(await harness.connectWithSession()) });
+  });
+  afterEach(async () => {
+    await harness?.dispose();
+  });
+}
+
 /** The committed assistant messages of a snapshot, in order. */
 export function assistantMessages(snapshot: Snapshot): any[] {
   return snapshot.messages.filter((m) => m.message.role === "assistant" && m.state === "committed").map((m) => m.message);
@@ -389,6 +423,11 @@ export function assistantMessages(snapshot: Snapshot): any[] {
 export function textOf(payload: any): string {
   if (typeof payload.content === "string") return payload.content;
   return (payload.content as any[]).filter((b) => b.type === "text").map((b) => b.text).join("");
+}
+
+/** The text of each user message of a snapshot, in order. */
+export function userTexts(snapshot: Snapshot): string[] {
+  return snapshot.messages.filter((m) => m.message.role === "user").map((m) => textOf(m.message));
 }
 
 /** Resolves after `ms` (used only to give a wrong behaviour the chance to show, never as an assertion). */

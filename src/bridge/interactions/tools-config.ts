@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { HOST_TOOL_NAMES } from "../../host/client-tool-broker.js";
+import { configFileError, parseConfigJson, readConfigFile } from "../../validation/config-files.js";
 import { explain, formatIssue } from "../../validation/issues.js";
 import { compileArgumentSchema } from "./argument-schemas.js";
 import { GATEWAY_TOOL_NAMES } from "./tool-names.js";
@@ -64,27 +64,13 @@ const checkFile = new Ajv2019({ strict: true, allErrors: true, verbose: true }).
 
 /** Reads and validates a tools file; errors name the file and the field. */
 export async function loadToolsConfig(path: string): Promise<CommandToolConfig[]> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new Error(`${path}: cannot read the tools config: ${(error as Error).message}`);
-  }
-  return parseToolsConfig(text, path);
+  return parseToolsConfig(await readConfigFile(path, "the tools config"), path);
 }
 
 /** Validates the text of a tools file; `source` names it in errors. */
 export function parseToolsConfig(text: string, source: string): CommandToolConfig[] {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${source}: not valid JSON: ${(error as Error).message}`);
-  }
-  if (!checkFile(document)) {
-    const problems = explain(checkFile.errors).map((issue) => `${source}: ${formatIssue(issue)}`);
-    throw new Error(problems.join("\n"));
-  }
+  const document = parseConfigJson(text, source);
+  if (!checkFile(document)) throw configFileError(source, explain(checkFile.errors).map(formatIssue));
   const tools = (document as { tools: CommandToolConfig[] }).tools;
   const problems: string[] = [];
   const firstIndex = new Map<string, number>();
@@ -104,6 +90,6 @@ export function parseToolsConfig(text: string, source: string): CommandToolConfi
       problems.push(`${at}/parameters: not a usable JSON Schema: ${(error as Error).message}`);
     }
   });
-  if (problems.length > 0) throw new Error(problems.map((p) => `${source}: ${p}`).join("\n"));
+  if (problems.length > 0) throw configFileError(source, problems);
   return tools.map((tool) => ({ ...tool }));
 }

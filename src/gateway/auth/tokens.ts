@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { Ajv2019 } from "ajv/dist/2019.js";
+import { configFileError, parseConfigJson, readConfigFile } from "../../validation/config-files.js";
 import { explain, formatIssue } from "../../validation/issues.js";
 
 /**
@@ -39,26 +39,13 @@ export class TokenRegistry {
 
   /** Reads and validates a tokens file; errors name the file and the entry. */
   static async fromFile(path: string): Promise<TokenRegistry> {
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      throw new Error(`${path}: cannot read the tokens file: ${(error as Error).message}`);
-    }
-    return TokenRegistry.parse(text, path);
+    return TokenRegistry.parse(await readConfigFile(path, "the tokens file"), path);
   }
 
   /** Validates the text of a tokens file; `source` names it in errors. */
   static parse(text: string, source: string): TokenRegistry {
-    let document: unknown;
-    try {
-      document = JSON.parse(text);
-    } catch (error) {
-      throw new Error(`${source}: not valid JSON: ${(error as Error).message}`);
-    }
-    if (!checkFile(document)) {
-      throw new Error(explain(checkFile.errors).map((issue) => `${source}: ${describeIssue(document, issue)}`).join("\n"));
-    }
+    const document = parseConfigJson(text, source);
+    if (!checkFile(document)) throw configFileError(source, explain(checkFile.errors).map((issue) => describeIssue(document, issue)));
     const problems: string[] = [];
     const entries: TokenEntry[] = [];
     const firstById = new Map<string, number>();
@@ -80,7 +67,7 @@ export class TokenRegistry {
       else firstByDigest.set(key, index);
       entries.push({ tokenId: entry.id, tenant: entry.tenant, digest });
     });
-    if (problems.length > 0) throw new Error(problems.map((p) => `${source}: ${p}`).join("\n"));
+    if (problems.length > 0) throw configFileError(source, problems);
     return new TokenRegistry(entries);
   }
 
