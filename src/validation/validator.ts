@@ -33,27 +33,14 @@ const issue = (pointer: string, message: string, keyword = "protocol"): Validati
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/**
- * The process's two ajv instances over the same schemas. Deciding is the hot path (the gateway
- * checks every message it relays, nearly all valid) and is fastest without collecting errors: a
- * union such as `Change` tries every branch, and each failed branch would otherwise build all its
- * errors, schema included. Explaining needs exactly those errors, so a second instance, made on
- * the first invalid value, re-checks it with every error and its schema.
- */
-export interface AjvPair {
-  verdict: Ajv2019;
-  details(): Ajv2019;
-}
-
 /** A validator for one bundle (dialect + version). */
 export class BundleValidator {
-  private readonly verdicts = new Map<string, ValidateFunction>();
-  private readonly explainers = new Map<string, ValidateFunction>();
+  private readonly compiledDefinitions = new Map<string, ValidateFunction>();
   private readonly byName = new Map<string, IndexEntry>();
   private readonly eventTypes = new Map<string, IndexEntry>();
 
   constructor(
-    private readonly ajv: AjvPair,
+    private readonly ajv: Ajv2019,
     readonly dialect: Dialect,
     readonly version: number | string,
     private readonly schemaId: string,
@@ -79,26 +66,24 @@ export class BundleValidator {
   }
 
   hasDefinition(name: string): boolean {
-    return this.ajv.verdict.getSchema(`${this.schemaId}#/$defs/${name}`) !== undefined;
+    return this.ajv.getSchema(`${this.schemaId}#/$defs/${name}`) !== undefined;
   }
 
   /** Validates `value` against a named definition of the bundle. */
   check(definition: string, value: unknown, subject?: string, pointerPrefix = ""): ValidationResult {
-    if (this.compiled(this.verdicts, this.ajv.verdict, definition)(value)) return valid(subject, definition);
-    const explainer = this.compiled(this.explainers, this.ajv.details(), definition);
-    // Same schema, other reporting options: the two cannot disagree.
-    if (explainer(value)) return valid(subject, definition);
-    const issues = explain(explainer.errors).map((i) => ({ ...i, pointer: pointerPrefix + i.pointer }));
+    const fn = this.compiled(definition);
+    if (fn(value)) return valid(subject, definition);
+    const issues = explain(fn.errors).map((i) => ({ ...i, pointer: pointerPrefix + i.pointer }));
     return invalid(issues, subject, definition);
   }
 
-  /** Each definition is compiled once per instance, on first use. */
-  private compiled(cache: Map<string, ValidateFunction>, ajv: Ajv2019, definition: string): ValidateFunction {
-    let fn = cache.get(definition);
+  /** Each definition is compiled once, on first use. */
+  private compiled(definition: string): ValidateFunction {
+    let fn = this.compiledDefinitions.get(definition);
     if (!fn) {
-      fn = ajv.getSchema(`${this.schemaId}#/$defs/${definition}`);
+      fn = this.ajv.getSchema(`${this.schemaId}#/$defs/${definition}`);
       if (!fn) throw new Error(`${this.schemaId}: no definition ${definition}`);
-      cache.set(definition, fn);
+      this.compiledDefinitions.set(definition, fn);
     }
     return fn;
   }
@@ -194,7 +179,7 @@ function describeSubject(msg: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** Every bundle listed in schema/index.json, sharing one pair of ajv instances. */
+/** Every bundle listed in schema/index.json, sharing the one ajv instance of the process. */
 export class ProtocolValidators {
   private static instance: ProtocolValidators | undefined;
   readonly index: SchemaIndex;
@@ -203,19 +188,10 @@ export class ProtocolValidators {
   constructor() {
     this.index = readSchemaFile<SchemaIndex>("index.json");
     const schemas = this.index.bundles.map((b) => definitionsOnly(readSchemaFile<{ $id: string }>(b.schema)));
-    const verdict = new Ajv2019({ strict: true, allowUnionTypes: true });
-    for (const schema of schemas) verdict.addSchema(schema);
-    let details: Ajv2019 | undefined;
-    const ajv: AjvPair = {
-      verdict,
-      details: () => {
-        if (details) return details;
-        // The schemas were checked against the meta-schema when `verdict` added them.
-        details = new Ajv2019({ strict: true, allErrors: true, verbose: true, allowUnionTypes: true, validateSchema: false });
-        for (const schema of schemas) details.addSchema(schema);
-        return details;
-      },
-    };
+    // All errors, with their schemas: explain() needs every branch of a failed union to tell the
+    // branch that matched from those rejected by their discriminator.
+    const ajv = new Ajv2019({ strict: true, allErrors: true, verbose: true, allowUnionTypes: true });
+    for (const schema of schemas) ajv.addSchema(schema);
     this.index.bundles.forEach((b, i) => {
       const entries = this.index.entries.filter((e) => e.dialect === b.dialect && e.versions.includes(b.version));
       this.bundles.set(key(b.dialect, b.version), new BundleValidator(ajv, b.dialect, b.version, schemas[i]!.$id, entries));
