@@ -1,4 +1,5 @@
-import WebSocket from "ws";
+import type WebSocket from "ws";
+import { closeBenchSocket, failPendingOnClose, openBenchSocket } from "./socket.js";
 
 /**
  * A lean Ask JSON-RPC client for load generation. Events are counted straight from the raw frame
@@ -19,34 +20,13 @@ export class BenchAskClient {
 
   private constructor(readonly socket: WebSocket) {
     socket.on("message", (data: Buffer) => this.receive(data));
-    socket.on("close", () => {
-      const error = new Error("connection closed");
-      for (const p of this.pending.values()) p.reject(error);
-      this.pending.clear();
-    });
+    failPendingOnClose(socket, this.pending);
   }
 
-  static connect(url: string, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<BenchAskClient> {
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, { headers, perMessageDeflate: false });
-      const timer = setTimeout(() => {
-        socket.terminate();
-        reject(new Error(`${url}: not open within ${timeoutMs} ms`));
-      }, timeoutMs);
-      socket.once("open", () => {
-        clearTimeout(timer);
-        resolve(new BenchAskClient(socket));
-      });
-      socket.once("error", (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-      socket.once("unexpected-response", (_req, res) => {
-        clearTimeout(timer);
-        reject(new Error(`${url}: HTTP ${res.statusCode} instead of a WebSocket`));
-      });
-    });
+  static async connect(url: string, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<BenchAskClient> {
+    return new BenchAskClient(await openBenchSocket(url, headers, timeoutMs, "open"));
   }
+
 
   call<T = any>(method: string, params: object = {}): Promise<T> {
     const id = ++this.nextId;
@@ -57,16 +37,9 @@ export class BenchAskClient {
   }
 
   close(): Promise<void> {
-    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.socket.once("close", () => resolve());
-      this.socket.close(1000);
-      setTimeout(() => {
-        this.socket.terminate();
-        resolve();
-      }, 2_000).unref();
-    });
+    return closeBenchSocket(this.socket);
   }
+
 
   private receive(data: Buffer): void {
     if (data.indexOf(EVENT_MARKER) !== -1) {

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -116,16 +115,4 @@ export function residentKiB(pid: number): number {
   } catch {
     return Number.NaN;
   }
-}
-
-/** A loopback port that was free a moment ago (for programs that cannot listen on port 0 and report it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,4 +1,5 @@
-import WebSocket from "ws";
+import type WebSocket from "ws";
+import { closeBenchSocket, failPendingOnClose, openBenchSocket } from "./socket.js";
 
 /**
  * A lean Tau v18 client for load generation: one WebSocket, `ready` awaited, requests matched to
@@ -25,36 +26,13 @@ export class BenchTauClient {
 
   private constructor(readonly socket: WebSocket) {
     socket.on("message", (data: Buffer) => this.receive(data));
-    socket.on("close", () => {
-      const error = new Error("connection closed");
-      for (const p of this.pending.values()) p.reject(error);
-      this.pending.clear();
-    });
+    failPendingOnClose(socket, this.pending);
   }
 
-  static connect(url: string, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<BenchTauClient> {
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, { headers, perMessageDeflate: false });
-      const timer = setTimeout(() => {
-        socket.terminate();
-        reject(new Error(`${url}: no ready message within ${timeoutMs} ms`));
-      }, timeoutMs);
-      socket.once("message", (data: Buffer) => {
-        clearTimeout(timer);
-        const first = JSON.parse(data.toString("utf8")) as { type?: string };
-        if (first.type !== "ready") return reject(new Error(`${url}: first message was ${data.toString("utf8").slice(0, 200)}`));
-        resolve(new BenchTauClient(socket));
-      });
-      socket.once("error", (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-      socket.once("close", (code, reason) => {
-        clearTimeout(timer);
-        reject(new Error(`${url}: closed before ready (${code} ${reason.toString()})`));
-      });
-    });
+  static async connect(url: string, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<BenchTauClient> {
+    return new BenchTauClient(await openBenchSocket(url, headers, timeoutMs, "tau-ready"));
   }
+
 
   request(method: string, params: object): Promise<TauResponse> {
     const id = `b${++this.nextId}`;
@@ -72,16 +50,9 @@ export class BenchTauClient {
   }
 
   close(): Promise<void> {
-    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.socket.once("close", () => resolve());
-      this.socket.close(1000);
-      setTimeout(() => {
-        this.socket.terminate();
-        resolve();
-      }, 2_000).unref();
-    });
+    return closeBenchSocket(this.socket);
   }
+
 
   private receive(data: Buffer): void {
     const at = performance.now();
