@@ -1,6 +1,8 @@
 import type { ClientToolDefinition } from "../../../generated/tau-v18.js";
-import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandToolConfig } from "./tools-config.js";
-import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL } from "./tool-names.js";
+import { ASK_USER_DEFINITION } from "./ask-user-tool.js";
+import { commandTimeoutMs } from "./command-tools.js";
+import { SUBMIT_PLAN_DEFINITION } from "./submit-plan-tool.js";
+import type { CommandToolConfig } from "./tools-config.js";
 
 /**
  * The client tools the bridge connection advertises to Tau (DESIGN §4.4): `ask_user`,
@@ -14,32 +16,6 @@ import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL } from "./tool-names.js";
 export const DEFAULT_INTERACTION_DEADLINE_MS = 300_000;
 /** Time for the gateway's own deadline answer (or a command's result) to reach Tau. */
 export const DEADLINE_GRACE_MS = 10_000;
-/** At most this many suggested answers, as `input.requested` allows. */
-export const MAX_ASK_USER_OPTIONS = 64;
-
-export const ASK_USER_PARAMETERS = {
-  type: "object",
-  properties: {
-    question: { type: "string", minLength: 1, description: "The question to put to the user." },
-    options: {
-      type: "array",
-      items: { type: "string" },
-      maxItems: MAX_ASK_USER_OPTIONS,
-      description: "Suggested answers the user may pick from; they may also answer freely.",
-    },
-  },
-  required: ["question"],
-  additionalProperties: false,
-} as const;
-
-export const SUBMIT_PLAN_PARAMETERS = {
-  type: "object",
-  properties: {
-    plan: { type: "string", minLength: 1, description: "The plan, in Markdown." },
-  },
-  required: ["plan"],
-  additionalProperties: false,
-} as const;
 
 export interface GatewayClientToolsOptions {
   /** The interaction deadline in force (default DEFAULT_INTERACTION_DEADLINE_MS). */
@@ -50,20 +26,8 @@ export function gatewayClientTools(commandTools: CommandToolConfig[], options: G
   const deadlineMs = options.deadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS;
   const waitingForPerson = deadlineMs + DEADLINE_GRACE_MS;
   return [
-    {
-      name: ASK_USER_TOOL,
-      description:
-        "Ask the user a question and wait for the answer. Use it when you need a decision or information only the user has. The result is the user's answer.",
-      parameters: ASK_USER_PARAMETERS,
-      executionTimeoutMs: waitingForPerson,
-    },
-    {
-      name: SUBMIT_PLAN_TOOL,
-      description:
-        "Submit a plan for the user to approve before you act on it. The result says whether the user approved or rejected it, with their feedback.",
-      parameters: SUBMIT_PLAN_PARAMETERS,
-      executionTimeoutMs: waitingForPerson,
-    },
+    { ...ASK_USER_DEFINITION, executionTimeoutMs: waitingForPerson },
+    { ...SUBMIT_PLAN_DEFINITION, executionTimeoutMs: waitingForPerson },
     ...commandTools.map((tool) => ({
       name: tool.name,
       description: tool.description,
@@ -72,6 +36,3 @@ export function gatewayClientTools(commandTools: CommandToolConfig[], options: G
     })),
   ];
 }
-
-/** The limit a command tool's run gets. */
-export const commandTimeoutMs = (tool: CommandToolConfig): number => tool.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;

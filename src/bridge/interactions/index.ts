@@ -1,16 +1,12 @@
 /** Tau's client-tool channel turned into Ask interactions (DESIGN §4.4). */
 export { approvalModeFor, canonicalApprovalMode, type ApprovalModeName } from "./approval-modes.js";
 export { argumentProblems } from "./argument-schemas.js";
-export {
-  ASK_USER_PARAMETERS,
-  DEFAULT_INTERACTION_DEADLINE_MS,
-  gatewayClientTools,
-  SUBMIT_PLAN_PARAMETERS,
-  type GatewayClientToolsOptions,
-} from "./client-tools.js";
+export { ASK_USER_PARAMETERS } from "./ask-user-tool.js";
+export { DEFAULT_INTERACTION_DEADLINE_MS, gatewayClientTools, type GatewayClientToolsOptions } from "./client-tools.js";
 export { decisionGrant, type DecisionGrant } from "./decisions.js";
 export { InteractionError, type InteractionErrorCode } from "./interaction-error.js";
 export type { ReverseRequester } from "./reverse-requester.js";
+export { SUBMIT_PLAN_PARAMETERS } from "./submit-plan-tool.js";
 export { SessionInteractions, type InteractionEventSink, type SessionInteractionsOptions } from "./session-interactions.js";
 export { ASK_USER_TOOL, GATEWAY_TOOL_NAMES, SUBMIT_PLAN_TOOL } from "./tool-names.js";
 export { DEFAULT_COMMAND_TIMEOUT_MS, loadToolsConfig, parseToolsConfig, type CommandToolConfig } from "./tools-config.js";

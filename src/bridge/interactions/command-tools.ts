@@ -1,0 +1,229 @@
+import { randomUUID } from "node:crypto";
+import type { ApprovalInteraction, ApprovalScope } from "../../../generated/ask-v1.0.js";
+import type { SessionExecParams, SessionExecResult } from "../../../generated/tau-v18.js";
+import type { TauUpstream } from "../../tau/upstream.js";
+import { draft, type EventDraft } from "../event-draft.js";
+import type { ApprovalModeName } from "./approval-modes.js";
+import type { ToolCall } from "./tool-call.js";
+import { commandReply } from "./command-reply.js";
+import { decisionGrant } from "./decisions.js";
+import { errorText } from "./error-text.js";
+import type { GatewayTool, ToolContext } from "./gateway-tool.js";
+import { InteractionError } from "./interaction-error.js";
+import type { InteractionKind, Pending } from "./pending-interactions.js";
+import { errorReply, type ToolReply } from "./tool-reply.js";
+import { SUBMIT_PLAN_TOOL } from "./tool-names.js";
+import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandToolConfig } from "./tools-config.js";
+
+/**
+ * The operator's command tools (--tools-config; DESIGN §4.4). A call becomes an approval
+ * (`approval.required`, and an interaction/requestPermission reverse request) unless the session's
+ * mode runs them without asking or the tool was granted for the session; mode `plan` refuses them
+ * until a plan is approved. interaction/approve runs the command in the session's execution
+ * environment with Tau's `session.exec`: the configured command and args travel as argv
+ * (`exec "$0" "$@"` makes the first one the program) and the model's arguments as JSON on stdin, so
+ * nothing the model writes is ever interpreted by a shell. The command's output is the tool result;
+ * a rejection fails the tool with the reason.
+ */
+
+/** Runs argv[0] with the remaining values as its arguments, without shell interpolation (spec §4.3). */
+export const EXEC_ARGV = 'exec "$0" "$@"';
+
+/** Scopes a grant may have here; `project` needs per-workspace grants the gateway does not keep. */
+const ALLOWED_SCOPES: ApprovalScope[] = ["once", "session"];
+
+/** The limit a command tool's run gets. */
+export const commandTimeoutMs = (tool: CommandToolConfig): number => tool.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+
+interface ApprovalRequest {
+  readonly tool: CommandToolConfig;
+  readonly payload: ApprovalInteraction["payload"];
+}
+
+const APPROVAL: InteractionKind<ApprovalRequest> = {
+  idKind: "approval",
+  created: (p) => draft("approval.required", { id: p.id, ...p.data.payload }),
+  ended: (p, status, reason) => draft("approval.updated", { id: p.id, status, reason }),
+  expiredReply: (_p, reason) => errorReply(`not approved: ${reason}, so the call was denied`),
+  record: (p) => ({ id: p.id, kind: "approval", status: "pending", payload: p.data.payload }),
+};
+
+/** approval.updated for a grant; scope is omitted when once. */
+const approved = (id: string, scope: "once" | "session"): EventDraft =>
+  draft("approval.updated", { id, status: "approved", ...(scope === "session" ? { scope } : {}) });
+
+export interface CommandToolsOptions {
+  mode: ApprovalModeName;
+  /** Whether a plan has been approved in the session (mode `plan` asks only then). */
+  planApproved(): boolean;
+  /** The bridge connection, which runs the commands. */
+  upstream: Pick<TauUpstream, "request">;
+}
+
+export class CommandTools {
+  /** Command tools granted with scope session. */
+  private readonly grants = new Set<string>();
+
+  constructor(
+    private readonly context: ToolContext,
+    private readonly options: CommandToolsOptions,
+  ) {}
+
+  /** The GatewayTool serving one configured command tool. */
+  serving(tool: CommandToolConfig): GatewayTool {
+    return { parameters: tool.parameters, start: (call, args) => this.start(call, tool, args) };
+  }
+
+  /** interaction/approve. */
+  approve(interactionId: string, scope: ApprovalScope = "once"): void {
+    const approval = this.pendingApproval(interactionId);
+    this.grant(approval, checkedScope(scope));
+  }
+
+  /** interaction/reject. */
+  reject(interactionId: string, feedback?: string): void {
+    this.deny(this.pendingApproval(interactionId), feedback);
+  }
+
+  /** interaction/approve-all: how many were pending. */
+  approveAll(scope: ApprovalScope = "once"): number {
+    const checked = checkedScope(scope);
+    const approvals = this.context.pending.all(APPROVAL);
+    for (const approval of approvals) this.grant(approval, checked);
+    return approvals.length;
+  }
+
+  /** interaction/reject-all: how many were pending. */
+  rejectAll(feedback?: string): number {
+    const approvals = this.context.pending.all(APPROVAL);
+    for (const approval of approvals) this.deny(approval, feedback);
+    return approvals.length;
+  }
+
+  private start(call: ToolCall, tool: CommandToolConfig, args: unknown): void {
+    const { mode, planApproved } = this.options;
+    const { pending, answer } = this.context;
+    if (mode === "auto" || mode === "never") return this.run(call, tool);
+    if (mode === "plan" && !planApproved()) {
+      return answer(
+        call,
+        errorReply(`${tool.name} is not available until a plan is approved: propose one with ${SUBMIT_PLAN_TOOL} and wait for the user's decision`),
+      );
+    }
+    if (this.grants.has(tool.name)) {
+      // Granted for the session: no question, but the decision still shows in the event stream.
+      pending.decided("approval", (id) => approved(id, "session"));
+      return this.run(call, tool);
+    }
+    const approval = pending.open(APPROVAL, call, {
+      tool,
+      payload: {
+        toolName: tool.name,
+        ...(isRecord(args) ? { args } : {}),
+        message: `Tool '${tool.name}' runs ${tool.command} in the session's environment with these arguments.`,
+        allowedScopes: ALLOWED_SCOPES,
+      },
+    });
+    if (!pending.isPending(approval)) return; // settled by a listener of the event
+    this.askClients(approval, args);
+  }
+
+  /** interaction/requestPermission to the clients that opted in; the first answer decides. */
+  private askClients(approval: Pending<ApprovalRequest>, args: unknown): void {
+    const { sessionId, pending, reverse, log } = this.context;
+    const { name } = approval.data.tool;
+    const params = {
+      requestId: approval.id,
+      toolName: name,
+      ...(args === undefined ? {} : { input: args }),
+      riskLevel: "medium" as const,
+      reason: `Tool '${name}' requires approval`,
+      sessionId,
+      interactionId: approval.id,
+    };
+    reverse.requestPermission(sessionId, params, approval.asking).then(
+      (answer) => {
+        if (!pending.isPending(approval)) return;
+        if (answer === undefined) {
+          log?.("debug", "no client can answer the permission request; waiting for interaction/* or the deadline", { sessionId, interactionId: approval.id });
+          return;
+        }
+        const grant = decisionGrant(answer.decision);
+        if (grant === "denied") this.deny(approval, answer.feedback ?? answer.reason);
+        else this.grant(approval, grant);
+      },
+      (error: unknown) => {
+        // An error is not consent: deny (fail closed).
+        if (pending.isPending(approval)) this.deny(approval, `permission request failed: ${errorText(error)}`);
+      },
+    );
+  }
+
+  private grant(approval: Pending<ApprovalRequest>, scope: "once" | "session"): void {
+    const { tool } = approval.data;
+    if (scope === "session") this.grants.add(tool.name);
+    if (this.context.pending.resolve(approval, { event: approved(approval.id, scope) })) this.run(approval.call, tool);
+  }
+
+  private deny(approval: Pending<ApprovalRequest>, feedback?: string): void {
+    this.context.pending.resolve(approval, {
+      event: draft("approval.updated", { id: approval.id, status: "rejected", ...(feedback ? { feedback } : {}) }),
+      reply: errorReply(feedback ? `rejected by the user: ${feedback}` : "rejected by the user"),
+    });
+  }
+
+  private pendingApproval(interactionId: string): Pending<ApprovalRequest> {
+    const approval = this.context.pending.find(APPROVAL, interactionId);
+    if (!approval) throw new InteractionError("interaction_not_found", `no pending approval ${interactionId}`);
+    return approval;
+  }
+
+  /** Runs the approved command; its result, or its failure, answers the call (unless Tau cancelled it). */
+  private run(call: ToolCall, tool: CommandToolConfig): void {
+    call.running = true;
+    this.exec(call, tool)
+      .catch((error: unknown) => errorReply(`could not run ${tool.command}: ${errorText(error)}`))
+      .then((reply) => {
+        call.running = false;
+        this.context.answer(call, reply);
+      });
+  }
+
+  /** `session.exec` of the command; when Tau cancels the call, the run is cancelled upstream too (`session.cancelExec`). */
+  private async exec(call: ToolCall, tool: CommandToolConfig): Promise<ToolReply> {
+    const { sessionId, log } = this.context;
+    const { upstream } = this.options;
+    const timeoutMs = commandTimeoutMs(tool);
+    const params: SessionExecParams = {
+      sessionId,
+      execId: `gw-${randomUUID()}`,
+      command: EXEC_ARGV,
+      args: [tool.command, ...(tool.args ?? [])],
+      stdinBase64: Buffer.from(JSON.stringify(call.message.arguments), "utf8").toString("base64"),
+      timeoutMs,
+    };
+    const cancel = () => {
+      upstream
+        .request("session.cancelExec", { sessionId, execId: params.execId })
+        .catch((error: unknown) => log?.("debug", "session.cancelExec failed", { sessionId, execId: params.execId, error: errorText(error) }));
+    };
+    call.signal.addEventListener("abort", cancel, { once: true });
+    try {
+      const result = await upstream.request<SessionExecResult>("session.exec", params, { signal: call.signal });
+      return commandReply(tool, timeoutMs, result);
+    } finally {
+      call.signal.removeEventListener("abort", cancel);
+    }
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** once and session are honoured; project (per-workspace grants) is refused rather than downgraded. */
+function checkedScope(scope: ApprovalScope): "once" | "session" {
+  if (scope === "once" || scope === "session") return scope;
+  throw new InteractionError(
+    "invalid_params",
+    `scope ${JSON.stringify(scope)} is not supported: the gateway grants tools once or for the session (allowed: ${ALLOWED_SCOPES.join(", ")})`,
+  );
+}

@@ -1,0 +1,23 @@
+import type { UpstreamLog } from "../../tau/upstream.js";
+import type { ToolCall } from "./tool-call.js";
+import type { PendingInteractions } from "./pending-interactions.js";
+import type { ReverseRequester } from "./reverse-requester.js";
+import type { ToolReply } from "./tool-reply.js";
+
+/** A client tool the gateway serves: the parameters its arguments must fit, and what a call does. */
+export interface GatewayTool {
+  readonly parameters: object;
+  /** Takes over an acked call whose arguments fit `parameters`; it must end in exactly one answer. */
+  start(call: ToolCall, args: unknown): void;
+}
+
+/** What a tool's module works with: the session's pending interactions and the ways to answer. */
+export interface ToolContext {
+  readonly sessionId: string;
+  readonly pending: PendingInteractions;
+  /** Sends the call's one result to Tau (nothing when it was answered or cancelled already). */
+  answer(call: ToolCall, reply: ToolReply): void;
+  /** Asks the session's clients directly, where they opted in. */
+  readonly reverse: ReverseRequester;
+  readonly log?: UpstreamLog;
+}

@@ -1,0 +1,83 @@
+import { draft } from "../event-draft.js";
+import type { ToolCall } from "./tool-call.js";
+import type { GatewayTool, ToolContext } from "./gateway-tool.js";
+import { InteractionError } from "./interaction-error.js";
+import type { InteractionKind, Pending } from "./pending-interactions.js";
+import { errorReply, textReply } from "./tool-reply.js";
+import { SUBMIT_PLAN_TOOL } from "./tool-names.js";
+
+/**
+ * `submit_plan {plan}` (DESIGN §4.4): the model proposes a plan (`plan.proposed`); plan/approve or
+ * plan/reject settles every pending plan, and the tool result tells the model which. An approved
+ * plan also unlocks the command tools of a session in mode `plan`.
+ */
+
+export const SUBMIT_PLAN_PARAMETERS = {
+  type: "object",
+  properties: {
+    plan: { type: "string", minLength: 1, description: "The plan, in Markdown." },
+  },
+  required: ["plan"],
+  additionalProperties: false,
+} as const;
+
+/** What the model is told about the tool. */
+export const SUBMIT_PLAN_DEFINITION = {
+  name: SUBMIT_PLAN_TOOL,
+  description:
+    "Submit a plan for the user to approve before you act on it. The result says whether the user approved or rejected it, with their feedback.",
+  parameters: SUBMIT_PLAN_PARAMETERS,
+};
+
+/** A plan's interaction keeps the plan text. */
+const PLAN: InteractionKind<string> = {
+  idKind: "plan",
+  created: (p) => draft("plan.proposed", { id: p.id, plan: p.data }),
+  ended: (p, status, reason) => draft("plan.rejected", { id: p.id, plan: p.data, status, reason }),
+  expiredReply: (_p, reason) => errorReply(`the plan was not approved: ${reason}; do not carry it out`),
+};
+
+export class SubmitPlanTool implements GatewayTool {
+  readonly parameters = SUBMIT_PLAN_PARAMETERS;
+  private approvedOnce = false;
+
+  constructor(private readonly context: ToolContext) {}
+
+  /** A plan has been approved in this session. */
+  get approved(): boolean {
+    return this.approvedOnce;
+  }
+
+  start(call: ToolCall, args: unknown): void {
+    this.context.pending.open(PLAN, call, (args as { plan: string }).plan);
+  }
+
+  /** plan/approve. */
+  approve(): void {
+    const plans = this.pendingPlans();
+    this.approvedOnce = true;
+    for (const p of plans) {
+      this.context.pending.resolve(p, {
+        event: draft("plan.approved", { id: p.id, plan: p.data }),
+        reply: textReply("The user approved the plan. Carry it out now."),
+      });
+    }
+  }
+
+  /** plan/reject. */
+  reject(feedback?: string): void {
+    const said = feedback ? ` Their feedback: ${feedback}` : "";
+    for (const p of this.pendingPlans()) {
+      this.context.pending.resolve(p, {
+        event: draft("plan.rejected", { id: p.id, plan: p.data, ...(feedback ? { feedback } : {}) }),
+        reply: textReply(`The user rejected the plan.${said} Do not carry it out; revise it and submit it again, or ask the user how to proceed.`),
+      });
+    }
+  }
+
+  private pendingPlans(): Array<Pending<string>> {
+    const plans = this.context.pending.all(PLAN);
+    if (plans.length === 0) throw new InteractionError("plan_not_found", "no plan is pending");
+    return plans;
+  }
+}
