@@ -63,7 +63,7 @@ export class ClientToolCalls {
     if (!call || message.sessionId !== this.options.sessionId) return;
     // Tau has given up on the call: stop everything and send nothing further (spec §7).
     this.calls.delete(message.callId);
-    call.abort.abort(message.reason);
+    call.abort.abort();
     this.options.cancelled(call, message.reason);
   }
 

@@ -69,10 +69,11 @@ export class SessionInteractions {
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);
     this.commands = new CommandTools(context, { mode, upstream, planApproved: () => this.plans.approved });
+    // The gateway's own tools come last: no command tool can take their names.
     this.tools = new Map<string, GatewayTool>([
+      ...options.commandTools.map((tool) => [tool.name, this.commands.serving(tool)] as const),
       [ASK_USER_TOOL, this.askUser],
       [SUBMIT_PLAN_TOOL, this.plans],
-      ...options.commandTools.map((tool) => [tool.name, this.commands.serving(tool)] as const),
     ]);
   }
 

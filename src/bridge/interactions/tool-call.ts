@@ -3,7 +3,7 @@ import type { SessionClientToolCallMessage } from "../../../generated/tau-v18.js
 /** One `session.clientTool.call` from Tau, from its arrival until it is answered or cancelled. */
 export interface ToolCall {
   readonly message: SessionClientToolCallMessage;
-  /** Aborted, with Tau's reason, when Tau cancels the call: stops a running command. */
+  /** Aborted when Tau cancels the call: stops a running command. */
   readonly signal: AbortSignal;
   /** An approved command is running for it: the command's result will answer it. */
   running: boolean;
