@@ -7,7 +7,7 @@ import { TauCodec } from "../tau/codec.js";
 import { checkSnapshotInvariants } from "../tau/delta-applier.js";
 import { ClientToolBroker } from "./client-tool-broker.js";
 import { HostConnection } from "./connection.js";
-import type { HostContext } from "./host-context.js";
+import type { ClientConnection, HostContext } from "./host-context.js";
 import type { ResolvedHostOptions } from "./host-options.js";
 import { OutgoingMessageError } from "./outgoing.js";
 import { SessionStore } from "./persistence.js";
@@ -28,7 +28,7 @@ export class TauHostServer {
 
   constructor(private readonly options: ResolvedHostOptions) {
     const codec = new TauCodec();
-    const connections = new Map<string, HostConnection>();
+    const connections = new Map<string, ClientConnection>();
     const broker = new ClientToolBroker({
       ackDeadlineMs: options.clientToolAckDeadlineMs,
       defaultExecutionDeadlineMs: options.clientToolExecutionDeadlineMs,
