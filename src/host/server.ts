@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { MethodName } from "../../generated/tau-v18.js";
 import { HOST_TOOL_NAMES, TAU_METHOD_ORDER } from "../registry/tau/index.js";
+import type { LineLog } from "../shared/log.js";
 import { TauCodec } from "../tau/codec.js";
 import { checkSnapshotInvariants } from "../tau/delta-applier.js";
 import { ClientToolBroker } from "./client-tool-broker.js";
@@ -107,7 +108,7 @@ export class TauHostServer {
 }
 
 /** Development mode: every delta is checked against the schema and the snapshot invariants as it is made. */
-function deltaChecker(codec: TauCodec, log: (line: string) => void): RuntimeDependencies["checkDelta"] {
+function deltaChecker(codec: TauCodec, log: LineLog): RuntimeDependencies["checkDelta"] {
   return (message, snapshot) => {
     const verdict = codec.checkServerMessage(message);
     let problem = verdict.ok ? undefined : verdict.issues.map((i) => `${i.pointer} ${i.message}`).join("; ");

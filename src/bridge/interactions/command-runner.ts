@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { SessionExecParams, SessionExecResult } from "../../../generated/tau-v18.js";
-import type { TauUpstream, UpstreamLog } from "../../tau/upstream.js";
+import type { Log } from "../../shared/log.js";
+import type { TauUpstream } from "../../tau/upstream.js";
 import { commandTimeoutMs } from "./client-tools.js";
 import type { CommandToolConfig } from "./tools-config.js";
 import { errorReply, textReply, type ToolReply } from "./tool-reply.js";
@@ -27,7 +28,7 @@ export async function runCommandTool(
   tool: CommandToolConfig,
   args: unknown,
   signal: AbortSignal,
-  log?: UpstreamLog,
+  log?: Log,
 ): Promise<ToolReply | undefined> {
   if (signal.aborted) return undefined;
   const params: SessionExecParams = {

@@ -11,7 +11,8 @@ import type {
   SessionClientToolCancelMessage,
   SessionClientToolResultResult,
 } from "../../../generated/tau-v18.js";
-import type { TauUpstream, UpstreamLog } from "../../tau/upstream.js";
+import type { Log } from "../../shared/log.js";
+import type { TauUpstream } from "../../tau/upstream.js";
 import type { EventDraft } from "../event-draft.js";
 import { canonicalApprovalMode, type ApprovalModeName } from "./approval-modes.js";
 import { argumentProblems } from "./argument-schemas.js";
@@ -44,7 +45,7 @@ export interface SessionInteractionsOptions {
   /** How long an interaction waits for a decision (default 300 000 ms). */
   deadlineMs?: number;
   reverse: ReverseRequester;
-  log?: UpstreamLog;
+  log?: Log;
 }
 
 /** The part of a SessionHub interactions use: appending gateway events to the session's log. */
@@ -103,7 +104,7 @@ export class SessionInteractions {
   private readonly tools: ReadonlyMap<string, CommandToolConfig>;
   private readonly deadlineMs: number;
   private readonly reverse: ReverseRequester;
-  private readonly log: UpstreamLog | undefined;
+  private readonly log: Log | undefined;
   private readonly ids = new InteractionIds();
   /** Calls Tau made that have not been answered or cancelled yet, by callId. */
   private readonly calls = new Map<string, Call>();
