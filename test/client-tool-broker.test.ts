@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClientToolDefinition, SessionClientToolCallMessage, SessionClientToolCancelMessage } from "../generated/tau-v18.js";
-import {
-  ClientToolBroker,
-  HOST_TOOL_NAMES,
-  type ClientToolAcknowledgement,
-  type ClientToolBrokerOptions,
-} from "../src/host/client-tool-broker.js";
+import { ClientToolBroker, type ClientToolAcknowledgement, type ClientToolBrokerOptions } from "../src/host/client-tool-broker.js";
+import { HOST_TOOL_NAMES } from "../src/registry/tau/index.js";
 import { ProtocolValidators } from "../src/validation/validator.js";
 
 const tau = ProtocolValidators.shared().get("tau", 18);

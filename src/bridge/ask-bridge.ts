@@ -1,3 +1,4 @@
+import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { AskError, toAskError } from "./ask-errors.js";
@@ -17,8 +18,6 @@ import { Subscriptions } from "./subscriptions.js";
 
 export { AskError } from "./ask-errors.js";
 export type { AskPeer } from "./peer.js";
-
-type Log = (level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
 
 export interface AskBridgeOptions {
   upstream: TauUpstream;

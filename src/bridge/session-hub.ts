@@ -1,7 +1,8 @@
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { PendingUserMessagesState, SessionDeltaMessage, SessionObserveResult, Snapshot } from "../../generated/tau-v18.js";
+import type { Log } from "../shared/log.js";
 import { applyDelta, DeltaGapError, InvalidDeltaError } from "../tau/delta-applier.js";
-import type { TauUpstream, TauUpstreamOptions, UpstreamServerMessage } from "../tau/upstream.js";
+import type { TauUpstream, UpstreamServerMessage } from "../tau/upstream.js";
 import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
 import { DeltaTranslator } from "./translator.js";
@@ -17,7 +18,6 @@ import { DeltaTranslator } from "./translator.js";
  * of the fetched state afterwards; those it already contains are dropped as stale.
  */
 
-type Log = NonNullable<TauUpstreamOptions["log"]>;
 type Fetch = "session.observe" | "session.snapshot";
 
 export interface SessionHubOptions {
@@ -25,7 +25,7 @@ export interface SessionHubOptions {
   upstream: TauUpstream;
   /** Events kept for replay (default 10000). */
   retention?: number;
-  log?: TauUpstreamOptions["log"];
+  log?: Log;
 }
 
 export class SessionHub {

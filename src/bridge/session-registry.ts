@@ -1,11 +1,10 @@
 import type { Snapshot } from "../../generated/tau-v18.js";
+import type { Log } from "../shared/log.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { sessionNotFound } from "./ask-errors.js";
 import { SessionInteractions, type CommandToolConfig, type ReverseRequester } from "./interactions/index.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
-
-type Log = ConstructorParameters<typeof SessionHub>[0]["log"];
 
 /** A session the gateway serves: its hub (snapshot, translator, event log) and its interactions. */
 export interface SessionRecord {

@@ -6,7 +6,8 @@ import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
 import type { GatewayConfig } from "../gateway/config.js";
 import { pinoLog } from "../gateway/log.js";
 import { BridgeStack } from "../gateway/bridge-stack.js";
-import { UpstreamVersionError, type UpstreamLog } from "../tau/upstream.js";
+import type { Log } from "../shared/log.js";
+import { UpstreamVersionError } from "../tau/upstream.js";
 import { composeAskGates } from "../transports/ask-call-gates.js";
 import { serveAskWebSocket } from "../transports/ask-websocket.js";
 import type { TokenRegistry } from "../gateway/auth/tokens.js";
@@ -75,7 +76,7 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
 
   const running = new Running();
   // Components start before the HTTP app (and its logger) exists; their lines are routed to it once it does.
-  const log: UpstreamLog = (level, message, fields) => (running.app ? pinoLog(running.app.log)(level, message, fields) : undefined);
+  const log: Log = (level, message, fields) => (running.app ? pinoLog(running.app.log)(level, message, fields) : undefined);
   try {
     await start(settings, commandTools, running, io, log, tokens);
   } catch (err) {
@@ -95,7 +96,7 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   return 0;
 }
 
-async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: UpstreamLog, tokens?: TokenRegistry): Promise<void> {
+async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: Log, tokens?: TokenRegistry): Promise<void> {
   const { stack } = running;
   await stack.start(settings, commandTools, log);
   const bridge = stack.bridge!;

@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { BridgeStack } from "../gateway/bridge-stack.js";
-import type { UpstreamLog } from "../tau/upstream.js";
+import type { Log } from "../shared/log.js";
 import { serveAskStdio } from "../transports/ask-stdio.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
@@ -36,7 +36,7 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   const settings = readCommandSettings("stdio", STDIO_USAGE, argv, env, stdioSettings, io);
   const commandTools = await readCommandTools("stdio", settings.toolsConfig, io);
   const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-stdio" } }, pino.destination(2));
-  const log: UpstreamLog = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
+  const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
 
   const stack = new BridgeStack();
   try {

@@ -1,7 +1,8 @@
 import { AskBridge } from "../bridge/ask-bridge.js";
 import { gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
-import { TauUpstream, type UpstreamLog } from "../tau/upstream.js";
+import type { Log } from "../shared/log.js";
+import { TauUpstream } from "../tau/upstream.js";
 import { gatewayVersion } from "./version.js";
 
 export interface BridgeStackSettings {
@@ -25,7 +26,7 @@ export class BridgeStack {
   url: string | undefined;
 
   /** Starts the host (if embedded), the bridge and the upstream connection; throws on failure (close() cleans up). */
-  async start(settings: BridgeStackSettings, commandTools: CommandToolConfig[], log: UpstreamLog): Promise<void> {
+  async start(settings: BridgeStackSettings, commandTools: CommandToolConfig[], log: Log): Promise<void> {
     const token = settings.upstreamToken;
     if (settings.upstream === "embedded") {
       // A token given with the embedded host protects it too (it listens on loopback only).

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type WebSocket from "ws";
 import type { ReadyMessage } from "../../generated/tau-v18.js";
-import type { HostContext, RequestContext } from "./host-context.js";
+import type { ClientConnection, HostContext, RequestContext } from "./host-context.js";
 import { handlers } from "./methods/index.js";
 import { sendMessage, type OutgoingOptions } from "./outgoing.js";
 import { sessionNotFound, toWireError } from "./protocol-error.js";
@@ -20,7 +20,7 @@ interface Subscription {
  * dispatched concurrently; responses and stream messages go out in generation order. Closing the
  * socket detaches the client (its tools, subscriptions, execs and samples) but leaves turns running.
  */
-export class HostConnection {
+export class HostConnection implements ClientConnection {
   readonly id = randomUUID();
   /** Set by the first successful initialize. */
   initialized = false;

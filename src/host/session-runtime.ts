@@ -10,6 +10,7 @@ import type {
   TurnResult,
   UserTurnResult,
 } from "../../generated/tau-v18.js";
+import type { LineLog } from "../shared/log.js";
 import { ActiveTurn, type TurnRequest } from "./active-turn.js";
 import type { ClientToolBroker } from "./client-tool-broker.js";
 import { findMessage, userMessageRecord, userText } from "./conversation.js";
@@ -26,7 +27,7 @@ export interface RuntimeDependencies {
   broker: ClientToolBroker;
   store: SessionStore;
   streamDelayMs: number;
-  log(line: string): void;
+  log: LineLog;
   checkDelta?(message: SessionDeltaMessage, snapshot: Snapshot): void;
 }
 

@@ -8,6 +8,7 @@ import type {
   ResponseMessage,
   ServerMessage,
 } from "../../generated/tau-v18.js";
+import type { Log as UpstreamLog } from "../shared/log.js";
 import { formatIssue } from "../validation/issues.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { TAU_VERSION } from "./codec.js";
@@ -47,8 +48,6 @@ export class UpstreamUnavailableError extends Error {
 
 /** Every server message except `ready` and responses: the streams a connection observes. */
 export type UpstreamServerMessage = Exclude<ServerMessage, ReadyMessage | ResponseMessage>;
-
-export type UpstreamLog = (level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
 
 export interface TauUpstreamOptions {
   /** ws://HOST:PORT */

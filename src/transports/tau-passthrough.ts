@@ -2,7 +2,7 @@ import WebSocket from "ws";
 import { TauCodec, TAU_VERSION } from "../tau/codec.js";
 import { corkUntilNextTick } from "../tau/write-batching.js";
 import { messageText, openTauSocket, redactUrl, UpstreamVersionError, type OpenTauSocket } from "../tau/connection.js";
-import type { UpstreamLog } from "../tau/upstream.js";
+import type { Log } from "../shared/log.js";
 import type { TauSessionGate } from "./tau-tenancy.js";
 import { secondsSince, type CallObserver } from "./call-observer.js";
 import { OpenTauRequests } from "./tau-open-requests.js";
@@ -22,7 +22,7 @@ import { ProtocolValidators } from "../validation/validator.js";
 
 export interface TauPassthroughOptions {
   upstream: { url: string; token?: string; connectTimeoutMs?: number };
-  log?: UpstreamLog;
+  log?: Log;
   /** Shared, mutable counters (for metrics and health reports). */
   counters?: PassthroughCounters;
   /** Tenant rules (src/transports/tau-tenancy.ts): may answer a request itself, rewrite it, or drop an upstream message. */
@@ -66,7 +66,7 @@ export interface TauRelay {
 }
 
 export function relayTauConnection(client: WebSocket, options: TauPassthroughOptions): TauRelay {
-  const log: UpstreamLog = options.log ?? (() => undefined);
+  const log: Log = options.log ?? (() => undefined);
   const counters = options.counters ?? newPassthroughCounters();
   const maxQueued = options.maxQueuedMessages ?? 1000;
   const shownUrl = redactUrl(options.upstream.url);
@@ -255,7 +255,7 @@ function truncateReason(reason: string): string {
   return out;
 }
 
-function guard(log: UpstreamLog, fn: () => void): void {
+function guard(log: Log, fn: () => void): void {
   try {
     fn();
   } catch (err) {

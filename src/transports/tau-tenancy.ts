@@ -1,7 +1,8 @@
 import type { SessionListResult, Snapshot } from "../../generated/tau-v18.js";
 import { ATTR_TENANT } from "../bridge/session-attributes.js";
+import type { Log } from "../shared/log.js";
 import type { TauProtocolError, TauRequest } from "../tau/codec.js";
-import { TauResponseError, type UpstreamLog } from "../tau/upstream.js";
+import { TauResponseError } from "../tau/upstream.js";
 
 /**
  * Tenants on the `/tau` passthrough. Tau itself has one full-access token and no notion of owners
@@ -99,7 +100,7 @@ export class TauTenantGate implements TauSessionGate {
   constructor(
     readonly tenant: string,
     private readonly tenants: SessionTenants,
-    private readonly log: UpstreamLog = () => undefined,
+    private readonly log: Log = () => undefined,
   ) {}
 
   request(request: TauRequest, text: string, decide: (decision: GateDecision) => void): void {

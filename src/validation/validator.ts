@@ -1,6 +1,7 @@
 import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
+import type { IndexEntry, SchemaIndex } from "../registry/schema-index.js";
 import { explain, type ValidationIssue } from "./issues.js";
-import { readSchemaFile, type IndexEntry, type SchemaIndex } from "./schema-files.js";
+import { readSchemaFile } from "./schema-files.js";
 
 /**
  * The one ajv instance of the process and everything validated with it. Schemas come from the

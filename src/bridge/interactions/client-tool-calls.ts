@@ -4,7 +4,8 @@ import type {
   SessionClientToolCancelMessage,
   SessionClientToolResultResult,
 } from "../../../generated/tau-v18.js";
-import type { TauUpstream, UpstreamLog } from "../../tau/upstream.js";
+import type { Log } from "../../shared/log.js";
+import type { TauUpstream } from "../../tau/upstream.js";
 import { argumentProblems } from "./argument-schemas.js";
 import { errorText } from "./error-text.js";
 import type { GatewayTool } from "./gateway-tool.js";
@@ -30,7 +31,7 @@ export interface ClientToolCallsOptions {
   toolNamed(toolName: string): GatewayTool | undefined;
   /** Tau gave up on a call (`reason` is Tau's): whatever waits for it must end without answering. */
   cancelled(call: ToolCall, reason: string): void;
-  log?: UpstreamLog;
+  log?: Log;
 }
 
 export class ClientToolCalls {

@@ -1,6 +1,7 @@
 import type { ApprovalMode, ApprovalScope, InteractionRecord } from "../../../generated/ask-v1.0.js";
 import type { SessionClientToolCallMessage, SessionClientToolCancelMessage } from "../../../generated/tau-v18.js";
-import type { TauUpstream, UpstreamLog } from "../../tau/upstream.js";
+import type { Log } from "../../shared/log.js";
+import type { TauUpstream } from "../../tau/upstream.js";
 import type { EventDraft } from "../event-draft.js";
 import { canonicalApprovalMode, type ApprovalModeName } from "./approval-modes.js";
 import { AskUserTool } from "./ask-user-tool.js";
@@ -33,7 +34,7 @@ export interface SessionInteractionsOptions {
   /** How long an interaction waits for a decision (default 300 000 ms). */
   deadlineMs?: number;
   reverse: ReverseRequester;
-  log?: UpstreamLog;
+  log?: Log;
 }
 
 /** The part of a SessionHub interactions use: appending gateway events to the session's log. */

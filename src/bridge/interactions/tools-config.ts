@@ -1,5 +1,5 @@
 import { Ajv2019 } from "ajv/dist/2019.js";
-import { HOST_TOOL_NAMES } from "../../host/client-tool-broker.js";
+import { HOST_TOOL_NAMES } from "../../registry/tau/index.js";
 import { configFileError, parseConfigJson, readConfigFile } from "../../validation/config-files.js";
 import { explain, formatIssue } from "../../validation/issues.js";
 import { compileArgumentSchema } from "./argument-schemas.js";

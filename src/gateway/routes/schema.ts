@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyPluginAsync } from "fastify";
-import { schemaDir, type SchemaIndex } from "../../validation/schema-files.js";
+import type { SchemaIndex } from "../../registry/schema-index.js";
+import { schemaDir } from "../../validation/schema-files.js";
 
 /**
  * The committed JSON Schema, for client CI: `GET /schema` is schema/index.json, `GET /schema/<file>`

@@ -16,6 +16,7 @@ import {
   MAX_SAFE_INTEGER,
   type Schema,
 } from "../schema.js";
+import { EPHEMERAL_TOOL_NAMES } from "./host-tools.js";
 
 /**
  * Small shared Tau types (spec §4 "Common types", §4.1, §5.1, §5.9). Everything here is referenced
@@ -144,5 +145,5 @@ export const commonDefinitions: Record<string, Schema> = {
     home: nonEmpty(),
   }),
 
-  EphemeralAgentTool: oneOfStrings(["bash", "write", "edit", "view_image", "web"]),
+  EphemeralAgentTool: oneOfStrings(EPHEMERAL_TOOL_NAMES),
 };

@@ -9,6 +9,8 @@ import { methodDefinitions, tauMethods } from "./methods.js";
 import { serverMessageDefinitions, tauServerMessages } from "./server-messages.js";
 import { snapshotDefinitions } from "./snapshot.js";
 
+export { HOST_TOOL_NAMES, tauHostTools, type HostToolEntry } from "./host-tools.js";
+
 /** Current Tau session protocol version; 13 is the oldest one a bundle is generated for. */
 export const TAU_PROTOCOL_VERSION = 18;
 
