@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -146,6 +146,39 @@ describe("/tau passthrough to the embedded host", () => {
     expect(responses.map((m) => m.id).sort((a, b) => String(a).localeCompare(String(b)))).toEqual(["early-1", "early-2", null].sort((a, b) => String(a).localeCompare(String(b))));
     expect(responses.find((m) => m.id === "early-2")).toMatchObject({ ok: true, result: { sessions: [] } });
     expect(responses.find((m) => m.id === null)).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+  });
+
+  it("refuses a request whose id is still open with invalid_request, never forwards it, and answers the first as usual", async () => {
+    const h = await host();
+    const { app, tauUrl } = await gateway(h.url);
+    const client = await connect(tauUrl);
+    const dir = tempDir();
+    const sessionId = await client.createSession(dir);
+    const request = (id: string, method: string, params: object) => JSON.stringify({ version: 18, type: "request", id, method, params });
+    const answersToDup = (since: number) => client.messagesOf("response", undefined, since).filter((m) => m.id === "dup");
+
+    const start = client.mark();
+    // Runs until the test creates the release file: its request stays open meanwhile.
+    const release = join(dir, "release");
+    client.sendRaw(request("dup", "session.exec", { sessionId, execId: "e1", command: `while [ ! -e '${release}' ]; do sleep 0.05; done; echo released` }));
+    client.sendRaw(request("dup", "session.list", {}));
+    const refusal = await client.waitFor((m) => m.type === "response" && m.id === "dup", "the answer to the duplicate", { since: start });
+    expect(refusal).toMatchObject({ ok: false, error: { code: "invalid_request", message: expect.stringContaining('"dup"') } });
+
+    writeFileSync(release, "");
+    const exec = await client.waitFor((m) => m.type === "response" && m.id === "dup" && m.ok, "the exec's response", { since: start });
+    expect(exec.result).toMatchObject({ exitCode: 0, output: expect.stringContaining("released") });
+    // The host answers a session.list at once: had the duplicate been forwarded, its answer would
+    // have come before the exec's. Exactly the refusal and the exec's own answer came back.
+    expect(answersToDup(start)).toHaveLength(2);
+
+    // Answered, the id is free again.
+    const again = client.mark();
+    client.sendRaw(request("dup", "session.list", {}));
+    const list = await client.waitFor((m) => m.type === "response" && m.id === "dup", "the answer to the reused id", { since: again });
+    expect(list).toMatchObject({ ok: true, result: { sessions: [{ sessionId }] } });
+    expect(app.tauPassthrough.invalidUpstreamMessages).toBe(0);
+    client.assertAllValid();
   });
 
   it("closes the client with 1003 on a binary frame", async () => {

@@ -219,6 +219,18 @@ describe("TauUpstream against scripted peers", () => {
     expect(v17.received).toEqual([]);
   });
 
+  it("gives up on an initialize that is never answered, after the connect timeout", async () => {
+    const silent = await peer({ onRequest: () => undefined });
+    const up = upstream(silent.url, { connectTimeoutMs: 300, reconnect: false });
+    const error = await up.start().catch((e) => e);
+    expect(error).toBeInstanceOf(UpstreamUnavailableError);
+    expect(error.message).toMatch(/no initialize answer .* within 300 ms/);
+    expect(up.connected).toBe(false);
+    expect(up.openRequests).toBe(0);
+    // The attempt's socket is closed, not left open beside a later attempt.
+    await silent.nextClose();
+  });
+
   it("drops and counts invalid server messages, and fails a request whose response is invalid", async () => {
     const p = await peer({
       onRequest(request, socket) {

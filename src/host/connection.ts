@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type WebSocket from "ws";
 import type { ReadyMessage } from "../../generated/tau-v18.js";
+import { messageText } from "../tau/connection.js";
 import type { ClientConnection, HostContext, RequestContext } from "./host-context.js";
 import { handlers } from "./methods/index.js";
 import { sendMessage, type OutgoingOptions } from "./outgoing.js";
@@ -44,12 +45,12 @@ export class HostConnection implements ClientConnection {
     this.host.connections.set(this.id, this);
     this.socket.on("message", (data, isBinary) => {
       if (this.closed || this.refusing) return;
-      if (isBinary) {
+      const text = messageText(data, isBinary);
+      if (text === undefined) {
         this.refusing = true;
         this.socket.close(1003, "session protocol requires text messages");
         return;
       }
-      const text = Buffer.isBuffer(data) ? data.toString("utf8") : Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data).toString("utf8");
       this.handle(text).catch((err: unknown) => {
         this.host.options.log(`connection ${this.id}: request handling failed: ${(err as Error).message}`);
         this.refusing = true;
