@@ -1714,3 +1714,152 @@ export interface InteractionRequestUserInputResponse {
   id: RequestId;
   result: InteractionRequestUserInputResult;
 }
+/**
+ * Requests a client sends and the server answers, by method: the params and the success result.
+ */
+export interface ClientRequests {
+  ping: {
+    params: PingParams;
+    result: PingResult;
+  };
+  initialize: {
+    params: InitializeParams;
+    result: InitializeResult;
+  };
+  "session/create": {
+    params: SessionCreateParams;
+    result: SessionCreateResult;
+  };
+  "session/list": {
+    params: SessionListParams;
+    result: SessionListResult;
+  };
+  "session/resume": {
+    params: SessionResumeParams;
+    result: SessionResumeResult;
+  };
+  "session/subscribe": {
+    params: SessionSubscribeParams;
+    result: SessionSubscribeResult;
+  };
+  "session/events": {
+    params: SessionEventsParams;
+    result: SessionEventsResult;
+  };
+  "session/send": {
+    params: SessionSendParams;
+    result: SessionSendResult;
+  };
+  "session/abort": {
+    params: SessionAbortParams;
+    result: SessionAbortResult;
+  };
+  "session/close": {
+    params: SessionCloseParams;
+    result: SessionCloseResult;
+  };
+  "session/artifacts": {
+    params: SessionArtifactsParams;
+    result: SessionArtifactsResult;
+  };
+  "session/artifact/get": {
+    params: SessionArtifactGetParams;
+    result: SessionArtifactGetResult;
+  };
+  "interaction/list": {
+    params: InteractionListParams;
+    result: InteractionListResult;
+  };
+  "interaction/approve": {
+    params: InteractionApproveParams;
+    result: InteractionApproveResult;
+  };
+  "interaction/reject": {
+    params: InteractionRejectParams;
+    result: InteractionRejectResult;
+  };
+  "interaction/approve-all": {
+    params: InteractionApproveAllParams;
+    result: InteractionApproveAllResult;
+  };
+  "interaction/reject-all": {
+    params: InteractionRejectAllParams;
+    result: InteractionRejectAllResult;
+  };
+  "interaction/respond": {
+    params: InteractionRespondParams;
+    result: InteractionRespondResult;
+  };
+  "plan/approve": {
+    params: PlanApproveParams;
+    result: PlanApproveResult;
+  };
+  "plan/reject": {
+    params: PlanRejectParams;
+    result: PlanRejectResult;
+  };
+  "workspace/readState": {
+    params: WorkspaceReadStateParams;
+    result: WorkspaceReadStateResult;
+  };
+}
+/**
+ * Requests a server sends and the client answers (reverse requests), by method: the params and the success result.
+ */
+export interface ServerRequests {
+  "interaction/requestPermission": {
+    params: InteractionRequestPermissionParams;
+    result: InteractionRequestPermissionResult;
+  };
+  "interaction/requestUserInput": {
+    params: InteractionRequestUserInputParams;
+    result: InteractionRequestUserInputResult;
+  };
+}
+/**
+ * Notifications a client sends (no response), by method: the params.
+ * This dialect has none in this version.
+ */
+export interface ClientNotifications {}
+/**
+ * Notifications a server sends (no response), by method: the params.
+ */
+export interface ServerNotifications {
+  "session/event": SessionEventParams;
+}
+/**
+ * Server → client message types, by `type`: the whole message.
+ * This dialect has none in this version.
+ */
+export interface ServerMessages {}
+/**
+ * Event types carried by session/event, by `type`: the payload.
+ */
+export interface Events {
+  "session.created": SessionCreatedPayload;
+  "session.ended": SessionEndedPayload;
+  "turn.started": TurnStartedPayload;
+  "turn.completed": TurnCompletedPayload;
+  "turn.failed": TurnFailedPayload;
+  "turn.aborted": TurnAbortedPayload;
+  "model.streaming": ModelStreamingPayload;
+  "model.thinking": ModelThinkingPayload;
+  "tool.use": ToolUsePayload;
+  "tool.delta": ToolDeltaPayload;
+  "tool.result": ToolResultPayload;
+  "approval.required": ApprovalRequiredPayload;
+  "approval.updated": ApprovalUpdatedPayload;
+  "plan.proposed": PlanProposedPayload;
+  "plan.approved": PlanApprovedPayload;
+  "plan.rejected": PlanRejectedPayload;
+  "todos.updated": TodosUpdatedPayload;
+  error: ErrorPayload;
+  "file.changed": FileChangedPayload;
+  "input.requested": InputRequestedPayload;
+  "input.resolved": InputResolvedPayload;
+  "compaction.started": CompactionStartedPayload;
+  "compaction.completed": CompactionCompletedPayload;
+  "session.reset": SessionResetPayload;
+  "queue.updated": QueueUpdatedPayload;
+  notice: NoticePayload;
+}
