@@ -101,6 +101,28 @@ export type Event =
   | QueueUpdatedEvent
   | NoticeEvent;
 /**
+ * Payload of approval.required.
+ */
+export type ApprovalRequiredPayload = {
+  /**
+   * Interaction id to pass as interactionId.
+   */
+  id: string;
+} & ApprovalDetails;
+/**
+ * Payload of input.requested.
+ */
+export type InputRequestedPayload = {
+  /**
+   * Interaction id to pass as interactionId.
+   */
+  id: string;
+} & UserInputDetails;
+/**
+ * Who started a compaction: the host on its own (auto) or a client (manual).
+ */
+export type CompactionKind = "auto" | "manual";
+/**
  * A host capability advertised by initialize; clients may gate UI features on it.
  */
 export type Capability =
@@ -845,13 +867,9 @@ export interface ApprovalRequiredEvent {
   payload: ApprovalRequiredPayload;
 }
 /**
- * Payload of approval.required.
+ * What an approval asks about: shared by approval.required and the approval interaction record.
  */
-export interface ApprovalRequiredPayload {
-  /**
-   * Interaction id to pass as interactionId.
-   */
-  id: string;
+export interface ApprovalDetails {
   /**
    * Name of the gated tool.
    */
@@ -1016,13 +1034,9 @@ export interface InputRequestedEvent {
   payload: InputRequestedPayload;
 }
 /**
- * Payload of input.requested.
+ * What a user-input request asks: shared by input.requested and the user_input interaction record.
  */
-export interface InputRequestedPayload {
-  /**
-   * Interaction id to pass as interactionId.
-   */
-  id: string;
+export interface UserInputDetails {
   /**
    * The question to put to the user.
    */
@@ -1074,7 +1088,7 @@ export interface CompactionStartedPayload {
    * Tau operation id; pairs with compaction.completed.
    */
   operationId: string;
-  kind: "auto" | "manual";
+  kind: CompactionKind;
 }
 /**
  * A compaction ended, successfully or not. (gateway extension)
@@ -1089,7 +1103,7 @@ export interface CompactionCompletedEvent {
  */
 export interface CompactionCompletedPayload {
   operationId: string;
-  kind: "auto" | "manual";
+  kind: CompactionKind;
   status: "succeeded" | "failed" | "skipped" | "cancelled";
   /**
    * Why it failed, when failed.
@@ -1224,24 +1238,7 @@ export interface ApprovalInteraction {
   id: string;
   kind: "approval";
   status: InteractionStatus;
-  payload: {
-    /**
-     * Name of the gated tool.
-     */
-    toolName: string;
-    /**
-     * Arguments of the gated call.
-     */
-    args?: {
-      [k: string]: unknown | undefined;
-    };
-    /**
-     * Human-readable reason the call needs approval.
-     */
-    message?: string;
-    autoApprovable?: boolean;
-    allowedScopes?: ApprovalScope[];
-  };
+  payload: ApprovalDetails;
 }
 /**
  * A plan proposal, resolved by plan/approve or plan/reject.
@@ -1261,16 +1258,7 @@ export interface UserInputInteraction {
   id: string;
   kind: "user_input";
   status: InteractionStatus;
-  payload: {
-    /**
-     * The question to put to the user.
-     */
-    prompt: string;
-    /**
-     * @maxItems 64
-     */
-    options?: string[];
-  };
+  payload: UserInputDetails;
 }
 /**
  * A tool result or image produced in a session.

@@ -49,7 +49,19 @@ export type ExecutionEnvironmentInput = LocalExecutionEnvironmentInput | FlySpri
 export type AbsPath = string;
 export type Reasoning = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 export type SampleMessage = IntermediateSystemMessage | UserMessage | AssistantMessage | ToolResultMessage;
+/**
+ * A content block of a user or tool-result message.
+ */
+export type TextOrImageContent = TextContent | ImageContent;
+/**
+ * A content block of an assistant message.
+ */
+export type AssistantContent = TextContent | ThinkingContent | ToolCall;
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+/**
+ * What a manual compaction keeps besides the summary: nothing, or the last finished assistant reply.
+ */
+export type CompactionMode = "summary-only" | "summary-and-last";
 export type EphemeralAgentTool = "bash" | "write" | "edit" | "view_image" | "web";
 export type TextWrap = "word" | "character";
 export type DetailTone = "added" | "removed";
@@ -160,7 +172,7 @@ export type DeltaCause =
       type: "compaction";
       previousEpoch: number;
       epoch: number;
-      kind: "auto" | "manual";
+      kind: CompactionKind;
       cutType: "turn-boundary" | "split-turn";
       retainedMessageCount: number;
     }
@@ -172,6 +184,10 @@ export type DeltaCause =
   | {
       type: "resync";
     };
+/**
+ * Who started a compaction: the host on its own (auto) or a client (manual).
+ */
+export type CompactionKind = "auto" | "manual";
 export type Change =
   | AgentStateSetChange
   | LifecycleSetChange
@@ -350,7 +366,7 @@ export type Activity =
        * One line, not blank, at most 512 UTF-8 bytes (maxLength bounds characters, so it is looser).
        */
       toolName: string;
-      outcome: "succeeded" | "failed" | "blocked" | "cancelled";
+      outcome: ToolOutcome;
       presentation: ActivityToolPresentation;
     }
   | {
@@ -365,6 +381,10 @@ export type Activity =
        */
       content?: string[];
     };
+/**
+ * How a finished tool run ended.
+ */
+export type ToolOutcome = "succeeded" | "failed" | "blocked" | "cancelled";
 export type EphemeralEvent = FeedbackNoticeEvent | ThreadUpdateEvent | TimelineItemEvent;
 /**
  * Result of session.submit.
@@ -763,7 +783,7 @@ export interface SystemMessageMetadata {
 }
 export interface UserMessage {
   role: "user";
-  content: string | (TextContent | ImageContent)[];
+  content: string | TextOrImageContent[];
   timestamp: number;
 }
 export interface TextContent {
@@ -781,7 +801,7 @@ export interface ImageContent {
 }
 export interface AssistantMessage {
   role: "assistant";
-  content: (TextContent | ThinkingContent | ToolCall)[];
+  content: AssistantContent[];
   api: string;
   provider: string;
   model: string;
@@ -841,7 +861,7 @@ export interface ToolResultMessage {
   role: "toolResult";
   toolCallId: string;
   toolName: string;
-  content: (TextContent | ImageContent)[];
+  content: TextOrImageContent[];
   details?: unknown;
   addedToolNames?: string[];
   isError: boolean;
@@ -1033,7 +1053,7 @@ export interface SessionCompactParams {
    * Session id from session.create or session.list.
    */
   sessionId: string;
-  mode: "summary-only" | "summary-and-last";
+  mode: CompactionMode;
   guidance?: string;
 }
 /**
@@ -1359,7 +1379,7 @@ export interface SystemPromptMessage {
  */
 export interface DraftAssistantMessage {
   role: "assistant";
-  content: (TextContent | ThinkingContent | ToolCall)[];
+  content: AssistantContent[];
   timestamp: number;
 }
 /**

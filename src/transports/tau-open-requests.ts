@@ -1,3 +1,5 @@
+import { TAU_SETTLING_METHODS } from "../registry/tau/index.js";
+
 /**
  * The requests one `/tau` client has forwarded upstream and not yet had answered, by client id
  * (FIFO per id: Tau does not enforce unique ids), with the per-connection in-flight limit.
@@ -13,13 +15,8 @@ export interface OpenTauRequest {
   startedAt: number;
 }
 
-const SETTLING_METHODS: ReadonlySet<string> = new Set([
-  "session.clientTool.ack",
-  "session.clientTool.result",
-  "session.interrupt",
-  "session.interruptSubagent",
-  "session.cancelExec",
-]);
+/** Marked in the registry (`MethodEntry.settles`). */
+const SETTLING_METHODS: ReadonlySet<string> = TAU_SETTLING_METHODS;
 
 export class OpenTauRequests {
   private readonly byId = new Map<string, Array<OpenTauRequest & { limited: boolean }>>();
