@@ -1,4 +1,5 @@
 import type {
+  ClientRequests,
   ClientToolDefinition,
   ErrorCode,
   ErrorObject,
@@ -151,12 +152,16 @@ export class TauUpstream {
    * UpstreamUnavailableError. An aborted signal rejects at once (the upstream request keeps
    * running — Tau has no per-request cancel).
    */
-  request<R = unknown>(method: string, params: object, options: { signal?: AbortSignal } = {}): Promise<R> {
+  request<M extends keyof ClientRequests>(
+    method: M,
+    params: ClientRequests[M]["params"],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ClientRequests[M]["result"]> {
     if (options.signal?.aborted) return Promise.reject(abortReason(options.signal, method));
     if (this.state !== "connected") {
       return Promise.reject(new UpstreamUnavailableError(`Tau upstream is not connected (${this.reason ?? this.state})`));
     }
-    return this.send<R>(method, params, options.signal);
+    return this.send<ClientRequests[M]["result"]>(method, params, options.signal);
   }
 
   /** Every non-response server message, after schema validation (invalid ones are logged, counted, dropped). */

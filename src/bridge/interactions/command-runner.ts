@@ -45,7 +45,7 @@ export async function runCommandTool(
   };
   signal.addEventListener("abort", cancel, { once: true });
   try {
-    const result = await upstream.request<SessionExecResult>("session.exec", params, { signal });
+    const result = await upstream.request("session.exec", params, { signal });
     return signal.aborted ? undefined : commandReply(tool, params.timeoutMs!, result);
   } catch (error) {
     if (signal.aborted) return undefined;

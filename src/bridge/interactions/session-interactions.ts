@@ -9,7 +9,6 @@ import type {
   SessionClientToolAckResult,
   SessionClientToolCallMessage,
   SessionClientToolCancelMessage,
-  SessionClientToolResultResult,
 } from "../../../generated/tau-v18.js";
 import type { TauUpstream, UpstreamLog } from "../../tau/upstream.js";
 import type { EventDraft } from "../event-draft.js";
@@ -238,7 +237,7 @@ export class SessionInteractions {
     const { sessionId, callId } = call.message;
     let ack: SessionClientToolAckResult;
     try {
-      ack = await this.upstream.request<SessionClientToolAckResult>("session.clientTool.ack", { sessionId, callId });
+      ack = await this.upstream.request("session.clientTool.ack", { sessionId, callId });
     } catch (error) {
       // Without an accepted ack the call cannot be answered (Tau rejects ok results before it).
       this.log?.("warn", "session.clientTool.ack failed", { sessionId, callId, error: errorText(error) });
@@ -486,7 +485,7 @@ export class SessionInteractions {
     if (call.finished) return;
     this.drop(call);
     const { sessionId, callId } = call.message;
-    this.upstream.request<SessionClientToolResultResult>("session.clientTool.result", { sessionId, callId, ...reply }).then(
+    this.upstream.request("session.clientTool.result", { sessionId, callId, ...reply }).then(
       (result) => {
         if (!result.accepted) this.log?.("info", "Tau did not accept the tool result (the call had ended)", { sessionId, callId });
       },
