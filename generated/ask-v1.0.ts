@@ -101,6 +101,28 @@ export type Event =
   | QueueUpdatedEvent
   | NoticeEvent;
 /**
+ * Payload of approval.required.
+ */
+export type ApprovalRequiredPayload = {
+  /**
+   * Interaction id to pass as interactionId.
+   */
+  id: string;
+} & ApprovalDetails;
+/**
+ * Payload of input.requested.
+ */
+export type InputRequestedPayload = {
+  /**
+   * Interaction id to pass as interactionId.
+   */
+  id: string;
+} & UserInputDetails;
+/**
+ * Who started a compaction: the host on its own (auto) or a client (manual).
+ */
+export type CompactionKind = "auto" | "manual";
+/**
  * A host capability advertised by initialize; clients may gate UI features on it.
  */
 export type Capability =
@@ -845,13 +867,9 @@ export interface ApprovalRequiredEvent {
   payload: ApprovalRequiredPayload;
 }
 /**
- * Payload of approval.required.
+ * What an approval asks about: shared by approval.required and the approval interaction record.
  */
-export interface ApprovalRequiredPayload {
-  /**
-   * Interaction id to pass as interactionId.
-   */
-  id: string;
+export interface ApprovalDetails {
   /**
    * Name of the gated tool.
    */
@@ -1016,13 +1034,9 @@ export interface InputRequestedEvent {
   payload: InputRequestedPayload;
 }
 /**
- * Payload of input.requested.
+ * What a user-input request asks: shared by input.requested and the user_input interaction record.
  */
-export interface InputRequestedPayload {
-  /**
-   * Interaction id to pass as interactionId.
-   */
-  id: string;
+export interface UserInputDetails {
   /**
    * The question to put to the user.
    */
@@ -1074,7 +1088,7 @@ export interface CompactionStartedPayload {
    * Tau operation id; pairs with compaction.completed.
    */
   operationId: string;
-  kind: "auto" | "manual";
+  kind: CompactionKind;
 }
 /**
  * A compaction ended, successfully or not. (gateway extension)
@@ -1089,7 +1103,7 @@ export interface CompactionCompletedEvent {
  */
 export interface CompactionCompletedPayload {
   operationId: string;
-  kind: "auto" | "manual";
+  kind: CompactionKind;
   status: "succeeded" | "failed" | "skipped" | "cancelled";
   /**
    * Why it failed, when failed.
@@ -1224,24 +1238,7 @@ export interface ApprovalInteraction {
   id: string;
   kind: "approval";
   status: InteractionStatus;
-  payload: {
-    /**
-     * Name of the gated tool.
-     */
-    toolName: string;
-    /**
-     * Arguments of the gated call.
-     */
-    args?: {
-      [k: string]: unknown | undefined;
-    };
-    /**
-     * Human-readable reason the call needs approval.
-     */
-    message?: string;
-    autoApprovable?: boolean;
-    allowedScopes?: ApprovalScope[];
-  };
+  payload: ApprovalDetails;
 }
 /**
  * A plan proposal, resolved by plan/approve or plan/reject.
@@ -1261,16 +1258,7 @@ export interface UserInputInteraction {
   id: string;
   kind: "user_input";
   status: InteractionStatus;
-  payload: {
-    /**
-     * The question to put to the user.
-     */
-    prompt: string;
-    /**
-     * @maxItems 64
-     */
-    options?: string[];
-  };
+  payload: UserInputDetails;
 }
 /**
  * A tool result or image produced in a session.
@@ -1713,4 +1701,153 @@ export interface InteractionRequestUserInputResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRequestUserInputResult;
+}
+/**
+ * Requests a client sends and the server answers, by method: the params and the success result.
+ */
+export interface ClientRequests {
+  ping: {
+    params: PingParams;
+    result: PingResult;
+  };
+  initialize: {
+    params: InitializeParams;
+    result: InitializeResult;
+  };
+  "session/create": {
+    params: SessionCreateParams;
+    result: SessionCreateResult;
+  };
+  "session/list": {
+    params: SessionListParams;
+    result: SessionListResult;
+  };
+  "session/resume": {
+    params: SessionResumeParams;
+    result: SessionResumeResult;
+  };
+  "session/subscribe": {
+    params: SessionSubscribeParams;
+    result: SessionSubscribeResult;
+  };
+  "session/events": {
+    params: SessionEventsParams;
+    result: SessionEventsResult;
+  };
+  "session/send": {
+    params: SessionSendParams;
+    result: SessionSendResult;
+  };
+  "session/abort": {
+    params: SessionAbortParams;
+    result: SessionAbortResult;
+  };
+  "session/close": {
+    params: SessionCloseParams;
+    result: SessionCloseResult;
+  };
+  "session/artifacts": {
+    params: SessionArtifactsParams;
+    result: SessionArtifactsResult;
+  };
+  "session/artifact/get": {
+    params: SessionArtifactGetParams;
+    result: SessionArtifactGetResult;
+  };
+  "interaction/list": {
+    params: InteractionListParams;
+    result: InteractionListResult;
+  };
+  "interaction/approve": {
+    params: InteractionApproveParams;
+    result: InteractionApproveResult;
+  };
+  "interaction/reject": {
+    params: InteractionRejectParams;
+    result: InteractionRejectResult;
+  };
+  "interaction/approve-all": {
+    params: InteractionApproveAllParams;
+    result: InteractionApproveAllResult;
+  };
+  "interaction/reject-all": {
+    params: InteractionRejectAllParams;
+    result: InteractionRejectAllResult;
+  };
+  "interaction/respond": {
+    params: InteractionRespondParams;
+    result: InteractionRespondResult;
+  };
+  "plan/approve": {
+    params: PlanApproveParams;
+    result: PlanApproveResult;
+  };
+  "plan/reject": {
+    params: PlanRejectParams;
+    result: PlanRejectResult;
+  };
+  "workspace/readState": {
+    params: WorkspaceReadStateParams;
+    result: WorkspaceReadStateResult;
+  };
+}
+/**
+ * Requests a server sends and the client answers (reverse requests), by method: the params and the success result.
+ */
+export interface ServerRequests {
+  "interaction/requestPermission": {
+    params: InteractionRequestPermissionParams;
+    result: InteractionRequestPermissionResult;
+  };
+  "interaction/requestUserInput": {
+    params: InteractionRequestUserInputParams;
+    result: InteractionRequestUserInputResult;
+  };
+}
+/**
+ * Notifications a client sends (no response), by method: the params.
+ * This dialect has none in this version.
+ */
+export interface ClientNotifications {}
+/**
+ * Notifications a server sends (no response), by method: the params.
+ */
+export interface ServerNotifications {
+  "session/event": SessionEventParams;
+}
+/**
+ * Server → client message types, by `type`: the whole message.
+ * This dialect has none in this version.
+ */
+export interface ServerMessages {}
+/**
+ * Event types carried by session/event, by `type`: the payload.
+ */
+export interface Events {
+  "session.created": SessionCreatedPayload;
+  "session.ended": SessionEndedPayload;
+  "turn.started": TurnStartedPayload;
+  "turn.completed": TurnCompletedPayload;
+  "turn.failed": TurnFailedPayload;
+  "turn.aborted": TurnAbortedPayload;
+  "model.streaming": ModelStreamingPayload;
+  "model.thinking": ModelThinkingPayload;
+  "tool.use": ToolUsePayload;
+  "tool.delta": ToolDeltaPayload;
+  "tool.result": ToolResultPayload;
+  "approval.required": ApprovalRequiredPayload;
+  "approval.updated": ApprovalUpdatedPayload;
+  "plan.proposed": PlanProposedPayload;
+  "plan.approved": PlanApprovedPayload;
+  "plan.rejected": PlanRejectedPayload;
+  "todos.updated": TodosUpdatedPayload;
+  error: ErrorPayload;
+  "file.changed": FileChangedPayload;
+  "input.requested": InputRequestedPayload;
+  "input.resolved": InputResolvedPayload;
+  "compaction.started": CompactionStartedPayload;
+  "compaction.completed": CompactionCompletedPayload;
+  "session.reset": SessionResetPayload;
+  "queue.updated": QueueUpdatedPayload;
+  notice: NoticePayload;
 }

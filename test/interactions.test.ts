@@ -9,7 +9,7 @@ import type {
   InteractionRequestUserInputParams,
   InteractionRequestUserInputResult,
 } from "../generated/ask-v1.0.js";
-import type { Snapshot, UserTurnResult } from "../generated/tau-v18.js";
+import type { ClientRequests, Snapshot, UserTurnResult } from "../generated/tau-v18.js";
 import {
   gatewayClientTools,
   InteractionError,
@@ -115,16 +115,16 @@ class Rig {
       reconnect: false,
     });
     await this.upstream.start();
-    const { sessionId } = await this.upstream.request<{ sessionId: string }>("session.create", {
+    const { sessionId } = await this.upstream.request("session.create", {
       executionEnvironment: { kind: "local", cwd },
       attributes: {},
     });
     this.sessionId = sessionId;
     this.hub = new SessionHub({ sessionId, upstream: this.upstream });
     const recorder = {
-      request: <R>(method: string, params: object, opts?: { signal?: AbortSignal }) => {
+      request: <M extends keyof ClientRequests>(method: M, params: ClientRequests[M]["params"], opts?: { signal?: AbortSignal }) => {
         this.sent.push({ method, params });
-        return this.upstream.request<R>(method, params, opts);
+        return this.upstream.request(method, params, opts);
       },
     };
     this.interactions = new SessionInteractions({
@@ -149,7 +149,7 @@ class Rig {
 
   /** Runs a turn with `text` and resolves when it has settled. */
   turn(text: string): Promise<UserTurnResult> {
-    const turn = this.upstream.request<UserTurnResult>("session.submit", { sessionId: this.sessionId, text, historyEntryId: `turn-${++this.turnCounter}` });
+    const turn = this.upstream.request("session.submit", { sessionId: this.sessionId, text, historyEntryId: `turn-${++this.turnCounter}` });
     // A test that fails before awaiting its turn must not also leave an unhandled rejection behind.
     turn.catch(() => undefined);
     return turn;
@@ -193,7 +193,7 @@ class Rig {
   }
 
   snapshot(): Promise<Snapshot> {
-    return this.upstream.request<Snapshot>("session.snapshot", { sessionId: this.sessionId });
+    return this.upstream.request("session.snapshot", { sessionId: this.sessionId });
   }
 
   /** The tool results of the session, in order: tool name, text and whether it is an error. */

@@ -242,7 +242,7 @@ describe("SessionHub across an upstream restart", () => {
     const bridge = new TauUpstream({ url: host.url, client: { name: "hub-restart", version: "1" } });
     try {
       await bridge.start();
-      const created = await bridge.request<{ sessionId: string }>("session.create", { executionEnvironment: { kind: "local", cwd: stateDir }, attributes: {} });
+      const created = await bridge.request("session.create", { executionEnvironment: { kind: "local", cwd: stateDir }, attributes: {} });
       const restartHub = new SessionHub({ sessionId: created.sessionId, upstream: bridge });
       bridge.onMessage((m) => restartHub.handle(m));
       const resynced = new Promise<void>((resolve) => {

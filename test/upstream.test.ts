@@ -2,6 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { SessionCreateParams } from "../generated/tau-v18.js";
 import type { TauHostOptions } from "../src/host/index.js";
 import {
   reconnectDelay,
@@ -54,7 +55,7 @@ function next<T>(subscribe: (listener: (value: T) => void) => () => void): Promi
   });
 }
 
-const createParams = (cwd: string) => ({ executionEnvironment: { kind: "local", cwd }, attributes: {} });
+const createParams = (cwd: string): SessionCreateParams => ({ executionEnvironment: { kind: "local", cwd }, attributes: {} });
 
 describe("TauUpstream against the embedded host", () => {
   it("connects, initializes and correlates requests with validated results", async () => {
@@ -69,11 +70,11 @@ describe("TauUpstream against the embedded host", () => {
     const cwd = tempDir("upstream-cwd-");
     // Concurrent requests resolve with their own results.
     const [a, b] = await Promise.all([
-      up.request<{ sessionId: string }>("session.create", createParams(cwd)),
-      up.request<{ sessionId: string }>("session.create", createParams(cwd)),
+      up.request("session.create", createParams(cwd)),
+      up.request("session.create", createParams(cwd)),
     ]);
     expect(a.sessionId).not.toBe(b.sessionId);
-    const list = await up.request<{ sessions: Array<{ sessionId: string; lifecycle: string }> }>("session.list", {});
+    const list = await up.request("session.list", {});
     expect(list.sessions.map((s) => s.sessionId).sort()).toEqual([a.sessionId, b.sessionId].sort());
     expect(up.stats).toEqual({ reconnects: 0, invalidMessages: 0 });
   });
@@ -97,11 +98,11 @@ describe("TauUpstream against the embedded host", () => {
     const h = await host();
     const up = upstream(h.url);
     await up.start();
-    const sessionId = (await up.request<{ sessionId: string }>("session.create", createParams(tempDir("upstream-cwd-")))).sessionId;
+    const sessionId = (await up.request("session.create", createParams(tempDir("upstream-cwd-")))).sessionId;
     await up.request("session.observe", { sessionId });
     const messages: UpstreamServerMessage[] = [];
     up.onMessage((m) => messages.push(m));
-    const result = await up.request<{ turn: { status: string } }>("session.submit", { sessionId, text: "stream me" });
+    const result = await up.request("session.submit", { sessionId, text: "stream me" });
     expect(result.turn.status).toBe("completed");
     const appended = messages
       .filter((m) => m.type === "session.delta" && m.sessionId === sessionId)
@@ -117,7 +118,7 @@ describe("TauUpstream against the embedded host", () => {
     const h = await host();
     const up = upstream(h.url);
     await up.start();
-    const sessionId = (await up.request<{ sessionId: string }>("session.create", createParams(tempDir("upstream-cwd-")))).sessionId;
+    const sessionId = (await up.request("session.create", createParams(tempDir("upstream-cwd-")))).sessionId;
 
     const already = new AbortController();
     already.abort();
@@ -128,7 +129,7 @@ describe("TauUpstream against the embedded host", () => {
     controller.abort();
     await expect(slow).rejects.toMatchObject({ name: "AbortError" });
     // Tau has no per-request cancel: the turn keeps running until interrupted.
-    const interrupted = await up.request<{ interrupted: boolean }>("session.interrupt", { sessionId });
+    const interrupted = await up.request("session.interrupt", { sessionId });
     expect(interrupted.interrupted).toBe(true);
     expect(up.connected).toBe(true);
   });
@@ -137,7 +138,7 @@ describe("TauUpstream against the embedded host", () => {
     const h = await host();
     const up = upstream(h.url, { reconnect: false });
     await up.start();
-    const sessionId = (await up.request<{ sessionId: string }>("session.create", createParams(tempDir("upstream-cwd-")))).sessionId;
+    const sessionId = (await up.request("session.create", createParams(tempDir("upstream-cwd-")))).sessionId;
     const messages: UpstreamServerMessage[] = [];
     up.onMessage((m) => messages.push(m));
     const open = up.request("session.submit", { sessionId, text: "/sleep 20000\nnever answered" });
@@ -165,7 +166,7 @@ describe("TauUpstream against the embedded host", () => {
     const first = await host({ stateDir });
     const up = upstream(first.url);
     await up.start();
-    const sessionId = (await up.request<{ sessionId: string }>("session.create", createParams(cwd))).sessionId;
+    const sessionId = (await up.request("session.create", createParams(cwd))).sessionId;
 
     const disconnected = next(up.onDisconnected.bind(up));
     const reconnected = next(up.onConnected.bind(up));
@@ -178,7 +179,7 @@ describe("TauUpstream against the embedded host", () => {
     expect(up.connected).toBe(true);
     expect(up.stats.reconnects).toBe(1);
     // The new connection works and sees the persisted session.
-    const list = await up.request<{ sessions: Array<{ sessionId: string }> }>("session.list", {});
+    const list = await up.request("session.list", {});
     expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
     expect(second.port).toBe(first.port);
   });

@@ -1,5 +1,5 @@
 import type { Event } from "../../generated/ask-v1.0.js";
-import type { PendingUserMessagesState, SessionDeltaMessage, SessionObserveResult, Snapshot } from "../../generated/tau-v18.js";
+import type { PendingUserMessagesState, SessionDeltaMessage, Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import { applyDelta, DeltaGapError, InvalidDeltaError } from "../tau/delta-applier.js";
 import type { TauUpstream, UpstreamServerMessage } from "../tau/upstream.js";
@@ -203,11 +203,11 @@ export class SessionHub {
     let snapshot: Snapshot;
     let pending: PendingUserMessagesState | undefined;
     if (method === "session.observe") {
-      const result = await this.upstream.request<SessionObserveResult>("session.observe", { sessionId: this.sessionId });
+      const result = await this.upstream.request("session.observe", { sessionId: this.sessionId });
       snapshot = result.snapshot;
       pending = result.pendingUserMessages;
     } else {
-      snapshot = await this.upstream.request<Snapshot>("session.snapshot", { sessionId: this.sessionId });
+      snapshot = await this.upstream.request("session.snapshot", { sessionId: this.sessionId });
     }
     if (!this.observing) return; // detached while the request was open
 

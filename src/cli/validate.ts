@@ -2,9 +2,9 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
+import type { Dialect } from "../registry/model.js";
 import { formatIssue } from "../validation/issues.js";
 import { TranscriptChecker } from "../validation/transcript.js";
-import type { Dialect } from "../validation/validator.js";
 import { UsageError, type CommandIO } from "./io.js";
 
 export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask] [--tau-version 18|13] [--format text|json] FILE... | -

@@ -1,4 +1,4 @@
-import type { DialectRegistry, EventEntry, MethodEntry, NotificationEntry, ServerMessageEntry } from "../registry/model.js";
+import type { DialectRegistry, EventEntry, MethodEntry, NotificationEntry, Sender } from "../registry/model.js";
 import { eventName, messageName, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
 import { resolveForVersion } from "../registry/resolve.js";
 import { anyOf, DEFINITIONS, inRange, ref, type Schema } from "../registry/schema.js";
@@ -46,7 +46,7 @@ export function buildBundle(registry: DialectRegistry, version: number | string)
 
   const fromClient: string[] = [];
   const fromServer: string[] = [];
-  const sentBy = (sender: "client" | "server") => (sender === "client" ? fromClient : fromServer);
+  const sentBy = (sender: Sender) => (sender === "client" ? fromClient : fromServer);
 
   for (const m of entries.methods) defineMethod(m);
   for (const n of entries.notifications) defineNotification(n);

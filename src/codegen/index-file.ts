@@ -1,4 +1,4 @@
-import type { DialectRegistry } from "../registry/model.js";
+import type { DialectRegistry, Sender } from "../registry/model.js";
 import { eventName, messageName, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
 import { inRange, type VersionRange } from "../registry/schema.js";
 import type { IndexEntry, SchemaIndex } from "../registry/schema-index.js";
@@ -24,7 +24,7 @@ export function buildIndex(registries: DialectRegistry[]): SchemaIndex {
     entries: registries.flatMap((r): IndexEntry[] => {
       const versions = (range?: VersionRange) =>
         r.versions.filter((v) => typeof v !== "number" || !range || inRange(range, v));
-      const direction = (sender: "client" | "server"): IndexEntry["direction"] => (sender === "client" ? "client-to-server" : "server-to-client");
+      const direction = (sender: Sender): IndexEntry["direction"] => (sender === "client" ? "client-to-server" : "server-to-client");
       const common = (e: { name: string; description: string; versions?: VersionRange; extension?: boolean }) => ({
         dialect: r.dialect,
         name: e.name,

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "../../generated/tau-v18.js";
+import type { ErrorObject } from "../../generated/tau-v18.js";
 
 /**
  * An error a handler means to send as Tau's error response, with its code. Anything else thrown
@@ -6,9 +6,9 @@ import type { ErrorCode } from "../../generated/tau-v18.js";
  */
 export class ProtocolError extends Error {
   constructor(
-    readonly code: ErrorCode,
+    readonly code: ErrorObject["code"],
     message: string,
-    readonly data?: unknown,
+    readonly data?: ErrorObject["data"],
   ) {
     super(message);
     this.name = "ProtocolError";
@@ -26,7 +26,7 @@ export const internalError = (message: string, cause: unknown) =>
   new ProtocolError("internal_error", message, { cause: cause instanceof Error ? cause.message : String(cause) });
 
 /** The wire form of any error thrown by a handler. */
-export function toWireError(err: unknown): { code: ErrorCode; message: string; data?: unknown } {
+export function toWireError(err: unknown): ErrorObject {
   if (err instanceof ProtocolError) {
     return err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data };
   }

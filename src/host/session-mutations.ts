@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type {
+  CompactionMode,
   Operation,
   Reasoning,
   SessionCompactResult,
@@ -10,7 +11,7 @@ import type {
   Snapshot,
 } from "../../generated/tau-v18.js";
 import { catalogCounts, personaById, settingsWith } from "./catalog.js";
-import { hasCompactableHistory, planCompaction, type CompactionMode } from "./compaction.js";
+import { hasCompactableHistory, planCompaction } from "./compaction.js";
 import { userMessageRecord } from "./conversation.js";
 import { PatchBuilder } from "./patch-builder.js";
 import { busy, invalidRequest, ProtocolError } from "./protocol-error.js";

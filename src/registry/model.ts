@@ -35,6 +35,12 @@ export interface MethodEntry extends EntryBase {
   sender: Sender;
   params: Schema;
   result: Schema;
+  /**
+   * The request only settles or cancels work already running (a client-tool answer, an
+   * interrupt): held back behind the work it would let finish — by an in-flight limit, say — it
+   * would deadlock that work.
+   */
+  settles?: boolean;
 }
 
 export interface NotificationEntry extends EntryBase {

@@ -1,4 +1,4 @@
-import type { ClientMessage, ErrorCode, ErrorResponse, ServerMessage, SuccessResponse } from "../../generated/tau-v18.js";
+import type { ClientMessage, ErrorCode, ErrorObject, ErrorResponse, ServerMessage, SuccessResponse } from "../../generated/tau-v18.js";
 import { formatIssue } from "../validation/issues.js";
 import { ProtocolValidators, type BundleValidator } from "../validation/validator.js";
 
@@ -19,12 +19,6 @@ export const TAU_VERSION = 18;
 
 export type TauRequest = ClientMessage;
 
-export interface TauProtocolError {
-  code: ErrorCode;
-  message: string;
-  data?: unknown;
-}
-
 /** One WebSocket message from a Tau host as a JSON value, or why it is none. */
 export type DecodedServerMessage = { ok: true; value: unknown; text: string } | { ok: false; problem: string; details: Record<string, unknown> };
 
@@ -35,7 +29,7 @@ export type ParsedServerMessage<R> =
 
 export type ParsedRequest =
   | { ok: true; request: TauRequest }
-  | { ok: false; id: string | null; error: TauProtocolError; method?: string };
+  | { ok: false; id: string | null; error: ErrorObject; method?: string };
 
 const WHITESPACE_ONLY = /^[\t\n\r ]*$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -101,7 +95,7 @@ export class TauCodec {
     return { version: this.version, type: "response", id, ok: true, result } as SuccessResponse;
   }
 
-  error(id: string | null, error: TauProtocolError): ErrorResponse {
+  error(id: string | null, error: ErrorObject): ErrorResponse {
     return {
       version: this.version,
       type: "response",

@@ -1,4 +1,4 @@
-import type { TauProtocolError } from "./codec.js";
+import type { ErrorObject } from "../../generated/tau-v18.js";
 import { settlesRunningWork } from "./settling-methods.js";
 
 /**
@@ -39,7 +39,7 @@ export interface OpenOptions<T> {
   onGiveUp?: (why: GiveUp) => void;
 }
 
-export type Opened<T> = { ok: true; request: OpenRequest<T> } | { ok: false; error: TauProtocolError };
+export type Opened<T> = { ok: true; request: OpenRequest<T> } | { ok: false; error: ErrorObject };
 
 export interface OpenRequestsOptions {
   /** Ids the table chooses are `<idPrefix><n>`, n counting from 1. */
@@ -129,7 +129,7 @@ export class OpenRequests<T> {
   }
 }
 
-function refuse<T>(code: TauProtocolError["code"], message: string): Opened<T> {
+function refuse<T>(code: ErrorObject["code"], message: string): Opened<T> {
   return { ok: false, error: { code, message } };
 }
 

@@ -1,4 +1,4 @@
-import type { ClientToolDefinition, ErrorCode, InitializeParams, InitializeResult, ReadyMessage, ResponseMessage, ServerMessage } from "../../generated/tau-v18.js";
+import type { ClientRequests, ClientToolDefinition, ErrorCode, InitializeParams, InitializeResult, ReadyMessage, ResponseMessage, ServerMessage } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import { TauCodec } from "./codec.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, openTauSocket, redactUrl, TauConnectError, UpstreamVersionError, type OpenTauSocket } from "./connection.js";
@@ -138,12 +138,16 @@ export class TauUpstream {
    * UpstreamUnavailableError. An aborted signal rejects at once (the upstream request keeps
    * running — Tau has no per-request cancel).
    */
-  request<R = unknown>(method: string, params: object, options: { signal?: AbortSignal } = {}): Promise<R> {
+  request<M extends keyof ClientRequests>(
+    method: M,
+    params: ClientRequests[M]["params"],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ClientRequests[M]["result"]> {
     if (options.signal?.aborted) return Promise.reject(abortError(options.signal, method));
     if (this.state !== "connected") {
       return Promise.reject(new UpstreamUnavailableError(`Tau upstream is not connected (${this.reason ?? this.state})`));
     }
-    return this.send<R>(method, params, options);
+    return this.send<ClientRequests[M]["result"]>(method, params, options);
   }
 
   /** Every non-response server message, after schema validation (invalid ones are logged, counted, dropped). */

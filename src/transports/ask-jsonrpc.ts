@@ -101,7 +101,7 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
         if (signal.aborted) return reject(new Error("cancelled"));
         const onAbort = () => reject(new Error("cancelled"));
         signal.addEventListener("abort", onAbort, { once: true });
-        rpc.request(method, params as Record<string, unknown>, undefined).then(
+        rpc.request(method, params, undefined).then(
           (value) => {
             signal.removeEventListener("abort", onAbort);
             resolve(value);

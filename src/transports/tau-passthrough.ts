@@ -1,5 +1,6 @@
 import WebSocket from "ws";
-import { TauCodec, TAU_VERSION, type TauProtocolError } from "../tau/codec.js";
+import type { ErrorObject } from "../../generated/tau-v18.js";
+import { TauCodec, TAU_VERSION } from "../tau/codec.js";
 import { corkUntilNextTick } from "../tau/write-batching.js";
 import { messageText, openTauSocket, redactUrl, UpstreamVersionError, type OpenTauSocket } from "../tau/connection.js";
 import type { Log } from "../shared/log.js";
@@ -122,7 +123,7 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
     });
   };
 
-  const refuse = (id: string, method: string, error: TauProtocolError) => {
+  const refuse = (id: string, method: string, error: ErrorObject) => {
     // A duplicate id breaks a rule of the protocol (spec §2.1): an invalid request like any other.
     if (error.code === "invalid_request") counters.invalidClientRequests++;
     log("debug", "Tau request refused by the gateway", { id, method, code: error.code, message: error.message });

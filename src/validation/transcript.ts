@@ -1,5 +1,6 @@
+import type { Dialect, Sender } from "../registry/model.js";
 import type { ValidationIssue } from "./issues.js";
-import { ProtocolValidators, type BundleValidator, type Dialect, type Sender, type ValidationResult } from "./validator.js";
+import { ProtocolValidators, type BundleValidator, type ValidationResult } from "./validator.js";
 
 /**
  * Checks a recorded transcript one line at a time: each line is a bare message or

@@ -1,4 +1,5 @@
 import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
+import type { Dialect, Sender } from "../registry/model.js";
 import type { IndexEntry, SchemaIndex } from "../registry/schema-index.js";
 import { explain, type ValidationIssue } from "./issues.js";
 import { readSchemaFile } from "./schema-files.js";
@@ -10,9 +11,6 @@ import { readSchemaFile } from "./schema-files.js";
  * or response shape for Ask) to the exact definition, so errors point at the real problem instead
  * of listing every union branch.
  */
-
-export type Dialect = "tau" | "ask";
-export type Sender = "client" | "server";
 
 export interface ValidationResult {
   ok: boolean;

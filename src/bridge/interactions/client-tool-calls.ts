@@ -74,7 +74,7 @@ export class ClientToolCalls {
     this.calls.delete(call.message.callId);
     const { sessionId, callId } = call.message;
     const { upstream, log } = this.options;
-    upstream.request<SessionClientToolResultResult>("session.clientTool.result", { sessionId, callId, ...reply }).then(
+    upstream.request("session.clientTool.result", { sessionId, callId, ...reply }).then(
       (result) => {
         if (!result.accepted) log?.("info", "Tau did not accept the tool result (the call had ended)", { sessionId, callId });
       },
@@ -102,7 +102,7 @@ export class ClientToolCalls {
     const { upstream, log } = this.options;
     let ack: SessionClientToolAckResult;
     try {
-      ack = await upstream.request<SessionClientToolAckResult>("session.clientTool.ack", { sessionId, callId });
+      ack = await upstream.request("session.clientTool.ack", { sessionId, callId });
     } catch (error) {
       // Without an accepted ack the call cannot be answered (Tau rejects ok results before it).
       log?.("warn", "session.clientTool.ack failed", { sessionId, callId, error: errorText(error) });

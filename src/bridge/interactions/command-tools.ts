@@ -209,7 +209,7 @@ export class CommandTools {
     };
     call.signal.addEventListener("abort", cancel, { once: true });
     try {
-      const result = await upstream.request<SessionExecResult>("session.exec", params, { signal: call.signal });
+      const result = await upstream.request("session.exec", params, { signal: call.signal });
       return commandReply(tool, timeoutMs, result);
     } finally {
       call.signal.removeEventListener("abort", cancel);

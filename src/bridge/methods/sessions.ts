@@ -9,7 +9,7 @@ import type {
   SessionResumeResult,
   SessionSummary,
 } from "../../../generated/ask-v1.0.js";
-import type { SessionCreateResult as TauCreateResult, SessionListResult as TauListResult, Snapshot } from "../../../generated/tau-v18.js";
+import type { Snapshot } from "../../../generated/tau-v18.js";
 import { invalidParams, sessionNotFound } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { approvalModeFor } from "../interactions/index.js";
@@ -29,7 +29,7 @@ export async function create({ services, peer }: MethodContext, params: SessionC
   const cwd = params.workspace?.workspacePath ?? services.defaultCwd;
   if (!cwd.startsWith("/")) throw invalidParams("workspace.workspacePath", "must be an absolute path");
   const mode = approvalModeFor(params.mode);
-  const { sessionId } = await services.upstream.request<TauCreateResult>("session.create", {
+  const { sessionId } = await services.upstream.request("session.create", {
     executionEnvironment: { kind: "local", cwd },
     attributes: createAttributes(peer.tenant, mode),
   });
@@ -39,7 +39,7 @@ export async function create({ services, peer }: MethodContext, params: SessionC
 }
 
 export async function list({ services, peer }: MethodContext, params: SessionListParams): Promise<SessionListResult> {
-  const { sessions } = await services.upstream.request<TauListResult>("session.list", {});
+  const { sessions } = await services.upstream.request("session.list", {});
   const summaries: Array<SessionSummary & { order: number }> = [];
   for (const s of sessions) {
     const snapshot = await knownSnapshot(services, s.sessionId);
@@ -79,7 +79,7 @@ async function knownSnapshot(services: MethodContext["services"], sessionId: str
   const record = services.sessions.get(sessionId);
   if (record?.hub.snapshot) return record.hub.snapshot;
   try {
-    return await services.upstream.request<Snapshot>("session.snapshot", { sessionId });
+    return await services.upstream.request("session.snapshot", { sessionId });
   } catch {
     return undefined; // gone between list and read
   }

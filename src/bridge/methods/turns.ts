@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Event, SessionAbortParams, SessionAbortResult, SessionSendParams, SessionSendResult } from "../../../generated/ask-v1.0.js";
-import type { SessionInterruptResult } from "../../../generated/tau-v18.js";
+import type { ClientRequests as TauRequests } from "../../../generated/tau-v18.js";
 import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
 import { AskError, sessionNotFound, toAskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
@@ -62,9 +62,12 @@ export async function send(ctx: MethodContext, params: SessionSendParams): Promi
 export async function abort({ services, peer }: MethodContext, params: SessionAbortParams): Promise<SessionAbortResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
   if (record.closed) throw sessionNotFound(params.sessionId);
-  const result = await services.upstream.request<SessionInterruptResult>("session.interrupt", { sessionId: record.sessionId });
+  const result = await services.upstream.request("session.interrupt", { sessionId: record.sessionId });
   return { aborted: result.interrupted, sessionId: record.sessionId };
 }
+
+/** The Tau requests that deliver a user message; each answers only when its turn settles. */
+type TurnMethod = "session.submit" | "session.queue" | "session.steer";
 
 /**
  * Sends a turn request and resolves once an event shows Tau accepted it. A `busy` refusal resolves
@@ -72,11 +75,11 @@ export async function abort({ services, peer }: MethodContext, params: SessionAb
  * or queues instead); otherwise it is the client's -32010, like every other refusal its error —
  * a refused steer or queue delivered nothing.
  */
-async function accept(
+async function accept<M extends TurnMethod>(
   ctx: MethodContext,
   record: SessionRecord,
-  method: string,
-  params: object,
+  method: M,
+  params: TauRequests[M]["params"],
   accepted: (event: Event) => boolean,
   onBusy: "fallback" | "fail",
 ): Promise<"accepted" | "busy"> {

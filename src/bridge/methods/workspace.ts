@@ -1,6 +1,5 @@
 import { basename } from "node:path";
 import type { WorkspaceReadStateParams, WorkspaceReadStateResult } from "../../../generated/ask-v1.0.js";
-import type { SessionExecResult } from "../../../generated/tau-v18.js";
 import { randomUUID } from "node:crypto";
 import type { MethodContext } from "../context.js";
 
@@ -15,7 +14,7 @@ export async function readState({ services, peer }: MethodContext, params: Works
   }
   const record = await services.sessions.access(params.sessionId, peer.tenant);
   const cwd = record.hub.snapshot!.executionEnvironment.cwd;
-  const git = await services.upstream.request<SessionExecResult>("session.exec", {
+  const git = await services.upstream.request("session.exec", {
     sessionId: record.sessionId,
     execId: `gw-git-${randomUUID()}`,
     command: "git rev-parse --abbrev-ref HEAD 2>/dev/null",

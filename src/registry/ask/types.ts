@@ -58,22 +58,31 @@ export const INTERACTION_STATUSES = ["pending", "approved", "rejected", "respond
 export const SEND_STATUSES = ["queued", "steered", "stale"] as const;
 export const SEND_MODES = ["queue", "steer"] as const;
 
-/** Fields of an approval, shared by `approval.required` and the approval interaction record. */
-export const approvalFields = {
-  toolName: str({ description: "Name of the gated tool." }),
-  args: opt(describe("Arguments of the gated call.", record(any()))),
-  message: opt(str({ description: "Human-readable reason the call needs approval." })),
-  autoApprovable: opt(bool()),
-  allowedScopes: opt(arr(ref("ApprovalScope"), { unique: true })),
-};
-
-/** Fields of a user-input request, shared by `input.requested` and the user_input record. */
-export const userInputFields = {
-  prompt: str({ description: "The question to put to the user." }),
-  options: opt(arr(str(), { max: 64 })),
-};
-
 export const typeDefinitions: Record<string, Schema> = {
+  ApprovalDetails: obj(
+    {
+      toolName: str({ description: "Name of the gated tool." }),
+      args: opt(describe("Arguments of the gated call.", record(any()))),
+      message: opt(str({ description: "Human-readable reason the call needs approval." })),
+      autoApprovable: opt(bool()),
+      allowedScopes: opt(arr(ref("ApprovalScope"), { unique: true })),
+    },
+    { description: "What an approval asks about: shared by approval.required and the approval interaction record." },
+  ),
+
+  UserInputDetails: obj(
+    {
+      prompt: str({ description: "The question to put to the user." }),
+      options: opt(arr(str(), { max: 64 })),
+    },
+    { description: "What a user-input request asks: shared by input.requested and the user_input interaction record." },
+  ),
+
+  CompactionKind: describe(
+    "Who started a compaction: the host on its own (auto) or a client (manual).",
+    oneOfStrings(["auto", "manual"]),
+  ),
+
   SessionId: nonEmpty({ description: "Session id: a non-empty string that is not whitespace only." }),
 
   DeliveryKind: describe(
@@ -170,7 +179,7 @@ export const typeDefinitions: Record<string, Schema> = {
       id: str(),
       kind: literal("approval"),
       status: ref("InteractionStatus"),
-      payload: obj(approvalFields),
+      payload: ref("ApprovalDetails"),
     },
     { description: "A gated tool call waiting for (or resolved by) interaction/approve or interaction/reject." },
   ),
@@ -190,7 +199,7 @@ export const typeDefinitions: Record<string, Schema> = {
       id: str(),
       kind: literal("user_input"),
       status: ref("InteractionStatus"),
-      payload: obj(userInputFields),
+      payload: ref("UserInputDetails"),
     },
     { description: "A question for the user, answered by interaction/respond or interaction/requestUserInput." },
   ),

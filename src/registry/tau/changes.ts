@@ -48,7 +48,7 @@ export const changeDefinitions: Record<string, Schema> = {
         type: literal("compaction"),
         previousEpoch: int({ min: 1 }),
         epoch: int({ min: 1 }),
-        kind: oneOfStrings(["auto", "manual"]),
+        kind: ref("CompactionKind"),
         cutType: oneOfStrings(["turn-boundary", "split-turn"]),
         retainedMessageCount: int({ min: 0 }),
       },

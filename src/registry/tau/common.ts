@@ -51,6 +51,13 @@ export const commonDefinitions: Record<string, Schema> = {
 
   SessionLifecycle: oneOfStrings(["idle", "running"]),
 
+  CompactionMode: describe(
+    "What a manual compaction keeps besides the summary: nothing, or the last finished assistant reply.",
+    oneOfStrings(["summary-only", "summary-and-last"]),
+  ),
+
+  CompactionKind: describe("Who started a compaction: the host on its own (auto) or a client (manual).", oneOfStrings(["auto", "manual"])),
+
   EnvVars: record(noNul(), {
     keys: {
       type: "string",

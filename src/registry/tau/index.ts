@@ -17,6 +17,9 @@ export const TAU_PROTOCOL_VERSION = 18;
 /** Method names in the order Tau's `ready` lists them (every version; see entry `versions`). */
 export const TAU_METHOD_ORDER: readonly string[] = tauMethods.map((m) => m.name);
 
+/** Methods that only settle or cancel work already running (see `MethodEntry.settles`). */
+export const TAU_SETTLING_METHODS: ReadonlySet<string> = new Set(tauMethods.filter((m) => m.settles).map((m) => m.name));
+
 export const tauRegistry: DialectRegistry = {
   dialect: "tau",
   title: "Tau session protocol",
