@@ -5,7 +5,6 @@ import { AskBridge, AskError } from "../src/bridge/ask-bridge.js";
 import { buildGateway } from "../src/gateway/app.js";
 import { DrainController } from "../src/gateway/drain.js";
 import { TauUpstream } from "../src/tau/upstream.js";
-import { serveAskWebSocket } from "../src/transports/ask-websocket.js";
 import { AskTestClient, RpcError } from "./support/ask-client.js";
 import { eventually } from "./support/ask-events.js";
 import { cleanupsAfterEach } from "./support/cleanups.js";
@@ -167,12 +166,11 @@ describe("the gateway while draining", () => {
     const bridge = new AskBridge({ upstream, defaultCwd: process.cwd(), serverVersion: "1" });
     bridge.start();
     await upstream.start();
-    const drain = new DrainController({ timeoutMs: 100 });
     const app: FastifyInstance = buildGateway({
       tauUpstream: { url: peer.url },
       upstream,
-      askRoute: (socket) => serveAskWebSocket(bridge, socket, { jsonrpcMember: "include", gate: drain.askGate }),
-      drain,
+      ask: { bridge, jsonrpc: { jsonrpcMember: "include" } },
+      drainTimeoutMs: 100,
     });
     cleanups.push(() => app.close());
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
@@ -184,7 +182,7 @@ describe("the gateway while draining", () => {
 
     const open = client.request("session/resume", { sessionId: "never-answered" }).catch((e: unknown) => e);
     await eventually(() => peer.received.some((text) => text.includes("session.observe")), "session.observe upstream");
-    const outcome = await drain.drain();
+    const outcome = await app.drain.drain();
     expect(outcome).toMatchObject({ drained: false, failedRequests: 1 });
     expect(await open).toMatchObject({ code: -32012, message: expect.stringMatching(/drain timeout/) });
 

@@ -1,17 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import type { CommandToolConfig } from "../bridge/interactions/index.js";
 import { buildGateway } from "../gateway/app.js";
-import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../gateway/drain.js";
-import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
+import type { TokenRegistry } from "../gateway/auth/tokens.js";
 import type { GatewayConfig } from "../gateway/config.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import { pinoLog } from "../gateway/log.js";
-import { BridgeStack } from "../gateway/bridge-stack.js";
+import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
 import type { Log } from "../shared/log.js";
 import { UpstreamVersionError } from "../tau/upstream.js";
-import { composeAskGates } from "../transports/ask-call-gates.js";
-import { serveAskWebSocket } from "../transports/ask-websocket.js";
-import type { TokenRegistry } from "../gateway/auth/tokens.js";
 import { ACCESS_USAGE, accessSettings, loadTokens } from "./access-settings.js";
+import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
@@ -88,30 +86,23 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   const signal = await nextSignal();
   running.app?.log.info({ signal, drainTimeoutMs: settings.drainTimeout }, "draining: refusing new work, waiting for work in flight");
   // A second signal stops waiting; what is still open is failed as at the deadline.
-  const stopWaiting = onNextSignal(() => running.drain?.force());
-  const outcome = await running.drain?.drain();
+  const stopWaiting = onNextSignal(() => running.app?.drain.force());
+  const outcome = await running.app?.drain.drain();
   stopWaiting();
   running.app?.log.info({ ...outcome }, "shutting down");
   await running.close();
   return 0;
 }
 
+/** The composition root of `serve`: the bridge stack (upstream host, bridge connection, Ask bridge), then the HTTP front on it. */
 async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: Log, tokens?: TokenRegistry): Promise<void> {
   const { stack } = running;
   await stack.start(settings, commandTools, log);
-  const bridge = stack.bridge!;
-  const upstream = stack.upstream!;
-  const drain = (running.drain = new DrainController({ timeoutMs: settings.drainTimeout }));
-  // The bridge connection's open requests include every turn in flight (answered when it settles).
-  drain.addSource("upstream requests", () => upstream.openRequests);
   const config: GatewayConfig = {
     tauUpstream: { url: stack.url!, token: settings.upstreamToken },
-    upstream,
-    // The drain gate innermost, so the connection's gates (limits, metrics) see its refusals too.
-    askRoute: (socket, request, connection) =>
-      serveAskWebSocket(bridge, socket, { jsonrpcMember: settings.jsonrpcMember, gate: composeAskGates(connection.gate, drain.askGate), tenant: request.tenant }),
-    askHttp: { bridge, jsonrpc: { jsonrpcMember: settings.jsonrpcMember, gate: drain.askGate }, sseHeartbeatMs: settings.sseHeartbeatMs },
-    drain,
+    upstream: stack.upstream!,
+    ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: settings.jsonrpcMember }, sseHeartbeatMs: settings.sseHeartbeatMs },
+    drainTimeoutMs: settings.drainTimeout,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,
     limits: { maxConnections: settings.maxConnections, maxInflight: settings.maxInflight, maxBufferedBytes: settings.maxBufferedBytes, keepaliveMs: settings.keepaliveMs },
@@ -130,7 +121,6 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
 class Running {
   readonly stack = new BridgeStack();
   app: FastifyInstance | undefined;
-  drain: DrainController | undefined;
 
   async close(): Promise<void> {
     await this.app?.close().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { pino } from "pino";
-import { BridgeStack } from "../gateway/bridge-stack.js";
 import type { Log } from "../shared/log.js";
 import { serveAskStdio } from "../transports/ask-stdio.js";
+import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { startupMessage } from "./serve.js";

@@ -1,7 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AskBridgeStats } from "../bridge/ask-bridge.js";
-import type { AskCallGate } from "../transports/ask-jsonrpc.js";
-import { observingGate } from "../transports/ask-call-gates.js";
 import type { CallObserver, CallRecord } from "../transports/call-observer.js";
 import type { PassthroughCounters } from "../transports/tau-passthrough.js";
 
@@ -149,9 +147,6 @@ export class GatewayMetrics {
     this.durations.observe({ dialect: call.dialect, method: call.method }, call.seconds);
     if (call.dialect === "ask" && call.outcome === "invalid_params") this.askInvalidParams++;
   };
-
-  /** A gate that records every Ask call passing through it. */
-  readonly askGate: AskCallGate = observingGate(this.observeCall);
 
   /** Counts an accepted connection as open until `onClose` calls back. */
   connectionOpened(route: string, onClose: (listener: () => void) => void): void {

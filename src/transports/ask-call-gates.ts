@@ -4,7 +4,9 @@ import { askOutcome, secondsSince, type CallObserver } from "./call-observer.js"
 
 /**
  * Gates for the calls of one Ask connection (see `AskJsonRpcOptions.gate`): each wraps a bridge
- * call and may refuse it with an AskError, which the client receives as the JSON-RPC error.
+ * call and may refuse it with an AskError, which the client receives as the JSON-RPC error. These
+ * are the building blocks; which of them a surface puts around its calls, in which order, is
+ * decided in one place by whoever serves the surface.
  */
 
 /** Runs a call through every gate, the first one outermost. */

@@ -3,11 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
+import { BridgeStack } from "../../src/cli/bridge-stack.js";
 import { buildGateway } from "../../src/gateway/app.js";
-import { BridgeStack } from "../../src/gateway/bridge-stack.js";
 import { startTauHost, type RunningTauHost, type TauHostOptions } from "../../src/host/index.js";
 import { TauUpstream } from "../../src/tau/upstream.js";
-import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
 import { AskTestClient } from "./ask-client.js";
 import type { Cleanups } from "./cleanups.js";
 
@@ -84,11 +83,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       options.commandTools ?? [],
       () => undefined,
     );
-    const bridge = stack.bridge!;
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
-      askRoute: (socket) => serveAskWebSocket(bridge, socket, { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch }),
+      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch } },
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
     const rpcUrl = `${address.replace("http://", "ws://")}/rpc`;

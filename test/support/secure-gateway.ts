@@ -4,7 +4,6 @@ import WebSocket from "ws";
 import { buildGateway } from "../../src/gateway/app.js";
 import type { OriginAllowlist } from "../../src/gateway/auth/origins.js";
 import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
-import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
 import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
 
 /**
@@ -37,18 +36,17 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
     },
   });
   const settings = { cwdPrefix: "secure-gateway-", eventRetention: 1000, upstreamToken: options.upstreamToken };
-  const gateway = await listenOnEmbeddedStack(settings, (stack) => {
-    const bridge = stack.bridge!;
-    return buildGateway({
+  const gateway = await listenOnEmbeddedStack(settings, (stack) =>
+    buildGateway({
       tauUpstream: { url: stack.url!, token: options.upstreamToken },
       upstream: stack.upstream!,
-      askRoute: (socket, request) => serveAskWebSocket(bridge, socket, { jsonrpcMember: "include", tenant: request.tenant }),
+      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
       logger: { level: "trace", stream },
       tokens: options.tokens,
       allowedOrigins: options.allowedOrigins,
       trustProxy: options.trustProxy,
-    });
-  });
+    }),
+  );
   return { ...gateway, wsUrl: (path) => `${gateway.baseUrl.replace("http://", "ws://")}${path}`, logText: () => logs };
 }
 

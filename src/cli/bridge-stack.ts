@@ -1,9 +1,9 @@
 import { AskBridge } from "../bridge/ask-bridge.js";
 import { gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
 import type { Log } from "../shared/log.js";
 import { TauUpstream } from "../tau/upstream.js";
-import { gatewayVersion } from "./version.js";
 
 export interface BridgeStackSettings {
   /** `embedded` or a ws:// URL. */

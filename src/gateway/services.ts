@@ -1,0 +1,29 @@
+import type { FastifyPluginAsync } from "fastify";
+import fp from "fastify-plugin";
+import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { TauUpstream } from "../tau/upstream.js";
+import { PLUGIN } from "./plugin-names.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The gateway's own long-lived upstream connection (the bridge connection): readiness, metrics, tenants, drain. */
+    upstream: TauUpstream;
+    /** The Ask bridge behind `/rpc` and `/rpc/events`; decorated only when the gateway serves Ask clients. */
+    askBridge: AskBridge;
+  }
+}
+
+/** What the gateway fronts, built and started by its caller, who also closes it after the gateway. */
+export interface GatewayServices {
+  upstream: TauUpstream;
+  /** Absent: the gateway serves no Ask surface. */
+  askBridge?: AskBridge;
+}
+
+/** Puts the services the caller built on the root instance, for every plugin after it. */
+const services: FastifyPluginAsync<GatewayServices> = async (app, { upstream, askBridge }) => {
+  app.decorate("upstream", upstream);
+  if (askBridge) app.decorate("askBridge", askBridge);
+};
+
+export const gatewayServices = fp(services, { name: PLUGIN.services, fastify: "5.x" });
