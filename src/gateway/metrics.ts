@@ -132,6 +132,18 @@ export class GatewayMetrics {
           this.inc(bridge.stats.eventsDelivered);
         },
       });
+      new Counter({
+        name: "tau_gateway_session_snapshot_fetches_total",
+        help: "session.snapshot requests the Ask bridge sent upstream, by reason: resync (a delta did not apply) or list (session/list reading a session the gateway has not opened).",
+        labelNames: ["reason"],
+        registers,
+        collect() {
+          this.reset();
+          const fetches = bridge.stats.snapshotFetches;
+          this.inc({ reason: "resync" }, fetches.resync);
+          this.inc({ reason: "list" }, fetches.list);
+        },
+      });
       new Gauge({
         name: "tau_gateway_pending_interactions",
         help: "Approvals and user-input requests waiting for an answer.",
