@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AskBridgeStats } from "../bridge/ask-bridge.js";
 import type { AskCallGate } from "../transports/ask-jsonrpc.js";
+import type { ClientFaultKind } from "./client-faults.js";
 import { observingGate } from "../transports/ask-call-gates.js";
 import type { CallObserver, CallRecord } from "../transports/call-observer.js";
 import type { PassthroughCounters } from "../transports/tau-passthrough.js";
@@ -44,6 +45,7 @@ export class GatewayMetrics {
   private readonly slowConsumers: Counter<"route">;
   private readonly keepaliveTimeouts: Counter<"route">;
   private readonly oversizedMessages: Counter<"route">;
+  private readonly clientFaults: Counter<"route" | "kind">;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -86,6 +88,13 @@ export class GatewayMetrics {
       name: "tau_gateway_oversized_messages_total",
       help: "Client WebSocket messages over the size limit (connection closed with 1009), by route.",
       labelNames: ["route"],
+      registers,
+    });
+
+    this.clientFaults = new Counter({
+      name: "tau_gateway_client_faults_total",
+      help: "Client WebSocket frames refused by the WebSocket layer (connection closed), by route and kind: invalid_utf8, oversized or protocol.",
+      labelNames: ["route", "kind"],
       registers,
     });
 
@@ -186,6 +195,10 @@ export class GatewayMetrics {
 
   oversizedMessage(route: string): void {
     this.oversizedMessages.inc({ route });
+  }
+
+  clientFault(route: string, kind: ClientFaultKind): void {
+    this.clientFaults.inc({ route, kind });
   }
 
   get contentType(): string {
