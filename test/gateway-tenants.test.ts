@@ -138,9 +138,9 @@ describe("tenants", () => {
   it("Tau: another tenant's session answers not_found with data.sessionId, exactly like an unknown one, and nothing is forwarded", async () => {
     const unknown = "3c9e41aa-0000-4000-8000-000000000000";
     const missing = await tauB.fail("session.observe", { sessionId: unknown });
-    expect(missing).toEqual({ code: "not_found", message: `session not found: ${unknown}`, data: { sessionId: unknown } });
+    expect(missing).toEqual({ code: "not_found", message: "session not found", data: { sessionId: unknown } });
     for (const foreign of [askSessionA, tauSessionA, hostSession]) {
-      const like = (method: string) => ({ ...missing, message: missing.message.replace(unknown, foreign), data: { sessionId: foreign } });
+      const like = (method: string) => ({ ...missing, data: { sessionId: foreign } });
       expect(await tauB.fail("session.observe", { sessionId: foreign })).toEqual(like("session.observe"));
       expect(await tauB.fail("session.snapshot", { sessionId: foreign })).toEqual(like("session.snapshot"));
       expect(await tauB.fail("session.submit", { sessionId: foreign, text: "let me in", historyEntryId: "intruder" })).toEqual(like("session.submit"));

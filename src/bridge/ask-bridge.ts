@@ -13,6 +13,7 @@ import * as turnMethods from "./methods/turns.js";
 import * as workspaceMethods from "./methods/workspace.js";
 import type { AskPeer } from "./peer.js";
 import { PeerReverseRequester } from "./reverse-requests.js";
+import { SessionFactsReader } from "./session-facts.js";
 import { SessionRegistry } from "./session-registry.js";
 import { Subscriptions } from "./subscriptions.js";
 
@@ -64,6 +65,11 @@ export interface AskBridgeStats {
   eventsDelivered: number;
   /** Approvals and user-input requests waiting for an answer. */
   pendingInteractions: number;
+  /**
+   * `session.snapshot` requests sent upstream: `resync` after deltas that did not apply, `list`
+   * to learn what session/list shows of sessions the gateway has not opened.
+   */
+  snapshotFetches: { resync: number; list: number };
 }
 
 /**
@@ -91,6 +97,7 @@ export class AskBridge {
       upstream: options.upstream,
       sessions,
       subscriptions,
+      sessionFacts: new SessionFactsReader({ readSnapshot: (sessionId) => options.upstream.request("session.snapshot", { sessionId }) }),
       defaultCwd: options.defaultCwd,
       serverVersion: options.serverVersion,
       startedAt: Date.now(),
@@ -149,6 +156,10 @@ export class AskBridge {
       eventsEmitted: records.reduce((sum, r) => sum + r.hub.log.newestSeq, 0),
       eventsDelivered: this.services.subscriptions.delivered,
       pendingInteractions: records.reduce((sum, r) => sum + r.interactions.list().length, 0),
+      snapshotFetches: {
+        resync: records.reduce((sum, r) => sum + r.hub.snapshotFetches, 0),
+        list: this.services.sessionFacts.snapshotReads,
+      },
     };
   }
 

@@ -1,5 +1,6 @@
 import type { TauUpstream } from "../tau/upstream.js";
 import type { AskPeer } from "./peer.js";
+import type { SessionFactsReader } from "./session-facts.js";
 import type { SessionRegistry } from "./session-registry.js";
 import type { Subscriptions } from "./subscriptions.js";
 
@@ -8,6 +9,8 @@ export interface BridgeServices {
   readonly upstream: TauUpstream;
   readonly sessions: SessionRegistry;
   readonly subscriptions: Subscriptions;
+  /** List facts of sessions the gateway has not opened. */
+  readonly sessionFacts: SessionFactsReader;
   /** cwd for sessions created without `workspace.workspacePath`. */
   readonly defaultCwd: string;
   readonly serverVersion: string;

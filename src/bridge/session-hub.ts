@@ -2,9 +2,10 @@ import type { Event } from "../../generated/ask-v1.0.js";
 import type { PendingUserMessagesState, SessionDeltaMessage, Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import { applyDelta, DeltaGapError, InvalidDeltaError } from "../tau/delta-applier.js";
-import type { TauUpstream, UpstreamServerMessage } from "../tau/upstream.js";
+import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
+import { ResyncBackoff } from "./resync-backoff.js";
 import { DeltaTranslator } from "./translator.js";
 
 /**
@@ -16,6 +17,10 @@ import { DeltaTranslator } from "./translator.js";
  * Whenever the installed state has to be fetched again — the first observe, a delta that does not
  * fit (gap or invalid), a reconnect — messages arriving meanwhile are held back and applied on top
  * of the fetched state afterwards; those it already contains are dropped as stale.
+ *
+ * Fetches run one at a time. A `session.snapshot` after a delta that does not apply waits longer
+ * the more often that happens in a row (see resync-backoff.ts), so an upstream whose deltas keep
+ * failing to apply costs a snapshot now and then rather than one per delta.
  */
 
 type Fetch = "session.observe" | "session.snapshot";
@@ -43,6 +48,9 @@ export class SessionHub {
   private held: UpstreamServerMessage[] = [];
   /** Fetches run one after another, in the order they were asked for. */
   private chain: Promise<void> = Promise.resolve();
+  private readonly backoff = new ResyncBackoff();
+  /** `session.snapshot` requests sent after deltas that did not apply (for the metrics). */
+  snapshotFetches = 0;
 
   constructor(options: SessionHubOptions) {
     this.sessionId = options.sessionId;
@@ -163,7 +171,7 @@ export class SessionHub {
         installedRevision: before.revision,
         error: error.message,
       });
-      this.fetch("session.snapshot").catch(() => undefined); // failures are logged inside
+      this.fetch("session.snapshot", this.backoff.next()).catch(() => undefined); // failures are logged inside
       return;
     }
     this.installed = after;
@@ -181,13 +189,16 @@ export class SessionHub {
    * Schedules a fetch of the whole state. Messages are held from now on (not only once the fetch
    * starts), so nothing is applied to a snapshot that is about to be replaced.
    */
-  private fetch(method: Fetch): Promise<void> {
+  private fetch(method: Fetch, delayMs = 0): Promise<void> {
     this.fetches += 1;
     const run = async () => {
       try {
+        if (delayMs > 0) await sleep(delayMs);
         await this.install(method);
       } catch (error) {
-        this.logLine("warn", `${method} failed`, { sessionId: this.sessionId, error: describe(error) });
+        // An unknown session is the client's mistake (answered -32004), not the gateway's: no warning per request.
+        const unknown = error instanceof TauResponseError && error.code === "not_found";
+        this.logLine(unknown ? "debug" : "warn", `${method} failed`, { sessionId: this.sessionId, error: describe(error) });
         throw error;
       } finally {
         this.fetches -= 1;
@@ -202,11 +213,13 @@ export class SessionHub {
   private async install(method: Fetch): Promise<void> {
     let snapshot: Snapshot;
     let pending: PendingUserMessagesState | undefined;
+    if (!this.observing) return; // detached while this fetch waited its turn
     if (method === "session.observe") {
       const result = await this.upstream.request("session.observe", { sessionId: this.sessionId });
       snapshot = result.snapshot;
       pending = result.pendingUserMessages;
     } else {
+      this.snapshotFetches += 1;
       snapshot = await this.upstream.request("session.snapshot", { sessionId: this.sessionId });
     }
     if (!this.observing) return; // detached while the request was open
@@ -267,6 +280,11 @@ export class SessionHub {
   private publish(drafts: EventDraft[]): void {
     for (const d of drafts) this.emit(d);
   }
+}
+
+/** A wait that does not keep the process alive (a gateway shutting down does not wait for it). */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function describe(error: unknown): string {

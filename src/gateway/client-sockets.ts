@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { Duplex } from "node:stream";
 import WebSocket from "ws";
+import { clientFaultKind, describeFault, faultCloseCode } from "./client-faults.js";
 import { ConnectionCap, connectionLimitMessage } from "./connection-cap.js";
 import { gatewayWebSocketClass, setSendBufferBound, setTransport } from "./gateway-websocket.js";
 import { startKeepalive } from "./keepalive.js";
@@ -91,16 +92,23 @@ export const clientSockets = fp(sockets, {
 
 /**
  * For the WebSocket plugin: what to do when a client socket errors. For protocol errors (a message
- * over the size limit: 1009, a malformed frame: 1002, …) `ws` has already started the close with
- * the right code and ends the connection once the close frame is out; the plugin's default
- * (terminate at once, log an error) can cut that frame off and turns client mistakes into errors.
+ * over the size limit: 1009, text that is not UTF-8: 1007, a malformed frame: 1002, …) `ws` has
+ * already started the close with the right code and ends the connection once the close frame is
+ * out; the plugin's default (terminate at once, log an error) can cut that frame off and turns
+ * client mistakes into errors. Those are counted and logged once per connection (client-faults.ts).
  */
 function clientSocketErrorHandler(metrics: GatewayMetrics): NonNullable<WebsocketPluginOptions["errorHandler"]> {
+  const reported = new WeakSet<WebSocket>();
   return function (error, socket, request) {
     const route = routeLabel(request.url);
-    if ((error as NodeJS.ErrnoException).code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
-      metrics.oversizedMessage(route);
-      request.log.info({ route }, "client message over the size limit: connection closed with 1009");
+    const kind = clientFaultKind(error);
+    if (kind) {
+      metrics.clientFault(route, kind);
+      if (kind === "oversized") metrics.oversizedMessage(route);
+      if (!reported.has(socket)) {
+        reported.add(socket);
+        request.log.info({ route, kind, code: (error as NodeJS.ErrnoException).code }, describeFault(kind, faultCloseCode(error)));
+      }
     } else {
       request.log.warn({ route, err: error }, "client WebSocket error");
     }

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AskBridgeStats } from "../bridge/ask-bridge.js";
+import type { ClientFaultKind } from "./client-faults.js";
 import type { CallObserver, CallRecord } from "../transports/call-observer.js";
 import type { PassthroughCounters } from "../transports/tau-passthrough.js";
 
@@ -42,6 +43,7 @@ export class GatewayMetrics {
   private readonly slowConsumers: Counter<"route">;
   private readonly keepaliveTimeouts: Counter<"route">;
   private readonly oversizedMessages: Counter<"route">;
+  private readonly clientFaults: Counter<"route" | "kind">;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -84,6 +86,13 @@ export class GatewayMetrics {
       name: "tau_gateway_oversized_messages_total",
       help: "Client WebSocket messages over the size limit (connection closed with 1009), by route.",
       labelNames: ["route"],
+      registers,
+    });
+
+    this.clientFaults = new Counter({
+      name: "tau_gateway_client_faults_total",
+      help: "Client WebSocket frames refused by the WebSocket layer (connection closed), by route and kind: invalid_utf8, oversized or protocol.",
+      labelNames: ["route", "kind"],
       registers,
     });
 
@@ -130,6 +139,18 @@ export class GatewayMetrics {
           this.inc(bridge.stats.eventsDelivered);
         },
       });
+      new Counter({
+        name: "tau_gateway_session_snapshot_fetches_total",
+        help: "session.snapshot requests the Ask bridge sent upstream, by reason: resync (a delta did not apply) or list (session/list reading a session the gateway has not opened).",
+        labelNames: ["reason"],
+        registers,
+        collect() {
+          this.reset();
+          const fetches = bridge.stats.snapshotFetches;
+          this.inc({ reason: "resync" }, fetches.resync);
+          this.inc({ reason: "list" }, fetches.list);
+        },
+      });
       new Gauge({
         name: "tau_gateway_pending_interactions",
         help: "Approvals and user-input requests waiting for an answer.",
@@ -169,6 +190,10 @@ export class GatewayMetrics {
 
   oversizedMessage(route: string): void {
     this.oversizedMessages.inc({ route });
+  }
+
+  clientFault(route: string, kind: ClientFaultKind): void {
+    this.clientFaults.inc({ route, kind });
   }
 
   get contentType(): string {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type WebSocket from "ws";
 import type { ReadyMessage } from "../../generated/tau-v18.js";
 import { messageText } from "../tau/connection.js";
+import { CANCEL_CAUSES } from "./cancel-causes.js";
 import type { ClientConnection, HostContext, RequestContext } from "./host-context.js";
 import { handlers } from "./methods/index.js";
 import { sendMessage, type OutgoingOptions } from "./outgoing.js";
@@ -167,6 +168,6 @@ export class HostConnection implements ClientConnection {
     this.host.connections.delete(this.id);
     for (const sessionId of [...this.subscriptions.keys()]) this.unsubscribe(sessionId);
     this.host.broker.disconnect(this.id);
-    for (const controller of this.sideWork) controller.abort();
+    for (const controller of this.sideWork) controller.abort(CANCEL_CAUSES.disconnect);
   }
 }

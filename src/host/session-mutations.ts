@@ -14,7 +14,7 @@ import { catalogCounts, personaById, settingsWith } from "./catalog.js";
 import { hasCompactableHistory, planCompaction } from "./compaction.js";
 import { userMessageRecord } from "./conversation.js";
 import { PatchBuilder } from "./patch-builder.js";
-import { busy, invalidRequest, ProtocolError } from "./protocol-error.js";
+import { busy, invalidRequest, requestFailed } from "./protocol-error.js";
 import { planRewind } from "./rewind.js";
 import type { SessionRuntime } from "./session-runtime.js";
 
@@ -62,7 +62,7 @@ export function setPersona(session: SessionRuntime, personaId: string): Promise<
   });
 }
 
-export const unknownPersona = (personaId: string) => new ProtocolError("internal_error", `unknown persona: ${personaId}`);
+export const unknownPersona = (personaId: string) => requestFailed(`unknown persona: ${personaId}`);
 
 export function reload(session: SessionRuntime): Promise<SessionReloadResult> {
   return session.replaceContext("session reloaded", () => {

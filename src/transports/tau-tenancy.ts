@@ -80,7 +80,7 @@ const MAX_WAITING_REQUESTS = 1000;
 const MAX_HELD_MESSAGES = 1000;
 
 /** Tau's answer for a session it does not have (the embedded host's words; spec §3: `data: { sessionId }`). */
-export const sessionNotFound = (sessionId: string): ErrorObject => ({ code: "not_found", message: `session not found: ${sessionId}`, data: { sessionId } });
+export const sessionNotFound = (sessionId: string): ErrorObject => ({ code: "not_found", message: "session not found", data: { sessionId } });
 
 /** One `/tau` connection acting for one tenant. */
 export class TauTenantGate implements TauSessionGate {

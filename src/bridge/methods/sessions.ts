@@ -9,11 +9,11 @@ import type {
   SessionResumeResult,
   SessionSummary,
 } from "../../../generated/ask-v1.0.js";
-import type { Snapshot } from "../../../generated/tau-v18.js";
 import { invalidParams, sessionNotFound } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { approvalModeFor } from "../interactions/index.js";
-import { createAttributes, sessionTenant } from "../session-attributes.js";
+import { createAttributes } from "../session-attributes.js";
+import { factsOf, modelName, type SessionFacts } from "../session-facts.js";
 
 /** Tau picks the model, tools and system prompt through its persona; pretending otherwise would drop them silently. */
 const UNSUPPORTED_CREATE_PARAMS = {
@@ -42,10 +42,10 @@ export async function list({ services, peer }: MethodContext, params: SessionLis
   const { sessions } = await services.upstream.request("session.list", {});
   const summaries: Array<SessionSummary & { order: number }> = [];
   for (const s of sessions) {
-    const snapshot = await knownSnapshot(services, s.sessionId);
-    if (!snapshot || sessionTenant(snapshot) !== peer.tenant) continue;
+    const facts = await knownFacts(services, s.sessionId);
+    if (!facts || facts.tenant !== peer.tenant) continue;
     const running = s.lifecycle === "running";
-    summaries.push({ sessionId: s.sessionId, model: modelName(snapshot), createdAt: isoTime(snapshot.createdAt), running, idle: !running, order: snapshot.createdAt });
+    summaries.push({ sessionId: s.sessionId, model: facts.model, createdAt: isoTime(facts.createdAt), running, idle: !running, order: facts.createdAt });
   }
   summaries.sort((a, b) => b.order - a.order);
   return { sessions: summaries.slice(0, params.limit ?? 20).map(({ order: _order, ...summary }) => summary) };
@@ -74,18 +74,10 @@ export async function close({ services, peer }: MethodContext, params: SessionCl
   return { closed: true, sessionId: record.sessionId };
 }
 
-/** Immutable facts (tenant, createdAt, model) for list: from the hub when open, else one snapshot read. */
-async function knownSnapshot(services: MethodContext["services"], sessionId: string): Promise<Snapshot | undefined> {
-  const record = services.sessions.get(sessionId);
-  if (record?.hub.snapshot) return record.hub.snapshot;
-  try {
-    return await services.upstream.request("session.snapshot", { sessionId });
-  } catch {
-    return undefined; // gone between list and read
-  }
+/** Immutable facts (tenant, createdAt, model) for list: from the hub when open, else read once and kept. */
+function knownFacts(services: MethodContext["services"], sessionId: string): Promise<SessionFacts | undefined> {
+  const snapshot = services.sessions.get(sessionId)?.hub.snapshot;
+  return snapshot ? Promise.resolve(factsOf(snapshot)) : services.sessionFacts.read(sessionId);
 }
 
 export const isoTime = (epochMs: number) => new Date(epochMs).toISOString();
-/** Ask hosts report the model without a provider prefix. */
-export const modelName = (snapshot: Snapshot) => snapshot.bootstrap.model.id.replace(/^[^/]+\//, "");
-

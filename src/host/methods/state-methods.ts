@@ -20,7 +20,7 @@ import type {
 import { promptBody } from "../catalog.js";
 import type { RequestContext } from "../host-context.js";
 import { completePaths } from "../path-completion.js";
-import { ProtocolError } from "../protocol-error.js";
+import { requestFailed } from "../protocol-error.js";
 import { compact, interruptSubagent, reload, rewind, setAutoCompactThreshold, setPersona, setReasoning } from "../session-mutations.js";
 
 /** Spec §4.4–§4.6: settings, catalog content, maintenance and subagents. */
@@ -40,7 +40,7 @@ export const stateMethods = {
   "session.resolvePrompt"(ctx: RequestContext, params: SessionResolvePromptParams): SessionResolvePromptResult {
     ctx.session(params.sessionId);
     const text = promptBody(params.promptId);
-    if (text === undefined) throw new ProtocolError("internal_error", `unknown prompt: ${params.promptId}`);
+    if (text === undefined) throw requestFailed(`unknown prompt: ${params.promptId}`);
     return { promptId: params.promptId, text };
   },
 
