@@ -6,12 +6,11 @@ import type { Cleanups } from "./cleanups.js";
 
 /**
  * `tau-gateway` in tests: in-process through the commands' injected I/O (the default: usage,
- * settings, validate, start-up failures), or as a real process (from source, through tsx) where
- * the process itself is under test: exit statuses, signals, what goes to stdout and to stderr.
+ * settings, validate, start-up failures), or as a real process (from source, with tsx's loader)
+ * where the process itself is under test: exit statuses, signals, what goes to stdout and stderr.
  */
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-const tsxCli = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
 const mainTs = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const GATEWAY_LISTENING = /^tau-gateway listening on (http:\/\/\S+)$/m;
 
@@ -99,9 +98,10 @@ export async function serveCli(args: string[], cleanups: Cleanups, env: NodeJS.P
 }
 
 /**
- * `node tsx/cli.mjs src/cli/main.ts ARGS` without npm's wrapper: npm exec does not relay signals
- * to its child, while tsx does and exits with the command's own status, which is what is under test.
+ * `node --import tsx src/cli/main.ts ARGS`: one process, so a signal sent to it reaches the
+ * command's own handlers. The tsx and npm exec wrappers are a second process that relays signals;
+ * tsx gives its child 30 ms to confirm one and otherwise kills it, which a loaded machine misses.
  */
 function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, stdio: Array<"pipe" | "ignore"> = ["pipe", "pipe", "pipe"]): ChildProcess {
-  return spawn(process.execPath, [tsxCli, mainTs, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio });
+  return spawn(process.execPath, ["--import", "tsx", mainTs, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio });
 }
