@@ -3,14 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Readable } from "node:stream";
 import { isLoopbackHost, loadTokens, trustProxyValue } from "../src/cli/access-settings.js";
-import { runServe } from "../src/cli/serve.js";
 import { originAllowed, parseAllowedOrigins } from "../src/gateway/auth/origins.js";
 import { TokenRegistry } from "../src/gateway/auth/tokens.js";
 import { AskTestClient } from "./support/ask-client.js";
 import { cleanupsAfterEach } from "./support/cleanups.js";
-import { runCli, runServeInProcess, serveCli } from "./support/cli.js";
+import { runCommand, serveCli } from "./support/cli.js";
 import { TauTestClient } from "./support/tau-client.js";
 
 /** The front-door settings: tokens files, origins, trusted proxies, and `tau-gateway serve` refusing bad or unsafe ones. */
@@ -118,7 +116,7 @@ describe("tau-gateway serve settings", () => {
   const noStackTrace = (stderr: string) => expect(stderr).not.toMatch(/^\s+at /m);
 
   it("refuses a non-loopback address without tokens (exit 2) unless --insecure-no-auth", async () => {
-    const result = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"]);
+    const result = await runCommand(["serve", "--host", "0.0.0.0", "--port", "0"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("refusing to listen on 0.0.0.0 without authentication");
     expect(result.stderr).toContain("--insecure-no-auth");
@@ -142,8 +140,7 @@ describe("tau-gateway serve settings", () => {
       [["--token", "a", "--tokens-file", "/x.json"], {}, /give either --token \(TAU_GATEWAY_TOKEN\) or --tokens-file \(TAU_GATEWAY_TOKENS_FILE\), not both/],
     ];
     const file = tempFile("tokens.json", JSON.stringify([{ id: "a", token: "t", tenant: "x" }, { id: "b", tenant: "y", token: "u", extra: 1 }]));
-    // Settings are refused before anything starts, so the command runs in-process here.
-    const serve = (args: string[], env: NodeJS.ProcessEnv = {}) => runServeInProcess(["--port", "0", ...args], env);
+    const serve = (args: string[], env: NodeJS.ProcessEnv = {}) => runCommand(["serve", "--port", "0", ...args], { env });
     for (const [args, env, expected] of cases) {
       const result = await serve(args, env);
       expect(result.code, result.stderr).toBe(2);
@@ -160,9 +157,7 @@ describe("tau-gateway serve settings", () => {
   });
 
   it("--help lists the access settings with their variables and defaults", async () => {
-    let stdout = "";
-    const code = await runServe(["--help"], { stdin: Readable.from([]), stdout: (text) => (stdout += text), stderr: () => undefined }, {});
-    const result = { code, stdout };
+    const result = await runCommand(["serve", "--help"]);
     expect(result.code).toBe(0);
     for (const [flag, variable] of [
       ["--token TOKEN", "TAU_GATEWAY_TOKEN"],
@@ -178,10 +173,12 @@ describe("tau-gateway serve settings", () => {
     expect(result.stdout).toMatch(/--trust-proxy[\s\S]*default false/);
   });
 
-  it("serves with TAU_GATEWAY_TOKEN: probes open, everything else needs the token, and Ask and Tau share the tenant", async () => {
+  it("serves with TAU_GATEWAY_TOKEN: probes open, everything else needs the token, Ask and Tau share the tenant, the token never logged", async () => {
     const token = "tok-serve-e2e-4410";
-    const served = await serveCli(["--port", "0", "--log-level", "debug"], cleanups, { TAU_GATEWAY_TOKEN: token });
+    // Every setting from its variable, as a container would pass them.
+    const served = await serveCli([], cleanups, { TAU_GATEWAY_TOKEN: token, TAU_GATEWAY_PORT: "0", TAU_GATEWAY_LOG_LEVEL: "debug" });
     const { baseUrl } = served;
+    expect(baseUrl).not.toMatch(/:(0|8080)$/);
     const exited = served.exit.then(({ code }) => code);
 
     // Bodies are read to the end: an unread response keeps its connection busy.
@@ -206,7 +203,8 @@ describe("tau-gateway serve settings", () => {
 
     ask.socket.close();
     await tau.close();
-    served.child.kill("SIGTERM");
+    // SIGINT stops serve like SIGTERM does (the other tests of serve send SIGTERM).
+    served.child.kill("SIGINT");
     expect(await exited).toBe(0);
     const stderr = served.stderr();
     expect(stderr).toContain('"reqId"');

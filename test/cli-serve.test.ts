@@ -2,13 +2,16 @@ import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startFakeTauPeer } from "./support/fake-tau-peer.js";
 import { cleanupsAfterEach } from "./support/cleanups.js";
-import { runCli, runServeInProcess, serveCli } from "./support/cli.js";
+import { runCommand, serveCli } from "./support/cli.js";
 import { TauTestClient } from "./support/tau-client.js";
 
-/** `tau-gateway serve` as a real process (from source through tsx): start-up line, readiness, signals, bad settings. */
+/**
+ * `tau-gateway serve`: as a real process for its listening line, readiness and SIGTERM; in-process
+ * for everything that ends before it serves (bad settings, an upstream it refuses).
+ */
 
 const cleanups = cleanupsAfterEach();
-const serve = (args: string[], env: NodeJS.ProcessEnv = {}) => serveCli(args, cleanups, env);
+const serve = (args: string[]) => serveCli(args, cleanups);
 
 describe("tau-gateway serve", () => {
   it("serves the embedded upstream on a free port, is ready, relays /tau, and exits 0 on SIGTERM", async () => {
@@ -40,27 +43,19 @@ describe("tau-gateway serve", () => {
     expect((await client.closed()).code).toBe(1001);
   });
 
-  it("takes its settings from TAU_GATEWAY_* variables and exits 0 on SIGINT", async () => {
-    const served = await serve([], { TAU_GATEWAY_PORT: "0", TAU_GATEWAY_LOG_LEVEL: "warn" });
-    expect((await fetch(`${served.baseUrl}/healthz`)).status).toBe(200);
-    served.child.kill("SIGINT");
-    expect((await served.exit).code).toBe(0);
-  });
-
   it("rejects a bad --port with exit 2 and a message naming --port", async () => {
-    const result = await runCli(["serve", "--port", "eighty"]);
+    const result = await runCommand(["serve", "--port", "eighty"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('invalid --port "eighty"');
     expect(result.stderr).not.toContain("listening");
   });
 
-  // Settings errors happen before anything starts, so these run the command in-process.
   it("names the environment variable when that is where a bad value came from", async () => {
-    const result = await runServeInProcess([], { TAU_GATEWAY_PORT: "70000" });
+    const result = await runCommand(["serve"], { env: { TAU_GATEWAY_PORT: "70000" } });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('invalid TAU_GATEWAY_PORT "70000"');
     // A flag wins over its variable.
-    const flagWins = await runServeInProcess(["--event-retention", "0"], { TAU_GATEWAY_EVENT_RETENTION: "5" });
+    const flagWins = await runCommand(["serve", "--event-retention", "0"], { env: { TAU_GATEWAY_EVENT_RETENTION: "5" } });
     expect(flagWins.stderr).toContain('invalid --event-retention "0"');
   });
 
@@ -74,7 +69,7 @@ describe("tau-gateway serve", () => {
       [["--tools-config", "/no/such/tools.json"], 'invalid --tools-config "/no/such/tools.json"'],
     ];
     for (const [argv, message] of cases) {
-      const result = await runServeInProcess(argv);
+      const result = await runCommand(["serve", ...argv]);
       expect(result.code, argv.join(" ")).toBe(2);
       expect(result.stderr, argv.join(" ")).toContain(message);
     }
@@ -83,7 +78,7 @@ describe("tau-gateway serve", () => {
   it("refuses an upstream that speaks another protocol version: exit 1 with a version error", async () => {
     const v17 = await startFakeTauPeer({ ready: { version: 17, type: "ready", methods: ["initialize"] } });
     cleanups.push(() => v17.close());
-    const result = await runCli(["serve", "--port", "0", "--upstream", v17.url]);
+    const result = await runCommand(["serve", "--port", "0", "--upstream", v17.url]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/version 17/);
     expect(result.stderr).toMatch(/18/);

@@ -1,8 +1,10 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "./support/cli.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCommand } from "./support/cli.js";
+
+/** `tau-gateway validate`, run in-process: files, stdin, both output formats, exit statuses, usage errors. */
 
 let dir: string;
 const file = async (name: string, lines: unknown[]) => {
@@ -17,25 +19,26 @@ const listResponse = { version: 18, type: "response", id: "r1", ok: true, result
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "tau-gateway-validate-"));
 });
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe("tau-gateway validate", () => {
   it("exits 0 and prints the summary for a valid transcript", async () => {
     const path = await file("ok.jsonl", [listRequest, "", listResponse]);
-    const r = await runCli(["validate", path]);
+    const r = await runCommand(["validate", path]);
     expect(r).toMatchObject({ code: 0, stdout: "2 valid, 0 invalid\n" });
   });
 
   it("checks a response against the result of its request's method", async () => {
     const wrong = { ...listResponse, result: { sessionId: "s1" } };
     const path = await file("wrong-result.jsonl", [listRequest, wrong]);
-    const r = await runCli(["validate", path]);
+    const r = await runCommand(["validate", path]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe(`${path}:2: tau session.list: /result/sessions: is required\n1 valid, 1 invalid\n`);
   });
 
   it("reports a broken JSON line with its number and keeps going", async () => {
     const path = await file("broken.jsonl", [listRequest, "{not json", listResponse]);
-    const r = await runCli(["validate", path]);
+    const r = await runCommand(["validate", path]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:2: \\?: /: not valid JSON`, "m"));
     expect(r.stdout.endsWith("2 valid, 1 invalid\n")).toBe(true);
@@ -44,7 +47,7 @@ describe("tau-gateway validate", () => {
   it("flags unknown and duplicate ids", async () => {
     const orphan = { ...listResponse, id: "nobody" };
     const path = await file("ids.jsonl", [listRequest, listRequest, orphan]);
-    const r = await runCli(["validate", path]);
+    const r = await runCommand(["validate", path]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(":2: tau session.list: /id: duplicate id \"r1\"");
     expect(r.stdout).toContain(':3: tau response: /id: no open request with id "nobody"');
@@ -56,7 +59,7 @@ describe("tau-gateway validate", () => {
       listRequest,
       { direction: "client", message: { id: 2, method: "ping" } },
     ];
-    const r = await runCli(["validate", "--format", "json", "-"], { stdin: lines.map((l) => JSON.stringify(l)).join("\n") });
+    const r = await runCommand(["validate", "--format", "json", "-"], { stdin: lines.map((l) => JSON.stringify(l)).join("\n") });
     expect(r.code).toBe(1);
     const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(out).toEqual([
@@ -71,20 +74,20 @@ describe("tau-gateway validate", () => {
       { direction: "server", message: permission },
       { direction: "client", message: { id: 10001, result: { decision: "maybe" } } },
     ]);
-    const r = await runCli(["validate", "--dialect", "ask", path]);
+    const r = await runCommand(["validate", "--dialect", "ask", path]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(":2: ask interaction/requestPermission: /result/decision: must be one of");
   });
 
   it("rejects Tau messages of another version than the one chosen", async () => {
     const path = await file("v13.jsonl", [{ ...listRequest, version: 13 }]);
-    expect((await runCli(["validate", path])).stdout).toContain("/version: must be 18 (got 13)");
-    expect((await runCli(["validate", "--tau-version", "13", path])).code).toBe(0);
+    expect((await runCommand(["validate", path])).stdout).toContain("/version: must be 18 (got 13)");
+    expect((await runCommand(["validate", "--tau-version", "13", path])).code).toBe(0);
   });
 
   it("exits 2 on usage and I/O errors without a stack trace", async () => {
     for (const args of [["validate"], ["validate", "--format", "xml", "x"], ["validate", "--tau-version", "12", "x"], ["validate", "--bogus", "x"], ["validate", join(dir, "missing.jsonl")]]) {
-      const r = await runCli(args);
+      const r = await runCommand(args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).not.toMatch(/\n\s+at /);
       expect(r.stderr).toMatch(/^tau-gateway validate: /);
@@ -92,7 +95,7 @@ describe("tau-gateway validate", () => {
   });
 
   it("prints its usage with --help and exits 0", async () => {
-    const r = await runCli(["validate", "--help"]);
+    const r = await runCommand(["validate", "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("usage: tau-gateway validate");
   });

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,8 +12,8 @@ import { TAU_V18_METHODS } from "./support/messages.js";
 
 /**
  * The embedded Tau host's basics over real WebSockets: `ready`, the envelope error table, the
- * close codes, one plain streamed turn end to end, and `tau-gateway host` as a process. Every
- * message the host sends is checked against the v18 schema here as well.
+ * close codes and one plain streamed turn end to end (the `tau-gateway host` command is tested in
+ * cli-host.test.ts). Every message the host sends is checked against the v18 schema here as well.
  */
 
 const codec = new TauCodec();
@@ -249,57 +248,5 @@ describe("embedded Tau host with an auth token", () => {
     }
     const client = await connect(`${host.url}/any/path?tau_token=s3cret`);
     expect((await client.waitFor((m) => m.type === "ready")).methods).toHaveLength(30);
-  });
-});
-
-/**
- * `npx tsx src/cli/main.ts host …` without npm's wrapper: npm exec does not relay SIGTERM to its
- * child, while tsx does and exits with the CLI's own status, which is what is under test.
- */
-function spawnCli(args: string[]): ChildProcess {
-  return spawn(join(process.cwd(), "node_modules", ".bin", "tsx"), ["src/cli/main.ts", ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
-}
-
-describe("tau-gateway host", () => {
-  let child: ChildProcess | undefined;
-
-  afterEach(() => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    child = undefined;
-  });
-
-  it("prints its address once listening, serves Tau, and exits 0 on SIGTERM", async () => {
-    child = spawnCli(["host", "--port", "0"]);
-    const process_ = child;
-    let stderr = "";
-    const line = await new Promise<string>((resolve, reject) => {
-      process_.stderr!.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const newline = stderr.indexOf("\n");
-        if (newline >= 0) resolve(stderr.slice(0, newline));
-      });
-      process_.once("exit", (code) => reject(new Error(`exited with ${code} before listening: ${stderr}`)));
-    });
-    const match = /^tau host listening on (ws:\/\/127\.0\.0\.1:(\d+))$/.exec(line);
-    expect(match, line).not.toBeNull();
-    expect(Number(match![2])).toBeGreaterThan(0);
-
-    const client = await connect(match![1]);
-    expect((await client.waitFor((m) => m.type === "ready")).version).toBe(18);
-
-    const exited = once(process_, "exit");
-    process_.kill("SIGTERM");
-    const [code] = await exited;
-    expect(code).toBe(0);
-    expect(stderr.trim().split("\n")).toHaveLength(1);
-  });
-
-  it("rejects a bad port with a usage error (exit 2)", async () => {
-    child = spawnCli(["host", "--port=70000"]);
-    let stderr = "";
-    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const [code] = await once(child, "exit");
-    expect(code).toBe(2);
-    expect(stderr).toMatch(/--port must be an integer from 0 to 65535/);
   });
 });

@@ -1,6 +1,9 @@
 import type { Readable } from "node:stream";
 
-/** What a command needs from its process, so commands are testable without spawning. */
+/**
+ * The streams a command uses instead of its process's, so tests run commands in-process. The
+ * environment is the command's other argument, and its exit status is its return value.
+ */
 export interface CommandIO {
   stdin: Readable;
   stdout(text: string): void;

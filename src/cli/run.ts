@@ -1,6 +1,6 @@
 /** Command dispatch for the `tau-gateway` executable. */
 import { runHost } from "./host.js";
-import { processIO, type CommandIO } from "./io.js";
+import type { CommandIO } from "./io.js";
 import { runServe } from "./serve.js";
 import { runStdio } from "./stdio.js";
 import { runValidate } from "./validate.js";
@@ -16,7 +16,8 @@ Commands:
 
 Run "tau-gateway <command> --help" for a command's options.`;
 
-type Command = (argv: string[], io: CommandIO) => Promise<number>;
+/** A command: its arguments, its process's streams and environment in; its exit status out. */
+type Command = (argv: string[], io: CommandIO, env: NodeJS.ProcessEnv) => Promise<number>;
 
 const commands: Record<string, Command> = {
   validate: runValidate,
@@ -25,7 +26,12 @@ const commands: Record<string, Command> = {
   stdio: runStdio,
 };
 
-export async function run(argv: string[], io: CommandIO = processIO()): Promise<number> {
+/**
+ * Runs one command to completion and returns its exit status. Everything it touches of its
+ * process comes in as arguments, so tests run commands in-process; only main.ts binds them to the
+ * real process.
+ */
+export async function run(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.stdout(`${USAGE}\n`);
@@ -36,6 +42,6 @@ export async function run(argv: string[], io: CommandIO = processIO()): Promise<
     io.stderr(`tau-gateway: unknown command ${JSON.stringify(name)}\n${USAGE}\n`);
     return 2;
   }
-  return command(rest, io);
+  return command(rest, io, env);
 }
 
