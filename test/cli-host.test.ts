@@ -1,3 +1,5 @@
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { cleanupsAfterEach } from "./support/cleanups.js";
 import { runCommand, startCliProcess } from "./support/cli.js";
@@ -20,6 +22,16 @@ describe("tau-gateway host", () => {
     host.child.kill("SIGTERM");
     expect(await host.exit).toEqual({ code: 0, signal: null });
     expect(host.stderr().trim().split("\n")).toHaveLength(1);
+  });
+
+  it("says it cannot listen on a port already in use and exits 1, without a stack", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as AddressInfo).port;
+    const result = await runCommand(["host", "--port", String(port)]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`tau-gateway host: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
   });
 
   it("rejects a bad port with a usage error (exit 2)", async () => {

@@ -62,6 +62,9 @@ export class TauHostServer {
     });
     this.wss = new WebSocketServer({ server: this.http });
     this.wss.on("connection", (socket, request) => this.accept(socket, request.url ?? "/"));
+    // ws re-emits every error of the http server it is attached to; listen() reports those (an
+    // address in use, say), so without this listener the same error would also crash the process.
+    this.wss.on("error", () => undefined);
   }
 
   /** Restores persisted sessions, then listens; resolves with the bound address. */
