@@ -4,7 +4,7 @@ import { applyDelta, DeltaGapError, InvalidDeltaError } from "../tau/delta-appli
 import type { TauUpstream, TauUpstreamOptions, UpstreamServerMessage } from "../tau/upstream.js";
 import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
-import { DeltaTranslator } from "./translator.js";
+import { DeltaTranslator, type IgnoredServerMessageType } from "./translator.js";
 
 /**
  * One Tau session as the Ask side sees it (DESIGN §4.1): the hub observes the session on the
@@ -136,7 +136,9 @@ export class SessionHub {
           if (this.installed && this.translator) this.publish(this.translator.ephemeral(message, this.installed));
           return;
         default:
-          return; // subagent activity has no Ask event; client-tool messages belong to the interactions
+          // subagent activity has no Ask event; client-tool messages belong to the interactions
+          message.type satisfies IgnoredServerMessageType;
+          return;
       }
     } catch (error) {
       // A translation bug must not take the session down; the next delta still applies.
