@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { describe, expect, it } from "vitest";
-import type { SessionSendParams } from "../generated/ask-v1.0.js";
-import type { SessionCreateParams, TurnOutcome } from "../generated/tau-v18.js";
+import type { ServerRequests as AskServerRequests, SessionSendParams } from "../generated/ask-v1.0.js";
+import type { SessionCreateParams, ClientRequests as TauRequests, TurnOutcome } from "../generated/tau-v18.js";
 import { generateOutputs } from "../src/codegen/outputs.js";
+import { bundleToTypeScript } from "../src/codegen/typescript.js";
 import { askRegistry, tauRegistry } from "../src/registry/index.js";
 import { readSchemaFile } from "../src/validation/schema-files.js";
 import { ProtocolValidators } from "../src/validation/validator.js";
@@ -102,11 +103,64 @@ describe("the generated schema", () => {
     }
   }, 60_000);
 
+  it("emits every type once: a definition naming another is an alias, never a numbered copy", async () => {
+    for (const { types } of validators.index.bundles) {
+      const code = await readFile(new URL(`../schema/${types}`, import.meta.url), "utf8");
+      expect(code.match(/^export (?:interface|type) [A-Za-z]+[0-9]+\b.*$/gm) ?? [], types).toEqual([]);
+      if (types.includes("tau-")) expect(code, types).toContain("export type SessionSnapshotResult = Snapshot;");
+    }
+  });
+
+  it("refuses a $ref with a description beside it inside a definition (it would generate a duplicate type)", async () => {
+    const bundle = (property: object) => ({
+      dialect: "tau" as const,
+      version: 18,
+      baseName: "tau-v18",
+      schema: {
+        anyOf: [{ $ref: "#/$defs/Outer" }],
+        $defs: {
+          Inner: { title: "Inner", type: "object", properties: { a: { type: "string" } } },
+          Outer: { title: "Outer", type: "object", properties: { inner: property } },
+        },
+      },
+    });
+    await expect(bundleToTypeScript(bundle({ $ref: "#/$defs/Inner" }))).resolves.toContain("inner?: Inner;");
+    await expect(bundleToTypeScript(bundle({ description: "The inner one.", $ref: "#/$defs/Inner" }))).rejects.toThrow(
+      "#/$defs/Outer/properties/inner: $ref beside description would generate a duplicate type",
+    );
+  });
+
+  it("maps every method, message and event of a bundle by wire name, per direction", async () => {
+    const mapKeys = (code: string, name: string) => {
+      if (code.includes(`\nexport interface ${name} {}\n`)) return [];
+      const body = code.match(new RegExp(`^export interface ${name} \\{\\n([\\s\\S]*?)^\\}`, "m"))?.[1];
+      if (body === undefined) throw new Error(`no map ${name}`);
+      return [...body.matchAll(/^ {2}("[^"]+"|[A-Za-z_$][\w$]*):/gm)].map((m) => m[1]!.replace(/^"|"$/g, "")).sort();
+    };
+    const entries = (dialect: string, version: number | string, kind: string, direction?: string) =>
+      validators.index.entries
+        .filter((e) => e.dialect === dialect && e.versions.includes(version) && e.kind === kind && (!direction || e.direction === direction))
+        .map((e) => e.name)
+        .sort();
+    for (const { dialect, version, types } of validators.index.bundles) {
+      const code = await readFile(new URL(`../schema/${types}`, import.meta.url), "utf8");
+      expect(mapKeys(code, "ClientRequests"), types).toEqual(entries(dialect, version, "request"));
+      expect(mapKeys(code, "ServerRequests"), types).toEqual(entries(dialect, version, "reverse-request"));
+      expect(mapKeys(code, "ClientNotifications"), types).toEqual(entries(dialect, version, "notification", "client-to-server"));
+      expect(mapKeys(code, "ServerNotifications"), types).toEqual(entries(dialect, version, "notification", "server-to-client"));
+      expect(mapKeys(code, "ServerMessages"), types).toEqual(entries(dialect, version, "server-message"));
+      expect(mapKeys(code, "Events"), types).toEqual(entries(dialect, version, "event"));
+    }
+    expect(entries("ask", "1.0", "reverse-request")).toEqual(["interaction/requestPermission", "interaction/requestUserInput"]);
+  });
+
   it("gives TypeScript types that describe the wire shapes", () => {
     // Compile-time checks: these assignments fail `npm run typecheck` if the types drift.
     const create: SessionCreateParams = { executionEnvironment: { kind: "local", cwd: "/tmp" }, attributes: {} };
     const outcome: TurnOutcome = { status: "blocked", reason: "auto-compaction-failed", message: "x" };
     const send: SessionSendParams = { sessionId: "s", content: "hi" };
-    expect([create, outcome, send].every((v) => typeof v === "object")).toBe(true);
+    const submitted: TauRequests["session.submit"]["result"] = { userHistoryEntryId: "h", turn: outcome };
+    const permission: AskServerRequests["interaction/requestPermission"]["result"] = { decision: "allow_once" };
+    expect([create, outcome, send, submitted, permission].every((v) => typeof v === "object")).toBe(true);
   });
 });

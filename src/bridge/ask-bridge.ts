@@ -2,7 +2,7 @@ import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { AskError, toAskError } from "./ask-errors.js";
-import type { BridgeServices, MethodContext, MethodHandler } from "./context.js";
+import type { BridgeServices, MethodContext, MethodHandlers } from "./context.js";
 import type { CommandToolConfig } from "./interactions/index.js";
 import * as artifactMethods from "./methods/artifacts.js";
 import * as eventMethods from "./methods/events.js";
@@ -30,8 +30,8 @@ export interface AskBridgeOptions {
   log?: Log;
 }
 
-/** Every Ask method and the handler that implements it (the registry lists the same 21). */
-const METHODS: Record<string, MethodHandler> = {
+/** Every Ask method of the registry and the handler that implements it. */
+const METHODS = {
   ping: handshake.ping,
   initialize: handshake.initialize,
   "session/create": sessionMethods.create,
@@ -53,7 +53,10 @@ const METHODS: Record<string, MethodHandler> = {
   "plan/approve": interactionMethods.planApprove,
   "plan/reject": interactionMethods.planReject,
   "workspace/readState": workspaceMethods.readState,
-};
+} satisfies MethodHandlers;
+
+/** The same table, looked up by a method name read off the wire (params are validated before a handler runs). */
+const BY_NAME: Record<string, (ctx: MethodContext, params: never) => Promise<unknown>> = METHODS;
 
 export const ASK_METHOD_NAMES = Object.keys(METHODS);
 
@@ -126,12 +129,12 @@ export class AskBridge {
   }
 
   isMethod(method: string): boolean {
-    return method in METHODS;
+    return method in BY_NAME;
   }
 
   /** Runs one call; resolves with the result or rejects with an AskError. */
   async call(peer: AskPeer, method: string, params: unknown): Promise<unknown> {
-    const handler = METHODS[method];
+    const handler = BY_NAME[method];
     if (!handler) throw AskError.of("method_not_found", `Method not found: ${method}`);
     const value = params ?? {};
     const checked = this.schema.params(method, value);

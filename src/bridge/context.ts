@@ -1,3 +1,4 @@
+import type { ClientRequests } from "../../generated/ask-v1.0.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import type { AskPeer } from "./peer.js";
 import type { SessionFactsReader } from "./session-facts.js";
@@ -22,5 +23,11 @@ export interface MethodContext {
   readonly peer: AskPeer;
 }
 
-/** A handler receives params already validated against the registry. */
-export type MethodHandler = (ctx: MethodContext, params: never) => Promise<unknown>;
+/** A handler receives params already validated against the registry and resolves with the method's result. */
+export type MethodHandler<M extends keyof ClientRequests> = (
+  ctx: MethodContext,
+  params: ClientRequests[M]["params"],
+) => Promise<ClientRequests[M]["result"]>;
+
+/** One handler per Ask method of the registry: a method without one (or one the registry lacks) is a compile error. */
+export type MethodHandlers = { [M in keyof ClientRequests]: MethodHandler<M> };

@@ -6,7 +6,7 @@ import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "
 import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
 import { ResyncBackoff } from "./resync-backoff.js";
-import { DeltaTranslator } from "./translator.js";
+import { DeltaTranslator, type IgnoredServerMessageType } from "./translator.js";
 
 /**
  * One Tau session as the Ask side sees it (DESIGN §4.1): the hub observes the session on the
@@ -144,7 +144,9 @@ export class SessionHub {
           if (this.installed && this.translator) this.publish(this.translator.ephemeral(message, this.installed));
           return;
         default:
-          return; // subagent activity has no Ask event; client-tool messages belong to the interactions
+          // subagent activity has no Ask event; client-tool messages belong to the interactions
+          message.type satisfies IgnoredServerMessageType;
+          return;
       }
     } catch (error) {
       // A translation bug must not take the session down; the next delta still applies.
