@@ -561,11 +561,13 @@ export interface SuccessResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: unknown;
+  error?: never;
 }
 export interface ErrorResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId | null;
   error: ErrorObject;
+  result?: never;
 }
 export interface ErrorObject {
   code: number;
@@ -1354,6 +1356,7 @@ export interface PingResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: PingResult;
+  error?: never;
 }
 /**
  * Result of initialize.
@@ -1373,6 +1376,7 @@ export interface InitializeResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InitializeResult;
+  error?: never;
 }
 /**
  * Result of session/create.
@@ -1387,6 +1391,7 @@ export interface SessionCreateResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionCreateResult;
+  error?: never;
 }
 /**
  * Result of session/list.
@@ -1401,6 +1406,7 @@ export interface SessionListResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionListResult;
+  error?: never;
 }
 /**
  * Result of session/resume.
@@ -1427,6 +1433,7 @@ export interface SessionResumeResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionResumeResult;
+  error?: never;
 }
 /**
  * Result of session/subscribe.
@@ -1445,6 +1452,7 @@ export interface SessionSubscribeResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionSubscribeResult;
+  error?: never;
 }
 /**
  * Result of session/events.
@@ -1464,6 +1472,7 @@ export interface SessionEventsResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionEventsResult;
+  error?: never;
 }
 /**
  * Result of session/send.
@@ -1483,6 +1492,7 @@ export interface SessionSendResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionSendResult;
+  error?: never;
 }
 /**
  * Result of session/abort.
@@ -1498,6 +1508,7 @@ export interface SessionAbortResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionAbortResult;
+  error?: never;
 }
 /**
  * Result of session/close.
@@ -1513,6 +1524,7 @@ export interface SessionCloseResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionCloseResult;
+  error?: never;
 }
 /**
  * Result of session/artifacts.
@@ -1527,6 +1539,7 @@ export interface SessionArtifactsResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionArtifactsResult;
+  error?: never;
 }
 /**
  * Result of session/artifact/get.
@@ -1541,6 +1554,7 @@ export interface SessionArtifactGetResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionArtifactGetResult;
+  error?: never;
 }
 /**
  * Result of interaction/list.
@@ -1555,6 +1569,7 @@ export interface InteractionListResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionListResult;
+  error?: never;
 }
 /**
  * Result of interaction/approve.
@@ -1570,6 +1585,7 @@ export interface InteractionApproveResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionApproveResult;
+  error?: never;
 }
 /**
  * Result of interaction/reject.
@@ -1585,6 +1601,7 @@ export interface InteractionRejectResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRejectResult;
+  error?: never;
 }
 /**
  * Result of interaction/approve-all.
@@ -1602,6 +1619,7 @@ export interface InteractionApproveAllResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionApproveAllResult;
+  error?: never;
 }
 /**
  * Result of interaction/reject-all.
@@ -1619,6 +1637,7 @@ export interface InteractionRejectAllResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRejectAllResult;
+  error?: never;
 }
 /**
  * Result of interaction/respond.
@@ -1634,6 +1653,7 @@ export interface InteractionRespondResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRespondResult;
+  error?: never;
 }
 /**
  * Result of plan/approve.
@@ -1648,6 +1668,7 @@ export interface PlanApproveResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: PlanApproveResult;
+  error?: never;
 }
 /**
  * Result of plan/reject.
@@ -1662,6 +1683,7 @@ export interface PlanRejectResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: PlanRejectResult;
+  error?: never;
 }
 /**
  * Result of workspace/readState.
@@ -1677,6 +1699,7 @@ export interface WorkspaceReadStateResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: WorkspaceReadStateResult;
+  error?: never;
 }
 /**
  * Result of interaction/requestPermission.
@@ -1699,6 +1722,7 @@ export interface InteractionRequestPermissionResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRequestPermissionResult;
+  error?: never;
 }
 /**
  * Result of interaction/requestUserInput.
@@ -1713,4 +1737,5 @@ export interface InteractionRequestUserInputResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRequestUserInputResult;
+  error?: never;
 }

@@ -157,6 +157,8 @@ function describeError(e: ErrorObject): string {
       return `must not contain duplicates (items ${String(p.j)} and ${String(p.i)} are equal)`;
     case "not":
       return "is not allowed here";
+    case "false schema":
+      return "must not be present";
     default:
       return e.message ?? `fails ${e.keyword}`;
   }
