@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { machineInfo } from "./machine.js";
 import { connectionsWithinLimit, measureIdleConnections, type MemoryResult } from "./memory.js";
+import { measurePatternValidation } from "./patterns.js";
 import { builtCli, repoRoot } from "./processes.js";
 import { computeRatios, markdownReport, type BenchResults } from "./report.js";
 import { measureRoundTrip, type RoundTripResult, type Target } from "./round-trip.js";
@@ -37,6 +38,7 @@ const settings = {
   streamingDeltas: 10_000,
   streamingRuns: quick ? 1 : 9,
   validationLines: quick ? 20_000 : 200_000,
+  patternRuns: quick ? 3 : 9,
   idleConnections: quick ? 200 : 1000,
   startupRuns: 3,
 };
@@ -114,6 +116,9 @@ async function main(): Promise<void> {
   log(`validation: ${settings.validationLines} lines`);
   const validation = await measureValidation(settings.validationLines);
 
+  log("pattern validation: 1 MiB worst-case strings");
+  const patterns = measurePatternValidation(settings.patternRuns);
+
   const memory: MemoryResult[] = [];
   const within = connectionsWithinLimit(settings.idleConnections);
   if (within.note) notes.push(within.note);
@@ -145,6 +150,7 @@ async function main(): Promise<void> {
     streaming,
     translation,
     validation,
+    patterns,
     memory,
     startup,
     ratios: computeRatios({ roundTrip, streaming }),

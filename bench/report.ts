@@ -1,5 +1,6 @@
 import type { MachineInfo } from "./machine.js";
 import type { MemoryResult } from "./memory.js";
+import type { PatternValidationResult } from "./patterns.js";
 import type { RoundTripResult } from "./round-trip.js";
 import type { StartupResult } from "./startup.js";
 import type { StreamingSummary } from "./streaming.js";
@@ -19,6 +20,7 @@ export interface BenchResults {
   streaming: StreamingSummary[];
   translation: TranslationResult[];
   validation: ValidationBenchResult;
+  patterns: PatternValidationResult[];
   memory: MemoryResult[];
   startup: StartupResult;
   ratios: Record<string, number | null>;
@@ -87,10 +89,22 @@ export function markdownReport(results: BenchResults): string {
   const s = results.startup;
   gateway.push(`| Startup, \`serve\` with embedded host → \`/readyz\` 200 | ${fmt(s.readyMs)} ms (median of ${s.runs}; listening after ${fmt(s.listeningMs)} ms) |`);
 
+  const patterns: string[] = [
+    "| String field pattern | Fields | Slowest 1 MiB input found | Validation ms | Plain 1 MiB of `a` ms |",
+    "| --- | ---: | --- | ---: | ---: |",
+  ];
+  for (const p of results.patterns) {
+    const worst = p.worstMs === null ? `not run (${p.skipped})` : cell(p.worstMs, 1);
+    patterns.push(`| ${code(p.pattern)} | ${fmt(p.fields)} | ${code(p.worstInput)} | ${worst} | ${cell(p.plainMs, 1)} |`);
+  }
+
   const m = results.machine;
   const about = [
     `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.kernel}${results.nginx ? `, nginx ${results.nginx}` : ""}; load average ${m.loadAverage.join(" / ")} (1/5/15 min) at the start.`,
     `Run ${results.startedAt}, ${fmt(results.durationSeconds)} s.`,
   ];
-  return [relay.join("\n"), "", gateway.join("\n"), "", about.join(" "), ...results.notes.map((n) => `- ${n}`)].join("\n");
+  return [relay.join("\n"), "", gateway.join("\n"), "", patterns.join("\n"), "", about.join(" "), ...results.notes.map((n) => `- ${n}`)].join("\n");
 }
+
+/** Inline code in a table cell: a pipe would end the cell. */
+const code = (text: string) => `\`${text.replace(/\|/g, "\\|")}\``;

@@ -583,11 +583,13 @@ export interface SuccessResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: unknown;
+  error?: never;
 }
 export interface ErrorResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId | null;
   error: ErrorObject;
+  result?: never;
 }
 export interface ErrorObject {
   code: number;
@@ -1342,6 +1344,7 @@ export interface PingResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: PingResult;
+  error?: never;
 }
 /**
  * Result of initialize.
@@ -1361,6 +1364,7 @@ export interface InitializeResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InitializeResult;
+  error?: never;
 }
 /**
  * Result of session/create.
@@ -1375,6 +1379,7 @@ export interface SessionCreateResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionCreateResult;
+  error?: never;
 }
 /**
  * Result of session/list.
@@ -1389,6 +1394,7 @@ export interface SessionListResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionListResult;
+  error?: never;
 }
 /**
  * Result of session/resume.
@@ -1415,6 +1421,7 @@ export interface SessionResumeResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionResumeResult;
+  error?: never;
 }
 /**
  * Result of session/subscribe.
@@ -1433,6 +1440,7 @@ export interface SessionSubscribeResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionSubscribeResult;
+  error?: never;
 }
 /**
  * Result of session/events.
@@ -1452,6 +1460,7 @@ export interface SessionEventsResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionEventsResult;
+  error?: never;
 }
 /**
  * Result of session/send.
@@ -1471,6 +1480,7 @@ export interface SessionSendResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionSendResult;
+  error?: never;
 }
 /**
  * Result of session/abort.
@@ -1486,6 +1496,7 @@ export interface SessionAbortResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionAbortResult;
+  error?: never;
 }
 /**
  * Result of session/close.
@@ -1501,6 +1512,7 @@ export interface SessionCloseResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionCloseResult;
+  error?: never;
 }
 /**
  * Result of session/artifacts.
@@ -1515,6 +1527,7 @@ export interface SessionArtifactsResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionArtifactsResult;
+  error?: never;
 }
 /**
  * Result of session/artifact/get.
@@ -1529,6 +1542,7 @@ export interface SessionArtifactGetResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionArtifactGetResult;
+  error?: never;
 }
 /**
  * Result of interaction/list.
@@ -1543,6 +1557,7 @@ export interface InteractionListResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionListResult;
+  error?: never;
 }
 /**
  * Result of interaction/approve.
@@ -1558,6 +1573,7 @@ export interface InteractionApproveResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionApproveResult;
+  error?: never;
 }
 /**
  * Result of interaction/reject.
@@ -1573,6 +1589,7 @@ export interface InteractionRejectResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRejectResult;
+  error?: never;
 }
 /**
  * Result of interaction/approve-all.
@@ -1590,6 +1607,7 @@ export interface InteractionApproveAllResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionApproveAllResult;
+  error?: never;
 }
 /**
  * Result of interaction/reject-all.
@@ -1607,6 +1625,7 @@ export interface InteractionRejectAllResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRejectAllResult;
+  error?: never;
 }
 /**
  * Result of interaction/respond.
@@ -1622,6 +1641,7 @@ export interface InteractionRespondResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRespondResult;
+  error?: never;
 }
 /**
  * Result of plan/approve.
@@ -1636,6 +1656,7 @@ export interface PlanApproveResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: PlanApproveResult;
+  error?: never;
 }
 /**
  * Result of plan/reject.
@@ -1650,6 +1671,7 @@ export interface PlanRejectResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: PlanRejectResult;
+  error?: never;
 }
 /**
  * Result of workspace/readState.
@@ -1665,6 +1687,7 @@ export interface WorkspaceReadStateResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: WorkspaceReadStateResult;
+  error?: never;
 }
 /**
  * Result of interaction/requestPermission.
@@ -1687,6 +1710,7 @@ export interface InteractionRequestPermissionResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRequestPermissionResult;
+  error?: never;
 }
 /**
  * Result of interaction/requestUserInput.
@@ -1701,6 +1725,7 @@ export interface InteractionRequestUserInputResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRequestUserInputResult;
+  error?: never;
 }
 /**
  * Requests a client sends and the server answers, by method: the params and the success result.

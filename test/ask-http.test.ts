@@ -90,6 +90,31 @@ describe("POST /rpc", () => {
     expect(withCharset.status).toBe(200);
   });
 
+  it("refuses a body declared in any charset but UTF-8 with 415, and takes every spelling of UTF-8", async () => {
+    const gw = await gateway();
+    const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const post = (contentType: string, body: string | Uint8Array<ArrayBuffer> = ping) =>
+      fetch(`${gw.baseUrl}/rpc`, { method: "POST", headers: { "content-type": contentType }, body });
+    // A real UTF-16 body: read as UTF-8 it would have become a parse error instead.
+    const utf16 = await post("application/json; charset=utf-16", new Uint8Array(Buffer.from(`\ufeff${ping}`, "utf16le")));
+    expect(utf16.status).toBe(415);
+    expect(await utf16.json()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: POST /rpc takes JSON in UTF-8, not charset "utf-16"' },
+    });
+    for (const contentType of ['application/json; Charset="UTF-16LE"', "application/json;charset=ISO-8859-1", "application/json; charset=no-such-charset", 'application/json; charset=""']) {
+      const response = await post(contentType);
+      expect(response.status, contentType).toBe(415);
+      expect((await response.json()).error.message, contentType).toMatch(/takes JSON in UTF-8, not charset/);
+    }
+    for (const contentType of ["application/json; charset=UTF-8", 'application/json; CHARSET="utf-8"', "application/json;charset=utf8", "Application/JSON"]) {
+      const response = await post(contentType);
+      expect(response.status, contentType).toBe(200);
+      expect((await response.json()).result.status, contentType).toBe("ok");
+    }
+  });
+
   it("refuses a body over the message size limit with 413", async () => {
     const gw = await gateway({ maxMessageBytes: 1024 });
     const small = await postRpc(gw.baseUrl, { jsonrpc: "2.0", id: 1, method: "ping" });

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import type { Dialect } from "../registry/model.js";
 import { formatIssue } from "../validation/issues.js";
 import { TranscriptChecker } from "../validation/transcript.js";
-import { UsageError, type CommandIO } from "./io.js";
+import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 
 export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask] [--tau-version 18|13] [--format text|json] FILE... | -
 
@@ -15,7 +15,8 @@ checked against the result of the request with the same id earlier in the same f
 
 Output: one line per error, FILE:LINE: <dialect> <method or type>: <pointer>: <message>, then
 "N valid, M invalid". With --format json: one JSON object per error, then {"valid":N,"invalid":M}.
-Exit status: 0 all valid, 1 some line invalid, 2 usage or I/O error.`;
+Exit status: 0 all valid, 1 some line invalid, 2 usage or I/O error; 0 without a summary
+when the reader of the output closes early (… | head).`;
 
 interface Options {
   dialect?: Dialect;
@@ -60,9 +61,11 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
     io.stderr(`tau-gateway validate: ${message}\n${VALIDATE_USAGE}\n`);
     return code;
   }
+  const output = io.watchStdout?.();
   let valid = 0;
   let invalid = 0;
   for (const file of options.files) {
+    if (output?.aborted) break;
     // Ids are correlated within one transcript; each file is its own conversation.
     const checker = new TranscriptChecker({ dialect: options.dialect, tauVersion: options.tauVersion });
     const name = file === "-" ? "<stdin>" : file;
@@ -76,6 +79,11 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
     let lineNo = 0;
     try {
       for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+        if (output?.aborted) {
+          // Nobody reads the report any more: stop reading too.
+          input.destroy();
+          break;
+        }
         lineNo++;
         if (text.trim() === "") continue;
         const verdict = checker.line(text);
@@ -97,6 +105,12 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
       io.stderr(`tau-gateway validate: error reading ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
       return 2;
     }
+  }
+  if (output?.aborted) {
+    // The reader closed early (`validate … | head`): what it read is all it wanted.
+    if (readerWentAway(output.reason)) return 0;
+    io.stderr(`tau-gateway validate: cannot write the report: ${(output.reason as NodeJS.ErrnoException).code ?? String(output.reason)}\n`);
+    return 2;
   }
   io.stdout(options.format === "json" ? `${JSON.stringify({ valid, invalid })}\n` : `${valid} valid, ${invalid} invalid\n`);
   return invalid ? 1 : 0;

@@ -2,6 +2,13 @@ import type { MessageFrames } from "../model.js";
 import { any, int, literal, nul, obj, opt, ref, str, type Schema } from "../schema.js";
 
 /**
+ * A member that must not be there. JSON-RPC 2.0 (§5) gives a response either `result` or `error`,
+ * never both: each response shape names the other one absent, so a message carrying both fails as
+ * a success and as an error alike (and generated types make the member `never`).
+ */
+const ABSENT = opt(false);
+
+/**
  * JSON-RPC 2.0 as Ask-style hosts speak it (spec §1): the `"jsonrpc":"2.0"` member is optional
  * (app-server peers omit it), ids are strings or numbers, a request without an id is a
  * notification, error objects carry `code` and `message` (and optionally `data`). Extra members
@@ -20,11 +27,12 @@ export const jsonRpcDefinitions: Record<string, Schema> = {
     { description: "Any request or notification before method-specific validation." },
   ),
   ErrorObject: obj({ code: int({ min: -Number.MAX_SAFE_INTEGER }), message: str(), data: opt(any()) }),
-  SuccessResponse: obj({ jsonrpc: opt(ref("JsonRpcVersion")), id: ref("RequestId"), result: any() }),
+  SuccessResponse: obj({ jsonrpc: opt(ref("JsonRpcVersion")), id: ref("RequestId"), result: any(), error: ABSENT }),
   ErrorResponse: obj({
     jsonrpc: opt(ref("JsonRpcVersion")),
     id: { anyOf: [ref("RequestId"), nul()] },
     error: ref("ErrorObject"),
+    result: ABSENT,
   }),
 };
 
@@ -44,6 +52,6 @@ export const askFrames: MessageFrames = {
       params: required ? params : opt(params),
     });
   },
-  response: (_entry, result) => obj({ jsonrpc: opt(ref("JsonRpcVersion")), id: ref("RequestId"), result }),
+  response: (_entry, result) => obj({ jsonrpc: opt(ref("JsonRpcVersion")), id: ref("RequestId"), result, error: ABSENT }),
   event: (entry, payload) => obj({ type: literal(entry.name), seq: int({ min: 1 }), payload }),
 };

@@ -31,13 +31,20 @@ export const MIN_AUTO_COMPACT_THRESHOLD_TOKENS = 50_000;
 /** Any safe integer, negative included (zod's `.int()` allows the whole safe range). */
 export const anyInt = (): Schema => int({ min: -MAX_SAFE_INTEGER });
 
-/** `NonEmpty` that also rejects NUL anywhere (process strings: exec command and cwd). */
+/**
+ * `NonEmpty` that also rejects NUL anywhere (process strings: exec command and cwd). The leading
+ * run may only hold whitespace and the first non-blank character ends it, so a backtracking
+ * engine never retries a split point: matching stays linear in the length of the string.
+ */
 export const nonEmptyNoNul = (extra: Schema = {}): Schema =>
-  nonEmpty({ pattern: "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$", ...extra });
+  nonEmpty({ pattern: "^\\s*[^\\s\\u0000][^\\u0000]*$", ...extra });
 
-/** `NonEmpty` on one line (notice titles): at least one non-blank character, no CR or LF. */
+/**
+ * `NonEmpty` on one line (notice titles): at least one non-blank character, no CR or LF. Linear
+ * for the same reason: the leading run takes only blanks other than CR and LF.
+ */
 export const nonEmptySingleLine = (extra: Schema = {}): Schema =>
-  nonEmpty({ pattern: "^[^\\r\\n]*\\S[^\\r\\n]*$", ...extra });
+  nonEmpty({ pattern: "^[^\\S\\r\\n]*\\S[^\\r\\n]*$", ...extra });
 
 /** `null` = the model-based default; numeric strings are rejected, as Tau does. */
 export const autoCompactThreshold = (): Schema =>
