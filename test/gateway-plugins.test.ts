@@ -2,6 +2,7 @@ import Fastify, { type FastifyPluginAsync } from "fastify";
 import { describe, expect, it } from "vitest";
 import { AskError } from "../src/bridge/ask-bridge.js";
 import { askGates, gatewayAskGates } from "../src/gateway/ask-gates.js";
+import { askSocketListener } from "../src/gateway/ask-socket.js";
 import { clientSockets } from "../src/gateway/client-sockets.js";
 import { DrainController } from "../src/gateway/drain.js";
 import { gatewayDrain } from "../src/gateway/drain-plugin.js";
@@ -30,6 +31,12 @@ describe("plugin metadata", () => {
     ["WebSocket /rpc", askWebSocketRoute, { jsonrpc: { jsonrpcMember: "include" } }, "askBridge"],
     ["POST /rpc", askHttpRoute, { jsonrpc: { jsonrpcMember: "include" }, bodyLimit: 1024 }, "askBridge"],
     ["GET /rpc/events", askEventsRoute, {}, "askBridge"],
+    [
+      "Ask Unix socket",
+      askSocketListener,
+      { path: "/nonexistent/ask.sock", mode: 0o600, jsonrpc: { jsonrpcMember: "include" }, tenant: undefined, limits: DEFAULT_LIMITS, maxMessageBytes: 1024 },
+      "askBridge",
+    ],
     ["metrics", gatewayMetrics, {}, "upstream"],
     ["client sockets", clientSockets, { limits: DEFAULT_LIMITS, maxMessageBytes: 1024 }, "metrics"],
     ["drain", gatewayDrain, { timeoutMs: 1 }, "upstream"],

@@ -13,12 +13,13 @@ import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
-import { bridgeSettings, envName, integer, logSettings, nonEmpty, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, integer, logSettings, nonEmpty, socketSettings, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
 
 Runs the gateway: WebSocket /tau (Tau passthrough), WebSocket /rpc and POST /rpc (Ask
-JSON-RPC), GET /rpc/events (server-sent events), GET /healthz, /readyz, /metrics, /schema. Every option can also be set with the environment
+JSON-RPC), GET /rpc/events (server-sent events), GET /healthz, /readyz, /metrics, /schema, and with
+--socket the Ask surface as NDJSON on a Unix socket. Every option can also be set with the environment
 variable shown (a flag on the command line wins).
 
   --host HOST                   listen address (default 127.0.0.1)           ${envName("host")}
@@ -36,6 +37,10 @@ ${ACCESS_USAGE}
 ${LIMIT_USAGE}
   --drain-timeout MS            on SIGTERM/SIGINT, time in-flight requests and turns get to finish (default 10000) ${envName("drain-timeout")}
   --sse-heartbeat-ms MS         keepalive comment interval on GET /rpc/events (default 15000) ${envName("sse-heartbeat-ms")}
+  --socket PATH                 also serve Ask as NDJSON on this Unix socket, for local clients; a
+                                stale socket file is replaced, ours is removed on exit (default: none) ${envName("socket")}
+  --socket-mode MODE            file mode of the socket, its only access control: socket clients
+                                present no token and act for tenant "default" (default 0600) ${envName("socket-mode")}
 
 Once listening it writes "tau-gateway listening on http://HOST:PORT" to stderr; logs are JSON
 lines on stderr. SIGINT or SIGTERM drains (readiness 503, new work refused, work in flight
@@ -52,6 +57,7 @@ const serveSettings = {
   ...limitSettings,
   drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
   sseHeartbeatMs: { flag: "sse-heartbeat-ms", default: DEFAULT_SSE_HEARTBEAT_MS, parse: integer(1) },
+  ...socketSettings,
 };
 
 export type ServeSettings = SettingValues<typeof serveSettings>;
@@ -101,7 +107,12 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
   const config: GatewayConfig = {
     tauUpstream: { url: stack.url!, token: settings.upstreamToken },
     upstream: stack.upstream!,
-    ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: settings.jsonrpcMember }, sseHeartbeatMs: settings.sseHeartbeatMs },
+    ask: {
+      bridge: stack.bridge!,
+      jsonrpc: { jsonrpcMember: settings.jsonrpcMember },
+      sseHeartbeatMs: settings.sseHeartbeatMs,
+      socket: settings.socket === undefined ? undefined : { path: settings.socket, mode: settings.socketMode },
+    },
     drainTimeoutMs: settings.drainTimeout,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,

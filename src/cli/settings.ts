@@ -20,6 +20,11 @@ export interface SettingSpec<T> {
   switch?: boolean;
   /** A credential: an error about it never repeats the value. */
   secret?: boolean;
+  /**
+   * A variable read when neither the flag nor `TAU_GATEWAY_…` is set: the name another program
+   * uses for the same setting, for clients that set it when they spawn us in its place.
+   */
+  alsoEnv?: string;
 }
 
 export type SettingValues<S extends Record<string, SettingSpec<unknown>>> = {
@@ -43,7 +48,8 @@ export function readSettings<S extends Record<string, SettingSpec<unknown>>>(arg
   const out: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(specs)) {
     const fromFlag = values[spec.flag];
-    const variable = envName(spec.flag);
+    // Our variable, else the other program's name for the setting; an empty value counts as unset.
+    const variable = [envName(spec.flag), spec.alsoEnv].find((name) => name !== undefined && (env[name] ?? "") !== "") ?? envName(spec.flag);
     const [text, source] =
       typeof fromFlag === "string" ? [fromFlag, `--${spec.flag}`] : fromFlag === true ? ["true", `--${spec.flag}`] : [env[variable], variable];
     if (text === undefined || (source === variable && text === "")) {
@@ -102,6 +108,24 @@ export function existingDirectory(text: string): string {
   return path;
 }
 
+/** The longest path a Unix socket address holds (sun_path on Linux, without its NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/** Where a Unix socket is to be bound: made absolute, and short enough for a socket address. */
+export function socketPath(text: string): string {
+  if (text.trim() === "") throw new Error("must not be empty");
+  const path = resolve(text);
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) throw new Error(`is too long for a Unix socket (at most ${MAX_SOCKET_PATH_BYTES} bytes once made absolute)`);
+  return path;
+}
+
+/** A file mode in octal: `600`, `0600` or `0o600`. */
+export function fileMode(text: string): number {
+  const digits = /^(?:0o?)?([0-7]{3})$/.exec(text.trim())?.[1];
+  if (digits === undefined) throw new Error("must be an octal file mode such as 0600");
+  return parseInt(digits, 8);
+}
+
 /** `embedded` or a ws:// / wss:// URL of a Tau host. */
 export function upstreamTarget(text: string): "embedded" | string {
   if (text === "embedded") return text;
@@ -129,6 +153,12 @@ export const bridgeSettings = {
   defaultCwd: { flag: "default-cwd", default: () => process.cwd(), parse: existingDirectory },
   eventRetention: { flag: "event-retention", default: 10_000, parse: integer(1) },
   interactionTimeoutMs: { flag: "interaction-timeout-ms", default: 300_000, parse: integer(1) },
+} satisfies Record<string, SettingSpec<unknown>>;
+
+/** The Unix socket serving the Ask surface to local clients (absent: none). */
+export const socketSettings = {
+  socket: { flag: "socket", parse: socketPath },
+  socketMode: { flag: "socket-mode", default: 0o600, parse: fileMode },
 } satisfies Record<string, SettingSpec<unknown>>;
 
 export const logSettings = {

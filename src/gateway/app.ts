@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { gatewayAskGates } from "./ask-gates.js";
+import { askSocketListener } from "./ask-socket.js";
 import { accessControl } from "./auth/access-control.js";
+import { DEFAULT_TENANT } from "./auth/tokens.js";
 import { clientSockets } from "./client-sockets.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type GatewayConfig } from "./config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "./drain.js";
@@ -20,11 +22,11 @@ import { gatewayServices } from "./services.js";
 
 /**
  * The gateway's HTTP/WebSocket front: `/tau` (Tau passthrough), `/rpc` and `/rpc/events` (Ask,
- * when the config provides a bridge), `/healthz`, `/readyz`, `/metrics`, `/schema`. First the
- * plugins that decorate the root instance for the others, in the order their hooks must run; then
- * every route as an encapsulated plugin that declares what it relies on. Closing the instance
- * closes every client WebSocket (1001), event stream and passthrough upstream connection; the
- * services in the config belong to the caller.
+ * when the config provides a bridge, and a Unix socket when it names one), `/healthz`, `/readyz`,
+ * `/metrics`, `/schema`. First the plugins that decorate the root instance for the others, in the
+ * order their hooks must run; then every route as an encapsulated plugin that declares what it
+ * relies on. Closing the instance closes every client WebSocket (1001), socket client, event
+ * stream and passthrough upstream connection; the services in the config belong to the caller.
  */
 export function buildGateway(config: GatewayConfig): FastifyInstance {
   const app = Fastify({ logger: loggerOptions(config), genReqId: requestIdGenerator(config), trustProxy: config.trustProxy ?? false });
@@ -51,6 +53,10 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
     app.register(askWebSocketRoute, { jsonrpc: ask.jsonrpc });
     app.register(askHttpRoute, { jsonrpc: ask.jsonrpc, bodyLimit: maxMessageBytes });
     app.register(askEventsRoute, { heartbeatMs: ask.sseHeartbeatMs, maxBufferedBytes: limits.maxBufferedBytes });
+    if (ask.socket) {
+      const tenant = config.tokens ? DEFAULT_TENANT : undefined;
+      app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes });
+    }
   }
   return app;
 }

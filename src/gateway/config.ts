@@ -40,6 +40,12 @@ export interface AskSurfaceConfig {
   jsonrpc: Pick<AskJsonRpcOptions, "jsonrpcMember" | "maxBatch">;
   /** Interval of `: keepalive` comments on event streams. Default 15000. */
   sseHeartbeatMs?: number;
+  /**
+   * A Unix socket serving the Ask surface as NDJSON to local clients (bound when the app gets
+   * ready). Its file mode is its access control: clients present no token and act for tenant
+   * "default" when the gateway has tokens, for no tenant otherwise.
+   */
+  socket?: { path: string; mode: number };
 }
 
 export interface GatewayLoggerOptions {
