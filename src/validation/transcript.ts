@@ -79,7 +79,7 @@ export class TranscriptChecker {
   private likelySender(bundle: BundleValidator, message: unknown): Sender {
     if (!isObject(message)) return "client";
     if (bundle.dialect === "tau") return message.type === "request" ? "client" : "server";
-    if (typeof message.method === "string") return bundle.method(message.method)?.direction === "server-to-client" ? "server" : "client";
+    if (typeof message.method === "string") return bundle.method(message.method, "client") || !bundle.method(message.method, "server") ? "client" : "server";
     // A response travels opposite to its request; answers to reverse requests come from clients.
     return this.open.has(this.key(bundle, "server", message.id)) ? "client" : "server";
   }
@@ -121,7 +121,7 @@ export class TranscriptChecker {
           issues: [{ pointer: "/id", message: `duplicate id ${JSON.stringify(message.id)}: a request with this id is still open`, keyword: "correlation" }, ...verdict.issues],
         };
       }
-      if (bundle.method(message.method)) this.open.set(k, { method: message.method });
+      if (bundle.method(message.method, sender)) this.open.set(k, { method: message.method });
     }
     return verdict;
   }
