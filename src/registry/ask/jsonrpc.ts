@@ -1,5 +1,5 @@
 import type { MessageFrames } from "../model.js";
-import { any, int, literal, nul, obj, opt, ref, str, type Schema } from "../schema.js";
+import { any, anyOf, int, literal, nul, obj, opt, ref, str, type Schema } from "../schema.js";
 
 /**
  * JSON-RPC 2.0 as Ask-style hosts speak it (spec §1): the `"jsonrpc":"2.0"` member is optional
@@ -15,7 +15,7 @@ export const jsonRpcDefinitions: Record<string, Schema> = {
       jsonrpc: opt(ref("JsonRpcVersion")),
       id: opt(ref("RequestId")),
       method: str(),
-      params: opt({ type: ["object", "array"] }),
+      params: opt({ type: ["object", "array", "null"] }),
     },
     { description: "Any request or notification before method-specific validation." },
   ),
@@ -41,7 +41,8 @@ export const askFrames: MessageFrames = {
       jsonrpc: opt(ref("JsonRpcVersion")),
       ...(isNotification ? {} : { id: entry.kind === "request" ? opt(ref("RequestId")) : ref("RequestId") }),
       method: literal(entry.name),
-      params: required ? params : opt(params),
+      // null params mean none (Ask hosts treat them as {}), so they do for a method without required params.
+      params: required ? params : opt(anyOf(params, nul())),
     });
   },
   response: (_entry, result) => obj({ jsonrpc: opt(ref("JsonRpcVersion")), id: ref("RequestId"), result }),
