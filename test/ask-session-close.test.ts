@@ -46,7 +46,10 @@ describe("session/close", () => {
     const a = await gw.client();
     const sessionId = await openSession(a);
     const kept = await openSession(a);
+    const emitted = gw.stack.bridge!.stats.eventsEmitted;
     expect(await a.request("session/close", { sessionId })).toEqual({ closed: true, sessionId });
+    // The metrics are counters: the closed session's events (session.ended included) still count.
+    expect(gw.stack.bridge!.stats.eventsEmitted).toBe(emitted + 1);
 
     // A connection opened afterwards: not listed, not reachable, not closable again.
     const b = await gw.client();

@@ -164,12 +164,13 @@ export class AskBridge {
 
   get stats(): AskBridgeStats {
     const records = this.services.sessions.all();
+    const { retired } = this.services.sessions;
     return {
-      eventsEmitted: records.reduce((sum, r) => sum + r.hub.log.newestSeq, 0),
+      eventsEmitted: retired.eventsEmitted + records.reduce((sum, r) => sum + r.hub.log.newestSeq, 0),
       eventsDelivered: this.services.subscriptions.delivered,
       pendingInteractions: records.reduce((sum, r) => sum + r.interactions.list().length, 0),
       snapshotFetches: {
-        resync: records.reduce((sum, r) => sum + r.hub.snapshotFetches, 0),
+        resync: retired.snapshotFetches + records.reduce((sum, r) => sum + r.hub.snapshotFetches, 0),
         list: this.services.sessionFacts.snapshotReads,
       },
     };

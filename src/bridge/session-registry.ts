@@ -38,6 +38,8 @@ export class SessionRegistry {
   private readonly settled = new Map<string, SessionRecord>();
   /** Sessions being closed (refused from the moment close starts) and closed ones. */
   private readonly closed = new Set<string>();
+  /** What records dropped after a close had counted, so totals over all records never go down (the metrics are counters). */
+  readonly retired = { eventsEmitted: 0, snapshotFetches: 0 };
 
   constructor(private readonly options: SessionRegistryOptions) {}
 
@@ -91,6 +93,11 @@ export class SessionRegistry {
 
   /** The close is done: the record goes (the id stays closed). */
   forget(sessionId: string): void {
+    const record = this.settled.get(sessionId);
+    if (record) {
+      this.retired.eventsEmitted += record.hub.log.newestSeq;
+      this.retired.snapshotFetches += record.hub.snapshotFetches;
+    }
     this.records.delete(sessionId);
     this.settled.delete(sessionId);
   }
