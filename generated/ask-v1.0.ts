@@ -26,6 +26,7 @@ export type ClientMessage =
   | InteractionApproveAllRequest
   | InteractionRejectAllRequest
   | InteractionRespondRequest
+  | InteractionPermissionQueryRequest
   | PlanApproveRequest
   | PlanRejectRequest
   | WorkspaceReadStateRequest
@@ -36,11 +37,6 @@ export type JsonRpcVersion = "2.0";
  * String or integer request id.
  */
 export type RequestId = string | number;
-/**
- * session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access → off; auto → auto; on_request, build, edit and plan → require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.
- */
-export type SessionMode =
-  "on_request" | "build" | "edit" | "auto" | "never" | "off" | "yolo" | "plan" | "full_access";
 /**
  * Session id: a non-empty string that is not whitespace only.
  */
@@ -136,11 +132,16 @@ export type Capability =
   | "workspace"
   | "fileEvents";
 /**
+ * session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access → off; auto → auto; on_request, build, edit and plan → require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.
+ */
+export type SessionMode =
+  "on_request" | "build" | "edit" | "auto" | "never" | "off" | "yolo" | "plan" | "full_access";
+/**
  * Canonical approval mode a session reports: off, require or auto.
  */
 export type ApprovalMode = "off" | "require" | "auto";
 /**
- * What session/send did: steered = started a turn or injected into the running one; queued = held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.
+ * What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.
  */
 export type SendStatus = "queued" | "steered" | "stale";
 /**
@@ -177,7 +178,7 @@ export interface PingRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: "ping";
-  params?: PingParams;
+  params?: PingParams | null;
 }
 /**
  * Ignored.
@@ -190,7 +191,7 @@ export interface InitializeRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: "initialize";
-  params?: InitializeParams;
+  params?: InitializeParams | null;
 }
 /**
  * Params of initialize.
@@ -220,28 +221,25 @@ export interface SessionCreateRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: "session/create";
-  params?: SessionCreateParams;
+  params?: SessionCreateParams | null;
 }
 /**
- * Params of session/create.
+ * model, tools and systemPrompt are what the session asks for: a value the host cannot honour does not stop the session; the result reports the model really used and a notice event (seq 2 on) says what was not applied.
  */
 export interface SessionCreateParams {
-  /**
-   * The project the session works in.
-   */
   workspace?: {
-    /**
-     * Working directory; the host default when absent.
-     */
-    workspacePath?: string;
-  };
-  mode?: SessionMode;
+    workspacePath?: string | null;
+  } | null;
   /**
-   * Model identifier.
+   * A SessionMode; any other value falls back to the host default (on_request), with a notice event.
+   */
+  mode?: string;
+  /**
+   * Model identifier, with or without a provider/ prefix.
    */
   model?: string;
   /**
-   * Tool names to enable.
+   * Tool names to enable: Ask's (bash, read, write, edit, glob, grep, code), Tau's own, or the gateway's client tools; an unknown name is -32602 "Unknown tool: <name>".
    */
   tools?: string[];
   /**
@@ -256,16 +254,20 @@ export interface SessionListRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: "session/list";
-  params?: SessionListParams;
+  params?: SessionListParams | null;
 }
 /**
- * Params of session/list.
+ * cursor (gateway extension): continue after the last session of the previous page.
  */
 export interface SessionListParams {
   /**
    * Max sessions (default 20).
    */
   limit?: number;
+  /**
+   * nextCursor of the previous page; absent = the first page.
+   */
+  cursor?: string;
 }
 /**
  * Attach to an existing session (does not subscribe).
@@ -298,7 +300,7 @@ export interface SessionSubscribeParams {
   sessionId: SessionId;
   deliveryKind?: DeliveryKind;
   /**
-   * Replay events after this seq (default 0); ignored by live, which starts at the newest event.
+   * Replay events after this seq (default 0; -1 is the start too); ignored by live, which starts at the newest event.
    */
   afterSeq?: number;
   /**
@@ -321,11 +323,11 @@ export interface SessionEventsRequest {
 export interface SessionEventsParams {
   sessionId: SessionId;
   /**
-   * Return events after this seq (default 0).
+   * Return events after this seq (default 0; -1 is the start too).
    */
   afterSeq?: number;
   /**
-   * Max events to return.
+   * Max events to return; 0 = no limit.
    */
   limit?: number;
 }
@@ -339,7 +341,7 @@ export interface SessionSendRequest {
   params: SessionSendParams;
 }
 /**
- * mode (gateway extension): for a running session, steer (default) delivers at the next model call, queue at the next turn boundary.
+ * mode (gateway extension): for a running session, steer delivers at the next model call (status steered), queue at the next turn boundary (status queued). Without mode a running session is steered and the status is queued, the Ask host's word for it.
  */
 export interface SessionSendParams {
   sessionId: SessionId;
@@ -354,7 +356,7 @@ export interface SessionSendParams {
   mode?: SendMode;
 }
 /**
- * Abort the running turn; it then ends with turn.aborted.
+ * Abort the running turn; it then ends with turn.aborted. Answers aborted:true on an idle session too (nothing to abort).
  */
 export interface SessionAbortRequest {
   jsonrpc?: JsonRpcVersion;
@@ -369,7 +371,7 @@ export interface SessionAbortParams {
   sessionId: SessionId;
 }
 /**
- * Close the session, cancelling its pending interactions, and release its resources.
+ * Close the session: its pending interactions are cancelled and its running turn is interrupted (its terminal event, then session.ended, are the last events). Afterwards every method naming it answers -32004 and session/list leaves it out.
  */
 export interface SessionCloseRequest {
   jsonrpc?: JsonRpcVersion;
@@ -531,6 +533,21 @@ export interface InteractionRespondParams {
   response: string;
 }
 /**
+ * Ask hosts answer a client that sends interaction/requestPermission (the reverse request's name) as a query: the approval mode and whether an approval is pending. Not in the canonical method list.
+ */
+export interface InteractionPermissionQueryRequest {
+  jsonrpc?: JsonRpcVersion;
+  id?: RequestId;
+  method: "interaction/requestPermission";
+  params?: InteractionPermissionQueryParams | null;
+}
+/**
+ * Any params are accepted; sessionId (gateway extension) names the session to report on, else the host default is reported.
+ */
+export interface InteractionPermissionQueryParams {
+  sessionId?: SessionId;
+}
+/**
  * Approve the session's pending plan proposal.
  */
 export interface PlanApproveRequest {
@@ -571,7 +588,7 @@ export interface WorkspaceReadStateRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: "workspace/readState";
-  params?: WorkspaceReadStateParams;
+  params?: WorkspaceReadStateParams | null;
 }
 /**
  * sessionId (gateway extension, also accepted by later Ask hosts): the session whose workspace to read.
@@ -1183,7 +1200,7 @@ export interface JsonRpcRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: string;
-  params?: {} | unknown[];
+  params?: {} | unknown[] | null;
 }
 /**
  * Name and version of the host.
@@ -1302,14 +1319,17 @@ export interface WorkspaceState {
  * Settings block of workspace/readState, kept for legacy clients.
  */
 export interface WorkspaceSettings {
-  model?: {
-    current?: {
-      modelId?: string | null;
-      providerId?: string | null;
+  model: {
+    current: {
+      modelId: string | null;
+      providerId: string | null;
     };
   };
-  permissions?: {
-    mode?: string;
+  permissions: {
+    /**
+     * The approval mode: off, require or auto.
+     */
+    mode: string;
   };
 }
 /**
@@ -1382,10 +1402,11 @@ export interface SessionCreateResponse {
   error?: never;
 }
 /**
- * Result of session/list.
+ * nextCursor is a gateway extension.
  */
 export interface SessionListResult {
   sessions: SessionSummary[];
+  nextCursor?: string | null;
 }
 /**
  * Success response to session/list.
@@ -1449,7 +1470,7 @@ export interface SessionEventsResult {
   sessionId: SessionId;
   events: Event[];
   /**
-   * Whether more events may follow; null when no limit was given.
+   * With a positive limit: whether events remain after the last one returned. false with limit 0, null without a limit.
    */
   hasMore: boolean | null;
 }
@@ -1644,6 +1665,25 @@ export interface InteractionRespondResponse {
   error?: never;
 }
 /**
+ * Result of interaction/requestPermission.
+ */
+export interface InteractionPermissionQueryResult {
+  mode: ApprovalMode;
+  /**
+   * Whether the session has an approval waiting for a decision.
+   */
+  pending: boolean;
+}
+/**
+ * Success response to interaction/requestPermission.
+ */
+export interface InteractionPermissionQueryResponse {
+  jsonrpc?: JsonRpcVersion;
+  id: RequestId;
+  result: InteractionPermissionQueryResult;
+  error?: never;
+}
+/**
  * Result of plan/approve.
  */
 export interface PlanApproveResult {
@@ -1678,7 +1718,7 @@ export interface PlanRejectResponse {
  */
 export interface WorkspaceReadStateResult {
   workspace: WorkspaceState;
-  settings?: WorkspaceSettings;
+  settings: WorkspaceSettings;
 }
 /**
  * Success response to workspace/readState.
@@ -1802,6 +1842,10 @@ export interface ClientRequests {
   "interaction/respond": {
     params: InteractionRespondParams;
     result: InteractionRespondResult;
+  };
+  "interaction/requestPermission": {
+    params: InteractionPermissionQueryParams;
+    result: InteractionPermissionQueryResult;
   };
   "plan/approve": {
     params: PlanApproveParams;

@@ -58,7 +58,7 @@ describe("envelope errors", () => {
 });
 
 describe("-32602: params that do not fit name the field", () => {
-  it("content 42, deliveryKind teleport, an unsupported session/create model, params that are not an object", async () => {
+  it("content 42, deliveryKind teleport, an unknown session/create tool, a missing field, params that are not an object", async () => {
     const gw = await gateway();
     const client = await gw.client();
     const sessionId = await openSession(client);
@@ -71,16 +71,17 @@ describe("-32602: params that do not fit name the field", () => {
     expect(kind.code).toBe(-32602);
     expect(kind.message).toContain("deliveryKind");
 
-    const model = await rpcError(client.request("session/create", { model: "gpt-9" }));
-    expect(model.code).toBe(-32602);
-    expect(model.message).toContain("model");
-    expect(model.data).toMatchObject({ field: "model" });
+    // The Ask host's words for both.
+    const tool = await rpcError(client.request("session/create", { tools: ["bash", "teleporter"] }));
+    expect(tool.code).toBe(-32602);
+    expect(tool.message).toBe("-32602: Unknown tool: teleporter");
+    expect(tool.data).toMatchObject({ field: "tools", tool: "teleporter" });
 
     const missing = await rpcError(client.request("session/send", { sessionId }));
     expect(missing.code).toBe(-32602);
-    expect(missing.message).toContain("content");
+    expect(missing.message).toBe('-32602: method session/send missing required field "content"');
 
-    const extra = await rpcError(client.request("session/events", { sessionId, afterSeq: -1 }));
+    const extra = await rpcError(client.request("session/events", { sessionId, afterSeq: -2 }));
     expect(extra.code).toBe(-32602);
     expect(extra.message).toContain("afterSeq");
 
@@ -108,7 +109,7 @@ describe("-32004, -32006, -32007", () => {
     ] as const) {
       const error = await rpcError(client.request(method, params));
       expect(error.code, method).toBe(-32004);
-      expect(error.message, method).toContain(unknown);
+      expect(error.message, method).toBe(`-32004: Session ${unknown} not found`);
     }
 
     const sessionId = await openSession(client);
@@ -118,10 +119,18 @@ describe("-32004, -32006, -32007", () => {
       ["interaction/respond", { sessionId, interactionId: "input_1", response: "x" }],
       ["interaction/approve", { sessionId, interactionId: "not-an-id" }],
     ] as const) {
-      expect((await rpcError(client.request(method, params))).code, `${method} ${params.interactionId}`).toBe(-32006);
+      const error = await rpcError(client.request(method, params));
+      expect(error.code, `${method} ${params.interactionId}`).toBe(-32006);
+      expect(error.message).toBe(`-32006: Interaction ${params.interactionId} not found`);
     }
-    expect((await rpcError(client.request("plan/approve", { sessionId }))).code).toBe(-32007);
-    expect((await rpcError(client.request("plan/reject", { sessionId, feedback: "no" }))).code).toBe(-32007);
+    for (const [method, params] of [
+      ["plan/approve", { sessionId }],
+      ["plan/reject", { sessionId, feedback: "no" }],
+    ] as const) {
+      const error = await rpcError(client.request(method, params));
+      expect(error.code, method).toBe(-32007);
+      expect(error.message, method).toBe(`-32007: No pending plan for session ${sessionId}`);
+    }
     expect(client.invalid).toEqual([]);
   });
 });

@@ -85,7 +85,7 @@ describe("batches", () => {
     expect(Array.isArray(answer)).toBe(true);
     expect(answer).toEqual([
       { jsonrpc: "2.0", id: 1, result: expect.objectContaining({ status: "ok" }) },
-      { jsonrpc: "2.0", id: 2, result: { sessionId, events: [expect.objectContaining({ type: "session.created" })], hasMore: false } },
+      { jsonrpc: "2.0", id: 2, result: { sessionId, events: [expect.objectContaining({ type: "session.created" })], hasMore: null } },
       { jsonrpc: "2.0", id: 3, error: expect.objectContaining({ code: -32601 }) },
       { jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32600 }) },
       { jsonrpc: "2.0", id: 4, error: expect.objectContaining({ code: -32602, message: expect.stringContaining("content") }) },

@@ -55,7 +55,7 @@ describe("POST /rpc", () => {
     const byId = new Map((response.body as any[]).map((r) => [r.id, r]));
     expect([...byId.keys()].sort()).toEqual([1, 2, 3, 4]);
     expect(byId.get(1).result.status).toBe("ok");
-    expect(byId.get(2).result).toEqual({ sessions: [] });
+    expect(byId.get(2).result).toEqual({ sessions: [], nextCursor: null });
     expect(byId.get(3).error.code).toBe(-32601);
     // Same validation as every other transport: the missing field is named.
     expect(byId.get(4).error).toMatchObject({ code: -32602, message: expect.stringContaining("sessionId") });

@@ -122,12 +122,16 @@ describe("session/events", () => {
     // Exactly the remaining count: no more.
     const exact = await client.request("session/events", { sessionId, afterSeq: all.length - 2, limit: 2 });
     expect(exact).toEqual({ sessionId, events: all.slice(-2), hasMore: false });
-    expect(await client.request("session/events", { sessionId, afterSeq: all.length })).toEqual({ sessionId, events: [], hasMore: false });
-    const zero = await client.request("session/events", { sessionId, limit: 0 }).then(
+    expect(await client.request("session/events", { sessionId, afterSeq: all.length, limit: 5 })).toEqual({ sessionId, events: [], hasMore: false });
+    // The Ask host's rules: no limit → hasMore null; limit 0 = no limit (everything, hasMore false); afterSeq -1 = from the start.
+    expect(await client.request("session/events", { sessionId, afterSeq: all.length })).toEqual({ sessionId, events: [], hasMore: null });
+    expect(await client.request("session/events", { sessionId, limit: 0 })).toEqual({ sessionId, events: all, hasMore: false });
+    expect(await client.request("session/events", { sessionId, afterSeq: -1, limit: 2 })).toEqual({ sessionId, events: all.slice(0, 2), hasMore: true });
+    const negative = await client.request("session/events", { sessionId, limit: -1 }).then(
       () => undefined,
       (e: RpcError) => e,
     );
-    expect(zero).toMatchObject({ code: -32602, message: expect.stringContaining("limit") });
+    expect(negative).toMatchObject({ code: -32602, message: expect.stringContaining("limit") });
     expect(client.invalid).toEqual([]);
   });
 

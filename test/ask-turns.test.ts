@@ -38,8 +38,9 @@ describe("session/send while a turn runs", () => {
     const stale = await client.request("session/send", { sessionId, content: "stale words", expectedTurnId: "not-the-running-turn" });
     expect(stale).toEqual({ accepted: false, status: "stale", turnId: first.turnId });
 
+    // Without mode a running turn is steered, and the status is the Ask host's word for that: queued.
     const steered = await client.request("session/send", { sessionId, content: "steer words", expectedTurnId: first.turnId });
-    expect(steered).toEqual({ accepted: true, status: "steered", turnId: first.turnId });
+    expect(steered).toEqual({ accepted: true, status: "queued", turnId: first.turnId });
     const queued = await client.request("session/send", { sessionId, content: "queued words", mode: "queue" });
     expect(queued).toEqual({ accepted: true, status: "queued", turnId: expect.any(String) });
     expect(queued.turnId).not.toBe(first.turnId);
@@ -98,7 +99,7 @@ describe("session/send while a turn runs", () => {
 });
 
 describe("session/abort and session/close", () => {
-  it("abort ends the running turn with exactly one turn.aborted; an idle abort reports aborted:false", async () => {
+  it("abort ends the running turn with exactly one turn.aborted; an idle abort still answers aborted:true", async () => {
     const gw = await gateway();
     const client = await gw.client();
     const sessionId = await openSession(client);
@@ -106,12 +107,12 @@ describe("session/abort and session/close", () => {
     await client.waitFor(() => client.eventsOf(sessionId).some((e) => e.type === "turn.started"), "the turn to start");
     expect(await client.request("session/abort", { sessionId })).toEqual({ aborted: true, sessionId });
     expect(await waitForTerminal(client, sessionId, turnId)).toEqual(expect.objectContaining({ type: "turn.aborted", payload: { turnId } }));
-    expect(await client.request("session/abort", { sessionId })).toEqual({ aborted: false, sessionId });
+    expect(await client.request("session/abort", { sessionId })).toEqual({ aborted: true, sessionId });
 
     // A steer accepted and then dropped by an abort is reported as a recoverable error event.
     const sleeping = await client.request("session/send", { sessionId, content: "/sleep 20000" });
     await client.waitFor(() => client.eventsOf(sessionId).some((e) => e.type === "turn.started" && (e.payload as { turnId: string }).turnId === sleeping.turnId), "the second turn");
-    expect(await client.request("session/send", { sessionId, content: "steer me" })).toMatchObject({ accepted: true, status: "steered" });
+    expect(await client.request("session/send", { sessionId, content: "steer me", mode: "steer" })).toMatchObject({ accepted: true, status: "steered" });
     await client.request("session/abort", { sessionId });
     expect(await waitForTerminal(client, sessionId, sleeping.turnId)).toMatchObject({ type: "turn.aborted" });
     const dropped = await client.waitForEvent(sessionId, "error");
@@ -128,52 +129,66 @@ describe("session/abort and session/close", () => {
     expect(client.invalid).toEqual([]);
   });
 
-  it("close delivers session.ended to every subscriber; the log stays readable, the rest answers -32004", async () => {
+  it("close interrupts the running turn: every subscriber sees its turn.aborted, then session.ended, then nothing; every later call is -32004", async () => {
     const gw = await gateway();
     const a = await gw.client();
     const b = await gw.client();
     const sessionId = await openSession(a);
     await b.request("session/subscribe", { sessionId });
-    await a.request("session/send", { sessionId, content: "/sleep 20000" });
+    const { turnId } = await a.request("session/send", { sessionId, content: "/sleep 20000\nnever said" });
     await a.waitFor(() => a.eventsOf(sessionId).some((e) => e.type === "turn.started"), "the turn to start");
+    const queued = await a.request("session/send", { sessionId, content: "queued, never run", mode: "queue" });
 
     expect(await a.request("session/close", { sessionId })).toEqual({ closed: true, sessionId });
     for (const client of [a, b]) {
-      const ended = client.eventsOf(sessionId).find((e) => e.type === "session.ended");
-      expect(ended?.payload).toEqual({ sessionId, reason: "closed" });
+      await client.waitForEvent(sessionId, "session.ended");
+      const events = client.eventsOf(sessionId);
+      const terminals = events.filter((e) => e.type.startsWith("turn.") && e.type !== "turn.started");
+      expect(terminals).toEqual([expect.objectContaining({ type: "turn.aborted", payload: { turnId } })]);
+      expect(events.at(-1)).toEqual(expect.objectContaining({ type: "session.ended", payload: { sessionId, reason: "closed" } }));
+      expect(events.indexOf(terminals[0]!)).toBeLessThan(events.length - 1);
+      expectContiguous(events);
     }
 
-    const { events } = await b.request("session/events", { sessionId });
-    expect(events.at(-1)).toMatchObject({ type: "session.ended" });
-    expect(events).toEqual(b.eventsOf(sessionId).slice(0, events.length));
-    expect((await rpcError(a.request("session/send", { sessionId, content: "x" }))).code).toBe(-32004);
-    expect((await rpcError(a.request("session/subscribe", { sessionId }))).code).toBe(-32004);
-    expect((await rpcError(a.request("session/close", { sessionId }))).code).toBe(-32004);
-    expect((await rpcError(a.request("interaction/list", { sessionId }))).code).toBe(-32004);
-    expectContiguous(a.eventsOf(sessionId));
-    // The turn still running upstream ends unseen; nothing is emitted after session.ended.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(a.eventsOf(sessionId).at(-1)!.type).toBe("session.ended");
+    for (const [method, params] of [
+      ["session/send", { sessionId, content: "x" }],
+      ["session/subscribe", { sessionId }],
+      ["session/events", { sessionId }],
+      ["session/resume", { sessionId }],
+      ["session/abort", { sessionId }],
+      ["session/close", { sessionId }],
+      ["session/artifacts", { sessionId }],
+      ["interaction/list", { sessionId }],
+      ["workspace/readState", { sessionId }],
+    ] as const) {
+      for (const client of [a, b]) expect((await rpcError(client.request(method, params))).code, method).toBe(-32004);
+    }
+    // Neither the interrupted turn nor the queued message ran on: nothing follows session.ended,
+    // and the Tau session stays behind idle, with the queued text never submitted.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const client of [a, b]) expect(client.eventsOf(sessionId).at(-1)!.type).toBe("session.ended");
+    const tau = await hostClient(gw);
+    const snapshot = await tau.snapshot(sessionId);
+    expect(snapshot.lifecycle).toBe("idle");
+    expect(userTexts(snapshot)).toEqual(["/sleep 20000\nnever said"]);
+    expect(queued.status).toBe("queued");
     expect([...a.invalid, ...b.invalid]).toEqual([]);
   });
 });
 
 describe("session/resume", () => {
-  it("reports the state of an open session and brings a closed one back, observed again", async () => {
+  it("reports the state of an open session; a closed one is gone (-32004), on every connection", async () => {
     const gw = await gateway();
     const client = await gw.client();
     const sessionId = await openSession(client);
     expect(await client.request("session/resume", { sessionId })).toEqual({ sessionId, running: false, idle: true, createdAt: expect.any(String) });
+    const { sent } = await runTurnOf(client, sessionId, "still here");
+    expect(await client.request("session/resume", { sessionId })).toMatchObject({ sessionId, running: false, idle: true });
+    expect(sent.status).toBe("steered");
     await client.request("session/close", { sessionId });
 
-    expect(await client.request("session/resume", { sessionId })).toMatchObject({ sessionId, running: false, idle: true });
-    await client.request("session/subscribe", { sessionId, deliveryKind: "live" });
-    const mark = client.eventsOf(sessionId).length;
-    const { sent, terminal } = await runTurnOf(client, sessionId, "back again");
-    expect(terminal).toMatchObject({ type: "turn.completed", payload: { turnId: sent.turnId, response: "You said: back again" } });
-    const after = client.eventsOf(sessionId).slice(mark);
-    expect(after[0]).toMatchObject({ type: "turn.started", payload: { turnId: sent.turnId } });
-    expectContiguous(client.eventsOf(sessionId));
+    const other = await gw.client();
+    for (const c of [client, other]) expect((await rpcError(c.request("session/resume", { sessionId }))).code).toBe(-32004);
     expect(client.invalid).toEqual([]);
   });
 });

@@ -511,7 +511,7 @@ describe("ask_user", () => {
     await rig.turn('/tool ask_user {"question":"Favourite colour?"}');
     const [asked] = rig.reverse.userInputRequests;
     expect(asked!.params).toEqual({ requestId: "input_1", prompt: "Favourite colour?", sessionId: rig.sessionId, interactionId: "input_1" });
-    expect(ask.params("interaction/requestUserInput", asked!.params).issues).toEqual([]);
+    expect(ask.params("interaction/requestUserInput", asked!.params, "", "server").issues).toEqual([]);
     expect(await rig.toolResults()).toEqual([{ toolName: "ask_user", text: "green", isError: false }]);
     expect(rig.eventsOf("input.resolved").map((e) => e.payload)).toEqual([{ id: "input_1", status: "responded", response: "green" }]);
   });
@@ -575,7 +575,7 @@ describe("reverse permission requests", () => {
       sessionId: rig.sessionId,
       interactionId: "act_1",
     });
-    expect(ask.params("interaction/requestPermission", asked!.params).issues).toEqual([]);
+    expect(ask.params("interaction/requestPermission", asked!.params, "", "server").issues).toEqual([]);
     expect(rig.eventsOf("approval.updated").map((e) => e.payload)).toEqual([{ id: "act_1", status: "approved" }]);
     expect((await rig.toolResults())[0]).toMatchObject({ isError: false, text: '{"a":7}' });
   });

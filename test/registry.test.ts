@@ -20,7 +20,7 @@ const ASK_METHODS = [
   "ping", "initialize", "session/create", "session/list", "session/resume", "session/subscribe",
   "session/events", "session/send", "session/abort", "session/close", "session/artifacts",
   "session/artifact/get", "interaction/list", "interaction/approve", "interaction/reject",
-  "interaction/approve-all", "interaction/reject-all", "interaction/respond", "plan/approve",
+  "interaction/approve-all", "interaction/reject-all", "interaction/respond", "interaction/requestPermission", "plan/approve",
   "plan/reject", "workspace/readState",
 ];
 
@@ -61,7 +61,7 @@ describe("the registry", () => {
     expect(new Set(kinds(13))).toEqual(new Set([...CHANGE_KINDS, "goal.set"]));
   });
 
-  it("has the 21 Ask methods, the session/event notification and both reverse requests", () => {
+  it("has the 21 Ask methods and the permission query, the session/event notification and both reverse requests", () => {
     expect(entryNames("ask", "request", "1.0")).toEqual(ASK_METHODS);
     expect(entryNames("ask", "notification", "1.0")).toEqual(["session/event"]);
     expect(entryNames("ask", "reverse-request", "1.0").sort()).toEqual(["interaction/requestPermission", "interaction/requestUserInput"]);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { TranscriptChecker } from "../src/validation/transcript.js";
 import { ProtocolValidators } from "../src/validation/validator.js";
 import { askEvent, askRequest, createParams, localEnv, png1x1, tauRequest } from "./support/messages.js";
 
@@ -137,6 +138,29 @@ describe("Ask messages", () => {
   ];
   it.each(cases)("rejects %s", (_name, sender, message, pointer, respondsTo) => {
     expectIssueAt(ask.message(sender, message, respondsTo), pointer);
+  });
+
+  it("tells interaction/requestPermission the query (client → server) from the reverse request (server → client)", () => {
+    const query = { id: 7, method: "interaction/requestPermission", params: { sessionId: "s" } };
+    const reverse = { id: 10001, method: "interaction/requestPermission", params: { requestId: "r1", toolName: "deploy" } };
+    expect(ask.message("client", query).ok).toBe(true);
+    expect(ask.message("server", reverse).ok).toBe(true);
+    expectIssueAt(ask.message("server", { ...reverse, params: { requestId: "r1" } }), "/params/toolName");
+    // Each answer against its own result: the server answers the query, the client the reverse request.
+    expect(ask.message("server", { id: 7, result: { mode: "require", pending: false } }, "interaction/requestPermission").ok).toBe(true);
+    expectIssueAt(ask.message("server", { id: 7, result: { decision: "allow" } }, "interaction/requestPermission"), "/result/mode");
+    expect(ask.message("client", { id: 10001, result: { decision: "allow" } }, "interaction/requestPermission").ok).toBe(true);
+
+    // A transcript with both, bare, each line placed in its direction by its fit.
+    const checker = new TranscriptChecker({ dialect: "ask" });
+    const lines = [query, reverse, { id: 10001, result: { decision: "deny" } }, { id: 7, result: { mode: "auto", pending: true } }];
+    expect(lines.map((line) => checker.line(JSON.stringify(line)))).toEqual(lines.map(() => expect.objectContaining({ ok: true })));
+  });
+
+  it("reads params: null as no params, for methods without required params only", () => {
+    expect(ask.message("client", { id: 1, method: "ping", params: null }).ok).toBe(true);
+    expect(ask.message("client", { id: 2, method: "session/list", params: null }).ok).toBe(true);
+    expect(ask.message("client", { id: 3, method: "session/send", params: null }).ok).toBe(false);
   });
 
   it("accepts every gateway extension event marked in the index", () => {

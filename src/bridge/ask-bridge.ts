@@ -13,16 +13,21 @@ import * as turnMethods from "./methods/turns.js";
 import * as workspaceMethods from "./methods/workspace.js";
 import type { AskPeer } from "./peer.js";
 import { PeerReverseRequester } from "./reverse-requests.js";
+import { knownToolNames } from "./session-create-request.js";
 import { SessionFactsReader } from "./session-facts.js";
 import { SessionRegistry } from "./session-registry.js";
+import { WorkspacePolicy, type WorkspaceRoots } from "./session-workspace.js";
 import { Subscriptions } from "./subscriptions.js";
 
 export { AskError } from "./ask-errors.js";
 export type { AskPeer } from "./peer.js";
+export type { WorkspaceRoots } from "./session-workspace.js";
 
 export interface AskBridgeOptions {
   upstream: TauUpstream;
   defaultCwd: string;
+  /** Confine session working directories (default: unconfined). */
+  workspaceRoots?: WorkspaceRoots;
   serverVersion: string;
   retention?: number;
   interactionDeadlineMs?: number;
@@ -50,6 +55,7 @@ const METHODS = {
   "interaction/approve-all": interactionMethods.approveAll,
   "interaction/reject-all": interactionMethods.rejectAll,
   "interaction/respond": interactionMethods.respond,
+  "interaction/requestPermission": interactionMethods.permissionQuery,
   "plan/approve": interactionMethods.planApprove,
   "plan/reject": interactionMethods.planReject,
   "workspace/readState": workspaceMethods.readState,
@@ -101,7 +107,8 @@ export class AskBridge {
       sessions,
       subscriptions,
       sessionFacts: new SessionFactsReader({ readSnapshot: (sessionId) => options.upstream.request("session.snapshot", { sessionId }) }),
-      defaultCwd: options.defaultCwd,
+      workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots),
+      toolNames: knownToolNames(options.commandTools ?? []),
       serverVersion: options.serverVersion,
       startedAt: Date.now(),
     };
@@ -141,7 +148,9 @@ export class AskBridge {
     if (!checked.ok) {
       const first = checked.issues[0]!;
       const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
-      throw AskError.of("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
+      // A missing field in the Ask host's words; any other problem names the field and what is wrong.
+      const message = first.keyword === "required" ? `method ${method} missing required field "${field}"` : `invalid params for ${method}: ${field}: ${first.message}`;
+      throw AskError.of("invalid_params", message, { issues: checked.issues });
     }
     const ctx: MethodContext = { services: this.services, peer };
     try {
@@ -155,19 +164,20 @@ export class AskBridge {
 
   get stats(): AskBridgeStats {
     const records = this.services.sessions.all();
+    const { retired } = this.services.sessions;
     return {
-      eventsEmitted: records.reduce((sum, r) => sum + r.hub.log.newestSeq, 0),
+      eventsEmitted: retired.eventsEmitted + records.reduce((sum, r) => sum + r.hub.log.newestSeq, 0),
       eventsDelivered: this.services.subscriptions.delivered,
       pendingInteractions: records.reduce((sum, r) => sum + r.interactions.list().length, 0),
       snapshotFetches: {
-        resync: records.reduce((sum, r) => sum + r.hub.snapshotFetches, 0),
+        resync: retired.snapshotFetches + records.reduce((sum, r) => sum + r.hub.snapshotFetches, 0),
         list: this.services.sessionFacts.snapshotReads,
       },
     };
   }
 
   get sessionCount(): number {
-    return this.services.sessions.all().filter((r) => !r.closed).length;
+    return this.services.sessions.all().length;
   }
 
   async close(): Promise<void> {

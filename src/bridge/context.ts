@@ -3,6 +3,7 @@ import type { TauUpstream } from "../tau/upstream.js";
 import type { AskPeer } from "./peer.js";
 import type { SessionFactsReader } from "./session-facts.js";
 import type { SessionRegistry } from "./session-registry.js";
+import type { WorkspacePolicy } from "./session-workspace.js";
 import type { Subscriptions } from "./subscriptions.js";
 
 /** What every Ask method handler may use. */
@@ -12,8 +13,10 @@ export interface BridgeServices {
   readonly subscriptions: Subscriptions;
   /** List facts of sessions the gateway has not opened. */
   readonly sessionFacts: SessionFactsReader;
-  /** cwd for sessions created without `workspace.workspacePath`. */
-  readonly defaultCwd: string;
+  /** Working directories of new sessions: the default, relative paths, workspace roots. */
+  readonly workspaces: WorkspacePolicy;
+  /** Tool names session/create accepts. */
+  readonly toolNames: ReadonlySet<string>;
   readonly serverVersion: string;
   readonly startedAt: number;
 }

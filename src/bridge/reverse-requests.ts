@@ -34,7 +34,7 @@ export class PeerReverseRequester implements ReverseRequester {
     const answers = peers.map(async (peer) => {
       try {
         const result = await peer.request(method, params, signal);
-        return schema.result(method, result).ok ? (result as Result<M>) : refusal;
+        return schema.result(method, result, "", "server").ok ? (result as Result<M>) : refusal;
       } catch {
         return refusal;
       }

@@ -49,6 +49,8 @@ export class SessionHub {
   /** Fetches run one after another, in the order they were asked for. */
   private chain: Promise<void> = Promise.resolve();
   private readonly backoff = new ResyncBackoff();
+  /** Set by end(): the log is complete and nothing more is appended. */
+  private ended = false;
   /** `session.snapshot` requests sent after deltas that did not apply (for the metrics). */
   snapshotFetches = 0;
 
@@ -115,9 +117,32 @@ export class SessionHub {
     await this.fetch("session.observe");
   }
 
-  /** Appends a gateway event (approval.*, plan.*, input.*, session.ended, error, …). */
-  emit(event: EventDraft): Event {
+  /**
+   * Appends a gateway event (approval.*, plan.*, input.*, error, …). After end() nothing is
+   * appended: a late event (a dropped message's error, a turn settling after the session closed)
+   * is logged at debug level and left out, so the last event a client sees stays the last one.
+   */
+  emit(event: EventDraft): Event | undefined {
+    if (this.ended) {
+      this.logLine("debug", "event after the session ended left out", { sessionId: this.sessionId, type: event.type });
+      return undefined;
+    }
     return (this.log.append as (type: Event["type"], payload: unknown) => Event)(event.type, event.payload);
+  }
+
+  /** userHistoryEntryIds of every turn Tau reports running (the active one and any settling). */
+  get runningTurnIds(): string[] {
+    return Object.values(this.installed?.turns ?? {})
+      .filter((t) => t.state === "running")
+      .map((t) => t.userHistoryEntryId);
+  }
+
+  /** Appends the session's last event (session.ended) and closes the log to everything after it. */
+  end(last: EventDraft): Event {
+    const event = this.emit(last);
+    if (!event) throw new Error(`session ${this.sessionId} has already ended`);
+    this.ended = true;
+    return event;
   }
 
   /** session.unobserve (errors ignored); later messages are ignored until the next attach. */

@@ -10,6 +10,10 @@ export interface BridgeStackSettings {
   upstream: string;
   upstreamToken?: string;
   defaultCwd: string;
+  /** Roots confining session working directories (empty or absent: unconfined). */
+  workspaceRoots?: string[];
+  /** Tenants' own roots (from the tokens file), in place of `workspaceRoots`. */
+  tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]>;
   eventRetention: number;
   interactionTimeoutMs: number;
 }
@@ -41,6 +45,7 @@ export class BridgeStack {
     this.bridge = new AskBridge({
       upstream: this.upstream,
       defaultCwd: settings.defaultCwd,
+      workspaceRoots: { shared: settings.workspaceRoots ?? [], byTenant: settings.tenantWorkspaceRoots },
       serverVersion: gatewayVersion(),
       retention: settings.eventRetention,
       interactionDeadlineMs: settings.interactionTimeoutMs,

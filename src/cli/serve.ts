@@ -30,6 +30,8 @@ variable shown (a flag on the command line wins).
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --jsonrpc-member include|omit "jsonrpc":"2.0" in Ask responses (default include) ${envName("jsonrpc-member")}
   --default-cwd DIR             working directory of new Ask sessions (default: current) ${envName("default-cwd")}
+  --workspace-root DIR          confine session working directories to DIR and below; repeatable
+                                (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default info) ${envName("log-level")}
@@ -103,7 +105,7 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
 /** The composition root of `serve`: the bridge stack (upstream host, bridge connection, Ask bridge), then the HTTP front on it. */
 async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: Log, tokens?: TokenRegistry): Promise<void> {
   const { stack } = running;
-  await stack.start(settings, commandTools, log);
+  await stack.start({ ...settings, tenantWorkspaceRoots: tokens?.tenantWorkspaceRoots() }, commandTools, log);
   const config: GatewayConfig = {
     tauUpstream: { url: stack.url!, token: settings.upstreamToken },
     upstream: stack.upstream!,

@@ -1,5 +1,5 @@
 import type { DialectRegistry, EventEntry, MethodEntry, NotificationEntry, Sender } from "../registry/model.js";
-import { eventName, messageName, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
+import { eventName, messageName, methodTypeBase, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
 import { resolveForVersion } from "../registry/resolve.js";
 import { anyOf, DEFINITIONS, inRange, ref, type Schema } from "../registry/schema.js";
 
@@ -83,11 +83,12 @@ export function buildBundle(registry: DialectRegistry, version: number | string)
   };
 
   function defineMethod(m: MethodEntry) {
-    define(paramsName(m.name), m.params, `Params of ${m.name}.`);
-    define(resultName(m.name), m.result, `Result of ${m.name}.`);
-    define(requestName(m.name), registry.frame.request(m, ref(paramsName(m.name))), m.description);
-    define(responseName(m.name), registry.frame.response(m, ref(resultName(m.name))), `Success response to ${m.name}.`);
-    sentBy(m.sender).push(requestName(m.name));
+    const base = methodTypeBase(m);
+    define(paramsName(base), m.params, `Params of ${m.name}.`);
+    define(resultName(base), m.result, `Result of ${m.name}.`);
+    define(requestName(base), registry.frame.request(m, ref(paramsName(base))), m.description);
+    define(responseName(base), registry.frame.response(m, ref(resultName(base))), `Success response to ${m.name}.`);
+    sentBy(m.sender).push(requestName(base));
   }
 
   function defineNotification(n: NotificationEntry) {

@@ -1,5 +1,5 @@
 import type { DialectRegistry, Sender } from "../registry/model.js";
-import { eventName, messageName, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
+import { eventName, messageName, methodTypeBase, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
 import { inRange, type VersionRange } from "../registry/schema.js";
 import type { IndexEntry, SchemaIndex } from "../registry/schema-index.js";
 import { bundleBaseName } from "./bundle.js";
@@ -37,7 +37,7 @@ export function buildIndex(registries: DialectRegistry[]): SchemaIndex {
           ...common(m),
           kind: m.kind,
           direction: direction(m.sender),
-          definitions: { params: paramsName(m.name), result: resultName(m.name), request: requestName(m.name), response: responseName(m.name) },
+          definitions: { params: paramsName(methodTypeBase(m)), result: resultName(methodTypeBase(m)), request: requestName(methodTypeBase(m)), response: responseName(methodTypeBase(m)) },
         })),
         ...r.notifications.map((n) => ({
           ...common(n),

@@ -1,5 +1,5 @@
 import type { DialectRegistry, Sender } from "../registry/model.js";
-import { messageName, paramsName, payloadName, resultName } from "../registry/names.js";
+import { messageName, methodTypeBase, paramsName, payloadName, resultName } from "../registry/names.js";
 import { entriesFor } from "./bundle.js";
 
 /**
@@ -37,7 +37,7 @@ export function methodMaps(registry: DialectRegistry, version: number | string):
   const requestsFrom = (sender: Sender): MapMember[] =>
     entries.methods
       .filter((m) => m.sender === sender)
-      .map((m) => ({ key: m.name, value: { params: paramsName(m.name), result: resultName(m.name) } }));
+      .map((m) => ({ key: m.name, value: { params: paramsName(methodTypeBase(m)), result: resultName(methodTypeBase(m)) } }));
   const notificationsFrom = (sender: Sender): MapMember[] =>
     entries.notifications.filter((n) => n.sender === sender).map((n) => ({ key: n.name, value: paramsName(n.name) }));
   return [

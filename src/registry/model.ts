@@ -36,6 +36,11 @@ export interface MethodEntry extends EntryBase {
   params: Schema;
   result: Schema;
   /**
+   * Base of the generated definition names when it cannot be the wire name: a wire name used by
+   * both directions (a reverse request a client may also send as a query) needs two sets of types.
+   */
+  typeName?: string;
+  /**
    * The request only settles or cancels work already running (a client-tool answer, an
    * interrupt): held back behind the work it would let finish — by an in-flight limit, say — it
    * would deadlock that work.

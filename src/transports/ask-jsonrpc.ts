@@ -137,10 +137,11 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
       return error(id, "invalid_request", "Invalid Request: Method not specified");
     }
     if (typeof message.method !== "string") return error(id, "invalid_request", "Invalid Request: method must be a string");
-    if ("params" in message && message.params !== undefined && !isObject(message.params)) {
+    // null params are no params, as Ask hosts read them.
+    if ("params" in message && message.params !== undefined && message.params !== null && !isObject(message.params)) {
       return hasId ? error(id, "invalid_params", "invalid params: params must be an object") : null;
     }
-    const request = { jsonrpc: "2.0" as const, method: message.method, params: message.params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
+    const request = { jsonrpc: "2.0" as const, method: message.method, params: (message.params ?? undefined) as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
     if (!bridge.isMethod(message.method)) {
       return hasId ? error(id, "method_not_found", `Method not found: ${message.method}`) : null;
     }

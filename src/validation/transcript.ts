@@ -26,6 +26,8 @@ export interface LineVerdict {
 
 interface OpenRequest {
   method: string;
+  /** The same bare request, also open as sent the other way (see checkEitherDirection); answered once, both go. */
+  twin?: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -70,16 +72,35 @@ export class TranscriptChecker {
     for (const sender of ["client", "server"] as const) {
       const probed = this.probe(bundle, sender, message);
       // The probe already validated the message as `check` would: pass the result on, not the work.
-      if (probed.ok) return this.check(bundle, sender, message, probed);
+      if (!probed.ok) continue;
+      const verdict = this.check(bundle, sender, message, probed);
+      if (sender === "client") this.openBothWays(bundle, message);
+      return verdict;
     }
     return this.check(bundle, this.likelySender(bundle, message), message);
+  }
+
+  /**
+   * A bare request whose method both sides send (Ask's interaction/requestPermission: a client's
+   * query and the server's reverse request) and which fits both is open both ways: its answer,
+   * from whichever side, is checked against the request it fits.
+   */
+  private openBothWays(bundle: BundleValidator, message: unknown): void {
+    if (!isObject(message) || typeof message.method !== "string" || !("id" in message) || message.id === null) return;
+    if (!bundle.method(message.method, "client") || !bundle.method(message.method, "server")) return;
+    const asClient = this.key(bundle, "client", message.id);
+    const asServer = this.key(bundle, "server", message.id);
+    const open = this.open.get(asClient);
+    if (!open || this.open.has(asServer) || !bundle.message("server", message).ok) return;
+    open.twin = asServer;
+    this.open.set(asServer, { method: message.method, twin: asClient });
   }
 
   /** The closer match for a message that fits neither direction, read from its discriminator. */
   private likelySender(bundle: BundleValidator, message: unknown): Sender {
     if (!isObject(message)) return "client";
     if (bundle.dialect === "tau") return message.type === "request" ? "client" : "server";
-    if (typeof message.method === "string") return bundle.method(message.method)?.direction === "server-to-client" ? "server" : "client";
+    if (typeof message.method === "string") return bundle.method(message.method, "client") || !bundle.method(message.method, "server") ? "client" : "server";
     // A response travels opposite to its request; answers to reverse requests come from clients.
     return this.open.has(this.key(bundle, "server", message.id)) ? "client" : "server";
   }
@@ -106,6 +127,7 @@ export class TranscriptChecker {
         return { ok: false, subject: result.subject, issues: [correlation, ...result.issues] };
       }
       this.open.delete(k);
+      if (request.twin) this.open.delete(request.twin);
       return toVerdict(validated ?? bundle.message(sender, message, request.method));
     }
     const result = validated ?? bundle.message(sender, message);
@@ -121,7 +143,7 @@ export class TranscriptChecker {
           issues: [{ pointer: "/id", message: `duplicate id ${JSON.stringify(message.id)}: a request with this id is still open`, keyword: "correlation" }, ...verdict.issues],
         };
       }
-      if (bundle.method(message.method)) this.open.set(k, { method: message.method });
+      if (bundle.method(message.method, sender)) this.open.set(k, { method: message.method });
     }
     return verdict;
   }

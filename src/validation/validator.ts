@@ -36,6 +36,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 export class BundleValidator {
   private readonly compiledDefinitions = new Map<string, ValidateFunction>();
   private readonly byName = new Map<string, IndexEntry>();
+  /** Methods by wire name: one entry per direction (a name may be a request and a reverse request). */
+  private readonly methods = new Map<string, IndexEntry[]>();
   private readonly eventTypes = new Map<string, IndexEntry>();
 
   constructor(
@@ -47,13 +49,20 @@ export class BundleValidator {
   ) {
     for (const e of entries) {
       if (e.kind === "event") this.eventTypes.set(e.name, e);
-      else this.byName.set(`${e.kind === "server-message" ? "message" : "method"}:${e.name}`, e);
+      else if (e.kind === "server-message") this.byName.set(`message:${e.name}`, e);
+      else this.methods.set(e.name, [...(this.methods.get(e.name) ?? []), e]);
     }
   }
 
-  /** The registry entry of a method (request, reverse request or notification) in this version. */
-  method(name: string): IndexEntry | undefined {
-    return this.byName.get(`method:${name}`);
+  /**
+   * The registry entry of a method (request, reverse request or notification) in this version:
+   * the one `sender` sends, or without a sender the first the registry lists (client requests come
+   * before reverse requests).
+   */
+  method(name: string, sender?: Sender): IndexEntry | undefined {
+    const entries = this.methods.get(name);
+    if (!sender) return entries?.[0];
+    return entries?.find((e) => e.direction === directionOf(sender));
   }
 
   serverMessage(type: string): IndexEntry | undefined {
@@ -87,14 +96,16 @@ export class BundleValidator {
     return fn;
   }
 
-  params(method: string, params: unknown, pointerPrefix = ""): ValidationResult {
-    const entry = this.method(method);
+  /** Params of a method `sender` sends (by default a client request). */
+  params(method: string, params: unknown, pointerPrefix = "", sender: Sender = "client"): ValidationResult {
+    const entry = this.method(method, sender);
     if (!entry) return invalid([issue(`${pointerPrefix}/method`, `unknown method ${JSON.stringify(method)}`)], method);
     return this.check(entry.definitions.params!, params, method, pointerPrefix);
   }
 
-  result(method: string, result: unknown, pointerPrefix = ""): ValidationResult {
-    const entry = this.method(method);
+  /** Result of a method `sender` sends (by default a client request; "server" for the answer to a reverse request). */
+  result(method: string, result: unknown, pointerPrefix = "", sender: Sender = "client"): ValidationResult {
+    const entry = this.method(method, sender);
     if (!entry?.definitions.result) return invalid([issue(pointerPrefix || "/", `no result is defined for ${JSON.stringify(method)}`)], method);
     return this.check(entry.definitions.result, result, method, pointerPrefix);
   }
@@ -124,7 +135,7 @@ export class BundleValidator {
       const envelope = this.check("RequestEnvelope", msg);
       if (!envelope.ok) return { ...envelope, subject: typeof msg.method === "string" ? msg.method : undefined };
       const method = msg.method as string;
-      const entry = this.method(method);
+      const entry = this.method(method, "client");
       if (!entry || entry.kind !== "request") return invalid([issue("/method", `unknown method ${JSON.stringify(method)}`)], method);
       return this.check(entry.definitions.request!, msg, method);
     }
@@ -133,7 +144,8 @@ export class BundleValidator {
     if (type === "response") {
       if (msg.ok === false) return this.check("ErrorResponse", msg, respondsTo ?? "response");
       if (msg.ok !== true) return invalid([issue("/ok", "must be true or false", "type")], respondsTo ?? "response");
-      if (respondsTo && this.method(respondsTo)) return this.check(this.method(respondsTo)!.definitions.response!, msg, respondsTo);
+      const request = respondsTo ? this.method(respondsTo, "client") : undefined;
+      if (request) return this.check(request.definitions.response!, msg, respondsTo);
       return this.check("SuccessResponse", msg, "response");
     }
     const entry = this.serverMessage(type);
@@ -146,15 +158,15 @@ export class BundleValidator {
     if (!("method" in msg)) {
       if ("error" in msg) return this.check("ErrorResponse", msg, respondsTo ?? "response");
       if (!("result" in msg)) return invalid([issue("", "must have a method (request) or a result or error (response)", "required")]);
-      const entry = respondsTo ? this.method(respondsTo) : undefined;
+      // A response travels opposite to the request it answers.
+      const entry = respondsTo ? this.method(respondsTo, sender === "client" ? "server" : "client") : undefined;
       if (entry) return this.check(entry.definitions.response!, msg, respondsTo);
       return this.check("SuccessResponse", msg, "response");
     }
     const method = msg.method;
     if (typeof method !== "string") return invalid([issue("/method", "must be a string", "type")]);
-    const entry = this.method(method);
-    const expectedDirection = sender === "client" ? "client-to-server" : "server-to-client";
-    if (!entry || entry.direction !== expectedDirection) {
+    const entry = this.method(method, sender);
+    if (!entry) {
       return invalid([issue("/method", `unknown ${sender === "client" ? "client" : "server"} method ${JSON.stringify(method)}`)], method);
     }
     const definition = entry.definitions.request ?? entry.definitions.notification!;
@@ -171,6 +183,8 @@ export class BundleValidator {
     return result;
   }
 }
+
+const directionOf = (sender: Sender): IndexEntry["direction"] => (sender === "client" ? "client-to-server" : "server-to-client");
 
 function describeSubject(msg: Record<string, unknown>): string | undefined {
   if (typeof msg.method === "string") return msg.method;

@@ -26,6 +26,8 @@ export interface TestGatewayOptions {
   stateDir?: string;
   /** Default cwd of new sessions (default: a fresh temporary directory). */
   defaultCwd?: string;
+  /** --workspace-root values (default: none, unconfined). */
+  workspaceRoots?: string[];
   host?: Omit<TauHostOptions, "port" | "stateDir">;
 }
 
@@ -77,6 +79,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       {
         upstream: host!.url,
         defaultCwd: cwd,
+        workspaceRoots: options.workspaceRoots,
         eventRetention: options.eventRetention ?? 10_000,
         interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
       },
@@ -144,7 +147,7 @@ export interface EmbeddedStackGateway {
  * fails, closes the app and the stack and removes the directory.
  */
 export async function listenOnEmbeddedStack(
-  settings: { cwdPrefix: string; eventRetention: number; upstreamToken?: string },
+  settings: { cwdPrefix: string; eventRetention: number; upstreamToken?: string; tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]> },
   build: (stack: BridgeStack) => FastifyInstance,
 ): Promise<EmbeddedStackGateway> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), settings.cwdPrefix)));
@@ -157,7 +160,11 @@ export async function listenOnEmbeddedStack(
   };
   try {
     const { upstreamToken, eventRetention } = settings;
-    await stack.start({ upstream: "embedded", upstreamToken, defaultCwd: cwd, eventRetention, interactionTimeoutMs: 300_000 }, [], () => undefined);
+    await stack.start(
+      { upstream: "embedded", upstreamToken, defaultCwd: cwd, eventRetention, interactionTimeoutMs: 300_000, tenantWorkspaceRoots: settings.tenantWorkspaceRoots },
+      [],
+      () => undefined,
+    );
     app = build(stack);
     const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
     return { app, stack, cwd, baseUrl, stop };

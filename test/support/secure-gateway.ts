@@ -35,7 +35,8 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
       done();
     },
   });
-  const settings = { cwdPrefix: "secure-gateway-", eventRetention: 1000, upstreamToken: options.upstreamToken };
+  // Tenants' workspace roots travel with the tokens, as `serve` passes them.
+  const settings = { cwdPrefix: "secure-gateway-", eventRetention: 1000, upstreamToken: options.upstreamToken, tenantWorkspaceRoots: options.tokens?.tenantWorkspaceRoots() };
   const gateway = await listenOnEmbeddedStack(settings, (stack) =>
     buildGateway({
       tauUpstream: { url: stack.url!, token: options.upstreamToken },

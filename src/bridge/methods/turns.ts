@@ -2,20 +2,24 @@ import { randomUUID } from "node:crypto";
 import type { Event, SessionAbortParams, SessionAbortResult, SessionSendParams, SessionSendResult } from "../../../generated/ask-v1.0.js";
 import type { ClientRequests as TauRequests } from "../../../generated/tau-v18.js";
 import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
-import { AskError, sessionNotFound, toAskError } from "../ask-errors.js";
+import { AskError, toAskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import type { EventLog } from "../event-log.js";
 import type { SessionRecord } from "../session-registry.js";
 
 /**
- * session/send. Tau answers submit/queue/steer only when the turn settles, so acceptance is read
+ * session/send. An idle session starts a turn (status steered). A running one takes the message
+ * into the running turn at its next model call (Tau's steer), which Ask hosts call queued; the
+ * `mode` extension picks explicitly, with a status for each: steer → steered, queue (Tau's queue,
+ * a turn of its own at the next turn boundary) → queued.
+ *
+ * Tau answers submit/queue/steer only when the turn settles, so acceptance is read
  * from the session's own event stream: the turn starting (submit), or the message appearing in the
  * pending queue (queue, steer). A later failure of an accepted message is reported as an `error`
  * event, since the send request was already answered.
  */
 export async function send(ctx: MethodContext, params: SessionSendParams): Promise<SessionSendResult> {
   const record = await ctx.services.sessions.access(params.sessionId, ctx.peer.tenant);
-  if (record.closed) throw sessionNotFound(params.sessionId);
   const { hub } = record;
   const active = hub.activeTurnId;
   if (params.expectedTurnId !== undefined && params.expectedTurnId !== active) {
@@ -56,14 +60,14 @@ export async function send(ctx: MethodContext, params: SessionSendParams): Promi
     (e) => (e.type === "queue.updated" && e.payload.messages.some((m) => m.mode === "steer" && m.text === params.content)) || e.type === "turn.started",
     "fail",
   );
-  return { accepted: true, status: "steered", turnId: active ?? null };
+  return { accepted: true, status: params.mode === "steer" ? "steered" : "queued", turnId: active ?? null };
 }
 
+/** session/abort. Answers aborted:true whether or not a turn was running, as Ask hosts do: afterwards nothing runs. */
 export async function abort({ services, peer }: MethodContext, params: SessionAbortParams): Promise<SessionAbortResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
-  if (record.closed) throw sessionNotFound(params.sessionId);
-  const result = await services.upstream.request("session.interrupt", { sessionId: record.sessionId });
-  return { aborted: result.interrupted, sessionId: record.sessionId };
+  await services.upstream.request("session.interrupt", { sessionId: record.sessionId });
+  return { aborted: true, sessionId: record.sessionId };
 }
 
 /** The Tau requests that deliver a user message; each answers only when its turn settles. */

@@ -1,5 +1,5 @@
 import type { MessageFrames } from "../model.js";
-import { any, int, literal, nul, obj, opt, ref, str, type Schema } from "../schema.js";
+import { any, anyOf, int, literal, nul, obj, opt, ref, str, type Schema } from "../schema.js";
 
 /**
  * A member that must not be there. JSON-RPC 2.0 (§5) gives a response either `result` or `error`,
@@ -22,7 +22,7 @@ export const jsonRpcDefinitions: Record<string, Schema> = {
       jsonrpc: opt(ref("JsonRpcVersion")),
       id: opt(ref("RequestId")),
       method: str(),
-      params: opt({ type: ["object", "array"] }),
+      params: opt({ type: ["object", "array", "null"] }),
     },
     { description: "Any request or notification before method-specific validation." },
   ),
@@ -49,7 +49,8 @@ export const askFrames: MessageFrames = {
       jsonrpc: opt(ref("JsonRpcVersion")),
       ...(isNotification ? {} : { id: entry.kind === "request" ? opt(ref("RequestId")) : ref("RequestId") }),
       method: literal(entry.name),
-      params: required ? params : opt(params),
+      // null params mean none (Ask hosts treat them as {}), so they do for a method without required params.
+      params: required ? params : opt(anyOf(params, nul())),
     });
   },
   response: (_entry, result) => obj({ jsonrpc: opt(ref("JsonRpcVersion")), id: ref("RequestId"), result, error: ABSENT }),

@@ -57,6 +57,8 @@ export const INTERACTION_KINDS = ["approval", "plan", "user_input"] as const;
 export const INTERACTION_STATUSES = ["pending", "approved", "rejected", "responded", "cancelled", "expired"] as const;
 export const SEND_STATUSES = ["queued", "steered", "stale"] as const;
 export const SEND_MODES = ["queue", "steer"] as const;
+/** The tool names Ask hosts know for session/create `tools` (their built-in tools). */
+export const ASK_TOOL_NAMES = ["bash", "read", "write", "edit", "glob", "grep", "code"] as const;
 
 export const typeDefinitions: Record<string, Schema> = {
   ApprovalDetails: obj(
@@ -111,7 +113,7 @@ export const typeDefinitions: Record<string, Schema> = {
   ),
 
   SendStatus: describe(
-    "What session/send did: steered = started a turn or injected into the running one; queued = held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.",
+    "What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.",
     oneOfStrings(SEND_STATUSES),
   ),
 
@@ -240,8 +242,13 @@ export const typeDefinitions: Record<string, Schema> = {
 
   WorkspaceSettings: obj(
     {
-      model: opt(obj({ current: opt(obj({ modelId: opt(nullable(str())), providerId: opt(nullable(str())) })) })),
-      permissions: opt(obj({ mode: opt(str()) })),
+      model: obj({
+        current: obj({
+          modelId: nullable(str({ description: "Model id without provider prefix; null when no session tells it." })),
+          providerId: nullable(str()),
+        }),
+      }),
+      permissions: obj({ mode: str({ description: "The approval mode: off, require or auto." }) }),
     },
     { description: "Settings block of workspace/readState, kept for legacy clients." },
   ),
