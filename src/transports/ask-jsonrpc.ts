@@ -24,9 +24,11 @@ import { RequestOrder, type RequestTurn } from "./request-order.js";
  *   that order; a batch is applied element by element and answered at its place;
  * - a response is written before the notifications its request causes: notifications and reverse
  *   requests that arise while a request is open wait until the responses before them are written
- *   (outbound-sequencer.ts), so a client that reads "the next line" as its answer gets it;
+ *   (outbound-sequencer.ts), so a client that reads "the next line" as its answer gets it. Holding
+ *   a reverse request cannot deadlock: no Ask request waits for a client's answer (interactions
+ *   wait, and the methods that settle them answer at once);
  * - the client's answer to one of our reverse requests is not a request: it is taken at once,
- *   never queued behind the requests it may be what they are waiting for.
+ *   never queued behind requests, so an interaction never waits for the connection's other work.
  * A queued request counts as in flight for the gates (the in-flight limit, the drain): it was
  * accepted when it arrived.
  */
@@ -205,8 +207,8 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
         return outbound.reserve().fill(answerText(error(null, "parse_error", `Parse error: ${(err as Error).message}`)));
       }
       if (isClientResponse(value)) {
-        // An answer to our reverse request is taken at once, with no place in the outbound order:
-        // the requests before it may be waiting for exactly this answer. Only a malformed one is answered.
+        // An answer to our reverse request takes no place in either order: it is handed to the
+        // waiting interaction at once. Only a malformed one is answered.
         const refusal = await handleOne(value);
         return refusal ? outbound.reserve().fill(answerText(refusal)) : undefined;
       }
