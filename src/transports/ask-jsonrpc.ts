@@ -10,12 +10,27 @@ import {
 import type { Event, SessionEventParams } from "../../generated/ask-v1.0.js";
 import { AskError, ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../bridge/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
+import { OutboundSequencer } from "./outbound-sequencer.js";
+import { RequestOrder, type RequestTurn } from "./request-order.js";
 
 /**
  * One Ask JSON-RPC connection, whatever carries its text (WebSocket, stdio, HTTP): json-rpc-2.0's
  * server answers the client's requests and its client sends our reverse requests on the same
- * connection. This layer only frames: envelope checks the library does not make (the optional
- * `"jsonrpc"` member, batches element by element, ids), everything else is the bridge's.
+ * connection. This layer frames (envelope checks the library does not make: the optional
+ * `"jsonrpc"` member, batches element by element, ids) and orders; everything else is the bridge's.
+ *
+ * Order, the same on every transport (as an Ask host handles a connection):
+ * - requests are applied one after another in arrival order (request-order.ts), and answered in
+ *   that order; a batch is applied element by element and answered at its place;
+ * - a response is written before the notifications its request causes: notifications and reverse
+ *   requests that arise while a request is open wait until the responses before them are written
+ *   (outbound-sequencer.ts), so a client that reads "the next line" as its answer gets it. Holding
+ *   a reverse request cannot deadlock: no Ask request waits for a client's answer (interactions
+ *   wait, and the methods that settle them answer at once);
+ * - the client's answer to one of our reverse requests is not a request: it is taken at once,
+ *   never queued behind requests, so an interaction never waits for the connection's other work.
+ * A queued request counts as in flight for the gates (the in-flight limit, the drain): it was
+ * accepted when it arrived.
  */
 
 export interface AskJsonRpcOptions {
@@ -33,7 +48,7 @@ export type AskCallGate = (method: string, call: () => Promise<unknown>) => Prom
 
 export interface AskJsonRpcConnection {
   readonly peer: AskPeer;
-  /** Handles one incoming text message (a request, notification, response or batch). */
+  /** Handles one incoming text message (a request, notification, response or batch); resolves once its answer is written. */
   receive(text: string): Promise<void>;
   close(): void;
 }
@@ -44,6 +59,15 @@ const DEFAULT_MAX_BATCH = 100;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is string | number => typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
+/** An answer to one of our reverse requests (an id, no method, a result or an error). */
+const isClientResponse = (v: unknown): v is Record<string, unknown> =>
+  isObject(v) && !("method" in v) && "id" in v && v.id !== undefined && ("result" in v || "error" in v);
+
+/** What a method handler gets besides the params: the connection's peer and the request's place in its order. */
+interface CallContext {
+  peer: AskPeer;
+  turn: RequestTurn;
+}
 
 /**
  * The JSON of `session/event` params, made once per event and session: an event goes to every
@@ -68,23 +92,29 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
     const { jsonrpc: _omitted, ...rest } = message as Record<string, unknown>;
     return JSON.stringify(rest);
   };
-  const write = (message: object | object[]) => {
-    if (!peer.closed) sendText(Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message));
-  };
+  const outbound = new OutboundSequencer((text) => {
+    if (!peer.closed) sendText(text);
+  });
+  const order = new RequestOrder();
+  const answerText = (message: object | object[] | null): string | undefined =>
+    message === null ? undefined : Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message);
   // Exactly what `serialize` makes of `{ jsonrpc: "2.0", method, params }`, around params serialized once per event.
   const notificationHead = options.jsonrpcMember === "include" ? '{"jsonrpc":"2.0","method":' : '{"method":';
   const notify = (method: "session/event", params: SessionEventParams) => {
-    if (!peer.closed) sendText(`${notificationHead}${JSON.stringify(method)},"params":${sessionEventParamsJson(params)}}`);
+    if (!peer.closed) outbound.send(`${notificationHead}${JSON.stringify(method)},"params":${sessionEventParamsJson(params)}}`);
   };
 
   let nextId = FIRST_REVERSE_REQUEST_ID;
   // Error answers are the protocol working, not faults: the bridge logs internal errors itself, and
   // the library's default (console.warn) would write onto stderr for every -32004.
-  const server = new JSONRPCServer<AskPeer>({ errorListener: () => undefined });
-  const client = new JSONRPCClient<void>((payload: object) => write(payload), () => nextId++);
-  const rpc = new JSONRPCServerAndClient<AskPeer, void>(server, client);
+  const server = new JSONRPCServer<CallContext>({ errorListener: () => undefined });
+  const client = new JSONRPCClient<void>((payload: object) => outbound.send(serialize(payload)), () => nextId++);
+  const rpc = new JSONRPCServerAndClient<CallContext, void>(server, client);
   const gate: AskCallGate = options.gate ?? ((_method, call) => call());
-  for (const method of ASK_METHOD_NAMES) rpc.addMethod(method, (params, p) => gate(method, () => bridge.call(p, method, params)));
+  // The gates see the request from its arrival (a queued request counts); its turn comes inside them.
+  for (const method of ASK_METHOD_NAMES) {
+    rpc.addMethod(method, (params, { peer, turn }) => gate(method, () => turn.run(() => bridge.call(peer, method, params))));
+  }
   server.mapErrorToJSONRPCErrorResponse = (id: JSONRPCID, error: unknown) =>
     error instanceof AskError
       ? createJSONRPCErrorResponse(id, error.code, error.message, error.data)
@@ -121,7 +151,11 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
   const error = (id: JSONRPCID, name: keyof typeof ASK_ERROR_CODES, message: string): JSONRPCResponse =>
     createJSONRPCErrorResponse(id, ASK_ERROR_CODES[name], message);
 
-  /** One message of a batch or a lone message; resolves with the response to send, if any. */
+  /**
+   * One message of a batch or a lone message; resolves with the response to send, if any. A call
+   * takes its place in the connection's order before this returns its promise (no await before it),
+   * so the elements of a batch, mapped in a row, are applied in array order.
+   */
   async function handleOne(message: unknown): Promise<JSONRPCResponse | null> {
     if (!isObject(message)) return error(null, "invalid_request", "Invalid Request: a JSON-RPC message must be an object");
     const hasId = "id" in message && message.id !== undefined;
@@ -129,8 +163,7 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
     const id = hasId && isId(message.id) ? message.id : null;
     if ("jsonrpc" in message && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0" when present');
     if (!("method" in message)) {
-      if (hasId && ("result" in message || "error" in message)) {
-        // An answer to one of our reverse requests.
+      if (isClientResponse(message)) {
         client.receive({ ...message, jsonrpc: "2.0" } as unknown as JSONRPCResponse);
         return null;
       }
@@ -145,7 +178,23 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
     if (!bridge.isMethod(message.method)) {
       return hasId ? error(id, "method_not_found", `Method not found: ${message.method}`) : null;
     }
-    return server.receive(request, peer);
+    const turn = order.enter();
+    try {
+      return await server.receive(request, { peer, turn });
+    } finally {
+      // A call its gates refused never ran; its place must not hold up the requests after it.
+      turn.release();
+    }
+  }
+
+  /** The answer to one text message: a response, a batch of responses, or nothing. */
+  async function answer(value: unknown): Promise<JSONRPCResponse | JSONRPCResponse[] | null> {
+    if (!Array.isArray(value)) return handleOne(value);
+    const max = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    if (value.length === 0) return error(null, "invalid_request", "Invalid Request: empty batch");
+    if (value.length > max) return error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${max}`);
+    const responses = (await Promise.all(value.map(handleOne))).filter((r): r is JSONRPCResponse => r !== null);
+    return responses.length ? responses : null;
   }
 
   return {
@@ -156,22 +205,22 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
       try {
         value = JSON.parse(text);
       } catch (err) {
-        write(error(null, "parse_error", `Parse error: ${(err as Error).message}`));
-        return;
+        return outbound.reserve().fill(answerText(error(null, "parse_error", `Parse error: ${(err as Error).message}`)));
       }
-      if (!Array.isArray(value)) {
-        const response = await handleOne(value);
-        if (response) write(response);
-        return;
+      if (isClientResponse(value)) {
+        // An answer to our reverse request takes no place in either order: it is handed to the
+        // waiting interaction at once. Only a malformed one is answered.
+        const refusal = await handleOne(value);
+        return refusal ? outbound.reserve().fill(answerText(refusal)) : undefined;
       }
-      const max = options.maxBatch ?? DEFAULT_MAX_BATCH;
-      if (value.length === 0) return write(error(null, "invalid_request", "Invalid Request: empty batch"));
-      if (value.length > max) return write(error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${max}`));
-      const responses = (await Promise.all(value.map(handleOne))).filter((r): r is JSONRPCResponse => r !== null);
-      if (responses.length) write(responses);
+      // The answer's place is taken now, on arrival; everything written after this waits for it.
+      const slot = outbound.reserve();
+      return slot.fill(answerText(await answer(value)));
     },
     close() {
       if (closed) return;
+      // What is ready goes out while the transport may still take it; the rest is dropped.
+      outbound.close();
       closed = true;
       bridge.disconnect(peer);
       client.rejectAllPendingRequests("connection closed");

@@ -5,7 +5,7 @@ import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
 /** The Ask surface on one WebSocket: each text message is a JSON-RPC message or batch. */
 export function serveAskWebSocket(bridge: AskBridge, socket: WebSocket, options: AskJsonRpcOptions): void {
   const connection = attachAskJsonRpc(bridge, (text) => socket.send(text), options);
-  // Messages are handled in arrival order; each may answer later (turn requests wait upstream).
+  // Each message takes its place in the connection's order on arrival (see ask-jsonrpc.ts).
   socket.on("message", (data, isBinary) => {
     if (isBinary) {
       socket.close(1003, "JSON-RPC requires text messages");

@@ -110,6 +110,11 @@ export class AskTestClient {
     });
   }
 
+  /** The id of the request sent last (ids count up from 1). */
+  get lastRequestId(): number {
+    return this.nextId - 1;
+  }
+
   notify(method: string, params?: unknown): void {
     this.send({ method, ...(params === undefined ? {} : { params }) });
   }

@@ -3,14 +3,19 @@ import WebSocket, { WebSocketServer } from "ws";
 
 /**
  * A WebSocket relay in front of a real Tau host that counts the requests reaching the host, by
- * method, and may rewrite what the host sends back (to make deltas fail to apply). Messages are
- * passed on in order in both directions.
+ * method, may rewrite what the host sends back (to make deltas fail to apply) and may hold it back
+ * for a while (to keep requests open as long as a test needs). Messages are passed on in order in
+ * both directions.
  */
 export interface CountingRelay {
   /** ws://… of the relay; connect here instead of to the host. */
   url: string;
   /** Requests that reached the host with this method. */
   count(method: string): number;
+  /** From now on, what the host sends waits in the relay (in order) until `release()`. */
+  hold(): void;
+  /** Passes on everything held and stops holding. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -24,6 +29,8 @@ export async function startCountingRelay(hostUrl: string, options: CountingRelay
   const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const upstreams = new Set<WebSocket>();
+  let holding = false;
+  const held: Array<() => void> = [];
 
   server.on("connection", (client) => {
     const upstream = new WebSocket(hostUrl);
@@ -34,7 +41,9 @@ export async function startCountingRelay(hostUrl: string, options: CountingRelay
     });
     upstream.on("message", (data) => {
       const text = data.toString();
-      client.send(options.fromHost ? JSON.stringify(options.fromHost(JSON.parse(text))) : text);
+      const pass = () => client.send(options.fromHost ? JSON.stringify(options.fromHost(JSON.parse(text))) : text);
+      if (holding) held.push(pass);
+      else pass();
     });
     client.on("message", (data) => {
       const text = data.toString();
@@ -52,6 +61,11 @@ export async function startCountingRelay(hostUrl: string, options: CountingRelay
   return {
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
     count: (method) => counts.get(method) ?? 0,
+    hold: () => void (holding = true),
+    release() {
+      holding = false;
+      for (const pass of held.splice(0)) pass();
+    },
     async close() {
       for (const upstream of upstreams) upstream.terminate();
       for (const client of server.clients) client.terminate();
