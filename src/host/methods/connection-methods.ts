@@ -1,16 +1,4 @@
-import type {
-  InitializeParams,
-  InitializeResult,
-  SessionCreateParams,
-  SessionCreateResult,
-  SessionListResult,
-  SessionObserveParams,
-  SessionObserveResult,
-  SessionSnapshotParams,
-  SessionUnobserveParams,
-  SessionUnobserveResult,
-  Snapshot,
-} from "../../../generated/tau-v18.js";
+import type { InitializeParams, InitializeResult, SessionCreateParams, SessionCreateResult, SessionListResult, SessionObserveParams, SessionObserveResult, SessionSnapshotParams, SessionUnobserveParams, SessionUnobserveResult, Snapshot } from "../../../generated/tau-v18.js";
 import type { RequestContext } from "../host-context.js";
 import { sessionNotFound } from "../protocol-error.js";
 import type { SessionStreamMessage } from "../session-state.js";

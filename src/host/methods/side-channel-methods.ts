@@ -1,18 +1,5 @@
 import { resolve } from "node:path";
-import type {
-  SessionCancelExecParams,
-  SessionCancelExecResult,
-  SessionEphemeralCloseParams,
-  SessionEphemeralCloseResult,
-  SessionEphemeralCreateParams,
-  SessionEphemeralCreateResult,
-  SessionEphemeralSubmitParams,
-  SessionEphemeralSubmitResult,
-  SessionExecParams,
-  SessionExecResult,
-  SessionSampleParams,
-  SessionSampleResult,
-} from "../../../generated/tau-v18.js";
+import type { SessionCancelExecParams, SessionCancelExecResult, SessionEphemeralCloseParams, SessionEphemeralCloseResult, SessionEphemeralCreateParams, SessionEphemeralCreateResult, SessionEphemeralSubmitParams, SessionEphemeralSubmitResult, SessionExecParams, SessionExecResult, SessionSampleParams, SessionSampleResult } from "../../../generated/tau-v18.js";
 import { CANCEL_CAUSES, cancelCause } from "../cancel-causes.js";
 import { runExec } from "../exec-runner.js";
 import type { RequestContext } from "../host-context.js";

@@ -1,22 +1,4 @@
-import type {
-  SessionAutocompletePathsParams,
-  SessionAutocompletePathsResult,
-  SessionCompactParams,
-  SessionCompactResult,
-  SessionInterruptSubagentParams,
-  SessionInterruptSubagentResult,
-  SessionReloadParams,
-  SessionReloadResult,
-  SessionResolvePromptParams,
-  SessionResolvePromptResult,
-  SessionRewindParams,
-  SessionRewindResult,
-  SessionSetAutoCompactThresholdParams,
-  SessionSetPersonaParams,
-  SessionSetReasoningParams,
-  SettingsUpdateResult,
-  Snapshot,
-} from "../../../generated/tau-v18.js";
+import type { SessionAutocompletePathsParams, SessionAutocompletePathsResult, SessionCompactParams, SessionCompactResult, SessionInterruptSubagentParams, SessionInterruptSubagentResult, SessionReloadParams, SessionReloadResult, SessionResolvePromptParams, SessionResolvePromptResult, SessionRewindParams, SessionRewindResult, SessionSetAutoCompactThresholdParams, SessionSetPersonaParams, SessionSetReasoningParams, SettingsUpdateResult, Snapshot } from "../../../generated/tau-v18.js";
 import { promptBody } from "../catalog.js";
 import type { RequestContext } from "../host-context.js";
 import { completePaths } from "../path-completion.js";

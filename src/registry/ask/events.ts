@@ -1,21 +1,5 @@
 import type { EventEntry } from "../model.js";
-import {
-  any,
-  arr,
-  bool,
-  describe,
-  int,
-  nonEmpty,
-  nullable,
-  num,
-  obj,
-  oneOfStrings,
-  opt,
-  record,
-  ref,
-  str,
-  type Schema,
-} from "../schema.js";
+import { any, arr, bool, describe, int, nonEmpty, nullable, num, obj, oneOfStrings, opt, record, ref, str, type Schema } from "../schema.js";
 
 /**
  * Every event type carried by `session/event` (spec §3), then the event types the gateway adds

@@ -1,22 +1,4 @@
-import {
-  any,
-  anyOf,
-  arr,
-  bool,
-  describe,
-  int,
-  literal,
-  nonEmpty,
-  nullable,
-  obj,
-  oneOfStrings,
-  opt,
-  record,
-  ref,
-  str,
-  union,
-  type Schema,
-} from "../schema.js";
+import { any, anyOf, arr, bool, describe, int, literal, nonEmpty, nullable, obj, oneOfStrings, opt, record, ref, str, union, type Schema } from "../schema.js";
 
 /**
  * Shared Ask definitions: the vocabularies (delivery kinds, capabilities, modes, scopes) and the

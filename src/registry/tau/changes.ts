@@ -1,20 +1,4 @@
-import {
-  arr,
-  int,
-  literal,
-  nonEmpty,
-  nullable,
-  num,
-  obj,
-  oneOfStrings,
-  opt,
-  ref,
-  since,
-  str,
-  union,
-  until,
-  type Schema,
-} from "../schema.js";
+import { arr, int, literal, nonEmpty, nullable, num, obj, oneOfStrings, opt, ref, since, str, union, until, type Schema } from "../schema.js";
 import { goalSchema } from "./snapshot.js";
 
 /**

@@ -1,27 +1,14 @@
-import {
-  describe,
-  int,
-  literal,
-  nonEmpty,
-  noNul,
-  nullable,
-  obj,
-  oneOfStrings,
-  opt,
-  record,
-  ref,
-  str,
-  until,
-  union,
-  MAX_SAFE_INTEGER,
-  type Schema,
-} from "../schema.js";
+import { describe, int, literal, nonEmpty, noNul, nullable, obj, oneOfStrings, opt, record, ref, str, until, union, MAX_SAFE_INTEGER, type Schema } from "../schema.js";
 import { EPHEMERAL_TOOL_NAMES } from "./host-tools.js";
 
 /**
  * Small shared Tau types (spec §4 "Common types", §4.1, §5.1, §5.9). Everything here is referenced
  * by name from methods, the snapshot and the server messages.
  */
+
+/** The cloudflare-sandbox environment (until v14): its input and snapshot differ only in `extra`. */
+const cloudflareSandbox = (extra: Record<string, Schema>) =>
+  until(14, obj({ kind: literal("cloudflare-sandbox"), bridgeId: nonEmpty(), sandboxId: nonEmpty(), ...extra }), "cloudflare-sandbox removed in v15");
 
 export const MAX_ATTRIBUTES = 32;
 export const MAX_ATTRIBUTE_KEY_CHARS = 64;
@@ -103,16 +90,7 @@ export const commonDefinitions: Record<string, Schema> = {
 
   ExecutionEnvironmentInput: union(
     ref("LocalExecutionEnvironmentInput"),
-    until(
-      14,
-      obj({
-        kind: literal("cloudflare-sandbox"),
-        bridgeId: nonEmpty(),
-        sandboxId: nonEmpty(),
-        cwd: ref("AbsPath"),
-      }),
-      "cloudflare-sandbox removed in v15",
-    ),
+    cloudflareSandbox({ cwd: ref("AbsPath") }),
     ref("FlySpriteExecutionEnvironmentInput"),
   ),
 
@@ -130,17 +108,7 @@ export const commonDefinitions: Record<string, Schema> = {
 
   ExecutionEnvironmentSnapshot: union(
     ref("LocalExecutionEnvironmentSnapshot"),
-    until(
-      14,
-      obj({
-        kind: literal("cloudflare-sandbox"),
-        bridgeId: nonEmpty(),
-        sandboxId: nonEmpty(),
-        cwd: nonEmpty(),
-        home: nonEmpty(),
-      }),
-      "cloudflare-sandbox removed in v15",
-    ),
+    cloudflareSandbox({ cwd: nonEmpty(), home: nonEmpty() }),
     ref("FlySpriteExecutionEnvironmentSnapshot"),
   ),
 

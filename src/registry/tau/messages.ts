@@ -1,23 +1,4 @@
-import {
-  any,
-  anyOf,
-  arr,
-  bool,
-  describe,
-  int,
-  literal,
-  nonEmpty,
-  num,
-  obj,
-  oneOfStrings,
-  opt,
-  record,
-  ref,
-  since,
-  str,
-  union,
-  type Schema,
-} from "../schema.js";
+import { any, anyOf, arr, bool, describe, int, literal, nonEmpty, num, obj, oneOfStrings, opt, record, ref, since, str, union, type Schema } from "../schema.js";
 
 /**
  * Model messages as they appear in snapshots, deltas and `session.sample` (spec §5.2, §5.3). The

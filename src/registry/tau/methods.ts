@@ -1,25 +1,5 @@
 import type { MethodEntry } from "../model.js";
-import {
-  arr,
-  base64,
-  bool,
-  describe,
-  during,
-  int,
-  literal,
-  nonEmpty,
-  noNul,
-  nullable,
-  obj,
-  oneOfStrings,
-  opt,
-  protocolVersion,
-  ref,
-  since,
-  str,
-  union,
-  type Schema,
-} from "../schema.js";
+import { arr, base64, bool, describe, during, int, literal, nonEmpty, noNul, nullable, obj, oneOfStrings, opt, protocolVersion, ref, since, str, union, type Schema } from "../schema.js";
 import { clientToolContent } from "./client-tools.js";
 import { anyInt, autoCompactThreshold, nonEmptyNoNul } from "./common.js";
 

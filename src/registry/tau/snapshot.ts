@@ -1,26 +1,4 @@
-import {
-  any,
-  arr,
-  bool,
-  byVersion,
-  describe,
-  int,
-  literal,
-  nonEmpty,
-  nullable,
-  num,
-  obj,
-  oneOfStrings,
-  opt,
-  record,
-  ref,
-  since,
-  singleLine,
-  str,
-  union,
-  until,
-  type Schema,
-} from "../schema.js";
+import { any, arr, bool, byVersion, describe, int, literal, nonEmpty, nullable, num, obj, oneOfStrings, opt, record, ref, since, singleLine, str, union, until, type Schema } from "../schema.js";
 import { anyInt, autoCompactThreshold, nonEmptySingleLine } from "./common.js";
 
 /**
