@@ -1,4 +1,5 @@
 import { AskBridge } from "../bridge/ask-bridge.js";
+import { BridgeCore } from "../bridge/bridge-core.js";
 import { gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
@@ -15,13 +16,14 @@ export interface BridgeStackSettings {
 }
 
 /**
- * What every Ask-speaking command runs: the upstream Tau host (the embedded one by default), the
- * bridge connection to it, and the Ask bridge. `serve` puts HTTP and WebSockets in front of it,
- * `stdio` a pair of pipes.
+ * What every command that hosts sessions runs: the upstream Tau host (the embedded one by
+ * default), the bridge connection to it, the bridge core every dialect shares, and the Ask bridge
+ * on it. `serve` puts HTTP and WebSockets in front of it, `stdio` a pair of pipes.
  */
 export class BridgeStack {
   host: RunningTauHost | undefined;
   upstream: TauUpstream | undefined;
+  core: BridgeCore | undefined;
   bridge: AskBridge | undefined;
   url: string | undefined;
 
@@ -38,23 +40,23 @@ export class BridgeStack {
     // The bridge connection advertises the tools through which the agent reaches Ask clients (DESIGN §4.4).
     const tools = gatewayClientTools(commandTools, { deadlineMs: settings.interactionTimeoutMs });
     this.upstream = new TauUpstream({ url: this.url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log });
-    this.bridge = new AskBridge({
+    this.core = new BridgeCore({
       upstream: this.upstream,
-      defaultCwd: settings.defaultCwd,
-      serverVersion: gatewayVersion(),
       retention: settings.eventRetention,
       interactionDeadlineMs: settings.interactionTimeoutMs,
       commandTools,
       log,
     });
-    // Before the upstream starts, so the bridge sees every message and reconnect.
-    this.bridge.start();
+    this.bridge = new AskBridge({ core: this.core, defaultCwd: settings.defaultCwd, serverVersion: gatewayVersion(), log });
+    // Before the upstream starts, so the sessions see every message and reconnect.
+    this.core.start();
     await this.upstream.start();
   }
 
   /** Closes in reverse order of starting, each step independent of the others. */
   async close(): Promise<void> {
     await this.bridge?.close().catch(() => undefined);
+    await this.core?.close().catch(() => undefined);
     await this.upstream?.close().catch(() => undefined);
     await this.host?.close().catch(() => undefined);
   }
