@@ -1,6 +1,8 @@
+import { AcpAgent } from "../acp/agent.js";
 import { AskBridge } from "../bridge/ask-bridge.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
 import { gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
 import type { Log } from "../shared/log.js";
@@ -13,18 +15,22 @@ export interface BridgeStackSettings {
   defaultCwd: string;
   eventRetention: number;
   interactionTimeoutMs: number;
+  /** How long a turn may run on after its client went away (the drain timeout; default 10000). */
+  drainTimeout?: number;
 }
 
 /**
  * What every command that hosts sessions runs: the upstream Tau host (the embedded one by
  * default), the bridge connection to it, the bridge core every dialect shares, and the Ask bridge
- * on it. `serve` puts HTTP and WebSockets in front of it, `stdio` a pair of pipes.
+ * and the ACP agent on it. `serve` puts HTTP and WebSockets in front of it, `stdio` and `acp` a
+ * pair of pipes.
  */
 export class BridgeStack {
   host: RunningTauHost | undefined;
   upstream: TauUpstream | undefined;
   core: BridgeCore | undefined;
   bridge: AskBridge | undefined;
+  acp: AcpAgent | undefined;
   url: string | undefined;
 
   /** Starts the host (if embedded), the bridge and the upstream connection; throws on failure (close() cleans up). */
@@ -48,6 +54,13 @@ export class BridgeStack {
       log,
     });
     this.bridge = new AskBridge({ core: this.core, defaultCwd: settings.defaultCwd, serverVersion: gatewayVersion(), log });
+    this.acp = new AcpAgent({
+      core: this.core,
+      serverVersion: gatewayVersion(),
+      commandTools,
+      abandonedTurnGraceMs: settings.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT_MS,
+      log,
+    });
     // Before the upstream starts, so the sessions see every message and reconnect.
     this.core.start();
     await this.upstream.start();
@@ -55,6 +68,8 @@ export class BridgeStack {
 
   /** Closes in reverse order of starting, each step independent of the others. */
   async close(): Promise<void> {
+    // First, while Tau can still hear it: turns of ACP clients still running are interrupted.
+    await this.acp?.close().catch(() => undefined);
     await this.bridge?.close().catch(() => undefined);
     await this.core?.close().catch(() => undefined);
     await this.upstream?.close().catch(() => undefined);

@@ -34,37 +34,49 @@ export function officialValidator(definition?: string): ValidateFunction {
   return fn;
 }
 
-/** The messages an agent sends (requests, responses, notifications) per the official schema's `Agent` branch. */
-export function officialAgentMessageProblems(message: unknown): string | undefined {
-  const root = officialValidator();
-  if (root(message)) {
-    // The root accepts a message of either side; an agent's message must fit the agent side.
-    const agentSide = agentMessageValidator();
-    if (agentSide(message)) return undefined;
-    return JSON.stringify(agentSide.errors?.slice(0, 5));
-  }
-  return JSON.stringify(root.errors?.slice(0, 5));
+/**
+ * Problems of the messages an agent sent, checked as an ACP client would take them: each against
+ * the official definition for its method — a request's or notification's params by method, a
+ * response's result by the method of the client's request it answers (`fromClient` are the
+ * client's messages), an error as the official Error — and the whole message against the root.
+ * (The root alone accepts any params for any method: it admits extension methods.)
+ */
+export function agentMessageProblems(fromAgent: unknown[], fromClient: unknown[]): string[] {
+  const clientRequests = new Map<string, string>();
+  for (const m of fromClient) if (isRequest(m)) clientRequests.set(JSON.stringify(m.id), m.method);
+  const problems: string[] = [];
+  fromAgent.forEach((message, index) => {
+    const at = `#${index} ${JSON.stringify(message).slice(0, 200)}`;
+    const root = officialValidator();
+    if (!root(message)) return problems.push(`${at}: ${JSON.stringify(root.errors?.slice(0, 3))}`);
+    const m = message as Record<string, unknown>;
+    let definition: string | undefined;
+    let value: unknown;
+    if (typeof m.method === "string") {
+      const suffix = "id" in m ? "Request" : "Notification";
+      definition = definitionFor(m.method, "client", suffix);
+      value = m.params;
+    } else if ("error" in m) {
+      definition = "Error";
+      value = m.error;
+    } else {
+      const method = clientRequests.get(JSON.stringify(m.id));
+      if (!method) return problems.push(`${at}: answers no request of the client`);
+      definition = definitionFor(method, "agent", "Response");
+      value = m.result;
+    }
+    if (!definition) return problems.push(`${at}: no official definition`);
+    const check = officialValidator(definition);
+    if (!check(value)) problems.push(`${at}: ${definition}: ${JSON.stringify(check.errors?.slice(0, 3))}`);
+  });
+  return problems;
 }
 
-let agentSide: ValidateFunction | undefined;
-function agentMessageValidator(): ValidateFunction {
-  if (!agentSide) {
-    officialValidator();
-    const anyOf = officialSchema.anyOf as Schema[];
-    const agent = anyOf.find((branch) => branch.title === "Agent")!;
-    agentSide = ajv!.compile(rebase(agent));
-  }
-  return agentSide;
+function isRequest(m: unknown): m is { id: unknown; method: string } {
+  return typeof m === "object" && m !== null && typeof (m as { method?: unknown }).method === "string" && "id" in m;
 }
 
-/** Points the Agent branch's references at the official schema added to the ajv instance. */
-function rebase(node: unknown): Schema {
-  const walk = (n: unknown): unknown => {
-    if (Array.isArray(n)) return n.map(walk);
-    if (n === null || typeof n !== "object") return n;
-    const out: Schema = {};
-    for (const [k, v] of Object.entries(n)) out[k] = k === "$ref" && typeof v === "string" && v.startsWith("#/") ? `urn:acp:official:v1${v}` : walk(v);
-    return out;
-  };
-  return walk(node) as Schema;
+/** The official definition of a method's params (`Request`/`Notification`) or result (`Response`); `side` handles the method. */
+export function definitionFor(method: string, side: "agent" | "client", suffix: "Request" | "Response" | "Notification"): string | undefined {
+  return Object.entries(officialSchema.$defs).find(([name, d]) => d["x-method"] === method && d["x-side"] === side && name.endsWith(suffix))?.[0];
 }
