@@ -5,7 +5,7 @@ import { acpRegistry } from "../src/registry/index.js";
 import { paramsName, resultName } from "../src/registry/names.js";
 import { readSchemaFile } from "../src/validation/schema-files.js";
 import { ProtocolValidators } from "../src/validation/validator.js";
-import { officialSchema } from "./support/acp-official-schema.js";
+import { agentMessageProblems, officialSchema } from "./support/acp-official-schema.js";
 
 type Schema = Record<string, unknown>;
 
@@ -100,6 +100,32 @@ describe("the ACP registry", () => {
     expect(acp.message("server", { jsonrpc: "2.0", id: 5, result: {} }, "session/load").ok).toBe(true);
     // jsonrpc is required in ACP (Ask tolerates its absence).
     expect(acp.message("client", { id: 1, method: "session/list", params: {} }).ok).toBe(false);
+  });
+});
+
+describe("the official-schema check the ACP tests use", () => {
+  const prompt = { jsonrpc: "2.0", id: 7, method: "session/prompt", params: { sessionId: "s", prompt: [{ type: "text", text: "hi" }] } };
+  const update = (u: object) => ({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: u } });
+
+  it("accepts what the official schema accepts", () => {
+    const sent = [update({ sessionUpdate: "current_mode_update", currentModeId: "auto" }), { jsonrpc: "2.0", id: 7, result: { stopReason: "end_turn" } }];
+    expect(agentMessageProblems(sent, [prompt])).toEqual([]);
+  });
+
+  it("checks params and results by method, which the schema's root alone does not", () => {
+    const problems = agentMessageProblems(
+      [
+        update({ sessionUpdate: "current_mode_update", modeId: "auto" }),
+        { jsonrpc: "2.0", id: 7, result: null },
+        { jsonrpc: "2.0", id: 8, result: {} },
+        { id: 9, error: { code: -32600, message: "x" } },
+      ],
+      [prompt],
+    );
+    expect(problems).toHaveLength(4);
+    expect(problems[0]).toMatch(/SessionNotification/);
+    expect(problems[1]).toMatch(/PromptResponse/);
+    expect(problems[2]).toMatch(/answers no request/);
   });
 });
 

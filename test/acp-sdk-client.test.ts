@@ -189,7 +189,7 @@ describe("tau-gateway acp with the official ACP SDK client", () => {
     });
   }, 90_000);
 
-  it("puts ask_user to the user as a form, and switches modes", async () => {
+  it("puts ask_user to the user as a form, a plan up for approval, notices, and switches modes", async () => {
     await withAgent(async (ctx, state) => {
       await initialize(ctx);
       const session = await ctx.buildSession(cwd).start();
@@ -205,6 +205,21 @@ describe("tau-gateway acp with the official ACP SDK client", () => {
       turn = await untilStop(session);
       expect(textOf(turn.updates, "agent_message_chunk")).toBe("Tool ask_user failed: the user did not answer: the user declined to answer");
 
+      state.permission = choose("allow_once");
+      void session.prompt('/tool submit_plan {"plan":"- [ ] Read the code\\n- [ ] Fix the bug"}\n/notice warn Disk almost full');
+      turn = await untilStop(session);
+      expect(turn.updates.find((u) => u.sessionUpdate === "plan")).toEqual({
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Read the code", priority: "medium", status: "pending" },
+          { content: "Fix the bug", priority: "medium", status: "pending" },
+        ],
+      });
+      expect(state.permissionRequests.at(-1)!.options.map((o) => o.kind)).toEqual(["allow_once", "reject_once"]);
+      expect(textOf(turn.updates, "agent_message_chunk")).toBe("Tool submit_plan returned: The user approved the plan. Carry it out now.");
+      expect(turn.updates.find((u) => u.sessionUpdate === "notice")).toEqual({ sessionUpdate: "notice", severity: "warning", title: "Disk almost full" });
+      state.permissionRequests.length = 0;
+
       await ctx.request(acp.methods.agent.session.setMode, { sessionId: session.sessionId, modeId: "auto" });
       expect(await session.nextUpdate()).toMatchObject({ kind: "session_update", update: { sessionUpdate: "current_mode_update", currentModeId: "auto" } });
       void session.prompt('/tool echo-args {"a":7}');
@@ -212,6 +227,26 @@ describe("tau-gateway acp with the official ACP SDK client", () => {
       expect(state.permissionRequests).toEqual([]);
       expect(textOf(turn.updates, "agent_message_chunk")).toBe('Tool echo-args returned: {"a":7}');
       await expect(ctx.request(acp.methods.agent.session.setMode, { sessionId: session.sessionId, modeId: "yolo" })).rejects.toMatchObject({ code: -32602 });
+    });
+  }, 90_000);
+
+  it("declines ask_user at once for a client that cannot show forms; close lets go of the session", async () => {
+    await withAgent(async (ctx, state) => {
+      await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      const session = await ctx.buildSession(cwd).start();
+      void session.prompt('/tool ask_user {"question":"Which colour?"}');
+      const turn = await untilStop(session);
+      expect(state.elicitations).toEqual([]);
+      expect(textOf(turn.updates, "agent_message_chunk")).toBe("Tool ask_user failed: the user did not answer: the user's editor cannot show questions; ask in your reply instead");
+
+      expect(await ctx.request(acp.methods.agent.session.close, { sessionId: session.sessionId })).toEqual({});
+      await expect(ctx.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: "text", text: "still there?" }] })).rejects.toMatchObject({
+        code: -32002,
+      });
+      // Resuming takes it up again, without its history.
+      const before = state.updates.length;
+      expect(await ctx.request(acp.methods.agent.session.resume, { sessionId: session.sessionId, cwd })).toMatchObject({ modes: { currentModeId: "on_request" } });
+      expect(state.updates.length).toBe(before);
     });
   }, 90_000);
 

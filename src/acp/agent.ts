@@ -87,6 +87,11 @@ export class AcpAgent {
   /** The requests the agent answers (its notifications go to `notify`). */
   readonly methods: readonly string[] = Object.keys(METHODS);
 
+  /** Interrupts the turns the connection's prompts are running (their prompts are then answered `cancelled`). */
+  async interruptTurns(client: AcpClient): Promise<void> {
+    await Promise.all(this.services.links.ofClient(client).map((link) => link.cancel()));
+  }
+
   isMethod(method: string): method is keyof ClientRequests {
     return Object.hasOwn(METHODS, method);
   }

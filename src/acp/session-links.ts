@@ -39,6 +39,11 @@ export class SessionLinks {
     return [...(this.bySession.get(sessionId) ?? [])];
   }
 
+  /** Every link of a client. */
+  ofClient(client: AcpClient): SessionLink[] {
+    return [...(this.byClient.get(client)?.values() ?? [])];
+  }
+
   /** The client's link to a session, for the methods that address a session by id. */
   get(client: AcpClient, sessionId: string): SessionLink | undefined {
     return this.byClient.get(client)?.get(sessionId);

@@ -54,12 +54,14 @@ async function acp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promi
     io.stderr(`tau-gateway acp: ${startupMessage(err)}\n`);
     return 1;
   }
-  // A signal ends the input as EOF would: work in flight is answered (or interrupted), then the process exits.
-  const stop = () => io.stdin.destroy();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // A signal ends the input as EOF would: work in flight is answered (or interrupted), then the
+  // process exits. Listening until then keeps a repeated signal from killing it half-way.
+  const stopping = new AbortController();
+  const stop = () => stopping.abort();
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
   try {
-    await serveAcpStdio(stack.acp!, io.stdin, process.stdout, { drainTimeoutMs: settings.drainTimeout });
+    await serveAcpStdio(stack.acp!, io.stdin, process.stdout, { drainTimeoutMs: settings.drainTimeout, stop: stopping.signal });
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);

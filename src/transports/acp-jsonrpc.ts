@@ -31,6 +31,8 @@ export interface AcpJsonRpcConnection {
   readonly peer: AcpPeer;
   /** Handles one incoming message; resolves once it is answered (a prompt: when its turn has ended). */
   receive(text: string): Promise<void>;
+  /** Interrupts the turns of this connection's prompts, which are then answered `cancelled`. */
+  interruptTurns(): Promise<void>;
   /** The client is gone: see AcpAgent.disconnect for `graceMs` (default: the agent's). */
   close(graceMs?: number): Promise<void>;
 }
@@ -127,6 +129,7 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
       const response = await handle(value);
       if (response) write(response);
     },
+    interruptTurns: () => agent.interruptTurns(client),
     async close(graceMs?: number) {
       if (closed) return;
       closed = true;

@@ -18,6 +18,10 @@ export interface AgentProcess {
   received(): unknown[];
   /** Ends the agent's stdin, as an editor does when it lets go of the agent (the SDK's stream never does). */
   closeInput(): void;
+  /** Writes one message as a line to the agent's stdin (for tests that speak without the SDK). */
+  write(message: object): void;
+  /** The first line the agent wrote (or writes within the timeout) that `match` accepts. */
+  next(match: (message: any) => boolean, timeoutMs?: number): Promise<any>;
   stderr(): string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -64,6 +68,15 @@ export function spawnAcpAgent(args: string[], cleanups: Cleanups, env: NodeJS.Pr
     input: Writable.toWeb(toAgent) as WritableStream<Uint8Array>,
     received: () => [...received],
     closeInput: () => void toAgent.end(),
+    write: (message) => void toAgent.write(`${JSON.stringify(message)}\n`),
+    next: async (match, timeoutMs = 20_000) => {
+      for (let waited = 0; waited <= timeoutMs; waited += 20) {
+        const found = lines.find(match);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`no matching line within ${timeoutMs} ms; lines: ${JSON.stringify(lines).slice(0, 2000)}`);
+    },
     output: Readable.toWeb(tee) as ReadableStream<Uint8Array>,
     sent: () => [...lines],
     stderr: () => stderr,
