@@ -121,6 +121,10 @@ export class SessionLink {
       const outcome = this.settledOutcome(turn.turnId) ?? first?.outcome ?? (await submitted.then((s) => ("outcome" in s ? s.outcome : undefined)));
       if (!outcome) throw AcpError.of("internal_error", "the turn ended without an outcome");
       return stopReason(outcome);
+    } catch (error) {
+      // A cancelled prompt is answered `cancelled` however its turn came apart (protocol §6).
+      if (turn.cancelRequested) return "cancelled";
+      throw error;
     } finally {
       if (this.turn === turn) this.turn = undefined;
     }
