@@ -7,7 +7,8 @@ import { findCycles, readImportGraph } from "./support/import-graph.js";
 
 /**
  * The layer stack of src/ (see DESIGN.md §2): data flows one way, each layer importing only from
- * layers below it. host and bridge are siblings over tau and never import each other. codegen is a
+ * layers below it. host and bridge are siblings over tau and never import each other; acp, the
+ * ACP dialect, builds on the bridge core and never on the host either. codegen is a
  * build tool that reads the registry and writes schema/ and generated/; nothing in src/ imports it,
  * so it never ends up on the runtime path. generated/ is its output, so whatever sits below it
  * (shared, registry, codegen) must not import it. src/index.ts is the package entry and may
@@ -20,10 +21,11 @@ const RUNTIME_RANK = {
   tau: 3,
   host: 4,
   bridge: 4,
-  transports: 5,
-  gateway: 6,
-  cli: 7,
-  entry: 8,
+  acp: 5,
+  transports: 6,
+  gateway: 7,
+  cli: 8,
+  entry: 9,
 } as const;
 
 type RuntimeLayer = keyof typeof RUNTIME_RANK;
@@ -47,6 +49,7 @@ function forbidden(from: Layer, to: Layer): string | undefined {
   if (from === "codegen") return to === "shared" || to === "registry" ? undefined : "codegen reads only the registry";
   if (to === "generated") return BELOW_GENERATED.includes(from) ? "generated/ is produced from this layer" : undefined;
   if (from === "generated") return "generated/ imports nothing of src/";
+  if (from === "acp" && to === "host") return "a dialect builds on the bridge core, never on the host";
   if (RUNTIME_RANK[to] < RUNTIME_RANK[from]) return undefined;
   if (RUNTIME_RANK[to] === RUNTIME_RANK[from]) return "host and bridge are siblings and never import each other";
   return "upward import";
@@ -110,6 +113,10 @@ describe("the layer rules themselves", () => {
     expect(forbidden("codegen", "validation")).toMatch(/only the registry/);
     expect(forbidden("registry", "generated")).toMatch(/produced from/);
     expect(forbidden("gateway", "entry")).toBe("upward import");
+    expect(forbidden("acp", "bridge")).toBeUndefined();
+    expect(forbidden("acp", "host")).toMatch(/bridge core/);
+    expect(forbidden("bridge", "acp")).toBe("upward import");
+    expect(forbidden("acp", "transports")).toBe("upward import");
   });
 
   it("map paths to layers", () => {
@@ -117,6 +124,7 @@ describe("the layer rules themselves", () => {
     expect(layerOf("src/host/methods/turns.ts")).toBe("host");
     expect(layerOf("src/codegen/main.ts")).toBe("codegen");
     expect(layerOf("src/shared/log.ts")).toBe("shared");
+    expect(layerOf("src/acp/agent.ts")).toBe("acp");
     expect(layerOf("generated/tau-v18.ts")).toBe("generated");
     expect(layerOf("src/stray.ts")).toBeUndefined();
     expect(layerOf("src/entry/x.ts")).toBeUndefined();

@@ -467,6 +467,24 @@ describe("approval modes", () => {
     }
   });
 
+  it("a mode set while the session runs gates the next call", async () => {
+    await newRig({ mode: "on_request" });
+    rig.interactions.setMode("auto");
+    expect(rig.interactions.mode).toBe("auto");
+    expect(rig.interactions.approvalMode).toBe("auto");
+    await rig.turn('/tool echo-args {"a":1}');
+    expect(rig.eventsOf("approval.required")).toEqual([]);
+    rig.interactions.setMode("on_request");
+    const turn = rig.turn('/tool echo-args {"a":2}');
+    await rig.waitForEvent("approval.required");
+    rig.interactions.reject("act_1");
+    await turn;
+    expect((await rig.toolResults()).map((r) => [r.text, r.isError])).toEqual([
+      ['{"a":1}', false],
+      ["rejected by the user", true],
+    ]);
+  });
+
   it("mode plan denies command tools until a plan is approved, then asks as usual", async () => {
     await newRig({ mode: "plan" });
     const turn = rig.turn('/tool echo-args {"a":1}\n/tool submit_plan {"plan":"1. echo"}\n/tool echo-args {"a":2}');
@@ -514,6 +532,18 @@ describe("ask_user", () => {
     expect(ask.params("interaction/requestUserInput", asked!.params, "", "server").issues).toEqual([]);
     expect(await rig.toolResults()).toEqual([{ toolName: "ask_user", text: "green", isError: false }]);
     expect(rig.eventsOf("input.resolved").map((e) => e.payload)).toEqual([{ id: "input_1", status: "responded", response: "green" }]);
+  });
+
+  it("declined: the tool fails with the reason, and the request ends cancelled", async () => {
+    await newRig();
+    const turn = rig.turn('/tool ask_user {"question":"Which colour?"}');
+    await rig.waitForEvent("input.requested");
+    rig.interactions.decline("input_1", "the user declined to answer");
+    expect(interactionError(() => rig.interactions.respond("input_1", "red")).code).toBe("interaction_not_found");
+    expect(interactionError(() => rig.interactions.decline("act_1", "no")).code).toBe("interaction_not_found");
+    await turn;
+    expect(await rig.toolResults()).toEqual([{ toolName: "ask_user", text: "the user did not answer: the user declined to answer", isError: true }]);
+    expect(rig.eventsOf("input.resolved").map((e) => e.payload)).toEqual([{ id: "input_1", status: "cancelled", reason: "the user declined to answer" }]);
   });
 
   it("keeps waiting when no client can answer or the reverse request fails", async () => {

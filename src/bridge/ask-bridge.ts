@@ -1,9 +1,8 @@
 import type { Log } from "../shared/log.js";
-import type { TauUpstream } from "../tau/upstream.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { AskError, toAskError } from "./ask-errors.js";
+import { BridgeCore, type BridgeCoreOptions } from "./bridge-core.js";
 import type { BridgeServices, MethodContext, MethodHandlers } from "./context.js";
-import type { CommandToolConfig } from "./interactions/index.js";
 import * as artifactMethods from "./methods/artifacts.js";
 import * as eventMethods from "./methods/events.js";
 import * as handshake from "./methods/handshake.js";
@@ -15,7 +14,6 @@ import type { AskPeer } from "./peer.js";
 import { PeerReverseRequester } from "./reverse-requests.js";
 import { knownToolNames } from "./session-create-request.js";
 import { SessionFactsReader } from "./session-facts.js";
-import { SessionRegistry } from "./session-registry.js";
 import { WorkspacePolicy, type WorkspaceRoots } from "./session-workspace.js";
 import { Subscriptions } from "./subscriptions.js";
 
@@ -23,15 +21,14 @@ export { AskError } from "./ask-errors.js";
 export type { AskPeer } from "./peer.js";
 export type { WorkspaceRoots } from "./session-workspace.js";
 
-export interface AskBridgeOptions {
-  upstream: TauUpstream;
+/** The Ask surface on a bridge core shared with other dialects, or on one of its own made from the core's options. */
+export type AskBridgeOptions = AskSurfaceOptions & ({ core: BridgeCore } | BridgeCoreOptions);
+
+export interface AskSurfaceOptions {
   defaultCwd: string;
   /** Confine session working directories (default: unconfined). */
   workspaceRoots?: WorkspaceRoots;
   serverVersion: string;
-  retention?: number;
-  interactionDeadlineMs?: number;
-  commandTools?: CommandToolConfig[];
   log?: Log;
 }
 
@@ -90,40 +87,32 @@ export class AskBridge {
   private readonly services: BridgeServices;
   private readonly schema = ProtocolValidators.shared().get("ask");
   private readonly peers = new Set<AskPeer>();
-  private readonly unsubscribe: Array<() => void> = [];
+  private readonly core: BridgeCore;
+  /** Made here rather than shared: closing the bridge closes it. */
+  private readonly ownsCore: boolean;
+  private readonly stopAsking: () => void;
 
   constructor(private readonly options: AskBridgeOptions) {
+    this.ownsCore = !("core" in options);
+    this.core = "core" in options ? options.core : new BridgeCore(options);
+    const { upstream, sessions, commandTools } = this.core;
     const subscriptions = new Subscriptions();
-    const sessions = new SessionRegistry({
-      upstream: options.upstream,
-      retention: options.retention,
-      interactionDeadlineMs: options.interactionDeadlineMs ?? 300_000,
-      commandTools: options.commandTools ?? [],
-      reverse: new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId)),
-      log: options.log,
-    });
+    this.stopAsking = this.core.reverse.add(new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId)));
     this.services = {
-      upstream: options.upstream,
+      upstream,
       sessions,
       subscriptions,
-      sessionFacts: new SessionFactsReader({ readSnapshot: (sessionId) => options.upstream.request("session.snapshot", { sessionId }) }),
+      sessionFacts: new SessionFactsReader({ readSnapshot: (sessionId) => upstream.request("session.snapshot", { sessionId }) }),
       workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots),
-      toolNames: knownToolNames(options.commandTools ?? []),
+      toolNames: knownToolNames(commandTools),
       serverVersion: options.serverVersion,
       startedAt: Date.now(),
     };
   }
 
-  /** Wires the bridge connection's messages and reconnects to the session hubs. */
+  /** Starts the bridge core (a shared one is started once, by whichever surface comes first). */
   start(): void {
-    const { upstream, sessions } = this.services;
-    this.unsubscribe.push(
-      upstream.onMessage((message) => sessions.route(message)),
-      upstream.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
-      upstream.onConnected(({ reconnected }) => {
-        if (reconnected) void sessions.resyncAll();
-      }),
-    );
+    this.core.start();
   }
 
   connect(peer: AskPeer): void {
@@ -181,7 +170,7 @@ export class AskBridge {
   }
 
   async close(): Promise<void> {
-    for (const stop of this.unsubscribe.splice(0)) stop();
-    this.services.sessions.cancelAllInteractions("the gateway is shutting down");
+    this.stopAsking();
+    if (this.ownsCore) await this.core.close();
   }
 }

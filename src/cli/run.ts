@@ -1,4 +1,5 @@
 /** Command dispatch for the `tau-gateway` executable. */
+import { runAcp } from "./acp.js";
 import { runHost } from "./host.js";
 import type { CommandIO } from "./io.js";
 import { runServe } from "./serve.js";
@@ -11,6 +12,7 @@ Commands:
   host       run the embedded reference Tau host alone (see: tau-gateway host --help)
   serve      run the gateway (see: tau-gateway serve --help)
   stdio      the Ask JSON-RPC surface on stdin/stdout (see: tau-gateway stdio --help)
+  acp        an Agent Client Protocol agent on stdin/stdout, for editors (see: tau-gateway acp --help)
   validate   check JSONL transcripts against the tau-gateway schema (see: tau-gateway validate --help)
   help       show this help
 
@@ -24,6 +26,7 @@ const commands: Record<string, Command> = {
   host: runHost,
   serve: runServe,
   stdio: runStdio,
+  acp: runAcp,
 };
 
 /**

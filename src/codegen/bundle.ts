@@ -61,7 +61,7 @@ export function buildBundle(registry: DialectRegistry, version: number | string)
 
   // Responses: a Tau server sends them as the `response` server message; JSON-RPC responses
   // travel opposite to the requests they answer and are matched to them by id.
-  if (registry.dialect === "ask") {
+  if (registry.dialect !== "tau") {
     for (const list of [fromClient, fromServer]) list.push("SuccessResponse", "ErrorResponse");
   }
   define("ClientMessage", anyOf(...fromClient.map(ref)), "Every message a client may send.");

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from "fastify";
+import { gatewayAcpGates } from "./acp-gates.js";
 import { gatewayAskGates } from "./ask-gates.js";
 import { askSocketListener } from "./ask-socket.js";
 import { accessControl } from "./auth/access-control.js";
@@ -11,6 +12,7 @@ import { resolveLimits } from "./limits.js";
 import { loggerOptions } from "./log-options.js";
 import { gatewayMetrics } from "./metrics-plugin.js";
 import { requestIdGenerator, requestIdHeader } from "./request-id.js";
+import { acpWebSocketRoute } from "./routes/acp-websocket.js";
 import { askEventsRoute } from "./routes/ask-events.js";
 import { askHttpRoute } from "./routes/ask-http.js";
 import { askWebSocketRoute } from "./routes/ask-websocket.js";
@@ -22,18 +24,19 @@ import { gatewayServices } from "./services.js";
 
 /**
  * The gateway's HTTP/WebSocket front: `/tau` (Tau passthrough), `/rpc` and `/rpc/events` (Ask,
- * when the config provides a bridge, and a Unix socket when it names one), `/healthz`, `/readyz`,
- * `/metrics`, `/schema`. First the plugins that decorate the root instance for the others, in the
- * order their hooks must run; then every route as an encapsulated plugin that declares what it
- * relies on. Closing the instance closes every client WebSocket (1001), socket client, event
- * stream and passthrough upstream connection; the services in the config belong to the caller.
+ * when the config provides a bridge, and a Unix socket when it names one), `/acp` (ACP, when it
+ * provides an agent), `/healthz`, `/readyz`, `/metrics`, `/schema`. First the plugins that decorate
+ * the root instance for the others, in the order their hooks must run; then every route as an
+ * encapsulated plugin that declares what it relies on. Closing the instance closes every client
+ * WebSocket (1001), socket client, event stream and passthrough upstream connection; the services
+ * in the config belong to the caller.
  */
 export function buildGateway(config: GatewayConfig): FastifyInstance {
   const app = Fastify({ logger: loggerOptions(config), genReqId: requestIdGenerator(config), trustProxy: config.trustProxy ?? false });
   const limits = resolveLimits(config.limits);
   const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 
-  app.register(gatewayServices, { upstream: config.upstream, askBridge: config.ask?.bridge });
+  app.register(gatewayServices, { upstream: config.upstream, askBridge: config.ask?.bridge, acpAgent: config.acp?.agent });
   app.register(gatewayMetrics);
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check.
   app.register(clientSockets, { limits, maxMessageBytes });
@@ -42,6 +45,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins });
   app.register(gatewayDrain, { timeoutMs: config.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS });
   app.register(gatewayAskGates, { maxInflight: limits.maxInflight });
+  if (config.acp) app.register(gatewayAcpGates, { maxInflight: limits.maxInflight });
 
   app.register(livenessRoute);
   app.register(readinessRoute);
@@ -58,5 +62,6 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
       app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes });
     }
   }
+  if (config.acp) app.register(acpWebSocketRoute);
   return app;
 }

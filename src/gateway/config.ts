@@ -1,3 +1,4 @@
+import type { AcpAgent } from "../acp/agent.js";
 import type { AskBridge } from "../bridge/ask-bridge.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
@@ -17,6 +18,8 @@ export interface GatewayConfig {
   upstream: TauUpstream;
   /** The Ask surface: WebSocket and HTTP `/rpc` and `GET /rpc/events`; without it those routes do not exist. */
   ask?: AskSurfaceConfig;
+  /** The ACP surface: WebSocket `/acp`; without it the route does not exist. */
+  acp?: { agent: AcpAgent };
   /** pino options; false (the default) logs nothing. */
   logger?: GatewayLoggerOptions | false;
   /** Largest message accepted from clients (WebSocket message or HTTP body), in bytes. Default 32 MiB. */

@@ -15,7 +15,7 @@ export interface MetricsSources {
 }
 
 /** Routes with their own label value; anything else is "other" (label values must stay few). */
-const KNOWN_ROUTES = new Set(["/tau", "/rpc", "/rpc/events"]);
+const KNOWN_ROUTES = new Set(["/tau", "/rpc", "/rpc/events", "/acp"]);
 
 export function routeLabel(url: string | undefined): string {
   const path = (url ?? "").split("?")[0]!;
@@ -34,6 +34,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 export class GatewayMetrics {
   readonly registry = new Registry();
   private askInvalidParams = 0;
+  private acpInvalidParams = 0;
 
   private readonly connections: Gauge<"route">;
   private readonly connectionsTotal: Counter<"route">;
@@ -59,7 +60,7 @@ export class GatewayMetrics {
     });
     this.requests = new Counter({
       name: "tau_gateway_requests_total",
-      help: "Client requests answered, by dialect (ask, tau), method and outcome (ok or the error code's name).",
+      help: "Client requests answered, by dialect (ask, tau, acp), method and outcome (ok or the error code's name).",
       labelNames: ["dialect", "method", "outcome"],
       registers,
     });
@@ -107,6 +108,7 @@ export class GatewayMetrics {
       },
     });
     const askInvalidParams = () => this.askInvalidParams;
+    const acpInvalidParams = () => this.acpInvalidParams;
     new Counter({
       name: "tau_gateway_validation_failures_total",
       help: "Messages that failed schema validation, by dialect and source (client or upstream); invalid ones are answered with an error or dropped, never relayed.",
@@ -117,6 +119,7 @@ export class GatewayMetrics {
         this.inc({ dialect: "tau", source: "client" }, sources.passthrough.invalidClientRequests);
         this.inc({ dialect: "tau", source: "upstream" }, sources.passthrough.invalidUpstreamMessages + sources.upstream.stats.invalidMessages);
         this.inc({ dialect: "ask", source: "client" }, askInvalidParams());
+        this.inc({ dialect: "acp", source: "client" }, acpInvalidParams());
       },
     });
     const bridge = sources.bridge;
@@ -167,6 +170,7 @@ export class GatewayMetrics {
     this.requests.inc({ dialect: call.dialect, method: call.method, outcome: call.outcome });
     this.durations.observe({ dialect: call.dialect, method: call.method }, call.seconds);
     if (call.dialect === "ask" && call.outcome === "invalid_params") this.askInvalidParams++;
+    if (call.dialect === "acp" && call.outcome === "invalid_params") this.acpInvalidParams++;
   };
 
   /** Counts an accepted connection as open until `onClose` calls back. */

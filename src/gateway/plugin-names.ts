@@ -13,4 +13,5 @@ export const PLUGIN = {
   accessControl: "tau-gateway-access-control",
   drain: "tau-gateway-drain",
   askGates: "tau-gateway-ask-gates",
+  acpGates: "tau-gateway-acp-gates",
 } as const;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
+import type { AcpAgent } from "../acp/agent.js";
 import type { AskBridge } from "../bridge/ask-bridge.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { PLUGIN } from "./plugin-names.js";
@@ -10,6 +11,8 @@ declare module "fastify" {
     upstream: TauUpstream;
     /** The Ask bridge behind `/rpc` and `/rpc/events`; decorated only when the gateway serves Ask clients. */
     askBridge: AskBridge;
+    /** The ACP agent behind `/acp`; decorated only when the gateway serves ACP clients. */
+    acpAgent: AcpAgent;
   }
 }
 
@@ -18,12 +21,15 @@ export interface GatewayServices {
   upstream: TauUpstream;
   /** Absent: the gateway serves no Ask surface. */
   askBridge?: AskBridge;
+  /** Absent: the gateway serves no ACP surface. */
+  acpAgent?: AcpAgent;
 }
 
 /** Puts the services the caller built on the root instance, for every plugin after it. */
-const services: FastifyPluginAsync<GatewayServices> = async (app, { upstream, askBridge }) => {
+const services: FastifyPluginAsync<GatewayServices> = async (app, { upstream, askBridge, acpAgent }) => {
   app.decorate("upstream", upstream);
   if (askBridge) app.decorate("askBridge", askBridge);
+  if (acpAgent) app.decorate("acpAgent", acpAgent);
 };
 
 export const gatewayServices = fp(services, { name: PLUGIN.services, fastify: "5.x" });

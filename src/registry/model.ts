@@ -6,9 +6,9 @@ import type { Schema, VersionRange } from "./schema.js";
  * nothing else in the project may describe a wire shape.
  */
 
-export type Dialect = "tau" | "ask";
+export type Dialect = "tau" | "ask" | "acp";
 
-/** Who sends the message. `client` = the client of the dialect (Tau client / Ask client). */
+/** Who sends the message. `client` = the client of the dialect (Tau client / Ask client / ACP client). */
 export type Sender = "client" | "server";
 
 export type EntryKind =

@@ -6,7 +6,7 @@ import { ASK_ERROR_CODES } from "../registry/ask/index.js";
  * and how long it took.
  */
 export interface CallRecord {
-  dialect: "ask" | "tau";
+  dialect: "ask" | "tau" | "acp";
   method: string;
   /** "ok", or the name of the error code the client received (`overloaded`, `invalid_params`, `busy`, …). */
   outcome: string;

@@ -33,8 +33,7 @@ interface OpenRequest {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class TranscriptChecker {
-  private readonly tau: BundleValidator;
-  private readonly ask: BundleValidator;
+  private readonly bundles: Record<Dialect, BundleValidator>;
   /** Open requests by dialect, sender and id. */
   private readonly open = new Map<string, OpenRequest>();
 
@@ -42,8 +41,7 @@ export class TranscriptChecker {
     private readonly options: TranscriptOptions = {},
     validators = ProtocolValidators.shared(),
   ) {
-    this.tau = validators.get("tau", options.tauVersion);
-    this.ask = validators.get("ask");
+    this.bundles = { tau: validators.get("tau", options.tauVersion), ask: validators.get("ask"), acp: validators.get("acp") };
   }
 
   /** Checks one line of text. Blank lines are skipped by the caller. */
@@ -63,7 +61,7 @@ export class TranscriptChecker {
       return { ok: false, issues: [{ pointer: "/direction", message: 'must be "client" or "server"', keyword: "enum" }] };
     }
     const dialect = this.options.dialect ?? detectDialect(message);
-    const bundle = dialect === "tau" ? this.tau : this.ask;
+    const bundle = this.bundles[dialect];
     const verdict = sender ? this.check(bundle, sender, message) : this.checkEitherDirection(bundle, message);
     return { ...verdict, dialect };
   }
@@ -153,7 +151,10 @@ export class TranscriptChecker {
   }
 }
 
-/** Tau messages carry `version` and `type`; everything else is taken as JSON-RPC. */
+/**
+ * Tau messages carry `version` and `type`; everything else is taken as Ask JSON-RPC. ACP shares
+ * method names with Ask (initialize, session/list, …), so it is checked only when asked for.
+ */
 export function detectDialect(message: unknown): Dialect {
   return isObject(message) && "version" in message && "type" in message ? "tau" : "ask";
 }

@@ -44,7 +44,7 @@ export interface InteractionEventSink {
 
 export class SessionInteractions {
   readonly sessionId: string;
-  private readonly mode: ApprovalModeName;
+  private modeName: ApprovalModeName;
   private readonly calls: ClientToolCalls;
   private readonly pending: PendingInteractions;
   private readonly askUser: AskUserTool;
@@ -56,7 +56,7 @@ export class SessionInteractions {
   constructor(options: SessionInteractionsOptions) {
     const { sessionId, upstream, hub, mode, reverse, log } = options;
     this.sessionId = sessionId;
-    this.mode = mode;
+    this.modeName = mode;
     this.calls = new ClientToolCalls({
       sessionId,
       upstream,
@@ -69,7 +69,7 @@ export class SessionInteractions {
     const context: ToolContext = { sessionId, pending: this.pending, answer, reverse, log };
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);
-    this.commands = new CommandTools(context, { mode, upstream, planApproved: () => this.plans.approved });
+    this.commands = new CommandTools(context, { mode: () => this.modeName, upstream, planApproved: () => this.plans.approved });
     // The gateway's own tools come last: no command tool can take their names.
     this.tools = new Map<string, GatewayTool>([
       ...options.commandTools.map((tool) => [tool.name, this.commands.serving(tool)] as const),
@@ -80,7 +80,21 @@ export class SessionInteractions {
 
   /** The canonical approval mode, for workspace/readState. */
   get approvalMode(): ApprovalMode {
-    return canonicalApprovalMode(this.mode);
+    return canonicalApprovalMode(this.modeName);
+  }
+
+  /** How the session's command tools are gated now. */
+  get mode(): ApprovalModeName {
+    return this.modeName;
+  }
+
+  /**
+   * Gates the session's command tools by `mode` from the next call on. The mode recorded on the
+   * Tau session when it was created does not change (Tau's attributes are immutable), so a
+   * gateway that restarts goes back to it.
+   */
+  setMode(mode: ApprovalModeName): void {
+    this.modeName = mode;
   }
 
   // ── Tau's side ────────────────────────────────────────────────────────────
@@ -124,6 +138,11 @@ export class SessionInteractions {
 
   respond(interactionId: string, response: string): void {
     this.askUser.respond(interactionId, response);
+  }
+
+  /** A user-input request nobody will answer (the user declined, or their client cannot ask): the tool fails with `reason`. */
+  decline(interactionId: string, reason: string): void {
+    this.askUser.decline(interactionId, reason);
   }
 
   approvePlan(): void {
