@@ -7,11 +7,14 @@ import { formatIssue } from "../validation/issues.js";
 import { TranscriptChecker } from "../validation/transcript.js";
 import { UsageError, type CommandIO } from "./io.js";
 
-export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask] [--tau-version 18|13] [--format text|json] FILE... | -
+export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|codex] [--tau-version 18|13] [--format text|json] FILE... | -
 
-Checks JSONL transcripts against the tau-gateway schema. A line is a bare message or
-{"direction":"client"|"server","message":{...}} (client = sent by the client). Responses are
-checked against the result of the request with the same id earlier in the same file.
+Checks JSONL transcripts against the tau-gateway schema. Without --dialect each line's dialect
+is detected: Tau messages carry version and type; JSON-RPC lines are Ask unless their method (or
+the request they answer) is only Codex's; give --dialect codex for Codex app-server transcripts.
+A line is a bare message or {"direction":"client"|"server","message":{...}} (client = sent by
+the client). Responses are checked against the result of the request with the same id earlier
+in the same file.
 
 Output: one line per error, FILE:LINE: <dialect> <method or type>: <pointer>: <message>, then
 "N valid, M invalid". With --format json: one JSON object per error, then {"valid":N,"invalid":M}.
@@ -38,7 +41,9 @@ function parse(argv: string[]): Options {
   });
   if (values.help) throw new UsageError("", 0);
   const dialect = values.dialect;
-  if (dialect !== undefined && dialect !== "tau" && dialect !== "ask") throw new UsageError(`--dialect must be tau or ask (got ${JSON.stringify(dialect)})`);
+  if (dialect !== undefined && dialect !== "tau" && dialect !== "ask" && dialect !== "codex") {
+    throw new UsageError(`--dialect must be tau, ask or codex (got ${JSON.stringify(dialect)})`);
+  }
   const version = values["tau-version"];
   if (version !== undefined && version !== "18" && version !== "13") throw new UsageError(`--tau-version must be 18 or 13 (got ${JSON.stringify(version)})`);
   if (values.format !== "text" && values.format !== "json") throw new UsageError(`--format must be text or json (got ${JSON.stringify(values.format)})`);

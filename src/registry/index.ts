@@ -1,9 +1,10 @@
 import { askRegistry } from "./ask/index.js";
+import { codexRegistry } from "./codex/index.js";
 import type { DialectRegistry } from "./model.js";
 import { tauRegistry } from "./tau/index.js";
 
-export { askRegistry, tauRegistry };
+export { askRegistry, codexRegistry, tauRegistry };
 export * from "./model.js";
 
-/** Both dialects, in the order their bundles are generated. */
-export const registries: DialectRegistry[] = [tauRegistry, askRegistry];
+/** Every dialect, in the order their bundles are generated. */
+export const registries: DialectRegistry[] = [tauRegistry, askRegistry, codexRegistry];

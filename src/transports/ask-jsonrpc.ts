@@ -1,21 +1,13 @@
 import { randomUUID } from "node:crypto";
-import {
-  createJSONRPCErrorResponse,
-  JSONRPCClient,
-  JSONRPCServer,
-  JSONRPCServerAndClient,
-  type JSONRPCID,
-  type JSONRPCResponse,
-} from "json-rpc-2.0";
 import type { Event, SessionEventParams } from "../../generated/ask-v1.0.js";
 import { AskError, ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../bridge/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
+import { jsonRpcConnection } from "./jsonrpc-connection.js";
 
 /**
- * One Ask JSON-RPC connection, whatever carries its text (WebSocket, stdio, HTTP): json-rpc-2.0's
- * server answers the client's requests and its client sends our reverse requests on the same
- * connection. This layer only frames: envelope checks the library does not make (the optional
- * `"jsonrpc"` member, batches element by element, ids), everything else is the bridge's.
+ * One Ask JSON-RPC connection, whatever carries its text (WebSocket, stdio, HTTP): the JSON-RPC
+ * framing (jsonrpc-connection.ts) with the Ask bridge behind it, reverse requests on the same
+ * connection, and `session/event` notifications serialized once per event.
  */
 
 export interface AskJsonRpcOptions {
@@ -42,9 +34,6 @@ export interface AskJsonRpcConnection {
 const FIRST_REVERSE_REQUEST_ID = 10001;
 const DEFAULT_MAX_BATCH = 100;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is string | number => typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
-
 /**
  * The JSON of `session/event` params, made once per event and session: an event goes to every
  * connection subscribed to its session, and serializing it again for each was most of the cost
@@ -63,117 +52,45 @@ function sessionEventParamsJson(params: SessionEventParams): string {
 }
 
 export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
-  const serialize = (message: object): string => {
-    if (options.jsonrpcMember === "include") return JSON.stringify(message);
-    const { jsonrpc: _omitted, ...rest } = message as Record<string, unknown>;
-    return JSON.stringify(rest);
-  };
-  const write = (message: object | object[]) => {
-    if (!peer.closed) sendText(Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message));
-  };
-  // Exactly what `serialize` makes of `{ jsonrpc: "2.0", method, params }`, around params serialized once per event.
+  const gate: AskCallGate = options.gate ?? ((_method, call) => call());
+  const connection = jsonRpcConnection(sendText, {
+    jsonrpcMember: options.jsonrpcMember,
+    methods: ASK_METHOD_NAMES,
+    call: (method, params) => gate(method, () => bridge.call(peer, method, params)),
+    errorOf: (error) =>
+      error instanceof AskError
+        ? { code: error.code, message: error.message, data: error.data }
+        : { code: ASK_ERROR_CODES.internal_error, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` },
+    codes: ASK_ERROR_CODES,
+    batches: { max: options.maxBatch ?? DEFAULT_MAX_BATCH },
+    answerUnidentifiable: true,
+    firstRequestId: FIRST_REVERSE_REQUEST_ID,
+  });
+  // Exactly what the connection makes of `{ jsonrpc: "2.0", method, params }`, around params serialized once per event.
   const notificationHead = options.jsonrpcMember === "include" ? '{"jsonrpc":"2.0","method":' : '{"method":';
   const notify = (method: "session/event", params: SessionEventParams) => {
-    if (!peer.closed) sendText(`${notificationHead}${JSON.stringify(method)},"params":${sessionEventParamsJson(params)}}`);
+    if (!peer.closed) connection.sendText(`${notificationHead}${JSON.stringify(method)},"params":${sessionEventParamsJson(params)}}`);
   };
 
-  let nextId = FIRST_REVERSE_REQUEST_ID;
-  // Error answers are the protocol working, not faults: the bridge logs internal errors itself, and
-  // the library's default (console.warn) would write onto stderr for every -32004.
-  const server = new JSONRPCServer<AskPeer>({ errorListener: () => undefined });
-  const client = new JSONRPCClient<void>((payload: object) => write(payload), () => nextId++);
-  const rpc = new JSONRPCServerAndClient<AskPeer, void>(server, client);
-  const gate: AskCallGate = options.gate ?? ((_method, call) => call());
-  for (const method of ASK_METHOD_NAMES) rpc.addMethod(method, (params, p) => gate(method, () => bridge.call(p, method, params)));
-  server.mapErrorToJSONRPCErrorResponse = (id: JSONRPCID, error: unknown) =>
-    error instanceof AskError
-      ? createJSONRPCErrorResponse(id, error.code, error.message, error.data)
-      : createJSONRPCErrorResponse(id, ASK_ERROR_CODES.internal_error, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
-
-  let closed = false;
   const peer: AskPeer = {
     id: randomUUID(),
     tenant: options.tenant,
     capabilities: { reverseRequests: false },
     notify,
-    request: (method, params, signal) =>
-      new Promise((resolve, reject) => {
-        if (signal.aborted) return reject(new Error("cancelled"));
-        const onAbort = () => reject(new Error("cancelled"));
-        signal.addEventListener("abort", onAbort, { once: true });
-        rpc.request(method, params, undefined).then(
-          (value) => {
-            signal.removeEventListener("abort", onAbort);
-            resolve(value);
-          },
-          (err: unknown) => {
-            signal.removeEventListener("abort", onAbort);
-            reject(err);
-          },
-        );
-      }),
+    request: (method, params, signal) => connection.request(method, params, signal).answer,
     get closed() {
-      return closed;
+      return connection.closed;
     },
   };
   bridge.connect(peer);
 
-  const error = (id: JSONRPCID, name: keyof typeof ASK_ERROR_CODES, message: string): JSONRPCResponse =>
-    createJSONRPCErrorResponse(id, ASK_ERROR_CODES[name], message);
-
-  /** One message of a batch or a lone message; resolves with the response to send, if any. */
-  async function handleOne(message: unknown): Promise<JSONRPCResponse | null> {
-    if (!isObject(message)) return error(null, "invalid_request", "Invalid Request: a JSON-RPC message must be an object");
-    const hasId = "id" in message && message.id !== undefined;
-    if (hasId && !isId(message.id) && message.id !== null) return error(null, "invalid_request", "Invalid Request: id must be a string or an integer");
-    const id = hasId && isId(message.id) ? message.id : null;
-    if ("jsonrpc" in message && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0" when present');
-    if (!("method" in message)) {
-      if (hasId && ("result" in message || "error" in message)) {
-        // An answer to one of our reverse requests.
-        client.receive({ ...message, jsonrpc: "2.0" } as unknown as JSONRPCResponse);
-        return null;
-      }
-      return error(id, "invalid_request", "Invalid Request: Method not specified");
-    }
-    if (typeof message.method !== "string") return error(id, "invalid_request", "Invalid Request: method must be a string");
-    if ("params" in message && message.params !== undefined && !isObject(message.params)) {
-      return hasId ? error(id, "invalid_params", "invalid params: params must be an object") : null;
-    }
-    const request = { jsonrpc: "2.0" as const, method: message.method, params: message.params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
-    if (!bridge.isMethod(message.method)) {
-      return hasId ? error(id, "method_not_found", `Method not found: ${message.method}`) : null;
-    }
-    return server.receive(request, peer);
-  }
-
   return {
     peer,
-    async receive(text: string) {
-      if (closed || text.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        write(error(null, "parse_error", `Parse error: ${(err as Error).message}`));
-        return;
-      }
-      if (!Array.isArray(value)) {
-        const response = await handleOne(value);
-        if (response) write(response);
-        return;
-      }
-      const max = options.maxBatch ?? DEFAULT_MAX_BATCH;
-      if (value.length === 0) return write(error(null, "invalid_request", "Invalid Request: empty batch"));
-      if (value.length > max) return write(error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${max}`));
-      const responses = (await Promise.all(value.map(handleOne))).filter((r): r is JSONRPCResponse => r !== null);
-      if (responses.length) write(responses);
-    },
+    receive: (text) => connection.receive(text),
     close() {
-      if (closed) return;
-      closed = true;
+      if (connection.closed) return;
+      connection.close();
       bridge.disconnect(peer);
-      client.rejectAllPendingRequests("connection closed");
     },
   };
 }

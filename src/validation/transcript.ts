@@ -33,6 +33,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 export class TranscriptChecker {
   private readonly tau: BundleValidator;
   private readonly ask: BundleValidator;
+  private readonly codex: BundleValidator;
   /** Open requests by dialect, sender and id. */
   private readonly open = new Map<string, OpenRequest>();
 
@@ -42,6 +43,7 @@ export class TranscriptChecker {
   ) {
     this.tau = validators.get("tau", options.tauVersion);
     this.ask = validators.get("ask");
+    this.codex = validators.get("codex");
   }
 
   /** Checks one line of text. Blank lines are skipped by the caller. */
@@ -60,10 +62,21 @@ export class TranscriptChecker {
     } else if (isObject(value) && "direction" in value && "message" in value) {
       return { ok: false, issues: [{ pointer: "/direction", message: 'must be "client" or "server"', keyword: "enum" }] };
     }
-    const dialect = this.options.dialect ?? detectDialect(message);
-    const bundle = dialect === "tau" ? this.tau : this.ask;
+    const dialect = this.options.dialect ?? this.detectJsonRpcDialect(detectDialect(message), message);
+    const bundle = dialect === "tau" ? this.tau : dialect === "codex" ? this.codex : this.ask;
     const verdict = sender ? this.check(bundle, sender, message) : this.checkEitherDirection(bundle, message);
     return { ...verdict, dialect };
+  }
+
+  /**
+   * JSON-RPC lines are Ask unless they belong to Codex: a method only Codex has, or a response
+   * to an open Codex request.
+   */
+  private detectJsonRpcDialect(detected: Dialect, message: unknown): Dialect {
+    if (detected !== "ask" || !isObject(message)) return detected;
+    if (typeof message.method === "string") return !this.ask.method(message.method) && this.codex.method(message.method) ? "codex" : "ask";
+    const openIn = (bundle: BundleValidator) => (["client", "server"] as const).some((sender) => this.open.has(this.key(bundle, sender, message.id)));
+    return !openIn(this.ask) && openIn(this.codex) ? "codex" : "ask";
   }
 
   private checkEitherDirection(bundle: BundleValidator, message: unknown): LineVerdict {
@@ -131,7 +144,7 @@ export class TranscriptChecker {
   }
 }
 
-/** Tau messages carry `version` and `type`; everything else is taken as JSON-RPC. */
+/** Tau messages carry `version` and `type`; everything else is taken as JSON-RPC (Ask, unless the transcript checker recognises Codex). */
 export function detectDialect(message: unknown): Dialect {
   return isObject(message) && "version" in message && "type" in message ? "tau" : "ask";
 }

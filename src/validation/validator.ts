@@ -112,7 +112,7 @@ export class BundleValidator {
    */
   message(sender: Sender, message: unknown, respondsTo?: string): ValidationResult {
     if (!isObject(message)) return invalid([issue("", "message must be a JSON object", "type")]);
-    return this.dialect === "tau" ? this.tauMessage(sender, message, respondsTo) : this.askMessage(sender, message, respondsTo);
+    return this.dialect === "tau" ? this.tauMessage(sender, message, respondsTo) : this.jsonRpcMessage(sender, message, respondsTo);
   }
 
   private tauMessage(sender: Sender, msg: Record<string, unknown>, respondsTo?: string): ValidationResult {
@@ -141,7 +141,8 @@ export class BundleValidator {
     return this.check(entry.definitions.message!, msg, type);
   }
 
-  private askMessage(sender: Sender, msg: Record<string, unknown>, respondsTo?: string): ValidationResult {
+  /** A JSON-RPC dialect (Ask, Codex): requests and notifications by `method`, responses by the method of the request they answer. */
+  private jsonRpcMessage(sender: Sender, msg: Record<string, unknown>, respondsTo?: string): ValidationResult {
     if ("jsonrpc" in msg && msg.jsonrpc !== "2.0") return invalid([issue("/jsonrpc", 'must be "2.0" when present', "const")]);
     if (!("method" in msg)) {
       if ("error" in msg) return this.check("ErrorResponse", msg, respondsTo ?? "response");
