@@ -7,7 +7,8 @@ import { findCycles, readImportGraph } from "./support/import-graph.js";
 
 /**
  * The layer stack of src/ (see DESIGN.md §2): data flows one way, each layer importing only from
- * layers below it. host and bridge are siblings over tau and never import each other. codegen is a
+ * layers below it. host and bridge are siblings over tau and never import each other. A client
+ * dialect built on the bridge core (codex) sits above the bridge and below the transports. codegen is a
  * build tool that reads the registry and writes schema/ and generated/; nothing in src/ imports it,
  * so it never ends up on the runtime path. generated/ is its output, so whatever sits below it
  * (shared, registry, codegen) must not import it. src/index.ts is the package entry and may
@@ -20,10 +21,11 @@ const RUNTIME_RANK = {
   tau: 3,
   host: 4,
   bridge: 4,
-  transports: 5,
-  gateway: 6,
-  cli: 7,
-  entry: 8,
+  codex: 5,
+  transports: 6,
+  gateway: 7,
+  cli: 8,
+  entry: 9,
 } as const;
 
 type RuntimeLayer = keyof typeof RUNTIME_RANK;
@@ -48,7 +50,7 @@ function forbidden(from: Layer, to: Layer): string | undefined {
   if (to === "generated") return BELOW_GENERATED.includes(from) ? "generated/ is produced from this layer" : undefined;
   if (from === "generated") return "generated/ imports nothing of src/";
   if (RUNTIME_RANK[to] < RUNTIME_RANK[from]) return undefined;
-  if (RUNTIME_RANK[to] === RUNTIME_RANK[from]) return "host and bridge are siblings and never import each other";
+  if (RUNTIME_RANK[to] === RUNTIME_RANK[from]) return "siblings (host and bridge) never import each other";
   return "upward import";
 }
 
@@ -91,6 +93,8 @@ describe("layers of src/", () => {
 describe("the layer rules themselves", () => {
   it("allow imports downward and within a layer", () => {
     expect(forbidden("bridge", "tau")).toBeUndefined();
+    expect(forbidden("codex", "bridge")).toBeUndefined();
+    expect(forbidden("transports", "codex")).toBeUndefined();
     expect(forbidden("host", "registry")).toBeUndefined();
     expect(forbidden("cli", "shared")).toBeUndefined();
     expect(forbidden("tau", "tau")).toBeUndefined();
@@ -105,6 +109,8 @@ describe("the layer rules themselves", () => {
     expect(forbidden("shared", "registry")).toBe("upward import");
     expect(forbidden("bridge", "host")).toMatch(/siblings/);
     expect(forbidden("host", "bridge")).toMatch(/siblings/);
+    expect(forbidden("bridge", "codex")).toBe("upward import");
+    expect(forbidden("codex", "transports")).toBe("upward import");
     expect(forbidden("validation", "codegen")).toMatch(/build tool/);
     expect(forbidden("entry", "codegen")).toMatch(/build tool/);
     expect(forbidden("codegen", "validation")).toMatch(/only the registry/);
@@ -117,6 +123,7 @@ describe("the layer rules themselves", () => {
     expect(layerOf("src/host/methods/turns.ts")).toBe("host");
     expect(layerOf("src/codegen/main.ts")).toBe("codegen");
     expect(layerOf("src/shared/log.ts")).toBe("shared");
+    expect(layerOf("src/codex/thread.ts")).toBe("codex");
     expect(layerOf("generated/tau-v18.ts")).toBe("generated");
     expect(layerOf("src/stray.ts")).toBeUndefined();
     expect(layerOf("src/entry/x.ts")).toBeUndefined();

@@ -2,6 +2,7 @@ import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { AskError, toAskError } from "./ask-errors.js";
+import { BridgeCore } from "./bridge-core.js";
 import type { BridgeServices, MethodContext, MethodHandler } from "./context.js";
 import type { CommandToolConfig } from "./interactions/index.js";
 import * as artifactMethods from "./methods/artifacts.js";
@@ -13,7 +14,6 @@ import * as turnMethods from "./methods/turns.js";
 import * as workspaceMethods from "./methods/workspace.js";
 import type { AskPeer } from "./peer.js";
 import { PeerReverseRequester } from "./reverse-requests.js";
-import { SessionRegistry } from "./session-registry.js";
 import { Subscriptions } from "./subscriptions.js";
 
 export { AskError } from "./ask-errors.js";
@@ -21,6 +21,8 @@ export type { AskPeer } from "./peer.js";
 
 export interface AskBridgeOptions {
   upstream: TauUpstream;
+  /** The bridge core shared with the other dialects; without it the bridge makes its own from these options. */
+  core?: BridgeCore;
   defaultCwd: string;
   serverVersion: string;
   retention?: number;
@@ -73,40 +75,31 @@ export interface AskBridgeStats {
  */
 export class AskBridge {
   private readonly services: BridgeServices;
+  private readonly core: BridgeCore;
+  /** The core was made here (no shared one was given), so closing the bridge closes it. */
+  private readonly ownsCore: boolean;
   private readonly schema = ProtocolValidators.shared().get("ask");
   private readonly peers = new Set<AskPeer>();
-  private readonly unsubscribe: Array<() => void> = [];
 
   constructor(private readonly options: AskBridgeOptions) {
+    this.ownsCore = options.core === undefined;
+    this.core = options.core ?? new BridgeCore(options);
     const subscriptions = new Subscriptions();
-    const sessions = new SessionRegistry({
-      upstream: options.upstream,
-      retention: options.retention,
-      interactionDeadlineMs: options.interactionDeadlineMs ?? 300_000,
-      commandTools: options.commandTools ?? [],
-      reverse: new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId)),
-      log: options.log,
-    });
+    this.core.reverse.add(new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId)));
     this.services = {
-      upstream: options.upstream,
-      sessions,
+      core: this.core,
+      upstream: this.core.upstream,
+      sessions: this.core.sessions,
       subscriptions,
       defaultCwd: options.defaultCwd,
       serverVersion: options.serverVersion,
-      startedAt: Date.now(),
+      startedAt: this.core.startedAt,
     };
   }
 
-  /** Wires the bridge connection's messages and reconnects to the session hubs. */
+  /** Wires the bridge connection's messages and reconnects to the session hubs (through the core). */
   start(): void {
-    const { upstream, sessions } = this.services;
-    this.unsubscribe.push(
-      upstream.onMessage((message) => sessions.route(message)),
-      upstream.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
-      upstream.onConnected(({ reconnected }) => {
-        if (reconnected) void sessions.resyncAll();
-      }),
-    );
+    this.core.start();
   }
 
   connect(peer: AskPeer): void {
@@ -148,7 +141,7 @@ export class AskBridge {
     return {
       eventsEmitted: records.reduce((sum, r) => sum + r.hub.log.newestSeq, 0),
       eventsDelivered: this.services.subscriptions.delivered,
-      pendingInteractions: records.reduce((sum, r) => sum + r.interactions.list().length, 0),
+      pendingInteractions: this.core.pendingInteractions,
     };
   }
 
@@ -156,8 +149,8 @@ export class AskBridge {
     return this.services.sessions.all().filter((r) => !r.closed).length;
   }
 
+  /** Closes the core too when it is the bridge's own; a shared core is its owner's to close. */
   async close(): Promise<void> {
-    for (const stop of this.unsubscribe.splice(0)) stop();
-    this.services.sessions.cancelAllInteractions("the gateway is shutting down");
+    if (this.ownsCore) this.core.close();
   }
 }

@@ -1,10 +1,13 @@
 import type { TauUpstream } from "../tau/upstream.js";
+import type { BridgeCore } from "./bridge-core.js";
 import type { AskPeer } from "./peer.js";
 import type { SessionRegistry } from "./session-registry.js";
 import type { Subscriptions } from "./subscriptions.js";
 
 /** What every Ask method handler may use. */
 export interface BridgeServices {
+  /** What the Ask bridge shares with the other dialects. */
+  readonly core: BridgeCore;
   readonly upstream: TauUpstream;
   readonly sessions: SessionRegistry;
   readonly subscriptions: Subscriptions;

@@ -1,5 +1,7 @@
 import { AskBridge } from "../bridge/ask-bridge.js";
-import { gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { BridgeCore } from "../bridge/bridge-core.js";
+import { DEADLINE_GRACE_MS, gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { CodexBridge } from "../codex/codex-bridge.js";
 import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
 import type { Log } from "../shared/log.js";
@@ -15,17 +17,20 @@ export interface BridgeStackSettings {
 }
 
 /**
- * What every Ask-speaking command runs: the upstream Tau host (the embedded one by default), the
- * bridge connection to it, and the Ask bridge. `serve` puts HTTP and WebSockets in front of it,
- * `stdio` a pair of pipes.
+ * What every bridging command runs: the upstream Tau host (the embedded one by default), the
+ * bridge connection to it, the bridge core on it, and the dialects on the core — Ask and Codex
+ * app-server. `serve` puts HTTP and WebSockets in front of them, `stdio` and `app-server` a pair
+ * of pipes.
  */
 export class BridgeStack {
   host: RunningTauHost | undefined;
   upstream: TauUpstream | undefined;
+  core: BridgeCore | undefined;
   bridge: AskBridge | undefined;
+  codex: CodexBridge | undefined;
   url: string | undefined;
 
-  /** Starts the host (if embedded), the bridge and the upstream connection; throws on failure (close() cleans up). */
+  /** Starts the host (if embedded), the dialects and the upstream connection; throws on failure (close() cleans up). */
   async start(settings: BridgeStackSettings, commandTools: CommandToolConfig[], log: Log): Promise<void> {
     const token = settings.upstreamToken;
     if (settings.upstream === "embedded") {
@@ -35,26 +40,47 @@ export class BridgeStack {
     } else {
       this.url = settings.upstream;
     }
-    // The bridge connection advertises the tools through which the agent reaches Ask clients (DESIGN §4.4).
+    const url = this.url;
+    // The bridge connection advertises the tools through which the agent reaches clients (DESIGN §4.4).
     const tools = gatewayClientTools(commandTools, { deadlineMs: settings.interactionTimeoutMs });
-    this.upstream = new TauUpstream({ url: this.url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log });
-    this.bridge = new AskBridge({
+    this.upstream = new TauUpstream({ url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log });
+    this.core = new BridgeCore({
       upstream: this.upstream,
-      defaultCwd: settings.defaultCwd,
-      serverVersion: gatewayVersion(),
       retention: settings.eventRetention,
       interactionDeadlineMs: settings.interactionTimeoutMs,
       commandTools,
       log,
     });
-    // Before the upstream starts, so the bridge sees every message and reconnect.
-    this.bridge.start();
+    this.bridge = new AskBridge({ upstream: this.upstream, core: this.core, defaultCwd: settings.defaultCwd, serverVersion: gatewayVersion(), log });
+    this.codex = new CodexBridge({
+      core: this.core,
+      defaultCwd: settings.defaultCwd,
+      serverVersion: gatewayVersion(),
+      // A Codex client's dynamic tools need a connection of their own (Tau takes a connection's tools
+      // once); a call may wait for a person as long as an interaction does.
+      toolConnection: (clientTools) =>
+        new TauUpstream({
+          url,
+          token,
+          client: {
+            name: "tau-gateway-dynamic-tools",
+            version: gatewayVersion(),
+            tools: clientTools.map((tool) => ({ ...tool, executionTimeoutMs: settings.interactionTimeoutMs + DEADLINE_GRACE_MS })),
+          },
+          reconnect: false,
+          log,
+        }),
+      log,
+    });
+    // Before the upstream starts, so the core sees every message and reconnect.
+    this.core.start();
     await this.upstream.start();
   }
 
   /** Closes in reverse order of starting, each step independent of the others. */
   async close(): Promise<void> {
     await this.bridge?.close().catch(() => undefined);
+    this.core?.close();
     await this.upstream?.close().catch(() => undefined);
     await this.host?.close().catch(() => undefined);
   }

@@ -1,4 +1,5 @@
 /** Command dispatch for the `tau-gateway` executable. */
+import { runAppServer } from "./app-server.js";
 import { runHost } from "./host.js";
 import { processIO, type CommandIO } from "./io.js";
 import { runServe } from "./serve.js";
@@ -11,6 +12,7 @@ Commands:
   host       run the embedded reference Tau host alone (see: tau-gateway host --help)
   serve      run the gateway (see: tau-gateway serve --help)
   stdio      the Ask JSON-RPC surface on stdin/stdout (see: tau-gateway stdio --help)
+  app-server the Codex app-server protocol on stdin/stdout (see: tau-gateway app-server --help)
   validate   check JSONL transcripts against the tau-gateway schema (see: tau-gateway validate --help)
   help       show this help
 
@@ -23,6 +25,7 @@ const commands: Record<string, Command> = {
   host: runHost,
   serve: runServe,
   stdio: runStdio,
+  "app-server": runAppServer,
 };
 
 export async function run(argv: string[], io: CommandIO = processIO()): Promise<number> {

@@ -17,9 +17,10 @@ import { bridgeSettings, envName, integer, logSettings, nonEmpty, upstreamSettin
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
 
-Runs the gateway: WebSocket /tau (Tau passthrough), WebSocket /rpc and POST /rpc (Ask
-JSON-RPC), GET /rpc/events (server-sent events), GET /healthz, /readyz, /metrics, /schema. Every option can also be set with the environment
-variable shown (a flag on the command line wins).
+Runs the gateway: WebSocket / (Codex app-server v2), WebSocket /tau (Tau passthrough),
+WebSocket /rpc and POST /rpc (Ask JSON-RPC), GET /rpc/events (server-sent events), GET /healthz,
+/readyz, /metrics, /schema. Every option can also be set with the environment variable shown (a
+flag on the command line wins).
 
   --host HOST                   listen address (default 127.0.0.1)           ${envName("host")}
   --port PORT                   listen port, 0 = any free port (default 8080) ${envName("port")}
@@ -94,7 +95,7 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   return 0;
 }
 
-/** The composition root of `serve`: the bridge stack (upstream host, bridge connection, Ask bridge), then the HTTP front on it. */
+/** The composition root of `serve`: the bridge stack (upstream host, bridge connection, Ask and Codex bridges), then the HTTP front on it. */
 async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: Log, tokens?: TokenRegistry): Promise<void> {
   const { stack } = running;
   await stack.start(settings, commandTools, log);
@@ -102,6 +103,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     tauUpstream: { url: stack.url!, token: settings.upstreamToken },
     upstream: stack.upstream!,
     ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: settings.jsonrpcMember }, sseHeartbeatMs: settings.sseHeartbeatMs },
+    codex: { bridge: stack.codex! },
     drainTimeoutMs: settings.drainTimeout,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,

@@ -12,6 +12,7 @@ import { requestIdGenerator, requestIdHeader } from "./request-id.js";
 import { askEventsRoute } from "./routes/ask-events.js";
 import { askHttpRoute } from "./routes/ask-http.js";
 import { askWebSocketRoute } from "./routes/ask-websocket.js";
+import { codexWebSocketRoute } from "./routes/codex-websocket.js";
 import { livenessRoute, readinessRoute } from "./routes/health.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { schemaRoutes } from "./routes/schema.js";
@@ -20,7 +21,8 @@ import { gatewayServices } from "./services.js";
 
 /**
  * The gateway's HTTP/WebSocket front: `/tau` (Tau passthrough), `/rpc` and `/rpc/events` (Ask,
- * when the config provides a bridge), `/healthz`, `/readyz`, `/metrics`, `/schema`. First the
+ * when the config provides its bridge), WebSocket `/` (Codex app-server, when the config provides
+ * its bridge), `/healthz`, `/readyz`, `/metrics`, `/schema`. First the
  * plugins that decorate the root instance for the others, in the order their hooks must run; then
  * every route as an encapsulated plugin that declares what it relies on. Closing the instance
  * closes every client WebSocket (1001), event stream and passthrough upstream connection; the
@@ -31,7 +33,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   const limits = resolveLimits(config.limits);
   const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 
-  app.register(gatewayServices, { upstream: config.upstream, askBridge: config.ask?.bridge });
+  app.register(gatewayServices, { upstream: config.upstream, askBridge: config.ask?.bridge, codexBridge: config.codex?.bridge });
   app.register(gatewayMetrics);
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check.
   app.register(clientSockets, { limits, maxMessageBytes });
@@ -52,5 +54,6 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
     app.register(askHttpRoute, { jsonrpc: ask.jsonrpc, bodyLimit: maxMessageBytes });
     app.register(askEventsRoute, { heartbeatMs: ask.sseHeartbeatMs, maxBufferedBytes: limits.maxBufferedBytes });
   }
+  if (config.codex) app.register(codexWebSocketRoute);
   return app;
 }

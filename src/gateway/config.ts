@@ -1,4 +1,5 @@
 import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
 import type { OriginAllowlist } from "./auth/origins.js";
@@ -17,6 +18,8 @@ export interface GatewayConfig {
   upstream: TauUpstream;
   /** The Ask surface: WebSocket and HTTP `/rpc` and `GET /rpc/events`; without it those routes do not exist. */
   ask?: AskSurfaceConfig;
+  /** The Codex app-server surface: WebSocket `/`; without it that route does not exist. */
+  codex?: CodexSurfaceConfig;
   /** pino options; false (the default) logs nothing. */
   logger?: GatewayLoggerOptions | false;
   /** Largest message accepted from clients (WebSocket message or HTTP body), in bytes. Default 32 MiB. */
@@ -40,6 +43,11 @@ export interface AskSurfaceConfig {
   jsonrpc: Pick<AskJsonRpcOptions, "jsonrpcMember" | "maxBatch">;
   /** Interval of `: keepalive` comments on event streams. Default 15000. */
   sseHeartbeatMs?: number;
+}
+
+export interface CodexSurfaceConfig {
+  /** The Codex bridge, started by the caller. */
+  bridge: CodexBridge;
 }
 
 export interface GatewayLoggerOptions {

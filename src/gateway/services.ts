@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { PLUGIN } from "./plugin-names.js";
 
@@ -10,6 +11,8 @@ declare module "fastify" {
     upstream: TauUpstream;
     /** The Ask bridge behind `/rpc` and `/rpc/events`; decorated only when the gateway serves Ask clients. */
     askBridge: AskBridge;
+    /** The Codex app-server bridge behind WebSocket `/`; decorated only when the gateway serves Codex clients. */
+    codexBridge: CodexBridge;
   }
 }
 
@@ -18,12 +21,15 @@ export interface GatewayServices {
   upstream: TauUpstream;
   /** Absent: the gateway serves no Ask surface. */
   askBridge?: AskBridge;
+  /** Absent: the gateway serves no Codex app-server surface. */
+  codexBridge?: CodexBridge;
 }
 
 /** Puts the services the caller built on the root instance, for every plugin after it. */
-const services: FastifyPluginAsync<GatewayServices> = async (app, { upstream, askBridge }) => {
+const services: FastifyPluginAsync<GatewayServices> = async (app, { upstream, askBridge, codexBridge }) => {
   app.decorate("upstream", upstream);
   if (askBridge) app.decorate("askBridge", askBridge);
+  if (codexBridge) app.decorate("codexBridge", codexBridge);
 };
 
 export const gatewayServices = fp(services, { name: PLUGIN.services, fastify: "5.x" });

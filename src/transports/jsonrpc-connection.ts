@@ -68,8 +68,12 @@ export interface JsonRpcConnection {
   send(message: object): void;
   /** Writes text already serialized the way `send` would. */
   sendText(text: string): void;
-  /** A request of the server; `answer` resolves with the client's result and rejects with its error, or when `signal` aborts. */
-  request(method: string, params: object, signal?: AbortSignal): { id: number; answer: Promise<unknown> };
+  /**
+   * A request of the server, with the next id (or `id`, for a caller that numbers its requests
+   * itself); `answer` resolves with the client's result and rejects with its error, or when
+   * `signal` aborts.
+   */
+  request(method: string, params: object, signal?: AbortSignal, id?: number): { id: number; answer: Promise<unknown> };
   readonly closed: boolean;
   close(): void;
 }
@@ -188,8 +192,8 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
     },
     send,
     sendText: writeText,
-    request(method, params, signal) {
-      const id = nextId++;
+    request(method, params, signal, chosenId) {
+      const id = chosenId ?? nextId++;
       const answer = new Promise<unknown>((resolve, reject) => {
         if (signal?.aborted) return reject(new Error("cancelled"));
         const onAbort = () => reject(new Error("cancelled"));

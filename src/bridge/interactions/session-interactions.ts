@@ -44,7 +44,7 @@ export interface InteractionEventSink {
 
 export class SessionInteractions {
   readonly sessionId: string;
-  private readonly mode: ApprovalModeName;
+  private mode: ApprovalModeName;
   private readonly calls: ClientToolCalls;
   private readonly pending: PendingInteractions;
   private readonly askUser: AskUserTool;
@@ -69,7 +69,7 @@ export class SessionInteractions {
     const context: ToolContext = { sessionId, pending: this.pending, answer, reverse, log };
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);
-    this.commands = new CommandTools(context, { mode, upstream, planApproved: () => this.plans.approved });
+    this.commands = new CommandTools(context, { mode: () => this.mode, upstream, planApproved: () => this.plans.approved });
     // The gateway's own tools come last: no command tool can take their names.
     this.tools = new Map<string, GatewayTool>([
       ...options.commandTools.map((tool) => [tool.name, this.commands.serving(tool)] as const),
@@ -81,6 +81,19 @@ export class SessionInteractions {
   /** The canonical approval mode, for workspace/readState. */
   get approvalMode(): ApprovalMode {
     return canonicalApprovalMode(this.mode);
+  }
+
+  /** The mode the command tools follow now. */
+  get modeName(): ApprovalModeName {
+    return this.mode;
+  }
+
+  /**
+   * Changes how later command-tool calls are treated (a dialect whose clients choose the approval
+   * policy per turn); calls already waiting for a decision keep waiting.
+   */
+  setMode(mode: ApprovalModeName): void {
+    this.mode = mode;
   }
 
   // ── Tau's side ────────────────────────────────────────────────────────────

@@ -42,7 +42,7 @@ export async function list({ services, peer }: MethodContext, params: SessionLis
   const { sessions } = await services.upstream.request("session.list", {});
   const summaries: Array<SessionSummary & { order: number }> = [];
   for (const s of sessions) {
-    const snapshot = await knownSnapshot(services, s.sessionId);
+    const snapshot = await services.core.knownSnapshot(s.sessionId);
     if (!snapshot || sessionTenant(snapshot) !== peer.tenant) continue;
     const running = s.lifecycle === "running";
     summaries.push({ sessionId: s.sessionId, model: modelName(snapshot), createdAt: isoTime(snapshot.createdAt), running, idle: !running, order: snapshot.createdAt });
@@ -72,17 +72,6 @@ export async function close({ services, peer }: MethodContext, params: SessionCl
   record.closed = true;
   await record.hub.detach();
   return { closed: true, sessionId: record.sessionId };
-}
-
-/** Immutable facts (tenant, createdAt, model) for list: from the hub when open, else one snapshot read. */
-async function knownSnapshot(services: MethodContext["services"], sessionId: string): Promise<Snapshot | undefined> {
-  const record = services.sessions.get(sessionId);
-  if (record?.hub.snapshot) return record.hub.snapshot;
-  try {
-    return await services.upstream.request("session.snapshot", { sessionId });
-  } catch {
-    return undefined; // gone between list and read
-  }
 }
 
 export const isoTime = (epochMs: number) => new Date(epochMs).toISOString();
