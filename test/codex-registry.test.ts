@@ -34,7 +34,8 @@ const SERVER_NOTIFICATIONS = [
 ];
 const SERVER_REQUESTS = ["item/commandExecution/requestApproval", "item/tool/requestUserInput", "item/tool/call"];
 
-function check(ourDefinition: string, officialName: string, direction: Direction): string[] {
+function check(ourDefinition: string, officialName: string | undefined, direction: Direction): string[] {
+  if (officialName === undefined) return [`${ourDefinition}: no official counterpart`];
   const ours = bundle.$defs[ourDefinition];
   const theirs = officialDefinition(official, officialName);
   if (!ours) return [`no ${ourDefinition} in schema/codex-v2.schema.json`];

@@ -52,11 +52,15 @@ async function appServer(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv):
     return 1;
   }
   // A signal ends the input: requests already received are still answered, then everything closes.
-  const stop = () => io.stdin.destroy();
+  const stopping = new AbortController();
+  const stop = () => {
+    stopping.abort();
+    io.stdin.destroy();
+  };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    await serveCodexStdio(stack.codex!, io.stdin, process.stdout, { log });
+    await serveCodexStdio(stack.codex!, io.stdin, process.stdout, { log, stop: stopping.signal });
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);

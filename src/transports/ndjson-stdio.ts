@@ -9,12 +9,14 @@ export interface LineConnection {
 
 /**
  * Newline-delimited JSON on a pair of streams (stdin/stdout for clients that spawn the gateway):
- * feeds each input line to the connection, and resolves once input has ended and every message
- * received has been handled (its answer written), then closes the connection.
+ * feeds each input line to the connection, and resolves once input has ended — or `stop` aborted,
+ * e.g. on SIGTERM — and every message received has been handled (its answer written), then closes
+ * the connection.
  */
-export async function serveNdjsonLines(connection: LineConnection, input: Readable): Promise<void> {
+export async function serveNdjsonLines(connection: LineConnection, input: Readable, stop?: AbortSignal): Promise<void> {
   const pending = new Set<Promise<void>>();
-  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+  // A destroyed stdin does not always end the line reader; closing the reader itself does.
+  for await (const line of createInterface({ input, crlfDelay: Infinity, signal: stop })) {
     const handled = connection.receive(line);
     pending.add(handled);
     void handled.finally(() => pending.delete(handled));

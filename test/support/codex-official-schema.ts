@@ -29,13 +29,12 @@ export function officialMethods(schema: OfficialSchema, union: "ClientRequest" |
   return out;
 }
 
-/** The official definition of a request's result: `XParams` → `XResponse` (and the one method without params). */
-export function officialResultName(method: string, paramsName: string | undefined): string {
-  if (paramsName === undefined) {
-    if (method === "configRequirements/read") return "ConfigRequirementsReadResponse";
-    throw new Error(`${method}: no params definition to derive the response from`);
-  }
-  return paramsName.replace(/Params$/, "Response");
+/** Methods without params whose response the gateway serves, by the official response definition. */
+const PARAMLESS_RESPONSES: Record<string, string> = { "configRequirements/read": "ConfigRequirementsReadResponse" };
+
+/** The official definition of a request's result: `XParams` → `XResponse` (and the method without params the gateway serves). */
+export function officialResultName(method: string, paramsName: string | undefined): string | undefined {
+  return paramsName === undefined ? PARAMLESS_RESPONSES[method] : paramsName.replace(/Params$/, "Response");
 }
 
 /** Looks a definition up at the top level or under v2, as the combined bundle nests them. */
@@ -71,8 +70,12 @@ export function officialValidator(): OfficialValidator {
   });
   const results = new Map<string, string>();
   for (const schema of [stable, experimental]) {
-    for (const [method, params] of officialMethods(schema, "ClientRequest")) results.set(method, officialResultName(method, params));
-    for (const [method, params] of officialMethods(schema, "ServerRequest")) results.set(method, officialResultName(method, params));
+    for (const union of ["ClientRequest", "ServerRequest"] as const) {
+      for (const [method, params] of officialMethods(schema, union)) {
+        const name = officialResultName(method, params);
+        if (name) results.set(method, name);
+      }
+    }
   }
   const check = (name: string, value: unknown): string[] => {
     for (const compile of compilers) {
