@@ -18,6 +18,12 @@ export interface CodexJsonRpcOptions {
   tenant?: string;
   /** Runs every client request (drain, in-flight limit, metrics); default: run it. */
   gate?: AskCallGate;
+  /**
+   * How long held notifications wait after the response they follow (default: one turn of the
+   * event loop). On a pipe, a reader slower than the writer gets both in one read when the gap is
+   * shorter than its wake-up, and a client that subscribes only after the response misses them.
+   */
+  releaseDelayMs?: number;
   log?: Log;
 }
 
@@ -80,7 +86,8 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
         if (released) return;
         released = true;
         holds--;
-        setImmediate(flush);
+        if (options.releaseDelayMs) setTimeout(flush, options.releaseDelayMs);
+        else setImmediate(flush);
       };
     },
     get closed() {

@@ -11,10 +11,13 @@ import { Ajv, type ValidateFunction } from "ajv";
 
 export type OfficialSchema = { definitions: Record<string, any> & { v2: Record<string, any> } };
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "codex-0.169.0");
+/** Where the committed schema is: the stable bundle here, the experimental one in experimental/. */
+export const OFFICIAL_SCHEMA_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "codex-0.169.0");
+export const OFFICIAL_BUNDLE = "codex_app_server_protocol.schemas.json";
 
-export function readOfficialSchema(kind: "stable" | "experimental"): OfficialSchema {
-  const file = kind === "stable" ? join(FIXTURES, "codex_app_server_protocol.schemas.json") : join(FIXTURES, "experimental", "codex_app_server_protocol.schemas.json");
+/** The stable or experimental bundle from `dir` (laid out as `generate-json-schema --out dir` and `--experimental --out dir/experimental` make it). */
+export function readOfficialSchema(kind: "stable" | "experimental", dir = OFFICIAL_SCHEMA_DIR): OfficialSchema {
+  const file = kind === "stable" ? join(dir, OFFICIAL_BUNDLE) : join(dir, "experimental", OFFICIAL_BUNDLE);
   return JSON.parse(readFileSync(file, "utf8")) as OfficialSchema;
 }
 
@@ -52,9 +55,9 @@ export interface OfficialValidator {
  * ServerRequest, responses against the official response of their method (the experimental bundle
  * for methods only it has), errors against JSONRPCError.
  */
-export function officialValidator(): OfficialValidator {
-  const stable = readOfficialSchema("stable");
-  const experimental = readOfficialSchema("experimental");
+export function officialValidator(dir = OFFICIAL_SCHEMA_DIR): OfficialValidator {
+  const stable = readOfficialSchema("stable", dir);
+  const experimental = readOfficialSchema("experimental", dir);
   const compilers = [stable, experimental].map((schema, i) => {
     const ajv = new Ajv({ strict: false, allErrors: true, allowUnionTypes: true, validateFormats: false });
     const id = `urn:codex-official:${i}`;
