@@ -258,6 +258,28 @@ describe("questions and dynamic tools", () => {
     expect(agentText(messages)).toContain("price of A-1: 42");
   });
 
+  it("a proposed plan is a plan item and a turn/plan/updated checklist, approved through a question", async () => {
+    const c = await client();
+    const threadId = await started(c);
+    c.onRequest("item/tool/requestUserInput", (params) => ({ answers: { [params.questions[0].id]: { answers: ["Approve"] } } }));
+    const { messages } = await c.turn(threadId, '/tool submit_plan {"plan":"- read the code\\n- [x] write the test"}');
+    expect(completedItems(messages, "plan")).toEqual([{ type: "plan", id: expect.any(String), text: "- read the code\n- [x] write the test" }]);
+    expect(messages.find((m) => m.method === "turn/plan/updated")?.params.plan).toEqual([
+      { step: "read the code", status: "pending" },
+      { step: "write the test", status: "completed" },
+    ]);
+    expect(agentText(messages)).toContain("approved the plan");
+  });
+
+  it("a tool Tau runs that is neither a command nor the client's is an mcpToolCall of server tau", async () => {
+    const c = await client();
+    const threadId = await started(c);
+    const { messages } = await c.turn(threadId, "/tool no_such_tool {}");
+    expect(completedItems(messages, "mcpToolCall")).toEqual([
+      expect.objectContaining({ server: "tau", tool: "no_such_tool", status: "failed", error: { message: expect.stringContaining("unknown tool") } }),
+    ]);
+  });
+
   it("refuses a dynamic tool that takes another tool's name, naming the field", async () => {
     const c = await client();
     await c.initialize();
