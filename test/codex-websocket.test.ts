@@ -80,6 +80,8 @@ describe("handshake and bad input", () => {
       const error = await rpcError(c.request(method, { threadId: "00000000-0000-4000-8000-000000000000", turnId: "u" }));
       expect(error.message, method).toBe("-32600: thread not found: 00000000-0000-4000-8000-000000000000");
     }
+    // A blank id is no thread either, and is never sent to Tau (which refuses blank session ids).
+    expect(await rpcError(c.request("thread/read", { threadId: " " }))).toMatchObject({ code: -32600, message: "-32600: thread not found:  " });
   });
 
   it("keeps experimental methods and fields for connections that opted in", async () => {

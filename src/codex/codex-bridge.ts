@@ -74,11 +74,6 @@ export class CodexBridge {
     options.core.reverse.add(new CodexServerRequests((sessionId) => threads.get(sessionId)));
   }
 
-  /** Wires the core (idempotent: the core routes the bridge connection once for every dialect). */
-  start(): void {
-    this.options.core.start();
-  }
-
   isMethod(method: string): boolean {
     return Object.hasOwn(METHODS, method);
   }

@@ -31,6 +31,8 @@ export class CodexThreads {
    * not having it — unknown, another tenant's, closed by an Ask client — is the same error.
    */
   async open(threadId: string, tenant: string | undefined): Promise<CodexThread> {
+    // Tau takes only non-blank session ids: anything else is no thread, without asking it.
+    if (!/\S/.test(threadId)) throw threadNotFound(threadId);
     const existing = this.threads.get(threadId);
     if (existing && existing.record.tenant === tenant && !existing.record.closed) return existing;
     let record;
