@@ -622,6 +622,7 @@ export interface SuccessResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: unknown;
+  error?: never;
 }
 /**
  * An error response; id is null when the request's id could not be read.
@@ -630,6 +631,7 @@ export interface ErrorResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   error: Error;
+  result?: never;
 }
 export interface Error {
   code: ErrorCode;
@@ -1106,6 +1108,7 @@ export interface InitializeResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: InitializeResult;
+  error?: never;
 }
 /**
  * Result of authenticate.
@@ -1122,6 +1125,7 @@ export interface AuthenticateResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: AuthenticateResult;
+  error?: never;
 }
 /**
  * Result of session/new.
@@ -1141,6 +1145,7 @@ export interface SessionNewResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: SessionNewResult;
+  error?: never;
 }
 /**
  * Result of session/load.
@@ -1159,6 +1164,7 @@ export interface SessionLoadResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: SessionLoadResult;
+  error?: never;
 }
 /**
  * Result of session/list.
@@ -1177,6 +1183,7 @@ export interface SessionListResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: SessionListResult;
+  error?: never;
 }
 /**
  * Result of session/resume.
@@ -1195,6 +1202,7 @@ export interface SessionResumeResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: SessionResumeResult;
+  error?: never;
 }
 /**
  * Result of session/close.
@@ -1211,6 +1219,7 @@ export interface SessionCloseResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: SessionCloseResult;
+  error?: never;
 }
 /**
  * Result of session/set_mode.
@@ -1227,6 +1236,7 @@ export interface SessionSetModeResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: SessionSetModeResult;
+  error?: never;
 }
 /**
  * Result of session/prompt.
@@ -1244,6 +1254,7 @@ export interface SessionPromptResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: SessionPromptResult;
+  error?: never;
 }
 /**
  * Result of session/request_permission.
@@ -1261,6 +1272,7 @@ export interface SessionRequestPermissionResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: SessionRequestPermissionResult;
+  error?: never;
 }
 /**
  * Success response to elicitation/create.
@@ -1269,6 +1281,7 @@ export interface ElicitationCreateResponse {
   jsonrpc: JsonRpcVersion;
   id: RequestId;
   result: ElicitationCreateResult;
+  error?: never;
 }
 /**
  * Requests a client sends and the server answers, by method: the params and the success result.

@@ -7,8 +7,9 @@ import { findCycles, readImportGraph } from "./support/import-graph.js";
 
 /**
  * The layer stack of src/ (see DESIGN.md §2): data flows one way, each layer importing only from
- * layers below it. host and bridge are siblings over tau and never import each other; acp, the
- * ACP dialect, builds on the bridge core and never on the host either. codegen is a
+ * layers below it. host and bridge are siblings over tau and never import each other. A client
+ * dialect built on the bridge core (codex, acp) sits above the bridge and below the transports;
+ * dialects never import each other. codegen is a
  * build tool that reads the registry and writes schema/ and generated/; nothing in src/ imports it,
  * so it never ends up on the runtime path. generated/ is its output, so whatever sits below it
  * (shared, registry, codegen) must not import it. src/index.ts is the package entry and may
@@ -21,6 +22,7 @@ const RUNTIME_RANK = {
   tau: 3,
   host: 4,
   bridge: 4,
+  codex: 5,
   acp: 5,
   transports: 6,
   gateway: 7,
@@ -51,7 +53,7 @@ function forbidden(from: Layer, to: Layer): string | undefined {
   if (from === "generated") return "generated/ imports nothing of src/";
   if (from === "acp" && to === "host") return "a dialect builds on the bridge core, never on the host";
   if (RUNTIME_RANK[to] < RUNTIME_RANK[from]) return undefined;
-  if (RUNTIME_RANK[to] === RUNTIME_RANK[from]) return "host and bridge are siblings and never import each other";
+  if (RUNTIME_RANK[to] === RUNTIME_RANK[from]) return "siblings (host and bridge) never import each other";
   return "upward import";
 }
 
@@ -94,6 +96,8 @@ describe("layers of src/", () => {
 describe("the layer rules themselves", () => {
   it("allow imports downward and within a layer", () => {
     expect(forbidden("bridge", "tau")).toBeUndefined();
+    expect(forbidden("codex", "bridge")).toBeUndefined();
+    expect(forbidden("transports", "codex")).toBeUndefined();
     expect(forbidden("host", "registry")).toBeUndefined();
     expect(forbidden("cli", "shared")).toBeUndefined();
     expect(forbidden("tau", "tau")).toBeUndefined();
@@ -108,6 +112,8 @@ describe("the layer rules themselves", () => {
     expect(forbidden("shared", "registry")).toBe("upward import");
     expect(forbidden("bridge", "host")).toMatch(/siblings/);
     expect(forbidden("host", "bridge")).toMatch(/siblings/);
+    expect(forbidden("bridge", "codex")).toBe("upward import");
+    expect(forbidden("codex", "transports")).toBe("upward import");
     expect(forbidden("validation", "codegen")).toMatch(/build tool/);
     expect(forbidden("entry", "codegen")).toMatch(/build tool/);
     expect(forbidden("codegen", "validation")).toMatch(/only the registry/);
@@ -124,6 +130,7 @@ describe("the layer rules themselves", () => {
     expect(layerOf("src/host/methods/turns.ts")).toBe("host");
     expect(layerOf("src/codegen/main.ts")).toBe("codegen");
     expect(layerOf("src/shared/log.ts")).toBe("shared");
+    expect(layerOf("src/codex/thread.ts")).toBe("codex");
     expect(layerOf("src/acp/agent.ts")).toBe("acp");
     expect(layerOf("generated/tau-v18.ts")).toBe("generated");
     expect(layerOf("src/stray.ts")).toBeUndefined();

@@ -79,6 +79,23 @@ describe("tau-gateway validate", () => {
     expect(r.stdout).toContain(":2: ask interaction/requestPermission: /result/decision: must be one of");
   });
 
+  it("checks Codex app-server transcripts with --dialect codex, and recognises them without it", async () => {
+    const lines = [
+      { direction: "client", message: { id: 1, method: "turn/start", params: { threadId: "t", input: [{ type: "text", text: "hi" }] } } },
+      { direction: "server", message: { id: 1, result: { turn: { id: "u", items: [], status: "running" } } } },
+      { direction: "server", message: { method: "item/agentMessage/delta", params: { threadId: "t", turnId: "u", itemId: "m", delta: "Hi" } } },
+      { direction: "server", message: { id: 0, method: "item/commandExecution/requestApproval", params: { threadId: "t", turnId: "u", itemId: "c", startedAtMs: 1 } } },
+      { direction: "client", message: { id: 0, result: { decision: "acceptForSession" } } },
+    ];
+    const path = await file("codex.jsonl", lines);
+    for (const args of [["validate", "--dialect", "codex", path], ["validate", path]]) {
+      const r = await runCommand(args);
+      expect(r.code, args.join(" ")).toBe(1);
+      expect(r.stdout).toContain(`:2: codex turn/start: /result/turn/status: must be one of "completed", "interrupted", "failed", "inProgress"`);
+      expect(r.stdout.endsWith("4 valid, 1 invalid\n")).toBe(true);
+    }
+  });
+
   it("rejects Tau messages of another version than the one chosen", async () => {
     const path = await file("v13.jsonl", [{ ...listRequest, version: 13 }]);
     expect((await runCommand(["validate", path])).stdout).toContain("/version: must be 18 (got 13)");

@@ -39,7 +39,10 @@ describe("JSON-RPC responses carry exactly one of result and error", () => {
     expect(jsonRpcBundles.length).toBeGreaterThan(0);
     for (const bundle of jsonRpcBundles) {
       const defs = readSchemaFile<{ $defs: Record<string, Definition> }>(bundle.schema).$defs;
-      const responses = Object.entries(defs).filter(([, d]) => d.properties && "id" in d.properties && ("result" in d.properties || "error" in d.properties));
+      // Whole response messages are named `…Response` (a payload type may have `id` and `error` too, as Codex's Turn does).
+      const responses = Object.entries(defs).filter(
+        ([name, d]) => name.endsWith("Response") && d.properties && "id" in d.properties && ("result" in d.properties || "error" in d.properties),
+      );
       // Every method's response, plus the generic success and error shapes.
       expect(responses.length, bundle.schema).toBeGreaterThan(index.entries.filter((e) => e.dialect === bundle.dialect && e.kind === "request").length);
       for (const [name, d] of responses) {

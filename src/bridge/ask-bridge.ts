@@ -99,6 +99,7 @@ export class AskBridge {
     const subscriptions = new Subscriptions();
     this.stopAsking = this.core.reverse.add(new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId)));
     this.services = {
+      core: this.core,
       upstream,
       sessions,
       subscriptions,
@@ -106,7 +107,7 @@ export class AskBridge {
       workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots),
       toolNames: knownToolNames(commandTools),
       serverVersion: options.serverVersion,
-      startedAt: Date.now(),
+      startedAt: this.core.startedAt,
     };
   }
 
@@ -157,7 +158,7 @@ export class AskBridge {
     return {
       eventsEmitted: retired.eventsEmitted + records.reduce((sum, r) => sum + r.hub.log.newestSeq, 0),
       eventsDelivered: this.services.subscriptions.delivered,
-      pendingInteractions: records.reduce((sum, r) => sum + r.interactions.list().length, 0),
+      pendingInteractions: this.core.pendingInteractions,
       snapshotFetches: {
         resync: retired.snapshotFetches + records.reduce((sum, r) => sum + r.hub.snapshotFetches, 0),
         list: this.services.sessionFacts.snapshotReads,
@@ -169,6 +170,7 @@ export class AskBridge {
     return this.services.sessions.all().length;
   }
 
+  /** Closes the core too when it is the bridge's own; a shared core is its owner's to close. */
   async close(): Promise<void> {
     this.stopAsking();
     if (this.ownsCore) await this.core.close();

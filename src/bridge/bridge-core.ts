@@ -1,3 +1,4 @@
+import type { Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS, type CommandToolConfig } from "./interactions/index.js";
@@ -28,6 +29,7 @@ export class BridgeCore {
   readonly commandTools: readonly CommandToolConfig[];
   /** The reverse requests of every dialect; an interaction's first answer wins. */
   readonly reverse = new ReverseRequesterSet();
+  readonly startedAt = Date.now();
   private readonly unsubscribe: Array<() => void> = [];
   private state: "new" | "started" | "closed" = "new";
 
@@ -56,6 +58,25 @@ export class BridgeCore {
         if (reconnected) void sessions.resyncAll();
       }),
     );
+  }
+
+  /**
+   * A session's snapshot for facts that never change (tenant, creation, persona catalog): the
+   * hub's when the session is open, else one read; undefined when the session is gone.
+   */
+  async knownSnapshot(sessionId: string): Promise<Snapshot | undefined> {
+    const record = this.sessions.get(sessionId);
+    if (record?.hub.snapshot) return record.hub.snapshot;
+    try {
+      return await this.upstream.request("session.snapshot", { sessionId });
+    } catch {
+      return undefined; // gone between list and read
+    }
+  }
+
+  /** Approvals and user-input requests waiting for an answer, in every session. */
+  get pendingInteractions(): number {
+    return this.sessions.all().reduce((sum, r) => sum + r.interactions.list().length, 0);
   }
 
   /** Stops routing and ends every pending interaction; later calls do nothing. */

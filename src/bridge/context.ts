@@ -1,5 +1,6 @@
 import type { ClientRequests } from "../../generated/ask-v1.0.js";
 import type { TauUpstream } from "../tau/upstream.js";
+import type { BridgeCore } from "./bridge-core.js";
 import type { AskPeer } from "./peer.js";
 import type { SessionFactsReader } from "./session-facts.js";
 import type { SessionRegistry } from "./session-registry.js";
@@ -8,6 +9,8 @@ import type { Subscriptions } from "./subscriptions.js";
 
 /** What every Ask method handler may use. */
 export interface BridgeServices {
+  /** What the Ask bridge shares with the other dialects. */
+  readonly core: BridgeCore;
   readonly upstream: TauUpstream;
   readonly sessions: SessionRegistry;
   readonly subscriptions: Subscriptions;

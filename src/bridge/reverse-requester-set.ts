@@ -1,4 +1,4 @@
-import type { ReverseRequester } from "./interactions/index.js";
+import { firstAnswer, type ReverseRequester } from "./interactions/index.js";
 
 /**
  * The ways interactions reach clients directly, one per dialect that answers reverse requests:
@@ -15,24 +15,10 @@ export class ReverseRequesterSet implements ReverseRequester {
   }
 
   requestPermission(...args: Parameters<ReverseRequester["requestPermission"]>) {
-    return firstAnswer([...this.members].map((m) => m.requestPermission(...args)));
+    return firstAnswer([...this.members].map((m) => m.requestPermission(...args).catch(() => undefined)));
   }
 
   requestUserInput(...args: Parameters<ReverseRequester["requestUserInput"]>) {
-    return firstAnswer([...this.members].map((m) => m.requestUserInput(...args)));
+    return firstAnswer([...this.members].map((m) => m.requestUserInput(...args).catch(() => undefined)));
   }
-}
-
-/** The first promise to resolve with a value; undefined once all resolved without one (a failure counts as none). */
-function firstAnswer<T>(answers: Array<Promise<T | undefined>>): Promise<T | undefined> {
-  if (answers.length === 0) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    let remaining = answers.length;
-    const settle = (value: T | undefined) => {
-      remaining--;
-      if (value !== undefined) resolve(value);
-      else if (remaining === 0) resolve(undefined);
-    };
-    for (const answer of answers) answer.then(settle, () => settle(undefined));
-  });
 }

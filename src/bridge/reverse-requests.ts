@@ -1,6 +1,6 @@
 import type { InteractionRequestPermissionParams, InteractionRequestUserInputParams, ServerRequests } from "../../generated/ask-v1.0.js";
 import { ProtocolValidators } from "../validation/validator.js";
-import type { ReverseRequester } from "./interactions/index.js";
+import { firstAnswer, type ReverseRequester } from "./interactions/index.js";
 import type { AskPeer } from "./peer.js";
 
 type Result<M extends keyof ServerRequests> = ServerRequests[M]["result"];
@@ -41,15 +41,6 @@ export class PeerReverseRequester implements ReverseRequester {
     });
     // The first connection to answer decides; a refusal that cannot be expressed (user input)
     // leaves the decision to the others, the interaction methods or the deadline.
-    return new Promise<Result<M> | undefined>((resolve) => {
-      let remaining = answers.length;
-      for (const answer of answers) {
-        void answer.then((value) => {
-          remaining--;
-          if (value !== undefined) resolve(value);
-          else if (remaining === 0) resolve(undefined);
-        });
-      }
-    });
+    return firstAnswer(answers);
   }
 }

@@ -1,7 +1,8 @@
 import { AcpAgent } from "../acp/agent.js";
 import { AskBridge } from "../bridge/ask-bridge.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
-import { gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { DEADLINE_GRACE_MS, gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { CodexBridge } from "../codex/codex-bridge.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
@@ -25,19 +26,20 @@ export interface BridgeStackSettings {
 
 /**
  * What every command that hosts sessions runs: the upstream Tau host (the embedded one by
- * default), the bridge connection to it, the bridge core every dialect shares, and the Ask bridge
- * and the ACP agent on it. `serve` puts HTTP and WebSockets in front of it, `stdio` and `acp` a
- * pair of pipes.
+ * default), the bridge connection to it, the bridge core every dialect shares, and the dialects on
+ * the core — Ask, Codex app-server and ACP. `serve` puts HTTP and WebSockets in front of them,
+ * `stdio`, `app-server` and `acp` a pair of pipes.
  */
 export class BridgeStack {
   host: RunningTauHost | undefined;
   upstream: TauUpstream | undefined;
   core: BridgeCore | undefined;
   bridge: AskBridge | undefined;
+  codex: CodexBridge | undefined;
   acp: AcpAgent | undefined;
   url: string | undefined;
 
-  /** Starts the host (if embedded), the bridge and the upstream connection; throws on failure (close() cleans up). */
+  /** Starts the host (if embedded), the dialects and the upstream connection; throws on failure (close() cleans up). */
   async start(settings: BridgeStackSettings, commandTools: CommandToolConfig[], log: Log): Promise<void> {
     const token = settings.upstreamToken;
     if (settings.upstream === "embedded") {
@@ -47,9 +49,10 @@ export class BridgeStack {
     } else {
       this.url = settings.upstream;
     }
-    // The bridge connection advertises the tools through which the agent reaches Ask clients (DESIGN §4.4).
+    const url = this.url;
+    // The bridge connection advertises the tools through which the agent reaches clients (DESIGN §4.4).
     const tools = gatewayClientTools(commandTools, { deadlineMs: settings.interactionTimeoutMs });
-    this.upstream = new TauUpstream({ url: this.url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log });
+    this.upstream = new TauUpstream({ url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log });
     this.core = new BridgeCore({
       upstream: this.upstream,
       retention: settings.eventRetention,
@@ -71,7 +74,27 @@ export class BridgeStack {
       abandonedTurnGraceMs: settings.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT_MS,
       log,
     });
-    // Before the upstream starts, so the sessions see every message and reconnect.
+    this.codex = new CodexBridge({
+      core: this.core,
+      defaultCwd: settings.defaultCwd,
+      serverVersion: gatewayVersion(),
+      // A Codex client's dynamic tools need a connection of their own (Tau takes a connection's tools
+      // once); a call may wait for a person as long as an interaction does.
+      toolConnection: (clientTools) =>
+        new TauUpstream({
+          url,
+          token,
+          client: {
+            name: "tau-gateway-dynamic-tools",
+            version: gatewayVersion(),
+            tools: clientTools.map((tool) => ({ ...tool, executionTimeoutMs: settings.interactionTimeoutMs + DEADLINE_GRACE_MS })),
+          },
+          reconnect: false,
+          log,
+        }),
+      log,
+    });
+    // Before the upstream starts, so the core sees every message and reconnect.
     this.core.start();
     await this.upstream.start();
   }

@@ -1,5 +1,6 @@
 /** Command dispatch for the `tau-gateway` executable. */
 import { runAcp } from "./acp.js";
+import { runAppServer } from "./app-server.js";
 import { runHost } from "./host.js";
 import type { CommandIO } from "./io.js";
 import { runServe } from "./serve.js";
@@ -12,6 +13,7 @@ Commands:
   host       run the embedded reference Tau host alone (see: tau-gateway host --help)
   serve      run the gateway (see: tau-gateway serve --help)
   stdio      the Ask JSON-RPC surface on stdin/stdout (see: tau-gateway stdio --help)
+  app-server the Codex app-server protocol on stdin/stdout (see: tau-gateway app-server --help)
   acp        an Agent Client Protocol agent on stdin/stdout, for editors (see: tau-gateway acp --help)
   validate   check JSONL transcripts against the tau-gateway schema (see: tau-gateway validate --help)
   help       show this help
@@ -26,6 +28,7 @@ const commands: Record<string, Command> = {
   host: runHost,
   serve: runServe,
   stdio: runStdio,
+  "app-server": runAppServer,
   acp: runAcp,
 };
 

@@ -17,11 +17,11 @@ import { bridgeSettings, envName, integer, logSettings, nonEmpty, socketSettings
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
 
-Runs the gateway: WebSocket /tau (Tau passthrough), WebSocket /rpc and POST /rpc (Ask
-JSON-RPC), GET /rpc/events (server-sent events), WebSocket /acp (Agent Client Protocol),
-GET /healthz, /readyz, /metrics, /schema, and with --socket the Ask surface as NDJSON on a Unix
-socket. Every option can also be set with the environment
-variable shown (a flag on the command line wins).
+Runs the gateway: WebSocket / (Codex app-server v2), WebSocket /tau (Tau passthrough),
+WebSocket /rpc and POST /rpc (Ask JSON-RPC), GET /rpc/events (server-sent events), WebSocket
+/acp (Agent Client Protocol), GET /healthz, /readyz, /metrics, /schema, and with --socket the Ask
+surface as NDJSON on a Unix socket. Every option can also be set with the environment variable
+shown (a flag on the command line wins).
 
   --host HOST                   listen address (default 127.0.0.1)           ${envName("host")}
   --port PORT                   listen port, 0 = any free port (default 8080) ${envName("port")}
@@ -103,7 +103,7 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   return 0;
 }
 
-/** The composition root of `serve`: the bridge stack (upstream host, bridge connection, Ask bridge, ACP agent), then the HTTP front on it. */
+/** The composition root of `serve`: the bridge stack (upstream host, bridge connection, Ask and Codex bridges, ACP agent), then the HTTP front on it. */
 async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: Log, tokens?: TokenRegistry): Promise<void> {
   const { stack } = running;
   await stack.start({ ...settings, tenantWorkspaceRoots: tokens?.tenantWorkspaceRoots() }, commandTools, log);
@@ -117,6 +117,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
       socket: settings.socket === undefined ? undefined : { path: settings.socket, mode: settings.socketMode },
     },
     acp: { agent: stack.acp! },
+    codex: { bridge: stack.codex! },
     drainTimeoutMs: settings.drainTimeout,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,

@@ -7,20 +7,21 @@ import { formatIssue } from "../validation/issues.js";
 import { TranscriptChecker } from "../validation/transcript.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 
-export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|acp] [--tau-version 18|13] [--format text|json] FILE... | -
+export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|codex|acp] [--tau-version 18|13] [--format text|json] FILE... | -
 
-Checks JSONL transcripts against the tau-gateway schema. A line is a bare message or
+Checks JSONL transcripts against the tau-gateway schema. Without --dialect each line's dialect
+is detected: Tau messages carry version and type; JSON-RPC lines are Ask unless their method (or
+the request they answer) is only Codex's; give --dialect codex for Codex app-server transcripts
+and --dialect acp for ACP ones (ACP shares method names with Ask). A line is a bare message or
 {"direction":"client"|"server","message":{...}} (client = sent by the client). Responses are
-checked against the result of the request with the same id earlier in the same file. Without
---dialect, a line with "version" and "type" is Tau and any other is Ask; ACP transcripts need
---dialect acp (ACP shares method names with Ask).
+checked against the result of the request with the same id earlier in the same file.
 
 Output: one line per error, FILE:LINE: <dialect> <method or type>: <pointer>: <message>, then
 "N valid, M invalid". With --format json: one JSON object per error, then {"valid":N,"invalid":M}.
 Exit status: 0 all valid, 1 some line invalid, 2 usage or I/O error; 0 without a summary
 when the reader of the output closes early (… | head).`;
 
-const DIALECTS: readonly Dialect[] = ["tau", "ask", "acp"];
+const DIALECTS: readonly Dialect[] = ["tau", "ask", "codex", "acp"];
 
 interface Options {
   dialect?: Dialect;
@@ -43,7 +44,7 @@ function parse(argv: string[]): Options {
   });
   if (values.help) throw new UsageError("", 0);
   const dialect = values.dialect;
-  if (dialect !== undefined && !DIALECTS.includes(dialect as Dialect)) throw new UsageError(`--dialect must be tau, ask or acp (got ${JSON.stringify(dialect)})`);
+  if (dialect !== undefined && !DIALECTS.includes(dialect as Dialect)) throw new UsageError(`--dialect must be tau, ask, codex or acp (got ${JSON.stringify(dialect)})`);
   const version = values["tau-version"];
   if (version !== undefined && version !== "18" && version !== "13") throw new UsageError(`--tau-version must be 18 or 13 (got ${JSON.stringify(version)})`);
   if (values.format !== "text" && values.format !== "json") throw new UsageError(`--format must be text or json (got ${JSON.stringify(values.format)})`);

@@ -61,8 +61,9 @@ export function buildBundle(registry: DialectRegistry, version: number | string)
 
   // Responses: a Tau server sends them as the `response` server message; JSON-RPC responses
   // travel opposite to the requests they answer and are matched to them by id.
-  if (registry.dialect !== "tau") {
-    for (const list of [fromClient, fromServer]) list.push("SuccessResponse", "ErrorResponse");
+  for (const name of registry.frame.responseMessages ?? []) {
+    if (!(name in defs)) throw new Error(`${registry.dialect} v${version}: response message ${name} is not defined`);
+    for (const list of [fromClient, fromServer]) list.push(name);
   }
   define("ClientMessage", anyOf(...fromClient.map(ref)), "Every message a client may send.");
   define("ServerMessage", anyOf(...fromServer.map(ref)), "Every message a server may send.");

@@ -16,6 +16,7 @@ import { acpWebSocketRoute } from "./routes/acp-websocket.js";
 import { askEventsRoute } from "./routes/ask-events.js";
 import { askHttpRoute } from "./routes/ask-http.js";
 import { askWebSocketRoute } from "./routes/ask-websocket.js";
+import { codexWebSocketRoute } from "./routes/codex-websocket.js";
 import { livenessRoute, readinessRoute } from "./routes/health.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { schemaRoutes } from "./routes/schema.js";
@@ -24,19 +25,20 @@ import { gatewayServices } from "./services.js";
 
 /**
  * The gateway's HTTP/WebSocket front: `/tau` (Tau passthrough), `/rpc` and `/rpc/events` (Ask,
- * when the config provides a bridge, and a Unix socket when it names one), `/acp` (ACP, when it
- * provides an agent), `/healthz`, `/readyz`, `/metrics`, `/schema`. First the plugins that decorate
- * the root instance for the others, in the order their hooks must run; then every route as an
- * encapsulated plugin that declares what it relies on. Closing the instance closes every client
- * WebSocket (1001), socket client, event stream and passthrough upstream connection; the services
- * in the config belong to the caller.
+ * when the config provides a bridge, and a Unix socket when it names one), WebSocket `/` (Codex
+ * app-server, when the config provides its bridge), `/acp` (ACP, when it provides an agent),
+ * `/healthz`, `/readyz`, `/metrics`, `/schema`. First the plugins that decorate the root instance
+ * for the others, in the order their hooks must run; then every route as an encapsulated plugin
+ * that declares what it relies on. Closing the instance closes every client WebSocket (1001),
+ * socket client, event stream and passthrough upstream connection; the services in the config
+ * belong to the caller.
  */
 export function buildGateway(config: GatewayConfig): FastifyInstance {
   const app = Fastify({ logger: loggerOptions(config), genReqId: requestIdGenerator(config), trustProxy: config.trustProxy ?? false });
   const limits = resolveLimits(config.limits);
   const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 
-  app.register(gatewayServices, { upstream: config.upstream, askBridge: config.ask?.bridge, acpAgent: config.acp?.agent });
+  app.register(gatewayServices, { upstream: config.upstream, askBridge: config.ask?.bridge, codexBridge: config.codex?.bridge, acpAgent: config.acp?.agent });
   app.register(gatewayMetrics);
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check.
   app.register(clientSockets, { limits, maxMessageBytes });
@@ -62,6 +64,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
       app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes });
     }
   }
+  if (config.codex) app.register(codexWebSocketRoute);
   if (config.acp) app.register(acpWebSocketRoute);
   return app;
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import { composeAskGates, inflightLimitGate, observingGate } from "../transports/ask-call-gates.js";
 import type { AskCallGate } from "../transports/ask-jsonrpc.js";
+import type { CallDialect } from "../transports/call-observer.js";
 import type { DrainController } from "./drain.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { PLUGIN } from "./plugin-names.js";
@@ -18,8 +19,11 @@ declare module "fastify" {
  * drain gate is innermost, so the metrics (and the in-flight limit) see its refusals too.
  */
 export interface AskGates {
-  /** For one WebSocket connection (the in-flight limit is per connection): metrics, in-flight limit, drain. */
-  connection(): AskCallGate;
+  /**
+   * For one WebSocket connection (the in-flight limit is per connection): metrics, in-flight
+   * limit, drain. The gates are the same for every JSON-RPC dialect; `dialect` labels the metrics.
+   */
+  connection(dialect?: CallDialect): AskCallGate;
   /**
    * For `POST /rpc` bodies: metrics, drain. A body lives for one answer and its batch size is
    * bounded, so it has no in-flight limit of its own.
@@ -33,7 +37,7 @@ export function askGates(options: { metrics: GatewayMetrics; drain: DrainControl
   const { drain, maxInflight } = options;
   const observe = observingGate(options.metrics.observeCall);
   return {
-    connection: () => composeAskGates(observe, inflightLimitGate(maxInflight), drain.askGate),
+    connection: (dialect = "ask") => composeAskGates(observingGate(options.metrics.observeCall, dialect), inflightLimitGate(maxInflight), drain.askGate),
     httpRequest: composeAskGates(observe, drain.askGate),
     eventStream: drain.askGate,
   };

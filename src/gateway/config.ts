@@ -1,5 +1,6 @@
 import type { AcpAgent } from "../acp/agent.js";
 import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
 import type { OriginAllowlist } from "./auth/origins.js";
@@ -18,6 +19,8 @@ export interface GatewayConfig {
   upstream: TauUpstream;
   /** The Ask surface: WebSocket and HTTP `/rpc` and `GET /rpc/events`; without it those routes do not exist. */
   ask?: AskSurfaceConfig;
+  /** The Codex app-server surface: WebSocket `/`; without it that route does not exist. */
+  codex?: CodexSurfaceConfig;
   /** The ACP surface: WebSocket `/acp`; without it the route does not exist. */
   acp?: { agent: AcpAgent };
   /** pino options; false (the default) logs nothing. */
@@ -49,6 +52,11 @@ export interface AskSurfaceConfig {
    * "default" when the gateway has tokens, for no tenant otherwise.
    */
   socket?: { path: string; mode: number };
+}
+
+export interface CodexSurfaceConfig {
+  /** The Codex bridge, started by the caller. */
+  bridge: CodexBridge;
 }
 
 export interface GatewayLoggerOptions {

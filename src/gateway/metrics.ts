@@ -15,7 +15,7 @@ export interface MetricsSources {
 }
 
 /** Routes with their own label value; anything else is "other" (label values must stay few). */
-const KNOWN_ROUTES = new Set(["/tau", "/rpc", "/rpc/events", "/acp"]);
+const KNOWN_ROUTES = new Set(["/", "/tau", "/rpc", "/rpc/events", "/acp"]);
 
 export function routeLabel(url: string | undefined): string {
   const path = (url ?? "").split("?")[0]!;
@@ -33,8 +33,8 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private askInvalidParams = 0;
-  private acpInvalidParams = 0;
+  /** Client requests of the JSON-RPC dialects answered -32602, by dialect. */
+  private readonly invalidParams = new Map<string, number>();
 
   private readonly connections: Gauge<"route">;
   private readonly connectionsTotal: Counter<"route">;
@@ -107,8 +107,7 @@ export class GatewayMetrics {
         this.inc(sources.upstream.stats.reconnects);
       },
     });
-    const askInvalidParams = () => this.askInvalidParams;
-    const acpInvalidParams = () => this.acpInvalidParams;
+    const invalidParams = this.invalidParams;
     new Counter({
       name: "tau_gateway_validation_failures_total",
       help: "Messages that failed schema validation, by dialect and source (client or upstream); invalid ones are answered with an error or dropped, never relayed.",
@@ -118,8 +117,8 @@ export class GatewayMetrics {
         this.reset();
         this.inc({ dialect: "tau", source: "client" }, sources.passthrough.invalidClientRequests);
         this.inc({ dialect: "tau", source: "upstream" }, sources.passthrough.invalidUpstreamMessages + sources.upstream.stats.invalidMessages);
-        this.inc({ dialect: "ask", source: "client" }, askInvalidParams());
-        this.inc({ dialect: "acp", source: "client" }, acpInvalidParams());
+        this.inc({ dialect: "ask", source: "client" }, invalidParams.get("ask") ?? 0);
+        for (const [dialect, count] of invalidParams) if (dialect !== "ask") this.inc({ dialect, source: "client" }, count);
       },
     });
     const bridge = sources.bridge;
@@ -169,8 +168,7 @@ export class GatewayMetrics {
   readonly observeCall: CallObserver = (call: CallRecord) => {
     this.requests.inc({ dialect: call.dialect, method: call.method, outcome: call.outcome });
     this.durations.observe({ dialect: call.dialect, method: call.method }, call.seconds);
-    if (call.dialect === "ask" && call.outcome === "invalid_params") this.askInvalidParams++;
-    if (call.dialect === "acp" && call.outcome === "invalid_params") this.acpInvalidParams++;
+    if (call.dialect !== "tau" && call.outcome === "invalid_params") this.invalidParams.set(call.dialect, (this.invalidParams.get(call.dialect) ?? 0) + 1);
   };
 
   /** Counts an accepted connection as open until `onClose` calls back. */

@@ -6,7 +6,7 @@ import type { Schema, VersionRange } from "./schema.js";
  * nothing else in the project may describe a wire shape.
  */
 
-export type Dialect = "tau" | "ask" | "acp";
+export type Dialect = "tau" | "ask" | "codex" | "acp";
 
 /** Who sends the message. `client` = the client of the dialect (Tau client / Ask client / ACP client). */
 export type Sender = "client" | "server";
@@ -21,7 +21,7 @@ export type EntryKind =
 interface EntryBase {
   name: string;
   description: string;
-  /** Versions the entry exists in (Tau only; Ask entries exist in every Ask version). */
+  /** Versions the entry exists in (Tau only; Ask and Codex entries exist in every version of their dialect). */
   versions?: VersionRange;
   /** Why the version range is what it is, e.g. "removed somewhere in 16–18". */
   versionNote?: string;
@@ -102,4 +102,9 @@ export interface MessageFrames {
   response(entry: MethodEntry, result: Schema): Schema;
   /** An event envelope carrying `payload` (Ask only). */
   event?(entry: EventEntry, payload: Schema): Schema;
+  /**
+   * Definitions of whole response messages that travel in both directions (JSON-RPC responses,
+   * matched to their requests by id); a Tau server sends its responses as a server message instead.
+   */
+  responseMessages?: readonly string[];
 }

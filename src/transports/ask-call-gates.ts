@@ -1,6 +1,6 @@
 import { AskError } from "../bridge/ask-bridge.js";
 import type { AskCallGate } from "./ask-jsonrpc.js";
-import { askOutcome, secondsSince, type CallObserver } from "./call-observer.js";
+import { askOutcome, secondsSince, type CallDialect, type CallObserver } from "./call-observer.js";
 
 /**
  * Gates for the calls of one Ask connection (see `AskJsonRpcOptions.gate`): each wraps a bridge
@@ -40,18 +40,23 @@ export function inflightLimitGate(limit: number): AskCallGate {
   };
 }
 
-/** Reports every call's method, outcome (ok or the error code's name) and duration. */
-export function observingGate(observe: CallObserver): AskCallGate {
+/** Reports every call's method, outcome (ok or the error code's name) and duration, under the dialect served. */
+export function observingGate(observe: CallObserver, dialect: CallDialect = "ask"): AskCallGate {
   return async (method, call) => {
     const startedAt = performance.now();
     let outcome = "ok";
     try {
       return await call();
     } catch (err) {
-      outcome = err instanceof AskError ? askOutcome(err.code) : "internal_error";
+      outcome = hasNumericCode(err) ? askOutcome(err.code) : "internal_error";
       throw err;
     } finally {
-      observe({ dialect: "ask", method, outcome, seconds: secondsSince(startedAt) });
+      observe({ dialect, method, outcome, seconds: secondsSince(startedAt) });
     }
   };
+}
+
+/** A JSON-RPC error of any dialect (AskError, CodexError): its code is the one the client received. */
+function hasNumericCode(err: unknown): err is { code: number } {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === "number";
 }

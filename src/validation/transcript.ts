@@ -41,7 +41,7 @@ export class TranscriptChecker {
     private readonly options: TranscriptOptions = {},
     validators = ProtocolValidators.shared(),
   ) {
-    this.bundles = { tau: validators.get("tau", options.tauVersion), ask: validators.get("ask"), acp: validators.get("acp") };
+    this.bundles = { tau: validators.get("tau", options.tauVersion), ask: validators.get("ask"), codex: validators.get("codex"), acp: validators.get("acp") };
   }
 
   /** Checks one line of text. Blank lines are skipped by the caller. */
@@ -60,10 +60,21 @@ export class TranscriptChecker {
     } else if (isObject(value) && "direction" in value && "message" in value) {
       return { ok: false, issues: [{ pointer: "/direction", message: 'must be "client" or "server"', keyword: "enum" }] };
     }
-    const dialect = this.options.dialect ?? detectDialect(message);
+    const dialect = this.options.dialect ?? this.detectJsonRpcDialect(detectDialect(message), message);
     const bundle = this.bundles[dialect];
     const verdict = sender ? this.check(bundle, sender, message) : this.checkEitherDirection(bundle, message);
     return { ...verdict, dialect };
+  }
+
+  /**
+   * JSON-RPC lines are Ask unless they belong to Codex: a method only Codex has, or a response
+   * to an open Codex request.
+   */
+  private detectJsonRpcDialect(detected: Dialect, message: unknown): Dialect {
+    if (detected !== "ask" || !isObject(message)) return detected;
+    if (typeof message.method === "string") return !this.bundles.ask.method(message.method) && this.bundles.codex.method(message.method) ? "codex" : "ask";
+    const openIn = (bundle: BundleValidator) => (["client", "server"] as const).some((sender) => this.open.has(this.key(bundle, sender, message.id)));
+    return !openIn(this.bundles.ask) && openIn(this.bundles.codex) ? "codex" : "ask";
   }
 
   private checkEitherDirection(bundle: BundleValidator, message: unknown): LineVerdict {
@@ -152,8 +163,9 @@ export class TranscriptChecker {
 }
 
 /**
- * Tau messages carry `version` and `type`; everything else is taken as Ask JSON-RPC. ACP shares
- * method names with Ask (initialize, session/list, …), so it is checked only when asked for.
+ * Tau messages carry `version` and `type`; everything else is taken as JSON-RPC (Ask, unless the
+ * transcript checker recognises Codex). ACP shares method names with Ask (initialize,
+ * session/list, …), so it is checked only when asked for.
  */
 export function detectDialect(message: unknown): Dialect {
   return isObject(message) && "version" in message && "type" in message ? "tau" : "ask";

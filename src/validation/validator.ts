@@ -96,15 +96,18 @@ export class BundleValidator {
     return fn;
   }
 
-  /** Params of a method `sender` sends (by default a client request). */
-  params(method: string, params: unknown, pointerPrefix = "", sender: Sender = "client"): ValidationResult {
+  /**
+   * Params of a method `sender` sends. Without `sender`: the client request of that name, else the
+   * reverse request (a name both sides send — Ask's interaction/requestPermission — is the client's).
+   */
+  params(method: string, params: unknown, pointerPrefix = "", sender?: Sender): ValidationResult {
     const entry = this.method(method, sender);
     if (!entry) return invalid([issue(`${pointerPrefix}/method`, `unknown method ${JSON.stringify(method)}`)], method);
     return this.check(entry.definitions.params!, params, method, pointerPrefix);
   }
 
-  /** Result of a method `sender` sends (by default a client request; "server" for the answer to a reverse request). */
-  result(method: string, result: unknown, pointerPrefix = "", sender: Sender = "client"): ValidationResult {
+  /** Result of a method `sender` sends (found as for `params` when `sender` is not given). */
+  result(method: string, result: unknown, pointerPrefix = "", sender?: Sender): ValidationResult {
     const entry = this.method(method, sender);
     if (!entry?.definitions.result) return invalid([issue(pointerPrefix || "/", `no result is defined for ${JSON.stringify(method)}`)], method);
     return this.check(entry.definitions.result, result, method, pointerPrefix);
@@ -123,7 +126,7 @@ export class BundleValidator {
    */
   message(sender: Sender, message: unknown, respondsTo?: string): ValidationResult {
     if (!isObject(message)) return invalid([issue("", "message must be a JSON object", "type")]);
-    return this.dialect === "tau" ? this.tauMessage(sender, message, respondsTo) : this.askMessage(sender, message, respondsTo);
+    return this.dialect === "tau" ? this.tauMessage(sender, message, respondsTo) : this.jsonRpcMessage(sender, message, respondsTo);
   }
 
   private tauMessage(sender: Sender, msg: Record<string, unknown>, respondsTo?: string): ValidationResult {
@@ -153,7 +156,8 @@ export class BundleValidator {
     return this.check(entry.definitions.message!, msg, type);
   }
 
-  private askMessage(sender: Sender, msg: Record<string, unknown>, respondsTo?: string): ValidationResult {
+  /** A JSON-RPC dialect (Ask, Codex): requests and notifications by `method`, responses by the method of the request they answer. */
+  private jsonRpcMessage(sender: Sender, msg: Record<string, unknown>, respondsTo?: string): ValidationResult {
     if ("jsonrpc" in msg && msg.jsonrpc !== "2.0") return invalid([issue("/jsonrpc", 'must be "2.0" when present', "const")]);
     if (!("method" in msg)) {
       if ("error" in msg) return this.check("ErrorResponse", msg, respondsTo ?? "response");

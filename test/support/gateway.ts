@@ -8,12 +8,14 @@ import { buildGateway } from "../../src/gateway/app.js";
 import { startTauHost, type RunningTauHost, type TauHostOptions } from "../../src/host/index.js";
 import { TauUpstream } from "../../src/tau/upstream.js";
 import { AskTestClient } from "./ask-client.js";
+import { CodexTestClient } from "./codex-client.js";
 import type { Cleanups } from "./cleanups.js";
 
 /**
- * An Ask gateway for tests, put together as `tau-gateway serve` does: an embedded Tau host (started
+ * A gateway for tests, put together as `tau-gateway serve` does: an embedded Tau host (started
  * here, so a test can stop it and start it again on the same port with the same state directory),
- * the bridge stack connected to it, and the HTTP app serving `/rpc` on a free loopback port.
+ * the bridge stack connected to it, and the HTTP app serving `/rpc` (Ask) and `/` (Codex
+ * app-server) on a free loopback port.
  */
 
 export interface TestGatewayOptions {
@@ -34,6 +36,8 @@ export interface TestGatewayOptions {
 export interface TestGateway {
   /** ws://…/rpc */
   rpcUrl: string;
+  /** ws://…/ (Codex app-server) */
+  codexUrl: string;
   stack: BridgeStack;
   app: FastifyInstance;
   host: RunningTauHost | undefined;
@@ -41,6 +45,8 @@ export interface TestGateway {
   cwd: string;
   /** An Ask client on `/rpc`, closed by stop(). */
   client(options?: { jsonrpc?: boolean }): Promise<AskTestClient & { socket: import("ws").WebSocket }>;
+  /** A Codex app-server client on `/`, closed by stop(). */
+  codexClient(): Promise<CodexTestClient & { socket: import("ws").WebSocket }>;
   stopHost(): Promise<void>;
   /** Starts the host again on the same port with the same state directory. */
   startHost(): Promise<void>;
@@ -64,10 +70,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   await startHost();
 
   const stack = new BridgeStack();
-  const clients: AskTestClient[] = [];
+  const clients: Array<{ socket: import("ws").WebSocket }> = [];
   let app: FastifyInstance | undefined;
   const stop = async () => {
-    for (const c of clients) (c as AskTestClient & { socket: import("ws").WebSocket }).socket.terminate();
+    for (const c of clients) c.socket.terminate();
     await app?.close().catch(() => undefined);
     await stack.close();
     await host?.close().catch(() => undefined);
@@ -90,11 +96,14 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
       ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch } },
+      codex: { bridge: stack.codex! },
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
     const rpcUrl = `${address.replace("http://", "ws://")}/rpc`;
+    const codexUrl = `${address.replace("http://", "ws://")}/`;
     return {
       rpcUrl,
+      codexUrl,
       stack,
       app,
       get host() {
@@ -103,6 +112,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       cwd,
       async client(clientOptions = {}) {
         const client = await AskTestClient.websocket(rpcUrl, clientOptions);
+        clients.push(client);
+        return client;
+      },
+      async codexClient() {
+        const client = await CodexTestClient.websocket(codexUrl);
         clients.push(client);
         return client;
       },

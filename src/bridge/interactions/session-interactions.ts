@@ -89,7 +89,8 @@ export class SessionInteractions {
   }
 
   /**
-   * Gates the session's command tools by `mode` from the next call on. The mode recorded on the
+   * Gates the session's command tools by `mode` from the next call on (calls already waiting for a
+   * decision keep waiting). The mode recorded on the
    * Tau session when it was created does not change (Tau's attributes are immutable), so a
    * gateway that restarts goes back to it.
    */

@@ -28,7 +28,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 export const MAX_COMMAND_TIMEOUT_MS = 86_400_000;
 
 /** Provider tool-name rules (the strictest common ones), so every model accepts the name. */
-const TOOL_NAME_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
+export const TOOL_NAME_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
 const NO_NUL = "^[^\\u0000]*$";
 
 const TOOLS_FILE_SCHEMA = {

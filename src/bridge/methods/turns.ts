@@ -4,8 +4,8 @@ import type { ClientRequests as TauRequests } from "../../../generated/tau-v18.j
 import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
 import { AskError, toAskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
-import type { EventLog } from "../event-log.js";
 import type { SessionRecord } from "../session-registry.js";
+import { turnAcceptance } from "../turn-acceptance.js";
 
 /**
  * session/send. An idle session starts a turn (status steered). A running one takes the message
@@ -88,16 +88,7 @@ async function accept<M extends TurnMethod>(
   onBusy: "fallback" | "fail",
 ): Promise<"accepted" | "busy"> {
   const { hub } = record;
-  const seen = waitForEvent(hub.log, hub.log.newestSeq, accepted);
-  const request = ctx.services.upstream.request(method, params);
-  const outcome = await Promise.race([
-    seen.promise.then(() => "accepted" as const),
-    request.then(
-      () => "accepted" as const,
-      (err: unknown) => err,
-    ),
-  ]);
-  seen.cancel();
+  const { outcome, request } = await turnAcceptance(hub.log, () => ctx.services.upstream.request(method, params), accepted);
   if (outcome === "accepted") {
     // Failures after acceptance (e.g. a queued message rejected by a compaction) still reach clients.
     // A lost connection is not one: the message was delivered, and the resync after the reconnect
@@ -108,20 +99,6 @@ async function accept<M extends TurnMethod>(
     });
     return "accepted";
   }
-  if (onBusy === "fallback" && outcome instanceof TauResponseError && outcome.code === "busy") return "busy";
-  throw outcome instanceof AskError ? outcome : toAskError(outcome);
-}
-
-function waitForEvent(log: EventLog, afterSeq: number, predicate: (event: Event) => boolean) {
-  let stop = () => {};
-  const promise = new Promise<void>((resolve) => {
-    if (log.read(afterSeq).events.some(predicate)) return resolve();
-    stop = log.subscribe((event) => {
-      if (predicate(event)) {
-        stop();
-        resolve();
-      }
-    });
-  });
-  return { promise, cancel: () => stop() };
+  if (onBusy === "fallback" && outcome.error instanceof TauResponseError && outcome.error.code === "busy") return "busy";
+  throw outcome.error instanceof AskError ? outcome.error : toAskError(outcome.error);
 }

@@ -5,18 +5,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { agentMessageProblems } from "./support/acp-official-schema.js";
-import { repoRoot } from "./support/cli.js";
+import { agentMessageProblems } from "../../test/support/acp-official-schema.js";
+import { repoRoot } from "../../test/support/cli.js";
 
 /**
  * acpx, a third-party ACP command-line client, running `tau-gateway acp` (from source, through
- * tsx) for one prompt with `exec`: its JSON output is the whole wire log, both directions.
+ * tsx) for one prompt with `exec`: its JSON output is the whole wire log, both directions. It lives
+ * here rather than in the main suite because acpx's dependencies name platform packages that the
+ * npm registry mirror here does not have, which `npm ci` refuses in a lockfile.
  */
 
 const require = createRequire(import.meta.url);
 const acpxCli = join(require.resolve("acpx/package.json"), "..", "dist", "cli.js");
-const tsxCli = fileURLToPath(new URL("../node_modules/tsx/dist/cli.mjs", import.meta.url));
-const mainTs = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+const tsxCli = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
+const mainTs = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 
 const workDir = realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-acpx-")));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
