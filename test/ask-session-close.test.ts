@@ -5,7 +5,7 @@ import { describeOverAskTransports } from "./support/ask-transports.js";
 import { cleanupsAfterEach } from "./support/cleanups.js";
 import { startTestGateway } from "./support/gateway.js";
 import { SseTestClient } from "./support/sse-client.js";
-import { TauTestClient, userTexts } from "./support/tau-client.js";
+import { snapshotOnHost, userTexts } from "./support/tau-client.js";
 
 /**
  * session/close as Ask hosts close a session, in the order a subscriber sees it: what waits for an
@@ -17,17 +17,6 @@ import { TauTestClient, userTexts } from "./support/tau-client.js";
  */
 
 const TERMINAL = ["turn.completed", "turn.failed", "turn.aborted"];
-
-/** Tau's own view of a session, read on the host directly. */
-async function onTheHost(hostUrl: string, sessionId: string) {
-  const tau = await TauTestClient.connect(hostUrl);
-  try {
-    await tau.initialize();
-    return await tau.snapshot(sessionId);
-  } finally {
-    await tau.close();
-  }
-}
 
 /** Resolves once `client` is told the session is not found (-32004): the close has begun. */
 async function closeBegun(client: AskTestClient, sessionId: string): Promise<void> {
@@ -96,7 +85,7 @@ describeOverAskTransports("session/close", { relay: true }, (transport) => {
     expect((await rpcError(c.request("session/send", { sessionId, content: "x" }))).code).toBe(-32004);
 
     // Nothing ran on: the Tau session stays behind idle, the queued text never submitted.
-    const snapshot = await onTheHost(transport().hostUrl, sessionId);
+    const snapshot = await snapshotOnHost(transport().hostUrl, sessionId);
     expect(snapshot.lifecycle).toBe("idle");
     expect(userTexts(snapshot)).toEqual(["/sleep 20000\nnever said"]);
     for (const client of [a, b]) expect(client.eventsOf(sessionId).at(-1)!.type).toBe("session.ended");
@@ -142,7 +131,7 @@ describeOverAskTransports("session/close", { relay: true }, (transport) => {
     expect(events.map((e) => e.type)).toEqual(["session.created", "turn.started", "turn.aborted", "session.ended"]);
     expect(payloadsOf(events, "turn.started")).toEqual([{ turnId }]);
     expect(payloadsOf(events, "turn.aborted")).toEqual([{ turnId }]);
-    expect((await onTheHost(hostUrl, sessionId)).lifecycle).toBe("idle");
+    expect((await snapshotOnHost(hostUrl, sessionId)).lifecycle).toBe("idle");
     expect([...a.invalid, ...b.invalid, ...watcher.invalid]).toEqual([]);
   });
 });
