@@ -27,7 +27,7 @@ async function cwdOf(client: AskTestClient, sessionId: string): Promise<string> 
   return (await client.request("workspace/readState", { sessionId })).workspace.path;
 }
 
-describeOverAskTransports("session/create", {}, (transport) => {
+describeOverAskTransports("session/create", { confineToDefaultCwd: true }, (transport) => {
   it('the host\'s own example: workspacePath "." and model "gpt-4o" start a session on Tau\'s model, with a notice saying so', async () => {
     const client = await transport().client();
     const { sessionId, model, events } = await create(client, { workspace: { workspacePath: "." }, model: "gpt-4o" });
@@ -96,5 +96,19 @@ describeOverAskTransports("session/create", {}, (transport) => {
     // Tau got the absolute path.
     const { sessionId } = await create(client, { workspace: { workspacePath: "sub" } });
     expect((await snapshotOnHost(transport().hostUrl, sessionId)).executionEnvironment.cwd).toBe(join(transport().cwd, "sub"));
+  });
+
+  it("a path leaving --workspace-root (here the default working directory) is -32602 and creates nothing", async () => {
+    const client = await transport().client();
+    const { cwd } = transport();
+    const before = (await client.request("session/list", { limit: 1000 })).sessions.length;
+    for (const workspacePath of ["..", "sub/../..", "/"]) {
+      const error = await rpcError(client.request("session/create", { workspace: { workspacePath } }));
+      expect([error.code, error.message], workspacePath).toEqual([-32602, expect.stringContaining("workspace.workspacePath")]);
+      expect(error.message).toContain(`is outside the workspace roots (${cwd})`);
+    }
+    expect((await client.request("session/list", { limit: 1000 })).sessions).toHaveLength(before);
+    const { sessionId } = await create(client, { workspace: { workspacePath: "." } });
+    expect(await cwdOf(client, sessionId)).toBe(cwd);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +33,8 @@ export interface AskTransportOptions {
   commandTools?: CommandToolConfig[];
   jsonrpcMember?: "include" | "omit";
   interactionTimeoutMs?: number;
+  /** The default working directory is also the one workspace root (`--workspace-root`). */
+  confineToDefaultCwd?: boolean;
 }
 
 export interface AskTransport {
@@ -78,8 +80,12 @@ export function describeOverAskTransports(title: string, options: AskTransportOp
   });
 }
 
+const temporaryDirectory = (prefix: string) => realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+
 async function startInProcess(name: "WebSocket /rpc" | "Unix socket", options: AskTransportOptions): Promise<AskTransport> {
+  const confined = options.confineToDefaultCwd ? temporaryDirectory("ask-transport-cwd-") : undefined;
   const gw = await startTestGateway({
+    ...(confined ? { defaultCwd: confined, workspaceRoots: [confined] } : {}),
     socket: name === "Unix socket",
     relay: options.relay,
     commandTools: options.commandTools,
@@ -108,14 +114,17 @@ async function startInProcess(name: "WebSocket /rpc" | "Unix socket", options: A
       for (const disconnect of open) disconnect();
       open = [];
     },
-    stop: () => gw.stop(),
+    async stop() {
+      await gw.stop();
+      if (confined) rmSync(confined, { recursive: true, force: true });
+    },
   };
 }
 
 async function startStdio(options: AskTransportOptions): Promise<AskTransport> {
   const cleanups = new Cleanups();
   try {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), "ask-transport-stdio-")));
+    const dir = temporaryDirectory("ask-transport-stdio-");
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const host = await startTauHost({ port: 0 });
     cleanups.push(() => host.close());
@@ -127,6 +136,12 @@ async function startStdio(options: AskTransportOptions): Promise<AskTransport> {
     const args = ["--upstream", relay?.url ?? host.url, "--socket", socketPath, "--drain-timeout", "2000"];
     if (options.jsonrpcMember) args.push("--jsonrpc-member", options.jsonrpcMember);
     if (options.interactionTimeoutMs !== undefined) args.push("--interaction-timeout-ms", String(options.interactionTimeoutMs));
+    const confined = options.confineToDefaultCwd ? join(dir, "workspace") : undefined;
+    if (confined) {
+      mkdirSync(confined);
+      // The later --default-cwd wins over the one spawnStdio gives.
+      args.push("--default-cwd", confined, "--workspace-root", confined);
+    }
     if (options.commandTools) {
       const toolsFile = join(dir, "tools.json");
       writeFileSync(toolsFile, JSON.stringify({ tools: options.commandTools }));
@@ -148,7 +163,7 @@ async function startStdio(options: AskTransportOptions): Promise<AskTransport> {
       name: "stdio",
       hostUrl: host.url,
       relay,
-      cwd: stdio.cwd,
+      cwd: confined ?? stdio.cwd,
       async client(clientOptions = {}) {
         views += 1;
         return stdio.freshClient({ ...clientOptions, firstId: views * 1_000_000 + 1 });
