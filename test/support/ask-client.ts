@@ -117,6 +117,11 @@ export class AskTestClient {
     }
   }
 
+  /** Sends one line exactly as given (a batch, a non-object, anything). */
+  sendRaw(line: string): void {
+    this.sendLine(line);
+  }
+
   send(message: Record<string, unknown>): void {
     this.sendLine(JSON.stringify(this.options.jsonrpc === false ? message : { jsonrpc: "2.0", ...message }));
   }

@@ -33,6 +33,8 @@ export interface AskTransportOptions {
   commandTools?: CommandToolConfig[];
   jsonrpcMember?: "include" | "omit";
   interactionTimeoutMs?: number;
+  /** Pause between the scripted agent's streamed chunks (default 0). */
+  streamDelayMs?: number;
   /** The default working directory is also the one workspace root (`--workspace-root`). */
   confineToDefaultCwd?: boolean;
 }
@@ -87,6 +89,7 @@ async function startInProcess(name: "WebSocket /rpc" | "Unix socket", options: A
   const gw = await startTestGateway({
     ...(confined ? { defaultCwd: confined, workspaceRoots: [confined] } : {}),
     socket: name === "Unix socket",
+    host: { streamDelayMs: options.streamDelayMs },
     relay: options.relay,
     commandTools: options.commandTools,
     jsonrpcMember: options.jsonrpcMember,
@@ -126,7 +129,7 @@ async function startStdio(options: AskTransportOptions): Promise<AskTransport> {
   try {
     const dir = temporaryDirectory("ask-transport-stdio-");
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const host = await startTauHost({ port: 0 });
+    const host = await startTauHost({ port: 0, streamDelayMs: options.streamDelayMs });
     cleanups.push(() => host.close());
     const relay = options.relay ? await startCountingRelay(host.url) : undefined;
     if (relay) cleanups.push(() => relay.close());
