@@ -79,7 +79,7 @@ describeOverAskTransports("session/close", { relay: true }, (transport) => {
     const listed = (await c.request("session/list", { limit: 1000 })).sessions.map((s: { sessionId: string }) => s.sessionId);
     expect(listed).toContain(kept);
     expect(listed).not.toContain(sessionId);
-    for (const method of ["session/resume", "session/subscribe", "session/events", "session/abort", "session/close", "interaction/list", "workspace/readState"]) {
+    for (const method of ["session/resume", "session/subscribe", "session/events", "session/abort", "session/close", "session/artifacts", "interaction/list", "workspace/readState"]) {
       for (const client of [a, c]) expect((await rpcError(client.request(method, { sessionId }))).code, method).toBe(-32004);
     }
     expect((await rpcError(c.request("session/send", { sessionId, content: "x" }))).code).toBe(-32004);
