@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import type { Event } from "../generated/ask-v1.0.js";
 import type { CommandToolConfig } from "../src/bridge/interactions/index.js";
@@ -10,9 +8,9 @@ import { BridgeStack } from "../src/cli/bridge-stack.js";
 import { buildGateway } from "../src/gateway/app.js";
 import { startTauHost } from "../src/host/index.js";
 import { AskTestClient, RpcError } from "./support/ask-client.js";
+import { describeOverAskTransports } from "./support/ask-transports.js";
 import { eventually, expectContiguous, expectOneTerminalPerTurn, openSession, payloadsOf, waitForTerminal } from "./support/ask-events.js";
 import { cleanupsAfterEach } from "./support/cleanups.js";
-import { repoRoot } from "./support/cli.js";
 import { startCountingRelay } from "./support/counting-relay.js";
 import { startTestGateway } from "./support/gateway.js";
 import { postRpc } from "./support/http-gateway.js";
@@ -21,35 +19,12 @@ import { parsePrometheus, sampleValue } from "./support/prometheus.js";
 /**
  * The order of what one Ask connection writes, line by line, as an Ask host writes it: a response
  * before the events its request causes, and a connection's requests applied and answered in the
- * order they arrived. Over `tau-gateway stdio` (spawned, as ask-terminal spawns its host) and over
- * WebSocket `/rpc`; batches on `POST /rpc`; and how the order meets the in-flight limit, the drain
+ * order they arrived. Over `tau-gateway stdio` (spawned, as ask-terminal spawns its host), WebSocket
+ * `/rpc` and the Unix socket; batches on `POST /rpc`; and how the order meets the in-flight limit, the drain
  * and reverse requests, with a relay that holds the Tau host's answers to keep a request open.
  */
 
 const cleanups = cleanupsAfterEach();
-
-/** `tau-gateway stdio` as a child process, with an Ask client on its stdin/stdout. */
-async function overStdio(): Promise<AskTestClient> {
-  const cwd = realpathSync(mkdtempSync(join(tmpdir(), "ask-ordering-")));
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "stdio", "--default-cwd", cwd], { cwd: repoRoot });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  cleanups.push(async () => {
-    if (child.exitCode === null) {
-      child.stdin.end();
-      await exited;
-    }
-    rmSync(cwd, { recursive: true, force: true });
-  });
-  child.stderr.resume();
-  const client = new AskTestClient((line) => child.stdin.write(`${line}\n`));
-  createInterface({ input: child.stdout }).on("line", (line) => client.receive(line));
-  return client;
-}
-
-async function overWebSocket(): Promise<AskTestClient> {
-  const gw = await cleanups.stopAfterTest(startTestGateway());
-  return gw.client();
-}
 
 /** What a received line is, for comparing whole sequences: `response <id>` or `event <seq> <type>`. */
 function lineKind(message: unknown): string {
@@ -84,10 +59,9 @@ async function waitForTurnInLog(client: AskTestClient, sessionId: string): Promi
   }
 }
 
-describe.each([
-  ["tau-gateway stdio", overStdio],
-  ["WebSocket /rpc", overWebSocket],
-])("over %s", (_transport, connect) => {
+describeOverAskTransports("one connection's order", {}, (transport) => {
+  const connect = () => transport().client();
+
   it("session/subscribe with a backlog: the response line first, then the backlog in seq order", async () => {
     const client = await connect();
     const { session } = await client.request("session/create", {});

@@ -1,15 +1,14 @@
 import { spawn } from "node:child_process";
 import { existsSync, lstatSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { connect, createServer, type Socket } from "node:net";
+import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { TokenRegistry } from "../src/gateway/auth/tokens.js";
 import { buildGateway } from "../src/gateway/app.js";
 import { AskTestClient, rpcError } from "./support/ask-client.js";
 import { expectContiguous, openSession, runTurn } from "./support/ask-events.js";
-import { cleanupsAfterEach, type Cleanups } from "./support/cleanups.js";
+import { cleanupsAfterEach } from "./support/cleanups.js";
 import { serveCli } from "./support/cli.js";
 import { listenOnEmbeddedStack } from "./support/gateway.js";
 import { parsePrometheus, sampleValue } from "./support/prometheus.js";
@@ -30,18 +29,10 @@ function socketDir(): string {
   return dir;
 }
 
-/** An Ask client on the Unix socket at `path`. */
-async function attach(path: string, jar: Cleanups = cleanups): Promise<AskTestClient & { socket: Socket }> {
-  const socket = connect(path);
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", () => resolve());
-    socket.once("error", reject);
-  });
-  const client = new AskTestClient((line) => socket.write(`${line}\n`)) as AskTestClient & { socket: Socket };
-  client.socket = socket;
-  socket.on("error", () => undefined);
-  createInterface({ input: socket }).on("line", (line) => client.receive(line));
-  jar.push(() => socket.destroy());
+/** An Ask client on the Unix socket at `path`, disconnected after the test. */
+async function attach(path: string): Promise<AskTestClient & { socket: Socket }> {
+  const client = await AskTestClient.unixSocket(path);
+  cleanups.push(() => client.socket.destroy());
   return client;
 }
 

@@ -9,8 +9,8 @@ import { TauTestClient, userTexts } from "./support/tau-client.js";
 
 /**
  * Turns over `/rpc` while one is running: steering, queueing, a stale send that must never reach
- * the host, abort (which must end the turn with turn.aborted), and close (which subscribers must
- * see before the session is let go).
+ * the host, and abort (which must end the turn with turn.aborted). session/close has its own suite
+ * (ask-session-close.test.ts).
  */
 
 const cleanups = cleanupsAfterEach();
@@ -98,7 +98,7 @@ describe("session/send while a turn runs", () => {
   });
 });
 
-describe("session/abort and session/close", () => {
+describe("session/abort", () => {
   it("abort ends the running turn with exactly one turn.aborted; an idle abort still answers aborted:true", async () => {
     const gw = await gateway();
     const client = await gw.client();
@@ -127,52 +127,6 @@ describe("session/abort and session/close", () => {
     expectContiguous(events);
     expectOneTerminalPerTurn(events);
     expect(client.invalid).toEqual([]);
-  });
-
-  it("close interrupts the running turn: every subscriber sees its turn.aborted, then session.ended, then nothing; every later call is -32004", async () => {
-    const gw = await gateway();
-    const a = await gw.client();
-    const b = await gw.client();
-    const sessionId = await openSession(a);
-    await b.request("session/subscribe", { sessionId });
-    const { turnId } = await a.request("session/send", { sessionId, content: "/sleep 20000\nnever said" });
-    await a.waitFor(() => a.eventsOf(sessionId).some((e) => e.type === "turn.started"), "the turn to start");
-    const queued = await a.request("session/send", { sessionId, content: "queued, never run", mode: "queue" });
-
-    expect(await a.request("session/close", { sessionId })).toEqual({ closed: true, sessionId });
-    for (const client of [a, b]) {
-      await client.waitForEvent(sessionId, "session.ended");
-      const events = client.eventsOf(sessionId);
-      const terminals = events.filter((e) => e.type.startsWith("turn.") && e.type !== "turn.started");
-      expect(terminals).toEqual([expect.objectContaining({ type: "turn.aborted", payload: { turnId } })]);
-      expect(events.at(-1)).toEqual(expect.objectContaining({ type: "session.ended", payload: { sessionId, reason: "closed" } }));
-      expect(events.indexOf(terminals[0]!)).toBeLessThan(events.length - 1);
-      expectContiguous(events);
-    }
-
-    for (const [method, params] of [
-      ["session/send", { sessionId, content: "x" }],
-      ["session/subscribe", { sessionId }],
-      ["session/events", { sessionId }],
-      ["session/resume", { sessionId }],
-      ["session/abort", { sessionId }],
-      ["session/close", { sessionId }],
-      ["session/artifacts", { sessionId }],
-      ["interaction/list", { sessionId }],
-      ["workspace/readState", { sessionId }],
-    ] as const) {
-      for (const client of [a, b]) expect((await rpcError(client.request(method, params))).code, method).toBe(-32004);
-    }
-    // Neither the interrupted turn nor the queued message ran on: nothing follows session.ended,
-    // and the Tau session stays behind idle, with the queued text never submitted.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    for (const client of [a, b]) expect(client.eventsOf(sessionId).at(-1)!.type).toBe("session.ended");
-    const tau = await hostClient(gw);
-    const snapshot = await tau.snapshot(sessionId);
-    expect(snapshot.lifecycle).toBe("idle");
-    expect(userTexts(snapshot)).toEqual(["/sleep 20000\nnever said"]);
-    expect(queued.status).toBe("queued");
-    expect([...a.invalid, ...b.invalid]).toEqual([]);
   });
 });
 

@@ -13,13 +13,16 @@ import type { Subscriptions } from "./subscriptions.js";
  *
  * 1. The session is marked closed at once, so every later call naming it is -32004 (a send racing
  *    the close cannot start another turn).
- * 2. Messages queued or steered into the running turn are cancelled upstream, so nothing starts
+ * 2. Sends already on their way upstream (from any connection) are waited for, at most
+ *    `settleTimeoutMs`: a turn one of them starts is running by the next step and stopped with
+ *    the rest, rather than left running in Tau unobserved.
+ * 3. Messages queued or steered into the running turn are cancelled upstream, so nothing starts
  *    after the interrupt. Should that fail (the Tau host is unreachable), the close is abandoned and
  *    the session stays open: nothing has changed yet.
- * 3. Pending interactions end as cancelled ("session closed").
- * 4. A running turn is interrupted and its terminal event awaited (turn.aborted, or whatever it
+ * 4. Pending interactions end as cancelled ("session closed").
+ * 5. A running turn is interrupted and its terminal event awaited (turn.aborted, or whatever it
  *    settles with), at most `settleTimeoutMs`.
- * 5. `session.ended` is appended and the log closed to anything after it; subscriptions to the
+ * 6. `session.ended` is appended and the log closed to anything after it; subscriptions to the
  *    session end, the record is dropped and the session is unobserved upstream.
  *
  * Tau has no delete: the session stays on the host, idle, with its history.
@@ -39,7 +42,11 @@ export async function closeSession(services: CloseServices, record: SessionRecor
   const { upstream, sessions, subscriptions } = services;
   const { sessionId, hub } = record;
   if (!sessions.beginClose(sessionId)) throw sessionNotFound(sessionId);
+  const settleTimeoutMs = options.settleTimeoutMs ?? CLOSE_SETTLE_TIMEOUT_MS;
 
+  if (!(await record.sends.settled(settleTimeoutMs))) {
+    options.log?.("warn", "closing a session while a send to it is still unanswered upstream; a turn it starts may run on in Tau", { sessionId });
+  }
   if (hub.running) {
     try {
       await upstream.request("session.cancelPendingMessages", { sessionId });
@@ -52,7 +59,7 @@ export async function closeSession(services: CloseServices, record: SessionRecor
 
   const turns = hub.runningTurnIds;
   if (turns.length > 0) {
-    const settled = terminalEvents(hub.log, turns, options.settleTimeoutMs ?? CLOSE_SETTLE_TIMEOUT_MS);
+    const settled = terminalEvents(hub.log, turns, settleTimeoutMs);
     try {
       await upstream.request("session.interrupt", { sessionId });
     } catch (error) {

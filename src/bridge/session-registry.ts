@@ -2,9 +2,11 @@ import type { SessionClientToolCallMessage, Snapshot } from "../../generated/tau
 import type { Log } from "../shared/log.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { sessionNotFound } from "./ask-errors.js";
+import { ClosedSessions } from "./closed-sessions.js";
 import { SessionInteractions, type CommandToolConfig, type ReverseRequester } from "./interactions/index.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
+import { SendsInFlight } from "./sends-in-flight.js";
 
 /** A session the gateway serves: its hub (snapshot, translator, event log) and its interactions. */
 export interface SessionRecord {
@@ -12,6 +14,8 @@ export interface SessionRecord {
   readonly hub: SessionHub;
   readonly interactions: SessionInteractions;
   readonly tenant: string | undefined;
+  /** session/send calls on their way upstream, which session/close waits for. */
+  readonly sends: SendsInFlight;
 }
 
 export interface SessionRegistryOptions {
@@ -20,6 +24,8 @@ export interface SessionRegistryOptions {
   interactionDeadlineMs: number;
   commandTools: CommandToolConfig[];
   reverse: ReverseRequester;
+  /** Finished closes remembered (default DEFAULT_MAX_CLOSED_SESSIONS, see closed-sessions.ts). */
+  maxClosedSessions?: number;
   log?: Log;
 }
 
@@ -29,19 +35,22 @@ export interface SessionRegistryOptions {
  * are then handled in arrival order.
  *
  * A session closed with session/close is gone for every Ask connection of this gateway: its record
- * is dropped and its id kept, so opening it again, or any call naming it, is -32004. Tau cannot
- * delete a session and its attributes cannot change after creation, so the mark lives here, in the
- * gateway process (see the README on what stays behind in Tau).
+ * is dropped and its id kept (up to a bound, closed-sessions.ts), so opening it again, or any call
+ * naming it, is -32004. Tau cannot delete a session and its attributes cannot change after
+ * creation, so the mark lives here, in the gateway process (see the README on what stays behind in
+ * Tau).
  */
 export class SessionRegistry {
   private readonly records = new Map<string, Promise<SessionRecord>>();
   private readonly settled = new Map<string, SessionRecord>();
   /** Sessions being closed (refused from the moment close starts) and closed ones. */
-  private readonly closed = new Set<string>();
+  private readonly closed: ClosedSessions;
   /** What records dropped after a close had counted, so totals over all records never go down (the metrics are counters). */
   readonly retired = { eventsEmitted: 0, snapshotFetches: 0 };
 
-  constructor(private readonly options: SessionRegistryOptions) {}
+  constructor(private readonly options: SessionRegistryOptions) {
+    this.closed = new ClosedSessions(options.maxClosedSessions);
+  }
 
   /** The record of a session, observing it upstream the first time (Tau not_found → -32004). */
   open(sessionId: string): Promise<SessionRecord> {
@@ -81,18 +90,17 @@ export class SessionRegistry {
 
   /** From now on every call naming the session is -32004; false if it was already closing or closed. */
   beginClose(sessionId: string): boolean {
-    if (this.closed.has(sessionId)) return false;
-    this.closed.add(sessionId);
-    return true;
+    return this.closed.begin(sessionId);
   }
 
   /** The close failed before it changed anything: the session is open again. */
   abandonClose(sessionId: string): void {
-    this.closed.delete(sessionId);
+    this.closed.abandon(sessionId);
   }
 
   /** The close is done: the record goes (the id stays closed). */
   forget(sessionId: string): void {
+    this.closed.finish(sessionId);
     const record = this.settled.get(sessionId);
     if (record) {
       this.retired.eventsEmitted += record.hub.log.newestSeq;
@@ -174,6 +182,6 @@ export class SessionRegistry {
       reverse: this.options.reverse,
       log,
     });
-    return { sessionId, hub, interactions, tenant: sessionTenant(snapshot) };
+    return { sessionId, hub, interactions, tenant: sessionTenant(snapshot), sends: new SendsInFlight() };
   }
 }

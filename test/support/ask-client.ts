@@ -1,3 +1,5 @@
+import { connect, type Socket } from "node:net";
+import { createInterface } from "node:readline";
 import { WebSocket } from "ws";
 import type { Event } from "../../generated/ask-v1.0.js";
 import { ProtocolValidators } from "../../src/validation/validator.js";
@@ -44,8 +46,10 @@ export class AskTestClient {
 
   constructor(
     private readonly sendLine: (line: string) => void,
-    private readonly options: { jsonrpc?: boolean } = {},
-  ) {}
+    private readonly options: { jsonrpc?: boolean; firstId?: number } = {},
+  ) {
+    this.nextId = options.firstId ?? 1;
+  }
 
   static async websocket(url: string, options: { jsonrpc?: boolean; headers?: Record<string, string> } = {}): Promise<AskTestClient & { socket: WebSocket }> {
     const socket = new WebSocket(url, { headers: options.headers });
@@ -56,6 +60,21 @@ export class AskTestClient {
       socket.once("open", () => resolve());
       socket.once("error", reject);
     });
+    return client;
+  }
+
+  /** An Ask client on the Unix socket at `path` (NDJSON, one message a line). */
+  static async unixSocket(path: string, options: { jsonrpc?: boolean } = {}): Promise<AskTestClient & { socket: Socket }> {
+    const socket = connect(path);
+    await new Promise<void>((resolve, reject) => {
+      socket.once("connect", () => resolve());
+      socket.once("error", reject);
+    });
+    const client = new AskTestClient((line) => socket.write(`${line}\n`), options) as AskTestClient & { socket: Socket };
+    client.socket = socket;
+    // A gateway that goes away first resets the connection; what the tests look at is what arrived.
+    socket.on("error", () => undefined);
+    createInterface({ input: socket }).on("line", (line) => client.receive(line));
     return client;
   }
 
@@ -96,6 +115,11 @@ export class AskTestClient {
     } catch (err) {
       this.send({ id, error: { code: -32000, message: (err as Error).message } });
     }
+  }
+
+  /** Sends one line exactly as given (a batch, a non-object, anything). */
+  sendRaw(line: string): void {
+    this.sendLine(line);
   }
 
   send(message: Record<string, unknown>): void {

@@ -10,6 +10,7 @@ import { TauUpstream } from "../../src/tau/upstream.js";
 import { AskTestClient } from "./ask-client.js";
 import { CodexTestClient } from "./codex-client.js";
 import type { Cleanups } from "./cleanups.js";
+import { startCountingRelay, type CountingRelay } from "./counting-relay.js";
 
 /**
  * A gateway for tests, put together as `tau-gateway serve` does: an embedded Tau host (started
@@ -30,6 +31,10 @@ export interface TestGatewayOptions {
   defaultCwd?: string;
   /** --workspace-root values (default: none, unconfined). */
   workspaceRoots?: string[];
+  /** Also serve Ask on a Unix socket (in a fresh temporary directory), as `serve --socket` does. */
+  socket?: boolean;
+  /** Reach the Tau host through a counting relay (which can hold the host's messages back). */
+  relay?: boolean;
   host?: Omit<TauHostOptions, "port" | "stateDir">;
 }
 
@@ -43,10 +48,16 @@ export interface TestGateway {
   host: RunningTauHost | undefined;
   /** The temporary working directory new sessions get. */
   cwd: string;
+  /** The Unix socket serving Ask (with `socket: true`). */
+  socketPath: string | undefined;
+  /** The relay between the bridge connection and the host (with `relay: true`). */
+  relay: CountingRelay | undefined;
   /** An Ask client on `/rpc`, closed by stop(). */
   client(options?: { jsonrpc?: boolean }): Promise<AskTestClient & { socket: import("ws").WebSocket }>;
   /** A Codex app-server client on `/`, closed by stop(). */
   codexClient(): Promise<CodexTestClient & { socket: import("ws").WebSocket }>;
+  /** An Ask client on the Unix socket (with `socket: true`), disconnected by stop(). */
+  socketClient(options?: { jsonrpc?: boolean }): Promise<AskTestClient & { socket: import("node:net").Socket }>;
   stopHost(): Promise<void>;
   /** Starts the host again on the same port with the same state directory. */
   startHost(): Promise<void>;
@@ -70,20 +81,26 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   await startHost();
 
   const stack = new BridgeStack();
-  const clients: Array<{ socket: import("ws").WebSocket }> = [];
+  const disconnects: Array<() => void> = [];
   let app: FastifyInstance | undefined;
+  let relay: CountingRelay | undefined;
+  const socketPath = options.socket ? join(tempDir("ask-gateway-socket-"), "ask.sock") : undefined;
   const stop = async () => {
-    for (const c of clients) c.socket.terminate();
+    for (const disconnect of disconnects) disconnect();
+    // Whatever the relay still holds is let go, so nothing waits on it while closing.
+    relay?.release();
     await app?.close().catch(() => undefined);
     await stack.close();
+    await relay?.close();
     await host?.close().catch(() => undefined);
     host = undefined;
     for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
   };
   try {
+    if (options.relay) relay = await startCountingRelay(host!.url);
     await stack.start(
       {
-        upstream: host!.url,
+        upstream: relay?.url ?? host!.url,
         defaultCwd: cwd,
         workspaceRoots: options.workspaceRoots,
         eventRetention: options.eventRetention ?? 10_000,
@@ -95,7 +112,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
-      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch } },
+      ask: {
+        bridge: stack.bridge!,
+        jsonrpc: { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch },
+        ...(socketPath ? { socket: { path: socketPath, mode: 0o600 } } : {}),
+      },
       codex: { bridge: stack.codex! },
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
@@ -110,14 +131,22 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         return host;
       },
       cwd,
+      socketPath,
+      relay,
       async client(clientOptions = {}) {
         const client = await AskTestClient.websocket(rpcUrl, clientOptions);
-        clients.push(client);
+        disconnects.push(() => client.socket.terminate());
+        return client;
+      },
+      async socketClient(clientOptions = {}) {
+        if (!socketPath) throw new Error("this gateway serves no Unix socket (start it with socket: true)");
+        const client = await AskTestClient.unixSocket(socketPath, clientOptions);
+        disconnects.push(() => client.socket.destroy());
         return client;
       },
       async codexClient() {
         const client = await CodexTestClient.websocket(codexUrl);
-        clients.push(client);
+        disconnects.push(() => client.socket.terminate());
         return client;
       },
       async stopHost() {

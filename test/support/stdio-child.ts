@@ -16,7 +16,16 @@ const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
  */
 export interface StdioChild {
   child: ChildProcessWithoutNullStreams;
-  client: AskTestClient;
+  /** The client on stdin/stdout (the latest one freshClient made). */
+  readonly client: AskTestClient;
+  /**
+   * A new client on the same stdin/stdout that sees only the lines written from now on (stdio has
+   * one connection per process; tests sharing a process each get their own view of it). Its ids
+   * start at `firstId`, so a late answer to an earlier client's request is never taken for one of its own.
+   */
+  freshClient(options?: { jsonrpc?: boolean; firstId?: number }): AskTestClient;
+  /** The default working directory of new sessions (--default-cwd, a fresh temporary directory). */
+  cwd: string;
   /** Every line the command wrote to stdout, parsed. */
   lines: Array<Record<string, unknown>>;
   /** Lines that were not JSON (a process made to exit with its output backed up may leave half a line). */
@@ -37,7 +46,8 @@ export function spawnStdio(args: string[], cleanups: Cleanups, env: NodeJS.Proce
   });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const client = new AskTestClient((line) => child.stdin.write(`${line}\n`));
+  const write = (line: string) => void child.stdin.write(`${line}\n`);
+  let client = new AskTestClient(write);
   const lines: Array<Record<string, unknown>> = [];
   const malformed: string[] = [];
   const waiters = new Set<() => void>();
@@ -63,7 +73,14 @@ export function spawnStdio(args: string[], cleanups: Cleanups, env: NodeJS.Proce
   });
   return {
     child,
-    client,
+    get client() {
+      return client;
+    },
+    freshClient(options = {}) {
+      client = new AskTestClient(write, options);
+      return client;
+    },
+    cwd,
     lines,
     malformed,
     stderr: () => stderr,

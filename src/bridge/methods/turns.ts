@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Event, SessionAbortParams, SessionAbortResult, SessionSendParams, SessionSendResult } from "../../../generated/ask-v1.0.js";
 import type { ClientRequests as TauRequests } from "../../../generated/tau-v18.js";
 import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
-import { AskError, toAskError } from "../ask-errors.js";
+import { AskError, sessionNotFound, toAskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import type { SessionRecord } from "../session-registry.js";
 import { turnAcceptance } from "../turn-acceptance.js";
@@ -19,7 +19,15 @@ import { turnAcceptance } from "../turn-acceptance.js";
  * event, since the send request was already answered.
  */
 export async function send(ctx: MethodContext, params: SessionSendParams): Promise<SessionSendResult> {
-  const record = await ctx.services.sessions.access(params.sessionId, ctx.peer.tenant);
+  const { sessions } = ctx.services;
+  const record = await sessions.access(params.sessionId, ctx.peer.tenant);
+  // Checked and registered in one synchronous step: a close that began while access resolved
+  // refuses this send; one that begins after it waits for it (sends-in-flight.ts).
+  if (sessions.isClosed(record.sessionId)) throw sessionNotFound(record.sessionId);
+  return record.sends.track(deliver(ctx, record, params));
+}
+
+async function deliver(ctx: MethodContext, record: SessionRecord, params: SessionSendParams): Promise<SessionSendResult> {
   const { hub } = record;
   const active = hub.activeTurnId;
   if (params.expectedTurnId !== undefined && params.expectedTurnId !== active) {
