@@ -2,6 +2,7 @@ import type { MachineInfo } from "./machine.js";
 import type { MemoryResult } from "./memory.js";
 import type { PatternValidationResult } from "./patterns.js";
 import type { RoundTripResult } from "./round-trip.js";
+import type { SendRoundResult } from "./send-round.js";
 import type { StartupResult } from "./startup.js";
 import type { StreamingSummary } from "./streaming.js";
 import type { TranslationResult } from "./translation.js";
@@ -19,6 +20,8 @@ export interface BenchResults {
   roundTrip: RoundTripResult[];
   streaming: StreamingSummary[];
   translation: TranslationResult[];
+  /** Absent in results written before the row existed. */
+  sendRound?: SendRoundResult[];
   validation: ValidationBenchResult;
   patterns: PatternValidationResult[];
   memory: MemoryResult[];
@@ -31,8 +34,8 @@ type Path = "direct" | "nginx" | "gateway";
 const rt = (results: BenchResults, target: Path, clients: number) => results.roundTrip.find((r) => r.target === target && r.clients === clients);
 const st = (results: BenchResults, target: Path) => results.streaming.find((r) => r.target === target);
 
-/** gateway/direct and gateway/nginx for throughput and p50, per concurrency, plus streaming. */
-export function computeRatios(results: Pick<BenchResults, "roundTrip" | "streaming">): Record<string, number | null> {
+/** gateway/direct and gateway/nginx for throughput and p50, per concurrency, plus streaming and the Ask send round. */
+export function computeRatios(results: Pick<BenchResults, "roundTrip" | "streaming" | "sendRound">): Record<string, number | null> {
   const r = results as BenchResults;
   const out: Record<string, number | null> = {};
   for (const clients of [1, 32]) {
@@ -42,6 +45,8 @@ export function computeRatios(results: Pick<BenchResults, "roundTrip" | "streami
     }
   }
   for (const base of ["direct", "nginx"] as const) out[`streaming.throughput.gateway/${base}`] = ratio(st(r, "gateway")?.messagesPerSecond, st(r, base)?.messagesPerSecond);
+  const sendRound = (target: string) => r.sendRound?.find((s) => s.target === target)?.p50Ms;
+  out["sendRound.p50.gateway/direct"] = ratio(sendRound("gateway"), sendRound("direct"));
   return out;
 }
 
@@ -73,8 +78,18 @@ export function markdownReport(results: BenchResults): string {
 
   const gateway: string[] = ["| Gateway | Result |", "| --- | --- |"];
   for (const t of results.translation) {
+    // Older results have no per-delta figures (one event per delta then).
+    const perDelta = t.deltasPerSecond === undefined ? "" : `${fmt(t.deltasPerSecond)} deltas/s (`;
+    const cpu = t.gatewayCpuUsPerDelta === undefined ? `${fmt(t.gatewayCpuUsPerEvent, 1)} µs gateway CPU each` : `${fmt(t.gatewayCpuUsPerDelta, 2)} µs gateway CPU per delta`;
     gateway.push(
-      `| Ask \`/rpc\`, ${t.subscribers} subscriber${t.subscribers === 1 ? "" : "s"} (${fmt(t.eventsPerSubscriber)} events each) | ${fmt(t.eventsPerSecond)} events/s delivered, ${fmt(t.gatewayCpuUsPerEvent, 1)} µs gateway CPU each; host's last delta → \`turn.completed\` p50 ${fmt(t.lagP50Ms, 1)} ms, max ${fmt(t.lagMaxMs, 1)} ms${t.disconnected ? `; ${t.disconnected} subscribers disconnected by the gateway` : ""} |`,
+      `| Ask \`/rpc\`, ${t.subscribers} subscriber${t.subscribers === 1 ? "" : "s"} (${fmt(t.deltas)} deltas, ${fmt(t.eventsPerSubscriber)} events each) | ${perDelta}${fmt(t.eventsPerSecond)} events/s${perDelta ? ")" : ""} delivered, ${cpu}; host's last delta → \`turn.completed\` p50 ${fmt(t.lagP50Ms, 1)} ms, max ${fmt(t.lagMaxMs, 1)} ms${t.disconnected ? `; ${t.disconnected} subscribers disconnected by the gateway` : ""} |`,
+    );
+  }
+  const direct = results.sendRound?.find((r) => r.target === "direct");
+  const viaGateway = results.sendRound?.find((r) => r.target === "gateway");
+  if (direct && viaGateway) {
+    gateway.push(
+      `| Ask \`session/send\` → \`turn.completed\`, one-line reply (${fmt(viaGateway.rounds)} rounds) | p50 ${fmt(viaGateway.p50Ms, 2)} ms vs ${fmt(direct.p50Ms, 2)} ms direct (\`session.submit\` → settled), ${x(ratio(viaGateway.p50Ms, direct.p50Ms))}; p99 ${fmt(viaGateway.p99Ms, 2)} vs ${fmt(direct.p99Ms, 2)} ms; ${fmt(viaGateway.gatewayCpuUsPerRound)} µs gateway CPU per round (host ${fmt(viaGateway.hostCpuUsPerRound)} µs through the gateway, ${fmt(direct.hostCpuUsPerRound)} µs direct) |`,
     );
   }
   const v = results.validation;

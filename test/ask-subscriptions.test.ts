@@ -96,6 +96,35 @@ describe("session/subscribe", () => {
     }
     expect(client.invalid).toEqual([]);
   });
+
+  it("a long streamed reply: live subscribers, a later replay and session/events see the same events with the same seq, and the text is the reply", async () => {
+    const gw = await gateway();
+    const owner = await gw.client();
+    const sessionId = await openSession(owner);
+    const [first, second] = [await gw.client(), await gw.client()];
+    for (const c of [first, second]) await c.request("session/subscribe", { sessionId, deliveryKind: "live" });
+    // About 500 chunks of 8 characters: the gateway reads many of them at once and merges their chunks.
+    const line = "streamed text that arrives in many small chunks ".repeat(80).trim();
+    const { terminal } = await runTurn(owner, sessionId, line);
+    const all = owner.eventsOf(sessionId);
+    for (const c of [first, second]) await c.waitFor(() => c.eventsOf(sessionId).at(-1)?.seq === all.at(-1)!.seq, "the last event");
+
+    const replay = await gw.client();
+    await replay.request("session/subscribe", { sessionId, deliveryKind: "replay", afterSeq: 0 });
+    await replay.waitFor(() => replay.eventsOf(sessionId).at(-1)?.seq === all.at(-1)!.seq, "the replay");
+    const polled: Event[] = (await owner.request("session/events", { sessionId, afterSeq: 0 })).events;
+
+    expectContiguous(all);
+    expect(first.eventsOf(sessionId)).toEqual(all.slice(1));
+    expect(second.eventsOf(sessionId)).toEqual(all.slice(1));
+    expect(replay.eventsOf(sessionId)).toEqual(all);
+    expect(polled).toEqual(all);
+    const streamed = all.filter((e) => e.type === "model.streaming").map((e) => (e.payload as { delta: string }).delta);
+    expect(streamed.join("")).toBe(`You said: ${line}`);
+    expect((terminal.payload as { response: string }).response).toBe(`You said: ${line}`);
+    expect(streamed.every((delta) => delta.length > 0)).toBe(true);
+    for (const c of [owner, first, second, replay]) expect(c.invalid).toEqual([]);
+  });
 });
 
 describe("session/events", () => {

@@ -234,6 +234,87 @@ describe("SessionHub", () => {
   });
 });
 
+describe("SessionHub: streamed chunks that arrive together", () => {
+  /**
+   * Runs a turn while the gate holds the session's messages back; resolves with them once the
+   * delta that settles the turn is among them (the real deltas, in the order the host sent them).
+   */
+  async function heldTurn(text: string, historyEntryId: string): Promise<UpstreamServerMessage[]> {
+    const held: UpstreamServerMessage[] = [];
+    let settled!: () => void;
+    const done = new Promise<void>((resolve) => (settled = resolve));
+    gate = (m) => {
+      if (m.sessionId !== sessionId) return true;
+      held.push(m);
+      const changes = m.type === "session.delta" && m.delta.type === "snapshot.patch" ? m.delta.changes : [];
+      if (changes.some((c) => c.type === "turn.set" && c.turn.state === "settled")) settled();
+      return false;
+    };
+    expect((await driver.send("session.submit", { sessionId, text, historyEntryId }).response).ok).toBe(true);
+    await done;
+    gate = () => true;
+    return held;
+  }
+
+  /** Streamed `text` (or `thinking`) pieces among held deltas. */
+  const pieces = (held: UpstreamServerMessage[], kind: "text" | "thinking"): string[] =>
+    held.flatMap((m) => (m.type === "session.delta" && m.delta.type === "snapshot.patch" ? m.delta.changes : [])).flatMap((c) => (c.type === "message.content.append" && c[kind] ? [c[kind]!] : []));
+
+  const endOfTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const joined = (type: "model.streaming" | "model.thinking") => ofType(type).map((e) => e.payload.delta).join("");
+  const reply = "a reply long enough to stream in many small pieces, one after another";
+
+  it("deltas handled in one tick: their chunks become one event, with the same text", async () => {
+    await hub.attach();
+    const held = await heldTurn(reply, "turn-burst");
+    expect(pieces(held, "text").length).toBeGreaterThan(5);
+    for (const message of held) hub.handle(message);
+    await endOfTick();
+    expect(types()).toEqual(["session.created", "turn.started", "model.streaming", "turn.completed"]);
+    expect(joined("model.streaming")).toBe(pieces(held, "text").join(""));
+    expect(joined("model.streaming")).toBe(`You said: ${reply}`);
+    expect(ofType("turn.completed")[0]!.payload.response).toBe(`You said: ${reply}`);
+    expectWellFormedLog();
+    await expectSnapshotCurrent();
+  });
+
+  it("deltas handled in separate ticks: one event per chunk, nothing merged", async () => {
+    await hub.attach();
+    const held = await heldTurn(reply, "turn-trickle");
+    for (const message of held) {
+      hub.handle(message);
+      await endOfTick();
+    }
+    expect(ofType("model.streaming").map((e) => e.payload.delta)).toEqual(pieces(held, "text"));
+    expectWellFormedLog();
+  });
+
+  it("thinking and text in one tick: one event of each kind, in the order streamed, each with its text", async () => {
+    await hub.attach();
+    const held = await heldTurn("/think weighing several options before answering\nok then", "turn-think");
+    expect(pieces(held, "thinking").length).toBeGreaterThan(1);
+    for (const message of held) hub.handle(message);
+    await endOfTick();
+    expect(types()).toEqual(["session.created", "turn.started", "model.thinking", "model.streaming", "turn.completed"]);
+    expect(joined("model.thinking")).toBe("weighing several options before answering");
+    expect(joined("model.streaming")).toBe("You said: ok then");
+    expectWellFormedLog();
+  });
+
+  it("an event emitted while a chunk waits comes after it", async () => {
+    await hub.attach();
+    const held = await heldTurn(reply, "turn-emit");
+    const appends = held.map((m) => m.type === "session.delta" && m.delta.type === "snapshot.patch" && m.delta.changes.some((c) => c.type === "message.content.append"));
+    const lastAppend = appends.lastIndexOf(true);
+    for (const message of held.slice(0, lastAppend + 1)) hub.handle(message);
+    hub.emit({ type: "approval.required", payload: { id: "act_1", toolName: "deploy" } });
+    for (const message of held.slice(lastAppend + 1)) hub.handle(message);
+    await endOfTick();
+    expect(types()).toEqual(["session.created", "turn.started", "model.streaming", "approval.required", "turn.completed"]);
+    expect(joined("model.streaming")).toBe(`You said: ${reply}`);
+  });
+});
+
 describe("SessionHub across an upstream restart", () => {
   it("a host restart mid-turn: after the reconnect, resync delivers the turn's end", async () => {
     const stateDir = mkdtempSync(join(tmpdir(), "hub-restart-"));

@@ -6,6 +6,7 @@ import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "
 import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
 import { ResyncBackoff } from "./resync-backoff.js";
+import { isMergeable, StreamMerging } from "./stream-merging.js";
 import { DeltaTranslator, type IgnoredServerMessageType } from "./translator.js";
 
 /**
@@ -17,6 +18,9 @@ import { DeltaTranslator, type IgnoredServerMessageType } from "./translator.js"
  * Whenever the installed state has to be fetched again — the first observe, a delta that does not
  * fit (gap or invalid), a reconnect — messages arriving meanwhile are held back and applied on top
  * of the fetched state afterwards; those it already contains are dropped as stale.
+ *
+ * Consecutive streamed chunks of one kind that arrive in one tick are appended as one event
+ * (stream-merging.ts), so every reader of the log sees the same merged events.
  *
  * Fetches run one at a time. A `session.snapshot` after a delta that does not apply waits longer
  * the more often that happens in a row (see resync-backoff.ts), so an upstream whose deltas keep
@@ -51,6 +55,7 @@ export class SessionHub {
   private readonly backoff = new ResyncBackoff();
   /** Set by end(): the log is complete and nothing more is appended. */
   private ended = false;
+  private readonly streams = new StreamMerging((event) => this.append(event));
   /** `session.snapshot` requests sent after deltas that did not apply (for the metrics). */
   snapshotFetches = 0;
 
@@ -123,6 +128,12 @@ export class SessionHub {
    * is logged at debug level and left out, so the last event a client sees stays the last one.
    */
   emit(event: EventDraft): Event | undefined {
+    // A streamed chunk still waiting to be merged came first.
+    this.streams.flush();
+    return this.append(event);
+  }
+
+  private append(event: EventDraft): Event | undefined {
     if (this.ended) {
       this.logLine("debug", "event after the session ended left out", { sessionId: this.sessionId, type: event.type });
       return undefined;
@@ -305,7 +316,10 @@ export class SessionHub {
   }
 
   private publish(drafts: EventDraft[]): void {
-    for (const d of drafts) this.emit(d);
+    for (const d of drafts) {
+      if (isMergeable(d)) this.streams.add(d);
+      else this.emit(d);
+    }
   }
 }
 

@@ -12,6 +12,7 @@ import { AskError, ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../bri
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { OutboundSequencer } from "./outbound-sequencer.js";
 import { RequestOrder, type RequestTurn } from "./request-order.js";
+import { SharedText, type OutgoingText } from "./shared-text.js";
 
 /**
  * One Ask JSON-RPC connection, whatever carries its text (WebSocket, stdio, HTTP): json-rpc-2.0's
@@ -70,38 +71,50 @@ interface CallContext {
 }
 
 /**
- * The JSON of `session/event` params, made once per event and session: an event goes to every
- * connection subscribed to its session, and serializing it again for each was most of the cost
- * of a fan-out. Keyed by the event object (the session log's own, shared by all its subscribers,
- * never changed after it is appended), so an entry lives as long as the log retains the event; the
- * session id is part of the params, so it is kept with the JSON and checked.
+ * The `session/event` notification of one event, made once for all the connections of one framing
+ * (with or without the `"jsonrpc"` member): an event goes to every connection subscribed to its
+ * session, and serializing and encoding it again for each was most of the cost of a fan-out. The
+ * log hands an event to all its subscribers in a row, so remembering the last event's
+ * notifications is enough; keeping them for every retained event would hold each event's text
+ * (and bytes) a second time for as long as the log keeps the event.
  */
-const eventParamsJson = new WeakMap<Event, { sessionId: string | undefined; json: string }>();
-
-function sessionEventParamsJson(params: SessionEventParams): string {
-  const cached = eventParamsJson.get(params.event);
-  if (cached && cached.sessionId === params.sessionId) return cached.json;
-  const json = JSON.stringify(params);
-  eventParamsJson.set(params.event, { sessionId: params.sessionId, json });
-  return json;
+interface EventNotifications {
+  event: Event;
+  sessionId: string | undefined;
+  include?: SharedText;
+  omit?: SharedText;
 }
 
-export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
+let lastNotifications: EventNotifications | undefined;
+
+function sessionEventNotification(params: SessionEventParams, framing: AskJsonRpcOptions["jsonrpcMember"]): SharedText {
+  let entry = lastNotifications;
+  if (entry?.event !== params.event || entry.sessionId !== params.sessionId) {
+    entry = lastNotifications = { event: params.event, sessionId: params.sessionId };
+  }
+  // Exactly what `serialize` makes of `{ jsonrpc: "2.0", method, params }`.
+  const head = framing === "include" ? '{"jsonrpc":"2.0","method":"session/event","params":' : '{"method":"session/event","params":';
+  return (entry[framing] ??= new SharedText(`${head}${JSON.stringify(params)}}`));
+}
+
+/**
+ * `send` writes one message: a string of the connection's own, or a `SharedText` the same for
+ * every subscriber of a session (a transport that writes bytes can send its `bytes` as they are).
+ */
+export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
   const serialize = (message: object): string => {
     if (options.jsonrpcMember === "include") return JSON.stringify(message);
     const { jsonrpc: _omitted, ...rest } = message as Record<string, unknown>;
     return JSON.stringify(rest);
   };
-  const outbound = new OutboundSequencer((text) => {
-    if (!peer.closed) sendText(text);
+  const outbound = new OutboundSequencer<OutgoingText>((message) => {
+    if (!peer.closed) send(message);
   });
   const order = new RequestOrder();
   const answerText = (message: object | object[] | null): string | undefined =>
     message === null ? undefined : Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message);
-  // Exactly what `serialize` makes of `{ jsonrpc: "2.0", method, params }`, around params serialized once per event.
-  const notificationHead = options.jsonrpcMember === "include" ? '{"jsonrpc":"2.0","method":' : '{"method":';
-  const notify = (method: "session/event", params: SessionEventParams) => {
-    if (!peer.closed) outbound.send(`${notificationHead}${JSON.stringify(method)},"params":${sessionEventParamsJson(params)}}`);
+  const notify = (_method: "session/event", params: SessionEventParams) => {
+    if (!peer.closed) outbound.send(sessionEventNotification(params, options.jsonrpcMember));
   };
 
   let nextId = FIRST_REVERSE_REQUEST_ID;

@@ -4,6 +4,7 @@ import type { AskBridge } from "../bridge/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
 import { NdjsonStream, type NdjsonStreamOptions } from "./ndjson-stream.js";
+import { textOf } from "./shared-text.js";
 
 /**
  * The Ask surface as NDJSON on a pair of streams: stdin/stdout for clients that spawn an
@@ -18,7 +19,7 @@ export function serveAskNdjson(bridge: AskBridge, input: Readable, output: Writa
     input,
     output,
     (send) => {
-      const connection = attachAskJsonRpc(bridge, send, options);
+      const connection = attachAskJsonRpc(bridge, (message) => send(textOf(message)), options);
       return {
         receive: (line) => connection.receive(line),
         // The line was never parsed, so its id is unknown: answered like unparsable JSON, with id null.

@@ -124,7 +124,7 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
     tenant: options.tenant,
     capabilities: { reverseRequests: false },
     notify(_method: "session/event", params: SessionEventParams) {
-      write(`id: ${params.event.seq}\nevent: session/event\ndata: ${JSON.stringify(params)}\n\n`);
+      write(sessionEventFrame(params));
       if (params.event.type !== "session.ended" || ended) return;
       endWhenWritten = true;
       if (!waitingForDrain) endStream();
@@ -152,4 +152,18 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
       body.end();
     },
   };
+}
+
+/**
+ * The frame of one event, made once for all its streams: the log hands an event to every
+ * subscriber in a row, so the last event's frame is the one asked for again (see the
+ * notification of ask-jsonrpc.ts, which does the same for JSON-RPC connections).
+ */
+let lastFrame: { event: SessionEventParams["event"]; sessionId: string | undefined; frame: string } | undefined;
+
+function sessionEventFrame(params: SessionEventParams): string {
+  if (lastFrame?.event !== params.event || lastFrame.sessionId !== params.sessionId) {
+    lastFrame = { event: params.event, sessionId: params.sessionId, frame: `id: ${params.event.seq}\nevent: session/event\ndata: ${JSON.stringify(params)}\n\n` };
+  }
+  return lastFrame.frame;
 }

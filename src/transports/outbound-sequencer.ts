@@ -23,41 +23,42 @@ export interface OutboundSequencerOptions {
 }
 
 /** The place of one response in a connection's outbound stream. */
-export interface ResponseSlot {
+export interface ResponseSlot<M = string> {
   /**
    * Supplies the response (`undefined`: the request needs none, e.g. a notification); resolves once
    * it was written, or dropped because the connection closed. Only the first call counts.
    */
-  fill(text: string | undefined): Promise<void>;
+  fill(text: M | undefined): Promise<void>;
 }
 
 /** Written entries kept at the front of the queue before it is compacted. */
 const COMPACT_AFTER = 1024;
 
-interface Entry {
+interface Entry<M> {
   /** Ready to write: always for a message, once filled for a response. */
   ready: boolean;
-  text: string | undefined;
+  text: M | undefined;
   isResponse: boolean;
   /** Called once the entry was written or dropped. */
   done?: () => void;
 }
 
-export class OutboundSequencer {
-  private readonly queue: Entry[] = [];
+/** `M`: what the connection writes (text, or a message shared with other connections). */
+export class OutboundSequencer<M = string> {
+  private readonly queue: Array<Entry<M>> = [];
   /** Index of the first entry not yet written (entries before it are spent). */
   private head = 0;
   private paused = false;
   private closed = false;
 
   constructor(
-    private readonly write: (text: string) => void,
+    private readonly write: (text: M) => void,
     private readonly options: OutboundSequencerOptions = {},
   ) {}
 
   /** Reserves the place of a response: call it when the request arrives, in arrival order. */
-  reserve(): ResponseSlot {
-    const entry: Entry = { ready: false, text: undefined, isResponse: true };
+  reserve(): ResponseSlot<M> {
+    const entry: Entry<M> = { ready: false, text: undefined, isResponse: true };
     const written = new Promise<void>((resolve) => (entry.done = resolve));
     if (this.closed) entry.done!();
     else this.queue.push(entry);
@@ -74,7 +75,7 @@ export class OutboundSequencer {
   }
 
   /** A message that is not a response: written after every response reserved before it. */
-  send(text: string): void {
+  send(text: M): void {
     if (this.closed) return;
     if (this.head === this.queue.length && !this.paused) return this.write(text);
     this.queue.push({ ready: true, text, isResponse: false });

@@ -55,7 +55,11 @@ export class AskTestClient {
     const socket = new WebSocket(url, { headers: options.headers });
     const client = new AskTestClient((line) => socket.send(line), options) as AskTestClient & { socket: WebSocket };
     client.socket = socket;
-    socket.on("message", (data) => client.receive(data.toString()));
+    socket.on("message", (data, isBinary) => {
+      // JSON-RPC travels in text frames; a binary one is a fault even when its bytes are valid JSON.
+      if (isBinary) client.invalid.push(`binary frame: ${data.toString().slice(0, 200)}`);
+      client.receive(data.toString());
+    });
     await new Promise<void>((resolve, reject) => {
       socket.once("open", () => resolve());
       socket.once("error", reject);
