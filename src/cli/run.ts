@@ -1,11 +1,5 @@
 /** Command dispatch for the `tau-gateway` executable. */
-import { runAcp } from "./acp.js";
-import { runAppServer } from "./app-server.js";
-import { runHost } from "./host.js";
 import type { CommandIO } from "./io.js";
-import { runServe } from "./serve.js";
-import { runStdio } from "./stdio.js";
-import { runValidate } from "./validate.js";
 
 const USAGE = `usage: tau-gateway <command> [options]
 
@@ -23,13 +17,17 @@ Run "tau-gateway <command> --help" for a command's options.`;
 /** A command: its arguments, its process's streams and environment in; its exit status out. */
 type Command = (argv: string[], io: CommandIO, env: NodeJS.ProcessEnv) => Promise<number>;
 
+/**
+ * Each command's module is loaded when that command runs: loading is most of a short command's
+ * time, and `validate` needs neither the HTTP server nor the host that `serve` loads.
+ */
 const commands: Record<string, Command> = {
-  validate: runValidate,
-  host: runHost,
-  serve: runServe,
-  stdio: runStdio,
-  "app-server": runAppServer,
-  acp: runAcp,
+  validate: async (argv, io) => (await import("./validate.js")).runValidate(argv, io),
+  host: async (argv, io, env) => (await import("./host.js")).runHost(argv, io, env),
+  serve: async (argv, io, env) => (await import("./serve.js")).runServe(argv, io, env),
+  stdio: async (argv, io, env) => (await import("./stdio.js")).runStdio(argv, io, env),
+  "app-server": async (argv, io, env) => (await import("./app-server.js")).runAppServer(argv, io, env),
+  acp: async (argv, io, env) => (await import("./acp.js")).runAcp(argv, io, env),
 };
 
 /**

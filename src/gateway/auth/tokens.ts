@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { resolve } from "node:path";
-import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
 import { configFileError, parseConfigJson, readConfigFile } from "../../validation/config-files.js";
 import { explain, formatIssue } from "../../validation/issues.js";
 
@@ -49,7 +49,8 @@ export class TokenRegistry {
   /** Validates the text of a tokens file; `source` names it in errors. */
   static parse(text: string, source: string): TokenRegistry {
     const document = parseConfigJson(text, source);
-    if (!checkFile(document)) throw configFileError(source, explain(checkFile.errors).map((issue) => describeIssue(document, issue)));
+    const check = checkFile();
+    if (!check(document)) throw configFileError(source, explain(check.errors).map((issue) => describeIssue(document, issue)));
     const problems: string[] = [];
     const entries: TokenEntry[] = [];
     const firstById = new Map<string, number>();
@@ -143,7 +144,10 @@ const TOKENS_FILE_SCHEMA = {
   },
 } as const;
 
-const checkFile = new Ajv2019({ strict: true, allErrors: true, verbose: true }).compile(TOKENS_FILE_SCHEMA);
+let compiledCheck: ValidateFunction | undefined;
+
+/** Compiled on first use: a gateway without such a file never pays for the compile (ajv checks the schema first, against a meta-schema it compiles too). */
+const checkFile = (): ValidateFunction => (compiledCheck ??= new Ajv2019({ strict: true, allErrors: true, verbose: true }).compile(TOKENS_FILE_SCHEMA));
 
 /** Plain words for the patterns above (ajv would quote the regex). */
 const PATTERN_TEXT: Record<string, string> = {
