@@ -11,6 +11,7 @@ import {
 import { AcpError, type AcpAgent, type AcpClient, type AcpPeer } from "../acp/agent.js";
 import { AskError } from "../bridge/ask-bridge.js";
 import { ACP_ERROR_CODES, type AcpErrorName } from "../registry/acp/index.js";
+import { cancellableRequest, isId, isObject, parseMessage, runCall, type CallGate } from "./jsonrpc-envelope.js";
 
 /**
  * One ACP connection, whatever carries its text (stdio lines, WebSocket messages): json-rpc-2.0's
@@ -20,7 +21,7 @@ import { ACP_ERROR_CODES, type AcpErrorName } from "../registry/acp/index.js";
  */
 
 /** Wraps each request of a connection (in-flight limit, metrics, drain): runs `call`, or rejects with the error to answer instead. */
-export type AcpCallGate = (method: string, call: () => Promise<unknown>) => Promise<unknown>;
+export type AcpCallGate = CallGate;
 
 export interface AcpJsonRpcOptions {
   tenant?: string;
@@ -37,8 +38,8 @@ export interface AcpJsonRpcConnection {
   close(graceMs?: number): Promise<void>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is string | number | null => v === null || typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
+/** ACP's ids: JSON-RPC's, null included. */
+const isAcpId = (v: unknown): v is string | number | null => v === null || isId(v);
 
 /** An error a gate or the agent raised, as the JSON-RPC error the client receives. */
 function errorResponse(id: JSONRPCID, error: unknown): JSONRPCErrorResponse {
@@ -59,29 +60,19 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
   const server = new JSONRPCServer<AcpClient>({ errorListener: () => undefined });
   const rpcClient = new JSONRPCClient<void>((payload: object) => write(payload), () => nextId++);
   const rpc = new JSONRPCServerAndClient<AcpClient, void>(server, rpcClient);
-  const gate: AcpCallGate = options.gate ?? ((_method, call) => call());
+  const gate: AcpCallGate = options.gate ?? runCall;
   server.mapErrorToJSONRPCErrorResponse = errorResponse;
 
   const peer: AcpPeer = {
     id: randomUUID(),
     tenant: options.tenant,
     notify: (method, params) => write({ jsonrpc: "2.0", method, params }),
-    request: (method, params, signal) =>
-      new Promise((resolve, reject) => {
-        if (signal.aborted || closed) return reject(new Error(closed ? "connection closed" : "cancelled"));
-        const onAbort = () => reject(new Error("cancelled"));
-        signal.addEventListener("abort", onAbort, { once: true });
-        rpc.request(method, params, undefined).then(
-          (value) => {
-            signal.removeEventListener("abort", onAbort);
-            resolve(value);
-          },
-          (err: unknown) => {
-            signal.removeEventListener("abort", onAbort);
-            reject(err instanceof Error ? err : new Error(String(err)));
-          },
-        );
-      }),
+    request: (method, params, signal) => {
+      if (closed) return Promise.reject(new Error("connection closed"));
+      return cancellableRequest(signal, () => rpc.request(method, params, undefined)).catch((err: unknown) => {
+        throw err instanceof Error ? err : new Error(String(err));
+      });
+    },
     get closed() {
       return closed;
     },
@@ -92,8 +83,8 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
   /** One parsed message; resolves with the response to send, if any. */
   async function handle(message: unknown): Promise<JSONRPCResponse | null> {
     if (!isObject(message)) return failure(null, "invalid_request", "Invalid Request: a message must be a JSON object (batches are not supported)");
-    const id = "id" in message && isId(message.id) ? message.id : null;
-    if ("id" in message && !isId(message.id)) return failure(null, "invalid_request", "Invalid Request: id must be a string, an integer or null");
+    const id = "id" in message && isAcpId(message.id) ? message.id : null;
+    if ("id" in message && !isAcpId(message.id)) return failure(null, "invalid_request", "Invalid Request: id must be a string, an integer or null");
     if (message.jsonrpc !== "2.0") return failure(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0"');
     if (!("method" in message)) {
       if ("id" in message && ("result" in message || "error" in message)) {
@@ -118,15 +109,11 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
   return {
     peer,
     async receive(text: string) {
-      if (closed || text.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        write(failure(null, "parse_error", `Parse error: ${(err as Error).message}`));
-        return;
-      }
-      const response = await handle(value);
+      if (closed) return;
+      const parsed = parseMessage(text);
+      if (parsed === undefined) return;
+      if ("parseError" in parsed) return write(failure(null, "parse_error", parsed.parseError));
+      const response = await handle(parsed.value);
       if (response) write(response);
     },
     interruptTurns: () => agent.interruptTurns(client),

@@ -13,6 +13,7 @@ import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { OutboundSequencer } from "./outbound-sequencer.js";
 import { RequestOrder, type RequestTurn } from "./request-order.js";
 import { SharedText, type OutgoingText } from "./shared-text.js";
+import { cancellableRequest, isId, isObject, parseMessage, runCall, serializer, type CallGate, type JsonRpcMember } from "./jsonrpc-envelope.js";
 
 /**
  * One Ask JSON-RPC connection, whatever carries its text (WebSocket, stdio, HTTP): json-rpc-2.0's
@@ -36,8 +37,7 @@ import { SharedText, type OutgoingText } from "./shared-text.js";
 
 export interface AskJsonRpcOptions {
   tenant?: string;
-  /** `omit` for app-server peers that never send or expect `"jsonrpc":"2.0"`. */
-  jsonrpcMember: "include" | "omit";
+  jsonrpcMember: JsonRpcMember;
   /** Largest batch accepted (element count). */
   maxBatch?: number;
   /** Runs every client request (e.g. to refuse or fail it while the gateway drains); default: run it. */
@@ -45,7 +45,7 @@ export interface AskJsonRpcOptions {
 }
 
 /** Wraps each bridge call of a connection: runs `call`, or rejects (with an AskError) instead. */
-export type AskCallGate = (method: string, call: () => Promise<unknown>) => Promise<unknown>;
+export type AskCallGate = CallGate;
 
 export interface AskJsonRpcConnection {
   readonly peer: AskPeer;
@@ -58,8 +58,6 @@ export interface AskJsonRpcConnection {
 const FIRST_REVERSE_REQUEST_ID = 10001;
 const DEFAULT_MAX_BATCH = 100;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is string | number => typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
 /** An answer to one of our reverse requests (an id, no method, a result or an error). */
 const isClientResponse = (v: unknown): v is Record<string, unknown> =>
   isObject(v) && !("method" in v) && "id" in v && v.id !== undefined && ("result" in v || "error" in v);
@@ -102,11 +100,7 @@ function sessionEventNotification(params: SessionEventParams, framing: AskJsonRp
  * every subscriber of a session (a transport that writes bytes can send its `bytes` as they are).
  */
 export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
-  const serialize = (message: object): string => {
-    if (options.jsonrpcMember === "include") return JSON.stringify(message);
-    const { jsonrpc: _omitted, ...rest } = message as Record<string, unknown>;
-    return JSON.stringify(rest);
-  };
+  const serialize = serializer(options.jsonrpcMember);
   const outbound = new OutboundSequencer<OutgoingText>((message) => {
     if (!peer.closed) send(message);
   });
@@ -123,7 +117,7 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
   const server = new JSONRPCServer<CallContext>({ errorListener: () => undefined });
   const client = new JSONRPCClient<void>((payload: object) => outbound.send(serialize(payload)), () => nextId++);
   const rpc = new JSONRPCServerAndClient<CallContext, void>(server, client);
-  const gate: AskCallGate = options.gate ?? ((_method, call) => call());
+  const gate: AskCallGate = options.gate ?? runCall;
   // The gates see the request from its arrival (a queued request counts); its turn comes inside them.
   for (const method of ASK_METHOD_NAMES) {
     rpc.addMethod(method, (params, { peer, turn }) => gate(method, () => turn.run(() => bridge.call(peer, method, params))));
@@ -139,22 +133,7 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
     tenant: options.tenant,
     capabilities: { reverseRequests: false },
     notify,
-    request: (method, params, signal) =>
-      new Promise((resolve, reject) => {
-        if (signal.aborted) return reject(new Error("cancelled"));
-        const onAbort = () => reject(new Error("cancelled"));
-        signal.addEventListener("abort", onAbort, { once: true });
-        rpc.request(method, params, undefined).then(
-          (value) => {
-            signal.removeEventListener("abort", onAbort);
-            resolve(value);
-          },
-          (err: unknown) => {
-            signal.removeEventListener("abort", onAbort);
-            reject(err);
-          },
-        );
-      }),
+    request: (method, params, signal) => cancellableRequest(signal, () => rpc.request(method, params, undefined)),
     get closed() {
       return closed;
     },
@@ -213,13 +192,11 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
   return {
     peer,
     async receive(text: string) {
-      if (closed || text.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        return outbound.reserve().fill(answerText(error(null, "parse_error", `Parse error: ${(err as Error).message}`)));
-      }
+      if (closed) return;
+      const parsed = parseMessage(text);
+      if (parsed === undefined) return;
+      if ("parseError" in parsed) return outbound.reserve().fill(answerText(error(null, "parse_error", parsed.parseError)));
+      const { value } = parsed;
       if (isClientResponse(value)) {
         // An answer to our reverse request takes no place in either order: it is handed to the
         // waiting interaction at once. Only a malformed one is answered.

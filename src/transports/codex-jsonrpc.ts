@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { CODEX_METHOD_NAMES, CodexError, type CodexBridge, type CodexPeer } from "../codex/codex-bridge.js";
 import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import type { Log } from "../shared/log.js";
-import type { AskCallGate } from "./ask-jsonrpc.js";
+import { runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { AskError } from "../bridge/ask-bridge.js";
 import { jsonRpcConnection } from "./jsonrpc-connection.js";
 
@@ -17,7 +17,7 @@ import { jsonRpcConnection } from "./jsonrpc-connection.js";
 export interface CodexJsonRpcOptions {
   tenant?: string;
   /** Runs every client request (drain, in-flight limit, metrics); default: run it. */
-  gate?: AskCallGate;
+  gate?: CallGate;
   /**
    * How long held notifications wait after the response they follow (default: one turn of the
    * event loop). On a pipe, a reader slower than the writer gets both in one read when the gap is
@@ -35,7 +35,7 @@ export interface CodexJsonRpcConnection {
 }
 
 export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string) => void, options: CodexJsonRpcOptions = {}): CodexJsonRpcConnection {
-  const gate: AskCallGate = options.gate ?? ((_method, call) => call());
+  const gate = options.gate ?? runCall;
   const connection = jsonRpcConnection(sendText, {
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,

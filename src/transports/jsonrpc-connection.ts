@@ -7,6 +7,7 @@ import {
   type JSONRPCID,
   type JSONRPCResponse,
 } from "json-rpc-2.0";
+import { cancellableRequest, isId, isObject, parseMessage, serializer, type JsonRpcMember } from "./jsonrpc-envelope.js";
 
 /**
  * One JSON-RPC 2.0 connection of a JSON-RPC dialect (Ask, Codex app-server), whatever carries its
@@ -38,8 +39,7 @@ export interface CallHooks {
 }
 
 export interface JsonRpcConnectionOptions {
-  /** `omit` for app-server peers that never send or expect `"jsonrpc":"2.0"`. */
-  jsonrpcMember: "include" | "omit";
+  jsonrpcMember: JsonRpcMember;
   /** The methods the connection serves; any other is answered method_not_found. */
   methods: readonly string[];
   /** Runs one request or notification of the client; resolves with the result, rejects with anything `errorOf` maps. */
@@ -78,16 +78,10 @@ export interface JsonRpcConnection {
   close(): void;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is string | number => typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
 
 export function jsonRpcConnection(sendText: (text: string) => void, options: JsonRpcConnectionOptions): JsonRpcConnection {
   let closed = false;
-  const serialize = (message: object): string => {
-    if (options.jsonrpcMember === "include") return JSON.stringify(message);
-    const { jsonrpc: _omitted, ...rest } = message as Record<string, unknown>;
-    return JSON.stringify(rest);
-  };
+  const serialize = serializer(options.jsonrpcMember);
   const writeText = (text: string) => {
     if (!closed) sendText(text);
   };
@@ -156,15 +150,15 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
 
   return {
     async receive(text: string) {
-      if (closed || text.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        const response = unidentifiable("parse_error", `Parse error: ${(err as Error).message}`);
+      if (closed) return;
+      const parsed = parseMessage(text);
+      if (parsed === undefined) return;
+      if ("parseError" in parsed) {
+        const response = unidentifiable("parse_error", parsed.parseError);
         if (response) send(response);
         return;
       }
+      const { value } = parsed;
       if (!Array.isArray(value)) {
         const hooks = callHooks();
         const response = await handleOne(value, hooks);
@@ -194,22 +188,13 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
     sendText: writeText,
     request(method, params, signal, chosenId) {
       const id = chosenId ?? nextId++;
-      const answer = new Promise<unknown>((resolve, reject) => {
-        if (signal?.aborted) return reject(new Error("cancelled"));
-        const onAbort = () => reject(new Error("cancelled"));
-        signal?.addEventListener("abort", onAbort, { once: true });
-        rpc.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, undefined).then(
-          (response) => {
-            signal?.removeEventListener("abort", onAbort);
-            if ("error" in response && response.error) reject(new JSONRPCErrorException(response.error.message, response.error.code, response.error.data));
-            else resolve((response as { result?: unknown }).result);
-          },
-          (err: unknown) => {
-            signal?.removeEventListener("abort", onAbort);
-            reject(err);
-          },
-        );
-      });
+      // Sent with the chosen id (`rpc.request` would number it itself); answered as `rpc.request` answers.
+      const answer = cancellableRequest(signal, () =>
+        rpc.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, undefined).then((response) => {
+          if ("error" in response && response.error) throw new JSONRPCErrorException(response.error.message, response.error.code, response.error.data);
+          return (response as { result?: unknown }).result;
+        }),
+      );
       return { id, answer };
     },
     get closed() {
