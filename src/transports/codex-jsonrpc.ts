@@ -4,7 +4,7 @@ import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import type { Log } from "../shared/log.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { AskError } from "../bridge/ask-bridge.js";
-import { jsonRpcConnection } from "./jsonrpc-connection.js";
+import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
 
 /**
  * One Codex app-server connection, whatever carries its text (WebSocket, stdio): the JSON-RPC
@@ -40,10 +40,7 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
     call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.afterResponse)),
-    errorOf: (error) =>
-      error instanceof CodexError || error instanceof AskError
-        ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
-        : { code: CODEX_ERROR_CODES.internal_error, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` },
+    errorOf: (error) => answeredError(error, [CodexError, AskError], CODEX_ERROR_CODES.internal_error),
     codes: CODEX_ERROR_CODES,
     batches: false,
     answerUnidentifiable: false,

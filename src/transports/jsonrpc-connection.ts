@@ -10,7 +10,7 @@ import {
 import { cancellableRequest, isId, isObject, parseMessage, serializer, type JsonRpcMember } from "./jsonrpc-envelope.js";
 
 /**
- * One JSON-RPC 2.0 connection of a JSON-RPC dialect (Ask, Codex app-server), whatever carries its
+ * One JSON-RPC 2.0 connection of a JSON-RPC dialect (Codex app-server, ACP), whatever carries its
  * text (WebSocket, stdio, HTTP): json-rpc-2.0's server answers the client's requests and its client
  * sends the server's own requests on the same connection. This layer only frames: the envelope
  * checks the library does not make (the optional `"jsonrpc"` member, ids, by-name params,
@@ -33,6 +33,18 @@ export interface JsonRpcError {
   data?: unknown;
 }
 
+/** An error class whose instances are answered with their own code, message and data. */
+export type DialectErrorClass = abstract new (...args: never[]) => { code: number; message: string; data?: unknown };
+
+/** The error a failure is answered with: a dialect error as it is, anything else `internalErrorCode` with its message. */
+export function answeredError(error: unknown, dialectErrors: readonly DialectErrorClass[], internalErrorCode: number): JsonRpcError {
+  if (dialectErrors.some((errorClass) => error instanceof errorClass)) {
+    const { code, message, data } = error as InstanceType<DialectErrorClass>;
+    return { code, message, ...(data === undefined ? {} : { data }) };
+  }
+  return { code: internalErrorCode, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` };
+}
+
 /** Lets a method have something happen once its response has been written (or dropped, for a notification). */
 export interface CallHooks {
   afterResponse(action: () => void): void;
@@ -40,6 +52,15 @@ export interface CallHooks {
 
 export interface JsonRpcConnectionOptions {
   jsonrpcMember: JsonRpcMember;
+  /** The client must send `"jsonrpc":"2.0"` on every message (ACP); otherwise the member is optional. */
+  jsonrpcRequired?: boolean;
+  /** `"params": null` is passed on as it is (ACP) rather than answered invalid_params. */
+  nullParamsAccepted?: boolean;
+  /**
+   * Takes every notification of the client (any method, params unchecked: the dialect ignores what
+   * it does not know) instead of the method table.
+   */
+  onNotification?(method: string, params: unknown): void;
   /** The methods the connection serves; any other is answered method_not_found. */
   methods: readonly string[];
   /** Runs one request or notification of the client; resolves with the result, rejects with anything `errorOf` maps. */
@@ -117,6 +138,7 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
       if (!options.answerUnidentifiable) return unidentifiable("invalid_request", "Invalid Request: id must not be null");
     }
     const id = hasId && isId(message.id) ? message.id : null;
+    if (options.jsonrpcRequired && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0"');
     if ("jsonrpc" in message && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0" when present');
     if (!("method" in message)) {
       if (hasId && ("result" in message || "error" in message)) {
@@ -127,7 +149,12 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
       return error(id, "invalid_request", "Invalid Request: Method not specified");
     }
     if (typeof message.method !== "string") return error(id, "invalid_request", "Invalid Request: method must be a string");
-    if ("params" in message && message.params !== undefined && !isObject(message.params)) {
+    if (!hasId && options.onNotification) {
+      options.onNotification(message.method, message.params);
+      return null;
+    }
+    const paramsAbsent = message.params === undefined || (options.nullParamsAccepted && message.params === null);
+    if ("params" in message && !paramsAbsent && !isObject(message.params)) {
       return hasId ? error(id, "invalid_params", "invalid params: params must be an object") : null;
     }
     if (!server.hasMethod(message.method)) {
