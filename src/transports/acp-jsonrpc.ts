@@ -4,6 +4,7 @@ import { AskError } from "../bridge/ask-bridge.js";
 import { ACP_ERROR_CODES } from "../registry/acp/index.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import { textOf } from "./shared-text.js";
 
 /**
  * One ACP connection, whatever carries its text (stdio lines, WebSocket messages): the JSON-RPC
@@ -33,10 +34,10 @@ export interface AcpJsonRpcConnection {
 
 export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => void, options: AcpJsonRpcOptions = {}): AcpJsonRpcConnection {
   const gate: AcpCallGate = options.gate ?? runCall;
-  const connection = jsonRpcConnection(sendText, {
+  const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "include",
     jsonrpcRequired: true,
-    nullParamsAccepted: true,
+    nullParams: "passed",
     methods: agent.methods,
     call: (method, params) => gate(method, () => agent.call(client, method, params)),
     onNotification: (method, params) => agent.notify(client, method, params),

@@ -5,6 +5,7 @@ import type { Log } from "../shared/log.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { AskError } from "../bridge/ask-bridge.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import { textOf } from "./shared-text.js";
 
 /**
  * One Codex app-server connection, whatever carries its text (WebSocket, stdio): the JSON-RPC
@@ -36,7 +37,7 @@ export interface CodexJsonRpcConnection {
 
 export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string) => void, options: CodexJsonRpcOptions = {}): CodexJsonRpcConnection {
   const gate = options.gate ?? runCall;
-  const connection = jsonRpcConnection(sendText, {
+  const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
     call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.afterResponse)),

@@ -8,9 +8,12 @@ import {
   type JSONRPCResponse,
 } from "json-rpc-2.0";
 import { cancellableRequest, isId, isObject, parseMessage, serializer, type JsonRpcMember } from "./jsonrpc-envelope.js";
+import { OutboundSequencer, type ResponseSlot } from "./outbound-sequencer.js";
+import { RequestOrder } from "./request-order.js";
+import type { OutgoingText } from "./shared-text.js";
 
 /**
- * One JSON-RPC 2.0 connection of a JSON-RPC dialect (Codex app-server, ACP), whatever carries its
+ * One JSON-RPC 2.0 connection of a JSON-RPC dialect (Ask, Codex app-server, ACP), whatever carries its
  * text (WebSocket, stdio, HTTP): json-rpc-2.0's server answers the client's requests and its client
  * sends the server's own requests on the same connection. This layer only frames: the envelope
  * checks the library does not make (the optional `"jsonrpc"` member, ids, by-name params,
@@ -48,14 +51,26 @@ export function answeredError(error: unknown, dialectErrors: readonly DialectErr
 /** Lets a method have something happen once its response has been written (or dropped, for a notification). */
 export interface CallHooks {
   afterResponse(action: () => void): void;
+  /** Runs `call` at the request's place in the connection's order (at once when the dialect keeps none). */
+  inOrder<T>(call: () => Promise<T>): Promise<T>;
 }
 
 export interface JsonRpcConnectionOptions {
   jsonrpcMember: JsonRpcMember;
   /** The client must send `"jsonrpc":"2.0"` on every message (ACP); otherwise the member is optional. */
   jsonrpcRequired?: boolean;
-  /** `"params": null` is passed on as it is (ACP) rather than answered invalid_params. */
-  nullParamsAccepted?: boolean;
+  /** `"params": null`: answered invalid_params (default), taken as no params (Ask), or passed on as it is (ACP). */
+  nullParams?: "invalid" | "absent" | "passed";
+  /**
+   * Requests are applied one after another in arrival order (request-order.ts: a method runs its
+   * work through `hooks.inOrder`), and a response is written before the messages that arise while
+   * it is open (outbound-sequencer.ts); an answer to one of our requests is taken at once.
+   */
+  ordered?: boolean;
+  /** Whether a method is served (default: it is in `methods`); any other is answered method_not_found. */
+  isMethod?(method: string): boolean;
+  /** Called on close, after nothing more can be written and before our pending requests are rejected. */
+  onClose?(): void;
   /**
    * Takes every notification of the client (any method, params unchecked: the dialect ignores what
    * it does not know) instead of the method table.
@@ -87,8 +102,8 @@ export interface JsonRpcConnection {
   receive(text: string): Promise<void>;
   /** Writes a message (serialized with or without `"jsonrpc"`, as configured). */
   send(message: object): void;
-  /** Writes text already serialized the way `send` would. */
-  sendText(text: string): void;
+  /** Writes text already serialized the way `send` would (in its place, when the connection is ordered). */
+  sendText(text: OutgoingText): void;
   /**
    * A request of the server, with the next id (or `id`, for a caller that numbers its requests
    * itself); `answer` resolves with the client's result and rejects with its error, or when
@@ -100,13 +115,31 @@ export interface JsonRpcConnection {
 }
 
 
-export function jsonRpcConnection(sendText: (text: string) => void, options: JsonRpcConnectionOptions): JsonRpcConnection {
+/** A response slot of an unordered connection: its response is written as soon as it is made. */
+const writeAtOnce = (write: (text: OutgoingText) => void): ResponseSlot<OutgoingText> => ({
+  fill: async (text) => {
+    if (text !== undefined) write(text);
+  },
+});
+
+/**
+ * `transmit` writes one message: a string of the connection's own, or a `SharedText` the same for
+ * several connections (a transport that writes bytes can send its `bytes` as they are).
+ */
+export function jsonRpcConnection(transmit: (message: OutgoingText) => void, options: JsonRpcConnectionOptions): JsonRpcConnection {
   let closed = false;
   const serialize = serializer(options.jsonrpcMember);
-  const writeText = (text: string) => {
-    if (!closed) sendText(text);
+  const transmitOpen = (text: OutgoingText) => {
+    if (!closed) transmit(text);
   };
-  const send = (message: object | object[]) => writeText(Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message));
+  const outbound = options.ordered ? new OutboundSequencer<OutgoingText>(transmitOpen) : undefined;
+  const order = options.ordered ? new RequestOrder() : undefined;
+  const writeText = (text: OutgoingText) => (outbound ? outbound.send(text) : transmitOpen(text));
+  const reserve = (): ResponseSlot<OutgoingText> => outbound?.reserve() ?? writeAtOnce(transmitOpen);
+  const textOf = (message: object | object[] | null): string | undefined =>
+    message === null ? undefined : Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message);
+  const send = (message: object) => writeText(textOf(message)!);
+  const isMethod = options.isMethod ?? ((method: string) => server.hasMethod(method));
 
   let nextId = options.firstRequestId;
   // Error answers are the protocol working, not faults: the dialect logs internal errors itself, and
@@ -129,8 +162,12 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
     return null;
   };
 
-  /** One message of a batch or a lone message; resolves with the response to send, if any. */
-  async function handleOne(message: unknown, hooks: CallHooks): Promise<JSONRPCResponse | null> {
+  /**
+   * One message of a batch or a lone message; resolves with the response to send, if any. A call
+   * takes its place in the connection's order before this returns its promise (no await before it),
+   * so the elements of a batch, mapped in a row, are applied in array order.
+   */
+  async function handleOne(message: unknown, hooks: Pick<CallHooks, "afterResponse">): Promise<JSONRPCResponse | null> {
     if (!isObject(message)) return unidentifiable("invalid_request", "Invalid Request: a JSON-RPC message must be an object");
     const hasId = "id" in message && message.id !== undefined;
     if (hasId && !isId(message.id)) {
@@ -153,19 +190,28 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
       options.onNotification(message.method, message.params);
       return null;
     }
-    const paramsAbsent = message.params === undefined || (options.nullParamsAccepted && message.params === null);
+    const nullParams = options.nullParams ?? "invalid";
+    const paramsAbsent = message.params === undefined || (nullParams !== "invalid" && message.params === null);
     if ("params" in message && !paramsAbsent && !isObject(message.params)) {
       return hasId ? error(id, "invalid_params", "invalid params: params must be an object") : null;
     }
-    if (!server.hasMethod(message.method)) {
+    const params = nullParams === "absent" ? (message.params ?? undefined) : message.params;
+    const request = { jsonrpc: "2.0" as const, method: message.method, params: params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
+    if (!isMethod(message.method)) {
       return hasId ? error(id, "method_not_found", `Method not found: ${message.method}`) : null;
     }
-    const request = { jsonrpc: "2.0" as const, method: message.method, params: message.params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
-    return server.receive(request, hooks);
+    if (!order) return server.receive(request, { ...hooks, inOrder: (call) => call() });
+    const turn = order.enter();
+    try {
+      return await server.receive(request, { ...hooks, inOrder: (call) => turn.run(call) });
+    } finally {
+      // A call its gates refused never ran; its place must not hold up the requests after it.
+      turn.release();
+    }
   }
 
   /** Hooks of one incoming message: run once its response (if any) has been written. */
-  function callHooks(): CallHooks & { run(): void } {
+  function callHooks(): Pick<CallHooks, "afterResponse"> & { run(): void } {
     const actions: Array<() => void> = [];
     return {
       afterResponse: (action) => void actions.push(action),
@@ -175,40 +221,36 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
     };
   }
 
+  /** The answer to one text message: a response, a batch of responses, or nothing. */
+  async function answer(value: unknown, hooks: Pick<CallHooks, "afterResponse">): Promise<JSONRPCResponse | JSONRPCResponse[] | null> {
+    if (!Array.isArray(value)) return handleOne(value, hooks);
+    const batches = options.batches;
+    if (batches === false) return unidentifiable("invalid_request", "Invalid Request: batches are not supported");
+    if (value.length === 0) return error(null, "invalid_request", "Invalid Request: empty batch");
+    if (value.length > batches.max) return error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${batches.max}`);
+    const responses = (await Promise.all(value.map((message) => handleOne(message, hooks)))).filter((r): r is JSONRPCResponse => r !== null);
+    return responses.length ? responses : null;
+  }
+
   return {
     async receive(text: string) {
       if (closed) return;
       const parsed = parseMessage(text);
       if (parsed === undefined) return;
-      if ("parseError" in parsed) {
-        const response = unidentifiable("parse_error", parsed.parseError);
-        if (response) send(response);
-        return;
-      }
+      if ("parseError" in parsed) return reserve().fill(textOf(unidentifiable("parse_error", parsed.parseError)));
       const { value } = parsed;
-      if (!Array.isArray(value)) {
-        const hooks = callHooks();
-        const response = await handleOne(value, hooks);
-        if (response) send(response);
-        hooks.run();
-        return;
-      }
-      const batches = options.batches;
-      const refusal =
-        batches === false
-          ? unidentifiable("invalid_request", "Invalid Request: batches are not supported")
-          : value.length === 0
-            ? error(null, "invalid_request", "Invalid Request: empty batch")
-            : value.length > batches.max
-              ? error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${batches.max}`)
-              : undefined;
-      if (refusal !== undefined) {
-        if (refusal) send(refusal);
-        return;
-      }
       const hooks = callHooks();
-      const responses = (await Promise.all(value.map((message) => handleOne(message, hooks)))).filter((r): r is JSONRPCResponse => r !== null);
-      if (responses.length) send(responses);
+      if (isObject(value) && !("method" in value) && value.id !== undefined && ("result" in value || "error" in value)) {
+        // An answer to one of our requests takes no place in either order: it is handed to the
+        // waiting call at once. Only a malformed one is answered.
+        const refusal = await handleOne(value, hooks);
+        return refusal ? reserve().fill(textOf(refusal)) : undefined;
+      }
+      // The answer's place is taken now, on arrival; everything written after this waits for it.
+      const slot = reserve();
+      const written = slot.fill(textOf(await answer(value, hooks)));
+      // Unordered, the response is already written: what follows it runs in the same tick.
+      if (outbound) await written;
       hooks.run();
     },
     send,
@@ -229,7 +271,10 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
     },
     close() {
       if (closed) return;
+      // What is ready goes out while the transport may still take it; the rest is dropped.
+      outbound?.close();
       closed = true;
+      options.onClose?.();
       client.rejectAllPendingRequests("connection closed");
     },
   };
