@@ -2,7 +2,8 @@ import { AcpError } from "../acp/agent.js";
 import { AskError } from "../bridge/ask-bridge.js";
 import { ACP_ERROR_CODES } from "../registry/acp/index.js";
 import type { AcpCallGate } from "./acp-jsonrpc.js";
-import { secondsSince, type CallObserver } from "./call-observer.js";
+import { observingGate } from "./ask-call-gates.js";
+import type { CallObserver } from "./call-observer.js";
 
 const ACP_ERROR_NAMES = new Map<number, string>(Object.entries(ACP_ERROR_CODES).map(([name, code]) => [code, name]));
 
@@ -17,16 +18,5 @@ export function acpOutcome(error: unknown): string {
 
 /** Reports every ACP call's method, outcome and duration (the shared gates compose with it). */
 export function acpObservingGate(observe: CallObserver): AcpCallGate {
-  return async (method, call) => {
-    const startedAt = performance.now();
-    let outcome = "ok";
-    try {
-      return await call();
-    } catch (err) {
-      outcome = acpOutcome(err);
-      throw err;
-    } finally {
-      observe({ dialect: "acp", method, outcome, seconds: secondsSince(startedAt) });
-    }
-  };
+  return observingGate(observe, "acp", acpOutcome);
 }

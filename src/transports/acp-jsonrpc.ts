@@ -1,26 +1,21 @@
 import { randomUUID } from "node:crypto";
-import {
-  createJSONRPCErrorResponse,
-  JSONRPCClient,
-  JSONRPCServer,
-  JSONRPCServerAndClient,
-  type JSONRPCErrorResponse,
-  type JSONRPCID,
-  type JSONRPCResponse,
-} from "json-rpc-2.0";
-import { AcpError, type AcpAgent, type AcpClient, type AcpPeer } from "../acp/agent.js";
+import { AcpError, type AcpAgent, type AcpPeer } from "../acp/agent.js";
 import { AskError } from "../bridge/ask-bridge.js";
-import { ACP_ERROR_CODES, type AcpErrorName } from "../registry/acp/index.js";
+import { ACP_ERROR_CODES } from "../registry/acp/index.js";
+import { runCall, type CallGate } from "./jsonrpc-envelope.js";
+import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import { textOf } from "./shared-text.js";
 
 /**
- * One ACP connection, whatever carries its text (stdio lines, WebSocket messages): json-rpc-2.0's
- * server answers the client's requests and its client sends the agent's requests on the same
- * connection. This layer frames, as ACP's JSON-RPC wants it (protocol §1): `"jsonrpc":"2.0"` on
- * every message, no batches, an unknown notification ignored; the rest is the agent's.
+ * One ACP connection, whatever carries its text (stdio lines, WebSocket messages): the JSON-RPC
+ * framing (jsonrpc-connection.ts) as ACP wants it (protocol §1) — `"jsonrpc":"2.0"` on every
+ * message, no batches, `"params": null` taken as given, every notification handed to the agent
+ * (which ignores one it does not know) — with the agent behind it and its requests to the client
+ * on the same connection, numbered from 0 as the SDK's are.
  */
 
 /** Wraps each request of a connection (in-flight limit, metrics, drain): runs `call`, or rejects with the error to answer instead. */
-export type AcpCallGate = (method: string, call: () => Promise<unknown>) => Promise<unknown>;
+export type AcpCallGate = CallGate;
 
 export interface AcpJsonRpcOptions {
   tenant?: string;
@@ -37,103 +32,46 @@ export interface AcpJsonRpcConnection {
   close(graceMs?: number): Promise<void>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is string | number | null => v === null || typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
-
-/** An error a gate or the agent raised, as the JSON-RPC error the client receives. */
-function errorResponse(id: JSONRPCID, error: unknown): JSONRPCErrorResponse {
-  if (error instanceof AcpError || error instanceof AskError) return createJSONRPCErrorResponse(id, error.code, error.message, error.data);
-  return createJSONRPCErrorResponse(id, ACP_ERROR_CODES.internal_error, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
-}
-
-const failure = (id: JSONRPCID, name: AcpErrorName, message: string): JSONRPCErrorResponse => createJSONRPCErrorResponse(id, ACP_ERROR_CODES[name], message);
-
 export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => void, options: AcpJsonRpcOptions = {}): AcpJsonRpcConnection {
-  let closed = false;
-  const write = (message: object) => {
-    if (!closed) sendText(JSON.stringify(message));
-  };
-  // Each side numbers its own requests; the agent's count from 0, as the SDK's do.
-  let nextId = 0;
-  // Errors are answers, not faults: the agent logs what deserves it.
-  const server = new JSONRPCServer<AcpClient>({ errorListener: () => undefined });
-  const rpcClient = new JSONRPCClient<void>((payload: object) => write(payload), () => nextId++);
-  const rpc = new JSONRPCServerAndClient<AcpClient, void>(server, rpcClient);
-  const gate: AcpCallGate = options.gate ?? ((_method, call) => call());
-  server.mapErrorToJSONRPCErrorResponse = errorResponse;
+  const gate: AcpCallGate = options.gate ?? runCall;
+  const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
+    jsonrpcMember: "include",
+    jsonrpcRequired: true,
+    nullParams: "passed",
+    methods: agent.methods,
+    call: (method, params) => gate(method, () => agent.call(client, method, params)),
+    onNotification: (method, params) => agent.notify(client, method, params),
+    // Errors are answers, not faults: the agent logs what deserves it.
+    errorOf: (error) => answeredError(error, [AcpError, AskError], ACP_ERROR_CODES.internal_error),
+    codes: ACP_ERROR_CODES,
+    batches: false,
+    answerUnidentifiable: true,
+    firstRequestId: 0,
+  });
 
   const peer: AcpPeer = {
     id: randomUUID(),
     tenant: options.tenant,
-    notify: (method, params) => write({ jsonrpc: "2.0", method, params }),
-    request: (method, params, signal) =>
-      new Promise((resolve, reject) => {
-        if (signal.aborted || closed) return reject(new Error(closed ? "connection closed" : "cancelled"));
-        const onAbort = () => reject(new Error("cancelled"));
-        signal.addEventListener("abort", onAbort, { once: true });
-        rpc.request(method, params, undefined).then(
-          (value) => {
-            signal.removeEventListener("abort", onAbort);
-            resolve(value);
-          },
-          (err: unknown) => {
-            signal.removeEventListener("abort", onAbort);
-            reject(err instanceof Error ? err : new Error(String(err)));
-          },
-        );
-      }),
+    notify: (method, params) => connection.send({ jsonrpc: "2.0", method, params }),
+    request: (method, params, signal) => {
+      if (connection.closed) return Promise.reject(new Error("connection closed"));
+      return connection.request(method, params as object, signal).answer.catch((err: unknown) => {
+        throw err instanceof Error ? err : new Error(String(err));
+      });
+    },
     get closed() {
-      return closed;
+      return connection.closed;
     },
   };
   const client = agent.connect(peer);
-  for (const method of agent.methods) rpc.addMethod(method, (params, from) => gate(method, () => agent.call(from, method, params)));
-
-  /** One parsed message; resolves with the response to send, if any. */
-  async function handle(message: unknown): Promise<JSONRPCResponse | null> {
-    if (!isObject(message)) return failure(null, "invalid_request", "Invalid Request: a message must be a JSON object (batches are not supported)");
-    const id = "id" in message && isId(message.id) ? message.id : null;
-    if ("id" in message && !isId(message.id)) return failure(null, "invalid_request", "Invalid Request: id must be a string, an integer or null");
-    if (message.jsonrpc !== "2.0") return failure(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0"');
-    if (!("method" in message)) {
-      if ("id" in message && ("result" in message || "error" in message)) {
-        rpcClient.receive(message as unknown as JSONRPCResponse); // an answer to one of the agent's requests
-        return null;
-      }
-      return failure(id, "invalid_request", "Invalid Request: no method");
-    }
-    const { method } = message;
-    if (typeof method !== "string") return failure(id, "invalid_request", "Invalid Request: method must be a string");
-    if (!("id" in message)) {
-      agent.notify(client, method, message.params);
-      return null;
-    }
-    if ("params" in message && message.params !== undefined && message.params !== null && !isObject(message.params)) {
-      return failure(id, "invalid_params", "invalid params: params must be an object");
-    }
-    if (!agent.isMethod(method)) return failure(id, "method_not_found", `Method not found: ${method}`);
-    return server.receive({ jsonrpc: "2.0", id, method, params: message.params as Record<string, unknown> | undefined }, client);
-  }
 
   return {
     peer,
-    async receive(text: string) {
-      if (closed || text.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        write(failure(null, "parse_error", `Parse error: ${(err as Error).message}`));
-        return;
-      }
-      const response = await handle(value);
-      if (response) write(response);
-    },
+    receive: (text) => connection.receive(text),
     interruptTurns: () => agent.interruptTurns(client),
     async close(graceMs?: number) {
-      if (closed) return;
-      closed = true;
-      rpcClient.rejectAllPendingRequests("connection closed");
+      if (connection.closed) return;
+      connection.close();
       await agent.disconnect(client, graceMs);
     },
   };

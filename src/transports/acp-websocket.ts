@@ -1,5 +1,6 @@
 import type { WebSocket } from "ws";
 import type { AcpAgent } from "../acp/agent.js";
+import { pumpWebSocketMessages } from "./websocket-messages.js";
 import { attachAcpJsonRpc, type AcpJsonRpcOptions } from "./acp-jsonrpc.js";
 
 /**
@@ -8,13 +9,5 @@ import { attachAcpJsonRpc, type AcpJsonRpcOptions } from "./acp-jsonrpc.js";
  */
 export function serveAcpWebSocket(agent: AcpAgent, socket: WebSocket, options: AcpJsonRpcOptions): void {
   const connection = attachAcpJsonRpc(agent, (text) => socket.send(text), options);
-  socket.on("message", (data, isBinary) => {
-    if (isBinary) {
-      socket.close(1003, "ACP requires text messages");
-      return;
-    }
-    void connection.receive(data.toString());
-  });
-  socket.on("close", () => void connection.close());
-  socket.on("error", () => void connection.close());
+  pumpWebSocketMessages(socket, connection, "ACP requires text messages");
 }

@@ -40,20 +40,28 @@ export function inflightLimitGate(limit: number): AskCallGate {
   };
 }
 
-/** Reports every call's method, outcome (ok or the error code's name) and duration, under the dialect served. */
-export function observingGate(observe: CallObserver, dialect: CallDialect = "ask"): AskCallGate {
+/**
+ * Reports every call's method, outcome (ok or the error code's name) and duration, under the
+ * dialect served; `outcomeOf` names a failure's code in the dialect's registry.
+ */
+export function observingGate(observe: CallObserver, dialect: CallDialect = "ask", outcomeOf: (error: unknown) => string = jsonRpcOutcome): AskCallGate {
   return async (method, call) => {
     const startedAt = performance.now();
     let outcome = "ok";
     try {
       return await call();
     } catch (err) {
-      outcome = hasNumericCode(err) ? askOutcome(err.code) : "internal_error";
+      outcome = outcomeOf(err);
       throw err;
     } finally {
       observe({ dialect, method, outcome, seconds: secondsSince(startedAt) });
     }
   };
+}
+
+/** The Ask and Codex outcome of a failure: the name of the code the client received. */
+function jsonRpcOutcome(err: unknown): string {
+  return hasNumericCode(err) ? askOutcome(err.code) : "internal_error";
 }
 
 /** A JSON-RPC error of any dialect (AskError, CodexError): its code is the one the client received. */

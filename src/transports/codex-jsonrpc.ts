@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { CODEX_METHOD_NAMES, CodexError, type CodexBridge, type CodexPeer } from "../codex/codex-bridge.js";
 import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import type { Log } from "../shared/log.js";
-import type { AskCallGate } from "./ask-jsonrpc.js";
+import { runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { AskError } from "../bridge/ask-bridge.js";
-import { jsonRpcConnection } from "./jsonrpc-connection.js";
+import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import { textOf } from "./shared-text.js";
 
 /**
  * One Codex app-server connection, whatever carries its text (WebSocket, stdio): the JSON-RPC
@@ -17,7 +18,7 @@ import { jsonRpcConnection } from "./jsonrpc-connection.js";
 export interface CodexJsonRpcOptions {
   tenant?: string;
   /** Runs every client request (drain, in-flight limit, metrics); default: run it. */
-  gate?: AskCallGate;
+  gate?: CallGate;
   /**
    * How long held notifications wait after the response they follow (default: one turn of the
    * event loop). On a pipe, a reader slower than the writer gets both in one read when the gap is
@@ -35,15 +36,12 @@ export interface CodexJsonRpcConnection {
 }
 
 export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string) => void, options: CodexJsonRpcOptions = {}): CodexJsonRpcConnection {
-  const gate: AskCallGate = options.gate ?? ((_method, call) => call());
-  const connection = jsonRpcConnection(sendText, {
+  const gate = options.gate ?? runCall;
+  const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
     call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.afterResponse)),
-    errorOf: (error) =>
-      error instanceof CodexError || error instanceof AskError
-        ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
-        : { code: CODEX_ERROR_CODES.internal_error, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` },
+    errorOf: (error) => answeredError(error, [CodexError, AskError], CODEX_ERROR_CODES.internal_error),
     codes: CODEX_ERROR_CODES,
     batches: false,
     answerUnidentifiable: false,

@@ -7,9 +7,13 @@ import {
   type JSONRPCID,
   type JSONRPCResponse,
 } from "json-rpc-2.0";
+import { cancellableRequest, isId, isObject, parseMessage, serializer, type JsonRpcMember } from "./jsonrpc-envelope.js";
+import { OutboundSequencer, type ResponseSlot } from "./outbound-sequencer.js";
+import { RequestOrder } from "./request-order.js";
+import type { OutgoingText } from "./shared-text.js";
 
 /**
- * One JSON-RPC 2.0 connection of a JSON-RPC dialect (Ask, Codex app-server), whatever carries its
+ * One JSON-RPC 2.0 connection of a JSON-RPC dialect (Ask, Codex app-server, ACP), whatever carries its
  * text (WebSocket, stdio, HTTP): json-rpc-2.0's server answers the client's requests and its client
  * sends the server's own requests on the same connection. This layer only frames: the envelope
  * checks the library does not make (the optional `"jsonrpc"` member, ids, by-name params,
@@ -32,14 +36,46 @@ export interface JsonRpcError {
   data?: unknown;
 }
 
+/** An error class whose instances are answered with their own code, message and data. */
+export type DialectErrorClass = abstract new (...args: never[]) => { code: number; message: string; data?: unknown };
+
+/** The error a failure is answered with: a dialect error as it is, anything else `internalErrorCode` with its message. */
+export function answeredError(error: unknown, dialectErrors: readonly DialectErrorClass[], internalErrorCode: number): JsonRpcError {
+  if (dialectErrors.some((errorClass) => error instanceof errorClass)) {
+    const { code, message, data } = error as InstanceType<DialectErrorClass>;
+    return { code, message, ...(data === undefined ? {} : { data }) };
+  }
+  return { code: internalErrorCode, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` };
+}
+
 /** Lets a method have something happen once its response has been written (or dropped, for a notification). */
 export interface CallHooks {
   afterResponse(action: () => void): void;
+  /** Runs `call` at the request's place in the connection's order (at once when the dialect keeps none). */
+  inOrder<T>(call: () => Promise<T>): Promise<T>;
 }
 
 export interface JsonRpcConnectionOptions {
-  /** `omit` for app-server peers that never send or expect `"jsonrpc":"2.0"`. */
-  jsonrpcMember: "include" | "omit";
+  jsonrpcMember: JsonRpcMember;
+  /** The client must send `"jsonrpc":"2.0"` on every message (ACP); otherwise the member is optional. */
+  jsonrpcRequired?: boolean;
+  /** `"params": null`: answered invalid_params (default), taken as no params (Ask), or passed on as it is (ACP). */
+  nullParams?: "invalid" | "absent" | "passed";
+  /**
+   * Requests are applied one after another in arrival order (request-order.ts: a method runs its
+   * work through `hooks.inOrder`), and a response is written before the messages that arise while
+   * it is open (outbound-sequencer.ts); an answer to one of our requests is taken at once.
+   */
+  ordered?: boolean;
+  /** Whether a method is served (default: it is in `methods`); any other is answered method_not_found. */
+  isMethod?(method: string): boolean;
+  /** Called on close, after nothing more can be written and before our pending requests are rejected. */
+  onClose?(): void;
+  /**
+   * Takes every notification of the client (any method, params unchecked: the dialect ignores what
+   * it does not know) instead of the method table.
+   */
+  onNotification?(method: string, params: unknown): void;
   /** The methods the connection serves; any other is answered method_not_found. */
   methods: readonly string[];
   /** Runs one request or notification of the client; resolves with the result, rejects with anything `errorOf` maps. */
@@ -66,8 +102,8 @@ export interface JsonRpcConnection {
   receive(text: string): Promise<void>;
   /** Writes a message (serialized with or without `"jsonrpc"`, as configured). */
   send(message: object): void;
-  /** Writes text already serialized the way `send` would. */
-  sendText(text: string): void;
+  /** Writes text already serialized the way `send` would (in its place, when the connection is ordered). */
+  sendText(text: OutgoingText): void;
   /**
    * A request of the server, with the next id (or `id`, for a caller that numbers its requests
    * itself); `answer` resolves with the client's result and rejects with its error, or when
@@ -78,20 +114,32 @@ export interface JsonRpcConnection {
   close(): void;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is string | number => typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
 
-export function jsonRpcConnection(sendText: (text: string) => void, options: JsonRpcConnectionOptions): JsonRpcConnection {
+/** A response slot of an unordered connection: its response is written as soon as it is made. */
+const writeAtOnce = (write: (text: OutgoingText) => void): ResponseSlot<OutgoingText> => ({
+  fill: async (text) => {
+    if (text !== undefined) write(text);
+  },
+});
+
+/**
+ * `transmit` writes one message: a string of the connection's own, or a `SharedText` the same for
+ * several connections (a transport that writes bytes can send its `bytes` as they are).
+ */
+export function jsonRpcConnection(transmit: (message: OutgoingText) => void, options: JsonRpcConnectionOptions): JsonRpcConnection {
   let closed = false;
-  const serialize = (message: object): string => {
-    if (options.jsonrpcMember === "include") return JSON.stringify(message);
-    const { jsonrpc: _omitted, ...rest } = message as Record<string, unknown>;
-    return JSON.stringify(rest);
+  const serialize = serializer(options.jsonrpcMember);
+  const transmitOpen = (text: OutgoingText) => {
+    if (!closed) transmit(text);
   };
-  const writeText = (text: string) => {
-    if (!closed) sendText(text);
-  };
-  const send = (message: object | object[]) => writeText(Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message));
+  const outbound = options.ordered ? new OutboundSequencer<OutgoingText>(transmitOpen) : undefined;
+  const order = options.ordered ? new RequestOrder() : undefined;
+  const writeText = (text: OutgoingText) => (outbound ? outbound.send(text) : transmitOpen(text));
+  const reserve = (): ResponseSlot<OutgoingText> => outbound?.reserve() ?? writeAtOnce(transmitOpen);
+  const textOf = (message: object | object[] | null): string | undefined =>
+    message === null ? undefined : Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message);
+  const send = (message: object) => writeText(textOf(message)!);
+  const isMethod = options.isMethod ?? ((method: string) => server.hasMethod(method));
 
   let nextId = options.firstRequestId;
   // Error answers are the protocol working, not faults: the dialect logs internal errors itself, and
@@ -114,8 +162,12 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
     return null;
   };
 
-  /** One message of a batch or a lone message; resolves with the response to send, if any. */
-  async function handleOne(message: unknown, hooks: CallHooks): Promise<JSONRPCResponse | null> {
+  /**
+   * One message of a batch or a lone message; resolves with the response to send, if any. A call
+   * takes its place in the connection's order before this returns its promise (no await before it),
+   * so the elements of a batch, mapped in a row, are applied in array order.
+   */
+  async function handleOne(message: unknown, hooks: Pick<CallHooks, "afterResponse">): Promise<JSONRPCResponse | null> {
     if (!isObject(message)) return unidentifiable("invalid_request", "Invalid Request: a JSON-RPC message must be an object");
     const hasId = "id" in message && message.id !== undefined;
     if (hasId && !isId(message.id)) {
@@ -123,6 +175,7 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
       if (!options.answerUnidentifiable) return unidentifiable("invalid_request", "Invalid Request: id must not be null");
     }
     const id = hasId && isId(message.id) ? message.id : null;
+    if (options.jsonrpcRequired && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0"');
     if ("jsonrpc" in message && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0" when present');
     if (!("method" in message)) {
       if (hasId && ("result" in message || "error" in message)) {
@@ -133,18 +186,32 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
       return error(id, "invalid_request", "Invalid Request: Method not specified");
     }
     if (typeof message.method !== "string") return error(id, "invalid_request", "Invalid Request: method must be a string");
-    if ("params" in message && message.params !== undefined && !isObject(message.params)) {
+    if (!hasId && options.onNotification) {
+      options.onNotification(message.method, message.params);
+      return null;
+    }
+    const nullParams = options.nullParams ?? "invalid";
+    const paramsAbsent = message.params === undefined || (nullParams !== "invalid" && message.params === null);
+    if ("params" in message && !paramsAbsent && !isObject(message.params)) {
       return hasId ? error(id, "invalid_params", "invalid params: params must be an object") : null;
     }
-    if (!server.hasMethod(message.method)) {
+    const params = nullParams === "absent" ? (message.params ?? undefined) : message.params;
+    const request = { jsonrpc: "2.0" as const, method: message.method, params: params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
+    if (!isMethod(message.method)) {
       return hasId ? error(id, "method_not_found", `Method not found: ${message.method}`) : null;
     }
-    const request = { jsonrpc: "2.0" as const, method: message.method, params: message.params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
-    return server.receive(request, hooks);
+    if (!order) return server.receive(request, { ...hooks, inOrder: (call) => call() });
+    const turn = order.enter();
+    try {
+      return await server.receive(request, { ...hooks, inOrder: (call) => turn.run(call) });
+    } finally {
+      // A call its gates refused never ran; its place must not hold up the requests after it.
+      turn.release();
+    }
   }
 
   /** Hooks of one incoming message: run once its response (if any) has been written. */
-  function callHooks(): CallHooks & { run(): void } {
+  function callHooks(): Pick<CallHooks, "afterResponse"> & { run(): void } {
     const actions: Array<() => void> = [];
     return {
       afterResponse: (action) => void actions.push(action),
@@ -154,62 +221,49 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
     };
   }
 
+  /** The answer to one text message: a response, a batch of responses, or nothing. */
+  async function answer(value: unknown, hooks: Pick<CallHooks, "afterResponse">): Promise<JSONRPCResponse | JSONRPCResponse[] | null> {
+    if (!Array.isArray(value)) return handleOne(value, hooks);
+    const batches = options.batches;
+    if (batches === false) return unidentifiable("invalid_request", "Invalid Request: batches are not supported");
+    if (value.length === 0) return error(null, "invalid_request", "Invalid Request: empty batch");
+    if (value.length > batches.max) return error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${batches.max}`);
+    const responses = (await Promise.all(value.map((message) => handleOne(message, hooks)))).filter((r): r is JSONRPCResponse => r !== null);
+    return responses.length ? responses : null;
+  }
+
   return {
     async receive(text: string) {
-      if (closed || text.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        const response = unidentifiable("parse_error", `Parse error: ${(err as Error).message}`);
-        if (response) send(response);
-        return;
-      }
-      if (!Array.isArray(value)) {
-        const hooks = callHooks();
-        const response = await handleOne(value, hooks);
-        if (response) send(response);
-        hooks.run();
-        return;
-      }
-      const batches = options.batches;
-      const refusal =
-        batches === false
-          ? unidentifiable("invalid_request", "Invalid Request: batches are not supported")
-          : value.length === 0
-            ? error(null, "invalid_request", "Invalid Request: empty batch")
-            : value.length > batches.max
-              ? error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${batches.max}`)
-              : undefined;
-      if (refusal !== undefined) {
-        if (refusal) send(refusal);
-        return;
-      }
+      if (closed) return;
+      const parsed = parseMessage(text);
+      if (parsed === undefined) return;
+      if ("parseError" in parsed) return reserve().fill(textOf(unidentifiable("parse_error", parsed.parseError)));
+      const { value } = parsed;
       const hooks = callHooks();
-      const responses = (await Promise.all(value.map((message) => handleOne(message, hooks)))).filter((r): r is JSONRPCResponse => r !== null);
-      if (responses.length) send(responses);
+      if (isObject(value) && !("method" in value) && value.id !== undefined && ("result" in value || "error" in value)) {
+        // An answer to one of our requests takes no place in either order: it is handed to the
+        // waiting call at once. Only a malformed one is answered.
+        const refusal = await handleOne(value, hooks);
+        return refusal ? reserve().fill(textOf(refusal)) : undefined;
+      }
+      // The answer's place is taken now, on arrival; everything written after this waits for it.
+      const slot = reserve();
+      const written = slot.fill(textOf(await answer(value, hooks)));
+      // Unordered, the response is already written: what follows it runs in the same tick.
+      if (outbound) await written;
       hooks.run();
     },
     send,
     sendText: writeText,
     request(method, params, signal, chosenId) {
       const id = chosenId ?? nextId++;
-      const answer = new Promise<unknown>((resolve, reject) => {
-        if (signal?.aborted) return reject(new Error("cancelled"));
-        const onAbort = () => reject(new Error("cancelled"));
-        signal?.addEventListener("abort", onAbort, { once: true });
-        rpc.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, undefined).then(
-          (response) => {
-            signal?.removeEventListener("abort", onAbort);
-            if ("error" in response && response.error) reject(new JSONRPCErrorException(response.error.message, response.error.code, response.error.data));
-            else resolve((response as { result?: unknown }).result);
-          },
-          (err: unknown) => {
-            signal?.removeEventListener("abort", onAbort);
-            reject(err);
-          },
-        );
-      });
+      // Sent with the chosen id (`rpc.request` would number it itself); answered as `rpc.request` answers.
+      const answer = cancellableRequest(signal, () =>
+        rpc.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, undefined).then((response) => {
+          if ("error" in response && response.error) throw new JSONRPCErrorException(response.error.message, response.error.code, response.error.data);
+          return (response as { result?: unknown }).result;
+        }),
+      );
       return { id, answer };
     },
     get closed() {
@@ -217,7 +271,10 @@ export function jsonRpcConnection(sendText: (text: string) => void, options: Jso
     },
     close() {
       if (closed) return;
+      // What is ready goes out while the transport may still take it; the rest is dropped.
+      outbound?.close();
       closed = true;
+      options.onClose?.();
       client.rejectAllPendingRequests("connection closed");
     },
   };

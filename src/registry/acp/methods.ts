@@ -1,5 +1,6 @@
 import type { MethodEntry, NotificationEntry } from "../model.js";
 import { literal, opt, type Schema } from "../schema.js";
+import { clientRequest, serverRequest } from "../request-entries.js";
 import { acpObj, arrayOf, orNull, otherTag, ref, refOrNull, string, tagged } from "./shapes.js";
 
 /**
@@ -9,23 +10,8 @@ import { acpObj, arrayOf, orNull, otherTag, ref, refOrNull, string, tagged } fro
  * configuration options, URL elicitation) are not listed: a client calling one gets -32601.
  */
 
-const clientRequest = (name: string, description: string, params: Schema, result: Schema): MethodEntry => ({
-  kind: "request",
-  sender: "client",
-  name,
-  description,
-  params,
-  result,
-});
-
-const agentRequest = (name: string, description: string, params: Schema, result: Schema): MethodEntry => ({
-  kind: "reverse-request",
-  sender: "server",
-  name,
-  description,
-  params,
-  result,
-});
+/** The agent's requests are ACP's name for the server's reverse requests. */
+const agentRequest = serverRequest;
 
 const sessionId = () => ref("SessionId");
 const mcpServers = () => arrayOf(ref("McpServer"));

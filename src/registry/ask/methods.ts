@@ -1,6 +1,7 @@
 import type { MethodEntry } from "../model.js";
 import { any, arr, bool, describe, int, nonEmpty, nullable, obj, opt, ref, str, type Schema } from "../schema.js";
 import { ASK_TOOL_NAMES } from "./types.js";
+import { clientRequest } from "../request-entries.js";
 
 /**
  * The client → server methods (seed 002 METHODS), with results as real hosts return them (spec §6)
@@ -11,14 +12,7 @@ import { ASK_TOOL_NAMES } from "./types.js";
 /** Largest page a client may ask for; keeps one response bounded. */
 const MAX_LIMIT = 1000;
 
-const request = (name: string, description: string, params: Schema, result: Schema): MethodEntry => ({
-  kind: "request",
-  sender: "client",
-  name,
-  description,
-  params,
-  result,
-});
+const request = clientRequest;
 
 const sessionId = () => ref("SessionId");
 const interactionId = () => nonEmpty({ description: "Id from approval.required / input.requested." });

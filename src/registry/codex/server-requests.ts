@@ -1,16 +1,9 @@
 import type { MethodEntry } from "../model.js";
+import { serverRequest } from "../request-entries.js";
 import { any, arr, bool, describe, int, nullable, obj, opt, record, ref, str, type Schema } from "../schema.js";
 
 /** Server → client requests: approvals of the gateway's command tools, questions of ask_user, calls of the client's dynamic tools. */
 
-const serverRequest = (name: string, description: string, params: Schema, result: Schema): MethodEntry => ({
-  kind: "reverse-request",
-  sender: "server",
-  name,
-  description,
-  params,
-  result,
-});
 
 export const codexServerRequestEntries: MethodEntry[] = [
   serverRequest(
