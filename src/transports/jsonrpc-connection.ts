@@ -171,8 +171,9 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
     if (!isObject(message)) return unidentifiable("invalid_request", "Invalid Request: a JSON-RPC message must be an object");
     const hasId = "id" in message && message.id !== undefined;
     if (hasId && !isId(message.id)) {
-      if (message.id !== null) return unidentifiable("invalid_request", "Invalid Request: id must be a string or an integer");
-      if (!options.answerUnidentifiable) return unidentifiable("invalid_request", "Invalid Request: id must not be null");
+      // A null id names no request the client could match an answer to, and an answer echoing it
+      // would not be a valid response: it is refused like any other unusable id.
+      return unidentifiable("invalid_request", message.id === null ? "Invalid Request: id must not be null" : "Invalid Request: id must be a string or an integer");
     }
     const id = hasId && isId(message.id) ? message.id : null;
     if (options.jsonrpcRequired && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0"');

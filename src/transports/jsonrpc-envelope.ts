@@ -14,7 +14,7 @@ export const runCall: CallGate = (_method, call) => call();
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A usable request id (null is not: it names no request the client can match). */
-export const isId = (v: unknown): v is string | number => typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
+export const isId = (v: unknown): v is string | number => typeof v === "string" || Number.isSafeInteger(v);
 
 /** `omit` for app-server peers that never send or expect `"jsonrpc":"2.0"`. */
 export type JsonRpcMember = "include" | "omit";
