@@ -9,7 +9,7 @@ import { typeDefinitions } from "./types.js";
 /**
  * OpenAI Codex's app-server protocol v2 (JSON-RPC 2.0, the `"jsonrpc"` member omitted), the
  * subset the gateway serves. The official schema (`codex app-server generate-json-schema`,
- * @openai/codex 0.169.0) is the reference for every name; test/codex-registry.test.ts holds the
+ * @openai/codex 0.169.0) is the reference for every name; test/unit/codex-registry.test.ts holds the
  * registry to it.
  */
 export const CODEX_PROTOCOL_VERSION = "2";
