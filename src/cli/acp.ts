@@ -2,9 +2,11 @@ import { pino } from "pino";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import type { Log } from "../shared/log.js";
 import { serveAcpStdio } from "../transports/acp-stdio.js";
+import { composeAskGates, inflightLimitGate } from "../transports/ask-call-gates.js";
 import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
+import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
 import { startupMessage } from "./serve.js";
 import { bridgeSettings, envName, integer, logSettings, upstreamSettings, type SettingValues } from "./settings.js";
 
@@ -21,6 +23,7 @@ after --drain-timeout is interrupted).
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
   --drain-timeout MS            time a prompt in flight gets once input ends (default 10000) ${envName("drain-timeout")}
+${STDIO_LIMIT_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
 
 const { toolsConfig, eventRetention, interactionTimeoutMs } = bridgeSettings;
@@ -31,6 +34,8 @@ const acpSettings = {
   eventRetention,
   interactionTimeoutMs,
   drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
+  maxInflight: limitSettings.maxInflight,
+  maxMessageBytes: limitSettings.maxMessageBytes,
   // stdout belongs to the protocol and stderr is often shown to a user: only problems by default.
   logLevel: { ...logSettings.logLevel, default: "warn" as SettingValues<typeof logSettings>["logLevel"] },
 };
@@ -61,7 +66,13 @@ async function acp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promi
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   try {
-    await serveAcpStdio(stack.acp!, io.stdin, process.stdout, { drainTimeoutMs: settings.drainTimeout, stop: stopping.signal });
+    await serveAcpStdio(stack.acp!, io.stdin, process.stdout, {
+      drainTimeoutMs: settings.drainTimeout,
+      maxLineBytes: settings.maxMessageBytes,
+      gate: composeAskGates(inflightLimitGate(settings.maxInflight)),
+      stop: stopping.signal,
+      onError: (err) => log("error", "ACP connection failed to handle a message", { err }),
+    });
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);

@@ -1,11 +1,14 @@
 import { pino } from "pino";
 import type { Log } from "../shared/log.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
+import { composeAskGates, inflightLimitGate } from "../transports/ask-call-gates.js";
 import { serveCodexStdio } from "../transports/codex-stdio.js";
 import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
+import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
 import { startupMessage } from "./serve.js";
-import { bridgeSettings, envName, logSettings, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, integer, logSettings, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const APP_SERVER_USAGE = `usage: tau-gateway app-server [options]
 
@@ -13,7 +16,7 @@ Serves the Codex app-server protocol (v2) as newline-delimited JSON on stdin/std
 that spawns "<codexPath> app-server" runs it when given the tau-gateway executable. A spawning
 client passes no flags: every option is read from its environment variable too. Logs go to
 stderr as JSON lines. Ends when stdin closes (once every request received is answered), or on
-SIGTERM/SIGINT.
+SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered).
 
   --upstream embedded|ws://…    Tau host to serve (default embedded)          ${envName("upstream")}
   --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
@@ -21,6 +24,8 @@ SIGTERM/SIGINT.
   --default-cwd DIR             working directory of threads started without one (default: current) ${envName("default-cwd")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+  --drain-timeout MS            time requests in flight get once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
+${STDIO_LIMIT_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
 
 // Codex's wire never carries "jsonrpc", so the Ask setting for it has no place here.
@@ -29,6 +34,9 @@ const { jsonrpcMember: _askOnly, ...codexBridgeSettings } = bridgeSettings;
 const appServerSettings = {
   ...upstreamSettings,
   ...codexBridgeSettings,
+  drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
+  maxInflight: limitSettings.maxInflight,
+  maxMessageBytes: limitSettings.maxMessageBytes,
   // stdout belongs to the protocol and stderr is often shown to a user: only problems by default.
   logLevel: { ...logSettings.logLevel, default: "warn" as SettingValues<typeof logSettings>["logLevel"] },
 };
@@ -60,7 +68,13 @@ async function appServer(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv):
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    await serveCodexStdio(stack.codex!, io.stdin, process.stdout, { log, stop: stopping.signal });
+    await serveCodexStdio(stack.codex!, io.stdin, process.stdout, {
+      log,
+      stop: stopping.signal,
+      drainTimeoutMs: settings.drainTimeout,
+      maxLineBytes: settings.maxMessageBytes,
+      gate: composeAskGates(inflightLimitGate(settings.maxInflight)),
+    });
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);

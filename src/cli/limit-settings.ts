@@ -21,3 +21,8 @@ export const LIMIT_USAGE = `  --max-message-bytes N         largest client messa
                                 1013 (default ${DEFAULT_LIMITS.maxBufferedBytes}) ${envName("max-buffered-bytes")}
   --keepalive-ms MS             WebSocket ping interval; a peer that has not answered a ping by
                                 the next is terminated; 0 = off (default ${DEFAULT_LIMITS.keepaliveMs}) ${envName("keepalive-ms")}`;
+
+/** The limits of a command that serves one client on stdin/stdout (acp, app-server). */
+export const STDIO_LIMIT_USAGE = `  --max-inflight N              unanswered requests at once; more are refused with -32013
+                                (default ${DEFAULT_LIMITS.maxInflight}) ${envName("max-inflight")}
+  --max-message-bytes N         longest line; a longer one is skipped (default ${DEFAULT_MAX_MESSAGE_BYTES}) ${envName("max-message-bytes")}`;

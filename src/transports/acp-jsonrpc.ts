@@ -26,6 +26,8 @@ export interface AcpJsonRpcConnection {
   readonly peer: AcpPeer;
   /** Handles one incoming message; resolves once it is answered (a prompt: when its turn has ended). */
   receive(text: string): Promise<void>;
+  /** A message over the transport's length bound was skipped: answered -32600 with id null. */
+  skipOversized(maxBytes: number): void;
   /** Interrupts the turns of this connection's prompts, which are then answered `cancelled`. */
   interruptTurns(): Promise<void>;
   /** The client is gone: see AcpAgent.disconnect for `graceMs` (default: the agent's). */
@@ -68,6 +70,7 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
   return {
     peer,
     receive: (text) => connection.receive(text),
+    skipOversized: (maxBytes) => connection.skipOversized(maxBytes),
     interruptTurns: () => agent.interruptTurns(client),
     async close(graceMs?: number) {
       if (connection.closed) return;

@@ -1,13 +1,20 @@
 import type { Readable, Writable } from "node:stream";
 import type { AcpAgent } from "../acp/agent.js";
-import { attachAcpJsonRpc } from "./acp-jsonrpc.js";
-import { pumpLines, settledWithin } from "./line-pump.js";
+import { attachAcpJsonRpc, type AcpCallGate } from "./acp-jsonrpc.js";
+import { NdjsonStream, type NdjsonEnd } from "./ndjson-stream.js";
+import { untilAborted } from "./stop-signal.js";
 
 export interface AcpStdioOptions {
+  /** Longest line accepted, in bytes; a longer one is skipped and answered -32600. */
+  maxLineBytes: number;
   /** How long requests in flight (a prompt: its turn) get to be answered once input has ended. */
   drainTimeoutMs: number;
+  /** The in-flight limit (and whatever else wraps each request). */
+  gate?: AcpCallGate;
   /** Ends the input early, as its end would (SIGTERM). */
   stop?: AbortSignal;
+  /** A connection failed to handle a line (a bug: it answers its own failures). */
+  onError?(error: unknown): void;
 }
 
 /** How long prompts get to be answered `cancelled` once their turns were interrupted. */
@@ -15,18 +22,37 @@ const ANSWER_AFTER_INTERRUPT_MS = 2_000;
 
 /**
  * ACP on a pair of streams (stdin/stdout of an agent an editor spawned): one JSON-RPC message per
- * line each way. When input ends — the editor closed it, or `stop` says the process is stopping — requests in
- * flight get `drainTimeoutMs` to be answered; turns still running then are interrupted (and their
- * prompts answered `cancelled`) before this resolves, so none outlives the process.
+ * line each way, with the bounds every stdio surface has (ndjson-stream.ts: line length, no reading
+ * while stdout is backed up; the in-flight limit is `options.gate`). When input ends — the editor
+ * closed it, or `stop` says the process is stopping — requests in flight get `drainTimeoutMs` to be
+ * answered; turns still running then are interrupted (and their prompts answered `cancelled`)
+ * before this resolves, so none outlives the process.
  */
-export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Writable, options: AcpStdioOptions): Promise<void> {
-  const connection = attachAcpJsonRpc(agent, (text) => void output.write(`${text}\n`));
-  const open = await pumpLines(input, (line) => connection.receive(line), options.stop);
-  if (!(await settledWithin(open, options.drainTimeoutMs))) {
+export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Writable, options: AcpStdioOptions): Promise<NdjsonEnd | "stopped"> {
+  let connection!: ReturnType<typeof attachAcpJsonRpc>;
+  const stream = new NdjsonStream(
+    input,
+    output,
+    (send) => {
+      connection = attachAcpJsonRpc(agent, send, { gate: options.gate });
+      return {
+        receive: (line) => connection.receive(line),
+        oversized: (maxLineBytes) => connection.skipOversized(maxLineBytes),
+        close: () => void connection.close(0),
+      };
+    },
+    { maxLineBytes: options.maxLineBytes, onError: options.onError },
+  );
+  const why = await Promise.race([stream.ended, untilAborted(options.stop)]);
+  stream.stopReading();
+  await stream.whenSettled(options.drainTimeoutMs);
+  if (stream.inFlight > 0) {
     await connection.interruptTurns();
-    await settledWithin(open, ANSWER_AFTER_INTERRUPT_MS);
+    await stream.whenSettled(ANSWER_AFTER_INTERRUPT_MS);
   }
   // Updates sent right after an answer (see SessionLink.sendAfterAnswer) still go out.
   await new Promise((resolve) => setImmediate(resolve));
   await connection.close(0);
+  await stream.close();
+  return why;
 }

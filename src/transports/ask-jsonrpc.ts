@@ -42,6 +42,8 @@ export interface AskJsonRpcConnection {
   readonly peer: AskPeer;
   /** Handles one incoming text message (a request, notification, response or batch); resolves once its answer is written. */
   receive(text: string): Promise<void>;
+  /** A message over the transport's length bound was skipped: answered -32600 with id null. */
+  skipOversized(maxBytes: number): void;
   close(): void;
 }
 
@@ -116,6 +118,7 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
   return {
     peer,
     receive: (text) => connection.receive(text),
+    skipOversized: (maxBytes) => connection.skipOversized(maxBytes),
     close: () => connection.close(),
   };
 }

@@ -1,7 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import { createJSONRPCErrorResponse } from "json-rpc-2.0";
 import type { AskBridge } from "../bridge/ask-bridge.js";
-import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
 import { NdjsonStream, type NdjsonStreamOptions } from "./ndjson-stream.js";
 import { textOf } from "./shared-text.js";
@@ -22,21 +20,10 @@ export function serveAskNdjson(bridge: AskBridge, input: Readable, output: Writa
       const connection = attachAskJsonRpc(bridge, (message) => send(textOf(message)), options);
       return {
         receive: (line) => connection.receive(line),
-        // The line was never parsed, so its id is unknown: answered like unparsable JSON, with id null.
-        oversized: (maxLineBytes) => send(oversizedAnswer(maxLineBytes, options.jsonrpcMember)),
+        oversized: (maxLineBytes) => connection.skipOversized(maxLineBytes),
         close: () => connection.close(),
       };
     },
     options,
   );
-}
-
-function oversizedAnswer(maxLineBytes: number, jsonrpcMember: AskJsonRpcOptions["jsonrpcMember"]): string {
-  const { jsonrpc, ...response } = createJSONRPCErrorResponse(
-    null,
-    ASK_ERROR_CODES.invalid_request,
-    `Invalid Request: a message of more than ${maxLineBytes} bytes was skipped (the gateway's limit)`,
-    { limit: maxLineBytes },
-  );
-  return JSON.stringify(jsonrpcMember === "include" ? { jsonrpc, ...response } : response);
 }

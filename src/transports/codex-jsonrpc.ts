@@ -32,6 +32,8 @@ export interface CodexJsonRpcConnection {
   readonly peer: CodexPeer;
   /** Handles one incoming text message. */
   receive(text: string): Promise<void>;
+  /** A message over the transport's length bound was skipped: logged, not answered (its id is unknown). */
+  skipOversized(maxBytes: number): void;
   close(): void;
 }
 
@@ -96,6 +98,7 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
   return {
     peer,
     receive: (text) => connection.receive(text),
+    skipOversized: (maxBytes) => connection.skipOversized(maxBytes),
     close() {
       if (connection.closed) return;
       connection.close();

@@ -1,7 +1,8 @@
 import type { Readable, Writable } from "node:stream";
 import type { CodexBridge } from "../codex/codex-bridge.js";
 import { attachCodexJsonRpc, type CodexJsonRpcOptions } from "./codex-jsonrpc.js";
-import { serveNdjsonLines } from "./ndjson-stdio.js";
+import { NdjsonStream, type NdjsonEnd } from "./ndjson-stream.js";
+import { untilAborted } from "./stop-signal.js";
 
 /**
  * How long a turn's first notifications wait after the turn/start response on a pipe. The AI SDK
@@ -11,12 +12,37 @@ import { serveNdjsonLines } from "./ndjson-stdio.js";
  */
 export const STDIO_RELEASE_DELAY_MS = 25;
 
+export interface CodexStdioOptions extends CodexJsonRpcOptions {
+  /** Longest line accepted, in bytes; a longer one is skipped (and logged: Codex answers nothing without an id). */
+  maxLineBytes: number;
+  /** How long requests in flight get to be answered once input has ended or `stop` aborted. */
+  drainTimeoutMs: number;
+  /** Ends the input early, as its end would (SIGTERM). */
+  stop?: AbortSignal;
+}
+
 /**
  * The Codex app-server surface as NDJSON on a pair of streams (`tau-gateway app-server`, which
- * clients spawn as `<codexPath> app-server`): one JSON message per line each way; resolves when
- * input ends (or `stop` aborts) and every request received has been answered.
+ * clients spawn as `<codexPath> app-server`): one JSON message per line each way, with the bounds
+ * every stdio surface has (ndjson-stream.ts: line length, no reading while stdout is backed up;
+ * the in-flight limit is `options.gate`). Resolves when input ends, stdout goes away or `stop`
+ * aborts, once the requests received are answered or `drainTimeoutMs` has passed.
  */
-export function serveCodexStdio(bridge: CodexBridge, input: Readable, output: Writable, options: CodexJsonRpcOptions & { stop?: AbortSignal } = {}): Promise<void> {
-  const connection = attachCodexJsonRpc(bridge, (text) => void output.write(`${text}\n`), { releaseDelayMs: STDIO_RELEASE_DELAY_MS, ...options });
-  return serveNdjsonLines(connection, input, options.stop);
+export async function serveCodexStdio(bridge: CodexBridge, input: Readable, output: Writable, options: CodexStdioOptions): Promise<NdjsonEnd | "stopped"> {
+  const stream = new NdjsonStream(
+    input,
+    output,
+    (send) => {
+      const connection = attachCodexJsonRpc(bridge, send, { releaseDelayMs: STDIO_RELEASE_DELAY_MS, ...options });
+      return {
+        receive: (line) => connection.receive(line),
+        oversized: (maxLineBytes) => connection.skipOversized(maxLineBytes),
+        close: () => connection.close(),
+      };
+    },
+    { maxLineBytes: options.maxLineBytes, onError: (error) => options.log?.("error", "Codex connection failed to handle a message", { error: String(error) }) },
+  );
+  const why = await Promise.race([stream.ended, untilAborted(options.stop)]);
+  await stream.close(options.drainTimeoutMs);
+  return why;
 }

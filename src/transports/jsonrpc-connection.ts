@@ -100,6 +100,11 @@ export interface JsonRpcConnectionOptions {
 export interface JsonRpcConnection {
   /** Handles one incoming text message (a request, notification, response or batch). */
   receive(text: string): Promise<void>;
+  /**
+   * A message longer than the transport's bound was skipped unread: it is answered as an
+   * unidentifiable message (its id is unknown, so with id null) or dropped, as the dialect wants.
+   */
+  skipOversized(maxBytes: number): void;
   /** Writes a message (serialized with or without `"jsonrpc"`, as configured). */
   send(message: object): void;
   /** Writes text already serialized the way `send` would (in its place, when the connection is ordered). */
@@ -153,11 +158,11 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
     return createJSONRPCErrorResponse(id, code, message, data);
   };
 
-  const error = (id: JSONRPCID, name: keyof FramingErrorCodes, message: string): JSONRPCResponse =>
-    createJSONRPCErrorResponse(id, options.codes[name], message);
+  const error = (id: JSONRPCID, name: keyof FramingErrorCodes, message: string, data?: object): JSONRPCResponse =>
+    createJSONRPCErrorResponse(id, options.codes[name], message, data);
   /** The answer to a message that names no usable id, or nothing when the dialect drops such messages. */
-  const unidentifiable = (name: keyof FramingErrorCodes, message: string): JSONRPCResponse | null => {
-    if (options.answerUnidentifiable) return error(null, name, message);
+  const unidentifiable = (name: keyof FramingErrorCodes, message: string, data?: object): JSONRPCResponse | null => {
+    if (options.answerUnidentifiable) return error(null, name, message, data);
     options.onDropped?.(message);
     return null;
   };
@@ -253,6 +258,13 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
       // Unordered, the response is already written: what follows it runs in the same tick.
       if (outbound) await written;
       hooks.run();
+    },
+    skipOversized(maxBytes) {
+      if (closed) return;
+      const refusal = unidentifiable("invalid_request", `Invalid Request: a message of more than ${maxBytes} bytes was skipped (the gateway's limit)`, {
+        limit: maxBytes,
+      });
+      if (refusal) void reserve().fill(textOf(refusal));
     },
     send,
     sendText: writeText,

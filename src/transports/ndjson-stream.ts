@@ -209,7 +209,8 @@ export class NdjsonStream {
     this.input.pause();
   }
 
-  private stopReading(): void {
+  /** Takes no more input (what was read already is still handed on); close() does it too. */
+  stopReading(): void {
     if (this.stopped) return;
     this.stopped = true;
     this.input.off("data", this.onData);

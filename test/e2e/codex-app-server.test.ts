@@ -92,7 +92,7 @@ describe("tau-gateway app-server", () => {
         done();
       },
     });
-    const serving = serveCodexStdio(stack.codex!, input, output);
+    const serving = serveCodexStdio(stack.codex!, input, output, { maxLineBytes: 1 << 20, drainTimeoutMs: 10_000 });
     await client.initialize();
     const { thread } = await client.request("thread/start", {});
     const { turnId } = await client.turn(thread.id, "Hello");
