@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { RawAcpClient } from "../support/acp-raw-client.js";
 import { AskTestClient, rpcError } from "../support/ask-client.js";
 import { openSession, runTurn } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
@@ -159,5 +160,34 @@ describe("two Tau hosts behind one gateway (Codex app-server)", () => {
     expect((await client.turn(fresh, "new")).completed.params.turn.status).toBe("completed");
     expect((await client.request("thread/list", {})).data.map((t: { id: string }) => t.id).sort()).toEqual([...onA, fresh].sort());
     expect(client.invalid).toEqual([]);
+  });
+});
+
+describe("two Tau hosts behind one gateway (ACP)", () => {
+  it("spreads sessions, joins session/list, and fails only the killed host's sessions with -32012", async () => {
+    const [a, b] = await Promise.all([startHost(), startHost()]);
+    const gw = await gatewayOver([a, b]);
+    const client = await RawAcpClient.connect(`${gw.baseUrl.replace("http://", "ws://")}/acp`);
+    cleanups.push(() => client.close());
+    await client.initialize();
+    const cwd = process.cwd();
+    const newSession = async () => (await client.request("session/new", { cwd, mcpServers: [] })).result.sessionId as string;
+    const prompt = (sessionId: string, text: string) => client.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    const listed = async () => (await client.request("session/list", {})).result.sessions.map((s: { sessionId: string }) => s.sessionId).sort();
+
+    const sessions = [await newSession(), await newSession()];
+    const [onA, onB] = await Promise.all([sessionsOn(a), sessionsOn(b)]);
+    expect([onA.length, onB.length]).toEqual([1, 1]);
+    for (const sessionId of sessions) expect((await prompt(sessionId, "hello")).result).toEqual({ stopReason: "end_turn" });
+    expect(await listed()).toEqual([...sessions].sort());
+
+    await killed(a);
+    await waitUntil(async () => (await readyz(gw)).body.upstream?.hosts?.[0]?.connected === false, "the gateway to see host A gone");
+    expect((await prompt(onA[0]!, "anyone?")).error).toMatchObject({ code: -32012 });
+    expect((await prompt(onB[0]!, "still here")).result).toEqual({ stopReason: "end_turn" });
+    const fresh = await newSession();
+    expect(await sessionsOn(b)).toEqual([onB[0]!, fresh].sort());
+    expect((await prompt(fresh, "new")).result).toEqual({ stopReason: "end_turn" });
+    expect(await listed()).toEqual([onB[0]!, fresh].sort());
   });
 });
