@@ -5,9 +5,11 @@ import { describe, expect, it } from "vitest";
 import { BridgeStack } from "../../src/cli/bridge-stack.js";
 import { startTauHost, type RunningTauHost } from "../../src/host/index.js";
 import { hostKeyOf } from "../../src/store/host-key.js";
-import { RedisPlacementStore } from "../../src/store/placement.js";
+import { MemoryPlacementStore, RedisPlacementStore, type PlacementStore } from "../../src/store/placement.js";
 import { UpstreamUnavailableError } from "../../src/tau/upstream.js";
+import { eventually } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
+import { freePort } from "../support/free-port.js";
 import { startLoopbackRedis } from "../support/loopback-redis.js";
 
 /**
@@ -18,13 +20,13 @@ import { startLoopbackRedis } from "../support/loopback-redis.js";
 
 const cleanups = cleanupsAfterEach();
 
-async function host(): Promise<RunningTauHost> {
-  const started = await startTauHost({ host: "127.0.0.1", port: 0 });
+async function host(port = 0): Promise<RunningTauHost> {
+  const started = await startTauHost({ host: "127.0.0.1", port });
   cleanups.push(() => started.close());
   return started;
 }
 
-async function stackOver(hosts: RunningTauHost[], placement: RedisPlacementStore, cwd: string): Promise<BridgeStack> {
+async function stackOver(hosts: Array<{ url: string }>, placement: PlacementStore, cwd: string): Promise<BridgeStack> {
   const stack = new BridgeStack();
   cleanups.push(() => stack.close());
   await stack.start({ upstream: hosts.map((h) => h.url), placement, defaultCwd: cwd, eventRetention: 1000, interactionTimeoutMs: 300_000 }, [], () => undefined);
@@ -60,5 +62,23 @@ describe("placements in Redis across replicas", () => {
     await expect(second.core!.sessions.open(created[1]!)).rejects.toBeInstanceOf(UpstreamUnavailableError);
     // A session nobody placed, with B down: it may be on B, so "unavailable", never "not found".
     await expect(second.core!.upstream.request("session.snapshot", { sessionId: "nowhere" })).rejects.toBeInstanceOf(UpstreamUnavailableError);
+  });
+});
+
+describe("a Tau host down when the gateway starts", () => {
+  it("serves with the hosts that are up, and takes the other one in once it comes up", async () => {
+    const up = await host();
+    const port = await freePort();
+    const stack = await stackOver([up, { url: `ws://127.0.0.1:${port}` }], new MemoryPlacementStore(), process.cwd());
+    const router = stack.core!.upstream;
+    expect(router.hosts.map((h) => h.connected)).toEqual([true, false]);
+    expect(router.connected).toBe(true);
+    const create = async () => (await router.request("session.create", { executionEnvironment: { kind: "local", cwd: process.cwd() }, attributes: {} })).sessionId;
+    expect((await router.hostFor(await create())).key).toBe(hostKeyOf(up.url));
+
+    await host(port);
+    await eventually(() => router.hosts[1]!.connected, "the second host to be connected", 15_000);
+    // The late host has no session yet: it is the least loaded.
+    expect((await router.hostFor(await create())).key).toBe(`ws://127.0.0.1:${port}`);
   });
 });
