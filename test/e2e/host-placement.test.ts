@@ -2,6 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { AskPeer } from "../../src/bridge/peer.js";
 import { BridgeStack } from "../../src/cli/bridge-stack.js";
 import { startTauHost, type RunningTauHost } from "../../src/host/index.js";
 import { hostKeyOf } from "../../src/store/host-key.js";
@@ -49,6 +50,12 @@ describe("placements in Redis across replicas", () => {
     const created = [await create(), await create(), await create(), await create()];
     expect(await Promise.all(created.map((id) => store.hostOf(id)))).toEqual([keyB, keyB, keyB, keyA]);
     expect([await store.load(keyA), await store.load(keyB)]).toEqual([4, 3]);
+    // Ask session/close: the session no longer counts towards its host's load (it stays placed there).
+    const peer: AskPeer = { id: "p", capabilities: { reverseRequests: false }, notify: () => undefined, request: () => Promise.reject(new Error("none")), closed: false };
+    await first.bridge!.call(peer, "session/close", { sessionId: created[2]! });
+    for (let i = 0; i < 100 && (await store.load(keyB)) !== 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([await store.load(keyA), await store.load(keyB)]).toEqual([4, 2]);
+    expect(await store.hostOf(created[2]!)).toBe(keyB);
 
     // A second replica (the first one gone: two bridge connections of one host may not both offer
     // the gateway's tools in a session). B's session goes to B even while B is down, so only the
