@@ -1,12 +1,32 @@
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
+import { hostKeyOf } from "../store/host-key.js";
+import { MemoryPlacementStore, type PlacementStore } from "../store/placement.js";
 import type { TauUpstream } from "../tau/upstream.js";
+import { HostRouter } from "./hosts/host-router.js";
+import { HostedSessions } from "./hosts/hosted-sessions.js";
+import { TauHostLink } from "./hosts/tau-host-link.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS, type CommandToolConfig } from "./interactions/index.js";
 import { ReverseRequesterSet } from "./reverse-requester-set.js";
-import { SessionRegistry } from "./session-registry.js";
 
-export interface BridgeCoreOptions {
+/** A Tau host the core serves: its stable name (store/host-key.ts) and its bridge connection. */
+export interface TauHostUpstream {
+  key: string;
   upstream: TauUpstream;
+}
+
+export type BridgeCoreOptions = BridgeCoreSettings &
+  (
+    | { upstream: TauUpstream }
+    | {
+        /** Several Tau hosts (at least one), in the order new sessions prefer among equally loaded ones. */
+        hosts: readonly TauHostUpstream[];
+        /** Which host each session lives on (default: in this process's memory). */
+        placement?: PlacementStore;
+      }
+  );
+
+export interface BridgeCoreSettings {
   /** Events kept per session for replay (default 10000). */
   retention?: number;
   /** How long an interaction waits for a decision (default 300 000 ms). */
@@ -16,48 +36,51 @@ export interface BridgeCoreOptions {
 }
 
 /**
- * What every client dialect the gateway hosts shares (DESIGN §4.1): the bridge connection to Tau
- * and one record per session on it — hub, event log, interactions. There is one per bridge
- * connection, because Tau sends a session's client-tool calls to the connection that advertised
- * the tools: two sets of records would both answer them. Dialects read the hubs' event streams,
- * resolve interactions, and add the reverse requests their clients answer to `reverse`.
+ * What every client dialect the gateway hosts shares (DESIGN §4.1): per Tau host a bridge
+ * connection and one record per session on it — hub, event log, interactions (tau-host-link.ts).
+ * There is one set of records per bridge connection, because Tau sends a session's client-tool
+ * calls to the connection that advertised the tools: two sets of records on one host would both
+ * answer them. Dialects see the hosts as one: `upstream` sends each request to the host it belongs
+ * to (host-router.ts) and `sessions` finds each record on its host (hosted-sessions.ts). They read
+ * the hubs' event streams, resolve interactions, and add the reverse requests their clients answer
+ * to `reverse`.
  */
 export class BridgeCore {
-  readonly upstream: TauUpstream;
-  readonly sessions: SessionRegistry;
+  readonly upstream: HostRouter;
+  readonly sessions: HostedSessions;
+  readonly hosts: readonly TauHostLink[];
   /** The operator's command tools offered on the bridge connection. */
   readonly commandTools: readonly CommandToolConfig[];
   /** The reverse requests of every dialect; an interaction's first answer wins. */
   readonly reverse = new ReverseRequesterSet();
   readonly startedAt = Date.now();
-  private readonly unsubscribe: Array<() => void> = [];
   private state: "new" | "started" | "closed" = "new";
 
   constructor(options: BridgeCoreOptions) {
-    this.upstream = options.upstream;
     this.commandTools = options.commandTools ?? [];
-    this.sessions = new SessionRegistry({
-      upstream: options.upstream,
-      retention: options.retention,
-      interactionDeadlineMs: options.interactionDeadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
-      commandTools: [...this.commandTools],
-      reverse: this.reverse,
-      log: options.log,
-    });
+    const hosts = "hosts" in options ? options.hosts : [{ key: hostKeyOf(options.upstream.url), upstream: options.upstream }];
+    this.hosts = hosts.map(
+      ({ key, upstream }) =>
+        new TauHostLink({
+          key,
+          upstream,
+          retention: options.retention,
+          interactionDeadlineMs: options.interactionDeadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
+          commandTools: [...this.commandTools],
+          reverse: this.reverse,
+          log: options.log,
+        }),
+    );
+    const placement = ("hosts" in options ? options.placement : undefined) ?? new MemoryPlacementStore();
+    this.upstream = new HostRouter(this.hosts, placement, options.log);
+    this.sessions = new HostedSessions(this.upstream);
   }
 
-  /** Wires the bridge connection's messages and reconnects to the session hubs; later calls do nothing. */
+  /** Wires each bridge connection's messages and reconnects to its session records; later calls do nothing. */
   start(): void {
     if (this.state !== "new") return;
     this.state = "started";
-    const { upstream, sessions } = this;
-    this.unsubscribe.push(
-      upstream.onMessage((message) => sessions.route(message)),
-      upstream.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
-      upstream.onConnected(({ reconnected }) => {
-        if (reconnected) void sessions.resyncAll();
-      }),
-    );
+    for (const host of this.hosts) host.start();
   }
 
   /**
@@ -83,7 +106,6 @@ export class BridgeCore {
   async close(): Promise<void> {
     if (this.state === "closed") return;
     this.state = "closed";
-    for (const stop of this.unsubscribe.splice(0)) stop();
-    this.sessions.cancelAllInteractions("the gateway is shutting down");
+    for (const host of this.hosts) host.close("the gateway is shutting down");
   }
 }

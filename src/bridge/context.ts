@@ -1,9 +1,9 @@
 import type { ClientRequests } from "../../generated/ask-v1.0.js";
-import type { TauUpstream } from "../tau/upstream.js";
 import type { BridgeCore } from "./bridge-core.js";
+import type { HostRouter } from "./hosts/host-router.js";
+import type { HostedSessions } from "./hosts/hosted-sessions.js";
 import type { AskPeer } from "./peer.js";
 import type { SessionFactsReader } from "./session-facts.js";
-import type { SessionRegistry } from "./session-registry.js";
 import type { WorkspacePolicy } from "./session-workspace.js";
 import type { Subscriptions } from "./subscriptions.js";
 
@@ -11,8 +11,9 @@ import type { Subscriptions } from "./subscriptions.js";
 export interface BridgeServices {
   /** What the Ask bridge shares with the other dialects. */
   readonly core: BridgeCore;
-  readonly upstream: TauUpstream;
-  readonly sessions: SessionRegistry;
+  /** Tau requests, each sent to the host it belongs to. */
+  readonly upstream: HostRouter;
+  readonly sessions: HostedSessions;
   readonly subscriptions: Subscriptions;
   /** List facts of sessions the gateway has not opened. */
   readonly sessionFacts: SessionFactsReader;

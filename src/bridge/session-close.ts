@@ -1,10 +1,11 @@
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { Log } from "../shared/log.js";
-import type { TauUpstream } from "../tau/upstream.js";
 import { sessionNotFound } from "./ask-errors.js";
 import { draft } from "./event-draft.js";
 import type { EventLog } from "./event-log.js";
-import type { SessionRecord, SessionRegistry } from "./session-registry.js";
+import type { HostRouter } from "./hosts/host-router.js";
+import type { HostedSessions } from "./hosts/hosted-sessions.js";
+import type { SessionRecord } from "./session-registry.js";
 import type { Subscriptions } from "./subscriptions.js";
 
 /**
@@ -31,8 +32,8 @@ import type { Subscriptions } from "./subscriptions.js";
 export const CLOSE_SETTLE_TIMEOUT_MS = 10_000;
 
 export interface CloseServices {
-  readonly upstream: TauUpstream;
-  readonly sessions: SessionRegistry;
+  readonly upstream: Pick<HostRouter, "request">;
+  readonly sessions: HostedSessions;
   readonly subscriptions: Subscriptions;
 }
 

@@ -17,7 +17,8 @@ agent_servers, acpx, …): newline-delimited JSON-RPC, logs on stderr as JSON li
 stdin closes or on SIGTERM/SIGINT, once requests in flight are answered (a prompt still running
 after --drain-timeout is interrupted).
 
-  --upstream embedded|ws://…    Tau host to serve (default embedded)          ${envName("upstream")}
+  --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
+                                sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
   --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}

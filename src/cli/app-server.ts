@@ -18,7 +18,8 @@ client passes no flags: every option is read from its environment variable too. 
 stderr as JSON lines. Ends when stdin closes (once every request received is answered), or on
 SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered).
 
-  --upstream embedded|ws://…    Tau host to serve (default embedded)          ${envName("upstream")}
+  --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
+                                sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
   --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --default-cwd DIR             working directory of threads started without one (default: current) ${envName("default-cwd")}

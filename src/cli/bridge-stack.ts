@@ -1,18 +1,24 @@
 import { AcpAgent } from "../acp/agent.js";
 import { AskBridge } from "../bridge/ask-bridge.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
+import type { HostRouter } from "../bridge/hosts/host-router.js";
 import { DEADLINE_GRACE_MS, gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { CodexBridge } from "../codex/codex-bridge.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
 import type { Log } from "../shared/log.js";
-import { TauUpstream } from "../tau/upstream.js";
+import { hostKeyOf } from "../store/host-key.js";
+import type { PlacementStore } from "../store/placement.js";
+import { redactUrl } from "../tau/connection.js";
+import { reconnectDelay, TauUpstream, UpstreamVersionError } from "../tau/upstream.js";
 
 export interface BridgeStackSettings {
-  /** `embedded` or a ws:// URL. */
-  upstream: string;
+  /** `embedded` or ws:// URLs of Tau hosts (none: `embedded`). */
+  upstream: string | readonly string[];
   upstreamToken?: string;
+  /** Which host each session lives on, with several hosts (default: in this process's memory). */
+  placement?: PlacementStore;
   defaultCwd: string;
   /** Roots confining session working directories (empty or absent: unconfined). */
   workspaceRoots?: string[];
@@ -25,41 +31,52 @@ export interface BridgeStackSettings {
 }
 
 /**
- * What every command that hosts sessions runs: the upstream Tau host (the embedded one by
- * default), the bridge connection to it, the bridge core every dialect shares, and the dialects on
+ * What every command that hosts sessions runs: the upstream Tau hosts (the embedded one by
+ * default), a bridge connection to each, the bridge core every dialect shares, and the dialects on
  * the core — Ask, Codex app-server and ACP. `serve` puts HTTP and WebSockets in front of them,
  * `stdio`, `app-server` and `acp` a pair of pipes.
  */
 export class BridgeStack {
   host: RunningTauHost | undefined;
-  upstream: TauUpstream | undefined;
+  /** Tau requests of the dialects, each sent to its host; health and counts over every host. */
+  upstream: HostRouter | undefined;
   core: BridgeCore | undefined;
   bridge: AskBridge | undefined;
   codex: CodexBridge | undefined;
   acp: AcpAgent | undefined;
+  /** The first host's URL (where `/tau` clients are relayed). */
   url: string | undefined;
+  /** Every host's URL, in the order given. */
+  urls: string[] = [];
+  private readonly connections: TauUpstream[] = [];
+  private closed = false;
 
-  /** Starts the host (if embedded), the dialects and the upstream connection; throws on failure (close() cleans up). */
+  /**
+   * Starts the host (if embedded), the dialects and the upstream connections; throws on failure
+   * (close() cleans up). With several hosts it is up once one of them is: the others are tried
+   * again in the background, as a host that drops later is.
+   */
   async start(settings: BridgeStackSettings, commandTools: CommandToolConfig[], log: Log): Promise<void> {
     const token = settings.upstreamToken;
-    if (settings.upstream === "embedded") {
+    const targets = typeof settings.upstream === "string" ? [settings.upstream] : settings.upstream.length > 0 ? [...settings.upstream] : ["embedded"];
+    if (targets.length === 1 && targets[0] === "embedded") {
       // A token given with the embedded host protects it too (it listens on loopback only).
       this.host = await startTauHost({ host: "127.0.0.1", port: 0, authToken: token, log: (line) => log("debug", line, { component: "embedded-host" }) });
-      this.url = this.host.url;
+      this.urls = [this.host.url];
     } else {
-      this.url = settings.upstream;
+      this.urls = targets;
     }
-    const url = this.url;
-    // The bridge connection advertises the tools through which the agent reaches clients (DESIGN §4.4).
+    this.url = this.urls[0];
+    // The bridge connections advertise the tools through which the agent reaches clients (DESIGN §4.4).
     const tools = gatewayClientTools(commandTools, { deadlineMs: settings.interactionTimeoutMs });
-    this.upstream = new TauUpstream({ url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log });
-    this.core = new BridgeCore({
-      upstream: this.upstream,
-      retention: settings.eventRetention,
-      interactionDeadlineMs: settings.interactionTimeoutMs,
-      commandTools,
-      log,
-    });
+    for (const url of this.urls) this.connections.push(new TauUpstream({ url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log }));
+    const shared = { retention: settings.eventRetention, interactionDeadlineMs: settings.interactionTimeoutMs, commandTools, log };
+    this.core =
+      this.connections.length === 1
+        ? new BridgeCore({ upstream: this.connections[0]!, ...shared })
+        : new BridgeCore({ hosts: this.connections.map((upstream) => ({ key: hostKeyOf(upstream.url), upstream })), placement: settings.placement, ...shared });
+    this.upstream = this.core.upstream;
+    const router = this.core.upstream;
     this.bridge = new AskBridge({
       core: this.core,
       defaultCwd: settings.defaultCwd,
@@ -79,10 +96,10 @@ export class BridgeStack {
       defaultCwd: settings.defaultCwd,
       serverVersion: gatewayVersion(),
       // A Codex client's dynamic tools need a connection of their own (Tau takes a connection's tools
-      // once); a call may wait for a person as long as an interaction does.
-      toolConnection: (clientTools) =>
+      // once), to the thread's host; a call may wait for a person as long as an interaction does.
+      toolConnection: (clientTools, sessionId) =>
         new TauUpstream({
-          url,
+          url: router.knownHost(sessionId)?.url ?? this.urls[0]!,
           token,
           client: {
             name: "tau-gateway-dynamic-tools",
@@ -94,9 +111,36 @@ export class BridgeStack {
         }),
       log,
     });
-    // Before the upstream starts, so the core sees every message and reconnect.
+    // Before the upstreams start, so the core sees every message and reconnect.
     this.core.start();
-    await this.upstream.start();
+    if (this.connections.length === 1) {
+      await this.connections[0]!.start();
+      return;
+    }
+    const started = await Promise.allSettled(this.connections.map((upstream) => upstream.start()));
+    const refused = started.find((outcome) => outcome.status === "rejected" && outcome.reason instanceof UpstreamVersionError);
+    if (refused?.status === "rejected") throw refused.reason;
+    if (started.every((outcome) => outcome.status === "rejected")) throw (started[0] as PromiseRejectedResult).reason;
+    started.forEach((outcome, index) => {
+      if (outcome.status === "rejected") this.keepStarting(this.connections[index]!, log, 0);
+    });
+  }
+
+  /** A host that was down at start: tried again with the reconnect backoff until it is up (or speaks another version). */
+  private keepStarting(upstream: TauUpstream, log: Log, attempt: number): void {
+    const timer = setTimeout(() => {
+      if (this.closed) return;
+      upstream.start().catch((error: Error) => {
+        if (this.closed) return;
+        if (error instanceof UpstreamVersionError) {
+          log("error", "Tau upstream refused: protocol version mismatch; not reconnecting", { url: redactUrl(upstream.url), error: error.message });
+          return;
+        }
+        log("warn", "Tau upstream still unreachable", { url: redactUrl(upstream.url), error: error.message });
+        this.keepStarting(upstream, log, attempt + 1);
+      });
+    }, reconnectDelay(attempt));
+    timer.unref();
   }
 
   /** Closes in reverse order of starting, each step independent of the others. */
@@ -105,7 +149,8 @@ export class BridgeStack {
     await this.acp?.close().catch(() => undefined);
     await this.bridge?.close().catch(() => undefined);
     await this.core?.close().catch(() => undefined);
-    await this.upstream?.close().catch(() => undefined);
+    this.closed = true;
+    await Promise.all(this.connections.map((upstream) => upstream.close().catch(() => undefined)));
     await this.host?.close().catch(() => undefined);
   }
 }

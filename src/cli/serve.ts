@@ -26,7 +26,9 @@ shown (a flag on the command line wins).
   --host HOST                   listen address (default 127.0.0.1)           ${envName("host")}
   --port PORT                   listen port, 0 = any free port (default 8080) ${envName("port")}
   --upstream embedded|ws://…    Tau host to serve; embedded = start the reference
-                                host in-process on a free loopback port (default) ${envName("upstream")}
+                                host in-process on a free loopback port (default); repeatable:
+                                several hosts, new sessions on the least-loaded one, /tau relayed
+                                to the first (the variable takes URL,URL…) ${envName("upstream")}
   --upstream-token TOKEN        sent to the upstream as tau_token (and required by an embedded one)           ${envName("upstream-token")}
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --jsonrpc-member include|omit "jsonrpc":"2.0" in Ask responses (default include) ${envName("jsonrpc-member")}
@@ -48,7 +50,7 @@ ${LIMIT_USAGE}
 Once listening it writes "tau-gateway listening on http://HOST:PORT" to stderr; logs are JSON
 lines on stderr. SIGINT or SIGTERM drains (readiness 503, new work refused, work in flight
 gets --drain-timeout; a second signal stops waiting), closes everything and exits 0. Exit 1: the upstream cannot
-be reached or speaks another protocol version; exit 2: a setting is invalid.`;
+be reached (with several: none of them can) or speaks another protocol version; exit 2: a setting is invalid.`;
 
 const serveSettings = {
   host: { flag: "host", default: "127.0.0.1", parse: nonEmpty },

@@ -30,6 +30,10 @@ export interface SettingSpec<T> {
    * The value is the list of every one parsed (empty when none is given).
    */
   repeatable?: boolean;
+  /** What separates a repeatable setting's values in its variable (default `:`, as in PATH). */
+  separator?: string;
+  /** Checks a repeatable setting's values together; throws an Error saying what is wrong. */
+  checkList?(values: T[]): void;
 }
 
 export type SettingValues<S extends Record<string, SettingSpec<unknown>>> = {
@@ -83,14 +87,22 @@ export function readSettings<S extends Record<string, SettingSpec<unknown>>>(arg
 /** The values of a repeatable setting: every flag given, else the variable's list, else none. */
 function readRepeated(spec: SettingSpec<unknown>, fromFlags: string[] | undefined, fromVariable: string | undefined, variable: string): unknown[] {
   const [texts, source] =
-    fromFlags && fromFlags.length > 0 ? [fromFlags, `--${spec.flag}`] : [(fromVariable ?? "").split(delimiter).filter((text) => text !== ""), variable];
-  return texts.map((text) => {
+    fromFlags && fromFlags.length > 0
+      ? [fromFlags, `--${spec.flag}`]
+      : [(fromVariable ?? "").split(spec.separator ?? delimiter).filter((text) => text !== ""), variable];
+  const values = texts.map((text) => {
     try {
       return spec.parse(text);
     } catch (err) {
       throw new UsageError(`invalid ${source} ${spec.secret ? "(value not shown)" : JSON.stringify(text)}: ${(err as Error).message}`);
     }
   });
+  try {
+    spec.checkList?.(values);
+  } catch (err) {
+    throw new UsageError(`invalid ${source}: ${(err as Error).message}`);
+  }
+  return values;
 }
 
 // --- value parsers ---------------------------------------------------------------------------
@@ -170,8 +182,16 @@ export function upstreamTarget(text: string): "embedded" | string {
 
 // --- the settings shared by the commands that reach a Tau upstream ---------------------------
 
+/** Several upstreams are several Tau hosts: each once, and `embedded` only on its own. */
+export function distinctHosts(targets: string[]): void {
+  if (targets.length > 1 && targets.includes("embedded")) throw new Error("embedded cannot be combined with other upstreams");
+  const duplicate = targets.find((target, index) => targets.indexOf(target) !== index);
+  if (duplicate !== undefined) throw new Error(`${JSON.stringify(duplicate)} is given twice`);
+}
+
 export const upstreamSettings = {
-  upstream: { flag: "upstream", default: "embedded", parse: upstreamTarget },
+  /** None given: the embedded host. URLs contain colons, so the variable's list is comma-separated. */
+  upstream: { flag: "upstream", repeatable: true as const, separator: ",", parse: upstreamTarget, checkList: distinctHosts },
   upstreamToken: { flag: "upstream-token", parse: nonEmpty, secret: true },
 } satisfies Record<string, SettingSpec<unknown>>;
 

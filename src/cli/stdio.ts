@@ -23,7 +23,8 @@ Serves the Ask JSON-RPC surface as newline-delimited JSON on stdin/stdout, for c
 spawn an app-server executable, and with --socket also on a Unix socket, for clients that attach to
 it (all share the same sessions). Logs go to stderr as JSON lines.
 
-  --upstream embedded|ws://…    Tau host to serve (default embedded)          ${envName("upstream")}
+  --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
+                                sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
   --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --jsonrpc-member include|omit "jsonrpc":"2.0" in responses (default include) ${envName("jsonrpc-member")}

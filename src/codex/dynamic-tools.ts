@@ -29,8 +29,8 @@ import type { CodexThread } from "./thread.js";
  * for its own model.
  */
 
-/** Opens the connection that advertises `tools` (the composition root knows the upstream). */
-export type ToolConnectionFactory = (tools: ClientToolDefinition[]) => TauUpstream;
+/** Opens the connection that advertises `tools`, to the host of session `sessionId` (the composition root knows the hosts). */
+export type ToolConnectionFactory = (tools: ClientToolDefinition[], sessionId: string) => TauUpstream;
 
 /** The function tools of a thread/start, checked: names Tau and the models accept, not taken, schemas that compile. */
 export function dynamicFunctions(specs: DynamicToolSpec[], taken: readonly string[]): DynamicToolFunction[] {
@@ -82,7 +82,10 @@ export class DynamicTools {
 
   /** Connects, advertises the tools and attaches them to the thread's session. */
   static async open(owner: CodexPeer, thread: CodexThread, functions: DynamicToolFunction[], connect: ToolConnectionFactory, log?: Log): Promise<DynamicTools> {
-    const connection = connect(functions.map((f) => ({ name: f.name, description: f.description, parameters: f.inputSchema as Record<string, unknown> })));
+    const connection = connect(
+      functions.map((f) => ({ name: f.name, description: f.description, parameters: f.inputSchema as Record<string, unknown> })),
+      thread.threadId,
+    );
     const tools = new DynamicTools(owner, thread, connection, functions, log);
     connection.onMessage((message) => {
       if (message.sessionId !== thread.threadId) return;

@@ -1,11 +1,11 @@
 import type { AcpAgent } from "../acp/agent.js";
 import type { AskBridge } from "../bridge/ask-bridge.js";
 import type { CodexBridge } from "../codex/codex-bridge.js";
-import type { TauUpstream } from "../tau/upstream.js";
 import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
 import type { OriginAllowlist } from "./auth/origins.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import type { GatewayLimits } from "./limits.js";
+import type { GatewayUpstream } from "./services.js";
 
 /**
  * Everything `buildGateway` needs: the services it fronts, already built and started (their owner
@@ -15,8 +15,8 @@ import type { GatewayLimits } from "./limits.js";
 export interface GatewayConfig {
   /** Where `/tau` clients are relayed; every client gets its own upstream connection there. */
   tauUpstream: { url: string; token?: string; connectTimeoutMs?: number };
-  /** The gateway's own long-lived upstream connection (the bridge connection); `/readyz` reports on it. */
-  upstream: TauUpstream;
+  /** The gateway's own long-lived upstream connections (a bridge connection per Tau host); `/readyz` reports on them. */
+  upstream: GatewayUpstream;
   /** The Ask surface: WebSocket and HTTP `/rpc` and `GET /rpc/events`; without it those routes do not exist. */
   ask?: AskSurfaceConfig;
   /** The Codex app-server surface: WebSocket `/`; without it that route does not exist. */

@@ -8,8 +8,12 @@ import type { PassthroughCounters } from "../transports/tau-passthrough.js";
 export interface MetricsSources {
   /** The `/tau` passthrough's counters (invalid client requests, invalid upstream messages). */
   passthrough: PassthroughCounters;
-  /** The bridge connection (reconnects, invalid upstream messages). */
-  upstream: { readonly stats: { reconnects: number; invalidMessages: number } };
+  /** The bridge connections (reconnects, invalid upstream messages, each Tau host's connection state). */
+  upstream: {
+    readonly stats: { reconnects: number; invalidMessages: number };
+    readonly connected?: boolean;
+    readonly hosts?: ReadonlyArray<{ key: string; connected: boolean }>;
+  };
   /** The Ask bridge (events, interactions); absent when the gateway serves no Ask surface. */
   bridge?: { readonly stats: AskBridgeStats };
 }
@@ -105,6 +109,17 @@ export class GatewayMetrics {
       collect() {
         this.reset();
         this.inc(sources.upstream.stats.reconnects);
+      },
+    });
+    new Gauge({
+      name: "tau_gateway_upstream_connected",
+      help: "Whether the gateway's own connection to each Tau host is up (1) or not (0), by host (its URL without credentials).",
+      labelNames: ["host"],
+      registers,
+      collect() {
+        this.reset();
+        const { hosts, connected } = sources.upstream;
+        for (const host of hosts ?? (connected === undefined ? [] : [{ key: "upstream", connected }])) this.set({ host: host.key }, host.connected ? 1 : 0);
       },
     });
     const invalidParams = this.invalidParams;

@@ -6,10 +6,25 @@ import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { PLUGIN } from "./plugin-names.js";
 
+/**
+ * The gateway's own long-lived upstream connections (the bridge connections) as one: requests for
+ * the `/tau` relay's tenancy, readiness, metrics and drain. A bridge core's router, or a single
+ * Tau connection.
+ */
+export interface GatewayUpstream {
+  readonly connected: boolean;
+  readonly unavailableReason: string | undefined;
+  readonly openRequests: number;
+  readonly stats: { reconnects: number; invalidMessages: number };
+  request: TauUpstream["request"];
+  /** Each Tau host's connection state, when the gateway has its hosts listed. */
+  readonly hosts?: ReadonlyArray<{ key: string; connected: boolean; unavailableReason?: string }>;
+}
+
 declare module "fastify" {
   interface FastifyInstance {
     /** The gateway's own long-lived upstream connection (the bridge connection): readiness, metrics, tenants, drain. */
-    upstream: TauUpstream;
+    upstream: GatewayUpstream;
     /** The Ask bridge behind `/rpc` and `/rpc/events`; decorated only when the gateway serves Ask clients. */
     askBridge: AskBridge;
     /** The Codex app-server bridge behind WebSocket `/`; decorated only when the gateway serves Codex clients. */
@@ -21,7 +36,7 @@ declare module "fastify" {
 
 /** What the gateway fronts, built and started by its caller, who also closes it after the gateway. */
 export interface GatewayServices {
-  upstream: TauUpstream;
+  upstream: GatewayUpstream;
   /** Absent: the gateway serves no Ask surface. */
   askBridge?: AskBridge;
   /** Absent: the gateway serves no Codex app-server surface. */

@@ -119,6 +119,11 @@ export class TauUpstream {
     return this.state === "connected";
   }
 
+  /** The Tau host's address as given (the token travels separately). */
+  get url(): string {
+    return this.options.url;
+  }
+
   /** Why the upstream is not usable right now (undefined while connected), for health reports. */
   get unavailableReason(): string | undefined {
     return this.state === "connected" ? undefined : this.reason;

@@ -20,14 +20,15 @@ const RUNTIME_RANK = {
   registry: 1,
   validation: 2,
   tau: 3,
-  host: 4,
-  bridge: 4,
-  codex: 5,
-  acp: 5,
-  transports: 6,
-  gateway: 7,
-  cli: 8,
-  entry: 9,
+  store: 4,
+  host: 5,
+  bridge: 5,
+  codex: 6,
+  acp: 6,
+  transports: 7,
+  gateway: 8,
+  cli: 9,
+  entry: 10,
 } as const;
 
 type RuntimeLayer = keyof typeof RUNTIME_RANK;

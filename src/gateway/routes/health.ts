@@ -10,8 +10,10 @@ const liveness: FastifyPluginAsync = async (app) => {
 
 /**
  * `/readyz`: the gateway can do its job, i.e. it is not draining and its upstream connection is
- * open, version-checked (a mismatched upstream never connects) and initialized. Load balancers
- * route on it, so a draining gateway stops getting traffic.
+ * open, version-checked (a mismatched upstream never connects) and initialized — with several Tau
+ * hosts, one of them is (new sessions go there; the sessions of a host that is down fail alone), and
+ * the answer lists each host's state. Load balancers route on it, so a draining gateway stops
+ * getting traffic.
  */
 const readiness: FastifyPluginAsync = async (app) => {
   const { upstream, drain } = app;
@@ -20,9 +22,11 @@ const readiness: FastifyPluginAsync = async (app) => {
       reply.code(503);
       return { status: "draining", reason: "gateway shutting down" };
     }
-    if (upstream.connected) return { status: "ready", upstream: { connected: true, protocolVersion: TAU_VERSION } };
+    // Several hosts: each one's state, so an operator sees which is down while the rest serve.
+    const hosts = upstream.hosts && upstream.hosts.length > 1 ? { hosts: upstream.hosts.map(({ key, connected, unavailableReason }) => ({ host: key, connected, ...(unavailableReason ? { reason: unavailableReason } : {}) })) } : {};
+    if (upstream.connected) return { status: "ready", upstream: { connected: true, protocolVersion: TAU_VERSION, ...hosts } };
     reply.code(503);
-    return { status: "unavailable", reason: upstream.unavailableReason ?? "Tau upstream is not connected" };
+    return { status: "unavailable", reason: upstream.unavailableReason ?? "Tau upstream is not connected", ...hosts };
   });
 };
 

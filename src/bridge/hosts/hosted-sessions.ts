@@ -1,0 +1,85 @@
+import { TauResponseError } from "../../tau/upstream.js";
+import { sessionNotFound } from "../ask-errors.js";
+import type { SessionRecord } from "../session-registry.js";
+import type { HostRouter } from "./host-router.js";
+import type { TauHostLink } from "./tau-host-link.js";
+
+/**
+ * The session records of every Tau host as the dialects see them: one registry (session-registry.ts)
+ * per host, each record kept by the registry of the host its session lives on. A session is found
+ * on its host through the router; everything else is the registries' own behaviour, unchanged.
+ */
+export class HostedSessions {
+  constructor(private readonly router: HostRouter) {}
+
+  private get links(): readonly TauHostLink[] {
+    return this.router.links;
+  }
+
+  /** The record of a session, observing it on its host the first time (no host has it: Tau's not_found). */
+  open(sessionId: string): Promise<SessionRecord> {
+    const known = this.router.knownHost(sessionId);
+    if (known) return known.sessions.open(sessionId);
+    if (this.isClosed(sessionId)) return Promise.reject(sessionNotFound(sessionId));
+    return this.router.hostFor(sessionId).then((link) => link.sessions.open(sessionId));
+  }
+
+  /** An open record the given tenant may see; -32004 otherwise, exactly like an unknown session. */
+  async access(sessionId: string, tenant: string | undefined): Promise<SessionRecord> {
+    const known = this.router.knownHost(sessionId);
+    if (known) return known.sessions.access(sessionId, tenant);
+    if (this.isClosed(sessionId)) throw sessionNotFound(sessionId);
+    let link: TauHostLink;
+    try {
+      link = await this.router.hostFor(sessionId);
+    } catch (err) {
+      if (err instanceof TauResponseError && err.code === "not_found") throw sessionNotFound(sessionId);
+      throw err;
+    }
+    return link.sessions.access(sessionId, tenant);
+  }
+
+  isClosed(sessionId: string): boolean {
+    return this.links.some((link) => link.sessions.isClosed(sessionId));
+  }
+
+  beginClose(sessionId: string): boolean {
+    return this.holder(sessionId).sessions.beginClose(sessionId);
+  }
+
+  abandonClose(sessionId: string): void {
+    this.holder(sessionId).sessions.abandonClose(sessionId);
+  }
+
+  forget(sessionId: string): void {
+    this.holder(sessionId).sessions.forget(sessionId);
+    this.router.released(sessionId);
+  }
+
+  get(sessionId: string): SessionRecord | undefined {
+    for (const link of this.links) {
+      const record = link.sessions.get(sessionId);
+      if (record) return record;
+    }
+    return undefined;
+  }
+
+  all(): SessionRecord[] {
+    return this.links.flatMap((link) => link.sessions.all());
+  }
+
+  /** What records dropped after a close had counted, over every host. */
+  get retired(): { eventsEmitted: number; snapshotFetches: number } {
+    const total = { eventsEmitted: 0, snapshotFetches: 0 };
+    for (const link of this.links) {
+      total.eventsEmitted += link.sessions.retired.eventsEmitted;
+      total.snapshotFetches += link.sessions.retired.snapshotFetches;
+    }
+    return total;
+  }
+
+  /** The registry that holds (or held) the session: closing steps run where the record is. */
+  private holder(sessionId: string): TauHostLink {
+    return this.router.knownHost(sessionId) ?? this.links[0]!;
+  }
+}
