@@ -130,7 +130,7 @@ describe("two Tau hosts behind one gateway (Ask)", () => {
     expect(sampleValue(metrics, "tau_gateway_upstream_connected", { host: a.address })).toBe(0);
     expect(sampleValue(metrics, "tau_gateway_upstream_connected", { host: b.address })).toBe(1);
     expect(other.invalid).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe("two Tau hosts behind one gateway (Codex app-server)", () => {
@@ -160,7 +160,7 @@ describe("two Tau hosts behind one gateway (Codex app-server)", () => {
     expect((await client.turn(fresh, "new")).completed.params.turn.status).toBe("completed");
     expect((await client.request("thread/list", {})).data.map((t: { id: string }) => t.id).sort()).toEqual([...onA, fresh].sort());
     expect(client.invalid).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe("two Tau hosts behind one gateway (ACP)", () => {
@@ -189,5 +189,5 @@ describe("two Tau hosts behind one gateway (ACP)", () => {
     expect(await sessionsOn(b)).toEqual([onB[0]!, fresh].sort());
     expect((await prompt(fresh, "new")).result).toEqual({ stopReason: "end_turn" });
     expect(await listed()).toEqual([onB[0]!, fresh].sort());
-  });
+  }, 120_000);
 });
