@@ -1,6 +1,8 @@
 import type { ApprovalMode, ApprovalScope, InteractionRecord } from "../../../generated/ask-v1.0.js";
 import type { SessionClientToolCallMessage, SessionClientToolCancelMessage } from "../../../generated/tau-v18.js";
 import type { Log } from "../../shared/log.js";
+import { MemoryInteractionStore } from "../../store/memory-interactions.js";
+import type { InteractionAnswer, InteractionCounters } from "../../store/interactions.js";
 import type { TauUpstream } from "../../tau/upstream.js";
 import type { EventDraft } from "../event-draft.js";
 import { canonicalApprovalMode, type ApprovalModeName } from "./approval-modes.js";
@@ -9,8 +11,10 @@ import { ClientToolCalls } from "./client-tool-calls.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS } from "./client-tools.js";
 import { CommandTools } from "./command-tools.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
+import type { InteractionShare } from "./interaction-share.js";
 import { PendingInteractions } from "./pending-interactions.js";
 import type { ReverseRequester } from "./reverse-requester.js";
+import { SharedAnswers } from "./shared-answers.js";
 import { SubmitPlanTool } from "./submit-plan-tool.js";
 import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import type { CommandToolConfig } from "./tools-config.js";
@@ -34,6 +38,13 @@ export interface SessionInteractionsOptions {
   /** How long an interaction waits for a decision (default 300 000 ms). */
   deadlineMs?: number;
   reverse: ReverseRequester;
+  /**
+   * Where the session's interactions are shared with other replicas. Without one, they are kept to
+   * this object (a memory store of its own, whose answers it delivers itself).
+   */
+  share?: InteractionShare;
+  /** The highest interaction numbers the session has used (from the store), so ids are never reused. */
+  used?: InteractionCounters;
   log?: Log;
 }
 
@@ -52,11 +63,14 @@ export class SessionInteractions {
   private readonly commands: CommandTools;
   /** The tools Tau may call, by name. */
   private readonly tools: ReadonlyMap<string, GatewayTool>;
+  /** Answers from clients on any replica (what the interaction/* and plan/* methods use). */
+  readonly shared: SharedAnswers;
 
   constructor(options: SessionInteractionsOptions) {
     const { sessionId, upstream, hub, mode, reverse, log } = options;
     this.sessionId = sessionId;
     this.modeName = mode;
+    const share = options.share ?? this.ownShare();
     this.calls = new ClientToolCalls({
       sessionId,
       upstream,
@@ -65,7 +79,18 @@ export class SessionInteractions {
       log,
     });
     const answer: ToolContext["answer"] = (call, reply) => this.calls.answer(call, reply);
-    this.pending = new PendingInteractions({ deadlineMs: options.deadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS, emit: (draft) => hub.emit(draft), answer });
+    this.pending = new PendingInteractions({
+      sessionId,
+      deadlineMs: options.deadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
+      emit: (draft) => hub.emit(draft),
+      answer,
+      settled: (call) => this.calls.settled(call),
+      adopt: (shared) => this.calls.adopt(shared.call as unknown as SessionClientToolCallMessage),
+      share,
+      used: options.used,
+      log,
+    });
+    this.shared = new SharedAnswers(sessionId, share);
     const context: ToolContext = { sessionId, pending: this.pending, answer, reverse, log };
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);
@@ -106,6 +131,15 @@ export class SessionInteractions {
 
   onCancel(message: SessionClientToolCancelMessage): void {
     this.calls.onCancel(message);
+  }
+
+  /**
+   * An answer that won in the store for one of this session's interactions: it is carried out here
+   * (this replica holds the call, or takes it over from one that stopped). Resolves with true once
+   * Tau has the result, false when it could not be sent (the store delivers it again later).
+   */
+  deliver(answer: InteractionAnswer): Promise<boolean> {
+    return this.pending.deliver(answer);
   }
 
   /** Session closed or the bridge connection lost: pending interactions end, with events. */
@@ -152,5 +186,13 @@ export class SessionInteractions {
 
   rejectPlan(feedback?: string): void {
     this.plans.reject(feedback);
+  }
+
+  /** Interactions kept to this object: a memory store of its own, whose answers come straight back here. */
+  private ownShare(): InteractionShare {
+    const store = new MemoryInteractionStore();
+    const hostKey = "local";
+    store.consume(hostKey, (answer) => this.deliver(answer));
+    return { store, hostKey, replicaId: "local" };
   }
 }
