@@ -1,5 +1,9 @@
+import { randomUUID } from "node:crypto";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
+import type { AnswerConsumer, InteractionStore } from "../store/interactions.js";
+import { MemoryInteractionStore } from "../store/memory-interactions.js";
+import { SoleOwnership, type HostOwnership } from "../store/ownership.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS, type CommandToolConfig } from "./interactions/index.js";
 import { ReverseRequesterSet } from "./reverse-requester-set.js";
@@ -12,6 +16,14 @@ export interface BridgeCoreOptions {
   /** How long an interaction waits for a decision (default 300 000 ms). */
   interactionDeadlineMs?: number;
   commandTools?: CommandToolConfig[];
+  /** Where interactions are shared with the other replicas (default: kept in this process). */
+  interactions?: InteractionStore;
+  /** Which Tau hosts this replica owns (default: this process owns every host). */
+  ownership?: HostOwnership;
+  /** The stable name of the upstream Tau host, the same on every replica (default "tau"). */
+  hostKey?: string;
+  /** This replica's id in the shared store (default: a random one). */
+  replicaId?: string;
   log?: Log;
 }
 
@@ -30,18 +42,27 @@ export class BridgeCore {
   /** The reverse requests of every dialect; an interaction's first answer wins. */
   readonly reverse = new ReverseRequesterSet();
   readonly startedAt = Date.now();
+  readonly hostKey: string;
+  private readonly interactions: InteractionStore;
+  private readonly ownership: HostOwnership;
+  /** Taking the host's accepted answers to Tau, while this replica owns the host. */
+  private answers: AnswerConsumer | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private state: "new" | "started" | "closed" = "new";
 
   constructor(options: BridgeCoreOptions) {
     this.upstream = options.upstream;
     this.commandTools = options.commandTools ?? [];
+    this.hostKey = options.hostKey ?? "tau";
+    this.interactions = options.interactions ?? new MemoryInteractionStore();
+    this.ownership = options.ownership ?? new SoleOwnership();
     this.sessions = new SessionRegistry({
       upstream: options.upstream,
       retention: options.retention,
       interactionDeadlineMs: options.interactionDeadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
       commandTools: [...this.commandTools],
       reverse: this.reverse,
+      share: { store: this.interactions, hostKey: this.hostKey, replicaId: options.replicaId ?? randomUUID() },
       log: options.log,
     });
   }
@@ -57,7 +78,12 @@ export class BridgeCore {
       upstream.onConnected(({ reconnected }) => {
         if (reconnected) void sessions.resyncAll();
       }),
+      // The owner of the host delivers its accepted answers; the next owner takes over the undelivered ones.
+      this.ownership.onChange((hostKey, owned) => {
+        if (hostKey === this.hostKey) void (owned ? this.takeAnswers() : this.stopTakingAnswers());
+      }),
     );
+    if (this.ownership.owns(this.hostKey)) this.takeAnswers();
   }
 
   /**
@@ -85,5 +111,17 @@ export class BridgeCore {
     this.state = "closed";
     for (const stop of this.unsubscribe.splice(0)) stop();
     this.sessions.cancelAllInteractions("the gateway is shutting down");
+    await this.stopTakingAnswers();
+  }
+
+  private takeAnswers(): void {
+    if (this.answers || this.state !== "started") return;
+    this.answers = this.interactions.consume(this.hostKey, (answer) => this.sessions.deliver(answer));
+  }
+
+  private async stopTakingAnswers(): Promise<void> {
+    const answers = this.answers;
+    this.answers = undefined;
+    await answers?.stop();
   }
 }
