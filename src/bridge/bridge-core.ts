@@ -80,7 +80,10 @@ export class BridgeCore {
       }),
       // The owner of the host delivers its accepted answers; the next owner takes over the undelivered ones.
       this.ownership.onChange((hostKey, owned) => {
-        if (hostKey === this.hostKey) void (owned ? this.takeAnswers() : this.stopTakingAnswers());
+        if (hostKey !== this.hostKey) return;
+        if (!owned) return void this.stopTakingAnswers();
+        void this.sessions.catchUpInteractionNumbers();
+        this.takeAnswers();
       }),
     );
     if (this.ownership.owns(this.hostKey)) this.takeAnswers();

@@ -166,6 +166,13 @@ export class SessionRegistry {
     );
   }
 
+  /** This replica now owns the host: the sessions it serves number new interactions after the ones used elsewhere. */
+  async catchUpInteractionNumbers(): Promise<void> {
+    await Promise.all(
+      this.all().map((r) => r.interactions.catchUpNumbers().catch((err: unknown) => this.options.log?.("warn", "reading interaction numbers failed", { sessionId: r.sessionId, error: String(err) }))),
+    );
+  }
+
   /** After the bridge connection came back: every hub observes again and catches up. */
   async resyncAll(): Promise<void> {
     await Promise.all(this.all().map((r) => r.hub.resync().catch((err: unknown) => this.options.log?.("warn", "resync failed", { sessionId: r.sessionId, error: String(err) }))));

@@ -6,10 +6,13 @@ import type { Redis } from "ioredis";
  * against the owner's deadline or Tau's cancel and lose at the same time.
  */
 
-/** KEYS pending, order, numbers, ordinal, deadlines; ARGV id, interaction JSON, kind, number, deadlineAt, deadline member. */
+/**
+ * Publishes an interaction, unless its id is taken (ids are never reused: 0 then).
+ * KEYS pending, order, numbers, ordinal, deadlines; ARGV id, interaction JSON, kind, number, deadlineAt, deadline member.
+ */
 const OPEN = `
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 local ordinal = redis.call('INCR', KEYS[4])
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], ordinal, ARGV[1])
 local used = tonumber(redis.call('HGET', KEYS[3], ARGV[3]) or '0')
 if tonumber(ARGV[4]) > used then redis.call('HSET', KEYS[3], ARGV[3], ARGV[4]) end

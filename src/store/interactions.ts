@@ -59,7 +59,7 @@ export type InteractionCounters = Partial<Record<InteractionKindName, number>>;
 
 export interface InteractionStore {
   readonly kind: "memory" | "redis";
-  /** Publishes a new pending interaction for every replica (`number` is its id's counter). */
+  /** Publishes a new pending interaction for every replica (`number` is its id's counter); refused when its id is taken. */
   open(interaction: SharedInteraction, number: number): Promise<void>;
   /** A session's pending interactions, oldest first. */
   pending(hostKey: string, sessionId: string): Promise<SharedInteraction[]>;

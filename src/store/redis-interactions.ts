@@ -54,7 +54,7 @@ export class RedisInteractionStore implements InteractionStore {
   async open(interaction: SharedInteraction, number: number): Promise<void> {
     const { id, sessionId, kind, deadlineAt } = interaction;
     const keys = this.keys(interaction.hostKey);
-    await this.client.tauInteractionOpen(
+    const ordinal = await this.client.tauInteractionOpen(
       keys.pending(sessionId),
       keys.order(sessionId),
       keys.numbers(sessionId),
@@ -67,6 +67,7 @@ export class RedisInteractionStore implements InteractionStore {
       deadlineAt,
       deadlineMember(sessionId, id),
     );
+    if (ordinal === 0) throw new Error(`interaction ${id} of session ${sessionId} exists already: ids are never reused`);
   }
 
   async pending(hostKey: string, sessionId: string): Promise<SharedInteraction[]> {

@@ -113,6 +113,14 @@ describe("pending interactions on Redis", () => {
     }
   });
 
+  it("refuses an id already in use, so an answer can never land on a newer interaction", async () => {
+    const hostKey = newHost();
+    const [a, b] = [replica("A"), replica("B")];
+    await a.open(approval(hostKey, 1), 1);
+    await expect(b.open(approval(hostKey, 1, { openedBy: "B", call: { sessionId: "s1", callId: "other", toolName: "echo-args" } }), 1)).rejects.toThrow(/never reused/);
+    expect((await a.pending(hostKey, "s1")).map((i) => [i.id, i.call.callId])).toEqual([["act_1", "call-1"]]);
+  });
+
   it("an answer for another kind does not resolve it", async () => {
     const hostKey = newHost();
     const [a, b] = [replica("A"), replica("B")];

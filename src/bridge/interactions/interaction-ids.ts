@@ -22,6 +22,11 @@ export class InteractionIds {
     return `${PREFIX[kind]}_${this.counters[kind]}`;
   }
 
+  /** Carries on after the numbers another replica used (a session taken over). */
+  raise(used: InteractionCounters): void {
+    for (const kind of Object.keys(this.counters) as InteractionIdKind[]) this.counters[kind] = Math.max(this.counters[kind], used[kind] ?? 0);
+  }
+
   /** The number in the last id of `kind` handed out. */
   last(kind: InteractionIdKind): number {
     return this.counters[kind];

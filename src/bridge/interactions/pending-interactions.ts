@@ -1,6 +1,6 @@
 import type { InteractionRecord } from "../../../generated/ask-v1.0.js";
 import type { Log } from "../../shared/log.js";
-import type { InteractionAnswer, SharedInteraction } from "../../store/interactions.js";
+import type { InteractionAnswer, InteractionCounters, SharedInteraction } from "../../store/interactions.js";
 import type { EventDraft } from "../event-draft.js";
 import { errorText } from "./error-text.js";
 import type { InteractionShare } from "./interaction-share.js";
@@ -67,7 +67,7 @@ export interface PendingInteractionsOptions {
   adopt(shared: SharedInteraction): ToolCall;
   share: InteractionShare;
   /** The highest interaction numbers the session has used (ids are never reused). */
-  used?: ConstructorParameters<typeof InteractionIds>[0];
+  used?: InteractionCounters;
   log?: Log;
 }
 
@@ -123,6 +123,11 @@ export class PendingInteractions {
     return pending;
   }
 
+  /** Ids carry on after the numbers the session used on other replicas (this one takes the session's calls over). */
+  raiseNumbers(used: InteractionCounters): void {
+    this.ids.raise(used);
+  }
+
   /** An interaction decided as it arose (a tool granted for the session): it gets an id and its event, and never waits. */
   decided(idKind: InteractionIdKind, event: (id: string) => EventDraft): void {
     this.options.emit(event(this.ids.next(idKind)));
@@ -170,7 +175,12 @@ export class PendingInteractions {
   async deliver(answer: InteractionAnswer): Promise<boolean> {
     const { interaction, decision } = answer;
     let entry = this.entries.get(interaction.id);
-    if (!entry || entry.pending.call.message.callId !== interaction.call.callId) {
+    if (entry && entry.pending.call.message.callId !== interaction.call.callId) {
+      // Not the call this id stands for here (the store refuses a reused id, so this is not expected).
+      this.options.log?.("warn", "an answer names an interaction of another call; dropped", { sessionId: this.options.sessionId, interactionId: interaction.id });
+      return true;
+    }
+    if (!entry) {
       // Ended here already (deadline, cancelled call, closed session): Tau hears nothing more.
       if (interaction.openedBy === this.options.share.replicaId) return true;
       entry = this.adopt(interaction);

@@ -65,12 +65,13 @@ export class SessionInteractions {
   private readonly tools: ReadonlyMap<string, GatewayTool>;
   /** Answers from clients on any replica (what the interaction/* and plan/* methods use). */
   readonly shared: SharedAnswers;
+  private readonly share: InteractionShare;
 
   constructor(options: SessionInteractionsOptions) {
     const { sessionId, upstream, hub, mode, reverse, log } = options;
     this.sessionId = sessionId;
     this.modeName = mode;
-    const share = options.share ?? this.ownShare();
+    const share = (this.share = options.share ?? this.ownShare());
     this.calls = new ClientToolCalls({
       sessionId,
       upstream,
@@ -140,6 +141,12 @@ export class SessionInteractions {
    */
   deliver(answer: InteractionAnswer): Promise<boolean> {
     return this.pending.deliver(answer);
+  }
+
+  /** This replica takes the session's calls over: interaction ids carry on after the ones used elsewhere. */
+  async catchUpNumbers(): Promise<void> {
+    const { store, hostKey } = this.share;
+    this.pending.raiseNumbers(await store.counters(hostKey, this.sessionId));
   }
 
   /** Session closed or the bridge connection lost: pending interactions end, with events. */
