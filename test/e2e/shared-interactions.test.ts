@@ -86,6 +86,7 @@ class Replica {
     readonly name: string,
     readonly ownership: TestOwnership,
     store: InteractionStore,
+    interactionDeadlineMs?: number,
   ) {
     // Only the owner advertises the tools: two attached connections offering one name collide in Tau.
     const tools = ownership.owns(HOST_KEY) ? gatewayClientTools(COMMAND_TOOLS) : [];
@@ -98,7 +99,7 @@ class Replica {
       answer.then((result) => (entry.result = result), () => undefined);
       return answer;
     }) as TauUpstream["request"];
-    this.core = new BridgeCore({ upstream: this.upstream, commandTools: COMMAND_TOOLS, interactions: store, ownership, hostKey: HOST_KEY, replicaId: name });
+    this.core = new BridgeCore({ upstream: this.upstream, commandTools: COMMAND_TOOLS, interactions: store, ownership, hostKey: HOST_KEY, replicaId: name, interactionDeadlineMs });
   }
 
   async start(): Promise<this> {
@@ -132,10 +133,10 @@ function stores(claimIdleMs = 300): (replicaId: string) => InteractionStore {
   return (replicaId) => new RedisInteractionStore(redis.client(), { prefix, replicaId, claimIdleMs, blockMs: 100 });
 }
 
-async function replicas(options: { wrapA?: (store: InteractionStore) => InteractionStore } = {}): Promise<[Replica, Replica, Replica]> {
+async function replicas(options: { wrapA?: (store: InteractionStore) => InteractionStore; deadlineMs?: number } = {}): Promise<[Replica, Replica, Replica]> {
   const store = stores();
   const storeA = options.wrapA ? options.wrapA(store("A")) : store("A");
-  const a = new Replica("A", new TestOwnership(true), storeA);
+  const a = new Replica("A", new TestOwnership(true), storeA, options.deadlineMs);
   const b = new Replica("B", new TestOwnership(false), store("B"));
   const c = new Replica("C", new TestOwnership(false), store("C"));
   running.push(a, b, c);
@@ -212,6 +213,29 @@ describe("interactions shared by three replicas on Redis", () => {
     expect(await onC.interactions.shared.list()).toEqual([]);
     await sleep(700); // past two claim periods: nothing is delivered again
     expect(a.results()).toHaveLength(1);
+  });
+
+  it("an approval that expires on A is gone on B and C too: answering it there gets the not-pending error, and Tau gets A's refusal", async () => {
+    const [a, b, c] = await replicas({ deadlineMs: 1_000 });
+    const { sessionId, turn, onB, onC } = await approvalWaiting(a, b, c);
+    expect((await turn).turn.status).toBe("completed");
+    expect(await onB.interactions.shared.list()).toEqual([]);
+    await expect(onC.interactions.shared.approve("act_1")).rejects.toMatchObject({ code: "interaction_not_found", message: "no pending approval act_1" });
+    const [result] = await toolResults(a, sessionId);
+    expect(result).toMatchObject({ isError: true, text: expect.stringContaining("not approved") });
+    expect(a.execs()).toEqual([]);
+  });
+
+  it("an approval whose call Tau cancels (the turn interrupted) is gone on B and C too", async () => {
+    const [a, b, c] = await replicas();
+    const { sessionId, turn, onB, onC } = await approvalWaiting(a, b, c);
+    await c.upstream.request("session.interrupt", { sessionId });
+    await turn.catch(() => undefined);
+    await until(async () => (await onB.interactions.shared.list()).length === 0, "the approval withdrawn");
+    await expect(onC.interactions.shared.reject("act_1")).rejects.toMatchObject({ code: "interaction_not_found" });
+    expect(a.results()).toEqual([]); // a cancelled call gets no result
+    const updates = a.core.sessions.get(sessionId)!.hub.log.read(0).events.filter((e) => e.type === "approval.updated");
+    expect(updates.map((e) => (e.payload as { status: string }).status)).toEqual(["cancelled"]);
   });
 
   it("a question opened on A and answered on B reaches Tau through A", async () => {
