@@ -25,6 +25,9 @@ import type { CommandToolConfig } from "./tools-config.js";
  * interaction in the session's pending table; it is resolved by whichever comes first: an
  * interaction/* or plan/* method, a reverse request's answer, the deadline (which denies), or Tau
  * cancelling the call. This class only wires the parts together and routes the clients' methods.
+ * Pending interactions are shared with the other gateway replicas through the interaction store:
+ * clients on any replica list and answer them (`shared`), and the answer that wins comes back here
+ * to be carried out (`deliver`).
  */
 
 export interface SessionInteractionsOptions {
@@ -155,9 +158,12 @@ export class SessionInteractions {
     this.calls.forgetIdle();
   }
 
-  // ── Clients' side ─────────────────────────────────────────────────────────
+  // ── Clients' side, on the replica holding the calls ───────────────────────
+  // (Clients' methods use `shared`, which works on every replica. These see only the interactions
+  // held here; their decisions still win or lose in the store, and with the memory store they are
+  // carried out before they return.)
 
-  /** Pending approvals and user-input requests; plans are resolved with plan/* and not listed. */
+  /** Pending approvals and user-input requests held here; plans are resolved with plan/* and not listed. */
   list(): InteractionRecord[] {
     return this.pending.records();
   }
