@@ -11,18 +11,3 @@ export interface HostOwnership {
   /** Called whenever this replica gains or loses a host's lease; returns the function that stops it. */
   onChange(listener: (hostKey: string, owned: boolean) => void): () => void;
 }
-
-/** One process and no shared store: it owns every host, for good. */
-export class SoleOwnership implements HostOwnership {
-  owns(): boolean {
-    return true;
-  }
-
-  fence(): number {
-    return 1;
-  }
-
-  onChange(): () => void {
-    return () => undefined;
-  }
-}
