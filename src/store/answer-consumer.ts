@@ -31,7 +31,11 @@ export class RedisAnswerConsumer implements AnswerConsumer {
   private readonly reader: Redis;
   private readonly inFlight = new Set<string>();
   private stopped = false;
+  /** The group is known to exist (cleared when a read says it does not: a flushed store). */
+  private grouped = false;
   private readonly loop: Promise<void>;
+  /** Ends the pause between failed rounds (stop() does not wait for it). */
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly client: Redis & InteractionScripts,
@@ -46,33 +50,61 @@ export class RedisAnswerConsumer implements AnswerConsumer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.reader.disconnect();
+    this.wake?.();
     await this.loop;
   }
 
   private async run(): Promise<void> {
-    const { stream, group, consumer, log } = this.options;
-    try {
-      await this.ensureGroup();
-      while (!this.stopped) {
-        await this.takeOver();
-        await this.options.everyRound?.();
-        const read = (await this.reader.xreadgroup("GROUP", group, consumer, "COUNT", 100, "BLOCK", this.options.blockMs, "STREAMS", stream, ">")) as
-          | Array<[string, Entry[]]>
-          | null;
-        for (const [, entries] of read ?? []) for (const entry of entries) this.take(entry);
+    const { stream, log } = this.options;
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        await this.round();
+        failures = 0;
+      } catch (error) {
+        if (this.stopped) return;
+        if (String(error).includes("NOGROUP")) this.grouped = false;
+        // Redis out of reach: answers wait in the stream; try again, backing off up to the claim period.
+        failures++;
+        log?.("warn", "interaction answers: reading the stream failed; retrying", { stream, attempt: failures, error: String(error) });
+        await this.pause(Math.min(100 * 2 ** Math.min(failures, 10), this.options.claimIdleMs));
       }
-    } catch (error) {
-      if (!this.stopped) log?.("error", "interaction answers: the consumer stopped", { stream, error: String(error) });
     }
   }
 
-  /** Creates the consumer group from the stream's start, so answers accepted before any owner read are delivered too. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** Answers to take over, the owner's housekeeping, then new answers (waiting up to blockMs for them). */
+  private async round(): Promise<void> {
+    const { stream, group, consumer } = this.options;
+    await this.ensureGroup();
+    await this.takeOver();
+    await this.options.everyRound?.();
+    if (this.stopped) return;
+    const read = (await this.reader.xreadgroup("GROUP", group, consumer, "COUNT", 100, "BLOCK", this.options.blockMs, "STREAMS", stream, ">")) as
+      | Array<[string, Entry[]]>
+      | null;
+    for (const [, entries] of read ?? []) for (const entry of entries) this.take(entry);
+  }
+
+  /** Creates the consumer group from the stream's start, so answers accepted before any owner read are delivered too (once; again after the store lost it). */
   private async ensureGroup(): Promise<void> {
+    if (this.grouped) return;
     try {
       await this.client.xgroup("CREATE", this.options.stream, this.options.group, "0", "MKSTREAM");
     } catch (error) {
       if (!String(error).includes("BUSYGROUP")) throw error;
     }
+    this.grouped = true;
   }
 
   /** Answers whose consumer stopped acknowledging (a replica that died, or this one's failed deliveries). */

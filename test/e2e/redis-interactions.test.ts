@@ -252,6 +252,28 @@ describe("delivery to the owner", () => {
     }
   });
 
+  it("an owner whose stream and group vanished (a flushed store) carries on with the answers accepted after", async () => {
+    const hostKey = newHost();
+    const [a, b] = [replica("A"), replica("B")];
+    const delivered: string[] = [];
+    const consumer = a.consume(hostKey, async (answer) => {
+      delivered.push(answer.interaction.id);
+      return true;
+    });
+    try {
+      await a.open(approval(hostKey, 1), 1);
+      await b.resolve(hostKey, "s1", "act_1", ["approval"], { action: "approve" });
+      await until(() => delivered.length === 1, "the first delivery");
+      await redis.client().flushall();
+      await a.open(approval(hostKey, 2), 2);
+      await b.resolve(hostKey, "s1", "act_2", ["approval"], { action: "approve" });
+      await until(() => delivered.length === 2, "a delivery after the flush");
+      expect(delivered).toEqual(["act_1", "act_2"]);
+    } finally {
+      await consumer.stop();
+    }
+  });
+
   it("the owner removes interactions long past their deadline, for every replica (their replica died with them)", async () => {
     const hostKey = newHost();
     const a = replica("A");
