@@ -79,10 +79,16 @@ export class SessionLink {
   attach(options: { replay: boolean }): void {
     if (options.replay) this.replay();
     this.unsubscribe ??= this.record.hub.log.subscribe((event) => this.onEvent(event));
-    for (const pending of this.record.interactions.list()) {
-      if (pending.kind === "approval") this.askPermission(pending.id, pending.payload);
-      else if (pending.kind === "user_input") this.askQuestion(pending.id, pending.payload);
-    }
+    // Pending on any replica of the gateway (read from the interaction store).
+    this.record.interactions.shared.list().then(
+      (pending) => {
+        for (const interaction of pending) {
+          if (interaction.kind === "approval") this.askPermission(interaction.id, interaction.payload);
+          else if (interaction.kind === "user_input") this.askQuestion(interaction.id, interaction.payload);
+        }
+      },
+      (error: unknown) => this.services.log?.("warn", "listing pending interactions failed", { sessionId: this.sessionId, error: String(error) }),
+    );
   }
 
   /** Sends the session's conversation so far (session/load). */
@@ -201,16 +207,19 @@ export class SessionLink {
 
   /** A command tool call waits for approval: ask the user, unless they rejected the tool for the session. */
   private askPermission(interactionId: string, approval: ApprovalDetails): void {
-    if (!this.isPending(interactionId) || this.asking.has(interactionId)) return;
+    this.ifPending(interactionId, () => this.putPermission(interactionId, approval));
+  }
+
+  private putPermission(interactionId: string, approval: ApprovalDetails): void {
     const { toolName } = approval;
     if (this.services.choices.rejectsAlways(toolName)) {
-      return this.resolve(() => this.record.interactions.reject(interactionId, `${toolName} is rejected for the rest of this session`));
+      return this.resolve(() => this.record.interactions.shared.reject(interactionId, `${toolName} is rejected for the rest of this session`));
     }
     const toolCall = this.toolCallFor(interactionId, toolName, `Run ${toolName}`, approval.args);
     const options = commandToolOptions(toolName);
     this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options }, (answer) => {
       const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, options);
-      const { interactions } = this.record;
+      const interactions = this.record.interactions.shared;
       switch (choice.kind) {
         case "allow_once":
           return interactions.approve(interactionId, "once");
@@ -235,7 +244,7 @@ export class SessionLink {
     const toolCall = this.toolCallFor(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval");
     this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, (answer) => {
       const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, PLAN_OPTIONS);
-      const { interactions } = this.record;
+      const interactions = this.record.interactions.shared;
       if (choice.kind === "allow_once") return interactions.approvePlan();
       return interactions.rejectPlan(choice.kind === "unusable" ? `no usable answer (${choice.reason})` : undefined);
     });
@@ -247,19 +256,22 @@ export class SessionLink {
    * model asks in its reply instead of waiting for the deadline.
    */
   private askQuestion(interactionId: string, question: UserInputDetails): void {
-    if (!this.isPending(interactionId) || this.asking.has(interactionId)) return;
+    this.ifPending(interactionId, () => this.putQuestion(interactionId, question));
+  }
+
+  private putQuestion(interactionId: string, question: UserInputDetails): void {
     if (!this.client.canElicit) {
       const links = this.services.linksOfSession();
       if (links.some((l) => l.prompting) && !links.some((l) => l.client.canElicit && !l.client.peer.closed)) {
-        this.resolve(() => this.record.interactions.decline(interactionId, "the user's editor cannot show questions; ask in your reply instead"));
+        this.resolve(() => this.record.interactions.shared.decline(interactionId, "the user's editor cannot show questions; ask in your reply instead"));
       }
       return;
     }
     const toolCallId = this.updates.link(interactionId, ASK_USER_TOOL);
     this.ask(interactionId, "elicitation/create", questionForm(this.sessionId, toolCallId, question), (answer) => {
       const outcome = answer instanceof Error ? { unanswered: `the question could not be shown (${answer.message})` } : questionAnswer(answer);
-      if ("answered" in outcome) this.record.interactions.respond(interactionId, outcome.answered);
-      else this.record.interactions.decline(interactionId, outcome.unanswered);
+      const interactions = this.record.interactions.shared;
+      return "answered" in outcome ? interactions.respond(interactionId, outcome.answered) : interactions.decline(interactionId, outcome.unanswered);
     });
   }
 
@@ -281,7 +293,7 @@ export class SessionLink {
     interactionId: string,
     method: M,
     params: ServerRequests[M]["params"],
-    decide: (answer: unknown) => void,
+    decide: (answer: unknown) => Promise<void>,
   ): void {
     // A connection that went away answers nothing: the interaction waits for others, or the deadline.
     if (this.client.peer.closed) return;
@@ -304,18 +316,23 @@ export class SessionLink {
     this.asking.delete(interactionId);
   }
 
-  /** Runs a resolution; one that lost the race with another client's (or the deadline) changes nothing. */
-  private resolve(action: () => void): void {
-    try {
-      action();
-    } catch (error) {
+  /** Runs a resolution; one that lost the race with another client's (on any replica, or the deadline) changes nothing. */
+  private resolve(action: () => Promise<void>): void {
+    action().catch((error: unknown) => {
       if (error instanceof InteractionError) return;
       this.services.log?.("warn", "resolving an interaction failed", { sessionId: this.sessionId, error: String(error) });
-    }
+    });
   }
 
-  private isPending(interactionId: string): boolean {
-    return this.record.interactions.list().some((i) => i.id === interactionId);
+  /** Runs `ask` if the interaction is still pending (on any replica) and this connection is not asking about it yet. */
+  private ifPending(interactionId: string, ask: () => void): void {
+    if (this.asking.has(interactionId)) return;
+    this.record.interactions.shared.list().then(
+      (pending) => {
+        if (pending.some((i) => i.id === interactionId) && !this.asking.has(interactionId)) ask();
+      },
+      (error: unknown) => this.services.log?.("warn", "listing pending interactions failed", { sessionId: this.sessionId, error: String(error) }),
+    );
   }
 
   // ── Turns ─────────────────────────────────────────────────────────────────

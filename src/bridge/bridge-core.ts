@@ -1,7 +1,12 @@
+import { randomUUID } from "node:crypto";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import { hostKeyOf } from "../store/host-key.js";
 import { MemoryPlacementStore, type PlacementStore } from "../store/placement.js";
+import type { InteractionStore } from "../store/interactions.js";
+import { MemoryInteractionStore } from "../store/memory-interactions.js";
+import type { HostOwnership } from "../store/ownership.js";
+import { SoleOwnership } from "../store/sole-ownership.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { HostRouter } from "./hosts/host-router.js";
 import { HostedSessions } from "./hosts/hosted-sessions.js";
@@ -32,6 +37,14 @@ export interface BridgeCoreSettings {
   /** How long an interaction waits for a decision (default 300 000 ms). */
   interactionDeadlineMs?: number;
   commandTools?: CommandToolConfig[];
+  /** Where interactions are shared with the other replicas (default: kept in this process). */
+  interactions?: InteractionStore;
+  /** Which Tau hosts this replica owns (default: this process owns every host). */
+  ownership?: HostOwnership;
+  /** The stable name of a single upstream Tau host, the same on every replica (default: its URL without credentials, store/host-key.ts). */
+  hostKey?: string;
+  /** This replica's id in the shared store (default: a random one). */
+  replicaId?: string;
   log?: Log;
 }
 
@@ -58,7 +71,10 @@ export class BridgeCore {
 
   constructor(options: BridgeCoreOptions) {
     this.commandTools = options.commandTools ?? [];
-    const hosts = "hosts" in options ? options.hosts : [{ key: hostKeyOf(options.upstream.url), upstream: options.upstream }];
+    const interactions = options.interactions ?? new MemoryInteractionStore();
+    const ownership = options.ownership ?? new SoleOwnership();
+    const replicaId = options.replicaId ?? randomUUID();
+    const hosts = "hosts" in options ? options.hosts : [{ key: options.hostKey ?? hostKeyOf(options.upstream.url), upstream: options.upstream }];
     this.hosts = hosts.map(
       ({ key, upstream }) =>
         new TauHostLink({
@@ -68,6 +84,8 @@ export class BridgeCore {
           interactionDeadlineMs: options.interactionDeadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
           commandTools: [...this.commandTools],
           reverse: this.reverse,
+          share: { store: interactions, hostKey: key, replicaId },
+          ownership,
           log: options.log,
         }),
     );
@@ -106,6 +124,6 @@ export class BridgeCore {
   async close(): Promise<void> {
     if (this.state === "closed") return;
     this.state = "closed";
-    for (const host of this.hosts) host.close("the gateway is shutting down");
+    await Promise.all(this.hosts.map((host) => host.close("the gateway is shutting down")));
   }
 }

@@ -1,9 +1,10 @@
 import type { SessionClientToolCallMessage, Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
+import type { InteractionAnswer } from "../store/interactions.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { sessionNotFound } from "./ask-errors.js";
 import { ClosedSessions } from "./closed-sessions.js";
-import { SessionInteractions, type CommandToolConfig, type ReverseRequester } from "./interactions/index.js";
+import { SessionInteractions, type CommandToolConfig, type InteractionShare, type ReverseRequester } from "./interactions/index.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
@@ -24,6 +25,8 @@ export interface SessionRegistryOptions {
   interactionDeadlineMs: number;
   commandTools: CommandToolConfig[];
   reverse: ReverseRequester;
+  /** Where interactions are shared with the other replicas. */
+  share: InteractionShare;
   /** Finished closes remembered (default DEFAULT_MAX_CLOSED_SESSIONS, see closed-sessions.ts). */
   maxClosedSessions?: number;
   log?: Log;
@@ -144,6 +147,32 @@ export class SessionRegistry {
     );
   }
 
+  /**
+   * An answer that won in the store, for the session it belongs to (opened here if this replica
+   * has not served it yet: it takes the call over). True once Tau has the result or needs none,
+   * false when it must be delivered again later.
+   */
+  deliver(answer: InteractionAnswer): Promise<boolean> {
+    const { sessionId } = answer.interaction;
+    // An open record first, without waiting: in one process the answer is carried out within the call that decided it.
+    const record = this.settled.get(sessionId);
+    if (record) return record.interactions.deliver(answer);
+    // Closed here: Tau has been told the session's calls are over.
+    if (this.closed.has(sessionId)) return Promise.resolve(true);
+    return this.open(sessionId).then(
+      (r) => r.interactions.deliver(answer),
+      // Gone upstream: nobody can take the result any more. Unreachable: try again later.
+      (err: unknown) => err instanceof TauResponseError && err.code === "not_found",
+    );
+  }
+
+  /** This replica now owns the host: the sessions it serves number new interactions after the ones used elsewhere. */
+  async catchUpInteractionNumbers(): Promise<void> {
+    await Promise.all(
+      this.all().map((r) => r.interactions.catchUpNumbers().catch((err: unknown) => this.options.log?.("warn", "reading interaction numbers failed", { sessionId: r.sessionId, error: String(err) }))),
+    );
+  }
+
   /** After the bridge connection came back: every hub observes again and catches up. */
   async resyncAll(): Promise<void> {
     await Promise.all(this.all().map((r) => r.hub.resync().catch((err: unknown) => this.options.log?.("warn", "resync failed", { sessionId: r.sessionId, error: String(err) }))));
@@ -169,8 +198,9 @@ export class SessionRegistry {
 
   private async create(sessionId: string): Promise<SessionRecord> {
     const { upstream, retention, log } = this.options;
+    const { share } = this.options;
     const hub = new SessionHub({ sessionId, upstream, retention, log });
-    await hub.attach();
+    const [used] = await Promise.all([share.store.counters(share.hostKey, sessionId), hub.attach()]);
     const snapshot = hub.snapshot as Snapshot;
     const interactions = new SessionInteractions({
       sessionId,
@@ -180,6 +210,8 @@ export class SessionRegistry {
       commandTools: this.options.commandTools,
       deadlineMs: this.options.interactionDeadlineMs,
       reverse: this.options.reverse,
+      share,
+      used,
       log,
     });
     return { sessionId, hub, interactions, tenant: sessionTenant(snapshot), sends: new SendsInFlight() };

@@ -258,12 +258,10 @@ export class CodexThread {
     ).then((answer) => {
       const response = answerText(answer, PLAN_QUESTION_ID);
       if (response === undefined || settled.signal.aborted) return;
-      try {
-        if (response === APPROVE_PLAN) this.record.interactions.approvePlan();
-        else this.record.interactions.rejectPlan(response === "Reject" ? undefined : response);
-      } catch {
-        // Settled meanwhile by someone else: first resolution wins.
-      }
+      const plans = this.record.interactions.shared;
+      const decided = response === APPROVE_PLAN ? plans.approvePlan() : plans.rejectPlan(response === "Reject" ? undefined : response);
+      // Settled meanwhile by someone else (on any replica): first resolution wins.
+      return decided.catch(() => undefined);
     });
   }
 }

@@ -7,7 +7,8 @@ import { findCycles, readImportGraph } from "../support/import-graph.js";
 
 /**
  * The layer stack of src/ (see DESIGN.md §2): data flows one way, each layer importing only from
- * layers below it. host and bridge are siblings over tau and never import each other. A client
+ * layers below it. store (what gateway replicas share, e.g. in Redis) sits over tau and under
+ * host and bridge. host and bridge are siblings over it and never import each other. A client
  * dialect built on the bridge core (codex, acp) sits above the bridge and below the transports;
  * dialects never import each other. codegen is a
  * build tool that reads the registry and writes schema/ and generated/; nothing in src/ imports it,
@@ -103,6 +104,8 @@ describe("the layer rules themselves", () => {
     expect(forbidden("cli", "shared")).toBeUndefined();
     expect(forbidden("tau", "tau")).toBeUndefined();
     expect(forbidden("entry", "validation")).toBeUndefined();
+    expect(forbidden("bridge", "store")).toBeUndefined();
+    expect(forbidden("store", "shared")).toBeUndefined();
     expect(forbidden("validation", "generated")).toBeUndefined();
     expect(forbidden("codegen", "registry")).toBeUndefined();
   });
@@ -114,6 +117,7 @@ describe("the layer rules themselves", () => {
     expect(forbidden("bridge", "host")).toMatch(/siblings/);
     expect(forbidden("host", "bridge")).toMatch(/siblings/);
     expect(forbidden("bridge", "codex")).toBe("upward import");
+    expect(forbidden("store", "bridge")).toBe("upward import");
     expect(forbidden("codex", "transports")).toBe("upward import");
     expect(forbidden("validation", "codegen")).toMatch(/build tool/);
     expect(forbidden("entry", "codegen")).toMatch(/build tool/);
@@ -131,6 +135,7 @@ describe("the layer rules themselves", () => {
     expect(layerOf("src/host/methods/turns.ts")).toBe("host");
     expect(layerOf("src/codegen/main.ts")).toBe("codegen");
     expect(layerOf("src/shared/log.ts")).toBe("shared");
+    expect(layerOf("src/store/interactions.ts")).toBe("store");
     expect(layerOf("src/codex/thread.ts")).toBe("codex");
     expect(layerOf("src/acp/agent.ts")).toBe("acp");
     expect(layerOf("generated/tau-v18.ts")).toBe("generated");

@@ -1,10 +1,12 @@
 import type { Log } from "../../shared/log.js";
+import type { AnswerConsumer } from "../../store/interactions.js";
+import type { HostOwnership } from "../../store/ownership.js";
 import type { TauUpstream } from "../../tau/upstream.js";
-import type { CommandToolConfig, ReverseRequester } from "../interactions/index.js";
+import type { CommandToolConfig, InteractionShare, ReverseRequester } from "../interactions/index.js";
 import { SessionRegistry } from "../session-registry.js";
 
 export interface TauHostLinkOptions {
-  /** The host's stable name (store/host-key.ts). */
+  /** The host's stable name (store/host-key.ts), the same on every replica. */
   key: string;
   /** The bridge connection to the host: the one that advertises the gateway's client tools. */
   upstream: TauUpstream;
@@ -12,6 +14,10 @@ export interface TauHostLinkOptions {
   interactionDeadlineMs: number;
   commandTools: CommandToolConfig[];
   reverse: ReverseRequester;
+  /** Where the host's interactions are shared with the other replicas (its `hostKey` is `key`). */
+  share: InteractionShare;
+  /** Which hosts this replica owns: the owner of this one delivers its accepted answers to Tau. */
+  ownership: HostOwnership;
   log?: Log;
 }
 
@@ -19,23 +25,32 @@ export interface TauHostLinkOptions {
  * One Tau host as the bridge sees it: its bridge connection and the records of the sessions that
  * live on it. Tau sends a session's client-tool calls to the connection that advertised the tools,
  * so each host's records hear only their own connection; a host that drops ends only its own
- * sessions' interactions, and only its own sessions resync when it comes back.
+ * sessions' interactions, and only its own sessions resync when it comes back. While this replica
+ * owns the host, it takes the answers accepted on any replica to Tau.
  */
 export class TauHostLink {
   readonly key: string;
   readonly upstream: TauUpstream;
   readonly sessions: SessionRegistry;
+  private readonly ownership: HostOwnership;
+  private readonly share: InteractionShare;
+  /** Taking the host's accepted answers to Tau, while this replica owns the host. */
+  private answers: AnswerConsumer | undefined;
+  private started = false;
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(options: TauHostLinkOptions) {
     this.key = options.key;
     this.upstream = options.upstream;
+    this.ownership = options.ownership;
+    this.share = options.share;
     this.sessions = new SessionRegistry({
       upstream: options.upstream,
       retention: options.retention,
       interactionDeadlineMs: options.interactionDeadlineMs,
       commandTools: options.commandTools,
       reverse: options.reverse,
+      share: options.share,
       log: options.log,
     });
   }
@@ -44,21 +59,43 @@ export class TauHostLink {
     return this.upstream.url;
   }
 
-  /** Wires the connection's messages and reconnects to the session records. */
+  /** Wires the connection's messages and reconnects to the session records, and the host's answers while owned. */
   start(): void {
     const { upstream, sessions } = this;
+    this.started = true;
     this.unsubscribe.push(
       upstream.onMessage((message) => sessions.route(message)),
       upstream.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
       upstream.onConnected(({ reconnected }) => {
         if (reconnected) void sessions.resyncAll();
       }),
+      // The owner of the host delivers its accepted answers; the next owner takes over the undelivered ones.
+      this.ownership.onChange((hostKey, owned) => {
+        if (hostKey !== this.key) return;
+        if (!owned) return void this.stopTakingAnswers();
+        void sessions.catchUpInteractionNumbers();
+        this.takeAnswers();
+      }),
     );
+    if (this.ownership.owns(this.key)) this.takeAnswers();
   }
 
-  /** Stops routing and ends every pending interaction of the host's sessions. */
-  close(reason: string): void {
+  /** Stops routing, ends every pending interaction of the host's sessions and stops taking answers. */
+  async close(reason: string): Promise<void> {
+    this.started = false;
     for (const stop of this.unsubscribe.splice(0)) stop();
     this.sessions.cancelAllInteractions(reason);
+    await this.stopTakingAnswers();
+  }
+
+  private takeAnswers(): void {
+    if (this.answers || !this.started) return;
+    this.answers = this.share.store.consume(this.key, (answer) => this.sessions.deliver(answer));
+  }
+
+  private async stopTakingAnswers(): Promise<void> {
+    const answers = this.answers;
+    this.answers = undefined;
+    await answers?.stop();
   }
 }

@@ -50,10 +50,15 @@ const USER_INPUT: InteractionKind<Question> = {
   record: (p) => ({ id: p.id, kind: "user_input", status: "pending", payload: p.data }),
 };
 
+/** What was decided about a question (plain JSON: it may be decided on another replica). */
+type InputDecision = { action: "respond"; response: string } | { action: "decline"; reason: string };
+
 export class AskUserTool implements GatewayTool {
   readonly parameters = ASK_USER_PARAMETERS;
 
-  constructor(private readonly context: ToolContext) {}
+  constructor(private readonly context: ToolContext) {
+    context.pending.register(USER_INPUT, (input, decision) => this.carryOut(input, decision));
+  }
 
   start(call: ToolCall, args: unknown): void {
     const { question, options } = args as { question: string; options?: string[] };
@@ -62,7 +67,7 @@ export class AskUserTool implements GatewayTool {
     if (!pending.isPending(input)) return; // settled by a listener of the event
     reverse.requestUserInput(sessionId, { requestId: input.id, ...input.data, sessionId, interactionId: input.id }, input.asking).then(
       (answer) => {
-        if (answer !== undefined) this.answer(input, answer.response);
+        if (answer !== undefined) void pending.decide(input, { action: "respond", response: answer.response } satisfies InputDecision);
       },
       (error: unknown) => {
         // No answer is not an answer: keep waiting for interaction/respond or the deadline.
@@ -73,26 +78,37 @@ export class AskUserTool implements GatewayTool {
 
   /** interaction/respond. */
   respond(interactionId: string, response: string): void {
-    const input = this.context.pending.find(USER_INPUT, interactionId);
-    if (!input) throw new InteractionError("interaction_not_found", `no pending user-input request ${interactionId}`);
-    this.answer(input, response);
+    void this.context.pending.decide(this.pendingInput(interactionId), { action: "respond", response } satisfies InputDecision);
   }
 
   /** The question goes unanswered: the tool fails with the reason, so the model carries on without it. */
   decline(interactionId: string, reason: string): void {
-    const input = this.context.pending.find(USER_INPUT, interactionId);
-    if (!input) throw new InteractionError("interaction_not_found", `no pending user-input request ${interactionId}`);
-    this.context.pending.resolve(input, {
-      event: draft("input.resolved", { id: input.id, status: "cancelled", reason }),
-      reply: errorReply(`the user did not answer: ${reason}`),
-    });
+    void this.context.pending.decide(this.pendingInput(interactionId), { action: "decline", reason } satisfies InputDecision);
   }
 
-  /** The answer is the tool result; a later one changes nothing. */
-  private answer(input: Pending<Question>, response: string): void {
+  private pendingInput(interactionId: string): Pending<Question> {
+    const input = this.context.pending.find(USER_INPUT, interactionId);
+    if (!input) throw new InteractionError("interaction_not_found", notPendingInput(interactionId));
+    return input;
+  }
+
+  /** The decision that won: the answer is the tool result; anything else is the question going unanswered. */
+  private carryOut(input: Pending<Question>, decision: unknown): void {
+    const { action, response, reason } = (decision ?? {}) as Partial<Record<"action" | "response" | "reason", unknown>>;
+    if (action === "respond" && typeof response === "string") {
+      this.context.pending.resolve(input, {
+        event: draft("input.resolved", { id: input.id, status: "responded", response }),
+        reply: textReply(response),
+      });
+      return;
+    }
+    const why = typeof reason === "string" ? reason : "no usable answer";
     this.context.pending.resolve(input, {
-      event: draft("input.resolved", { id: input.id, status: "responded", response }),
-      reply: textReply(response),
+      event: draft("input.resolved", { id: input.id, status: "cancelled", reason: why }),
+      reply: errorReply(`the user did not answer: ${why}`),
     });
   }
 }
+
+/** The error for a user-input request that is not pending (never was, or already resolved). */
+export const notPendingInput = (interactionId: string) => `no pending user-input request ${interactionId}`;

@@ -21,6 +21,8 @@ import { errorReply, type ToolReply } from "./tool-reply.js";
 
 interface OpenCall extends ToolCall {
   readonly abort: AbortController;
+  /** Says, once the call is over here, whether Tau has its result (or needs none): see settled(). */
+  readonly over: (taken: boolean) => void;
 }
 
 export interface ClientToolCallsOptions {
@@ -37,6 +39,8 @@ export interface ClientToolCallsOptions {
 export class ClientToolCalls {
   /** Calls Tau made that have not been answered or cancelled yet, by callId. */
   private readonly calls = new Map<string, OpenCall>();
+  /** For every call seen: resolves once it is over here (see settled()). */
+  private readonly outcomes = new WeakMap<ToolCall, Promise<boolean>>();
 
   constructor(private readonly options: ClientToolCallsOptions) {}
 
@@ -50,9 +54,7 @@ export class ClientToolCalls {
       });
       return;
     }
-    const abort = new AbortController();
-    const call: OpenCall = { message, abort, signal: abort.signal, running: false };
-    this.calls.set(message.callId, call);
+    const call = this.track(message, false);
     this.start(call).catch((error: unknown) => {
       log?.("error", "client-tool call failed", { sessionId, callId: message.callId, error: errorText(error) });
       this.answer(call, errorReply(`the gateway failed to handle the call: ${errorText(error)}`));
@@ -65,20 +67,45 @@ export class ClientToolCalls {
     // Tau has given up on the call: stop everything and send nothing further (spec §7).
     this.calls.delete(message.callId);
     call.abort.abort();
+    call.over(true);
     this.options.cancelled(call, message.reason);
+  }
+
+  /**
+   * A call whose interaction another replica opened (and acked) and can no longer serve: its
+   * answer is sent from here. Tau has most likely cancelled it with that replica's connection; it
+   * then refuses the result, and that is the end of it.
+   */
+  adopt(message: SessionClientToolCallMessage): ToolCall {
+    return this.calls.get(message.callId) ?? this.track(message, true);
+  }
+
+  /**
+   * Resolves once the call is over here: true when Tau has answered its result (accepted or not:
+   * `accepted: false` means the call had ended, and a result is never sent twice) or needs none
+   * (cancelled, forgotten), false when the result could not be sent.
+   */
+  settled(call: ToolCall): Promise<boolean> {
+    return this.outcomes.get(call) ?? Promise.resolve(true);
   }
 
   /** The call's one result. Later attempts (and calls Tau cancelled) send nothing. */
   answer(call: ToolCall, reply: ToolReply): void {
-    if (!this.isOpen(call)) return;
+    const open = this.calls.get(call.message.callId);
+    if (open !== call) return;
     this.calls.delete(call.message.callId);
     const { sessionId, callId } = call.message;
     const { upstream, log } = this.options;
     upstream.request("session.clientTool.result", { sessionId, callId, ...reply }).then(
       (result) => {
+        // Not accepted: the call had ended (cancelled, timed out, answered). Never sent again.
         if (!result.accepted) log?.("info", "Tau did not accept the tool result (the call had ended)", { sessionId, callId });
+        open.over(true);
       },
-      (error: unknown) => log?.("warn", "session.clientTool.result failed", { sessionId, callId, error: errorText(error) }),
+      (error: unknown) => {
+        log?.("warn", "session.clientTool.result failed", { sessionId, callId, error: errorText(error) });
+        open.over(false);
+      },
     );
   }
 
@@ -89,8 +116,20 @@ export class ClientToolCalls {
    */
   forgetIdle(): void {
     for (const call of [...this.calls.values()]) {
-      if (!call.running) this.calls.delete(call.message.callId);
+      if (call.running) continue;
+      this.calls.delete(call.message.callId);
+      call.over(true);
     }
+  }
+
+  private track(message: SessionClientToolCallMessage, adopted: boolean): OpenCall {
+    const abort = new AbortController();
+    let over!: (taken: boolean) => void;
+    const outcome = new Promise<boolean>((resolve) => (over = resolve));
+    const call: OpenCall = { message, abort, signal: abort.signal, running: false, over, ...(adopted ? { adopted } : {}) };
+    this.calls.set(message.callId, call);
+    this.outcomes.set(call, outcome);
+    return call;
   }
 
   private isOpen(call: ToolCall): boolean {
@@ -127,7 +166,9 @@ export class ClientToolCalls {
     tool.start(call, args);
   }
 
-  private forget(call: ToolCall): void {
-    if (this.isOpen(call)) this.calls.delete(call.message.callId);
+  private forget(call: OpenCall): void {
+    if (!this.isOpen(call)) return;
+    this.calls.delete(call.message.callId);
+    call.over(true);
   }
 }

@@ -29,6 +29,12 @@ import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandToolConfig } from "./tools-conf
 /** Runs argv[0] with the remaining values as its arguments, without shell interpolation (spec §4.3). */
 export const EXEC_ARGV = 'exec "$0" "$@"';
 
+/** The error for an approval that is not pending (never was, or already resolved). */
+export const notPendingApproval = (interactionId: string) => `no pending approval ${interactionId}`;
+
+/** The result of an approved call whose replica stopped before running it. */
+const NOT_RUN_AFTER_TAKEOVER = "approved, but not run: the gateway replica that held the call stopped before running the command; call the tool again";
+
 /** Scopes a grant may have here; `project` needs per-workspace grants the gateway does not keep. */
 const ALLOWED_SCOPES: ApprovalScope[] = ["once", "session"];
 
@@ -61,6 +67,9 @@ export interface CommandToolsOptions {
   upstream: Pick<TauUpstream, "request">;
 }
 
+/** What was decided about an approval (plain JSON: it may be decided on another replica). */
+type ApprovalDecision = { action: "approve"; scope: "once" | "session" } | { action: "reject"; feedback?: string };
+
 export class CommandTools {
   /** Command tools granted with scope session. */
   private readonly grants = new Set<string>();
@@ -68,7 +77,9 @@ export class CommandTools {
   constructor(
     private readonly context: ToolContext,
     private readonly options: CommandToolsOptions,
-  ) {}
+  ) {
+    context.pending.register(APPROVAL, (approval, decision) => this.carryOut(approval, decision));
+  }
 
   /** The GatewayTool serving one configured command tool. */
   serving(tool: CommandToolConfig): GatewayTool {
@@ -162,21 +173,36 @@ export class CommandTools {
   }
 
   private grant(approval: Pending<ApprovalRequest>, scope: "once" | "session"): void {
-    const { tool } = approval.data;
-    if (scope === "session") this.grants.add(tool.name);
-    if (this.context.pending.resolve(approval, { event: approved(approval.id, scope) })) this.run(approval.call, tool);
+    void this.context.pending.decide(approval, { action: "approve", scope } satisfies ApprovalDecision);
   }
 
   private deny(approval: Pending<ApprovalRequest>, feedback?: string): void {
+    void this.context.pending.decide(approval, { action: "reject", ...(feedback ? { feedback } : {}) } satisfies ApprovalDecision);
+  }
+
+  /** The decision that won: a grant runs the command, anything else refuses (consent is never inferred). */
+  private carryOut(approval: Pending<ApprovalRequest>, decision: unknown): void {
+    const { action, scope, feedback } = (decision ?? {}) as Partial<Record<"action" | "scope" | "feedback", unknown>>;
+    if (action === "approve" && (scope === "once" || scope === "session")) {
+      const { tool } = approval.data;
+      if (scope === "session") this.grants.add(tool.name);
+      if (!this.context.pending.resolve(approval, { event: approved(approval.id, scope) })) return;
+      // A call taken over from a replica that stopped was most likely cancelled by Tau with it: a
+      // command must not run for a call nobody may answer any more.
+      if (approval.call.adopted) this.context.answer(approval.call, errorReply(NOT_RUN_AFTER_TAKEOVER));
+      else this.run(approval.call, tool);
+      return;
+    }
+    const said = typeof feedback === "string" && feedback ? feedback : undefined;
     this.context.pending.resolve(approval, {
-      event: draft("approval.updated", { id: approval.id, status: "rejected", ...(feedback ? { feedback } : {}) }),
-      reply: errorReply(feedback ? `rejected by the user: ${feedback}` : "rejected by the user"),
+      event: draft("approval.updated", { id: approval.id, status: "rejected", ...(said ? { feedback: said } : {}) }),
+      reply: errorReply(said ? `rejected by the user: ${said}` : "rejected by the user"),
     });
   }
 
   private pendingApproval(interactionId: string): Pending<ApprovalRequest> {
     const approval = this.context.pending.find(APPROVAL, interactionId);
-    if (!approval) throw new InteractionError("interaction_not_found", `no pending approval ${interactionId}`);
+    if (!approval) throw new InteractionError("interaction_not_found", notPendingApproval(interactionId));
     return approval;
   }
 
@@ -222,7 +248,7 @@ export class CommandTools {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** once and session are honoured; project (per-workspace grants) is refused rather than downgraded. */
-function checkedScope(scope: ApprovalScope): "once" | "session" {
+export function checkedScope(scope: ApprovalScope): "once" | "session" {
   if (scope === "once" || scope === "session") return scope;
   throw new InteractionError(
     "invalid_params",

@@ -10,7 +10,9 @@ export { DEADLINE_GRACE_MS, DEFAULT_INTERACTION_DEADLINE_MS, gatewayClientTools,
 export { decisionGrant, type DecisionGrant } from "./decisions.js";
 export { InteractionError, type InteractionErrorCode } from "./interaction-error.js";
 export { firstAnswer } from "./first-answer.js";
+export type { InteractionShare } from "./interaction-share.js";
 export type { ReverseRequester } from "./reverse-requester.js";
+export { SharedAnswers } from "./shared-answers.js";
 export { SUBMIT_PLAN_PARAMETERS } from "./submit-plan-tool.js";
 export { SessionInteractions, type InteractionEventSink, type SessionInteractionsOptions } from "./session-interactions.js";
 export { ASK_USER_TOOL, GATEWAY_TOOL_NAMES, SUBMIT_PLAN_TOOL } from "./tool-names.js";

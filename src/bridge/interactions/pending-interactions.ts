@@ -1,5 +1,9 @@
 import type { InteractionRecord } from "../../../generated/ask-v1.0.js";
+import type { Log } from "../../shared/log.js";
+import type { InteractionAnswer, InteractionCounters, SharedInteraction } from "../../store/interactions.js";
 import type { EventDraft } from "../event-draft.js";
+import { errorText } from "./error-text.js";
+import type { InteractionShare } from "./interaction-share.js";
 import type { ToolCall } from "./tool-call.js";
 import { InteractionIds, type InteractionIdKind } from "./interaction-ids.js";
 import { errorReply, type ToolReply } from "./tool-reply.js";
@@ -10,6 +14,12 @@ import { errorReply, type ToolReply } from "./tool-reply.js";
  * assumed), lets the first resolution win, stops whoever is still being asked once one has, and
  * emits the events that announce and end every interaction. What an interaction means belongs to
  * its tool's module, which describes it with an InteractionKind.
+ *
+ * The table lives on the replica that holds the calls; every interaction is also published in the
+ * interaction store, where any replica may answer it. A decision made here goes through the store
+ * too (`decide`), so the first answer wins across all replicas; the store hands the winning one back
+ * (`deliver`), and only then does the interaction end here. With the memory store that round trip
+ * happens within the call that decided.
  */
 
 /** How one tool's interactions show outside: their ids, their events and their listing. */
@@ -28,7 +38,7 @@ export interface InteractionKind<D> {
 export interface Pending<D> {
   readonly id: string;
   readonly call: ToolCall;
-  /** What the tool's module keeps about it. */
+  /** What the tool's module keeps about it (plain JSON: it is shared with the other replicas). */
   readonly data: D;
   /** Aborted once the interaction is settled, so clients still asking their users stop. */
   readonly asking: AbortSignal;
@@ -40,44 +50,82 @@ export interface Resolution {
   readonly reply?: ToolReply;
 }
 
+/** Carries out a decision that won (made here or on another replica); what it contains is the tool module's. */
+export type DecisionHandler<D> = (p: Pending<D>, decision: unknown) => void;
+
 export interface PendingInteractionsOptions {
+  sessionId: string;
   /** How long an interaction waits for a decision. */
   deadlineMs: number;
   /** Where interaction events go: the session's hub. */
   emit(draft: EventDraft): void;
   /** Sends a call's one result to Tau. */
   answer(call: ToolCall, reply: ToolReply): void;
+  /** Resolves once Tau has answered the call's result (true), or false when the result could not be sent. */
+  settled(call: ToolCall): Promise<boolean>;
+  /** The call of an answered interaction another replica opened and can no longer serve, taken over here. */
+  adopt(shared: SharedInteraction): ToolCall;
+  share: InteractionShare;
+  /** The highest interaction numbers the session has used (ids are never reused). */
+  used?: InteractionCounters;
+  log?: Log;
 }
 
 interface Entry {
   readonly pending: Pending<unknown>;
   readonly kind: InteractionKind<unknown>;
   readonly asking: AbortController;
-  readonly timer: NodeJS.Timeout;
+  readonly timer?: NodeJS.Timeout;
 }
 
 /** "300 s" for whole seconds, "1500 ms" otherwise. */
 const duration = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
 export class PendingInteractions {
-  private readonly ids = new InteractionIds();
+  private readonly ids: InteractionIds;
   /** Unsettled interactions by id, in creation order. */
   private readonly entries = new Map<string, Entry>();
+  /** Each kind and what carries out its decisions, by id kind. */
+  private readonly kinds = new Map<InteractionIdKind, { kind: InteractionKind<unknown>; decided: DecisionHandler<unknown> }>();
 
-  constructor(private readonly options: PendingInteractionsOptions) {}
+  constructor(private readonly options: PendingInteractionsOptions) {
+    this.ids = new InteractionIds(options.used);
+  }
+
+  /** Makes `decided` carry out the decisions about interactions of `kind`. */
+  register<D>(kind: InteractionKind<D>, decided: DecisionHandler<D>): void {
+    this.kinds.set(kind.idKind, { kind: kind as InteractionKind<unknown>, decided: decided as DecisionHandler<unknown> });
+  }
 
   /**
-   * Opens an interaction about `call`, starts its deadline and announces it. A listener of the
-   * announcement may settle it at once: check isPending before asking anyone.
+   * Opens an interaction about `call`, starts its deadline, publishes it and announces it. A
+   * listener of the announcement may settle it at once: check isPending before asking anyone.
    */
   open<D>(kind: InteractionKind<D>, call: ToolCall, data: D): Pending<D> {
     const asking = new AbortController();
     const pending: Pending<D> = { id: this.ids.next(kind.idKind), call, data, asking: asking.signal };
     const timer = setTimeout(() => this.expire(pending), this.options.deadlineMs);
     timer.unref?.();
-    this.entries.set(pending.id, { pending, kind, asking, timer });
-    this.options.emit(kind.created(pending));
+    this.entries.set(pending.id, { pending, kind: kind as InteractionKind<unknown>, asking, timer });
+    const { store } = this.options.share;
+    const published = store.open(this.shared(kind, pending), this.ids.last(kind.idKind));
+    if (store.kind === "memory") {
+      this.options.emit(kind.created(pending));
+    } else {
+      // Announced once every replica can see it, so a client that reads the event can answer it anywhere.
+      published.then(
+        () => {
+          if (this.isPending(pending)) this.options.emit(kind.created(pending));
+        },
+        (error: unknown) => this.failedToPublish(pending, error),
+      );
+    }
     return pending;
+  }
+
+  /** Ids carry on after the numbers the session used on other replicas (this one takes the session's calls over). */
+  raiseNumbers(used: InteractionCounters): void {
+    this.ids.raise(used);
   }
 
   /** An interaction decided as it arose (a tool granted for the session): it gets an id and its event, and never waits. */
@@ -100,9 +148,48 @@ export class PendingInteractions {
     return [...this.entries.values()].filter((entry) => entry.kind === kind).map((entry) => entry.pending as Pending<D>);
   }
 
-  /** interaction/list: the pending interactions of the listed kinds, oldest first. */
+  /** interaction/list of the interactions held here: the pending interactions of the listed kinds, oldest first. */
   records(): InteractionRecord[] {
     return [...this.entries.values()].flatMap(({ kind, pending }) => (kind.record ? [kind.record(pending)] : []));
+  }
+
+  /**
+   * A decision about `p` made on this replica: it is carried out if it is the first answer to `p`
+   * on any replica (true), and changes nothing otherwise (false).
+   */
+  decide(p: Pending<unknown>, decision: unknown): Promise<boolean> {
+    const entry = this.entries.get(p.id);
+    if (entry?.pending !== p) return Promise.resolve(false);
+    const { store, hostKey } = this.options.share;
+    return store.resolve(hostKey, this.options.sessionId, p.id, [entry.kind.idKind], decision).catch((error: unknown) => {
+      this.options.log?.("warn", "an interaction's answer could not be recorded", { sessionId: this.options.sessionId, interactionId: p.id, error: errorText(error) });
+      return false;
+    });
+  }
+
+  /**
+   * The answer that won for one of this session's interactions, from the store: it is carried out,
+   * and the promise says when Tau has the call's result (true), or that sending it failed and the
+   * delivery must be tried again (false).
+   */
+  async deliver(answer: InteractionAnswer): Promise<boolean> {
+    const { interaction, decision } = answer;
+    let entry = this.entries.get(interaction.id);
+    if (entry && entry.pending.call.message.callId !== interaction.call.callId) {
+      // Not the call this id stands for here (the store refuses a reused id, so this is not expected).
+      this.options.log?.("warn", "an answer names an interaction of another call; dropped", { sessionId: this.options.sessionId, interactionId: interaction.id });
+      return true;
+    }
+    if (!entry) {
+      // Ended here already (deadline, cancelled call, closed session): Tau hears nothing more.
+      if (interaction.openedBy === this.options.share.replicaId) return true;
+      entry = this.adopt(interaction);
+      if (!entry) return true;
+    }
+    const handler = this.kinds.get(entry.kind.idKind);
+    if (!handler) return true;
+    handler.decided(entry.pending, decision);
+    return this.options.settled(entry.pending.call);
   }
 
   /** Settles `p` unless something settled it first (first resolution wins); true when this one did. */
@@ -120,23 +207,85 @@ export class PendingInteractions {
   /** Tau cancelled `call`: its interaction ends, says so, and Tau hears nothing more about it. */
   cancelCall(call: ToolCall, reason: string): void {
     for (const { pending, kind } of [...this.entries.values()]) {
-      if (pending.call === call) this.resolve(pending, { event: kind.ended(pending, "cancelled", reason) });
+      if (pending.call !== call) continue;
+      this.withdraw(pending);
+      this.resolve(pending, { event: kind.ended(pending, "cancelled", reason) });
     }
   }
 
   /** Session closed or the bridge connection lost: every interaction ends, and Tau hears so (if it still can) rather than waiting for its own deadline. */
   cancelAll(reason: string): void {
     for (const { pending, kind } of [...this.entries.values()]) {
+      this.withdraw(pending);
       this.resolve(pending, { event: kind.ended(pending, "cancelled", reason), reply: errorReply(`cancelled: ${reason}`) });
     }
   }
 
-  /** The deadline passed with nobody deciding: deny, never assume consent. */
+  /** The deadline passed with nobody deciding: deny, never assume consent — unless an answer won meanwhile, which is on its way. */
   private expire(p: Pending<unknown>): void {
+    if (!this.isPending(p)) return;
+    const { store, hostKey } = this.options.share;
+    store.withdraw(hostKey, this.options.sessionId, p.id).then(
+      (withdrawn) => {
+        if (withdrawn) this.settleExpired(p);
+      },
+      (error: unknown) => {
+        // The store is out of reach: the deadline still denies here (no answer can be delivered either).
+        this.options.log?.("warn", "an expired interaction could not be withdrawn from the store", { sessionId: this.options.sessionId, interactionId: p.id, error: errorText(error) });
+        this.settleExpired(p);
+      },
+    );
+  }
+
+  private settleExpired(p: Pending<unknown>): void {
     const entry = this.entries.get(p.id);
     if (entry?.pending !== p) return;
     const waited = duration(this.options.deadlineMs);
     const reason = `nobody decided within ${waited}`;
     this.resolve(p, { event: entry.kind.ended(p, "expired", reason), reply: entry.kind.expiredReply(p, reason, waited) });
+  }
+
+  /** Ends `p` in the store too (the call is over here whatever the store says). */
+  private withdraw(p: Pending<unknown>): void {
+    const { store, hostKey } = this.options.share;
+    store.withdraw(hostKey, this.options.sessionId, p.id).catch((error: unknown) => {
+      this.options.log?.("warn", "an ended interaction could not be withdrawn from the store", { sessionId: this.options.sessionId, interactionId: p.id, error: errorText(error) });
+    });
+  }
+
+  /** An interaction nobody else can see cannot be answered anywhere but here: it still waits, for answers here and its deadline. */
+  private failedToPublish(p: Pending<unknown>, error: unknown): void {
+    this.options.log?.("warn", "an interaction could not be shared with the other replicas", { sessionId: this.options.sessionId, interactionId: p.id, error: errorText(error) });
+    const entry = this.entries.get(p.id);
+    if (entry?.pending === p) this.resolve(p, { event: entry.kind.ended(p, "cancelled", "the gateway could not record it"), reply: errorReply("cancelled: the gateway could not record the interaction") });
+  }
+
+  /** Takes over an answered interaction whose replica is gone: its call is answered from here. */
+  private adopt(shared: SharedInteraction): Entry | undefined {
+    const handler = this.kinds.get(shared.kind);
+    if (!handler) return undefined;
+    const asking = new AbortController();
+    const pending: Pending<unknown> = { id: shared.id, call: this.options.adopt(shared), data: shared.data, asking: asking.signal };
+    const entry: Entry = { pending, kind: handler.kind, asking };
+    this.entries.set(pending.id, entry);
+    return entry;
+  }
+
+  /** The interaction as every replica sees it. */
+  private shared<D>(kind: InteractionKind<D>, p: Pending<D>): SharedInteraction {
+    const { message } = p.call;
+    const { hostKey, replicaId } = this.options.share;
+    const record = kind.record?.(p);
+    return {
+      id: p.id,
+      sessionId: this.options.sessionId,
+      kind: kind.idKind,
+      hostKey,
+      openedBy: replicaId,
+      call: { ...message },
+      data: p.data,
+      ...(record ? { record } : {}),
+      deadlineAt: Date.now() + this.options.deadlineMs,
+    };
   }
 }

@@ -1,6 +1,8 @@
 import type { ApprovalMode, ApprovalScope, InteractionRecord } from "../../../generated/ask-v1.0.js";
 import type { SessionClientToolCallMessage, SessionClientToolCancelMessage } from "../../../generated/tau-v18.js";
 import type { Log } from "../../shared/log.js";
+import { MemoryInteractionStore } from "../../store/memory-interactions.js";
+import type { InteractionAnswer, InteractionCounters } from "../../store/interactions.js";
 import type { TauUpstream } from "../../tau/upstream.js";
 import type { EventDraft } from "../event-draft.js";
 import { canonicalApprovalMode, type ApprovalModeName } from "./approval-modes.js";
@@ -9,8 +11,10 @@ import { ClientToolCalls } from "./client-tool-calls.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS } from "./client-tools.js";
 import { CommandTools } from "./command-tools.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
+import type { InteractionShare } from "./interaction-share.js";
 import { PendingInteractions } from "./pending-interactions.js";
 import type { ReverseRequester } from "./reverse-requester.js";
+import { SharedAnswers } from "./shared-answers.js";
 import { SubmitPlanTool } from "./submit-plan-tool.js";
 import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import type { CommandToolConfig } from "./tools-config.js";
@@ -21,6 +25,9 @@ import type { CommandToolConfig } from "./tools-config.js";
  * interaction in the session's pending table; it is resolved by whichever comes first: an
  * interaction/* or plan/* method, a reverse request's answer, the deadline (which denies), or Tau
  * cancelling the call. This class only wires the parts together and routes the clients' methods.
+ * Pending interactions are shared with the other gateway replicas through the interaction store:
+ * clients on any replica list and answer them (`shared`), and the answer that wins comes back here
+ * to be carried out (`deliver`).
  */
 
 export interface SessionInteractionsOptions {
@@ -34,6 +41,13 @@ export interface SessionInteractionsOptions {
   /** How long an interaction waits for a decision (default 300 000 ms). */
   deadlineMs?: number;
   reverse: ReverseRequester;
+  /**
+   * Where the session's interactions are shared with other replicas. Without one, they are kept to
+   * this object (a memory store of its own, whose answers it delivers itself).
+   */
+  share?: InteractionShare;
+  /** The highest interaction numbers the session has used (from the store), so ids are never reused. */
+  used?: InteractionCounters;
   log?: Log;
 }
 
@@ -52,11 +66,15 @@ export class SessionInteractions {
   private readonly commands: CommandTools;
   /** The tools Tau may call, by name. */
   private readonly tools: ReadonlyMap<string, GatewayTool>;
+  /** Answers from clients on any replica (what the interaction/* and plan/* methods use). */
+  readonly shared: SharedAnswers;
+  private readonly share: InteractionShare;
 
   constructor(options: SessionInteractionsOptions) {
     const { sessionId, upstream, hub, mode, reverse, log } = options;
     this.sessionId = sessionId;
     this.modeName = mode;
+    const share = (this.share = options.share ?? this.ownShare());
     this.calls = new ClientToolCalls({
       sessionId,
       upstream,
@@ -65,7 +83,18 @@ export class SessionInteractions {
       log,
     });
     const answer: ToolContext["answer"] = (call, reply) => this.calls.answer(call, reply);
-    this.pending = new PendingInteractions({ deadlineMs: options.deadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS, emit: (draft) => hub.emit(draft), answer });
+    this.pending = new PendingInteractions({
+      sessionId,
+      deadlineMs: options.deadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
+      emit: (draft) => hub.emit(draft),
+      answer,
+      settled: (call) => this.calls.settled(call),
+      adopt: (shared) => this.calls.adopt(shared.call as unknown as SessionClientToolCallMessage),
+      share,
+      used: options.used,
+      log,
+    });
+    this.shared = new SharedAnswers(sessionId, share);
     const context: ToolContext = { sessionId, pending: this.pending, answer, reverse, log };
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);
@@ -108,15 +137,33 @@ export class SessionInteractions {
     this.calls.onCancel(message);
   }
 
+  /**
+   * An answer that won in the store for one of this session's interactions: it is carried out here
+   * (this replica holds the call, or takes it over from one that stopped). Resolves with true once
+   * Tau has the result, false when it could not be sent (the store delivers it again later).
+   */
+  deliver(answer: InteractionAnswer): Promise<boolean> {
+    return this.pending.deliver(answer);
+  }
+
+  /** This replica takes the session's calls over: interaction ids carry on after the ones used elsewhere. */
+  async catchUpNumbers(): Promise<void> {
+    const { store, hostKey } = this.share;
+    this.pending.raiseNumbers(await store.counters(hostKey, this.sessionId));
+  }
+
   /** Session closed or the bridge connection lost: pending interactions end, with events. */
   cancelAll(reason: string): void {
     this.pending.cancelAll(reason);
     this.calls.forgetIdle();
   }
 
-  // ── Clients' side ─────────────────────────────────────────────────────────
+  // ── Clients' side, on the replica holding the calls ───────────────────────
+  // (Clients' methods use `shared`, which works on every replica. These see only the interactions
+  // held here; their decisions still win or lose in the store, and with the memory store they are
+  // carried out before they return.)
 
-  /** Pending approvals and user-input requests; plans are resolved with plan/* and not listed. */
+  /** Pending approvals and user-input requests held here; plans are resolved with plan/* and not listed. */
   list(): InteractionRecord[] {
     return this.pending.records();
   }
@@ -152,5 +199,13 @@ export class SessionInteractions {
 
   rejectPlan(feedback?: string): void {
     this.plans.reject(feedback);
+  }
+
+  /** Interactions kept to this object: a memory store of its own, whose answers come straight back here. */
+  private ownShare(): InteractionShare {
+    const store = new MemoryInteractionStore();
+    const hostKey = "local";
+    store.consume(hostKey, (answer) => this.deliver(answer));
+    return { store, hostKey, replicaId: "local" };
   }
 }

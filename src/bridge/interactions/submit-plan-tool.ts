@@ -29,6 +29,12 @@ export const SUBMIT_PLAN_DEFINITION = {
   parameters: SUBMIT_PLAN_PARAMETERS,
 };
 
+/** What was decided about a plan (plain JSON: it may be decided on another replica). */
+type PlanDecision = { action: "approve" } | { action: "reject"; feedback?: string };
+
+/** The error when no plan is pending. */
+export const NO_PENDING_PLAN = "no plan is pending";
+
 /** A plan's interaction keeps the plan text. */
 const PLAN: InteractionKind<string> = {
   idKind: "plan",
@@ -41,7 +47,9 @@ export class SubmitPlanTool implements GatewayTool {
   readonly parameters = SUBMIT_PLAN_PARAMETERS;
   private approvedOnce = false;
 
-  constructor(private readonly context: ToolContext) {}
+  constructor(private readonly context: ToolContext) {
+    context.pending.register(PLAN, (p, decision) => this.carryOut(p, decision));
+  }
 
   /** A plan has been approved in this session. */
   get approved(): boolean {
@@ -54,30 +62,35 @@ export class SubmitPlanTool implements GatewayTool {
 
   /** plan/approve. */
   approve(): void {
-    const plans = this.pendingPlans();
-    this.approvedOnce = true;
-    for (const p of plans) {
-      this.context.pending.resolve(p, {
-        event: draft("plan.approved", { id: p.id, plan: p.data }),
-        reply: textReply("The user approved the plan. Carry it out now."),
-      });
-    }
+    for (const p of this.pendingPlans()) void this.context.pending.decide(p, { action: "approve" } satisfies PlanDecision);
   }
 
   /** plan/reject. */
   reject(feedback?: string): void {
-    const said = feedback ? ` Their feedback: ${feedback}` : "";
-    for (const p of this.pendingPlans()) {
+    for (const p of this.pendingPlans()) void this.context.pending.decide(p, { action: "reject", ...(feedback ? { feedback } : {}) } satisfies PlanDecision);
+  }
+
+  /** The decision that won; anything but an approval rejects (consent is never inferred). */
+  private carryOut(p: Pending<string>, decision: unknown): void {
+    const { action, feedback } = (decision ?? {}) as Partial<Record<"action" | "feedback", unknown>>;
+    if (action === "approve") {
+      this.approvedOnce = true;
       this.context.pending.resolve(p, {
-        event: draft("plan.rejected", { id: p.id, plan: p.data, ...(feedback ? { feedback } : {}) }),
-        reply: textReply(`The user rejected the plan.${said} Do not carry it out; revise it and submit it again, or ask the user how to proceed.`),
+        event: draft("plan.approved", { id: p.id, plan: p.data }),
+        reply: textReply("The user approved the plan. Carry it out now."),
       });
+      return;
     }
+    const said = typeof feedback === "string" && feedback ? ` Their feedback: ${feedback}` : "";
+    this.context.pending.resolve(p, {
+      event: draft("plan.rejected", { id: p.id, plan: p.data, ...(typeof feedback === "string" && feedback ? { feedback } : {}) }),
+      reply: textReply(`The user rejected the plan.${said} Do not carry it out; revise it and submit it again, or ask the user how to proceed.`),
+    });
   }
 
   private pendingPlans(): Array<Pending<string>> {
     const plans = this.context.pending.all(PLAN);
-    if (plans.length === 0) throw new InteractionError("plan_not_found", "no plan is pending");
+    if (plans.length === 0) throw new InteractionError("plan_not_found", NO_PENDING_PLAN);
     return plans;
   }
 }

@@ -7,4 +7,6 @@ export interface ToolCall {
   readonly signal: AbortSignal;
   /** An approved command is running for it: the command's result will answer it. */
   running: boolean;
+  /** Taken over from another replica that opened its interaction and stopped (its ack was that replica's). */
+  readonly adopted?: boolean;
 }

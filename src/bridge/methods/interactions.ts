@@ -25,16 +25,17 @@ import { InteractionError } from "../interactions/index.js";
 /** interaction/* and plan/*: resolve the gateway's interactions of one session (DESIGN §4.4). */
 async function interactionsOf({ services, peer }: MethodContext, sessionId: string) {
   const record = await services.sessions.access(sessionId, peer.tenant);
-  return record.interactions;
+  // Answers from this replica, whichever replica holds the calls: the first answer wins in the store.
+  return record.interactions.shared;
 }
 
 /**
  * InteractionError codes are registry error names (-32006, -32007, -32602). Not-found answers use
  * the Ask host's words (clients match them); why it was not found stays in `data.reason`.
  */
-function resolving<T>(about: { sessionId: string; interactionId?: string }, action: () => T): T {
+async function resolving<T>(about: { sessionId: string; interactionId?: string }, action: () => Promise<T>): Promise<T> {
   try {
-    return action();
+    return await action();
   } catch (err) {
     if (!(err instanceof InteractionError)) throw err;
     const { sessionId, interactionId } = about;
@@ -45,46 +46,46 @@ function resolving<T>(about: { sessionId: string; interactionId?: string }, acti
 }
 
 export async function list(ctx: MethodContext, p: InteractionListParams): Promise<InteractionListResult> {
-  return { interactions: (await interactionsOf(ctx, p.sessionId)).list() };
+  return { interactions: await (await interactionsOf(ctx, p.sessionId)).list() };
 }
 
 export async function approve(ctx: MethodContext, p: InteractionApproveParams): Promise<InteractionApproveResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  resolving(p, () => interactions.approve(p.interactionId, p.scope));
+  await resolving(p, () => interactions.approve(p.interactionId, p.scope));
   return { approved: true, interactionId: p.interactionId };
 }
 
 export async function reject(ctx: MethodContext, p: InteractionRejectParams): Promise<InteractionRejectResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  resolving(p, () => interactions.reject(p.interactionId, p.feedback));
+  await resolving(p, () => interactions.reject(p.interactionId, p.feedback));
   return { rejected: true, interactionId: p.interactionId };
 }
 
 export async function approveAll(ctx: MethodContext, p: InteractionApproveAllParams): Promise<InteractionApproveAllResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  return { approved: resolving(p, () => interactions.approveAll(p.scope)) };
+  return { approved: await resolving(p, () => interactions.approveAll(p.scope)) };
 }
 
 export async function rejectAll(ctx: MethodContext, p: InteractionRejectAllParams): Promise<InteractionRejectAllResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  return { rejected: resolving(p, () => interactions.rejectAll(p.feedback)) };
+  return { rejected: await resolving(p, () => interactions.rejectAll(p.feedback)) };
 }
 
 export async function respond(ctx: MethodContext, p: InteractionRespondParams): Promise<InteractionRespondResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  resolving(p, () => interactions.respond(p.interactionId, p.response));
+  await resolving(p, () => interactions.respond(p.interactionId, p.response));
   return { responded: true, interactionId: p.interactionId };
 }
 
 export async function planApprove(ctx: MethodContext, p: PlanApproveParams): Promise<PlanApproveResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  resolving(p, () => interactions.approvePlan());
+  await resolving(p, () => interactions.approvePlan());
   return { approved: true };
 }
 
 export async function planReject(ctx: MethodContext, p: PlanRejectParams): Promise<PlanRejectResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  resolving(p, () => interactions.rejectPlan(p.feedback));
+  await resolving(p, () => interactions.rejectPlan(p.feedback));
   return { rejected: true };
 }
 
@@ -95,6 +96,6 @@ export async function planReject(ctx: MethodContext, p: PlanRejectParams): Promi
  */
 export async function permissionQuery(ctx: MethodContext, p: InteractionPermissionQueryParams): Promise<InteractionPermissionQueryResult> {
   if (p.sessionId === undefined) return { mode: "require", pending: false };
-  const interactions = await interactionsOf(ctx, p.sessionId);
-  return { mode: interactions.approvalMode, pending: interactions.list().some((i) => i.kind === "approval") };
+  const record = await ctx.services.sessions.access(p.sessionId, ctx.peer.tenant);
+  return { mode: record.interactions.approvalMode, pending: await record.interactions.shared.approvalPending() };
 }
