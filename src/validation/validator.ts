@@ -40,19 +40,24 @@ const issue = (pointer: string, message: string, keyword = "protocol"): Validati
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * The two ajv instances every bundle is compiled in (see the top of this file). The detailed
- * instance is made when the first invalid value is explained: a process that sees only valid
- * messages never compiles a detailed check.
+ * The two ajv instances every bundle is compiled in (see the top of this file). A bundle's schema
+ * file is read and added to them when the bundle is first used (`serve` never reads Tau v13's,
+ * `validate` on a Tau and Ask transcript never reads Codex's or ACP's). The detailed instance is
+ * made when the first invalid value is explained: a process that sees only valid messages never
+ * compiles a detailed check.
  */
 export class ValidatorTiers {
   readonly fast = new Ajv2019({ ...FAST_AJV_OPTIONS, ...LOADING });
   private detailedAjv: Ajv2019 | undefined;
   private readonly schemas: object[] = [];
 
-  add(schema: object): void {
+  /** Reads a bundle's schema file, adds it to both tiers and returns its `$id`. */
+  load(file: string): string {
+    const schema = definitionsOnly(readSchemaFile<{ $id: string }>(file));
     this.schemas.push(schema);
     this.fast.addSchema(withDiscriminators(schema));
     this.detailedAjv?.addSchema(schema);
+    return schema.$id;
   }
 
   detailed(): Ajv2019 {
@@ -74,12 +79,13 @@ export class BundleValidator {
   /** Without a sender: the first entry the registry lists for a name (client requests come before reverse requests). */
   private readonly firstMethods = new Map<string, IndexEntry>();
   private readonly eventTypes = new Map<string, IndexEntry>();
+  private loadedSchemaId: string | undefined;
 
   constructor(
     private readonly tiers: ValidatorTiers,
     readonly dialect: Dialect,
     readonly version: number | string,
-    private readonly schemaId: string,
+    private readonly schemaFile: string,
     entries: IndexEntry[],
   ) {
     for (const e of entries) {
@@ -108,6 +114,11 @@ export class BundleValidator {
 
   event(type: string): IndexEntry | undefined {
     return this.eventTypes.get(type);
+  }
+
+  /** The `$id` of the bundle's schema, which is loaded into the tiers the first time it is asked for. */
+  private get schemaId(): string {
+    return (this.loadedSchemaId ??= this.tiers.load(this.schemaFile));
   }
 
   hasDefinition(name: string): boolean {
@@ -284,12 +295,10 @@ export class ProtocolValidators {
 
   constructor() {
     this.index = readSchemaFile<SchemaIndex>("index.json");
-    const schemas = this.index.bundles.map((b) => definitionsOnly(readSchemaFile<{ $id: string }>(b.schema)));
     const tiers = new ValidatorTiers();
-    for (const schema of schemas) tiers.add(schema);
-    this.index.bundles.forEach((b, i) => {
+    this.index.bundles.forEach((b) => {
       const entries = this.index.entries.filter((e) => e.dialect === b.dialect && e.versions.includes(b.version));
-      this.bundles.set(key(b.dialect, b.version), new BundleValidator(tiers, b.dialect, b.version, schemas[i]!.$id, entries));
+      this.bundles.set(key(b.dialect, b.version), new BundleValidator(tiers, b.dialect, b.version, b.schema, entries));
     });
   }
 
