@@ -13,6 +13,7 @@ import { measureDirectRound, measureGatewayRound, type SendRoundResult } from ".
 import { gatewayAuth, startStack } from "./stack.js";
 import { measureStartup } from "./startup.js";
 import { measureStreaming, type StreamingSummary } from "./streaming.js";
+import { measureDialectTranslation } from "./dialect-translation.js";
 import { measureTranslation, type TranslationResult } from "./translation.js";
 import { measureValidation } from "./validation.js";
 import { round } from "./stats.js";
@@ -112,6 +113,14 @@ async function main(): Promise<void> {
     for (const subscribers of [1, 10, 100]) {
       log(`translation: ${subscribers} subscriber(s)`);
       translation.push(await measureTranslation(stack.access, stack.hostUrl, subscribers, settings.streamingDeltas, stack.gateway.pid));
+    }
+    for (const dialect of ["codex", "acp"] as const) {
+      log(`translation (${dialect}): warm-up`);
+      await measureDialectTranslation(dialect, stack.access, stack.hostUrl, 1, 1000);
+      for (const subscribers of [1, 10, 100]) {
+        log(`translation (${dialect}): ${subscribers} connection(s)`);
+        translation.push(await measureDialectTranslation(dialect, stack.access, stack.hostUrl, subscribers, settings.streamingDeltas, stack.gateway.pid));
+      }
     }
     const rounds = { warmupRounds: settings.sendWarmupRounds, rounds: settings.sendRounds, hostPid: stack.host.pid, gatewayPid: stack.gateway.pid };
     log(`send round: direct (session.submit), ${settings.sendRounds} rounds`);
