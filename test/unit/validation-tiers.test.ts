@@ -181,23 +181,40 @@ describe("the fast validation tier", () => {
   it("accepts exactly what the detailed tier accepts: Codex app-server and ACP messages and their mutations", () => {
     const codex = validators().get("codex");
     const acp = validators().get("acp");
-    const codexMessages = [
+    type Line = { direction: "client" | "server"; message: Record<string, unknown>; respondsTo?: string };
+    const codexMessages: Line[] = [
       { direction: "client" as const, message: { id: 1, method: "turn/start", params: { threadId: "t", input: [{ type: "text", text: "hi" }] } } },
       { direction: "server" as const, message: { method: "item/agentMessage/delta", params: { threadId: "t", turnId: "u", itemId: "m", delta: "Hi" } } },
       { direction: "server" as const, message: { id: 0, method: "item/commandExecution/requestApproval", params: { threadId: "t", turnId: "u", itemId: "c", startedAtMs: 1 } } },
       { direction: "client" as const, message: { id: 0, result: { decision: "acceptForSession" } }, respondsTo: "item/commandExecution/requestApproval" },
+      { direction: "server" as const, message: { method: "item/started", params: { threadId: "t", turnId: "u", item: { type: "agentMessage", id: "m", text: "" }, startedAtMs: 1 } } },
+      {
+        direction: "server" as const,
+        message: {
+          method: "item/completed",
+          params: { threadId: "t", turnId: "u", item: { type: "commandExecution", id: "c", command: "ls", cwd: "/", status: "completed", commandActions: [] }, completedAtMs: 2 },
+        },
+      },
+      { direction: "server" as const, message: { method: "turn/completed", params: { threadId: "t", turn: { id: "u", items: [], status: "completed" } } } },
     ];
-    const acpMessages = [
+    const update = (u: object): Line => ({ direction: "server", message: { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: u } } });
+    const acpMessages: Line[] = [
       { direction: "client" as const, message: { jsonrpc: "2.0", id: 1, method: "session/prompt", params: { sessionId: "s", prompt: [{ type: "text", text: "hi" }] } } },
       {
         direction: "server" as const,
         message: { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hello" } } } },
       },
       { direction: "server" as const, message: { jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } }, respondsTo: "session/prompt" },
+      update({ sessionUpdate: "current_mode_update", currentModeId: "auto" }),
+      update({ sessionUpdate: "tool_call", toolCallId: "c1", title: "ls", kind: "execute", status: "pending", content: [{ type: "content", content: { type: "text", text: "x" } }] }),
+      update({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed" }),
+      update({ sessionUpdate: "plan", entries: [{ content: "step", priority: "high", status: "pending" }] }),
+      update({ sessionUpdate: "usage_update", used: 10, size: 1000 }),
+      update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } }),
     ];
     for (const { direction, message, respondsTo } of codexMessages) expect(codex.message(direction, message, respondsTo).ok).toBe(true);
     for (const { direction, message, respondsTo } of acpMessages) expect(acp.message(direction, message, respondsTo).ok).toBe(true);
-    expect(compare(`codex@${codex.version}`, codexMessages)).toBeGreaterThan(200);
-    expect(compare(`acp@${acp.version}`, acpMessages)).toBeGreaterThan(200);
+    expect(compare(`codex@${codex.version}`, codexMessages)).toBeGreaterThan(500);
+    expect(compare(`acp@${acp.version}`, acpMessages)).toBeGreaterThan(500);
   });
 });
