@@ -13,6 +13,8 @@ import { measureDirectRound, measureGatewayRound, type SendRoundResult } from ".
 import { gatewayAuth, startStack } from "./stack.js";
 import { measureStartup } from "./startup.js";
 import { measureStreaming, type StreamingSummary } from "./streaming.js";
+import { codexExecutable, measureCodexAppServer, measureGatewayAppServer, type CodexPeerResult } from "./codex-peer.js";
+import { measureDialectTranslation } from "./dialect-translation.js";
 import { measureTranslation, type TranslationResult } from "./translation.js";
 import { measureValidation } from "./validation.js";
 import { round } from "./stats.js";
@@ -38,6 +40,7 @@ const settings = {
   durationMs: quick ? 1000 : 3000,
   streamingDeltas: 10_000,
   streamingRuns: quick ? 1 : 9,
+  peerRuns: quick ? 2 : 5,
   sendRounds: quick ? 50 : 200,
   sendWarmupRounds: quick ? 5 : 20,
   validationLines: quick ? 20_000 : 200_000,
@@ -80,6 +83,7 @@ async function main(): Promise<void> {
   const streaming: StreamingSummary[] = [];
   const translation: TranslationResult[] = [];
   const sendRound: SendRoundResult[] = [];
+  const codexPeer: CodexPeerResult[] = [];
   let nginxVersion: string | null = null;
 
   const stack = await startStack();
@@ -112,6 +116,23 @@ async function main(): Promise<void> {
     for (const subscribers of [1, 10, 100]) {
       log(`translation: ${subscribers} subscriber(s)`);
       translation.push(await measureTranslation(stack.access, stack.hostUrl, subscribers, settings.streamingDeltas, stack.gateway.pid));
+    }
+    for (const dialect of ["codex", "acp"] as const) {
+      log(`translation (${dialect}): warm-up`);
+      await measureDialectTranslation(dialect, stack.access, stack.hostUrl, 1, 1000);
+      for (const subscribers of [1, 10, 100]) {
+        log(`translation (${dialect}): ${subscribers} connection(s)`);
+        translation.push(await measureDialectTranslation(dialect, stack.access, stack.hostUrl, subscribers, settings.streamingDeltas, stack.gateway.pid));
+      }
+    }
+    const codex = codexExecutable();
+    if (codex) {
+      log(`peer: codex app-server against a mock model API, ${settings.peerRuns} turns`);
+      codexPeer.push(await measureCodexAppServer(codex, settings.streamingDeltas, settings.peerRuns));
+      log(`peer: tau-gateway app-server, ${settings.peerRuns} turns`);
+      codexPeer.push(await measureGatewayAppServer(stack.hostUrl, settings.streamingDeltas, settings.peerRuns));
+    } else {
+      notes.push("codex app-server peer row skipped: no codex executable (npm ci in interop/, or TAU_BENCH_CODEX)");
     }
     const rounds = { warmupRounds: settings.sendWarmupRounds, rounds: settings.sendRounds, hostPid: stack.host.pid, gatewayPid: stack.gateway.pid };
     log(`send round: direct (session.submit), ${settings.sendRounds} rounds`);
@@ -158,6 +179,7 @@ async function main(): Promise<void> {
     roundTrip,
     streaming,
     translation,
+    codexPeer,
     sendRound,
     validation,
     patterns,

@@ -1,4 +1,5 @@
 import type { MachineInfo } from "./machine.js";
+import type { CodexPeerResult } from "./codex-peer.js";
 import type { MemoryResult } from "./memory.js";
 import type { PatternValidationResult } from "./patterns.js";
 import type { RoundTripResult } from "./round-trip.js";
@@ -20,6 +21,8 @@ export interface BenchResults {
   roundTrip: RoundTripResult[];
   streaming: StreamingSummary[];
   translation: TranslationResult[];
+  /** The real codex app-server and the gateway's, over stdio (absent in older results, empty without codex). */
+  codexPeer?: CodexPeerResult[];
   /** Absent in results written before the row existed. */
   sendRound?: SendRoundResult[];
   validation: ValidationBenchResult;
@@ -77,12 +80,21 @@ export function markdownReport(results: BenchResults): string {
   relay.push(row(`Streaming turn: relay CPU µs/message`, streams.map((r) => r?.relayCpuUsPerMessage ?? undefined), 1));
 
   const gateway: string[] = ["| Gateway | Result |", "| --- | --- |"];
+  const surfaces = { ask: ["Ask `/rpc`", "subscriber"], codex: ["Codex app-server `/`", "connection"], acp: ["ACP `/acp`", "connection"] } as const;
   for (const t of results.translation) {
+    const [surface, who] = surfaces[t.dialect ?? "ask"];
     // Older results have no per-delta figures (one event per delta then).
     const perDelta = t.deltasPerSecond === undefined ? "" : `${fmt(t.deltasPerSecond)} deltas/s (`;
     const cpu = t.gatewayCpuUsPerDelta === undefined ? `${fmt(t.gatewayCpuUsPerEvent, 1)} µs gateway CPU each` : `${fmt(t.gatewayCpuUsPerDelta, 2)} µs gateway CPU per delta`;
     gateway.push(
-      `| Ask \`/rpc\`, ${t.subscribers} subscriber${t.subscribers === 1 ? "" : "s"} (${fmt(t.deltas)} deltas, ${fmt(t.eventsPerSubscriber)} events each) | ${perDelta}${fmt(t.eventsPerSecond)} events/s${perDelta ? ")" : ""} delivered, ${cpu}; host's last delta → \`turn.completed\` p50 ${fmt(t.lagP50Ms, 1)} ms, max ${fmt(t.lagMaxMs, 1)} ms${t.disconnected ? `; ${t.disconnected} subscribers disconnected by the gateway` : ""} |`,
+      `| ${surface}, ${t.subscribers} ${who}${t.subscribers === 1 ? "" : "s"} (${fmt(t.deltas)} deltas, ${fmt(t.eventsPerSubscriber)} events each) | ${perDelta}${fmt(t.eventsPerSecond)} events/s${perDelta ? ")" : ""} delivered, ${cpu}; host's last delta → ${TURN_END[t.dialect ?? "ask"]} p50 ${fmt(t.lagP50Ms, 1)} ms, max ${fmt(t.lagMaxMs, 1)} ms${t.disconnected ? `; ${t.disconnected} subscribers disconnected by the gateway` : ""} |`,
+    );
+  }
+  const peer = results.codexPeer?.find((r) => r.target === "codex app-server");
+  const ours = results.codexPeer?.find((r) => r.target === "gateway app-server");
+  if (peer && ours) {
+    gateway.push(
+      `| Codex app-server over stdio, one ${fmt(ours.deltas)}-delta reply (median of ${ours.runs.length} turns) | \`tau-gateway app-server\` ${fmt(ours.deltasPerSecond)} deltas/s (${fmt(ours.notificationsPerSecond)} \`item/agentMessage/delta\`/s) vs the real \`codex app-server\` against a mock model API ${fmt(peer.deltasPerSecond)} deltas/s (${fmt(peer.notificationsPerSecond)}/s; runs ${peer.runs.map((r) => fmt(r)).join(", ")}), ${x(ratio(ours.deltasPerSecond, peer.deltasPerSecond))} |`,
     );
   }
   const direct = results.sendRound?.find((r) => r.target === "direct");
@@ -120,6 +132,9 @@ export function markdownReport(results: BenchResults): string {
   ];
   return [relay.join("\n"), "", gateway.join("\n"), "", patterns.join("\n"), "", about.join(" "), ...results.notes.map((n) => `- ${n}`)].join("\n");
 }
+
+/** What tells each dialect's clients the turn has ended (the lag is measured to it). */
+const TURN_END = { ask: "`turn.completed`", codex: "`turn/completed`", acp: "`usage_update`" } as const;
 
 /** Inline code in a table cell: a pipe would end the cell. */
 const code = (text: string) => `\`${text.replace(/\|/g, "\\|")}\``;

@@ -24,6 +24,8 @@ import { inBatches, now, quantile, round, sleep } from "./stats.js";
 const TURN_COMPLETED = Buffer.from('"type":"turn.completed"');
 
 export interface TranslationResult {
+  /** The client dialect (dialect-translation.ts for Codex and ACP); absent in results written before it was recorded: Ask. */
+  dialect?: "ask" | "codex" | "acp";
   subscribers: number;
   deltas: number;
   events: number;
@@ -108,6 +110,7 @@ export async function measureTranslation(
     const lags = completed.map((at) => at - lastDeltaAt);
     const ms = last - sent;
     return {
+      dialect: "ask",
       subscribers,
       deltas,
       events,

@@ -12,6 +12,7 @@ import { resolveLimits } from "./limits.js";
 import { loggerOptions } from "./log-options.js";
 import { gatewayMetrics } from "./metrics-plugin.js";
 import { requestIdGenerator, requestIdHeader } from "./request-id.js";
+import { lazySchemaCompilers } from "./schema-compilers.js";
 import { acpWebSocketRoute } from "./routes/acp-websocket.js";
 import { askEventsRoute } from "./routes/ask-events.js";
 import { askHttpRoute } from "./routes/ask-http.js";
@@ -34,7 +35,12 @@ import { gatewayServices } from "./services.js";
  * belong to the caller.
  */
 export function buildGateway(config: GatewayConfig): FastifyInstance {
-  const app = Fastify({ logger: loggerOptions(config), genReqId: requestIdGenerator(config), trustProxy: config.trustProxy ?? false });
+  const app = Fastify({
+    logger: loggerOptions(config),
+    genReqId: requestIdGenerator(config),
+    trustProxy: config.trustProxy ?? false,
+    schemaController: { compilersFactory: lazySchemaCompilers },
+  });
   const limits = resolveLimits(config.limits);
   const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 

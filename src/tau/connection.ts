@@ -47,8 +47,11 @@ export interface TauSocketOptions {
 }
 
 export interface TauSocketHandlers {
-  /** One WebSocket message after `ready`. `text` is undefined for a binary frame. */
-  message(text: string | undefined): void;
+  /**
+   * One WebSocket message after `ready`. `text` is undefined for a binary frame; `bytes` is the
+   * message as it arrived (for a relay that passes on what it does not change).
+   */
+  message(text: string | undefined, bytes: Buffer | undefined): void;
   close(code: number, reason: string): void;
 }
 
@@ -108,18 +111,22 @@ export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket>
       return reject(new TauConnectError(`cannot connect to ${shownUrl}: ${(err as Error).message}`));
     }
 
-    let settled = false;
+    // The promise's resolving functions until it is settled. The socket's handlers below live as long
+    // as the connection; were they to keep these, they would keep the settled promise, and the
+    // `ready` it holds, for as long too.
+    let pending: { resolve: (opened: OpenTauSocket) => void; reject: (error: Error) => void } | undefined = { resolve, reject };
     // Messages and the close that arrive after `ready` but before `attach`.
-    const early: Array<{ kind: "message"; text: string | undefined } | { kind: "close"; code: number; reason: string }> = [];
+    const early: Array<{ kind: "message"; text: string | undefined; bytes: Buffer | undefined } | { kind: "close"; code: number; reason: string }> = [];
     let handlers: TauSocketHandlers | undefined;
 
     const giveUp = (error: Error, closeWith?: { code: number; reason: string }) => {
-      if (settled) return;
-      settled = true;
+      if (!pending) return;
+      const { reject: rejectOpen } = pending;
+      pending = undefined;
       cleanup();
       if (closeWith && socket.readyState === WebSocket.OPEN) socket.close(closeWith.code, closeWith.reason);
       else socket.terminate();
-      reject(error);
+      rejectOpen(error);
     };
     const timer = setTimeout(() => giveUp(new TauConnectError(`no ready message from ${shownUrl} within ${timeoutMs} ms`)), timeoutMs);
     const onAbort = () => giveUp(new TauConnectError(`connecting to ${shownUrl} was cancelled`));
@@ -138,7 +145,7 @@ export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket>
 
     socket.on("close", (code, reasonBuffer) => {
       const reason = reasonBuffer.toString();
-      if (!settled) {
+      if (pending) {
         const why = reason ? `${code} ${reason}` : String(code);
         giveUp(new TauConnectError(`${shownUrl} closed the connection before ready (${why})`, code));
         return;
@@ -149,9 +156,10 @@ export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket>
 
     socket.on("message", (data, isBinary) => {
       const text = messageText(data, isBinary);
-      if (settled) {
-        if (handlers) handlers.message(text);
-        else early.push({ kind: "message", text });
+      if (!pending) {
+        const bytes = Buffer.isBuffer(data) ? data : undefined;
+        if (handlers) handlers.message(text, bytes);
+        else early.push({ kind: "message", text, bytes });
         return;
       }
       const protocolError = (what: string) =>
@@ -168,9 +176,10 @@ export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket>
       const checked = codec.checkServerMessage(msg);
       if (!checked.ok) return protocolError(`invalid ready message (${checked.issues.slice(0, 3).map(formatIssue).join("; ")})`);
 
-      settled = true;
+      const { resolve: resolveOpen } = pending;
+      pending = undefined;
       cleanup();
-      resolve({
+      resolveOpen({
         socket,
         transport,
         ready: msg as ReadyMessage,
@@ -179,7 +188,7 @@ export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket>
           if (handlers) throw new Error("openTauSocket: handlers already attached");
           handlers = next;
           for (const item of early.splice(0)) {
-            if (item.kind === "message") next.message(item.text);
+            if (item.kind === "message") next.message(item.text, item.bytes);
             else next.close(item.code, item.reason);
           }
         },

@@ -51,8 +51,8 @@ export interface OpenRequestsOptions {
 interface Entry<T> extends OpenRequest<T> {
   /** Counted against the in-flight limit. */
   readonly limited: boolean;
-  /** Stops its timer and detaches its abort listener. */
-  stopWaiting(): void;
+  /** Stops its timer and detaches its abort listener; undefined when it has neither. */
+  readonly stopWaiting: (() => void) | undefined;
 }
 
 export class OpenRequests<T> {
@@ -88,6 +88,8 @@ export class OpenRequests<T> {
     }
 
     const { signal, timeoutMs, onGiveUp } = options;
+    // A relayed request has neither a timeout nor a signal: nothing to wait for, no closures made.
+    if (signal === undefined && timeoutMs === undefined) return { ok: true, request: this.add({ id, method, startedAt: performance.now(), context: options.context, limited, stopWaiting: undefined }) };
     let timer: NodeJS.Timeout | undefined;
     const onAbort = () => giveUp({ reason: "aborted", error: abortError(signal!, method) });
     const stopWaiting = () => {
@@ -98,13 +100,17 @@ export class OpenRequests<T> {
       stopWaiting();
       onGiveUp?.(why);
     };
-    const entry: Entry<T> = { id, method, startedAt: performance.now(), context: options.context, limited, stopWaiting };
-    this.byId.set(id, entry);
-    if (limited) this.limitedCount++;
+    const entry = this.add({ id, method, startedAt: performance.now(), context: options.context, limited, stopWaiting });
     if (timeoutMs !== undefined) timer = setTimeout(() => giveUp({ reason: "timeout", timeoutMs }), timeoutMs);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
     return { ok: true, request: entry };
+  }
+
+  private add(entry: Entry<T>): Entry<T> {
+    this.byId.set(entry.id, entry);
+    if (entry.limited) this.limitedCount++;
+    return entry;
   }
 
   /** Closes the open request with this id (its response arrived, or it could not be sent) and returns it. */
@@ -125,7 +131,7 @@ export class OpenRequests<T> {
   private forget(entry: Entry<T>): void {
     this.byId.delete(entry.id);
     if (entry.limited) this.limitedCount--;
-    entry.stopWaiting();
+    entry.stopWaiting?.();
   }
 }
 

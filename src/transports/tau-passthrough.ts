@@ -2,7 +2,7 @@ import WebSocket from "ws";
 import type { ErrorObject } from "../../generated/tau-v18.js";
 import { TauCodec, TAU_VERSION } from "../tau/codec.js";
 import { corkUntilNextTick } from "../tau/write-batching.js";
-import { messageText, openTauSocket, redactUrl, UpstreamVersionError, type OpenTauSocket } from "../tau/connection.js";
+import { messageText, openTauSocket, redactUrl, UpstreamVersionError, type OpenTauSocket, type TauSocketHandlers } from "../tau/connection.js";
 import type { Log } from "../shared/log.js";
 import { OpenRequests } from "../tau/open-requests.js";
 import type { TauSessionGate } from "./tau-tenancy.js";
@@ -57,6 +57,9 @@ const CLOSE = {
 
 const codec = TauCodec.shared();
 
+/** Send options of every relayed message: a text frame, also when it is given as bytes. */
+const TEXT_FRAME = { binary: false } as const;
+
 export interface TauRelay {
   /** Closes both sides (client with `code`/`reason`, upstream with 1000). */
   close(code: number, reason: string): void;
@@ -75,15 +78,26 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
   const openRequests = new OpenRequests<undefined>({ maxInflight: options.maxInflight });
   const observe: CallObserver = options.observe ?? (() => undefined);
   let queue: string[] | undefined = [];
-  let upstream: OpenTauSocket | undefined;
+  /** The upstream connection once ready; only what the relay uses of it (not its `ready`, for as long as the connection lives). */
+  let upstream: Pick<OpenTauSocket, "socket" | "transport"> | undefined;
   let finished = false;
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   counters.connections++;
 
-  const sendToClient = (text: string) => {
-    if (client.readyState === WebSocket.OPEN) client.send(text);
+  /** Sends a text frame: a string, or the UTF-8 bytes of a message passed on unchanged. */
+  const sendToClient = (message: string | Buffer) => {
+    if (client.readyState === WebSocket.OPEN) client.send(message, TEXT_FRAME);
   };
+  /**
+   * The message being handled now, as text and as the bytes it arrived in: what goes out unchanged
+   * is sent as those bytes, instead of encoding its text again. (Equal text is equal bytes: `ws`
+   * refuses a text frame that is not UTF-8, and UTF-8 decodes and encodes back exactly.)
+   */
+  let currentText: string | undefined;
+  let currentBytes: Buffer | undefined;
+  const asReceived = (text: string): string | Buffer => (text === currentText && currentBytes ? currentBytes : text);
+  const deliverToClient = (text: string) => sendToClient(asReceived(text));
 
   const finish = (clientClose: { code: number; reason: string } | undefined, upstreamCode = CLOSE.normal, upstreamReason = "client disconnected") => {
     if (finished) return;
@@ -98,7 +112,17 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
     markClosed();
   };
 
-  const fromClient = (text: string) => {
+  const fromClient = (text: string, bytes?: Buffer) => {
+    currentText = text;
+    currentBytes = bytes;
+    try {
+      checkAndForward(text);
+    } finally {
+      currentText = currentBytes = undefined;
+    }
+  };
+
+  const checkAndForward = (text: string) => {
     const parsed = codec.parseRequest(text);
     if (!parsed.ok) {
       counters.invalidClientRequests++;
@@ -134,16 +158,28 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
   const forward = (text: string) => {
     // Requests forwarded in one tick (e.g. those queued while connecting) leave in one system call.
     corkUntilNextTick(upstream!.transport);
-    upstream!.socket.send(text);
+    upstream!.socket.send(asReceived(text), TEXT_FRAME);
   };
 
-  const fromUpstream = (text: string | undefined) => {
+  const drop = (what: string, details: Record<string, unknown> = {}) => {
+    counters.invalidUpstreamMessages++;
+    log("warn", `Tau upstream sent an invalid message (not relayed): ${what}`, { upstream: shownUrl, ...details });
+  };
+  const settleOpen = (id: string) => openRequests.settle(id);
+
+  const fromUpstream = (text: string | undefined, bytes: Buffer | undefined) => {
     if (finished) return;
-    const drop = (what: string, details: Record<string, unknown> = {}) => {
-      counters.invalidUpstreamMessages++;
-      log("warn", `Tau upstream sent an invalid message (not relayed): ${what}`, { upstream: shownUrl, ...details });
-    };
-    const parsed = codec.parseServerMessage(text, (id) => openRequests.settle(id));
+    currentText = text;
+    currentBytes = bytes;
+    try {
+      checkAndRelay(text);
+    } finally {
+      currentText = currentBytes = undefined;
+    }
+  };
+
+  const checkAndRelay = (text: string | undefined) => {
+    const parsed = codec.parseServerMessage(text, settleOpen);
     const answered = parsed.answers;
     if (answered) {
       // The code of a valid error response is one of Tau's few error codes (a bounded label).
@@ -158,32 +194,51 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
       return;
     }
     if (parsed.message.type === "ready") return drop("a second ready message");
-    if (options.gate) options.gate.message(parsed.message as unknown as Record<string, unknown>, parsed.text, answered?.method, sendToClient);
-    else sendToClient(parsed.text);
+    if (options.gate) options.gate.message(parsed.message as unknown as Record<string, unknown>, parsed.text, answered?.method, deliverToClient);
+    else deliverToClient(parsed.text);
+  };
+
+  const onClientMessage = (data: WebSocket.RawData, isBinary: boolean) => {
+    if (finished) return;
+    const text = messageText(data, isBinary);
+    if (text === undefined) {
+      counters.invalidClientRequests++;
+      finish({ code: CLOSE.unsupportedData, reason: "session protocol requires text messages" });
+      return;
+    }
+    if (queue) {
+      if (queue.length >= maxQueued) {
+        finish({ code: CLOSE.policy, reason: `more than ${maxQueued} messages before the upstream was ready` });
+        return;
+      }
+      queue.push(text);
+      return;
+    }
+    fromClient(text, Buffer.isBuffer(data) ? data : undefined);
   };
 
   client.on("message", (data, isBinary) => {
-    guard(log, () => {
-      if (finished) return;
-      const text = messageText(data, isBinary);
-      if (text === undefined) {
-        counters.invalidClientRequests++;
-        finish({ code: CLOSE.unsupportedData, reason: "session protocol requires text messages" });
-        return;
-      }
-      if (queue) {
-        if (queue.length >= maxQueued) {
-          finish({ code: CLOSE.policy, reason: `more than ${maxQueued} messages before the upstream was ready` });
-          return;
-        }
-        queue.push(text);
-        return;
-      }
-      fromClient(text);
-    });
+    try {
+      onClientMessage(data, isBinary);
+    } catch (err) {
+      logFailure(log, err);
+    }
   });
   client.on("close", (code) => guard(log, () => finish(undefined, CLOSE.normal, code === CLOSE.goingAway ? "client going away" : "client disconnected")));
   client.on("error", (err) => log("debug", "Tau client socket error", { error: err.message }));
+
+  // Made here, not where the upstream opens: a closure made there would keep the opened socket's `ready` alive with it.
+  const upstreamHandlers: TauSocketHandlers = {
+    message: (text, bytes) => {
+      try {
+        fromUpstream(text, bytes);
+      } catch (err) {
+        logFailure(log, err);
+      }
+    },
+    close: (code, reason) => guard(log, () => finish(clientCloseFor(code, reason), CLOSE.normal)),
+  };
+  const onUpstreamError = (err: Error) => log("debug", "Tau upstream socket error", { upstream: shownUrl, error: err.message });
 
   openTauSocket({ ...options.upstream, signal: connecting.signal }).then(
     (opened) =>
@@ -192,13 +247,10 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
           opened.socket.close(CLOSE.normal, "client disconnected");
           return;
         }
-        upstream = opened;
+        upstream = { socket: opened.socket, transport: opened.transport };
         sendToClient(opened.readyText);
-        opened.attach({
-          message: (text) => guard(log, () => fromUpstream(text)),
-          close: (code, reason) => guard(log, () => finish(clientCloseFor(code, reason), CLOSE.normal)),
-        });
-        opened.socket.on("error", (err) => log("debug", "Tau upstream socket error", { upstream: shownUrl, error: err.message }));
+        opened.attach(upstreamHandlers);
+        opened.socket.on("error", onUpstreamError);
         const waiting = queue ?? [];
         queue = undefined;
         for (const text of waiting) {
@@ -258,6 +310,10 @@ function guard(log: Log, fn: () => void): void {
   try {
     fn();
   } catch (err) {
-    log("error", "error in the Tau passthrough", { error: err instanceof Error ? err.stack ?? err.message : String(err) });
+    logFailure(log, err);
   }
+}
+
+function logFailure(log: Log, err: unknown): void {
+  log("error", "error in the Tau passthrough", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
 }

@@ -19,6 +19,9 @@ export type SessionOwner = { exists: true; tenant: string | undefined } | { exis
 /** Reads a session's snapshot over a connection the gateway owns (never the client's own). */
 export type SnapshotReader = (sessionId: string) => Promise<Snapshot>;
 
+/** What `SessionTenants.knownOwner` says of a session whose owner has not been learnt yet. */
+export const NOT_KNOWN: unique symbol = Symbol("owner not known");
+
 /** Owners learnt, kept at most; a session forgotten here is just looked up again. */
 const MAX_KNOWN_OWNERS = 100_000;
 
@@ -36,6 +39,12 @@ export class SessionTenants {
   remember(sessionId: string, tenant: string | undefined): void {
     if (this.known.size >= MAX_KNOWN_OWNERS) this.known.delete(this.known.keys().next().value!);
     this.known.set(sessionId, tenant);
+  }
+
+  /** The owner of a session when it is already known: its tenant attribute (undefined: none), or `NOT_KNOWN`. */
+  knownOwner(sessionId: string): string | undefined | typeof NOT_KNOWN {
+    const tenant = this.known.get(sessionId);
+    return tenant !== undefined || this.known.has(sessionId) ? tenant : NOT_KNOWN;
   }
 
   /** The owner of a session; rejects when it cannot be learnt (e.g. the gateway's upstream is down). */
@@ -132,11 +141,12 @@ export class TauTenantGate implements TauSessionGate {
   }
 
   message(message: Record<string, unknown>, text: string, method: string | undefined, deliver: (text: string) => void): void {
-    // Nothing queued ahead and no list to filter (a delta of a visible session, most of a stream):
-    // relayed now, without promise hops per message. Otherwise behind the queue, so order is kept.
-    if (this.relaying === 0 && !needsLookups(message, method)) {
+    // Nothing queued ahead and no owner to look up (a delta of a visible session, most of a stream;
+    // a session list of known owners): relayed now, without promise hops per message. Otherwise
+    // behind the queue, so order is kept.
+    if (this.relaying === 0 && !this.needsLookups(message, method)) {
       try {
-        this.relayWithoutLookups(message, text, method, (t) => this.safely(() => deliver(t)));
+        this.relayWithoutLookups(message, text, method, deliver);
       } catch (err) {
         this.log("error", "tenant filter failed", { error: String(err) });
       }
@@ -187,19 +197,26 @@ export class TauTenantGate implements TauSessionGate {
   }
 
   private async relay(message: Record<string, unknown>, text: string, method: string | undefined, deliver: (text: string) => void): Promise<void> {
-    const send = (t: string) => this.safely(() => deliver(t));
-    if (needsLookups(message, method)) return send(await this.filteredList(message, text));
-    this.relayWithoutLookups(message, text, method, send);
+    if (this.needsLookups(message, method)) return this.send(deliver, await this.filteredList(message, text));
+    this.relayWithoutLookups(message, text, method, deliver);
   }
 
-  /** Every upstream message but a `session.list` answer: relayed, held or dropped, all at once. */
-  private relayWithoutLookups(message: Record<string, unknown>, text: string, method: string | undefined, send: (text: string) => void): void {
+  /** A successful `session.list` answer naming a session this connection has not seen and whose owner is not known yet. */
+  private needsLookups(message: Record<string, unknown>, method: string | undefined): boolean {
+    if (!isSessionList(message, method)) return false;
+    const { sessions } = message.result as SessionListResult;
+    return sessions.some((s) => !this.visible.has(s.sessionId) && this.tenants.knownOwner(s.sessionId) === NOT_KNOWN);
+  }
+
+  /** Every upstream message whose owners are known: relayed, held or dropped, all at once. */
+  private relayWithoutLookups(message: Record<string, unknown>, text: string, method: string | undefined, deliver: (text: string) => void): void {
     if (message.type === "response") {
-      if (method === "session.create") return this.created(message, text, send);
-      return send(text);
+      if (method === "session.create") return this.created(message, text, deliver);
+      if (isSessionList(message, method)) return this.send(deliver, this.listOfKnownOwners(message, text));
+      return this.send(deliver, text);
     }
     const sessionId = message.sessionId;
-    if (typeof sessionId !== "string" || this.visible.has(sessionId)) return send(text);
+    if (typeof sessionId !== "string" || this.visible.has(sessionId)) return this.send(deliver, text);
     if (this.openCreates > 0) {
       // Tau promises no order between a response and the deltas it caused: this may be the new session's.
       if (this.held.length >= MAX_HELD_MESSAGES) {
@@ -213,7 +230,7 @@ export class TauTenantGate implements TauSessionGate {
     this.log("debug", "dropped a message about a session this tenant may not see", { type: message.type, sessionId });
   }
 
-  private created(message: Record<string, unknown>, text: string, send: (text: string) => void): void {
+  private created(message: Record<string, unknown>, text: string, deliver: (text: string) => void): void {
     this.openCreates = Math.max(0, this.openCreates - 1);
     const result = message.result as { sessionId?: unknown } | undefined;
     if (message.ok === true && typeof result?.sessionId === "string") {
@@ -221,13 +238,23 @@ export class TauTenantGate implements TauSessionGate {
       this.visible.add(result.sessionId);
       const mine = this.held.filter((h) => h.sessionId === result.sessionId);
       this.held = this.held.filter((h) => h.sessionId !== result.sessionId);
-      for (const h of mine) send(h.text);
+      for (const h of mine) this.send(deliver, h.text);
     }
     if (this.openCreates === 0) {
       this.dropped += this.held.length;
       this.held = [];
     }
-    send(text);
+    this.send(deliver, text);
+  }
+
+  /** `filteredList` when every session listed is visible or of a known owner (see `needsLookups`). */
+  private listOfKnownOwners(message: Record<string, unknown>, text: string): string {
+    const { sessions } = message.result as SessionListResult;
+    return listText(
+      message,
+      text,
+      sessions.map((s) => this.visible.has(s.sessionId) || this.tenants.knownOwner(s.sessionId) === this.tenant),
+    );
   }
 
   /** The `session.list` answer the tenant may see: `text` itself when every session listed is its own. */
@@ -246,21 +273,40 @@ export class TauTenantGate implements TauSessionGate {
         }
       }),
     );
-    // Nothing to hide: the host's own text, as for every other message (and no re-serialization).
-    if (keep.every(Boolean)) return text;
-    return JSON.stringify({ ...message, result: { ...(message.result as object), sessions: sessions.filter((_, i) => keep[i]) } });
+    return listText(message, text, keep);
+  }
+
+  /** Delivers one message; a failure is logged and does not stop the messages after it. */
+  private send(deliver: (text: string) => void, text: string): void {
+    try {
+      deliver(text);
+    } catch (err) {
+      this.logFailure(err);
+    }
   }
 
   private safely(fn: () => void): void {
     try {
       fn();
     } catch (err) {
-      this.log("error", "error in the Tau passthrough", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      this.logFailure(err);
     }
+  }
+
+  private logFailure(err: unknown): void {
+    this.log("error", "error in the Tau passthrough", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   }
 }
 
-/** A successful `session.list` answer: its sessions' owners may have to be looked up before it is relayed. */
-function needsLookups(message: Record<string, unknown>, method: string | undefined): boolean {
+/** A successful `session.list` answer: it lists only the sessions the tenant may see. */
+function isSessionList(message: Record<string, unknown>, method: string | undefined): boolean {
   return message.type === "response" && method === "session.list" && message.ok === true;
+}
+
+/** A `session.list` answer with the sessions `keep` marks; `text` itself when it keeps them all. */
+function listText(message: Record<string, unknown>, text: string, keep: boolean[]): string {
+  // Nothing to hide: the host's own text, as for every other message (and no re-serialization).
+  if (keep.every(Boolean)) return text;
+  const { sessions } = message.result as SessionListResult;
+  return JSON.stringify({ ...message, result: { ...(message.result as object), sessions: sessions.filter((_, i) => keep[i]) } });
 }

@@ -26,16 +26,19 @@ export interface LineVerdict {
 
 interface OpenRequest {
   method: string;
-  /** The same bare request, also open as sent the other way (see checkEitherDirection); answered once, both go. */
-  twin?: string;
+  /** The same bare request is also open as sent the other way (see openBothWays); answered once, both go. */
+  twin?: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** A probe's answer for a response that answers no open request (its issues are never shown). */
+const NO_OPEN_REQUEST: ValidationResult = Object.freeze({ ok: false, issues: [] });
+
 export class TranscriptChecker {
   private readonly bundles: Record<Dialect, BundleValidator>;
-  /** Open requests by dialect, sender and id. */
-  private readonly open = new Map<string, OpenRequest>();
+  /** Open requests by dialect, sender and id (see idKey). */
+  private readonly open = new Map<Dialect, Record<Sender, Map<unknown, OpenRequest>>>();
 
   constructor(
     private readonly options: TranscriptOptions = {},
@@ -54,16 +57,18 @@ export class TranscriptChecker {
     }
     let sender: Sender | undefined;
     let message = value;
-    if (isObject(value) && "message" in value && (value.direction === "client" || value.direction === "server")) {
-      sender = value.direction;
-      message = value.message;
-    } else if (isObject(value) && "direction" in value && "message" in value) {
-      return { ok: false, issues: [{ pointer: "/direction", message: 'must be "client" or "server"', keyword: "enum" }] };
+    if (isObject(value) && "message" in value) {
+      if (value.direction === "client" || value.direction === "server") {
+        sender = value.direction;
+        message = value.message;
+      } else if ("direction" in value) {
+        return { ok: false, issues: [{ pointer: "/direction", message: 'must be "client" or "server"', keyword: "enum" }] };
+      }
     }
     const dialect = this.options.dialect ?? this.detectJsonRpcDialect(detectDialect(message), message);
     const bundle = this.bundles[dialect];
     const verdict = sender ? this.check(bundle, sender, message) : this.checkEitherDirection(bundle, message);
-    return { ...verdict, dialect };
+    return { ok: verdict.ok, subject: verdict.subject, issues: verdict.issues, dialect };
   }
 
   /**
@@ -73,11 +78,12 @@ export class TranscriptChecker {
   private detectJsonRpcDialect(detected: Dialect, message: unknown): Dialect {
     if (detected !== "ask" || !isObject(message)) return detected;
     if (typeof message.method === "string") return !this.bundles.ask.method(message.method) && this.bundles.codex.method(message.method) ? "codex" : "ask";
-    const openIn = (bundle: BundleValidator) => (["client", "server"] as const).some((sender) => this.open.has(this.key(bundle, sender, message.id)));
+    const key = idKey(message.id);
+    const openIn = (bundle: BundleValidator) => this.requests(bundle, "client").has(key) || this.requests(bundle, "server").has(key);
     return !openIn(this.bundles.ask) && openIn(this.bundles.codex) ? "codex" : "ask";
   }
 
-  private checkEitherDirection(bundle: BundleValidator, message: unknown): LineVerdict {
+  private checkEitherDirection(bundle: BundleValidator, message: unknown): ValidationResult {
     for (const sender of ["client", "server"] as const) {
       const probed = this.probe(bundle, sender, message);
       // The probe already validated the message as `check` would: pass the result on, not the work.
@@ -97,12 +103,12 @@ export class TranscriptChecker {
   private openBothWays(bundle: BundleValidator, message: unknown): void {
     if (!isObject(message) || typeof message.method !== "string" || !("id" in message) || message.id === null) return;
     if (!bundle.method(message.method, "client") || !bundle.method(message.method, "server")) return;
-    const asClient = this.key(bundle, "client", message.id);
-    const asServer = this.key(bundle, "server", message.id);
-    const open = this.open.get(asClient);
-    if (!open || this.open.has(asServer) || !bundle.message("server", message).ok) return;
-    open.twin = asServer;
-    this.open.set(asServer, { method: message.method, twin: asClient });
+    const key = idKey(message.id);
+    const open = this.requests(bundle, "client").get(key);
+    const asServer = this.requests(bundle, "server");
+    if (!open || asServer.has(key) || !bundle.verdict("server", message).ok) return;
+    open.twin = true;
+    asServer.set(key, { method: message.method, twin: true });
   }
 
   /** The closer match for a message that fits neither direction, read from its discriminator. */
@@ -111,55 +117,66 @@ export class TranscriptChecker {
     if (bundle.dialect === "tau") return message.type === "request" ? "client" : "server";
     if (typeof message.method === "string") return bundle.method(message.method, "client") || !bundle.method(message.method, "server") ? "client" : "server";
     // A response travels opposite to its request; answers to reverse requests come from clients.
-    return this.open.has(this.key(bundle, "server", message.id)) ? "client" : "server";
+    return this.requests(bundle, "server").has(idKey(message.id)) ? "client" : "server";
   }
 
-  /** Validation without touching the correlation table (used to pick a direction). */
+  /** The verdict alone, without touching the correlation table (used to pick a direction); `check` explains a failure. */
   private probe(bundle: BundleValidator, sender: Sender, message: unknown): ValidationResult {
-    const responseTo = isResponse(bundle, message) ? this.open.get(this.key(bundle, other(sender), (message as { id: unknown }).id)) : undefined;
-    if (isResponse(bundle, message) && !responseTo && !isNullId(message)) {
-      return { ok: false, issues: [{ pointer: "/id", message: "no open request", keyword: "correlation" }] };
-    }
-    return bundle.message(sender, message, responseTo?.method);
+    if (!isResponse(bundle, message) || isNullId(message)) return bundle.verdict(sender, message);
+    const responseTo = this.requests(bundle, other(sender)).get(idKey(message.id));
+    return responseTo ? bundle.verdict(sender, message, responseTo.method) : NO_OPEN_REQUEST;
   }
 
   /** `validated`: the result of validating `message` as sent by `sender` (same request method), when already known. */
-  private check(bundle: BundleValidator, sender: Sender, message: unknown, validated?: ValidationResult): LineVerdict {
+  private check(bundle: BundleValidator, sender: Sender, message: unknown, validated?: ValidationResult): ValidationResult {
     if (isResponse(bundle, message)) {
-      const id = (message as { id: unknown }).id;
-      if (isNullId(message)) return toVerdict(validated ?? bundle.message(sender, message));
-      const k = this.key(bundle, other(sender), id);
-      const request = this.open.get(k);
+      const id = message.id;
+      if (isNullId(message)) return validated ?? bundle.message(sender, message);
+      const requests = this.requests(bundle, other(sender));
+      const key = idKey(id);
+      const request = requests.get(key);
       if (!request) {
         const result = bundle.message(sender, message);
         const correlation = { pointer: "/id", message: `no open request with id ${JSON.stringify(id)} earlier in the transcript`, keyword: "correlation" };
         return { ok: false, subject: result.subject, issues: [correlation, ...result.issues] };
       }
-      this.open.delete(k);
-      if (request.twin) this.open.delete(request.twin);
-      return toVerdict(validated ?? bundle.message(sender, message, request.method));
+      requests.delete(key);
+      if (request.twin) this.requests(bundle, sender).delete(key);
+      return validated ?? bundle.message(sender, message, request.method);
     }
     const result = validated ?? bundle.message(sender, message);
-    const verdict = toVerdict(result);
     // Record requests that expect a response (those with an id), valid or not, so their
     // responses are still matched; a repeated open id is itself an error.
     if (isObject(message) && typeof message.method === "string" && "id" in message && message.id !== null && isRequest(bundle, message)) {
-      const k = this.key(bundle, sender, message.id);
-      if (this.open.has(k)) {
+      const requests = this.requests(bundle, sender);
+      const key = idKey(message.id);
+      if (requests.has(key)) {
         return {
           ok: false,
-          subject: verdict.subject,
-          issues: [{ pointer: "/id", message: `duplicate id ${JSON.stringify(message.id)}: a request with this id is still open`, keyword: "correlation" }, ...verdict.issues],
+          subject: result.subject,
+          issues: [{ pointer: "/id", message: `duplicate id ${JSON.stringify(message.id)}: a request with this id is still open`, keyword: "correlation" }, ...result.issues],
         };
       }
-      if (bundle.method(message.method, sender)) this.open.set(k, { method: message.method });
+      if (bundle.method(message.method, sender)) requests.set(key, { method: message.method });
     }
-    return verdict;
+    return result;
   }
 
-  private key(bundle: BundleValidator, sender: Sender, id: unknown): string {
-    return `${bundle.dialect}\u0000${sender}\u0000${JSON.stringify(id)}`;
+  /** The requests `sender` has open in the bundle's dialect. */
+  private requests(bundle: BundleValidator, sender: Sender): Map<unknown, OpenRequest> {
+    let bySender = this.open.get(bundle.dialect);
+    if (!bySender) this.open.set(bundle.dialect, (bySender = { client: new Map(), server: new Map() }));
+    return bySender[sender];
   }
+}
+
+/**
+ * The key of a request id: a string or number as it is (a Map tells "1" from 1 as JSON does),
+ * anything else (not a valid id, but still correlated) by its JSON text, marked so that it never
+ * equals a string id.
+ */
+function idKey(id: unknown): unknown {
+  return typeof id === "string" || typeof id === "number" ? id : `\u0000${JSON.stringify(id)}`;
 }
 
 /**
@@ -171,7 +188,7 @@ export function detectDialect(message: unknown): Dialect {
   return isObject(message) && "version" in message && "type" in message ? "tau" : "ask";
 }
 
-function isResponse(bundle: BundleValidator, message: unknown): boolean {
+function isResponse(bundle: BundleValidator, message: unknown): message is Record<string, unknown> {
   if (!isObject(message)) return false;
   if (bundle.dialect === "tau") return message.type === "response";
   return !("method" in message) && ("result" in message || "error" in message) && "id" in message;
@@ -181,9 +198,5 @@ function isRequest(bundle: BundleValidator, message: Record<string, unknown>): b
   return bundle.dialect === "tau" ? message.type === "request" : true;
 }
 
-const isNullId = (message: unknown) => isObject(message) && message.id === null;
+const isNullId = (message: Record<string, unknown>) => message.id === null;
 const other = (sender: Sender): Sender => (sender === "client" ? "server" : "client");
-
-function toVerdict(result: ValidationResult): LineVerdict {
-  return { ok: result.ok, subject: result.subject, issues: result.issues };
-}

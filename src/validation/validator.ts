@@ -1,15 +1,22 @@
 import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
 import type { Dialect, Sender } from "../registry/model.js";
 import type { IndexEntry, SchemaIndex } from "../registry/schema-index.js";
+import { withDiscriminators } from "./discriminated-unions.js";
 import { explain, type ValidationIssue } from "./issues.js";
 import { readSchemaFile } from "./schema-files.js";
 
 /**
- * The one ajv instance of the process and everything validated with it. Schemas come from the
+ * The validators of the process and everything validated with them. Schemas come from the
  * committed schema/ files (the same ones client CI uses); each definition is compiled once, on
  * first use, and cached. Messages are dispatched on their discriminator (`type` for Tau, `method`
- * or response shape for Ask) to the exact definition, so errors point at the real problem instead
- * of listing every union branch.
+ * or response shape for JSON-RPC) to the exact definition, so errors point at the real problem
+ * instead of listing every union branch.
+ *
+ * Two tiers, both compiled from the same schema files: every value is checked by the fast tier
+ * (stops at the first error, keeps no schema in it, picks a union's branch by its tag), and only a
+ * value it rejects is checked again by the detailed tier, whose every error, with its schema,
+ * explain() turns into the readable issues reported. A valid message, nearly every one, costs one
+ * fast check; an invalid one gets the same issues as if only the detailed tier existed.
  */
 
 export interface ValidationResult {
@@ -32,25 +39,63 @@ const issue = (pointer: string, message: string, keyword = "protocol"): Validati
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/**
+ * The two ajv instances every bundle is compiled in (see the top of this file). A bundle's schema
+ * file is read and added to them when the bundle is first used (`serve` never reads Tau v13's,
+ * `validate` on a Tau and Ask transcript never reads Codex's or ACP's). The detailed instance is
+ * made when the first invalid value is explained: a process that sees only valid messages never
+ * compiles a detailed check.
+ */
+export class ValidatorTiers {
+  readonly fast = new Ajv2019({ ...FAST_AJV_OPTIONS, ...LOADING });
+  private detailedAjv: Ajv2019 | undefined;
+  private readonly schemas: object[] = [];
+
+  /** Reads a bundle's schema file, adds it to both tiers and returns its `$id`. */
+  load(file: string): string {
+    const schema = definitionsOnly(readSchemaFile<{ $id: string }>(file));
+    this.schemas.push(schema);
+    this.fast.addSchema(withDiscriminators(schema));
+    this.detailedAjv?.addSchema(schema);
+    return schema.$id;
+  }
+
+  detailed(): Ajv2019 {
+    if (!this.detailedAjv) {
+      this.detailedAjv = new Ajv2019({ ...AJV_OPTIONS, ...LOADING });
+      for (const schema of this.schemas) this.detailedAjv.addSchema(schema);
+    }
+    return this.detailedAjv;
+  }
+}
+
 /** A validator for one bundle (dialect + version). */
 export class BundleValidator {
-  private readonly compiledDefinitions = new Map<string, ValidateFunction>();
-  private readonly byName = new Map<string, IndexEntry>();
-  /** Methods by wire name: one entry per direction (a name may be a request and a reverse request). */
-  private readonly methods = new Map<string, IndexEntry[]>();
+  private readonly fastDefinitions = new Map<string, ValidateFunction>();
+  private readonly detailedDefinitions = new Map<string, ValidateFunction>();
+  private readonly serverMessages = new Map<string, IndexEntry>();
+  /** Methods by wire name as each side sends them (a name may be a request and a reverse request). */
+  private readonly methodsSentBy: Record<Sender, Map<string, IndexEntry>> = { client: new Map(), server: new Map() };
+  /** Without a sender: the first entry the registry lists for a name (client requests come before reverse requests). */
+  private readonly firstMethods = new Map<string, IndexEntry>();
   private readonly eventTypes = new Map<string, IndexEntry>();
+  private loadedSchemaId: string | undefined;
 
   constructor(
-    private readonly ajv: Ajv2019,
+    private readonly tiers: ValidatorTiers,
     readonly dialect: Dialect,
     readonly version: number | string,
-    private readonly schemaId: string,
+    private readonly schemaFile: string,
     entries: IndexEntry[],
   ) {
     for (const e of entries) {
       if (e.kind === "event") this.eventTypes.set(e.name, e);
-      else if (e.kind === "server-message") this.byName.set(`message:${e.name}`, e);
-      else this.methods.set(e.name, [...(this.methods.get(e.name) ?? []), e]);
+      else if (e.kind === "server-message") this.serverMessages.set(e.name, e);
+      else {
+        if (!this.firstMethods.has(e.name)) this.firstMethods.set(e.name, e);
+        const sentBy = this.methodsSentBy[e.direction === "client-to-server" ? "client" : "server"];
+        if (!sentBy.has(e.name)) sentBy.set(e.name, e);
+      }
     }
   }
 
@@ -60,38 +105,47 @@ export class BundleValidator {
    * before reverse requests).
    */
   method(name: string, sender?: Sender): IndexEntry | undefined {
-    const entries = this.methods.get(name);
-    if (!sender) return entries?.[0];
-    return entries?.find((e) => e.direction === directionOf(sender));
+    return sender ? this.methodsSentBy[sender].get(name) : this.firstMethods.get(name);
   }
 
   serverMessage(type: string): IndexEntry | undefined {
-    return this.byName.get(`message:${type}`);
+    return this.serverMessages.get(type);
   }
 
   event(type: string): IndexEntry | undefined {
     return this.eventTypes.get(type);
   }
 
-  hasDefinition(name: string): boolean {
-    return this.ajv.getSchema(`${this.schemaId}#/$defs/${name}`) !== undefined;
+  /** The `$id` of the bundle's schema, which is loaded into the tiers the first time it is asked for. */
+  private get schemaId(): string {
+    return (this.loadedSchemaId ??= this.tiers.load(this.schemaFile));
   }
 
-  /** Validates `value` against a named definition of the bundle. */
-  check(definition: string, value: unknown, subject?: string, pointerPrefix = ""): ValidationResult {
-    const fn = this.compiled(definition);
-    if (fn(value)) return valid(subject, definition);
-    const issues = explain(fn.errors).map((i) => ({ ...i, pointer: pointerPrefix + i.pointer }));
+  hasDefinition(name: string): boolean {
+    return this.tiers.fast.getSchema(`${this.schemaId}#/$defs/${name}`) !== undefined;
+  }
+
+  /**
+   * Validates `value` against a named definition of the bundle. `explainFailure` false: a rejected
+   * value gets no issues (for callers that only need the verdict, e.g. to try a message both ways).
+   */
+  check(definition: string, value: unknown, subject?: string, pointerPrefix = "", explainFailure = true): ValidationResult {
+    if (this.compiled(this.fastDefinitions, this.tiers.fast, definition)(value)) return valid(subject, definition);
+    if (!explainFailure) return invalid([], subject, definition);
+    const detailed = this.compiled(this.detailedDefinitions, this.tiers.detailed(), definition);
+    // Both tiers compile the same schema, so they agree; were they ever not to, the detailed one, compiled exactly as generated, decides.
+    if (detailed(value)) return valid(subject, definition);
+    const issues = explain(detailed.errors).map((i) => ({ ...i, pointer: pointerPrefix + i.pointer }));
     return invalid(issues, subject, definition);
   }
 
-  /** Each definition is compiled once, on first use. */
-  private compiled(definition: string): ValidateFunction {
-    let fn = this.compiledDefinitions.get(definition);
+  /** Each definition is compiled once per tier, on first use. */
+  private compiled(cache: Map<string, ValidateFunction>, ajv: Ajv2019, definition: string): ValidateFunction {
+    let fn = cache.get(definition);
     if (!fn) {
-      fn = this.ajv.getSchema(`${this.schemaId}#/$defs/${definition}`);
+      fn = ajv.getSchema(`${this.schemaId}#/$defs/${definition}`);
       if (!fn) throw new Error(`${this.schemaId}: no definition ${definition}`);
-      this.compiledDefinitions.set(definition, fn);
+      cache.set(definition, fn);
     }
     return fn;
   }
@@ -125,47 +179,56 @@ export class BundleValidator {
    * checked only as a response envelope.
    */
   message(sender: Sender, message: unknown, respondsTo?: string): ValidationResult {
-    if (!isObject(message)) return invalid([issue("", "message must be a JSON object", "type")]);
-    return this.dialect === "tau" ? this.tauMessage(sender, message, respondsTo) : this.jsonRpcMessage(sender, message, respondsTo);
+    return this.dispatch(sender, message, respondsTo, true);
   }
 
-  private tauMessage(sender: Sender, msg: Record<string, unknown>, respondsTo?: string): ValidationResult {
+  /** The verdict of `message()` without its issues: a rejected message costs one fast check, not a detailed one. */
+  verdict(sender: Sender, message: unknown, respondsTo?: string): ValidationResult {
+    return this.dispatch(sender, message, respondsTo, false);
+  }
+
+  private dispatch(sender: Sender, message: unknown, respondsTo: string | undefined, explainFailure: boolean): ValidationResult {
+    if (!isObject(message)) return invalid([issue("", "message must be a JSON object", "type")]);
+    return this.dialect === "tau" ? this.tauMessage(sender, message, respondsTo, explainFailure) : this.jsonRpcMessage(sender, message, respondsTo, explainFailure);
+  }
+
+  private tauMessage(sender: Sender, msg: Record<string, unknown>, respondsTo: string | undefined, explainFailure: boolean): ValidationResult {
     if (msg.version !== this.version) {
       return invalid([issue("/version", `must be ${this.version} (got ${JSON.stringify(msg.version)})`, "const")], describeSubject(msg));
     }
     if (sender === "client") {
       if (msg.type !== "request") return invalid([issue("/type", 'must be "request"', "const")], describeSubject(msg));
-      const envelope = this.check("RequestEnvelope", msg);
+      const envelope = this.check("RequestEnvelope", msg, undefined, "", explainFailure);
       if (!envelope.ok) return { ...envelope, subject: typeof msg.method === "string" ? msg.method : undefined };
       const method = msg.method as string;
       const entry = this.method(method, "client");
       if (!entry || entry.kind !== "request") return invalid([issue("/method", `unknown method ${JSON.stringify(method)}`)], method);
-      return this.check(entry.definitions.request!, msg, method);
+      return this.check(entry.definitions.request!, msg, method, "", explainFailure);
     }
     const type = msg.type;
     if (typeof type !== "string") return invalid([issue("/type", "must be a string", "type")]);
     if (type === "response") {
-      if (msg.ok === false) return this.check("ErrorResponse", msg, respondsTo ?? "response");
+      if (msg.ok === false) return this.check("ErrorResponse", msg, respondsTo ?? "response", "", explainFailure);
       if (msg.ok !== true) return invalid([issue("/ok", "must be true or false", "type")], respondsTo ?? "response");
       const request = respondsTo ? this.method(respondsTo, "client") : undefined;
-      if (request) return this.check(request.definitions.response!, msg, respondsTo);
-      return this.check("SuccessResponse", msg, "response");
+      if (request) return this.check(request.definitions.response!, msg, respondsTo, "", explainFailure);
+      return this.check("SuccessResponse", msg, "response", "", explainFailure);
     }
     const entry = this.serverMessage(type);
     if (!entry) return invalid([issue("/type", `unknown server message type ${JSON.stringify(type)}`)], type);
-    return this.check(entry.definitions.message!, msg, type);
+    return this.check(entry.definitions.message!, msg, type, "", explainFailure);
   }
 
   /** A JSON-RPC dialect (Ask, Codex): requests and notifications by `method`, responses by the method of the request they answer. */
-  private jsonRpcMessage(sender: Sender, msg: Record<string, unknown>, respondsTo?: string): ValidationResult {
+  private jsonRpcMessage(sender: Sender, msg: Record<string, unknown>, respondsTo: string | undefined, explainFailure: boolean): ValidationResult {
     if ("jsonrpc" in msg && msg.jsonrpc !== "2.0") return invalid([issue("/jsonrpc", 'must be "2.0" when present', "const")]);
     if (!("method" in msg)) {
-      if ("error" in msg) return this.check("ErrorResponse", msg, respondsTo ?? "response");
+      if ("error" in msg) return this.check("ErrorResponse", msg, respondsTo ?? "response", "", explainFailure);
       if (!("result" in msg)) return invalid([issue("", "must have a method (request) or a result or error (response)", "required")]);
       // A response travels opposite to the request it answers.
       const entry = respondsTo ? this.method(respondsTo, sender === "client" ? "server" : "client") : undefined;
-      if (entry) return this.check(entry.definitions.response!, msg, respondsTo);
-      return this.check("SuccessResponse", msg, "response");
+      if (entry) return this.check(entry.definitions.response!, msg, respondsTo, "", explainFailure);
+      return this.check("SuccessResponse", msg, "response", "", explainFailure);
     }
     const method = msg.method;
     if (typeof method !== "string") return invalid([issue("/method", "must be a string", "type")]);
@@ -174,8 +237,8 @@ export class BundleValidator {
       return invalid([issue("/method", `unknown ${sender === "client" ? "client" : "server"} method ${JSON.stringify(method)}`)], method);
     }
     const definition = entry.definitions.request ?? entry.definitions.notification!;
-    const result = this.check(definition, msg, method);
-    if (result.ok || entry.kind !== "notification" || method !== "session/event") return result;
+    const result = this.check(definition, msg, method, "", explainFailure);
+    if (result.ok || !explainFailure || entry.kind !== "notification" || method !== "session/event") return result;
     // A bad event: report against the event's own definition rather than the whole union.
     const event = isObject(msg.params) ? msg.params.event : undefined;
     if (isObject(event) && typeof event.type === "string") {
@@ -188,8 +251,6 @@ export class BundleValidator {
   }
 }
 
-const directionOf = (sender: Sender): IndexEntry["direction"] => (sender === "client" ? "client-to-server" : "server-to-client");
-
 function describeSubject(msg: Record<string, unknown>): string | undefined {
   if (typeof msg.method === "string") return msg.method;
   if (typeof msg.type === "string") return msg.type;
@@ -197,13 +258,36 @@ function describeSubject(msg: Record<string, unknown>): string | undefined {
 }
 
 /**
- * How the one ajv instance is set up (benchmarks compile with the same). All errors, with their
+ * How the detailed tier is set up (benchmarks compile with the same). All errors, with their
  * schemas: explain() needs every branch of a failed union to tell the branch that matched from
  * those rejected by their discriminator.
  */
 export const AJV_OPTIONS = { strict: true, allErrors: true, verbose: true, allowUnionTypes: true } as const;
 
-/** Every bundle listed in schema/index.json, sharing the one ajv instance of the process. */
+/**
+ * How the fast tier is set up: the first error ends a check, errors carry no schema, tagged unions
+ * dispatch on their tag (discriminated-unions.ts). Generated code is neither optimized nor inlined
+ * across references: that halves the time a definition takes to compile (the first Tau delta
+ * compiles the whole snapshot schema) for a few nanoseconds more per check.
+ */
+export const FAST_AJV_OPTIONS = {
+  strict: true,
+  allErrors: false,
+  verbose: false,
+  allowUnionTypes: true,
+  discriminator: true,
+  inlineRefs: false,
+  code: { optimize: false },
+} as const;
+
+/**
+ * The schema files are not checked against JSON Schema's meta-schema when loaded: compiling the
+ * meta-schema and walking every bundle with it was most of the validators' start-up, for files
+ * that are generated, and checked against it (and compiled in strict mode) by the registry tests.
+ */
+const LOADING = { validateSchema: false } as const;
+
+/** Every bundle listed in schema/index.json, compiled in the two tiers of the process. */
 export class ProtocolValidators {
   private static instance: ProtocolValidators | undefined;
   readonly index: SchemaIndex;
@@ -211,12 +295,10 @@ export class ProtocolValidators {
 
   constructor() {
     this.index = readSchemaFile<SchemaIndex>("index.json");
-    const schemas = this.index.bundles.map((b) => definitionsOnly(readSchemaFile<{ $id: string }>(b.schema)));
-    const ajv = new Ajv2019(AJV_OPTIONS);
-    for (const schema of schemas) ajv.addSchema(schema);
-    this.index.bundles.forEach((b, i) => {
+    const tiers = new ValidatorTiers();
+    this.index.bundles.forEach((b) => {
       const entries = this.index.entries.filter((e) => e.dialect === b.dialect && e.versions.includes(b.version));
-      this.bundles.set(key(b.dialect, b.version), new BundleValidator(ajv, b.dialect, b.version, schemas[i]!.$id, entries));
+      this.bundles.set(key(b.dialect, b.version), new BundleValidator(tiers, b.dialect, b.version, b.schema, entries));
     });
   }
 

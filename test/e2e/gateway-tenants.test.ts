@@ -130,6 +130,9 @@ describe("tenants", () => {
   it("Tau session.list shows only the tenant's sessions, including those created over Ask", async () => {
     expect((await listed(tauA)).sort()).toEqual([askSessionA, tauSessionA].sort());
     expect(await listed(tauB)).toEqual([askSessionB]);
+    // Again, now that every owner is known (filtered as the answer arrives, without lookups).
+    expect((await listed(tauA)).sort()).toEqual([askSessionA, tauSessionA].sort());
+    expect(await listed(tauB)).toEqual([askSessionB]);
     // The host itself has them all.
     const everything = await listed(await direct());
     for (const id of [askSessionA, tauSessionA, askSessionB, hostSession]) expect(everything).toContain(id);
