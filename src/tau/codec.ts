@@ -100,6 +100,12 @@ function fail(id: string | null, code: ErrorCode, message: string, data?: unknow
   return { ok: false, id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
+/** A client's value as text for an error message. parseRequest never throws: JSON.parse reads any nesting depth, JSON.stringify overflows the stack on deep values. */
 function display(v: unknown): string {
-  return typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
+  if (typeof v === "string") return v;
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return Array.isArray(v) ? "(a deeply nested array)" : "(a deeply nested object)";
+  }
 }

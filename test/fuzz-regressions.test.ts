@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { cleanupsAfterEach } from "./support/cleanups.js";
+import { gatewayInFrontOf } from "./support/gateway.js";
+import { startHostClosedAfterTest, TauTestClient } from "./support/tau-client.js";
+
+/**
+ * Defects the fuzz suite (test/fuzz/) found, each pinned with the smallest message that showed it,
+ * over real sockets: through the gateway's `/tau` and straight to the embedded host.
+ */
+
+const cleanups = cleanupsAfterEach();
+
+/** JSON nested deeper than JSON.stringify can write back (JSON.parse reads any depth). */
+const deeplyNested = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
+
+async function tauEndpoints(): Promise<Array<{ name: string; url: string }>> {
+  const host = await startHostClosedAfterTest(cleanups);
+  const { app } = gatewayInFrontOf(host.url, cleanups);
+  const address = await app.listen({ port: 0, host: "127.0.0.1" });
+  return [
+    { name: "the gateway's /tau", url: `${address.replace("http://", "ws://")}/tau` },
+    { name: "the embedded host", url: host.url },
+  ];
+}
+
+describe("a Tau request with a deeply nested value where the version goes", () => {
+  it("is answered with invalid_request carrying its id, and the connection stays usable", async () => {
+    for (const { name, url } of await tauEndpoints()) {
+      const client = await TauTestClient.connect(url, name);
+      cleanups.push(() => client.close());
+      const since = client.mark();
+      client.sendRaw(`{"version":${deeplyNested(200_000)},"type":"request","id":"deep","method":"session.list","params":{}}`);
+      const response = await client.waitFor((m) => m.type === "response" && m.id === "deep", `${name}: the answer to the deep version`, { since });
+      expect(response, name).toMatchObject({ ok: false, error: { code: "invalid_request", message: expect.stringContaining("unsupported session protocol version") } });
+      expect((await client.call("session.list", {})).sessions, name).toEqual([]);
+      client.assertAllValid();
+    }
+  });
+});
