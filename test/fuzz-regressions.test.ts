@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { cleanupsAfterEach } from "./support/cleanups.js";
-import { gatewayInFrontOf } from "./support/gateway.js";
+import { gatewayInFrontOf, startTestGateway } from "./support/gateway.js";
 import { startHostClosedAfterTest, TauTestClient } from "./support/tau-client.js";
 
 /**
  * Defects the fuzz suite (test/fuzz/) found, each pinned with the smallest message that showed it,
- * over real sockets: through the gateway's `/tau` and straight to the embedded host.
+ * over real sockets.
  */
 
 const cleanups = cleanupsAfterEach();
@@ -35,5 +35,18 @@ describe("a Tau request with a deeply nested value where the version goes", () =
       expect((await client.call("session.list", {})).sessions, name).toEqual([]);
       client.assertAllValid();
     }
+  });
+});
+
+describe("an Ask request whose id is an integer beyond 2^53", () => {
+  it("is refused with -32600 and a null id, never echoed with an id the registry's RequestId does not allow", async () => {
+    const gateway = await cleanups.stopAfterTest(startTestGateway());
+    const client = await gateway.client();
+    for (const id of ["9007199254740993", "1e21", "-9007199254740993"]) client.socket.send(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+    // A safe integer right after: answered normally, and after the three refusals.
+    expect(await client.request("ping")).toMatchObject({ status: "ok" });
+    const refusals = client.received.filter((m: any) => m.error);
+    expect(refusals).toEqual(Array.from({ length: 3 }, () => expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) })));
+    expect(client.invalid).toEqual([]);
   });
 });

@@ -43,7 +43,8 @@ const FIRST_REVERSE_REQUEST_ID = 10001;
 const DEFAULT_MAX_BATCH = 100;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is string | number => typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
+/** The registry's RequestId: a string, or an integer a JSON parser keeps exact (beyond 2^53 the id echoed back could differ). */
+const isId = (v: unknown): v is string | number => typeof v === "string" || Number.isSafeInteger(v);
 
 /**
  * The JSON of `session/event` params, made once per event and session: an event goes to every
@@ -125,7 +126,7 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
   async function handleOne(message: unknown): Promise<JSONRPCResponse | null> {
     if (!isObject(message)) return error(null, "invalid_request", "Invalid Request: a JSON-RPC message must be an object");
     const hasId = "id" in message && message.id !== undefined;
-    if (hasId && !isId(message.id) && message.id !== null) return error(null, "invalid_request", "Invalid Request: id must be a string or an integer");
+    if (hasId && !isId(message.id) && message.id !== null) return error(null, "invalid_request", "Invalid Request: id must be a string or an integer from -(2^53-1) to 2^53-1");
     const id = hasId && isId(message.id) ? message.id : null;
     if ("jsonrpc" in message && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0" when present');
     if (!("method" in message)) {
