@@ -50,3 +50,17 @@ describe("an Ask request whose id is an integer beyond 2^53", () => {
     expect(client.invalid).toEqual([]);
   });
 });
+
+describe("an Ask request with a null id", () => {
+  it("is refused with -32600 (a success response with a null id is invalid in the registry), alone and in a batch", async () => {
+    const gateway = await cleanups.stopAfterTest(startTestGateway());
+    const client = await gateway.client();
+    client.socket.send('{"jsonrpc":"2.0","id":null,"method":"ping"}');
+    client.socket.send('[{"jsonrpc":"2.0","id":null,"method":"session/list","params":{}}]');
+    expect(await client.request("ping")).toMatchObject({ status: "ok" });
+    await client.waitFor(() => client.received.filter((m: any) => m.error).length === 2, "both refusals");
+    expect(client.received.filter((m: any) => "result" in m && m.id === null)).toEqual([]);
+    expect(client.received.filter((m: any) => m.error)).toEqual(Array.from({ length: 2 }, () => expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) })));
+    expect(client.invalid).toEqual([]);
+  });
+});

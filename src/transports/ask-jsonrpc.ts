@@ -138,6 +138,8 @@ export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => 
       return error(id, "invalid_request", "Invalid Request: Method not specified");
     }
     if (typeof message.method !== "string") return error(id, "invalid_request", "Invalid Request: method must be a string");
+    // JSON-RPC allows a null request id but the registry's RequestId does not: its success response would be invalid.
+    if (message.id === null) return error(null, "invalid_request", "Invalid Request: id must be a string or an integer, not null");
     if ("params" in message && message.params !== undefined && !isObject(message.params)) {
       return hasId ? error(id, "invalid_params", "invalid params: params must be an object") : null;
     }
