@@ -1,0 +1,66 @@
+import { GatewayProcess } from "../infra/gateway-process.js";
+import { StdioChannel } from "../infra/stdio-channel.js";
+import { KNOWN_ISSUES } from "../known-issues.js";
+import { gatewayArgs } from "../stream-target.js";
+import type { HeldBackProperty, TargetContext } from "../target.js";
+
+/** `tau-gateway stdio` properties that fail until their defects are fixed; each runs on a process of its own. */
+
+async function freshStdio(context: TargetContext): Promise<{ gateway: GatewayProcess; channel: StdioChannel }> {
+  const { process: gateway } = await GatewayProcess.start("stdio", gatewayArgs(context));
+  return { gateway, channel: new StdioChannel(gateway.child) };
+}
+
+/** Requests pipelined without waiting, as a client that floods the process would. */
+const FLOOD = 20_000;
+
+export const stdioHeldBack: HeldBackProperty[] = [
+  {
+    issue: KNOWN_ISSUES.stdioIgnoresSigterm,
+    checks: "SIGTERM with stdin still open drains and exits 0",
+    async run(_target, context) {
+      const { gateway, channel } = await freshStdio(context);
+      try {
+        const pong = new Promise<void>((resolve) => channel.onMessage(() => resolve()));
+        channel.sendText(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+        await pong;
+        gateway.child.kill("SIGTERM");
+        const exit = await Promise.race([gateway.exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 15_000))]);
+        if (!exit) return ["still running 15 s after SIGTERM (stdin open)"];
+        return exit.code === 0 ? [] : [`exited with ${JSON.stringify(exit)} after SIGTERM, expected 0`];
+      } finally {
+        await gateway.stop(1_000);
+      }
+    },
+  },
+  {
+    issue: KNOWN_ISSUES.stdioFlood,
+    checks: `${FLOOD} pipelined requests are each answered exactly once, and memory stays bounded`,
+    async run(_target, context) {
+      const { gateway, channel } = await freshStdio(context);
+      const problems: string[] = [];
+      try {
+        const before = await gateway.memory();
+        const answers = new Map<number, number>();
+        let received = 0;
+        const all = new Promise<void>((resolve) =>
+          channel.onMessage((text) => {
+            const m = JSON.parse(text);
+            if (typeof m?.id !== "number") return;
+            answers.set(m.id, (answers.get(m.id) ?? 0) + 1);
+            if (++received >= FLOOD) resolve();
+          }),
+        );
+        for (let id = 1; id <= FLOOD; id++) channel.sendText(JSON.stringify({ jsonrpc: "2.0", id, method: id % 2 ? "session/list" : "ping" }));
+        await Promise.race([all, new Promise((r) => setTimeout(r, 60_000))]);
+        const missing = Array.from({ length: FLOOD }, (_, i) => i + 1).filter((id) => answers.get(id) !== 1);
+        if (missing.length) problems.push(`${missing.length} of ${FLOOD} requests not answered exactly once (e.g. ids ${missing.slice(0, 5).join(", ")})`);
+        const after = await gateway.memory();
+        if (after.peakRssBytes - before.rssBytes > 512 * 1024 * 1024) problems.push(`RSS peaked at ${after.peakRssBytes} bytes (from ${before.rssBytes})`);
+      } finally {
+        await gateway.stop(5_000);
+      }
+      return problems;
+    },
+  },
+];

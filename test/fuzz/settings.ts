@@ -1,0 +1,72 @@
+/**
+ * How much fuzzing to do. The CI run (`npm test`) is bounded so the whole fuzz suite stays well
+ * under a minute on two cores; `npm run fuzz` runs long with bigger hostile values. Environment:
+ *
+ *   FUZZ_CASES=N          cases per dialect, shared by its transports (each transport's share is
+ *                         split between the fixed and the random seed)
+ *   FUZZ_SEED=N           replaces the random seed (the fixed seed still runs first)
+ *   FUZZ_PATH=P           with FUZZ_SEED: replays one counterexample (fast-check's path)
+ *   FUZZ_TARGETS=a,b      only transports whose file name or display name contains one of these
+ *   FUZZ_KNOWN_ISSUES=1   also run the properties held back for known, not yet fixed defects
+ */
+
+export interface FuzzSizes {
+  /** Longest "huge" string, in UTF-16 units. */
+  hugeString: number;
+  /** Deepest nesting of arrays/objects in a message. */
+  deepNesting: number;
+  /** Longest array / most keys of one object. */
+  hugeCollection: number;
+}
+
+export interface FuzzSettings {
+  mode: "ci" | "long";
+  /** Cases per dialect; each of its transports gets an equal share. */
+  casesPerDialect: number;
+  /** The seed every run starts with, so CI always covers the same ground first. */
+  fixedSeed: number;
+  /** The second run's seed: FUZZ_SEED or a fresh one (printed with any failure). */
+  randomSeed: number;
+  replayPath: string | undefined;
+  targets: string[] | undefined;
+  knownIssues: boolean;
+  sizes: FuzzSizes;
+  /** How long one case may wait for the answers it is owed. */
+  answerTimeoutMs: number;
+}
+
+export const FIXED_SEED = 0x7a06;
+
+/** The gateway's default message limit (WebSocket message, HTTP body), which the fuzzed gateways keep. */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+const CI_SIZES: FuzzSizes = { hugeString: 256 * 1024, deepNesting: 20_000, hugeCollection: 5_000 };
+const LONG_SIZES: FuzzSizes = { hugeString: 4 * 1024 * 1024, deepNesting: 200_000, hugeCollection: 100_000 };
+
+export function fuzzSettings(mode: "ci" | "long", env: NodeJS.ProcessEnv = process.env): FuzzSettings {
+  const number = (name: string): number | undefined => {
+    const text = env[name];
+    if (text === undefined || text === "") return undefined;
+    const value = Number(text);
+    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer (got ${JSON.stringify(text)})`);
+    return value;
+  };
+  const list = (name: string) => env[name]?.split(",").map((s) => s.trim()).filter(Boolean);
+  return {
+    mode,
+    casesPerDialect: number("FUZZ_CASES") ?? (mode === "ci" ? 2_000 : 100_000),
+    fixedSeed: FIXED_SEED,
+    randomSeed: number("FUZZ_SEED") ?? (Date.now() ^ (Math.random() * 0x100000000)) >>> 0,
+    replayPath: env.FUZZ_PATH || undefined,
+    targets: list("FUZZ_TARGETS"),
+    knownIssues: env.FUZZ_KNOWN_ISSUES === "1",
+    sizes: mode === "ci" ? CI_SIZES : LONG_SIZES,
+    answerTimeoutMs: mode === "ci" ? 15_000 : 30_000,
+  };
+}
+
+/** Each target's share of its dialect's cases, among the targets being run. */
+export function casesPerTarget(settings: FuzzSettings, targets: ReadonlyArray<{ dialect: string }>, target: { dialect: string }): number {
+  const sharing = targets.filter((t) => t.dialect === target.dialect).length;
+  return Math.ceil(settings.casesPerDialect / Math.max(1, sharing));
+}

@@ -1,0 +1,170 @@
+import type fc from "fast-check";
+import { describePiece, renderPiece, type Piece } from "./generators/pieces.js";
+import type { LiveValues } from "./generators/live-values.js";
+import { GatewayProcess } from "./infra/gateway-process.js";
+import type { MessageChannel } from "./infra/message-channel.js";
+import { AnswerLedger, type DialectAnswers } from "./oracles/answer-ledger.js";
+import { Expectation, idKey } from "./oracles/expectation.js";
+import { countError, newStats, type FuzzTarget, type HeldBackProperty, type RunningTarget, type TargetContext } from "./target.js";
+import type { FuzzSettings } from "./settings.js";
+
+/**
+ * A target for any transport that carries a stream of messages both ways (WebSocket, NDJSON over
+ * stdio): a case is a few pieces sent on one client connection; the dialect says what each piece
+ * is owed, and the case waits until it got exactly that (or the connection closed as it must).
+ */
+
+export interface StreamDialect {
+  dialect: string;
+  answers: DialectAnswers;
+  /** Adds what the gateway owes for one text unit it reads. */
+  expect(unit: string, expectation: Expectation): void;
+  cases(settings: FuzzSettings): fc.Arbitrary<Piece[]>;
+  /** The pieces as sent (e.g. ids made unique where repeating one is a known defect). */
+  normalize?(pieces: Piece[], settings: FuzzSettings): Piece[];
+  /** A request sent after each case, answered only after everything before it was read. */
+  sentinel?(n: number): { text: string; id: unknown };
+  /** Brings a new connection to where cases start (e.g. Tau's ready and initialize). */
+  handshake(channel: MessageChannel): Promise<void>;
+  /** Creates what cases refer to through placeholders (a session), over a prepared connection. */
+  prepare(channel: MessageChannel, cwd: string): Promise<LiveValues>;
+  /** create → send → turn completed, on `channel`; throws when that does not work. */
+  normalSession(channel: MessageChannel, cwd: string): Promise<void>;
+}
+
+export interface StreamTargetSpec {
+  name: string;
+  /** `tau-gateway` command and its arguments (the upstream, cwd and timeouts are added). */
+  command: string;
+  args?: string[];
+  /** A client connection to the started gateway. */
+  connect(gateway: GatewayProcess, baseUrl: string | undefined): Promise<MessageChannel>;
+  dialect: StreamDialect;
+  heldBack?: HeldBackProperty[];
+}
+
+export function streamTarget(spec: StreamTargetSpec): FuzzTarget {
+  return {
+    name: spec.name,
+    dialect: spec.dialect.dialect,
+    heldBack: spec.heldBack,
+    start: (context) => startStreamTarget(spec, context),
+  };
+}
+
+/** Flags every command gets: the recording upstream, the sessions' directory, short interaction deadlines. */
+export function gatewayArgs(context: TargetContext): string[] {
+  return ["--upstream", context.upstream.recorder.url, "--default-cwd", context.upstream.cwd, "--interaction-timeout-ms", "2000", "--log-level", "warn"];
+}
+
+async function startStreamTarget(spec: StreamTargetSpec, context: TargetContext): Promise<RunningTarget> {
+  const { settings, upstream } = context;
+  const { dialect } = spec;
+  const { process: gateway, baseUrl } = await GatewayProcess.start(spec.command, [...gatewayArgs(context), ...(spec.args ?? [])]);
+  const stats = newStats();
+  let channel: MessageChannel | undefined;
+  let sentinels = 0;
+
+  const connected = async (): Promise<MessageChannel> => {
+    if (channel && channel.closeCode === undefined) return channel;
+    channel = await spec.connect(gateway, baseUrl);
+    await dialect.handshake(channel);
+    return channel;
+  };
+
+  let live: LiveValues;
+  try {
+    live = await dialect.prepare(await connected(), upstream.cwd);
+  } catch (err) {
+    await gateway.stop();
+    throw err;
+  }
+
+  const runCase = async (value: unknown): Promise<string[]> => {
+    if (!gateway.alive()) return [`the gateway process is not running (${JSON.stringify(await gateway.exited)}); stderr:\n${gateway.stderr()}`];
+    const pieces = dialect.normalize ? dialect.normalize(value as Piece[], settings) : (value as Piece[]);
+    const rendered = pieces.map((p) => renderPiece(p, live));
+    const open = await connected();
+    const delivery = open.delivery(rendered);
+    const expectation = new Expectation();
+    for (const unit of delivery.units) dialect.expect(unit, expectation);
+    if (delivery.closeCode !== undefined) {
+      // The connection ends here: what was in flight may be answered, or lost with it.
+      expectation.closeCode = delivery.closeCode;
+      for (const owed of expectation.owed.values()) owed.min = 0;
+      expectation.nullsAtLeast = 0;
+    }
+    const sentinel = delivery.closeCode === undefined ? dialect.sentinel?.(++sentinels) : undefined;
+    const ledger = new AnswerLedger(expectation, dialect.answers, new Set(sentinel ? [idKey(sentinel.id)] : []));
+    const problems: string[] = [];
+    let sentinelAnswered = sentinel === undefined;
+    let wake = () => undefined as void;
+    const stopListening = open.onMessage((text) => {
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        problems.push(`the gateway sent something that is not JSON: ${text.slice(0, 300)}`);
+        return wake();
+      }
+      for (const m of Array.isArray(message) ? message : [message]) {
+        if (sentinel && dialect.answers.response(m) && idKey(dialect.answers.response(m)!.id) === idKey(sentinel.id)) sentinelAnswered = true;
+        ledger.receive(m);
+      }
+      wake();
+    });
+    const done = () => (expectation.closeCode !== undefined ? open.closeCode !== undefined : sentinelAnswered && ledger.complete());
+    open.send(rendered.slice(0, delivery.count));
+    if (sentinel) open.sendText(sentinel.text);
+    const finished = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), settings.answerTimeoutMs);
+      wake = () => {
+        if (!done()) return;
+        clearTimeout(timer);
+        resolve(true);
+      };
+      void open.closed(settings.answerTimeoutMs).then(() => wake());
+      wake();
+    });
+    stopListening();
+    stats.cases++;
+    stats.requests += expectation.sent;
+    stats.responses += ledger.responses;
+    for (const [code, n] of ledger.errorCodes) countError(stats, code, n, ledger.errorSamples.get(code));
+
+    problems.push(...ledger.verdict());
+    if (!finished) problems.push(`no complete answer within ${settings.answerTimeoutMs} ms${sentinel && !sentinelAnswered ? " (not even to the runner's own request after the case)" : ""}`);
+    if (expectation.closeCode !== undefined && open.closeCode !== expectation.closeCode) {
+      problems.push(`the connection should have been closed with ${expectation.closeCode}, got ${open.closeCode ?? "no close"}`);
+    }
+    if (expectation.closeCode === undefined && open.closeCode !== undefined) problems.push(`the gateway closed the connection (${open.closeCode}) when it had no reason to`);
+    if (!gateway.alive()) problems.push(`the gateway process exited (${JSON.stringify(await gateway.exited)}); stderr:\n${gateway.stderr()}`);
+    return problems;
+  };
+
+  return {
+    gateway,
+    baseUrl,
+    cases: dialect.cases(settings),
+    describeCase: (value) => (value as Piece[]).map((p, i) => `  [${i}] ${describePiece(p)}`).join("\n"),
+    runCase,
+    async normalSession() {
+      // On a connection of its own where the transport has several (a stdio process has one).
+      const fresh = await spec.connect(gateway, baseUrl);
+      if (fresh !== channel) await dialect.handshake(fresh);
+      try {
+        await dialect.normalSession(fresh, upstream.cwd);
+      } finally {
+        if (fresh !== channel) await fresh.close();
+      }
+    },
+    async quiesce() {
+      await channel?.close();
+    },
+    stats,
+    async stop() {
+      await channel?.close();
+      await gateway.stop();
+    },
+  };
+}
