@@ -28,6 +28,8 @@ export interface StreamDialect {
   handshake(channel: MessageChannel): Promise<void>;
   /** Creates what cases refer to through placeholders (a session), over a prepared connection. */
   prepare(channel: MessageChannel, cwd: string): Promise<LiveValues>;
+  /** Whether what prepare() made is still usable (a case may have closed the session); default: it always is. */
+  stillUsable?(channel: MessageChannel, live: LiveValues): Promise<boolean>;
   /** create → send → turn completed, on `channel`; throws when that does not work. */
   normalSession(channel: MessageChannel, cwd: string): Promise<void>;
 }
@@ -42,6 +44,9 @@ export interface StreamTargetSpec {
   dialect: StreamDialect;
   heldBack?: HeldBackProperty[];
 }
+
+/** Cases between two checks that the session cases refer to is still there. */
+const LIVE_CHECK_EVERY = 50;
 
 export function streamTarget(spec: StreamTargetSpec): FuzzTarget {
   return {
@@ -82,6 +87,9 @@ async function startStreamTarget(spec: StreamTargetSpec, context: TargetContext)
 
   const runCase = async (value: unknown): Promise<string[]> => {
     if (!gateway.alive()) return [`the gateway process is not running (${JSON.stringify(await gateway.exited)}); stderr:\n${gateway.stderr()}`];
+    if (stats.cases % LIVE_CHECK_EVERY === LIVE_CHECK_EVERY - 1 && dialect.stillUsable && !(await dialect.stillUsable(await connected(), live))) {
+      live = await dialect.prepare(await connected(), upstream.cwd);
+    }
     const pieces = dialect.normalize ? dialect.normalize(value as Piece[], settings) : (value as Piece[]);
     const rendered = pieces.map((p) => renderPiece(p, live));
     const open = await connected();

@@ -11,8 +11,15 @@ import type { StreamDialect } from "../stream-target.js";
 
 /** Ask JSON-RPC, as a `/rpc` or `tau-gateway stdio` client sends it: requests, notifications, batches. */
 
-export const askCases = (settings: FuzzSettings): fc.Arbitrary<Piece[]> =>
-  casePieces(clientMessages("ask", settings.sizes), settings.sizes, { batches: true, maxBatch: ASK_MAX_BATCH });
+/**
+ * Turns are where the bridge does most (deltas → events, interactions): sends come up often;
+ * closing the shared session rarely (the runner opens a new one when it is gone).
+ */
+export const ASK_METHOD_WEIGHTS: Record<string, number> = { "session/send": 8, "session/abort": 2, "session/subscribe": 2, "session/events": 2, "session/close": 0.3 };
+
+export const askMessages = (settings: FuzzSettings): fc.Arbitrary<unknown> => clientMessages("ask", settings.sizes, { weights: ASK_METHOD_WEIGHTS });
+
+export const askCases = (settings: FuzzSettings): fc.Arbitrary<Piece[]> => casePieces(askMessages(settings), settings.sizes, { batches: true, maxBatch: ASK_MAX_BATCH });
 
 let runnerRequests = 0;
 
@@ -65,6 +72,12 @@ export function askDialect(): StreamDialect {
       // Subscribed, the fuzzing connection also receives (and checks) every event its turns cause.
       await askResult(channel, "session/subscribe", { sessionId: session.sessionId });
       return { sessionId: session.sessionId as string, cwd };
+    },
+    async stillUsable(channel, live) {
+      return askResult(channel, "session/events", { sessionId: live.sessionId, limit: 1 }).then(
+        () => true,
+        () => false,
+      );
     },
     normalSession: (channel, cwd) =>
       askNormalSession(

@@ -37,8 +37,11 @@ export function stallsExecPattern(pieces: readonly Piece[]): boolean {
   });
 }
 
+/** Turn requests come up more often: they drive the deltas, the busy rules and the long-open responses. */
+const TAU_METHOD_WEIGHTS: Record<string, number> = { "session.submit": 4, "session.steer": 2, "session.queue": 2, "session.interrupt": 2, "session.snapshot": 2 };
+
 export function tauCases(settings: FuzzSettings): fc.Arbitrary<Piece[]> {
-  return casePieces(clientMessages("tau", settings.sizes, { examples: recordedRequests() }), settings.sizes, { batches: false });
+  return casePieces(clientMessages("tau", settings.sizes, { examples: recordedRequests(), weights: TAU_METHOD_WEIGHTS }), settings.sizes, { batches: false });
 }
 
 /** Readable request ids repeated within a case get a suffix: two open requests with one id are a known defect. */

@@ -17,6 +17,8 @@ import { schemaValues } from "./schema-values.js";
 export interface RegistryMessageOptions {
   /** Valid client messages recorded elsewhere (fixtures), used as templates besides the schema's. */
   examples?: Array<Record<string, unknown>>;
+  /** How often a method comes up relative to the others (default 1), e.g. to reach turns often. */
+  weights?: Record<string, number>;
 }
 
 /** A valid request for every client method of the dialect's current version (the schema decides). */
@@ -28,9 +30,13 @@ export function validRequests(dialect: Dialect, options: RegistryMessageOptions 
   const entries = validators.index.entries.filter(
     (e) => e.dialect === dialect && e.kind === "request" && e.direction === "client-to-server" && e.versions.includes(version as never),
   );
-  const fromSchema = entries.map((e) => schemaValues(bundle, e.definitions.request!, { special: liveProperty }) as fc.Arbitrary<Record<string, unknown>>);
+  const fromSchema = entries.map((e) => ({
+    // fast-check takes integer weights: tenths.
+    weight: Math.round((options.weights?.[e.name] ?? 1) * 10),
+    arbitrary: schemaValues(bundle, e.definitions.request!, { special: liveProperty }) as fc.Arbitrary<Record<string, unknown>>,
+  }));
   const examples = options.examples ?? [];
-  return fc.oneof(...fromSchema, ...(examples.length ? [fc.constantFrom(...examples)] : []));
+  return fc.oneof(...fromSchema, ...(examples.length ? [{ weight: 10, arbitrary: fc.constantFrom(...examples) }] : []));
 }
 
 /** A request of the dialect: valid, with another id, mutated, or any JSON object at all. */

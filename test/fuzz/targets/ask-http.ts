@@ -1,8 +1,9 @@
 import fc from "fast-check";
-import { clientMessages } from "../generators/registry-messages.js";
+import { askMessages } from "../dialects/ask.js";
 import { describePiece, onePiece, renderPiece, type Piece } from "../generators/pieces.js";
 import { GatewayProcess } from "../infra/gateway-process.js";
 import { httpRpcResult, sessionWithATurn } from "../infra/http-rpc.js";
+import { snapshotAmplification } from "../held-back/ask-properties.js";
 import { KNOWN_ISSUES } from "../known-issues.js";
 import { AnswerLedger } from "../oracles/answer-ledger.js";
 import { ASK_MAX_BATCH, askResponse, checkAskMessage, expectAsk } from "../oracles/ask-oracle.js";
@@ -40,7 +41,7 @@ function mediaType(contentType: string | undefined): { json: boolean; foreignCha
 
 const httpCases = (settings: FuzzSettings, withForeignCharsets: boolean): fc.Arbitrary<HttpCase> =>
   fc.record({
-    piece: onePiece(clientMessages("ask", settings.sizes), settings.sizes, { batches: true, maxBatch: ASK_MAX_BATCH }),
+    piece: onePiece(askMessages(settings), settings.sizes, { batches: true, maxBatch: ASK_MAX_BATCH }),
     contentType: fc.oneof(
       { weight: 12, arbitrary: fc.constantFrom(...JSON_TYPES) },
       { weight: 2, arbitrary: fc.constantFrom<string | undefined>(...OTHER_TYPES, undefined) },
@@ -64,14 +65,17 @@ const charsetProperty: HeldBackProperty = {
 const target: FuzzTarget = {
   name: "POST /rpc (HTTP)",
   dialect: "ask",
-  heldBack: [charsetProperty],
+  heldBack: [snapshotAmplification, charsetProperty],
   async start({ upstream, settings }) {
     const { process: gateway, baseUrl } = await GatewayProcess.start("serve", [...gatewayArgs({ upstream, settings }), "--port", "0"]);
     const stats = newStats();
+    const liveSession = async () => {
+      const { session } = await httpRpcResult(baseUrl!, "session/create", { workspace: { workspacePath: upstream.cwd } });
+      return { sessionId: session.sessionId as string, cwd: upstream.cwd };
+    };
     let live: { sessionId: string; cwd: string };
     try {
-      const { session } = await httpRpcResult(baseUrl!, "session/create", { workspace: { workspacePath: upstream.cwd } });
-      live = { sessionId: session.sessionId, cwd: upstream.cwd };
+      live = await liveSession();
     } catch (err) {
       await gateway.stop();
       throw err;
@@ -80,6 +84,14 @@ const target: FuzzTarget = {
     const runCase = async (value: unknown): Promise<string[]> => {
       const { piece, contentType } = value as HttpCase;
       if (!gateway.alive()) return [`the gateway process is not running (${JSON.stringify(await gateway.exited)})`];
+      // A case may have closed the session cases refer to: open another.
+      if (stats.cases % 50 === 49) {
+        const usable = await httpRpcResult(baseUrl!, "session/events", { sessionId: live.sessionId, limit: 1 }).then(
+          () => true,
+          () => false,
+        );
+        if (!usable) live = await liveSession();
+      }
       const body = renderPiece(piece, live).data;
       const headers: Record<string, string> = contentType === undefined ? {} : { "content-type": contentType };
       const problems: string[] = [];

@@ -4,6 +4,7 @@ import { describeValue } from "../generators/json-text.js";
 import { GatewayProcess } from "../infra/gateway-process.js";
 import { httpRpcResult, sessionWithATurn } from "../infra/http-rpc.js";
 import { checkAskMessage } from "../oracles/ask-oracle.js";
+import { snapshotAmplification } from "../held-back/ask-properties.js";
 import { gatewayArgs } from "../stream-target.js";
 import { countError, newStats, type FuzzTarget } from "../target.js";
 
@@ -81,6 +82,7 @@ const ERROR_CODE_OF_STATUS: Record<number, number[]> = { 400: [-32602, -32600], 
 const target: FuzzTarget = {
   name: "GET /rpc/events (SSE)",
   dialect: "ask",
+  heldBack: [snapshotAmplification],
   async start({ upstream, settings }) {
     const { process: gateway, baseUrl } = await GatewayProcess.start("serve", [...gatewayArgs({ upstream, settings }), "--port", "0"]);
     const stats = newStats();
