@@ -37,6 +37,8 @@ export interface FuzzReport {
  */
 const HEAP_ALLOWANCE_BYTES = 64 * 1024 * 1024;
 const HEAP_ALLOWANCE_PER_SESSION = 64 * 1024;
+/** How often a long run says how far it got. */
+const PROGRESS_EVERY_MS = 30_000;
 
 export class FuzzSession {
   private constructor(
@@ -78,18 +80,22 @@ export class FuzzSession {
 
     const runs = settings.replayPath !== undefined ? [{ seed: settings.randomSeed, numRuns: 1 }] : splitRuns(settings, cases);
     for (const { seed, numRuns } of failures.length ? [] : runs) {
-      let first: { value: unknown; problems: string[] } | undefined;
+      let first: { value: unknown; problems: string[]; at: number } | undefined;
       const property = fc.asyncProperty(running.cases, async (value) => {
+        // Shrinking re-runs cases against a live process (each may wait for its timeout): once its
+        // budget is spent, every candidate passes at once, which ends it with the smallest failure so far.
+        if (first && Date.now() - first.at > settings.shrinkBudgetMs) return;
         const problems = await running.runCase(value).catch((err: unknown) => [`the case could not be run: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`]);
         if (problems.length === 0) return;
         if (!first) {
-          first = { value, problems };
+          first = { value, problems, at: Date.now() };
           violations += problems.length;
         }
         throw new Error(problems.join("\n"));
       });
       log(`${target.name}: ${numRuns} cases, seed ${seed}`);
-      const details = await fc.check(property, { seed, numRuns, path: settings.replayPath, endOnFailure: settings.replayPath !== undefined });
+      const progress = setInterval(() => log(`${target.name}: ${running.stats.cases} cases so far (${(running.stats.cases / ((Date.now() - started) / 1000)).toFixed(0)}/s)`), PROGRESS_EVERY_MS);
+      const details = await fc.check(property, { seed, numRuns, path: settings.replayPath, endOnFailure: settings.replayPath !== undefined }).finally(() => clearInterval(progress));
       if (details.failed) {
         failures.push(failureReport(target, running, seed, details, first));
         break;
@@ -169,7 +175,7 @@ function splitRuns(settings: FuzzSettings, cases: number): Array<{ seed: number;
   ].filter((run) => run.numRuns > 0);
 }
 
-function failureReport(target: FuzzTarget, running: RunningTarget, seed: number, details: fc.RunDetails<[unknown]>, first: { value: unknown; problems: string[] } | undefined): string {
+function failureReport(target: FuzzTarget, running: RunningTarget, seed: number, details: fc.RunDetails<[unknown]>, first: { value: unknown; problems: string[]; at: number } | undefined): string {
   const lines = [`${target.name}: a case broke an invariant (seed ${seed}, after ${details.numRuns} cases, ${details.numShrinks} shrinks).`];
   if (first) lines.push("First failing case:", running.describeCase(first.value), "Problems:", ...first.problems.map((p) => `  - ${p}`));
   if (details.counterexample) {

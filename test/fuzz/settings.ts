@@ -33,6 +33,8 @@ export interface FuzzSettings {
   sizes: FuzzSizes;
   /** How long one case may wait for the answers it is owed. */
   answerTimeoutMs: number;
+  /** How long fast-check may spend shrinking a failing case. */
+  shrinkBudgetMs: number;
 }
 
 export const FIXED_SEED = 0x7a06;
@@ -62,6 +64,7 @@ export function fuzzSettings(mode: "ci" | "long", env: NodeJS.ProcessEnv = proce
     knownIssues: env.FUZZ_KNOWN_ISSUES === "1",
     sizes: mode === "ci" ? CI_SIZES : LONG_SIZES,
     answerTimeoutMs: mode === "ci" ? 15_000 : 30_000,
+    shrinkBudgetMs: mode === "ci" ? 30_000 : 120_000,
   };
 }
 

@@ -47,6 +47,11 @@ export interface StreamTargetSpec {
 
 /** Cases between two checks that the session cases refer to is still there. */
 const LIVE_CHECK_EVERY = 50;
+/**
+ * Cases on one shared session before the next gets a fresh one: its history (hostile values
+ * included) grows with every accepted turn, and every snapshot carries all of it.
+ */
+export const LIVE_ROTATE_EVERY = 250;
 
 export function streamTarget(spec: StreamTargetSpec): FuzzTarget {
   return {
@@ -87,7 +92,8 @@ async function startStreamTarget(spec: StreamTargetSpec, context: TargetContext)
 
   const runCase = async (value: unknown): Promise<string[]> => {
     if (!gateway.alive()) return [`the gateway process is not running (${JSON.stringify(await gateway.exited)}); stderr:\n${gateway.stderr()}`];
-    if (stats.cases % LIVE_CHECK_EVERY === LIVE_CHECK_EVERY - 1 && dialect.stillUsable && !(await dialect.stillUsable(await connected(), live))) {
+    const rotate = stats.cases > 0 && stats.cases % LIVE_ROTATE_EVERY === 0;
+    if (rotate || (stats.cases % LIVE_CHECK_EVERY === LIVE_CHECK_EVERY - 1 && dialect.stillUsable && !(await dialect.stillUsable(await connected(), live)))) {
       live = await dialect.prepare(await connected(), upstream.cwd);
     }
     const pieces = dialect.normalize ? dialect.normalize(value as Piece[], settings) : (value as Piece[]);
@@ -104,37 +110,10 @@ async function startStreamTarget(spec: StreamTargetSpec, context: TargetContext)
     }
     const sentinel = delivery.closeCode === undefined ? dialect.sentinel?.(++sentinels) : undefined;
     const ledger = new AnswerLedger(expectation, dialect.answers, new Set(sentinel ? [idKey(sentinel.id)] : []));
-    const problems: string[] = [];
-    let sentinelAnswered = sentinel === undefined;
-    let wake = () => undefined as void;
-    const stopListening = open.onMessage((text) => {
-      let message: unknown;
-      try {
-        message = JSON.parse(text);
-      } catch {
-        problems.push(`the gateway sent something that is not JSON: ${text.slice(0, 300)}`);
-        return wake();
-      }
-      for (const m of Array.isArray(message) ? message : [message]) {
-        if (sentinel && dialect.answers.response(m) && idKey(dialect.answers.response(m)!.id) === idKey(sentinel.id)) sentinelAnswered = true;
-        ledger.receive(m);
-      }
-      wake();
-    });
-    const done = () => (expectation.closeCode !== undefined ? open.closeCode !== undefined : sentinelAnswered && ledger.complete());
+    const collected = collectAnswers(open, ledger, dialect.answers, sentinel, expectation.closeCode !== undefined, settings.answerTimeoutMs);
     open.send(rendered.slice(0, delivery.count));
     if (sentinel) open.sendText(sentinel.text);
-    const finished = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), settings.answerTimeoutMs);
-      wake = () => {
-        if (!done()) return;
-        clearTimeout(timer);
-        resolve(true);
-      };
-      void open.closed(settings.answerTimeoutMs).then(() => wake());
-      wake();
-    });
-    stopListening();
+    const { finished, sentinelAnswered, problems } = await collected;
     stats.cases++;
     stats.requests += expectation.sent;
     stats.responses += ledger.responses;
@@ -175,4 +154,54 @@ async function startStreamTarget(spec: StreamTargetSpec, context: TargetContext)
       await gateway.stop();
     },
   };
+}
+
+/**
+ * Feeds everything `open` receives to the ledger until the case is complete: every answer owed
+ * and the sentinel's in, or the connection closed (as expected, or not). Listens before the case
+ * is sent, so nothing is missed.
+ */
+function collectAnswers(
+  open: MessageChannel,
+  ledger: AnswerLedger,
+  answers: DialectAnswers,
+  sentinel: { id: unknown } | undefined,
+  closeExpected: boolean,
+  timeoutMs: number,
+): Promise<{ finished: boolean; sentinelAnswered: boolean; problems: string[] }> {
+  const problems: string[] = [];
+  let sentinelAnswered = sentinel === undefined;
+  return new Promise((resolve) => {
+    let settled = false;
+    let stopListening = () => undefined as unknown;
+    const done = () => open.closeCode !== undefined || (!closeExpected && sentinelAnswered && ledger.complete());
+    const finish = (finished: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stopListening();
+      resolve({ finished, sentinelAnswered, problems });
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    stopListening = open.onMessage((text) => {
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        problems.push(`the gateway sent something that is not JSON: ${text.slice(0, 300)}`);
+        return;
+      }
+      for (const m of Array.isArray(message) ? message : [message]) {
+        const response = answers.response(m);
+        if (sentinel && response && idKey(response.id) === idKey(sentinel.id)) sentinelAnswered = true;
+        ledger.receive(m);
+      }
+      if (done()) finish(true);
+    });
+    // Messages that arrived before the case was sent are delivered at once, possibly finishing it already.
+    if (settled) stopListening();
+    void open.closed(timeoutMs).then((code) => {
+      if (code !== undefined) finish(true);
+    });
+  });
 }

@@ -1,5 +1,5 @@
 import { postRpc } from "../../support/http-gateway.js";
-import { checkAskMessage } from "../oracles/ask-oracle.js";
+import { checkAskMessage } from "../oracles/json-rpc-oracle.js";
 
 let calls = 0;
 

@@ -6,9 +6,9 @@ import { httpRpcResult, sessionWithATurn } from "../infra/http-rpc.js";
 import { snapshotAmplification } from "../held-back/ask-properties.js";
 import { KNOWN_ISSUES } from "../known-issues.js";
 import { AnswerLedger } from "../oracles/answer-ledger.js";
-import { ASK_MAX_BATCH, askResponse, checkAskMessage, expectAsk } from "../oracles/ask-oracle.js";
+import { ASK_MAX_BATCH, jsonRpcResponse, checkAskMessage, expectJsonRpc } from "../oracles/json-rpc-oracle.js";
 import { Expectation } from "../oracles/expectation.js";
-import { gatewayArgs } from "../stream-target.js";
+import { gatewayArgs, LIVE_ROTATE_EVERY } from "../stream-target.js";
 import { MAX_MESSAGE_BYTES, type FuzzSettings } from "../settings.js";
 import { countError, newStats, type FuzzTarget, type HeldBackProperty } from "../target.js";
 
@@ -84,8 +84,9 @@ const target: FuzzTarget = {
     const runCase = async (value: unknown): Promise<string[]> => {
       const { piece, contentType } = value as HttpCase;
       if (!gateway.alive()) return [`the gateway process is not running (${JSON.stringify(await gateway.exited)})`];
-      // A case may have closed the session cases refer to: open another.
-      if (stats.cases % 50 === 49) {
+      // A case may have closed the session cases refer to, and its history only grows: another now and then.
+      if (stats.cases > 0 && stats.cases % LIVE_ROTATE_EVERY === 0) live = await liveSession();
+      else if (stats.cases % 50 === 49) {
         const usable = await httpRpcResult(baseUrl!, "session/events", { sessionId: live.sessionId, limit: 1 }).then(
           () => true,
           () => false,
@@ -120,7 +121,7 @@ const target: FuzzTarget = {
         return problems;
       }
       const expectation = new Expectation();
-      expectAsk(lenientUtf8.decode(body), expectation, { blankIsParseError: true });
+      expectJsonRpc(lenientUtf8.decode(body), expectation, { blankIsParseError: true });
       stats.requests += expectation.sent;
       const owesSomething = expectation.nullsAtLeast > 0 || [...expectation.owed.values()].some((o) => o.min > 0);
       const mayOweSomething = expectation.nullsAtMost > 0 || expectation.owed.size > 0;
@@ -138,7 +139,7 @@ const target: FuzzTarget = {
       } catch {
         return [...problems, `HTTP 200 with a body that is not JSON: ${text.slice(0, 300)}`];
       }
-      const ledger = new AnswerLedger(expectation, { response: askResponse, check: checkAskMessage });
+      const ledger = new AnswerLedger(expectation, { response: jsonRpcResponse, check: checkAskMessage });
       for (const m of Array.isArray(answer) ? answer : [answer]) ledger.receive(m);
       stats.responses += ledger.responses;
       for (const [code, n] of ledger.errorCodes) countError(stats, code, n, ledger.errorSamples.get(code));

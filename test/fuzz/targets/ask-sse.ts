@@ -3,7 +3,7 @@ import { SseTestClient } from "../../support/sse-client.js";
 import { describeValue } from "../generators/json-text.js";
 import { GatewayProcess } from "../infra/gateway-process.js";
 import { httpRpcResult, sessionWithATurn } from "../infra/http-rpc.js";
-import { checkAskMessage } from "../oracles/ask-oracle.js";
+import { checkAskMessage } from "../oracles/json-rpc-oracle.js";
 import { snapshotAmplification } from "../held-back/ask-properties.js";
 import { gatewayArgs } from "../stream-target.js";
 import { countError, newStats, type FuzzTarget } from "../target.js";
