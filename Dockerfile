@@ -2,7 +2,7 @@
 #
 # Two stages: `build` compiles the TypeScript with the dev dependencies; the runtime stage gets only
 # the production dependencies, the compiled dist/ and the committed schema/ (served by /schema and
-# used by the validators). test/docker-runtime.test.ts reproduces the runtime stage from this file.
+# used by the validators). test/e2e/docker-runtime.test.ts reproduces the runtime stage from this file.
 #
 #   docker build -t tau-gateway .
 #   docker run --rm -p 8080:8080 -e TAU_GATEWAY_TOKEN=change-me tau-gateway

@@ -51,8 +51,9 @@ export function cpuMs(pids: readonly number[]): number {
   return total;
 }
 
-/** CPU microseconds per item used by `pids` between two readings; null when not measurable. */
-export function cpuPerItemUs(before: number, after: number, items: number): number | null {
+/** CPU microseconds per item used by `pids` between two readings (to `decimals` places); null when not measurable. */
+export function cpuPerItemUs(before: number, after: number, items: number, decimals = 1): number | null {
   if (!Number.isFinite(before) || !Number.isFinite(after) || items <= 0) return null;
-  return Math.round(((after - before) * 1000 * 10) / items) / 10;
+  const scale = 10 ** decimals;
+  return Math.round(((after - before) * 1000 * scale) / items) / scale;
 }

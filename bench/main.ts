@@ -5,9 +5,11 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { machineInfo } from "./machine.js";
 import { connectionsWithinLimit, measureIdleConnections, type MemoryResult } from "./memory.js";
+import { measurePatternValidation } from "./patterns.js";
 import { builtCli, repoRoot } from "./processes.js";
 import { computeRatios, markdownReport, type BenchResults } from "./report.js";
 import { measureRoundTrip, type RoundTripResult, type Target } from "./round-trip.js";
+import { measureDirectRound, measureGatewayRound, type SendRoundResult } from "./send-round.js";
 import { gatewayAuth, startStack } from "./stack.js";
 import { measureStartup } from "./startup.js";
 import { measureStreaming, type StreamingSummary } from "./streaming.js";
@@ -36,7 +38,10 @@ const settings = {
   durationMs: quick ? 1000 : 3000,
   streamingDeltas: 10_000,
   streamingRuns: quick ? 1 : 9,
+  sendRounds: quick ? 50 : 200,
+  sendWarmupRounds: quick ? 5 : 20,
   validationLines: quick ? 20_000 : 200_000,
+  patternRuns: quick ? 3 : 9,
   idleConnections: quick ? 200 : 1000,
   startupRuns: 3,
 };
@@ -74,6 +79,7 @@ async function main(): Promise<void> {
   const roundTrip: RoundTripResult[] = [];
   const streaming: StreamingSummary[] = [];
   const translation: TranslationResult[] = [];
+  const sendRound: SendRoundResult[] = [];
   let nginxVersion: string | null = null;
 
   const stack = await startStack();
@@ -107,12 +113,20 @@ async function main(): Promise<void> {
       log(`translation: ${subscribers} subscriber(s)`);
       translation.push(await measureTranslation(stack.access, stack.hostUrl, subscribers, settings.streamingDeltas, stack.gateway.pid));
     }
+    const rounds = { warmupRounds: settings.sendWarmupRounds, rounds: settings.sendRounds, hostPid: stack.host.pid, gatewayPid: stack.gateway.pid };
+    log(`send round: direct (session.submit), ${settings.sendRounds} rounds`);
+    sendRound.push(await measureDirectRound(stack.hostUrl, rounds));
+    log(`send round: gateway (Ask session/send → turn.completed), ${settings.sendRounds} rounds`);
+    sendRound.push(await measureGatewayRound(stack.access, rounds));
   } finally {
     await stack.stop();
   }
 
   log(`validation: ${settings.validationLines} lines`);
   const validation = await measureValidation(settings.validationLines);
+
+  log("pattern validation: 1 MiB worst-case strings");
+  const patterns = measurePatternValidation(settings.patternRuns);
 
   const memory: MemoryResult[] = [];
   const within = connectionsWithinLimit(settings.idleConnections);
@@ -144,10 +158,12 @@ async function main(): Promise<void> {
     roundTrip,
     streaming,
     translation,
+    sendRound,
     validation,
+    patterns,
     memory,
     startup,
-    ratios: computeRatios({ roundTrip, streaming }),
+    ratios: computeRatios({ roundTrip, streaming, sendRound }),
   };
   const text = `${JSON.stringify(results, null, 2)}\n`;
   const name = `${results.startedAt.replace(/[:.]/g, "-")}.json`;

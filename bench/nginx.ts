@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../test/support/free-port.js";
+import { freePort } from "./free-port.js";
 import { sleep } from "./stats.js";
 
 /**

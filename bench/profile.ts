@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { formatSummary, summarizeProfile } from "./profile-summary.js";
 import { repoRoot } from "./processes.js";
 import { measureRoundTrip } from "./round-trip.js";
+import { measureGatewayRound } from "./send-round.js";
 import { gatewayAuth, startGateway, startHost, type GatewayAccess } from "./stack.js";
 import { measureStreaming } from "./streaming.js";
 import { measureTranslation } from "./translation.js";
@@ -16,11 +17,11 @@ import { measureTranslation } from "./translation.js";
  * top self-time areas and functions are printed as Markdown. The .cpuprofile files stay in the
  * printed directory (open them in Chrome DevTools for the full call tree).
  *
- *   tsx bench/profile.ts [--no-build] [--top N]
+ *   tsx bench/profile.ts [--no-build] [--top N] [--only WORKLOAD]...
  */
 
 const { values: flags } = parseArgs({
-  options: { "no-build": { type: "boolean", default: false }, top: { type: "string", default: "20" } },
+  options: { "no-build": { type: "boolean", default: false }, top: { type: "string", default: "20" }, only: { type: "string", multiple: true } },
   strict: true,
 });
 
@@ -35,6 +36,11 @@ const workloads: Record<string, (access: GatewayAccess, hostUrl: string) => Prom
     await measureTranslation(access, hostUrl, 1, 10_000);
     await measureTranslation(access, hostUrl, 10, 10_000);
   },
+  "fan-out": async (access, hostUrl) => {
+    await measureTranslation(access, hostUrl, 100, 10_000);
+    await measureTranslation(access, hostUrl, 100, 10_000);
+  },
+  "send-round": (access) => measureGatewayRound(access, { warmupRounds: 20, rounds: 300 }),
 };
 
 async function main(): Promise<void> {
@@ -44,7 +50,9 @@ async function main(): Promise<void> {
   const hostUrl = host.match[1]!;
   const root = mkdtempSync(join(tmpdir(), "tau-gateway-profiles-"));
   try {
-    for (const [name, run] of Object.entries(workloads)) {
+    const chosen = Object.entries(workloads).filter(([name]) => !flags.only?.length || flags.only.includes(name));
+    if (!chosen.length) throw new Error(`no workload named ${flags.only?.join(", ")}; there are ${Object.keys(workloads).join(", ")}`);
+    for (const [name, run] of chosen) {
       const dir = join(root, name);
       process.stderr.write(`profile: ${name}\n`);
       const gateway = await startGateway({ upstream: hostUrl, auth, nodeFlags: ["--cpu-prof", "--cpu-prof-dir", dir] });

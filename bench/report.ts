@@ -1,6 +1,8 @@
 import type { MachineInfo } from "./machine.js";
 import type { MemoryResult } from "./memory.js";
+import type { PatternValidationResult } from "./patterns.js";
 import type { RoundTripResult } from "./round-trip.js";
+import type { SendRoundResult } from "./send-round.js";
 import type { StartupResult } from "./startup.js";
 import type { StreamingSummary } from "./streaming.js";
 import type { TranslationResult } from "./translation.js";
@@ -18,7 +20,10 @@ export interface BenchResults {
   roundTrip: RoundTripResult[];
   streaming: StreamingSummary[];
   translation: TranslationResult[];
+  /** Absent in results written before the row existed. */
+  sendRound?: SendRoundResult[];
   validation: ValidationBenchResult;
+  patterns: PatternValidationResult[];
   memory: MemoryResult[];
   startup: StartupResult;
   ratios: Record<string, number | null>;
@@ -29,8 +34,8 @@ type Path = "direct" | "nginx" | "gateway";
 const rt = (results: BenchResults, target: Path, clients: number) => results.roundTrip.find((r) => r.target === target && r.clients === clients);
 const st = (results: BenchResults, target: Path) => results.streaming.find((r) => r.target === target);
 
-/** gateway/direct and gateway/nginx for throughput and p50, per concurrency, plus streaming. */
-export function computeRatios(results: Pick<BenchResults, "roundTrip" | "streaming">): Record<string, number | null> {
+/** gateway/direct and gateway/nginx for throughput and p50, per concurrency, plus streaming and the Ask send round. */
+export function computeRatios(results: Pick<BenchResults, "roundTrip" | "streaming" | "sendRound">): Record<string, number | null> {
   const r = results as BenchResults;
   const out: Record<string, number | null> = {};
   for (const clients of [1, 32]) {
@@ -40,6 +45,8 @@ export function computeRatios(results: Pick<BenchResults, "roundTrip" | "streami
     }
   }
   for (const base of ["direct", "nginx"] as const) out[`streaming.throughput.gateway/${base}`] = ratio(st(r, "gateway")?.messagesPerSecond, st(r, base)?.messagesPerSecond);
+  const sendRound = (target: string) => r.sendRound?.find((s) => s.target === target)?.p50Ms;
+  out["sendRound.p50.gateway/direct"] = ratio(sendRound("gateway"), sendRound("direct"));
   return out;
 }
 
@@ -71,8 +78,18 @@ export function markdownReport(results: BenchResults): string {
 
   const gateway: string[] = ["| Gateway | Result |", "| --- | --- |"];
   for (const t of results.translation) {
+    // Older results have no per-delta figures (one event per delta then).
+    const perDelta = t.deltasPerSecond === undefined ? "" : `${fmt(t.deltasPerSecond)} deltas/s (`;
+    const cpu = t.gatewayCpuUsPerDelta === undefined ? `${fmt(t.gatewayCpuUsPerEvent, 1)} µs gateway CPU each` : `${fmt(t.gatewayCpuUsPerDelta, 2)} µs gateway CPU per delta`;
     gateway.push(
-      `| Ask \`/rpc\`, ${t.subscribers} subscriber${t.subscribers === 1 ? "" : "s"} (${fmt(t.eventsPerSubscriber)} events each) | ${fmt(t.eventsPerSecond)} events/s delivered, ${fmt(t.gatewayCpuUsPerEvent, 1)} µs gateway CPU each; host's last delta → \`turn.completed\` p50 ${fmt(t.lagP50Ms, 1)} ms, max ${fmt(t.lagMaxMs, 1)} ms${t.disconnected ? `; ${t.disconnected} subscribers disconnected by the gateway` : ""} |`,
+      `| Ask \`/rpc\`, ${t.subscribers} subscriber${t.subscribers === 1 ? "" : "s"} (${fmt(t.deltas)} deltas, ${fmt(t.eventsPerSubscriber)} events each) | ${perDelta}${fmt(t.eventsPerSecond)} events/s${perDelta ? ")" : ""} delivered, ${cpu}; host's last delta → \`turn.completed\` p50 ${fmt(t.lagP50Ms, 1)} ms, max ${fmt(t.lagMaxMs, 1)} ms${t.disconnected ? `; ${t.disconnected} subscribers disconnected by the gateway` : ""} |`,
+    );
+  }
+  const direct = results.sendRound?.find((r) => r.target === "direct");
+  const viaGateway = results.sendRound?.find((r) => r.target === "gateway");
+  if (direct && viaGateway) {
+    gateway.push(
+      `| Ask \`session/send\` → \`turn.completed\`, one-line reply (${fmt(viaGateway.rounds)} rounds) | p50 ${fmt(viaGateway.p50Ms, 2)} ms vs ${fmt(direct.p50Ms, 2)} ms direct (\`session.submit\` → settled), ${x(ratio(viaGateway.p50Ms, direct.p50Ms))}; p99 ${fmt(viaGateway.p99Ms, 2)} vs ${fmt(direct.p99Ms, 2)} ms; ${fmt(viaGateway.gatewayCpuUsPerRound)} µs gateway CPU per round (host ${fmt(viaGateway.hostCpuUsPerRound)} µs through the gateway, ${fmt(direct.hostCpuUsPerRound)} µs direct) |`,
     );
   }
   const v = results.validation;
@@ -87,10 +104,22 @@ export function markdownReport(results: BenchResults): string {
   const s = results.startup;
   gateway.push(`| Startup, \`serve\` with embedded host → \`/readyz\` 200 | ${fmt(s.readyMs)} ms (median of ${s.runs}; listening after ${fmt(s.listeningMs)} ms) |`);
 
+  const patterns: string[] = [
+    "| String field pattern | Fields | Slowest 1 MiB input found | Validation ms | Plain 1 MiB of `a` ms |",
+    "| --- | ---: | --- | ---: | ---: |",
+  ];
+  for (const p of results.patterns) {
+    const worst = p.worstMs === null ? `not run (${p.skipped})` : cell(p.worstMs, 1);
+    patterns.push(`| ${code(p.pattern)} | ${fmt(p.fields)} | ${code(p.worstInput)} | ${worst} | ${cell(p.plainMs, 1)} |`);
+  }
+
   const m = results.machine;
   const about = [
     `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.kernel}${results.nginx ? `, nginx ${results.nginx}` : ""}; load average ${m.loadAverage.join(" / ")} (1/5/15 min) at the start.`,
     `Run ${results.startedAt}, ${fmt(results.durationSeconds)} s.`,
   ];
-  return [relay.join("\n"), "", gateway.join("\n"), "", about.join(" "), ...results.notes.map((n) => `- ${n}`)].join("\n");
+  return [relay.join("\n"), "", gateway.join("\n"), "", patterns.join("\n"), "", about.join(" "), ...results.notes.map((n) => `- ${n}`)].join("\n");
 }
+
+/** Inline code in a table cell: a pipe would end the cell. */
+const code = (text: string) => `\`${text.replace(/\|/g, "\\|")}\``;

@@ -8,11 +8,15 @@ import { inBatches, now, quantile, round, sleep } from "./stats.js";
 /**
  * Translation: the streaming turn through the Ask surface. N connections subscribe (live) to one
  * session on `/rpc`; the first sends the text. Every subscriber receives the session's events
- * (one `model.streaming` per Tau delta, then `turn.completed`). A Tau connection straight to the
- * host observes the same session and stamps the host's last delta; all stamps come from one clock.
+ * (`model.streaming` with the text of the Tau deltas — one event per delta, or fewer when the
+ * gateway merges the chunks of deltas it reads together — then `turn.completed`). A Tau
+ * connection straight to the host observes the same session and stamps the host's last delta; all
+ * stamps come from one clock.
  *
  * - events/s: events delivered to all subscribers together, from `session/send` to the last
  *   subscriber's `turn.completed`;
+ * - deltas/s: the same window, counting the Tau deltas whose text reached each subscriber
+ *   (deltas × subscribers): the same work whether or not chunks were merged, so builds compare;
  * - lag: from the direct observer receiving the host's last delta to each subscriber receiving
  *   `turn.completed` (p50 and max over subscribers).
  */
@@ -28,8 +32,12 @@ export interface TranslationResult {
   eventsPerSecond: number;
   lagP50Ms: number;
   lagMaxMs: number;
+  /** Tau deltas whose text reached all subscribers together, per second (deltas × subscribers ÷ time). */
+  deltasPerSecond: number;
   /** Gateway CPU per delivered event, µs (null without /proc). */
   gatewayCpuUsPerEvent: number | null;
+  /** Gateway CPU per delta delivered to one subscriber, µs (null without /proc). */
+  gatewayCpuUsPerDelta: number | null;
   /** Subscribers the gateway disconnected before their turn.completed (too slow for its limits). */
   disconnected: number;
 }
@@ -106,9 +114,11 @@ export async function measureTranslation(
       eventsPerSubscriber: round(events / subscribers, 0),
       ms: round(ms, 1),
       eventsPerSecond: round(events / (ms / 1000), 0),
+      deltasPerSecond: round((deltas * subscribers) / (ms / 1000), 0),
       lagP50Ms: round(quantile(lags, 0.5), 1),
       lagMaxMs: round(Math.max(...lags), 1),
       gatewayCpuUsPerEvent: cpuPerItemUs(cpuBefore, cpuAfter, events),
+      gatewayCpuUsPerDelta: cpuPerItemUs(cpuBefore, cpuAfter, deltas * subscribers, 2),
       disconnected,
     };
   } finally {

@@ -26,6 +26,7 @@ export type ClientMessage =
   | InteractionApproveAllRequest
   | InteractionRejectAllRequest
   | InteractionRespondRequest
+  | InteractionPermissionQueryRequest
   | PlanApproveRequest
   | PlanRejectRequest
   | WorkspaceReadStateRequest
@@ -36,11 +37,6 @@ export type JsonRpcVersion = "2.0";
  * String or integer request id.
  */
 export type RequestId = string | number;
-/**
- * session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access → off; auto → auto; on_request, build, edit and plan → require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.
- */
-export type SessionMode =
-  "on_request" | "build" | "edit" | "auto" | "never" | "off" | "yolo" | "plan" | "full_access";
 /**
  * Session id: a non-empty string that is not whitespace only.
  */
@@ -101,6 +97,28 @@ export type Event =
   | QueueUpdatedEvent
   | NoticeEvent;
 /**
+ * Payload of approval.required.
+ */
+export type ApprovalRequiredPayload = {
+  /**
+   * Interaction id to pass as interactionId.
+   */
+  id: string;
+} & ApprovalDetails;
+/**
+ * Payload of input.requested.
+ */
+export type InputRequestedPayload = {
+  /**
+   * Interaction id to pass as interactionId.
+   */
+  id: string;
+} & UserInputDetails;
+/**
+ * Who started a compaction: the host on its own (auto) or a client (manual).
+ */
+export type CompactionKind = "auto" | "manual";
+/**
  * A host capability advertised by initialize; clients may gate UI features on it.
  */
 export type Capability =
@@ -114,11 +132,16 @@ export type Capability =
   | "workspace"
   | "fileEvents";
 /**
+ * session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access → off; auto → auto; on_request, build, edit and plan → require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.
+ */
+export type SessionMode =
+  "on_request" | "build" | "edit" | "auto" | "never" | "off" | "yolo" | "plan" | "full_access";
+/**
  * Canonical approval mode a session reports: off, require or auto.
  */
 export type ApprovalMode = "off" | "require" | "auto";
 /**
- * What session/send did: steered = started a turn or injected into the running one; queued = held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.
+ * What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.
  */
 export type SendStatus = "queued" | "steered" | "stale";
 /**
@@ -155,7 +178,7 @@ export interface PingRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: "ping";
-  params?: PingParams;
+  params?: PingParams | null;
 }
 /**
  * Ignored.
@@ -168,7 +191,7 @@ export interface InitializeRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: "initialize";
-  params?: InitializeParams;
+  params?: InitializeParams | null;
 }
 /**
  * Params of initialize.
@@ -198,28 +221,25 @@ export interface SessionCreateRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: "session/create";
-  params?: SessionCreateParams;
+  params?: SessionCreateParams | null;
 }
 /**
- * Params of session/create.
+ * model, tools and systemPrompt are what the session asks for: a value the host cannot honour does not stop the session; the result reports the model really used and a notice event (seq 2 on) says what was not applied.
  */
 export interface SessionCreateParams {
-  /**
-   * The project the session works in.
-   */
   workspace?: {
-    /**
-     * Working directory; the host default when absent.
-     */
-    workspacePath?: string;
-  };
-  mode?: SessionMode;
+    workspacePath?: string | null;
+  } | null;
   /**
-   * Model identifier.
+   * A SessionMode; any other value falls back to the host default (on_request), with a notice event.
+   */
+  mode?: string;
+  /**
+   * Model identifier, with or without a provider/ prefix.
    */
   model?: string;
   /**
-   * Tool names to enable.
+   * Tool names to enable: Ask's (bash, read, write, edit, glob, grep, code), Tau's own, or the gateway's client tools; an unknown name is -32602 "Unknown tool: <name>".
    */
   tools?: string[];
   /**
@@ -234,16 +254,20 @@ export interface SessionListRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: "session/list";
-  params?: SessionListParams;
+  params?: SessionListParams | null;
 }
 /**
- * Params of session/list.
+ * cursor (gateway extension): continue after the last session of the previous page.
  */
 export interface SessionListParams {
   /**
    * Max sessions (default 20).
    */
   limit?: number;
+  /**
+   * nextCursor of the previous page; absent = the first page.
+   */
+  cursor?: string;
 }
 /**
  * Attach to an existing session (does not subscribe).
@@ -276,7 +300,7 @@ export interface SessionSubscribeParams {
   sessionId: SessionId;
   deliveryKind?: DeliveryKind;
   /**
-   * Replay events after this seq (default 0); ignored by live, which starts at the newest event.
+   * Replay events after this seq (default 0; -1 is the start too); ignored by live, which starts at the newest event.
    */
   afterSeq?: number;
   /**
@@ -299,11 +323,11 @@ export interface SessionEventsRequest {
 export interface SessionEventsParams {
   sessionId: SessionId;
   /**
-   * Return events after this seq (default 0).
+   * Return events after this seq (default 0; -1 is the start too).
    */
   afterSeq?: number;
   /**
-   * Max events to return.
+   * Max events to return; 0 = no limit.
    */
   limit?: number;
 }
@@ -317,7 +341,7 @@ export interface SessionSendRequest {
   params: SessionSendParams;
 }
 /**
- * mode (gateway extension): for a running session, steer (default) delivers at the next model call, queue at the next turn boundary.
+ * mode (gateway extension): for a running session, steer delivers at the next model call (status steered), queue at the next turn boundary (status queued). Without mode a running session is steered and the status is queued, the Ask host's word for it.
  */
 export interface SessionSendParams {
   sessionId: SessionId;
@@ -332,7 +356,7 @@ export interface SessionSendParams {
   mode?: SendMode;
 }
 /**
- * Abort the running turn; it then ends with turn.aborted.
+ * Abort the running turn; it then ends with turn.aborted. Answers aborted:true on an idle session too (nothing to abort).
  */
 export interface SessionAbortRequest {
   jsonrpc?: JsonRpcVersion;
@@ -347,7 +371,7 @@ export interface SessionAbortParams {
   sessionId: SessionId;
 }
 /**
- * Close the session, cancelling its pending interactions, and release its resources.
+ * Close the session: its pending interactions are cancelled and its running turn is interrupted (its terminal event, then session.ended, are the last events). Afterwards every method naming it answers -32004 and session/list leaves it out.
  */
 export interface SessionCloseRequest {
   jsonrpc?: JsonRpcVersion;
@@ -509,6 +533,21 @@ export interface InteractionRespondParams {
   response: string;
 }
 /**
+ * Ask hosts answer a client that sends interaction/requestPermission (the reverse request's name) as a query: the approval mode and whether an approval is pending. Not in the canonical method list.
+ */
+export interface InteractionPermissionQueryRequest {
+  jsonrpc?: JsonRpcVersion;
+  id?: RequestId;
+  method: "interaction/requestPermission";
+  params?: InteractionPermissionQueryParams | null;
+}
+/**
+ * Any params are accepted; sessionId (gateway extension) names the session to report on, else the host default is reported.
+ */
+export interface InteractionPermissionQueryParams {
+  sessionId?: SessionId;
+}
+/**
  * Approve the session's pending plan proposal.
  */
 export interface PlanApproveRequest {
@@ -549,7 +588,7 @@ export interface WorkspaceReadStateRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: "workspace/readState";
-  params?: WorkspaceReadStateParams;
+  params?: WorkspaceReadStateParams | null;
 }
 /**
  * sessionId (gateway extension, also accepted by later Ask hosts): the session whose workspace to read.
@@ -561,11 +600,13 @@ export interface SuccessResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: unknown;
+  error?: never;
 }
 export interface ErrorResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId | null;
   error: ErrorObject;
+  result?: never;
 }
 export interface ErrorObject {
   code: number;
@@ -845,13 +886,9 @@ export interface ApprovalRequiredEvent {
   payload: ApprovalRequiredPayload;
 }
 /**
- * Payload of approval.required.
+ * What an approval asks about: shared by approval.required and the approval interaction record.
  */
-export interface ApprovalRequiredPayload {
-  /**
-   * Interaction id to pass as interactionId.
-   */
-  id: string;
+export interface ApprovalDetails {
   /**
    * Name of the gated tool.
    */
@@ -1016,13 +1053,9 @@ export interface InputRequestedEvent {
   payload: InputRequestedPayload;
 }
 /**
- * Payload of input.requested.
+ * What a user-input request asks: shared by input.requested and the user_input interaction record.
  */
-export interface InputRequestedPayload {
-  /**
-   * Interaction id to pass as interactionId.
-   */
-  id: string;
+export interface UserInputDetails {
   /**
    * The question to put to the user.
    */
@@ -1074,7 +1107,7 @@ export interface CompactionStartedPayload {
    * Tau operation id; pairs with compaction.completed.
    */
   operationId: string;
-  kind: "auto" | "manual";
+  kind: CompactionKind;
 }
 /**
  * A compaction ended, successfully or not. (gateway extension)
@@ -1089,7 +1122,7 @@ export interface CompactionCompletedEvent {
  */
 export interface CompactionCompletedPayload {
   operationId: string;
-  kind: "auto" | "manual";
+  kind: CompactionKind;
   status: "succeeded" | "failed" | "skipped" | "cancelled";
   /**
    * Why it failed, when failed.
@@ -1167,7 +1200,7 @@ export interface JsonRpcRequest {
   jsonrpc?: JsonRpcVersion;
   id?: RequestId;
   method: string;
-  params?: {} | unknown[];
+  params?: {} | unknown[] | null;
 }
 /**
  * Name and version of the host.
@@ -1224,24 +1257,7 @@ export interface ApprovalInteraction {
   id: string;
   kind: "approval";
   status: InteractionStatus;
-  payload: {
-    /**
-     * Name of the gated tool.
-     */
-    toolName: string;
-    /**
-     * Arguments of the gated call.
-     */
-    args?: {
-      [k: string]: unknown | undefined;
-    };
-    /**
-     * Human-readable reason the call needs approval.
-     */
-    message?: string;
-    autoApprovable?: boolean;
-    allowedScopes?: ApprovalScope[];
-  };
+  payload: ApprovalDetails;
 }
 /**
  * A plan proposal, resolved by plan/approve or plan/reject.
@@ -1261,16 +1277,7 @@ export interface UserInputInteraction {
   id: string;
   kind: "user_input";
   status: InteractionStatus;
-  payload: {
-    /**
-     * The question to put to the user.
-     */
-    prompt: string;
-    /**
-     * @maxItems 64
-     */
-    options?: string[];
-  };
+  payload: UserInputDetails;
 }
 /**
  * A tool result or image produced in a session.
@@ -1312,14 +1319,17 @@ export interface WorkspaceState {
  * Settings block of workspace/readState, kept for legacy clients.
  */
 export interface WorkspaceSettings {
-  model?: {
-    current?: {
-      modelId?: string | null;
-      providerId?: string | null;
+  model: {
+    current: {
+      modelId: string | null;
+      providerId: string | null;
     };
   };
-  permissions?: {
-    mode?: string;
+  permissions: {
+    /**
+     * The approval mode: off, require or auto.
+     */
+    mode: string;
   };
 }
 /**
@@ -1354,6 +1364,7 @@ export interface PingResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: PingResult;
+  error?: never;
 }
 /**
  * Result of initialize.
@@ -1373,6 +1384,7 @@ export interface InitializeResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InitializeResult;
+  error?: never;
 }
 /**
  * Result of session/create.
@@ -1387,12 +1399,14 @@ export interface SessionCreateResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionCreateResult;
+  error?: never;
 }
 /**
- * Result of session/list.
+ * nextCursor is a gateway extension.
  */
 export interface SessionListResult {
   sessions: SessionSummary[];
+  nextCursor?: string | null;
 }
 /**
  * Success response to session/list.
@@ -1401,6 +1415,7 @@ export interface SessionListResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionListResult;
+  error?: never;
 }
 /**
  * Result of session/resume.
@@ -1427,6 +1442,7 @@ export interface SessionResumeResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionResumeResult;
+  error?: never;
 }
 /**
  * Result of session/subscribe.
@@ -1445,6 +1461,7 @@ export interface SessionSubscribeResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionSubscribeResult;
+  error?: never;
 }
 /**
  * Result of session/events.
@@ -1453,7 +1470,7 @@ export interface SessionEventsResult {
   sessionId: SessionId;
   events: Event[];
   /**
-   * Whether more events may follow; null when no limit was given.
+   * With a positive limit: whether events remain after the last one returned. false with limit 0, null without a limit.
    */
   hasMore: boolean | null;
 }
@@ -1464,6 +1481,7 @@ export interface SessionEventsResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionEventsResult;
+  error?: never;
 }
 /**
  * Result of session/send.
@@ -1483,6 +1501,7 @@ export interface SessionSendResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionSendResult;
+  error?: never;
 }
 /**
  * Result of session/abort.
@@ -1498,6 +1517,7 @@ export interface SessionAbortResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionAbortResult;
+  error?: never;
 }
 /**
  * Result of session/close.
@@ -1513,6 +1533,7 @@ export interface SessionCloseResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionCloseResult;
+  error?: never;
 }
 /**
  * Result of session/artifacts.
@@ -1527,6 +1548,7 @@ export interface SessionArtifactsResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionArtifactsResult;
+  error?: never;
 }
 /**
  * Result of session/artifact/get.
@@ -1541,6 +1563,7 @@ export interface SessionArtifactGetResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: SessionArtifactGetResult;
+  error?: never;
 }
 /**
  * Result of interaction/list.
@@ -1555,6 +1578,7 @@ export interface InteractionListResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionListResult;
+  error?: never;
 }
 /**
  * Result of interaction/approve.
@@ -1570,6 +1594,7 @@ export interface InteractionApproveResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionApproveResult;
+  error?: never;
 }
 /**
  * Result of interaction/reject.
@@ -1585,6 +1610,7 @@ export interface InteractionRejectResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRejectResult;
+  error?: never;
 }
 /**
  * Result of interaction/approve-all.
@@ -1602,6 +1628,7 @@ export interface InteractionApproveAllResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionApproveAllResult;
+  error?: never;
 }
 /**
  * Result of interaction/reject-all.
@@ -1619,6 +1646,7 @@ export interface InteractionRejectAllResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRejectAllResult;
+  error?: never;
 }
 /**
  * Result of interaction/respond.
@@ -1634,6 +1662,26 @@ export interface InteractionRespondResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRespondResult;
+  error?: never;
+}
+/**
+ * Result of interaction/requestPermission.
+ */
+export interface InteractionPermissionQueryResult {
+  mode: ApprovalMode;
+  /**
+   * Whether the session has an approval waiting for a decision.
+   */
+  pending: boolean;
+}
+/**
+ * Success response to interaction/requestPermission.
+ */
+export interface InteractionPermissionQueryResponse {
+  jsonrpc?: JsonRpcVersion;
+  id: RequestId;
+  result: InteractionPermissionQueryResult;
+  error?: never;
 }
 /**
  * Result of plan/approve.
@@ -1648,6 +1696,7 @@ export interface PlanApproveResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: PlanApproveResult;
+  error?: never;
 }
 /**
  * Result of plan/reject.
@@ -1662,13 +1711,14 @@ export interface PlanRejectResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: PlanRejectResult;
+  error?: never;
 }
 /**
  * Result of workspace/readState.
  */
 export interface WorkspaceReadStateResult {
   workspace: WorkspaceState;
-  settings?: WorkspaceSettings;
+  settings: WorkspaceSettings;
 }
 /**
  * Success response to workspace/readState.
@@ -1677,6 +1727,7 @@ export interface WorkspaceReadStateResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: WorkspaceReadStateResult;
+  error?: never;
 }
 /**
  * Result of interaction/requestPermission.
@@ -1699,6 +1750,7 @@ export interface InteractionRequestPermissionResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRequestPermissionResult;
+  error?: never;
 }
 /**
  * Result of interaction/requestUserInput.
@@ -1713,4 +1765,158 @@ export interface InteractionRequestUserInputResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: InteractionRequestUserInputResult;
+  error?: never;
+}
+/**
+ * Requests a client sends and the server answers, by method: the params and the success result.
+ */
+export interface ClientRequests {
+  ping: {
+    params: PingParams;
+    result: PingResult;
+  };
+  initialize: {
+    params: InitializeParams;
+    result: InitializeResult;
+  };
+  "session/create": {
+    params: SessionCreateParams;
+    result: SessionCreateResult;
+  };
+  "session/list": {
+    params: SessionListParams;
+    result: SessionListResult;
+  };
+  "session/resume": {
+    params: SessionResumeParams;
+    result: SessionResumeResult;
+  };
+  "session/subscribe": {
+    params: SessionSubscribeParams;
+    result: SessionSubscribeResult;
+  };
+  "session/events": {
+    params: SessionEventsParams;
+    result: SessionEventsResult;
+  };
+  "session/send": {
+    params: SessionSendParams;
+    result: SessionSendResult;
+  };
+  "session/abort": {
+    params: SessionAbortParams;
+    result: SessionAbortResult;
+  };
+  "session/close": {
+    params: SessionCloseParams;
+    result: SessionCloseResult;
+  };
+  "session/artifacts": {
+    params: SessionArtifactsParams;
+    result: SessionArtifactsResult;
+  };
+  "session/artifact/get": {
+    params: SessionArtifactGetParams;
+    result: SessionArtifactGetResult;
+  };
+  "interaction/list": {
+    params: InteractionListParams;
+    result: InteractionListResult;
+  };
+  "interaction/approve": {
+    params: InteractionApproveParams;
+    result: InteractionApproveResult;
+  };
+  "interaction/reject": {
+    params: InteractionRejectParams;
+    result: InteractionRejectResult;
+  };
+  "interaction/approve-all": {
+    params: InteractionApproveAllParams;
+    result: InteractionApproveAllResult;
+  };
+  "interaction/reject-all": {
+    params: InteractionRejectAllParams;
+    result: InteractionRejectAllResult;
+  };
+  "interaction/respond": {
+    params: InteractionRespondParams;
+    result: InteractionRespondResult;
+  };
+  "interaction/requestPermission": {
+    params: InteractionPermissionQueryParams;
+    result: InteractionPermissionQueryResult;
+  };
+  "plan/approve": {
+    params: PlanApproveParams;
+    result: PlanApproveResult;
+  };
+  "plan/reject": {
+    params: PlanRejectParams;
+    result: PlanRejectResult;
+  };
+  "workspace/readState": {
+    params: WorkspaceReadStateParams;
+    result: WorkspaceReadStateResult;
+  };
+}
+/**
+ * Requests a server sends and the client answers (reverse requests), by method: the params and the success result.
+ */
+export interface ServerRequests {
+  "interaction/requestPermission": {
+    params: InteractionRequestPermissionParams;
+    result: InteractionRequestPermissionResult;
+  };
+  "interaction/requestUserInput": {
+    params: InteractionRequestUserInputParams;
+    result: InteractionRequestUserInputResult;
+  };
+}
+/**
+ * Notifications a client sends (no response), by method: the params.
+ * This dialect has none in this version.
+ */
+export interface ClientNotifications {}
+/**
+ * Notifications a server sends (no response), by method: the params.
+ */
+export interface ServerNotifications {
+  "session/event": SessionEventParams;
+}
+/**
+ * Server → client message types, by `type`: the whole message.
+ * This dialect has none in this version.
+ */
+export interface ServerMessages {}
+/**
+ * Event types carried by session/event, by `type`: the payload.
+ */
+export interface Events {
+  "session.created": SessionCreatedPayload;
+  "session.ended": SessionEndedPayload;
+  "turn.started": TurnStartedPayload;
+  "turn.completed": TurnCompletedPayload;
+  "turn.failed": TurnFailedPayload;
+  "turn.aborted": TurnAbortedPayload;
+  "model.streaming": ModelStreamingPayload;
+  "model.thinking": ModelThinkingPayload;
+  "tool.use": ToolUsePayload;
+  "tool.delta": ToolDeltaPayload;
+  "tool.result": ToolResultPayload;
+  "approval.required": ApprovalRequiredPayload;
+  "approval.updated": ApprovalUpdatedPayload;
+  "plan.proposed": PlanProposedPayload;
+  "plan.approved": PlanApprovedPayload;
+  "plan.rejected": PlanRejectedPayload;
+  "todos.updated": TodosUpdatedPayload;
+  error: ErrorPayload;
+  "file.changed": FileChangedPayload;
+  "input.requested": InputRequestedPayload;
+  "input.resolved": InputResolvedPayload;
+  "compaction.started": CompactionStartedPayload;
+  "compaction.completed": CompactionCompletedPayload;
+  "session.reset": SessionResetPayload;
+  "queue.updated": QueueUpdatedPayload;
+  notice: NoticePayload;
 }

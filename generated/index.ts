@@ -2,3 +2,5 @@
 export type * as TauV13 from "./tau-v13.js";
 export type * as TauV18 from "./tau-v18.js";
 export type * as AskV10 from "./ask-v1.0.js";
+export type * as CodexV2 from "./codex-v2.js";
+export type * as AcpV1 from "./acp-v1.js";

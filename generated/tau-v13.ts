@@ -59,7 +59,19 @@ export type ExecutionEnvironmentInput =
 export type AbsPath = string;
 export type Reasoning = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 export type SampleMessage = UserMessage | AssistantMessage | ToolResultMessage;
+/**
+ * A content block of a user or tool-result message.
+ */
+export type TextOrImageContent = TextContent | ImageContent;
+/**
+ * A content block of an assistant message.
+ */
+export type AssistantContent = TextContent | ThinkingContent | ToolCall;
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+/**
+ * What a manual compaction keeps besides the summary: nothing, or the last finished assistant reply.
+ */
+export type CompactionMode = "summary-only" | "summary-and-last";
 export type EphemeralAgentTool = "bash" | "write" | "edit" | "view_image" | "web";
 export type TextWrap = "word" | "character";
 export type DetailTone = "added" | "removed";
@@ -169,7 +181,7 @@ export type DeltaCause =
       type: "compaction";
       previousEpoch: number;
       epoch: number;
-      kind: "auto" | "manual";
+      kind: CompactionKind;
       cutType: "turn-boundary" | "split-turn";
       retainedMessageCount: number;
     }
@@ -181,6 +193,10 @@ export type DeltaCause =
   | {
       type: "resync";
     };
+/**
+ * Who started a compaction: the host on its own (auto) or a client (manual).
+ */
+export type CompactionKind = "auto" | "manual";
 export type Change =
   | AgentStateSetChange
   | LifecycleSetChange
@@ -369,7 +385,7 @@ export type Activity =
        * One line, not blank, at most 512 UTF-8 bytes (maxLength bounds characters, so it is looser).
        */
       toolName: string;
-      outcome: "succeeded" | "failed" | "blocked" | "cancelled";
+      outcome: ToolOutcome;
       presentation: ActivityToolPresentation;
     }
   | {
@@ -384,8 +400,52 @@ export type Activity =
        */
       content?: string[];
     };
+/**
+ * How a finished tool run ended.
+ */
+export type ToolOutcome = "succeeded" | "failed" | "blocked" | "cancelled";
 export type EphemeralEvent = FeedbackNoticeEvent | ThreadUpdateEvent | TimelineItemEvent;
 export type ContentBlock = ContentTextBlock | ContentImageBlock;
+/**
+ * Result of session.submit.
+ */
+export type SessionSubmitResult = UserTurnResult;
+/**
+ * Result of session.queue.
+ */
+export type SessionQueueResult = UserTurnResult;
+/**
+ * Result of session.steer.
+ */
+export type SessionSteerResult = UserTurnResult;
+/**
+ * Result of session.retry.
+ */
+export type SessionRetryResult = TurnResult;
+/**
+ * Result of session.snapshot.
+ */
+export type SessionSnapshotResult = Snapshot;
+/**
+ * Result of session.startGoal.
+ */
+export type SessionStartGoalResult = UserTurnResult;
+/**
+ * Result of session.resumeGoal.
+ */
+export type SessionResumeGoalResult = TurnResult;
+/**
+ * Result of session.clearGoal.
+ */
+export type SessionClearGoalResult = Snapshot;
+/**
+ * Result of session.setReasoning.
+ */
+export type SessionSetReasoningResult = SettingsUpdateResult;
+/**
+ * Result of session.setPersona.
+ */
+export type SessionSetPersonaResult = Snapshot;
 
 /**
  * Identifies the client and advertises its client tools; only the first call on a connection registers tools.
@@ -735,7 +795,7 @@ export interface SessionSampleParams {
 }
 export interface UserMessage {
   role: "user";
-  content: string | (TextContent | ImageContent)[];
+  content: string | TextOrImageContent[];
   timestamp: number;
 }
 export interface TextContent {
@@ -753,7 +813,7 @@ export interface ImageContent {
 }
 export interface AssistantMessage {
   role: "assistant";
-  content: (TextContent | ThinkingContent | ToolCall)[];
+  content: AssistantContent[];
   api: string;
   provider: string;
   model: string;
@@ -813,7 +873,7 @@ export interface ToolResultMessage {
   role: "toolResult";
   toolCallId: string;
   toolName: string;
-  content: (TextContent | ImageContent)[];
+  content: TextOrImageContent[];
   details?: unknown;
   addedToolNames?: string[];
   isError: boolean;
@@ -1040,7 +1100,7 @@ export interface SessionCompactParams {
    * Session id from session.create or session.list.
    */
   sessionId: string;
-  mode: "summary-only" | "summary-and-last";
+  mode: CompactionMode;
   guidance?: string;
 }
 /**
@@ -1345,7 +1405,7 @@ export interface SystemPromptMessage {
  */
 export interface DraftAssistantMessage {
   role: "assistant";
-  content: (TextContent | ThinkingContent | ToolCall)[];
+  content: AssistantContent[];
   timestamp: number;
 }
 /**
@@ -1986,13 +2046,6 @@ export interface SessionRecordResponse {
   result: SessionRecordResult;
 }
 /**
- * Result of session.submit.
- */
-export interface SessionSubmitResult {
-  userHistoryEntryId: string;
-  turn: TurnOutcome;
-}
-/**
  * Success response to session.submit.
  */
 export interface SessionSubmitResponse {
@@ -2003,13 +2056,6 @@ export interface SessionSubmitResponse {
   result: SessionSubmitResult;
 }
 /**
- * Result of session.queue.
- */
-export interface SessionQueueResult {
-  userHistoryEntryId: string;
-  turn: TurnOutcome;
-}
-/**
  * Success response to session.queue.
  */
 export interface SessionQueueResponse {
@@ -2018,13 +2064,6 @@ export interface SessionQueueResponse {
   id: RequestId;
   ok: true;
   result: SessionQueueResult;
-}
-/**
- * Result of session.steer.
- */
-export interface SessionSteerResult {
-  userHistoryEntryId: string;
-  turn: TurnOutcome;
 }
 /**
  * Success response to session.steer.
@@ -2054,12 +2093,6 @@ export interface SessionCancelPendingMessagesResponse {
   id: RequestId;
   ok: true;
   result: SessionCancelPendingMessagesResult;
-}
-/**
- * Result of session.retry.
- */
-export interface SessionRetryResult {
-  turn: TurnOutcome;
 }
 /**
  * Success response to session.retry.
@@ -2144,43 +2177,6 @@ export interface SessionInterruptResponse {
   result: SessionInterruptResult;
 }
 /**
- * The complete recoverable state of one session (SessionProtocolSnapshot).
- */
-export interface Snapshot1 {
-  sessionId: string;
-  attributes: Attributes;
-  createdAt: number;
-  revision: number;
-  agentState: AgentState;
-  lifecycle: SessionLifecycle;
-  goal: {
-    objective: string;
-    status: "active" | "blocked";
-  } | null;
-  costTotal: number;
-  settings: Settings;
-  bootstrap: Bootstrap;
-  catalog: Catalog;
-  executionEnvironment: ExecutionEnvironmentSnapshot;
-  messages: MessageRecord[];
-  turns: {
-    [k: string]: TurnRecord;
-  };
-  timeline: Timeline;
-  tools: {
-    [k: string]: ToolRun;
-  };
-  operations: {
-    [k: string]: Operation;
-  };
-  agents: {
-    [k: string]: AgentRun;
-  };
-  facets: {
-    [k: string]: Facet;
-  };
-}
-/**
  * Success response to session.snapshot.
  */
 export interface SessionSnapshotResponse {
@@ -2188,14 +2184,7 @@ export interface SessionSnapshotResponse {
   type: "response";
   id: RequestId;
   ok: true;
-  result: Snapshot1;
-}
-/**
- * Result of session.startGoal.
- */
-export interface SessionStartGoalResult {
-  userHistoryEntryId: string;
-  turn: TurnOutcome;
+  result: SessionSnapshotResult;
 }
 /**
  * Success response to session.startGoal.
@@ -2208,12 +2197,6 @@ export interface SessionStartGoalResponse {
   result: SessionStartGoalResult;
 }
 /**
- * Result of session.resumeGoal.
- */
-export interface SessionResumeGoalResult {
-  turn: TurnOutcome;
-}
-/**
  * Success response to session.resumeGoal.
  */
 export interface SessionResumeGoalResponse {
@@ -2224,43 +2207,6 @@ export interface SessionResumeGoalResponse {
   result: SessionResumeGoalResult;
 }
 /**
- * The complete recoverable state of one session (SessionProtocolSnapshot).
- */
-export interface Snapshot2 {
-  sessionId: string;
-  attributes: Attributes;
-  createdAt: number;
-  revision: number;
-  agentState: AgentState;
-  lifecycle: SessionLifecycle;
-  goal: {
-    objective: string;
-    status: "active" | "blocked";
-  } | null;
-  costTotal: number;
-  settings: Settings;
-  bootstrap: Bootstrap;
-  catalog: Catalog;
-  executionEnvironment: ExecutionEnvironmentSnapshot;
-  messages: MessageRecord[];
-  turns: {
-    [k: string]: TurnRecord;
-  };
-  timeline: Timeline;
-  tools: {
-    [k: string]: ToolRun;
-  };
-  operations: {
-    [k: string]: Operation;
-  };
-  agents: {
-    [k: string]: AgentRun;
-  };
-  facets: {
-    [k: string]: Facet;
-  };
-}
-/**
  * Success response to session.clearGoal.
  */
 export interface SessionClearGoalResponse {
@@ -2268,14 +2214,7 @@ export interface SessionClearGoalResponse {
   type: "response";
   id: RequestId;
   ok: true;
-  result: Snapshot2;
-}
-/**
- * Result of session.setReasoning.
- */
-export interface SessionSetReasoningResult {
-  revision: number;
-  settings: Settings;
+  result: SessionClearGoalResult;
 }
 /**
  * Success response to session.setReasoning.
@@ -2288,43 +2227,6 @@ export interface SessionSetReasoningResponse {
   result: SessionSetReasoningResult;
 }
 /**
- * The complete recoverable state of one session (SessionProtocolSnapshot).
- */
-export interface Snapshot3 {
-  sessionId: string;
-  attributes: Attributes;
-  createdAt: number;
-  revision: number;
-  agentState: AgentState;
-  lifecycle: SessionLifecycle;
-  goal: {
-    objective: string;
-    status: "active" | "blocked";
-  } | null;
-  costTotal: number;
-  settings: Settings;
-  bootstrap: Bootstrap;
-  catalog: Catalog;
-  executionEnvironment: ExecutionEnvironmentSnapshot;
-  messages: MessageRecord[];
-  turns: {
-    [k: string]: TurnRecord;
-  };
-  timeline: Timeline;
-  tools: {
-    [k: string]: ToolRun;
-  };
-  operations: {
-    [k: string]: Operation;
-  };
-  agents: {
-    [k: string]: AgentRun;
-  };
-  facets: {
-    [k: string]: Facet;
-  };
-}
-/**
  * Success response to session.setPersona.
  */
 export interface SessionSetPersonaResponse {
@@ -2332,7 +2234,7 @@ export interface SessionSetPersonaResponse {
   type: "response";
   id: RequestId;
   ok: true;
-  result: Snapshot3;
+  result: SessionSetPersonaResult;
 }
 /**
  * Result of session.resolvePrompt.
@@ -2538,3 +2440,169 @@ export interface SessionClientToolResultResponse {
   ok: true;
   result: SessionClientToolResultResult;
 }
+/**
+ * Requests a client sends and the server answers, by method: the params and the success result.
+ */
+export interface ClientRequests {
+  initialize: {
+    params: InitializeParams;
+    result: InitializeResult;
+  };
+  "session.create": {
+    params: SessionCreateParams;
+    result: SessionCreateResult;
+  };
+  "session.list": {
+    params: SessionListParams;
+    result: SessionListResult;
+  };
+  "session.observe": {
+    params: SessionObserveParams;
+    result: SessionObserveResult;
+  };
+  "session.unobserve": {
+    params: SessionUnobserveParams;
+    result: SessionUnobserveResult;
+  };
+  "session.record": {
+    params: SessionRecordParams;
+    result: SessionRecordResult;
+  };
+  "session.submit": {
+    params: SessionSubmitParams;
+    result: SessionSubmitResult;
+  };
+  "session.queue": {
+    params: SessionQueueParams;
+    result: SessionQueueResult;
+  };
+  "session.steer": {
+    params: SessionSteerParams;
+    result: SessionSteerResult;
+  };
+  "session.cancelPendingMessages": {
+    params: SessionCancelPendingMessagesParams;
+    result: SessionCancelPendingMessagesResult;
+  };
+  "session.retry": {
+    params: SessionRetryParams;
+    result: SessionRetryResult;
+  };
+  "session.exec": {
+    params: SessionExecParams;
+    result: SessionExecResult;
+  };
+  "session.cancelExec": {
+    params: SessionCancelExecParams;
+    result: SessionCancelExecResult;
+  };
+  "session.sample": {
+    params: SessionSampleParams;
+    result: SessionSampleResult;
+  };
+  "session.interrupt": {
+    params: SessionInterruptParams;
+    result: SessionInterruptResult;
+  };
+  "session.snapshot": {
+    params: SessionSnapshotParams;
+    result: SessionSnapshotResult;
+  };
+  "session.startGoal": {
+    params: SessionStartGoalParams;
+    result: SessionStartGoalResult;
+  };
+  "session.resumeGoal": {
+    params: SessionResumeGoalParams;
+    result: SessionResumeGoalResult;
+  };
+  "session.clearGoal": {
+    params: SessionClearGoalParams;
+    result: SessionClearGoalResult;
+  };
+  "session.setReasoning": {
+    params: SessionSetReasoningParams;
+    result: SessionSetReasoningResult;
+  };
+  "session.setPersona": {
+    params: SessionSetPersonaParams;
+    result: SessionSetPersonaResult;
+  };
+  "session.resolvePrompt": {
+    params: SessionResolvePromptParams;
+    result: SessionResolvePromptResult;
+  };
+  "session.autocompletePaths": {
+    params: SessionAutocompletePathsParams;
+    result: SessionAutocompletePathsResult;
+  };
+  "session.reload": {
+    params: SessionReloadParams;
+    result: SessionReloadResult;
+  };
+  "session.compact": {
+    params: SessionCompactParams;
+    result: SessionCompactResult;
+  };
+  "session.rewind": {
+    params: SessionRewindParams;
+    result: SessionRewindResult;
+  };
+  "session.interruptSubagent": {
+    params: SessionInterruptSubagentParams;
+    result: SessionInterruptSubagentResult;
+  };
+  "session.ephemeral.create": {
+    params: SessionEphemeralCreateParams;
+    result: SessionEphemeralCreateResult;
+  };
+  "session.ephemeral.submit": {
+    params: SessionEphemeralSubmitParams;
+    result: SessionEphemeralSubmitResult;
+  };
+  "session.ephemeral.close": {
+    params: SessionEphemeralCloseParams;
+    result: SessionEphemeralCloseResult;
+  };
+  "session.clientTool.ack": {
+    params: SessionClientToolAckParams;
+    result: SessionClientToolAckResult;
+  };
+  "session.clientTool.result": {
+    params: SessionClientToolResultParams;
+    result: SessionClientToolResultResult;
+  };
+}
+/**
+ * Requests a server sends and the client answers (reverse requests), by method: the params and the success result.
+ * This dialect has none in this version.
+ */
+export interface ServerRequests {}
+/**
+ * Notifications a client sends (no response), by method: the params.
+ * This dialect has none in this version.
+ */
+export interface ClientNotifications {}
+/**
+ * Notifications a server sends (no response), by method: the params.
+ * This dialect has none in this version.
+ */
+export interface ServerNotifications {}
+/**
+ * Server → client message types, by `type`: the whole message.
+ */
+export interface ServerMessages {
+  ready: ReadyMessage;
+  response: ResponseMessage;
+  "session.delta": SessionDeltaMessage;
+  "session.pendingUserMessages": SessionPendingUserMessagesMessage;
+  "session.subagentActivities": SessionSubagentActivitiesMessage;
+  "session.ephemeral": SessionEphemeralMessage;
+  "session.clientTool.call": SessionClientToolCallMessage;
+  "session.clientTool.cancel": SessionClientToolCancelMessage;
+}
+/**
+ * Event types carried by session/event, by `type`: the payload.
+ * This dialect has none in this version.
+ */
+export interface Events {}

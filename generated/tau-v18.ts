@@ -49,7 +49,19 @@ export type ExecutionEnvironmentInput = LocalExecutionEnvironmentInput | FlySpri
 export type AbsPath = string;
 export type Reasoning = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 export type SampleMessage = IntermediateSystemMessage | UserMessage | AssistantMessage | ToolResultMessage;
+/**
+ * A content block of a user or tool-result message.
+ */
+export type TextOrImageContent = TextContent | ImageContent;
+/**
+ * A content block of an assistant message.
+ */
+export type AssistantContent = TextContent | ThinkingContent | ToolCall;
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+/**
+ * What a manual compaction keeps besides the summary: nothing, or the last finished assistant reply.
+ */
+export type CompactionMode = "summary-only" | "summary-and-last";
 export type EphemeralAgentTool = "bash" | "write" | "edit" | "view_image" | "web";
 export type TextWrap = "word" | "character";
 export type DetailTone = "added" | "removed";
@@ -160,7 +172,7 @@ export type DeltaCause =
       type: "compaction";
       previousEpoch: number;
       epoch: number;
-      kind: "auto" | "manual";
+      kind: CompactionKind;
       cutType: "turn-boundary" | "split-turn";
       retainedMessageCount: number;
     }
@@ -172,6 +184,10 @@ export type DeltaCause =
   | {
       type: "resync";
     };
+/**
+ * Who started a compaction: the host on its own (auto) or a client (manual).
+ */
+export type CompactionKind = "auto" | "manual";
 export type Change =
   | AgentStateSetChange
   | LifecycleSetChange
@@ -350,7 +366,7 @@ export type Activity =
        * One line, not blank, at most 512 UTF-8 bytes (maxLength bounds characters, so it is looser).
        */
       toolName: string;
-      outcome: "succeeded" | "failed" | "blocked" | "cancelled";
+      outcome: ToolOutcome;
       presentation: ActivityToolPresentation;
     }
   | {
@@ -365,7 +381,43 @@ export type Activity =
        */
       content?: string[];
     };
+/**
+ * How a finished tool run ended.
+ */
+export type ToolOutcome = "succeeded" | "failed" | "blocked" | "cancelled";
 export type EphemeralEvent = FeedbackNoticeEvent | ThreadUpdateEvent | TimelineItemEvent;
+/**
+ * Result of session.submit.
+ */
+export type SessionSubmitResult = UserTurnResult;
+/**
+ * Result of session.queue.
+ */
+export type SessionQueueResult = UserTurnResult;
+/**
+ * Result of session.steer.
+ */
+export type SessionSteerResult = UserTurnResult;
+/**
+ * Result of session.retry.
+ */
+export type SessionRetryResult = TurnResult;
+/**
+ * Result of session.snapshot.
+ */
+export type SessionSnapshotResult = Snapshot;
+/**
+ * Result of session.setReasoning.
+ */
+export type SessionSetReasoningResult = SettingsUpdateResult;
+/**
+ * Result of session.setAutoCompactThreshold.
+ */
+export type SessionSetAutoCompactThresholdResult = SettingsUpdateResult;
+/**
+ * Result of session.setPersona.
+ */
+export type SessionSetPersonaResult = Snapshot;
 
 /**
  * Identifies the client and advertises its client tools; only the first call on a connection registers tools.
@@ -731,7 +783,7 @@ export interface SystemMessageMetadata {
 }
 export interface UserMessage {
   role: "user";
-  content: string | (TextContent | ImageContent)[];
+  content: string | TextOrImageContent[];
   timestamp: number;
 }
 export interface TextContent {
@@ -749,7 +801,7 @@ export interface ImageContent {
 }
 export interface AssistantMessage {
   role: "assistant";
-  content: (TextContent | ThinkingContent | ToolCall)[];
+  content: AssistantContent[];
   api: string;
   provider: string;
   model: string;
@@ -809,7 +861,7 @@ export interface ToolResultMessage {
   role: "toolResult";
   toolCallId: string;
   toolName: string;
-  content: (TextContent | ImageContent)[];
+  content: TextOrImageContent[];
   details?: unknown;
   addedToolNames?: string[];
   isError: boolean;
@@ -1001,7 +1053,7 @@ export interface SessionCompactParams {
    * Session id from session.create or session.list.
    */
   sessionId: string;
-  mode: "summary-only" | "summary-and-last";
+  mode: CompactionMode;
   guidance?: string;
 }
 /**
@@ -1327,7 +1379,7 @@ export interface SystemPromptMessage {
  */
 export interface DraftAssistantMessage {
   role: "assistant";
-  content: (TextContent | ThinkingContent | ToolCall)[];
+  content: AssistantContent[];
   timestamp: number;
 }
 /**
@@ -1928,13 +1980,6 @@ export interface SessionRecordResponse {
   result: SessionRecordResult;
 }
 /**
- * Result of session.submit.
- */
-export interface SessionSubmitResult {
-  userHistoryEntryId: string;
-  turn: TurnOutcome;
-}
-/**
  * Success response to session.submit.
  */
 export interface SessionSubmitResponse {
@@ -1945,13 +1990,6 @@ export interface SessionSubmitResponse {
   result: SessionSubmitResult;
 }
 /**
- * Result of session.queue.
- */
-export interface SessionQueueResult {
-  userHistoryEntryId: string;
-  turn: TurnOutcome;
-}
-/**
  * Success response to session.queue.
  */
 export interface SessionQueueResponse {
@@ -1960,13 +1998,6 @@ export interface SessionQueueResponse {
   id: RequestId;
   ok: true;
   result: SessionQueueResult;
-}
-/**
- * Result of session.steer.
- */
-export interface SessionSteerResult {
-  userHistoryEntryId: string;
-  turn: TurnOutcome;
 }
 /**
  * Success response to session.steer.
@@ -1996,12 +2027,6 @@ export interface SessionCancelPendingMessagesResponse {
   id: RequestId;
   ok: true;
   result: SessionCancelPendingMessagesResult;
-}
-/**
- * Result of session.retry.
- */
-export interface SessionRetryResult {
-  turn: TurnOutcome;
 }
 /**
  * Success response to session.retry.
@@ -2086,39 +2111,6 @@ export interface SessionInterruptResponse {
   result: SessionInterruptResult;
 }
 /**
- * The complete recoverable state of one session (SessionProtocolSnapshot).
- */
-export interface Snapshot1 {
-  sessionId: string;
-  attributes: Attributes;
-  createdAt: number;
-  revision: number;
-  agentState: AgentState;
-  lifecycle: SessionLifecycle;
-  costTotal: number;
-  settings: Settings;
-  bootstrap: Bootstrap;
-  catalog: Catalog;
-  executionEnvironment: ExecutionEnvironmentSnapshot;
-  messages: MessageRecord[];
-  turns: {
-    [k: string]: TurnRecord;
-  };
-  timeline: Timeline;
-  tools: {
-    [k: string]: ToolRun;
-  };
-  operations: {
-    [k: string]: Operation;
-  };
-  agents: {
-    [k: string]: AgentRun;
-  };
-  facets: {
-    [k: string]: Facet;
-  };
-}
-/**
  * Success response to session.snapshot.
  */
 export interface SessionSnapshotResponse {
@@ -2126,14 +2118,7 @@ export interface SessionSnapshotResponse {
   type: "response";
   id: RequestId;
   ok: true;
-  result: Snapshot1;
-}
-/**
- * Result of session.setReasoning.
- */
-export interface SessionSetReasoningResult {
-  revision: number;
-  settings: Settings;
+  result: SessionSnapshotResult;
 }
 /**
  * Success response to session.setReasoning.
@@ -2146,13 +2131,6 @@ export interface SessionSetReasoningResponse {
   result: SessionSetReasoningResult;
 }
 /**
- * Result of session.setAutoCompactThreshold.
- */
-export interface SessionSetAutoCompactThresholdResult {
-  revision: number;
-  settings: Settings;
-}
-/**
  * Success response to session.setAutoCompactThreshold.
  */
 export interface SessionSetAutoCompactThresholdResponse {
@@ -2163,39 +2141,6 @@ export interface SessionSetAutoCompactThresholdResponse {
   result: SessionSetAutoCompactThresholdResult;
 }
 /**
- * The complete recoverable state of one session (SessionProtocolSnapshot).
- */
-export interface Snapshot2 {
-  sessionId: string;
-  attributes: Attributes;
-  createdAt: number;
-  revision: number;
-  agentState: AgentState;
-  lifecycle: SessionLifecycle;
-  costTotal: number;
-  settings: Settings;
-  bootstrap: Bootstrap;
-  catalog: Catalog;
-  executionEnvironment: ExecutionEnvironmentSnapshot;
-  messages: MessageRecord[];
-  turns: {
-    [k: string]: TurnRecord;
-  };
-  timeline: Timeline;
-  tools: {
-    [k: string]: ToolRun;
-  };
-  operations: {
-    [k: string]: Operation;
-  };
-  agents: {
-    [k: string]: AgentRun;
-  };
-  facets: {
-    [k: string]: Facet;
-  };
-}
-/**
  * Success response to session.setPersona.
  */
 export interface SessionSetPersonaResponse {
@@ -2203,7 +2148,7 @@ export interface SessionSetPersonaResponse {
   type: "response";
   id: RequestId;
   ok: true;
-  result: Snapshot2;
+  result: SessionSetPersonaResult;
 }
 /**
  * Result of session.resolvePrompt.
@@ -2409,3 +2354,161 @@ export interface SessionClientToolResultResponse {
   ok: true;
   result: SessionClientToolResultResult;
 }
+/**
+ * Requests a client sends and the server answers, by method: the params and the success result.
+ */
+export interface ClientRequests {
+  initialize: {
+    params: InitializeParams;
+    result: InitializeResult;
+  };
+  "session.create": {
+    params: SessionCreateParams;
+    result: SessionCreateResult;
+  };
+  "session.list": {
+    params: SessionListParams;
+    result: SessionListResult;
+  };
+  "session.observe": {
+    params: SessionObserveParams;
+    result: SessionObserveResult;
+  };
+  "session.unobserve": {
+    params: SessionUnobserveParams;
+    result: SessionUnobserveResult;
+  };
+  "session.record": {
+    params: SessionRecordParams;
+    result: SessionRecordResult;
+  };
+  "session.submit": {
+    params: SessionSubmitParams;
+    result: SessionSubmitResult;
+  };
+  "session.queue": {
+    params: SessionQueueParams;
+    result: SessionQueueResult;
+  };
+  "session.steer": {
+    params: SessionSteerParams;
+    result: SessionSteerResult;
+  };
+  "session.cancelPendingMessages": {
+    params: SessionCancelPendingMessagesParams;
+    result: SessionCancelPendingMessagesResult;
+  };
+  "session.retry": {
+    params: SessionRetryParams;
+    result: SessionRetryResult;
+  };
+  "session.exec": {
+    params: SessionExecParams;
+    result: SessionExecResult;
+  };
+  "session.cancelExec": {
+    params: SessionCancelExecParams;
+    result: SessionCancelExecResult;
+  };
+  "session.sample": {
+    params: SessionSampleParams;
+    result: SessionSampleResult;
+  };
+  "session.interrupt": {
+    params: SessionInterruptParams;
+    result: SessionInterruptResult;
+  };
+  "session.snapshot": {
+    params: SessionSnapshotParams;
+    result: SessionSnapshotResult;
+  };
+  "session.setReasoning": {
+    params: SessionSetReasoningParams;
+    result: SessionSetReasoningResult;
+  };
+  "session.setAutoCompactThreshold": {
+    params: SessionSetAutoCompactThresholdParams;
+    result: SessionSetAutoCompactThresholdResult;
+  };
+  "session.setPersona": {
+    params: SessionSetPersonaParams;
+    result: SessionSetPersonaResult;
+  };
+  "session.resolvePrompt": {
+    params: SessionResolvePromptParams;
+    result: SessionResolvePromptResult;
+  };
+  "session.autocompletePaths": {
+    params: SessionAutocompletePathsParams;
+    result: SessionAutocompletePathsResult;
+  };
+  "session.reload": {
+    params: SessionReloadParams;
+    result: SessionReloadResult;
+  };
+  "session.compact": {
+    params: SessionCompactParams;
+    result: SessionCompactResult;
+  };
+  "session.rewind": {
+    params: SessionRewindParams;
+    result: SessionRewindResult;
+  };
+  "session.interruptSubagent": {
+    params: SessionInterruptSubagentParams;
+    result: SessionInterruptSubagentResult;
+  };
+  "session.ephemeral.create": {
+    params: SessionEphemeralCreateParams;
+    result: SessionEphemeralCreateResult;
+  };
+  "session.ephemeral.submit": {
+    params: SessionEphemeralSubmitParams;
+    result: SessionEphemeralSubmitResult;
+  };
+  "session.ephemeral.close": {
+    params: SessionEphemeralCloseParams;
+    result: SessionEphemeralCloseResult;
+  };
+  "session.clientTool.ack": {
+    params: SessionClientToolAckParams;
+    result: SessionClientToolAckResult;
+  };
+  "session.clientTool.result": {
+    params: SessionClientToolResultParams;
+    result: SessionClientToolResultResult;
+  };
+}
+/**
+ * Requests a server sends and the client answers (reverse requests), by method: the params and the success result.
+ * This dialect has none in this version.
+ */
+export interface ServerRequests {}
+/**
+ * Notifications a client sends (no response), by method: the params.
+ * This dialect has none in this version.
+ */
+export interface ClientNotifications {}
+/**
+ * Notifications a server sends (no response), by method: the params.
+ * This dialect has none in this version.
+ */
+export interface ServerNotifications {}
+/**
+ * Server → client message types, by `type`: the whole message.
+ */
+export interface ServerMessages {
+  ready: ReadyMessage;
+  response: ResponseMessage;
+  "session.delta": SessionDeltaMessage;
+  "session.pendingUserMessages": SessionPendingUserMessagesMessage;
+  "session.subagentActivities": SessionSubagentActivitiesMessage;
+  "session.ephemeral": SessionEphemeralMessage;
+  "session.clientTool.call": SessionClientToolCallMessage;
+  "session.clientTool.cancel": SessionClientToolCancelMessage;
+}
+/**
+ * Event types carried by session/event, by `type`: the payload.
+ * This dialect has none in this version.
+ */
+export interface Events {}

@@ -1,8 +1,8 @@
-import type { TauUpstream } from "../tau/upstream.js";
+import type { Log } from "../shared/log.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { AskError, toAskError } from "./ask-errors.js";
-import type { BridgeServices, MethodContext, MethodHandler } from "./context.js";
-import type { CommandToolConfig } from "./interactions/index.js";
+import { BridgeCore, type BridgeCoreOptions } from "./bridge-core.js";
+import type { BridgeServices, MethodContext, MethodHandlers } from "./context.js";
 import * as artifactMethods from "./methods/artifacts.js";
 import * as eventMethods from "./methods/events.js";
 import * as handshake from "./methods/handshake.js";
@@ -12,26 +12,28 @@ import * as turnMethods from "./methods/turns.js";
 import * as workspaceMethods from "./methods/workspace.js";
 import type { AskPeer } from "./peer.js";
 import { PeerReverseRequester } from "./reverse-requests.js";
-import { SessionRegistry } from "./session-registry.js";
+import { knownToolNames } from "./session-create-request.js";
+import { SessionFactsReader } from "./session-facts.js";
+import { WorkspacePolicy, type WorkspaceRoots } from "./session-workspace.js";
 import { Subscriptions } from "./subscriptions.js";
 
 export { AskError } from "./ask-errors.js";
 export type { AskPeer } from "./peer.js";
+export type { WorkspaceRoots } from "./session-workspace.js";
 
-type Log = (level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
+/** The Ask surface on a bridge core shared with other dialects, or on one of its own made from the core's options. */
+export type AskBridgeOptions = AskSurfaceOptions & ({ core: BridgeCore } | BridgeCoreOptions);
 
-export interface AskBridgeOptions {
-  upstream: TauUpstream;
+export interface AskSurfaceOptions {
   defaultCwd: string;
+  /** Confine session working directories (default: unconfined). */
+  workspaceRoots?: WorkspaceRoots;
   serverVersion: string;
-  retention?: number;
-  interactionDeadlineMs?: number;
-  commandTools?: CommandToolConfig[];
   log?: Log;
 }
 
-/** Every Ask method and the handler that implements it (the registry lists the same 21). */
-const METHODS: Record<string, MethodHandler> = {
+/** Every Ask method of the registry and the handler that implements it. */
+const METHODS = {
   ping: handshake.ping,
   initialize: handshake.initialize,
   "session/create": sessionMethods.create,
@@ -50,10 +52,14 @@ const METHODS: Record<string, MethodHandler> = {
   "interaction/approve-all": interactionMethods.approveAll,
   "interaction/reject-all": interactionMethods.rejectAll,
   "interaction/respond": interactionMethods.respond,
+  "interaction/requestPermission": interactionMethods.permissionQuery,
   "plan/approve": interactionMethods.planApprove,
   "plan/reject": interactionMethods.planReject,
   "workspace/readState": workspaceMethods.readState,
-};
+} satisfies MethodHandlers;
+
+/** The same table, looked up by a method name read off the wire (params are validated before a handler runs). */
+const BY_NAME: Record<string, (ctx: MethodContext, params: never) => Promise<unknown>> = METHODS;
 
 export const ASK_METHOD_NAMES = Object.keys(METHODS);
 
@@ -65,6 +71,11 @@ export interface AskBridgeStats {
   eventsDelivered: number;
   /** Approvals and user-input requests waiting for an answer. */
   pendingInteractions: number;
+  /**
+   * `session.snapshot` requests sent upstream: `resync` after deltas that did not apply, `list`
+   * to learn what session/list shows of sessions the gateway has not opened.
+   */
+  snapshotFetches: { resync: number; list: number };
 }
 
 /**
@@ -76,38 +87,33 @@ export class AskBridge {
   private readonly services: BridgeServices;
   private readonly schema = ProtocolValidators.shared().get("ask");
   private readonly peers = new Set<AskPeer>();
-  private readonly unsubscribe: Array<() => void> = [];
+  private readonly core: BridgeCore;
+  /** Made here rather than shared: closing the bridge closes it. */
+  private readonly ownsCore: boolean;
+  private readonly stopAsking: () => void;
 
   constructor(private readonly options: AskBridgeOptions) {
+    this.ownsCore = !("core" in options);
+    this.core = "core" in options ? options.core : new BridgeCore(options);
+    const { upstream, sessions, commandTools } = this.core;
     const subscriptions = new Subscriptions();
-    const sessions = new SessionRegistry({
-      upstream: options.upstream,
-      retention: options.retention,
-      interactionDeadlineMs: options.interactionDeadlineMs ?? 300_000,
-      commandTools: options.commandTools ?? [],
-      reverse: new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId)),
-      log: options.log,
-    });
+    this.stopAsking = this.core.reverse.add(new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId)));
     this.services = {
-      upstream: options.upstream,
+      core: this.core,
+      upstream,
       sessions,
       subscriptions,
-      defaultCwd: options.defaultCwd,
+      sessionFacts: new SessionFactsReader({ readSnapshot: (sessionId) => upstream.request("session.snapshot", { sessionId }) }),
+      workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots),
+      toolNames: knownToolNames(commandTools),
       serverVersion: options.serverVersion,
-      startedAt: Date.now(),
+      startedAt: this.core.startedAt,
     };
   }
 
-  /** Wires the bridge connection's messages and reconnects to the session hubs. */
+  /** Starts the bridge core (a shared one is started once, by whichever surface comes first). */
   start(): void {
-    const { upstream, sessions } = this.services;
-    this.unsubscribe.push(
-      upstream.onMessage((message) => sessions.route(message)),
-      upstream.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
-      upstream.onConnected(({ reconnected }) => {
-        if (reconnected) void sessions.resyncAll();
-      }),
-    );
+    this.core.start();
   }
 
   connect(peer: AskPeer): void {
@@ -120,19 +126,21 @@ export class AskBridge {
   }
 
   isMethod(method: string): boolean {
-    return method in METHODS;
+    return method in BY_NAME;
   }
 
   /** Runs one call; resolves with the result or rejects with an AskError. */
   async call(peer: AskPeer, method: string, params: unknown): Promise<unknown> {
-    const handler = METHODS[method];
+    const handler = BY_NAME[method];
     if (!handler) throw AskError.of("method_not_found", `Method not found: ${method}`);
     const value = params ?? {};
     const checked = this.schema.params(method, value);
     if (!checked.ok) {
       const first = checked.issues[0]!;
       const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
-      throw AskError.of("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
+      // A missing field in the Ask host's words; any other problem names the field and what is wrong.
+      const message = first.keyword === "required" ? `method ${method} missing required field "${field}"` : `invalid params for ${method}: ${field}: ${first.message}`;
+      throw AskError.of("invalid_params", message, { issues: checked.issues });
     }
     const ctx: MethodContext = { services: this.services, peer };
     try {
@@ -146,19 +154,25 @@ export class AskBridge {
 
   get stats(): AskBridgeStats {
     const records = this.services.sessions.all();
+    const { retired } = this.services.sessions;
     return {
-      eventsEmitted: records.reduce((sum, r) => sum + r.hub.log.newestSeq, 0),
+      eventsEmitted: retired.eventsEmitted + records.reduce((sum, r) => sum + r.hub.log.newestSeq, 0),
       eventsDelivered: this.services.subscriptions.delivered,
-      pendingInteractions: records.reduce((sum, r) => sum + r.interactions.list().length, 0),
+      pendingInteractions: this.core.pendingInteractions,
+      snapshotFetches: {
+        resync: retired.snapshotFetches + records.reduce((sum, r) => sum + r.hub.snapshotFetches, 0),
+        list: this.services.sessionFacts.snapshotReads,
+      },
     };
   }
 
   get sessionCount(): number {
-    return this.services.sessions.all().filter((r) => !r.closed).length;
+    return this.services.sessions.all().length;
   }
 
+  /** Closes the core too when it is the bridge's own; a shared core is its owner's to close. */
   async close(): Promise<void> {
-    for (const stop of this.unsubscribe.splice(0)) stop();
-    this.services.sessions.cancelAllInteractions("the gateway is shutting down");
+    this.stopAsking();
+    if (this.ownsCore) await this.core.close();
   }
 }

@@ -41,5 +41,6 @@ export function toAskError(err: unknown): AskError {
   return AskError.of("internal_error", `Internal error: ${err instanceof Error ? err.message : String(err)}`);
 }
 
-export const sessionNotFound = (sessionId: string) => AskError.of("session_not_found", `session not found: ${sessionId}`, { sessionId });
+/** In the Ask host's words, which clients match. */
+export const sessionNotFound = (sessionId: string) => AskError.of("session_not_found", `Session ${sessionId} not found`, { sessionId });
 export const invalidParams = (field: string, message: string) => AskError.of("invalid_params", `invalid params: ${field}: ${message}`, { field });

@@ -1,15 +1,25 @@
+import type { ClientRequests } from "../../generated/ask-v1.0.js";
 import type { TauUpstream } from "../tau/upstream.js";
+import type { BridgeCore } from "./bridge-core.js";
 import type { AskPeer } from "./peer.js";
+import type { SessionFactsReader } from "./session-facts.js";
 import type { SessionRegistry } from "./session-registry.js";
+import type { WorkspacePolicy } from "./session-workspace.js";
 import type { Subscriptions } from "./subscriptions.js";
 
 /** What every Ask method handler may use. */
 export interface BridgeServices {
+  /** What the Ask bridge shares with the other dialects. */
+  readonly core: BridgeCore;
   readonly upstream: TauUpstream;
   readonly sessions: SessionRegistry;
   readonly subscriptions: Subscriptions;
-  /** cwd for sessions created without `workspace.workspacePath`. */
-  readonly defaultCwd: string;
+  /** List facts of sessions the gateway has not opened. */
+  readonly sessionFacts: SessionFactsReader;
+  /** Working directories of new sessions: the default, relative paths, workspace roots. */
+  readonly workspaces: WorkspacePolicy;
+  /** Tool names session/create accepts. */
+  readonly toolNames: ReadonlySet<string>;
   readonly serverVersion: string;
   readonly startedAt: number;
 }
@@ -19,5 +29,11 @@ export interface MethodContext {
   readonly peer: AskPeer;
 }
 
-/** A handler receives params already validated against the registry. */
-export type MethodHandler = (ctx: MethodContext, params: never) => Promise<unknown>;
+/** A handler receives params already validated against the registry and resolves with the method's result. */
+export type MethodHandler<M extends keyof ClientRequests> = (
+  ctx: MethodContext,
+  params: ClientRequests[M]["params"],
+) => Promise<ClientRequests[M]["result"]>;
+
+/** One handler per Ask method of the registry: a method without one (or one the registry lacks) is a compile error. */
+export type MethodHandlers = { [M in keyof ClientRequests]: MethodHandler<M> };

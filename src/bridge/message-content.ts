@@ -1,29 +1,39 @@
-import type { DispatchedToolRun, MessagePayload, MessageRecord, Snapshot, ToolPosition } from "../../generated/tau-v18.js";
+import type {
+  AssistantContent,
+  DispatchedToolRun,
+  MessagePayload,
+  MessageRecord,
+  Snapshot,
+  TextContent,
+  TextOrImageContent,
+  ThinkingContent,
+  ToolPosition,
+} from "../../generated/tau-v18.js";
 
 /**
  * Reading text out of Tau's provider-neutral messages (spec §5.2–§5.3) for Ask events, which
  * carry plain strings.
  */
 
-type Block = { type: string; text?: unknown; thinking?: unknown };
+type Block = TextOrImageContent | AssistantContent;
 
 function blocksOf(payload: MessagePayload): Block[] {
-  return typeof payload.content === "string" ? [{ type: "text", text: payload.content }] : (payload.content as Block[]);
+  return typeof payload.content === "string" ? [{ type: "text", text: payload.content }] : payload.content;
 }
 
 /** Concatenated text blocks of a message (the streamed `text` goes into the first one). */
 export function messageText(payload: MessagePayload): string {
   return blocksOf(payload)
-    .filter((b) => b.type === "text" && typeof b.text === "string")
-    .map((b) => b.text as string)
+    .filter((b): b is TextContent => b.type === "text")
+    .map((b) => b.text)
     .join("");
 }
 
 /** Concatenated thinking blocks of an assistant message. */
 export function messageThinking(payload: MessagePayload): string {
   return blocksOf(payload)
-    .filter((b) => b.type === "thinking" && typeof b.thinking === "string")
-    .map((b) => b.thinking as string)
+    .filter((b): b is ThinkingContent => b.type === "thinking")
+    .map((b) => b.thinking)
     .join("");
 }
 
@@ -47,7 +57,7 @@ export function toolCallArguments(position: ToolPosition, ...snapshots: Snapshot
   for (const snapshot of snapshots) {
     const record = findMessage(snapshot, position.messageId);
     if (!record || typeof record.message.content === "string") continue;
-    const block = record.message.content[position.contentIndex] as { type?: string; arguments?: unknown } | undefined;
+    const block: Block | undefined = record.message.content[position.contentIndex];
     if (block?.type === "toolCall" && isPlainObject(block.arguments)) return block.arguments;
   }
   return undefined;

@@ -1,4 +1,4 @@
-import type { SessionEventParams } from "../../generated/ask-v1.0.js";
+import type { ClientInfo, ServerNotifications, ServerRequests } from "../../generated/ask-v1.0.js";
 
 /** One Ask client connection, whatever carries it (WebSocket, stdio, HTTP + SSE). */
 export interface AskPeer {
@@ -7,9 +7,9 @@ export interface AskPeer {
   readonly tenant?: string;
   /** What the client said in `initialize`. */
   capabilities: { reverseRequests: boolean };
-  clientInfo?: { name?: string; version?: string };
-  notify(method: "session/event", params: SessionEventParams): void;
-  /** A reverse request; resolves with the client's result, rejects with its error. */
-  request(method: "interaction/requestPermission" | "interaction/requestUserInput", params: object, signal: AbortSignal): Promise<unknown>;
+  clientInfo?: ClientInfo;
+  notify(method: "session/event", params: ServerNotifications["session/event"]): void;
+  /** A reverse request; resolves with the client's answer (not yet checked against the result schema), rejects with its error. */
+  request<M extends keyof ServerRequests>(method: M, params: ServerRequests[M]["params"], signal: AbortSignal): Promise<unknown>;
   readonly closed: boolean;
 }

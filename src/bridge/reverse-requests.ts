@@ -1,14 +1,9 @@
-import type {
-  InteractionRequestPermissionParams,
-  InteractionRequestPermissionResult,
-  InteractionRequestUserInputParams,
-  InteractionRequestUserInputResult,
-} from "../../generated/ask-v1.0.js";
+import type { InteractionRequestPermissionParams, InteractionRequestUserInputParams, ServerRequests } from "../../generated/ask-v1.0.js";
 import { ProtocolValidators } from "../validation/validator.js";
-import type { ReverseRequester } from "./interactions/index.js";
+import { firstAnswer, type ReverseRequester } from "./interactions/index.js";
 import type { AskPeer } from "./peer.js";
 
-type Method = "interaction/requestPermission" | "interaction/requestUserInput";
+type Result<M extends keyof ServerRequests> = ServerRequests[M]["result"];
 
 /**
  * Reverse requests go to every subscribed connection of the session that opted in with the
@@ -19,36 +14,33 @@ export class PeerReverseRequester implements ReverseRequester {
   constructor(private readonly subscribers: (sessionId: string) => AskPeer[]) {}
 
   requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal) {
-    return this.ask<InteractionRequestPermissionResult>("interaction/requestPermission", sessionId, params, signal, { decision: "deny" });
+    return this.ask("interaction/requestPermission", sessionId, params, signal, { decision: "deny" });
   }
 
   requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal) {
-    return this.ask<InteractionRequestUserInputResult>("interaction/requestUserInput", sessionId, params, signal, undefined);
+    return this.ask("interaction/requestUserInput", sessionId, params, signal, undefined);
   }
 
-  private async ask<R>(method: Method, sessionId: string, params: object, signal: AbortSignal, refusal: R | undefined): Promise<R | undefined> {
+  private async ask<M extends keyof ServerRequests>(
+    method: M,
+    sessionId: string,
+    params: ServerRequests[M]["params"],
+    signal: AbortSignal,
+    refusal: Result<M> | undefined,
+  ): Promise<Result<M> | undefined> {
     const peers = this.subscribers(sessionId).filter((p) => p.capabilities.reverseRequests);
     if (!peers.length || signal.aborted) return undefined;
     const schema = ProtocolValidators.shared().get("ask");
     const answers = peers.map(async (peer) => {
       try {
         const result = await peer.request(method, params, signal);
-        return schema.result(method, result).ok ? (result as R) : refusal;
+        return schema.result(method, result, "", "server").ok ? (result as Result<M>) : refusal;
       } catch {
         return refusal;
       }
     });
     // The first connection to answer decides; a refusal that cannot be expressed (user input)
     // leaves the decision to the others, the interaction methods or the deadline.
-    return new Promise<R | undefined>((resolve) => {
-      let remaining = answers.length;
-      for (const answer of answers) {
-        void answer.then((value) => {
-          remaining--;
-          if (value !== undefined) resolve(value);
-          else if (remaining === 0) resolve(undefined);
-        });
-      }
-    });
+    return firstAnswer(answers);
   }
 }

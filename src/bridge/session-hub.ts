@@ -1,10 +1,13 @@
 import type { Event } from "../../generated/ask-v1.0.js";
-import type { PendingUserMessagesState, SessionDeltaMessage, SessionObserveResult, Snapshot } from "../../generated/tau-v18.js";
+import type { PendingUserMessagesState, SessionDeltaMessage, Snapshot } from "../../generated/tau-v18.js";
+import type { Log } from "../shared/log.js";
 import { applyDelta, DeltaGapError, InvalidDeltaError } from "../tau/delta-applier.js";
-import type { TauUpstream, TauUpstreamOptions, UpstreamServerMessage } from "../tau/upstream.js";
+import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
-import { DeltaTranslator } from "./translator.js";
+import { ResyncBackoff } from "./resync-backoff.js";
+import { isMergeable, StreamMerging } from "./stream-merging.js";
+import { DeltaTranslator, type IgnoredServerMessageType } from "./translator.js";
 
 /**
  * One Tau session as the Ask side sees it (DESIGN §4.1): the hub observes the session on the
@@ -15,9 +18,15 @@ import { DeltaTranslator } from "./translator.js";
  * Whenever the installed state has to be fetched again — the first observe, a delta that does not
  * fit (gap or invalid), a reconnect — messages arriving meanwhile are held back and applied on top
  * of the fetched state afterwards; those it already contains are dropped as stale.
+ *
+ * Consecutive streamed chunks of one kind that arrive in one tick are appended as one event
+ * (stream-merging.ts), so every reader of the log sees the same merged events.
+ *
+ * Fetches run one at a time. A `session.snapshot` after a delta that does not apply waits longer
+ * the more often that happens in a row (see resync-backoff.ts), so an upstream whose deltas keep
+ * failing to apply costs a snapshot now and then rather than one per delta.
  */
 
-type Log = NonNullable<TauUpstreamOptions["log"]>;
 type Fetch = "session.observe" | "session.snapshot";
 
 export interface SessionHubOptions {
@@ -25,7 +34,7 @@ export interface SessionHubOptions {
   upstream: TauUpstream;
   /** Events kept for replay (default 10000). */
   retention?: number;
-  log?: TauUpstreamOptions["log"];
+  log?: Log;
 }
 
 export class SessionHub {
@@ -43,6 +52,12 @@ export class SessionHub {
   private held: UpstreamServerMessage[] = [];
   /** Fetches run one after another, in the order they were asked for. */
   private chain: Promise<void> = Promise.resolve();
+  private readonly backoff = new ResyncBackoff();
+  /** Set by end(): the log is complete and nothing more is appended. */
+  private ended = false;
+  private readonly streams = new StreamMerging((event) => this.append(event));
+  /** `session.snapshot` requests sent after deltas that did not apply (for the metrics). */
+  snapshotFetches = 0;
 
   constructor(options: SessionHubOptions) {
     this.sessionId = options.sessionId;
@@ -107,9 +122,38 @@ export class SessionHub {
     await this.fetch("session.observe");
   }
 
-  /** Appends a gateway event (approval.*, plan.*, input.*, session.ended, error, …). */
-  emit(event: EventDraft): Event {
+  /**
+   * Appends a gateway event (approval.*, plan.*, input.*, error, …). After end() nothing is
+   * appended: a late event (a dropped message's error, a turn settling after the session closed)
+   * is logged at debug level and left out, so the last event a client sees stays the last one.
+   */
+  emit(event: EventDraft): Event | undefined {
+    // A streamed chunk still waiting to be merged came first.
+    this.streams.flush();
+    return this.append(event);
+  }
+
+  private append(event: EventDraft): Event | undefined {
+    if (this.ended) {
+      this.logLine("debug", "event after the session ended left out", { sessionId: this.sessionId, type: event.type });
+      return undefined;
+    }
     return (this.log.append as (type: Event["type"], payload: unknown) => Event)(event.type, event.payload);
+  }
+
+  /** userHistoryEntryIds of every turn Tau reports running (the active one and any settling). */
+  get runningTurnIds(): string[] {
+    return Object.values(this.installed?.turns ?? {})
+      .filter((t) => t.state === "running")
+      .map((t) => t.userHistoryEntryId);
+  }
+
+  /** Appends the session's last event (session.ended) and closes the log to everything after it. */
+  end(last: EventDraft): Event {
+    const event = this.emit(last);
+    if (!event) throw new Error(`session ${this.sessionId} has already ended`);
+    this.ended = true;
+    return event;
   }
 
   /** session.unobserve (errors ignored); later messages are ignored until the next attach. */
@@ -136,7 +180,9 @@ export class SessionHub {
           if (this.installed && this.translator) this.publish(this.translator.ephemeral(message, this.installed));
           return;
         default:
-          return; // subagent activity has no Ask event; client-tool messages belong to the interactions
+          // subagent activity has no Ask event; client-tool messages belong to the interactions
+          message.type satisfies IgnoredServerMessageType;
+          return;
       }
     } catch (error) {
       // A translation bug must not take the session down; the next delta still applies.
@@ -163,7 +209,7 @@ export class SessionHub {
         installedRevision: before.revision,
         error: error.message,
       });
-      this.fetch("session.snapshot").catch(() => undefined); // failures are logged inside
+      this.fetch("session.snapshot", this.backoff.next()).catch(() => undefined); // failures are logged inside
       return;
     }
     this.installed = after;
@@ -181,13 +227,16 @@ export class SessionHub {
    * Schedules a fetch of the whole state. Messages are held from now on (not only once the fetch
    * starts), so nothing is applied to a snapshot that is about to be replaced.
    */
-  private fetch(method: Fetch): Promise<void> {
+  private fetch(method: Fetch, delayMs = 0): Promise<void> {
     this.fetches += 1;
     const run = async () => {
       try {
+        if (delayMs > 0) await sleep(delayMs);
         await this.install(method);
       } catch (error) {
-        this.logLine("warn", `${method} failed`, { sessionId: this.sessionId, error: describe(error) });
+        // An unknown session is the client's mistake (answered -32004), not the gateway's: no warning per request.
+        const unknown = error instanceof TauResponseError && error.code === "not_found";
+        this.logLine(unknown ? "debug" : "warn", `${method} failed`, { sessionId: this.sessionId, error: describe(error) });
         throw error;
       } finally {
         this.fetches -= 1;
@@ -202,12 +251,14 @@ export class SessionHub {
   private async install(method: Fetch): Promise<void> {
     let snapshot: Snapshot;
     let pending: PendingUserMessagesState | undefined;
+    if (!this.observing) return; // detached while this fetch waited its turn
     if (method === "session.observe") {
-      const result = await this.upstream.request<SessionObserveResult>("session.observe", { sessionId: this.sessionId });
+      const result = await this.upstream.request("session.observe", { sessionId: this.sessionId });
       snapshot = result.snapshot;
       pending = result.pendingUserMessages;
     } else {
-      snapshot = await this.upstream.request<Snapshot>("session.snapshot", { sessionId: this.sessionId });
+      this.snapshotFetches += 1;
+      snapshot = await this.upstream.request("session.snapshot", { sessionId: this.sessionId });
     }
     if (!this.observing) return; // detached while the request was open
 
@@ -265,8 +316,16 @@ export class SessionHub {
   }
 
   private publish(drafts: EventDraft[]): void {
-    for (const d of drafts) this.emit(d);
+    for (const d of drafts) {
+      if (isMergeable(d)) this.streams.add(d);
+      else this.emit(d);
+    }
   }
+}
+
+/** A wait that does not keep the process alive (a gateway shutting down does not wait for it). */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function describe(error: unknown): string {

@@ -1,11 +1,12 @@
-import type { Snapshot } from "../../generated/tau-v18.js";
+import type { SessionClientToolCallMessage, Snapshot } from "../../generated/tau-v18.js";
+import type { Log } from "../shared/log.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { sessionNotFound } from "./ask-errors.js";
+import { ClosedSessions } from "./closed-sessions.js";
 import { SessionInteractions, type CommandToolConfig, type ReverseRequester } from "./interactions/index.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
-
-type Log = ConstructorParameters<typeof SessionHub>[0]["log"];
+import { SendsInFlight } from "./sends-in-flight.js";
 
 /** A session the gateway serves: its hub (snapshot, translator, event log) and its interactions. */
 export interface SessionRecord {
@@ -13,8 +14,8 @@ export interface SessionRecord {
   readonly hub: SessionHub;
   readonly interactions: SessionInteractions;
   readonly tenant: string | undefined;
-  /** Closed with session/close: its log stays readable, nothing else works until it is resumed. */
-  closed: boolean;
+  /** session/send calls on their way upstream, which session/close waits for. */
+  readonly sends: SendsInFlight;
 }
 
 export interface SessionRegistryOptions {
@@ -23,6 +24,8 @@ export interface SessionRegistryOptions {
   interactionDeadlineMs: number;
   commandTools: CommandToolConfig[];
   reverse: ReverseRequester;
+  /** Finished closes remembered (default DEFAULT_MAX_CLOSED_SESSIONS, see closed-sessions.ts). */
+  maxClosedSessions?: number;
   log?: Log;
 }
 
@@ -30,15 +33,28 @@ export interface SessionRegistryOptions {
  * Owns one record per session the gateway has touched. Opening is memoised, so concurrent
  * requests share one `session.observe`; upstream messages for a session wait for its record and
  * are then handled in arrival order.
+ *
+ * A session closed with session/close is gone for every Ask connection of this gateway: its record
+ * is dropped and its id kept (up to a bound, closed-sessions.ts), so opening it again, or any call
+ * naming it, is -32004. Tau cannot delete a session and its attributes cannot change after
+ * creation, so the mark lives here, in the gateway process (see the README on what stays behind in
+ * Tau).
  */
 export class SessionRegistry {
   private readonly records = new Map<string, Promise<SessionRecord>>();
   private readonly settled = new Map<string, SessionRecord>();
+  /** Sessions being closed (refused from the moment close starts) and closed ones. */
+  private readonly closed: ClosedSessions;
+  /** What records dropped after a close had counted, so totals over all records never go down (the metrics are counters). */
+  readonly retired = { eventsEmitted: 0, snapshotFetches: 0 };
 
-  constructor(private readonly options: SessionRegistryOptions) {}
+  constructor(private readonly options: SessionRegistryOptions) {
+    this.closed = new ClosedSessions(options.maxClosedSessions);
+  }
 
   /** The record of a session, observing it upstream the first time (Tau not_found → -32004). */
   open(sessionId: string): Promise<SessionRecord> {
+    if (this.closed.has(sessionId)) return Promise.reject(sessionNotFound(sessionId));
     let record = this.records.get(sessionId);
     if (!record) {
       record = this.create(sessionId);
@@ -51,8 +67,9 @@ export class SessionRegistry {
     return record;
   }
 
-  /** An open record the given tenant may see; -32004 otherwise, exactly like an unknown session. */
+  /** An open record the given tenant may see; -32004 otherwise (closed included), exactly like an unknown session. */
   async access(sessionId: string, tenant: string | undefined): Promise<SessionRecord> {
+    if (this.closed.has(sessionId)) throw sessionNotFound(sessionId);
     let record: SessionRecord;
     try {
       record = await this.open(sessionId);
@@ -61,8 +78,36 @@ export class SessionRegistry {
       if (err instanceof TauResponseError && err.code === "not_found") throw sessionNotFound(sessionId);
       throw err;
     }
-    if (record.tenant !== tenant) throw sessionNotFound(sessionId);
+    // Closed while this call waited for the record.
+    if (record.tenant !== tenant || this.closed.has(sessionId)) throw sessionNotFound(sessionId);
     return record;
+  }
+
+  /** Whether session/close has started (or finished) for this session. */
+  isClosed(sessionId: string): boolean {
+    return this.closed.has(sessionId);
+  }
+
+  /** From now on every call naming the session is -32004; false if it was already closing or closed. */
+  beginClose(sessionId: string): boolean {
+    return this.closed.begin(sessionId);
+  }
+
+  /** The close failed before it changed anything: the session is open again. */
+  abandonClose(sessionId: string): void {
+    this.closed.abandon(sessionId);
+  }
+
+  /** The close is done: the record goes (the id stays closed). */
+  forget(sessionId: string): void {
+    this.closed.finish(sessionId);
+    const record = this.settled.get(sessionId);
+    if (record) {
+      this.retired.eventsEmitted += record.hub.log.newestSeq;
+      this.retired.snapshotFetches += record.hub.snapshotFetches;
+    }
+    this.records.delete(sessionId);
+    this.settled.delete(sessionId);
   }
 
   get(sessionId: string): SessionRecord | undefined {
@@ -75,6 +120,15 @@ export class SessionRegistry {
 
   /** Routes a message from the bridge connection to the session it names. */
   route(message: UpstreamServerMessage): void {
+    if (this.closed.has(message.sessionId)) {
+      // No new interaction opens in a session being closed or closed (a /tau client's turn may
+      // still call our tools there); a session being closed still hears its interrupted turn settle.
+      const closing = this.settled.get(message.sessionId);
+      if (message.type === "session.clientTool.call") this.refuseCall(message);
+      else if (message.type === "session.clientTool.cancel") closing?.interactions.onCancel(message);
+      else closing?.hub.handle(message);
+      return;
+    }
     const record = this.records.get(message.sessionId);
     // The bridge connection only receives messages for sessions it named; a client-tool call for
     // one it has not opened yet (e.g. only listed) still deserves an answer, so open it.
@@ -100,6 +154,19 @@ export class SessionRegistry {
     for (const r of this.all()) r.interactions.cancelAll(reason);
   }
 
+  /** A call into a session closed on this gateway: acked and failed, so the turn does not wait for it. */
+  private refuseCall(message: SessionClientToolCallMessage): void {
+    const { sessionId, callId } = message;
+    const { upstream, log } = this.options;
+    void upstream
+      .request("session.clientTool.ack", { sessionId, callId })
+      .then((ack) => {
+        if (!ack.accepted) return;
+        return upstream.request("session.clientTool.result", { sessionId, callId, ok: false, error: "the session was closed on tau-gateway; its tools no longer answer" });
+      })
+      .catch((error: unknown) => log?.("debug", "refusing a client-tool call of a closed session failed", { sessionId, callId, error: String(error) }));
+  }
+
   private async create(sessionId: string): Promise<SessionRecord> {
     const { upstream, retention, log } = this.options;
     const hub = new SessionHub({ sessionId, upstream, retention, log });
@@ -115,6 +182,6 @@ export class SessionRegistry {
       reverse: this.options.reverse,
       log,
     });
-    return { sessionId, hub, interactions, tenant: sessionTenant(snapshot), closed: false };
+    return { sessionId, hub, interactions, tenant: sessionTenant(snapshot), sends: new SendsInFlight() };
   }
 }

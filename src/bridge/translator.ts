@@ -1,8 +1,10 @@
+import type { CompactionKind } from "../../generated/ask-v1.0.js";
 import type {
   Change,
   MessageRecord,
   Operation,
   PendingUserMessagesState,
+  ServerMessages,
   SessionDeltaMessage,
   SessionEphemeralMessage,
   Snapshot,
@@ -25,52 +27,102 @@ import { TurnLedger } from "./turn-ledger.js";
 
 export type { EventDraft } from "./event-draft.js";
 
+/**
+ * Whether each kind becomes events or is deliberately ignored. The tables are exhaustive over the
+ * generated unions, so a kind the registry adds does not compile until it is placed here; a kind
+ * marked translated that `change` (or the hub) does not handle does not compile either.
+ */
+type Handling = "translated" | "ignored";
+
+type ChangeKind = Change["type"];
+
+/** Every change kind of a patch. Ignored ones are bookkeeping, or state Ask has no event for. */
+const CHANGE_KINDS = {
+  "turn.set": "translated",
+  "message.append": "translated",
+  "message.replace": "translated",
+  "message.content.append": "translated",
+  "tool.set": "translated",
+  "operation.set": "translated",
+  "timeline.append": "translated",
+  "agent-state.set": "ignored", // model-context bookkeeping
+  "lifecycle.set": "ignored", // turn.set says the same per turn
+  "cost.set": "ignored", // reported per turn in turn.completed
+  "settings.set": "ignored",
+  "timeline.remove": "ignored",
+  "timeline.advance": "ignored",
+  "tool.remove": "ignored",
+  "operation.remove": "ignored",
+  "agent.set": "ignored", // subagents: no Ask event
+  "agent.remove": "ignored",
+  "facet.set": "ignored", // client-facing metadata Ask does not model
+  "facet.remove": "ignored",
+} as const satisfies Record<ChangeKind, Handling>;
+
+export type IgnoredChangeKind = KindsHandled<typeof CHANGE_KINDS, "ignored">;
+
+type ServerMessageType = keyof ServerMessages;
+
+/**
+ * Every Tau server message type. The hub translates the session streams; client-tool messages
+ * become interactions elsewhere; the rest produce no events.
+ */
+const SERVER_MESSAGE_TYPES = {
+  "session.delta": "translated",
+  "session.pendingUserMessages": "translated",
+  "session.ephemeral": "translated",
+  ready: "ignored",
+  response: "ignored",
+  "session.subagentActivities": "ignored",
+  "session.clientTool.call": "ignored",
+  "session.clientTool.cancel": "ignored",
+} as const satisfies Record<ServerMessageType, Handling>;
+
+export type IgnoredServerMessageType = KindsHandled<typeof SERVER_MESSAGE_TYPES, "ignored">;
+
+type KindsHandled<Table extends Record<string, Handling>, H extends Handling> = {
+  [K in keyof Table]: Table[K] extends H ? K : never;
+}[keyof Table];
+
+const kindsHandled = <K extends string>(table: Record<K, Handling>, handling: Handling): K[] =>
+  (Object.keys(table) as K[]).filter((kind) => table[kind] === handling);
+
 /** Change kinds that produce events. */
-export const TRANSLATED_CHANGES: readonly string[] = [
-  "turn.set",
-  "message.append",
-  "message.replace",
-  "message.content.append",
-  "tool.set",
-  "operation.set",
-  "timeline.append",
-];
-
-/** Change kinds with nothing for an Ask client: bookkeeping, or state Ask has no event for. */
-export const IGNORED_CHANGES: readonly string[] = [
-  "agent-state.set", // model-context bookkeeping
-  "lifecycle.set", // turn.set says the same per turn
-  "cost.set", // reported per turn in turn.completed
-  "settings.set",
-  "timeline.remove",
-  "timeline.advance",
-  "tool.remove",
-  "operation.remove",
-  "agent.set", // subagents: no Ask event
-  "agent.remove",
-  "facet.set", // client-facing metadata Ask does not model
-  "facet.remove",
-];
-
+export const TRANSLATED_CHANGES: readonly ChangeKind[] = kindsHandled(CHANGE_KINDS, "translated");
+/** Change kinds with nothing for an Ask client. */
+export const IGNORED_CHANGES: readonly ChangeKind[] = kindsHandled(CHANGE_KINDS, "ignored");
 /** Server messages whose content becomes events. */
-export const TRANSLATED_SERVER_MESSAGES: readonly string[] = ["session.delta", "session.pendingUserMessages", "session.ephemeral"];
+export const TRANSLATED_SERVER_MESSAGES: readonly ServerMessageType[] = kindsHandled(SERVER_MESSAGE_TYPES, "translated");
+/** Server messages that produce no events here. */
+export const IGNORED_SERVER_MESSAGES: readonly ServerMessageType[] = kindsHandled(SERVER_MESSAGE_TYPES, "ignored");
 
-/** Server messages that produce no events here (client-tool messages become interactions elsewhere). */
-export const IGNORED_SERVER_MESSAGES: readonly string[] = [
-  "ready",
-  "response",
-  "session.subagentActivities",
-  "session.clientTool.call",
-  "session.clientTool.cancel",
-];
+/** Whether a tool run has ended (its result is due). */
+const TOOL_ENDED = {
+  queued: false,
+  running: false,
+  streaming: false,
+  succeeded: true,
+  failed: true,
+  blocked: true,
+  cancelled: true,
+} as const satisfies Record<ToolRun["status"], boolean>;
+const isTerminal = (tool: ToolRun) => TOOL_ENDED[tool.status];
 
-const TERMINAL_TOOL = new Set<ToolRun["status"]>(["succeeded", "failed", "blocked", "cancelled"]);
-const COMPACTION_KIND: Partial<Record<Operation["kind"], "auto" | "manual">> = {
+/** Operations reported as compactions, and their Ask kind; reload and rewind have their own signals. */
+const COMPACTION_KIND = {
   "auto-compaction": "auto",
   "manual-compaction": "manual",
-};
+  reload: null,
+  rewind: null,
+} as const satisfies Record<Operation["kind"], CompactionKind | null>;
+
 /** Assistant message states whose text the user gets to see (a discarded draft is withdrawn). */
-const SHOWN_STATES = new Set<MessageRecord["state"]>(["draft", "committed", "interrupted"]);
+const SHOWN_STATES = {
+  draft: true,
+  committed: true,
+  interrupted: true,
+  discarded: false,
+} as const satisfies Record<MessageRecord["state"], boolean>;
 
 interface StreamMark {
   text: number;
@@ -122,7 +174,7 @@ export class DeltaTranslator {
         return event.epoch === installed.timeline.epoch ? [noticeEvent(event.item.notice)] : [];
       case "feedback.notice":
         return [feedbackEvent(event)];
-      default:
+      case "ephemeral-agent.thread-update":
         return []; // ephemeral-context progress has no Ask event
     }
   }
@@ -169,7 +221,9 @@ export class DeltaTranslator {
         if (change.item.type === "notice") out.push(noticeEvent(change.item.notice));
         return;
       default:
-        return; // IGNORED_CHANGES
+        // Only kinds CHANGE_KINDS marks ignored may reach this point.
+        change.type satisfies IgnoredChangeKind;
+        return;
     }
   }
 
@@ -200,12 +254,14 @@ export class DeltaTranslator {
       case "aborted":
         out.push(draft("turn.aborted", { turnId }));
         return;
+      default:
+        outcome satisfies never;
     }
   }
 
   /** An assistant message was set: emit whatever of its text was never streamed, once. */
   private message(record: MessageRecord, out: EventDraft[]): void {
-    if (record.message.role !== "assistant" || !SHOWN_STATES.has(record.state)) return;
+    if (record.message.role !== "assistant" || !SHOWN_STATES[record.state]) return;
     const mark = this.mark(record.id);
     const thinking = messageThinking(record.message);
     if (thinking.length > mark.thinking) out.push(draft("model.thinking", { delta: thinking.slice(mark.thinking) }));
@@ -223,7 +279,7 @@ export class DeltaTranslator {
       const args = toolCallArguments(tool.call, after, before);
       out.push(draft("tool.use", { id: tool.id, name: tool.toolName, ...(args ? { args } : {}) }));
     }
-    if (!TERMINAL_TOOL.has(tool.status)) return;
+    if (!isTerminal(tool)) return;
     this.finishedTools.add(tool.id);
     out.push(
       draft("tool.result", {
@@ -260,7 +316,7 @@ export class DeltaTranslator {
       if (this.startedOperations.has(operation.id)) this.operation(operation, out);
     }
     for (const tool of Object.values(snapshot.tools)) {
-      if (this.usedTools.has(tool.id) && TERMINAL_TOOL.has(tool.status)) this.tool(tool, snapshot, snapshot, out);
+      if (this.usedTools.has(tool.id) && isTerminal(tool)) this.tool(tool, snapshot, snapshot, out);
     }
     for (const turn of Object.values(snapshot.turns)) {
       if (this.endedTurns.has(turn.userHistoryEntryId)) continue;
@@ -295,7 +351,7 @@ export class DeltaTranslator {
       else this.ledger.start(turn.userHistoryEntryId, snapshot);
     }
     for (const tool of Object.values(snapshot.tools)) {
-      if (!TERMINAL_TOOL.has(tool.status)) continue;
+      if (!isTerminal(tool)) continue;
       this.usedTools.add(tool.id);
       this.finishedTools.add(tool.id);
     }

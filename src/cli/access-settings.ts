@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { parseAllowedOrigins, type OriginAllowlist } from "../gateway/auth/origins.js";
 import { checkTokenText, TokenRegistry } from "../gateway/auth/tokens.js";
 import { UsageError } from "./io.js";
-import { envName, nonEmpty, yesNo, type SettingSpec } from "./settings.js";
+import { envName, existingDirectory, nonEmpty, yesNo, type SettingSpec } from "./settings.js";
 
 /**
  * The settings of the gateway's front door: who may connect (`--token` / `--tokens-file`), from
@@ -19,7 +19,8 @@ export const accessSettings = {
 
 export const ACCESS_USAGE = `  --token TOKEN                 the one bearer token clients must present (tenant "default");
                                 prefer the variable: a flag shows in the process list ${envName("token")}
-  --tokens-file FILE            JSON list of {id, token | sha256, tenant}: one token per client or tenant ${envName("tokens-file")}
+  --tokens-file FILE            JSON list of {id, token | sha256, tenant, workspaceRoots?}: one token per client
+                                or tenant; workspaceRoots replace --workspace-root for that tenant ${envName("tokens-file")}
   --insecure-no-auth            allow serving a non-loopback address without tokens (default off) ${envName("insecure-no-auth")}
   --allowed-origins A,B         browser origins allowed for WebSockets and CORS, or * (default none;
                                 requests without an Origin header are always allowed) ${envName("allowed-origins")}
@@ -47,6 +48,15 @@ export async function loadTokens(settings: AccessValues, host: string): Promise<
       tokens = await TokenRegistry.fromFile(settings.tokensFile);
     } catch (err) {
       throw new UsageError(`invalid --tokens-file ${JSON.stringify(settings.tokensFile)}:\n${(err as Error).message}`);
+    }
+    for (const [tenant, roots] of tokens.tenantWorkspaceRoots()) {
+      for (const root of roots) {
+        try {
+          existingDirectory(root);
+        } catch (err) {
+          throw new UsageError(`invalid --tokens-file ${JSON.stringify(settings.tokensFile)}: workspace root ${JSON.stringify(root)} of tenant ${JSON.stringify(tenant)}: ${(err as Error).message}`);
+        }
+      }
     }
   }
   if (!tokens && !settings.insecureNoAuth && !isLoopbackHost(host)) {

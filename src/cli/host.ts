@@ -54,7 +54,7 @@ function wholeNumber(flag: string, text: string, max: number): number {
 }
 
 /** `tau-gateway host`: runs until SIGINT/SIGTERM, then shuts down cleanly and returns 0. */
-export async function runHost(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runHost(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
   let options: HostCommandOptions;
   try {
     options = parse(argv, env);

@@ -1,17 +1,44 @@
 import type { Readable } from "node:stream";
 
-/** What a command needs from its process, so commands are testable without spawning. */
+/**
+ * The streams a command uses instead of its process's, so tests run commands in-process. The
+ * environment is the command's other argument, and its exit status is its return value.
+ */
 export interface CommandIO {
   stdin: Readable;
   stdout(text: string): void;
   stderr(text: string): void;
+  /**
+   * Watches stdout for failed writes: the signal aborts on the first, with the error as reason
+   * (EPIPE: the reader went away, as in `… | head`). Once watched, a failed write no longer
+   * crashes the process; a command printing a report stops when the signal aborts. Absent where
+   * stdout cannot fail.
+   */
+  watchStdout?(): AbortSignal;
 }
 
 export const processIO = (): CommandIO => ({
   stdin: process.stdin,
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
+  watchStdout: () => watchWrites(process.stdout),
 });
+
+const watched = new WeakMap<NodeJS.WritableStream, AbortSignal>();
+
+function watchWrites(stream: NodeJS.WritableStream): AbortSignal {
+  let signal = watched.get(stream);
+  if (!signal) {
+    const failed = new AbortController();
+    stream.on("error", (err: Error) => failed.abort(err));
+    signal = failed.signal;
+    watched.set(stream, signal);
+  }
+  return signal;
+}
+
+/** Whether a write failed because the reader closed its end (`… | head`), which is no error of the command. */
+export const readerWentAway = (reason: unknown): boolean => (reason as NodeJS.ErrnoException | undefined)?.code === "EPIPE";
 
 /** A command-line mistake: printed with the usage, never with a stack trace. */
 export class UsageError extends Error {

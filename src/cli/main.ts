@@ -1,7 +1,9 @@
 #!/usr/bin/env node
+import { processIO } from "./io.js";
 import { run } from "./run.js";
 
-run(process.argv.slice(2)).then(
+// The one place commands meet the real process: its streams, its environment, its exit status.
+run(process.argv.slice(2), processIO(), process.env).then(
   (code) => {
     process.exitCode = code;
   },

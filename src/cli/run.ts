@@ -1,9 +1,5 @@
 /** Command dispatch for the `tau-gateway` executable. */
-import { runHost } from "./host.js";
-import { processIO, type CommandIO } from "./io.js";
-import { runServe } from "./serve.js";
-import { runStdio } from "./stdio.js";
-import { runValidate } from "./validate.js";
+import type { CommandIO } from "./io.js";
 
 const USAGE = `usage: tau-gateway <command> [options]
 
@@ -11,21 +7,35 @@ Commands:
   host       run the embedded reference Tau host alone (see: tau-gateway host --help)
   serve      run the gateway (see: tau-gateway serve --help)
   stdio      the Ask JSON-RPC surface on stdin/stdout (see: tau-gateway stdio --help)
+  app-server the Codex app-server protocol on stdin/stdout (see: tau-gateway app-server --help)
+  acp        an Agent Client Protocol agent on stdin/stdout, for editors (see: tau-gateway acp --help)
   validate   check JSONL transcripts against the tau-gateway schema (see: tau-gateway validate --help)
   help       show this help
 
 Run "tau-gateway <command> --help" for a command's options.`;
 
-type Command = (argv: string[], io: CommandIO) => Promise<number>;
+/** A command: its arguments, its process's streams and environment in; its exit status out. */
+type Command = (argv: string[], io: CommandIO, env: NodeJS.ProcessEnv) => Promise<number>;
 
+/**
+ * Each command's module is loaded when that command runs: loading is most of a short command's
+ * time, and `validate` needs neither the HTTP server nor the host that `serve` loads.
+ */
 const commands: Record<string, Command> = {
-  validate: runValidate,
-  host: runHost,
-  serve: runServe,
-  stdio: runStdio,
+  validate: async (argv, io) => (await import("./validate.js")).runValidate(argv, io),
+  host: async (argv, io, env) => (await import("./host.js")).runHost(argv, io, env),
+  serve: async (argv, io, env) => (await import("./serve.js")).runServe(argv, io, env),
+  stdio: async (argv, io, env) => (await import("./stdio.js")).runStdio(argv, io, env),
+  "app-server": async (argv, io, env) => (await import("./app-server.js")).runAppServer(argv, io, env),
+  acp: async (argv, io, env) => (await import("./acp.js")).runAcp(argv, io, env),
 };
 
-export async function run(argv: string[], io: CommandIO = processIO()): Promise<number> {
+/**
+ * Runs one command to completion and returns its exit status. Everything it touches of its
+ * process comes in as arguments, so tests run commands in-process; only main.ts binds them to the
+ * real process.
+ */
+export async function run(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.stdout(`${USAGE}\n`);
@@ -36,6 +46,6 @@ export async function run(argv: string[], io: CommandIO = processIO()): Promise<
     io.stderr(`tau-gateway: unknown command ${JSON.stringify(name)}\n${USAGE}\n`);
     return 2;
   }
-  return command(rest, io);
+  return command(rest, io, env);
 }
 

@@ -1,26 +1,27 @@
 import type { FastifyInstance } from "fastify";
 import type { CommandToolConfig } from "../bridge/interactions/index.js";
 import { buildGateway } from "../gateway/app.js";
-import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../gateway/drain.js";
-import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
-import type { GatewayConfig } from "../gateway/config.js";
-import { pinoLog } from "../gateway/log.js";
-import { BridgeStack } from "../gateway/bridge-stack.js";
-import { UpstreamVersionError, type UpstreamLog } from "../tau/upstream.js";
-import { composeAskGates } from "../transports/ask-call-gates.js";
-import { serveAskWebSocket } from "../transports/ask-websocket.js";
 import type { TokenRegistry } from "../gateway/auth/tokens.js";
+import type { GatewayConfig } from "../gateway/config.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
+import { pinoLog } from "../gateway/log.js";
+import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
+import type { Log } from "../shared/log.js";
+import { UpstreamVersionError } from "../tau/upstream.js";
 import { ACCESS_USAGE, accessSettings, loadTokens } from "./access-settings.js";
+import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
-import { bridgeSettings, envName, integer, logSettings, nonEmpty, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, integer, logSettings, nonEmpty, socketSettings, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
 
-Runs the gateway: WebSocket /tau (Tau passthrough), WebSocket /rpc and POST /rpc (Ask
-JSON-RPC), GET /rpc/events (server-sent events), GET /healthz, /readyz, /metrics, /schema. Every option can also be set with the environment
-variable shown (a flag on the command line wins).
+Runs the gateway: WebSocket / (Codex app-server v2), WebSocket /tau (Tau passthrough),
+WebSocket /rpc and POST /rpc (Ask JSON-RPC), GET /rpc/events (server-sent events), WebSocket
+/acp (Agent Client Protocol), GET /healthz, /readyz, /metrics, /schema, and with --socket the Ask
+surface as NDJSON on a Unix socket. Every option can also be set with the environment variable
+shown (a flag on the command line wins).
 
   --host HOST                   listen address (default 127.0.0.1)           ${envName("host")}
   --port PORT                   listen port, 0 = any free port (default 8080) ${envName("port")}
@@ -30,6 +31,8 @@ variable shown (a flag on the command line wins).
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --jsonrpc-member include|omit "jsonrpc":"2.0" in Ask responses (default include) ${envName("jsonrpc-member")}
   --default-cwd DIR             working directory of new Ask sessions (default: current) ${envName("default-cwd")}
+  --workspace-root DIR          confine session working directories to DIR and below; repeatable
+                                (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default info) ${envName("log-level")}
@@ -37,6 +40,10 @@ ${ACCESS_USAGE}
 ${LIMIT_USAGE}
   --drain-timeout MS            on SIGTERM/SIGINT, time in-flight requests and turns get to finish (default 10000) ${envName("drain-timeout")}
   --sse-heartbeat-ms MS         keepalive comment interval on GET /rpc/events (default 15000) ${envName("sse-heartbeat-ms")}
+  --socket PATH                 also serve Ask as NDJSON on this Unix socket, for local clients; a
+                                stale socket file is replaced, ours is removed on exit (default: none) ${envName("socket")}
+  --socket-mode MODE            file mode of the socket, its only access control: socket clients
+                                present no token and act for tenant "default" (default 0600) ${envName("socket-mode")}
 
 Once listening it writes "tau-gateway listening on http://HOST:PORT" to stderr; logs are JSON
 lines on stderr. SIGINT or SIGTERM drains (readiness 503, new work refused, work in flight
@@ -53,6 +60,7 @@ const serveSettings = {
   ...limitSettings,
   drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
   sseHeartbeatMs: { flag: "sse-heartbeat-ms", default: DEFAULT_SSE_HEARTBEAT_MS, parse: integer(1) },
+  ...socketSettings,
 };
 
 export type ServeSettings = SettingValues<typeof serveSettings>;
@@ -75,7 +83,7 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
 
   const running = new Running();
   // Components start before the HTTP app (and its logger) exists; their lines are routed to it once it does.
-  const log: UpstreamLog = (level, message, fields) => (running.app ? pinoLog(running.app.log)(level, message, fields) : undefined);
+  const log: Log = (level, message, fields) => (running.app ? pinoLog(running.app.log)(level, message, fields) : undefined);
   try {
     await start(settings, commandTools, running, io, log, tokens);
   } catch (err) {
@@ -87,30 +95,30 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   const signal = await nextSignal();
   running.app?.log.info({ signal, drainTimeoutMs: settings.drainTimeout }, "draining: refusing new work, waiting for work in flight");
   // A second signal stops waiting; what is still open is failed as at the deadline.
-  const stopWaiting = onNextSignal(() => running.drain?.force());
-  const outcome = await running.drain?.drain();
+  const stopWaiting = onNextSignal(() => running.app?.drain.force());
+  const outcome = await running.app?.drain.drain();
   stopWaiting();
   running.app?.log.info({ ...outcome }, "shutting down");
   await running.close();
   return 0;
 }
 
-async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: UpstreamLog, tokens?: TokenRegistry): Promise<void> {
+/** The composition root of `serve`: the bridge stack (upstream host, bridge connection, Ask and Codex bridges, ACP agent), then the HTTP front on it. */
+async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: Log, tokens?: TokenRegistry): Promise<void> {
   const { stack } = running;
-  await stack.start(settings, commandTools, log);
-  const bridge = stack.bridge!;
-  const upstream = stack.upstream!;
-  const drain = (running.drain = new DrainController({ timeoutMs: settings.drainTimeout }));
-  // The bridge connection's open requests include every turn in flight (answered when it settles).
-  drain.addSource("upstream requests", () => upstream.openRequests);
+  await stack.start({ ...settings, tenantWorkspaceRoots: tokens?.tenantWorkspaceRoots() }, commandTools, log);
   const config: GatewayConfig = {
     tauUpstream: { url: stack.url!, token: settings.upstreamToken },
-    upstream,
-    // The drain gate innermost, so the connection's gates (limits, metrics) see its refusals too.
-    askRoute: (socket, request, connection) =>
-      serveAskWebSocket(bridge, socket, { jsonrpcMember: settings.jsonrpcMember, gate: composeAskGates(connection.gate, drain.askGate), tenant: request.tenant }),
-    askHttp: { bridge, jsonrpc: { jsonrpcMember: settings.jsonrpcMember, gate: drain.askGate }, sseHeartbeatMs: settings.sseHeartbeatMs },
-    drain,
+    upstream: stack.upstream!,
+    ask: {
+      bridge: stack.bridge!,
+      jsonrpc: { jsonrpcMember: settings.jsonrpcMember },
+      sseHeartbeatMs: settings.sseHeartbeatMs,
+      socket: settings.socket === undefined ? undefined : { path: settings.socket, mode: settings.socketMode },
+    },
+    acp: { agent: stack.acp! },
+    codex: { bridge: stack.codex! },
+    drainTimeoutMs: settings.drainTimeout,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,
     limits: { maxConnections: settings.maxConnections, maxInflight: settings.maxInflight, maxBufferedBytes: settings.maxBufferedBytes, keepaliveMs: settings.keepaliveMs },
@@ -129,7 +137,6 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
 class Running {
   readonly stack = new BridgeStack();
   app: FastifyInstance | undefined;
-  drain: DrainController | undefined;
 
   async close(): Promise<void> {
     await this.app?.close().catch(() => undefined);

@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { delimiter, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { UsageError } from "./io.js";
 
@@ -20,19 +20,35 @@ export interface SettingSpec<T> {
   switch?: boolean;
   /** A credential: an error about it never repeats the value. */
   secret?: boolean;
+  /**
+   * A variable read when neither the flag nor `TAU_GATEWAY_…` is set: the name another program
+   * uses for the same setting, for clients that set it when they spawn us in its place.
+   */
+  alsoEnv?: string;
+  /**
+   * The flag may be given several times; its variable holds the values separated like PATH (`:`).
+   * The value is the list of every one parsed (empty when none is given).
+   */
+  repeatable?: boolean;
 }
 
 export type SettingValues<S extends Record<string, SettingSpec<unknown>>> = {
-  [K in keyof S]: S[K] extends { parse(text: string): infer T } ? (S[K] extends { default: unknown } ? T : T | undefined) : never;
+  [K in keyof S]: S[K] extends { parse(text: string): infer T }
+    ? S[K] extends { repeatable: true }
+      ? T[]
+      : S[K] extends { default: unknown }
+        ? T
+        : T | undefined
+    : never;
 };
 
 export const envName = (flag: string) => `TAU_GATEWAY_${flag.replace(/-/g, "_").toUpperCase()}`;
 
 /** Parses `argv` (no positionals) against `specs`; `--help` throws UsageError with exit code 0. */
 export function readSettings<S extends Record<string, SettingSpec<unknown>>>(argv: string[], env: NodeJS.ProcessEnv, specs: S): SettingValues<S> {
-  const options: Record<string, { type: "string" } | { type: "boolean"; short?: string }> = { help: { type: "boolean", short: "h" } };
-  for (const spec of Object.values(specs)) options[spec.flag] = spec.switch ? { type: "boolean" } : { type: "string" };
-  let values: Record<string, string | boolean | undefined>;
+  const options: Record<string, { type: "string"; multiple?: boolean } | { type: "boolean"; short?: string }> = { help: { type: "boolean", short: "h" } };
+  for (const spec of Object.values(specs)) options[spec.flag] = spec.switch ? { type: "boolean" } : { type: "string", ...(spec.repeatable ? { multiple: true } : {}) };
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
   } catch (err) {
@@ -43,7 +59,12 @@ export function readSettings<S extends Record<string, SettingSpec<unknown>>>(arg
   const out: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(specs)) {
     const fromFlag = values[spec.flag];
-    const variable = envName(spec.flag);
+    // Our variable, else the other program's name for the setting; an empty value counts as unset.
+    const variable = [envName(spec.flag), spec.alsoEnv].find((name) => name !== undefined && (env[name] ?? "") !== "") ?? envName(spec.flag);
+    if (spec.repeatable) {
+      out[key] = readRepeated(spec, Array.isArray(fromFlag) ? fromFlag : undefined, env[variable], variable);
+      continue;
+    }
     const [text, source] =
       typeof fromFlag === "string" ? [fromFlag, `--${spec.flag}`] : fromFlag === true ? ["true", `--${spec.flag}`] : [env[variable], variable];
     if (text === undefined || (source === variable && text === "")) {
@@ -57,6 +78,19 @@ export function readSettings<S extends Record<string, SettingSpec<unknown>>>(arg
     }
   }
   return out as SettingValues<S>;
+}
+
+/** The values of a repeatable setting: every flag given, else the variable's list, else none. */
+function readRepeated(spec: SettingSpec<unknown>, fromFlags: string[] | undefined, fromVariable: string | undefined, variable: string): unknown[] {
+  const [texts, source] =
+    fromFlags && fromFlags.length > 0 ? [fromFlags, `--${spec.flag}`] : [(fromVariable ?? "").split(delimiter).filter((text) => text !== ""), variable];
+  return texts.map((text) => {
+    try {
+      return spec.parse(text);
+    } catch (err) {
+      throw new UsageError(`invalid ${source} ${spec.secret ? "(value not shown)" : JSON.stringify(text)}: ${(err as Error).message}`);
+    }
+  });
 }
 
 // --- value parsers ---------------------------------------------------------------------------
@@ -102,6 +136,24 @@ export function existingDirectory(text: string): string {
   return path;
 }
 
+/** The longest path a Unix socket address holds (sun_path on Linux, without its NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/** Where a Unix socket is to be bound: made absolute, and short enough for a socket address. */
+export function socketPath(text: string): string {
+  if (text.trim() === "") throw new Error("must not be empty");
+  const path = resolve(text);
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) throw new Error(`is too long for a Unix socket (at most ${MAX_SOCKET_PATH_BYTES} bytes once made absolute)`);
+  return path;
+}
+
+/** A file mode in octal: `600`, `0600` or `0o600`. */
+export function fileMode(text: string): number {
+  const digits = /^(?:0o?)?([0-7]{3})$/.exec(text.trim())?.[1];
+  if (digits === undefined) throw new Error("must be an octal file mode such as 0600");
+  return parseInt(digits, 8);
+}
+
 /** `embedded` or a ws:// / wss:// URL of a Tau host. */
 export function upstreamTarget(text: string): "embedded" | string {
   if (text === "embedded") return text;
@@ -127,8 +179,15 @@ export const bridgeSettings = {
   toolsConfig: { flag: "tools-config", parse: nonEmpty },
   jsonrpcMember: { flag: "jsonrpc-member", default: "include" as "include" | "omit", parse: oneOf("include", "omit") },
   defaultCwd: { flag: "default-cwd", default: () => process.cwd(), parse: existingDirectory },
+  workspaceRoots: { flag: "workspace-root", repeatable: true as const, parse: existingDirectory },
   eventRetention: { flag: "event-retention", default: 10_000, parse: integer(1) },
   interactionTimeoutMs: { flag: "interaction-timeout-ms", default: 300_000, parse: integer(1) },
+} satisfies Record<string, SettingSpec<unknown>>;
+
+/** The Unix socket serving the Ask surface to local clients (absent: none). */
+export const socketSettings = {
+  socket: { flag: "socket", parse: socketPath },
+  socketMode: { flag: "socket-mode", default: 0o600, parse: fileMode },
 } satisfies Record<string, SettingSpec<unknown>>;
 
 export const logSettings = {

@@ -1,32 +1,70 @@
 import { pino } from "pino";
-import { BridgeStack } from "../gateway/bridge-stack.js";
-import type { UpstreamLog } from "../tau/upstream.js";
-import { serveAskStdio } from "../transports/ask-stdio.js";
+import type { AskBridge } from "../bridge/ask-bridge.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../gateway/config.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../gateway/drain.js";
+import { DEFAULT_LIMITS } from "../gateway/limits.js";
+import type { Log } from "../shared/log.js";
+import { composeAskGates, inflightLimitGate } from "../transports/ask-call-gates.js";
+import { serveAskNdjson, type AskNdjsonOptions } from "../transports/ask-ndjson.js";
+import { UnixSocketListener } from "../transports/unix-socket-listener.js";
+import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
+import { limitSettings } from "./limit-settings.js";
 import { startupMessage } from "./serve.js";
-import { bridgeSettings, envName, logSettings, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, integer, logSettings, socketSettings, upstreamSettings, type SettingValues } from "./settings.js";
+
+/** The Ask host's own variable for its socket, so a client that sets it finds ours. */
+const ASK_SOCKET_VARIABLE = "ASK_APP_SERVER_SOCKET";
 
 export const STDIO_USAGE = `usage: tau-gateway stdio [options]
 
 Serves the Ask JSON-RPC surface as newline-delimited JSON on stdin/stdout, for clients that
-spawn an app-server executable. Logs go to stderr as JSON lines. Ends when stdin closes.
+spawn an app-server executable, and with --socket also on a Unix socket, for clients that attach to
+it (all share the same sessions). Logs go to stderr as JSON lines.
 
   --upstream embedded|ws://…    Tau host to serve (default embedded)          ${envName("upstream")}
   --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --jsonrpc-member include|omit "jsonrpc":"2.0" in responses (default include) ${envName("jsonrpc-member")}
   --default-cwd DIR             working directory of new sessions (default: current) ${envName("default-cwd")}
+  --workspace-root DIR          confine session working directories to DIR and below; repeatable
+                                (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
-  --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
+  --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}
+  --max-inflight N              unanswered requests per connection; more are answered -32013
+                                (default ${DEFAULT_LIMITS.maxInflight}) ${envName("max-inflight")}
+  --max-message-bytes N         longest line; a longer one is skipped and answered -32600
+                                (default ${DEFAULT_MAX_MESSAGE_BYTES}) ${envName("max-message-bytes")}
+  --drain-timeout MS            time work in flight gets to finish on SIGTERM/SIGINT or once stdin
+                                ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
+  --socket PATH                 also serve on this Unix socket; a stale socket file is replaced,
+                                ours is removed on exit (default: none) ${envName("socket")} or ${ASK_SOCKET_VARIABLE}
+  --socket-mode MODE            file mode of the socket, its only access control (default 0600) ${envName("socket-mode")}
+  --max-connections N           socket clients at once (default ${DEFAULT_LIMITS.maxConnections}) ${envName("max-connections")}
+  --max-buffered-bytes N        unread bytes queued for a socket client before it is disconnected
+                                (default ${DEFAULT_LIMITS.maxBufferedBytes}) ${envName("max-buffered-bytes")}
+
+While stdout is not being read, stdin is not read either. It exits 0 once stdin ends or stdout is
+gone and the work in flight is answered, or on SIGTERM/SIGINT after draining: requests arriving
+meanwhile are answered -32012, work in flight gets --drain-timeout, a second signal stops waiting.`;
 
 const stdioSettings = {
   ...upstreamSettings,
   ...bridgeSettings,
   // stdout belongs to the protocol and stderr is often shown to a user: only problems by default.
   logLevel: { ...logSettings.logLevel, default: "warn" as SettingValues<typeof logSettings>["logLevel"] },
+  maxInflight: limitSettings.maxInflight,
+  maxMessageBytes: limitSettings.maxMessageBytes,
+  drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
+  socket: { ...socketSettings.socket, alsoEnv: ASK_SOCKET_VARIABLE },
+  socketMode: socketSettings.socketMode,
+  maxConnections: limitSettings.maxConnections,
+  maxBufferedBytes: limitSettings.maxBufferedBytes,
 };
+
+type StdioSettings = SettingValues<typeof stdioSettings>;
 
 export function runStdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return exitStatus(() => stdio(argv, io, env));
@@ -36,25 +74,103 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   const settings = readCommandSettings("stdio", STDIO_USAGE, argv, env, stdioSettings, io);
   const commandTools = await readCommandTools("stdio", settings.toolsConfig, io);
   const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-stdio" } }, pino.destination(2));
-  const log: UpstreamLog = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
+  const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
 
   const stack = new BridgeStack();
+  const drain = new DrainController({ timeoutMs: settings.drainTimeout });
+  // Watched from the start: a signal during startup stops the command as soon as it is up.
+  const signals = watchStopSignals(() => drain.force());
+  let socket: UnixSocketListener | undefined;
   try {
-    await stack.start(settings, commandTools, log);
-  } catch (err) {
-    await stack.close();
-    io.stderr(`tau-gateway stdio: ${startupMessage(err)}\n`);
-    return 1;
-  }
-  const stop = () => io.stdin.destroy();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  try {
-    await serveAskStdio(stack.bridge!, io.stdin, process.stdout, { jsonrpcMember: settings.jsonrpcMember });
+    try {
+      await stack.start(settings, commandTools, log);
+      const upstream = stack.upstream!;
+      // Turns in flight are open upstream requests (Tau answers session.submit when the turn settles).
+      drain.addSource("upstream requests", () => upstream.openRequests);
+      if (settings.socket !== undefined) socket = await listenOnSocket(stack.bridge!, settings, drain, log);
+    } catch (err) {
+      io.stderr(`tau-gateway stdio: ${startupMessage(err)}\n`);
+      return 1;
+    }
+
+    const stream = serveAskNdjson(stack.bridge!, io.stdin, process.stdout, connectionOptions(settings, drain, log));
+    const why = await Promise.race([stream.ended, signals.first]);
+    signals.stopping();
+    log("info", "draining: refusing new work, waiting for work in flight", { why, drainTimeoutMs: settings.drainTimeout });
+    void socket?.stopAccepting();
+    // Nobody reads the answers any more: there is nothing to wait for.
+    if (why === "output closed") drain.force();
+    const outcome = await drain.drain();
+    const { flushed } = await stream.close();
+    await socket?.close();
+    log("info", "shutting down", { ...outcome, flushed });
+    // A parent that neither reads stdout nor closes it would keep the unwritten answers (and so the
+    // process) alive for ever: once everything else is closed, exit regardless.
+    if (!flushed) setTimeout(() => process.exit(0), 100).unref();
+    return 0;
   } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
+    signals.stop();
+    await socket?.close();
     await stack.close();
   }
-  return 0;
+}
+
+/**
+ * SIGINT and SIGTERM for the command's lifetime: the first one settles `first` (the command starts
+ * stopping); one that arrives once it is stopping anyway (a second signal, or one after stdin
+ * ended) calls `hurry`.
+ */
+function watchStopSignals(hurry: () => void): { first: Promise<NodeJS.Signals>; stopping(): void; stop(): void } {
+  let stopping = false;
+  let settleFirst!: (signal: NodeJS.Signals) => void;
+  const first = new Promise<NodeJS.Signals>((resolve) => (settleFirst = resolve));
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return hurry();
+    stopping = true;
+    settleFirst(signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    first,
+    stopping: () => void (stopping = true),
+    stop: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
+
+/** What every connection of the command gets: stdin/stdout and each socket client alike. */
+function connectionOptions(settings: StdioSettings, drain: DrainController, log: Log): AskNdjsonOptions {
+  return {
+    jsonrpcMember: settings.jsonrpcMember,
+    // The in-flight limit is per connection; the drain refuses new work once shutdown starts.
+    gate: composeAskGates(inflightLimitGate(settings.maxInflight), drain.askGate),
+    maxLineBytes: settings.maxMessageBytes,
+    onError: (err) => log("error", "Ask connection failed to handle a message", { err }),
+  };
+}
+
+/**
+ * The Unix socket in the same process as stdio, as the Ask host has it: local clients attach to
+ * the running process and share its sessions, each with its own subscriptions and cursors. Access
+ * is the socket file's mode; clients act, like stdio, for no tenant.
+ */
+function listenOnSocket(bridge: AskBridge, settings: StdioSettings, drain: DrainController, log: Log): Promise<UnixSocketListener> {
+  return UnixSocketListener.listen({
+    path: settings.socket!,
+    mode: settings.socketMode,
+    maxConnections: settings.maxConnections,
+    onRefused: () => log("warn", "socket client refused: connection limit reached", { maxConnections: settings.maxConnections }),
+    serve: (client) =>
+      serveAskNdjson(bridge, client, client, {
+        ...connectionOptions(settings, drain, log),
+        maxBufferedBytes: settings.maxBufferedBytes,
+        onSlowConsumer: () => log("warn", "slow socket client disconnected: too much data waiting unread", { maxBufferedBytes: settings.maxBufferedBytes }),
+      }),
+  }).then((listener) => {
+    log("info", "Ask clients may attach on the Unix socket", { path: listener.path });
+    return listener;
+  });
 }

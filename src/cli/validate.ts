@@ -2,20 +2,26 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
+import type { Dialect } from "../registry/model.js";
 import { formatIssue } from "../validation/issues.js";
 import { TranscriptChecker } from "../validation/transcript.js";
-import type { Dialect } from "../validation/validator.js";
-import { UsageError, type CommandIO } from "./io.js";
+import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 
-export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask] [--tau-version 18|13] [--format text|json] FILE... | -
+export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|codex|acp] [--tau-version 18|13] [--format text|json] FILE... | -
 
-Checks JSONL transcripts against the tau-gateway schema. A line is a bare message or
+Checks JSONL transcripts against the tau-gateway schema. Without --dialect each line's dialect
+is detected: Tau messages carry version and type; JSON-RPC lines are Ask unless their method (or
+the request they answer) is only Codex's; give --dialect codex for Codex app-server transcripts
+and --dialect acp for ACP ones (ACP shares method names with Ask). A line is a bare message or
 {"direction":"client"|"server","message":{...}} (client = sent by the client). Responses are
 checked against the result of the request with the same id earlier in the same file.
 
 Output: one line per error, FILE:LINE: <dialect> <method or type>: <pointer>: <message>, then
 "N valid, M invalid". With --format json: one JSON object per error, then {"valid":N,"invalid":M}.
-Exit status: 0 all valid, 1 some line invalid, 2 usage or I/O error.`;
+Exit status: 0 all valid, 1 some line invalid, 2 usage or I/O error; 0 without a summary
+when the reader of the output closes early (… | head).`;
+
+const DIALECTS: readonly Dialect[] = ["tau", "ask", "codex", "acp"];
 
 interface Options {
   dialect?: Dialect;
@@ -38,12 +44,12 @@ function parse(argv: string[]): Options {
   });
   if (values.help) throw new UsageError("", 0);
   const dialect = values.dialect;
-  if (dialect !== undefined && dialect !== "tau" && dialect !== "ask") throw new UsageError(`--dialect must be tau or ask (got ${JSON.stringify(dialect)})`);
+  if (dialect !== undefined && !DIALECTS.includes(dialect as Dialect)) throw new UsageError(`--dialect must be tau, ask, codex or acp (got ${JSON.stringify(dialect)})`);
   const version = values["tau-version"];
   if (version !== undefined && version !== "18" && version !== "13") throw new UsageError(`--tau-version must be 18 or 13 (got ${JSON.stringify(version)})`);
   if (values.format !== "text" && values.format !== "json") throw new UsageError(`--format must be text or json (got ${JSON.stringify(values.format)})`);
   if (!positionals.length) throw new UsageError("no input: give one or more files, or - for stdin");
-  return { dialect, tauVersion: version === undefined ? undefined : Number(version), format: values.format, files: positionals };
+  return { dialect: dialect as Dialect | undefined, tauVersion: version === undefined ? undefined : Number(version), format: values.format, files: positionals };
 }
 
 export async function runValidate(argv: string[], io: CommandIO): Promise<number> {
@@ -60,9 +66,11 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
     io.stderr(`tau-gateway validate: ${message}\n${VALIDATE_USAGE}\n`);
     return code;
   }
+  const output = io.watchStdout?.();
   let valid = 0;
   let invalid = 0;
   for (const file of options.files) {
+    if (output?.aborted) break;
     // Ids are correlated within one transcript; each file is its own conversation.
     const checker = new TranscriptChecker({ dialect: options.dialect, tauVersion: options.tauVersion });
     const name = file === "-" ? "<stdin>" : file;
@@ -76,6 +84,11 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
     let lineNo = 0;
     try {
       for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+        if (output?.aborted) {
+          // Nobody reads the report any more: stop reading too.
+          input.destroy();
+          break;
+        }
         lineNo++;
         if (text.trim() === "") continue;
         const verdict = checker.line(text);
@@ -97,6 +110,12 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
       io.stderr(`tau-gateway validate: error reading ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
       return 2;
     }
+  }
+  if (output?.aborted) {
+    // The reader closed early (`validate … | head`): what it read is all it wanted.
+    if (readerWentAway(output.reason)) return 0;
+    io.stderr(`tau-gateway validate: cannot write the report: ${(output.reason as NodeJS.ErrnoException).code ?? String(output.reason)}\n`);
+    return 2;
   }
   io.stdout(options.format === "json" ? `${JSON.stringify({ valid, invalid })}\n` : `${valid} valid, ${invalid} invalid\n`);
   return invalid ? 1 : 0;

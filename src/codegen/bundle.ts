@@ -1,5 +1,5 @@
-import type { DialectRegistry, EventEntry, MethodEntry, NotificationEntry, ServerMessageEntry } from "../registry/model.js";
-import { eventName, messageName, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
+import type { DialectRegistry, EventEntry, MethodEntry, NotificationEntry, Sender } from "../registry/model.js";
+import { eventName, messageName, methodTypeBase, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
 import { resolveForVersion } from "../registry/resolve.js";
 import { anyOf, DEFINITIONS, inRange, ref, type Schema } from "../registry/schema.js";
 
@@ -46,7 +46,7 @@ export function buildBundle(registry: DialectRegistry, version: number | string)
 
   const fromClient: string[] = [];
   const fromServer: string[] = [];
-  const sentBy = (sender: "client" | "server") => (sender === "client" ? fromClient : fromServer);
+  const sentBy = (sender: Sender) => (sender === "client" ? fromClient : fromServer);
 
   for (const m of entries.methods) defineMethod(m);
   for (const n of entries.notifications) defineNotification(n);
@@ -61,8 +61,9 @@ export function buildBundle(registry: DialectRegistry, version: number | string)
 
   // Responses: a Tau server sends them as the `response` server message; JSON-RPC responses
   // travel opposite to the requests they answer and are matched to them by id.
-  if (registry.dialect === "ask") {
-    for (const list of [fromClient, fromServer]) list.push("SuccessResponse", "ErrorResponse");
+  for (const name of registry.frame.responseMessages ?? []) {
+    if (!(name in defs)) throw new Error(`${registry.dialect} v${version}: response message ${name} is not defined`);
+    for (const list of [fromClient, fromServer]) list.push(name);
   }
   define("ClientMessage", anyOf(...fromClient.map(ref)), "Every message a client may send.");
   define("ServerMessage", anyOf(...fromServer.map(ref)), "Every message a server may send.");
@@ -83,11 +84,12 @@ export function buildBundle(registry: DialectRegistry, version: number | string)
   };
 
   function defineMethod(m: MethodEntry) {
-    define(paramsName(m.name), m.params, `Params of ${m.name}.`);
-    define(resultName(m.name), m.result, `Result of ${m.name}.`);
-    define(requestName(m.name), registry.frame.request(m, ref(paramsName(m.name))), m.description);
-    define(responseName(m.name), registry.frame.response(m, ref(resultName(m.name))), `Success response to ${m.name}.`);
-    sentBy(m.sender).push(requestName(m.name));
+    const base = methodTypeBase(m);
+    define(paramsName(base), m.params, `Params of ${m.name}.`);
+    define(resultName(base), m.result, `Result of ${m.name}.`);
+    define(requestName(base), registry.frame.request(m, ref(paramsName(base))), m.description);
+    define(responseName(base), registry.frame.response(m, ref(resultName(base))), `Success response to ${m.name}.`);
+    sentBy(m.sender).push(requestName(base));
   }
 
   function defineNotification(n: NotificationEntry) {

@@ -1,28 +1,15 @@
-import type { DialectRegistry } from "../registry/model.js";
-import { eventName, messageName, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
+import type { DialectRegistry, Sender } from "../registry/model.js";
+import { eventName, messageName, methodTypeBase, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
 import { inRange, type VersionRange } from "../registry/schema.js";
+import type { IndexEntry, SchemaIndex } from "../registry/schema-index.js";
 import { bundleBaseName } from "./bundle.js";
-
-export type DefinitionRole = "params" | "result" | "request" | "response" | "notification" | "message" | "payload" | "event";
-
-export interface IndexEntry {
-  dialect: DialectRegistry["dialect"];
-  name: string;
-  kind: "request" | "reverse-request" | "notification" | "server-message" | "event";
-  direction: "client-to-server" | "server-to-client";
-  versions: Array<number | string>;
-  extension?: boolean;
-  description: string;
-  /** The bundle definitions describing this entry, by role. */
-  definitions: Partial<Record<DefinitionRole, string>>;
-}
 
 /**
  * schema/index.json: a machine-readable list of every method and message of both dialects with
  * its kind, direction, the versions it exists in and the definitions that describe it, so client
  * tooling can discover the surface without parsing the bundles.
  */
-export function buildIndex(registries: DialectRegistry[]) {
+export function buildIndex(registries: DialectRegistry[]): SchemaIndex {
   return {
     description: "Index of the tau-gateway registry. Generated; do not edit.",
     bundles: registries.flatMap((r) =>
@@ -37,7 +24,7 @@ export function buildIndex(registries: DialectRegistry[]) {
     entries: registries.flatMap((r): IndexEntry[] => {
       const versions = (range?: VersionRange) =>
         r.versions.filter((v) => typeof v !== "number" || !range || inRange(range, v));
-      const direction = (sender: "client" | "server"): IndexEntry["direction"] => (sender === "client" ? "client-to-server" : "server-to-client");
+      const direction = (sender: Sender): IndexEntry["direction"] => (sender === "client" ? "client-to-server" : "server-to-client");
       const common = (e: { name: string; description: string; versions?: VersionRange; extension?: boolean }) => ({
         dialect: r.dialect,
         name: e.name,
@@ -50,7 +37,7 @@ export function buildIndex(registries: DialectRegistry[]) {
           ...common(m),
           kind: m.kind,
           direction: direction(m.sender),
-          definitions: { params: paramsName(m.name), result: resultName(m.name), request: requestName(m.name), response: responseName(m.name) },
+          definitions: { params: paramsName(methodTypeBase(m)), result: resultName(methodTypeBase(m)), request: requestName(methodTypeBase(m)), response: responseName(methodTypeBase(m)) },
         })),
         ...r.notifications.map((n) => ({
           ...common(n),

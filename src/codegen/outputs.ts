@@ -1,6 +1,7 @@
 import { registries } from "../registry/index.js";
 import { buildBundle } from "./bundle.js";
 import { buildIndex } from "./index-file.js";
+import { methodMaps } from "./method-maps.js";
 import { bundleToTypeScript, rootTypeName } from "./typescript.js";
 
 /** Directories the generator owns completely: anything else found in them is drift. */
@@ -19,7 +20,7 @@ export async function generateOutputs(): Promise<Map<string, string>> {
     for (const version of registry.versions) {
       const bundle = buildBundle(registry, version);
       files.set(`schema/${bundle.baseName}.schema.json`, json(bundle.schema));
-      files.set(`generated/${bundle.baseName}.ts`, await bundleToTypeScript(bundle));
+      files.set(`generated/${bundle.baseName}.ts`, await bundleToTypeScript(bundle, methodMaps(registry, version)));
       const ns = rootTypeName(bundle.baseName).replace(/Message$/, "");
       exports.push(`export type * as ${ns} from "./${bundle.baseName}.js";`);
     }

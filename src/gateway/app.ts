@@ -1,87 +1,70 @@
-import websocket from "@fastify/websocket";
 import Fastify, { type FastifyInstance } from "fastify";
-import { composeAskGates, inflightLimitGate } from "../transports/ask-call-gates.js";
-import { newPassthroughCounters, type PassthroughCounters } from "../transports/tau-passthrough.js";
-import { SessionTenants } from "../transports/tau-tenancy.js";
+import { gatewayAcpGates } from "./acp-gates.js";
+import { gatewayAskGates } from "./ask-gates.js";
+import { askSocketListener } from "./ask-socket.js";
 import { accessControl } from "./auth/access-control.js";
-import { clientSocketErrorHandler, installClientSocketPolicies } from "./client-sockets.js";
+import { DEFAULT_TENANT } from "./auth/tokens.js";
+import { clientSockets } from "./client-sockets.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type GatewayConfig } from "./config.js";
-import { gatewayWebSocketClass } from "./gateway-websocket.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "./drain.js";
+import { gatewayDrain } from "./drain-plugin.js";
 import { resolveLimits } from "./limits.js";
-import { GatewayMetrics } from "./metrics.js";
-import { metricsRoute } from "./routes/metrics.js";
 import { loggerOptions } from "./log-options.js";
+import { gatewayMetrics } from "./metrics-plugin.js";
 import { requestIdGenerator, requestIdHeader } from "./request-id.js";
-import { installDrain } from "./drain-plugin.js";
+import { acpWebSocketRoute } from "./routes/acp-websocket.js";
 import { askEventsRoute } from "./routes/ask-events.js";
 import { askHttpRoute } from "./routes/ask-http.js";
-import { healthRoutes } from "./routes/health.js";
+import { askWebSocketRoute } from "./routes/ask-websocket.js";
+import { codexWebSocketRoute } from "./routes/codex-websocket.js";
+import { livenessRoute, readinessRoute } from "./routes/health.js";
+import { metricsRoute } from "./routes/metrics.js";
 import { schemaRoutes } from "./routes/schema.js";
 import { tauRoute } from "./routes/tau.js";
-
-declare module "fastify" {
-  interface FastifyInstance {
-    /** Counters of the `/tau` passthrough (connections, invalid client requests, invalid upstream messages). */
-    tauPassthrough: PassthroughCounters;
-  }
-}
+import { gatewayServices } from "./services.js";
 
 /**
- * The gateway's HTTP/WebSocket front: `/tau` (Tau passthrough), `/rpc` (Ask JSON-RPC, when the
- * config provides it), `/healthz`, `/readyz`, `/schema`. Each concern is its own encapsulated
- * plugin. Closing the instance closes every client WebSocket (1001) and every passthrough
- * upstream connection; the shared `config.upstream` belongs to the caller.
+ * The gateway's HTTP/WebSocket front: `/tau` (Tau passthrough), `/rpc` and `/rpc/events` (Ask,
+ * when the config provides a bridge, and a Unix socket when it names one), WebSocket `/` (Codex
+ * app-server, when the config provides its bridge), `/acp` (ACP, when it provides an agent),
+ * `/healthz`, `/readyz`, `/metrics`, `/schema`. First the plugins that decorate the root instance
+ * for the others, in the order their hooks must run; then every route as an encapsulated plugin
+ * that declares what it relies on. Closing the instance closes every client WebSocket (1001),
+ * socket client, event stream and passthrough upstream connection; the services in the config
+ * belong to the caller.
  */
 export function buildGateway(config: GatewayConfig): FastifyInstance {
   const app = Fastify({ logger: loggerOptions(config), genReqId: requestIdGenerator(config), trustProxy: config.trustProxy ?? false });
-  app.decorate("tauPassthrough", newPassthroughCounters());
   const limits = resolveLimits(config.limits);
-  const maxPayload = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const metrics = new GatewayMetrics({ passthrough: app.tauPassthrough, upstream: config.upstream, bridge: config.askHttp?.bridge });
+  const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 
-  app.register(websocket, {
-    options: { maxPayload, WebSocket: gatewayWebSocketClass(maxPayload) },
-    errorHandler: clientSocketErrorHandler(metrics),
-    // The plugin's default closes clients without a code; say why instead.
-    preClose(done) {
-      for (const client of app.websocketServer.clients) client.close(1001, "gateway shutting down");
-      app.websocketServer.close(() => done());
-    },
-  });
-
-  // Connection cap, slow consumers, keepalive and connection metrics, for every WebSocket route.
-  installClientSocketPolicies(app, { limits, metrics });
-
-  // Before every route: Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
+  app.register(gatewayServices, { upstream: config.upstream, askBridge: config.ask?.bridge, codexBridge: config.codex?.bridge, acpAgent: config.acp?.agent });
+  app.register(gatewayMetrics);
+  // Connection cap first: a full gateway refuses an upgrade (503) before any other check.
+  app.register(clientSockets, { limits, maxMessageBytes });
+  // Before every route: request id, then Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
   app.register(requestIdHeader);
   app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins });
+  app.register(gatewayDrain, { timeoutMs: config.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS });
+  app.register(gatewayAskGates, { maxInflight: limits.maxInflight });
+  if (config.acp) app.register(gatewayAcpGates, { maxInflight: limits.maxInflight });
 
-  app.register(healthRoutes, { upstream: config.upstream });
+  app.register(livenessRoute);
+  app.register(readinessRoute);
   app.register(schemaRoutes);
-  app.register(metricsRoute, { metrics });
-  // With tokens, `/tau` enforces tenants; owners are learnt over the gateway's own upstream connection.
-  const tenants = config.tokens ? new SessionTenants((sessionId) => config.upstream.request("session.snapshot", { sessionId })) : undefined;
-  app.register(tauRoute, { upstream: config.tauUpstream, counters: app.tauPassthrough, tenants, maxInflight: limits.maxInflight, observe: metrics.observeCall, drain: config.drain });
-
-  const askRoute = config.askRoute;
-  if (askRoute) {
-    app.register(async (scope) => {
-      scope.get("/rpc", { websocket: true }, (socket, request) =>
-        askRoute(socket, request, { gate: composeAskGates(metrics.askGate, inflightLimitGate(limits.maxInflight)) }),
-      );
-    });
+  app.register(metricsRoute);
+  app.register(tauRoute, { tauUpstream: config.tauUpstream, maxInflight: limits.maxInflight });
+  const ask = config.ask;
+  if (ask) {
+    app.register(askWebSocketRoute, { jsonrpc: ask.jsonrpc });
+    app.register(askHttpRoute, { jsonrpc: ask.jsonrpc, bodyLimit: maxMessageBytes });
+    app.register(askEventsRoute, { heartbeatMs: ask.sseHeartbeatMs, maxBufferedBytes: limits.maxBufferedBytes });
+    if (ask.socket) {
+      const tenant = config.tokens ? DEFAULT_TENANT : undefined;
+      app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes });
+    }
   }
-  const askHttp = config.askHttp;
-  if (askHttp) {
-    app.register(askHttpRoute, { bridge: askHttp.bridge, jsonrpc: { ...askHttp.jsonrpc, gate: composeAskGates(metrics.askGate, askHttp.jsonrpc.gate) }, bodyLimit: config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
-    app.register(askEventsRoute, {
-      bridge: askHttp.bridge,
-      gate: askHttp.jsonrpc.gate,
-      heartbeatMs: askHttp.sseHeartbeatMs,
-      maxBufferedBytes: limits.maxBufferedBytes,
-      onSlowConsumer: () => metrics.slowConsumerDropped("/rpc/events"),
-    });
-  }
-  if (config.drain) installDrain(app, config.drain);
+  if (config.codex) app.register(codexWebSocketRoute);
+  if (config.acp) app.register(acpWebSocketRoute);
   return app;
 }

@@ -1,21 +1,44 @@
-import type { WebsocketPluginOptions } from "@fastify/websocket";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import websocket, { type WebsocketPluginOptions } from "@fastify/websocket";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
 import type { Duplex } from "node:stream";
 import WebSocket from "ws";
+import { clientFaultKind, describeFault, faultCloseCode } from "./client-faults.js";
 import { ConnectionCap, connectionLimitMessage } from "./connection-cap.js";
-import { setSendBufferBound, setTransport } from "./gateway-websocket.js";
+import { gatewayWebSocketClass, setSendBufferBound, setTransport } from "./gateway-websocket.js";
 import { startKeepalive } from "./keepalive.js";
 import type { GatewayLimits } from "./limits.js";
 import { routeLabel, type GatewayMetrics } from "./metrics.js";
+import { PLUGIN } from "./plugin-names.js";
+
+export interface ClientSocketsOptions {
+  limits: GatewayLimits;
+  /** Largest client message; a larger one closes the socket with 1009. */
+  maxMessageBytes: number;
+}
 
 /**
- * The rules every client WebSocket lives by, whatever its route: the connection cap (HTTP 503
- * before the upgrade), the send-buffer bound (slow consumers closed with 1013), ping keepalive, and
- * the connection metrics. Installed on the root instance so the hooks cover every route.
+ * The WebSocket server (@fastify/websocket, which decorates `websocketServer`) and the rules every
+ * client WebSocket lives by, whatever its route: the size limit, the connection cap (HTTP 503
+ * before the upgrade), the send-buffer bound (slow consumers closed with 1013), ping keepalive,
+ * and the connection metrics. Not encapsulated, so the hooks cover every route; registered before
+ * the front-door checks, so a full gateway says so before asking for credentials.
  */
-export function installClientSocketPolicies(app: FastifyInstance, options: { limits: GatewayLimits; metrics: GatewayMetrics }): void {
-  const { limits, metrics } = options;
+const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, maxMessageBytes }) => {
+  const metrics = app.metrics;
   const cap = new ConnectionCap(limits.maxConnections);
+
+  // First, so its own onRequest hook marks upgrade requests (`request.ws`) before the cap may refuse one:
+  // the plugin then ends the refused upgrade's connection, which gives the slot back.
+  app.register(websocket, {
+    options: { maxPayload: maxMessageBytes, WebSocket: gatewayWebSocketClass(maxMessageBytes) },
+    errorHandler: clientSocketErrorHandler(metrics),
+    // The plugin's default closes clients without a code; say why instead.
+    preClose(done) {
+      for (const client of app.websocketServer.clients) client.close(1001, "gateway shutting down");
+      app.websocketServer.close(() => done());
+    },
+  });
 
   app.addHook("onRequest", async (request, reply) => {
     if (!isWebSocketUpgrade(request)) return;
@@ -58,25 +81,39 @@ export function installClientSocketPolicies(app: FastifyInstance, options: { lim
     }
   });
   app.addHook("onClose", async () => stopKeepalive?.());
-}
+};
+
+export const clientSockets = fp(sockets, {
+  name: PLUGIN.clientSockets,
+  fastify: "5.x",
+  dependencies: [PLUGIN.metrics],
+  decorators: { fastify: ["metrics"] },
+});
 
 /**
  * For the WebSocket plugin: what to do when a client socket errors. For protocol errors (a message
- * over the size limit: 1009, a malformed frame: 1002, …) `ws` has already started the close with
- * the right code and ends the connection once the close frame is out; the plugin's default
- * (terminate at once, log an error) can cut that frame off and turns client mistakes into errors.
+ * over the size limit: 1009, text that is not UTF-8: 1007, a malformed frame: 1002, …) `ws` has
+ * already started the close with the right code and ends the connection once the close frame is
+ * out; the plugin's default (terminate at once, log an error) can cut that frame off and turns
+ * client mistakes into errors. Those are counted and logged once per connection (client-faults.ts).
  */
-export function clientSocketErrorHandler(metrics: GatewayMetrics): NonNullable<WebsocketPluginOptions["errorHandler"]> {
+function clientSocketErrorHandler(metrics: GatewayMetrics): NonNullable<WebsocketPluginOptions["errorHandler"]> {
+  const reported = new WeakSet<WebSocket>();
   return function (error, socket, request) {
     const route = routeLabel(request.url);
-    if ((error as NodeJS.ErrnoException).code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
-      metrics.oversizedMessage(route);
-      request.log.info({ route }, "client message over the size limit: connection closed with 1009");
+    const kind = clientFaultKind(error);
+    if (kind) {
+      metrics.clientFault(route, kind);
+      if (kind === "oversized") metrics.oversizedMessage(route);
+      if (!reported.has(socket)) {
+        reported.add(socket);
+        request.log.info({ route, kind, code: (error as NodeJS.ErrnoException).code }, describeFault(kind, faultCloseCode(error)));
+      }
     } else {
       request.log.warn({ route, err: error }, "client WebSocket error");
     }
     if (socket.readyState !== WebSocket.CLOSING && socket.readyState !== WebSocket.CLOSED) socket.terminate();
-  };
+};
 }
 
 function isWebSocketUpgrade(request: FastifyRequest): boolean {

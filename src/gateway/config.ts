@@ -1,34 +1,36 @@
-import type { FastifyRequest } from "fastify";
-import type WebSocket from "ws";
+import type { AcpAgent } from "../acp/agent.js";
 import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { TauUpstream } from "../tau/upstream.js";
-import type { AskCallGate, AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
+import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
 import type { OriginAllowlist } from "./auth/origins.js";
 import type { TokenRegistry } from "./auth/tokens.js";
-import type { DrainController } from "./drain.js";
 import type { GatewayLimits } from "./limits.js";
 
-/** Everything `buildGateway` needs; the CLI builds it from flags and environment variables. */
+/**
+ * Everything `buildGateway` needs: the services it fronts, already built and started (their owner
+ * closes them after the gateway), and the settings of its HTTP surface. The CLI builds it from
+ * flags and environment variables.
+ */
 export interface GatewayConfig {
   /** Where `/tau` clients are relayed; every client gets its own upstream connection there. */
   tauUpstream: { url: string; token?: string; connectTimeoutMs?: number };
   /** The gateway's own long-lived upstream connection (the bridge connection); `/readyz` reports on it. */
   upstream: TauUpstream;
-  /**
-   * Serves one Ask JSON-RPC WebSocket on `/rpc`; without it the route does not exist. `connection.gate`
-   * (the in-flight limit and request metrics of this connection) must wrap its calls.
-   */
-  askRoute?: (socket: WebSocket, request: FastifyRequest, connection: { gate: AskCallGate }) => void;
+  /** The Ask surface: WebSocket and HTTP `/rpc` and `GET /rpc/events`; without it those routes do not exist. */
+  ask?: AskSurfaceConfig;
+  /** The Codex app-server surface: WebSocket `/`; without it that route does not exist. */
+  codex?: CodexSurfaceConfig;
+  /** The ACP surface: WebSocket `/acp`; without it the route does not exist. */
+  acp?: { agent: AcpAgent };
   /** pino options; false (the default) logs nothing. */
   logger?: GatewayLoggerOptions | false;
   /** Largest message accepted from clients (WebSocket message or HTTP body), in bytes. Default 32 MiB. */
   maxMessageBytes?: number;
   /** Connection, in-flight, send-buffer and keepalive limits (see limits.ts for the defaults). */
   limits?: Partial<GatewayLimits>;
-  /** The Ask surface over HTTP: `POST /rpc` and `GET /rpc/events` (server-sent events); without it those routes do not exist. */
-  askHttp?: AskHttpConfig;
-  /** Graceful drain: while it runs `/readyz` is 503 and new WebSocket connections are closed with 1001. */
-  drain?: DrainController;
+  /** How long work in flight gets to finish once `app.drain.drain()` starts. Default 10000. */
+  drainTimeoutMs?: number;
   /** Bearer tokens and their tenants, checked on every route but /healthz and /readyz; absent = no authentication and no tenants. */
   tokens?: TokenRegistry;
   /** Browser origins allowed for WebSocket upgrades and CORS (`*` = any); requests without Origin always pass. Default none. */
@@ -37,12 +39,24 @@ export interface GatewayConfig {
   trustProxy?: boolean | string[];
 }
 
-export interface AskHttpConfig {
+export interface AskSurfaceConfig {
+  /** The Ask bridge, started by the caller. */
   bridge: AskBridge;
-  /** Options of the JSON-RPC connection behind each HTTP request and event stream; the tenant comes from the request. */
-  jsonrpc: Omit<AskJsonRpcOptions, "tenant">;
+  /** Framing of every Ask connection (WebSocket, HTTP request, event stream); tenants and gates are the gateway's. */
+  jsonrpc: Pick<AskJsonRpcOptions, "jsonrpcMember" | "maxBatch">;
   /** Interval of `: keepalive` comments on event streams. Default 15000. */
   sseHeartbeatMs?: number;
+  /**
+   * A Unix socket serving the Ask surface as NDJSON to local clients (bound when the app gets
+   * ready). Its file mode is its access control: clients present no token and act for tenant
+   * "default" when the gateway has tokens, for no tenant otherwise.
+   */
+  socket?: { path: string; mode: number };
+}
+
+export interface CodexSurfaceConfig {
+  /** The Codex bridge, started by the caller. */
+  bridge: CodexBridge;
 }
 
 export interface GatewayLoggerOptions {

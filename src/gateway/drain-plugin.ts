@@ -1,24 +1,43 @@
-import type { FastifyInstance } from "fastify";
-import type { DrainController } from "./drain.js";
+import type { FastifyPluginAsync } from "fastify";
+import fp from "fastify-plugin";
+import { DrainController } from "./drain.js";
+import { PLUGIN } from "./plugin-names.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Graceful drain: the instance's owner calls `drain()` on SIGTERM/SIGINT, then closes the instance. */
+    drain: DrainController;
+  }
+}
+
+export interface DrainPluginOptions {
+  /** How long work in flight gets to finish once draining starts. */
+  timeoutMs: number;
+}
 
 /**
- * What the HTTP front shows while the gateway drains: `/readyz` answers 503 so load balancers stop
- * sending traffic, and WebSocket connections that arrive anyway (`/tau` and `/rpc`) are closed
- * with 1001 right after the upgrade. Requests on connections already open are the drain
- * controller's (Ask: -32012 via its gate). Installed on the root instance, so the hooks cover every
- * route; call it after the WebSocket plugin is registered.
+ * The gateway's drain controller. While it drains, WebSocket connections that arrive anyway (`/tau`
+ * and `/rpc`) are closed with 1001 right after the upgrade; `/readyz` answers 503 (routes/health.ts)
+ * and new Ask requests are refused by their gates (ask-gates.ts). The bridge connection's open
+ * requests count as work in flight: they include every turn in flight (answered when it settles),
+ * so subscribers still see turns end.
  */
-export function installDrain(app: FastifyInstance, drain: DrainController): void {
-  app.addHook("onRequest", async (request, reply) => {
-    if (!drain.draining || request.ws) return;
-    if (request.url === "/readyz" || request.url.startsWith("/readyz?")) {
-      await reply.code(503).send({ status: "draining", reason: "gateway shutting down" });
-    }
-  });
+const drainPlugin: FastifyPluginAsync<DrainPluginOptions> = async (app, { timeoutMs }) => {
+  const drain = new DrainController({ timeoutMs });
+  const upstream = app.upstream;
+  drain.addSource("upstream requests", () => upstream.openRequests);
+  app.decorate("drain", drain);
 
   app.addHook("onReady", async () => {
     app.websocketServer.on("connection", (socket) => {
       if (drain.draining) socket.close(1001, "gateway shutting down");
     });
   });
-}
+};
+
+export const gatewayDrain = fp(drainPlugin, {
+  name: PLUGIN.drain,
+  fastify: "5.x",
+  dependencies: [PLUGIN.services, PLUGIN.websocket],
+  decorators: { fastify: ["upstream", "websocketServer"] },
+});

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { UpstreamLog } from "../tau/upstream.js";
+import type { Log } from "../shared/log.js";
 
 /** Adapts a pino logger to the `(level, message, fields)` shape the protocol layers log through. */
-export function pinoLog(logger: FastifyBaseLogger): UpstreamLog {
+export function pinoLog(logger: FastifyBaseLogger): Log {
   return (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
 }

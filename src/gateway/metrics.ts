@@ -1,7 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AskBridgeStats } from "../bridge/ask-bridge.js";
-import type { AskCallGate } from "../transports/ask-jsonrpc.js";
-import { observingGate } from "../transports/ask-call-gates.js";
+import type { ClientFaultKind } from "./client-faults.js";
 import type { CallObserver, CallRecord } from "../transports/call-observer.js";
 import type { PassthroughCounters } from "../transports/tau-passthrough.js";
 
@@ -16,7 +15,7 @@ export interface MetricsSources {
 }
 
 /** Routes with their own label value; anything else is "other" (label values must stay few). */
-const KNOWN_ROUTES = new Set(["/tau", "/rpc", "/rpc/events"]);
+const KNOWN_ROUTES = new Set(["/", "/tau", "/rpc", "/rpc/events", "/acp"]);
 
 export function routeLabel(url: string | undefined): string {
   const path = (url ?? "").split("?")[0]!;
@@ -34,7 +33,8 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private askInvalidParams = 0;
+  /** Client requests of the JSON-RPC dialects answered -32602, by dialect. */
+  private readonly invalidParams = new Map<string, number>();
 
   private readonly connections: Gauge<"route">;
   private readonly connectionsTotal: Counter<"route">;
@@ -44,6 +44,7 @@ export class GatewayMetrics {
   private readonly slowConsumers: Counter<"route">;
   private readonly keepaliveTimeouts: Counter<"route">;
   private readonly oversizedMessages: Counter<"route">;
+  private readonly clientFaults: Counter<"route" | "kind">;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -59,7 +60,7 @@ export class GatewayMetrics {
     });
     this.requests = new Counter({
       name: "tau_gateway_requests_total",
-      help: "Client requests answered, by dialect (ask, tau), method and outcome (ok or the error code's name).",
+      help: "Client requests answered, by dialect (ask, tau, acp), method and outcome (ok or the error code's name).",
       labelNames: ["dialect", "method", "outcome"],
       registers,
     });
@@ -89,6 +90,13 @@ export class GatewayMetrics {
       registers,
     });
 
+    this.clientFaults = new Counter({
+      name: "tau_gateway_client_faults_total",
+      help: "Client WebSocket frames refused by the WebSocket layer (connection closed), by route and kind: invalid_utf8, oversized or protocol.",
+      labelNames: ["route", "kind"],
+      registers,
+    });
+
     // Figures kept by their owners, read at scrape time.
     new Counter({
       name: "tau_gateway_upstream_reconnects_total",
@@ -99,7 +107,7 @@ export class GatewayMetrics {
         this.inc(sources.upstream.stats.reconnects);
       },
     });
-    const askInvalidParams = () => this.askInvalidParams;
+    const invalidParams = this.invalidParams;
     new Counter({
       name: "tau_gateway_validation_failures_total",
       help: "Messages that failed schema validation, by dialect and source (client or upstream); invalid ones are answered with an error or dropped, never relayed.",
@@ -109,7 +117,8 @@ export class GatewayMetrics {
         this.reset();
         this.inc({ dialect: "tau", source: "client" }, sources.passthrough.invalidClientRequests);
         this.inc({ dialect: "tau", source: "upstream" }, sources.passthrough.invalidUpstreamMessages + sources.upstream.stats.invalidMessages);
-        this.inc({ dialect: "ask", source: "client" }, askInvalidParams());
+        this.inc({ dialect: "ask", source: "client" }, invalidParams.get("ask") ?? 0);
+        for (const [dialect, count] of invalidParams) if (dialect !== "ask") this.inc({ dialect, source: "client" }, count);
       },
     });
     const bridge = sources.bridge;
@@ -132,6 +141,18 @@ export class GatewayMetrics {
           this.inc(bridge.stats.eventsDelivered);
         },
       });
+      new Counter({
+        name: "tau_gateway_session_snapshot_fetches_total",
+        help: "session.snapshot requests the Ask bridge sent upstream, by reason: resync (a delta did not apply) or list (session/list reading a session the gateway has not opened).",
+        labelNames: ["reason"],
+        registers,
+        collect() {
+          this.reset();
+          const fetches = bridge.stats.snapshotFetches;
+          this.inc({ reason: "resync" }, fetches.resync);
+          this.inc({ reason: "list" }, fetches.list);
+        },
+      });
       new Gauge({
         name: "tau_gateway_pending_interactions",
         help: "Approvals and user-input requests waiting for an answer.",
@@ -147,11 +168,8 @@ export class GatewayMetrics {
   readonly observeCall: CallObserver = (call: CallRecord) => {
     this.requests.inc({ dialect: call.dialect, method: call.method, outcome: call.outcome });
     this.durations.observe({ dialect: call.dialect, method: call.method }, call.seconds);
-    if (call.dialect === "ask" && call.outcome === "invalid_params") this.askInvalidParams++;
+    if (call.dialect !== "tau" && call.outcome === "invalid_params") this.invalidParams.set(call.dialect, (this.invalidParams.get(call.dialect) ?? 0) + 1);
   };
-
-  /** A gate that records every Ask call passing through it. */
-  readonly askGate: AskCallGate = observingGate(this.observeCall);
 
   /** Counts an accepted connection as open until `onClose` calls back. */
   connectionOpened(route: string, onClose: (listener: () => void) => void): void {
@@ -174,6 +192,10 @@ export class GatewayMetrics {
 
   oversizedMessage(route: string): void {
     this.oversizedMessages.inc({ route });
+  }
+
+  clientFault(route: string, kind: ClientFaultKind): void {
+    this.clientFaults.inc({ route, kind });
   }
 
   get contentType(): string {

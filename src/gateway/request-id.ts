@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import fp from "fastify-plugin";
+import { PLUGIN } from "./plugin-names.js";
 import type { GatewayConfig } from "./config.js";
 
 /** What an incoming `X-Request-Id` may look like to be used as is (nginx `$request_id`, UUIDs, …). */
@@ -26,5 +27,5 @@ export const requestIdHeader = fp(
       reply.header("X-Request-Id", request.id);
     });
   },
-  { name: "tau-gateway-request-id", fastify: "5.x" },
+  { name: PLUGIN.requestId, fastify: "5.x" },
 );

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall } from "../../generated/tau-v18.js";
+import type { AssistantContent, AssistantMessage, StopReason, ToolCall } from "../../generated/tau-v18.js";
 import { SCRIPTED_MODEL } from "./catalog.js";
 import { conversationInputWords, findMessage } from "./conversation.js";
 import { PatchBuilder } from "./patch-builder.js";
@@ -12,8 +12,6 @@ export interface StreamEnvironment {
   signal: AbortSignal;
   streamDelayMs: number;
 }
-
-type Block = TextContent | ThinkingContent | ToolCall;
 
 /**
  * One assistant message of a turn as the scripted model "generates" it: a draft that text and
@@ -48,7 +46,7 @@ export class AssistantStream {
   commit(stopReason: StopReason, toolCalls: ToolCall[] = [], errorMessage?: string): { messageId: string; toolCallIndexes: number[] } {
     const { state } = this.env;
     const existing = this.draftId ? this.draftContent(this.draftId) : [];
-    const content: Block[] = [...existing, ...toolCalls];
+    const content: AssistantContent[] = [...existing, ...toolCalls];
     const toolCallIndexes = toolCalls.map((_, i) => existing.length + i);
     const message = this.finished(content, stopReason, errorMessage);
     const cost = message.usage.cost.total;
@@ -88,12 +86,12 @@ export class AssistantStream {
   }
 
   /** The draft's content exactly as the applier built it from the streamed appends. */
-  private draftContent(id: string): Block[] {
+  private draftContent(id: string): AssistantContent[] {
     const record = findMessage(this.env.state.snapshot, id);
     return record && record.message.role === "assistant" ? [...record.message.content] : [];
   }
 
-  private finished(content: Block[], stopReason: StopReason, errorMessage?: string): AssistantMessage {
+  private finished(content: AssistantContent[], stopReason: StopReason, errorMessage?: string): AssistantMessage {
     const replyWords = content.reduce((n, block) => n + (block.type === "text" ? countWords(block.text) : 0), 0);
     return {
       role: "assistant",

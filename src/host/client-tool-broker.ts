@@ -46,21 +46,6 @@ export interface ClientToolBrokerOptions {
 
 export const DEFAULT_ACK_DEADLINE_MS = 5000;
 export const DEFAULT_EXECUTION_DEADLINE_MS = 60000;
-/** Host tool names a client may not advertise (the older broker's set plus the intrinsic tau_docs). */
-export const HOST_TOOL_NAMES: readonly string[] = [
-  "bash",
-  "write",
-  "edit",
-  "view_image",
-  "spawn_agent",
-  "send_input_to_agent",
-  "wait_for_agents",
-  "list_agents",
-  "interrupt_agent",
-  "web",
-  "nook",
-  "tau_docs",
-];
 
 interface PendingCall {
   callId: string;

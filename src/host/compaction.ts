@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { DeltaCause, MessageRecord, Operation, Snapshot, TimelineItem } from "../../generated/tau-v18.js";
+import type { CompactionMode, DeltaCause, MessageRecord, Operation, Snapshot, TimelineItem } from "../../generated/tau-v18.js";
 import { userText } from "./conversation.js";
 import { timelineItemId } from "./patch-builder.js";
-
-export type CompactionMode = "summary-only" | "summary-and-last";
 
 export interface CompactionPlan {
   cause: Extract<DeltaCause, { type: "compaction" }>;

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type WebSocket from "ws";
 import type { ReadyMessage } from "../../generated/tau-v18.js";
-import type { HostContext, RequestContext } from "./host-context.js";
+import { messageText } from "../tau/connection.js";
+import { CANCEL_CAUSES } from "./cancel-causes.js";
+import type { ClientConnection, HostContext, RequestContext } from "./host-context.js";
 import { handlers } from "./methods/index.js";
 import { sendMessage, type OutgoingOptions } from "./outgoing.js";
 import { sessionNotFound, toWireError } from "./protocol-error.js";
@@ -20,7 +22,7 @@ interface Subscription {
  * dispatched concurrently; responses and stream messages go out in generation order. Closing the
  * socket detaches the client (its tools, subscriptions, execs and samples) but leaves turns running.
  */
-export class HostConnection {
+export class HostConnection implements ClientConnection {
   readonly id = randomUUID();
   /** Set by the first successful initialize. */
   initialized = false;
@@ -44,12 +46,12 @@ export class HostConnection {
     this.host.connections.set(this.id, this);
     this.socket.on("message", (data, isBinary) => {
       if (this.closed || this.refusing) return;
-      if (isBinary) {
+      const text = messageText(data, isBinary);
+      if (text === undefined) {
         this.refusing = true;
         this.socket.close(1003, "session protocol requires text messages");
         return;
       }
-      const text = Buffer.isBuffer(data) ? data.toString("utf8") : Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data).toString("utf8");
       this.handle(text).catch((err: unknown) => {
         this.host.options.log(`connection ${this.id}: request handling failed: ${(err as Error).message}`);
         this.refusing = true;
@@ -166,6 +168,6 @@ export class HostConnection {
     this.host.connections.delete(this.id);
     for (const sessionId of [...this.subscriptions.keys()]) this.unsubscribe(sessionId);
     this.host.broker.disconnect(this.id);
-    for (const controller of this.sideWork) controller.abort();
+    for (const controller of this.sideWork) controller.abort(CANCEL_CAUSES.disconnect);
   }
 }

@@ -10,7 +10,7 @@ import type {
 } from "../../generated/tau-v18.js";
 import { SCRIPTED_MODEL } from "./catalog.js";
 import { AbortedError, pause } from "./pause.js";
-import { busy, cancelled, ProtocolError } from "./protocol-error.js";
+import { busy, cancelled, ProtocolError, requestFailed } from "./protocol-error.js";
 import { composeReply, countWords, parseScript, scriptedUsage } from "./scripted-agent.js";
 
 interface Thread {
@@ -46,7 +46,7 @@ export class EphemeralContexts {
 
   async submit(params: SessionEphemeralSubmitParams): Promise<SessionEphemeralSubmitResult> {
     const context = this.contexts.get(params.contextId);
-    if (!context) throw new ProtocolError("internal_error", `ephemeral context not found: ${params.contextId}`);
+    if (!context) throw requestFailed(`ephemeral context not found: ${params.contextId}`);
     const thread = this.threadFor(context, params);
     if (thread.running) throw busy(`ephemeral thread is already running: ${params.threadId}`);
     if (params.reasoning) thread.reasoning = params.reasoning;
@@ -100,9 +100,9 @@ export class EphemeralContexts {
       context.threads.set(params.threadId, thread);
       return thread;
     }
-    if (existing) throw new ProtocolError("internal_error", `cannot fork into existing ephemeral thread: ${params.threadId}`);
+    if (existing) throw requestFailed(`cannot fork into existing ephemeral thread: ${params.threadId}`);
     const source = context.threads.get(params.forkFromThreadId);
-    if (!source) throw new ProtocolError("internal_error", `ephemeral thread not found: ${params.forkFromThreadId}`);
+    if (!source) throw requestFailed(`ephemeral thread not found: ${params.forkFromThreadId}`);
     if (source.running) throw busy(`ephemeral thread is running and cannot be forked: ${params.forkFromThreadId}`);
     const fork: Thread = { reasoning: source.reasoning, messages: [...source.messages], costTotal: 0, running: null };
     context.threads.set(params.threadId, fork);

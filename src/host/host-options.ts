@@ -1,3 +1,5 @@
+import type { LineLog } from "../shared/log.js";
+
 /** Options of the embedded Tau host (the contract of `startTauHost`). */
 export interface TauHostOptions {
   /** Default "127.0.0.1". */
@@ -21,7 +23,7 @@ export interface TauHostOptions {
    */
   validateOutgoing?: boolean;
   /** Diagnostics; default: nothing. */
-  log?: (line: string) => void;
+  log?: LineLog;
 }
 
 export interface ResolvedHostOptions {
@@ -33,7 +35,7 @@ export interface ResolvedHostOptions {
   clientToolAckDeadlineMs: number;
   clientToolExecutionDeadlineMs: number;
   validateOutgoing: boolean;
-  log: (line: string) => void;
+  log: LineLog;
 }
 
 export function resolveHostOptions(options: TauHostOptions = {}): ResolvedHostOptions {

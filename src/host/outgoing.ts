@@ -1,4 +1,5 @@
 import WebSocket from "ws";
+import type { LineLog } from "../shared/log.js";
 import type { TauCodec } from "../tau/codec.js";
 import { formatIssue } from "../validation/issues.js";
 
@@ -13,7 +14,7 @@ export class OutgoingMessageError extends Error {
 export interface OutgoingOptions {
   codec: TauCodec;
   validate: boolean;
-  log(line: string): void;
+  log: LineLog;
 }
 
 /**

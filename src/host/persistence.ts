@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Snapshot } from "../../generated/tau-v18.js";
+import type { LineLog } from "../shared/log.js";
 
 /** What is stored per session: the snapshot plus the host's own bookkeeping. */
 export interface PersistedSession {
@@ -25,7 +26,7 @@ export class SessionStore {
 
   constructor(
     stateDir: string | undefined,
-    private readonly log: (line: string) => void,
+    private readonly log: LineLog,
   ) {
     this.dir = stateDir === undefined ? undefined : join(stateDir, "sessions");
   }

@@ -32,7 +32,9 @@ export interface Script {
   replyLines: string[];
 }
 
-const DIRECTIVE = /^\/(think|bash|tool|fail|length|sleep|notice)(?:[ \t]+(.*))?$/;
+// One separator only: the argument is trimmed anyway, and "[ \t]+(.*)" would try every split of a
+// long run of blanks (quadratic on a prompt line that ends in a lone CR).
+export const DIRECTIVE = /^\/(think|bash|tool|fail|length|sleep|notice)(?:[ \t](.*))?$/;
 const SEVERITIES: readonly Severity[] = ["info", "warn", "error"];
 /** Longest accepted /sleep, so a typo cannot park a turn for days. */
 export const MAX_SLEEP_MS = 10 * 60 * 1000;

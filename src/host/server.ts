@@ -2,12 +2,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { MethodName } from "../../generated/tau-v18.js";
-import { TAU_METHOD_ORDER } from "../registry/tau/index.js";
+import { HOST_TOOL_NAMES, TAU_METHOD_ORDER } from "../registry/tau/index.js";
+import type { LineLog } from "../shared/log.js";
 import { TauCodec } from "../tau/codec.js";
 import { checkSnapshotInvariants } from "../tau/delta-applier.js";
-import { ClientToolBroker, HOST_TOOL_NAMES } from "./client-tool-broker.js";
+import { ClientToolBroker } from "./client-tool-broker.js";
 import { HostConnection } from "./connection.js";
-import type { HostContext } from "./host-context.js";
+import type { ClientConnection, HostContext } from "./host-context.js";
 import type { ResolvedHostOptions } from "./host-options.js";
 import { OutgoingMessageError } from "./outgoing.js";
 import { SessionStore } from "./persistence.js";
@@ -28,7 +29,7 @@ export class TauHostServer {
 
   constructor(private readonly options: ResolvedHostOptions) {
     const codec = new TauCodec();
-    const connections = new Map<string, HostConnection>();
+    const connections = new Map<string, ClientConnection>();
     const broker = new ClientToolBroker({
       ackDeadlineMs: options.clientToolAckDeadlineMs,
       defaultExecutionDeadlineMs: options.clientToolExecutionDeadlineMs,
@@ -61,6 +62,9 @@ export class TauHostServer {
     });
     this.wss = new WebSocketServer({ server: this.http });
     this.wss.on("connection", (socket, request) => this.accept(socket, request.url ?? "/"));
+    // ws re-emits every error of the http server it is attached to; listen() reports those (an
+    // address in use, say), so without this listener the same error would also crash the process.
+    this.wss.on("error", () => undefined);
   }
 
   /** Restores persisted sessions, then listens; resolves with the bound address. */
@@ -107,7 +111,7 @@ export class TauHostServer {
 }
 
 /** Development mode: every delta is checked against the schema and the snapshot invariants as it is made. */
-function deltaChecker(codec: TauCodec, log: (line: string) => void): RuntimeDependencies["checkDelta"] {
+function deltaChecker(codec: TauCodec, log: LineLog): RuntimeDependencies["checkDelta"] {
   return (message, snapshot) => {
     const verdict = codec.checkServerMessage(message);
     let problem = verdict.ok ? undefined : verdict.issues.map((i) => `${i.pointer} ${i.message}`).join("; ");

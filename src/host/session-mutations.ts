@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type {
+  CompactionMode,
   Operation,
   Reasoning,
   SessionCompactResult,
@@ -10,10 +11,10 @@ import type {
   Snapshot,
 } from "../../generated/tau-v18.js";
 import { catalogCounts, personaById, settingsWith } from "./catalog.js";
-import { hasCompactableHistory, planCompaction, type CompactionMode } from "./compaction.js";
+import { hasCompactableHistory, planCompaction } from "./compaction.js";
 import { userMessageRecord } from "./conversation.js";
 import { PatchBuilder } from "./patch-builder.js";
-import { busy, invalidRequest, ProtocolError } from "./protocol-error.js";
+import { busy, invalidRequest, requestFailed } from "./protocol-error.js";
 import { planRewind } from "./rewind.js";
 import type { SessionRuntime } from "./session-runtime.js";
 
@@ -61,7 +62,7 @@ export function setPersona(session: SessionRuntime, personaId: string): Promise<
   });
 }
 
-export const unknownPersona = (personaId: string) => new ProtocolError("internal_error", `unknown persona: ${personaId}`);
+export const unknownPersona = (personaId: string) => requestFailed(`unknown persona: ${personaId}`);
 
 export function reload(session: SessionRuntime): Promise<SessionReloadResult> {
   return session.replaceContext("session reloaded", () => {

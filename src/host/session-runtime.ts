@@ -10,7 +10,9 @@ import type {
   TurnResult,
   UserTurnResult,
 } from "../../generated/tau-v18.js";
+import type { LineLog } from "../shared/log.js";
 import { ActiveTurn, type TurnRequest } from "./active-turn.js";
+import { CANCEL_CAUSES } from "./cancel-causes.js";
 import type { ClientToolBroker } from "./client-tool-broker.js";
 import { findMessage, userMessageRecord, userText } from "./conversation.js";
 import { EphemeralContexts } from "./ephemeral-contexts.js";
@@ -26,12 +28,12 @@ export interface RuntimeDependencies {
   broker: ClientToolBroker;
   store: SessionStore;
   streamDelayMs: number;
-  log(line: string): void;
+  log: LineLog;
   checkDelta?(message: SessionDeltaMessage, snapshot: Snapshot): void;
 }
 
 const MUTATION_IN_PROGRESS = "a mutating session request is in progress";
-const TURN_IN_PROGRESS = "a turn is already running";
+const TURN_IN_PROGRESS = "a session turn is already running";
 
 /**
  * One hosted session while it is loaded: its snapshot, pending input, mutation queue, the one main
@@ -149,7 +151,7 @@ export class SessionRuntime {
     for (const entry of this.pending.takeSteers()) entry.reject(invalidRequest("session was interrupted"));
     for (const controller of this.sideWork) {
       if (controller.signal.aborted) continue;
-      controller.abort();
+      controller.abort(CANCEL_CAUSES.interrupt);
       interrupted = true;
     }
     return { interrupted, isTurnRunning: this.activeTurn !== null };
@@ -230,7 +232,7 @@ export class SessionRuntime {
   async shutdown(): Promise<void> {
     this.closing = true;
     for (const entry of this.pending.takeAll()) entry.reject(new ProtocolError("internal_error", "the host is shutting down"));
-    for (const controller of this.sideWork) controller.abort();
+    for (const controller of this.sideWork) controller.abort(CANCEL_CAUSES.shutdown);
     this.ephemeral.closeAll();
     const turn = this.activeTurn;
     if (turn) {

@@ -1,15 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { DispatchedToolRun, ImageContent, TextContent, ToolCall } from "../../generated/tau-v18.js";
+import type { DispatchedToolRun, TextContent, TextOrImageContent, ToolCall, ToolOutcome } from "../../generated/tau-v18.js";
 import type { AssistantStream } from "./assistant-stream.js";
 import { PatchBuilder } from "./patch-builder.js";
 import type { SessionState } from "./session-state.js";
 
-export type ToolEndStatus = "succeeded" | "failed" | "blocked" | "cancelled";
-
 export interface ToolEnd {
-  status: ToolEndStatus;
+  status: ToolOutcome;
   /** The model-visible tool result. */
-  content: Array<TextContent | ImageContent>;
+  content: TextOrImageContent[];
   isError: boolean;
   summary?: string;
   error?: string;

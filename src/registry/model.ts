@@ -6,9 +6,9 @@ import type { Schema, VersionRange } from "./schema.js";
  * nothing else in the project may describe a wire shape.
  */
 
-export type Dialect = "tau" | "ask";
+export type Dialect = "tau" | "ask" | "codex" | "acp";
 
-/** Who sends the message. `client` = the client of the dialect (Tau client / Ask client). */
+/** Who sends the message. `client` = the client of the dialect (Tau client / Ask client / ACP client). */
 export type Sender = "client" | "server";
 
 export type EntryKind =
@@ -21,7 +21,7 @@ export type EntryKind =
 interface EntryBase {
   name: string;
   description: string;
-  /** Versions the entry exists in (Tau only; Ask entries exist in every Ask version). */
+  /** Versions the entry exists in (Tau only; Ask and Codex entries exist in every version of their dialect). */
   versions?: VersionRange;
   /** Why the version range is what it is, e.g. "removed somewhere in 16–18". */
   versionNote?: string;
@@ -35,6 +35,17 @@ export interface MethodEntry extends EntryBase {
   sender: Sender;
   params: Schema;
   result: Schema;
+  /**
+   * Base of the generated definition names when it cannot be the wire name: a wire name used by
+   * both directions (a reverse request a client may also send as a query) needs two sets of types.
+   */
+  typeName?: string;
+  /**
+   * The request only settles or cancels work already running (a client-tool answer, an
+   * interrupt): held back behind the work it would let finish — by an in-flight limit, say — it
+   * would deadlock that work.
+   */
+  settles?: boolean;
 }
 
 export interface NotificationEntry extends EntryBase {
@@ -91,4 +102,9 @@ export interface MessageFrames {
   response(entry: MethodEntry, result: Schema): Schema;
   /** An event envelope carrying `payload` (Ask only). */
   event?(entry: EventEntry, payload: Schema): Schema;
+  /**
+   * Definitions of whole response messages that travel in both directions (JSON-RPC responses,
+   * matched to their requests by id); a Tau server sends its responses as a server message instead.
+   */
+  responseMessages?: readonly string[];
 }

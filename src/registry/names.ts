@@ -19,3 +19,6 @@ export const notificationName = (method: string) => `${pascalName(method)}Notifi
 export const messageName = (type: string) => `${pascalName(type)}Message`;
 export const payloadName = (eventType: string) => `${pascalName(eventType)}Payload`;
 export const eventName = (eventType: string) => `${pascalName(eventType)}Event`;
+
+/** The name generated definitions of a method are derived from (its wire name unless it says otherwise). */
+export const methodTypeBase = (method: { name: string; typeName?: string }) => method.typeName ?? method.name;

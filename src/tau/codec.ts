@@ -1,35 +1,49 @@
-import type { ClientMessage, ErrorCode, ErrorResponse, ServerMessage, SuccessResponse } from "../../generated/tau-v18.js";
+import type { ClientMessage, ErrorCode, ErrorObject, ErrorResponse, ServerMessage, SuccessResponse } from "../../generated/tau-v18.js";
 import { formatIssue } from "../validation/issues.js";
 import { ProtocolValidators, type BundleValidator } from "../validation/validator.js";
 
 /**
- * Tau's envelope codec: turns one incoming WebSocket text message into a validated request, or
- * into exactly the error response `tau serve` would send (spec §2.1, checked in the host's order),
- * and builds outgoing responses. The host and the gateway's `/tau` front door share it, so an
- * invalid request is answered identically by both and never forwarded.
+ * Tau's envelope codec, both directions, the one place Tau messages are read and written.
+ *
+ * Client messages: one incoming WebSocket text message becomes a validated request, or exactly the
+ * error response `tau serve` would send (spec §2.1, checked in the host's order). The host and the
+ * gateway's `/tau` front door share it, so an invalid request is answered identically by both and
+ * never forwarded.
+ *
+ * Server messages: every message a Tau host sends is parsed and schema-checked here, a response
+ * against the result of the method it answers (found by the caller's open-request table), for the
+ * gateway's own upstream client, the `/tau` relay and the `ready` handshake alike.
  */
 
 export const TAU_VERSION = 18;
 
 export type TauRequest = ClientMessage;
 
-export interface TauProtocolError {
-  code: ErrorCode;
-  message: string;
-  data?: unknown;
-}
+/** One WebSocket message from a Tau host as a JSON value, or why it is none. */
+export type DecodedServerMessage = { ok: true; value: unknown; text: string } | { ok: false; problem: string; details: Record<string, unknown> };
+
+/** A server message checked against its schema; `answers` is the open request a response answers (now closed). */
+export type ParsedServerMessage<R> =
+  | { ok: true; message: ServerMessage; text: string; answers: R | undefined }
+  | { ok: false; problem: string; details: Record<string, unknown>; answers: R | undefined };
 
 export type ParsedRequest =
   | { ok: true; request: TauRequest }
-  | { ok: false; id: string | null; error: TauProtocolError; method?: string };
+  | { ok: false; id: string | null; error: ErrorObject; method?: string };
 
 const WHITESPACE_ONLY = /^[\t\n\r ]*$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isRequestId = (v: unknown): v is string => typeof v === "string" && v.trim().length > 0;
 
 export class TauCodec {
+  private static instance: TauCodec | undefined;
   readonly version: number;
   private readonly schema: BundleValidator;
+
+  /** The codec of the current version over the process-wide validators, made on first use. */
+  static shared(): TauCodec {
+    return (TauCodec.instance ??= new TauCodec());
+  }
 
   constructor(version = TAU_VERSION, validators = ProtocolValidators.shared()) {
     this.version = version;
@@ -72,11 +86,16 @@ export class TauCodec {
     return { ok: true, request: value as unknown as TauRequest };
   }
 
+  /** The text of a request envelope. */
+  encodeRequest(id: string, method: string, params: object): string {
+    return JSON.stringify({ version: this.version, type: "request", id, method, params });
+  }
+
   success(id: string, result: unknown): SuccessResponse {
     return { version: this.version, type: "response", id, ok: true, result } as SuccessResponse;
   }
 
-  error(id: string | null, error: TauProtocolError): ErrorResponse {
+  error(id: string | null, error: ErrorObject): ErrorResponse {
     return {
       version: this.version,
       type: "response",
@@ -86,9 +105,38 @@ export class TauCodec {
     } as ErrorResponse;
   }
 
-  /** Checks an outgoing server message (the host validates everything it sends). */
-  checkServerMessage(message: ServerMessage | Record<string, unknown>, respondsTo?: string) {
+  /** Checks a server message (the host checks everything it sends, clients everything they receive). */
+  checkServerMessage(message: unknown, respondsTo?: string) {
     return this.schema.message("server", message, respondsTo);
+  }
+
+  /** The JSON of one WebSocket message from a host (`text` undefined: a binary frame), not yet checked. */
+  decodeServerMessage(text: string | undefined): DecodedServerMessage {
+    if (text === undefined) return { ok: false, problem: "a binary frame (Tau messages are text)", details: {} };
+    try {
+      return { ok: true, value: JSON.parse(text), text };
+    } catch {
+      return { ok: false, problem: "not JSON", details: { text: text.slice(0, 200) } };
+    }
+  }
+
+  /**
+   * Parses and checks one WebSocket message from a host; never throws. A response with a string id
+   * is first matched with `answered` (which closes the open request it answers, if any) and then
+   * checked against that request's method, so a response is matched even when it is invalid.
+   */
+  parseServerMessage<R extends { method: string }>(text: string | undefined, answered?: (id: string) => R | undefined): ParsedServerMessage<R> {
+    const decoded = this.decodeServerMessage(text);
+    if (!decoded.ok) return { ...decoded, answers: undefined };
+    const { value, text: messageText } = decoded;
+    const response = isObject(value) && value.type === "response" && typeof value.id === "string" ? value.id : undefined;
+    const answers = response === undefined ? undefined : answered?.(response);
+    const checked = this.checkServerMessage(value, answers?.method);
+    if (!checked.ok) {
+      const problem = answers ? `invalid response to ${answers.method}` : `invalid ${checked.subject ?? "server"} message`;
+      return { ok: false, problem, details: { issues: checked.issues.slice(0, 5).map(formatIssue) }, answers };
+    }
+    return { ok: true, message: value as ServerMessage, text: messageText, answers };
   }
 
   get validator(): BundleValidator {

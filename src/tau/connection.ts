@@ -2,8 +2,7 @@ import type { Duplex } from "node:stream";
 import WebSocket from "ws";
 import type { ReadyMessage } from "../../generated/tau-v18.js";
 import { formatIssue } from "../validation/issues.js";
-import { ProtocolValidators } from "../validation/validator.js";
-import { TAU_VERSION } from "./codec.js";
+import { TAU_VERSION, TauCodec } from "./codec.js";
 
 /**
  * Opening a WebSocket to a Tau host, the part every upstream user shares: the token goes in the
@@ -93,8 +92,6 @@ export function messageText(data: WebSocket.RawData, isBinary: boolean): string 
   return Buffer.from(data).toString("utf8");
 }
 
-const schema = () => ProtocolValidators.shared().get("tau", TAU_VERSION);
-
 export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket> {
   const shownUrl = redactUrl(options.url);
   const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -159,19 +156,16 @@ export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket>
       }
       const protocolError = (what: string) =>
         giveUp(new TauConnectError(`${shownUrl} did not start the Tau protocol: ${what}`), { code: 1002, reason: "expected a ready message" });
-      if (text === undefined) return protocolError("its first message was a binary frame");
-      let msg: unknown;
-      try {
-        msg = JSON.parse(text);
-      } catch {
-        return protocolError(`its first message is not JSON: ${text.slice(0, 200)}`);
-      }
+      const codec = TauCodec.shared();
+      const decoded = codec.decodeServerMessage(text);
+      if (!decoded.ok) return protocolError(`its first message is ${decoded.problem}${text === undefined ? "" : `: ${text.slice(0, 200)}`}`);
+      const { value: msg, text: readyText } = decoded;
       const record = typeof msg === "object" && msg !== null ? (msg as Record<string, unknown>) : {};
-      if (record.type !== "ready") return protocolError(`its first message is not a ready message: ${text.slice(0, 200)}`);
+      if (record.type !== "ready") return protocolError(`its first message is not a ready message: ${readyText.slice(0, 200)}`);
       if (record.version !== TAU_VERSION) {
         return giveUp(new UpstreamVersionError(record.version, shownUrl), { code: 1002, reason: "unsupported protocol version" });
       }
-      const checked = schema().message("server", msg);
+      const checked = codec.checkServerMessage(msg);
       if (!checked.ok) return protocolError(`invalid ready message (${checked.issues.slice(0, 3).map(formatIssue).join("; ")})`);
 
       settled = true;
@@ -180,7 +174,7 @@ export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket>
         socket,
         transport,
         ready: msg as ReadyMessage,
-        readyText: text,
+        readyText,
         attach(next) {
           if (handlers) throw new Error("openTauSocket: handlers already attached");
           handlers = next;

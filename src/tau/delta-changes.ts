@@ -141,37 +141,34 @@ function applyOne(d: Draft, change: Change, index: number): boolean {
       }
       d.timeline().sequence = change.sequence;
       return true;
+    case "tool.remove":
+    case "operation.remove":
+    case "agent.remove":
+    case "facet.remove": {
+      // Something may still refer to the removed record: the references are checked afterwards.
+      const [container, what] = REMOVALS[change.type];
+      removeKeyed(d.record(container), what, change.id, invalid);
+      return false;
+    }
     case "tool.set": {
       const before = getById(s.tools, change.tool.id);
       setById(d.record("tools"), change.tool.id, change.tool);
       // A status update that keeps every reference (position, result, facets) cannot break anything.
       return before !== undefined && sameJson(toolReferences(before), toolReferences(change.tool));
     }
-    case "tool.remove":
-      removeKeyed(d.record("tools"), "tool", change.id, invalid);
-      return false;
     case "operation.set": {
       const existed = hasId(s.operations, change.operation.id);
       setById(d.record("operations"), change.operation.id, change.operation);
       return existed;
     }
-    case "operation.remove":
-      removeKeyed(d.record("operations"), "operation", change.id, invalid);
-      return false;
     case "agent.set":
       setById(d.record("agents"), change.agent.id, change.agent); // an upsert never removes a notice/facet subject
       return true;
-    case "agent.remove":
-      removeKeyed(d.record("agents"), "agent", change.id, invalid);
-      return false;
     case "facet.set": {
       const before = getById(s.facets, change.facet.id);
       setById(d.record("facets"), change.facet.id, change.facet);
       return before !== undefined && sameJson(before.subject, change.facet.subject);
     }
-    case "facet.remove":
-      removeKeyed(d.record("facets"), "facet", change.id, invalid);
-      return false;
     default:
       // A change kind this build does not know must fail loudly: silently skipping it would leave
       // a snapshot that differs from the host's while claiming the same revision.
@@ -238,6 +235,14 @@ function appendContent(
   messages[at] = { ...record, message: { ...payload, content, timestamp: change.timestamp } };
   return !shifted;
 }
+
+/** What each `*.remove` change deletes: the snapshot container and the word errors use. */
+const REMOVALS = {
+  "tool.remove": ["tools", "tool"],
+  "operation.remove": ["operations", "operation"],
+  "agent.remove": ["agents", "agent"],
+  "facet.remove": ["facets", "facet"],
+} as const satisfies Record<string, readonly [KeyedContainer, string]>;
 
 function removeKeyed(map: IdRecord<unknown>, what: string, id: string, invalid: (reason: string) => Error): void {
   if (!hasId(map, id)) throw invalid(`no ${what} ${quote(id)} to remove`);

@@ -1,25 +1,17 @@
-import type {
-  ClientToolDefinition,
-  ErrorCode,
-  ErrorObject,
-  InitializeParams,
-  InitializeResult,
-  ReadyMessage,
-  ResponseMessage,
-  ServerMessage,
-} from "../../generated/tau-v18.js";
-import { formatIssue } from "../validation/issues.js";
-import { ProtocolValidators } from "../validation/validator.js";
-import { TAU_VERSION } from "./codec.js";
+import type { ClientRequests, ClientToolDefinition, ErrorCode, InitializeParams, InitializeResult, ReadyMessage, ResponseMessage, ServerMessage } from "../../generated/tau-v18.js";
+import type { Log } from "../shared/log.js";
+import { TauCodec } from "./codec.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, openTauSocket, redactUrl, TauConnectError, UpstreamVersionError, type OpenTauSocket } from "./connection.js";
+import { abortError, OpenRequests } from "./open-requests.js";
 
 export { UpstreamVersionError } from "./connection.js";
 
 /**
- * The gateway's own long-lived connection to a Tau host: the one place that owns request ids,
- * correlation, cancellation and reconnects (in the manner of the MCP SDK's `Protocol` class).
- * Everything it receives is schema-checked before anyone sees it; nothing thrown by a listener or
- * a malformed message escapes into the socket's event handlers.
+ * The gateway's own long-lived connection to a Tau host and its reconnects. Request ids,
+ * correlation, timeouts and cancellation belong to the open-request table (open-requests.ts), and
+ * every message is read by the codec (codec.ts), as for the `/tau` relay. Everything it receives is
+ * schema-checked before anyone sees it; nothing thrown by a listener or a malformed message escapes
+ * into the socket's event handlers.
  *
  * Tau has no per-request cancel and no replay (spec §9): when the connection drops, every open
  * request is rejected at once, the connection is re-established with exponential backoff and
@@ -48,8 +40,6 @@ export class UpstreamUnavailableError extends Error {
 /** Every server message except `ready` and responses: the streams a connection observes. */
 export type UpstreamServerMessage = Exclude<ServerMessage, ReadyMessage | ResponseMessage>;
 
-export type UpstreamLog = (level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
-
 export interface TauUpstreamOptions {
   /** ws://HOST:PORT */
   url: string;
@@ -60,17 +50,15 @@ export interface TauUpstreamOptions {
   reconnect?: boolean;
   /** Default 5000; covers connecting, `ready` and the `initialize` answer. */
   connectTimeoutMs?: number;
-  log?: UpstreamLog;
+  log?: Log;
 }
 
 type State = "idle" | "connecting" | "connected" | "waiting" | "refused" | "closed";
 
-interface OpenRequest {
-  method: string;
+/** The caller's promise, kept with its open request. */
+interface Waiter {
   resolve(result: unknown): void;
   reject(error: Error): void;
-  /** Detaches the abort listener; the entry itself stays until the response so it is validated. */
-  release(): void;
 }
 
 const MIN_RECONNECT_DELAY_MS = 100;
@@ -87,20 +75,19 @@ export function reconnectDelay(attempt: number, random: () => number = Math.rand
 
 export class TauUpstream {
   private readonly options: TauUpstreamOptions;
-  private readonly log: UpstreamLog;
+  private readonly log: Log;
   private readonly shownUrl: string;
-  private readonly schema = ProtocolValidators.shared().get("tau", TAU_VERSION);
+  private readonly codec = TauCodec.shared();
   private readonly messageListeners = new Set<(message: UpstreamServerMessage) => void>();
   private readonly connectedListeners = new Set<(event: { reconnected: boolean }) => void>();
   private readonly disconnectedListeners = new Set<(reason: string) => void>();
-  private readonly open = new Map<string, OpenRequest>();
+  private readonly open = new OpenRequests<Waiter>({ idPrefix: "gw-" });
   private readonly counters = { reconnects: 0, invalidMessages: 0 };
 
   private state: State = "idle";
   private current: OpenTauSocket | undefined;
   /** Increments per socket, so events of a replaced socket are recognised and ignored. */
   private generation = 0;
-  private nextId = 1;
   private attempt = 0;
   private everConnected = false;
   private reason: string | undefined = "not started";
@@ -151,12 +138,16 @@ export class TauUpstream {
    * UpstreamUnavailableError. An aborted signal rejects at once (the upstream request keeps
    * running — Tau has no per-request cancel).
    */
-  request<R = unknown>(method: string, params: object, options: { signal?: AbortSignal } = {}): Promise<R> {
-    if (options.signal?.aborted) return Promise.reject(abortReason(options.signal, method));
+  request<M extends keyof ClientRequests>(
+    method: M,
+    params: ClientRequests[M]["params"],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ClientRequests[M]["result"]> {
+    if (options.signal?.aborted) return Promise.reject(abortError(options.signal, method));
     if (this.state !== "connected") {
       return Promise.reject(new UpstreamUnavailableError(`Tau upstream is not connected (${this.reason ?? this.state})`));
     }
-    return this.send<R>(method, params, options.signal);
+    return this.send<ClientRequests[M]["result"]>(method, params, options);
   }
 
   /** Every non-response server message, after schema validation (invalid ones are logged, counted, dropped). */
@@ -234,13 +225,8 @@ export class TauUpstream {
 
     const { name, version, tools } = this.options.client;
     const params: InitializeParams = { client: { name, version, ...(tools ? { tools } : {}) } };
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const initialized = this.send<InitializeResult>("initialize", params);
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new UpstreamUnavailableError(`no initialize answer from ${this.shownUrl} within ${timeoutMs} ms`)), timeoutMs);
-      });
-      await Promise.race([initialized, timeout]);
+      await this.send<InitializeResult>("initialize", params, { timeoutMs });
     } catch (err) {
       if (generation === this.generation) {
         this.current = undefined;
@@ -250,8 +236,6 @@ export class TauUpstream {
       }
       this.reason = `initialize failed: ${(err as Error).message}`;
       throw err;
-    } finally {
-      clearTimeout(timer);
     }
     if (generation !== this.generation || this.currentState() !== "connecting") {
       throw new UpstreamUnavailableError(`Tau upstream connection was lost during initialize (${this.reason})`);
@@ -309,29 +293,25 @@ export class TauUpstream {
 
   // --- requests and messages --------------------------------------------------------------------
 
-  private send<R>(method: string, params: object, signal?: AbortSignal): Promise<R> {
+  /** `timeoutMs`: give up waiting (rejecting UpstreamUnavailableError) if no answer came by then. */
+  private send<R>(method: string, params: object, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<R> {
     const socket = this.current?.socket;
     if (!socket || socket.readyState !== socket.OPEN) {
       return Promise.reject(new UpstreamUnavailableError(`Tau upstream is not connected (${this.reason ?? this.state})`));
     }
-    const id = `gw-${this.nextId++}`;
     return new Promise<R>((resolve, reject) => {
-      const onAbort = () => {
-        entry.release();
-        reject(abortReason(signal!, method));
-      };
-      const entry: OpenRequest = {
-        method,
-        resolve: (result) => resolve(result as R),
-        reject,
-        release: () => signal?.removeEventListener("abort", onAbort),
-      };
-      this.open.set(id, entry);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      socket.send(JSON.stringify({ version: TAU_VERSION, type: "request", id, method, params }), (err) => {
+      const opened = this.open.open(method, {
+        context: { resolve: (result) => resolve(result as R), reject },
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+        onGiveUp: (why) =>
+          reject(why.reason === "aborted" ? why.error : new UpstreamUnavailableError(`no ${method} answer from ${this.shownUrl} within ${why.timeoutMs} ms`)),
+      });
+      if (!opened.ok) return reject(new TauResponseError(method, opened.error.code, opened.error.message));
+      const { id } = opened.request;
+      socket.send(this.codec.encodeRequest(id, method, params), (err) => {
         if (!err) return;
-        this.open.delete(id);
-        entry.release();
+        this.open.settle(id);
         reject(new UpstreamUnavailableError(`could not send ${method} to the Tau upstream: ${err.message}`));
       });
     });
@@ -339,48 +319,31 @@ export class TauUpstream {
 
   private receive(generation: number, text: string | undefined): void {
     if (generation !== this.generation) return;
-    if (text === undefined) return this.invalid("binary frame (Tau messages are text)");
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      return this.invalid("message is not JSON", { text: text.slice(0, 200) });
+    const parsed = this.codec.parseServerMessage(text, (id) => this.open.settle(id));
+    const request = parsed.answers;
+    if (!parsed.ok) {
+      this.invalid(parsed.problem, parsed.details);
+      // Dropping it would leave the caller waiting forever; fail the request instead.
+      request?.context.reject(new TauResponseError(request.method, "internal_error", `the Tau upstream sent an invalid response to ${request.method}`, parsed.details));
+      return;
     }
-    const record = (typeof msg === "object" && msg !== null ? msg : {}) as Record<string, unknown>;
-    if (record.type === "response") return this.response(record);
-
-    const checked = this.schema.message("server", msg);
-    if (!checked.ok) return this.invalid(`invalid ${checked.subject ?? "server"} message`, { issues: checked.issues.slice(0, 5).map(formatIssue) });
-    if (record.type === "ready") {
+    const msg = parsed.message;
+    if (msg.type === "response") {
+      if (!request) {
+        // id null: the host could not read one of our requests (a gateway bug worth seeing).
+        this.log(msg.id === null ? "error" : "debug", "Tau upstream response matches no open request", { id: msg.id, error: msg.ok ? undefined : msg.error });
+      } else if (msg.ok) {
+        request.context.resolve(msg.result);
+      } else {
+        request.context.reject(new TauResponseError(request.method, msg.error.code, msg.error.message, msg.error.data));
+      }
+      return;
+    }
+    if (msg.type === "ready") {
       this.log("warn", "Tau upstream sent a second ready message; ignored", { url: this.shownUrl });
       return;
     }
-    for (const listener of [...this.messageListeners]) this.guard(() => listener(msg as UpstreamServerMessage));
-  }
-
-  private response(msg: Record<string, unknown>): void {
-    const id = typeof msg.id === "string" ? msg.id : undefined;
-    const entry = id === undefined ? undefined : this.open.get(id);
-    const checked = this.schema.message("server", msg, entry?.method);
-    if (!entry) {
-      if (!checked.ok) return this.invalid("invalid response", { issues: checked.issues.slice(0, 5).map(formatIssue) });
-      // id null: the host could not read one of our requests (a gateway bug worth seeing).
-      const level = msg.id === null ? "error" : "debug";
-      this.log(level, "Tau upstream response matches no open request", { id: msg.id, error: msg.ok === false ? msg.error : undefined });
-      return;
-    }
-    this.open.delete(id!);
-    entry.release();
-    if (!checked.ok) {
-      const issues = checked.issues.slice(0, 5).map(formatIssue);
-      this.invalid(`invalid response to ${entry.method}`, { issues });
-      // Dropping it would leave the caller waiting forever; fail the request instead.
-      entry.reject(new TauResponseError(entry.method, "internal_error", `the Tau upstream sent an invalid response to ${entry.method}`, { issues }));
-      return;
-    }
-    if (msg.ok === true) return entry.resolve(msg.result);
-    const error = msg.error as ErrorObject;
-    entry.reject(new TauResponseError(entry.method, error.code, error.message, error.data));
+    for (const listener of [...this.messageListeners]) this.guard(() => listener(msg));
   }
 
   private invalid(what: string, fields: Record<string, unknown> = {}): void {
@@ -389,12 +352,7 @@ export class TauUpstream {
   }
 
   private rejectOpen(reason: string): void {
-    const entries = [...this.open.values()];
-    this.open.clear();
-    for (const entry of entries) {
-      entry.release();
-      entry.reject(new UpstreamUnavailableError(`${entry.method}: ${reason}`));
-    }
+    for (const request of this.open.settleAll()) request.context.reject(new UpstreamUnavailableError(`${request.method}: ${reason}`));
   }
 
   private emitDisconnected(reason: string): void {
@@ -439,11 +397,4 @@ export class TauUpstream {
       this.log("error", "error in a Tau upstream handler", { error: err instanceof Error ? err.stack ?? err.message : String(err) });
     }
   }
-}
-
-function abortReason(signal: AbortSignal, method: string): Error {
-  if (signal.reason instanceof Error) return signal.reason;
-  const error = new Error(`${method} was cancelled`);
-  error.name = "AbortError";
-  return error;
 }

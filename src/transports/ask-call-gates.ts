@@ -1,10 +1,12 @@
 import { AskError } from "../bridge/ask-bridge.js";
 import type { AskCallGate } from "./ask-jsonrpc.js";
-import { askOutcome, secondsSince, type CallObserver } from "./call-observer.js";
+import { askOutcome, secondsSince, type CallDialect, type CallObserver } from "./call-observer.js";
 
 /**
  * Gates for the calls of one Ask connection (see `AskJsonRpcOptions.gate`): each wraps a bridge
- * call and may refuse it with an AskError, which the client receives as the JSON-RPC error.
+ * call and may refuse it with an AskError, which the client receives as the JSON-RPC error. These
+ * are the building blocks; which of them a surface puts around its calls, in which order, is
+ * decided in one place by whoever serves the surface.
  */
 
 /** Runs a call through every gate, the first one outermost. */
@@ -38,18 +40,31 @@ export function inflightLimitGate(limit: number): AskCallGate {
   };
 }
 
-/** Reports every call's method, outcome (ok or the error code's name) and duration. */
-export function observingGate(observe: CallObserver): AskCallGate {
+/**
+ * Reports every call's method, outcome (ok or the error code's name) and duration, under the
+ * dialect served; `outcomeOf` names a failure's code in the dialect's registry.
+ */
+export function observingGate(observe: CallObserver, dialect: CallDialect = "ask", outcomeOf: (error: unknown) => string = jsonRpcOutcome): AskCallGate {
   return async (method, call) => {
     const startedAt = performance.now();
     let outcome = "ok";
     try {
       return await call();
     } catch (err) {
-      outcome = err instanceof AskError ? askOutcome(err.code) : "internal_error";
+      outcome = outcomeOf(err);
       throw err;
     } finally {
-      observe({ dialect: "ask", method, outcome, seconds: secondsSince(startedAt) });
+      observe({ dialect, method, outcome, seconds: secondsSince(startedAt) });
     }
   };
+}
+
+/** The Ask and Codex outcome of a failure: the name of the code the client received. */
+function jsonRpcOutcome(err: unknown): string {
+  return hasNumericCode(err) ? askOutcome(err.code) : "internal_error";
+}
+
+/** A JSON-RPC error of any dialect (AskError, CodexError): its code is the one the client received. */
+function hasNumericCode(err: unknown): err is { code: number } {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === "number";
 }

@@ -15,7 +15,8 @@ import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
 export async function answerAskHttp(bridge: AskBridge, body: string, options: AskJsonRpcOptions): Promise<string | undefined> {
   if (body.trim() === "") return serialize({ jsonrpc: "2.0", id: null, error: { code: ASK_ERROR_CODES.parse_error, message: "Parse error: empty body" } }, options);
   const responses: string[] = [];
-  const connection = attachAskJsonRpc(bridge, (text) => (isResponseText(text) ? responses.push(text) : undefined), options);
+  // Notifications (shared messages among them) are left out; only responses answer the body.
+  const connection = attachAskJsonRpc(bridge, (message) => (typeof message === "string" && isResponseText(message) ? responses.push(message) : undefined), options);
   try {
     await connection.receive(body);
   } finally {

@@ -1,27 +1,34 @@
 import { randomUUID } from "node:crypto";
-import {
-  createJSONRPCErrorResponse,
-  JSONRPCClient,
-  JSONRPCServer,
-  JSONRPCServerAndClient,
-  type JSONRPCID,
-  type JSONRPCResponse,
-} from "json-rpc-2.0";
 import type { Event, SessionEventParams } from "../../generated/ask-v1.0.js";
 import { AskError, ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../bridge/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
+import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import { SharedText, type OutgoingText } from "./shared-text.js";
+import { runCall, type CallGate, type JsonRpcMember } from "./jsonrpc-envelope.js";
 
 /**
- * One Ask JSON-RPC connection, whatever carries its text (WebSocket, stdio, HTTP): json-rpc-2.0's
- * server answers the client's requests and its client sends our reverse requests on the same
- * connection. This layer only frames: envelope checks the library does not make (the optional
- * `"jsonrpc"` member, batches element by element, ids), everything else is the bridge's.
+ * One Ask JSON-RPC connection, whatever carries its text (WebSocket, stdio, HTTP): the JSON-RPC
+ * connection core (jsonrpc-connection.ts) as Ask speaks it — the `"jsonrpc"` member optional and
+ * written or not as configured, batches, null params read as none, requests ordered — with the
+ * bridge behind it; everything else is the bridge's.
+ *
+ * Order, the same on every transport (as an Ask host handles a connection):
+ * - requests are applied one after another in arrival order (request-order.ts), and answered in
+ *   that order; a batch is applied element by element and answered at its place;
+ * - a response is written before the notifications its request causes: notifications and reverse
+ *   requests that arise while a request is open wait until the responses before them are written
+ *   (outbound-sequencer.ts), so a client that reads "the next line" as its answer gets it. Holding
+ *   a reverse request cannot deadlock: no Ask request waits for a client's answer (interactions
+ *   wait, and the methods that settle them answer at once);
+ * - the client's answer to one of our reverse requests is not a request: it is taken at once,
+ *   never queued behind requests, so an interaction never waits for the connection's other work.
+ * A queued request counts as in flight for the gates (the in-flight limit, the drain): it was
+ * accepted when it arrived.
  */
 
 export interface AskJsonRpcOptions {
   tenant?: string;
-  /** `omit` for app-server peers that never send or expect `"jsonrpc":"2.0"`. */
-  jsonrpcMember: "include" | "omit";
+  jsonrpcMember: JsonRpcMember;
   /** Largest batch accepted (element count). */
   maxBatch?: number;
   /** Runs every client request (e.g. to refuse or fail it while the gateway drains); default: run it. */
@@ -29,11 +36,11 @@ export interface AskJsonRpcOptions {
 }
 
 /** Wraps each bridge call of a connection: runs `call`, or rejects (with an AskError) instead. */
-export type AskCallGate = (method: string, call: () => Promise<unknown>) => Promise<unknown>;
+export type AskCallGate = CallGate;
 
 export interface AskJsonRpcConnection {
   readonly peer: AskPeer;
-  /** Handles one incoming text message (a request, notification, response or batch). */
+  /** Handles one incoming text message (a request, notification, response or batch); resolves once its answer is written. */
   receive(text: string): Promise<void>;
   close(): void;
 }
@@ -42,141 +49,73 @@ export interface AskJsonRpcConnection {
 const FIRST_REVERSE_REQUEST_ID = 10001;
 const DEFAULT_MAX_BATCH = 100;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-/** The registry's RequestId: a string, or an integer a JSON parser keeps exact (beyond 2^53 the id echoed back could differ). */
-const isId = (v: unknown): v is string | number => typeof v === "string" || Number.isSafeInteger(v);
-
 /**
- * The JSON of `session/event` params, made once per event and session: an event goes to every
- * connection subscribed to its session, and serializing it again for each was most of the cost
- * of a fan-out. Keyed by the event object (the session log's own, shared by all its subscribers,
- * never changed after it is appended), so an entry lives as long as the log retains the event; the
- * session id is part of the params, so it is kept with the JSON and checked.
+ * The `session/event` notification of one event, made once for all the connections of one framing
+ * (with or without the `"jsonrpc"` member): an event goes to every connection subscribed to its
+ * session, and serializing and encoding it again for each was most of the cost of a fan-out. The
+ * log hands an event to all its subscribers in a row, so remembering the last event's
+ * notifications is enough; keeping them for every retained event would hold each event's text
+ * (and bytes) a second time for as long as the log keeps the event.
  */
-const eventParamsJson = new WeakMap<Event, { sessionId: string | undefined; json: string }>();
-
-function sessionEventParamsJson(params: SessionEventParams): string {
-  const cached = eventParamsJson.get(params.event);
-  if (cached && cached.sessionId === params.sessionId) return cached.json;
-  const json = JSON.stringify(params);
-  eventParamsJson.set(params.event, { sessionId: params.sessionId, json });
-  return json;
+interface EventNotifications {
+  event: Event;
+  sessionId: string | undefined;
+  include?: SharedText;
+  omit?: SharedText;
 }
 
-export function attachAskJsonRpc(bridge: AskBridge, sendText: (text: string) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
-  const serialize = (message: object): string => {
-    if (options.jsonrpcMember === "include") return JSON.stringify(message);
-    const { jsonrpc: _omitted, ...rest } = message as Record<string, unknown>;
-    return JSON.stringify(rest);
-  };
-  const write = (message: object | object[]) => {
-    if (!peer.closed) sendText(Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message));
-  };
-  // Exactly what `serialize` makes of `{ jsonrpc: "2.0", method, params }`, around params serialized once per event.
-  const notificationHead = options.jsonrpcMember === "include" ? '{"jsonrpc":"2.0","method":' : '{"method":';
-  const notify = (method: "session/event", params: SessionEventParams) => {
-    if (!peer.closed) sendText(`${notificationHead}${JSON.stringify(method)},"params":${sessionEventParamsJson(params)}}`);
-  };
+let lastNotifications: EventNotifications | undefined;
 
-  let nextId = FIRST_REVERSE_REQUEST_ID;
-  // Error answers are the protocol working, not faults: the bridge logs internal errors itself, and
-  // the library's default (console.warn) would write onto stderr for every -32004.
-  const server = new JSONRPCServer<AskPeer>({ errorListener: () => undefined });
-  const client = new JSONRPCClient<void>((payload: object) => write(payload), () => nextId++);
-  const rpc = new JSONRPCServerAndClient<AskPeer, void>(server, client);
-  const gate: AskCallGate = options.gate ?? ((_method, call) => call());
-  for (const method of ASK_METHOD_NAMES) rpc.addMethod(method, (params, p) => gate(method, () => bridge.call(p, method, params)));
-  server.mapErrorToJSONRPCErrorResponse = (id: JSONRPCID, error: unknown) =>
-    error instanceof AskError
-      ? createJSONRPCErrorResponse(id, error.code, error.message, error.data)
-      : createJSONRPCErrorResponse(id, ASK_ERROR_CODES.internal_error, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+function sessionEventNotification(params: SessionEventParams, framing: AskJsonRpcOptions["jsonrpcMember"]): SharedText {
+  let entry = lastNotifications;
+  if (entry?.event !== params.event || entry.sessionId !== params.sessionId) {
+    entry = lastNotifications = { event: params.event, sessionId: params.sessionId };
+  }
+  // Exactly what `serialize` makes of `{ jsonrpc: "2.0", method, params }`.
+  const head = framing === "include" ? '{"jsonrpc":"2.0","method":"session/event","params":' : '{"method":"session/event","params":';
+  return (entry[framing] ??= new SharedText(`${head}${JSON.stringify(params)}}`));
+}
 
-  let closed = false;
+/**
+ * `send` writes one message: a string of the connection's own, or a `SharedText` the same for
+ * every subscriber of a session (a transport that writes bytes can send its `bytes` as they are).
+ */
+export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
+  const gate: AskCallGate = options.gate ?? runCall;
+  const connection = jsonRpcConnection(send, {
+    jsonrpcMember: options.jsonrpcMember,
+    // null params are no params, as Ask hosts read them.
+    nullParams: "absent",
+    ordered: true,
+    methods: ASK_METHOD_NAMES,
+    isMethod: (method) => bridge.isMethod(method),
+    // The gates see the request from its arrival (a queued request counts); its turn comes inside them.
+    call: (method, params, hooks) => gate(method, () => hooks.inOrder(() => bridge.call(peer, method, params))),
+    errorOf: (error) => answeredError(error, [AskError], ASK_ERROR_CODES.internal_error),
+    codes: ASK_ERROR_CODES,
+    batches: { max: options.maxBatch ?? DEFAULT_MAX_BATCH },
+    answerUnidentifiable: true,
+    firstRequestId: FIRST_REVERSE_REQUEST_ID,
+    onClose: () => bridge.disconnect(peer),
+  });
+
   const peer: AskPeer = {
     id: randomUUID(),
     tenant: options.tenant,
     capabilities: { reverseRequests: false },
-    notify,
-    request: (method, params, signal) =>
-      new Promise((resolve, reject) => {
-        if (signal.aborted) return reject(new Error("cancelled"));
-        const onAbort = () => reject(new Error("cancelled"));
-        signal.addEventListener("abort", onAbort, { once: true });
-        rpc.request(method, params as Record<string, unknown>, undefined).then(
-          (value) => {
-            signal.removeEventListener("abort", onAbort);
-            resolve(value);
-          },
-          (err: unknown) => {
-            signal.removeEventListener("abort", onAbort);
-            reject(err);
-          },
-        );
-      }),
+    notify: (_method: "session/event", params: SessionEventParams) => {
+      if (!connection.closed) connection.sendText(sessionEventNotification(params, options.jsonrpcMember));
+    },
+    request: (method, params, signal) => connection.request(method, params as object, signal).answer,
     get closed() {
-      return closed;
+      return connection.closed;
     },
   };
   bridge.connect(peer);
 
-  const error = (id: JSONRPCID, name: keyof typeof ASK_ERROR_CODES, message: string): JSONRPCResponse =>
-    createJSONRPCErrorResponse(id, ASK_ERROR_CODES[name], message);
-
-  /** One message of a batch or a lone message; resolves with the response to send, if any. */
-  async function handleOne(message: unknown): Promise<JSONRPCResponse | null> {
-    if (!isObject(message)) return error(null, "invalid_request", "Invalid Request: a JSON-RPC message must be an object");
-    const hasId = "id" in message && message.id !== undefined;
-    if (hasId && !isId(message.id) && message.id !== null) return error(null, "invalid_request", "Invalid Request: id must be a string or an integer from -(2^53-1) to 2^53-1");
-    const id = hasId && isId(message.id) ? message.id : null;
-    if ("jsonrpc" in message && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0" when present');
-    if (!("method" in message)) {
-      if (hasId && ("result" in message || "error" in message)) {
-        // An answer to one of our reverse requests.
-        client.receive({ ...message, jsonrpc: "2.0" } as unknown as JSONRPCResponse);
-        return null;
-      }
-      return error(id, "invalid_request", "Invalid Request: Method not specified");
-    }
-    if (typeof message.method !== "string") return error(id, "invalid_request", "Invalid Request: method must be a string");
-    // JSON-RPC allows a null request id but the registry's RequestId does not: its success response would be invalid.
-    if (message.id === null) return error(null, "invalid_request", "Invalid Request: id must be a string or an integer, not null");
-    if ("params" in message && message.params !== undefined && !isObject(message.params)) {
-      return hasId ? error(id, "invalid_params", "invalid params: params must be an object") : null;
-    }
-    const request = { jsonrpc: "2.0" as const, method: message.method, params: message.params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
-    if (!bridge.isMethod(message.method)) {
-      return hasId ? error(id, "method_not_found", `Method not found: ${message.method}`) : null;
-    }
-    return server.receive(request, peer);
-  }
-
   return {
     peer,
-    async receive(text: string) {
-      if (closed || text.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        write(error(null, "parse_error", `Parse error: ${(err as Error).message}`));
-        return;
-      }
-      if (!Array.isArray(value)) {
-        const response = await handleOne(value);
-        if (response) write(response);
-        return;
-      }
-      const max = options.maxBatch ?? DEFAULT_MAX_BATCH;
-      if (value.length === 0) return write(error(null, "invalid_request", "Invalid Request: empty batch"));
-      if (value.length > max) return write(error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${max}`));
-      const responses = (await Promise.all(value.map(handleOne))).filter((r): r is JSONRPCResponse => r !== null);
-      if (responses.length) write(responses);
-    },
-    close() {
-      if (closed) return;
-      closed = true;
-      bridge.disconnect(peer);
-      client.rejectAllPendingRequests("connection closed");
-    },
+    receive: (text) => connection.receive(text),
+    close: () => connection.close(),
   };
 }

@@ -19,6 +19,9 @@ import type { AskPeer } from "../bridge/ask-bridge.js";
  * Backpressure: once the body stream reports it is full, frames wait in a queue until it drains;
  * a client so slow that the queue passes `maxBufferedBytes` is disconnected, never allowed to grow
  * memory without bound.
+ *
+ * `session.ended` is a session's last event: once its frame is written (after whatever still waits
+ * in the queue), the stream ends. A client reconnecting with `Last-Event-ID` then finds no session.
  */
 
 export interface AskSseOptions {
@@ -54,6 +57,8 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
   let queuedBytes = 0;
   let waitingForDrain = false;
   let ended = false;
+  /** The session ended: the stream ends as soon as the queue is written. */
+  let endWhenWritten = false;
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
 
@@ -93,6 +98,14 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
         body.once("drain", flush);
       }
     }
+    if (endWhenWritten && !waitingForDrain) endStream();
+  };
+
+  /** Ends the response once everything written so far is out (end() flushes what the body holds). */
+  const endStream = () => {
+    if (ended) return;
+    finish();
+    body.end();
   };
 
   const heartbeat = setInterval(() => {
@@ -111,7 +124,10 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
     tenant: options.tenant,
     capabilities: { reverseRequests: false },
     notify(_method: "session/event", params: SessionEventParams) {
-      write(`id: ${params.event.seq}\nevent: session/event\ndata: ${JSON.stringify(params)}\n\n`);
+      write(sessionEventFrame(params));
+      if (params.event.type !== "session.ended" || ended) return;
+      endWhenWritten = true;
+      if (!waitingForDrain) endStream();
     },
     request() {
       return Promise.reject(new Error("a server-sent events stream cannot answer reverse requests"));
@@ -136,4 +152,18 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
       body.end();
     },
   };
+}
+
+/**
+ * The frame of one event, made once for all its streams: the log hands an event to every
+ * subscriber in a row, so the last event's frame is the one asked for again (see the
+ * notification of ask-jsonrpc.ts, which does the same for JSON-RPC connections).
+ */
+let lastFrame: { event: SessionEventParams["event"]; sessionId: string | undefined; frame: string } | undefined;
+
+function sessionEventFrame(params: SessionEventParams): string {
+  if (lastFrame?.event !== params.event || lastFrame.sessionId !== params.sessionId) {
+    lastFrame = { event: params.event, sessionId: params.sessionId, frame: `id: ${params.event.seq}\nevent: session/event\ndata: ${JSON.stringify(params)}\n\n` };
+  }
+  return lastFrame.frame;
 }

@@ -1,18 +1,12 @@
 import type { WebSocket } from "ws";
 import type { AskBridge } from "../bridge/ask-bridge.js";
+import { pumpWebSocketMessages } from "./websocket-messages.js";
 import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
 
 /** The Ask surface on one WebSocket: each text message is a JSON-RPC message or batch. */
 export function serveAskWebSocket(bridge: AskBridge, socket: WebSocket, options: AskJsonRpcOptions): void {
-  const connection = attachAskJsonRpc(bridge, (text) => socket.send(text), options);
-  // Messages are handled in arrival order; each may answer later (turn requests wait upstream).
-  socket.on("message", (data, isBinary) => {
-    if (isBinary) {
-      socket.close(1003, "JSON-RPC requires text messages");
-      return;
-    }
-    void connection.receive(data.toString());
-  });
-  socket.on("close", () => connection.close());
-  socket.on("error", () => connection.close());
+  // A shared message's bytes go out as they are, as a text frame (no encoding per subscriber).
+  const connection = attachAskJsonRpc(bridge, (message) => (typeof message === "string" ? socket.send(message) : socket.send(message.bytes, { binary: false })), options);
+  // Each message takes its place in the connection's order on arrival (see ask-jsonrpc.ts).
+  pumpWebSocketMessages(socket, connection);
 }

@@ -5,8 +5,11 @@ import { ASK_ERROR_CODES } from "../registry/ask/index.js";
  * method (a registry name, never free client text, so label values stay bounded), how it ended
  * and how long it took.
  */
+/** The dialects whose client requests are counted. */
+export type CallDialect = "ask" | "tau" | "codex" | "acp";
+
 export interface CallRecord {
-  dialect: "ask" | "tau";
+  dialect: CallDialect;
   method: string;
   /** "ok", or the name of the error code the client received (`overloaded`, `invalid_params`, `busy`, …). */
   outcome: string;
@@ -17,7 +20,10 @@ export type CallObserver = (call: CallRecord) => void;
 
 const ASK_ERROR_NAMES = new Map<number, string>(Object.entries(ASK_ERROR_CODES).map(([name, code]) => [code, name]));
 
-/** The registry name of an Ask error code (the number itself for codes outside the registry). */
+/**
+ * The registry name of a JSON-RPC error code (the number itself for codes outside the registry).
+ * The Ask and Codex surfaces share the JSON-RPC codes and the gateway's own (-32010, -32012, -32013).
+ */
 export function askOutcome(code: number): string {
   return ASK_ERROR_NAMES.get(code) ?? String(code);
 }

@@ -1,13 +1,12 @@
 import WebSocket from "ws";
+import type { ErrorObject } from "../../generated/tau-v18.js";
 import { TauCodec, TAU_VERSION } from "../tau/codec.js";
 import { corkUntilNextTick } from "../tau/write-batching.js";
 import { messageText, openTauSocket, redactUrl, UpstreamVersionError, type OpenTauSocket } from "../tau/connection.js";
-import type { UpstreamLog } from "../tau/upstream.js";
+import type { Log } from "../shared/log.js";
+import { OpenRequests } from "../tau/open-requests.js";
 import type { TauSessionGate } from "./tau-tenancy.js";
 import { secondsSince, type CallObserver } from "./call-observer.js";
-import { OpenTauRequests } from "./tau-open-requests.js";
-import { formatIssue } from "../validation/issues.js";
-import { ProtocolValidators } from "../validation/validator.js";
 
 /**
  * The `/tau` front door: one client WebSocket relayed to its own upstream Tau connection (Tau ties
@@ -15,14 +14,16 @@ import { ProtocolValidators } from "../validation/validator.js";
  *
  * Client → upstream: every message is checked with the same codec the host uses; an invalid
  * request is answered here with Tau's own error response and never forwarded, a valid one is
- * forwarded as the client's original text. Upstream → client: every message is schema-checked
- * (responses against the result of the method they answer); an invalid one is logged, counted and
- * not relayed. Messages the client sends before the upstream is ready wait, in order.
+ * recorded in the connection's open-request table (which refuses a duplicate id or one request
+ * past the in-flight limit) and forwarded as the client's original text. Upstream → client: every
+ * message is read by the codec (responses checked against the result of the method they answer);
+ * an invalid one is logged, counted and not relayed. Messages the client sends before the upstream
+ * is ready wait, in order.
  */
 
 export interface TauPassthroughOptions {
   upstream: { url: string; token?: string; connectTimeoutMs?: number };
-  log?: UpstreamLog;
+  log?: Log;
   /** Shared, mutable counters (for metrics and health reports). */
   counters?: PassthroughCounters;
   /** Tenant rules (src/transports/tau-tenancy.ts): may answer a request itself, rewrite it, or drop an upstream message. */
@@ -54,25 +55,24 @@ const CLOSE = {
   tryAgainLater: 1013,
 } as const;
 
-const codec = new TauCodec();
-const schema = () => ProtocolValidators.shared().get("tau", TAU_VERSION);
+const codec = TauCodec.shared();
 
 export interface TauRelay {
   /** Closes both sides (client with `code`/`reason`, upstream with 1000). */
   close(code: number, reason: string): void;
   readonly closed: Promise<void>;
-  /** Client requests forwarded and not yet answered (a turn's `session.submit` until the turn settles). */
+  /** Client requests accepted and not yet answered (a turn's `session.submit` until the turn settles), settling ones excluded. */
   readonly inflight: number;
 }
 
 export function relayTauConnection(client: WebSocket, options: TauPassthroughOptions): TauRelay {
-  const log: UpstreamLog = options.log ?? (() => undefined);
+  const log: Log = options.log ?? (() => undefined);
   const counters = options.counters ?? newPassthroughCounters();
   const maxQueued = options.maxQueuedMessages ?? 1000;
   const shownUrl = redactUrl(options.upstream.url);
   const connecting = new AbortController();
-  /** Every request forwarded and not yet answered, and the in-flight limit. */
-  const openRequests = new OpenTauRequests(options.maxInflight);
+  /** Every request accepted and not yet answered (by the upstream, or by the tenant gate), and the in-flight limit. */
+  const openRequests = new OpenRequests<undefined>({ maxInflight: options.maxInflight });
   const observe: CallObserver = options.observe ?? (() => undefined);
   let queue: string[] | undefined = [];
   let upstream: OpenTauSocket | undefined;
@@ -107,21 +107,31 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
       return;
     }
     const { id, method } = parsed.request;
-    if (!options.gate) return forward(id, method, text);
+    // Recorded before the tenant gate sees it: a request refused here (duplicate id, in-flight
+    // limit) must not leave its mark on the gate, e.g. a session.create counted but never sent.
+    const opened = openRequests.open(method, { id, context: undefined });
+    if (!opened.ok) return refuse(id, method, opened.error);
+    if (!options.gate) return forward(text);
     options.gate.request(parsed.request, text, (decision) => {
       if (finished) return;
-      if ("answer" in decision) sendToClient(JSON.stringify(codec.error(id, decision.answer)));
-      else forward(id, method, decision.forward);
+      if ("answer" in decision) {
+        openRequests.settle(id);
+        sendToClient(JSON.stringify(codec.error(id, decision.answer)));
+      } else {
+        forward(decision.forward);
+      }
     });
   };
 
-  const forward = (id: string, method: string, text: string) => {
-    if (!openRequests.open(id, method)) {
-      const message = `the gateway's in-flight limit was reached: ${openRequests.inflight} requests of this connection are still waiting for their responses (limit ${openRequests.maxInflight}); retry after some complete`;
-      sendToClient(JSON.stringify(codec.error(id, { code: "busy", message })));
-      observe({ dialect: "tau", method, outcome: "busy", seconds: 0 });
-      return;
-    }
+  const refuse = (id: string, method: string, error: ErrorObject) => {
+    // A duplicate id breaks a rule of the protocol (spec §2.1): an invalid request like any other.
+    if (error.code === "invalid_request") counters.invalidClientRequests++;
+    log("debug", "Tau request refused by the gateway", { id, method, code: error.code, message: error.message });
+    sendToClient(JSON.stringify(codec.error(id, error)));
+    observe({ dialect: "tau", method, outcome: error.code, seconds: 0 });
+  };
+
+  const forward = (text: string) => {
     // Requests forwarded in one tick (e.g. those queued while connecting) leave in one system call.
     corkUntilNextTick(upstream!.transport);
     upstream!.socket.send(text);
@@ -129,38 +139,27 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
 
   const fromUpstream = (text: string | undefined) => {
     if (finished) return;
-    const drop = (what: string, fields: Record<string, unknown> = {}) => {
+    const drop = (what: string, details: Record<string, unknown> = {}) => {
       counters.invalidUpstreamMessages++;
-      log("warn", `Tau upstream sent an invalid message (not relayed): ${what}`, { upstream: shownUrl, ...fields });
+      log("warn", `Tau upstream sent an invalid message (not relayed): ${what}`, { upstream: shownUrl, ...details });
     };
-    if (text === undefined) return drop("binary frame");
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      return drop("not JSON", { text: text.slice(0, 200) });
-    }
-    const record = (typeof msg === "object" && msg !== null ? msg : {}) as Record<string, unknown>;
-    const id = record.type === "response" && typeof record.id === "string" ? record.id : undefined;
-    const answered = id === undefined ? undefined : openRequests.settle(id);
-    const method = answered?.method;
-    const checked = schema().message("server", msg, method);
+    const parsed = codec.parseServerMessage(text, (id) => openRequests.settle(id));
+    const answered = parsed.answers;
     if (answered) {
       // The code of a valid error response is one of Tau's few error codes (a bounded label).
-      const outcome = !checked.ok ? "internal_error" : record.error ? String((record.error as { code: unknown }).code) : "ok";
+      const response = parsed.ok && parsed.message.type === "response" ? parsed.message : undefined;
+      const outcome = !parsed.ok ? "internal_error" : response && !response.ok ? response.error.code : "ok";
       observe({ dialect: "tau", method: answered.method, outcome, seconds: secondsSince(answered.startedAt) });
     }
-    if (!checked.ok) {
-      drop(`invalid ${checked.subject ?? "server"} message`, { issues: checked.issues.slice(0, 5).map(formatIssue) });
+    if (!parsed.ok) {
+      drop(parsed.problem, parsed.details);
       // The client still gets an answer to its request rather than waiting forever.
-      if (method !== undefined) {
-        sendToClient(JSON.stringify(codec.error(id!, { code: "internal_error", message: `the Tau upstream sent an invalid response to ${method}` })));
-      }
+      if (answered) sendToClient(JSON.stringify(codec.error(answered.id, { code: "internal_error", message: `the Tau upstream sent an invalid response to ${answered.method}` })));
       return;
     }
-    if (record.type === "ready") return drop("a second ready message");
-    if (options.gate) options.gate.message(record, text, method, sendToClient);
-    else sendToClient(text);
+    if (parsed.message.type === "ready") return drop("a second ready message");
+    if (options.gate) options.gate.message(parsed.message as unknown as Record<string, unknown>, parsed.text, answered?.method, sendToClient);
+    else sendToClient(parsed.text);
   };
 
   client.on("message", (data, isBinary) => {
@@ -255,7 +254,7 @@ function truncateReason(reason: string): string {
   return out;
 }
 
-function guard(log: UpstreamLog, fn: () => void): void {
+function guard(log: Log, fn: () => void): void {
   try {
     fn();
   } catch (err) {

@@ -1,7 +1,8 @@
-import type { SessionListResult, Snapshot } from "../../generated/tau-v18.js";
+import type { ErrorObject, SessionListResult, Snapshot } from "../../generated/tau-v18.js";
 import { ATTR_TENANT } from "../bridge/session-attributes.js";
-import type { TauProtocolError, TauRequest } from "../tau/codec.js";
-import { TauResponseError, type UpstreamLog } from "../tau/upstream.js";
+import type { Log } from "../shared/log.js";
+import type { TauRequest } from "../tau/codec.js";
+import { TauResponseError } from "../tau/upstream.js";
 
 /**
  * Tenants on the `/tau` passthrough. Tau itself has one full-access token and no notion of owners
@@ -62,7 +63,7 @@ export class SessionTenants {
 }
 
 /** What happens to a client request: forwarded (possibly rewritten) or answered by the gateway. */
-export type GateDecision = { forward: string } | { answer: TauProtocolError };
+export type GateDecision = { forward: string } | { answer: ErrorObject };
 
 /** The hooks `relayTauConnection` calls; each calls back in the order the messages arrived. */
 export interface TauSessionGate {
@@ -79,7 +80,7 @@ const MAX_WAITING_REQUESTS = 1000;
 const MAX_HELD_MESSAGES = 1000;
 
 /** Tau's answer for a session it does not have (the embedded host's words; spec §3: `data: { sessionId }`). */
-export const sessionNotFound = (sessionId: string): TauProtocolError => ({ code: "not_found", message: `session not found: ${sessionId}`, data: { sessionId } });
+export const sessionNotFound = (sessionId: string): ErrorObject => ({ code: "not_found", message: "session not found", data: { sessionId } });
 
 /** One `/tau` connection acting for one tenant. */
 export class TauTenantGate implements TauSessionGate {
@@ -99,7 +100,7 @@ export class TauTenantGate implements TauSessionGate {
   constructor(
     readonly tenant: string,
     private readonly tenants: SessionTenants,
-    private readonly log: UpstreamLog = () => undefined,
+    private readonly log: Log = () => undefined,
   ) {}
 
   request(request: TauRequest, text: string, decide: (decision: GateDecision) => void): void {

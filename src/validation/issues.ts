@@ -13,6 +13,8 @@ const PATTERN_TEXT: Record<string, string> = {
   "^[^\\r\\n]*$": "must be a single line (no CR or LF)",
   "^[^\\r]*$": "must not contain a carriage return",
   "^[^\\u0000]*$": "must not contain NUL characters",
+  "^\\s*[^\\s\\u0000][^\\u0000]*$": "must not be empty or whitespace only, nor contain NUL characters",
+  "^[^\\S\\r\\n]*\\S[^\\r\\n]*$": "must be a single line (no CR or LF) that is not empty or whitespace only",
   "^/": "must be an absolute path (start with /)",
   "^[A-Za-z_][A-Za-z0-9_]*$": "must be a valid environment variable name",
   "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$": "must be padded standard base64",
@@ -155,6 +157,8 @@ function describeError(e: ErrorObject): string {
       return `must not contain duplicates (items ${String(p.j)} and ${String(p.i)} are equal)`;
     case "not":
       return "is not allowed here";
+    case "false schema":
+      return "must not be present";
     default:
       return e.message ?? `fails ${e.keyword}`;
   }

@@ -1,8 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { buildIndex } from "../codegen/index-file.js";
-export type { IndexEntry } from "../codegen/index-file.js";
 
 /**
  * Locates the committed schema/ folder from wherever this module runs (src/ under tsx, dist/src/
@@ -22,6 +20,3 @@ export function schemaDir(): string {
 export function readSchemaFile<T = unknown>(name: string): T {
   return JSON.parse(readFileSync(join(schemaDir(), name), "utf8")) as T;
 }
-
-/** The shape of schema/index.json, exactly as the generator writes it. */
-export type SchemaIndex = ReturnType<typeof buildIndex>;

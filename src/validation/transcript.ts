@@ -1,5 +1,6 @@
+import type { Dialect, Sender } from "../registry/model.js";
 import type { ValidationIssue } from "./issues.js";
-import { ProtocolValidators, type BundleValidator, type Dialect, type Sender, type ValidationResult } from "./validator.js";
+import { ProtocolValidators, type BundleValidator, type ValidationResult } from "./validator.js";
 
 /**
  * Checks a recorded transcript one line at a time: each line is a bare message or
@@ -25,13 +26,14 @@ export interface LineVerdict {
 
 interface OpenRequest {
   method: string;
+  /** The same bare request, also open as sent the other way (see checkEitherDirection); answered once, both go. */
+  twin?: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class TranscriptChecker {
-  private readonly tau: BundleValidator;
-  private readonly ask: BundleValidator;
+  private readonly bundles: Record<Dialect, BundleValidator>;
   /** Open requests by dialect, sender and id. */
   private readonly open = new Map<string, OpenRequest>();
 
@@ -39,8 +41,7 @@ export class TranscriptChecker {
     private readonly options: TranscriptOptions = {},
     validators = ProtocolValidators.shared(),
   ) {
-    this.tau = validators.get("tau", options.tauVersion);
-    this.ask = validators.get("ask");
+    this.bundles = { tau: validators.get("tau", options.tauVersion), ask: validators.get("ask"), codex: validators.get("codex"), acp: validators.get("acp") };
   }
 
   /** Checks one line of text. Blank lines are skipped by the caller. */
@@ -59,26 +60,56 @@ export class TranscriptChecker {
     } else if (isObject(value) && "direction" in value && "message" in value) {
       return { ok: false, issues: [{ pointer: "/direction", message: 'must be "client" or "server"', keyword: "enum" }] };
     }
-    const dialect = this.options.dialect ?? detectDialect(message);
-    const bundle = dialect === "tau" ? this.tau : this.ask;
+    const dialect = this.options.dialect ?? this.detectJsonRpcDialect(detectDialect(message), message);
+    const bundle = this.bundles[dialect];
     const verdict = sender ? this.check(bundle, sender, message) : this.checkEitherDirection(bundle, message);
     return { ...verdict, dialect };
+  }
+
+  /**
+   * JSON-RPC lines are Ask unless they belong to Codex: a method only Codex has, or a response
+   * to an open Codex request.
+   */
+  private detectJsonRpcDialect(detected: Dialect, message: unknown): Dialect {
+    if (detected !== "ask" || !isObject(message)) return detected;
+    if (typeof message.method === "string") return !this.bundles.ask.method(message.method) && this.bundles.codex.method(message.method) ? "codex" : "ask";
+    const openIn = (bundle: BundleValidator) => (["client", "server"] as const).some((sender) => this.open.has(this.key(bundle, sender, message.id)));
+    return !openIn(this.bundles.ask) && openIn(this.bundles.codex) ? "codex" : "ask";
   }
 
   private checkEitherDirection(bundle: BundleValidator, message: unknown): LineVerdict {
     for (const sender of ["client", "server"] as const) {
       const probed = this.probe(bundle, sender, message);
       // The probe already validated the message as `check` would: pass the result on, not the work.
-      if (probed.ok) return this.check(bundle, sender, message, probed);
+      if (!probed.ok) continue;
+      const verdict = this.check(bundle, sender, message, probed);
+      if (sender === "client") this.openBothWays(bundle, message);
+      return verdict;
     }
     return this.check(bundle, this.likelySender(bundle, message), message);
+  }
+
+  /**
+   * A bare request whose method both sides send (Ask's interaction/requestPermission: a client's
+   * query and the server's reverse request) and which fits both is open both ways: its answer,
+   * from whichever side, is checked against the request it fits.
+   */
+  private openBothWays(bundle: BundleValidator, message: unknown): void {
+    if (!isObject(message) || typeof message.method !== "string" || !("id" in message) || message.id === null) return;
+    if (!bundle.method(message.method, "client") || !bundle.method(message.method, "server")) return;
+    const asClient = this.key(bundle, "client", message.id);
+    const asServer = this.key(bundle, "server", message.id);
+    const open = this.open.get(asClient);
+    if (!open || this.open.has(asServer) || !bundle.message("server", message).ok) return;
+    open.twin = asServer;
+    this.open.set(asServer, { method: message.method, twin: asClient });
   }
 
   /** The closer match for a message that fits neither direction, read from its discriminator. */
   private likelySender(bundle: BundleValidator, message: unknown): Sender {
     if (!isObject(message)) return "client";
     if (bundle.dialect === "tau") return message.type === "request" ? "client" : "server";
-    if (typeof message.method === "string") return bundle.method(message.method)?.direction === "server-to-client" ? "server" : "client";
+    if (typeof message.method === "string") return bundle.method(message.method, "client") || !bundle.method(message.method, "server") ? "client" : "server";
     // A response travels opposite to its request; answers to reverse requests come from clients.
     return this.open.has(this.key(bundle, "server", message.id)) ? "client" : "server";
   }
@@ -105,6 +136,7 @@ export class TranscriptChecker {
         return { ok: false, subject: result.subject, issues: [correlation, ...result.issues] };
       }
       this.open.delete(k);
+      if (request.twin) this.open.delete(request.twin);
       return toVerdict(validated ?? bundle.message(sender, message, request.method));
     }
     const result = validated ?? bundle.message(sender, message);
@@ -120,7 +152,7 @@ export class TranscriptChecker {
           issues: [{ pointer: "/id", message: `duplicate id ${JSON.stringify(message.id)}: a request with this id is still open`, keyword: "correlation" }, ...verdict.issues],
         };
       }
-      if (bundle.method(message.method)) this.open.set(k, { method: message.method });
+      if (bundle.method(message.method, sender)) this.open.set(k, { method: message.method });
     }
     return verdict;
   }
@@ -130,7 +162,11 @@ export class TranscriptChecker {
   }
 }
 
-/** Tau messages carry `version` and `type`; everything else is taken as JSON-RPC. */
+/**
+ * Tau messages carry `version` and `type`; everything else is taken as JSON-RPC (Ask, unless the
+ * transcript checker recognises Codex). ACP shares method names with Ask (initialize,
+ * session/list, …), so it is checked only when asked for.
+ */
 export function detectDialect(message: unknown): Dialect {
   return isObject(message) && "version" in message && "type" in message ? "tau" : "ask";
 }

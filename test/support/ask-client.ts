@@ -1,3 +1,5 @@
+import { connect, type Socket } from "node:net";
+import { createInterface } from "node:readline";
 import { WebSocket } from "ws";
 import type { Event } from "../../generated/ask-v1.0.js";
 import { ProtocolValidators } from "../../src/validation/validator.js";
@@ -44,18 +46,39 @@ export class AskTestClient {
 
   constructor(
     private readonly sendLine: (line: string) => void,
-    private readonly options: { jsonrpc?: boolean } = {},
-  ) {}
+    private readonly options: { jsonrpc?: boolean; firstId?: number } = {},
+  ) {
+    this.nextId = options.firstId ?? 1;
+  }
 
   static async websocket(url: string, options: { jsonrpc?: boolean; headers?: Record<string, string> } = {}): Promise<AskTestClient & { socket: WebSocket }> {
     const socket = new WebSocket(url, { headers: options.headers });
     const client = new AskTestClient((line) => socket.send(line), options) as AskTestClient & { socket: WebSocket };
     client.socket = socket;
-    socket.on("message", (data) => client.receive(data.toString()));
+    socket.on("message", (data, isBinary) => {
+      // JSON-RPC travels in text frames; a binary one is a fault even when its bytes are valid JSON.
+      if (isBinary) client.invalid.push(`binary frame: ${data.toString().slice(0, 200)}`);
+      client.receive(data.toString());
+    });
     await new Promise<void>((resolve, reject) => {
       socket.once("open", () => resolve());
       socket.once("error", reject);
     });
+    return client;
+  }
+
+  /** An Ask client on the Unix socket at `path` (NDJSON, one message a line). */
+  static async unixSocket(path: string, options: { jsonrpc?: boolean } = {}): Promise<AskTestClient & { socket: Socket }> {
+    const socket = connect(path);
+    await new Promise<void>((resolve, reject) => {
+      socket.once("connect", () => resolve());
+      socket.once("error", reject);
+    });
+    const client = new AskTestClient((line) => socket.write(`${line}\n`), options) as AskTestClient & { socket: Socket };
+    client.socket = socket;
+    // A gateway that goes away first resets the connection; what the tests look at is what arrived.
+    socket.on("error", () => undefined);
+    createInterface({ input: socket }).on("line", (line) => client.receive(line));
     return client;
   }
 
@@ -98,6 +121,11 @@ export class AskTestClient {
     }
   }
 
+  /** Sends one line exactly as given (a batch, a non-object, anything). */
+  sendRaw(line: string): void {
+    this.sendLine(line);
+  }
+
   send(message: Record<string, unknown>): void {
     this.sendLine(JSON.stringify(this.options.jsonrpc === false ? message : { jsonrpc: "2.0", ...message }));
   }
@@ -108,6 +136,11 @@ export class AskTestClient {
       this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject });
       this.send({ id, method, ...(params === undefined ? {} : { params }) });
     });
+  }
+
+  /** The id of the request sent last (ids count up from 1). */
+  get lastRequestId(): number {
+    return this.nextId - 1;
   }
 
   notify(method: string, params?: unknown): void {

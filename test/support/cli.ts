@@ -1,13 +1,18 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { runServe } from "../../src/cli/serve.js";
+import { run } from "../../src/cli/run.js";
 import type { Cleanups } from "./cleanups.js";
 
+/**
+ * `tau-gateway` in tests: in-process through the commands' injected I/O (the default: usage,
+ * settings, validate, start-up failures), or as a real process (from source, with tsx's loader)
+ * where the process itself is under test: exit statuses, signals, what goes to stdout and stderr.
+ */
+
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-const tsxCli = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
 const mainTs = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-const LISTENING = /^tau-gateway listening on (http:\/\/\S+)$/m;
+const GATEWAY_LISTENING = /^tau-gateway listening on (http:\/\/\S+)$/m;
 
 export interface CliResult {
   code: number | null;
@@ -15,34 +20,47 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `tau-gateway` command (from source, through tsx) to completion. */
-export function runCli(args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+/**
+ * Runs `tau-gateway ARGV` in this process to completion, with `stdin` as its input and only `env`
+ * as its environment. Only for runs that end by themselves: a command that starts serving waits
+ * for a signal of the real process.
+ */
+export async function runCommand(argv: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  const io = { stdin: Readable.from(options.stdin ? [options.stdin] : []), stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text) };
+  const code = await run(argv, io, options.env ?? {});
+  return { code, stdout, stderr };
+}
+
+/** Runs the real `tau-gateway ARGS` process to completion. */
+export function runCliProcess(args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsxCli, mainTs, ...args], { cwd: repoRoot, env: { ...process.env, ...options.env } });
+    const child = spawnCli(args, options.env);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? "");
+    child.stdin!.end(options.stdin ?? "");
   });
 }
 
-export interface ServingCli {
+export interface ListeningCli {
   child: ChildProcess;
-  /** http://HOST:PORT from the listening line. */
-  baseUrl: string;
+  /** The first group of the listening line (the address). */
+  address: string;
   stderr: () => string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /**
- * Spawns `tau-gateway serve ARGS` (from source, through tsx) and resolves once it printed its
- * listening line; the process is killed after the test if it is still running by then.
+ * Starts the real `tau-gateway ARGS` process and resolves once stderr shows `listening` (its
+ * first group is the address); the process is killed after the test if it is still running then.
  */
-export function serveCli(args: string[], cleanups: Cleanups, env: NodeJS.ProcessEnv = {}): Promise<ServingCli> {
-  const child = spawn(process.execPath, [tsxCli, mainTs, "serve", ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+export function startCliProcess(args: string[], listening: RegExp, cleanups: Cleanups, env: NodeJS.ProcessEnv = {}): Promise<ListeningCli> {
+  const child = spawnCli(args, env, ["ignore", "ignore", "pipe"]);
   let stderr = "";
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   cleanups.push(async () => {
@@ -52,28 +70,38 @@ export function serveCli(args: string[], cleanups: Cleanups, env: NodeJS.Process
     }
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not print its listening line in time; stderr:\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not print its listening line in time; stderr:\n${stderr}`)), 20_000);
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
-      const match = LISTENING.exec(stderr);
+      const match = listening.exec(stderr);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, baseUrl: match[1]!, stderr: () => stderr, exit });
+        resolve({ child, address: match[1]!, stderr: () => stderr, exit });
       }
     });
     void exit.then(({ code }) => {
       clearTimeout(timer);
-      reject(new Error(`serve exited with ${code} before listening; stderr:\n${stderr}`));
+      reject(new Error(`${args[0]} exited with ${code} before listening; stderr:\n${stderr}`));
     });
   });
 }
 
+export interface ServingCli extends ListeningCli {
+  /** http://HOST:PORT from the listening line. */
+  baseUrl: string;
+}
+
+/** The real `tau-gateway serve ARGS` process, once it printed its listening line. */
+export async function serveCli(args: string[], cleanups: Cleanups, env: NodeJS.ProcessEnv = {}): Promise<ServingCli> {
+  const started = await startCliProcess(["serve", ...args], GATEWAY_LISTENING, cleanups, env);
+  return { ...started, baseUrl: started.address };
+}
+
 /**
- * Runs `tau-gateway serve ARGV` in this process with no stdin and stdout discarded. Only for
- * settings that are refused before anything starts: a valid configuration would keep serving.
+ * `node --import tsx src/cli/main.ts ARGS`: one process, so a signal sent to it reaches the
+ * command's own handlers. The tsx and npm exec wrappers are a second process that relays signals;
+ * tsx gives its child 30 ms to confirm one and otherwise kills it, which a loaded machine misses.
  */
-export async function runServeInProcess(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> {
-  let stderr = "";
-  const code = await runServe(argv, { stdin: Readable.from([]), stdout: () => undefined, stderr: (text: string) => void (stderr += text) }, env);
-  return { code, stderr };
+function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, stdio: Array<"pipe" | "ignore"> = ["pipe", "pipe", "pipe"]): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", mainTs, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio });
 }

@@ -3,18 +3,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
+import { BridgeStack } from "../../src/cli/bridge-stack.js";
 import { buildGateway } from "../../src/gateway/app.js";
-import { BridgeStack } from "../../src/gateway/bridge-stack.js";
 import { startTauHost, type RunningTauHost, type TauHostOptions } from "../../src/host/index.js";
 import { TauUpstream } from "../../src/tau/upstream.js";
-import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
 import { AskTestClient } from "./ask-client.js";
+import { CodexTestClient } from "./codex-client.js";
 import type { Cleanups } from "./cleanups.js";
+import { startCountingRelay, type CountingRelay } from "./counting-relay.js";
 
 /**
- * An Ask gateway for tests, put together as `tau-gateway serve` does: an embedded Tau host (started
+ * A gateway for tests, put together as `tau-gateway serve` does: an embedded Tau host (started
  * here, so a test can stop it and start it again on the same port with the same state directory),
- * the bridge stack connected to it, and the HTTP app serving `/rpc` on a free loopback port.
+ * the bridge stack connected to it, and the HTTP app serving `/rpc` (Ask) and `/` (Codex
+ * app-server) on a free loopback port.
  */
 
 export interface TestGatewayOptions {
@@ -27,19 +29,35 @@ export interface TestGatewayOptions {
   stateDir?: string;
   /** Default cwd of new sessions (default: a fresh temporary directory). */
   defaultCwd?: string;
+  /** --workspace-root values (default: none, unconfined). */
+  workspaceRoots?: string[];
+  /** Also serve Ask on a Unix socket (in a fresh temporary directory), as `serve --socket` does. */
+  socket?: boolean;
+  /** Reach the Tau host through a counting relay (which can hold the host's messages back). */
+  relay?: boolean;
   host?: Omit<TauHostOptions, "port" | "stateDir">;
 }
 
 export interface TestGateway {
   /** ws://…/rpc */
   rpcUrl: string;
+  /** ws://…/ (Codex app-server) */
+  codexUrl: string;
   stack: BridgeStack;
   app: FastifyInstance;
   host: RunningTauHost | undefined;
   /** The temporary working directory new sessions get. */
   cwd: string;
+  /** The Unix socket serving Ask (with `socket: true`). */
+  socketPath: string | undefined;
+  /** The relay between the bridge connection and the host (with `relay: true`). */
+  relay: CountingRelay | undefined;
   /** An Ask client on `/rpc`, closed by stop(). */
   client(options?: { jsonrpc?: boolean }): Promise<AskTestClient & { socket: import("ws").WebSocket }>;
+  /** A Codex app-server client on `/`, closed by stop(). */
+  codexClient(): Promise<CodexTestClient & { socket: import("ws").WebSocket }>;
+  /** An Ask client on the Unix socket (with `socket: true`), disconnected by stop(). */
+  socketClient(options?: { jsonrpc?: boolean }): Promise<AskTestClient & { socket: import("node:net").Socket }>;
   stopHost(): Promise<void>;
   /** Starts the host again on the same port with the same state directory. */
   startHost(): Promise<void>;
@@ -63,46 +81,72 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   await startHost();
 
   const stack = new BridgeStack();
-  const clients: AskTestClient[] = [];
+  const disconnects: Array<() => void> = [];
   let app: FastifyInstance | undefined;
+  let relay: CountingRelay | undefined;
+  const socketPath = options.socket ? join(tempDir("ask-gateway-socket-"), "ask.sock") : undefined;
   const stop = async () => {
-    for (const c of clients) (c as AskTestClient & { socket: import("ws").WebSocket }).socket.terminate();
+    for (const disconnect of disconnects) disconnect();
+    // Whatever the relay still holds is let go, so nothing waits on it while closing.
+    relay?.release();
     await app?.close().catch(() => undefined);
     await stack.close();
+    await relay?.close();
     await host?.close().catch(() => undefined);
     host = undefined;
     for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
   };
   try {
+    if (options.relay) relay = await startCountingRelay(host!.url);
     await stack.start(
       {
-        upstream: host!.url,
+        upstream: relay?.url ?? host!.url,
         defaultCwd: cwd,
+        workspaceRoots: options.workspaceRoots,
         eventRetention: options.eventRetention ?? 10_000,
         interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
       },
       options.commandTools ?? [],
       () => undefined,
     );
-    const bridge = stack.bridge!;
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
-      askRoute: (socket) => serveAskWebSocket(bridge, socket, { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch }),
+      ask: {
+        bridge: stack.bridge!,
+        jsonrpc: { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch },
+        ...(socketPath ? { socket: { path: socketPath, mode: 0o600 } } : {}),
+      },
+      codex: { bridge: stack.codex! },
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
     const rpcUrl = `${address.replace("http://", "ws://")}/rpc`;
+    const codexUrl = `${address.replace("http://", "ws://")}/`;
     return {
       rpcUrl,
+      codexUrl,
       stack,
       app,
       get host() {
         return host;
       },
       cwd,
+      socketPath,
+      relay,
       async client(clientOptions = {}) {
         const client = await AskTestClient.websocket(rpcUrl, clientOptions);
-        clients.push(client);
+        disconnects.push(() => client.socket.terminate());
+        return client;
+      },
+      async socketClient(clientOptions = {}) {
+        if (!socketPath) throw new Error("this gateway serves no Unix socket (start it with socket: true)");
+        const client = await AskTestClient.unixSocket(socketPath, clientOptions);
+        disconnects.push(() => client.socket.destroy());
+        return client;
+      },
+      async codexClient() {
+        const client = await CodexTestClient.websocket(codexUrl);
+        disconnects.push(() => client.socket.terminate());
         return client;
       },
       async stopHost() {
@@ -146,7 +190,7 @@ export interface EmbeddedStackGateway {
  * fails, closes the app and the stack and removes the directory.
  */
 export async function listenOnEmbeddedStack(
-  settings: { cwdPrefix: string; eventRetention: number; upstreamToken?: string },
+  settings: { cwdPrefix: string; eventRetention: number; upstreamToken?: string; tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]> },
   build: (stack: BridgeStack) => FastifyInstance,
 ): Promise<EmbeddedStackGateway> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), settings.cwdPrefix)));
@@ -159,7 +203,11 @@ export async function listenOnEmbeddedStack(
   };
   try {
     const { upstreamToken, eventRetention } = settings;
-    await stack.start({ upstream: "embedded", upstreamToken, defaultCwd: cwd, eventRetention, interactionTimeoutMs: 300_000 }, [], () => undefined);
+    await stack.start(
+      { upstream: "embedded", upstreamToken, defaultCwd: cwd, eventRetention, interactionTimeoutMs: 300_000, tenantWorkspaceRoots: settings.tenantWorkspaceRoots },
+      [],
+      () => undefined,
+    );
     app = build(stack);
     const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
     return { app, stack, cwd, baseUrl, stop };

@@ -1,9 +1,7 @@
 import { Writable } from "node:stream";
 import { buildGateway } from "../../src/gateway/app.js";
 import type { GatewayConfig } from "../../src/gateway/config.js";
-import { DrainController } from "../../src/gateway/drain.js";
-import { composeAskGates } from "../../src/transports/ask-call-gates.js";
-import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
+import type { DrainController } from "../../src/gateway/drain.js";
 import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
 
 /**
@@ -34,25 +32,18 @@ export async function startHttpGateway(options: HttpGatewayOptions = {}): Promis
       callback();
     },
   });
-  const drain = new DrainController({ timeoutMs: options.drainTimeoutMs ?? 10_000 });
-  const gateway = await listenOnEmbeddedStack({ cwdPrefix: "http-gateway-cwd-", eventRetention: 10_000 }, (stack) => {
-    const bridge = stack.bridge!;
-    const upstream = stack.upstream!;
-    drain.addSource("upstream requests", () => upstream.openRequests);
-    const jsonrpc = { jsonrpcMember: "include" as const, gate: drain.askGate };
-    return buildGateway({
+  const gateway = await listenOnEmbeddedStack({ cwdPrefix: "http-gateway-cwd-", eventRetention: 10_000 }, (stack) =>
+    buildGateway({
       tauUpstream: { url: stack.url! },
-      upstream,
-      askRoute: (socket, request, connection) =>
-        serveAskWebSocket(bridge, socket, { ...jsonrpc, gate: composeAskGates(connection.gate, drain.askGate), tenant: request.tenant }),
-      askHttp: { bridge, jsonrpc, sseHeartbeatMs: options.sseHeartbeatMs },
-      drain,
+      upstream: stack.upstream!,
+      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" }, sseHeartbeatMs: options.sseHeartbeatMs },
+      drainTimeoutMs: options.drainTimeoutMs,
       maxMessageBytes: options.maxMessageBytes,
       logger: { level: "info", stream: logStream },
       ...options.extra,
-    });
-  });
-  return { ...gateway, drain, logs };
+    }),
+  );
+  return { ...gateway, drain: gateway.app.drain, logs };
 }
 
 /** POSTs a JSON-RPC body to `/rpc`. */

@@ -3,12 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type WebSocket from "ws";
+import { BridgeStack } from "../../src/cli/bridge-stack.js";
 import { buildGateway } from "../../src/gateway/app.js";
-import { BridgeStack } from "../../src/gateway/bridge-stack.js";
 import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
 import type { GatewayLimits } from "../../src/gateway/limits.js";
 import { startTauHost, type RunningTauHost } from "../../src/host/index.js";
-import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
 import { AskTestClient } from "./ask-client.js";
 import { parsePrometheus, type Sample } from "./prometheus.js";
 import { resultOf, TauTestClient } from "./tau-client.js";
@@ -65,12 +64,10 @@ export async function startOperatedGateway(options: OperatedGatewayOptions = {})
   try {
     await startHost();
     await stack.start({ upstream: host!.url, defaultCwd: cwd, eventRetention: 100_000, interactionTimeoutMs: 300_000 }, [], () => undefined);
-    const bridge = stack.bridge!;
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
-      askRoute: (socket, _request, connection) => serveAskWebSocket(bridge, socket, { jsonrpcMember: "include", gate: connection.gate }),
-      askHttp: { bridge, jsonrpc: { jsonrpcMember: "include" } },
+      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
       maxMessageBytes: options.maxMessageBytes,
       limits: options.limits,
       tokens: options.tokens,

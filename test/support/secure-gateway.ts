@@ -4,12 +4,11 @@ import WebSocket from "ws";
 import { buildGateway } from "../../src/gateway/app.js";
 import type { OriginAllowlist } from "../../src/gateway/auth/origins.js";
 import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
-import { serveAskWebSocket } from "../../src/transports/ask-websocket.js";
 import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
 
 /**
  * A gateway with its front-door settings (tokens, allowed origins, trusted proxies), put together
- * as `tau-gateway serve` does — embedded host, bridge stack, `/rpc` with the request's tenant — on
+ * as `tau-gateway serve` does — embedded host, bridge stack, `/rpc` and `/` with the request's tenant — on
  * a free loopback port, with every log line it writes kept for inspection.
  */
 
@@ -36,19 +35,20 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
       done();
     },
   });
-  const settings = { cwdPrefix: "secure-gateway-", eventRetention: 1000, upstreamToken: options.upstreamToken };
-  const gateway = await listenOnEmbeddedStack(settings, (stack) => {
-    const bridge = stack.bridge!;
-    return buildGateway({
+  // Tenants' workspace roots travel with the tokens, as `serve` passes them.
+  const settings = { cwdPrefix: "secure-gateway-", eventRetention: 1000, upstreamToken: options.upstreamToken, tenantWorkspaceRoots: options.tokens?.tenantWorkspaceRoots() };
+  const gateway = await listenOnEmbeddedStack(settings, (stack) =>
+    buildGateway({
       tauUpstream: { url: stack.url!, token: options.upstreamToken },
       upstream: stack.upstream!,
-      askRoute: (socket, request) => serveAskWebSocket(bridge, socket, { jsonrpcMember: "include", tenant: request.tenant }),
+      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
+      codex: { bridge: stack.codex! },
       logger: { level: "trace", stream },
       tokens: options.tokens,
       allowedOrigins: options.allowedOrigins,
       trustProxy: options.trustProxy,
-    });
-  });
+    }),
+  );
   return { ...gateway, wsUrl: (path) => `${gateway.baseUrl.replace("http://", "ws://")}${path}`, logText: () => logs };
 }
 

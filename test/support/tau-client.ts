@@ -414,6 +414,17 @@ export function hostWithSessionPerTest(use: (fresh: HostWithSession) => void): v
   });
 }
 
+/** A session's snapshot as the Tau host at `hostUrl` has it, read by a client of its own. */
+export async function snapshotOnHost(hostUrl: string, sessionId: string): Promise<Snapshot> {
+  const tau = await TauTestClient.connect(hostUrl);
+  try {
+    await tau.initialize();
+    return await tau.snapshot(sessionId);
+  } finally {
+    await tau.close();
+  }
+}
+
 /** The committed assistant messages of a snapshot, in order. */
 export function assistantMessages(snapshot: Snapshot): any[] {
   return snapshot.messages.filter((m) => m.message.role === "assistant" && m.state === "committed").map((m) => m.message);

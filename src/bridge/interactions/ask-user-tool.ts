@@ -78,6 +78,16 @@ export class AskUserTool implements GatewayTool {
     this.answer(input, response);
   }
 
+  /** The question goes unanswered: the tool fails with the reason, so the model carries on without it. */
+  decline(interactionId: string, reason: string): void {
+    const input = this.context.pending.find(USER_INPUT, interactionId);
+    if (!input) throw new InteractionError("interaction_not_found", `no pending user-input request ${interactionId}`);
+    this.context.pending.resolve(input, {
+      event: draft("input.resolved", { id: input.id, status: "cancelled", reason }),
+      reply: errorReply(`the user did not answer: ${reason}`),
+    });
+  }
+
   /** The answer is the tool result; a later one changes nothing. */
   private answer(input: Pending<Question>, response: string): void {
     this.context.pending.resolve(input, {

@@ -4,7 +4,8 @@ import type {
   SessionClientToolCancelMessage,
   SessionClientToolResultResult,
 } from "../../../generated/tau-v18.js";
-import type { TauUpstream, UpstreamLog } from "../../tau/upstream.js";
+import type { Log } from "../../shared/log.js";
+import type { TauUpstream } from "../../tau/upstream.js";
 import { argumentProblems } from "./argument-schemas.js";
 import { errorText } from "./error-text.js";
 import type { GatewayTool } from "./gateway-tool.js";
@@ -30,7 +31,7 @@ export interface ClientToolCallsOptions {
   toolNamed(toolName: string): GatewayTool | undefined;
   /** Tau gave up on a call (`reason` is Tau's): whatever waits for it must end without answering. */
   cancelled(call: ToolCall, reason: string): void;
-  log?: UpstreamLog;
+  log?: Log;
 }
 
 export class ClientToolCalls {
@@ -73,7 +74,7 @@ export class ClientToolCalls {
     this.calls.delete(call.message.callId);
     const { sessionId, callId } = call.message;
     const { upstream, log } = this.options;
-    upstream.request<SessionClientToolResultResult>("session.clientTool.result", { sessionId, callId, ...reply }).then(
+    upstream.request("session.clientTool.result", { sessionId, callId, ...reply }).then(
       (result) => {
         if (!result.accepted) log?.("info", "Tau did not accept the tool result (the call had ended)", { sessionId, callId });
       },
@@ -101,7 +102,7 @@ export class ClientToolCalls {
     const { upstream, log } = this.options;
     let ack: SessionClientToolAckResult;
     try {
-      ack = await upstream.request<SessionClientToolAckResult>("session.clientTool.ack", { sessionId, callId });
+      ack = await upstream.request("session.clientTool.ack", { sessionId, callId });
     } catch (error) {
       // Without an accepted ack the call cannot be answered (Tau rejects ok results before it).
       log?.("warn", "session.clientTool.ack failed", { sessionId, callId, error: errorText(error) });

@@ -53,7 +53,8 @@ const approved = (id: string, scope: "once" | "session"): EventDraft =>
   draft("approval.updated", { id, status: "approved", ...(scope === "session" ? { scope } : {}) });
 
 export interface CommandToolsOptions {
-  mode: ApprovalModeName;
+  /** The session's approval mode now (a session's mode may change while it runs). */
+  mode(): ApprovalModeName;
   /** Whether a plan has been approved in the session (mode `plan` asks only then). */
   planApproved(): boolean;
   /** The bridge connection, which runs the commands. */
@@ -101,7 +102,8 @@ export class CommandTools {
   }
 
   private start(call: ToolCall, tool: CommandToolConfig, args: unknown): void {
-    const { mode, planApproved } = this.options;
+    const { planApproved } = this.options;
+    const mode = this.options.mode();
     const { pending, answer } = this.context;
     if (mode === "auto" || mode === "never") return this.run(call, tool);
     if (mode === "plan" && !planApproved()) {
@@ -209,7 +211,7 @@ export class CommandTools {
     };
     call.signal.addEventListener("abort", cancel, { once: true });
     try {
-      const result = await upstream.request<SessionExecResult>("session.exec", params, { signal: call.signal });
+      const result = await upstream.request("session.exec", params, { signal: call.signal });
       return commandReply(tool, timeoutMs, result);
     } finally {
       call.signal.removeEventListener("abort", cancel);

@@ -1,4 +1,4 @@
-import type { UpstreamLog } from "../../tau/upstream.js";
+import type { Log } from "../../shared/log.js";
 import type { ToolCall } from "./tool-call.js";
 import type { PendingInteractions } from "./pending-interactions.js";
 import type { ReverseRequester } from "./reverse-requester.js";
@@ -19,5 +19,5 @@ export interface ToolContext {
   answer(call: ToolCall, reply: ToolReply): void;
   /** Asks the session's clients directly, where they opted in. */
   readonly reverse: ReverseRequester;
-  readonly log?: UpstreamLog;
+  readonly log?: Log;
 }

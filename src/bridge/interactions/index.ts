@@ -1,12 +1,17 @@
 /** Tau's client-tool channel turned into Ask interactions (DESIGN §4.4). */
 export { approvalModeFor, canonicalApprovalMode, type ApprovalModeName } from "./approval-modes.js";
-export { argumentProblems } from "./argument-schemas.js";
+export { argumentProblems, compileArgumentSchema } from "./argument-schemas.js";
 export { ASK_USER_PARAMETERS } from "./ask-user-tool.js";
-export { DEFAULT_INTERACTION_DEADLINE_MS, gatewayClientTools, type GatewayClientToolsOptions } from "./client-tools.js";
+export { ClientToolCalls, type ClientToolCallsOptions } from "./client-tool-calls.js";
+export type { GatewayTool } from "./gateway-tool.js";
+export type { ToolCall } from "./tool-call.js";
+export { errorReply, textReply, type ToolReply } from "./tool-reply.js";
+export { DEADLINE_GRACE_MS, DEFAULT_INTERACTION_DEADLINE_MS, gatewayClientTools, type GatewayClientToolsOptions } from "./client-tools.js";
 export { decisionGrant, type DecisionGrant } from "./decisions.js";
 export { InteractionError, type InteractionErrorCode } from "./interaction-error.js";
+export { firstAnswer } from "./first-answer.js";
 export type { ReverseRequester } from "./reverse-requester.js";
 export { SUBMIT_PLAN_PARAMETERS } from "./submit-plan-tool.js";
 export { SessionInteractions, type InteractionEventSink, type SessionInteractionsOptions } from "./session-interactions.js";
 export { ASK_USER_TOOL, GATEWAY_TOOL_NAMES, SUBMIT_PLAN_TOOL } from "./tool-names.js";
-export { DEFAULT_COMMAND_TIMEOUT_MS, loadToolsConfig, parseToolsConfig, type CommandToolConfig } from "./tools-config.js";
+export { DEFAULT_COMMAND_TIMEOUT_MS, loadToolsConfig, parseToolsConfig, TOOL_NAME_PATTERN, type CommandToolConfig } from "./tools-config.js";

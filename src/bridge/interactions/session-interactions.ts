@@ -1,6 +1,7 @@
 import type { ApprovalMode, ApprovalScope, InteractionRecord } from "../../../generated/ask-v1.0.js";
 import type { SessionClientToolCallMessage, SessionClientToolCancelMessage } from "../../../generated/tau-v18.js";
-import type { TauUpstream, UpstreamLog } from "../../tau/upstream.js";
+import type { Log } from "../../shared/log.js";
+import type { TauUpstream } from "../../tau/upstream.js";
 import type { EventDraft } from "../event-draft.js";
 import { canonicalApprovalMode, type ApprovalModeName } from "./approval-modes.js";
 import { AskUserTool } from "./ask-user-tool.js";
@@ -33,7 +34,7 @@ export interface SessionInteractionsOptions {
   /** How long an interaction waits for a decision (default 300 000 ms). */
   deadlineMs?: number;
   reverse: ReverseRequester;
-  log?: UpstreamLog;
+  log?: Log;
 }
 
 /** The part of a SessionHub interactions use: appending gateway events to the session's log. */
@@ -43,7 +44,7 @@ export interface InteractionEventSink {
 
 export class SessionInteractions {
   readonly sessionId: string;
-  private readonly mode: ApprovalModeName;
+  private modeName: ApprovalModeName;
   private readonly calls: ClientToolCalls;
   private readonly pending: PendingInteractions;
   private readonly askUser: AskUserTool;
@@ -55,7 +56,7 @@ export class SessionInteractions {
   constructor(options: SessionInteractionsOptions) {
     const { sessionId, upstream, hub, mode, reverse, log } = options;
     this.sessionId = sessionId;
-    this.mode = mode;
+    this.modeName = mode;
     this.calls = new ClientToolCalls({
       sessionId,
       upstream,
@@ -68,7 +69,7 @@ export class SessionInteractions {
     const context: ToolContext = { sessionId, pending: this.pending, answer, reverse, log };
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);
-    this.commands = new CommandTools(context, { mode, upstream, planApproved: () => this.plans.approved });
+    this.commands = new CommandTools(context, { mode: () => this.modeName, upstream, planApproved: () => this.plans.approved });
     // The gateway's own tools come last: no command tool can take their names.
     this.tools = new Map<string, GatewayTool>([
       ...options.commandTools.map((tool) => [tool.name, this.commands.serving(tool)] as const),
@@ -79,7 +80,22 @@ export class SessionInteractions {
 
   /** The canonical approval mode, for workspace/readState. */
   get approvalMode(): ApprovalMode {
-    return canonicalApprovalMode(this.mode);
+    return canonicalApprovalMode(this.modeName);
+  }
+
+  /** How the session's command tools are gated now. */
+  get mode(): ApprovalModeName {
+    return this.modeName;
+  }
+
+  /**
+   * Gates the session's command tools by `mode` from the next call on (calls already waiting for a
+   * decision keep waiting). The mode recorded on the
+   * Tau session when it was created does not change (Tau's attributes are immutable), so a
+   * gateway that restarts goes back to it.
+   */
+  setMode(mode: ApprovalModeName): void {
+    this.modeName = mode;
   }
 
   // ── Tau's side ────────────────────────────────────────────────────────────
@@ -123,6 +139,11 @@ export class SessionInteractions {
 
   respond(interactionId: string, response: string): void {
     this.askUser.respond(interactionId, response);
+  }
+
+  /** A user-input request nobody will answer (the user declined, or their client cannot ask): the tool fails with `reason`. */
+  decline(interactionId: string, reason: string): void {
+    this.askUser.decline(interactionId, reason);
   }
 
   approvePlan(): void {

@@ -1,5 +1,5 @@
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { HOST_TOOL_NAMES } from "../../host/client-tool-broker.js";
+import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
+import { HOST_TOOL_NAMES } from "../../registry/tau/index.js";
 import { configFileError, parseConfigJson, readConfigFile } from "../../validation/config-files.js";
 import { explain, formatIssue } from "../../validation/issues.js";
 import { compileArgumentSchema } from "./argument-schemas.js";
@@ -28,7 +28,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 export const MAX_COMMAND_TIMEOUT_MS = 86_400_000;
 
 /** Provider tool-name rules (the strictest common ones), so every model accepts the name. */
-const TOOL_NAME_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
+export const TOOL_NAME_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
 const NO_NUL = "^[^\\u0000]*$";
 
 const TOOLS_FILE_SCHEMA = {
@@ -60,7 +60,10 @@ const TOOLS_FILE_SCHEMA = {
   },
 } as const;
 
-const checkFile = new Ajv2019({ strict: true, allErrors: true, verbose: true }).compile(TOOLS_FILE_SCHEMA);
+let compiledCheck: ValidateFunction | undefined;
+
+/** Compiled on first use: a gateway without such a file never pays for the compile (ajv checks the schema first, against a meta-schema it compiles too). */
+const checkFile = (): ValidateFunction => (compiledCheck ??= new Ajv2019({ strict: true, allErrors: true, verbose: true }).compile(TOOLS_FILE_SCHEMA));
 
 /** Reads and validates a tools file; errors name the file and the field. */
 export async function loadToolsConfig(path: string): Promise<CommandToolConfig[]> {
@@ -70,7 +73,8 @@ export async function loadToolsConfig(path: string): Promise<CommandToolConfig[]
 /** Validates the text of a tools file; `source` names it in errors. */
 export function parseToolsConfig(text: string, source: string): CommandToolConfig[] {
   const document = parseConfigJson(text, source);
-  if (!checkFile(document)) throw configFileError(source, explain(checkFile.errors).map(formatIssue));
+  const check = checkFile();
+  if (!check(document)) throw configFileError(source, explain(check.errors).map(formatIssue));
   const tools = (document as { tools: CommandToolConfig[] }).tools;
   const problems: string[] = [];
   const firstIndex = new Map<string, number>();

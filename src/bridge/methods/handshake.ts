@@ -19,7 +19,7 @@ export async function ping({ services }: MethodContext): Promise<PingResult> {
     version: services.serverVersion,
     protocolVersion: ASK_PROTOCOL_VERSION,
     uptime: Math.floor((Date.now() - services.startedAt) / 1000),
-    sessions: services.sessions.all().filter((r) => !r.closed).length,
+    sessions: services.sessions.all().length,
   };
 }
 

@@ -5,6 +5,8 @@ import type {
   InteractionApproveResult,
   InteractionListParams,
   InteractionListResult,
+  InteractionPermissionQueryParams,
+  InteractionPermissionQueryResult,
   InteractionRejectAllParams,
   InteractionRejectAllResult,
   InteractionRejectParams,
@@ -16,24 +18,29 @@ import type {
   PlanRejectParams,
   PlanRejectResult,
 } from "../../../generated/ask-v1.0.js";
-import { AskError, sessionNotFound } from "../ask-errors.js";
+import { AskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { InteractionError } from "../interactions/index.js";
 
 /** interaction/* and plan/*: resolve the gateway's interactions of one session (DESIGN §4.4). */
 async function interactionsOf({ services, peer }: MethodContext, sessionId: string) {
   const record = await services.sessions.access(sessionId, peer.tenant);
-  if (record.closed) throw sessionNotFound(sessionId);
   return record.interactions;
 }
 
-/** InteractionError codes are registry error names (-32006, -32007, -32602). */
-function resolving<T>(action: () => T): T {
+/**
+ * InteractionError codes are registry error names (-32006, -32007, -32602). Not-found answers use
+ * the Ask host's words (clients match them); why it was not found stays in `data.reason`.
+ */
+function resolving<T>(about: { sessionId: string; interactionId?: string }, action: () => T): T {
   try {
     return action();
   } catch (err) {
-    if (err instanceof InteractionError) throw AskError.of(err.code, err.message);
-    throw err;
+    if (!(err instanceof InteractionError)) throw err;
+    const { sessionId, interactionId } = about;
+    if (err.code === "interaction_not_found") throw AskError.of(err.code, `Interaction ${interactionId ?? ""} not found`, { sessionId, interactionId, reason: err.message });
+    if (err.code === "plan_not_found") throw AskError.of(err.code, `No pending plan for session ${sessionId}`, { sessionId, reason: err.message });
+    throw AskError.of(err.code, err.message);
   }
 }
 
@@ -43,40 +50,51 @@ export async function list(ctx: MethodContext, p: InteractionListParams): Promis
 
 export async function approve(ctx: MethodContext, p: InteractionApproveParams): Promise<InteractionApproveResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  resolving(() => interactions.approve(p.interactionId, p.scope));
+  resolving(p, () => interactions.approve(p.interactionId, p.scope));
   return { approved: true, interactionId: p.interactionId };
 }
 
 export async function reject(ctx: MethodContext, p: InteractionRejectParams): Promise<InteractionRejectResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  resolving(() => interactions.reject(p.interactionId, p.feedback));
+  resolving(p, () => interactions.reject(p.interactionId, p.feedback));
   return { rejected: true, interactionId: p.interactionId };
 }
 
 export async function approveAll(ctx: MethodContext, p: InteractionApproveAllParams): Promise<InteractionApproveAllResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  return { approved: resolving(() => interactions.approveAll(p.scope)) };
+  return { approved: resolving(p, () => interactions.approveAll(p.scope)) };
 }
 
 export async function rejectAll(ctx: MethodContext, p: InteractionRejectAllParams): Promise<InteractionRejectAllResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  return { rejected: resolving(() => interactions.rejectAll(p.feedback)) };
+  return { rejected: resolving(p, () => interactions.rejectAll(p.feedback)) };
 }
 
 export async function respond(ctx: MethodContext, p: InteractionRespondParams): Promise<InteractionRespondResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  resolving(() => interactions.respond(p.interactionId, p.response));
+  resolving(p, () => interactions.respond(p.interactionId, p.response));
   return { responded: true, interactionId: p.interactionId };
 }
 
 export async function planApprove(ctx: MethodContext, p: PlanApproveParams): Promise<PlanApproveResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  resolving(() => interactions.approvePlan());
+  resolving(p, () => interactions.approvePlan());
   return { approved: true };
 }
 
 export async function planReject(ctx: MethodContext, p: PlanRejectParams): Promise<PlanRejectResult> {
   const interactions = await interactionsOf(ctx, p.sessionId);
-  resolving(() => interactions.rejectPlan(p.feedback));
+  resolving(p, () => interactions.rejectPlan(p.feedback));
   return { rejected: true };
+}
+
+/**
+ * interaction/requestPermission sent by a client: Ask hosts answer it as a query, with the approval
+ * mode and whether a decision is waiting. With a sessionId, that session's; without, the default
+ * mode (require) and nothing pending.
+ */
+export async function permissionQuery(ctx: MethodContext, p: InteractionPermissionQueryParams): Promise<InteractionPermissionQueryResult> {
+  if (p.sessionId === undefined) return { mode: "require", pending: false };
+  const interactions = await interactionsOf(ctx, p.sessionId);
+  return { mode: interactions.approvalMode, pending: interactions.list().some((i) => i.kind === "approval") };
 }

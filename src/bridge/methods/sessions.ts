@@ -9,83 +9,83 @@ import type {
   SessionResumeResult,
   SessionSummary,
 } from "../../../generated/ask-v1.0.js";
-import type { SessionCreateResult as TauCreateResult, SessionListResult as TauListResult, Snapshot } from "../../../generated/tau-v18.js";
-import { invalidParams, sessionNotFound } from "../ask-errors.js";
+import { invalidParams } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { approvalModeFor } from "../interactions/index.js";
-import { createAttributes, sessionTenant } from "../session-attributes.js";
+import { createAttributes } from "../session-attributes.js";
+import { closeSession } from "../session-close.js";
+import { checkToolNames, notAppliedNotices } from "../session-create-request.js";
+import { factsOf, modelName, type SessionFacts } from "../session-facts.js";
+import { decodeListCursor, encodeListCursor, type ListPosition } from "../session-list-cursor.js";
 
-/** Tau picks the model, tools and system prompt through its persona; pretending otherwise would drop them silently. */
-const UNSUPPORTED_CREATE_PARAMS = {
-  model: "the Tau host selects the model through the session persona",
-  tools: "the Tau host decides its tools; the gateway adds its own client tools",
-  systemPrompt: "the Tau host builds the system prompt from the session persona",
-} as const;
-
+/**
+ * session/create. The working directory and the approval mode are the gateway's to honour (the
+ * directory within the workspace roots); model, tools and system prompt are Tau's to choose, so a
+ * value Tau does not take is reported in a notice event after session.created, never refused.
+ */
 export async function create({ services, peer }: MethodContext, params: SessionCreateParams): Promise<SessionCreateResult> {
-  for (const [field, why] of Object.entries(UNSUPPORTED_CREATE_PARAMS)) {
-    if ((params as Record<string, unknown>)[field] !== undefined) throw invalidParams(field, `not supported: ${why}`);
-  }
-  const cwd = params.workspace?.workspacePath ?? services.defaultCwd;
-  if (!cwd.startsWith("/")) throw invalidParams("workspace.workspacePath", "must be an absolute path");
+  checkToolNames(params.tools, services.toolNames);
+  const cwd = services.workspaces.resolve(params.workspace?.workspacePath, peer.tenant);
   const mode = approvalModeFor(params.mode);
-  const { sessionId } = await services.upstream.request<TauCreateResult>("session.create", {
+  const { sessionId } = await services.upstream.request("session.create", {
     executionEnvironment: { kind: "local", cwd },
     attributes: createAttributes(peer.tenant, mode),
   });
   const record = await services.sessions.open(sessionId);
   const snapshot = record.hub.snapshot!;
+  for (const notice of notAppliedNotices(params, snapshot)) record.hub.emit(notice);
   return { session: { sessionId, model: modelName(snapshot), createdAt: isoTime(snapshot.createdAt) } };
 }
 
+/**
+ * session/list: the tenant's sessions, newest first, a page at a time. The cursor is the position
+ * (creation time, id) of the last session of the previous page, so a session created meanwhile
+ * sorts before the first page and never shifts the pages after it.
+ */
 export async function list({ services, peer }: MethodContext, params: SessionListParams): Promise<SessionListResult> {
-  const { sessions } = await services.upstream.request<TauListResult>("session.list", {});
-  const summaries: Array<SessionSummary & { order: number }> = [];
+  const after = params.cursor === undefined ? undefined : decodeListCursor(params.cursor);
+  if (after === null) throw invalidParams("cursor", "not a nextCursor from session/list");
+  const { sessions } = await services.upstream.request("session.list", {});
+  const summaries: Array<SessionSummary & { position: ListPosition }> = [];
   for (const s of sessions) {
-    const snapshot = await knownSnapshot(services, s.sessionId);
-    if (!snapshot || sessionTenant(snapshot) !== peer.tenant) continue;
+    if (services.sessions.isClosed(s.sessionId)) continue;
+    const facts = await knownFacts(services, s.sessionId);
+    if (!facts || facts.tenant !== peer.tenant) continue;
+    const position: ListPosition = { createdAt: facts.createdAt, sessionId: s.sessionId };
+    if (after && !isAfter(position, after)) continue;
     const running = s.lifecycle === "running";
-    summaries.push({ sessionId: s.sessionId, model: modelName(snapshot), createdAt: isoTime(snapshot.createdAt), running, idle: !running, order: snapshot.createdAt });
+    summaries.push({ sessionId: s.sessionId, model: facts.model, createdAt: isoTime(facts.createdAt), running, idle: !running, position });
   }
-  summaries.sort((a, b) => b.order - a.order);
-  return { sessions: summaries.slice(0, params.limit ?? 20).map(({ order: _order, ...summary }) => summary) };
+  summaries.sort((a, b) => (isAfter(a.position, b.position) ? 1 : -1));
+  const page = summaries.slice(0, params.limit ?? 20);
+  const last = page.at(-1);
+  return {
+    sessions: page.map(({ position: _position, ...summary }) => summary),
+    nextCursor: last && summaries.length > page.length ? encodeListCursor(last.position) : null,
+  };
+}
+
+/** Newest first, ties broken by id (descending), so every session has one place in the order. */
+function isAfter(a: ListPosition, b: ListPosition): boolean {
+  return a.createdAt !== b.createdAt ? a.createdAt < b.createdAt : a.sessionId < b.sessionId;
 }
 
 export async function resume({ services, peer }: MethodContext, params: SessionResumeParams): Promise<SessionResumeResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
-  if (record.closed) {
-    // close let go of the session upstream: observe it again (catching up like a resync).
-    await record.hub.attach();
-    record.closed = false;
-  }
   const running = record.hub.running;
   return { sessionId: record.sessionId, running, idle: !running, createdAt: record.hub.createdAt ?? isoTime(record.hub.snapshot!.createdAt) };
 }
 
 export async function close({ services, peer }: MethodContext, params: SessionCloseParams): Promise<SessionCloseResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
-  if (record.closed) throw sessionNotFound(params.sessionId);
-  record.interactions.cancelAll("session closed");
-  // Emitting delivers synchronously to every subscriber, so session.ended reaches them before the
-  // session is let go upstream (the Ask host bug this avoids: subscribers never saw it).
-  record.hub.emit({ type: "session.ended", payload: { sessionId: record.sessionId, reason: "closed" } });
-  record.closed = true;
-  await record.hub.detach();
+  await closeSession(services, record);
   return { closed: true, sessionId: record.sessionId };
 }
 
-/** Immutable facts (tenant, createdAt, model) for list: from the hub when open, else one snapshot read. */
-async function knownSnapshot(services: MethodContext["services"], sessionId: string): Promise<Snapshot | undefined> {
-  const record = services.sessions.get(sessionId);
-  if (record?.hub.snapshot) return record.hub.snapshot;
-  try {
-    return await services.upstream.request<Snapshot>("session.snapshot", { sessionId });
-  } catch {
-    return undefined; // gone between list and read
-  }
+/** Immutable facts (tenant, createdAt, model) for list: from the hub when open, else read once and kept. */
+function knownFacts(services: MethodContext["services"], sessionId: string): Promise<SessionFacts | undefined> {
+  const snapshot = services.sessions.get(sessionId)?.hub.snapshot;
+  return snapshot ? Promise.resolve(factsOf(snapshot)) : services.sessionFacts.read(sessionId);
 }
 
 export const isoTime = (epochMs: number) => new Date(epochMs).toISOString();
-/** Ask hosts report the model without a provider prefix. */
-export const modelName = (snapshot: Snapshot) => snapshot.bootstrap.model.id.replace(/^[^/]+\//, "");
-

@@ -1,21 +1,33 @@
 import { randomUUID } from "node:crypto";
 import type { Event, SessionAbortParams, SessionAbortResult, SessionSendParams, SessionSendResult } from "../../../generated/ask-v1.0.js";
-import type { SessionInterruptResult } from "../../../generated/tau-v18.js";
+import type { ClientRequests as TauRequests } from "../../../generated/tau-v18.js";
 import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
 import { AskError, sessionNotFound, toAskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
-import type { EventLog } from "../event-log.js";
 import type { SessionRecord } from "../session-registry.js";
+import { turnAcceptance } from "../turn-acceptance.js";
 
 /**
- * session/send. Tau answers submit/queue/steer only when the turn settles, so acceptance is read
+ * session/send. An idle session starts a turn (status steered). A running one takes the message
+ * into the running turn at its next model call (Tau's steer), which Ask hosts call queued; the
+ * `mode` extension picks explicitly, with a status for each: steer → steered, queue (Tau's queue,
+ * a turn of its own at the next turn boundary) → queued.
+ *
+ * Tau answers submit/queue/steer only when the turn settles, so acceptance is read
  * from the session's own event stream: the turn starting (submit), or the message appearing in the
  * pending queue (queue, steer). A later failure of an accepted message is reported as an `error`
  * event, since the send request was already answered.
  */
 export async function send(ctx: MethodContext, params: SessionSendParams): Promise<SessionSendResult> {
-  const record = await ctx.services.sessions.access(params.sessionId, ctx.peer.tenant);
-  if (record.closed) throw sessionNotFound(params.sessionId);
+  const { sessions } = ctx.services;
+  const record = await sessions.access(params.sessionId, ctx.peer.tenant);
+  // Checked and registered in one synchronous step: a close that began while access resolved
+  // refuses this send; one that begins after it waits for it (sends-in-flight.ts).
+  if (sessions.isClosed(record.sessionId)) throw sessionNotFound(record.sessionId);
+  return record.sends.track(deliver(ctx, record, params));
+}
+
+async function deliver(ctx: MethodContext, record: SessionRecord, params: SessionSendParams): Promise<SessionSendResult> {
   const { hub } = record;
   const active = hub.activeTurnId;
   if (params.expectedTurnId !== undefined && params.expectedTurnId !== active) {
@@ -56,15 +68,18 @@ export async function send(ctx: MethodContext, params: SessionSendParams): Promi
     (e) => (e.type === "queue.updated" && e.payload.messages.some((m) => m.mode === "steer" && m.text === params.content)) || e.type === "turn.started",
     "fail",
   );
-  return { accepted: true, status: "steered", turnId: active ?? null };
+  return { accepted: true, status: params.mode === "steer" ? "steered" : "queued", turnId: active ?? null };
 }
 
+/** session/abort. Answers aborted:true whether or not a turn was running, as Ask hosts do: afterwards nothing runs. */
 export async function abort({ services, peer }: MethodContext, params: SessionAbortParams): Promise<SessionAbortResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
-  if (record.closed) throw sessionNotFound(params.sessionId);
-  const result = await services.upstream.request<SessionInterruptResult>("session.interrupt", { sessionId: record.sessionId });
-  return { aborted: result.interrupted, sessionId: record.sessionId };
+  await services.upstream.request("session.interrupt", { sessionId: record.sessionId });
+  return { aborted: true, sessionId: record.sessionId };
 }
+
+/** The Tau requests that deliver a user message; each answers only when its turn settles. */
+type TurnMethod = "session.submit" | "session.queue" | "session.steer";
 
 /**
  * Sends a turn request and resolves once an event shows Tau accepted it. A `busy` refusal resolves
@@ -72,25 +87,16 @@ export async function abort({ services, peer }: MethodContext, params: SessionAb
  * or queues instead); otherwise it is the client's -32010, like every other refusal its error —
  * a refused steer or queue delivered nothing.
  */
-async function accept(
+async function accept<M extends TurnMethod>(
   ctx: MethodContext,
   record: SessionRecord,
-  method: string,
-  params: object,
+  method: M,
+  params: TauRequests[M]["params"],
   accepted: (event: Event) => boolean,
   onBusy: "fallback" | "fail",
 ): Promise<"accepted" | "busy"> {
   const { hub } = record;
-  const seen = waitForEvent(hub.log, hub.log.newestSeq, accepted);
-  const request = ctx.services.upstream.request(method, params);
-  const outcome = await Promise.race([
-    seen.promise.then(() => "accepted" as const),
-    request.then(
-      () => "accepted" as const,
-      (err: unknown) => err,
-    ),
-  ]);
-  seen.cancel();
+  const { outcome, request } = await turnAcceptance(hub.log, () => ctx.services.upstream.request(method, params), accepted);
   if (outcome === "accepted") {
     // Failures after acceptance (e.g. a queued message rejected by a compaction) still reach clients.
     // A lost connection is not one: the message was delivered, and the resync after the reconnect
@@ -101,20 +107,6 @@ async function accept(
     });
     return "accepted";
   }
-  if (onBusy === "fallback" && outcome instanceof TauResponseError && outcome.code === "busy") return "busy";
-  throw outcome instanceof AskError ? outcome : toAskError(outcome);
-}
-
-function waitForEvent(log: EventLog, afterSeq: number, predicate: (event: Event) => boolean) {
-  let stop = () => {};
-  const promise = new Promise<void>((resolve) => {
-    if (log.read(afterSeq).events.some(predicate)) return resolve();
-    stop = log.subscribe((event) => {
-      if (predicate(event)) {
-        stop();
-        resolve();
-      }
-    });
-  });
-  return { promise, cancel: () => stop() };
+  if (onBusy === "fallback" && outcome.error instanceof TauResponseError && outcome.error.code === "busy") return "busy";
+  throw outcome.error instanceof AskError ? outcome.error : toAskError(outcome.error);
 }

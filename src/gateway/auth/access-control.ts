@@ -1,6 +1,7 @@
 import cors from "@fastify/cors";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { PLUGIN } from "../plugin-names.js";
 import { originAllowed, type OriginAllowlist } from "./origins.js";
 import type { Principal, TokenRegistry } from "./tokens.js";
 
@@ -70,7 +71,7 @@ export const accessControl = fp<AccessControlOptions>(
       return refuse(reply, 401, "unauthorized", presented === undefined ? "a bearer token is required" : "the bearer token is not valid");
     });
   },
-  { name: "tau-gateway-access-control", fastify: "5.x" },
+  { name: PLUGIN.accessControl, fastify: "5.x" },
 );
 
 /**

@@ -1,11 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { Ajv2019 } from "ajv/dist/2019.js";
+import { resolve } from "node:path";
+import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
 import { configFileError, parseConfigJson, readConfigFile } from "../../validation/config-files.js";
 import { explain, formatIssue } from "../../validation/issues.js";
 
 /**
  * The gateway's own credentials: bearer tokens, each naming the tenant it acts for. Tokens come
- * from a file (`--tokens-file`, a JSON list of `{id, token | sha256, tenant}`) or as one token
+ * from a file (`--tokens-file`, a JSON list of `{id, token | sha256, tenant, workspaceRoots?}`;
+ * a tenant's `workspaceRoots` confine its sessions' working directories) or as one token
  * (`--token` / `TAU_GATEWAY_TOKEN`, tenant "default"). Only SHA-256 digests are kept, and every
  * check compares digests in constant time, so neither the token text nor how much of it matched
  * can leak through memory dumps or response timing.
@@ -27,9 +29,11 @@ interface TokenEntry extends Principal {
 
 export class TokenRegistry {
   private readonly entries: readonly TokenEntry[];
+  private readonly roots: ReadonlyMap<string, readonly string[]>;
 
-  private constructor(entries: TokenEntry[]) {
+  private constructor(entries: TokenEntry[], roots: ReadonlyMap<string, readonly string[]> = new Map()) {
     this.entries = entries;
+    this.roots = roots;
   }
 
   /** One token acting for tenant "default". */
@@ -45,11 +49,13 @@ export class TokenRegistry {
   /** Validates the text of a tokens file; `source` names it in errors. */
   static parse(text: string, source: string): TokenRegistry {
     const document = parseConfigJson(text, source);
-    if (!checkFile(document)) throw configFileError(source, explain(checkFile.errors).map((issue) => describeIssue(document, issue)));
+    const check = checkFile();
+    if (!check(document)) throw configFileError(source, explain(check.errors).map((issue) => describeIssue(document, issue)));
     const problems: string[] = [];
     const entries: TokenEntry[] = [];
     const firstById = new Map<string, number>();
     const firstByDigest = new Map<string, number>();
+    const roots = new Map<string, { roots: string[] | undefined; index: number }>();
     (document as TokenFileEntry[]).forEach((entry, index) => {
       const at = `entry ${index} (id ${JSON.stringify(entry.id)})`;
       if ((entry.token === undefined) === (entry.sha256 === undefined)) {
@@ -65,10 +71,23 @@ export class TokenRegistry {
       const earlierDigest = firstByDigest.get(key);
       if (earlierDigest !== undefined) problems.push(`${at}: the same token as entry ${earlierDigest}`);
       else firstByDigest.set(key, index);
+      // Roots belong to the tenant (its sessions are shared by all its tokens): every entry of a tenant says the same.
+      const entryRoots = entry.workspaceRoots?.map((root) => resolve(root));
+      const earlier = roots.get(entry.tenant);
+      if (!earlier) roots.set(entry.tenant, { roots: entryRoots, index });
+      else if (JSON.stringify(earlier.roots) !== JSON.stringify(entryRoots)) {
+        problems.push(`${at}: workspaceRoots differ from those of entry ${earlier.index}, of the same tenant ${JSON.stringify(entry.tenant)}`);
+      }
       entries.push({ tokenId: entry.id, tenant: entry.tenant, digest });
     });
     if (problems.length > 0) throw configFileError(source, problems);
-    return new TokenRegistry(entries);
+    const byTenant = new Map([...roots].flatMap(([tenant, r]) => (r.roots ? [[tenant, r.roots] as const] : [])));
+    return new TokenRegistry(entries, byTenant);
+  }
+
+  /** Each tenant's own workspace roots (tenants without are not listed). */
+  tenantWorkspaceRoots(): ReadonlyMap<string, readonly string[]> {
+    return this.roots;
   }
 
   get size(): number {
@@ -103,6 +122,7 @@ interface TokenFileEntry {
   token?: string;
   sha256?: string;
   tenant: string;
+  workspaceRoots?: string[];
 }
 
 const NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]+$" } as const;
@@ -119,11 +139,15 @@ const TOKENS_FILE_SCHEMA = {
       tenant: NAME,
       token: { type: "string", minLength: 1, pattern: "^[^\\s\\u0000-\\u001f\\u007f]+$" },
       sha256: { type: "string", pattern: "^[0-9a-fA-F]{64}$" },
+      workspaceRoots: { type: "array", minItems: 1, uniqueItems: true, items: { type: "string", pattern: "^/" } },
     },
   },
 } as const;
 
-const checkFile = new Ajv2019({ strict: true, allErrors: true, verbose: true }).compile(TOKENS_FILE_SCHEMA);
+let compiledCheck: ValidateFunction | undefined;
+
+/** Compiled on first use: a gateway without such a file never pays for the compile (ajv checks the schema first, against a meta-schema it compiles too). */
+const checkFile = (): ValidateFunction => (compiledCheck ??= new Ajv2019({ strict: true, allErrors: true, verbose: true }).compile(TOKENS_FILE_SCHEMA));
 
 /** Plain words for the patterns above (ajv would quote the regex). */
 const PATTERN_TEXT: Record<string, string> = {
@@ -131,6 +155,7 @@ const PATTERN_TEXT: Record<string, string> = {
   sha256: "must be 64 hexadecimal digits (the SHA-256 of the token)",
   id: "must not contain control characters",
   tenant: "must not contain control characters",
+  workspaceRoots: "must be an absolute path (start with /)",
 };
 
 /** "entry 2 (id "ci") /token: …" — the entry by position and id, so a long file is easy to fix. */
@@ -142,6 +167,7 @@ function describeIssue(document: unknown, issue: ReturnType<typeof explain>[numb
   const entry = document[index] as Record<string, unknown> | undefined;
   const id = typeof entry?.id === "string" ? ` (id ${JSON.stringify(entry.id)})` : "";
   const field = match[3];
-  const message = issue.keyword === "pattern" && field && PATTERN_TEXT[field] ? PATTERN_TEXT[field] : issue.message;
+  const pattern = field ? PATTERN_TEXT[field.split("/")[0]!] : undefined;
+  const message = issue.keyword === "pattern" && pattern ? pattern : issue.message;
   return `entry ${index}${id}${field ? ` /${field}` : ""}: ${message}`;
 }

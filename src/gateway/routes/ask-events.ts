@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
-import { AskError, type AskBridge } from "../../bridge/ask-bridge.js";
+import fp from "fastify-plugin";
+import { AskError } from "../../bridge/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
-import type { AskCallGate } from "../../transports/ask-jsonrpc.js";
 import { openAskSseStream, SSE_HEADERS, type AskSseStream } from "../../transports/ask-sse.js";
+import { PLUGIN } from "../plugin-names.js";
 import { requestTenant } from "./ask-http.js";
 
 export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
@@ -10,12 +11,8 @@ export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
 export const DEFAULT_SSE_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 export interface AskEventsRouteOptions {
-  bridge: AskBridge;
-  /** The same gate as the JSON-RPC transports (e.g. refusing new streams while draining). */
-  gate?: AskCallGate;
   heartbeatMs?: number;
   maxBufferedBytes?: number;
-  onSlowConsumer?: () => void;
 }
 
 /**
@@ -25,10 +22,11 @@ export interface AskEventsRouteOptions {
  * reconnecting EventSource sends and which wins — then following live. Failures before the stream
  * starts are HTTP errors with a JSON-RPC error object: 404 for a session that does not exist for
  * this tenant (-32004), 400 for bad parameters, 503 while the gateway drains or the upstream is down.
+ * Subscribing passes the event-stream gate (refused while the gateway drains).
  */
-export const askEventsRoute: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options) => {
+const askEvents: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options) => {
+  const { askBridge: bridge, askGates, metrics } = app;
   const streams = new Set<AskSseStream>();
-  const gate: AskCallGate = options.gate ?? ((_method, call) => call());
 
   app.get<{ Querystring: Record<string, string | string[] | undefined> }>("/rpc/events", async (request, reply) => {
     const sessionId = single(request.query.sessionId);
@@ -52,17 +50,17 @@ export const askEventsRoute: FastifyPluginAsync<AskEventsRouteOptions> = async (
       maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_SSE_MAX_BUFFERED_BYTES,
       onSlowConsumer: () => {
         request.log.warn({ sessionId }, "server-sent events client too slow; disconnected");
-        options.onSlowConsumer?.();
+        metrics.slowConsumerDropped("/rpc/events");
       },
     });
-    options.bridge.connect(stream.peer);
+    bridge.connect(stream.peer);
     void stream.closed.then(() => {
       streams.delete(stream);
-      options.bridge.disconnect(stream.peer);
+      bridge.disconnect(stream.peer);
     });
     try {
       // Events replayed by the subscription are written into the body before it is sent; they wait there.
-      await gate("session/subscribe", () => options.bridge.call(stream.peer, "session/subscribe", { sessionId, afterSeq }));
+      await askGates.eventStream("session/subscribe", () => bridge.call(stream.peer, "session/subscribe", { sessionId, afterSeq }));
     } catch (error) {
       stream.close();
       const { status, body } = failure(error);
@@ -78,6 +76,14 @@ export const askEventsRoute: FastifyPluginAsync<AskEventsRouteOptions> = async (
     for (const stream of streams) stream.close("gateway shutting down");
   });
 };
+
+export const askEventsRoute = fp(askEvents, {
+  name: "tau-gateway-route-ask-events",
+  fastify: "5.x",
+  encapsulate: true,
+  dependencies: [PLUGIN.services, PLUGIN.askGates, PLUGIN.metrics, PLUGIN.accessControl],
+  decorators: { fastify: ["askBridge", "askGates", "metrics"], request: ["tenant"] },
+});
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;

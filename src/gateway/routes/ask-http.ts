@@ -1,13 +1,14 @@
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from "fastify";
-import type { AskBridge } from "../../bridge/ask-bridge.js";
+import fp from "fastify-plugin";
 import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
 import { answerAskHttp } from "../../transports/ask-http.js";
 import type { AskJsonRpcOptions } from "../../transports/ask-jsonrpc.js";
+import { nonUtf8Charset } from "../json-charset.js";
+import { PLUGIN } from "../plugin-names.js";
 
 export interface AskHttpRouteOptions {
-  bridge: AskBridge;
-  /** Options of each request's short-lived connection; the tenant comes from the request. */
-  jsonrpc: Omit<AskJsonRpcOptions, "tenant">;
+  /** Framing of each request's short-lived connection; the tenant comes from the request, the gate from `askGates`. */
+  jsonrpc: Pick<AskJsonRpcOptions, "jsonrpcMember" | "maxBatch">;
   /** Largest request body, in bytes (413 beyond it). */
   bodyLimit: number;
 }
@@ -20,17 +21,26 @@ export function requestTenant(request: FastifyRequest): string | undefined {
 /**
  * `POST /rpc`: a JSON-RPC request, notification or batch in an `application/json` body, answered
  * in the HTTP response (200 with the response or batch of responses; 204 when there is nothing
- * to answer). Only what the HTTP layer decides gets an HTTP error: 415 for another content type,
- * 413 for a body over the limit; both carry a JSON-RPC error object so clients parse one shape.
+ * to answer). Only what the HTTP layer decides gets an HTTP error: 415 for another content type
+ * or a charset other than UTF-8, 413 for a body over the limit; both carry a JSON-RPC error
+ * object so clients parse one shape.
  */
-export const askHttpRoute: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) => {
+const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) => {
+  const { askBridge: bridge, askGates } = app;
   // This scope reads JSON bodies as text: the JSON-RPC layer parses them itself, so a malformed
   // body is a JSON-RPC parse error (-32700) like on every other transport, not a Fastify 400.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: options.bodyLimit }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: options.bodyLimit }, (request, body, done) => {
+    const charset = nonUtf8Charset(request.headers["content-type"]);
+    if (charset !== undefined) return done(new UnsupportedCharset(charset), undefined);
+    done(null, body);
+  });
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return reply.code(415).send(unsupportedMediaType());
+    if (error instanceof UnsupportedCharset) {
+      return reply.code(415).send(rpcError(ASK_ERROR_CODES.invalid_request, `Invalid Request: POST /rpc takes JSON in UTF-8, not charset ${JSON.stringify(error.charset)}`));
+    }
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       return reply.code(413).send(rpcError(ASK_ERROR_CODES.invalid_request, `Invalid Request: the body exceeds the limit of ${options.bodyLimit} bytes`));
     }
@@ -40,11 +50,26 @@ export const askHttpRoute: FastifyPluginAsync<AskHttpRouteOptions> = async (app,
   app.post("/rpc", { bodyLimit: options.bodyLimit }, async (request, reply) => {
     // A POST without a body (and so without a content type) never reaches the parser.
     if (typeof request.body !== "string") return reply.code(415).send(unsupportedMediaType());
-    const answer = await answerAskHttp(options.bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request) });
+    const answer = await answerAskHttp(bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request), gate: askGates.httpRequest });
     if (answer === undefined) return reply.code(204).send();
     return reply.code(200).type("application/json; charset=utf-8").send(answer);
   });
 };
 
+export const askHttpRoute = fp(askHttp, {
+  name: "tau-gateway-route-ask-http",
+  fastify: "5.x",
+  encapsulate: true,
+  dependencies: [PLUGIN.services, PLUGIN.askGates, PLUGIN.accessControl],
+  decorators: { fastify: ["askBridge", "askGates"], request: ["tenant"] },
+});
+
 const rpcError = (code: number, message: string) => ({ jsonrpc: "2.0", id: null, error: { code, message } });
 const unsupportedMediaType = () => rpcError(ASK_ERROR_CODES.invalid_request, "Invalid Request: POST /rpc takes a JSON-RPC body with Content-Type: application/json");
+
+/** A body declared in a charset other than UTF-8 (answered with 415). */
+class UnsupportedCharset extends Error {
+  constructor(readonly charset: string) {
+    super(`unsupported charset ${charset}`);
+  }
+}

@@ -1,14 +1,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyPluginAsync } from "fastify";
-import { schemaDir, type SchemaIndex } from "../../validation/schema-files.js";
+import fp from "fastify-plugin";
+import type { SchemaIndex } from "../../registry/schema-index.js";
+import { schemaDir } from "../../validation/schema-files.js";
 
 /**
  * The committed JSON Schema, for client CI: `GET /schema` is schema/index.json, `GET /schema/<file>`
  * one of the files the index lists (and the index itself). The file name is looked up in that
  * list, never joined onto a path from the request, so nothing else on disk is reachable.
  */
-export const schemaRoutes: FastifyPluginAsync = async (app) => {
+const schema: FastifyPluginAsync = async (app) => {
   const dir = schemaDir();
   const indexText = readFileSync(join(dir, "index.json"), "utf8");
   const index = JSON.parse(indexText) as SchemaIndex;
@@ -26,3 +28,5 @@ export const schemaRoutes: FastifyPluginAsync = async (app) => {
     return reply.type("application/json; charset=utf-8").send(text);
   });
 };
+
+export const schemaRoutes = fp(schema, { name: "tau-gateway-route-schema", fastify: "5.x", encapsulate: true });

@@ -1,9 +1,4 @@
-import type {
-  SessionClientToolAckParams,
-  SessionClientToolAckResult,
-  SessionClientToolResultParams,
-  SessionClientToolResultResult,
-} from "../../../generated/tau-v18.js";
+import type { SessionClientToolAckParams, SessionClientToolAckResult, SessionClientToolResultParams, SessionClientToolResultResult } from "../../../generated/tau-v18.js";
 import type { RequestContext } from "../host-context.js";
 
 /** Spec §4.7 and §7: completion of client-tool calls this connection received. */

@@ -1,18 +1,6 @@
-import type {
-  InitializeParams,
-  InitializeResult,
-  SessionCreateParams,
-  SessionCreateResult,
-  SessionListResult,
-  SessionObserveParams,
-  SessionObserveResult,
-  SessionSnapshotParams,
-  SessionUnobserveParams,
-  SessionUnobserveResult,
-  Snapshot,
-} from "../../../generated/tau-v18.js";
+import type { InitializeParams, InitializeResult, SessionCreateParams, SessionCreateResult, SessionListResult, SessionObserveParams, SessionObserveResult, SessionSnapshotParams, SessionUnobserveParams, SessionUnobserveResult, Snapshot } from "../../../generated/tau-v18.js";
 import type { RequestContext } from "../host-context.js";
-import { ProtocolError } from "../protocol-error.js";
+import { sessionNotFound } from "../protocol-error.js";
 import type { SessionStreamMessage } from "../session-state.js";
 
 /** Spec §4.1: the handshake and finding, creating and observing sessions. */
@@ -54,7 +42,8 @@ export const connectionMethods = {
   "session.unobserve"(ctx: RequestContext, params: SessionUnobserveParams): SessionUnobserveResult {
     const { connection, host } = ctx;
     if (!connection.isSubscribed(params.sessionId)) {
-      throw new ProtocolError("not_found", `session is not observed on this connection: ${params.sessionId}`, { sessionId: params.sessionId });
+      // Tau answers a session this connection has no state for like an unknown one.
+      throw sessionNotFound(params.sessionId);
     }
     connection.unsubscribe(params.sessionId);
     host.broker.detach(connection.id, params.sessionId);

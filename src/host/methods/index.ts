@@ -1,4 +1,4 @@
-import type { MethodName } from "../../../generated/tau-v18.js";
+import type { ClientRequests } from "../../../generated/tau-v18.js";
 import type { RequestContext } from "../host-context.js";
 import { clientToolMethods } from "./client-tool-methods.js";
 import { connectionMethods } from "./connection-methods.js";
@@ -6,7 +6,11 @@ import { sideChannelMethods } from "./side-channel-methods.js";
 import { stateMethods } from "./state-methods.js";
 import { turnMethods } from "./turn-methods.js";
 
-type Handler = (ctx: RequestContext, params: never) => unknown;
+/** Answers one method: its result, or a promise of it (turn requests settle later). */
+type Handler<M extends keyof ClientRequests> = (
+  ctx: RequestContext,
+  params: ClientRequests[M]["params"],
+) => ClientRequests[M]["result"] | Promise<ClientRequests[M]["result"]>;
 
 /**
  * Every v18 method's handler. The codec has already validated the params against the method's
@@ -18,4 +22,4 @@ export const handlers = {
   ...sideChannelMethods,
   ...stateMethods,
   ...clientToolMethods,
-} satisfies Record<MethodName, Handler>;
+} satisfies { [M in keyof ClientRequests]: Handler<M> };

@@ -1,18 +1,6 @@
 import { resolve } from "node:path";
-import type {
-  SessionCancelExecParams,
-  SessionCancelExecResult,
-  SessionEphemeralCloseParams,
-  SessionEphemeralCloseResult,
-  SessionEphemeralCreateParams,
-  SessionEphemeralCreateResult,
-  SessionEphemeralSubmitParams,
-  SessionEphemeralSubmitResult,
-  SessionExecParams,
-  SessionExecResult,
-  SessionSampleParams,
-  SessionSampleResult,
-} from "../../../generated/tau-v18.js";
+import type { SessionCancelExecParams, SessionCancelExecResult, SessionEphemeralCloseParams, SessionEphemeralCloseResult, SessionEphemeralCreateParams, SessionEphemeralCreateResult, SessionEphemeralSubmitParams, SessionEphemeralSubmitResult, SessionExecParams, SessionExecResult, SessionSampleParams, SessionSampleResult } from "../../../generated/tau-v18.js";
+import { CANCEL_CAUSES, cancelCause } from "../cancel-causes.js";
 import { runExec } from "../exec-runner.js";
 import type { RequestContext } from "../host-context.js";
 import { AbortedError } from "../pause.js";
@@ -27,7 +15,7 @@ export const sideChannelMethods = {
   async "session.exec"(ctx: RequestContext, params: SessionExecParams): Promise<SessionExecResult> {
     const session = ctx.session(params.sessionId);
     const { connection } = ctx;
-    if (connection.execs.has(params.execId)) throw busy(`an execution with execId ${params.execId} is already active`);
+    if (connection.execs.has(params.execId)) throw busy(`execution '${params.execId}' is already active`);
     const controller = new AbortController();
     connection.execs.set(params.execId, { sessionId: session.id, controller });
     const releases = [session.trackSideWork(controller), connection.trackSideWork(controller)];
@@ -49,7 +37,7 @@ export const sideChannelMethods = {
       connection.execs.delete(params.execId);
       for (const release of releases) release();
     }
-    if (result.aborted) throw cancelled("execution was cancelled");
+    if (result.aborted) throw cancelled("execution was cancelled", { cause: cancelCause(controller.signal) });
     return result;
   },
 
@@ -57,7 +45,7 @@ export const sideChannelMethods = {
     ctx.session(params.sessionId);
     const exec = ctx.connection.execs.get(params.execId);
     if (!exec || exec.sessionId !== params.sessionId || exec.controller.signal.aborted) return { cancelled: false };
-    exec.controller.abort();
+    exec.controller.abort(CANCEL_CAUSES.cancelExec);
     return { cancelled: true };
   },
 

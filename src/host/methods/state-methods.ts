@@ -1,26 +1,8 @@
-import type {
-  SessionAutocompletePathsParams,
-  SessionAutocompletePathsResult,
-  SessionCompactParams,
-  SessionCompactResult,
-  SessionInterruptSubagentParams,
-  SessionInterruptSubagentResult,
-  SessionReloadParams,
-  SessionReloadResult,
-  SessionResolvePromptParams,
-  SessionResolvePromptResult,
-  SessionRewindParams,
-  SessionRewindResult,
-  SessionSetAutoCompactThresholdParams,
-  SessionSetPersonaParams,
-  SessionSetReasoningParams,
-  SettingsUpdateResult,
-  Snapshot,
-} from "../../../generated/tau-v18.js";
+import type { SessionAutocompletePathsParams, SessionAutocompletePathsResult, SessionCompactParams, SessionCompactResult, SessionInterruptSubagentParams, SessionInterruptSubagentResult, SessionReloadParams, SessionReloadResult, SessionResolvePromptParams, SessionResolvePromptResult, SessionRewindParams, SessionRewindResult, SessionSetAutoCompactThresholdParams, SessionSetPersonaParams, SessionSetReasoningParams, SettingsUpdateResult, Snapshot } from "../../../generated/tau-v18.js";
 import { promptBody } from "../catalog.js";
 import type { RequestContext } from "../host-context.js";
 import { completePaths } from "../path-completion.js";
-import { ProtocolError } from "../protocol-error.js";
+import { requestFailed } from "../protocol-error.js";
 import { compact, interruptSubagent, reload, rewind, setAutoCompactThreshold, setPersona, setReasoning } from "../session-mutations.js";
 
 /** Spec §4.4–§4.6: settings, catalog content, maintenance and subagents. */
@@ -40,7 +22,7 @@ export const stateMethods = {
   "session.resolvePrompt"(ctx: RequestContext, params: SessionResolvePromptParams): SessionResolvePromptResult {
     ctx.session(params.sessionId);
     const text = promptBody(params.promptId);
-    if (text === undefined) throw new ProtocolError("internal_error", `unknown prompt: ${params.promptId}`);
+    if (text === undefined) throw requestFailed(`unknown prompt: ${params.promptId}`);
     return { promptId: params.promptId, text };
   },
 

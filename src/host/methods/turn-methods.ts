@@ -1,17 +1,4 @@
-import type {
-  SessionCancelPendingMessagesParams,
-  SessionCancelPendingMessagesResult,
-  SessionInterruptParams,
-  SessionInterruptResult,
-  SessionQueueParams,
-  SessionRecordParams,
-  SessionRecordResult,
-  SessionRetryParams,
-  SessionSteerParams,
-  SessionSubmitParams,
-  TurnResult,
-  UserTurnResult,
-} from "../../../generated/tau-v18.js";
+import type { SessionCancelPendingMessagesParams, SessionCancelPendingMessagesResult, SessionInterruptParams, SessionInterruptResult, SessionQueueParams, SessionRecordParams, SessionRecordResult, SessionRetryParams, SessionSteerParams, SessionSubmitParams, TurnResult, UserTurnResult } from "../../../generated/tau-v18.js";
 import type { RequestContext } from "../host-context.js";
 import { recordUserMessage } from "../session-mutations.js";
 

@@ -1,22 +1,5 @@
 import type { EventEntry } from "../model.js";
-import {
-  any,
-  arr,
-  bool,
-  describe,
-  int,
-  nonEmpty,
-  nullable,
-  num,
-  obj,
-  oneOfStrings,
-  opt,
-  record,
-  ref,
-  str,
-  type Schema,
-} from "../schema.js";
-import { approvalFields, userInputFields } from "./types.js";
+import { any, arr, bool, describe, int, nonEmpty, nullable, num, obj, oneOfStrings, opt, record, ref, str, type Schema } from "../schema.js";
 
 /**
  * Every event type carried by `session/event` (spec §3), then the event types the gateway adds
@@ -31,6 +14,11 @@ const event = (name: string, description: string, payload: Schema, extension = f
   description,
   payload,
   ...(extension ? { extension: true } : {}),
+});
+
+/** An interaction's details with the id a client resolves it by. */
+const withInteractionId = (details: string): Schema => ({
+  allOf: [obj({ id: str({ description: "Interaction id to pass as interactionId." }) }), ref(details)],
 });
 
 /** Why an interaction ended without a client decision (gateway extension). */
@@ -99,7 +87,7 @@ const askEvents: EventEntry[] = [
   event(
     "approval.required",
     "A gated tool call waits for interaction/approve or interaction/reject.",
-    obj({ id: str({ description: "Interaction id to pass as interactionId." }), ...approvalFields }),
+    withInteractionId("ApprovalDetails"),
   ),
   event(
     "approval.updated",
@@ -157,7 +145,7 @@ const gatewayEvents: EventEntry[] = [
   event(
     "input.requested",
     "The agent asked the user a question; answer with interaction/respond.",
-    obj({ id: str({ description: "Interaction id to pass as interactionId." }), ...userInputFields }),
+    withInteractionId("UserInputDetails"),
     true,
   ),
   event(
@@ -179,7 +167,7 @@ const gatewayEvents: EventEntry[] = [
     "The conversation is being compacted (summarised to free context).",
     obj({
       operationId: nonEmpty({ description: "Tau operation id; pairs with compaction.completed." }),
-      kind: oneOfStrings(["auto", "manual"]),
+      kind: ref("CompactionKind"),
     }),
     true,
   ),
@@ -188,7 +176,7 @@ const gatewayEvents: EventEntry[] = [
     "A compaction ended, successfully or not.",
     obj({
       operationId: nonEmpty(),
-      kind: oneOfStrings(["auto", "manual"]),
+      kind: ref("CompactionKind"),
       status: oneOfStrings(["succeeded", "failed", "skipped", "cancelled"]),
       error: opt(str({ description: "Why it failed, when failed." })),
       reason: opt(str({ description: "Why it was skipped or cancelled." })),

@@ -1,49 +1,11 @@
+import { jsonRpcFrames } from "../jsonrpc.js";
 import type { MessageFrames } from "../model.js";
-import { any, int, literal, nul, obj, opt, ref, str, type Schema } from "../schema.js";
+import { int, literal, obj } from "../schema.js";
 
-/**
- * JSON-RPC 2.0 as Ask-style hosts speak it (spec §1): the `"jsonrpc":"2.0"` member is optional
- * (app-server peers omit it), ids are strings or numbers, a request without an id is a
- * notification, error objects carry `code` and `message` (and optionally `data`). Extra members
- * are tolerated everywhere, as the hosts do.
- */
-export const jsonRpcDefinitions: Record<string, Schema> = {
-  JsonRpcVersion: literal("2.0"),
-  RequestId: { anyOf: [str(), int({ min: -Number.MAX_SAFE_INTEGER })], description: "String or integer request id." },
-  JsonRpcRequest: obj(
-    {
-      jsonrpc: opt(ref("JsonRpcVersion")),
-      id: opt(ref("RequestId")),
-      method: str(),
-      params: opt({ type: ["object", "array"] }),
-    },
-    { description: "Any request or notification before method-specific validation." },
-  ),
-  ErrorObject: obj({ code: int({ min: -Number.MAX_SAFE_INTEGER }), message: str(), data: opt(any()) }),
-  SuccessResponse: obj({ jsonrpc: opt(ref("JsonRpcVersion")), id: ref("RequestId"), result: any() }),
-  ErrorResponse: obj({
-    jsonrpc: opt(ref("JsonRpcVersion")),
-    id: { anyOf: [ref("RequestId"), nul()] },
-    error: ref("ErrorObject"),
-  }),
-};
+export { jsonRpcDefinitions } from "../jsonrpc.js";
 
-/** Params may be omitted only when the method has no required params. */
-function paramsRequired(params: Schema): boolean {
-  return Array.isArray(params.required) && params.required.length > 0;
-}
-
+/** Ask's messages are JSON-RPC 2.0 (see ../jsonrpc.ts, null params meaning none); its events travel as `{type, seq, payload}` inside `session/event`. */
 export const askFrames: MessageFrames = {
-  request: (entry, params) => {
-    const required = "params" in entry && paramsRequired(entry.params);
-    const isNotification = entry.kind === "notification";
-    return obj({
-      jsonrpc: opt(ref("JsonRpcVersion")),
-      ...(isNotification ? {} : { id: entry.kind === "request" ? opt(ref("RequestId")) : ref("RequestId") }),
-      method: literal(entry.name),
-      params: required ? params : opt(params),
-    });
-  },
-  response: (_entry, result) => obj({ jsonrpc: opt(ref("JsonRpcVersion")), id: ref("RequestId"), result }),
+  ...jsonRpcFrames({ nullParams: true }),
   event: (entry, payload) => obj({ type: literal(entry.name), seq: int({ min: 1 }), payload }),
 };

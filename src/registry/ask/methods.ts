@@ -1,5 +1,7 @@
 import type { MethodEntry } from "../model.js";
 import { any, arr, bool, describe, int, nonEmpty, nullable, obj, opt, ref, str, type Schema } from "../schema.js";
+import { ASK_TOOL_NAMES } from "./types.js";
+import { clientRequest } from "../request-entries.js";
 
 /**
  * The client → server methods (seed 002 METHODS), with results as real hosts return them (spec §6)
@@ -10,19 +12,13 @@ import { any, arr, bool, describe, int, nonEmpty, nullable, obj, opt, ref, str, 
 /** Largest page a client may ask for; keeps one response bounded. */
 const MAX_LIMIT = 1000;
 
-const request = (name: string, description: string, params: Schema, result: Schema): MethodEntry => ({
-  kind: "request",
-  sender: "client",
-  name,
-  description,
-  params,
-  result,
-});
+const request = clientRequest;
 
 const sessionId = () => ref("SessionId");
 const interactionId = () => nonEmpty({ description: "Id from approval.required / input.requested." });
-const afterSeq = (description: string) => opt(describe(description, int({ min: 0 })));
-const limit = (description: string) => opt(describe(description, int({ min: 1, max: MAX_LIMIT })));
+/** -1 reads from the start, as 0 does (Ask hosts accept both). */
+const afterSeq = (description: string) => opt(describe(description, int({ min: -1 })));
+const limit = (description: string, min = 1) => opt(describe(description, int({ min, max: MAX_LIMIT })));
 // Descriptions of reference-valued params sit on the params object: a description beside a $ref
 // would make the type generator emit a copy of the referenced type.
 const feedback = opt(str({ description: "Gateway extension: feedback passed to the agent with the rejection." }));
@@ -65,25 +61,66 @@ export const askMethodEntries: MethodEntry[] = [
   request(
     "session/create",
     "Create a session in a workspace.",
-    obj({
-      workspace: opt(
-        obj(
-          { workspacePath: opt(nonEmpty({ description: "Working directory; the host default when absent." })) },
-          { description: "The project the session works in." },
+    obj(
+      {
+        workspace: opt(
+          nullable(
+            obj(
+              {
+                workspacePath: opt(
+                  nullable(
+                    nonEmpty({
+                      description:
+                        "Working directory: absolute, or relative to the host's default working directory (\".\" is that directory); null or absent = the default.",
+                    }),
+                  ),
+                ),
+              },
+              { description: "The project the session works in." },
+            ),
+          ),
         ),
-      ),
-      mode: opt(ref("SessionMode")),
-      model: opt(str({ description: "Model identifier." })),
-      tools: opt(describe("Tool names to enable.", arr(str()))),
-      systemPrompt: opt(str({ description: "System prompt override." })),
-    }),
+        mode: opt(str({ description: "A SessionMode; any other value falls back to the host default (on_request), with a notice event." })),
+        model: opt(str({ description: "Model identifier, with or without a provider/ prefix." })),
+        tools: opt(
+          describe(
+            `Tool names to enable: Ask's (${ASK_TOOL_NAMES.join(", ")}), Tau's own, or the gateway's client tools; an unknown name is -32602 "Unknown tool: <name>".`,
+            arr(str()),
+          ),
+        ),
+        systemPrompt: opt(str({ description: "System prompt override." })),
+      },
+      {
+        description:
+          "model, tools and systemPrompt are what the session asks for: a value the host cannot honour does not stop the session; the result reports the model really used and a notice event (seq 2 on) says what was not applied.",
+      },
+    ),
     obj({ session: ref("SessionInfo") }),
   ),
   request(
     "session/list",
     "List sessions, most recent first.",
-    obj({ limit: limit("Max sessions (default 20).") }),
-    obj({ sessions: arr(ref("SessionSummary")) }),
+    obj(
+      {
+        limit: limit("Max sessions (default 20)."),
+        cursor: opt(nonEmpty({ description: "nextCursor of the previous page; absent = the first page." })),
+      },
+      { description: "cursor (gateway extension): continue after the last session of the previous page." },
+    ),
+    obj(
+      {
+        sessions: arr(ref("SessionSummary")),
+        nextCursor: opt(
+          nullable(
+            str({
+              description:
+                "Gateway extension: pass as cursor for the next page; null on the last page. Pages do not shift when sessions are created meanwhile (newer ones sort before the first page).",
+            }),
+          ),
+        ),
+      },
+      { description: "nextCursor is a gateway extension." },
+    ),
   ),
   request(
     "session/resume",
@@ -104,7 +141,7 @@ export const askMethodEntries: MethodEntry[] = [
         sessionId: sessionId(),
         deliveryKind: opt(ref("DeliveryKind")),
         afterSeq: afterSeq(
-          "Replay events after this seq (default 0); ignored by live, which starts at the newest event.",
+          "Replay events after this seq (default 0; -1 is the start too); ignored by live, which starts at the newest event.",
         ),
         includeSnapshot: opt(describe("Return the missed events in the result instead of pushing them.", bool())),
       },
@@ -120,13 +157,16 @@ export const askMethodEntries: MethodEntry[] = [
     "Poll events after a seq; moves no subscription cursor.",
     obj({
       sessionId: sessionId(),
-      afterSeq: afterSeq("Return events after this seq (default 0)."),
-      limit: limit("Max events to return."),
+      afterSeq: afterSeq("Return events after this seq (default 0; -1 is the start too)."),
+      limit: limit("Max events to return; 0 = no limit.", 0),
     }),
     obj({
       sessionId: sessionId(),
       events: arr(ref("Event")),
-      hasMore: describe("Whether more events may follow; null when no limit was given.", nullable(bool())),
+      hasMore: describe(
+        "With a positive limit: whether events remain after the last one returned. false with limit 0, null without a limit.",
+        nullable(bool()),
+      ),
     }),
   ),
   request(
@@ -141,7 +181,7 @@ export const askMethodEntries: MethodEntry[] = [
       },
       {
         description:
-          "mode (gateway extension): for a running session, steer (default) delivers at the next model call, queue at the next turn boundary.",
+          "mode (gateway extension): for a running session, steer delivers at the next model call (status steered), queue at the next turn boundary (status queued). Without mode a running session is steered and the status is queued, the Ask host's word for it.",
       },
     ),
     obj({
@@ -152,13 +192,13 @@ export const askMethodEntries: MethodEntry[] = [
   ),
   request(
     "session/abort",
-    "Abort the running turn; it then ends with turn.aborted.",
+    "Abort the running turn; it then ends with turn.aborted. Answers aborted:true on an idle session too (nothing to abort).",
     obj({ sessionId: sessionId() }),
     obj({ aborted: bool(), sessionId: sessionId() }),
   ),
   request(
     "session/close",
-    "Close the session, cancelling its pending interactions, and release its resources.",
+    "Close the session: its pending interactions are cancelled and its running turn is interrupted (its terminal event, then session.ended, are the last events). Afterwards every method naming it answers -32004 and session/list leaves it out.",
     obj({ sessionId: sessionId() }),
     obj({ closed: bool(), sessionId: sessionId() }),
   ),
@@ -215,6 +255,23 @@ export const askMethodEntries: MethodEntry[] = [
     obj({ responded: bool(), interactionId: str() }),
   ),
 
+  {
+    kind: "request",
+    sender: "client",
+    name: "interaction/requestPermission",
+    typeName: "interaction/permissionQuery",
+    description:
+      "Ask hosts answer a client that sends interaction/requestPermission (the reverse request's name) as a query: the approval mode and whether an approval is pending. Not in the canonical method list.",
+    params: obj(
+      { sessionId: opt(ref("SessionId")) },
+      { description: "Any params are accepted; sessionId (gateway extension) names the session to report on, else the host default is reported." },
+    ),
+    result: obj({
+      mode: ref("ApprovalMode"),
+      pending: describe("Whether the session has an approval waiting for a decision.", bool()),
+    }),
+  },
+
   // ── Plan mode ──
   request(
     "plan/approve",
@@ -240,6 +297,6 @@ export const askMethodEntries: MethodEntry[] = [
           "sessionId (gateway extension, also accepted by later Ask hosts): the session whose workspace to read.",
       },
     ),
-    obj({ workspace: ref("WorkspaceState"), settings: opt(ref("WorkspaceSettings")) }),
+    obj({ workspace: ref("WorkspaceState"), settings: ref("WorkspaceSettings") }),
   ),
 ];

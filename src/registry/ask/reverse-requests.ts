@@ -1,5 +1,6 @@
 import type { MethodEntry } from "../model.js";
 import { any, arr, describe, obj, oneOfStrings, opt, ref, str, type Schema } from "../schema.js";
+import { serverRequest } from "../request-entries.js";
 
 /**
  * Server → client requests kept for app-server interop (seed 002 REQUESTS). The gateway sends
@@ -36,14 +37,7 @@ export const reverseRequestDefinitions: Record<string, Schema> = {
   RiskLevel: describe("How risky the gated call is.", oneOfStrings(RISK_LEVELS)),
 };
 
-const reverseRequest = (name: string, description: string, params: Schema, result: Schema): MethodEntry => ({
-  kind: "reverse-request",
-  sender: "server",
-  name,
-  description,
-  params,
-  result,
-});
+const reverseRequest = serverRequest;
 
 const GATEWAY_IDS_DOC =
   "sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.";

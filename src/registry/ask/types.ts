@@ -1,22 +1,4 @@
-import {
-  any,
-  anyOf,
-  arr,
-  bool,
-  describe,
-  int,
-  literal,
-  nonEmpty,
-  nullable,
-  obj,
-  oneOfStrings,
-  opt,
-  record,
-  ref,
-  str,
-  union,
-  type Schema,
-} from "../schema.js";
+import { any, anyOf, arr, bool, describe, int, literal, nonEmpty, nullable, obj, oneOfStrings, opt, record, ref, str, union, type Schema } from "../schema.js";
 
 /**
  * Shared Ask definitions: the vocabularies (delivery kinds, capabilities, modes, scopes) and the
@@ -57,23 +39,34 @@ export const INTERACTION_KINDS = ["approval", "plan", "user_input"] as const;
 export const INTERACTION_STATUSES = ["pending", "approved", "rejected", "responded", "cancelled", "expired"] as const;
 export const SEND_STATUSES = ["queued", "steered", "stale"] as const;
 export const SEND_MODES = ["queue", "steer"] as const;
-
-/** Fields of an approval, shared by `approval.required` and the approval interaction record. */
-export const approvalFields = {
-  toolName: str({ description: "Name of the gated tool." }),
-  args: opt(describe("Arguments of the gated call.", record(any()))),
-  message: opt(str({ description: "Human-readable reason the call needs approval." })),
-  autoApprovable: opt(bool()),
-  allowedScopes: opt(arr(ref("ApprovalScope"), { unique: true })),
-};
-
-/** Fields of a user-input request, shared by `input.requested` and the user_input record. */
-export const userInputFields = {
-  prompt: str({ description: "The question to put to the user." }),
-  options: opt(arr(str(), { max: 64 })),
-};
+/** The tool names Ask hosts know for session/create `tools` (their built-in tools). */
+export const ASK_TOOL_NAMES = ["bash", "read", "write", "edit", "glob", "grep", "code"] as const;
 
 export const typeDefinitions: Record<string, Schema> = {
+  ApprovalDetails: obj(
+    {
+      toolName: str({ description: "Name of the gated tool." }),
+      args: opt(describe("Arguments of the gated call.", record(any()))),
+      message: opt(str({ description: "Human-readable reason the call needs approval." })),
+      autoApprovable: opt(bool()),
+      allowedScopes: opt(arr(ref("ApprovalScope"), { unique: true })),
+    },
+    { description: "What an approval asks about: shared by approval.required and the approval interaction record." },
+  ),
+
+  UserInputDetails: obj(
+    {
+      prompt: str({ description: "The question to put to the user." }),
+      options: opt(arr(str(), { max: 64 })),
+    },
+    { description: "What a user-input request asks: shared by input.requested and the user_input interaction record." },
+  ),
+
+  CompactionKind: describe(
+    "Who started a compaction: the host on its own (auto) or a client (manual).",
+    oneOfStrings(["auto", "manual"]),
+  ),
+
   SessionId: nonEmpty({ description: "Session id: a non-empty string that is not whitespace only." }),
 
   DeliveryKind: describe(
@@ -102,7 +95,7 @@ export const typeDefinitions: Record<string, Schema> = {
   ),
 
   SendStatus: describe(
-    "What session/send did: steered = started a turn or injected into the running one; queued = held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.",
+    "What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.",
     oneOfStrings(SEND_STATUSES),
   ),
 
@@ -170,7 +163,7 @@ export const typeDefinitions: Record<string, Schema> = {
       id: str(),
       kind: literal("approval"),
       status: ref("InteractionStatus"),
-      payload: obj(approvalFields),
+      payload: ref("ApprovalDetails"),
     },
     { description: "A gated tool call waiting for (or resolved by) interaction/approve or interaction/reject." },
   ),
@@ -190,7 +183,7 @@ export const typeDefinitions: Record<string, Schema> = {
       id: str(),
       kind: literal("user_input"),
       status: ref("InteractionStatus"),
-      payload: obj(userInputFields),
+      payload: ref("UserInputDetails"),
     },
     { description: "A question for the user, answered by interaction/respond or interaction/requestUserInput." },
   ),
@@ -231,8 +224,13 @@ export const typeDefinitions: Record<string, Schema> = {
 
   WorkspaceSettings: obj(
     {
-      model: opt(obj({ current: opt(obj({ modelId: opt(nullable(str())), providerId: opt(nullable(str())) })) })),
-      permissions: opt(obj({ mode: opt(str()) })),
+      model: obj({
+        current: obj({
+          modelId: nullable(str({ description: "Model id without provider prefix; null when no session tells it." })),
+          providerId: nullable(str()),
+        }),
+      }),
+      permissions: obj({ mode: str({ description: "The approval mode: off, require or auto." }) }),
     },
     { description: "Settings block of workspace/readState, kept for legacy clients." },
   ),

@@ -1,20 +1,4 @@
-import {
-  arr,
-  int,
-  literal,
-  nonEmpty,
-  nullable,
-  num,
-  obj,
-  oneOfStrings,
-  opt,
-  ref,
-  since,
-  str,
-  union,
-  until,
-  type Schema,
-} from "../schema.js";
+import { arr, int, literal, nonEmpty, nullable, num, obj, oneOfStrings, opt, ref, since, str, union, until, type Schema } from "../schema.js";
 import { goalSchema } from "./snapshot.js";
 
 /**
@@ -48,7 +32,7 @@ export const changeDefinitions: Record<string, Schema> = {
         type: literal("compaction"),
         previousEpoch: int({ min: 1 }),
         epoch: int({ min: 1 }),
-        kind: oneOfStrings(["auto", "manual"]),
+        kind: ref("CompactionKind"),
         cutType: oneOfStrings(["turn-boundary", "split-turn"]),
         retainedMessageCount: int({ min: 0 }),
       },

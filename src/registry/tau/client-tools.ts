@@ -1,24 +1,4 @@
-import {
-  any,
-  arr,
-  base64,
-  byVersion,
-  describe,
-  during,
-  int,
-  literal,
-  nonEmpty,
-  obj,
-  oneOfStrings,
-  opt,
-  ref,
-  since,
-  singleLine,
-  str,
-  union,
-  until,
-  type Schema,
-} from "../schema.js";
+import { any, arr, base64, byVersion, describe, during, int, literal, nonEmpty, obj, oneOfStrings, opt, ref, since, singleLine, str, union, until, type Schema } from "../schema.js";
 
 /**
  * Client tools (spec §7): what a client advertises in `initialize`, the presentation overrides it

@@ -1,26 +1,14 @@
-import {
-  describe,
-  int,
-  literal,
-  nonEmpty,
-  noNul,
-  nullable,
-  obj,
-  oneOfStrings,
-  opt,
-  record,
-  ref,
-  str,
-  until,
-  union,
-  MAX_SAFE_INTEGER,
-  type Schema,
-} from "../schema.js";
+import { describe, int, literal, nonEmpty, noNul, nullable, obj, oneOfStrings, opt, record, ref, str, until, union, MAX_SAFE_INTEGER, type Schema } from "../schema.js";
+import { EPHEMERAL_TOOL_NAMES } from "./host-tools.js";
 
 /**
  * Small shared Tau types (spec §4 "Common types", §4.1, §5.1, §5.9). Everything here is referenced
  * by name from methods, the snapshot and the server messages.
  */
+
+/** The cloudflare-sandbox environment (until v14): its input and snapshot differ only in `extra`. */
+const cloudflareSandbox = (extra: Record<string, Schema>) =>
+  until(14, obj({ kind: literal("cloudflare-sandbox"), bridgeId: nonEmpty(), sandboxId: nonEmpty(), ...extra }), "cloudflare-sandbox removed in v15");
 
 export const MAX_ATTRIBUTES = 32;
 export const MAX_ATTRIBUTE_KEY_CHARS = 64;
@@ -30,13 +18,20 @@ export const MIN_AUTO_COMPACT_THRESHOLD_TOKENS = 50_000;
 /** Any safe integer, negative included (zod's `.int()` allows the whole safe range). */
 export const anyInt = (): Schema => int({ min: -MAX_SAFE_INTEGER });
 
-/** `NonEmpty` that also rejects NUL anywhere (process strings: exec command and cwd). */
+/**
+ * `NonEmpty` that also rejects NUL anywhere (process strings: exec command and cwd). The leading
+ * run may only hold whitespace and the first non-blank character ends it, so a backtracking
+ * engine never retries a split point: matching stays linear in the length of the string.
+ */
 export const nonEmptyNoNul = (extra: Schema = {}): Schema =>
-  nonEmpty({ pattern: "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$", ...extra });
+  nonEmpty({ pattern: "^\\s*[^\\s\\u0000][^\\u0000]*$", ...extra });
 
-/** `NonEmpty` on one line (notice titles): at least one non-blank character, no CR or LF. */
+/**
+ * `NonEmpty` on one line (notice titles): at least one non-blank character, no CR or LF. Linear
+ * for the same reason: the leading run takes only blanks other than CR and LF.
+ */
 export const nonEmptySingleLine = (extra: Schema = {}): Schema =>
-  nonEmpty({ pattern: "^[^\\r\\n]*\\S[^\\r\\n]*$", ...extra });
+  nonEmpty({ pattern: "^[^\\S\\r\\n]*\\S[^\\r\\n]*$", ...extra });
 
 /** `null` = the model-based default; numeric strings are rejected, as Tau does. */
 export const autoCompactThreshold = (): Schema =>
@@ -49,6 +44,13 @@ export const commonDefinitions: Record<string, Schema> = {
   Reasoning: oneOfStrings(["none", "minimal", "low", "medium", "high", "xhigh", "max"]),
 
   SessionLifecycle: oneOfStrings(["idle", "running"]),
+
+  CompactionMode: describe(
+    "What a manual compaction keeps besides the summary: nothing, or the last finished assistant reply.",
+    oneOfStrings(["summary-only", "summary-and-last"]),
+  ),
+
+  CompactionKind: describe("Who started a compaction: the host on its own (auto) or a client (manual).", oneOfStrings(["auto", "manual"])),
 
   EnvVars: record(noNul(), {
     keys: {
@@ -88,16 +90,7 @@ export const commonDefinitions: Record<string, Schema> = {
 
   ExecutionEnvironmentInput: union(
     ref("LocalExecutionEnvironmentInput"),
-    until(
-      14,
-      obj({
-        kind: literal("cloudflare-sandbox"),
-        bridgeId: nonEmpty(),
-        sandboxId: nonEmpty(),
-        cwd: ref("AbsPath"),
-      }),
-      "cloudflare-sandbox removed in v15",
-    ),
+    cloudflareSandbox({ cwd: ref("AbsPath") }),
     ref("FlySpriteExecutionEnvironmentInput"),
   ),
 
@@ -115,17 +108,7 @@ export const commonDefinitions: Record<string, Schema> = {
 
   ExecutionEnvironmentSnapshot: union(
     ref("LocalExecutionEnvironmentSnapshot"),
-    until(
-      14,
-      obj({
-        kind: literal("cloudflare-sandbox"),
-        bridgeId: nonEmpty(),
-        sandboxId: nonEmpty(),
-        cwd: nonEmpty(),
-        home: nonEmpty(),
-      }),
-      "cloudflare-sandbox removed in v15",
-    ),
+    cloudflareSandbox({ cwd: nonEmpty(), home: nonEmpty() }),
     ref("FlySpriteExecutionEnvironmentSnapshot"),
   ),
 
@@ -144,5 +127,5 @@ export const commonDefinitions: Record<string, Schema> = {
     home: nonEmpty(),
   }),
 
-  EphemeralAgentTool: oneOfStrings(["bash", "write", "edit", "view_image", "web"]),
+  EphemeralAgentTool: oneOfStrings(EPHEMERAL_TOOL_NAMES),
 };

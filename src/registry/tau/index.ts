@@ -9,11 +9,16 @@ import { methodDefinitions, tauMethods } from "./methods.js";
 import { serverMessageDefinitions, tauServerMessages } from "./server-messages.js";
 import { snapshotDefinitions } from "./snapshot.js";
 
+export { HOST_TOOL_NAMES, tauHostTools, type HostToolEntry } from "./host-tools.js";
+
 /** Current Tau session protocol version; 13 is the oldest one a bundle is generated for. */
 export const TAU_PROTOCOL_VERSION = 18;
 
 /** Method names in the order Tau's `ready` lists them (every version; see entry `versions`). */
 export const TAU_METHOD_ORDER: readonly string[] = tauMethods.map((m) => m.name);
+
+/** Methods that only settle or cancel work already running (see `MethodEntry.settles`). */
+export const TAU_SETTLING_METHODS: ReadonlySet<string> = new Set(tauMethods.filter((m) => m.settles).map((m) => m.name));
 
 export const tauRegistry: DialectRegistry = {
   dialect: "tau",

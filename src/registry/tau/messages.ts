@@ -1,22 +1,4 @@
-import {
-  any,
-  anyOf,
-  arr,
-  bool,
-  int,
-  literal,
-  nonEmpty,
-  num,
-  obj,
-  oneOfStrings,
-  opt,
-  record,
-  ref,
-  since,
-  str,
-  union,
-  type Schema,
-} from "../schema.js";
+import { any, anyOf, arr, bool, describe, int, literal, nonEmpty, num, obj, oneOfStrings, opt, record, ref, since, str, union, type Schema } from "../schema.js";
 
 /**
  * Model messages as they appear in snapshots, deltas and `session.sample` (spec §5.2, §5.3). The
@@ -27,9 +9,14 @@ import {
 
 const SYSTEM_MESSAGE_METADATA_TYPES = ["instruction", "auto-compaction-continuation"];
 
-const assistantBlocks = (): Schema => arr(union(ref("TextContent"), ref("ThinkingContent"), ref("ToolCall")));
-
 export const messageDefinitions: Record<string, Schema> = {
+  TextOrImageContent: describe("A content block of a user or tool-result message.", union(ref("TextContent"), ref("ImageContent"))),
+
+  AssistantContent: describe(
+    "A content block of an assistant message.",
+    union(ref("TextContent"), ref("ThinkingContent"), ref("ToolCall")),
+  ),
+
   TextContent: obj({ type: literal("text"), text: str(), textSignature: opt(str()) }),
 
   ImageContent: obj({
@@ -55,7 +42,7 @@ export const messageDefinitions: Record<string, Schema> = {
 
   UserMessage: obj({
     role: literal("user"),
-    content: union(str(), arr(union(ref("TextContent"), ref("ImageContent")))),
+    content: union(str(), arr(ref("TextOrImageContent"))),
     timestamp: num(),
   }),
 
@@ -94,7 +81,7 @@ export const messageDefinitions: Record<string, Schema> = {
 
   AssistantMessage: obj({
     role: literal("assistant"),
-    content: assistantBlocks(),
+    content: arr(ref("AssistantContent")),
     api: nonEmpty(),
     provider: nonEmpty(),
     model: nonEmpty(),
@@ -111,7 +98,7 @@ export const messageDefinitions: Record<string, Schema> = {
     role: literal("toolResult"),
     toolCallId: nonEmpty(),
     toolName: nonEmpty(),
-    content: arr(union(ref("TextContent"), ref("ImageContent"))),
+    content: arr(ref("TextOrImageContent")),
     details: opt(any()),
     addedToolNames: opt(arr(nonEmpty())),
     isError: bool(),
@@ -137,7 +124,7 @@ export const messageDefinitions: Record<string, Schema> = {
   ),
 
   DraftAssistantMessage: obj(
-    { role: literal("assistant"), content: assistantBlocks(), timestamp: num() },
+    { role: literal("assistant"), content: arr(ref("AssistantContent")), timestamp: num() },
     { description: "An assistant message still streaming: no usage or stop reason yet." },
   ),
 

@@ -1,25 +1,5 @@
 import type { MethodEntry } from "../model.js";
-import {
-  arr,
-  base64,
-  bool,
-  describe,
-  during,
-  int,
-  literal,
-  nonEmpty,
-  noNul,
-  nullable,
-  obj,
-  oneOfStrings,
-  opt,
-  protocolVersion,
-  ref,
-  since,
-  str,
-  union,
-  type Schema,
-} from "../schema.js";
+import { arr, base64, bool, describe, during, int, literal, nonEmpty, noNul, nullable, obj, oneOfStrings, opt, protocolVersion, ref, since, str, union, type Schema } from "../schema.js";
 import { clientToolContent } from "./client-tools.js";
 import { anyInt, autoCompactThreshold, nonEmptyNoNul } from "./common.js";
 
@@ -42,10 +22,11 @@ const request = (
   description: string,
   params: Schema,
   result: Schema,
-  extra: Partial<Pick<MethodEntry, "versions" | "versionNote">> = {},
+  extra: Partial<Pick<MethodEntry, "versions" | "versionNote" | "settles">> = {},
 ): MethodEntry => ({ name, kind: "request", sender: "client", description, params, result, ...extra });
 
 const GOAL_METHODS = { versions: { until: 15 }, versionNote: "removed somewhere in 16–18" } as const;
+const SETTLES = { settles: true } as const;
 
 export const tauMethods: MethodEntry[] = [
   // §4.1 Connection / discovery
@@ -173,6 +154,7 @@ export const tauMethods: MethodEntry[] = [
     "Cancels one active execution without interrupting other work.",
     withSession({ execId: nonEmpty() }),
     obj({ cancelled: bool() }),
+    SETTLES,
   ),
   request(
     "session.sample",
@@ -192,6 +174,7 @@ export const tauMethods: MethodEntry[] = [
     "Cooperatively cancels the active turn, direct executions, samples and maintenance.",
     withSession(),
     obj({ interrupted: bool(), isTurnRunning: bool() }),
+    SETTLES,
   ),
 
   // §4.4 State and settings
@@ -266,7 +249,7 @@ export const tauMethods: MethodEntry[] = [
   request(
     "session.compact",
     "Replaces active model context with a generated summary, advancing the timeline epoch on success.",
-    withSession({ mode: oneOfStrings(["summary-only", "summary-and-last"]), guidance: opt(str()) }),
+    withSession({ mode: ref("CompactionMode"), guidance: opt(str()) }),
     obj({ snapshot: ref("Snapshot"), compactionMessage: nonEmpty(), includedLastAssistant: bool() }),
   ),
   request(
@@ -287,6 +270,7 @@ export const tauMethods: MethodEntry[] = [
     "Interrupts the current run of one subagent without disposing its reusable thread.",
     withSession({ subagentId: nonEmpty() }),
     obj({ found: bool() }),
+    SETTLES,
   ),
   request(
     "session.ephemeral.create",
@@ -323,6 +307,7 @@ export const tauMethods: MethodEntry[] = [
     "Acknowledges a client-tool call before its deadline, optionally overriding the running tool card.",
     withSession({ callId: nonEmpty(), presentation: opt(ref("Presentation")) }),
     obj({ accepted: describe("Start work only after true.", bool()) }),
+    SETTLES,
   ),
   request(
     "session.clientTool.result",
@@ -337,6 +322,7 @@ export const tauMethods: MethodEntry[] = [
       withSession({ callId: nonEmpty(), ok: literal(false), error: str(), presentation: opt(ref("Presentation")) }),
     ),
     obj({ accepted: describe("false: not yet acknowledged, or the call is no longer waiting; do not retry.", bool()) }),
+    SETTLES,
   ),
 ];
 

@@ -1,21 +1,5 @@
 import type { ServerMessageEntry } from "../model.js";
-import {
-  any,
-  arr,
-  int,
-  literal,
-  nonEmpty,
-  nullable,
-  num,
-  obj,
-  oneOfStrings,
-  opt,
-  protocolVersion,
-  ref,
-  str,
-  union,
-  type Schema,
-} from "../schema.js";
+import { any, arr, int, literal, nonEmpty, nullable, num, obj, oneOfStrings, opt, protocolVersion, ref, str, union, type Schema } from "../schema.js";
 import { nonEmptySingleLine } from "./common.js";
 import { NOTICE_TITLE_MAX_CHARS } from "./snapshot.js";
 

@@ -1,26 +1,4 @@
-import {
-  any,
-  arr,
-  bool,
-  byVersion,
-  describe,
-  int,
-  literal,
-  nonEmpty,
-  nullable,
-  num,
-  obj,
-  oneOfStrings,
-  opt,
-  record,
-  ref,
-  since,
-  singleLine,
-  str,
-  union,
-  until,
-  type Schema,
-} from "../schema.js";
+import { any, arr, bool, byVersion, describe, int, literal, nonEmpty, nullable, num, obj, oneOfStrings, opt, record, ref, since, singleLine, str, union, until, type Schema } from "../schema.js";
 import { anyInt, autoCompactThreshold, nonEmptySingleLine } from "./common.js";
 
 /**
@@ -60,6 +38,8 @@ const operationBase = {
   startedAt: num(),
 };
 const toolRunBase = { id: nonEmpty(), toolCallId: nonEmpty(), toolName: nonEmpty(), facetIds: arr(nonEmpty()) };
+/** How a dispatched tool run can end; a run is `queued` or `running` before that. */
+const TOOL_OUTCOMES = ["succeeded", "failed", "blocked", "cancelled"];
 const runStateBase = { revision: int({ min: 1 }), startedAt: num(), interruptRequested: bool() };
 
 export const snapshotDefinitions: Record<string, Schema> = {
@@ -255,7 +235,7 @@ export const snapshotDefinitions: Record<string, Schema> = {
 
   DispatchedToolRun: obj({
     ...toolRunBase,
-    status: oneOfStrings(["queued", "running", "succeeded", "failed", "blocked", "cancelled"]),
+    status: oneOfStrings(["queued", "running", ...TOOL_OUTCOMES]),
     call: ref("ToolPosition"),
     startedAt: opt(num()),
     finishedAt: opt(num()),
@@ -265,6 +245,8 @@ export const snapshotDefinitions: Record<string, Schema> = {
   }),
 
   ToolPosition: obj({ messageId: nonEmpty(), contentIndex: int({ min: 0 }) }),
+
+  ToolOutcome: describe("How a finished tool run ended.", oneOfStrings(TOOL_OUTCOMES)),
 
   // §5.7 ────────────────────────────────────────────────────────────────────────────────────────
 
@@ -368,7 +350,7 @@ export const snapshotDefinitions: Record<string, Schema> = {
     obj({
       type: literal("tool"),
       toolName: subagentShortText(),
-      outcome: oneOfStrings(["succeeded", "failed", "blocked", "cancelled"]),
+      outcome: ref("ToolOutcome"),
       presentation: ref("ActivityToolPresentation"),
     }),
     obj({

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { readSchemaFile } from "../../../src/validation/schema-files.js";
-import { ProtocolValidators, type Dialect } from "../../../src/validation/validator.js";
+import type { Dialect } from "../../../src/registry/model.js";
+import { ProtocolValidators } from "../../../src/validation/validator.js";
 import type { FuzzSizes } from "../settings.js";
 import { anyJson } from "./hostile.js";
 import { anyId, withId } from "./ids.js";

@@ -1,4 +1,5 @@
-import { ProtocolValidators, type Dialect } from "../../../src/validation/validator.js";
+import type { Dialect } from "../../../src/registry/model.js";
+import { ProtocolValidators } from "../../../src/validation/validator.js";
 import { formatIssue } from "../../../src/validation/issues.js";
 import type { DialectAnswers } from "./answer-ledger.js";
 import type { Expectation } from "./expectation.js";

@@ -1,0 +1,141 @@
+import type { ClientNotifications, ClientRequests } from "../../generated/acp-v1.js";
+import type { BridgeCore } from "../bridge/bridge-core.js";
+import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL, type CommandToolConfig } from "../bridge/interactions/index.js";
+import type { Log } from "../shared/log.js";
+import { ProtocolValidators } from "../validation/validator.js";
+import { AcpClient } from "./client-state.js";
+import type { AcpMethodContext, AcpServices } from "./context.js";
+import { AcpError, toAcpError } from "./errors.js";
+import * as handshake from "./methods/handshake.js";
+import * as sessions from "./methods/sessions.js";
+import * as turns from "./methods/turns.js";
+import type { AcpPeer } from "./peer.js";
+import { SessionLinks } from "./session-links.js";
+
+export { AcpError } from "./errors.js";
+export type { AcpClient } from "./client-state.js";
+export type { AcpPeer } from "./peer.js";
+
+export interface AcpAgentOptions {
+  /** The bridge core the sessions live on (shared with the other dialects). */
+  core: BridgeCore;
+  serverVersion: string;
+  /** The operator's command tools (their names decide how their calls show). */
+  commandTools?: CommandToolConfig[];
+  /**
+   * How long a turn a connection started may keep running once that connection is gone, before
+   * it is interrupted (the drain timeout): no Tau turn outlives its client for longer.
+   */
+  abandonedTurnGraceMs: number;
+  log?: Log;
+}
+
+type Handlers = { [M in keyof ClientRequests]: (ctx: AcpMethodContext, params: ClientRequests[M]["params"]) => Promise<ClientRequests[M]["result"]> };
+type NotificationHandlers = { [M in keyof ClientNotifications]: (ctx: AcpMethodContext, params: ClientNotifications[M]) => void };
+
+/** Every request of the registry and its handler: a method missing here does not compile. */
+const METHODS: Handlers = {
+  initialize: handshake.initialize,
+  authenticate: handshake.authenticate,
+  "session/new": sessions.newSession,
+  "session/load": sessions.loadSession,
+  "session/list": sessions.listSessions,
+  "session/resume": sessions.resumeSession,
+  "session/close": sessions.closeSession,
+  "session/set_mode": sessions.setMode,
+  "session/prompt": turns.prompt,
+};
+
+const NOTIFICATIONS: NotificationHandlers = {
+  "session/cancel": turns.cancel,
+};
+
+/**
+ * The gateway as an ACP agent (DESIGN §2): sessions on the bridge core, each connection linked to
+ * the sessions it uses. Transports hand it calls as they come; it checks them against the
+ * registry (before initialize, only initialize), dispatches, and turns every failure into a
+ * JSON-RPC error.
+ */
+export class AcpAgent {
+  private readonly services: AcpServices;
+  private readonly schema = ProtocolValidators.shared().get("acp");
+  private readonly clients = new Set<AcpClient>();
+
+  constructor(private readonly options: AcpAgentOptions) {
+    const commandTools = new Set((options.commandTools ?? []).map((t) => t.name));
+    const links = new SessionLinks({
+      upstream: options.core.upstream,
+      commandTools,
+      gatedTools: new Set([...commandTools, ASK_USER_TOOL, SUBMIT_PLAN_TOOL]),
+      log: options.log,
+    });
+    this.services = { core: options.core, links, serverVersion: options.serverVersion, log: options.log };
+  }
+
+  connect(peer: AcpPeer): AcpClient {
+    const client = new AcpClient(peer);
+    this.clients.add(client);
+    return client;
+  }
+
+  /** The connection is gone: its sessions stop streaming to it, and its turns get the grace period, then are interrupted. */
+  async disconnect(client: AcpClient, graceMs = this.options.abandonedTurnGraceMs): Promise<void> {
+    this.clients.delete(client);
+    await this.services.links.closeClient(client, graceMs);
+  }
+
+  /** The requests the agent answers (its notifications go to `notify`). */
+  readonly methods: readonly string[] = Object.keys(METHODS);
+
+  /** Interrupts the turns the connection's prompts are running (their prompts are then answered `cancelled`). */
+  async interruptTurns(client: AcpClient): Promise<void> {
+    await Promise.all(this.services.links.ofClient(client).map((link) => link.cancel()));
+  }
+
+  isMethod(method: string): method is keyof ClientRequests {
+    return Object.hasOwn(METHODS, method);
+  }
+
+  /** Runs one request; resolves with the result or rejects with an AcpError. */
+  async call(client: AcpClient, method: string, params: unknown): Promise<unknown> {
+    if (!this.isMethod(method)) throw AcpError.of("method_not_found", `Method not found: ${method}`);
+    if (!client.initialized && method !== "initialize") throw AcpError.of("invalid_request", `Invalid Request: ${method} before initialize`);
+    const value = this.checkedParams(method, params);
+    try {
+      return await (METHODS[method] as (ctx: AcpMethodContext, params: unknown) => Promise<unknown>)({ services: this.services, client }, value);
+    } catch (err) {
+      const error = toAcpError(err);
+      if (error.code === -32603 && method !== "session/prompt") this.options.log?.("error", "acp method failed", { method, error: String(err) });
+      throw error;
+    }
+  }
+
+  /** Handles one notification; an unknown or invalid one is ignored, as notifications get no answer. */
+  notify(client: AcpClient, method: string, params: unknown): void {
+    if (!Object.hasOwn(NOTIFICATIONS, method) || !client.initialized) return;
+    const name = method as keyof ClientNotifications;
+    let value: unknown;
+    try {
+      value = this.checkedParams(name, params);
+    } catch (err) {
+      this.options.log?.("info", "invalid acp notification ignored", { method, error: String(err) });
+      return;
+    }
+    NOTIFICATIONS[name]({ services: this.services, client }, value as never);
+  }
+
+  /** Shutting down: turns of every connection still running are interrupted now. */
+  async close(): Promise<void> {
+    this.clients.clear();
+    await this.services.links.closeAll();
+  }
+
+  private checkedParams(method: string, params: unknown): unknown {
+    const value = params ?? {};
+    const checked = this.schema.params(method, value);
+    if (checked.ok) return value;
+    const first = checked.issues[0]!;
+    const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
+    throw AcpError.of("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
+  }
+}

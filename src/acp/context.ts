@@ -1,0 +1,17 @@
+import type { BridgeCore } from "../bridge/bridge-core.js";
+import type { Log } from "../shared/log.js";
+import type { AcpClient } from "./client-state.js";
+import type { SessionLinks } from "./session-links.js";
+
+/** What every ACP method handler may use. */
+export interface AcpServices {
+  readonly core: BridgeCore;
+  readonly links: SessionLinks;
+  readonly serverVersion: string;
+  readonly log?: Log;
+}
+
+export interface AcpMethodContext {
+  readonly services: AcpServices;
+  readonly client: AcpClient;
+}

@@ -1,0 +1,124 @@
+import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "../../generated/acp-v1.js";
+import type { Event } from "../../generated/ask-v1.0.js";
+import type { Snapshot } from "../../generated/tau-v18.js";
+import type { AcpClient } from "./client-state.js";
+import { planEntries } from "./plan-entries.js";
+import { presentTool } from "./tool-presentation.js";
+import { usageUpdate } from "./usage.js";
+
+/**
+ * A session's event stream (the bridge core's, DESIGN §4.3) → `session/update`s for one ACP
+ * connection. It remembers the tool calls it announced, so each gets one `tool_call` and then
+ * only `tool_call_update`s (an editor resets a card it is told about twice), and a permission
+ * request can point at the card of the call it is about. Updates a client did not opt in to
+ * (notices, compaction) are left out.
+ */
+
+interface KnownToolCall {
+  readonly name: string;
+  finished: boolean;
+  /** The interaction (approval or plan) it has been linked to. */
+  interactionId?: string;
+}
+
+export interface UpdateContext {
+  readonly client: AcpClient;
+  readonly snapshot: Snapshot | undefined;
+  /** Names of the operator's command tools. */
+  readonly commandTools: ReadonlySet<string>;
+  /** Gateway client tools whose calls wait for a decision before running (shown as pending). */
+  readonly gatedTools: ReadonlySet<string>;
+}
+
+export class EventUpdates {
+  private readonly toolCalls = new Map<string, KnownToolCall>();
+
+  /** A tool call the client already knows about (from a replayed history). */
+  known(toolCallId: string, name: string, finished: boolean): void {
+    this.toolCalls.set(toolCallId, { name, finished });
+  }
+
+  translate(event: Event, context: UpdateContext): SessionUpdate[] {
+    switch (event.type) {
+      case "model.streaming":
+        return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.payload.delta } }];
+      case "model.thinking":
+        return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.payload.delta } }];
+      case "tool.use": {
+        const { id, name, args } = event.payload;
+        if (this.toolCalls.has(id)) return [];
+        this.toolCalls.set(id, { name, finished: false });
+        const { kind, title, locations } = presentTool(name, args, context.snapshot?.executionEnvironment.cwd, context.commandTools);
+        const status: ToolCallStatus = context.gatedTools.has(name) ? "pending" : "in_progress";
+        return [{ sessionUpdate: "tool_call", toolCallId: id, title, name, kind, status, ...(locations ? { locations } : {}), ...(args ? { rawInput: args } : {}) }];
+      }
+      case "tool.result": {
+        const { id, name, output, isError } = event.payload;
+        const known = this.toolCalls.get(id);
+        if (known?.finished) return [];
+        const status: ToolCallStatus = isError ? "failed" : "completed";
+        const text = typeof output === "string" ? output : output === undefined ? "" : JSON.stringify(output);
+        const content: ToolCallContent[] = text ? [{ type: "content", content: { type: "text", text } }] : [];
+        const result: SessionUpdate = { sessionUpdate: "tool_call_update", toolCallId: id, status, content, rawOutput: { output, isError } };
+        if (known) {
+          known.finished = true;
+          return [result];
+        }
+        // Its start was never seen (it began before this connection looked): announce it finished.
+        this.toolCalls.set(id, { name, finished: true });
+        const { kind, title } = presentTool(name, undefined, undefined, context.commandTools);
+        return [{ sessionUpdate: "tool_call", toolCallId: id, title, name, kind, status, content, rawOutput: { output, isError } }];
+      }
+      case "approval.updated": {
+        const call = this.linkedTo(event.payload.id);
+        return call && event.payload.status === "approved" ? [{ sessionUpdate: "tool_call_update", toolCallId: call, status: "in_progress" }] : [];
+      }
+      case "plan.proposed":
+        return [{ sessionUpdate: "plan", entries: planEntries(event.payload.plan) }];
+      case "turn.completed":
+        return context.snapshot ? usageUpdate(context.snapshot) : [];
+      case "notice": {
+        if (!context.client.takesNotices) return [];
+        const { severity, title, content } = event.payload;
+        return [{ sessionUpdate: "notice", severity: severity === "warn" ? "warning" : severity, title, ...(content ? { description: content.join("\n") } : {}) }];
+      }
+      case "error":
+        return context.client.takesNotices ? [{ sessionUpdate: "notice", severity: "error", title: event.payload.error }] : [];
+      case "compaction.started":
+        return context.client.takesCompaction ? [{ sessionUpdate: "compaction_update", compactionId: event.payload.operationId, status: "in_progress" }] : [];
+      case "compaction.completed": {
+        if (!context.client.takesCompaction) return [];
+        const { operationId, status, error, reason } = event.payload;
+        const acpStatus = status === "succeeded" ? "completed" : status === "failed" ? "failed" : "cancelled";
+        const why = error ?? reason;
+        return [{ sessionUpdate: "compaction_update", compactionId: operationId, status: acpStatus, ...(why ? { error: why } : {}) }];
+      }
+      default:
+        return [];
+    }
+  }
+
+  /**
+   * The tool call an interaction about `toolName` is about: the latest unfinished call of that tool
+   * not yet linked to another interaction. Tau announces the call before it asks the gateway to
+   * run it, so it is normally there.
+   */
+  link(interactionId: string, toolName: string): string | undefined {
+    const candidates = [...this.toolCalls.entries()].filter(([, c]) => c.name === toolName && !c.finished && c.interactionId === undefined);
+    const found = candidates[candidates.length - 1];
+    if (!found) return undefined;
+    found[1].interactionId = interactionId;
+    return found[0];
+  }
+
+  /** Announces a card of its own for an interaction whose tool call was never seen. */
+  standIn(interactionId: string, toolName: string, title: string): SessionUpdate {
+    this.toolCalls.set(interactionId, { name: toolName, finished: false, interactionId });
+    return { sessionUpdate: "tool_call", toolCallId: interactionId, title, name: toolName, kind: "other", status: "pending" };
+  }
+
+  private linkedTo(interactionId: string): string | undefined {
+    for (const [id, call] of this.toolCalls) if (call.interactionId === interactionId) return id;
+    return undefined;
+  }
+}

@@ -1,0 +1,138 @@
+import { isAbsolute } from "node:path";
+import type {
+  McpServer,
+  SessionCloseParams,
+  SessionCloseResult,
+  SessionInfo,
+  SessionListParams,
+  SessionListResult,
+  SessionLoadParams,
+  SessionLoadResult,
+  SessionNewParams,
+  SessionNewResult,
+  SessionResumeParams,
+  SessionResumeResult,
+  SessionSetModeParams,
+  SessionSetModeResult,
+  SessionUpdate,
+} from "../../../generated/acp-v1.js";
+import type { Snapshot } from "../../../generated/tau-v18.js";
+import { createAttributes, sessionTenant } from "../../bridge/session-attributes.js";
+import type { AcpMethodContext } from "../context.js";
+import { invalidParams } from "../errors.js";
+import { isModeId, ACP_MODE_IDS, modeState } from "../modes.js";
+import { accessSession, linkedSession } from "../session-access.js";
+
+/** How long session/close waits for the cancelled turn to end before interrupting it again. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** session/new: a Tau session in a local environment rooted at cwd, in the mode that asks before running command tools. */
+export async function newSession(ctx: AcpMethodContext, params: SessionNewParams): Promise<SessionNewResult> {
+  checkDirectories(params.cwd, params.additionalDirectories);
+  const { core, links } = ctx.services;
+  const { sessionId } = await core.upstream.request("session.create", {
+    executionEnvironment: { kind: "local", cwd: params.cwd },
+    attributes: createAttributes(ctx.client.peer.tenant, "on_request"),
+  });
+  const record = await core.sessions.open(sessionId);
+  const { link } = links.open(ctx.client, record);
+  link.attach({ replay: false });
+  // An editor knows the session only once this answer arrives: say what was not taken afterwards.
+  if (params.mcpServers.length > 0) link.sendAfterAnswer(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices));
+  return { sessionId, modes: modeState(record.interactions.mode) };
+}
+
+/** session/load: the session's conversation as updates, then the answer; from then on its live updates. */
+export async function loadSession(ctx: AcpMethodContext, params: SessionLoadParams): Promise<SessionLoadResult> {
+  checkDirectories(params.cwd, params.additionalDirectories);
+  const record = await accessSession(ctx, params.sessionId);
+  const { link, created } = ctx.services.links.open(ctx.client, record);
+  if (created) link.attach({ replay: true });
+  else link.replay();
+  if (params.mcpServers.length > 0) link.sendAfterAnswer(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices));
+  return { modes: modeState(record.interactions.mode) };
+}
+
+/** session/resume: live updates from now on, without the history. */
+export async function resumeSession(ctx: AcpMethodContext, params: SessionResumeParams): Promise<SessionResumeResult> {
+  checkDirectories(params.cwd, params.additionalDirectories);
+  const record = await accessSession(ctx, params.sessionId);
+  const { link, created } = ctx.services.links.open(ctx.client, record);
+  if (created) link.attach({ replay: false });
+  if (params.mcpServers?.length) link.sendAfterAnswer(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices));
+  return { modes: modeState(record.interactions.mode) };
+}
+
+/** session/close: cancels this connection's turn in the session and stops its updates; the Tau session stays. */
+export async function closeSession(ctx: AcpMethodContext, params: SessionCloseParams): Promise<SessionCloseResult> {
+  const link = linkedSession(ctx, params.sessionId);
+  await link.cancel();
+  await ctx.services.links.close(link, CLOSE_GRACE_MS);
+  return {};
+}
+
+/** session/set_mode: how the session's command tools are gated from now on, for every client of it. */
+export async function setMode(ctx: AcpMethodContext, params: SessionSetModeParams): Promise<SessionSetModeResult> {
+  const link = linkedSession(ctx, params.sessionId);
+  if (!isModeId(params.modeId)) throw invalidParams("modeId", `unknown mode ${JSON.stringify(params.modeId)} (modes: ${ACP_MODE_IDS.join(", ")})`);
+  link.record.interactions.setMode(params.modeId);
+  const update: SessionUpdate = { sessionUpdate: "current_mode_update", currentModeId: params.modeId };
+  for (const other of ctx.services.links.of(params.sessionId)) other.send(update);
+  return {};
+}
+
+/**
+ * session/list: the tenant's sessions on the Tau host, most recently active first, optionally only
+ * those rooted at cwd. Everything fits one page, so there is never a cursor to continue from.
+ */
+export async function listSessions(ctx: AcpMethodContext, params: SessionListParams): Promise<SessionListResult> {
+  if (params.cursor != null) throw invalidParams("cursor", "unknown cursor: every session is listed in one page");
+  const { core } = ctx.services;
+  const { sessions } = await core.upstream.request("session.list", {});
+  const found: Array<SessionInfo & { at: number }> = [];
+  for (const { sessionId } of sessions) {
+    const snapshot = await knownSnapshot(ctx, sessionId);
+    if (!snapshot || sessionTenant(snapshot) !== ctx.client.peer.tenant) continue;
+    const cwd = snapshot.executionEnvironment.cwd;
+    if (params.cwd != null && cwd !== params.cwd) continue;
+    const at = lastActivity(snapshot);
+    found.push({ sessionId, cwd, updatedAt: new Date(at).toISOString(), at });
+  }
+  found.sort((a, b) => b.at - a.at);
+  return { sessions: found.map(({ at: _at, ...info }) => info) };
+}
+
+function checkDirectories(cwd: string, additionalDirectories: string[] | undefined): void {
+  if (!isAbsolute(cwd)) throw invalidParams("cwd", "must be an absolute path");
+  if (additionalDirectories?.length) throw invalidParams("additionalDirectories", "not supported: a Tau session works in one directory");
+}
+
+/**
+ * Tau runs its own tools and connects to no MCP server a client names: said once, as a notice where
+ * the client takes them and as an agent message otherwise, rather than dropped in silence.
+ */
+function mcpServersNotTaken(servers: McpServer[], asNotice: boolean): SessionUpdate {
+  const names = servers.map((s) => s.name).join(", ");
+  const text = `MCP servers are not supported: Tau uses its own tools, so ${names} will not be connected.`;
+  return asNotice
+    ? { sessionUpdate: "notice", severity: "warning", title: "MCP servers not supported", description: text }
+    : { sessionUpdate: "agent_message_chunk", content: { type: "text", text } };
+}
+
+/** The snapshot the bridge core holds for the session, else one read (undefined if it is gone meanwhile). */
+async function knownSnapshot({ services }: AcpMethodContext, sessionId: string): Promise<Snapshot | undefined> {
+  const held = services.core.sessions.get(sessionId)?.hub.snapshot;
+  if (held) return held;
+  try {
+    return await services.core.upstream.request("session.snapshot", { sessionId });
+  } catch {
+    return undefined;
+  }
+}
+
+/** When the session last changed: its newest message, or its creation. */
+function lastActivity(snapshot: Snapshot): number {
+  let at = snapshot.createdAt;
+  for (const { message } of snapshot.messages) if (message.timestamp > at) at = message.timestamp;
+  return at;
+}

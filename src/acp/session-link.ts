@@ -1,0 +1,358 @@
+import { randomUUID } from "node:crypto";
+import type { ServerRequests, SessionUpdate, StopReason, ToolCallUpdate } from "../../generated/acp-v1.js";
+import type { ApprovalDetails, Event, UserInputDetails } from "../../generated/ask-v1.0.js";
+import type { TurnOutcome } from "../../generated/tau-v18.js";
+import { ASK_USER_TOOL, InteractionError, SUBMIT_PLAN_TOOL } from "../bridge/interactions/index.js";
+import type { SessionRecord } from "../bridge/session-registry.js";
+import type { Log } from "../shared/log.js";
+import type { TauUpstream } from "../tau/upstream.js";
+import type { AcpClient } from "./client-state.js";
+import { AcpError, toAcpError } from "./errors.js";
+import { EventUpdates } from "./event-updates.js";
+import { replayHistory } from "./history.js";
+import { commandToolOptions, permissionChoice, PLAN_OPTIONS, type PermissionChoice } from "./permission-options.js";
+import { questionAnswer, questionForm } from "./question-form.js";
+import type { SessionChoices } from "./session-choices.js";
+
+/**
+ * One ACP connection working with one session (created, loaded or resumed on it): it streams the
+ * session's events to the client as `session/update`s, runs the connection's prompt turns, and
+ * puts the session's interactions to the client — approvals and plans as
+ * `session/request_permission`, `ask_user` questions as `elicitation/create` — resolving them
+ * through the bridge core like any other client would.
+ */
+
+export interface SessionLinkServices {
+  upstream: Pick<TauUpstream, "request">;
+  /** Names of the operator's command tools. */
+  commandTools: ReadonlySet<string>;
+  /** Gateway tools whose calls wait for a decision (command tools, submit_plan, ask_user). */
+  gatedTools: ReadonlySet<string>;
+  /** What the session's users chose for the rest of the session (tools always rejected). */
+  choices: SessionChoices;
+  /** Every connection's link to the same session, this one included. */
+  linksOfSession(): SessionLink[];
+  log?: Log;
+}
+
+/** How long a settled turn's last events get to arrive after Tau answered `session.submit`. */
+const SETTLE_GRACE_MS = 1000;
+
+/** A prompt turn of this connection, from `session.submit` until it is answered. */
+class OpenTurn {
+  started = false;
+  cancelRequested = false;
+  readonly ended: Promise<void>;
+  end!: () => void;
+
+  constructor(readonly turnId: string) {
+    this.ended = new Promise((resolve) => (this.end = resolve));
+  }
+}
+
+export class SessionLink {
+  readonly sessionId: string;
+  private readonly updates = new EventUpdates();
+  private unsubscribe: (() => void) | undefined;
+  private turn: OpenTurn | undefined;
+  /** Requests to the client about an interaction, by interaction id: aborted once it is settled. */
+  private readonly asking = new Map<string, AbortController>();
+
+  constructor(
+    readonly client: AcpClient,
+    readonly record: SessionRecord,
+    private readonly services: SessionLinkServices,
+  ) {
+    this.sessionId = record.sessionId;
+  }
+
+  /** A prompt turn of this connection is running. */
+  get prompting(): boolean {
+    return this.turn !== undefined;
+  }
+
+  /**
+   * Starts streaming the session's updates: after its history (session/load) or from now on. The
+   * replay and the subscription happen in one go, so no event falls between them; interactions
+   * already waiting are put to the client right after.
+   */
+  attach(options: { replay: boolean }): void {
+    if (options.replay) this.replay();
+    this.unsubscribe ??= this.record.hub.log.subscribe((event) => this.onEvent(event));
+    for (const pending of this.record.interactions.list()) {
+      if (pending.kind === "approval") this.askPermission(pending.id, pending.payload);
+      else if (pending.kind === "user_input") this.askQuestion(pending.id, pending.payload);
+    }
+  }
+
+  /** Sends the session's conversation so far (session/load). */
+  replay(): void {
+    const { snapshot } = this.record.hub;
+    if (!snapshot) return;
+    const { updates, toolCalls } = replayHistory(snapshot, this.services.commandTools);
+    for (const call of toolCalls) this.updates.known(call.id, call.name, call.finished);
+    for (const update of updates) this.send(update);
+  }
+
+  /** Sends an update about this session to this connection. */
+  send(update: SessionUpdate): void {
+    if (!this.client.peer.closed) this.client.peer.notify("session/update", { sessionId: this.sessionId, update });
+  }
+
+  /** Sends an update once the answer being prepared has gone out (an editor drops updates of a session it has not been told about yet). */
+  sendAfterAnswer(update: SessionUpdate): void {
+    setImmediate(() => this.send(update));
+  }
+
+  /** Runs one turn with `text`; resolves with how it stopped once its updates have been sent. */
+  async prompt(text: string): Promise<StopReason> {
+    if (this.turn) throw AcpError.of("busy", "a prompt is already running in this session on this connection: cancel it or wait for its answer");
+    const turn = new OpenTurn(randomUUID());
+    this.turn = turn;
+    try {
+      const submitted = this.services.upstream.request("session.submit", { sessionId: this.sessionId, text, historyEntryId: turn.turnId }).then(
+        (result) => ({ outcome: result.turn }),
+        (error: unknown) => ({ error }),
+      );
+      const first = await Promise.race([turn.ended.then(() => undefined), submitted]);
+      if (first && "error" in first) throw toAcpError(first.error);
+      // Tau answered first: its last deltas are normally already in, give them a moment otherwise.
+      if (first) await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
+      const outcome = this.settledOutcome(turn.turnId) ?? first?.outcome ?? (await submitted.then((s) => ("outcome" in s ? s.outcome : undefined)));
+      if (!outcome) throw AcpError.of("internal_error", "the turn ended without an outcome");
+      return stopReason(outcome);
+    } catch (error) {
+      // A cancelled prompt is answered `cancelled` however its turn came apart (protocol §6).
+      if (turn.cancelRequested) return "cancelled";
+      throw error;
+    } finally {
+      if (this.turn === turn) this.turn = undefined;
+    }
+  }
+
+  /** session/cancel: interrupts this connection's turn (also one not started yet); its prompt is answered `cancelled`. */
+  cancel(): Promise<void> {
+    const turn = this.turn;
+    if (!turn) return Promise.resolve();
+    turn.cancelRequested = true;
+    return this.interrupt();
+  }
+
+  /**
+   * The connection let go of the session (session/close) or went away: no more updates, no more
+   * questions; a turn of this connection still running after `graceMs` is interrupted, so no
+   * Tau turn outlives its client for longer than that.
+   */
+  async detach(graceMs: number): Promise<void> {
+    for (const controller of this.asking.values()) controller.abort();
+    const turn = this.turn;
+    if (turn) {
+      if (graceMs > 0) await Promise.race([turn.ended, delay(graceMs)]);
+      if (this.turn === turn && !this.turnSettled(turn.turnId)) {
+        turn.cancelRequested = true;
+        await this.interrupt();
+      }
+    }
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+
+  private onEvent(event: Event): void {
+    const turn = this.turn;
+    const updates = this.updates.translate(event, {
+      client: this.client,
+      snapshot: this.record.hub.snapshot,
+      commandTools: this.services.commandTools,
+      gatedTools: this.services.gatedTools,
+    });
+    for (const update of updates) this.send(update);
+    switch (event.type) {
+      case "turn.started":
+        if (turn && turn.turnId === event.payload.turnId) {
+          turn.started = true;
+          // A cancel that came before the turn started must still stop it.
+          if (turn.cancelRequested) void this.interrupt();
+        }
+        return;
+      case "turn.completed":
+      case "turn.failed":
+      case "turn.aborted":
+        if (turn && turn.turnId === event.payload.turnId) turn.end();
+        return;
+      case "approval.required":
+        return this.askPermission(event.payload.id, event.payload);
+      case "input.requested":
+        return this.askQuestion(event.payload.id, event.payload);
+      case "plan.proposed":
+        return this.askPlanApproval(event.payload.id);
+      case "approval.updated":
+      case "input.resolved":
+        return this.stopAsking(event.payload.id);
+      case "plan.approved":
+      case "plan.rejected":
+        if (event.payload.id) this.stopAsking(event.payload.id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  // ── Interactions ──────────────────────────────────────────────────────────
+
+  /** A command tool call waits for approval: ask the user, unless they rejected the tool for the session. */
+  private askPermission(interactionId: string, approval: ApprovalDetails): void {
+    if (!this.isPending(interactionId) || this.asking.has(interactionId)) return;
+    const { toolName } = approval;
+    if (this.services.choices.rejectsAlways(toolName)) {
+      return this.resolve(() => this.record.interactions.reject(interactionId, `${toolName} is rejected for the rest of this session`));
+    }
+    const toolCall = this.toolCallFor(interactionId, toolName, `Run ${toolName}`, approval.args);
+    const options = commandToolOptions(toolName);
+    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options }, (answer) => {
+      const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, options);
+      const { interactions } = this.record;
+      switch (choice.kind) {
+        case "allow_once":
+          return interactions.approve(interactionId, "once");
+        case "allow_always":
+          return interactions.approve(interactionId, "session");
+        case "reject_once":
+          return interactions.reject(interactionId);
+        case "reject_always":
+          this.services.choices.rejectAlways(toolName);
+          return interactions.reject(interactionId, `${toolName} is rejected for the rest of this session`);
+        case "cancelled":
+          return interactions.reject(interactionId, "the user cancelled the turn");
+        case "unusable":
+          return interactions.reject(interactionId, `no usable answer to the permission request (${choice.reason})`);
+      }
+    });
+  }
+
+  /** A proposed plan: approving it lets the model carry it out (and, in plan mode, unlocks the command tools). */
+  private askPlanApproval(interactionId: string): void {
+    if (this.asking.has(interactionId)) return;
+    const toolCall = this.toolCallFor(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval");
+    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, (answer) => {
+      const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, PLAN_OPTIONS);
+      const { interactions } = this.record;
+      if (choice.kind === "allow_once") return interactions.approvePlan();
+      return interactions.rejectPlan(choice.kind === "unusable" ? `no usable answer (${choice.reason})` : undefined);
+    });
+  }
+
+  /**
+   * An `ask_user` question: a form for clients that can show one. When the turn is an ACP
+   * client's and no connection of the session can ask, the question is declined at once, so the
+   * model asks in its reply instead of waiting for the deadline.
+   */
+  private askQuestion(interactionId: string, question: UserInputDetails): void {
+    if (!this.isPending(interactionId) || this.asking.has(interactionId)) return;
+    if (!this.client.canElicit) {
+      const links = this.services.linksOfSession();
+      if (links.some((l) => l.prompting) && !links.some((l) => l.client.canElicit && !l.client.peer.closed)) {
+        this.resolve(() => this.record.interactions.decline(interactionId, "the user's editor cannot show questions; ask in your reply instead"));
+      }
+      return;
+    }
+    const toolCallId = this.updates.link(interactionId, ASK_USER_TOOL);
+    this.ask(interactionId, "elicitation/create", questionForm(this.sessionId, toolCallId, question), (answer) => {
+      const outcome = answer instanceof Error ? { unanswered: `the question could not be shown (${answer.message})` } : questionAnswer(answer);
+      if ("answered" in outcome) this.record.interactions.respond(interactionId, outcome.answered);
+      else this.record.interactions.decline(interactionId, outcome.unanswered);
+    });
+  }
+
+  /** The tool call a permission request is about: the card already shown, or a card of its own. */
+  private toolCallFor(interactionId: string, toolName: string, title: string, args?: Record<string, unknown>): ToolCallUpdate {
+    let toolCallId = this.updates.link(interactionId, toolName);
+    if (!toolCallId) {
+      this.send(this.updates.standIn(interactionId, toolName, title));
+      toolCallId = interactionId;
+    }
+    return { toolCallId, status: "pending", ...(args ? { rawInput: args } : {}) };
+  }
+
+  /**
+   * Sends a request about an interaction and acts on the answer (or on the failure, as an Error),
+   * unless the interaction was settled meanwhile (its request is then aborted and the answer ignored).
+   */
+  private ask<M extends "session/request_permission" | "elicitation/create">(
+    interactionId: string,
+    method: M,
+    params: ServerRequests[M]["params"],
+    decide: (answer: unknown) => void,
+  ): void {
+    // A connection that went away answers nothing: the interaction waits for others, or the deadline.
+    if (this.client.peer.closed) return;
+    const controller = new AbortController();
+    this.asking.set(interactionId, controller);
+    this.client.peer.request(method, params, controller.signal).then(
+      (answer) => {
+        if (!controller.signal.aborted) this.resolve(() => decide(answer));
+      },
+      (error: unknown) => {
+        if (!controller.signal.aborted) this.resolve(() => decide(error instanceof Error ? error : new Error(String(error))));
+      },
+    ).finally(() => {
+      if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);
+    });
+  }
+
+  private stopAsking(interactionId: string): void {
+    this.asking.get(interactionId)?.abort();
+    this.asking.delete(interactionId);
+  }
+
+  /** Runs a resolution; one that lost the race with another client's (or the deadline) changes nothing. */
+  private resolve(action: () => void): void {
+    try {
+      action();
+    } catch (error) {
+      if (error instanceof InteractionError) return;
+      this.services.log?.("warn", "resolving an interaction failed", { sessionId: this.sessionId, error: String(error) });
+    }
+  }
+
+  private isPending(interactionId: string): boolean {
+    return this.record.interactions.list().some((i) => i.id === interactionId);
+  }
+
+  // ── Turns ─────────────────────────────────────────────────────────────────
+
+  private interrupt(): Promise<void> {
+    return this.services.upstream.request("session.interrupt", { sessionId: this.sessionId }).then(
+      () => undefined,
+      (error: unknown) => this.services.log?.("warn", "session.interrupt failed", { sessionId: this.sessionId, error: String(error) }),
+    );
+  }
+
+  private settledOutcome(turnId: string): TurnOutcome | undefined {
+    const record = this.record.hub.snapshot?.turns[turnId];
+    return record?.state === "settled" ? record.outcome : undefined;
+  }
+
+  private turnSettled(turnId: string): boolean {
+    return this.settledOutcome(turnId) !== undefined;
+  }
+}
+
+/** How a settled turn answers session/prompt; a failed or blocked turn is an error carrying Tau's message. */
+export function stopReason(outcome: TurnOutcome): StopReason {
+  switch (outcome.status) {
+    case "completed":
+      return outcome.stopReason === "length" ? "max_tokens" : "end_turn";
+    case "aborted":
+      return "cancelled";
+    case "failed":
+      throw AcpError.of("internal_error", outcome.errorMessage ?? "the turn failed", { stopReason: outcome.stopReason });
+    case "blocked":
+      throw AcpError.of("internal_error", outcome.message, { reason: outcome.reason });
+  }
+}
+
+const failed = (error: Error): PermissionChoice => ({ kind: "unusable", reason: `the request failed: ${error.message}` });
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}

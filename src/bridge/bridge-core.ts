@@ -1,0 +1,89 @@
+import type { Snapshot } from "../../generated/tau-v18.js";
+import type { Log } from "../shared/log.js";
+import type { TauUpstream } from "../tau/upstream.js";
+import { DEFAULT_INTERACTION_DEADLINE_MS, type CommandToolConfig } from "./interactions/index.js";
+import { ReverseRequesterSet } from "./reverse-requester-set.js";
+import { SessionRegistry } from "./session-registry.js";
+
+export interface BridgeCoreOptions {
+  upstream: TauUpstream;
+  /** Events kept per session for replay (default 10000). */
+  retention?: number;
+  /** How long an interaction waits for a decision (default 300 000 ms). */
+  interactionDeadlineMs?: number;
+  commandTools?: CommandToolConfig[];
+  log?: Log;
+}
+
+/**
+ * What every client dialect the gateway hosts shares (DESIGN §4.1): the bridge connection to Tau
+ * and one record per session on it — hub, event log, interactions. There is one per bridge
+ * connection, because Tau sends a session's client-tool calls to the connection that advertised
+ * the tools: two sets of records would both answer them. Dialects read the hubs' event streams,
+ * resolve interactions, and add the reverse requests their clients answer to `reverse`.
+ */
+export class BridgeCore {
+  readonly upstream: TauUpstream;
+  readonly sessions: SessionRegistry;
+  /** The operator's command tools offered on the bridge connection. */
+  readonly commandTools: readonly CommandToolConfig[];
+  /** The reverse requests of every dialect; an interaction's first answer wins. */
+  readonly reverse = new ReverseRequesterSet();
+  readonly startedAt = Date.now();
+  private readonly unsubscribe: Array<() => void> = [];
+  private state: "new" | "started" | "closed" = "new";
+
+  constructor(options: BridgeCoreOptions) {
+    this.upstream = options.upstream;
+    this.commandTools = options.commandTools ?? [];
+    this.sessions = new SessionRegistry({
+      upstream: options.upstream,
+      retention: options.retention,
+      interactionDeadlineMs: options.interactionDeadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
+      commandTools: [...this.commandTools],
+      reverse: this.reverse,
+      log: options.log,
+    });
+  }
+
+  /** Wires the bridge connection's messages and reconnects to the session hubs; later calls do nothing. */
+  start(): void {
+    if (this.state !== "new") return;
+    this.state = "started";
+    const { upstream, sessions } = this;
+    this.unsubscribe.push(
+      upstream.onMessage((message) => sessions.route(message)),
+      upstream.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
+      upstream.onConnected(({ reconnected }) => {
+        if (reconnected) void sessions.resyncAll();
+      }),
+    );
+  }
+
+  /**
+   * A session's snapshot for facts that never change (tenant, creation, persona catalog): the
+   * hub's when the session is open, else one read; undefined when the session is gone.
+   */
+  async knownSnapshot(sessionId: string): Promise<Snapshot | undefined> {
+    const record = this.sessions.get(sessionId);
+    if (record?.hub.snapshot) return record.hub.snapshot;
+    try {
+      return await this.upstream.request("session.snapshot", { sessionId });
+    } catch {
+      return undefined; // gone between list and read
+    }
+  }
+
+  /** Approvals and user-input requests waiting for an answer, in every session. */
+  get pendingInteractions(): number {
+    return this.sessions.all().reduce((sum, r) => sum + r.interactions.list().length, 0);
+  }
+
+  /** Stops routing and ends every pending interaction; later calls do nothing. */
+  async close(): Promise<void> {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    for (const stop of this.unsubscribe.splice(0)) stop();
+    this.sessions.cancelAllInteractions("the gateway is shutting down");
+  }
+}

@@ -1,0 +1,97 @@
+import type { Event } from "../../generated/ask-v1.0.js";
+import type { Log } from "../shared/log.js";
+import type { TauUpstream } from "../tau/upstream.js";
+import { sessionNotFound } from "./ask-errors.js";
+import { draft } from "./event-draft.js";
+import type { EventLog } from "./event-log.js";
+import type { SessionRecord, SessionRegistry } from "./session-registry.js";
+import type { Subscriptions } from "./subscriptions.js";
+
+/**
+ * session/close, as Ask hosts close a session: what is running stops first, and its subscribers
+ * see it stop — the interrupted turn's terminal event, then `session.ended`, then nothing more.
+ *
+ * 1. The session is marked closed at once, so every later call naming it is -32004 (a send racing
+ *    the close cannot start another turn).
+ * 2. Sends already on their way upstream (from any connection) are waited for, at most
+ *    `settleTimeoutMs`: a turn one of them starts is running by the next step and stopped with
+ *    the rest, rather than left running in Tau unobserved.
+ * 3. Messages queued or steered into the running turn are cancelled upstream, so nothing starts
+ *    after the interrupt. Should that fail (the Tau host is unreachable), the close is abandoned and
+ *    the session stays open: nothing has changed yet.
+ * 4. Pending interactions end as cancelled ("session closed").
+ * 5. A running turn is interrupted and its terminal event awaited (turn.aborted, or whatever it
+ *    settles with), at most `settleTimeoutMs`.
+ * 6. `session.ended` is appended and the log closed to anything after it; subscriptions to the
+ *    session end, the record is dropped and the session is unobserved upstream.
+ *
+ * Tau has no delete: the session stays on the host, idle, with its history.
+ */
+
+export const CLOSE_SETTLE_TIMEOUT_MS = 10_000;
+
+export interface CloseServices {
+  readonly upstream: TauUpstream;
+  readonly sessions: SessionRegistry;
+  readonly subscriptions: Subscriptions;
+}
+
+const TERMINAL_TYPES: ReadonlySet<Event["type"]> = new Set(["turn.completed", "turn.failed", "turn.aborted"]);
+
+export async function closeSession(services: CloseServices, record: SessionRecord, options: { settleTimeoutMs?: number; log?: Log } = {}): Promise<void> {
+  const { upstream, sessions, subscriptions } = services;
+  const { sessionId, hub } = record;
+  if (!sessions.beginClose(sessionId)) throw sessionNotFound(sessionId);
+  const settleTimeoutMs = options.settleTimeoutMs ?? CLOSE_SETTLE_TIMEOUT_MS;
+
+  if (!(await record.sends.settled(settleTimeoutMs))) {
+    options.log?.("warn", "closing a session while a send to it is still unanswered upstream; a turn it starts may run on in Tau", { sessionId });
+  }
+  if (hub.running) {
+    try {
+      await upstream.request("session.cancelPendingMessages", { sessionId });
+    } catch (error) {
+      sessions.abandonClose(sessionId);
+      throw error;
+    }
+  }
+  record.interactions.cancelAll("session closed");
+
+  const turns = hub.runningTurnIds;
+  if (turns.length > 0) {
+    const settled = terminalEvents(hub.log, turns, settleTimeoutMs);
+    try {
+      await upstream.request("session.interrupt", { sessionId });
+    } catch (error) {
+      options.log?.("warn", "session.interrupt failed while closing", { sessionId, error: String(error) });
+    }
+    const missing = await settled;
+    if (missing.length > 0) {
+      options.log?.("warn", "closing a session whose turn did not settle in time; its end is not reported", { sessionId, turnIds: missing });
+    }
+  }
+
+  hub.end(draft("session.ended", { sessionId, reason: "closed" }));
+  subscriptions.dropSession(sessionId);
+  sessions.forget(sessionId);
+  await hub.detach();
+}
+
+/** Resolves once each turn has its terminal event in the log, or after `timeoutMs` with the turns still missing one. */
+function terminalEvents(log: EventLog, turnIds: string[], timeoutMs: number): Promise<string[]> {
+  const waiting = new Set(turnIds);
+  return new Promise((resolve) => {
+    const done = () => {
+      stop();
+      clearTimeout(timer);
+      resolve([...waiting]);
+    };
+    const stop = log.subscribe((event) => {
+      if (!TERMINAL_TYPES.has(event.type)) return;
+      waiting.delete((event.payload as { turnId?: string }).turnId ?? "");
+      if (waiting.size === 0) done();
+    });
+    const timer = setTimeout(done, timeoutMs);
+    timer.unref?.();
+  });
+}

@@ -1,0 +1,71 @@
+import { pino } from "pino";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
+import type { Log } from "../shared/log.js";
+import { serveAcpStdio } from "../transports/acp-stdio.js";
+import { BridgeStack } from "./bridge-stack.js";
+import { readCommandSettings, readCommandTools } from "./command-setup.js";
+import { exitStatus, type CommandIO } from "./io.js";
+import { startupMessage } from "./serve.js";
+import { bridgeSettings, envName, integer, logSettings, upstreamSettings, type SettingValues } from "./settings.js";
+
+export const ACP_USAGE = `usage: tau-gateway acp [options]
+
+An Agent Client Protocol (ACP v1) agent on stdin/stdout, for editors that spawn one (Zed's
+agent_servers, acpx, …): newline-delimited JSON-RPC, logs on stderr as JSON lines. Ends when
+stdin closes or on SIGTERM/SIGINT, once requests in flight are answered (a prompt still running
+after --drain-timeout is interrupted).
+
+  --upstream embedded|ws://…    Tau host to serve (default embedded)          ${envName("upstream")}
+  --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
+  --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
+  --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
+  --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+  --drain-timeout MS            time a prompt in flight gets once input ends (default 10000) ${envName("drain-timeout")}
+  --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
+
+const { toolsConfig, eventRetention, interactionTimeoutMs } = bridgeSettings;
+
+const acpSettings = {
+  ...upstreamSettings,
+  toolsConfig,
+  eventRetention,
+  interactionTimeoutMs,
+  drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
+  // stdout belongs to the protocol and stderr is often shown to a user: only problems by default.
+  logLevel: { ...logSettings.logLevel, default: "warn" as SettingValues<typeof logSettings>["logLevel"] },
+};
+
+export function runAcp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return exitStatus(() => acp(argv, io, env));
+}
+
+async function acp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
+  const settings = readCommandSettings("acp", ACP_USAGE, argv, env, acpSettings, io);
+  const commandTools = await readCommandTools("acp", settings.toolsConfig, io);
+  const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-acp" } }, pino.destination(2));
+  const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
+
+  const stack = new BridgeStack();
+  try {
+    // Every ACP session names its own cwd; the Ask default is never used here.
+    await stack.start({ ...settings, defaultCwd: process.cwd() }, commandTools, log);
+  } catch (err) {
+    await stack.close();
+    io.stderr(`tau-gateway acp: ${startupMessage(err)}\n`);
+    return 1;
+  }
+  // A signal ends the input as EOF would: work in flight is answered (or interrupted), then the
+  // process exits. Listening until then keeps a repeated signal from killing it half-way.
+  const stopping = new AbortController();
+  const stop = () => stopping.abort();
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  try {
+    await serveAcpStdio(stack.acp!, io.stdin, process.stdout, { drainTimeoutMs: settings.drainTimeout, stop: stopping.signal });
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    await stack.close();
+  }
+  return 0;
+}

@@ -1,0 +1,24 @@
+import type { BridgeCore } from "../bridge/bridge-core.js";
+import type { Log } from "../shared/log.js";
+import type { ToolConnectionFactory } from "./dynamic-tools.js";
+import type { CodexPeer } from "./peer.js";
+import type { CodexThreads } from "./threads.js";
+
+/** What every Codex method handler may use. */
+export interface CodexServices {
+  readonly core: BridgeCore;
+  readonly threads: CodexThreads;
+  /** cwd of threads started without one. */
+  readonly defaultCwd: string;
+  readonly serverVersion: string;
+  /** Opens an upstream connection that advertises a client's dynamic tools. */
+  readonly toolConnection: ToolConnectionFactory;
+  readonly log?: Log;
+}
+
+export interface CodexMethodContext {
+  readonly services: CodexServices;
+  readonly peer: CodexPeer;
+  /** Runs `action` once the method's response has been written to the client. */
+  afterResponse(action: () => void): void;
+}

@@ -1,0 +1,29 @@
+import { homedir, platform } from "node:os";
+import { join } from "node:path";
+import type { InitializeParams, InitializeResult } from "../../../generated/codex-v2.js";
+import { CodexError } from "../codex-errors.js";
+import type { CodexMethodContext } from "../context.js";
+
+/**
+ * initialize: the connection's first request. Clients read the server version from `userAgent`
+ * (between the first `/` and the next space); `codexHome` must be an absolute path, so the gateway
+ * names where a Codex home would be, though it keeps nothing there.
+ */
+export async function initialize({ services, peer }: CodexMethodContext, params: InitializeParams): Promise<InitializeResult> {
+  if (peer.client.initialized) throw CodexError.of("invalid_request", "Already initialized");
+  peer.client = {
+    initialized: true,
+    clientInfo: params.clientInfo,
+    experimentalApi: params.capabilities?.experimentalApi === true,
+    optedOut: new Set(params.capabilities?.optOutNotificationMethods ?? []),
+  };
+  return {
+    userAgent: `tau-gateway/${services.serverVersion} (${platform()}; node ${process.versions.node})`,
+    codexHome: process.env.CODEX_HOME ?? join(homedir(), ".codex"),
+    platformFamily: platform() === "win32" ? "windows" : "unix",
+    platformOs: platform() === "darwin" ? "macos" : platform(),
+  };
+}
+
+/** initialized: only acknowledged; the connection is ready once initialize was answered. */
+export async function initialized(): Promise<void> {}

@@ -1,0 +1,112 @@
+import { isAbsolute, resolve } from "node:path";
+import type {
+  Thread,
+  ThreadListParams,
+  ThreadListResult,
+  ThreadLoadedListParams,
+  ThreadLoadedListResult,
+  ThreadReadParams,
+  ThreadReadResult,
+  ThreadResumeParams,
+  ThreadResumeResult,
+  ThreadStartParams,
+  ThreadStartResult,
+} from "../../../generated/codex-v2.js";
+import { createAttributes, sessionTenant } from "../../bridge/session-attributes.js";
+import { approvalModeOf, DEFAULT_APPROVAL_POLICY, requestedPolicy } from "../approval-policy.js";
+import { invalidParams, requiresExperimentalApi } from "../codex-errors.js";
+import type { CodexMethodContext } from "../context.js";
+import { DynamicTools, dynamicFunctions } from "../dynamic-tools.js";
+import { updatedAtMs } from "../history.js";
+import { hostCatalogSnapshot } from "../host-catalog.js";
+import { threadObject, type CodexThread } from "../thread.js";
+
+/**
+ * thread/*: a thread is a Tau session. thread/start creates one (in the client's cwd, with the
+ * persona the client's `model` names, if it names one), thread/resume and thread/read load one the
+ * tenant may see — from any connection, after a gateway restart too — with its history read from
+ * the Tau snapshot. Loading a thread on a connection makes its notifications go there.
+ */
+
+export async function threadStart(ctx: CodexMethodContext, params: ThreadStartParams): Promise<ThreadStartResult> {
+  const { services, peer } = ctx;
+  const experimental = peer.client.experimentalApi;
+  if (params.dynamicTools && !experimental) throw requiresExperimentalApi("thread/start.dynamicTools");
+  const policy = requestedPolicy(params.approvalPolicy, experimental) ?? DEFAULT_APPROVAL_POLICY;
+  const functions = dynamicFunctions(params.dynamicTools ?? [], services.core.commandTools.map((t) => t.name));
+  const cwd = params.cwd ? resolve(services.defaultCwd, params.cwd) : services.defaultCwd;
+  if (!isAbsolute(cwd)) throw invalidParams("cwd", "must be a path");
+  const personaId = await personaNamed(ctx, params.model);
+  const { sessionId } = await services.core.upstream.request("session.create", {
+    executionEnvironment: { kind: "local", cwd },
+    attributes: createAttributes(peer.tenant, approvalModeOf(policy)),
+    ...(personaId ? { personaId } : {}),
+  });
+  const thread = await services.threads.open(sessionId, peer.tenant);
+  thread.setApprovalPolicy(policy);
+  thread.attach(peer);
+  if (functions.length > 0) {
+    thread.useDynamicTools(await DynamicTools.open(peer, thread, functions, services.toolConnection, services.log));
+  }
+  const started = thread.thread(false, { type: "idle" });
+  ctx.afterResponse(() => peer.notify("thread/started", { thread: started }));
+  return { thread: started, ...thread.settings() };
+}
+
+export async function threadResume(ctx: CodexMethodContext, params: ThreadResumeParams): Promise<ThreadResumeResult> {
+  const { services, peer } = ctx;
+  const thread = await services.threads.open(params.threadId, peer.tenant);
+  const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
+  if (policy !== undefined) thread.setApprovalPolicy(policy);
+  thread.attach(peer);
+  return { thread: thread.thread(params.excludeTurns !== true), ...thread.settings() };
+}
+
+export async function threadRead({ services, peer }: CodexMethodContext, params: ThreadReadParams): Promise<ThreadReadResult> {
+  const thread = await services.threads.open(params.threadId, peer.tenant);
+  return { thread: thread.thread(params.includeTurns === true) };
+}
+
+/** The tenant's threads, most recently updated first; `cursor` is the offset the previous page ended at. */
+export async function threadList({ services, peer }: CodexMethodContext, params: ThreadListParams): Promise<ThreadListResult> {
+  const offset = params.cursor ? Number(params.cursor) : 0;
+  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidParams("cursor", "not a cursor this server returned");
+  const { sessions } = await services.core.upstream.request("session.list", {});
+  const cwds = cwdFilter(params.cwd);
+  const term = params.searchTerm?.toLowerCase();
+  const found: Array<{ thread: Thread; order: number }> = [];
+  for (const { sessionId } of sessions) {
+    const snapshot = await services.core.knownSnapshot(sessionId);
+    if (!snapshot || sessionTenant(snapshot) !== peer.tenant) continue;
+    const loaded = services.threads.get(sessionId);
+    const thread = loaded ? loaded.thread(false) : threadObject(snapshot, services.serverVersion, { type: "notLoaded" }, []);
+    if (cwds && !cwds.includes(thread.cwd)) continue;
+    if (term && !thread.preview.toLowerCase().includes(term)) continue;
+    found.push({ thread, order: updatedAtMs(snapshot) });
+  }
+  found.sort((a, b) => b.order - a.order);
+  const limit = params.limit ?? 50;
+  const page = found.slice(offset, offset + limit).map((f) => f.thread);
+  return { data: page, nextCursor: offset + limit < found.length ? String(offset + limit) : null };
+}
+
+export async function threadLoadedList({ services, peer }: CodexMethodContext, params: ThreadLoadedListParams): Promise<ThreadLoadedListResult> {
+  const ids = services.threads.loadedBy(peer).map((t: CodexThread) => t.threadId);
+  const offset = params.cursor ? Number(params.cursor) : 0;
+  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidParams("cursor", "not a cursor this server returned");
+  const limit = params.limit ?? ids.length;
+  return { data: ids.slice(offset, offset + limit), nextCursor: offset + limit < ids.length ? String(offset + limit) : null };
+}
+
+/** The persona a client's `model` names; any other model name leaves the host's default (the response reports the one used). */
+async function personaNamed({ services }: CodexMethodContext, model: string | null | undefined): Promise<string | undefined> {
+  if (!model) return undefined;
+  const snapshot = await hostCatalogSnapshot(services.core);
+  return snapshot?.catalog.personas.some((p) => p.id === model) ? model : undefined;
+}
+
+function cwdFilter(value: unknown): string[] | undefined {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
+  return undefined;
+}

@@ -1,0 +1,87 @@
+import { randomUUID } from "node:crypto";
+import type {
+  Turn,
+  TurnInterruptParams,
+  TurnInterruptResult,
+  TurnStartParams,
+  TurnStartResult,
+  TurnSteerParams,
+  TurnSteerResult,
+} from "../../../generated/codex-v2.js";
+import { turnAcceptance } from "../../bridge/turn-acceptance.js";
+import { TauResponseError } from "../../tau/upstream.js";
+import { requestedPolicy } from "../approval-policy.js";
+import { CodexError, toCodexError } from "../codex-errors.js";
+import type { CodexMethodContext } from "../context.js";
+import type { CodexThread } from "../thread.js";
+import { inputText } from "../user-input.js";
+
+/**
+ * turn/*: a turn is a Tau turn, its id the id of its user message. The response to turn/start and
+ * turn/interrupt goes out before the turn's notifications (which wait in the connection until it
+ * is written): clients subscribe to a turn only once they know its id.
+ */
+
+const inProgress = (id: string): Turn => ({ id, items: [], status: "inProgress", error: null });
+
+export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams): Promise<TurnStartResult> {
+  const { services, peer } = ctx;
+  const thread = await services.threads.open(params.threadId, peer.tenant);
+  const text = inputText(params.input);
+  const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
+  if (policy !== undefined) thread.setApprovalPolicy(policy);
+  thread.attach(peer);
+  ctx.afterResponse(peer.holdNotifications());
+  const running = thread.record.hub.activeTurnId;
+  // A turn/start during a running turn gets that turn back, as in Codex; its input steers the turn rather than being lost.
+  if (running) return { turn: inProgress(await steer(ctx, thread, text)) };
+  const turnId = randomUUID();
+  const { outcome, request } = await turnAcceptance(
+    thread.record.hub.log,
+    () => services.core.upstream.request("session.submit", { sessionId: thread.threadId, text, historyEntryId: turnId }),
+    (event) => event.type === "turn.started" && event.payload.turnId === turnId,
+  );
+  if (outcome === "accepted") {
+    request.catch((error: unknown) => services.log?.("debug", "session.submit ended with an error after the turn started", { threadId: thread.threadId, error: String(error) }));
+    return { turn: inProgress(turnId) };
+  }
+  // Lost the race with a turn another client started: steer that one instead.
+  if (outcome.error instanceof TauResponseError && outcome.error.code === "busy" && thread.record.hub.activeTurnId) {
+    return { turn: inProgress(await steer(ctx, thread, text)) };
+  }
+  throw toCodexError(outcome.error);
+}
+
+export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams): Promise<TurnSteerResult> {
+  const thread = await ctx.services.threads.open(params.threadId, ctx.peer.tenant);
+  const active = thread.record.hub.activeTurnId;
+  if (!active) throw CodexError.of("invalid_request", "no active turn to steer");
+  if (params.expectedTurnId !== active) throw CodexError.of("invalid_request", `expected active turn id \`${params.expectedTurnId}\` but found \`${active}\``);
+  const text = inputText(params.input);
+  thread.attach(ctx.peer);
+  return { turnId: await steer(ctx, thread, text) };
+}
+
+export async function turnInterrupt(ctx: CodexMethodContext, params: TurnInterruptParams): Promise<TurnInterruptResult> {
+  const thread = await ctx.services.threads.open(params.threadId, ctx.peer.tenant);
+  const active = thread.record.hub.activeTurnId;
+  if (!active) throw CodexError.of("invalid_request", "no active turn to interrupt");
+  if (params.turnId !== active) throw CodexError.of("invalid_request", `expected active turn id \`${params.turnId}\` but found \`${active}\``);
+  ctx.afterResponse(ctx.peer.holdNotifications());
+  await ctx.services.core.upstream.request("session.interrupt", { sessionId: thread.threadId });
+  return {};
+}
+
+/** Delivers `text` into the running turn; resolves with that turn's id once Tau took it. */
+async function steer(ctx: CodexMethodContext, thread: CodexThread, text: string): Promise<string> {
+  const hub = thread.record.hub;
+  const active = hub.activeTurnId!;
+  const { outcome, request } = await turnAcceptance(
+    hub.log,
+    () => ctx.services.core.upstream.request("session.steer", { sessionId: thread.threadId, text }),
+    (event) => (event.type === "queue.updated" && event.payload.messages.some((m) => m.mode === "steer" && m.text === text)) || event.type === "turn.started",
+  );
+  if (outcome !== "accepted") throw toCodexError(outcome.error);
+  request.catch(() => undefined); // settles with the turn; its outcome is the turn's
+  return active;
+}

@@ -1,0 +1,90 @@
+import type {
+  InteractionRequestPermissionParams,
+  InteractionRequestPermissionResult,
+  InteractionRequestUserInputParams,
+  InteractionRequestUserInputResult,
+} from "../../generated/ask-v1.0.js";
+import type { CommandExecutionApprovalDecision } from "../../generated/codex-v2.js";
+import type { ReverseRequester } from "../bridge/interactions/index.js";
+import { COMMAND_APPROVAL_DECISIONS } from "../registry/codex/index.js";
+import { ProtocolValidators } from "../validation/validator.js";
+import { answerText, type CodexThread } from "./thread.js";
+
+/**
+ * How the bridge's interactions reach Codex clients: an approval of one of the gateway's command
+ * tools becomes item/commandExecution/requestApproval for the command's item, a question of
+ * ask_user becomes item/tool/requestUserInput (experimental: only for connections that opted in).
+ * Decisions map onto the bridge's: accept and acceptForSession approve (once, for the session),
+ * decline refuses, cancel refuses and interrupts the turn. An error answer, or one that does not
+ * fit the schema, refuses — consent is never inferred.
+ */
+export class CodexServerRequests implements ReverseRequester {
+  constructor(private readonly threadOf: (sessionId: string) => CodexThread | undefined) {}
+
+  async requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal): Promise<InteractionRequestPermissionResult | undefined> {
+    const thread = this.threadOf(sessionId);
+    const item = thread?.translatorState.approvalItem(params.requestId);
+    if (!thread || item?.type !== "commandExecution") return undefined;
+    const startedAtMs = Date.now();
+    const refusal = { decision: "decline" } as const;
+    const answer = await thread.ask(
+      "item/commandExecution/requestApproval",
+      (turnId) => ({
+        threadId: thread.threadId,
+        turnId,
+        itemId: item.id,
+        startedAtMs,
+        command: item.command,
+        cwd: item.cwd,
+        commandActions: item.commandActions,
+        reason: params.reason ?? null,
+        availableDecisions: [...COMMAND_APPROVAL_DECISIONS],
+      }),
+      signal,
+      () => true,
+      () => refusal,
+    );
+    if (answer === undefined) return undefined;
+    const codex = ProtocolValidators.shared().get("codex");
+    if (!codex.result("item/commandExecution/requestApproval", answer, "", "server").ok) return refusal;
+    const decision = (answer as { decision: CommandExecutionApprovalDecision }).decision;
+    if (decision === "cancel") thread.interrupt();
+    return { decision: bridgeDecision(decision) };
+  }
+
+  async requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<InteractionRequestUserInputResult | undefined> {
+    const thread = this.threadOf(sessionId);
+    if (!thread) return undefined;
+    const answer = await thread.ask(
+      "item/tool/requestUserInput",
+      (turnId) => ({
+        threadId: thread.threadId,
+        turnId,
+        itemId: params.requestId,
+        isBlocking: true,
+        questions: [
+          {
+            id: QUESTION_ID,
+            header: "Question",
+            question: params.prompt,
+            isOther: true,
+            isSecret: false,
+            options: params.options?.length ? params.options.map((label) => ({ label, description: "" })) : null,
+          },
+        ],
+      }),
+      signal,
+      (peer) => peer.client.experimentalApi,
+    );
+    const response = answerText(answer, QUESTION_ID);
+    return response === undefined ? undefined : { response };
+  }
+}
+
+const QUESTION_ID = "answer";
+
+/** A Codex decision in the bridge's words (see decisions.ts): amendments are approvals of this one command. */
+function bridgeDecision(decision: CommandExecutionApprovalDecision): InteractionRequestPermissionResult["decision"] {
+  if (typeof decision === "string") return decision;
+  return "acceptWithExecpolicyAmendment" in decision ? "accept" : "decline";
+}

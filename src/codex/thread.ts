@@ -1,0 +1,298 @@
+import type { Event } from "../../generated/ask-v1.0.js";
+import type { AskForApproval, RequestId, ServerNotifications, ServerRequests, Thread, ThreadStatus } from "../../generated/codex-v2.js";
+import type { Snapshot } from "../../generated/tau-v18.js";
+import { firstAnswer, type CommandToolConfig } from "../bridge/interactions/index.js";
+import type { SessionRecord } from "../bridge/session-registry.js";
+import type { Log } from "../shared/log.js";
+import type { TauUpstream } from "../tau/upstream.js";
+import { approvalModeOf, DEFAULT_APPROVAL_POLICY, sandboxOf } from "./approval-policy.js";
+import { preview, turnsOf, updatedAtMs, userInputOf } from "./history.js";
+import type { CodexPeer } from "./peer.js";
+import type { ToolCatalog } from "./tool-items.js";
+import { TurnTranslator } from "./turn-translator.js";
+
+export interface CodexThreadOptions {
+  record: SessionRecord;
+  /** The bridge connection (interrupts on a `cancel` decision). */
+  upstream: Pick<TauUpstream, "request">;
+  serverVersion: string;
+  commandTools: ReadonlyMap<string, CommandToolConfig>;
+  log?: Log;
+}
+
+/** A server request sent to one connection, until it is answered or settled otherwise. */
+interface OpenServerRequest {
+  readonly peer: CodexPeer;
+  readonly id: RequestId;
+  readonly turnId: string;
+}
+
+/** The tools a client registered on the thread (dynamic-tools.ts), as the thread sees them. */
+export interface ThreadClientTools {
+  /** The connection that registered them; they leave with it. */
+  readonly owner: CodexPeer;
+  readonly names: ReadonlySet<string>;
+  close(): Promise<void>;
+}
+
+/** The provider name threads report: the models are the Tau host's. */
+export const MODEL_PROVIDER = "tau";
+
+/**
+ * One Tau session as a Codex thread (one session ↔ one thread; its id is the session id), shared
+ * by every connection that loaded it: the translator that turns the session's event stream into
+ * the thread's notifications, the connections they go to, the thread's approval policy (which
+ * sets the session's approval mode), the client's dynamic tools, and the server requests still
+ * open, each settled with serverRequest/resolved.
+ */
+export class CodexThread {
+  readonly threadId: string;
+  readonly record: SessionRecord;
+  private readonly peers = new Set<CodexPeer>();
+  private readonly translator: TurnTranslator;
+  private readonly openRequests = new Set<OpenServerRequest>();
+  private policy: AskForApproval = DEFAULT_APPROVAL_POLICY;
+  private dynamic: ThreadClientTools | undefined;
+  /** Plans offered for approval through item/tool/requestUserInput, by interaction id. */
+  private readonly offeredPlans = new Set<string>();
+
+  constructor(private readonly options: CodexThreadOptions) {
+    this.record = options.record;
+    this.threadId = options.record.sessionId;
+    const hub = this.record.hub;
+    this.translator = new TurnTranslator({
+      threadId: this.threadId,
+      cwd: () => this.snapshot.executionEnvironment.cwd,
+      catalog: () => this.catalog,
+      userInput: (turnId) => userInputOf(this.snapshot, turnId),
+      contextWindow: () => this.snapshot.bootstrap.model.contextWindow,
+      emit: (method, params) => this.emit(method, params),
+      turnEnded: (turnId) => this.settleRequests((r) => r.turnId === turnId),
+    });
+    const running = hub.activeTurnId;
+    if (running) this.translator.adoptRunningTurn(running);
+    // From now on, for the thread's whole life: its state must stay current even while no connection has it loaded.
+    hub.log.subscribe((event) => this.onEvent(event));
+  }
+
+  get snapshot(): Snapshot {
+    return this.record.hub.snapshot!;
+  }
+
+  get currentTurnId(): string | undefined {
+    return this.translator.currentTurnId;
+  }
+
+  get status(): ThreadStatus {
+    return this.translator.status;
+  }
+
+  get approvalPolicy(): AskForApproval {
+    return this.policy;
+  }
+
+  /** The client's approval policy, which decides whether the gateway's command tools ask. */
+  setApprovalPolicy(policy: AskForApproval): void {
+    this.policy = policy;
+    this.record.interactions.setMode(approvalModeOf(policy));
+  }
+
+  get catalog(): ToolCatalog {
+    return { commandTools: this.options.commandTools, dynamicTools: this.dynamic?.names ?? new Set() };
+  }
+
+  /** The client's dynamic tools (replacing earlier ones, which are closed). */
+  useDynamicTools(tools: ThreadClientTools | undefined): void {
+    void this.dynamic?.close();
+    this.dynamic = tools;
+  }
+
+  get dynamicTools(): ThreadClientTools | undefined {
+    return this.dynamic;
+  }
+
+  get translatorState(): TurnTranslator {
+    return this.translator;
+  }
+
+  isLoadedBy(peer: CodexPeer): boolean {
+    return this.peers.has(peer);
+  }
+
+  get loaded(): boolean {
+    return [...this.peers].some((p) => !p.closed);
+  }
+
+  attach(peer: CodexPeer): void {
+    this.peers.add(peer);
+  }
+
+  /** The connection went away: its open requests are forgotten, and its dynamic tools leave with it. */
+  detach(peer: CodexPeer): void {
+    this.peers.delete(peer);
+    for (const request of [...this.openRequests]) if (request.peer === peer) this.openRequests.delete(request);
+    if (this.dynamic?.owner === peer) this.useDynamicTools(undefined);
+  }
+
+  /** The Codex thread object; turns only when asked for. */
+  thread(includeTurns: boolean, status: ThreadStatus = this.loaded ? this.status : { type: "notLoaded" }): Thread {
+    return threadObject(this.snapshot, this.options.serverVersion, status, includeTurns ? turnsOf(this.snapshot, this.catalog) : []);
+  }
+
+  /** What thread/start and thread/resume report about how the thread runs. */
+  settings() {
+    const snapshot = this.snapshot;
+    return {
+      model: snapshot.settings.personaId,
+      modelProvider: MODEL_PROVIDER,
+      cwd: snapshot.executionEnvironment.cwd,
+      approvalPolicy: this.policy,
+      approvalsReviewer: "user" as const,
+      sandbox: sandboxOf(snapshot),
+      reasoningEffort: snapshot.settings.reasoning ?? null,
+    };
+  }
+
+  /** Sends a notification of the thread to every connection that loaded it and did not opt out. */
+  emit<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]): void {
+    for (const peer of this.peers) {
+      if (!peer.closed && !peer.client.optedOut.has(method)) peer.notify(method, params);
+    }
+  }
+
+  /**
+   * Asks the connections that loaded the thread (those `accepts`), in the current turn; resolves
+   * with the first answer (a failed request counts as `onError`), or undefined when nobody can be
+   * asked. Every connection asked hears serverRequest/resolved once its request is settled: when it
+   * answers, when `signal` aborts (another answer won, the deadline passed, Tau cancelled the call)
+   * or when the turn ends.
+   */
+  ask<M extends keyof ServerRequests>(
+    method: M,
+    params: (turnId: string) => ServerRequests[M]["params"],
+    signal: AbortSignal,
+    accepts: (peer: CodexPeer) => boolean = () => true,
+    onError: (error: unknown) => unknown = () => undefined,
+  ): Promise<unknown> {
+    const turnId = this.currentTurnId;
+    const peers = [...this.peers].filter((p) => !p.closed && accepts(p));
+    if (turnId === undefined || peers.length === 0 || signal.aborted) return Promise.resolve(undefined);
+    const answers = peers.map((peer) => {
+      const { id, answer } = peer.request(method, params(turnId), signal);
+      const open: OpenServerRequest = { peer, id, turnId };
+      this.openRequests.add(open);
+      const settle = () => this.settleRequests((r) => r === open);
+      signal.addEventListener("abort", settle, { once: true });
+      return answer.then(
+        (value) => {
+          settle();
+          return value;
+        },
+        (error: unknown) => {
+          settle();
+          return signal.aborted ? undefined : onError(error);
+        },
+      );
+    });
+    return firstAnswer(answers);
+  }
+
+  /** Interrupts the running turn (a `cancel` decision); failures are logged, the decision stands. */
+  interrupt(): void {
+    this.options.upstream.request("session.interrupt", { sessionId: this.threadId }).catch((error: unknown) =>
+      this.options.log?.("warn", "session.interrupt after a cancel decision failed", { threadId: this.threadId, error: String(error) }),
+    );
+  }
+
+  private settleRequests(which: (request: OpenServerRequest) => boolean): void {
+    for (const request of [...this.openRequests]) {
+      if (!which(request)) continue;
+      this.openRequests.delete(request);
+      if (!request.peer.closed) request.peer.notify("serverRequest/resolved", { threadId: this.threadId, requestId: request.id });
+    }
+  }
+
+  private onEvent(event: Event): void {
+    this.translator.event(event);
+    if (event.type === "plan.proposed") this.offerPlan(event.payload.id, event.payload.plan);
+  }
+
+  /**
+   * A plan the agent proposed (submit_plan) goes to the connections that take experimental server
+   * requests as a question (approve or not); the answer settles it like plan/approve or
+   * plan/reject. Without such a connection it waits for an Ask client or the deadline.
+   */
+  private offerPlan(interactionId: string, plan: string): void {
+    if (this.offeredPlans.has(interactionId)) return;
+    this.offeredPlans.add(interactionId);
+    const settled = new AbortController();
+    const ended = this.record.hub.log.subscribe((event) => {
+      if ((event.type === "plan.approved" || event.type === "plan.rejected") && event.payload.id === interactionId) {
+        ended();
+        settled.abort();
+      }
+    });
+    void this.ask(
+      "item/tool/requestUserInput",
+      (turnId) => ({
+        threadId: this.threadId,
+        turnId,
+        itemId: interactionId,
+        isBlocking: true,
+        questions: [
+          {
+            id: PLAN_QUESTION_ID,
+            header: "Plan",
+            question: `Approve this plan?\n\n${plan}`,
+            isOther: true,
+            isSecret: false,
+            options: [
+              { label: APPROVE_PLAN, description: "Carry it out" },
+              { label: "Reject", description: "Do not carry it out; the answer goes to the agent" },
+            ],
+          },
+        ],
+      }),
+      settled.signal,
+      (peer) => peer.client.experimentalApi,
+    ).then((answer) => {
+      const response = answerText(answer, PLAN_QUESTION_ID);
+      if (response === undefined || settled.signal.aborted) return;
+      try {
+        if (response === APPROVE_PLAN) this.record.interactions.approvePlan();
+        else this.record.interactions.rejectPlan(response === "Reject" ? undefined : response);
+      } catch {
+        // Settled meanwhile by someone else: first resolution wins.
+      }
+    });
+  }
+}
+
+const PLAN_QUESTION_ID = "plan";
+const APPROVE_PLAN = "Approve";
+
+/** The answers a client gave to question `questionId` of item/tool/requestUserInput, as one text. */
+export function answerText(result: unknown, questionId: string): string | undefined {
+  const answers = (result as { answers?: Record<string, { answers?: unknown }> } | undefined)?.answers?.[questionId]?.answers;
+  if (!Array.isArray(answers) || !answers.every((a) => typeof a === "string")) return undefined;
+  return answers.join("\n");
+}
+
+export function threadObject(snapshot: Snapshot, serverVersion: string, status: ThreadStatus, turns: Thread["turns"]): Thread {
+  return {
+    id: snapshot.sessionId,
+    sessionId: snapshot.sessionId,
+    preview: preview(snapshot),
+    ephemeral: false,
+    modelProvider: MODEL_PROVIDER,
+    createdAt: Math.floor(snapshot.createdAt / 1000),
+    updatedAt: Math.floor(updatedAtMs(snapshot) / 1000),
+    status,
+    cwd: snapshot.executionEnvironment.cwd,
+    cliVersion: serverVersion,
+    source: "appServer",
+    turns,
+    projectId: null,
+    model: snapshot.settings.personaId,
+  };
+}

@@ -1,0 +1,66 @@
+import { AskError } from "../bridge/ask-bridge.js";
+import type { BridgeCore } from "../bridge/bridge-core.js";
+import type { CommandToolConfig } from "../bridge/interactions/index.js";
+import { ASK_ERROR_CODES } from "../registry/ask/index.js";
+import type { Log } from "../shared/log.js";
+import { TauResponseError } from "../tau/upstream.js";
+import { threadNotFound } from "./codex-errors.js";
+import type { CodexPeer } from "./peer.js";
+import { CodexThread } from "./thread.js";
+
+export interface CodexThreadsOptions {
+  core: BridgeCore;
+  serverVersion: string;
+  log?: Log;
+}
+
+/** Tau's answers that mean "no such session" for an id a client made up. */
+const UNKNOWN_SESSION = new Set(["not_found", "invalid_params", "invalid_request"]);
+
+/** The Codex threads of the gateway: one per Tau session a Codex client touched, made on first use. */
+export class CodexThreads {
+  private readonly threads = new Map<string, CodexThread>();
+  private readonly commandTools: ReadonlyMap<string, CommandToolConfig>;
+
+  constructor(private readonly options: CodexThreadsOptions) {
+    this.commandTools = new Map(options.core.commandTools.map((tool) => [tool.name, tool]));
+  }
+
+  /**
+   * The thread of a session the tenant may see, observing the session the first time. Every way of
+   * not having it — unknown, another tenant's, closed by an Ask client — is the same error.
+   */
+  async open(threadId: string, tenant: string | undefined): Promise<CodexThread> {
+    // Tau takes only non-blank session ids: anything else is no thread, without asking it.
+    if (!/\S/.test(threadId)) throw threadNotFound(threadId);
+    const existing = this.threads.get(threadId);
+    if (existing && existing.record.tenant === tenant && !this.options.core.sessions.isClosed(threadId)) return existing;
+    let record;
+    try {
+      record = await this.options.core.sessions.access(threadId, tenant);
+    } catch (error) {
+      if (error instanceof AskError && error.code === ASK_ERROR_CODES.session_not_found) throw threadNotFound(threadId);
+      if (error instanceof TauResponseError && UNKNOWN_SESSION.has(error.code)) throw threadNotFound(threadId);
+      throw error;
+    }
+    let thread = this.threads.get(threadId);
+    if (!thread) {
+      thread = new CodexThread({ record, upstream: this.options.core.upstream, serverVersion: this.options.serverVersion, commandTools: this.commandTools, log: this.options.log });
+      this.threads.set(threadId, thread);
+    }
+    return thread;
+  }
+
+  get(threadId: string): CodexThread | undefined {
+    return this.threads.get(threadId);
+  }
+
+  /** Threads the connection loaded, in the order they were first touched. */
+  loadedBy(peer: CodexPeer): CodexThread[] {
+    return [...this.threads.values()].filter((t) => t.isLoadedBy(peer));
+  }
+
+  dropPeer(peer: CodexPeer): void {
+    for (const thread of this.threads.values()) thread.detach(peer);
+  }
+}

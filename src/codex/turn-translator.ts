@@ -1,0 +1,285 @@
+import { randomUUID } from "node:crypto";
+import type { Event } from "../../generated/ask-v1.0.js";
+import type {
+  ServerNotifications,
+  ThreadActiveFlag,
+  ThreadItem,
+  ThreadStatus,
+  TokenUsageBreakdown,
+  Turn,
+  TurnError,
+  UserInput,
+} from "../../generated/codex-v2.js";
+import { completedToolItem, startedToolItem, toolKind, type ThreadItemContent, type ToolCatalog } from "./tool-items.js";
+import { planSteps } from "./plan-steps.js";
+
+/**
+ * A session's event stream (the hub's log: turns, streamed text and thinking, tools, the gateway's
+ * interactions) as Codex notifications for one thread (spec §10): each turn gets turn/started, its
+ * user message, its items one after another — item/started with a complete skeleton, the deltas
+ * with that item's id, item/completed with the final item — the token usage, and turn/completed
+ * last, exactly once (the hub's translator already guarantees one end per turn, across upstream
+ * restarts too). The thread's status follows what the turn waits for.
+ */
+
+export interface TranslatorHost {
+  readonly threadId: string;
+  /** The thread's working directory (for command items). */
+  cwd(): string;
+  catalog(): ToolCatalog;
+  /** The user's input of a turn, read from the session (the turn id is its user message's id). */
+  userInput(turnId: string): UserInput[];
+  /** The model's context window, when known. */
+  contextWindow(): number | undefined;
+  emit<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]): void;
+  /** A turn ended (after its turn/completed): its server requests still open are settled. */
+  turnEnded(turnId: string): void;
+}
+
+interface OpenTurn {
+  readonly id: string;
+  readonly startedAt: number;
+  /** What the turn waits for, counted (several approvals may wait at once). */
+  readonly waiting: Map<ThreadActiveFlag, number>;
+}
+
+interface TextItem {
+  readonly id: string;
+  readonly type: "agentMessage" | "reasoning";
+  text: string;
+}
+
+interface ToolItem {
+  readonly name: string;
+  readonly item: ThreadItem;
+  /** Linked to an approval or a dynamic-tool call already (a second one takes the next item). */
+  claimed: boolean;
+  declined: boolean;
+  contentItems?: ThreadItemContent;
+}
+
+/** A tool's output as the text items carry (the bridge reports text; anything else as JSON). */
+const outputText = (output: unknown): string => (typeof output === "string" ? output : output === undefined ? "" : JSON.stringify(output));
+
+const zeroUsage = (): TokenUsageBreakdown => ({ totalTokens: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0 });
+
+export class TurnTranslator {
+  private turn: OpenTurn | undefined;
+  private text: TextItem | undefined;
+  /** Tool items by Tau tool id, while their turn runs. */
+  private readonly tools = new Map<string, ToolItem>();
+  /** Approval interaction id → the command item it decides. */
+  private readonly approvals = new Map<string, string>();
+  private readonly total = zeroUsage();
+  private lastStatus: ThreadStatus["type"] | undefined;
+  private failed = false;
+
+  constructor(private readonly host: TranslatorHost) {}
+
+  /** A turn already running when the thread was loaded: its end is reported, its start was not seen. */
+  adoptRunningTurn(turnId: string): void {
+    this.turn ??= { id: turnId, startedAt: Date.now(), waiting: new Map() };
+    this.lastStatus = "active";
+  }
+
+  get currentTurnId(): string | undefined {
+    return this.turn?.id;
+  }
+
+  /** The thread's status as the notifications have reported it. */
+  get status(): ThreadStatus {
+    if (this.turn) return { type: "active", activeFlags: [...this.turn.waiting.keys()] };
+    return this.failed ? { type: "systemError" } : { type: "idle" };
+  }
+
+  /** The command item an approval interaction decides (linked when the approval was announced). */
+  approvalItem(approvalId: string): ThreadItem | undefined {
+    const id = this.approvals.get(approvalId);
+    return id === undefined ? undefined : this.tools.get(id)?.item;
+  }
+
+  /** Claims the oldest started item of a dynamic tool not yet called: the item a call of that tool belongs to. */
+  claimDynamicItem(toolName: string): ThreadItem | undefined {
+    const tool = [...this.tools.values()].find((t) => t.name === toolName && t.item.type === "dynamicToolCall" && !t.claimed);
+    if (!tool) return undefined;
+    tool.claimed = true;
+    return tool.item;
+  }
+
+  /** What the client answered a dynamic tool call with, for the item's completion. */
+  recordContentItems(itemId: string, contentItems: ThreadItemContent): void {
+    const tool = this.tools.get(itemId);
+    if (tool) tool.contentItems = contentItems;
+  }
+
+  event(event: Event): void {
+    switch (event.type) {
+      case "turn.started":
+        return this.startTurn(event.payload.turnId);
+      case "model.thinking":
+        return this.stream("reasoning", event.payload.delta);
+      case "model.streaming":
+        return this.stream("agentMessage", event.payload.delta);
+      case "tool.use":
+        return this.toolStarted(event.payload.id, event.payload.name, event.payload.args);
+      case "tool.result":
+        return this.toolFinished(event.payload.id, { output: outputText(event.payload.output), isError: event.payload.isError, durationMs: event.payload.durationMs ?? null });
+      case "approval.required":
+        if (event.payload.toolName !== undefined) this.linkApproval(event.payload.id, event.payload.toolName);
+        return this.wait("waitingOnApproval", +1);
+      case "approval.updated":
+        if (event.payload.status !== "approved") this.decline(event.payload.id);
+        return this.wait("waitingOnApproval", -1);
+      case "input.requested":
+        return this.wait("waitingOnUserInput", +1);
+      case "input.resolved":
+        return this.wait("waitingOnUserInput", -1);
+      case "turn.completed":
+        // The gateway's own translator always names the turn; an anonymous end belongs to the open turn.
+        return this.endTurn(event.payload.turnId ?? this.turn?.id, "completed", undefined, {
+          inputTokens: event.payload.inputTokens ?? 0,
+          outputTokens: event.payload.outputTokens ?? 0,
+        });
+      case "turn.failed":
+        return this.endTurn(event.payload.turnId, "failed", { message: event.payload.error, codexErrorInfo: "other" });
+      case "turn.aborted":
+        return this.endTurn(event.payload.turnId, "interrupted");
+      default:
+        return; // session lifecycle, queue, notices, compaction: nothing a Codex turn reports
+    }
+  }
+
+  private startTurn(turnId: string): void {
+    if (this.turn?.id === turnId) return;
+    this.turn = { id: turnId, startedAt: Date.now(), waiting: new Map() };
+    this.failed = false;
+    this.reportStatus();
+    const { threadId } = this.host;
+    this.host.emit("turn/started", { threadId, turn: { id: turnId, items: [], status: "inProgress", error: null } });
+    const userMessage: ThreadItem = { type: "userMessage", id: `${turnId}-input`, content: this.host.userInput(turnId) };
+    this.itemStarted(userMessage);
+    this.itemCompleted(userMessage);
+  }
+
+  private stream(type: TextItem["type"], delta: string): void {
+    const turn = this.turn;
+    if (!turn || delta === "") return;
+    if (this.text?.type !== type) {
+      this.closeText();
+      this.text = { id: randomUUID(), type, text: "" };
+      this.itemStarted(type === "agentMessage" ? { type, id: this.text.id, text: "" } : { type, id: this.text.id, summary: [], content: [] });
+    }
+    this.text.text += delta;
+    const where = { threadId: this.host.threadId, turnId: turn.id, itemId: this.text.id };
+    if (type === "agentMessage") this.host.emit("item/agentMessage/delta", { ...where, delta });
+    // Plain thinking travels as a summary: the terminal UI always shows summaries, raw reasoning only on request.
+    else this.host.emit("item/reasoning/summaryTextDelta", { ...where, delta, summaryIndex: 0 });
+  }
+
+  private closeText(): void {
+    const text = this.text;
+    if (!text) return;
+    this.text = undefined;
+    this.itemCompleted(text.type === "agentMessage" ? { type: "agentMessage", id: text.id, text: text.text } : { type: "reasoning", id: text.id, summary: [text.text], content: [] });
+  }
+
+  private toolStarted(id: string, name: string, args: Record<string, unknown> | undefined): void {
+    const turn = this.turn;
+    if (!turn || this.tools.has(id)) return;
+    this.closeText();
+    const kind = toolKind(name, args, this.host.catalog());
+    const item = startedToolItem(id, name, args, kind, this.host.cwd());
+    if (!item) return;
+    this.tools.set(id, { name, item, claimed: false, declined: false });
+    this.itemStarted(item);
+    if (kind.kind === "plan") {
+      this.host.emit("turn/plan/updated", { threadId: this.host.threadId, turnId: turn.id, plan: planSteps(kind.text), explanation: null });
+    }
+  }
+
+  private toolFinished(id: string, outcome: { output: string; isError: boolean; durationMs: number | null }): void {
+    const tool = this.tools.get(id);
+    if (!tool || !this.turn) return;
+    this.tools.delete(id);
+    if (tool.item.type === "commandExecution" && outcome.output !== "" && !tool.declined) {
+      this.host.emit("item/commandExecution/outputDelta", { threadId: this.host.threadId, turnId: this.turn.id, itemId: id, delta: outcome.output });
+    }
+    this.itemCompleted(completedToolItem(tool.item, { ...outcome, declined: tool.declined }, tool.contentItems));
+  }
+
+  private linkApproval(approvalId: string, toolName: string): void {
+    const tool = [...this.tools.values()].find((t) => t.name === toolName && t.item.type === "commandExecution" && !t.claimed);
+    if (!tool) return;
+    tool.claimed = true;
+    this.approvals.set(approvalId, tool.item.id);
+  }
+
+  private decline(approvalId: string): void {
+    const id = this.approvals.get(approvalId);
+    const tool = id === undefined ? undefined : this.tools.get(id);
+    if (tool) tool.declined = true;
+  }
+
+  private wait(flag: ThreadActiveFlag, change: 1 | -1): void {
+    const turn = this.turn;
+    if (!turn) return;
+    const count = (turn.waiting.get(flag) ?? 0) + change;
+    if (count > 0) turn.waiting.set(flag, count);
+    else turn.waiting.delete(flag);
+    this.reportStatus(true);
+  }
+
+  private endTurn(turnId: string | undefined, status: Turn["status"], error?: TurnError, usage?: { inputTokens: number; outputTokens: number }): void {
+    const { threadId } = this.host;
+    if (turnId === undefined) return;
+    if (this.turn?.id !== turnId) {
+      // A turn this thread never saw start (it ran before the thread was loaded): announce it, so its end is not an orphan.
+      this.host.emit("turn/started", { threadId, turn: { id: turnId, items: [], status: "inProgress", error: null } });
+    } else {
+      this.closeText();
+    }
+    if (usage) {
+      const last: TokenUsageBreakdown = { ...zeroUsage(), inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.inputTokens + usage.outputTokens };
+      for (const key of Object.keys(last) as Array<keyof TokenUsageBreakdown>) this.total[key] += last[key];
+      this.host.emit("thread/tokenUsage/updated", { threadId, turnId, tokenUsage: { total: { ...this.total }, last, modelContextWindow: this.host.contextWindow() ?? null } });
+    }
+    const startedAt = this.turn?.id === turnId ? this.turn.startedAt : undefined;
+    if (this.turn?.id === turnId) {
+      this.turn = undefined;
+      this.tools.clear();
+      this.approvals.clear();
+    }
+    this.failed = status === "failed";
+    this.reportStatus();
+    if (error) this.host.emit("error", { threadId, turnId, error, willRetry: false });
+    const completedAt = Date.now();
+    const turn: Turn = {
+      id: turnId,
+      items: [],
+      status,
+      error: error ?? null,
+      ...(startedAt === undefined ? {} : { startedAt: Math.floor(startedAt / 1000), completedAt: Math.floor(completedAt / 1000), durationMs: completedAt - startedAt }),
+    };
+    this.host.emit("turn/completed", { threadId, turn });
+    this.host.turnEnded(turnId);
+  }
+
+  /** thread/status/changed when the status differs from the last one reported (`always`: also when only the flags changed). */
+  private reportStatus(always = false): void {
+    const status = this.status;
+    if (!always && status.type === this.lastStatus && status.type !== "active") return;
+    if (!always && status.type === "active" && this.lastStatus === "active") return;
+    this.lastStatus = status.type;
+    this.host.emit("thread/status/changed", { threadId: this.host.threadId, status });
+  }
+
+  private itemStarted(item: ThreadItem): void {
+    if (!this.turn) return;
+    this.host.emit("item/started", { threadId: this.host.threadId, turnId: this.turn.id, item, startedAtMs: Date.now() });
+  }
+
+  private itemCompleted(item: ThreadItem): void {
+    if (!this.turn) return;
+    this.host.emit("item/completed", { threadId: this.host.threadId, turnId: this.turn.id, item, completedAtMs: Date.now() });
+  }
+}

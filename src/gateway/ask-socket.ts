@@ -1,0 +1,76 @@
+import type { FastifyPluginAsync } from "fastify";
+import fp from "fastify-plugin";
+import { serveAskNdjson } from "../transports/ask-ndjson.js";
+import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
+import { UnixSocketListener } from "../transports/unix-socket-listener.js";
+import type { GatewayLimits } from "./limits.js";
+import { PLUGIN } from "./plugin-names.js";
+
+/** The label of the socket's clients in the connection and slow-consumer metrics. */
+export const SOCKET_ROUTE = "socket";
+
+export interface AskSocketOptions {
+  path: string;
+  /** File mode of the socket file; it is the socket's only access control. */
+  mode: number;
+  /** Framing of every client's connection. */
+  jsonrpc: Pick<AskJsonRpcOptions, "jsonrpcMember" | "maxBatch">;
+  /** The tenant every socket client acts for (a socket client presents no token). */
+  tenant: string | undefined;
+  limits: Pick<GatewayLimits, "maxConnections" | "maxBufferedBytes">;
+  /** Longest line a client may send. */
+  maxMessageBytes: number;
+}
+
+/**
+ * The Ask surface on a Unix socket, NDJSON, for local clients that attach to the running gateway:
+ * every client is an Ask connection like one on WebSocket `/rpc`, with the same gates (metrics,
+ * in-flight limit, drain), the same message-size and slow-consumer bounds and the same sessions.
+ * The socket is bound when the app gets ready; it stops accepting (and its file goes) when the
+ * drain starts, and its clients are closed with the app.
+ */
+const askSocket: FastifyPluginAsync<AskSocketOptions> = async (app, options) => {
+  const { askBridge: bridge, askGates, metrics, drain } = app;
+  const { limits } = options;
+  let listener: UnixSocketListener | undefined;
+
+  app.addHook("onReady", async () => {
+    listener = await UnixSocketListener.listen({
+      path: options.path,
+      mode: options.mode,
+      maxConnections: limits.maxConnections,
+      onRefused: () => {
+        metrics.connectionRefused("max_connections");
+        app.log.warn({ route: SOCKET_ROUTE, maxConnections: limits.maxConnections }, "socket client refused: connection limit reached");
+      },
+      serve: (socket) => {
+        metrics.connectionOpened(SOCKET_ROUTE, (closed) => socket.once("close", closed));
+        return serveAskNdjson(bridge, socket, socket, {
+          ...options.jsonrpc,
+          tenant: options.tenant,
+          gate: askGates.connection(),
+          maxLineBytes: options.maxMessageBytes,
+          maxBufferedBytes: limits.maxBufferedBytes,
+          onSlowConsumer: () => {
+            metrics.slowConsumerDropped(SOCKET_ROUTE);
+            app.log.warn({ route: SOCKET_ROUTE, maxBufferedBytes: limits.maxBufferedBytes }, "slow client disconnected: too much data waiting unread");
+          },
+          onError: (err) => app.log.error({ err }, "Ask socket connection failed to handle a message"),
+        });
+      },
+    });
+    app.log.info({ path: listener.path }, "Ask clients may attach on the Unix socket");
+  });
+  drain.onDrainStart(() => void listener?.stopAccepting());
+  app.addHook("preClose", async () => {
+    await listener?.close();
+  });
+};
+
+export const askSocketListener = fp(askSocket, {
+  name: "tau-gateway-ask-socket",
+  fastify: "5.x",
+  encapsulate: true,
+  dependencies: [PLUGIN.services, PLUGIN.metrics, PLUGIN.drain, PLUGIN.askGates],
+  decorators: { fastify: ["askBridge", "askGates", "metrics", "drain"] },
+});

@@ -1,0 +1,26 @@
+import { MIMEType } from "node:util";
+
+/**
+ * The charset a JSON request declares when it is not UTF-8; undefined when it declares UTF-8 or
+ * none. JSON between systems is UTF-8 (RFC 8259 §8.1) and bodies are decoded as UTF-8, so a body
+ * declared in another charset would be misread: it is refused instead. The header is parsed as a
+ * media type (parameter names case-insensitive, quotes removed) and the label resolved as the
+ * Encoding Standard does, so `UTF-8`, `"utf-8"` and `utf8` all name UTF-8; an unknown label is
+ * not UTF-8.
+ */
+export function nonUtf8Charset(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined;
+  let label: string | null;
+  try {
+    label = new MIMEType(contentType).params.get("charset");
+  } catch {
+    // Not a media type at all: the content-type parser lookup has already judged the header.
+    return undefined;
+  }
+  if (label === null) return undefined;
+  try {
+    return new TextDecoder(label).encoding === "utf-8" ? undefined : label;
+  } catch {
+    return label;
+  }
+}

@@ -1,0 +1,41 @@
+import type { ErrorCodeEntry } from "../model.js";
+
+/**
+ * JSON-RPC error codes of the Codex surface. Codex itself answers -32600 for nearly every failure
+ * (unknown methods included); the gateway keeps the JSON-RPC meanings (-32601 for an unknown
+ * method, -32602 naming the field for bad params), which the clients measured cope with, and adds
+ * its own codes for conditions a Codex server never meets.
+ */
+export const CODEX_ERROR_CODES = {
+  parse_error: -32700,
+  invalid_request: -32600,
+  method_not_found: -32601,
+  invalid_params: -32602,
+  internal_error: -32603,
+  busy: -32010,
+  upstream_unavailable: -32012,
+  overloaded: -32013,
+} as const;
+
+export type CodexErrorName = keyof typeof CODEX_ERROR_CODES;
+
+const entry = (name: CodexErrorName, description: string, extension = false): ErrorCodeEntry => ({
+  name,
+  code: CODEX_ERROR_CODES[name],
+  description,
+  ...(extension ? { extension: true } : {}),
+});
+
+export const codexErrorEntries: ErrorCodeEntry[] = [
+  entry("parse_error", "The message is not valid JSON; answered with id null."),
+  entry(
+    "invalid_request",
+    "As in Codex: not initialized, already initialized, an unknown or foreign thread, no active turn, an experimental method or field without capabilities.experimentalApi.",
+  ),
+  entry("method_not_found", "The method is not part of the gateway's surface (Codex answers -32600 here)."),
+  entry("invalid_params", "Params do not fit the registry or cannot be honoured; the message names the field."),
+  entry("internal_error", "An unexpected failure while handling the request."),
+  entry("busy", "The Tau session cannot take this request now, e.g. another mutation is in progress.", true),
+  entry("upstream_unavailable", "The upstream Tau host cannot be reached, or the gateway is shutting down.", true),
+  entry("overloaded", "A gateway limit was reached; retry later.", true),
+];

@@ -1,0 +1,194 @@
+import type { MethodEntry } from "../model.js";
+import { any, arr, bool, describe, int, literal, nullable, obj, opt, ref, str, union, type Schema } from "../schema.js";
+
+/**
+ * The client → server requests the gateway serves (every other method is answered -32601), with
+ * params and results as in the official schema. Params accept unknown fields, as Codex does: the
+ * official params carry many options a Tau host has no use for, and clients send them. The fields
+ * the gateway reads are checked, so a bad one is answered -32602 naming it.
+ */
+
+const request = (name: string, description: string, params: Schema, result: Schema, experimental = false): MethodEntry => ({
+  kind: "request",
+  sender: "client",
+  name,
+  description: experimental ? `${description} Experimental: only for connections that set capabilities.experimentalApi.` : description,
+  params,
+  result,
+});
+
+const nullableString = () => nullable(str());
+const page = {
+  cursor: opt(nullableString()),
+  limit: opt(nullable(int({ min: 0, max: 4294967295 }))),
+};
+const nextCursor = opt(nullableString());
+
+/**
+ * `approvalPolicy` as clients send it: the official values, plus `on-failure`, which Codex 0.169.0
+ * refuses but the AI SDK provider may send; the gateway reads it as on-request.
+ */
+const approvalPolicyParam = opt(
+  union(ref("AskForApproval"), describe("Gateway extension: read as on-request.", literal("on-failure")), { type: "null" }),
+);
+
+/** What thread/start, thread/resume and turn/start accept about how the thread runs. */
+const threadSettings = {
+  cwd: opt(nullableString()),
+  model: opt(nullableString()),
+  modelProvider: opt(nullableString()),
+  approvalPolicy: approvalPolicyParam,
+  approvalsReviewer: opt(nullable(ref("ApprovalsReviewer"))),
+  sandbox: opt(nullable(ref("SandboxMode"))),
+  config: opt(nullable({ type: "object" })),
+  baseInstructions: opt(nullableString()),
+  developerInstructions: opt(nullableString()),
+};
+
+/** The result of thread/start and thread/resume. */
+const threadOpened = (extra: Record<string, unknown> = {}) =>
+  obj({
+    thread: ref("Thread"),
+    model: str(),
+    modelProvider: str(),
+    cwd: str({ description: "Absolute path." }),
+    approvalPolicy: ref("AskForApproval"),
+    approvalsReviewer: ref("ApprovalsReviewer"),
+    sandbox: ref("SandboxPolicy"),
+    reasoningEffort: opt(nullable(ref("ReasoningEffort"))),
+    serviceTier: opt(nullableString()),
+    ...extra,
+  });
+
+export const codexMethodEntries: MethodEntry[] = [
+  // ── Handshake ──
+  request(
+    "initialize",
+    "Handshake: the first request of a connection; every other request before it is refused.",
+    obj({ clientInfo: ref("ClientInfo"), capabilities: opt(nullable(ref("InitializeCapabilities"))) }),
+    obj({
+      userAgent: str({ description: "`name/version …`: clients read the server version between the first / and the next space." }),
+      codexHome: str({ description: "Absolute path." }),
+      platformFamily: str({ description: "unix or windows." }),
+      platformOs: str(),
+    }),
+  ),
+
+  // ── Account, models, configuration ──
+  request(
+    "account/read",
+    "The signed-in account; the gateway needs none.",
+    obj({ refreshToken: opt(bool()) }),
+    obj({ requiresOpenaiAuth: bool(), account: opt(nullable(any("An account; the gateway has none."))), userId: opt(nullableString()) }),
+  ),
+  request(
+    "model/list",
+    "The models a thread may use: the Tau host's personas.",
+    obj({ ...page, includeHidden: opt(nullable(bool())), modelProvider: opt(nullableString()) }),
+    obj({ data: arr(ref("Model")), nextCursor }),
+  ),
+  request(
+    "config/read",
+    "The effective configuration; the gateway has none to report.",
+    obj({ includeLayers: opt(bool()), cwd: opt(nullableString()) }),
+    obj({
+      config: describe("Configuration keys (snake_case); all optional.", { type: "object" }),
+      origins: describe("Where each key came from.", { type: "object" }),
+      layers: opt(nullable(arr(any()))),
+    }),
+  ),
+  request(
+    "configRequirements/read",
+    "Requirements an administrator put on the configuration; none here.",
+    describe("No params.", obj({})),
+    obj({ requirements: opt(nullable(any())), supportsIndependentSpeedModes: opt(nullable(bool())) }),
+  ),
+  request(
+    "collaborationMode/list",
+    "Collaboration modes: the gateway lists Default only.",
+    obj({}),
+    obj({ data: arr(ref("CollaborationModeMask")) }),
+    true,
+  ),
+  request(
+    "permissionProfile/list",
+    "Permission profiles; the gateway has none (its command tools ask for approval per call).",
+    obj({ ...page, cwd: opt(nullableString()) }),
+    obj({ data: arr(ref("PermissionProfileSummary")), nextCursor }),
+  ),
+  request(
+    "skills/list",
+    "Skills per working directory; the gateway lists none.",
+    obj({ cwds: opt(arr(str())), forceReload: opt(bool()) }),
+    obj({ data: arr(ref("SkillsListEntry")) }),
+  ),
+
+  // ── Threads ──
+  request(
+    "thread/start",
+    "Start a thread: a new Tau session; thread/started follows the response.",
+    obj(
+      {
+        ...threadSettings,
+        ephemeral: opt(nullable(bool())),
+        dynamicTools: opt(describe("Experimental: tools the client offers the agent; calls arrive as item/tool/call.", nullable(arr(ref("DynamicToolSpec"))))),
+      },
+      { description: "dynamicTools is experimental: only for connections that set capabilities.experimentalApi." },
+    ),
+    threadOpened(),
+  ),
+  request(
+    "thread/resume",
+    "Load a thread on this connection (from any connection, after a restart too), with its history as turns unless excludeTurns.",
+    obj({ threadId: str(), excludeTurns: opt(bool()), ...threadSettings }),
+    threadOpened(),
+  ),
+  request(
+    "thread/read",
+    "Read a thread; its turns only with includeTurns.",
+    obj({ threadId: str(), includeTurns: opt(bool()) }),
+    obj({ thread: ref("Thread") }),
+  ),
+  request(
+    "thread/list",
+    "Threads of this tenant, most recently updated first; turns are not included.",
+    obj({ ...page, searchTerm: opt(nullableString()), cwd: opt(any("A path or a list of paths.")) }),
+    obj({ data: arr(ref("Thread")), nextCursor, backwardsCursor: opt(nullableString()) }),
+  ),
+  request(
+    "thread/loaded/list",
+    "Ids of the threads loaded on this connection.",
+    obj({ ...page }),
+    obj({ data: arr(str()), nextCursor }),
+  ),
+
+  // ── Turns ──
+  request(
+    "turn/start",
+    "Start a turn with the user's input; its notifications follow the response. During a running turn the input steers it and the running turn is returned.",
+    obj({
+      threadId: str(),
+      input: arr(ref("UserInput")),
+      cwd: opt(nullableString()),
+      model: opt(nullableString()),
+      approvalPolicy: approvalPolicyParam,
+      approvalsReviewer: opt(nullable(ref("ApprovalsReviewer"))),
+      sandboxPolicy: opt(nullable(ref("SandboxPolicy"))),
+      effort: opt(nullable(ref("ReasoningEffort"))),
+      clientUserMessageId: opt(nullableString()),
+    }),
+    obj({ turn: ref("Turn") }),
+  ),
+  request(
+    "turn/steer",
+    "Add input to the running turn.",
+    obj({ threadId: str(), expectedTurnId: str(), input: arr(ref("UserInput")) }),
+    obj({ turnId: str() }),
+  ),
+  request(
+    "turn/interrupt",
+    "Interrupt the running turn; it then completes with status interrupted.",
+    obj({ threadId: str(), turnId: str() }),
+    obj({}),
+  ),
+];

@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import { AcpError, type AcpAgent, type AcpPeer } from "../acp/agent.js";
+import { AskError } from "../bridge/ask-bridge.js";
+import { ACP_ERROR_CODES } from "../registry/acp/index.js";
+import { runCall, type CallGate } from "./jsonrpc-envelope.js";
+import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import { textOf } from "./shared-text.js";
+
+/**
+ * One ACP connection, whatever carries its text (stdio lines, WebSocket messages): the JSON-RPC
+ * framing (jsonrpc-connection.ts) as ACP wants it (protocol §1) — `"jsonrpc":"2.0"` on every
+ * message, no batches, `"params": null` taken as given, every notification handed to the agent
+ * (which ignores one it does not know) — with the agent behind it and its requests to the client
+ * on the same connection, numbered from 0 as the SDK's are.
+ */
+
+/** Wraps each request of a connection (in-flight limit, metrics, drain): runs `call`, or rejects with the error to answer instead. */
+export type AcpCallGate = CallGate;
+
+export interface AcpJsonRpcOptions {
+  tenant?: string;
+  gate?: AcpCallGate;
+}
+
+export interface AcpJsonRpcConnection {
+  readonly peer: AcpPeer;
+  /** Handles one incoming message; resolves once it is answered (a prompt: when its turn has ended). */
+  receive(text: string): Promise<void>;
+  /** Interrupts the turns of this connection's prompts, which are then answered `cancelled`. */
+  interruptTurns(): Promise<void>;
+  /** The client is gone: see AcpAgent.disconnect for `graceMs` (default: the agent's). */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => void, options: AcpJsonRpcOptions = {}): AcpJsonRpcConnection {
+  const gate: AcpCallGate = options.gate ?? runCall;
+  const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
+    jsonrpcMember: "include",
+    jsonrpcRequired: true,
+    nullParams: "passed",
+    methods: agent.methods,
+    call: (method, params) => gate(method, () => agent.call(client, method, params)),
+    onNotification: (method, params) => agent.notify(client, method, params),
+    // Errors are answers, not faults: the agent logs what deserves it.
+    errorOf: (error) => answeredError(error, [AcpError, AskError], ACP_ERROR_CODES.internal_error),
+    codes: ACP_ERROR_CODES,
+    batches: false,
+    answerUnidentifiable: true,
+    firstRequestId: 0,
+  });
+
+  const peer: AcpPeer = {
+    id: randomUUID(),
+    tenant: options.tenant,
+    notify: (method, params) => connection.send({ jsonrpc: "2.0", method, params }),
+    request: (method, params, signal) => {
+      if (connection.closed) return Promise.reject(new Error("connection closed"));
+      return connection.request(method, params as object, signal).answer.catch((err: unknown) => {
+        throw err instanceof Error ? err : new Error(String(err));
+      });
+    },
+    get closed() {
+      return connection.closed;
+    },
+  };
+  const client = agent.connect(peer);
+
+  return {
+    peer,
+    receive: (text) => connection.receive(text),
+    interruptTurns: () => agent.interruptTurns(client),
+    async close(graceMs?: number) {
+      if (connection.closed) return;
+      connection.close();
+      await agent.disconnect(client, graceMs);
+    },
+  };
+}

@@ -1,0 +1,282 @@
+import {
+  createJSONRPCErrorResponse,
+  JSONRPCClient,
+  JSONRPCErrorException,
+  JSONRPCServer,
+  JSONRPCServerAndClient,
+  type JSONRPCID,
+  type JSONRPCResponse,
+} from "json-rpc-2.0";
+import { cancellableRequest, isId, isObject, parseMessage, serializer, type JsonRpcMember } from "./jsonrpc-envelope.js";
+import { OutboundSequencer, type ResponseSlot } from "./outbound-sequencer.js";
+import { RequestOrder } from "./request-order.js";
+import type { OutgoingText } from "./shared-text.js";
+
+/**
+ * One JSON-RPC 2.0 connection of a JSON-RPC dialect (Ask, Codex app-server, ACP), whatever carries its
+ * text (WebSocket, stdio, HTTP): json-rpc-2.0's server answers the client's requests and its client
+ * sends the server's own requests on the same connection. This layer only frames: the envelope
+ * checks the library does not make (the optional `"jsonrpc"` member, ids, by-name params,
+ * batches element by element) and answers to the server's requests. What a method does, and which
+ * error a failure becomes, is the dialect's.
+ */
+
+/** The JSON-RPC error codes a framing error is answered with (the dialect's registry names them). */
+export interface FramingErrorCodes {
+  parse_error: number;
+  invalid_request: number;
+  method_not_found: number;
+  invalid_params: number;
+  internal_error: number;
+}
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** An error class whose instances are answered with their own code, message and data. */
+export type DialectErrorClass = abstract new (...args: never[]) => { code: number; message: string; data?: unknown };
+
+/** The error a failure is answered with: a dialect error as it is, anything else `internalErrorCode` with its message. */
+export function answeredError(error: unknown, dialectErrors: readonly DialectErrorClass[], internalErrorCode: number): JsonRpcError {
+  if (dialectErrors.some((errorClass) => error instanceof errorClass)) {
+    const { code, message, data } = error as InstanceType<DialectErrorClass>;
+    return { code, message, ...(data === undefined ? {} : { data }) };
+  }
+  return { code: internalErrorCode, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/** Lets a method have something happen once its response has been written (or dropped, for a notification). */
+export interface CallHooks {
+  afterResponse(action: () => void): void;
+  /** Runs `call` at the request's place in the connection's order (at once when the dialect keeps none). */
+  inOrder<T>(call: () => Promise<T>): Promise<T>;
+}
+
+export interface JsonRpcConnectionOptions {
+  jsonrpcMember: JsonRpcMember;
+  /** The client must send `"jsonrpc":"2.0"` on every message (ACP); otherwise the member is optional. */
+  jsonrpcRequired?: boolean;
+  /** `"params": null`: answered invalid_params (default), taken as no params (Ask), or passed on as it is (ACP). */
+  nullParams?: "invalid" | "absent" | "passed";
+  /**
+   * Requests are applied one after another in arrival order (request-order.ts: a method runs its
+   * work through `hooks.inOrder`), and a response is written before the messages that arise while
+   * it is open (outbound-sequencer.ts); an answer to one of our requests is taken at once.
+   */
+  ordered?: boolean;
+  /** Whether a method is served (default: it is in `methods`); any other is answered method_not_found. */
+  isMethod?(method: string): boolean;
+  /** Called on close, after nothing more can be written and before our pending requests are rejected. */
+  onClose?(): void;
+  /**
+   * Takes every notification of the client (any method, params unchecked: the dialect ignores what
+   * it does not know) instead of the method table.
+   */
+  onNotification?(method: string, params: unknown): void;
+  /** The methods the connection serves; any other is answered method_not_found. */
+  methods: readonly string[];
+  /** Runs one request or notification of the client; resolves with the result, rejects with anything `errorOf` maps. */
+  call(method: string, params: Record<string, unknown> | undefined, hooks: CallHooks): Promise<unknown>;
+  /** The error a method's failure is answered with. */
+  errorOf(error: unknown): JsonRpcError;
+  codes: FramingErrorCodes;
+  /** Largest batch accepted (element count); `false`: a batch is not a message of the dialect. */
+  batches: { max: number } | false;
+  /**
+   * A message whose sender cannot be told which message failed (not JSON, not an object, a null or
+   * malformed id, a batch where none is allowed): answered with id null, as JSON-RPC says, or
+   * dropped, as Codex does (its clients disconnect on a response they cannot match).
+   */
+  answerUnidentifiable: boolean;
+  /** Ids of the server's own requests count up from here. */
+  firstRequestId: number;
+  /** Told about every message dropped without an answer. */
+  onDropped?(reason: string): void;
+}
+
+export interface JsonRpcConnection {
+  /** Handles one incoming text message (a request, notification, response or batch). */
+  receive(text: string): Promise<void>;
+  /** Writes a message (serialized with or without `"jsonrpc"`, as configured). */
+  send(message: object): void;
+  /** Writes text already serialized the way `send` would (in its place, when the connection is ordered). */
+  sendText(text: OutgoingText): void;
+  /**
+   * A request of the server, with the next id (or `id`, for a caller that numbers its requests
+   * itself); `answer` resolves with the client's result and rejects with its error, or when
+   * `signal` aborts.
+   */
+  request(method: string, params: object, signal?: AbortSignal, id?: number): { id: number; answer: Promise<unknown> };
+  readonly closed: boolean;
+  close(): void;
+}
+
+
+/** A response slot of an unordered connection: its response is written as soon as it is made. */
+const writeAtOnce = (write: (text: OutgoingText) => void): ResponseSlot<OutgoingText> => ({
+  fill: async (text) => {
+    if (text !== undefined) write(text);
+  },
+});
+
+/**
+ * `transmit` writes one message: a string of the connection's own, or a `SharedText` the same for
+ * several connections (a transport that writes bytes can send its `bytes` as they are).
+ */
+export function jsonRpcConnection(transmit: (message: OutgoingText) => void, options: JsonRpcConnectionOptions): JsonRpcConnection {
+  let closed = false;
+  const serialize = serializer(options.jsonrpcMember);
+  const transmitOpen = (text: OutgoingText) => {
+    if (!closed) transmit(text);
+  };
+  const outbound = options.ordered ? new OutboundSequencer<OutgoingText>(transmitOpen) : undefined;
+  const order = options.ordered ? new RequestOrder() : undefined;
+  const writeText = (text: OutgoingText) => (outbound ? outbound.send(text) : transmitOpen(text));
+  const reserve = (): ResponseSlot<OutgoingText> => outbound?.reserve() ?? writeAtOnce(transmitOpen);
+  const textOf = (message: object | object[] | null): string | undefined =>
+    message === null ? undefined : Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message);
+  const send = (message: object) => writeText(textOf(message)!);
+  const isMethod = options.isMethod ?? ((method: string) => server.hasMethod(method));
+
+  let nextId = options.firstRequestId;
+  // Error answers are the protocol working, not faults: the dialect logs internal errors itself, and
+  // the library's default (console.warn) would write onto stderr for every refusal.
+  const server = new JSONRPCServer<CallHooks>({ errorListener: () => undefined });
+  const client = new JSONRPCClient<void>((payload: object) => send(payload), () => nextId++);
+  const rpc = new JSONRPCServerAndClient<CallHooks, void>(server, client);
+  for (const method of options.methods) rpc.addMethod(method, (params, hooks) => options.call(method, params as Record<string, unknown> | undefined, hooks));
+  server.mapErrorToJSONRPCErrorResponse = (id: JSONRPCID, error: unknown) => {
+    const { code, message, data } = options.errorOf(error);
+    return createJSONRPCErrorResponse(id, code, message, data);
+  };
+
+  const error = (id: JSONRPCID, name: keyof FramingErrorCodes, message: string): JSONRPCResponse =>
+    createJSONRPCErrorResponse(id, options.codes[name], message);
+  /** The answer to a message that names no usable id, or nothing when the dialect drops such messages. */
+  const unidentifiable = (name: keyof FramingErrorCodes, message: string): JSONRPCResponse | null => {
+    if (options.answerUnidentifiable) return error(null, name, message);
+    options.onDropped?.(message);
+    return null;
+  };
+
+  /**
+   * One message of a batch or a lone message; resolves with the response to send, if any. A call
+   * takes its place in the connection's order before this returns its promise (no await before it),
+   * so the elements of a batch, mapped in a row, are applied in array order.
+   */
+  async function handleOne(message: unknown, hooks: Pick<CallHooks, "afterResponse">): Promise<JSONRPCResponse | null> {
+    if (!isObject(message)) return unidentifiable("invalid_request", "Invalid Request: a JSON-RPC message must be an object");
+    const hasId = "id" in message && message.id !== undefined;
+    if (hasId && !isId(message.id)) {
+      // A null id names no request the client could match an answer to, and an answer echoing it
+      // would not be a valid response: it is refused like any other unusable id.
+      return unidentifiable("invalid_request", message.id === null ? "Invalid Request: id must not be null" : "Invalid Request: id must be a string or an integer");
+    }
+    const id = hasId && isId(message.id) ? message.id : null;
+    if (options.jsonrpcRequired && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0"');
+    if ("jsonrpc" in message && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0" when present');
+    if (!("method" in message)) {
+      if (hasId && ("result" in message || "error" in message)) {
+        // An answer to one of our requests.
+        client.receive({ ...message, jsonrpc: "2.0" } as unknown as JSONRPCResponse);
+        return null;
+      }
+      return error(id, "invalid_request", "Invalid Request: Method not specified");
+    }
+    if (typeof message.method !== "string") return error(id, "invalid_request", "Invalid Request: method must be a string");
+    if (!hasId && options.onNotification) {
+      options.onNotification(message.method, message.params);
+      return null;
+    }
+    const nullParams = options.nullParams ?? "invalid";
+    const paramsAbsent = message.params === undefined || (nullParams !== "invalid" && message.params === null);
+    if ("params" in message && !paramsAbsent && !isObject(message.params)) {
+      return hasId ? error(id, "invalid_params", "invalid params: params must be an object") : null;
+    }
+    const params = nullParams === "absent" ? (message.params ?? undefined) : message.params;
+    const request = { jsonrpc: "2.0" as const, method: message.method, params: params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
+    if (!isMethod(message.method)) {
+      return hasId ? error(id, "method_not_found", `Method not found: ${message.method}`) : null;
+    }
+    if (!order) return server.receive(request, { ...hooks, inOrder: (call) => call() });
+    const turn = order.enter();
+    try {
+      return await server.receive(request, { ...hooks, inOrder: (call) => turn.run(call) });
+    } finally {
+      // A call its gates refused never ran; its place must not hold up the requests after it.
+      turn.release();
+    }
+  }
+
+  /** Hooks of one incoming message: run once its response (if any) has been written. */
+  function callHooks(): Pick<CallHooks, "afterResponse"> & { run(): void } {
+    const actions: Array<() => void> = [];
+    return {
+      afterResponse: (action) => void actions.push(action),
+      run: () => {
+        for (const action of actions.splice(0)) action();
+      },
+    };
+  }
+
+  /** The answer to one text message: a response, a batch of responses, or nothing. */
+  async function answer(value: unknown, hooks: Pick<CallHooks, "afterResponse">): Promise<JSONRPCResponse | JSONRPCResponse[] | null> {
+    if (!Array.isArray(value)) return handleOne(value, hooks);
+    const batches = options.batches;
+    if (batches === false) return unidentifiable("invalid_request", "Invalid Request: batches are not supported");
+    if (value.length === 0) return error(null, "invalid_request", "Invalid Request: empty batch");
+    if (value.length > batches.max) return error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${batches.max}`);
+    const responses = (await Promise.all(value.map((message) => handleOne(message, hooks)))).filter((r): r is JSONRPCResponse => r !== null);
+    return responses.length ? responses : null;
+  }
+
+  return {
+    async receive(text: string) {
+      if (closed) return;
+      const parsed = parseMessage(text);
+      if (parsed === undefined) return;
+      if ("parseError" in parsed) return reserve().fill(textOf(unidentifiable("parse_error", parsed.parseError)));
+      const { value } = parsed;
+      const hooks = callHooks();
+      if (isObject(value) && !("method" in value) && value.id !== undefined && ("result" in value || "error" in value)) {
+        // An answer to one of our requests takes no place in either order: it is handed to the
+        // waiting call at once. Only a malformed one is answered.
+        const refusal = await handleOne(value, hooks);
+        return refusal ? reserve().fill(textOf(refusal)) : undefined;
+      }
+      // The answer's place is taken now, on arrival; everything written after this waits for it.
+      const slot = reserve();
+      const written = slot.fill(textOf(await answer(value, hooks)));
+      // Unordered, the response is already written: what follows it runs in the same tick.
+      if (outbound) await written;
+      hooks.run();
+    },
+    send,
+    sendText: writeText,
+    request(method, params, signal, chosenId) {
+      const id = chosenId ?? nextId++;
+      // Sent with the chosen id (`rpc.request` would number it itself); answered as `rpc.request` answers.
+      const answer = cancellableRequest(signal, () =>
+        rpc.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, undefined).then((response) => {
+          if ("error" in response && response.error) throw new JSONRPCErrorException(response.error.message, response.error.code, response.error.data);
+          return (response as { result?: unknown }).result;
+        }),
+      );
+      return { id, answer };
+    },
+    get closed() {
+      return closed;
+    },
+    close() {
+      if (closed) return;
+      // What is ready goes out while the transport may still take it; the rest is dropped.
+      outbound?.close();
+      closed = true;
+      options.onClose?.();
+      client.rejectAllPendingRequests("connection closed");
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * The pieces of a JSON-RPC 2.0 connection every dialect (Ask, Codex app-server, ACP) frames the
+ * same way, whatever it then does with a message: the shape checks json-rpc-2.0 does not make,
+ * parsing one text message, writing with or without the `"jsonrpc"` member, a reverse request a
+ * signal can cancel, and the call gate each client request runs through.
+ */
+
+/** Wraps each call of a connection (in-flight limit, metrics, drain): runs `call`, or rejects with the error to answer instead. */
+export type CallGate = (method: string, call: () => Promise<unknown>) => Promise<unknown>;
+
+/** The gate of a connection given none: run the call. */
+export const runCall: CallGate = (_method, call) => call();
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A usable request id (null is not: it names no request the client can match). */
+export const isId = (v: unknown): v is string | number => typeof v === "string" || Number.isSafeInteger(v);
+
+/** `omit` for app-server peers that never send or expect `"jsonrpc":"2.0"`. */
+export type JsonRpcMember = "include" | "omit";
+
+/** Serializes a message with or without the `"jsonrpc"` member. */
+export function serializer(member: JsonRpcMember): (message: object) => string {
+  if (member === "include") return (message) => JSON.stringify(message);
+  return (message) => {
+    const { jsonrpc: _omitted, ...rest } = message as Record<string, unknown>;
+    return JSON.stringify(rest);
+  };
+}
+
+/** One incoming text message, parsed; `undefined` for blank text (a keep-alive line), or the parse error's message. */
+export function parseMessage(text: string): { value: unknown } | { parseError: string } | undefined {
+  if (text.trim() === "") return undefined;
+  try {
+    return { value: JSON.parse(text) };
+  } catch (err) {
+    return { parseError: `Parse error: ${(err as Error).message}` };
+  }
+}
+
+/**
+ * A request of ours to the client, sent by `send` unless `signal` has already aborted: resolves
+ * with its result, rejects with its error, or with "cancelled" when `signal` aborts (the client's
+ * late answer is then ignored).
+ */
+export function cancellableRequest(signal: AbortSignal | undefined, send: () => PromiseLike<unknown>): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error("cancelled"));
+    const onAbort = () => reject(new Error("cancelled"));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    send().then(
+      (value) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal?.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,218 @@
+import type { Readable, Writable } from "node:stream";
+import { LineSplitter, OVERSIZED_LINE, type LineFrame } from "./ndjson-lines.js";
+
+/**
+ * One JSON-RPC peer on a pair of byte streams, one message per line each way (NDJSON): stdin and
+ * stdout of a command a client spawns, or one client of a Unix socket. It knows nothing of the
+ * dialect: each line goes to the connection the dialect attached, which writes its answers and
+ * notifications back through `send`. What it does for every dialect:
+ *
+ * - framing, with a bound on a line's length (ndjson-lines.ts);
+ * - backpressure: while the peer leaves our output unread, its input is not read either, so a
+ *   flood of requests waits in the peer's pipe instead of in our memory (the lines of a chunk
+ *   already read wait with it and are handled once the output drains);
+ * - optionally, the slow-consumer rule of the WebSocket routes: a peer with more than
+ *   `maxBufferedBytes` unread when there is more to send is disconnected;
+ * - the lifecycle: `ended` says when the peer is done (its input ended and every line was handed
+ *   on, or it is gone), `close()` stops reading, lets the lines in flight finish, then flushes and
+ *   ends the output.
+ *
+ * The in-flight limit is the dialect's: only it knows which lines are requests and how to refuse
+ * one in its own words (Ask: -32013), and a line that answers one of our own requests must never
+ * be held back, since a request in flight may be waiting for it.
+ */
+
+export interface NdjsonConnection {
+  /** Handles one line (never blank); settles once the line is dealt with (its answer, if any, sent). */
+  receive(line: string): Promise<void>;
+  /** A line longer than the bound arrived and was skipped; the dialect may tell the peer. */
+  oversized(maxLineBytes: number): void;
+  /** The peer is gone or the stream is closing: nothing more will be received or sent. */
+  close(): void;
+}
+
+export interface NdjsonStreamOptions {
+  /** Longest line accepted, in bytes (without its newline). */
+  maxLineBytes: number;
+  /** Unread output past which a peer that is sent more is disconnected; undefined: never (reading only pauses). */
+  maxBufferedBytes?: number;
+  /** Called once when the peer is disconnected for `maxBufferedBytes`. */
+  onSlowConsumer?(): void;
+  /** A connection's receive() rejected (a dialect bug: it should answer its own failures). */
+  onError?(error: unknown): void;
+}
+
+/** Why a stream ended: its input ended, its output failed or closed (the peer went away), it was too slow, or close() was called. */
+export type NdjsonEnd = "input ended" | "output closed" | "slow consumer" | "closed";
+
+export class NdjsonStream {
+  /** Settles once, when the peer is done with the stream; the owner decides when to close() it. */
+  readonly ended: Promise<NdjsonEnd>;
+  /** Settles `ended` (the first call wins). */
+  private finish!: (end: NdjsonEnd) => void;
+  private readonly connection: NdjsonConnection;
+  private readonly splitter: LineSplitter;
+  /** Lines read but not handed to the connection yet (the output was backed up). */
+  private readonly queue: LineFrame[] = [];
+  private inputEnded = false;
+  private stopped = false;
+  private outputGone = false;
+  private waitingForDrain = false;
+  private closing: Promise<{ flushed: boolean }> | undefined;
+  private inFlightCount = 0;
+  private readonly settledWaiters = new Set<() => void>();
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    connect: (send: (line: string) => void) => NdjsonConnection,
+    private readonly options: NdjsonStreamOptions,
+  ) {
+    this.ended = new Promise((resolve) => (this.finish = resolve));
+    this.splitter = new LineSplitter(options.maxLineBytes);
+    this.connection = connect((line) => this.send(line));
+
+    output.on("error", this.onOutputGone);
+    output.on("close", this.onOutputGone);
+    output.on("drain", this.onDrain);
+    input.on("data", this.onData);
+    input.on("end", this.onInputEnd);
+    // An input that fails or closes without ending is an ended input too (the peer is gone).
+    input.on("error", this.onInputEnd);
+    input.on("close", this.onInputEnd);
+  }
+
+  /** Lines handed to the connection whose handling has not settled. */
+  get inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  /** Resolves once no line is in flight, or after `timeoutMs` (undefined: however long that takes). */
+  whenSettled(timeoutMs?: number): Promise<void> {
+    if (this.inFlightCount === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.settledWaiters.delete(done);
+        resolve();
+      };
+      const timer = timeoutMs === undefined ? undefined : setTimeout(done, timeoutMs);
+      this.settledWaiters.add(done);
+    });
+  }
+
+  /**
+   * Stops reading, gives the lines in flight up to `graceMs` to settle (their answers go out), closes
+   * the connection, then ends the output and waits up to `graceMs` for it to flush. Lines read but
+   * not yet handled are handled first (a closing dialect answers them, e.g. as refused). Resolves
+   * with whether everything written reached the peer's side of the stream.
+   */
+  close(graceMs = 1000): Promise<{ flushed: boolean }> {
+    this.closing ??= this.shutDown(graceMs);
+    return this.closing;
+  }
+
+  private async shutDown(graceMs: number): Promise<{ flushed: boolean }> {
+    this.stopReading();
+    this.dispatchQueued(true);
+    await this.whenSettled(graceMs);
+    this.connection.close();
+    this.finish("closed");
+    if (this.outputGone || this.output.destroyed) return { flushed: false };
+    const flushed = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), graceMs);
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        resolve(ok);
+      };
+      this.output.once("finish", () => done(true));
+      this.output.once("error", () => done(false));
+    });
+    this.output.end();
+    return { flushed: await flushed };
+  }
+
+  private send(line: string): void {
+    if (this.outputGone || this.output.destroyed || this.output.writableEnded) return;
+    const bound = this.options.maxBufferedBytes;
+    if (bound !== undefined && this.output.writableLength > bound) {
+      this.outputGone = true;
+      this.finish("slow consumer");
+      this.options.onSlowConsumer?.();
+      this.stopReading();
+      this.output.destroy();
+      return;
+    }
+    this.output.write(`${line}\n`);
+    if (this.output.writableNeedDrain) this.pauseReading();
+  }
+
+  private readonly onData = (chunk: Buffer | string) => {
+    if (this.stopped) return;
+    for (const frame of this.splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)) this.queue.push(frame);
+    this.dispatchQueued(false);
+  };
+
+  private readonly onInputEnd = () => {
+    if (this.inputEnded) return;
+    this.inputEnded = true;
+    if (!this.stopped) this.queue.push(...this.splitter.end());
+    this.dispatchQueued(false);
+  };
+
+  private readonly onDrain = () => {
+    if (!this.waitingForDrain) return;
+    this.waitingForDrain = false;
+    this.dispatchQueued(false);
+    if (!this.waitingForDrain && !this.stopped && !this.inputEnded) this.input.resume();
+  };
+
+  private readonly onOutputGone = () => {
+    if (this.outputGone) return;
+    this.outputGone = true;
+    // Nobody reads our answers any more: stop taking work for them.
+    this.stopReading();
+    this.queue.length = 0;
+    this.finish("output closed");
+  };
+
+  /** Hands queued lines to the connection until the output backs up (unless `regardless`). */
+  private dispatchQueued(regardless: boolean): void {
+    while (this.queue.length > 0) {
+      if (!regardless && (this.waitingForDrain || this.output.writableNeedDrain)) return this.pauseReading();
+      const frame = this.queue.shift()!;
+      if (frame === OVERSIZED_LINE) this.connection.oversized(this.options.maxLineBytes);
+      else this.dispatch(frame);
+    }
+    if (this.inputEnded && !this.stopped) this.finish("input ended");
+  }
+
+  private dispatch(line: string): void {
+    this.inFlightCount++;
+    this.connection.receive(line).then(
+      () => this.lineSettled(),
+      (error: unknown) => {
+        this.lineSettled();
+        this.options.onError?.(error);
+      },
+    );
+  }
+
+  private lineSettled(): void {
+    this.inFlightCount--;
+    if (this.inFlightCount === 0) for (const wake of [...this.settledWaiters]) wake();
+  }
+
+  private pauseReading(): void {
+    if (this.outputGone) return;
+    this.waitingForDrain = true;
+    this.input.pause();
+  }
+
+  private stopReading(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.input.off("data", this.onData);
+    this.input.pause();
+  }
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { cleanupsAfterEach } from "../support/cleanups.js";
+import { gatewayInFrontOf, startTestGateway } from "../support/gateway.js";
+import { startHostClosedAfterTest, TauTestClient } from "../support/tau-client.js";
+
+/**
+ * Defects a property-based fuzz run found, each pinned with the smallest message that showed it,
+ * over real sockets.
+ */
+
+const cleanups = cleanupsAfterEach();
+
+/** JSON nested deeper than JSON.stringify can write back (JSON.parse reads any depth). */
+const deeplyNested = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
+
+async function tauEndpoints(): Promise<Array<{ name: string; url: string }>> {
+  const host = await startHostClosedAfterTest(cleanups);
+  const { app } = gatewayInFrontOf(host.url, cleanups);
+  const address = await app.listen({ port: 0, host: "127.0.0.1" });
+  return [
+    { name: "the gateway's /tau", url: `${address.replace("http://", "ws://")}/tau` },
+    { name: "the embedded host", url: host.url },
+  ];
+}
+
+describe("a Tau request with a deeply nested value where the version goes", () => {
+  it("is answered with invalid_request carrying its id, and the connection stays usable", async () => {
+    for (const { name, url } of await tauEndpoints()) {
+      const client = await TauTestClient.connect(url, name);
+      cleanups.push(() => client.close());
+      const since = client.mark();
+      client.sendRaw(`{"version":${deeplyNested(200_000)},"type":"request","id":"deep","method":"session.list","params":{}}`);
+      const response = await client.waitFor((m) => m.type === "response" && m.id === "deep", `${name}: the answer to the deep version`, { since });
+      expect(response, name).toMatchObject({ ok: false, error: { code: "invalid_request", message: expect.stringContaining("unsupported session protocol version") } });
+      expect((await client.call("session.list", {})).sessions, name).toEqual([]);
+      client.assertAllValid();
+    }
+  });
+});
+
+describe("an Ask request whose id is an integer beyond 2^53", () => {
+  it("is refused with -32600 and a null id, never echoed with an id the registry's RequestId does not allow", async () => {
+    const gateway = await cleanups.stopAfterTest(startTestGateway());
+    const client = await gateway.client();
+    for (const id of ["9007199254740993", "1e21", "-9007199254740993"]) client.socket.send(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+    // A safe integer right after: answered normally, and after the three refusals.
+    expect(await client.request("ping")).toMatchObject({ status: "ok" });
+    const refusals = client.received.filter((m: any) => m.error);
+    expect(refusals).toEqual(Array.from({ length: 3 }, () => expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) })));
+    expect(client.invalid).toEqual([]);
+  });
+});
+
+describe("an Ask request with a null id", () => {
+  it("is refused with -32600 (a success response with a null id is invalid in the registry), alone and in a batch", async () => {
+    const gateway = await cleanups.stopAfterTest(startTestGateway());
+    const client = await gateway.client();
+    client.socket.send('{"jsonrpc":"2.0","id":null,"method":"ping"}');
+    client.socket.send('[{"jsonrpc":"2.0","id":null,"method":"session/list","params":{}}]');
+    expect(await client.request("ping")).toMatchObject({ status: "ok" });
+    await client.waitFor(() => client.received.filter((m: any) => m.error).length === 2, "both refusals");
+    expect(client.received.filter((m: any) => "result" in m && m.id === null)).toEqual([]);
+    expect(client.received.filter((m: any) => m.error)).toEqual(Array.from({ length: 2 }, () => expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) })));
+    expect(client.invalid).toEqual([]);
+  });
+});

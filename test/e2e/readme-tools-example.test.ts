@@ -1,0 +1,92 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { GATEWAY_TOOL_NAMES } from "../../src/bridge/interactions/tool-names.js";
+import { parseToolsConfig } from "../../src/bridge/interactions/index.js";
+import { HOST_TOOL_NAMES } from "../../src/registry/tau/index.js";
+import { openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
+import { cleanupsAfterEach } from "../support/cleanups.js";
+import { repoRoot, runCommand } from "../support/cli.js";
+import { startTestGateway } from "../support/gateway.js";
+
+/**
+ * The README's command-tools section is what the gateway does: its example program and tools file,
+ * taken from the README, run on the embedded host with the outcomes the README shows; its list of
+ * reserved names and its start-up error lines are the gateway's own.
+ */
+
+const cleanups = cleanupsAfterEach();
+const EXAMPLE_DIR = "/opt/tau-tools";
+
+function section(): string {
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const start = readme.indexOf("## Command tools (`--tools-config`)");
+  expect(start, "README has a command tools section").toBeGreaterThan(-1);
+  return readme.slice(start, readme.indexOf("\n## ", start + 1));
+}
+
+/** The first fenced block of `language` after `marker` in the section. */
+function block(text: string, marker: string, language: string): string {
+  const at = text.indexOf(marker);
+  expect(at, marker).toBeGreaterThan(-1);
+  const open = text.indexOf(`\`\`\`${language}\n`, at);
+  return text.slice(open + language.length + 4, text.indexOf("\n```", open));
+}
+
+const quotedResults = (text: string) => [...text.matchAll(/"type":"tool\.result".*?"output":("(?:[^"\\]|\\.)*")/g)].map((m) => JSON.parse(m[1]!) as string);
+
+describe("the README's command tools", () => {
+  it("the example runs as shown: approved and counted, a failing exit, arguments refused before anyone is asked", async () => {
+    const text = section();
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "readme-tools-")));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, "word-count.mjs"), block(text, "word-count.mjs`:", "js"));
+    const config = block(text, "tools.json`:", "json").replaceAll(EXAMPLE_DIR, dir);
+    const tools = parseToolsConfig(config, "README tools.json");
+    expect(tools.map((t) => t.name)).toEqual(["word_count"]);
+
+    const gw = await cleanups.stopAfterTest(startTestGateway({ commandTools: tools }));
+    const client = await gw.client();
+    const sessionId = await openSession(client);
+    const call = async (args: unknown, approve: boolean) => {
+      const mark = client.eventsOf(sessionId).length;
+      const { turnId } = await client.request("session/send", { sessionId, content: `/tool word_count ${JSON.stringify(args)}` });
+      if (approve) {
+        const required = () => client.eventsOf(sessionId).slice(mark).find((e) => e.type === "approval.required");
+        await client.waitFor(() => required() !== undefined, "approval.required");
+        await client.request("interaction/approve", { sessionId, interactionId: (required()!.payload as { id: string }).id });
+      }
+      await waitForTerminal(client, sessionId, turnId);
+      return client.eventsOf(sessionId).slice(mark);
+    };
+
+    const counted = await call({ text: "the quick brown fox" }, true);
+    const empty = await call({ text: "   " }, true);
+    const refused = await call({ words: 3 }, false);
+    expect(refused.some((e) => e.type.startsWith("approval."))).toBe(false);
+    const results = [counted, empty, refused].map((events) => payloadsOf<{ output: string; isError: boolean }>(events, "tool.result")[0]!);
+    expect(results.map((r) => r.isError)).toEqual([false, true, true]);
+    // The outputs the README's transcript shows, in its order.
+    expect(results.map((r) => r.output)).toEqual(quotedResults(text));
+    expect(client.invalid).toEqual([]);
+  });
+
+  it("names every reserved name, and shows the start-up error lines the gateway writes", async () => {
+    const text = section();
+    const reservedRow = text.split("\n").find((line) => line.startsWith("| `name` |"))!;
+    const listed = [...reservedRow.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!).filter((name) => name !== "name");
+    expect(listed.sort()).toEqual([...GATEWAY_TOOL_NAMES, ...HOST_TOOL_NAMES].sort());
+
+    const shown = text.slice(text.indexOf("stops the command at start"));
+    const lines = block(shown, "", "").split("\n");
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "readme-tools-")));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "tools.json");
+    const tool = { description: "x", parameters: { type: "object" }, command: "true" };
+    writeFileSync(file, JSON.stringify({ tools: [{ name: "bash", ...tool }, { name: "ask_user", ...tool }] }));
+    const run = await runCommand(["stdio", "--tools-config", file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trimEnd().split("\n")).toEqual(lines.map((line) => line.replaceAll("tools.json", file)));
+  });
+});

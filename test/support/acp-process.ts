@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { PassThrough, Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import type { Cleanups } from "./cleanups.js";
+import { repoRoot } from "./cli.js";
+
+const tsxCli = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
+const mainTs = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+
+export interface AgentProcess {
+  child: ChildProcess;
+  /** For the SDK's ndJsonStream: what the client writes to, and what it reads from. */
+  input: WritableStream<Uint8Array>;
+  output: ReadableStream<Uint8Array>;
+  /** Every line the agent wrote to stdout so far, parsed. */
+  sent(): unknown[];
+  /** Every line written to the agent's stdin so far, parsed. */
+  received(): unknown[];
+  /** Ends the agent's stdin, as an editor does when it lets go of the agent (the SDK's stream never does). */
+  closeInput(): void;
+  /** Writes one message as a line to the agent's stdin (for tests that speak without the SDK). */
+  write(message: object): void;
+  /** The first line the agent wrote (or writes within the timeout) that `match` accepts. */
+  next(match: (message: any) => boolean, timeoutMs?: number): Promise<any>;
+  stderr(): string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Spawns `tau-gateway acp ARGS` (from source, through tsx) as an editor would, with stdin and
+ * stdout as the protocol's pipes; every line it writes is also kept for checking. Killed after
+ * the test if still running.
+ */
+export function spawnAcpAgent(args: string[], cleanups: Cleanups, env: NodeJS.ProcessEnv = {}): AgentProcess {
+  const child = spawn(process.execPath, [tsxCli, mainTs, "acp", ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await exit;
+    }
+  });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const lines: unknown[] = [];
+  let partial = "";
+  const tee = new PassThrough();
+  child.stdout!.on("data", (chunk: Buffer) => {
+    partial += chunk.toString("utf8");
+    const complete = partial.split("\n");
+    partial = complete.pop()!;
+    for (const line of complete) if (line.trim()) lines.push(JSON.parse(line));
+    tee.write(chunk);
+  });
+  child.stdout!.on("end", () => tee.end());
+  const received: unknown[] = [];
+  const toAgent = new PassThrough();
+  let partialIn = "";
+  toAgent.on("data", (chunk: Buffer) => {
+    partialIn += chunk.toString("utf8");
+    const complete = partialIn.split("\n");
+    partialIn = complete.pop()!;
+    for (const line of complete) if (line.trim()) received.push(JSON.parse(line));
+  });
+  toAgent.pipe(child.stdin!);
+  return {
+    child,
+    input: Writable.toWeb(toAgent) as WritableStream<Uint8Array>,
+    received: () => [...received],
+    closeInput: () => void toAgent.end(),
+    write: (message) => void toAgent.write(`${JSON.stringify(message)}\n`),
+    next: async (match, timeoutMs = 20_000) => {
+      for (let waited = 0; waited <= timeoutMs; waited += 20) {
+        const found = lines.find(match);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`no matching line within ${timeoutMs} ms; lines: ${JSON.stringify(lines).slice(0, 2000)}`);
+    },
+    output: Readable.toWeb(tee) as ReadableStream<Uint8Array>,
+    sent: () => [...lines],
+    stderr: () => stderr,
+    exit,
+  };
+}
+
+export interface HostProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Spawns `tau-gateway host --port 0 ARGS` and resolves with its ws:// URL once it listens. */
+export function spawnTauHost(args: string[], cleanups: Cleanups): Promise<HostProcess> {
+  const child = spawn(process.execPath, [tsxCli, mainTs, "host", "--port", "0", ...args], { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] });
+  const exit = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await exit;
+    }
+  };
+  cleanups.push(stop);
+  let stderr = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`host did not start in time; stderr:\n${stderr}`)), 20_000);
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      const match = /^tau host listening on (ws:\/\/\S+)$/m.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, child, stop });
+      }
+    });
+    void exit.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`host exited before listening; stderr:\n${stderr}`));
+    });
+  });
+}

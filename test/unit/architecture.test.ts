@@ -1,0 +1,182 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { findCycles, readImportGraph } from "../support/import-graph.js";
+
+/**
+ * The layer stack of src/ (see DESIGN.md §2): data flows one way, each layer importing only from
+ * layers below it. host and bridge are siblings over tau and never import each other. A client
+ * dialect built on the bridge core (codex, acp) sits above the bridge and below the transports;
+ * dialects never import each other. codegen is a
+ * build tool that reads the registry and writes schema/ and generated/; nothing in src/ imports it,
+ * so it never ends up on the runtime path. generated/ is its output, so whatever sits below it
+ * (shared, registry, codegen) must not import it. src/index.ts is the package entry and may
+ * re-export from any runtime layer.
+ */
+const RUNTIME_RANK = {
+  shared: 0,
+  registry: 1,
+  validation: 2,
+  tau: 3,
+  host: 4,
+  bridge: 4,
+  codex: 5,
+  acp: 5,
+  transports: 6,
+  gateway: 7,
+  cli: 8,
+  entry: 9,
+} as const;
+
+type RuntimeLayer = keyof typeof RUNTIME_RANK;
+type Layer = RuntimeLayer | "codegen" | "generated";
+
+const BELOW_GENERATED: readonly Layer[] = ["shared", "registry", "codegen"];
+
+/** The layer a repository path belongs to; undefined when it is in none. */
+function layerOf(path: string): Layer | undefined {
+  if (path === "src/index.ts") return "entry";
+  if (path.startsWith("generated/")) return "generated";
+  const folder = /^src\/([^/]+)\//.exec(path)?.[1];
+  if (folder === "codegen" || (folder !== undefined && folder !== "entry" && folder in RUNTIME_RANK)) return folder as Layer;
+  return undefined;
+}
+
+/** Why a file of layer `from` may not import a file of layer `to`; undefined when it may. */
+function forbidden(from: Layer, to: Layer): string | undefined {
+  if (from === to) return undefined;
+  if (to === "codegen") return "codegen is a build tool: nothing outside it imports it";
+  if (from === "codegen") return to === "shared" || to === "registry" ? undefined : "codegen reads only the registry";
+  if (to === "generated") return BELOW_GENERATED.includes(from) ? "generated/ is produced from this layer" : undefined;
+  if (from === "generated") return "generated/ imports nothing of src/";
+  if (from === "acp" && to === "host") return "a dialect builds on the bridge core, never on the host";
+  if (RUNTIME_RANK[to] < RUNTIME_RANK[from]) return undefined;
+  if (RUNTIME_RANK[to] === RUNTIME_RANK[from]) return "siblings (host and bridge) never import each other";
+  return "upward import";
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+describe("layers of src/", () => {
+  const graph = readImportGraph(root);
+  const internal = graph.edges.filter((edge) => !edge.external);
+
+  it("puts every source file in a layer", () => {
+    expect(graph.files.length).toBeGreaterThan(100);
+    expect(graph.files.filter((file) => layerOf(file) === undefined)).toEqual([]);
+  });
+
+  it("resolves every relative import to a file of src/ or generated/", () => {
+    expect(internal.length).toBeGreaterThan(300);
+    const stray = internal.filter((edge) => edge.to === undefined || layerOf(edge.to) === undefined);
+    expect(stray.map((edge) => `${edge.from} imports ${edge.specifier}`)).toEqual([]);
+  });
+
+  it("has no import into a higher layer, between host and bridge, or into codegen", () => {
+    const violations = internal.flatMap((edge) => {
+      const from = layerOf(edge.from);
+      const to = edge.to === undefined ? undefined : layerOf(edge.to);
+      const reason = from && to ? forbidden(from, to) : undefined;
+      return reason ? [`${edge.from} (${from}) → ${edge.to} (${to}): ${reason}`] : [];
+    });
+    expect([...new Set(violations)]).toEqual([]);
+  });
+
+  it("has no import cycle, type-only imports included", () => {
+    const edges = internal.flatMap((edge) => (edge.to ? [{ from: edge.from, to: edge.to }] : []));
+    const cycles = findCycles(edges).map(({ path, members }) =>
+      members.length > path.length - 1 ? `${path.join(" → ")} (one of the cycles among ${members.join(", ")})` : path.join(" → "),
+    );
+    expect(cycles).toEqual([]);
+  });
+});
+
+describe("the layer rules themselves", () => {
+  it("allow imports downward and within a layer", () => {
+    expect(forbidden("bridge", "tau")).toBeUndefined();
+    expect(forbidden("codex", "bridge")).toBeUndefined();
+    expect(forbidden("transports", "codex")).toBeUndefined();
+    expect(forbidden("host", "registry")).toBeUndefined();
+    expect(forbidden("cli", "shared")).toBeUndefined();
+    expect(forbidden("tau", "tau")).toBeUndefined();
+    expect(forbidden("entry", "validation")).toBeUndefined();
+    expect(forbidden("validation", "generated")).toBeUndefined();
+    expect(forbidden("codegen", "registry")).toBeUndefined();
+  });
+
+  it("reject upward, sibling and build-tool imports", () => {
+    expect(forbidden("tau", "bridge")).toBe("upward import");
+    expect(forbidden("registry", "shared")).toBeUndefined();
+    expect(forbidden("shared", "registry")).toBe("upward import");
+    expect(forbidden("bridge", "host")).toMatch(/siblings/);
+    expect(forbidden("host", "bridge")).toMatch(/siblings/);
+    expect(forbidden("bridge", "codex")).toBe("upward import");
+    expect(forbidden("codex", "transports")).toBe("upward import");
+    expect(forbidden("validation", "codegen")).toMatch(/build tool/);
+    expect(forbidden("entry", "codegen")).toMatch(/build tool/);
+    expect(forbidden("codegen", "validation")).toMatch(/only the registry/);
+    expect(forbidden("registry", "generated")).toMatch(/produced from/);
+    expect(forbidden("gateway", "entry")).toBe("upward import");
+    expect(forbidden("acp", "bridge")).toBeUndefined();
+    expect(forbidden("acp", "host")).toMatch(/bridge core/);
+    expect(forbidden("bridge", "acp")).toBe("upward import");
+    expect(forbidden("acp", "transports")).toBe("upward import");
+  });
+
+  it("map paths to layers", () => {
+    expect(layerOf("src/index.ts")).toBe("entry");
+    expect(layerOf("src/host/methods/turns.ts")).toBe("host");
+    expect(layerOf("src/codegen/main.ts")).toBe("codegen");
+    expect(layerOf("src/shared/log.ts")).toBe("shared");
+    expect(layerOf("src/codex/thread.ts")).toBe("codex");
+    expect(layerOf("src/acp/agent.ts")).toBe("acp");
+    expect(layerOf("generated/tau-v18.ts")).toBe("generated");
+    expect(layerOf("src/stray.ts")).toBeUndefined();
+    expect(layerOf("src/entry/x.ts")).toBeUndefined();
+    expect(layerOf("test/support/cli.ts")).toBeUndefined();
+  });
+});
+
+describe("the import graph reader", () => {
+  const fixture = mkdtempSync(join(tmpdir(), "tau-gateway-imports-"));
+  afterAll(() => rmSync(fixture, { recursive: true, force: true }));
+
+  it("counts type-only imports, re-exports and import() as edges", () => {
+    writeFileSync(join(fixture, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext" } }));
+    mkdirSync(join(fixture, "src"));
+    const source = (name: string, text: string) => writeFileSync(join(fixture, "src", name), text);
+    source("a.ts", 'import type { B } from "./b.js";\nexport type A = B;\n');
+    source("b.ts", 'export type { C as B } from "./c.js";\n');
+    source("c.ts", 'export type C = typeof import("./a.js");\nimport "node:fs";\n');
+    const { edges } = readImportGraph(fixture);
+    expect(edges).toEqual([
+      { from: "src/a.ts", to: "src/b.ts", specifier: "./b.js", external: false },
+      { from: "src/b.ts", to: "src/c.ts", specifier: "./c.js", external: false },
+      { from: "src/c.ts", to: "src/a.ts", specifier: "./a.js", external: false },
+      { from: "src/c.ts", to: undefined, specifier: "node:fs", external: true },
+    ]);
+    expect(findCycles(edges.flatMap((edge) => (edge.to ? [{ from: edge.from, to: edge.to }] : [])))).toEqual([
+      { path: ["src/a.ts", "src/b.ts", "src/c.ts", "src/a.ts"], members: ["src/a.ts", "src/b.ts", "src/c.ts"] },
+    ]);
+  });
+
+  it("finds every cycle, self-imports included, and nothing in an acyclic graph", () => {
+    expect(findCycles([{ from: "x", to: "y" }, { from: "y", to: "z" }, { from: "x", to: "z" }])).toEqual([]);
+    expect(findCycles([{ from: "x", to: "x" }])).toEqual([{ path: ["x", "x"], members: ["x"] }]);
+    const twoGroups = findCycles([
+      { from: "a", to: "b" },
+      { from: "b", to: "a" },
+      { from: "b", to: "c" },
+      { from: "c", to: "d" },
+      { from: "d", to: "e" },
+      { from: "e", to: "c" },
+      { from: "d", to: "f" },
+      { from: "f", to: "c" },
+    ]);
+    expect(twoGroups).toHaveLength(2);
+    expect(twoGroups).toContainEqual({ path: ["a", "b", "a"], members: ["a", "b"] });
+    expect(twoGroups).toContainEqual({ path: ["c", "d", "e", "c"], members: ["c", "d", "e", "f"] });
+  });
+});

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { ClosedSessions, DEFAULT_MAX_CLOSED_SESSIONS } from "../../src/bridge/closed-sessions.js";
+
+/** The gateway's memory of closed sessions: refused from the start of a close, bounded once closed. */
+describe("ClosedSessions", () => {
+  it("refuses a session from the moment its close begins; a second close of it is refused; an abandoned close reopens it", () => {
+    const closed = new ClosedSessions();
+    expect(closed.begin("s1")).toBe(true);
+    expect(closed.has("s1")).toBe(true);
+    expect(closed.begin("s1")).toBe(false);
+    closed.abandon("s1");
+    expect(closed.has("s1")).toBe(false);
+    expect(closed.begin("s1")).toBe(true);
+    closed.finish("s1");
+    expect(closed.has("s1")).toBe(true);
+    expect(closed.begin("s1")).toBe(false);
+  });
+
+  it("remembers at most the bound of finished closes, forgetting the oldest; closes in progress are never forgotten", () => {
+    const closed = new ClosedSessions(3);
+    closed.begin("in-progress");
+    for (const id of ["a", "b", "c", "d", "e"]) {
+      closed.begin(id);
+      closed.finish(id);
+    }
+    expect(closed.size).toBe(3);
+    expect(["a", "b", "c", "d", "e"].map((id) => closed.has(id))).toEqual([false, false, true, true, true]);
+    expect(closed.has("in-progress")).toBe(true);
+    // A forgotten one can be closed again (it reads as an ordinary session by then).
+    expect(closed.begin("a")).toBe(true);
+  });
+
+  it("defaults to the bound of the other per-session caches", () => {
+    expect(DEFAULT_MAX_CLOSED_SESSIONS).toBe(100_000);
+    expect(() => new ClosedSessions(0)).toThrow(RangeError);
+  });
+});
