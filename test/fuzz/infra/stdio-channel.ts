@@ -7,8 +7,9 @@ const lenientUtf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /**
  * NDJSON over a child process's stdin/stdout: each piece is written as one line (bytes, then a
- * newline). The gateway reads lines the way node's readline does — split at CR, LF or CRLF,
- * invalid UTF-8 replaced by U+FFFD — so a piece with a line break in it is several messages.
+ * newline). The gateway reads lines as NDJSON has them — split at LF only, one trailing CR dropped
+ * (CRLF peers), invalid UTF-8 replaced by U+FFFD — so a piece with a LF in it is several messages,
+ * while a lone CR is part of its line.
  */
 export class StdioChannel implements MessageChannel {
   private readonly listeners = new Set<(text: string) => void>();
@@ -32,7 +33,7 @@ export class StdioChannel implements MessageChannel {
 
   delivery(pieces: readonly RenderedPiece[]): Delivery {
     const text = lenientUtf8.decode(Buffer.concat(pieces.flatMap((p) => [p.data, Buffer.from("\n")])));
-    const units = text.split(/\r\n|\r|\n/);
+    const units = text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
     units.pop(); // after the last newline
     return { units, count: pieces.length };
   }
