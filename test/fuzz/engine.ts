@@ -2,13 +2,13 @@ import fc from "fast-check";
 import { startFuzzUpstream, type FuzzUpstream } from "./infra/fuzz-upstream.js";
 import type { MemoryReading } from "./infra/gateway-process.js";
 import type { FuzzSettings } from "./settings.js";
-import type { FuzzTarget, HeldBackProperty, RunningTarget, TargetContext } from "./target.js";
+import type { FuzzTarget, RunningTarget, TargetContext } from "./target.js";
 
 /**
  * Runs one target: starts it behind a recording upstream, checks a normal session works, takes a
  * memory baseline, runs the cases (fixed seed, then the random one), then checks the invariants
  * that hold for the whole run — the process is up, nothing invalid went upstream, memory came back
- * near the baseline, a normal session still works.
+ * near the baseline, a normal session still works — and the target's own run properties.
  */
 
 export interface FuzzReport {
@@ -119,6 +119,11 @@ export class FuzzSession {
       } catch (err) {
         failures.push(`a normal session does not work after fuzzing: ${(err as Error).message}`);
       }
+      for (const property of target.properties ?? []) {
+        const problems = await property.run(running, this.context).catch((err: unknown) => [`it could not be checked: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`]);
+        violations += problems.length;
+        if (problems.length) failures.push(`${target.name}: ${property.checks}, but:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+      }
     }
     const { tally } = this.upstream.recorder;
     if (tally.violationCount > 0) {
@@ -138,11 +143,6 @@ export class FuzzSession {
       durationMs: Date.now() - started,
       failures,
     };
-  }
-
-  /** Runs a property held back for a known defect; resolves with its problems. */
-  heldBack(property: HeldBackProperty): Promise<string[]> {
-    return property.run(this.running, this.context);
   }
 
   async close(): Promise<void> {

@@ -29,11 +29,5 @@ for (const target of targets) {
       console.log(`${summaryTable([report])}\n(random seed ${settings.randomSeed}; replay with FUZZ_SEED=${settings.randomSeed})`);
       expect(report.failures, report.failures.join("\n\n")).toEqual([]);
     }, 600_000);
-
-    for (const property of target.heldBack ?? []) {
-      (settings.knownIssues ? it : it.skip)(`known issue (held back until fixed: ${property.issue.title}) — ${property.checks}`, async () => {
-        expect(await session!.heldBack(property)).toEqual([]);
-      }, 300_000);
-    }
   });
 }

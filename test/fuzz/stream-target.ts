@@ -5,7 +5,7 @@ import { GatewayProcess } from "./infra/gateway-process.js";
 import type { MessageChannel } from "./infra/message-channel.js";
 import { AnswerLedger, type DialectAnswers } from "./oracles/answer-ledger.js";
 import { Expectation, idKey } from "./oracles/expectation.js";
-import { countError, newStats, type FuzzTarget, type HeldBackProperty, type RunningTarget, type TargetContext } from "./target.js";
+import { countError, newStats, type FuzzTarget, type RunningTarget, type RunProperty, type TargetContext } from "./target.js";
 import type { FuzzSettings } from "./settings.js";
 
 /**
@@ -20,8 +20,6 @@ export interface StreamDialect {
   /** Adds what the gateway owes for one text unit it reads. */
   expect(unit: string, expectation: Expectation): void;
   cases(settings: FuzzSettings): fc.Arbitrary<Piece[]>;
-  /** The pieces as sent (e.g. ids made unique where repeating one is a known defect). */
-  normalize?(pieces: Piece[], settings: FuzzSettings): Piece[];
   /** A request sent after each case, answered only after everything before it was read. */
   sentinel?(n: number): { text: string; id: unknown };
   /** Brings a new connection to where cases start (e.g. Tau's ready and initialize). */
@@ -42,7 +40,7 @@ export interface StreamTargetSpec {
   /** A client connection to the started gateway. */
   connect(gateway: GatewayProcess, baseUrl: string | undefined): Promise<MessageChannel>;
   dialect: StreamDialect;
-  heldBack?: HeldBackProperty[];
+  properties?: RunProperty[];
 }
 
 /** Cases between two checks that the session cases refer to is still there. */
@@ -57,7 +55,7 @@ export function streamTarget(spec: StreamTargetSpec): FuzzTarget {
   return {
     name: spec.name,
     dialect: spec.dialect.dialect,
-    heldBack: spec.heldBack,
+    properties: spec.properties,
     start: (context) => startStreamTarget(spec, context),
   };
 }
@@ -96,8 +94,7 @@ async function startStreamTarget(spec: StreamTargetSpec, context: TargetContext)
     if (rotate || (stats.cases % LIVE_CHECK_EVERY === LIVE_CHECK_EVERY - 1 && dialect.stillUsable && !(await dialect.stillUsable(await connected(), live)))) {
       live = await dialect.prepare(await connected(), upstream.cwd);
     }
-    const pieces = dialect.normalize ? dialect.normalize(value as Piece[], settings) : (value as Piece[]);
-    const rendered = pieces.map((p) => renderPiece(p, live));
+    const rendered = (value as Piece[]).map((p) => renderPiece(p, live));
     const open = await connected();
     const delivery = open.delivery(rendered);
     const expectation = new Expectation();

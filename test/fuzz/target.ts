@@ -1,7 +1,6 @@
 import type fc from "fast-check";
 import type { FuzzUpstream } from "./infra/fuzz-upstream.js";
 import type { GatewayProcess } from "./infra/gateway-process.js";
-import type { KnownIssue } from "./known-issues.js";
 import type { FuzzSettings } from "./settings.js";
 
 /**
@@ -15,8 +14,8 @@ export interface FuzzTarget {
   dialect: string;
   /** Starts the gateway process this transport needs, in front of `upstream`, ready for cases. */
   start(context: TargetContext): Promise<RunningTarget>;
-  /** Properties held back until a known defect is fixed. */
-  heldBack?: HeldBackProperty[];
+  /** Properties of the target as a whole, checked once after its cases. */
+  properties?: RunProperty[];
 }
 
 export interface TargetContext {
@@ -60,11 +59,13 @@ export function countError(stats: TargetStats, code: string, times = 1, sample?:
   if (sample !== undefined && !stats.errorSamples.has(code)) stats.errorSamples.set(code, sample.slice(0, 500));
 }
 
-/** A property that would fail because of a known defect: skipped until it is fixed. */
-export interface HeldBackProperty {
-  issue: KnownIssue;
+/**
+ * A property no single case can show (a flood, a signal, what the log or the upstream saw over the
+ * whole run): checked once, after the cases.
+ */
+export interface RunProperty {
   /** What it checks, in a few words. */
   checks: string;
-  /** Runs on a started target (after the main run); resolves with the problems found. */
+  /** Runs on the started target after its cases; resolves with the problems found. */
   run(target: RunningTarget, context: TargetContext): Promise<string[]>;
 }

@@ -23,37 +23,11 @@ function recordedRequests(): Array<Record<string, unknown>> {
     .map((entry) => entry.message);
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Longest session.exec command or cwd a case may carry while the pattern on them is superlinear. */
-const EXEC_PATTERN_SAFE_LENGTH = 2_000;
-
-/** Whether a case carries a session.exec whose command or cwd is long enough to stall the gateway (a known defect). */
-export function stallsExecPattern(pieces: readonly Piece[]): boolean {
-  return pieces.some((piece) => {
-    if (piece.kind !== "message" || !isObject(piece.value) || piece.value.method !== "session.exec" || !isObject(piece.value.params)) return false;
-    const { command, cwd } = piece.value.params;
-    return [command, cwd].some((v) => typeof v === "string" && v.length > EXEC_PATTERN_SAFE_LENGTH);
-  });
-}
-
 /** Turn requests come up more often: they drive the deltas, the busy rules and the long-open responses. */
 const TAU_METHOD_WEIGHTS: Record<string, number> = { "session.submit": 4, "session.steer": 2, "session.queue": 2, "session.interrupt": 2, "session.snapshot": 2 };
 
 export function tauCases(settings: FuzzSettings): fc.Arbitrary<Piece[]> {
   return casePieces(clientMessages("tau", settings.sizes, { examples: recordedRequests(), weights: TAU_METHOD_WEIGHTS }), settings.sizes, { batches: false });
-}
-
-/** Readable request ids repeated within a case get a suffix: two open requests with one id are a known defect. */
-export function uniqueIds(pieces: Piece[]): Piece[] {
-  const seen = new Set<string>();
-  return pieces.map((piece) => {
-    if (piece.kind !== "message" || !isObject(piece.value) || typeof piece.value.id !== "string" || piece.value.id.trim() === "") return piece;
-    let id = piece.value.id;
-    for (let n = 2; seen.has(id); n++) id = `${piece.value.id}~${n}`;
-    seen.add(id);
-    return id === piece.value.id ? piece : { kind: "message", value: { ...piece.value, id } };
-  });
 }
 
 let handshakes = 0;
@@ -79,9 +53,7 @@ export function tauDialect(): StreamDialect {
     dialect: "tau",
     answers: { response: tauResponse, check: checkTauMessage },
     expect: expectTau,
-    // Held back until fixed (known-issues.ts): long exec commands, repeated open ids.
-    cases: (settings) => (settings.knownIssues ? tauCases(settings) : tauCases(settings).filter((pieces) => !stallsExecPattern(pieces))),
-    normalize: (pieces, settings) => (settings.knownIssues ? pieces : uniqueIds(pieces)),
+    cases: tauCases,
     async handshake(channel) {
       // The gateway's first message is the host's ready, relayed.
       const ready = await nextMessage(channel, () => true, "ready");

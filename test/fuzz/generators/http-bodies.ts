@@ -22,13 +22,13 @@ export function mediaType(contentType: string | undefined): { json: boolean; for
   return { json: type === "application/json", foreignCharset: charset !== undefined && charset !== "utf-8" };
 }
 
-export function httpCases(message: fc.Arbitrary<unknown>, settings: FuzzSettings, options: { maxBatch: number; foreignCharsets: boolean }): fc.Arbitrary<HttpCase> {
+export function httpCases(message: fc.Arbitrary<unknown>, settings: FuzzSettings, options: { maxBatch: number }): fc.Arbitrary<HttpCase> {
   return fc.record({
     piece: onePiece(message, settings.sizes, { batches: true, maxBatch: options.maxBatch }),
     contentType: fc.oneof(
       { weight: 12, arbitrary: fc.constantFrom(...JSON_TYPES) },
       { weight: 2, arbitrary: fc.constantFrom<string | undefined>(...OTHER_TYPES, undefined) },
-      ...(options.foreignCharsets ? [{ weight: 2, arbitrary: fc.constantFrom(...FOREIGN_CHARSETS) }] : []),
+      { weight: 2, arbitrary: fc.constantFrom(...FOREIGN_CHARSETS) },
     ),
   });
 }

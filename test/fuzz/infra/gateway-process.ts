@@ -95,6 +95,16 @@ export class GatewayProcess {
     return { ...this.rss(), heapUsedBytes };
   }
 
+  /**
+   * Sends a signal to a process that should then end on its own: the inspector is detached first,
+   * since node keeps a process whose work is done alive while a debugger is still attached.
+   */
+  signal(signal: NodeJS.Signals): void {
+    this.inspector?.close();
+    this.inspector = undefined;
+    this.child.kill(signal);
+  }
+
   /** Stops the process: `stdin` closed first (stdio commands end there), then SIGTERM, then SIGKILL. */
   async stop(graceMs = 5_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; how: "stdin" | "SIGTERM" | "SIGKILL" }> {
     this.inspector?.close();

@@ -1,8 +1,8 @@
 import { askMessages } from "../dialects/ask.js";
 import { httpCases, mediaType, type HttpCase } from "../generators/http-bodies.js";
 import { describePiece, renderPiece } from "../generators/pieces.js";
-import { snapshotAmplification } from "../held-back/ask-properties.js";
-import { foreignCharsets } from "../held-back/http-properties.js";
+import { snapshotAmplification } from "../properties/ask-properties.js";
+import { foreignCharsets } from "../properties/http-properties.js";
 import { GatewayProcess } from "../infra/gateway-process.js";
 import { httpRpcResult, sessionWithATurn } from "../infra/http-rpc.js";
 import { checkHttpAnswer, type HttpAnswer } from "../oracles/http-oracle.js";
@@ -18,7 +18,7 @@ import { countError, newStats, type FuzzTarget } from "../target.js";
 const target: FuzzTarget = {
   name: "POST /rpc (HTTP)",
   dialect: "ask",
-  heldBack: [snapshotAmplification, foreignCharsets],
+  properties: [snapshotAmplification, foreignCharsets],
   async start({ upstream, settings }) {
     const { process: gateway, baseUrl } = await GatewayProcess.start("serve", [...gatewayArgs({ upstream, settings }), "--port", "0"]);
     const stats = newStats();
@@ -68,8 +68,7 @@ const target: FuzzTarget = {
     return {
       gateway,
       baseUrl,
-      // Foreign charsets are held back until they are refused (known-issues.ts).
-      cases: httpCases(askMessages(settings), settings, { maxBatch: ASK_MAX_BATCH, foreignCharsets: settings.knownIssues }),
+      cases: httpCases(askMessages(settings), settings, { maxBatch: ASK_MAX_BATCH }),
       describeCase: (value) => {
         const { piece, contentType } = value as HttpCase;
         return `  Content-Type: ${contentType === undefined ? "(none)" : JSON.stringify(contentType)}\n  body: ${describePiece(piece)}`;

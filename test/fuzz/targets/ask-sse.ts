@@ -1,7 +1,7 @@
 import { SseTestClient } from "../../support/sse-client.js";
 import { describeValue } from "../generators/json-text.js";
 import { sseCases, type SseCase } from "../generators/sse-requests.js";
-import { snapshotAmplification } from "../held-back/ask-properties.js";
+import { snapshotAmplification } from "../properties/ask-properties.js";
 import { GatewayProcess } from "../infra/gateway-process.js";
 import { httpRpcResult, sessionWithATurn } from "../infra/http-rpc.js";
 import { checkAskMessage, jsonRpcResponse } from "../oracles/json-rpc-oracle.js";
@@ -18,7 +18,7 @@ import { countError, newStats, type FuzzTarget } from "../target.js";
 const target: FuzzTarget = {
   name: "GET /rpc/events (SSE)",
   dialect: "ask",
-  heldBack: [snapshotAmplification],
+  properties: [snapshotAmplification],
   async start({ upstream, settings }) {
     const { process: gateway, baseUrl } = await GatewayProcess.start("serve", [...gatewayArgs({ upstream, settings }), "--port", "0"]);
     const stats = newStats();

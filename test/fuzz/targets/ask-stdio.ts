@@ -1,6 +1,6 @@
 import { askDialect } from "../dialects/ask.js";
-import { snapshotAmplification } from "../held-back/ask-properties.js";
-import { stdioHeldBack } from "../held-back/stdio-properties.js";
+import { snapshotAmplification } from "../properties/ask-properties.js";
+import { stdioProperties } from "../properties/stdio-properties.js";
 import type { GatewayProcess } from "../infra/gateway-process.js";
 import { StdioChannel } from "../infra/stdio-channel.js";
 import { streamTarget } from "../stream-target.js";
@@ -17,5 +17,5 @@ export default streamTarget({
     return channel;
   },
   dialect: askDialect(),
-  heldBack: [snapshotAmplification, ...stdioHeldBack],
+  properties: [snapshotAmplification, ...stdioProperties],
 });

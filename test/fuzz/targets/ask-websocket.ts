@@ -1,6 +1,6 @@
 import { askDialect } from "../dialects/ask.js";
-import { snapshotAmplification } from "../held-back/ask-properties.js";
-import { invalidUtf8Logging } from "../held-back/log-properties.js";
+import { snapshotAmplification } from "../properties/ask-properties.js";
+import { invalidUtf8Logging } from "../properties/log-properties.js";
 import { WebSocketChannel } from "../infra/websocket-channel.js";
 import { streamTarget } from "../stream-target.js";
 
@@ -11,5 +11,5 @@ export default streamTarget({
   args: ["--port", "0"],
   connect: (_gateway, baseUrl) => WebSocketChannel.open(`${baseUrl!.replace("http://", "ws://")}/rpc`),
   dialect: askDialect(),
-  heldBack: [snapshotAmplification, invalidUtf8Logging("/rpc")],
+  properties: [snapshotAmplification, invalidUtf8Logging("/rpc")],
 });

@@ -1,6 +1,6 @@
 import { tauDialect } from "../dialects/tau.js";
 import { WebSocketChannel } from "../infra/websocket-channel.js";
-import { tauHeldBack } from "../held-back/tau-properties.js";
+import { tauProperties } from "../properties/tau-properties.js";
 import { streamTarget } from "../stream-target.js";
 
 /** Tau envelopes on WebSocket `/tau` of `tau-gateway serve`. */
@@ -10,5 +10,5 @@ export default streamTarget({
   args: ["--port", "0"],
   connect: (_gateway, baseUrl) => WebSocketChannel.open(`${baseUrl!.replace("http://", "ws://")}/tau`),
   dialect: tauDialect(),
-  heldBack: tauHeldBack,
+  properties: tauProperties,
 });

@@ -1,5 +1,4 @@
-import { KNOWN_ISSUES } from "../known-issues.js";
-import type { HeldBackProperty } from "../target.js";
+import type { RunProperty } from "../target.js";
 
 /**
  * The bridge fetches a session's snapshot when a delta does not apply; that must stay rare. Over a
@@ -9,8 +8,7 @@ import type { HeldBackProperty } from "../target.js";
 const CLIENT_MESSAGES_PER_SNAPSHOT = 10;
 const SNAPSHOTS_PER_SESSION = 4;
 
-export const snapshotAmplification: HeldBackProperty = {
-  issue: KNOWN_ISSUES.snapshotAmplification,
+export const snapshotAmplification: RunProperty = {
   checks: `the bridge sends at most one session.snapshot per ${CLIENT_MESSAGES_PER_SNAPSHOT} client messages (plus ${SNAPSHOTS_PER_SESSION} per session)`,
   async run(target, { upstream }) {
     const snapshots = upstream.recorder.requests("session.snapshot");

@@ -1,10 +1,8 @@
 import { FOREIGN_CHARSETS } from "../generators/http-bodies.js";
-import { KNOWN_ISSUES } from "../known-issues.js";
-import type { HeldBackProperty } from "../target.js";
+import type { RunProperty } from "../target.js";
 
 /** `POST /rpc` with a JSON body in another charset than UTF-8 is refused, not decoded as UTF-8. */
-export const foreignCharsets: HeldBackProperty = {
-  issue: KNOWN_ISSUES.httpCharset,
+export const foreignCharsets: RunProperty = {
   checks: "a JSON body declared in another charset than UTF-8 is refused with 415",
   async run(target) {
     const problems: string[] = [];

@@ -1,6 +1,5 @@
 import WebSocket from "ws";
-import { KNOWN_ISSUES } from "../known-issues.js";
-import type { HeldBackProperty } from "../target.js";
+import type { RunProperty } from "../target.js";
 
 /** Frames that are not UTF-8, on fresh connections to a WebSocket route of the gateway. */
 const FRAMES = 50;
@@ -8,9 +7,8 @@ const FRAMES = 50;
 const BYTES_PER_FRAME = 400;
 
 /** A client that sends text that is not UTF-8 is worth at most a short line, never a stack trace. */
-export function invalidUtf8Logging(path: string): HeldBackProperty {
+export function invalidUtf8Logging(path: string): RunProperty {
   return {
-    issue: KNOWN_ISSUES.invalidUtf8LogAmplification,
     checks: `${FRAMES} invalid UTF-8 frames on ${path} cost at most ${BYTES_PER_FRAME} log bytes each, and no stack trace`,
     async run(target) {
       const before = target.gateway.stderrBytes;

@@ -1,12 +1,11 @@
 import { tauDialect } from "../dialects/tau.js";
 import { nextMessage } from "../infra/channel-wait.js";
 import { WebSocketChannel } from "../infra/websocket-channel.js";
-import { KNOWN_ISSUES } from "../known-issues.js";
 import { checkTauMessage } from "../oracles/tau-oracle.js";
-import type { HeldBackProperty, RunningTarget } from "../target.js";
+import type { RunningTarget, RunProperty } from "../target.js";
 import { invalidUtf8Logging } from "./log-properties.js";
 
-/** `/tau` properties that fail until their defects are fixed. */
+/** `/tau` properties: long exec values, duplicate open ids, invalid UTF-8 in the log. */
 
 async function tauChannel(target: RunningTarget): Promise<WebSocketChannel> {
   const channel = await WebSocketChannel.open(`${target.baseUrl!.replace("http://", "ws://")}/tau`);
@@ -16,9 +15,8 @@ async function tauChannel(target: RunningTarget): Promise<WebSocketChannel> {
 
 const request = (id: string, method: string, params: unknown) => JSON.stringify({ version: 18, type: "request", id, method, params });
 
-export const tauHeldBack: HeldBackProperty[] = [
+export const tauProperties: RunProperty[] = [
   {
-    issue: KNOWN_ISSUES.superlinearExecPattern,
     checks: "a session.exec with a 100 KB command is answered at once, and /healthz meanwhile",
     async run(target) {
       const problems: string[] = [];
@@ -42,7 +40,6 @@ export const tauHeldBack: HeldBackProperty[] = [
     },
   },
   {
-    issue: KNOWN_ISSUES.tauDuplicateInflightIds,
     checks: "two requests in flight with one id each get a valid answer (a refusal counts), never internal_error",
     async run(target) {
       const problems: string[] = [];
