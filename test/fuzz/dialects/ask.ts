@@ -1,7 +1,7 @@
 import type fc from "fast-check";
 import { AskTestClient } from "../../support/ask-client.js";
 import { openSession, runTurn } from "../../support/ask-events.js";
-import { ASK_MAX_BATCH } from "../oracles/json-rpc-oracle.js";
+import { ASK_FRAMING } from "../oracles/json-rpc-oracle.js";
 import type { FuzzSettings } from "../settings.js";
 import type { StreamDialect } from "../stream-target.js";
 import { jsonRpcDialect, jsonRpcMessages, jsonRpcResult } from "./json-rpc.js";
@@ -41,9 +41,9 @@ export async function askNormalSession(send: (line: string) => void, listen: (re
 export function askDialect(): StreamDialect {
   return jsonRpcDialect({
     dialect: "ask",
-    maxBatch: ASK_MAX_BATCH,
+    framing: ASK_FRAMING,
     weights: ASK_METHOD_WEIGHTS,
-    sentinelMethod: "ping",
+    sentinel: { method: "ping" },
     async prepare(channel, cwd) {
       // The first answer also says the process is ready (a stdio command starts reading once its upstream is up).
       await jsonRpcResult("ask", channel, "initialize", { client: { name: "tau-gateway-fuzz", version: "1" } }, 60_000);

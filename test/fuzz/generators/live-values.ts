@@ -44,6 +44,7 @@ const HARMLESS_COMMANDS = ["true", "echo fuzz", "pwd", "exit 3", "printf '%s' x"
 export function liveProperty(property: string): { values: fc.Arbitrary<unknown>; only?: boolean } | undefined {
   switch (property) {
     case "sessionId":
+    case "threadId":
       return { values: fc.constant(SESSION_PLACEHOLDER) };
     case "cwd":
     case "workspacePath":

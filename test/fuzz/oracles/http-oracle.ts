@@ -1,7 +1,7 @@
 import { MAX_MESSAGE_BYTES } from "../settings.js";
 import { AnswerLedger, type DialectAnswers } from "./answer-ledger.js";
 import { Expectation } from "./expectation.js";
-import { expectJsonRpc } from "./json-rpc-oracle.js";
+import { ASK_FRAMING, expectJsonRpc } from "./json-rpc-oracle.js";
 
 /**
  * What `POST /rpc` must answer a body: 413 over the size limit, 415 for anything but JSON (both
@@ -35,7 +35,7 @@ export function checkHttpAnswer(body: Buffer, json: boolean, answer: HttpAnswer,
   }
   const expectation = new Expectation();
   // Invalid UTF-8 is read as U+FFFD, as Fastify decodes a body.
-  expectJsonRpc(lenientUtf8.decode(body), expectation, { blankIsParseError: true });
+  expectJsonRpc(lenientUtf8.decode(body), expectation, { ...ASK_FRAMING, blankIsParseError: true });
   const owesSomething = expectation.nullsAtLeast > 0 || [...expectation.owed.values()].some((o) => o.min > 0);
   const mayOweSomething = expectation.nullsAtMost > 0 || expectation.owed.size > 0;
   const problems: string[] = [];

@@ -5,31 +5,43 @@ import type { DialectAnswers } from "./answer-ledger.js";
 import type { Expectation } from "./expectation.js";
 
 /**
- * JSON-RPC 2.0 as the gateway speaks it (Ask; any dialect on the same JSON-RPC layer): a request
- * with a string or (safe) integer id gets exactly one response with that id, whatever is wrong
- * with it. A message whose id cannot be used (null, a float, an object…), a non-object, an
- * unparsable text, an empty or oversized batch and a message without a method get one error with
- * a null id. A notification gets nothing. A response to one of the gateway's own reverse requests
- * gets nothing either (or an error, when its envelope is broken).
+ * JSON-RPC 2.0 as the gateway's dialects speak it (Ask, Codex app-server, ACP; JSON-RPC 2.0 §4–6):
+ * a request with a usable id (a string or a safe integer) gets exactly one response with that id,
+ * whatever is wrong with it, and an answer to one of the gateway's own requests gets none. What
+ * names no usable id — text that is not JSON, a non-object, a null or malformed id, an empty or
+ * oversized batch, a batch where the dialect has none — gets exactly one error with a null id, or
+ * nothing where the dialect drops such messages (Codex: its clients cannot match such an answer).
+ * A notification gets nothing, unless its envelope is broken (no method, a method that is not a
+ * string, a wrong "jsonrpc"), which is reported with a null id where the dialect answers those.
  */
 
-/** Largest batch the gateway takes (the transports' default); a larger one is refused whole. */
+/** Largest batch the gateway takes on Ask (the transports' default); a larger one is refused whole. */
 export const ASK_MAX_BATCH = 100;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 /** The registry's RequestId: a string or a safe integer. */
 const isUsableId = (v: unknown): v is string | number => typeof v === "string" || Number.isSafeInteger(v);
 
-export interface JsonRpcUnitOptions {
+/** How a dialect frames JSON-RPC: what the oracle needs to know what each message is owed. */
+export interface JsonRpcFraming {
+  /** Largest batch accepted; false: an array is not a message of the dialect (refused like one without a usable id). */
+  maxBatch: number | false;
+  /** What happens to a message that names no usable id: one error with a null id, or nothing. */
+  unidentifiable: "answer" | "drop";
+  /** Every message must carry "jsonrpc":"2.0" (ACP); otherwise the member is optional. */
+  jsonrpcRequired?: boolean;
   /** POST /rpc answers a blank body with a parse error; a blank line or message is ignored elsewhere. */
   blankIsParseError?: boolean;
-  /** Largest batch accepted (default ASK_MAX_BATCH). */
-  maxBatch?: number;
 }
 
-export function expectJsonRpc(unit: string, expectation: Expectation, options: JsonRpcUnitOptions = {}): void {
+export const ASK_FRAMING: JsonRpcFraming = { maxBatch: ASK_MAX_BATCH, unidentifiable: "answer" };
+
+export function expectJsonRpc(unit: string, expectation: Expectation, framing: JsonRpcFraming): void {
+  const unidentifiable = () => {
+    if (framing.unidentifiable === "answer") expectation.oweNull(true);
+  };
   if (unit.trim() === "") {
-    if (options.blankIsParseError) expectation.oweNull(true);
+    if (framing.blankIsParseError) expectation.oweNull(true);
     return;
   }
   let value: unknown;
@@ -37,31 +49,37 @@ export function expectJsonRpc(unit: string, expectation: Expectation, options: J
     value = JSON.parse(unit);
   } catch {
     expectation.sent++;
-    return expectation.oweNull(true);
+    return unidentifiable();
   }
-  if (!Array.isArray(value)) return expectElement(value, expectation);
-  if (value.length === 0 || value.length > (options.maxBatch ?? ASK_MAX_BATCH)) {
-    expectation.sent++;
-    return expectation.oweNull(true);
+  if (!Array.isArray(value)) return expectElement(value, expectation, framing);
+  if (framing.maxBatch !== false && value.length > 0 && value.length <= framing.maxBatch) {
+    for (const element of value) expectElement(element, expectation, framing);
+    return;
   }
-  for (const element of value) expectElement(element, expectation);
+  expectation.sent++;
+  // An empty or oversized batch is refused with a null id even where unidentifiable messages are dropped.
+  if (framing.maxBatch === false) unidentifiable();
+  else expectation.oweNull(true);
 }
 
-function expectElement(message: unknown, expectation: Expectation): void {
+function expectElement(message: unknown, expectation: Expectation, framing: JsonRpcFraming): void {
   expectation.sent++;
-  if (!isObject(message)) return expectation.oweNull(true);
-  const method = typeof message.method === "string" ? message.method : undefined;
-  // Shaped like a client's answer to a reverse request: consumed, unless its envelope is broken.
-  const looksLikeAnswer = !("method" in message) && ("result" in message || "error" in message);
-  if ("id" in message) {
-    const id = message.id;
-    if (isUsableId(id)) return expectation.owe(id, method, !looksLikeAnswer);
-    if (id === null && looksLikeAnswer) return expectation.oweNull(false);
-    return expectation.oweNull(true);
+  const unidentifiable = () => {
+    if (framing.unidentifiable === "answer") expectation.oweNull(true);
+  };
+  if (!isObject(message)) return unidentifiable();
+  const hasId = "id" in message;
+  if (hasId && !isUsableId(message.id)) return unidentifiable();
+  const brokenVersion = framing.jsonrpcRequired ? message.jsonrpc !== "2.0" : "jsonrpc" in message && message.jsonrpc !== "2.0";
+  const isReply = !("method" in message) && ("result" in message || "error" in message);
+  const brokenEnvelope = brokenVersion || !("method" in message) || typeof message.method !== "string";
+  if (hasId) {
+    // A well-formed answer to one of the gateway's own requests is taken, never answered.
+    if (isReply && !brokenVersion) return;
+    return expectation.owe(message.id, typeof message.method === "string" ? message.method : undefined);
   }
-  const brokenEnvelope = !("method" in message) || typeof message.method !== "string" || ("jsonrpc" in message && message.jsonrpc !== "2.0");
-  // A notification is never answered; JSON-RPC would answer one with non-structured params with an error.
-  expectation.oweNull(brokenEnvelope);
+  // Without an id, only a broken envelope is reported (with a null id); a notification never is.
+  if (brokenEnvelope) unidentifiable();
 }
 
 /**
