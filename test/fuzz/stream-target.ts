@@ -37,6 +37,8 @@ export interface StreamTargetSpec {
   /** `tau-gateway` command and its arguments (the upstream, cwd and timeouts are added). */
   command: string;
   args?: string[];
+  /** Whether the command takes --default-cwd (default true). */
+  defaultCwd?: boolean;
   /** A client connection to the started gateway. */
   connect(gateway: GatewayProcess, baseUrl: string | undefined): Promise<MessageChannel>;
   dialect: StreamDialect;
@@ -60,15 +62,26 @@ export function streamTarget(spec: StreamTargetSpec): FuzzTarget {
   };
 }
 
-/** Flags every command gets: the recording upstream, the sessions' directory, short interaction deadlines. */
-export function gatewayArgs(context: TargetContext): string[] {
-  return ["--upstream", context.upstream.recorder.url, "--default-cwd", context.upstream.cwd, "--interaction-timeout-ms", "2000", "--log-level", "warn"];
+/**
+ * Flags every command gets: the recording upstream, short interaction deadlines, and the sessions'
+ * directory where the command has one (`acp` takes each session's from its client).
+ */
+export function gatewayArgs(context: TargetContext, options: { defaultCwd?: boolean } = {}): string[] {
+  return [
+    "--upstream",
+    context.upstream.recorder.url,
+    ...(options.defaultCwd === false ? [] : ["--default-cwd", context.upstream.cwd]),
+    "--interaction-timeout-ms",
+    "2000",
+    "--log-level",
+    "warn",
+  ];
 }
 
 async function startStreamTarget(spec: StreamTargetSpec, context: TargetContext): Promise<RunningTarget> {
   const { settings, upstream } = context;
   const { dialect } = spec;
-  const { process: gateway, baseUrl } = await GatewayProcess.start(spec.command, [...gatewayArgs(context), ...(spec.args ?? [])]);
+  const { process: gateway, baseUrl } = await GatewayProcess.start(spec.command, [...gatewayArgs(context, { defaultCwd: spec.defaultCwd }), ...(spec.args ?? [])]);
   const stats = newStats();
   let channel: MessageChannel | undefined;
   let sentinels = 0;
