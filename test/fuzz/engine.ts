@@ -97,7 +97,7 @@ export class FuzzSession {
       const progress = setInterval(() => log(`${target.name}: ${running.stats.cases} cases so far (${(running.stats.cases / ((Date.now() - started) / 1000)).toFixed(0)}/s)`), PROGRESS_EVERY_MS);
       const details = await fc.check(property, { seed, numRuns, path: settings.replayPath, endOnFailure: settings.replayPath !== undefined }).finally(() => clearInterval(progress));
       if (details.failed) {
-        failures.push(failureReport(target, running, seed, details, first));
+        failures.push(failureReport(target, running, settings, seed, details, first));
         break;
       }
     }
@@ -175,16 +175,17 @@ function splitRuns(settings: FuzzSettings, cases: number): Array<{ seed: number;
   ].filter((run) => run.numRuns > 0);
 }
 
-function failureReport(target: FuzzTarget, running: RunningTarget, seed: number, details: fc.RunDetails<[unknown]>, first: { value: unknown; problems: string[]; at: number } | undefined): string {
+function failureReport(target: FuzzTarget, running: RunningTarget, settings: FuzzSettings, seed: number, details: fc.RunDetails<[unknown]>, first: { value: unknown; problems: string[]; at: number } | undefined): string {
   const lines = [`${target.name}: a case broke an invariant (seed ${seed}, after ${details.numRuns} cases, ${details.numShrinks} shrinks).`];
   if (first) lines.push("First failing case:", running.describeCase(first.value), "Problems:", ...first.problems.map((p) => `  - ${p}`));
   if (details.counterexample) {
     lines.push("Smallest failing case found:", running.describeCase(details.counterexample[0]));
     if (details.errorInstance instanceof Error && details.errorInstance.message !== first?.problems.join("\n")) lines.push("Its problems:", details.errorInstance.message);
   }
-  const file = target.name;
+  // The same mode: CI and long runs make values of different sizes from the same seed.
+  const command = settings.mode === "ci" ? "npx vitest run test/fuzz" : "npm run fuzz";
   lines.push(
-    `Reproduce: FUZZ_TARGETS="${file}" FUZZ_SEED=${seed} FUZZ_PATH="${details.counterexamplePath ?? ""}" npx vitest run test/fuzz`,
+    `Reproduce: FUZZ_TARGETS="${target.name}" FUZZ_SEED=${seed} FUZZ_PATH="${details.counterexamplePath ?? ""}" ${command}`,
     `Gateway log (stderr):\n${running.gateway.stderr().slice(-4_000)}`,
   );
   return lines.join("\n");
