@@ -1,5 +1,6 @@
 import { acpDialect } from "../dialects/acp.js";
 import { snapshotAmplification } from "../properties/ask-properties.js";
+import { invalidUtf8Logging } from "../properties/log-properties.js";
 import { WebSocketChannel } from "../infra/websocket-channel.js";
 import { streamTarget } from "../stream-target.js";
 
@@ -10,5 +11,5 @@ export default streamTarget({
   args: ["--port", "0"],
   connect: (_gateway, baseUrl) => WebSocketChannel.open(`${baseUrl!.replace("http://", "ws://")}/acp`),
   dialect: acpDialect(),
-  properties: [snapshotAmplification],
+  properties: [snapshotAmplification, invalidUtf8Logging("/acp")],
 });

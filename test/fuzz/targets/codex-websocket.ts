@@ -1,5 +1,6 @@
 import { codexDialect } from "../dialects/codex.js";
 import { snapshotAmplification } from "../properties/ask-properties.js";
+import { invalidUtf8Logging } from "../properties/log-properties.js";
 import { WebSocketChannel } from "../infra/websocket-channel.js";
 import { streamTarget } from "../stream-target.js";
 
@@ -10,5 +11,5 @@ export default streamTarget({
   args: ["--port", "0"],
   connect: (_gateway, baseUrl) => WebSocketChannel.open(`${baseUrl!.replace("http://", "ws://")}/`),
   dialect: codexDialect(),
-  properties: [snapshotAmplification],
+  properties: [snapshotAmplification, invalidUtf8Logging("/")],
 });
