@@ -83,8 +83,9 @@ export class FuzzSession {
       let first: { value: unknown; problems: string[]; at: number } | undefined;
       const property = fc.asyncProperty(running.cases, async (value) => {
         // Shrinking re-runs cases against a live process (each may wait for its timeout): once its
-        // budget is spent, every candidate passes at once, which ends it with the smallest failure so far.
-        if (first && Date.now() - first.at > settings.shrinkBudgetMs) return;
+        // budget is spent, the run is interrupted, which ends it with the smallest failure so far
+        // (letting every further candidate pass would still walk through all of them).
+        if (first && Date.now() - first.at > settings.shrinkBudgetMs) throw new fc.PreconditionFailure(true);
         const problems = await running.runCase(value).catch((err: unknown) => [`the case could not be run: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`]);
         if (problems.length === 0) return;
         if (!first) {
