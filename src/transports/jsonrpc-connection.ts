@@ -87,8 +87,9 @@ export interface JsonRpcConnectionOptions {
   batches: { max: number } | false;
   /**
    * A message whose sender cannot be told which message failed (not JSON, not an object, a null or
-   * malformed id, a batch where none is allowed): answered with id null, as JSON-RPC says, or
-   * dropped, as Codex does (its clients disconnect on a response they cannot match).
+   * malformed id, a batch where none is allowed, a broken envelope without an id): answered with
+   * id null, as JSON-RPC says, or dropped, as Codex does (its clients disconnect on a response
+   * they cannot match).
    */
   answerUnidentifiable: boolean;
   /** Ids of the server's own requests count up from here. */
@@ -181,17 +182,19 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
       return unidentifiable("invalid_request", message.id === null ? "Invalid Request: id must not be null" : "Invalid Request: id must be a string or an integer");
     }
     const id = hasId && isId(message.id) ? message.id : null;
-    if (options.jsonrpcRequired && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0"');
-    if ("jsonrpc" in message && message.jsonrpc !== "2.0") return error(id, "invalid_request", 'Invalid Request: "jsonrpc" must be "2.0" when present');
+    // A broken message without an id cannot be matched to anything either: refused like one with an unusable id.
+    const refuse = (name: keyof FramingErrorCodes, text: string) => (hasId ? error(id, name, text) : unidentifiable(name, text));
+    if (options.jsonrpcRequired && message.jsonrpc !== "2.0") return refuse("invalid_request", 'Invalid Request: "jsonrpc" must be "2.0"');
+    if ("jsonrpc" in message && message.jsonrpc !== "2.0") return refuse("invalid_request", 'Invalid Request: "jsonrpc" must be "2.0" when present');
     if (!("method" in message)) {
       if (hasId && ("result" in message || "error" in message)) {
         // An answer to one of our requests.
         client.receive({ ...message, jsonrpc: "2.0" } as unknown as JSONRPCResponse);
         return null;
       }
-      return error(id, "invalid_request", "Invalid Request: Method not specified");
+      return refuse("invalid_request", "Invalid Request: Method not specified");
     }
-    if (typeof message.method !== "string") return error(id, "invalid_request", "Invalid Request: method must be a string");
+    if (typeof message.method !== "string") return refuse("invalid_request", "Invalid Request: method must be a string");
     if (!hasId && options.onNotification) {
       options.onNotification(message.method, message.params);
       return null;

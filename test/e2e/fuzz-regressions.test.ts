@@ -64,3 +64,16 @@ describe("an Ask request with a null id", () => {
     expect(client.invalid).toEqual([]);
   });
 });
+
+describe("a Codex app-server message with a broken envelope and no id", () => {
+  it("gets no answer at all (nothing with a null id), and the connection carries on", async () => {
+    const gateway = await cleanups.stopAfterTest(startTestGateway());
+    const client = await gateway.codexClient();
+    await client.initialize();
+    for (const text of ["{}", '{"__proto__":[]}', '{"method":5}', '{"jsonrpc":"1.0","method":"account/read"}', '{"jsonrpc":"2.0","params":{}}']) client.socket.send(text);
+    // Answered after everything before it was read: by then a refusal would have been written.
+    expect(await client.request("account/read", {})).toEqual({ account: null, requiresOpenaiAuth: false });
+    expect(client.received.filter((m) => m.id === null)).toEqual([]);
+    expect(client.invalid).toEqual([]);
+  });
+});
