@@ -39,6 +39,13 @@ export interface CodexJsonRpcConnection {
 
 export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string) => void, options: CodexJsonRpcOptions = {}): CodexJsonRpcConnection {
   const gate = options.gate ?? runCall;
+  // A client fault, not ours: said once per connection (more of them only at debug), so a client
+  // that keeps sending such messages cannot flood the log.
+  let droppedBefore = false;
+  const onDropped = (reason: string) => {
+    options.log?.(droppedBefore ? "debug" : "info", "codex message dropped without an answer", { reason });
+    droppedBefore = true;
+  };
   const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
@@ -48,7 +55,7 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
     batches: false,
     answerUnidentifiable: false,
     firstRequestId: 0, // unused: the peer numbers its server requests itself (they may wait in the hold)
-    onDropped: (reason) => options.log?.("warn", "codex message dropped without an answer", { reason }),
+    onDropped,
   });
 
   // Notifications and server requests held while a response that must precede them is being made;

@@ -8,24 +8,16 @@ const lenientUtf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 /**
  * NDJSON over a child process's stdin/stdout: each piece is written as one line (bytes, then a
  * newline), invalid UTF-8 read as U+FFFD, so a piece with a line break in it is several messages.
- * What a line break is depends on the command's reader:
- *
- * - "lf" (`stdio`, ndjson-lines.ts): LF only, one trailing CR dropped (CRLF peers); a lone CR is
- *   part of its line, as NDJSON has it;
- * - "any" (`app-server`, `acp`, node's readline): CR, LF or CRLF — so a lone CR, which JSON allows
- *   as whitespace between tokens, also ends a line there.
+ * A line break is what every stdio command's reader (ndjson-lines.ts) takes for one: LF only, one
+ * trailing CR dropped (CRLF peers); a lone CR is part of its line, as NDJSON has it.
  */
-export type LineBreaks = "lf" | "any";
 export class StdioChannel implements MessageChannel {
   private readonly listeners = new Set<(text: string) => void>();
   private readonly unheard: string[] = [];
   closeCode: number | undefined;
   private readonly closedPromise: Promise<number>;
 
-  constructor(
-    private readonly child: ChildProcessWithoutNullStreams,
-    private readonly lineBreaks: LineBreaks = "lf",
-  ) {
+  constructor(private readonly child: ChildProcessWithoutNullStreams) {
     createInterface({ input: child.stdout, crlfDelay: Infinity }).on("line", (line) => {
       this.deliver(line);
     });
@@ -41,7 +33,7 @@ export class StdioChannel implements MessageChannel {
 
   delivery(pieces: readonly RenderedPiece[]): Delivery {
     const text = lenientUtf8.decode(Buffer.concat(pieces.flatMap((p) => [p.data, Buffer.from("\n")])));
-    const units = this.lineBreaks === "any" ? text.split(/\r\n|\r|\n/) : text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+    const units = text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
     units.pop(); // after the last newline
     return { units, count: pieces.length };
   }

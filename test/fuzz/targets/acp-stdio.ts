@@ -8,7 +8,7 @@ export default streamTarget({
   name: "acp (NDJSON)",
   command: "acp",
   defaultCwd: false,
-  connect: stdioConnector("any"),
+  connect: stdioConnector(),
   dialect: acpDialect(),
   properties: [snapshotAmplification],
 });

@@ -8,7 +8,7 @@ import { streamTarget } from "../stream-target.js";
 export default streamTarget({
   name: "stdio (NDJSON)",
   command: "stdio",
-  connect: stdioConnector("lf"),
+  connect: stdioConnector(),
   dialect: askDialect(),
   properties: [snapshotAmplification, ...stdioProperties],
 });

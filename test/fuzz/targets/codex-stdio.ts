@@ -7,7 +7,7 @@ import { streamTarget } from "../stream-target.js";
 export default streamTarget({
   name: "app-server (NDJSON)",
   command: "app-server",
-  connect: stdioConnector("any"),
+  connect: stdioConnector(),
   dialect: codexDialect(),
   properties: [snapshotAmplification],
 });
