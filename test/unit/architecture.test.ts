@@ -13,21 +13,23 @@ import { findCycles, readImportGraph } from "../support/import-graph.js";
  * build tool that reads the registry and writes schema/ and generated/; nothing in src/ imports it,
  * so it never ends up on the runtime path. generated/ is its output, so whatever sits below it
  * (shared, registry, codegen) must not import it. src/index.ts is the package entry and may
- * re-export from any runtime layer.
+ * re-export from any runtime layer. store (what gateway replicas share: session logs, host leases)
+ * sits between tau and the host/bridge pair.
  */
 const RUNTIME_RANK = {
   shared: 0,
   registry: 1,
   validation: 2,
   tau: 3,
-  host: 4,
-  bridge: 4,
-  codex: 5,
-  acp: 5,
-  transports: 6,
-  gateway: 7,
-  cli: 8,
-  entry: 9,
+  store: 4,
+  host: 5,
+  bridge: 5,
+  codex: 6,
+  acp: 6,
+  transports: 7,
+  gateway: 8,
+  cli: 9,
+  entry: 10,
 } as const;
 
 type RuntimeLayer = keyof typeof RUNTIME_RANK;
@@ -123,6 +125,9 @@ describe("the layer rules themselves", () => {
     expect(forbidden("acp", "host")).toMatch(/bridge core/);
     expect(forbidden("bridge", "acp")).toBe("upward import");
     expect(forbidden("acp", "transports")).toBe("upward import");
+    expect(forbidden("bridge", "store")).toBeUndefined();
+    expect(forbidden("store", "tau")).toBeUndefined();
+    expect(forbidden("store", "bridge")).toBe("upward import");
   });
 
   it("map paths to layers", () => {

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createConnection } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./free-port.js";
+
+export interface RunningRedis {
+  port: number;
+  /** redis://127.0.0.1:PORT */
+  url: string;
+  /** Sends one command (inline protocol) and resolves with the raw reply. */
+  command(...args: string[]): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real redis-server of its own on a free loopback port, in a temporary directory, with nothing
+ * persisted; stop() kills it and removes the directory.
+ */
+export async function startRedis(): Promise<RunningRedis> {
+  const dir = mkdtempSync(join(tmpdir(), "tau-gateway-redis-"));
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const child = spawn("/usr/bin/redis-server", ["--save", "", "--appendonly", "no", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (output += d));
+    const ready = await waitForReady(child, () => output);
+    if (ready) {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      return {
+        port,
+        url: `redis://127.0.0.1:${port}`,
+        command: (...args) => sendCommand(port, args),
+        stop: async () => {
+          if (child.exitCode === null && child.signalCode === null) {
+            child.kill("SIGKILL");
+            await exited;
+          }
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    }
+    if (attempt >= 3) throw new Error(`redis-server did not start:\n${output}`);
+  }
+}
+
+function waitForReady(child: ChildProcess, output: () => string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), 20_000);
+    const check = () => {
+      if (output().includes("Ready to accept connections")) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    };
+    child.stdout!.on("data", check);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
+}
+
+function sendCommand(port: number, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ port, host: "127.0.0.1" });
+    let reply = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (d: string) => {
+      reply += d;
+      if (reply.endsWith("\r\n")) socket.end();
+    });
+    socket.on("end", () => resolve(reply));
+    socket.on("error", reject);
+    socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join("")}`);
+  });
+}
