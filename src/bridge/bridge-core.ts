@@ -3,10 +3,13 @@ import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS, type CommandToolConfig } from "./interactions/index.js";
 import { ReverseRequesterSet } from "./reverse-requester-set.js";
-import { SessionRegistry } from "./session-registry.js";
+import { SessionRegistry, type SharedStoreOptions } from "./session-registry.js";
 
 export interface BridgeCoreOptions {
+  /** The bridge connection: advertises the gateway's client tools. */
   upstream: TauUpstream;
+  /** Gateway replicas sharing a store (absent: this process is the only one, as with `--store memory`). */
+  shared?: SharedStoreOptions;
   /** Events kept per session for replay (default 10000). */
   retention?: number;
   /** How long an interaction waits for a decision (default 300 000 ms). */
@@ -21,9 +24,19 @@ export interface BridgeCoreOptions {
  * connection, because Tau sends a session's client-tool calls to the connection that advertised
  * the tools: two sets of records would both answer them. Dialects read the hubs' event streams,
  * resolve interactions, and add the reverse requests their clients answer to `reverse`.
+ *
+ * With a shared store, the replica holding the host's lease observes sessions on the bridge
+ * connection and appends their events; the others observe on a connection without tools and read
+ * the events from the store. Requests of every dialect go on that tool-less connection then
+ * (`upstream`), because Tau attaches a connection's tools to a session on each request and two
+ * connections advertising the same tools in one session collide.
  */
 export class BridgeCore {
+  /** The connection requests of the dialects go on: the bridge connection, or the tool-less one with a shared store. */
   readonly upstream: TauUpstream;
+  /** The connection advertising the gateway's client tools. */
+  readonly bridgeConnection: TauUpstream;
+  readonly shared: SharedStoreOptions | undefined;
   readonly sessions: SessionRegistry;
   /** The operator's command tools offered on the bridge connection. */
   readonly commandTools: readonly CommandToolConfig[];
@@ -34,10 +47,13 @@ export class BridgeCore {
   private state: "new" | "started" | "closed" = "new";
 
   constructor(options: BridgeCoreOptions) {
-    this.upstream = options.upstream;
+    this.bridgeConnection = options.upstream;
+    this.shared = options.shared;
+    this.upstream = options.shared?.plain ?? options.upstream;
     this.commandTools = options.commandTools ?? [];
     this.sessions = new SessionRegistry({
       upstream: options.upstream,
+      shared: options.shared,
       retention: options.retention,
       interactionDeadlineMs: options.interactionDeadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
       commandTools: [...this.commandTools],
@@ -50,14 +66,40 @@ export class BridgeCore {
   start(): void {
     if (this.state !== "new") return;
     this.state = "started";
-    const { upstream, sessions } = this;
+    const { bridgeConnection, sessions, shared } = this;
     this.unsubscribe.push(
-      upstream.onMessage((message) => sessions.route(message)),
-      upstream.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
-      upstream.onConnected(({ reconnected }) => {
+      bridgeConnection.onMessage((message) => sessions.route(message)),
+      bridgeConnection.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
+      bridgeConnection.onConnected(({ reconnected }) => {
         if (reconnected) void sessions.resyncAll();
       }),
     );
+    if (shared) {
+      const { plain, store, hostKey } = shared;
+      this.unsubscribe.push(
+        plain.onMessage((message) => sessions.route(message, plain)),
+        plain.onConnected(({ reconnected }) => {
+          if (reconnected) void sessions.resyncAll(plain);
+        }),
+        store.ownership.onChange((key, owned) => {
+          if (key === hostKey) void sessions.hostOwnershipChanged(owned);
+        }),
+      );
+    }
+  }
+
+  /**
+   * With a shared store: starts competing for the host's lease and listening for sessions other
+   * replicas announce (call once the connections are up). Without one this process owns the host.
+   */
+  async claimHost(): Promise<void> {
+    const { shared, sessions } = this;
+    if (!shared) return;
+    if (shared.store.hostSessions) {
+      const stop = await shared.store.hostSessions.onAnnounce(shared.hostKey, (sessionId) => void sessions.adopt(sessionId));
+      this.unsubscribe.push(stop);
+    }
+    shared.store.ownership.claim(shared.hostKey);
   }
 
   /**

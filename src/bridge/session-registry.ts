@@ -1,5 +1,6 @@
 import type { SessionClientToolCallMessage, Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
+import type { GatewayStore } from "../store/index.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { sessionNotFound } from "./ask-errors.js";
 import { ClosedSessions } from "./closed-sessions.js";
@@ -18,8 +19,20 @@ export interface SessionRecord {
   readonly sends: SendsInFlight;
 }
 
+/** A store shared with other gateway replicas, and what this replica needs to take part. */
+export interface SharedStoreOptions {
+  store: GatewayStore;
+  /** The Tau host's stable name (its URL without credentials): the lease and the session set are per host. */
+  hostKey: string;
+  /** A connection to the same host that advertises no client tools: requests, and observation while another replica owns the host. */
+  plain: TauUpstream;
+}
+
 export interface SessionRegistryOptions {
+  /** The bridge connection (the one advertising the gateway's client tools). */
   upstream: TauUpstream;
+  /** Replicas sharing a store: hubs append only while this replica owns the host. */
+  shared?: SharedStoreOptions;
   retention?: number;
   interactionDeadlineMs: number;
   commandTools: CommandToolConfig[];
@@ -47,6 +60,8 @@ export class SessionRegistry {
   private readonly closed: ClosedSessions;
   /** What records dropped after a close had counted, so totals over all records never go down (the metrics are counters). */
   readonly retired = { eventsEmitted: 0, snapshotFetches: 0 };
+  /** Subscriptions resuming after a cursor: continued exactly, or told that history was lost (for the metrics). */
+  readonly resumes = { recovered: 0, reset: 0 };
 
   constructor(private readonly options: SessionRegistryOptions) {
     this.closed = new ClosedSessions(options.maxClosedSessions);
@@ -60,7 +75,11 @@ export class SessionRegistry {
       record = this.create(sessionId);
       this.records.set(sessionId, record);
       record.then(
-        (r) => this.settled.set(sessionId, r),
+        (r) => {
+          this.settled.set(sessionId, r);
+          // The host changed hands while the record was being made: observe on the right connection.
+          if (r.hub.upstream !== this.observingConnection) void this.rebind(r);
+        },
         () => this.records.delete(sessionId),
       );
     }
@@ -118,15 +137,15 @@ export class SessionRegistry {
     return [...this.settled.values()];
   }
 
-  /** Routes a message from the bridge connection to the session it names. */
-  route(message: UpstreamServerMessage): void {
+  /** Routes a message from a Tau connection (the bridge connection unless `from` says otherwise) to the session it names. */
+  route(message: UpstreamServerMessage, from?: TauUpstream): void {
     if (this.closed.has(message.sessionId)) {
       // No new interaction opens in a session being closed or closed (a /tau client's turn may
       // still call our tools there); a session being closed still hears its interrupted turn settle.
       const closing = this.settled.get(message.sessionId);
       if (message.type === "session.clientTool.call") this.refuseCall(message);
       else if (message.type === "session.clientTool.cancel") closing?.interactions.onCancel(message);
-      else closing?.hub.handle(message);
+      else closing?.hub.handle(message, from);
       return;
     }
     const record = this.records.get(message.sessionId);
@@ -138,15 +157,16 @@ export class SessionRegistry {
       (r) => {
         if (message.type === "session.clientTool.call") r.interactions.onCall(message);
         else if (message.type === "session.clientTool.cancel") r.interactions.onCancel(message);
-        else r.hub.handle(message);
+        else r.hub.handle(message, from);
       },
       () => undefined,
     );
   }
 
-  /** After the bridge connection came back: every hub observes again and catches up. */
-  async resyncAll(): Promise<void> {
-    await Promise.all(this.all().map((r) => r.hub.resync().catch((err: unknown) => this.options.log?.("warn", "resync failed", { sessionId: r.sessionId, error: String(err) }))));
+  /** After a connection came back (the bridge connection unless `connection` says otherwise): its hubs observe again and catch up. */
+  async resyncAll(connection: TauUpstream = this.options.upstream): Promise<void> {
+    const hubs = this.all().filter((r) => r.hub.upstream === connection);
+    await Promise.all(hubs.map((r) => r.hub.resync().catch((err: unknown) => this.options.log?.("warn", "resync failed", { sessionId: r.sessionId, error: String(err) }))));
   }
 
   /** The bridge connection dropped: Tau forgets our client-tool calls, so their interactions end. */
@@ -167,10 +187,65 @@ export class SessionRegistry {
       .catch((error: unknown) => log?.("debug", "refusing a client-tool call of a closed session failed", { sessionId, callId, error: String(error) }));
   }
 
+  /** The connection hubs observe on: the bridge connection while this replica owns the host (always without a shared store). */
+  private get observingConnection(): TauUpstream {
+    const { shared, upstream } = this.options;
+    return !shared || shared.store.ownership.owns(shared.hostKey) ? upstream : shared.plain;
+  }
+
+  /**
+   * This replica gained or lost the lease on the host. Gained: every hub observes on the bridge
+   * connection and continues the shared logs (a resync), and every session any replica announced
+   * for the host is opened, so its events are reported. Lost: hubs observe on the plain
+   * connection and stop appending.
+   */
+  async hostOwnershipChanged(owned: boolean): Promise<void> {
+    const { shared, log } = this.options;
+    if (!shared) return;
+    await Promise.all(this.all().map((r) => this.rebind(r)));
+    if (!owned || !shared.store.hostSessions) return;
+    let sessionIds: string[] = [];
+    try {
+      sessionIds = await shared.store.hostSessions.list(shared.hostKey);
+    } catch (error) {
+      log?.("warn", "the host's sessions could not be listed from the store", { error: String(error) });
+    }
+    await Promise.all(sessionIds.map((sessionId) => this.adopt(sessionId)));
+  }
+
+  /** Another replica announced a session of the host: its owner observes and reports it. */
+  adopt(sessionId: string): Promise<void> {
+    const { shared, log } = this.options;
+    if (!shared || !shared.store.ownership.owns(shared.hostKey) || this.closed.has(sessionId)) return Promise.resolve();
+    return this.open(sessionId).then(
+      () => undefined,
+      (error: unknown) => {
+        log?.("debug", "an announced session could not be observed", { sessionId, error: String(error) });
+        if (error instanceof TauResponseError && error.code === "not_found") void shared.store.hostSessions?.forget(shared.hostKey, sessionId).catch(() => undefined);
+      },
+    );
+  }
+
+  private async rebind(record: SessionRecord): Promise<void> {
+    const connection = this.observingConnection;
+    if (record.hub.upstream === connection) return;
+    try {
+      await record.hub.rebind(connection);
+    } catch (error) {
+      this.options.log?.("warn", "observing the session on another connection failed", { sessionId: record.sessionId, error: String(error) });
+    }
+  }
+
   private async create(sessionId: string): Promise<SessionRecord> {
-    const { upstream, retention, log } = this.options;
-    const hub = new SessionHub({ sessionId, upstream, retention, log });
+    const { upstream, retention, log, shared } = this.options;
+    const sharedLog = shared && { store: shared.store.sessionLog(sessionId)!, ownership: shared.store.ownership, hostKey: shared.hostKey };
+    const hub = new SessionHub({ sessionId, upstream: this.observingConnection, retention, log, shared: sharedLog });
     await hub.attach();
+    if (shared?.store.hostSessions) {
+      // So that the owner observes and reports it (and a later owner finds it).
+      await shared.store.hostSessions.announce(shared.hostKey, sessionId).catch((error: unknown) => log?.("warn", "announcing a session to the store failed", { sessionId, error: String(error) }));
+      await hub.ownersFirstEvent();
+    }
     const snapshot = hub.snapshot as Snapshot;
     const interactions = new SessionInteractions({
       sessionId,

@@ -5,7 +5,7 @@ import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { startupMessage } from "./serve.js";
-import { bridgeSettings, envName, logSettings, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, logSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const APP_SERVER_USAGE = `usage: tau-gateway app-server [options]
 
@@ -21,6 +21,7 @@ SIGTERM/SIGINT.
   --default-cwd DIR             working directory of threads started without one (default: current) ${envName("default-cwd")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+${STORE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
 
 // Codex's wire never carries "jsonrpc", so the Ask setting for it has no place here.
@@ -28,6 +29,7 @@ const { jsonrpcMember: _askOnly, ...codexBridgeSettings } = bridgeSettings;
 
 const appServerSettings = {
   ...upstreamSettings,
+  ...storeSettings,
   ...codexBridgeSettings,
   // stdout belongs to the protocol and stderr is often shown to a user: only problems by default.
   logLevel: { ...logSettings.logLevel, default: "warn" as SettingValues<typeof logSettings>["logLevel"] },

@@ -7,6 +7,7 @@ import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
 import type { Log } from "../shared/log.js";
+import { openStore, type GatewayStore } from "../store/index.js";
 import { TauUpstream } from "../tau/upstream.js";
 
 export interface BridgeStackSettings {
@@ -22,6 +23,18 @@ export interface BridgeStackSettings {
   interactionTimeoutMs: number;
   /** How long a turn may run on after its client went away (the drain timeout; default 10000). */
   drainTimeout?: number;
+  /** `memory` (default) or `redis://HOST:PORT[/DB]`: what gateway replicas share. */
+  store?: string;
+  /** Redis store: host lease time to live. */
+  storeLeaseMs?: number;
+  /** Redis store: events older than this are dropped. */
+  eventMaxAgeMs?: number;
+}
+
+/** A Tau host's name in the store: its URL without credentials or query, the same on every replica. */
+export function hostKeyOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}`;
 }
 
 /**
@@ -38,10 +51,19 @@ export class BridgeStack {
   codex: CodexBridge | undefined;
   acp: AcpAgent | undefined;
   url: string | undefined;
+  store: GatewayStore | undefined;
+  /** With a shared store: the connection without client tools. */
+  plain: TauUpstream | undefined;
 
   /** Starts the host (if embedded), the dialects and the upstream connection; throws on failure (close() cleans up). */
   async start(settings: BridgeStackSettings, commandTools: CommandToolConfig[], log: Log): Promise<void> {
     const token = settings.upstreamToken;
+    this.store = await openStore(settings.store ?? "memory", {
+      retention: settings.eventRetention,
+      leaseTtlMs: settings.storeLeaseMs,
+      maxAgeMs: settings.eventMaxAgeMs,
+      log,
+    });
     if (settings.upstream === "embedded") {
       // A token given with the embedded host protects it too (it listens on loopback only).
       this.host = await startTauHost({ host: "127.0.0.1", port: 0, authToken: token, log: (line) => log("debug", line, { component: "embedded-host" }) });
@@ -53,8 +75,12 @@ export class BridgeStack {
     // The bridge connection advertises the tools through which the agent reaches clients (DESIGN §4.4).
     const tools = gatewayClientTools(commandTools, { deadlineMs: settings.interactionTimeoutMs });
     this.upstream = new TauUpstream({ url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log });
+    if (this.store.kind !== "memory") {
+      this.plain = new TauUpstream({ url, token, client: { name: "tau-gateway-replica", version: gatewayVersion() }, log });
+    }
     this.core = new BridgeCore({
       upstream: this.upstream,
+      shared: this.plain && { store: this.store, hostKey: hostKeyOf(url), plain: this.plain },
       retention: settings.eventRetention,
       interactionDeadlineMs: settings.interactionTimeoutMs,
       commandTools,
@@ -96,7 +122,8 @@ export class BridgeStack {
     });
     // Before the upstream starts, so the core sees every message and reconnect.
     this.core.start();
-    await this.upstream.start();
+    await Promise.all([this.upstream.start(), this.plain?.start()]);
+    await this.core.claimHost();
   }
 
   /** Closes in reverse order of starting, each step independent of the others. */
@@ -106,6 +133,9 @@ export class BridgeStack {
     await this.bridge?.close().catch(() => undefined);
     await this.core?.close().catch(() => undefined);
     await this.upstream?.close().catch(() => undefined);
+    await this.plain?.close().catch(() => undefined);
+    // Gives the leases up, so another replica takes the hosts over at once.
+    await this.store?.close().catch(() => undefined);
     await this.host?.close().catch(() => undefined);
   }
 }

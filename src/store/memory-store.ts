@@ -10,6 +10,9 @@ class SoleOwnership implements HostOwnership {
   fence(): number {
     return 1;
   }
+  ownedCount(): number {
+    return 1;
+  }
   onChange(): () => void {
     return () => undefined;
   }

@@ -69,9 +69,8 @@ export class RedisOwnership implements HostOwnership {
     return () => this.listeners.delete(listener);
   }
 
-  /** Hosts whose lease this replica holds now. */
-  get owned(): string[] {
-    return [...this.held.keys()].filter((key) => this.owns(key));
+  ownedCount(): number {
+    return [...this.held.keys()].filter((key) => this.owns(key)).length;
   }
 
   /** Stops competing and gives up the leases held, so another replica takes over at once. */

@@ -7,14 +7,19 @@
 /**
  * Appends a batch to a session log.
  * KEYS: stream, meta (hash: epoch, seq), idem (sorted set: batch key → last seq), host lease.
- * ARGV: lease token, batch key, known epoch ("" = none), epoch for a new log, max length,
+ * ARGV: lease token ("" = unfenced), batch key, known epoch ("" = none), epoch for a new log, max length,
  *       max age ms (0 = none), now ms, channel, event count, then type and payload JSON per event.
- * Returns {"fenced"} | {"duplicate", epoch, lastSeq} | {"appended", epoch, firstSeq, lastSeq, newEpoch, eventsJson}.
+ * Returns {"fenced"} | {"missing"} | {"duplicate", epoch, lastSeq} | {"appended", epoch, firstSeq, lastSeq, newEpoch, eventsJson}.
  */
 export const APPEND_SCRIPT = `
 local stream, meta, idem, lease = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-if redis.call('GET', lease) ~= ARGV[1] then return {'fenced'} end
 local epoch = redis.call('HGET', meta, 'epoch')
+if ARGV[1] == '' then
+  -- An unfenced batch (gateway events of a replica that does not hold the lease) never begins a log.
+  if not epoch then return {'missing'} end
+elseif redis.call('GET', lease) ~= ARGV[1] then
+  return {'fenced'}
+end
 local prior = redis.call('ZSCORE', idem, ARGV[2])
 if prior and epoch then return {'duplicate', epoch, prior} end
 local newEpoch = 0

@@ -29,7 +29,7 @@ export class RedisSessionLog implements SessionLogStore {
     private readonly options: RedisSessionLogOptions,
   ) {}
 
-  async append(events: EventToAppend[], options: { hostKey: string; fence: number; key: string; knownEpoch?: string }): Promise<AppendOutcome> {
+  async append(events: EventToAppend[], options: { hostKey: string; fence: number | undefined; key: string; knownEpoch?: string }): Promise<AppendOutcome> {
     const { redis, keys, retention, maxAgeMs, ownership, stats } = this.options;
     const id = this.sessionId;
     const started = performance.now();
@@ -38,7 +38,7 @@ export class RedisSessionLog implements SessionLogStore {
       keys.meta(id),
       keys.idem(id),
       keys.lease(options.hostKey),
-      ownership.token(options.hostKey, options.fence),
+      options.fence === undefined ? "" : ownership.token(options.hostKey, options.fence),
       options.key,
       options.knownEpoch ?? "",
       randomUUID(),
@@ -55,6 +55,8 @@ export class RedisSessionLog implements SessionLogStore {
       case "fenced":
         stats.appendsFenced += 1;
         return { status: "fenced" };
+      case "missing":
+        return { status: "missing" };
       case "duplicate": {
         const lastSeq = Number(reply[2]);
         return { status: "duplicate", epoch: String(reply[1]), firstSeq: lastSeq - events.length + 1, lastSeq };

@@ -23,7 +23,9 @@ export type AppendOutcome =
   /** The same idempotency key was appended before: nothing was added, these are the seqs it got. */
   | { status: "duplicate"; epoch: string; firstSeq: number; lastSeq: number }
   /** The fence is not the one of the host's current lease: nothing was added. */
-  | { status: "fenced" };
+  | { status: "fenced" }
+  /** An unfenced batch for a log that does not exist (unfenced appends never begin a log): nothing was added. */
+  | { status: "missing" };
 
 /** What one session log looks like now. `epoch` undefined: the log does not exist (never written, or lost). */
 export interface LogInfo {
@@ -48,11 +50,12 @@ export interface SessionLogStore {
   readonly sessionId: string;
   /**
    * Appends `events` in order as one batch. `fence` is the lease counter of the session's host
-   * (see HostOwnership.fence); `key` identifies the batch so that sending it again adds nothing;
+   * (see HostOwnership.fence), refused unless it is the current lease's; without one the batch is
+   * appended unfenced (gateway events of a replica that does not own the host); `key` identifies the batch so that sending it again adds nothing;
    * `knownEpoch` is the epoch the appender last saw: when the log is gone, the store begins a new
    * epoch with `session.reset {cause:"resync"}` before the batch.
    */
-  append(events: EventToAppend[], options: { hostKey: string; fence: number; key: string; knownEpoch?: string }): Promise<AppendOutcome>;
+  append(events: EventToAppend[], options: { hostKey: string; fence: number | undefined; key: string; knownEpoch?: string }): Promise<AppendOutcome>;
   /** Retained events with seq > afterSeq, oldest first, at most `limit`. */
   read(afterSeq: number, limit?: number): Promise<StoredEvent[]>;
   info(): Promise<LogInfo>;
@@ -72,6 +75,8 @@ export interface HostOwnership {
   owns(hostKey: string): boolean;
   /** The fencing counter of the lease this replica holds; undefined when it holds none. */
   fence(hostKey: string): number | undefined;
+  /** How many hosts' leases this replica holds now. */
+  ownedCount(): number;
   /** Called whenever this replica gains or loses a host's lease; returns the unsubscribe. */
   onChange(listener: (hostKey: string, owned: boolean) => void): () => void;
 }

@@ -11,14 +11,19 @@ const liveness: FastifyPluginAsync = async (app) => {
 /**
  * `/readyz`: the gateway can do its job, i.e. it is not draining and its upstream connection is
  * open, version-checked (a mismatched upstream never connects) and initialized. Load balancers
- * route on it, so a draining gateway stops getting traffic.
+ * route on it, so a draining gateway stops getting traffic. A replica whose shared store cannot be
+ * reached is not ready either: it can neither read nor append session events.
  */
 const readiness: FastifyPluginAsync = async (app) => {
-  const { upstream, drain } = app;
+  const { upstream, drain, store } = app;
   app.get("/readyz", async (_request, reply) => {
     if (drain.draining) {
       reply.code(503);
       return { status: "draining", reason: "gateway shutting down" };
+    }
+    if (store && !(await store.ready())) {
+      reply.code(503);
+      return { status: "unavailable", reason: `the shared store (${store.kind}) cannot be reached` };
     }
     if (upstream.connected) return { status: "ready", upstream: { connected: true, protocolVersion: TAU_VERSION } };
     reply.code(503);
