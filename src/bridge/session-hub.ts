@@ -106,6 +106,11 @@ export class SessionHub {
     }
   }
 
+  /** Whether the session's state was installed from the current connection (false between a rebind and its observe). */
+  get observed(): boolean {
+    return this.translator !== undefined;
+  }
+
   /** The Tau connection the session is observed on. */
   get upstream(): TauUpstream {
     return this.upstreamInUse;
@@ -125,8 +130,8 @@ export class SessionHub {
     this.streams.flush();
     const previous = this.upstreamInUse;
     this.upstreamInUse = upstream;
+    // The old snapshot stays readable until the new one is installed; no translator means "start over".
     this.translator = undefined;
-    this.installed = undefined;
     this.pendingRevision = 0;
     this.held = [];
     if (previous !== upstream) {

@@ -9,6 +9,9 @@ import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
 
+/** How often observing a session on another connection is tried before giving up (about half a minute in all). */
+const REBIND_ATTEMPTS = 20;
+
 /** A session the gateway serves: its hub (snapshot, translator, event log) and its interactions. */
 export interface SessionRecord {
   readonly sessionId: string;
@@ -214,25 +217,45 @@ export class SessionRegistry {
   }
 
   /** Another replica announced a session of the host: its owner observes and reports it. */
-  adopt(sessionId: string): Promise<void> {
+  adopt(sessionId: string, attempt = 1): Promise<void> {
     const { shared, log } = this.options;
     if (!shared || !shared.store.ownership.owns(shared.hostKey) || this.closed.has(sessionId)) return Promise.resolve();
     return this.open(sessionId).then(
       () => undefined,
-      (error: unknown) => {
-        log?.("debug", "an announced session could not be observed", { sessionId, error: String(error) });
-        if (error instanceof TauResponseError && error.code === "not_found") void shared.store.hostSessions?.forget(shared.hostKey, sessionId).catch(() => undefined);
+      async (error: unknown) => {
+        log?.("debug", "an announced session could not be observed", { sessionId, attempt, error: String(error) });
+        if (error instanceof TauResponseError && error.code === "not_found") {
+          await shared.store.hostSessions?.forget(shared.hostKey, sessionId).catch(() => undefined);
+        } else if (attempt < REBIND_ATTEMPTS) {
+          // Most likely the previous owner's connection is still attached: try again shortly.
+          await new Promise((resolve) => setTimeout(resolve, Math.min(250 * attempt, 2_000)).unref());
+          await this.adopt(sessionId, attempt + 1);
+        }
       },
     );
   }
 
+  /**
+   * Observes the session on the connection this replica should use now. Right after a takeover
+   * the previous owner's bridge connection may still be attached to the session with the same
+   * tools (Tau refuses the observe then), so a failure is retried for a while.
+   */
   private async rebind(record: SessionRecord): Promise<void> {
-    const connection = this.observingConnection;
-    if (record.hub.upstream === connection) return;
-    try {
-      await record.hub.rebind(connection);
-    } catch (error) {
-      this.options.log?.("warn", "observing the session on another connection failed", { sessionId: record.sessionId, error: String(error) });
+    for (let attempt = 1; ; attempt++) {
+      const connection = this.observingConnection;
+      if (this.closed.has(record.sessionId) || this.settled.get(record.sessionId) !== record) return;
+      if (record.hub.upstream === connection && record.hub.observed) return;
+      try {
+        await record.hub.rebind(connection);
+        return;
+      } catch (error) {
+        if (attempt >= REBIND_ATTEMPTS) {
+          this.options.log?.("warn", "observing the session on another connection failed", { sessionId: record.sessionId, error: String(error) });
+          return;
+        }
+        this.options.log?.("debug", "observing the session on another connection failed; trying again", { sessionId: record.sessionId, attempt, error: String(error) });
+        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * attempt, 2_000)).unref());
+      }
     }
   }
 

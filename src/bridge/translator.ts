@@ -177,10 +177,20 @@ export class DeltaTranslator {
       else if (event.type === "compaction.started" && payload.operationId) compacting.add(payload.operationId);
       else if (event.type === "compaction.completed" && payload.operationId) compacted.add(payload.operationId);
     }
+    // Turns whose user message comes after that of the last turn the events mention happened
+    // since: none of them was reported. With no turn mentioned, all were new only if the events
+    // go back to the session's beginning.
+    const order = new Map(snapshot.messages.map((record, index) => [record.id, index]));
+    const mentioned = [...started, ...ended].map((turnId) => order.get(turnId) ?? -1);
+    const reportedUpTo = mentioned.length > 0 ? Math.max(...mentioned) : reported.some((e) => e.type === "session.created") ? -1 : Infinity;
     for (const turn of Object.values(snapshot.turns)) {
       const turnId = turn.userHistoryEntryId;
+      const unreported = !started.has(turnId) && (order.get(turnId) ?? -1) > reportedUpTo;
       if (started.has(turnId) && !ended.has(turnId)) this.endedTurns.delete(turnId);
-      else if (turn.state === "running" && !started.has(turnId)) this.startedTurns.delete(turnId);
+      else if (unreported || (turn.state === "running" && !started.has(turnId))) {
+        this.startedTurns.delete(turnId);
+        this.endedTurns.delete(turnId);
+      }
     }
     for (const turnId of started) if (!ended.has(turnId)) this.startedTurns.add(turnId);
     for (const id of used) if (!finished.has(id)) this.finishedTools.delete(id);

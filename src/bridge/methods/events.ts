@@ -21,7 +21,8 @@ export async function subscribe({ services, peer }: MethodContext, params: Sessi
   try {
     backlog = readRetained(log, cursor).events;
   } catch (error) {
-    if (cursor > 0) services.sessions.resumes.reset += 1;
+    // History the replay needs was trimmed: the client is told (-32602 with the oldest seq).
+    services.sessions.resumes.reset += 1;
     throw error;
   }
   if (cursor > 0 && deliveryKind !== "live") services.sessions.resumes.recovered += 1;
