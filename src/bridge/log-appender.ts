@@ -20,9 +20,10 @@ export interface LogAppenderOptions {
  * up while a batch is on its way goes as the next batch. A batch that fails in transit is sent
  * again under the same key, which the store recognises, so a retry after a timeout adds nothing.
  *
- * Events of the lease holder carry its fence and are refused once another replica holds the
- * host; events of another replica (gateway notices, errors, session.ended) go unfenced — the
- * store still gives them their seqs in the one sequence.
+ * Each event carries the fence it was produced under: the lease holder's events are refused once
+ * another replica holds the host, even if they were queued before; events of a replica that does
+ * not own the host (gateway notices, errors, session.ended) go unfenced — the store still gives
+ * them their seqs in the one sequence. A batch never mixes fences.
  */
 export class LogAppender {
   private queue: Array<{ event: EventToAppend; fence: number | undefined }> = [];

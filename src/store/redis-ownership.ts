@@ -58,9 +58,8 @@ export class RedisOwnership implements HostOwnership {
     return held && Date.now() < held.until ? held.fence : undefined;
   }
 
-  /** What the append script compares with the lease. */
-  token(hostKey: string, fence: number): string {
-    void hostKey;
+  /** What the append script compares with the lease: the fence and who holds it. */
+  token(fence: number): string {
     return `${fence}:${this.replicaId}`;
   }
 
@@ -79,7 +78,7 @@ export class RedisOwnership implements HostOwnership {
     clearInterval(this.timer);
     const held = [...this.held.entries()];
     this.held.clear();
-    await Promise.all(held.map(([key, h]) => this.redis.tauGatewayRelease(this.keys.lease(key), this.token(key, h.fence)).catch(() => undefined)));
+    await Promise.all(held.map(([key, h]) => this.redis.tauGatewayRelease(this.keys.lease(key), this.token(h.fence)).catch(() => undefined)));
   }
 
   private async tend(hostKey: string): Promise<void> {
@@ -89,7 +88,7 @@ export class RedisOwnership implements HostOwnership {
     const askedAt = Date.now();
     try {
       if (held && askedAt < held.until) {
-        const renewed = await this.redis.tauGatewayRenew(lease, this.token(hostKey, held.fence), this.ttlMs);
+        const renewed = await this.redis.tauGatewayRenew(lease, this.token(held.fence), this.ttlMs);
         if (renewed === 1) held.until = askedAt + this.ttlMs;
         else this.lose(hostKey, "the lease is held by another replica");
         return;

@@ -38,7 +38,7 @@ export class RedisSessionLog implements SessionLogStore {
       keys.meta(id),
       keys.idem(id),
       keys.lease(options.hostKey),
-      options.fence === undefined ? "" : ownership.token(options.hostKey, options.fence),
+      options.fence === undefined ? "" : ownership.token(options.fence),
       options.key,
       options.knownEpoch ?? "",
       randomUUID(),
