@@ -165,6 +165,37 @@ describe("gateway replicas on Redis", () => {
   );
 
   it(
+    "a replica paused past its lease appends nothing when it wakes: another owns the host and the sequence stays whole",
+    async () => {
+      const set = await startReplicaSet(cleanups, { replicas: 3 });
+      const [owner, second, third] = set.replicas as [typeof set.replicas[0], typeof set.replicas[0], typeof set.replicas[0]];
+      const watcher = await set.client(third);
+      const sessionId = await createSession(watcher);
+      await watcher.request("session/subscribe", { sessionId });
+      const { turnId } = await watcher.request("session/send", { sessionId, content: `/sleep 1000\n${LONG_REPLY}` });
+      await watcher.waitFor(() => watcher.eventsOf(sessionId).some((e) => e.type === "turn.started"), "the turn to start", 30_000);
+
+      // The owner stops (as a long GC pause or a frozen VM would) until its lease has run out and another replica holds the host.
+      owner.child.kill("SIGSTOP");
+      try {
+        await until(async () => ((await leasesOwned(second)) + (await leasesOwned(third)) === 1) || undefined, "another replica to take the host over");
+      } finally {
+        owner.child.kill("SIGCONT");
+      }
+      await until(async () => ((await leasesOwned(owner)) === 0) || undefined, "the woken replica to know it lost the host");
+      await waitForTerminal(watcher, sessionId, turnId);
+      const next = await watcher.request("session/send", { sessionId, content: "after the pause" });
+      await waitForTerminal(watcher, sessionId, next.turnId);
+
+      const events = watcher.eventsOf(sessionId);
+      expectContiguous(events);
+      expectOneTerminalPerTurn(events);
+      expect(await leasesOwned(owner)).toBe(0);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
     "/readyz is 503 while the store is unreachable",
     async () => {
       const set = await startReplicaSet(cleanups, { replicas: 1 });
