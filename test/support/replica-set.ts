@@ -28,7 +28,7 @@ export async function startReplicaSet(cleanups: Cleanups, options: { replicas: n
   const hostUrl = host.address;
   const replicas: ServingCli[] = [];
   const addReplica = async () => {
-    const args = ["--port", "0", "--upstream", hostUrl, "--store", redis.url, "--store-lease-ms", String(options.leaseMs ?? 1_500), "--log-level", "info"];
+    const args = ["--port", "0", "--upstream", hostUrl, "--store", redis.url, "--store-lease-ms", String(options.leaseMs ?? 3_000), "--log-level", "info"];
     if (options.retention) args.push("--event-retention", String(options.retention));
     const replica = await serveCli(args, cleanups);
     await until(async () => (await fetch(`${replica.baseUrl}/readyz`)).status === 200 || undefined, "the replica to be ready");
