@@ -112,6 +112,14 @@ describe("gateway replicas on Redis", () => {
         expectContiguous(got, cursors[i]! + 1);
         expect(got).toEqual(full.slice(cursors[i]!, cursors[i]! + got.length));
       }
+
+      // Closed through a replica that does not own the host: every subscriber, on every replica, hears session.ended.
+      await driver.request("session/close", { sessionId });
+      for (const client of [driver, ...resumers]) {
+        const ended = await client.waitForEvent(sessionId, "session.ended");
+        expect(ended.payload).toEqual({ sessionId, reason: "closed" });
+        expectContiguous(client.eventsOf(sessionId), client.eventsOf(sessionId)[0]!.seq);
+      }
     },
     TEST_TIMEOUT,
   );
