@@ -28,9 +28,10 @@ export const DEFAULT_LEASE_TTL_MS = 10_000;
  * The store named by `url` (`memory` or `redis://HOST:PORT[/DB]`), connected. Throws on a bad URL
  * or an unreachable server.
  *
- * Shared interactions and the session → host placement plug in here beside the session logs:
- * each gets a memory implementation for `memory` and a Redis one built on the same connection and
- * key prefix (see store-design.md), exposed as `placement` and `interactions` on GatewayStore.
+ * The session → host placement and shared interactions plug in beside the session logs: each is
+ * a field of GatewayStore (`placement`, `interactions`), made in MemoryStore's constructor for
+ * `memory` and in RedisStore's from `RedisStore.shared` (same connections, same key prefix) for
+ * Redis; `ready()` and `close()` already cover those connections.
  */
 export async function openStore(url: string, options: OpenStoreOptions): Promise<GatewayStore> {
   const target = parseStoreTarget(url);

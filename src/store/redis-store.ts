@@ -73,6 +73,14 @@ export class RedisStore implements GatewayStore {
     await this.redis.ping();
   }
 
+  /**
+   * What the other shared parts (session placement, interactions) build their Redis
+   * implementations on: the command connection, the shared SUBSCRIBE connection and the prefix.
+   */
+  get shared(): { redis: Redis; channels: RedisChannels; prefix: string } {
+    return { redis: this.redis, channels: this.channels, prefix: this.keys.prefix };
+  }
+
   sessionLog(sessionId: string): RedisSessionLog {
     let log = this.logs.get(sessionId);
     if (!log) {
