@@ -130,6 +130,9 @@ export class SessionRegistry {
     }
     this.records.delete(sessionId);
     this.settled.delete(sessionId);
+    // A closed session is no longer one for the host's next owner to observe.
+    const shared = this.options.shared;
+    void shared?.store.hostSessions?.forget(shared.hostKey, sessionId).catch(() => undefined);
   }
 
   get(sessionId: string): SessionRecord | undefined {
