@@ -99,17 +99,32 @@ export class LogMirror {
     }
     this.epochSeen = info.epoch;
     const from = this.log.newestSeq > 0 ? this.log.newestSeq : Math.max(0, info.newestSeq - this.retention);
-    this.insert(await this.store.read(from));
+    this.insertAfter(await this.store.read(from));
   }
 
   /** Reads the events after the local newest up to `untilSeq` (retention permitting). */
   private async fill(untilSeq: number): Promise<void> {
-    const missing = await this.store.read(this.log.newestSeq, untilSeq - this.log.newestSeq);
-    if (missing[0] && missing[0].seq > this.log.newestSeq + 1) {
-      this.logLine("warn", "events between the local copy and the shared log were trimmed; restarting the copy", { sessionId: this.store.sessionId });
+    this.insertAfter(await this.store.read(this.log.newestSeq, untilSeq - this.log.newestSeq));
+  }
+
+  /**
+   * Inserts events read to follow the local newest. When the store no longer has the ones right
+   * after it (this copy fell further behind than the retention, e.g. during a long outage), the
+   * copy starts over from what is left, behind a `session.reset {cause:"resync"}` of its own at
+   * the seq before: every reader is told, none skips the gap silently.
+   */
+  private insertAfter(events: readonly StoredEvent[]): void {
+    const first = events[0];
+    if (first && this.log.newestSeq > 0 && first.seq > this.log.newestSeq + 1) {
+      this.logLine("warn", "events between the local copy and the shared log were trimmed; starting the copy over with a reset", {
+        sessionId: this.store.sessionId,
+        newestSeq: this.log.newestSeq,
+        oldestAvailable: first.seq,
+      });
       this.log.restart();
+      this.log.insert({ type: "session.reset", seq: first.seq - 1, payload: { cause: "resync" } });
     }
-    this.insert(missing);
+    this.insert(events);
   }
 
   private insert(events: readonly StoredEvent[]): void {
