@@ -3,7 +3,8 @@ import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS, type CommandToolConfig } from "./interactions/index.js";
 import { ReverseRequesterSet } from "./reverse-requester-set.js";
-import { SessionRegistry, type SharedStoreOptions } from "./session-registry.js";
+import type { SharedStoreOptions } from "./host-takeover.js";
+import { SessionRegistry } from "./session-registry.js";
 
 export interface BridgeCoreOptions {
   /** The bridge connection: advertises the gateway's client tools. */

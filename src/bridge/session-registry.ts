@@ -1,16 +1,13 @@
 import type { SessionClientToolCallMessage, Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
-import type { GatewayStore } from "../store/index.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { sessionNotFound } from "./ask-errors.js";
 import { ClosedSessions } from "./closed-sessions.js";
+import { HostTakeover, type SharedStoreOptions } from "./host-takeover.js";
 import { SessionInteractions, type CommandToolConfig, type ReverseRequester } from "./interactions/index.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
-
-/** How often observing a session on another connection is tried before giving up (about half a minute in all). */
-const REBIND_ATTEMPTS = 20;
 
 /** A session the gateway serves: its hub (snapshot, translator, event log) and its interactions. */
 export interface SessionRecord {
@@ -20,15 +17,6 @@ export interface SessionRecord {
   readonly tenant: string | undefined;
   /** session/send calls on their way upstream, which session/close waits for. */
   readonly sends: SendsInFlight;
-}
-
-/** A store shared with other gateway replicas, and what this replica needs to take part. */
-export interface SharedStoreOptions {
-  store: GatewayStore;
-  /** The Tau host's stable name (its URL without credentials): the lease and the session set are per host. */
-  hostKey: string;
-  /** A connection to the same host that advertises no client tools: requests, and observation while another replica owns the host. */
-  plain: TauUpstream;
 }
 
 export interface SessionRegistryOptions {
@@ -66,8 +54,12 @@ export class SessionRegistry {
   /** Subscriptions resuming after a cursor: continued exactly, or told that history was lost (for the metrics). */
   readonly resumes = { recovered: 0, reset: 0 };
 
+  /** With a shared store: how sessions follow the host's lease. */
+  private readonly takeover: HostTakeover | undefined;
+
   constructor(private readonly options: SessionRegistryOptions) {
     this.closed = new ClosedSessions(options.maxClosedSessions);
+    this.takeover = options.shared && new HostTakeover(this, options.upstream, options.shared, options.log);
   }
 
   /** The record of a session, observing it upstream the first time (Tau not_found → -32004). */
@@ -81,7 +73,7 @@ export class SessionRegistry {
         (r) => {
           this.settled.set(sessionId, r);
           // The host changed hands while the record was being made: observe on the right connection.
-          if (r.hub.upstream !== this.observingConnection) void this.rebind(r);
+          if (r.hub.upstream !== this.observingConnection) void this.takeover?.rebind(r);
         },
         () => this.records.delete(sessionId),
       );
@@ -130,9 +122,7 @@ export class SessionRegistry {
     }
     this.records.delete(sessionId);
     this.settled.delete(sessionId);
-    // A closed session is no longer one for the host's next owner to observe.
-    const shared = this.options.shared;
-    void shared?.store.hostSessions?.forget(shared.hostKey, sessionId).catch(() => undefined);
+    this.takeover?.forget(sessionId);
   }
 
   get(sessionId: string): SessionRecord | undefined {
@@ -195,71 +185,17 @@ export class SessionRegistry {
 
   /** The connection hubs observe on: the bridge connection while this replica owns the host (always without a shared store). */
   private get observingConnection(): TauUpstream {
-    const { shared, upstream } = this.options;
-    return !shared || shared.store.ownership.owns(shared.hostKey) ? upstream : shared.plain;
+    return this.takeover?.observingConnection ?? this.options.upstream;
   }
 
-  /**
-   * This replica gained or lost the lease on the host. Gained: every hub observes on the bridge
-   * connection and continues the shared logs (a resync), and every session any replica announced
-   * for the host is opened, so its events are reported. Lost: hubs observe on the plain
-   * connection and stop appending.
-   */
+  /** This replica gained or lost the lease on the host (see HostTakeover). */
   async hostOwnershipChanged(owned: boolean): Promise<void> {
-    const { shared, log } = this.options;
-    if (!shared) return;
-    await Promise.all(this.all().map((r) => this.rebind(r)));
-    if (!owned || !shared.store.hostSessions) return;
-    let sessionIds: string[] = [];
-    try {
-      sessionIds = await shared.store.hostSessions.list(shared.hostKey);
-    } catch (error) {
-      log?.("warn", "the host's sessions could not be listed from the store", { error: String(error) });
-    }
-    await Promise.all(sessionIds.map((sessionId) => this.adopt(sessionId)));
+    await this.takeover?.ownershipChanged(owned);
   }
 
   /** Another replica announced a session of the host: its owner observes and reports it. */
-  adopt(sessionId: string, attempt = 1): Promise<void> {
-    const { shared, log } = this.options;
-    if (!shared || !shared.store.ownership.owns(shared.hostKey) || this.closed.has(sessionId)) return Promise.resolve();
-    return this.open(sessionId).then(
-      () => undefined,
-      async (error: unknown) => {
-        log?.("debug", "an announced session could not be observed", { sessionId, attempt, error: String(error) });
-        if (error instanceof TauResponseError && error.code === "not_found") {
-          await shared.store.hostSessions?.forget(shared.hostKey, sessionId).catch(() => undefined);
-        } else if (attempt < REBIND_ATTEMPTS) {
-          // Most likely the previous owner's connection is still attached: try again shortly.
-          await new Promise((resolve) => setTimeout(resolve, Math.min(250 * attempt, 2_000)).unref());
-          await this.adopt(sessionId, attempt + 1);
-        }
-      },
-    );
-  }
-
-  /**
-   * Observes the session on the connection this replica should use now. Right after a takeover
-   * the previous owner's bridge connection may still be attached to the session with the same
-   * tools (Tau refuses the observe then), so a failure is retried for a while.
-   */
-  private async rebind(record: SessionRecord): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const connection = this.observingConnection;
-      if (this.closed.has(record.sessionId) || this.settled.get(record.sessionId) !== record) return;
-      if (record.hub.upstream === connection && record.hub.observed) return;
-      try {
-        await record.hub.rebind(connection);
-        return;
-      } catch (error) {
-        if (attempt >= REBIND_ATTEMPTS) {
-          this.options.log?.("warn", "observing the session on another connection failed", { sessionId: record.sessionId, error: String(error) });
-          return;
-        }
-        this.options.log?.("debug", "observing the session on another connection failed; trying again", { sessionId: record.sessionId, attempt, error: String(error) });
-        await new Promise((resolve) => setTimeout(resolve, Math.min(250 * attempt, 2_000)).unref());
-      }
-    }
+  async adopt(sessionId: string): Promise<void> {
+    await this.takeover?.adopt(sessionId);
   }
 
   private async create(sessionId: string): Promise<SessionRecord> {
@@ -267,11 +203,8 @@ export class SessionRegistry {
     const sharedLog = shared && { store: shared.store.sessionLog(sessionId)!, ownership: shared.store.ownership, hostKey: shared.hostKey };
     const hub = new SessionHub({ sessionId, upstream: this.observingConnection, retention, log, shared: sharedLog });
     await hub.attach();
-    if (shared?.store.hostSessions) {
-      // So that the owner observes and reports it (and a later owner finds it).
-      await shared.store.hostSessions.announce(shared.hostKey, sessionId).catch((error: unknown) => log?.("warn", "announcing a session to the store failed", { sessionId, error: String(error) }));
-      await hub.ownersFirstEvent();
-    }
+    // So that the owner observes and reports it (and a later owner finds it).
+    await this.takeover?.announce(hub);
     const snapshot = hub.snapshot as Snapshot;
     const interactions = new SessionInteractions({
       sessionId,
