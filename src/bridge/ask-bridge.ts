@@ -76,6 +76,8 @@ export interface AskBridgeStats {
    * to learn what session/list shows of sessions the gateway has not opened.
    */
   snapshotFetches: { resync: number; list: number };
+  /** Subscriptions after a cursor: continued exactly (recovered), or told the history was lost (reset: -32602 or a new epoch). */
+  resumes: { recovered: number; reset: number };
 }
 
 /**
@@ -163,6 +165,7 @@ export class AskBridge {
         resync: retired.snapshotFetches + records.reduce((sum, r) => sum + r.hub.snapshotFetches, 0),
         list: this.services.sessionFacts.snapshotReads,
       },
+      resumes: { ...this.services.sessions.resumes },
     };
   }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
+import type { GatewayStore } from "../store/index.js";
 import { hostKeyOf } from "../store/host-key.js";
-import { MemoryPlacementStore, type PlacementStore } from "../store/placement.js";
 import type { InteractionStore } from "../store/interactions.js";
 import { MemoryInteractionStore } from "../store/memory-interactions.js";
 import type { HostOwnership } from "../store/ownership.js";
+import { MemoryPlacementStore, type PlacementStore } from "../store/placement.js";
 import { SoleOwnership } from "../store/sole-ownership.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { HostRouter } from "./hosts/host-router.js";
@@ -14,19 +15,22 @@ import { TauHostLink } from "./hosts/tau-host-link.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS, type CommandToolConfig } from "./interactions/index.js";
 import { ReverseRequesterSet } from "./reverse-requester-set.js";
 
-/** A Tau host the core serves: its stable name (store/host-key.ts) and its bridge connection. */
+/** A Tau host the core serves: its stable name (store/host-key.ts) and its connections. */
 export interface TauHostUpstream {
   key: string;
+  /** The bridge connection: advertises the gateway's client tools. */
   upstream: TauUpstream;
+  /** With a shared store: a connection to the same host that advertises no tools (see TauHostLink). */
+  plain?: TauUpstream;
 }
 
 export type BridgeCoreOptions = BridgeCoreSettings &
   (
-    | { upstream: TauUpstream }
+    | { upstream: TauUpstream; plain?: TauUpstream }
     | {
         /** Several Tau hosts (at least one), in the order new sessions prefer among equally loaded ones. */
         hosts: readonly TauHostUpstream[];
-        /** Which host each session lives on (default: in this process's memory). */
+        /** Which host each session lives on (default: the store's, else in this process's memory). */
         placement?: PlacementStore;
       }
   );
@@ -37,13 +41,18 @@ export interface BridgeCoreSettings {
   /** How long an interaction waits for a decision (default 300 000 ms). */
   interactionDeadlineMs?: number;
   commandTools?: CommandToolConfig[];
-  /** Where interactions are shared with the other replicas (default: kept in this process). */
+  /**
+   * What gateway replicas share (absent or `memory`: this process is the only one): session logs,
+   * host leases, placements and interactions. The three settings below override its parts.
+   */
+  store?: GatewayStore;
+  /** Where interactions are shared with the other replicas (default: the store's, else kept in this process). */
   interactions?: InteractionStore;
-  /** Which Tau hosts this replica owns (default: this process owns every host). */
+  /** Which Tau hosts this replica owns (default: the store's leases, else this process owns every host). */
   ownership?: HostOwnership;
   /** The stable name of a single upstream Tau host, the same on every replica (default: its URL without credentials, store/host-key.ts). */
   hostKey?: string;
-  /** This replica's id in the shared store (default: a random one). */
+  /** This replica's id in the shared store (default: the store's, else a random one). */
   replicaId?: string;
   log?: Log;
 }
@@ -57,6 +66,10 @@ export interface BridgeCoreSettings {
  * to (host-router.ts) and `sessions` finds each record on its host (hosted-sessions.ts). They read
  * the hubs' event streams, resolve interactions, and add the reverse requests their clients answer
  * to `reverse`.
+ *
+ * With a shared store, per host the replica holding the host's lease observes sessions on the
+ * bridge connection and appends their events; the others observe on a connection without tools and
+ * read the events from the store (host-takeover.ts).
  */
 export class BridgeCore {
   readonly upstream: HostRouter;
@@ -71,15 +84,19 @@ export class BridgeCore {
 
   constructor(options: BridgeCoreOptions) {
     this.commandTools = options.commandTools ?? [];
-    const interactions = options.interactions ?? new MemoryInteractionStore();
-    const ownership = options.ownership ?? new SoleOwnership();
-    const replicaId = options.replicaId ?? randomUUID();
-    const hosts = "hosts" in options ? options.hosts : [{ key: options.hostKey ?? hostKeyOf(options.upstream.url), upstream: options.upstream }];
+    const { store } = options;
+    const shared = store && store.kind !== "memory" ? store : undefined;
+    const interactions = options.interactions ?? store?.interactions ?? new MemoryInteractionStore();
+    const ownership = options.ownership ?? store?.ownership ?? new SoleOwnership();
+    const replicaId = options.replicaId ?? store?.replicaId ?? randomUUID();
+    const hosts: readonly TauHostUpstream[] =
+      "hosts" in options ? options.hosts : [{ key: options.hostKey ?? hostKeyOf(options.upstream.url), upstream: options.upstream, plain: options.plain }];
     this.hosts = hosts.map(
-      ({ key, upstream }) =>
+      ({ key, upstream, plain }) =>
         new TauHostLink({
           key,
           upstream,
+          shared: shared && plain ? { store: shared, hostKey: key, plain } : undefined,
           retention: options.retention,
           interactionDeadlineMs: options.interactionDeadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
           commandTools: [...this.commandTools],
@@ -89,16 +106,24 @@ export class BridgeCore {
           log: options.log,
         }),
     );
-    const placement = ("hosts" in options ? options.placement : undefined) ?? new MemoryPlacementStore();
+    const placement = ("hosts" in options ? options.placement : undefined) ?? store?.placement ?? new MemoryPlacementStore();
     this.upstream = new HostRouter(this.hosts, placement, options.log);
     this.sessions = new HostedSessions(this.upstream);
   }
 
-  /** Wires each bridge connection's messages and reconnects to its session records; later calls do nothing. */
+  /** Wires each host's connections to its session records; later calls do nothing. */
   start(): void {
     if (this.state !== "new") return;
     this.state = "started";
     for (const host of this.hosts) host.start();
+  }
+
+  /**
+   * With a shared store: starts competing for each host's lease and listening for sessions other
+   * replicas announce (call once the connections are up). Without one this process owns the hosts.
+   */
+  async claimHosts(): Promise<void> {
+    await Promise.all(this.hosts.map((host) => host.claim()));
   }
 
   /**

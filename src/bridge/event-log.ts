@@ -30,6 +30,7 @@ export class EventLog {
   private head = 0;
   private lastSeq = 0;
   private readonly listeners = new Set<(event: Event) => void>();
+  private readonly restartListeners = new Set<() => void>();
   /** Events appended but not yet handed to listeners (an append made from inside a listener waits here). */
   private readonly outbox: Event[] = [];
   private dispatching = false;
@@ -68,6 +69,43 @@ export class EventLog {
     this.outbox.push(event);
     this.dispatch();
     return event;
+  }
+
+  /**
+   * Takes an event whose seq was allocated elsewhere (a log mirroring the shared store): a seq
+   * already here is dropped (false), the next one is appended, and an empty log may begin at any
+   * seq. A seq beyond the next one is a gap the caller must fill first (RangeError).
+   */
+  insert(event: Event): boolean {
+    if (this.size === 0 && this.lastSeq === 0) this.lastSeq = event.seq - 1;
+    if (event.seq <= this.lastSeq) return false;
+    if (event.seq !== this.lastSeq + 1) throw new RangeError(`event seq ${event.seq} does not follow seq ${this.lastSeq}`);
+    this.lastSeq = event.seq;
+    this.buffer.push(event);
+    if (this.size > this.retention) this.dropOldest();
+    this.outbox.push(event);
+    this.dispatch();
+    return true;
+  }
+
+  /**
+   * The history this log mirrored is gone (the shared log began a new epoch): everything is
+   * dropped, numbering starts over, and restart listeners hear it before the new epoch's events.
+   */
+  restart(): void {
+    this.buffer = [];
+    this.head = 0;
+    this.lastSeq = 0;
+    for (const listener of [...this.restartListeners]) listener();
+  }
+
+  /** Called when restart() drops the history; returns the unsubscribe function. */
+  onRestart(listener: () => void): () => void {
+    const entry = () => listener();
+    this.restartListeners.add(entry);
+    return () => {
+      this.restartListeners.delete(entry);
+    };
   }
 
   /** Events with seq > afterSeq, at most `limit`; hasMore = more events exist after the last returned. */

@@ -73,6 +73,8 @@ export async function closeSession(services: CloseServices, record: SessionRecor
   }
 
   hub.end(draft("session.ended", { sessionId, reason: "closed" }));
+  // A shared log gives session.ended its seq in the store: subscribers get it once it is back here.
+  if (hub.sharedLog) await hub.appended();
   subscriptions.dropSession(sessionId);
   sessions.forget(sessionId);
   await hub.detach();

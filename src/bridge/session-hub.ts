@@ -2,9 +2,12 @@ import type { Event } from "../../generated/ask-v1.0.js";
 import type { PendingUserMessagesState, SessionDeltaMessage, Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import { applyDelta, DeltaGapError, InvalidDeltaError } from "../tau/delta-applier.js";
+import type { HostOwnership, SessionLogStore } from "../store/index.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
+import { LogAppender } from "./log-appender.js";
+import { LogMirror } from "./log-mirror.js";
 import { ResyncBackoff } from "./resync-backoff.js";
 import { isMergeable, StreamMerging } from "./stream-merging.js";
 import { DeltaTranslator, type IgnoredServerMessageType } from "./translator.js";
@@ -25,6 +28,12 @@ import { DeltaTranslator, type IgnoredServerMessageType } from "./translator.js"
  * Fetches run one at a time. A `session.snapshot` after a delta that does not apply waits longer
  * the more often that happens in a row (see resync-backoff.ts), so an upstream whose deltas keep
  * failing to apply costs a snapshot now and then rather than one per delta.
+ *
+ * With a shared store (`shared`) the log is a copy of the session's log in the store: the events
+ * the hub translates are appended there — only while this replica holds the lease on the session's
+ * Tau host, fenced by it — and come back into the local log with the seqs the store gave them;
+ * the hub of a replica that does not own the host observes the session only to keep its snapshot
+ * current and appends nothing of what it translates.
  */
 
 type Fetch = "session.observe" | "session.snapshot";
@@ -34,13 +43,27 @@ export interface SessionHubOptions {
   upstream: TauUpstream;
   /** Events kept for replay (default 10000). */
   retention?: number;
+  /** The session's log in a shared store, and the lease that decides who appends to it. */
+  shared?: SharedSessionLog;
   log?: Log;
 }
+
+export interface SharedSessionLog {
+  store: SessionLogStore;
+  ownership: HostOwnership;
+  hostKey: string;
+}
+
+/** How long a replica that does not own the host waits for the owner to begin a new session's log. */
+const FIRST_EVENT_WAIT_MS = 10_000;
 
 export class SessionHub {
   readonly sessionId: string;
   readonly log: EventLog;
-  private readonly upstream: TauUpstream;
+  private upstreamInUse: TauUpstream;
+  private readonly shared: SharedSessionLog | undefined;
+  private readonly mirror: LogMirror | undefined;
+  private readonly appender: LogAppender | undefined;
   private readonly logLine: Log;
   private installed: Snapshot | undefined;
   private translator: DeltaTranslator | undefined;
@@ -55,13 +78,13 @@ export class SessionHub {
   private readonly backoff = new ResyncBackoff();
   /** Set by end(): the log is complete and nothing more is appended. */
   private ended = false;
-  private readonly streams = new StreamMerging((event) => this.append(event));
+  private readonly streams = new StreamMerging((event) => this.append(event, "translated"));
   /** `session.snapshot` requests sent after deltas that did not apply (for the metrics). */
   snapshotFetches = 0;
 
   constructor(options: SessionHubOptions) {
     this.sessionId = options.sessionId;
-    this.upstream = options.upstream;
+    this.upstreamInUse = options.upstream;
     this.logLine = options.log ?? (() => undefined);
     this.log = new EventLog({
       retention: options.retention,
@@ -69,6 +92,70 @@ export class SessionHub {
       onListenerError: (error, event) =>
         this.logLine("error", "event subscriber failed", { sessionId: this.sessionId, seq: event.seq, type: event.type, error: describe(error) }),
     });
+    this.shared = options.shared;
+    if (this.shared) {
+      const mirror = new LogMirror(this.shared.store, this.log, options.retention ?? 10_000, this.logLine);
+      this.mirror = mirror;
+      this.appender = new LogAppender({
+        store: this.shared.store,
+        hostKey: this.shared.hostKey,
+        knownEpoch: () => mirror.epoch,
+        appended: (batch) => mirror.accept(batch),
+        log: this.logLine,
+      });
+    }
+  }
+
+  /** Whether the session's state was installed from the current connection (false between a rebind and its observe). */
+  get observed(): boolean {
+    return this.translator !== undefined;
+  }
+
+  /** The Tau connection the session is observed on. */
+  get upstream(): TauUpstream {
+    return this.upstreamInUse;
+  }
+
+  /** Whether what the hub translates goes into the log: always with its own log, else only while this replica owns the host. */
+  get translating(): boolean {
+    return !this.shared || this.shared.ownership.owns(this.shared.hostKey);
+  }
+
+  /**
+   * Observes the session on another connection from now on, starting over from a fresh
+   * `session.observe` as a hub taking over from another replica does: a resync against the events
+   * the shared log already holds.
+   */
+  async rebind(upstream: TauUpstream): Promise<void> {
+    this.streams.flush();
+    const previous = this.upstreamInUse;
+    this.upstreamInUse = upstream;
+    // The old snapshot stays readable until the new one is installed; no translator means "start over".
+    this.translator = undefined;
+    this.pendingRevision = 0;
+    this.held = [];
+    if (previous !== upstream) {
+      previous.request("session.unobserve", { sessionId: this.sessionId }).catch(() => undefined);
+    }
+    if (!this.observing) return;
+    await this.mirror?.catchUp();
+    await this.fetch("session.observe");
+  }
+
+  /** Everything appended so far has reached the shared store (immediately without one). */
+  async appended(): Promise<void> {
+    await this.appender?.flushed();
+    await this.mirror?.catchUp();
+  }
+
+  /** Reads what the shared store holds beyond the local copy (a resume checks this first); nothing without a store. */
+  async catchUp(): Promise<void> {
+    await this.mirror?.catchUp();
+  }
+
+  /** Whether the log is a copy of a shared one. */
+  get sharedLog(): boolean {
+    return this.shared !== undefined;
   }
 
   /** The installed snapshot (after every applied delta). */
@@ -99,6 +186,7 @@ export class SessionHub {
   async attach(): Promise<void> {
     this.observing = true;
     try {
+      await this.mirror?.start();
       await this.fetch("session.observe");
     } catch (error) {
       if (!this.translator) this.observing = false;
@@ -106,9 +194,15 @@ export class SessionHub {
     }
   }
 
+  /** Another replica owns the host: the session's first events are the owner's to write; wait (bounded) until they are there. */
+  async ownersFirstEvent(): Promise<void> {
+    if (this.mirror && !this.translating) await this.mirror.waitForFirst(FIRST_EVENT_WAIT_MS);
+  }
+
   /** Routes an upstream message of this session (client-tool messages are handled elsewhere). */
-  handle(message: UpstreamServerMessage): void {
+  handle(message: UpstreamServerMessage, from?: TauUpstream): void {
     if (!this.observing || message.sessionId !== this.sessionId) return;
+    if (from !== undefined && from !== this.upstreamInUse) return; // from a connection this hub no longer observes on
     if (this.fetches > 0) {
       this.held.push(message);
       return;
@@ -130,15 +224,31 @@ export class SessionHub {
   emit(event: EventDraft): Event | undefined {
     // A streamed chunk still waiting to be merged came first.
     this.streams.flush();
-    return this.append(event);
+    return this.append(event, "gateway");
   }
 
-  private append(event: EventDraft): Event | undefined {
+  /**
+   * `translated` events (what Tau did) go to a shared log only with this replica's fence, so a
+   * replica that lost the host adds none; `gateway` events (notices, errors, interactions,
+   * session.ended) come from whichever replica serves the request and are appended unfenced there.
+   */
+  private append(event: EventDraft, origin: "translated" | "gateway"): Event | undefined {
     if (this.ended) {
       this.logLine("debug", "event after the session ended left out", { sessionId: this.sessionId, type: event.type });
       return undefined;
     }
+    if (this.shared && this.appender) {
+      const fence = this.shared.ownership.fence(this.shared.hostKey);
+      if (origin === "translated" && fence === undefined) return undefined;
+      this.appender.push(event, fence);
+      return undefined; // the event reaches the log with the seq the store gives it
+    }
     return (this.log.append as (type: Event["type"], payload: unknown) => Event)(event.type, event.payload);
+  }
+
+  private emitTranslated(event: EventDraft): void {
+    this.streams.flush();
+    this.append(event, "translated");
   }
 
   /** userHistoryEntryIds of every turn Tau reports running (the active one and any settling). */
@@ -149,9 +259,9 @@ export class SessionHub {
   }
 
   /** Appends the session's last event (session.ended) and closes the log to everything after it. */
-  end(last: EventDraft): Event {
+  end(last: EventDraft): Event | undefined {
+    if (this.ended) throw new Error(`session ${this.sessionId} has already ended`);
     const event = this.emit(last);
-    if (!event) throw new Error(`session ${this.sessionId} has already ended`);
     this.ended = true;
     return event;
   }
@@ -160,8 +270,9 @@ export class SessionHub {
   async detach(): Promise<void> {
     this.observing = false;
     this.held = [];
+    this.mirror?.stop();
     try {
-      await this.upstream.request("session.unobserve", { sessionId: this.sessionId });
+      await this.upstreamInUse.request("session.unobserve", { sessionId: this.sessionId });
     } catch (error) {
       this.logLine("debug", "session.unobserve failed", { sessionId: this.sessionId, error: describe(error) });
     }
@@ -253,22 +364,28 @@ export class SessionHub {
     let pending: PendingUserMessagesState | undefined;
     if (!this.observing) return; // detached while this fetch waited its turn
     if (method === "session.observe") {
-      const result = await this.upstream.request("session.observe", { sessionId: this.sessionId });
+      const result = await this.upstreamInUse.request("session.observe", { sessionId: this.sessionId });
       snapshot = result.snapshot;
       pending = result.pendingUserMessages;
     } else {
       this.snapshotFetches += 1;
-      snapshot = await this.upstream.request("session.snapshot", { sessionId: this.sessionId });
+      snapshot = await this.upstreamInUse.request("session.snapshot", { sessionId: this.sessionId });
     }
     if (!this.observing) return; // detached while the request was open
 
     if (!this.translator || !this.installed) {
       this.installed = snapshot;
-      this.translator = new DeltaTranslator(snapshot);
-      if (this.log.newestSeq === 0) this.emit(draft("session.created", { sessionId: this.sessionId }));
-      // A turn already running when we first look is news to subscribers; the translator counts it as seen.
-      for (const turn of Object.values(snapshot.turns)) {
-        if (turn.state === "running") this.emit(draft("turn.started", { turnId: turn.userHistoryEntryId }));
+      if (this.shared && this.log.newestSeq > 0) {
+        // The shared log holds what another hub reported (another replica, or this one before it lost the host): continue it.
+        this.translator = DeltaTranslator.resumingAfter(snapshot, this.log.read(this.log.oldestSeq - 1).events);
+        this.publish(this.translator.resync(snapshot));
+      } else {
+        this.translator = new DeltaTranslator(snapshot);
+        if (this.log.newestSeq === 0 && this.translating) this.emitTranslated(draft("session.created", { sessionId: this.sessionId }));
+        // A turn already running when we first look is news to subscribers; the translator counts it as seen.
+        for (const turn of Object.values(snapshot.turns)) {
+          if (turn.state === "running" && this.translating) this.emitTranslated(draft("turn.started", { turnId: turn.userHistoryEntryId }));
+        }
       }
     } else if (snapshot.revision !== this.installed.revision && !this.heldDeltasReach(snapshot.revision)) {
       // State changed without us and the deltas we hold cannot replay it: start over from the fetched state.
@@ -316,9 +433,11 @@ export class SessionHub {
   }
 
   private publish(drafts: EventDraft[]): void {
+    // Another replica owns the host and reports the session; this hub only keeps its snapshot current.
+    if (!this.translating) return;
     for (const d of drafts) {
       if (isMergeable(d)) this.streams.add(d);
-      else this.emit(d);
+      else this.emitTranslated(d);
     }
   }
 }

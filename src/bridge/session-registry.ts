@@ -4,6 +4,7 @@ import type { InteractionAnswer } from "../store/interactions.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { sessionNotFound } from "./ask-errors.js";
 import { ClosedSessions } from "./closed-sessions.js";
+import { HostTakeover, type SharedStoreOptions } from "./host-takeover.js";
 import { SessionInteractions, type CommandToolConfig, type InteractionShare, type ReverseRequester } from "./interactions/index.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
@@ -20,7 +21,10 @@ export interface SessionRecord {
 }
 
 export interface SessionRegistryOptions {
+  /** The bridge connection (the one advertising the gateway's client tools). */
   upstream: TauUpstream;
+  /** Replicas sharing a store: hubs append only while this replica owns the host. */
+  shared?: SharedStoreOptions;
   retention?: number;
   interactionDeadlineMs: number;
   commandTools: CommandToolConfig[];
@@ -51,8 +55,12 @@ export class SessionRegistry {
   /** What records dropped after a close had counted, so totals over all records never go down (the metrics are counters). */
   readonly retired = { eventsEmitted: 0, snapshotFetches: 0 };
 
+  /** With a shared store: how sessions follow the host's lease. */
+  private readonly takeover: HostTakeover | undefined;
+
   constructor(private readonly options: SessionRegistryOptions) {
     this.closed = new ClosedSessions(options.maxClosedSessions);
+    this.takeover = options.shared && new HostTakeover(this, options.upstream, options.shared, options.log);
   }
 
   /** The record of a session, observing it upstream the first time (Tau not_found → -32004). */
@@ -63,7 +71,11 @@ export class SessionRegistry {
       record = this.create(sessionId);
       this.records.set(sessionId, record);
       record.then(
-        (r) => this.settled.set(sessionId, r),
+        (r) => {
+          this.settled.set(sessionId, r);
+          // The host changed hands while the record was being made: observe on the right connection.
+          if (r.hub.upstream !== this.observingConnection) void this.takeover?.rebind(r);
+        },
         () => this.records.delete(sessionId),
       );
     }
@@ -111,6 +123,7 @@ export class SessionRegistry {
     }
     this.records.delete(sessionId);
     this.settled.delete(sessionId);
+    this.takeover?.forget(sessionId);
   }
 
   get(sessionId: string): SessionRecord | undefined {
@@ -121,15 +134,15 @@ export class SessionRegistry {
     return [...this.settled.values()];
   }
 
-  /** Routes a message from the bridge connection to the session it names. */
-  route(message: UpstreamServerMessage): void {
+  /** Routes a message from a Tau connection (the bridge connection unless `from` says otherwise) to the session it names. */
+  route(message: UpstreamServerMessage, from?: TauUpstream): void {
     if (this.closed.has(message.sessionId)) {
       // No new interaction opens in a session being closed or closed (a /tau client's turn may
       // still call our tools there); a session being closed still hears its interrupted turn settle.
       const closing = this.settled.get(message.sessionId);
       if (message.type === "session.clientTool.call") this.refuseCall(message);
       else if (message.type === "session.clientTool.cancel") closing?.interactions.onCancel(message);
-      else closing?.hub.handle(message);
+      else closing?.hub.handle(message, from);
       return;
     }
     const record = this.records.get(message.sessionId);
@@ -141,7 +154,7 @@ export class SessionRegistry {
       (r) => {
         if (message.type === "session.clientTool.call") r.interactions.onCall(message);
         else if (message.type === "session.clientTool.cancel") r.interactions.onCancel(message);
-        else r.hub.handle(message);
+        else r.hub.handle(message, from);
       },
       () => undefined,
     );
@@ -173,9 +186,10 @@ export class SessionRegistry {
     );
   }
 
-  /** After the bridge connection came back: every hub observes again and catches up. */
-  async resyncAll(): Promise<void> {
-    await Promise.all(this.all().map((r) => r.hub.resync().catch((err: unknown) => this.options.log?.("warn", "resync failed", { sessionId: r.sessionId, error: String(err) }))));
+  /** After a connection came back (the bridge connection unless `connection` says otherwise): its hubs observe again and catch up. */
+  async resyncAll(connection: TauUpstream = this.options.upstream): Promise<void> {
+    const hubs = this.all().filter((r) => r.hub.upstream === connection);
+    await Promise.all(hubs.map((r) => r.hub.resync().catch((err: unknown) => this.options.log?.("warn", "resync failed", { sessionId: r.sessionId, error: String(err) }))));
   }
 
   /** The bridge connection dropped: Tau forgets our client-tool calls, so their interactions end. */
@@ -196,11 +210,28 @@ export class SessionRegistry {
       .catch((error: unknown) => log?.("debug", "refusing a client-tool call of a closed session failed", { sessionId, callId, error: String(error) }));
   }
 
+  /** The connection hubs observe on: the bridge connection while this replica owns the host (always without a shared store). */
+  private get observingConnection(): TauUpstream {
+    return this.takeover?.observingConnection ?? this.options.upstream;
+  }
+
+  /** This replica gained or lost the lease on the host (see HostTakeover). */
+  async hostOwnershipChanged(owned: boolean): Promise<void> {
+    await this.takeover?.ownershipChanged(owned);
+  }
+
+  /** Another replica announced a session of the host: its owner observes and reports it. */
+  async adopt(sessionId: string): Promise<void> {
+    await this.takeover?.adopt(sessionId);
+  }
+
   private async create(sessionId: string): Promise<SessionRecord> {
-    const { upstream, retention, log } = this.options;
-    const { share } = this.options;
-    const hub = new SessionHub({ sessionId, upstream, retention, log });
+    const { upstream, retention, log, shared, share } = this.options;
+    const sharedLog = shared && { store: shared.store.sessionLog(sessionId)!, ownership: shared.store.ownership, hostKey: shared.hostKey };
+    const hub = new SessionHub({ sessionId, upstream: this.observingConnection, retention, log, shared: sharedLog });
     const [used] = await Promise.all([share.store.counters(share.hostKey, sessionId), hub.attach()]);
+    // So that the owner observes and reports it (and a later owner finds it).
+    await this.takeover?.announce(hub);
     const snapshot = hub.snapshot as Snapshot;
     const interactions = new SessionInteractions({
       sessionId,

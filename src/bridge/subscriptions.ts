@@ -24,7 +24,15 @@ export class Subscriptions {
    */
   subscribe(peer: AskPeer, sessionId: string, log: EventLog, afterSeq: number, deliveryKind: DeliveryKind, backlog: readonly Event[]): void {
     if (!this.detachers.has(sessionId)) {
-      this.detachers.set(sessionId, log.subscribe((event) => this.deliver(sessionId, event)));
+      const stopEvents = log.subscribe((event) => this.deliver(sessionId, event));
+      // A shared log that began again (new epoch) numbers from 1: every cursor follows it, from its first event (session.reset).
+      const stopRestarts = log.onRestart(() => {
+        for (const cursor of this.cursors.get(sessionId)?.values() ?? []) cursor.seq = 0;
+      });
+      this.detachers.set(sessionId, () => {
+        stopEvents();
+        stopRestarts();
+      });
     }
     let peers = this.cursors.get(sessionId);
     if (!peers) this.cursors.set(sessionId, (peers = new Map()));

@@ -148,6 +148,57 @@ export class DeltaTranslator {
     this.absorb(baseline);
   }
 
+  /**
+   * A translator taking over a session whose earlier events another gateway process reported
+   * (`reported`, the retained end of the shared log): what those events left open counts as not
+   * yet reported, so a `resync` of `snapshot` ends every turn, tool and compaction they started
+   * and that has finished meanwhile, and starts every running turn they never mentioned — each
+   * turn keeps exactly one start and one end across the two processes.
+   */
+  static resumingAfter(snapshot: Snapshot, reported: ReadonlyArray<{ type: string; payload: unknown }>): DeltaTranslator {
+    const translator = new DeltaTranslator(snapshot);
+    translator.reopen(reported, snapshot);
+    return translator;
+  }
+
+  private reopen(reported: ReadonlyArray<{ type: string; payload: unknown }>, snapshot: Snapshot): void {
+    const started = new Set<string>();
+    const ended = new Set<string>();
+    const used = new Set<string>();
+    const finished = new Set<string>();
+    const compacting = new Set<string>();
+    const compacted = new Set<string>();
+    for (const event of reported) {
+      const payload = event.payload as { turnId?: string; id?: string; operationId?: string };
+      if (event.type === "turn.started" && payload.turnId) started.add(payload.turnId);
+      else if ((event.type === "turn.completed" || event.type === "turn.failed" || event.type === "turn.aborted") && payload.turnId) ended.add(payload.turnId);
+      else if (event.type === "tool.use" && payload.id) used.add(payload.id);
+      else if (event.type === "tool.result" && payload.id) finished.add(payload.id);
+      else if (event.type === "compaction.started" && payload.operationId) compacting.add(payload.operationId);
+      else if (event.type === "compaction.completed" && payload.operationId) compacted.add(payload.operationId);
+    }
+    // Turns whose user message comes after that of the last turn the events mention happened
+    // since: none of them was reported. With no turn mentioned, all were new only if the events
+    // go back to the session's beginning.
+    const order = new Map(snapshot.messages.map((record, index) => [record.id, index]));
+    const mentioned = [...started, ...ended].map((turnId) => order.get(turnId) ?? -1);
+    const reportedUpTo = mentioned.length > 0 ? Math.max(...mentioned) : reported.some((e) => e.type === "session.created") ? -1 : Infinity;
+    for (const turn of Object.values(snapshot.turns)) {
+      const turnId = turn.userHistoryEntryId;
+      const unreported = !started.has(turnId) && (order.get(turnId) ?? -1) > reportedUpTo;
+      if (started.has(turnId) && !ended.has(turnId)) this.endedTurns.delete(turnId);
+      else if (unreported || (turn.state === "running" && !started.has(turnId))) {
+        this.startedTurns.delete(turnId);
+        this.endedTurns.delete(turnId);
+      }
+    }
+    for (const turnId of started) if (!ended.has(turnId)) this.startedTurns.add(turnId);
+    for (const id of used) if (!finished.has(id)) this.finishedTools.delete(id);
+    for (const id of used) this.usedTools.add(id);
+    for (const id of compacting) if (!compacted.has(id)) this.finishedOperations.delete(id);
+    for (const id of compacting) this.startedOperations.add(id);
+  }
+
   /** Events for one applied delta. `before`/`after` are the snapshots around it (after = applyDelta result). */
   delta(message: SessionDeltaMessage, before: Snapshot, after: Snapshot): EventDraft[] {
     const out: EventDraft[] = [];

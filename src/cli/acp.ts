@@ -8,7 +8,7 @@ import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
 import { startupMessage } from "./serve.js";
-import { bridgeSettings, envName, integer, logSettings, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, integer, logSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const ACP_USAGE = `usage: tau-gateway acp [options]
 
@@ -23,6 +23,7 @@ after --drain-timeout is interrupted).
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+${STORE_USAGE}
   --drain-timeout MS            time a prompt in flight gets once input ends (default 10000) ${envName("drain-timeout")}
 ${STDIO_LIMIT_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
@@ -31,6 +32,7 @@ const { toolsConfig, eventRetention, interactionTimeoutMs } = bridgeSettings;
 
 const acpSettings = {
   ...upstreamSettings,
+  ...storeSettings,
   toolsConfig,
   eventRetention,
   interactionTimeoutMs,

@@ -8,7 +8,7 @@ import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
 import { startupMessage } from "./serve.js";
-import { bridgeSettings, envName, integer, logSettings, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, integer, logSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const APP_SERVER_USAGE = `usage: tau-gateway app-server [options]
 
@@ -27,6 +27,7 @@ SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered).
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
   --drain-timeout MS            time requests in flight get once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
 ${STDIO_LIMIT_USAGE}
+${STORE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
 
 // Codex's wire never carries "jsonrpc", so the Ask setting for it has no place here.
@@ -34,6 +35,7 @@ const { jsonrpcMember: _askOnly, ...codexBridgeSettings } = bridgeSettings;
 
 const appServerSettings = {
   ...upstreamSettings,
+  ...storeSettings,
   ...codexBridgeSettings,
   drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
   maxInflight: limitSettings.maxInflight,

@@ -9,6 +9,7 @@ import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
 import type { Log } from "../shared/log.js";
 import { hostKeyOf } from "../store/host-key.js";
+import { openStore, type GatewayStore } from "../store/index.js";
 import type { PlacementStore } from "../store/placement.js";
 import { redactUrl } from "../tau/connection.js";
 import { reconnectDelay, TauUpstream, UpstreamVersionError } from "../tau/upstream.js";
@@ -17,7 +18,7 @@ export interface BridgeStackSettings {
   /** `embedded` or ws:// URLs of Tau hosts (none: `embedded`). */
   upstream: string | readonly string[];
   upstreamToken?: string;
-  /** Which host each session lives on, with several hosts (default: in this process's memory). */
+  /** Which host each session lives on, with several hosts (default: the store's). */
   placement?: PlacementStore;
   defaultCwd: string;
   /** Roots confining session working directories (empty or absent: unconfined). */
@@ -28,13 +29,20 @@ export interface BridgeStackSettings {
   interactionTimeoutMs: number;
   /** How long a turn may run on after its client went away (the drain timeout; default 10000). */
   drainTimeout?: number;
+  /** `memory` (default) or `redis://HOST:PORT[/DB]`: what gateway replicas share. */
+  store?: string;
+  /** Redis store: host lease time to live. */
+  storeLeaseMs?: number;
+  /** Redis store: events older than this are dropped. */
+  eventMaxAgeMs?: number;
 }
 
 /**
  * What every command that hosts sessions runs: the upstream Tau hosts (the embedded one by
  * default), a bridge connection to each, the bridge core every dialect shares, and the dialects on
  * the core — Ask, Codex app-server and ACP. `serve` puts HTTP and WebSockets in front of them,
- * `stdio`, `app-server` and `acp` a pair of pipes.
+ * `stdio`, `app-server` and `acp` a pair of pipes. With a shared store (Redis) each host also gets a
+ * connection that advertises no tools, for the hosts whose lease another replica holds.
  */
 export class BridgeStack {
   host: RunningTauHost | undefined;
@@ -48,7 +56,11 @@ export class BridgeStack {
   url: string | undefined;
   /** Every host's URL, in the order given. */
   urls: string[] = [];
+  /** What gateway replicas share (the memory store: nothing). */
+  store: GatewayStore | undefined;
+  /** The bridge connections (one per host), and with a shared store each host's tool-less one. */
   private readonly connections: TauUpstream[] = [];
+  private readonly plainConnections: TauUpstream[] = [];
   private closed = false;
 
   /**
@@ -58,6 +70,12 @@ export class BridgeStack {
    */
   async start(settings: BridgeStackSettings, commandTools: CommandToolConfig[], log: Log): Promise<void> {
     const token = settings.upstreamToken;
+    this.store = await openStore(settings.store ?? "memory", {
+      retention: settings.eventRetention,
+      leaseTtlMs: settings.storeLeaseMs,
+      maxAgeMs: settings.eventMaxAgeMs,
+      log,
+    });
     const targets = typeof settings.upstream === "string" ? [settings.upstream] : settings.upstream.length > 0 ? [...settings.upstream] : ["embedded"];
     if (targets.length === 1 && targets[0] === "embedded") {
       // A token given with the embedded host protects it too (it listens on loopback only).
@@ -69,12 +87,23 @@ export class BridgeStack {
     this.url = this.urls[0];
     // The bridge connections advertise the tools through which the agent reaches clients (DESIGN §4.4).
     const tools = gatewayClientTools(commandTools, { deadlineMs: settings.interactionTimeoutMs });
-    for (const url of this.urls) this.connections.push(new TauUpstream({ url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log }));
-    const shared = { retention: settings.eventRetention, interactionDeadlineMs: settings.interactionTimeoutMs, commandTools, log };
-    this.core =
-      this.connections.length === 1
-        ? new BridgeCore({ upstream: this.connections[0]!, ...shared })
-        : new BridgeCore({ hosts: this.connections.map((upstream) => ({ key: hostKeyOf(upstream.url), upstream })), placement: settings.placement, ...shared });
+    const sharing = this.store.kind !== "memory";
+    const hosts = this.urls.map((url) => {
+      const upstream = new TauUpstream({ url, token, client: { name: "tau-gateway", version: gatewayVersion(), tools }, log });
+      const plain = sharing ? new TauUpstream({ url, token, client: { name: "tau-gateway-replica", version: gatewayVersion() }, log }) : undefined;
+      this.connections.push(upstream);
+      if (plain) this.plainConnections.push(plain);
+      return { key: hostKeyOf(url), upstream, plain };
+    });
+    this.core = new BridgeCore({
+      hosts,
+      placement: settings.placement,
+      store: this.store,
+      retention: settings.eventRetention,
+      interactionDeadlineMs: settings.interactionTimeoutMs,
+      commandTools,
+      log,
+    });
     this.upstream = this.core.upstream;
     const router = this.core.upstream;
     this.bridge = new AskBridge({
@@ -114,16 +143,19 @@ export class BridgeStack {
     // Before the upstreams start, so the core sees every message and reconnect.
     this.core.start();
     if (this.connections.length === 1) {
-      await this.connections[0]!.start();
+      await Promise.all([this.connections[0]!.start(), this.plainConnections[0]?.start()]);
+      await this.core.claimHosts();
       return;
     }
-    const started = await Promise.allSettled(this.connections.map((upstream) => upstream.start()));
+    const all = [...this.connections, ...this.plainConnections];
+    const started = await Promise.allSettled(all.map((upstream) => upstream.start()));
     const refused = started.find((outcome) => outcome.status === "rejected" && outcome.reason instanceof UpstreamVersionError);
     if (refused?.status === "rejected") throw refused.reason;
     if (started.every((outcome) => outcome.status === "rejected")) throw (started[0] as PromiseRejectedResult).reason;
     started.forEach((outcome, index) => {
-      if (outcome.status === "rejected") this.keepStarting(this.connections[index]!, log, 0);
+      if (outcome.status === "rejected") this.keepStarting(all[index]!, log, 0);
     });
+    await this.core.claimHosts();
   }
 
   /** A host that was down at start: tried again with the reconnect backoff until it is up (or speaks another version). */
@@ -150,7 +182,9 @@ export class BridgeStack {
     await this.bridge?.close().catch(() => undefined);
     await this.core?.close().catch(() => undefined);
     this.closed = true;
-    await Promise.all(this.connections.map((upstream) => upstream.close().catch(() => undefined)));
+    await Promise.all([...this.connections, ...this.plainConnections].map((upstream) => upstream.close().catch(() => undefined)));
+    // Gives the leases up, so another replica takes the hosts over at once.
+    await this.store?.close().catch(() => undefined);
     await this.host?.close().catch(() => undefined);
   }
 }

@@ -13,7 +13,7 @@ import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
-import { bridgeSettings, envName, integer, logSettings, nonEmpty, socketSettings, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, integer, logSettings, nonEmpty, socketSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
 
@@ -37,6 +37,7 @@ shown (a flag on the command line wins).
                                 (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+${STORE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default info) ${envName("log-level")}
 ${ACCESS_USAGE}
 ${LIMIT_USAGE}
@@ -56,6 +57,7 @@ const serveSettings = {
   host: { flag: "host", default: "127.0.0.1", parse: nonEmpty },
   port: { flag: "port", default: 8080, parse: integer(0, 65535) },
   ...upstreamSettings,
+  ...storeSettings,
   ...bridgeSettings,
   ...logSettings,
   ...accessSettings,
@@ -112,6 +114,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
   const config: GatewayConfig = {
     tauUpstream: { url: stack.url!, token: settings.upstreamToken },
     upstream: stack.upstream!,
+    store: stack.store,
     ask: {
       bridge: stack.bridge!,
       jsonrpc: { jsonrpcMember: settings.jsonrpcMember },

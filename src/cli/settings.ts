@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { delimiter, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { DEFAULT_EVENT_MAX_AGE_MS, DEFAULT_LEASE_TTL_MS, parseStoreTarget } from "../store/index.js";
 import { UsageError } from "./io.js";
 
 /**
@@ -194,6 +195,28 @@ export const upstreamSettings = {
   upstream: { flag: "upstream", repeatable: true as const, separator: ",", parse: upstreamTarget, checkList: distinctHosts },
   upstreamToken: { flag: "upstream-token", parse: nonEmpty, secret: true },
 } satisfies Record<string, SettingSpec<unknown>>;
+
+/** `memory` or `redis://HOST:PORT[/DB]`, checked here so a bad one is a usage error. */
+export function storeTarget(text: string): string {
+  parseStoreTarget(text);
+  return text;
+}
+
+/** Where the commands that host sessions keep what gateway replicas share (see the README, "Replicas and a shared store"). */
+export const storeSettings = {
+  store: { flag: "store", default: "memory", parse: storeTarget },
+  storeLeaseMs: { flag: "store-lease-ms", default: DEFAULT_LEASE_TTL_MS, parse: integer(100) },
+  eventMaxAgeMs: { flag: "event-max-age-ms", default: DEFAULT_EVENT_MAX_AGE_MS, parse: integer(0) },
+} satisfies Record<string, SettingSpec<unknown>>;
+
+/** The usage lines of storeSettings. */
+export const STORE_USAGE = `  --store memory|redis://HOST:PORT[/DB]
+                                what gateway replicas share: memory = this process only (default);
+                                redis = session logs and host leases in Redis ${envName("store")}
+  --store-lease-ms MS           with redis: how long a replica that stopped renewing keeps its Tau
+                                host before another takes over (default ${DEFAULT_LEASE_TTL_MS}) ${envName("store-lease-ms")}
+  --event-max-age-ms MS         with redis: events older than MS are dropped and an idle session log
+                                expires (0 = never; default ${DEFAULT_EVENT_MAX_AGE_MS}) ${envName("event-max-age-ms")}`;
 
 export const bridgeSettings = {
   toolsConfig: { flag: "tools-config", parse: nonEmpty },

@@ -12,7 +12,7 @@ import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { limitSettings } from "./limit-settings.js";
 import { startupMessage } from "./serve.js";
-import { bridgeSettings, envName, integer, logSettings, socketSettings, upstreamSettings, type SettingValues } from "./settings.js";
+import { bridgeSettings, envName, integer, logSettings, socketSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
 /** The Ask host's own variable for its socket, so a client that sets it finds ours. */
 const ASK_SOCKET_VARIABLE = "ASK_APP_SERVER_SOCKET";
@@ -33,6 +33,7 @@ it (all share the same sessions). Logs go to stderr as JSON lines.
                                 (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+${STORE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}
   --max-inflight N              unanswered requests per connection; more are answered -32013
                                 (default ${DEFAULT_LIMITS.maxInflight}) ${envName("max-inflight")}
@@ -53,6 +54,7 @@ meanwhile are answered -32012, work in flight gets --drain-timeout, a second sig
 
 const stdioSettings = {
   ...upstreamSettings,
+  ...storeSettings,
   ...bridgeSettings,
   // stdout belongs to the protocol and stderr is often shown to a user: only problems by default.
   logLevel: { ...logSettings.logLevel, default: "warn" as SettingValues<typeof logSettings>["logLevel"] },

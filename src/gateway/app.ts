@@ -44,7 +44,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   const limits = resolveLimits(config.limits);
   const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 
-  app.register(gatewayServices, { upstream: config.upstream, askBridge: config.ask?.bridge, codexBridge: config.codex?.bridge, acpAgent: config.acp?.agent });
+  app.register(gatewayServices, { upstream: config.upstream, store: config.store, askBridge: config.ask?.bridge, codexBridge: config.codex?.bridge, acpAgent: config.acp?.agent });
   app.register(gatewayMetrics);
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check.
   app.register(clientSockets, { limits, maxMessageBytes });

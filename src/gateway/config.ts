@@ -1,6 +1,7 @@
 import type { AcpAgent } from "../acp/agent.js";
 import type { AskBridge } from "../bridge/ask-bridge.js";
 import type { CodexBridge } from "../codex/codex-bridge.js";
+import type { GatewayStore } from "../store/index.js";
 import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
 import type { OriginAllowlist } from "./auth/origins.js";
 import type { TokenRegistry } from "./auth/tokens.js";
@@ -17,6 +18,8 @@ export interface GatewayConfig {
   tauUpstream: { url: string; token?: string; connectTimeoutMs?: number };
   /** The gateway's own long-lived upstream connections (a bridge connection per Tau host); `/readyz` reports on them. */
   upstream: GatewayUpstream;
+  /** What gateway replicas share (absent: nothing, as with `--store memory`); `/readyz` and `/metrics` report on it. */
+  store?: GatewayStore;
   /** The Ask surface: WebSocket and HTTP `/rpc` and `GET /rpc/events`; without it those routes do not exist. */
   ask?: AskSurfaceConfig;
   /** The Codex app-server surface: WebSocket `/`; without it that route does not exist. */

@@ -17,7 +17,7 @@ declare module "fastify" {
 const metrics: FastifyPluginAsync = async (app) => {
   app.decorate("tauPassthrough", newPassthroughCounters());
   const bridge = app.hasDecorator("askBridge") ? app.askBridge : undefined;
-  app.decorate("metrics", new GatewayMetrics({ passthrough: app.tauPassthrough, upstream: app.upstream, bridge }));
+  app.decorate("metrics", new GatewayMetrics({ passthrough: app.tauPassthrough, upstream: app.upstream, bridge, store: app.store }));
 };
 
 export const gatewayMetrics = fp(metrics, { name: PLUGIN.metrics, fastify: "5.x", dependencies: [PLUGIN.services], decorators: { fastify: ["upstream"] } });

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AskBridgeStats } from "../bridge/ask-bridge.js";
+import type { GatewayStore } from "../store/index.js";
 import type { ClientFaultKind } from "./client-faults.js";
 import type { CallObserver, CallRecord } from "../transports/call-observer.js";
 import type { PassthroughCounters } from "../transports/tau-passthrough.js";
@@ -16,6 +17,8 @@ export interface MetricsSources {
   };
   /** The Ask bridge (events, interactions); absent when the gateway serves no Ask surface. */
   bridge?: { readonly stats: AskBridgeStats };
+  /** What replicas share; absent (or memory) when nothing is. */
+  store?: GatewayStore;
 }
 
 /** Routes with their own label value; anything else is "other" (label values must stay few). */
@@ -136,6 +139,7 @@ export class GatewayMetrics {
         for (const [dialect, count] of invalidParams) if (dialect !== "ask") this.inc({ dialect, source: "client" }, count);
       },
     });
+    if (sources.store) GatewayMetrics.storeMetrics(sources.store, registers);
     const bridge = sources.bridge;
     if (bridge) {
       new Counter({
@@ -168,6 +172,18 @@ export class GatewayMetrics {
           this.inc({ reason: "list" }, fetches.list);
         },
       });
+      new Counter({
+        name: "tau_gateway_resumes_total",
+        help: "Subscriptions resuming after a cursor, by outcome: recovered (every event after it delivered) or reset (history lost: -32602 with the oldest seq, or the log's new epoch from its session.reset).",
+        labelNames: ["outcome"],
+        registers,
+        collect() {
+          this.reset();
+          const { resumes } = bridge.stats;
+          this.inc({ outcome: "recovered" }, resumes.recovered);
+          this.inc({ outcome: "reset" }, resumes.reset);
+        },
+      });
       new Gauge({
         name: "tau_gateway_pending_interactions",
         help: "Approvals and user-input requests waiting for an answer.",
@@ -177,6 +193,46 @@ export class GatewayMetrics {
         },
       });
     }
+  }
+
+  /** Records one answered client request (either dialect). */
+  static storeMetrics(store: GatewayStore, registers: Registry[]): void {
+    new Gauge({
+      name: "tau_gateway_store_reachable",
+      help: "1 when this replica reaches its shared store (always 1 for memory).",
+      registers,
+      async collect() {
+        this.set((await store.ready()) ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "tau_gateway_store_leases_owned",
+      help: "Tau hosts whose lease this replica holds (it observes their sessions and appends their events).",
+      registers,
+      collect() {
+        this.set(store.ownership.ownedCount());
+      },
+    });
+    new Counter({
+      name: "tau_gateway_store_appends_total",
+      help: "Batches of events appended to shared session logs, by outcome (fenced: refused because this replica no longer held the host's lease).",
+      labelNames: ["outcome"],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ outcome: "appended" }, store.stats.appends - store.stats.appendsFenced);
+        this.inc({ outcome: "fenced" }, store.stats.appendsFenced);
+      },
+    });
+    new Counter({
+      name: "tau_gateway_store_append_seconds_total",
+      help: "Time spent appending batches to shared session logs (divide by tau_gateway_store_appends_total for the mean append latency).",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(store.stats.appendSeconds);
+      },
+    });
   }
 
   /** Records one answered client request (either dialect). */

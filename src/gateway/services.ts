@@ -3,6 +3,7 @@ import fp from "fastify-plugin";
 import type { AcpAgent } from "../acp/agent.js";
 import type { AskBridge } from "../bridge/ask-bridge.js";
 import type { CodexBridge } from "../codex/codex-bridge.js";
+import type { GatewayStore } from "../store/index.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { PLUGIN } from "./plugin-names.js";
 
@@ -25,6 +26,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** The gateway's own long-lived upstream connection (the bridge connection): readiness, metrics, tenants, drain. */
     upstream: GatewayUpstream;
+    /** What gateway replicas share; undefined when nothing is shared. */
+    store: GatewayStore | undefined;
     /** The Ask bridge behind `/rpc` and `/rpc/events`; decorated only when the gateway serves Ask clients. */
     askBridge: AskBridge;
     /** The Codex app-server bridge behind WebSocket `/`; decorated only when the gateway serves Codex clients. */
@@ -37,6 +40,7 @@ declare module "fastify" {
 /** What the gateway fronts, built and started by its caller, who also closes it after the gateway. */
 export interface GatewayServices {
   upstream: GatewayUpstream;
+  store?: GatewayStore;
   /** Absent: the gateway serves no Ask surface. */
   askBridge?: AskBridge;
   /** Absent: the gateway serves no Codex app-server surface. */
@@ -46,8 +50,9 @@ export interface GatewayServices {
 }
 
 /** Puts the services the caller built on the root instance, for every plugin after it. */
-const services: FastifyPluginAsync<GatewayServices> = async (app, { upstream, askBridge, codexBridge, acpAgent }) => {
+const services: FastifyPluginAsync<GatewayServices> = async (app, { upstream, store, askBridge, codexBridge, acpAgent }) => {
   app.decorate("upstream", upstream);
+  app.decorate("store", store);
   if (askBridge) app.decorate("askBridge", askBridge);
   if (codexBridge) app.decorate("codexBridge", codexBridge);
   if (acpAgent) app.decorate("acpAgent", acpAgent);

@@ -1,12 +1,18 @@
-import type { HostOwnership } from "./ownership.js";
+import type { HostLeases } from "./types.js";
 
 /** One process and no shared store: it owns every host, for good. */
-export class SoleOwnership implements HostOwnership {
+export class SoleOwnership implements HostLeases {
+  claim(): void {}
+
   owns(): boolean {
     return true;
   }
 
   fence(): number {
+    return 1;
+  }
+
+  ownedCount(): number {
     return 1;
   }
 

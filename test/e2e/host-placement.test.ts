@@ -11,7 +11,7 @@ import { UpstreamUnavailableError } from "../../src/tau/upstream.js";
 import { eventually } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { freePort } from "../support/free-port.js";
-import { startLoopbackRedis } from "../support/loopback-redis.js";
+import { startLoopbackRedis } from "../support/redis-server.js";
 
 /**
  * Placements shared through Redis by two bridge stacks (two replicas) over the same two Tau hosts:

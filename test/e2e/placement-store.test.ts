@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryPlacementStore, RedisPlacementStore, type PlacementStore } from "../../src/store/placement.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { startLoopbackRedis } from "../support/loopback-redis.js";
+import { startLoopbackRedis } from "../support/redis-server.js";
 
 /** The session → host map both ways: in memory and in a real redis-server on loopback. */
 

@@ -330,6 +330,30 @@ describe("DeltaTranslator on the embedded host's deltas", () => {
     expect(rec.gaps).toBe(0);
   });
 
+  it("taking over from another process's events: what they left open ends once, turns run meanwhile are reported, older ones not", async () => {
+    await client.call("session.submit", { sessionId, text: "before", historyEntryId: "t-before" });
+    await rec.untilType("turn.completed");
+    const pending = client.send("session.submit", { sessionId, text: "/sleep 200\ncut off", historyEntryId: "t-cut" });
+    await rec.untilType("turn.started", 2);
+    // The reporting process goes away; while nobody observes, its turn settles and another one runs.
+    rec.paused = true;
+    expect((await pending.response).ok).toBe(true);
+    await client.call("session.submit", { sessionId, text: "meanwhile", historyEntryId: "t-meanwhile" });
+    const reported = [{ type: "session.created", payload: { sessionId } }, ...rec.events];
+
+    const snapshot = await client.call("session.snapshot", { sessionId });
+    const drafts = DeltaTranslator.resumingAfter(snapshot, reported).resync(snapshot);
+    expect(drafts.map((d) => [d.type, (d.payload as { turnId?: string }).turnId])).toEqual([
+      ["session.reset", undefined],
+      ["turn.completed", "t-cut"],
+      ["turn.started", "t-meanwhile"],
+      ["turn.completed", "t-meanwhile"],
+    ]);
+    // Had the reported events been trimmed to nothing about turns, no old turn is reported again.
+    const trimmed = DeltaTranslator.resumingAfter(snapshot, [{ type: "model.streaming", payload: { delta: "x" } }]).resync(snapshot);
+    expect(trimmed.map((d) => d.type)).toEqual(["session.reset"]);
+  });
+
   it("a skipped delta is detected as a gap; resync reports the turns that started and settled unseen", async () => {
     // Leave out the delta that starts the next turn (revision current+1).
     rec.skip.add(rec.snapshot.revision + 1);

@@ -14,7 +14,8 @@ import { findCycles, readImportGraph } from "../support/import-graph.js";
  * build tool that reads the registry and writes schema/ and generated/; nothing in src/ imports it,
  * so it never ends up on the runtime path. generated/ is its output, so whatever sits below it
  * (shared, registry, codegen) must not import it. src/index.ts is the package entry and may
- * re-export from any runtime layer.
+ * re-export from any runtime layer. store (what gateway replicas share: session logs, host leases)
+ * sits between tau and the host/bridge pair.
  */
 const RUNTIME_RANK = {
   shared: 0,
@@ -128,6 +129,9 @@ describe("the layer rules themselves", () => {
     expect(forbidden("acp", "host")).toMatch(/bridge core/);
     expect(forbidden("bridge", "acp")).toBe("upward import");
     expect(forbidden("acp", "transports")).toBe("upward import");
+    expect(forbidden("bridge", "store")).toBeUndefined();
+    expect(forbidden("store", "tau")).toBeUndefined();
+    expect(forbidden("store", "bridge")).toBe("upward import");
   });
 
   it("map paths to layers", () => {

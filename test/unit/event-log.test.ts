@@ -127,4 +127,35 @@ describe("EventLog", () => {
     expect(seen).toEqual([1]);
     expect(log.newestSeq).toBe(1);
   });
+
+  it("as a copy of a shared log: takes events with their own seqs, may begin anywhere, drops repeats and refuses gaps", () => {
+    const log = new EventLog({ retention: 3 });
+    const heard: number[] = [];
+    log.subscribe((event) => heard.push(event.seq));
+    const at = (seq: number): Event => ({ type: "model.streaming", seq, payload: { delta: `chunk ${seq}` } });
+    expect(log.insert(at(41))).toBe(true);
+    expect(log.oldestSeq).toBe(41);
+    expect(log.insert(at(42))).toBe(true);
+    expect(log.insert(at(42))).toBe(false);
+    expect(log.insert(at(40))).toBe(false);
+    expect(() => log.insert(at(44))).toThrow(RangeError);
+    expect(log.insert(at(43))).toBe(true);
+    expect(log.insert(at(44))).toBe(true);
+    expect(heard).toEqual([41, 42, 43, 44]);
+    expect(seqs(log.read(41).events)).toEqual([42, 43, 44]);
+    expect(() => log.read(40)).toThrow(EventRetentionError);
+  });
+
+  it("restarts when the shared log began a new epoch: history dropped, numbering from 1, restart listeners told first", () => {
+    const log = new EventLog();
+    streaming(log, 3);
+    const told: string[] = [];
+    log.onRestart(() => told.push(`restart at ${log.newestSeq}`));
+    log.subscribe((event) => told.push(`${event.seq}:${event.type}`));
+    log.restart();
+    expect(log.newestSeq).toBe(0);
+    expect(log.read(0).events).toEqual([]);
+    log.insert({ type: "session.reset", seq: 1, payload: { cause: "resync" } });
+    expect(told).toEqual(["restart at 0", "1:session.reset"]);
+  });
 });

@@ -10,6 +10,9 @@ import type { TauHostLink } from "./tau-host-link.js";
  * on its host through the router; everything else is the registries' own behaviour, unchanged.
  */
 export class HostedSessions {
+  /** Subscriptions resuming after a cursor: continued exactly, or told that history was lost (for the metrics). */
+  readonly resumes = { recovered: 0, reset: 0 };
+
   constructor(private readonly router: HostRouter) {}
 
   private get links(): readonly TauHostLink[] {

@@ -2,6 +2,7 @@ import type { Log } from "../../shared/log.js";
 import type { AnswerConsumer } from "../../store/interactions.js";
 import type { HostOwnership } from "../../store/ownership.js";
 import type { TauUpstream } from "../../tau/upstream.js";
+import type { SharedStoreOptions } from "../host-takeover.js";
 import type { CommandToolConfig, InteractionShare, ReverseRequester } from "../interactions/index.js";
 import { SessionRegistry } from "../session-registry.js";
 
@@ -10,6 +11,8 @@ export interface TauHostLinkOptions {
   key: string;
   /** The bridge connection to the host: the one that advertises the gateway's client tools. */
   upstream: TauUpstream;
+  /** Replicas sharing a store: session logs and the host's lease (its `plain` connection advertises no tools). */
+  shared?: SharedStoreOptions;
   retention?: number;
   interactionDeadlineMs: number;
   commandTools: CommandToolConfig[];
@@ -27,10 +30,18 @@ export interface TauHostLinkOptions {
  * so each host's records hear only their own connection; a host that drops ends only its own
  * sessions' interactions, and only its own sessions resync when it comes back. While this replica
  * owns the host, it takes the answers accepted on any replica to Tau.
+ *
+ * With a shared store the dialects' requests go on the tool-less `plain` connection: Tau attaches a
+ * connection's tools to a session on each request, and two connections advertising the same tools
+ * in one session collide — only the owner's bridge connection may.
  */
 export class TauHostLink {
   readonly key: string;
+  /** Where the dialects' requests for the host go: the bridge connection, or the tool-less one with a shared store. */
   readonly upstream: TauUpstream;
+  /** The connection advertising the gateway's client tools. */
+  readonly bridgeConnection: TauUpstream;
+  readonly shared: SharedStoreOptions | undefined;
   readonly sessions: SessionRegistry;
   private readonly ownership: HostOwnership;
   private readonly share: InteractionShare;
@@ -41,11 +52,14 @@ export class TauHostLink {
 
   constructor(options: TauHostLinkOptions) {
     this.key = options.key;
-    this.upstream = options.upstream;
+    this.bridgeConnection = options.upstream;
+    this.shared = options.shared;
+    this.upstream = options.shared?.plain ?? options.upstream;
     this.ownership = options.ownership;
     this.share = options.share;
     this.sessions = new SessionRegistry({
       upstream: options.upstream,
+      shared: options.shared,
       retention: options.retention,
       interactionDeadlineMs: options.interactionDeadlineMs,
       commandTools: options.commandTools,
@@ -61,23 +75,48 @@ export class TauHostLink {
 
   /** Wires the connection's messages and reconnects to the session records, and the host's answers while owned. */
   start(): void {
-    const { upstream, sessions } = this;
+    const { bridgeConnection, sessions, shared } = this;
     this.started = true;
     this.unsubscribe.push(
-      upstream.onMessage((message) => sessions.route(message)),
-      upstream.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
-      upstream.onConnected(({ reconnected }) => {
+      bridgeConnection.onMessage((message) => sessions.route(message)),
+      bridgeConnection.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
+      bridgeConnection.onConnected(({ reconnected }) => {
         if (reconnected) void sessions.resyncAll();
       }),
-      // The owner of the host delivers its accepted answers; the next owner takes over the undelivered ones.
       this.ownership.onChange((hostKey, owned) => {
         if (hostKey !== this.key) return;
+        // Hubs observe on the connection that goes with the lease, and the owner alone appends.
+        if (shared) void sessions.hostOwnershipChanged(owned);
+        // The owner of the host delivers its accepted answers; the next owner takes over the undelivered ones.
         if (!owned) return void this.stopTakingAnswers();
         void sessions.catchUpInteractionNumbers();
         this.takeAnswers();
       }),
     );
+    if (shared) {
+      const { plain } = shared;
+      this.unsubscribe.push(
+        plain.onMessage((message) => sessions.route(message, plain)),
+        plain.onConnected(({ reconnected }) => {
+          if (reconnected) void sessions.resyncAll(plain);
+        }),
+      );
+    }
     if (this.ownership.owns(this.key)) this.takeAnswers();
+  }
+
+  /**
+   * With a shared store: starts competing for the host's lease and listening for the sessions other
+   * replicas announce on it (once the connections are up). Without one this process owns the host.
+   */
+  async claim(): Promise<void> {
+    const { shared, sessions } = this;
+    if (!shared) return;
+    if (shared.store.hostSessions) {
+      const stop = await shared.store.hostSessions.onAnnounce(shared.hostKey, (sessionId) => void sessions.adopt(sessionId));
+      this.unsubscribe.push(stop);
+    }
+    shared.store.ownership.claim(shared.hostKey);
   }
 
   /** Stops routing, ends every pending interaction of the host's sessions and stops taking answers. */

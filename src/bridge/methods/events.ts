@@ -1,4 +1,4 @@
-import type { SessionEventsParams, SessionEventsResult, SessionSubscribeParams, SessionSubscribeResult } from "../../../generated/ask-v1.0.js";
+import type { Event, SessionEventsParams, SessionEventsResult, SessionSubscribeParams, SessionSubscribeResult } from "../../../generated/ask-v1.0.js";
 import { AskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { EventRetentionError, type EventLog } from "../event-log.js";
@@ -7,9 +7,25 @@ export async function subscribe({ services, peer }: MethodContext, params: Sessi
   const record = await services.sessions.access(params.sessionId, peer.tenant);
   const deliveryKind = params.deliveryKind ?? "replay";
   const log = record.hub.log;
+  // A shared log may hold more than this replica's copy heard so far: the cursor is judged against the store.
+  await record.hub.catchUp();
   // live: only what happens from now on; every other kind replays after afterSeq.
   let cursor = deliveryKind === "live" ? log.newestSeq : fromSeq(params.afterSeq);
-  let backlog = readRetained(log, cursor).events;
+  if (record.hub.sharedLog && cursor > log.newestSeq) {
+    // The cursor is beyond anything the shared log holds: its history was lost and it began again
+    // (a new epoch, whose first event is session.reset). Replaying the new epoch says so explicitly.
+    cursor = 0;
+    services.sessions.resumes.reset += 1;
+  }
+  let backlog: Event[];
+  try {
+    backlog = readRetained(log, cursor).events;
+  } catch (error) {
+    // History the replay needs was trimmed: the client is told (-32602 with the oldest seq).
+    services.sessions.resumes.reset += 1;
+    throw error;
+  }
+  if (cursor > 0 && deliveryKind !== "live") services.sessions.resumes.recovered += 1;
   let snapshot: SessionSubscribeResult["snapshot"];
   if (params.includeSnapshot) {
     // The missed events travel once, in the result; the cursor moves past them so the live
@@ -29,7 +45,17 @@ export async function subscribe({ services, peer }: MethodContext, params: Sessi
 export async function events({ services, peer }: MethodContext, params: SessionEventsParams): Promise<SessionEventsResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
   const limit = params.limit === 0 ? undefined : params.limit;
-  const read = readRetained(record.hub.log, fromSeq(params.afterSeq), limit);
+  await record.hub.catchUp();
+  const log = record.hub.log;
+  const afterSeq = fromSeq(params.afterSeq);
+  if (record.hub.sharedLog && afterSeq > log.newestSeq) {
+    throw AskError.of(
+      "invalid_params",
+      `invalid params: afterSeq: events after seq ${afterSeq} do not exist: the session's history was lost and its log began again at seq 1 (newest seq ${log.newestSeq}); read from 0`,
+      { oldestSeq: log.oldestSeq, newestSeq: log.newestSeq },
+    );
+  }
+  const read = readRetained(log, afterSeq, limit);
   const hasMore = params.limit === undefined ? null : limit === undefined ? false : read.hasMore;
   return { sessionId: record.sessionId, events: read.events, hasMore };
 }

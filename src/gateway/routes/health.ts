@@ -13,14 +13,19 @@ const liveness: FastifyPluginAsync = async (app) => {
  * open, version-checked (a mismatched upstream never connects) and initialized — with several Tau
  * hosts, one of them is (new sessions go there; the sessions of a host that is down fail alone), and
  * the answer lists each host's state. Load balancers route on it, so a draining gateway stops
- * getting traffic.
+ * getting traffic. A replica whose shared store cannot be reached is not ready either: it can
+ * neither read nor append session events.
  */
 const readiness: FastifyPluginAsync = async (app) => {
-  const { upstream, drain } = app;
+  const { upstream, drain, store } = app;
   app.get("/readyz", async (_request, reply) => {
     if (drain.draining) {
       reply.code(503);
       return { status: "draining", reason: "gateway shutting down" };
+    }
+    if (store && !(await store.ready())) {
+      reply.code(503);
+      return { status: "unavailable", reason: `the shared store (${store.kind}) cannot be reached` };
     }
     // Several hosts: each one's state, so an operator sees which is down while the rest serve.
     const hosts = upstream.hosts && upstream.hosts.length > 1 ? { hosts: upstream.hosts.map(({ key, connected, unavailableReason }) => ({ host: key, connected, ...(unavailableReason ? { reason: unavailableReason } : {}) })) } : {};

@@ -1,0 +1,75 @@
+import { randomUUID } from "node:crypto";
+import type { Log } from "../shared/log.js";
+import type { EventToAppend, LiveBatch, SessionLogStore } from "../store/index.js";
+import type { EventDraft } from "./event-draft.js";
+
+const MAX_ATTEMPTS = 5;
+
+export interface LogAppenderOptions {
+  store: SessionLogStore;
+  hostKey: string;
+  /** The epoch this replica last saw (the store begins a new one with a reset if the log is gone). */
+  knownEpoch: () => string | undefined;
+  /** Appended events, to the local copy at once. */
+  appended: (batch: LiveBatch) => void;
+  log: Log;
+}
+
+/**
+ * Appends a session hub's events to the shared log in the order they were produced: what queues
+ * up while a batch is on its way goes as the next batch. A batch that fails in transit is sent
+ * again under the same key, which the store recognises, so a retry after a timeout adds nothing.
+ *
+ * Each event carries the fence it was produced under: the lease holder's events are refused once
+ * another replica holds the host, even if they were queued before; events of a replica that does
+ * not own the host (gateway notices, errors, session.ended) go unfenced — the store still gives
+ * them their seqs in the one sequence. A batch never mixes fences.
+ */
+export class LogAppender {
+  private queue: Array<{ event: EventToAppend; fence: number | undefined }> = [];
+  private sending = false;
+  private idle: Array<() => void> = [];
+
+  constructor(private readonly options: LogAppenderOptions) {}
+
+  /** Queues an event with the fence it was produced under (undefined: unfenced). */
+  push(event: EventDraft, fence: number | undefined): void {
+    this.queue.push({ event: { type: event.type, payload: event.payload }, fence });
+    if (!this.sending) void this.send();
+  }
+
+  /** Resolves once everything pushed so far was appended (or given up). */
+  flushed(): Promise<void> {
+    if (!this.sending && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  private async send(): Promise<void> {
+    this.sending = true;
+    const { store, hostKey, log } = this.options;
+    while (this.queue.length > 0) {
+      // One batch = the queued events produced under the same fence.
+      const fence = this.queue[0]!.fence;
+      const sameFence = this.queue.findIndex((entry) => entry.fence !== fence);
+      const batch = this.queue.splice(0, sameFence < 0 ? this.queue.length : sameFence).map((entry) => entry.event);
+      const key = randomUUID();
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const outcome = await store.append(batch, { hostKey, fence, key, knownEpoch: this.options.knownEpoch() });
+          if (outcome.status === "appended") this.options.appended({ epoch: outcome.epoch, events: outcome.events });
+          else if (outcome.status === "fenced") log("warn", "events not appended: this replica no longer holds the host's lease", { sessionId: store.sessionId, events: batch.length });
+          else if (outcome.status === "missing") log("warn", "events not appended: the session's shared log does not exist (yet)", { sessionId: store.sessionId, events: batch.length });
+          break;
+        } catch (error) {
+          if (attempt >= MAX_ATTEMPTS) {
+            log("error", "events could not be appended to the shared log", { sessionId: store.sessionId, events: batch.length, error: String(error) });
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 100 * attempt).unref());
+        }
+      }
+    }
+    this.sending = false;
+    for (const wake of this.idle.splice(0)) wake();
+  }
+}

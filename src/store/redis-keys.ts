@@ -1,0 +1,40 @@
+/**
+ * Every Redis key and channel of the store, under one prefix. Keys of one session share the hash
+ * tag `{sessionId}` and keys of one host `{hostKey}`, so a Redis Cluster could hold them later.
+ */
+export class RedisKeys {
+  constructor(readonly prefix: string) {}
+
+  /** The session's events: a stream whose entry ids are `<seq>-0`. */
+  log(sessionId: string): string {
+    return `${this.prefix}{${sessionId}}:log`;
+  }
+  /** The session log's epoch and newest seq. */
+  meta(sessionId: string): string {
+    return `${this.prefix}{${sessionId}}:meta`;
+  }
+  /** Batch keys already appended (idempotency). */
+  idem(sessionId: string): string {
+    return `${this.prefix}{${sessionId}}:idem`;
+  }
+  /** Where each appended batch is published. */
+  events(sessionId: string): string {
+    return `${this.prefix}{${sessionId}}:events`;
+  }
+  /** The host's lease: `<fence>:<replicaId>` with a TTL. */
+  lease(hostKey: string): string {
+    return `${this.prefix}{${hostKey}}:lease`;
+  }
+  /** The host's fencing counter. */
+  fence(hostKey: string): string {
+    return `${this.prefix}{${hostKey}}:fence`;
+  }
+  /** The host's sessions (a set). */
+  sessions(hostKey: string): string {
+    return `${this.prefix}{${hostKey}}:sessions`;
+  }
+  /** Where a session newly touched on the host is announced. */
+  announce(hostKey: string): string {
+    return `${this.prefix}{${hostKey}}:announce`;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The Lua scripts that make the store's guarantees atomic: Redis runs a script to the end before
+ * anything else, so the fence check, the idempotency check, the seq allocation, the append, the
+ * trimming and the publication of one batch can never interleave with another replica's.
+ */
+
+/**
+ * Appends a batch to a session log.
+ * KEYS: stream, meta (hash: epoch, seq), idem (sorted set: batch key → last seq), host lease.
+ * ARGV: lease token ("" = unfenced), batch key, known epoch ("" = none), epoch for a new log, max length,
+ *       max age ms (0 = none), now ms, channel, event count, then type and payload JSON per event.
+ * Returns {"fenced"} | {"missing"} | {"duplicate", epoch, lastSeq} | {"appended", epoch, firstSeq, lastSeq, newEpoch, eventsJson}.
+ */
+export const APPEND_SCRIPT = `
+local stream, meta, idem, lease = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local epoch = redis.call('HGET', meta, 'epoch')
+if ARGV[1] == '' then
+  -- An unfenced batch (gateway events of a replica that does not hold the lease) never begins a log.
+  if not epoch then return {'missing'} end
+elseif redis.call('GET', lease) ~= ARGV[1] then
+  return {'fenced'}
+end
+local prior = redis.call('ZSCORE', idem, ARGV[2])
+if prior and epoch then return {'duplicate', epoch, prior} end
+local newEpoch = 0
+if not epoch then
+  epoch = ARGV[4]
+  redis.call('DEL', stream, idem)
+  redis.call('HSET', meta, 'epoch', epoch, 'seq', 0)
+  newEpoch = 1
+end
+local now = ARGV[7]
+local out = {}
+local first, last
+local function add(t, p)
+  local seq = redis.call('HINCRBY', meta, 'seq', 1)
+  redis.call('XADD', stream, seq .. '-0', 't', now, 'type', t, 'payload', p)
+  out[#out + 1] = '{"seq":' .. seq .. ',"type":"' .. t .. '","payload":' .. p .. '}'
+  if not first then first = seq end
+  last = seq
+end
+-- History the appender knew is gone: the new epoch says so first.
+if newEpoch == 1 and ARGV[3] ~= '' then add('session.reset', '{"cause":"resync"}') end
+local n = tonumber(ARGV[9])
+for i = 0, n - 1 do add(ARGV[10 + 2 * i], ARGV[11 + 2 * i]) end
+redis.call('XTRIM', stream, 'MAXLEN', ARGV[5])
+local maxAge = tonumber(ARGV[6])
+if maxAge > 0 then
+  local cutoff = tonumber(now) - maxAge
+  for _, entry in ipairs(redis.call('XRANGE', stream, '-', '+', 'COUNT', 100)) do
+    if tonumber(entry[2][2]) >= cutoff then break end
+    redis.call('XDEL', stream, entry[1])
+  end
+  redis.call('PEXPIRE', stream, maxAge)
+  redis.call('PEXPIRE', meta, maxAge)
+  redis.call('PEXPIRE', idem, maxAge)
+end
+redis.call('ZADD', idem, last, ARGV[2])
+if redis.call('ZCARD', idem) > 1000 then redis.call('ZREMRANGEBYRANK', idem, 0, -1001) end
+local events = '[' .. table.concat(out, ',') .. ']'
+redis.call('PUBLISH', ARGV[8], '{"epoch":"' .. epoch .. '","events":' .. events .. '}')
+return {'appended', epoch, first, last, newEpoch, events}
+`;
+
+/**
+ * Takes a host's lease when nobody holds it. KEYS: lease, fence counter. ARGV: replica id, ttl ms.
+ * Returns the new fence (the counter only ever grows) or 0 when the lease is held.
+ */
+export const ACQUIRE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local fence = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], fence .. ':' .. ARGV[1], 'PX', ARGV[2])
+return fence
+`;
+
+/** Extends the lease if this replica still holds it. KEYS: lease. ARGV: token, ttl ms. Returns 1 or 0. */
+export const RENEW_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+/** Gives the lease up if this replica holds it. KEYS: lease. ARGV: token. */
+export const RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;

@@ -1,0 +1,118 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { expectContiguous, expectOneTerminalPerTurn, waitForTerminal } from "../support/ask-events.js";
+import { AskTestClient } from "../support/ask-client.js";
+import { cleanupsAfterEach } from "../support/cleanups.js";
+import { repoRoot } from "../support/cli.js";
+import { freePort } from "../support/free-port.js";
+import { startReplicaSet, until } from "../support/replica-set.js";
+
+/**
+ * The README's three-replica example: nginx (the "Behind nginx" configuration with the replicas'
+ * `upstream` block) in front of three gateway replicas on one Redis, no sticky sessions. A client
+ * whose replica is killed reconnects through the same nginx address, lands on whichever replica
+ * nginx picks, resumes with its cursor and misses nothing.
+ */
+
+const cleanups = cleanupsAfterEach();
+const nginxBinary = ["nginx", "/usr/sbin/nginx"].find((candidate) => spawnSync(candidate, ["-v"]).status === 0);
+
+/** The README's nginx configuration with its upstream block replaced by the replicas' one, for these ports. */
+function replicasSite(listenPort: number, replicaPorts: string[]): string {
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const site = /```nginx\n([\s\S]*?)```/.exec(readme)![1]!;
+  const start = readme.indexOf("### Replicas and a shared store");
+  const upstream = /```conf\n(upstream tau_gateway \{[\s\S]*?\})\n```/.exec(readme.slice(start))![1]!;
+  const servers = [...upstream.matchAll(/server \S+;/g)];
+  expect(servers, "the example's three replicas").toHaveLength(3);
+  let replaced = upstream;
+  servers.forEach((match, i) => (replaced = replaced.replace(match[0], `server 127.0.0.1:${replicaPorts[i]};`)));
+  const withUpstream = site.replace(/upstream tau_gateway \{[\s\S]*?\}/, replaced);
+  expect(withUpstream).not.toBe(site);
+  return withUpstream.replace(/^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${listenPort};`);
+}
+
+async function startNginx(site: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "nginx-replicas-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  chmodSync(dir, 0o755);
+  for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]) {
+    mkdirSync(join(dir, sub));
+    chmodSync(join(dir, sub), 0o777);
+  }
+  const port = /listen 127\.0\.0\.1:(\d+);/.exec(site)![1];
+  writeFileSync(
+    join(dir, "nginx.conf"),
+    [
+      "daemon off;",
+      "worker_processes 1;",
+      `pid ${dir}/nginx.pid;`,
+      `error_log ${dir}/error.log info;`,
+      "events { worker_connections 256; }",
+      "http {",
+      `  access_log ${dir}/access.log;`,
+      ...["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((sub) => `  ${sub}_temp_path ${dir}/${sub};`),
+      site,
+      "}",
+      "",
+    ].join("\n"),
+  );
+  const nginx: ChildProcess = spawn(nginxBinary!, ["-e", `${dir}/error.log`, "-p", dir, "-c", `${dir}/nginx.conf`], { stdio: "ignore" });
+  const exited = new Promise((resolve) => nginx.once("exit", resolve));
+  cleanups.push(async () => {
+    if (nginx.exitCode === null) {
+      nginx.kill("SIGTERM");
+      await exited;
+    }
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await until(async () => (await fetch(`${base}/healthz`)).ok || undefined, "nginx to serve");
+  return base;
+}
+
+describe.skipIf(!nginxBinary)(`three replicas behind nginx${nginxBinary ? "" : " (skipped: nginx is not installed)"}`, () => {
+  it(
+    "a client reconnecting through nginx after its replica was killed resumes with its cursor and misses nothing",
+    async () => {
+      const set = await startReplicaSet(cleanups, { replicas: 3 });
+      const ports = set.replicas.map((r) => new URL(r.baseUrl).port);
+      const base = await startNginx(replicasSite(await freePort(), ports));
+      const wsUrl = `${base.replace("http://", "ws://")}/rpc`;
+
+      const connect = async () => {
+        const client = await AskTestClient.websocket(wsUrl);
+        cleanups.push(() => client.socket.terminate());
+        client.socket.on("error", () => undefined);
+        await client.request("initialize", { client: { name: "through-nginx", version: "1" } });
+        return client;
+      };
+      const first = await connect();
+      const { session } = await first.request("session/create", {});
+      const sessionId = session.sessionId as string;
+      await first.request("session/subscribe", { sessionId });
+      const { turnId } = await first.request("session/send", { sessionId, content: `/sleep 1000\n${Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ")}` });
+      await first.waitFor(() => first.eventsOf(sessionId).some((e) => e.type === "turn.started"), "the turn to start", 30_000);
+
+      // The replica that owns the Tau host dies mid-turn and the client loses its connection (whichever
+      // replica nginx had given it to): it comes back through the same address with its cursor.
+      const owner = set.replicas[0]!;
+      const seen = [...first.eventsOf(sessionId)];
+      owner.child.kill("SIGKILL");
+      await owner.exit;
+      first.socket.terminate();
+
+      // Reconnect through the same address until nginx hands the client to a live replica.
+      const again = await until(() => connect().catch(() => undefined), "a live replica through nginx");
+      await again.request("session/subscribe", { sessionId, afterSeq: seen.at(-1)!.seq });
+      await waitForTerminal(again, sessionId, turnId);
+      const all = [...seen, ...again.eventsOf(sessionId)];
+      expectContiguous(all);
+      expectOneTerminalPerTurn(all);
+      expect(again.invalid).toEqual([]);
+    },
+    180_000,
+  );
+});
