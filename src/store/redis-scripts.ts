@@ -5,7 +5,8 @@
  */
 
 /**
- * Appends a batch to a session log.
+ * Appends a batch to a session log. A new log's seqs start at 1; a log that began again after its
+ * history was lost (the appender knew an epoch the store no longer has) continues from the time.
  * KEYS: stream, meta (hash: epoch, seq), idem (sorted set: batch key → last seq), host lease.
  * ARGV: lease token ("" = unfenced), batch key, known epoch ("" = none), epoch for a new log, max length,
  *       max age ms (0 = none), now ms, channel, event count, then type and payload JSON per event.
@@ -26,7 +27,11 @@ local newEpoch = 0
 if not epoch then
   epoch = ARGV[4]
   redis.call('DEL', stream, idem)
-  redis.call('HSET', meta, 'epoch', epoch, 'seq', 0)
+  -- A log that lost its history must not issue its old numbers again (clients de-duplicate by seq):
+  -- it continues above any seq it can have issued, from the current time in milliseconds.
+  local base = '0'
+  if ARGV[3] ~= '' then base = ARGV[7] end
+  redis.call('HSET', meta, 'epoch', epoch, 'seq', base)
   newEpoch = 1
 end
 local now = ARGV[7]

@@ -157,16 +157,19 @@ describe("gateway replicas on Redis", () => {
         throw new Error(`${String(error)}\nreplica a:\n${a.stderr().slice(-5000)}\nreplica b:\n${b.stderr().slice(-5000)}`);
       });
       const afterFlush = live.eventsOf(sessionId).slice(countBefore);
-      // The live subscriber hears the new epoch from its first event: a reset, then numbers from 1.
-      expect(afterFlush[0]).toMatchObject({ type: "session.reset", seq: 1 });
-      expectContiguous(afterFlush, 1);
+      // The live subscriber hears the new epoch from its first event: a reset, numbered above every
+      // seq the lost history had (clients de-duplicate by seq), then contiguous.
+      expect(afterFlush[0]).toMatchObject({ type: "session.reset" });
+      const base = afterFlush[0]!.seq;
+      expect(base).toBeGreaterThan(newest);
+      expectContiguous(afterFlush, base);
 
       // A client resuming with a cursor from before the flush gets the new epoch from its reset, never a silent gap.
       const resumer = await set.client(a);
       await resumer.request("initialize", { client: { name: "resumer", version: "1" } });
       await resumer.request("session/subscribe", { sessionId, afterSeq: newest });
       await resumer.waitFor(() => resumer.eventsOf(sessionId).some((e: Event) => terminalOf([e], second.turnId)), "the new epoch's events", 30_000);
-      expect(resumer.eventsOf(sessionId)[0]).toMatchObject({ type: "session.reset", seq: 1 });
+      expect(resumer.eventsOf(sessionId)[0]).toMatchObject({ type: "session.reset", seq: base });
       // Polling with the old cursor says so too.
       const polled = await resumer.request("session/events", { sessionId, afterSeq: newest }).then(
         () => undefined,

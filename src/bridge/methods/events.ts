@@ -17,6 +17,12 @@ export async function subscribe({ services, peer }: MethodContext, params: Sessi
     cursor = 0;
     services.sessions.resumes.reset += 1;
   }
+  if (record.hub.sharedLog && cursor > 0 && cursor < log.oldestSeq - 1 && log.read(log.oldestSeq - 1, 1).events[0]?.type === "session.reset") {
+    // The cursor is from before a new epoch (the shared log lost its history and began again above
+    // every seq it had issued, with session.reset): replaying from that reset says so explicitly.
+    cursor = log.oldestSeq - 1;
+    services.sessions.resumes.reset += 1;
+  }
   let backlog: Event[];
   try {
     backlog = readRetained(log, cursor).events;
