@@ -1,3 +1,5 @@
+import { ListedSessions } from "../bridge/listed-sessions.js";
+import { listedSessionOf } from "./listed-session.js";
 import type { ClientNotifications, ClientRequests } from "../../generated/acp-v1.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL, type CommandToolConfig } from "../bridge/interactions/index.js";
@@ -69,7 +71,7 @@ export class AcpAgent {
       gatedTools: new Set([...commandTools, ASK_USER_TOOL, SUBMIT_PLAN_TOOL]),
       log: options.log,
     });
-    this.services = { core: options.core, links, serverVersion: options.serverVersion, log: options.log };
+    this.services = { core: options.core, links, listed: new ListedSessions(options.core, listedSessionOf), serverVersion: options.serverVersion, log: options.log };
   }
 
   connect(peer: AcpPeer): AcpClient {

@@ -1,12 +1,16 @@
 import type { BridgeCore } from "../bridge/bridge-core.js";
+import type { ListedSessions } from "../bridge/listed-sessions.js";
 import type { Log } from "../shared/log.js";
 import type { AcpClient } from "./client-state.js";
+import type { ListedSession } from "./listed-session.js";
 import type { SessionLinks } from "./session-links.js";
 
 /** What every ACP method handler may use. */
 export interface AcpServices {
   readonly core: BridgeCore;
   readonly links: SessionLinks;
+  /** What session/list shows of each session. */
+  readonly listed: ListedSessions<ListedSession>;
   readonly serverVersion: string;
   readonly log?: Log;
 }

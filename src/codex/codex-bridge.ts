@@ -11,6 +11,8 @@ import * as threads from "./methods/threads.js";
 import * as turns from "./methods/turns.js";
 import type { CodexPeer } from "./peer.js";
 import { CodexServerRequests } from "./server-requests.js";
+import { ListedSessions } from "../bridge/listed-sessions.js";
+import { threadDigestOf } from "./thread-digests.js";
 import { CodexThreads } from "./threads.js";
 
 export type { CodexPeer } from "./peer.js";
@@ -70,7 +72,7 @@ export class CodexBridge {
 
   constructor(private readonly options: CodexBridgeOptions) {
     const threads = new CodexThreads({ core: options.core, serverVersion: options.serverVersion, log: options.log });
-    this.services = { core: options.core, threads, defaultCwd: options.defaultCwd, serverVersion: options.serverVersion, toolConnection: options.toolConnection, log: options.log };
+    this.services = { core: options.core, threads, threadDigests: new ListedSessions(options.core, (snapshot) => threadDigestOf(snapshot, options.serverVersion)), defaultCwd: options.defaultCwd, serverVersion: options.serverVersion, toolConnection: options.toolConnection, log: options.log };
     options.core.reverse.add(new CodexServerRequests((sessionId) => threads.get(sessionId)));
   }
 

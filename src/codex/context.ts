@@ -2,12 +2,16 @@ import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { Log } from "../shared/log.js";
 import type { ToolConnectionFactory } from "./dynamic-tools.js";
 import type { CodexPeer } from "./peer.js";
+import type { ListedSessions } from "../bridge/listed-sessions.js";
+import type { ThreadDigest } from "./thread-digests.js";
 import type { CodexThreads } from "./threads.js";
 
 /** What every Codex method handler may use. */
 export interface CodexServices {
   readonly core: BridgeCore;
   readonly threads: CodexThreads;
+  /** What thread/list shows of threads no client here has loaded. */
+  readonly threadDigests: ListedSessions<ThreadDigest>;
   /** cwd of threads started without one. */
   readonly defaultCwd: string;
   readonly serverVersion: string;

@@ -1,14 +1,17 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildGateway } from "../../src/gateway/app.js";
 import { ResyncBackoff } from "../../src/bridge/resync-backoff.js";
 import { SessionFactsReader } from "../../src/bridge/session-facts.js";
 import { BridgeStack } from "../../src/cli/bridge-stack.js";
 import { TauUpstream } from "../../src/tau/upstream.js";
+import { LISTED_SESSION_FRESH_MS } from "../../src/bridge/listed-sessions.js";
+import { RawAcpClient } from "../support/acp-raw-client.js";
 import { AskTestClient } from "../support/ask-client.js";
 import { cleanupsAfterEach, type Cleanups } from "../support/cleanups.js";
+import { CodexTestClient } from "../support/codex-client.js";
 import { startCountingRelay, type CountingRelayOptions } from "../support/counting-relay.js";
 import { postRpc } from "../support/http-gateway.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";
@@ -35,6 +38,8 @@ async function gatewayBehindRelay(cleanups: Cleanups, relayOptions: CountingRela
     tauUpstream: { url: host.url },
     upstream: stack.upstream!,
     ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
+    codex: { bridge: stack.codex! },
+    acp: { agent: stack.acp! },
   });
   cleanups.push(() => app.close());
   const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
@@ -51,8 +56,22 @@ async function gatewayBehindRelay(cleanups: Cleanups, relayOptions: CountingRela
   };
   const snapshotFetches = async (reason: string) =>
     sampleValue(parsePrometheus(await (await fetch(`${baseUrl}/metrics`)).text()), "tau_gateway_session_snapshot_fetches_total", { reason });
-  return { baseUrl, relay, cwd, askClient, tauClient, snapshotFetches };
+  const codexClient = async () => {
+    const client = await CodexTestClient.websocket(baseUrl.replace("http://", "ws://"));
+    cleanups.push(() => client.socket.terminate());
+    await client.initialize();
+    return client;
+  };
+  const acpClient = async () => {
+    const client = await RawAcpClient.connect(`${baseUrl.replace("http://", "ws://")}/acp`);
+    cleanups.push(() => client.socket.terminate());
+    await client.initialize();
+    return client;
+  };
+  return { baseUrl, relay, cwd, askClient, tauClient, codexClient, acpClient, snapshotFetches };
 }
+
+type Gateway = Awaited<ReturnType<typeof gatewayBehindRelay>>;
 
 it("reads each session the gateway has not opened once, however often and however concurrently clients list", async () => {
   const gw = await gatewayBehindRelay(cleanups);
@@ -74,6 +93,35 @@ it("reads each session the gateway has not opened once, however often and howeve
   expect(gw.relay.count("session.list")).toBe(200);
   expect(gw.relay.count("session.snapshot")).toBe(sessions.length);
   expect(await gw.snapshotFetches("list")).toBe(sessions.length);
+});
+
+describe.each([
+  { dialect: "Codex thread/list", list: async (gw: Gateway) => {
+      const codex = await gw.codexClient();
+      return async () => ((await codex.request("thread/list", { limit: 100 })) as { data: Array<{ id: string }> }).data.map((t) => t.id);
+    } },
+  { dialect: "ACP session/list", list: async (gw: Gateway) => {
+      const acp = await gw.acpClient();
+      return async () => ((await acp.request("session/list", {})).result as { sessions: Array<{ sessionId: string }> }).sessions.map((s) => s.sessionId);
+    } },
+])("$dialect", ({ list }) => {
+  it("reads a session nobody here holds open at most once per few seconds, however often clients list", async () => {
+    const gw = await gatewayBehindRelay(cleanups);
+    const driver = await gw.tauClient();
+    const sessions: string[] = [];
+    for (let i = 0; i < 8; i++) sessions.push(await driver.createSession(gw.cwd));
+
+    const listOnce = await list(gw);
+    const startedAt = Date.now();
+    for (let round = 0; round < 10; round++) {
+      for (const ids of await Promise.all(Array.from({ length: 5 }, listOnce))) expect(ids.sort()).toEqual([...sessions].sort());
+    }
+    const elapsed = Date.now() - startedAt;
+
+    // 50 lists of 8 sessions read 400 snapshots before; now each session once per freshness window.
+    expect(gw.relay.count("session.snapshot")).toBeLessThanOrEqual(sessions.length * (Math.floor(elapsed / LISTED_SESSION_FRESH_MS) + 1));
+    expect(gw.relay.count("session.snapshot")).toBeGreaterThanOrEqual(sessions.length);
+  });
 });
 
 it("spaces out session.snapshot when a session's deltas keep failing to apply, and still catches up", async () => {

@@ -16,8 +16,7 @@ import type {
   SessionSetModeResult,
   SessionUpdate,
 } from "../../../generated/acp-v1.js";
-import type { Snapshot } from "../../../generated/tau-v18.js";
-import { createAttributes, sessionTenant } from "../../bridge/session-attributes.js";
+import { createAttributes } from "../../bridge/session-attributes.js";
 import type { AcpMethodContext } from "../context.js";
 import { invalidParams } from "../errors.js";
 import { isModeId, ACP_MODE_IDS, modeState } from "../modes.js";
@@ -91,12 +90,10 @@ export async function listSessions(ctx: AcpMethodContext, params: SessionListPar
   const { sessions } = await core.upstream.request("session.list", {});
   const found: Array<SessionInfo & { at: number }> = [];
   for (const { sessionId } of sessions) {
-    const snapshot = await knownSnapshot(ctx, sessionId);
-    if (!snapshot || sessionTenant(snapshot) !== ctx.client.peer.tenant) continue;
-    const cwd = snapshot.executionEnvironment.cwd;
-    if (params.cwd != null && cwd !== params.cwd) continue;
-    const at = lastActivity(snapshot);
-    found.push({ sessionId, cwd, updatedAt: new Date(at).toISOString(), at });
+    const listed = await ctx.services.listed.digest(sessionId);
+    if (!listed || listed.tenant !== ctx.client.peer.tenant) continue;
+    if (params.cwd != null && listed.cwd !== params.cwd) continue;
+    found.push({ sessionId, cwd: listed.cwd, updatedAt: new Date(listed.at).toISOString(), at: listed.at });
   }
   found.sort((a, b) => b.at - a.at);
   return { sessions: found.map(({ at: _at, ...info }) => info) };
@@ -117,22 +114,4 @@ function mcpServersNotTaken(servers: McpServer[], asNotice: boolean): SessionUpd
   return asNotice
     ? { sessionUpdate: "notice", severity: "warning", title: "MCP servers not supported", description: text }
     : { sessionUpdate: "agent_message_chunk", content: { type: "text", text } };
-}
-
-/** The snapshot the bridge core holds for the session, else one read (undefined if it is gone meanwhile). */
-async function knownSnapshot({ services }: AcpMethodContext, sessionId: string): Promise<Snapshot | undefined> {
-  const held = services.core.sessions.get(sessionId)?.hub.snapshot;
-  if (held) return held;
-  try {
-    return await services.core.upstream.request("session.snapshot", { sessionId });
-  } catch {
-    return undefined;
-  }
-}
-
-/** When the session last changed: its newest message, or its creation. */
-function lastActivity(snapshot: Snapshot): number {
-  let at = snapshot.createdAt;
-  for (const { message } of snapshot.messages) if (message.timestamp > at) at = message.timestamp;
-  return at;
 }

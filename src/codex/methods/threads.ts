@@ -12,14 +12,13 @@ import type {
   ThreadStartParams,
   ThreadStartResult,
 } from "../../../generated/codex-v2.js";
-import { createAttributes, sessionTenant } from "../../bridge/session-attributes.js";
+import { createAttributes } from "../../bridge/session-attributes.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, requestedPolicy } from "../approval-policy.js";
 import { invalidParams, requiresExperimentalApi } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 import { DynamicTools, dynamicFunctions } from "../dynamic-tools.js";
-import { updatedAtMs } from "../history.js";
 import { hostCatalogSnapshot } from "../host-catalog.js";
-import { threadObject, type CodexThread } from "../thread.js";
+import type { CodexThread } from "../thread.js";
 
 /**
  * thread/*: a thread is a Tau session. thread/start creates one (in the client's cwd, with the
@@ -76,13 +75,13 @@ export async function threadList({ services, peer }: CodexMethodContext, params:
   const term = params.searchTerm?.toLowerCase();
   const found: Array<{ thread: Thread; order: number }> = [];
   for (const { sessionId } of sessions) {
-    const snapshot = await services.core.knownSnapshot(sessionId);
-    if (!snapshot || sessionTenant(snapshot) !== peer.tenant) continue;
+    const digest = await services.threadDigests.digest(sessionId);
+    if (!digest || digest.tenant !== peer.tenant) continue;
     const loaded = services.threads.get(sessionId);
-    const thread = loaded ? loaded.thread(false) : threadObject(snapshot, services.serverVersion, { type: "notLoaded" }, []);
+    const thread = loaded ? loaded.thread(false) : digest.thread;
     if (cwds && !cwds.includes(thread.cwd)) continue;
     if (term && !thread.preview.toLowerCase().includes(term)) continue;
-    found.push({ thread, order: updatedAtMs(snapshot) });
+    found.push({ thread, order: digest.updatedAtMs });
   }
   found.sort((a, b) => b.order - a.order);
   const limit = params.limit ?? 50;
