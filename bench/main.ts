@@ -15,6 +15,7 @@ import { measureStartup } from "./startup.js";
 import { measureStreaming, type StreamingSummary } from "./streaming.js";
 import { codexExecutable, measureCodexAppServer, measureGatewayAppServer, type CodexPeerResult } from "./codex-peer.js";
 import { measureDialectTranslation } from "./dialect-translation.js";
+import { measureReplicas, type ReplicaResult } from "./replicas.js";
 import { measureTranslation, type TranslationResult } from "./translation.js";
 import { measureValidation } from "./validation.js";
 import { round } from "./stats.js";
@@ -47,6 +48,7 @@ const settings = {
   patternRuns: quick ? 3 : 9,
   idleConnections: quick ? 200 : 1000,
   startupRuns: 3,
+  replicaSubscribers: 30,
 };
 
 function log(line: string): void {
@@ -143,6 +145,11 @@ async function main(): Promise<void> {
     await stack.stop();
   }
 
+  // Gateway replicas sharing Redis against one replica in memory: processes of their own (skipped without redis-server).
+  const replicaOutcome = await measureReplicas(settings.replicaSubscribers, settings.streamingDeltas, log);
+  if (replicaOutcome.note) notes.push(replicaOutcome.note);
+  const replicas: ReplicaResult[] = replicaOutcome.results;
+
   log(`validation: ${settings.validationLines} lines`);
   const validation = await measureValidation(settings.validationLines);
 
@@ -179,6 +186,7 @@ async function main(): Promise<void> {
     roundTrip,
     streaming,
     translation,
+    replicas,
     codexPeer,
     sendRound,
     validation,

@@ -2,6 +2,7 @@ import type { MachineInfo } from "./machine.js";
 import type { CodexPeerResult } from "./codex-peer.js";
 import type { MemoryResult } from "./memory.js";
 import type { PatternValidationResult } from "./patterns.js";
+import type { ReplicaResult } from "./replicas.js";
 import type { RoundTripResult } from "./round-trip.js";
 import type { SendRoundResult } from "./send-round.js";
 import type { StartupResult } from "./startup.js";
@@ -21,6 +22,8 @@ export interface BenchResults {
   roundTrip: RoundTripResult[];
   streaming: StreamingSummary[];
   translation: TranslationResult[];
+  /** 3 replicas on Redis against 1 in memory (absent in older results, empty without redis-server). */
+  replicas?: ReplicaResult[];
   /** The real codex app-server and the gateway's, over stdio (absent in older results, empty without codex). */
   codexPeer?: CodexPeerResult[];
   /** Absent in results written before the row existed. */
@@ -88,6 +91,13 @@ export function markdownReport(results: BenchResults): string {
     const cpu = t.gatewayCpuUsPerDelta === undefined ? `${fmt(t.gatewayCpuUsPerEvent, 1)} µs gateway CPU each` : `${fmt(t.gatewayCpuUsPerDelta, 2)} µs gateway CPU per delta`;
     gateway.push(
       `| ${surface}, ${t.subscribers} ${who}${t.subscribers === 1 ? "" : "s"} (${fmt(t.deltas)} deltas, ${fmt(t.eventsPerSubscriber)} events each) | ${perDelta}${fmt(t.eventsPerSecond)} events/s${perDelta ? ")" : ""} delivered, ${cpu}; host's last delta → ${TURN_END[t.dialect ?? "ask"]} p50 ${fmt(t.lagP50Ms, 1)} ms, max ${fmt(t.lagMaxMs, 1)} ms${t.disconnected ? `; ${t.disconnected} subscribers disconnected by the gateway` : ""} |`,
+    );
+  }
+  for (const r of results.replicas ?? []) {
+    const where = r.store === "redis" ? `${r.replicas} replicas on one Redis (\`--store redis://…\`), subscribers spread over them` : "1 replica, `--store memory`";
+    const redisCpu = r.store === "redis" ? ` + ${fmt(r.redisCpuUsPerDelta, 2)} µs Redis CPU` : "";
+    gateway.push(
+      `| Ask \`/rpc\`, ${r.subscribers} subscribers, ${where} (${fmt(r.deltas)} deltas, ${fmt(r.eventsPerSubscriber)} events each) | ${fmt(r.deltasPerSecond)} deltas/s (${fmt(r.eventsPerSecond)} events/s) delivered, ${fmt(r.gatewayCpuUsPerDelta, 2)} µs gateway CPU per delta${redisCpu}; host's last delta → \`turn.completed\` p50 ${fmt(r.lagP50Ms, 1)} ms, max ${fmt(r.lagMaxMs, 1)} ms${r.disconnected ? `; ${r.disconnected} subscribers disconnected by the gateway` : ""} |`,
     );
   }
   const peer = results.codexPeer?.find((r) => r.target === "codex app-server");

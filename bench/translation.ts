@@ -52,7 +52,26 @@ export async function measureTranslation(
   gatewayPid?: number,
   timeoutMs = 120_000,
 ): Promise<TranslationResult> {
-  const clients = await inBatches(subscribers, 16, () => BenchAskClient.connect(access.rpc, access.headers));
+  return measureFanOut([access], hostUrl, subscribers, deltas, gatewayPid === undefined ? [] : [gatewayPid], timeoutMs);
+}
+
+/**
+ * The same turn with the subscribers spread over several gateways (replicas sharing a store):
+ * subscriber i connects to `accesses[i % n]`, the first one (on the first gateway) creates the
+ * session and sends; the CPU is the sum over `gatewayPids`.
+ */
+export async function measureFanOut(
+  accesses: readonly GatewayAccess[],
+  hostUrl: string,
+  subscribers: number,
+  deltas: number,
+  gatewayPids: readonly number[] = [],
+  timeoutMs = 120_000,
+): Promise<TranslationResult> {
+  const clients = await inBatches(subscribers, 16, (i) => {
+    const access = accesses[i % accesses.length]!;
+    return BenchAskClient.connect(access.rpc, access.headers);
+  });
   const observer = await BenchTauClient.connect(hostUrl);
   try {
     const sender = clients[0]!;
@@ -92,7 +111,7 @@ export async function measureTranslation(
       });
     });
 
-    const cpuBefore = gatewayPid ? cpuMs([gatewayPid]) : Number.NaN;
+    const cpuBefore = gatewayPids.length > 0 ? cpuMs(gatewayPids) : Number.NaN;
     const sent = now();
     await sender.call("session/send", { sessionId, content: turnText(deltas) });
     let timer: NodeJS.Timeout | undefined;
@@ -105,7 +124,7 @@ export async function measureTranslation(
     const completed = completedAt.filter((at) => !Number.isNaN(at));
     if (!completed.length) throw new Error(`translation x${subscribers}: every subscriber was disconnected before turn.completed`);
     const last = Math.max(...completed);
-    const cpuAfter = gatewayPid ? cpuMs([gatewayPid]) : Number.NaN;
+    const cpuAfter = gatewayPids.length > 0 ? cpuMs(gatewayPids) : Number.NaN;
     const events = clients.reduce((n, c) => n + c.events, 0);
     const lags = completed.map((at) => at - lastDeltaAt);
     const ms = last - sent;

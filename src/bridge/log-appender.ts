@@ -24,17 +24,21 @@ export interface LogAppenderOptions {
  * another replica holds the host, even if they were queued before; events of a replica that does
  * not own the host (gateway notices, errors, session.ended) go unfenced — the store still gives
  * them their seqs in the one sequence. A batch never mixes fences.
+ *
+ * An event pushed with a key of its own (an interaction's resolution, which a new owner may carry
+ * out again after the old one died) goes alone, as a batch with that key, so that whichever
+ * replica appends it second adds nothing.
  */
 export class LogAppender {
-  private queue: Array<{ event: EventToAppend; fence: number | undefined }> = [];
+  private queue: Array<{ event: EventToAppend; fence: number | undefined; key?: string }> = [];
   private sending = false;
   private idle: Array<() => void> = [];
 
   constructor(private readonly options: LogAppenderOptions) {}
 
-  /** Queues an event with the fence it was produced under (undefined: unfenced). */
-  push(event: EventDraft, fence: number | undefined): void {
-    this.queue.push({ event: { type: event.type, payload: event.payload }, fence });
+  /** Queues an event with the fence it was produced under (undefined: unfenced), and its own append key if it has one. */
+  push(event: EventDraft, fence: number | undefined, key?: string): void {
+    this.queue.push({ event: { type: event.type, payload: event.payload }, fence, ...(key === undefined ? {} : { key }) });
     if (!this.sending) void this.send();
   }
 
@@ -48,11 +52,11 @@ export class LogAppender {
     this.sending = true;
     const { store, hostKey, log } = this.options;
     while (this.queue.length > 0) {
-      // One batch = the queued events produced under the same fence.
-      const fence = this.queue[0]!.fence;
-      const sameFence = this.queue.findIndex((entry) => entry.fence !== fence);
-      const batch = this.queue.splice(0, sameFence < 0 ? this.queue.length : sameFence).map((entry) => entry.event);
-      const key = randomUUID();
+      // One batch = the queued events produced under the same fence, up to one with a key of its own; that one goes alone.
+      const { fence, key: ownKey } = this.queue[0]!;
+      const end = ownKey !== undefined ? 1 : this.queue.findIndex((entry) => entry.fence !== fence || entry.key !== undefined);
+      const batch = this.queue.splice(0, end < 0 ? this.queue.length : end).map((entry) => entry.event);
+      const key = ownKey ?? randomUUID();
       for (let attempt = 1; ; attempt++) {
         try {
           const outcome = await store.append(batch, { hostKey, fence, key, knownEpoch: this.options.knownEpoch() });

@@ -220,11 +220,13 @@ export class SessionHub {
    * Appends a gateway event (approval.*, plan.*, input.*, error, …). After end() nothing is
    * appended: a late event (a dropped message's error, a turn settling after the session closed)
    * is logged at debug level and left out, so the last event a client sees stays the last one.
+   * With a shared log, `key` names the event for good: appending it again under the same key, from
+   * any replica, adds nothing (without one, each event is new).
    */
-  emit(event: EventDraft): Event | undefined {
+  emit(event: EventDraft, key?: string): Event | undefined {
     // A streamed chunk still waiting to be merged came first.
     this.streams.flush();
-    return this.append(event, "gateway");
+    return this.append(event, "gateway", key);
   }
 
   /**
@@ -232,7 +234,7 @@ export class SessionHub {
    * replica that lost the host adds none; `gateway` events (notices, errors, interactions,
    * session.ended) come from whichever replica serves the request and are appended unfenced there.
    */
-  private append(event: EventDraft, origin: "translated" | "gateway"): Event | undefined {
+  private append(event: EventDraft, origin: "translated" | "gateway", key?: string): Event | undefined {
     if (this.ended) {
       this.logLine("debug", "event after the session ended left out", { sessionId: this.sessionId, type: event.type });
       return undefined;
@@ -240,7 +242,7 @@ export class SessionHub {
     if (this.shared && this.appender) {
       const fence = this.shared.ownership.fence(this.shared.hostKey);
       if (origin === "translated" && fence === undefined) return undefined;
-      this.appender.push(event, fence);
+      this.appender.push(event, fence, key);
       return undefined; // the event reaches the log with the seq the store gives it
     }
     return (this.log.append as (type: Event["type"], payload: unknown) => Event)(event.type, event.payload);

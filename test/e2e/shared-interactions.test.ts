@@ -6,6 +6,7 @@ import type { Snapshot } from "../../generated/tau-v18.js";
 import { BridgeCore } from "../../src/bridge/bridge-core.js";
 import { gatewayClientTools, InteractionError, type CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { startTauHost, type RunningTauHost } from "../../src/host/index.js";
+import { openStore, type GatewayStore } from "../../src/store/index.js";
 import type { InteractionStore } from "../../src/store/interactions.js";
 import type { HostOwnership } from "../../src/store/ownership.js";
 import { RedisInteractionStore } from "../../src/store/redis-interactions.js";
@@ -305,5 +306,113 @@ describe("interactions shared by three replicas on Redis", () => {
     expect(a.execs()).toEqual([]);
     expect(b.results()).toEqual([]);
     expect((await toolResults(c, sessionId)).every((r) => r.isError)).toBe(true);
+  });
+});
+
+/**
+ * The same three replicas with their session logs in the store too (real leases): the owner's
+ * bridge connection observes, the others send on a tool-less one and read the events from Redis.
+ */
+class LoggingReplica {
+  readonly sent: Sent[] = [];
+  readonly upstream: TauUpstream;
+  readonly plain: TauUpstream;
+  readonly core: BridgeCore;
+
+  constructor(
+    readonly name: string,
+    readonly store: GatewayStore,
+    interactions: InteractionStore,
+  ) {
+    this.upstream = new TauUpstream({ url: host.url, client: { name: `replica-${name}`, version: "1", tools: gatewayClientTools(COMMAND_TOOLS) }, reconnect: false });
+    this.plain = new TauUpstream({ url: host.url, client: { name: `replica-${name}-plain`, version: "1" }, reconnect: false });
+    const request = this.upstream.request.bind(this.upstream);
+    this.upstream.request = ((method: string, params: any, options?: any) => {
+      const entry: Sent = { method, params };
+      this.sent.push(entry);
+      const answer = request(method as any, params, options);
+      answer.then((result) => (entry.result = result), () => undefined);
+      return answer;
+    }) as TauUpstream["request"];
+    this.core = new BridgeCore({ upstream: this.upstream, plain: this.plain, hostKey: HOST_KEY, store, interactions, commandTools: COMMAND_TOOLS });
+  }
+
+  async start(): Promise<this> {
+    this.core.start();
+    await Promise.all([this.upstream.start(), this.plain.start()]);
+    await this.core.claimHosts();
+    return this;
+  }
+
+  owns(): boolean {
+    return this.store.ownership.owns(HOST_KEY);
+  }
+
+  results(): Sent[] {
+    return this.sent.filter((s) => s.method === "session.clientTool.result");
+  }
+
+  /** Stops as a dead process would, as far as the others can tell: no more answers taken, connections gone, lease given up. */
+  async close(): Promise<void> {
+    await this.core.close();
+    await Promise.all([this.upstream.close(), this.plain.close()]);
+    await this.store.close();
+  }
+}
+
+describe("interactions shared by three replicas whose session logs are in the store", () => {
+  it("an answer the dead owner carried out and a new owner carries out again is reported once in the session's log", async () => {
+    const prefix = `logged-${++prefixCounter}:`;
+    let tookResult = false;
+    const replica = async (name: string, dying = false) => {
+      const store = await openStore(redis.url, { retention: 1_000, leaseTtlMs: 1_000, prefix });
+      const shared = new RedisInteractionStore(redis.client(), { prefix, replicaId: store.replicaId, claimIdleMs: 300, blockMs: 100 });
+      // A's deliveries reach Tau, and then A dies: the acknowledgement never happens.
+      const interactions: InteractionStore = dying
+        ? Object.assign(Object.create(shared) as InteractionStore, {
+            consume: (hostKey: string, deliver: Parameters<InteractionStore["consume"]>[1]) =>
+              shared.consume(hostKey, async (answer) => {
+                await deliver(answer);
+                tookResult = true;
+                return new Promise<boolean>(() => undefined);
+              }),
+          })
+        : shared;
+      const started = new LoggingReplica(name, store, interactions);
+      running.push(started as unknown as Replica);
+      return started.start();
+    };
+    const a = await replica("A", true);
+    await until(() => a.owns(), "A to own the host");
+    const [b, c] = await Promise.all([replica("B"), replica("C")]);
+
+    const { sessionId } = await b.plain.request("session.create", { executionEnvironment: { kind: "local", cwd }, attributes: {} });
+    await a.core.sessions.open(sessionId);
+    const [onB, onC] = await Promise.all([b.core.sessions.open(sessionId), c.core.sessions.open(sessionId)]);
+    const turn = b.plain.request("session.submit", { sessionId, text: '/tool echo-args {"a":1}', historyEntryId: "turn-1" });
+    turn.catch(() => undefined);
+    await until(async () => (await onC.interactions.shared.list()).length === 1, "the approval, listed on C");
+    await answerOnBAndC(onB, onC);
+    await until(() => tookResult, "A delivering the answer");
+    expect((await turn).turn.status).toBe("completed");
+    const log = b.store.sessionLog(sessionId)!;
+    const updates = async () => (await log.read(0)).filter((e) => e.type === "approval.updated").map((e) => e.payload);
+    await until(async () => (await updates()).length === 1, "A's approval.updated in the shared log");
+
+    // A dies; B or C gets the lease, takes the answer over and carries it out again (Tau refuses the repeat).
+    await a.close();
+    await until(() => b.owns() || c.owns(), "B or C to own the host");
+    const next = b.owns() ? b : c;
+    await until(() => next.results().some((r) => r.result !== undefined), "the new owner delivering the answer it took over");
+    expect(next.results().map((r) => r.result)).toEqual([{ accepted: false }]);
+    await until(async () => (await answerStream(prefix)).length === 0, "the answer acknowledged");
+    // Whatever the new owner appended is in the log by now: a later event went after it.
+    next.core.sessions.get(sessionId)!.hub.emit({ type: "error", payload: { error: "marker", recoverable: true } });
+    await until(async () => (await log.read(0)).some((e) => e.type === "error"), "the later event in the shared log");
+    expect(await updates()).toEqual([{ id: "act_1", status: "approved" }]);
+    for (const replica of [b, c]) {
+      const local = replica.core.sessions.get(sessionId)!.hub.log.read(0).events;
+      expect(local.filter((e) => e.type === "approval.updated").map((e) => e.payload)).toEqual([{ id: "act_1", status: "approved" }]);
+    }
   });
 });

@@ -21,7 +21,16 @@ export interface ReplicaSet {
   client(replica: ServingCli): Promise<AskTestClient & { socket: import("ws").WebSocket }>;
 }
 
-export async function startReplicaSet(cleanups: Cleanups, options: { replicas: number; leaseMs?: number; retention?: number; streamDelayMs?: number }): Promise<ReplicaSet> {
+export interface ReplicaSetOptions {
+  replicas: number;
+  leaseMs?: number;
+  retention?: number;
+  streamDelayMs?: number;
+  /** More `serve` arguments, the same for every replica (e.g. `--tools-config FILE`). */
+  serveArgs?: string[];
+}
+
+export async function startReplicaSet(cleanups: Cleanups, options: ReplicaSetOptions): Promise<ReplicaSet> {
   const redis = await startRedis();
   cleanups.push(() => redis.stop());
   const host = await startCliProcess(["host", "--port", "0", "--stream-delay-ms", String(options.streamDelayMs ?? 20)], HOST_LISTENING, cleanups);
@@ -30,6 +39,7 @@ export async function startReplicaSet(cleanups: Cleanups, options: { replicas: n
   const addReplica = async () => {
     const args = ["--port", "0", "--upstream", hostUrl, "--store", redis.url, "--store-lease-ms", String(options.leaseMs ?? 3_000), "--log-level", "info"];
     if (options.retention) args.push("--event-retention", String(options.retention));
+    args.push(...(options.serveArgs ?? []));
     const replica = await serveCli(args, cleanups);
     await until(async () => (await fetch(`${replica.baseUrl}/readyz`)).status === 200 || undefined, "the replica to be ready");
     replicas.push(replica);

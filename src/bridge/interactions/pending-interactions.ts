@@ -57,8 +57,8 @@ export interface PendingInteractionsOptions {
   sessionId: string;
   /** How long an interaction waits for a decision. */
   deadlineMs: number;
-  /** Where interaction events go: the session's hub. */
-  emit(draft: EventDraft): void;
+  /** Where interaction events go: the session's hub (`key`: the same key never appends twice to a shared log). */
+  emit(draft: EventDraft, key?: string): void;
   /** Sends a call's one result to Tau. */
   answer(call: ToolCall, reply: ToolReply): void;
   /** Resolves once Tau has answered the call's result (true), or false when the result could not be sent. */
@@ -77,6 +77,13 @@ interface Entry {
   readonly asking: AbortController;
   readonly timer?: NodeJS.Timeout;
 }
+
+/**
+ * The append key of an interaction's resolution event. An answer taken over by a new owner after
+ * the old one died is carried out twice (the old owner may have appended its event just before
+ * dying): with one key per interaction the shared log keeps the first and ignores the second.
+ */
+const resolutionKey = (interactionId: string) => `interaction-resolved:${interactionId}`;
 
 /** "300 s" for whole seconds, "1500 ms" otherwise. */
 const duration = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
@@ -199,7 +206,7 @@ export class PendingInteractions {
     this.entries.delete(p.id);
     clearTimeout(entry.timer);
     entry.asking.abort();
-    this.options.emit(resolution.event);
+    this.options.emit(resolution.event, resolutionKey(p.id));
     if (resolution.reply) this.options.answer(p.call, resolution.reply);
     return true;
   }

@@ -51,9 +51,9 @@ export interface SessionInteractionsOptions {
   log?: Log;
 }
 
-/** The part of a SessionHub interactions use: appending gateway events to the session's log. */
+/** The part of a SessionHub interactions use: appending gateway events to the session's log (`key`: see SessionHub.emit). */
 export interface InteractionEventSink {
-  emit(draft: EventDraft): unknown;
+  emit(draft: EventDraft, key?: string): unknown;
 }
 
 export class SessionInteractions {
@@ -86,7 +86,7 @@ export class SessionInteractions {
     this.pending = new PendingInteractions({
       sessionId,
       deadlineMs: options.deadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
-      emit: (draft) => hub.emit(draft),
+      emit: (draft, key) => hub.emit(draft, key),
       answer,
       settled: (call) => this.calls.settled(call),
       adopt: (shared) => this.calls.adopt(shared.call as unknown as SessionClientToolCallMessage),
