@@ -1,10 +1,10 @@
 import { tmpdir } from "node:os";
-import { cpuMs, cpuPerItemUs } from "./cpu.js";
 import { BenchJsonRpcClient } from "./jsonrpc-client.js";
 import type { GatewayAccess } from "./stack.js";
 import { turnText } from "./streaming.js";
 import { BenchTauClient } from "./tau-client.js";
-import { inBatches, now, quantile, round, sleep } from "./stats.js";
+import { inBatches, sleep } from "./stats.js";
+import { timeTurn } from "./timed-turn.js";
 import type { TranslationResult } from "./translation.js";
 
 /**
@@ -95,65 +95,23 @@ export async function measureDialectTranslation(
       if (message.type === "session.delta") lastDeltaAt = at;
     };
 
-    const completedAt: number[] = new Array(subscribers).fill(Number.NaN);
-    let remaining = subscribers;
-    let allDone!: () => void;
-    const done = new Promise<void>((resolve) => (allDone = resolve));
-    let disconnected = 0;
     // Whatever loading the thread or session sent (thread/started, a replayed history) is not the turn's.
     await sleep(50);
-    clients.forEach((client, i) => {
-      client.notifications = 0;
-      let settled = false;
-      const settle = () => {
-        settled = true;
-        if (--remaining === 0) allDone();
-      };
-      client.onNotification = (data, at) => {
-        if (!settled && data.indexOf(steps.endMarker) !== -1) {
-          completedAt[i] = at;
-          settle();
-        }
-      };
-      client.socket.once("close", () => {
-        if (settled) return;
-        disconnected++;
-        settle();
-      });
-    });
-
-    const cpuBefore = gatewayPid ? cpuMs([gatewayPid]) : Number.NaN;
-    const sent = now();
-    const started = steps.start(sender, id, turnText(deltas));
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all([done, started]),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${dialect} translation x${subscribers}: ${remaining} subscribers without the turn's end after ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]).finally(() => clearTimeout(timer));
-    const completed = completedAt.filter((at) => !Number.isNaN(at));
-    if (!completed.length) throw new Error(`${dialect} translation x${subscribers}: every subscriber was disconnected before the turn's end`);
-    const last = Math.max(...completed);
-    const cpuAfter = gatewayPid ? cpuMs([gatewayPid]) : Number.NaN;
-    const events = clients.reduce((n, c) => n + c.notifications, 0);
-    const lags = completed.map((at) => at - lastDeltaAt);
-    const ms = last - sent;
-    return {
+    return await timeTurn({
       dialect,
-      subscribers,
+      subscribers: clients.map((client) => ({
+        socket: client.socket,
+        delivered: () => client.notifications,
+        resetDelivered: () => void (client.notifications = 0),
+        onMessage: (listener) => void (client.onNotification = listener),
+      })),
+      endMarker: steps.endMarker,
       deltas,
-      events,
-      eventsPerSubscriber: round(events / subscribers, 0),
-      ms: round(ms, 1),
-      eventsPerSecond: round(events / (ms / 1000), 0),
-      deltasPerSecond: round((deltas * subscribers) / (ms / 1000), 0),
-      lagP50Ms: round(quantile(lags, 0.5), 1),
-      lagMaxMs: round(Math.max(...lags), 1),
-      gatewayCpuUsPerEvent: cpuPerItemUs(cpuBefore, cpuAfter, events),
-      gatewayCpuUsPerDelta: cpuPerItemUs(cpuBefore, cpuAfter, deltas * subscribers, 2),
-      disconnected,
-    };
+      lastDeltaAt: () => lastDeltaAt,
+      start: () => steps.start(sender, id, turnText(deltas)),
+      gatewayPids: gatewayPid ? [gatewayPid] : [],
+      timeoutMs,
+    });
   } finally {
     await Promise.all([...clients.map((c) => c.close()), observer.close()]);
     await sleep(100);

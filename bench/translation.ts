@@ -1,9 +1,9 @@
 import { BenchAskClient } from "./ask-client.js";
-import { cpuMs, cpuPerItemUs } from "./cpu.js";
 import type { GatewayAccess } from "./stack.js";
 import { turnText } from "./streaming.js";
 import { BenchTauClient } from "./tau-client.js";
-import { inBatches, now, quantile, round, sleep } from "./stats.js";
+import { inBatches, sleep } from "./stats.js";
+import { timeTurn } from "./timed-turn.js";
 
 /**
  * Translation: the streaming turn through the Ask surface. N connections subscribe (live) to one
@@ -85,64 +85,21 @@ export async function measureFanOut(
       if (message.type === "session.delta") lastDeltaAt = at;
     };
 
-    const completedAt: number[] = new Array(subscribers).fill(Number.NaN);
-    let remaining = subscribers;
-    let allDone!: () => void;
-    const done = new Promise<void>((resolve) => (allDone = resolve));
-    let disconnected = 0;
-    clients.forEach((client, i) => {
-      client.events = 0;
-      let settled = false;
-      const settle = () => {
-        settled = true;
-        if (--remaining === 0) allDone();
-      };
-      client.onEvent = (data, at) => {
-        if (!settled && data.indexOf(TURN_COMPLETED) !== -1) {
-          completedAt[i] = at;
-          settle();
-        }
-      };
-      // The gateway may drop a subscriber that reads too slowly (its slow-consumer limit): count it, do not wait for it.
-      client.socket.once("close", () => {
-        if (settled) return;
-        disconnected++;
-        settle();
-      });
-    });
-
-    const cpuBefore = gatewayPids.length > 0 ? cpuMs(gatewayPids) : Number.NaN;
-    const sent = now();
-    await sender.call("session/send", { sessionId, content: turnText(deltas) });
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      done,
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`translation x${subscribers}: ${remaining} subscribers without turn.completed after ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]).finally(() => clearTimeout(timer));
-    const completed = completedAt.filter((at) => !Number.isNaN(at));
-    if (!completed.length) throw new Error(`translation x${subscribers}: every subscriber was disconnected before turn.completed`);
-    const last = Math.max(...completed);
-    const cpuAfter = gatewayPids.length > 0 ? cpuMs(gatewayPids) : Number.NaN;
-    const events = clients.reduce((n, c) => n + c.events, 0);
-    const lags = completed.map((at) => at - lastDeltaAt);
-    const ms = last - sent;
-    return {
+    return await timeTurn({
       dialect: "ask",
-      subscribers,
+      subscribers: clients.map((client) => ({
+        socket: client.socket,
+        delivered: () => client.events,
+        resetDelivered: () => void (client.events = 0),
+        onMessage: (listener) => void (client.onEvent = listener),
+      })),
+      endMarker: TURN_COMPLETED,
       deltas,
-      events,
-      eventsPerSubscriber: round(events / subscribers, 0),
-      ms: round(ms, 1),
-      eventsPerSecond: round(events / (ms / 1000), 0),
-      deltasPerSecond: round((deltas * subscribers) / (ms / 1000), 0),
-      lagP50Ms: round(quantile(lags, 0.5), 1),
-      lagMaxMs: round(Math.max(...lags), 1),
-      gatewayCpuUsPerEvent: cpuPerItemUs(cpuBefore, cpuAfter, events),
-      gatewayCpuUsPerDelta: cpuPerItemUs(cpuBefore, cpuAfter, deltas * subscribers, 2),
-      disconnected,
-    };
+      lastDeltaAt: () => lastDeltaAt,
+      start: () => sender.call("session/send", { sessionId, content: turnText(deltas) }),
+      gatewayPids,
+      timeoutMs,
+    });
   } finally {
     await Promise.all([...clients.map((c) => c.close()), observer.close()]);
     await sleep(100);
