@@ -5,15 +5,18 @@ import { serveCli, startCliProcess, type ServingCli } from "./cli.js";
 import { startRedis, type RunningRedis } from "./redis-server.js";
 
 /**
- * Gateway replicas sharing a Redis store in front of one Tau host, every part a real process: a
- * redis-server, a `tau-gateway host`, and `tau-gateway serve --store redis://…` replicas.
+ * Gateway replicas sharing a Redis store in front of Tau hosts (one by default), every part a real
+ * process: a redis-server, `tau-gateway host`s, and `tau-gateway serve --store redis://…` replicas
+ * with an `--upstream` for each host.
  */
 
 const HOST_LISTENING = /^tau host listening on (ws:\/\/\S+)$/m;
 
 export interface ReplicaSet {
   redis: RunningRedis;
+  /** The first host's URL. */
   hostUrl: string;
+  hostUrls: string[];
   replicas: ServingCli[];
   /** Starts one more replica and waits until it is ready. */
   addReplica(): Promise<ServingCli>;
@@ -23,6 +26,8 @@ export interface ReplicaSet {
 
 export interface ReplicaSetOptions {
   replicas: number;
+  /** Tau host processes (default 1). */
+  hosts?: number;
   leaseMs?: number;
   retention?: number;
   streamDelayMs?: number;
@@ -33,11 +38,15 @@ export interface ReplicaSetOptions {
 export async function startReplicaSet(cleanups: Cleanups, options: ReplicaSetOptions): Promise<ReplicaSet> {
   const redis = await startRedis();
   cleanups.push(() => redis.stop());
-  const host = await startCliProcess(["host", "--port", "0", "--stream-delay-ms", String(options.streamDelayMs ?? 20)], HOST_LISTENING, cleanups);
-  const hostUrl = host.address;
+  const hostUrls: string[] = [];
+  for (let i = 0; i < (options.hosts ?? 1); i++) {
+    const host = await startCliProcess(["host", "--port", "0", "--stream-delay-ms", String(options.streamDelayMs ?? 20)], HOST_LISTENING, cleanups);
+    hostUrls.push(host.address);
+  }
+  const hostUrl = hostUrls[0]!;
   const replicas: ServingCli[] = [];
   const addReplica = async () => {
-    const args = ["--port", "0", "--upstream", hostUrl, "--store", redis.url, "--store-lease-ms", String(options.leaseMs ?? 3_000), "--log-level", "info"];
+    const args = ["--port", "0", ...hostUrls.flatMap((url) => ["--upstream", url]), "--store", redis.url, "--store-lease-ms", String(options.leaseMs ?? 3_000), "--log-level", "info"];
     if (options.retention) args.push("--event-retention", String(options.retention));
     args.push(...(options.serveArgs ?? []));
     const replica = await serveCli(args, cleanups);
@@ -45,13 +54,14 @@ export async function startReplicaSet(cleanups: Cleanups, options: ReplicaSetOpt
     replicas.push(replica);
     return replica;
   };
-  // The first replica takes the host's lease before the others start.
+  // The first replica takes the hosts' leases before the others start.
   const first = await addReplica();
-  await until(async () => (await leasesOwned(first)) === 1 || undefined, "the first replica to own the host");
+  await until(async () => (await leasesOwned(first)) === hostUrls.length || undefined, "the first replica to own the hosts");
   for (let i = 1; i < options.replicas; i++) await addReplica();
   return {
     redis,
     hostUrl,
+    hostUrls,
     replicas,
     addReplica,
     async client(replica) {
