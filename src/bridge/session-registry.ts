@@ -5,7 +5,7 @@ import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "
 import { sessionNotFound } from "./ask-errors.js";
 import { ClosedSessions } from "./closed-sessions.js";
 import { HostTakeover, type SharedStoreOptions } from "./host-takeover.js";
-import { SessionInteractions, type CommandToolConfig, type InteractionShare, type ReverseRequester } from "./interactions/index.js";
+import { RemoteAsking, SessionInteractions, type CommandToolConfig, type InteractionShare, type ReverseRequester } from "./interactions/index.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
@@ -18,6 +18,8 @@ export interface SessionRecord {
   readonly tenant: string | undefined;
   /** session/send calls on their way upstream, which session/close waits for. */
   readonly sends: SendsInFlight;
+  /** Stops what the record set going (asking this replica's clients about other replicas' interactions). */
+  readonly release?: () => void;
 }
 
 export interface SessionRegistryOptions {
@@ -121,6 +123,7 @@ export class SessionRegistry {
       this.retired.eventsEmitted += record.hub.log.newestSeq;
       this.retired.snapshotFetches += record.hub.snapshotFetches;
     }
+    record?.release?.();
     this.records.delete(sessionId);
     this.settled.delete(sessionId);
     this.takeover?.forget(sessionId);
@@ -225,6 +228,20 @@ export class SessionRegistry {
     await this.takeover?.adopt(sessionId);
   }
 
+  /**
+   * Replicas sharing a store: interactions the host's owner opens reach this replica as events;
+   * its clients are asked about them too (remote-asking.ts). Returns what stops it.
+   */
+  private askRemotely(hub: SessionHub, interactions: SessionInteractions, shared: SharedStoreOptions): () => void {
+    const { store, hostKey } = shared;
+    const remote = new RemoteAsking(hub.sessionId, this.options.reverse, interactions.shared, () => store.ownership.owns(hostKey), this.options.log);
+    const unsubscribe = hub.log.subscribe((event) => remote.onEvent(event));
+    return () => {
+      unsubscribe();
+      remote.close();
+    };
+  }
+
   private async create(sessionId: string): Promise<SessionRecord> {
     const { upstream, retention, log, shared, share } = this.options;
     const sharedLog = shared && { store: shared.store.sessionLog(sessionId)!, ownership: shared.store.ownership, hostKey: shared.hostKey };
@@ -245,6 +262,6 @@ export class SessionRegistry {
       used,
       log,
     });
-    return { sessionId, hub, interactions, tenant: sessionTenant(snapshot), sends: new SendsInFlight() };
+    return { sessionId, hub, interactions, tenant: sessionTenant(snapshot), sends: new SendsInFlight(), release: shared && this.askRemotely(hub, interactions, shared) };
   }
 }

@@ -196,4 +196,36 @@ describe("an approval shared by three replicas on Redis", () => {
     },
     TEST_TIMEOUT,
   );
+  it(
+    "a client on B that answers reverse requests is asked about the approval A's host opened, and its answer decides it",
+    async () => {
+      const { file, marker } = toolsFile();
+      const set = await startReplicaSet(cleanups, { replicas: 2, serveArgs: ["--tools-config", file] });
+      const [a, b] = set.replicas as [ServingCli, ServingCli];
+      expect([await leasesOwned(a), await leasesOwned(b)]).toEqual([1, 0]);
+      const [onA, onB] = await Promise.all([a, b].map((replica) => set.client(replica)));
+      await onA!.request("initialize", { client: { name: "approvals", version: "1" } });
+      const asked: Array<{ method: string; params: Record<string, unknown> }> = [];
+      onB!.reverse = (method, params) => {
+        asked.push({ method, params });
+        return { decision: "allow" };
+      };
+      await onB!.request("initialize", { client: { name: "approvals", version: "1" }, capabilities: ["reverseRequests"] });
+      const { session } = await onA!.request("session/create", {});
+      const sessionId = session.sessionId as string;
+      for (const client of [onA!, onB!]) await client.request("session/subscribe", { sessionId });
+
+      const { turnId } = await onA!.request("session/send", { sessionId, content: CALL_MARK });
+      await waitForTerminal(onA!, sessionId, turnId);
+      await waitForTerminal(onB!, sessionId, turnId);
+      expect(asked).toEqual([
+        { method: "interaction/requestPermission", params: expect.objectContaining({ requestId: "act_1", toolName: "mark", sessionId, interactionId: "act_1" }) },
+      ]);
+      // B's client decided it: approved once, the command ran once, Tau has its one result.
+      expect(payloadsOf<{ id: string; status: string }>(onA!.eventsOf(sessionId), "approval.updated")).toEqual([expect.objectContaining({ id: "act_1", status: "approved" })]);
+      expect(runs(marker)).toBe(1);
+      expect(await tauToolResults(set.hostUrl, sessionId)).toEqual([expect.objectContaining({ isError: false })]);
+    },
+    TEST_TIMEOUT,
+  );
 });

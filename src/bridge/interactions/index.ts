@@ -11,6 +11,7 @@ export { decisionGrant, type DecisionGrant } from "./decisions.js";
 export { InteractionError, type InteractionErrorCode } from "./interaction-error.js";
 export { firstAnswer } from "./first-answer.js";
 export type { InteractionShare } from "./interaction-share.js";
+export { RemoteAsking } from "./remote-asking.js";
 export type { ReverseRequester } from "./reverse-requester.js";
 export { SharedAnswers } from "./shared-answers.js";
 export { SUBMIT_PLAN_PARAMETERS } from "./submit-plan-tool.js";

@@ -1,0 +1,107 @@
+import type { ApprovalDetails, Event, UserInputDetails } from "../../../generated/ask-v1.0.js";
+import type { Log } from "../../shared/log.js";
+import { decisionGrant } from "./decisions.js";
+import { errorText } from "./error-text.js";
+import type { ReverseRequester } from "./reverse-requester.js";
+import type { SharedAnswers } from "./shared-answers.js";
+
+/**
+ * On a replica that does not own the session's Tau host, an interaction opened by the owner
+ * reaches this replica's clients only as an event in the shared log (`approval.required`,
+ * `input.requested`). This asks them as the owner asks its own — the reverse requests each dialect
+ * answers (Ask `interaction/requestPermission` / `requestUserInput`, Codex approval and question
+ * requests) — and puts the answer into the interaction store, where the first answer from any
+ * replica wins. The question is withdrawn from the clients once the log says it was resolved.
+ */
+export class RemoteAsking {
+  private readonly asking = new Map<string, AbortController>();
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly reverse: ReverseRequester,
+    private readonly answers: SharedAnswers,
+    /** Whether this replica owns the session's host now (its own interactions ask locally). */
+    private readonly owner: () => boolean,
+    private readonly log?: Log,
+  ) {}
+
+  /** Every event of the session's log, in order. */
+  onEvent(event: Event): void {
+    switch (event.type) {
+      case "approval.required":
+        if (!this.owner()) this.askPermission(event.payload as ApprovalDetails & { id: string });
+        return;
+      case "input.requested":
+        if (!this.owner()) this.askInput(event.payload as UserInputDetails & { id: string });
+        return;
+      case "approval.updated":
+      case "input.resolved":
+        this.withdraw((event.payload as { id: string }).id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The session is closed here: no question stays open. */
+  close(): void {
+    for (const id of [...this.asking.keys()]) this.withdraw(id);
+  }
+
+  private askPermission(details: ApprovalDetails & { id: string }): void {
+    const { sessionId } = this;
+    const signal = this.begin(details.id);
+    const params = {
+      requestId: details.id,
+      toolName: details.toolName,
+      ...(details.args === undefined ? {} : { input: details.args }),
+      riskLevel: "medium" as const,
+      reason: `Tool '${details.toolName}' requires approval`,
+      sessionId,
+      interactionId: details.id,
+    };
+    this.settle(
+      details.id,
+      this.reverse.requestPermission(sessionId, params, signal).then((answer) => {
+        if (answer === undefined || signal.aborted) return;
+        const grant = decisionGrant(answer.decision);
+        return grant === "denied" ? this.answers.reject(details.id, answer.feedback ?? answer.reason) : this.answers.approve(details.id, grant);
+      }),
+    );
+  }
+
+  private askInput(details: UserInputDetails & { id: string }): void {
+    const { sessionId } = this;
+    const signal = this.begin(details.id);
+    const params = { requestId: details.id, prompt: details.prompt, ...(details.options ? { options: details.options } : {}), sessionId, interactionId: details.id };
+    this.settle(
+      details.id,
+      this.reverse.requestUserInput(sessionId, params, signal).then((answer) => {
+        if (answer === undefined || signal.aborted) return;
+        return this.answers.respond(details.id, answer.response);
+      }),
+    );
+  }
+
+  private begin(id: string): AbortSignal {
+    this.withdraw(id);
+    const controller = new AbortController();
+    this.asking.set(id, controller);
+    return controller.signal;
+  }
+
+  /** An answer that lost to another (on any replica), or a client that failed, changes nothing. */
+  private settle(id: string, answered: Promise<unknown>): void {
+    const controller = this.asking.get(id);
+    answered
+      .catch((error: unknown) => this.log?.("debug", "a client's answer to an interaction was not taken", { sessionId: this.sessionId, interactionId: id, error: errorText(error) }))
+      .finally(() => {
+        if (this.asking.get(id) === controller) this.asking.delete(id);
+      });
+  }
+
+  private withdraw(id: string): void {
+    this.asking.get(id)?.abort();
+    this.asking.delete(id);
+  }
+}
