@@ -2,6 +2,7 @@ import WebSocket from "ws";
 import type { RenderedPiece } from "../generators/pieces.js";
 import { MAX_MESSAGE_BYTES } from "../settings.js";
 import type { Delivery, MessageChannel } from "./message-channel.js";
+import { ReceivingChannel } from "./receiving-channel.js";
 
 /** RFC 6455: a binary frame where text is required, and text that is not UTF-8. */
 const CLOSE_UNSUPPORTED_DATA = 1003;
@@ -11,19 +12,10 @@ const CLOSE_MESSAGE_TOO_BIG = 1009;
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** One WebSocket to the gateway; each piece is one message (text frame, or binary frame). */
-export class WebSocketChannel implements MessageChannel {
-  private readonly listeners = new Set<(text: string) => void>();
-  private readonly unheard: string[] = [];
-  closeCode: number | undefined;
-  private readonly closedPromise: Promise<number>;
-
+export class WebSocketChannel extends ReceivingChannel implements MessageChannel {
   private constructor(private readonly socket: WebSocket) {
-    this.closedPromise = new Promise((resolve) =>
-      socket.on("close", (code) => {
-        this.closeCode = code;
-        resolve(code);
-      }),
-    );
+    super();
+    socket.on("close", (code) => this.ended(code));
     socket.on("message", (data, isBinary) => {
       // A binary frame from the gateway is itself a violation: the listener is handed something unparsable.
       const text = isBinary ? `\u0000binary frame: ${(data as Buffer).toString("hex").slice(0, 200)}` : (data as Buffer).toString("utf8");
@@ -64,22 +56,6 @@ export class WebSocketChannel implements MessageChannel {
 
   sendText(text: string): void {
     this.socket.send(text);
-  }
-
-  onMessage(listener: (text: string) => void): () => void {
-    this.listeners.add(listener);
-    for (const text of this.unheard.splice(0)) listener(text);
-    return () => this.listeners.delete(listener);
-  }
-
-  /** Messages that arrive while nobody listens wait for the next listener (nothing goes unchecked). */
-  private deliver(text: string): void {
-    if (this.listeners.size === 0) this.unheard.push(text);
-    for (const listener of this.listeners) listener(text);
-  }
-
-  closed(timeoutMs: number): Promise<number | undefined> {
-    return Promise.race([this.closedPromise, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs).unref())]);
   }
 
   async close(): Promise<void> {
