@@ -1,5 +1,10 @@
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
+import { BridgeStack } from "../../src/cli/bridge-stack.js";
+import { buildGateway } from "../../src/gateway/app.js";
+import { RawAcpClient } from "../support/acp-raw-client.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
+import { startCountingRelay } from "../support/counting-relay.js";
 import { gatewayInFrontOf, startTestGateway } from "../support/gateway.js";
 import { startHostClosedAfterTest, TauTestClient } from "../support/tau-client.js";
 
@@ -75,5 +80,30 @@ describe("a Codex app-server message with a broken envelope and no id", () => {
     expect(await client.request("account/read", {})).toEqual({ account: null, requiresOpenaiAuth: false });
     expect(client.received.filter((m) => m.id === null)).toEqual([]);
     expect(client.invalid).toEqual([]);
+  });
+});
+
+describe("an ACP session id that is empty or only whitespace", () => {
+  it("is a session not found (-32002), and no request for it reaches Tau", async () => {
+    const host = await startHostClosedAfterTest(cleanups);
+    const relay = await startCountingRelay(host.url);
+    cleanups.push(() => relay.close());
+    const stack = new BridgeStack();
+    cleanups.push(() => stack.close());
+    await stack.start({ upstream: relay.url, defaultCwd: tmpdir(), eventRetention: 10_000, interactionTimeoutMs: 300_000 }, [], () => undefined);
+    const app = buildGateway({ tauUpstream: { url: host.url }, upstream: stack.upstream!, acp: { agent: stack.acp! } });
+    cleanups.push(() => app.close());
+    const address = await app.listen({ host: "127.0.0.1", port: 0 });
+    const client = await RawAcpClient.connect(`${address.replace("http://", "ws://")}/acp`);
+    cleanups.push(() => client.socket.terminate());
+    await client.initialize();
+    for (const sessionId of ["", " ", "\t\n"]) {
+      const loaded = await client.request("session/load", { sessionId, cwd: tmpdir(), mcpServers: [] });
+      expect(loaded.error, JSON.stringify(sessionId)).toMatchObject({ code: -32002 });
+      const prompted = await client.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+      expect(prompted.error, JSON.stringify(sessionId)).toMatchObject({ code: -32002 });
+    }
+    expect(relay.count("session.observe")).toBe(0);
+    expect(relay.count("session.snapshot")).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import type { ClientRequests, SessionListResult } from "../../../generated/tau-v
 import type { Log } from "../../shared/log.js";
 import type { PlacementStore } from "../../store/placement.js";
 import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
+import { namesNoSession, noSuchSession } from "./session-ids.js";
 import type { TauHostLink } from "./tau-host-link.js";
 
 /** One host's connection state, for /readyz and the metrics. */
@@ -48,6 +49,8 @@ export class HostRouter {
     params: ClientRequests[M]["params"],
     options: { signal?: AbortSignal } = {},
   ): Promise<ClientRequests[M]["result"]> {
+    const named = (params as { sessionId?: unknown }).sessionId;
+    if (typeof named === "string" && namesNoSession(named)) throw noSuchSession(method, named);
     const only = this.links.length === 1 ? this.links[0]! : undefined;
     if (only) return only.upstream.request(method, params, options);
     if (method === "session.create") return (await this.create(params as ClientRequests["session.create"]["params"], options)) as ClientRequests[M]["result"];

@@ -2,6 +2,7 @@ import { TauResponseError } from "../../tau/upstream.js";
 import { sessionNotFound } from "../ask-errors.js";
 import type { SessionRecord } from "../session-registry.js";
 import type { HostRouter } from "./host-router.js";
+import { namesNoSession, noSuchSession } from "./session-ids.js";
 import type { TauHostLink } from "./tau-host-link.js";
 
 /**
@@ -21,6 +22,7 @@ export class HostedSessions {
 
   /** The record of a session, observing it on its host the first time (no host has it: Tau's not_found). */
   open(sessionId: string): Promise<SessionRecord> {
+    if (namesNoSession(sessionId)) return Promise.reject(noSuchSession("session.observe", sessionId));
     const known = this.router.knownHost(sessionId);
     if (known) return known.sessions.open(sessionId);
     if (this.isClosed(sessionId)) return Promise.reject(sessionNotFound(sessionId));
@@ -29,6 +31,7 @@ export class HostedSessions {
 
   /** An open record the given tenant may see; -32004 otherwise, exactly like an unknown session. */
   async access(sessionId: string, tenant: string | undefined): Promise<SessionRecord> {
+    if (namesNoSession(sessionId)) throw sessionNotFound(sessionId);
     const known = this.router.knownHost(sessionId);
     if (known) return known.sessions.access(sessionId, tenant);
     if (this.isClosed(sessionId)) throw sessionNotFound(sessionId);
