@@ -1,4 +1,5 @@
 import type { Snapshot } from "../../generated/tau-v18.js";
+import { lastActivityMs } from "../bridge/session-activity.js";
 import { sessionTenant } from "../bridge/session-attributes.js";
 
 /** What ACP's session/list shows of a session. */
@@ -10,7 +11,5 @@ export interface ListedSession {
 }
 
 export function listedSessionOf(snapshot: Snapshot): ListedSession {
-  let at = snapshot.createdAt;
-  for (const { message } of snapshot.messages) if (message.timestamp > at) at = message.timestamp;
-  return { tenant: sessionTenant(snapshot), cwd: snapshot.executionEnvironment.cwd, at };
+  return { tenant: sessionTenant(snapshot), cwd: snapshot.executionEnvironment.cwd, at: lastActivityMs(snapshot) };
 }

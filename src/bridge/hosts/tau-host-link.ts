@@ -1,27 +1,16 @@
-import type { Log } from "../../shared/log.js";
 import type { AnswerConsumer } from "../../store/interactions.js";
 import type { HostOwnership } from "../../store/ownership.js";
 import type { TauUpstream } from "../../tau/upstream.js";
 import type { SharedStoreOptions } from "../host-takeover.js";
-import type { CommandToolConfig, InteractionShare, ReverseRequester } from "../interactions/index.js";
-import { SessionRegistry } from "../session-registry.js";
+import type { InteractionShare } from "../interactions/index.js";
+import { SessionRegistry, type SessionRegistryOptions } from "../session-registry.js";
 
-export interface TauHostLinkOptions {
-  /** The host's stable name (store/host-key.ts), the same on every replica. */
+/** A host's records are a session registry (its options, `upstream` being the bridge connection), plus what the host link adds. */
+export interface TauHostLinkOptions extends Omit<SessionRegistryOptions, "maxClosedSessions"> {
+  /** The host's stable name (store/host-key.ts), the same on every replica; the `share`'s hostKey is this. */
   key: string;
-  /** The bridge connection to the host: the one that advertises the gateway's client tools. */
-  upstream: TauUpstream;
-  /** Replicas sharing a store: session logs and the host's lease (its `plain` connection advertises no tools). */
-  shared?: SharedStoreOptions;
-  retention?: number;
-  interactionDeadlineMs: number;
-  commandTools: CommandToolConfig[];
-  reverse: ReverseRequester;
-  /** Where the host's interactions are shared with the other replicas (its `hostKey` is `key`). */
-  share: InteractionShare;
   /** Which hosts this replica owns: the owner of this one delivers its accepted answers to Tau. */
   ownership: HostOwnership;
-  log?: Log;
 }
 
 /**
@@ -57,16 +46,8 @@ export class TauHostLink {
     this.upstream = options.shared?.plain ?? options.upstream;
     this.ownership = options.ownership;
     this.share = options.share;
-    this.sessions = new SessionRegistry({
-      upstream: options.upstream,
-      shared: options.shared,
-      retention: options.retention,
-      interactionDeadlineMs: options.interactionDeadlineMs,
-      commandTools: options.commandTools,
-      reverse: options.reverse,
-      share: options.share,
-      log: options.log,
-    });
+    const { key: _key, ownership: _ownership, ...registry } = options;
+    this.sessions = new SessionRegistry(registry);
   }
 
   get url(): string {
