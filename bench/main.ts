@@ -15,6 +15,7 @@ import { measureStartup } from "./startup.js";
 import { measureStreaming, type StreamingSummary } from "./streaming.js";
 import { codexExecutable, measureCodexAppServer, measureGatewayAppServer, type CodexPeerResult } from "./codex-peer.js";
 import { measureDialectTranslation } from "./dialect-translation.js";
+import { startNodeRelay, type RunningNodeRelay } from "./node-relay.js";
 import { measureReplicas, type ReplicaResult } from "./replicas.js";
 import { measureTranslation, type TranslationResult } from "./translation.js";
 import { measureValidation } from "./validation.js";
@@ -89,12 +90,15 @@ async function main(): Promise<void> {
   let nginxVersion: string | null = null;
 
   const stack = await startStack();
+  let nodeRelay: RunningNodeRelay | undefined;
   try {
     if (stack.nginxNote) notes.push(stack.nginxNote);
     nginxVersion = stack.nginx?.version ?? null;
     const hostPid = stack.host.pid;
     const targets: Target[] = [{ name: "direct", url: stack.hostUrl, hostPid }];
     if (stack.nginx) targets.push({ name: "nginx", url: stack.nginx.url, relayPids: [stack.nginx.pid], hostPid });
+    nodeRelay = await startNodeRelay(stack.hostUrl);
+    targets.push({ name: "node", url: nodeRelay.url, relayPids: [nodeRelay.pid], hostPid });
     targets.push({ name: "gateway", url: stack.access.tau, headers: stack.access.headers, relayPids: [stack.gateway.pid], hostPid });
 
     for (const clients of [1, 32]) {
@@ -142,6 +146,7 @@ async function main(): Promise<void> {
     log(`send round: gateway (Ask session/send → turn.completed), ${settings.sendRounds} rounds`);
     sendRound.push(await measureGatewayRound(stack.access, rounds));
   } finally {
+    await nodeRelay?.stop();
     await stack.stop();
   }
 

@@ -31,6 +31,7 @@ const workloads: Record<string, (access: GatewayAccess, hostUrl: string) => Prom
     await measureRoundTrip(target, 1, { warmupMs: 500, durationMs: 3000 });
     await measureRoundTrip(target, 32, { warmupMs: 500, durationMs: 3000 });
   },
+  "round-trip-1": (access) => measureRoundTrip({ name: "gateway", url: access.tau, headers: access.headers }, 1, { warmupMs: 500, durationMs: 3000 }),
   streaming: (access) => measureStreaming({ name: "gateway", url: access.tau, headers: access.headers }, 10_000, 5),
   translation: async (access, hostUrl) => {
     await measureTranslation(access, hostUrl, 1, 10_000);

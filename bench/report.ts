@@ -35,7 +35,8 @@ export interface BenchResults {
   ratios: Record<string, number | null>;
 }
 
-type Path = "direct" | "nginx" | "gateway";
+/** `node` is bench/node-relay-server.mjs: frames passed on unchecked by Node.js and `ws` (absent in older results). */
+type Path = "direct" | "nginx" | "node" | "gateway";
 
 const rt = (results: BenchResults, target: Path, clients: number) => results.roundTrip.find((r) => r.target === target && r.clients === clients);
 const st = (results: BenchResults, target: Path) => results.streaming.find((r) => r.target === target);
@@ -45,12 +46,14 @@ export function computeRatios(results: Pick<BenchResults, "roundTrip" | "streami
   const r = results as BenchResults;
   const out: Record<string, number | null> = {};
   for (const clients of [1, 32]) {
-    for (const base of ["direct", "nginx"] as const) {
+    for (const base of ["direct", "nginx", "node"] as const) {
       out[`roundTrip${clients}.throughput.gateway/${base}`] = ratio(rt(r, "gateway", clients)?.requestsPerSecond, rt(r, base, clients)?.requestsPerSecond);
       out[`roundTrip${clients}.p50.gateway/${base}`] = ratio(rt(r, "gateway", clients)?.p50Ms, rt(r, base, clients)?.p50Ms);
+      if (base !== "direct") out[`roundTrip${clients}.cpu.gateway/${base}`] = ratio(rt(r, "gateway", clients)?.relayCpuUsPerRequest ?? undefined, rt(r, base, clients)?.relayCpuUsPerRequest ?? undefined);
     }
   }
-  for (const base of ["direct", "nginx"] as const) out[`streaming.throughput.gateway/${base}`] = ratio(st(r, "gateway")?.messagesPerSecond, st(r, base)?.messagesPerSecond);
+  for (const base of ["direct", "nginx", "node"] as const) out[`streaming.throughput.gateway/${base}`] = ratio(st(r, "gateway")?.messagesPerSecond, st(r, base)?.messagesPerSecond);
+  for (const base of ["nginx", "node"] as const) out[`streaming.cpu.gateway/${base}`] = ratio(st(r, "gateway")?.relayCpuUsPerMessage ?? undefined, st(r, base)?.relayCpuUsPerMessage ?? undefined);
   const sendRound = (target: string) => r.sendRound?.find((s) => s.target === target)?.p50Ms;
   out["sendRound.p50.gateway/direct"] = ratio(sendRound("gateway"), sendRound("direct"));
   return out;
@@ -59,15 +62,16 @@ export function computeRatios(results: Pick<BenchResults, "roundTrip" | "streami
 export function markdownReport(results: BenchResults): string {
   const cell = (value: number | null | undefined, decimals = 0) => fmt(value, decimals);
   const x = (value: number | null | undefined) => (value === null || value === undefined ? "–" : `${value.toFixed(2)}×`);
-  const ratios = (values: Array<number | undefined>): [string, string] => [x(ratio(values[2], values[0])), x(ratio(values[2], values[1]))];
+  // Columns: the three ways to reach the host besides the gateway, the gateway, then the gateway's ratio to each.
+  const paths: Path[] = ["direct", "nginx", "node", "gateway"];
   const row = (label: string, values: Array<number | undefined>, decimals = 0) => {
-    const [vsDirect, vsNginx] = ratios(values);
-    return `| ${label} | ${values.map((v) => cell(v, decimals)).join(" | ")} | ${vsDirect} | ${vsNginx} |`;
+    const gatewayValue = values[3];
+    const vs = values.slice(0, 3).map((base) => x(ratio(gatewayValue, base)));
+    return `| ${label} | ${values.map((v) => cell(v, decimals)).join(" | ")} | ${vs.join(" | ")} |`;
   };
-  const paths: Path[] = ["direct", "nginx", "gateway"];
   const relay: string[] = [
-    "| Relay (Tau protocol) | Direct to host | nginx | Gateway `/tau` | Gateway ÷ direct | Gateway ÷ nginx |",
-    "| --- | ---: | ---: | ---: | ---: | ---: |",
+    "| Relay (Tau protocol) | Direct to host | nginx | Node.js `ws` relay, no checks | Gateway `/tau` | Gateway ÷ direct | Gateway ÷ nginx | Gateway ÷ Node.js relay |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const clients of [1, 32]) {
     const runs = paths.map((p) => rt(results, p, clients));
