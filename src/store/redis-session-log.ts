@@ -57,10 +57,8 @@ export class RedisSessionLog implements SessionLogStore {
         return { status: "fenced" };
       case "missing":
         return { status: "missing" };
-      case "duplicate": {
-        const lastSeq = Number(reply[2]);
-        return { status: "duplicate", epoch: String(reply[1]), firstSeq: lastSeq - events.length + 1, lastSeq };
-      }
+      case "duplicate":
+        return { status: "duplicate", epoch: String(reply[1]), lastSeq: Number(reply[2]) };
       default:
         return {
           status: "appended",

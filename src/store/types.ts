@@ -26,8 +26,11 @@ export interface EventToAppend {
 export type AppendOutcome =
   /** Appended: the events got `firstSeq`…`lastSeq` in log `epoch`. */
   | { status: "appended"; epoch: string; firstSeq: number; lastSeq: number; events: StoredEvent[]; newEpoch: boolean }
-  /** The same idempotency key was appended before: nothing was added, these are the seqs it got. */
-  | { status: "duplicate"; epoch: string; firstSeq: number; lastSeq: number }
+  /**
+   * The same idempotency key was appended before: nothing was added; `lastSeq` is the last seq it
+   * got (its first is not kept: a batch that began a new epoch got one more seq, the reset's).
+   */
+  | { status: "duplicate"; epoch: string; lastSeq: number }
   /** The fence is not the one of the host's current lease: nothing was added. */
   | { status: "fenced" }
   /** An unfenced batch for a log that does not exist (unfenced appends never begin a log): nothing was added. */
