@@ -2,9 +2,8 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../support/cli.js";
+import { spawnCli } from "../support/cli.js";
 
 /**
  * `tau-gateway validate … | head`: the reader closes the pipe after the first line while the
@@ -12,8 +11,6 @@ import { repoRoot } from "../support/cli.js";
  * exit status 0.
  */
 
-const tsxCli = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
-const mainTs = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 
 let dir: string;
 beforeAll(async () => {
@@ -41,10 +38,7 @@ async function validateIntoHead(args: string[], stdin?: string): Promise<{ valid
   let headOutput = "";
   head.stdout.setEncoding("utf8").on("data", (d: string) => (headOutput += d));
   const headDone = new Promise((resolve) => head.once("close", resolve));
-  const validate = spawn(process.execPath, [tsxCli, mainTs, "validate", ...args], {
-    cwd: repoRoot,
-    stdio: [stdin === undefined ? "ignore" : "pipe", head.stdin, "pipe"],
-  });
+  const validate = spawnCli(["validate", ...args], {}, [stdin === undefined ? "ignore" : "pipe", head.stdin, "pipe"]);
   // The pipe's write end now belongs to validate alone.
   head.stdin.destroy();
   let stderr = "";

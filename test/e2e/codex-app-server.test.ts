@@ -1,16 +1,15 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { PassThrough, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { BridgeStack } from "../../src/cli/bridge-stack.js";
 import { serveCodexStdio } from "../../src/transports/codex-stdio.js";
 import { eventually } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { repoRoot } from "../support/cli.js";
+import { spawnCli } from "../support/cli.js";
 import { agentText, CodexTestClient, completedItems } from "../support/codex-client.js";
 import { startTestGateway } from "../support/gateway.js";
 
@@ -22,8 +21,6 @@ import { startTestGateway } from "../support/gateway.js";
  */
 
 const cleanups = cleanupsAfterEach();
-const tsxCli = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
-const mainTs = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 
 function tempDir(prefix: string): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
@@ -33,7 +30,7 @@ function tempDir(prefix: string): string {
 
 /** Spawns `tau-gateway app-server` (from source) with only environment settings, and a client on its stdio. */
 function spawnAppServer(env: NodeJS.ProcessEnv): { child: ChildProcessWithoutNullStreams; client: CodexTestClient; exit: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [tsxCli, mainTs, "app-server"], { cwd: repoRoot, env: { ...process.env, ...env } });
+  const child = spawnCli(["app-server"], env) as ChildProcessWithoutNullStreams;
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

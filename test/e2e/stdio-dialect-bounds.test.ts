@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { repoRoot } from "../support/cli.js";
+import { spawnCli } from "../support/cli.js";
 
 /**
  * `tau-gateway app-server` (Codex) and `tau-gateway acp` on stdio under the same bounds as the
@@ -13,8 +12,6 @@ import { repoRoot } from "../support/cli.js";
  */
 
 const cleanups = cleanupsAfterEach();
-const tsxCli = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
-const mainTs = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 
 interface Child {
   write(message: object | string): void;
@@ -27,7 +24,7 @@ interface Child {
 }
 
 function spawnCommand(command: "acp" | "app-server", args: string[]): Child {
-  const child = spawn(process.execPath, [tsxCli, mainTs, command, ...args], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawnCli([command, ...args]) as ChildProcessWithoutNullStreams;
   const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   cleanups.push(async () => {
     if (child.exitCode === null && child.signalCode === null) {

@@ -1,11 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { PassThrough, Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import type { Cleanups } from "./cleanups.js";
-import { repoRoot } from "./cli.js";
+import { spawnCli } from "./cli.js";
 
-const tsxCli = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
-const mainTs = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 
 export interface AgentProcess {
   child: ChildProcess;
@@ -32,7 +29,7 @@ export interface AgentProcess {
  * the test if still running.
  */
 export function spawnAcpAgent(args: string[], cleanups: Cleanups, env: NodeJS.ProcessEnv = {}): AgentProcess {
-  const child = spawn(process.execPath, [tsxCli, mainTs, "acp", ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawnCli(["acp", ...args], env);
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   cleanups.push(async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -92,7 +89,7 @@ export interface HostProcess {
 
 /** Spawns `tau-gateway host --port 0 ARGS` and resolves with its ws:// URL once it listens. */
 export function spawnTauHost(args: string[], cleanups: Cleanups): Promise<HostProcess> {
-  const child = spawn(process.execPath, [tsxCli, mainTs, "host", "--port", "0", ...args], { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawnCli(["host", "--port", "0", ...args], {}, ["ignore", "ignore", "pipe"]);
   const exit = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {

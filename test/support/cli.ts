@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { run } from "../../src/cli/run.js";
@@ -102,6 +102,6 @@ export async function serveCli(args: string[], cleanups: Cleanups, env: NodeJS.P
  * command's own handlers. The tsx and npm exec wrappers are a second process that relays signals;
  * tsx gives its child 30 ms to confirm one and otherwise kills it, which a loaded machine misses.
  */
-function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, stdio: Array<"pipe" | "ignore"> = ["pipe", "pipe", "pipe"]): ChildProcess {
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, stdio: StdioOptions = ["pipe", "pipe", "pipe"]): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", mainTs, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio });
 }
