@@ -21,6 +21,25 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const compiled = spawnSync(process.execPath, [tsc, "-p", join(repoRoot, "tsconfig.build.json"), ...args], { cwd: repoRoot, stdio: "inherit" });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 
+/**
+ * Fastify requires these inside functions, only when they are used: its default route-schema
+ * compilers (the gateway passes its own lazy ones, src/gateway/schema-compilers.ts) and
+ * light-my-request (`inject`). Bundled, their code (a quarter of the bundle, with their own ajv and
+ * fast-json-stringify) would be parsed at every start; left out, each such `require` loads the package
+ * from node_modules at run time, resolved from fastify's own folder as fastify would resolve it.
+ */
+const requiredLazilyByFastify = /^(@fastify\/ajv-compiler|@fastify\/fast-json-stringify-compiler|light-my-request)$/;
+const fastifyLazyRequires = {
+  name: "fastify-lazy-requires",
+  setup(build) {
+    build.onResolve({ filter: requiredLazilyByFastify }, (args) => ({ path: args.path, namespace: "from-fastify" }));
+    build.onLoad({ filter: /.*/, namespace: "from-fastify" }, (args) => ({
+      contents: `module.exports = require(require("node:module").createRequire(require.resolve("fastify")).resolve(${JSON.stringify(args.path)}));`,
+      loader: "js",
+    }));
+  },
+};
+
 // Chunk names carry a content hash, so stale chunks of an earlier build are removed first.
 rmSync(join(outDir, "chunks"), { recursive: true, force: true });
 await build({
@@ -39,4 +58,5 @@ await build({
   banner: { js: 'import { createRequire as __tauGatewayCreateRequire } from "node:module"; const require = __tauGatewayCreateRequire(import.meta.url);' },
   // ws loads these native add-ons when they are installed and works without them.
   external: ["bufferutil", "utf-8-validate"],
+  plugins: [fastifyLazyRequires],
 });
