@@ -1,8 +1,9 @@
 # tau-gateway container image.
 #
-# Two stages: `build` compiles the TypeScript with the dev dependencies; the runtime stage gets only
-# the production dependencies, the compiled dist/ and the committed schema/ (served by /schema and
-# used by the validators). test/e2e/docker-runtime.test.ts reproduces the runtime stage from this file.
+# Two stages: `build` compiles the TypeScript and bundles the command line (dist/tau-gateway.mjs) with
+# the dev dependencies; the runtime stage gets only the production dependencies, dist/ and the
+# committed schema/ (served by /schema and used by the validators).
+# test/e2e/docker-runtime.test.ts reproduces the runtime stage from this file.
 #
 #   docker build -t tau-gateway .
 #   docker run --rm -p 8080:8080 -e TAU_GATEWAY_TOKEN=change-me tau-gateway
@@ -12,6 +13,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY generated ./generated
 COPY schema ./schema
@@ -41,4 +43,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TAU_GATEWAY_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Exec form: node is PID 1 and receives SIGTERM itself, so `docker stop` drains the gateway.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/src/cli/main.js", "serve"]
+CMD ["node", "dist/tau-gateway.mjs", "serve"]

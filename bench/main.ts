@@ -62,7 +62,7 @@ function build(): string | undefined {
   const result = spawnSync("npm", ["run", "build", "--silent"], { cwd: repoRoot, stdio: ["ignore", "inherit", "inherit"] });
   if (result.status === 0) return undefined;
   // tsc still emits; a type error elsewhere in the tree need not stop a measurement.
-  if (!existsSync(builtCli)) throw new Error("the build failed and dist/src/cli/main.js does not exist");
+  if (!existsSync(builtCli)) throw new Error(`the build failed and ${builtCli} does not exist`);
   log("WARNING: the build reported errors; measuring the JavaScript it emitted");
   return "the build reported type errors; the JavaScript it emitted was measured";
 }

@@ -10,8 +10,11 @@ import { fileURLToPath } from "node:url";
  */
 
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url));
-/** The built command; TAU_BENCH_CLI points the benchmarks at another build (to compare two). */
-export const builtCli = process.env.TAU_BENCH_CLI || fileURLToPath(new URL("../dist/src/cli/main.js", import.meta.url));
+/**
+ * The built command as users run it (the bundle `bin` names); TAU_BENCH_CLI points the benchmarks at
+ * another build (to compare two), or at dist/src/cli/main.js, the same code one module per file.
+ */
+export const builtCli = process.env.TAU_BENCH_CLI || fileURLToPath(new URL("../dist/tau-gateway.mjs", import.meta.url));
 
 export interface Started {
   readonly label: string;
@@ -37,7 +40,7 @@ export interface SpawnOptions {
   nodeFlags?: string[];
 }
 
-/** Starts `node dist/src/cli/main.js …` and waits for its ready line. */
+/** Starts `node dist/tau-gateway.mjs …` (or TAU_BENCH_CLI) and waits for its ready line. */
 export function startProcess(label: string, options: SpawnOptions): Promise<Started> {
   const args = [...(options.nodeFlags ?? []), builtCli, ...options.args];
   const began = performance.now();

@@ -1,13 +1,13 @@
 import type { Log } from "../shared/log.js";
 import { MemoryStore } from "./memory-store.js";
-import { RedisStore } from "./redis-store.js";
 import { parseStoreTarget } from "./store-url.js";
 import type { GatewayStore } from "./types.js";
 
 export { parseStoreTarget, type StoreTarget } from "./store-url.js";
 export type * from "./types.js";
 export { MemoryStore } from "./memory-store.js";
-export { RedisStore } from "./redis-store.js";
+// A type only: ioredis is loaded when a Redis store is opened, not by everything that imports the store.
+export type { RedisStore } from "./redis-store.js";
 
 export interface OpenStoreOptions {
   /** Events kept per session log (the --event-retention setting). */
@@ -34,6 +34,7 @@ export const DEFAULT_LEASE_TTL_MS = 10_000;
 export async function openStore(url: string, options: OpenStoreOptions): Promise<GatewayStore> {
   const target = parseStoreTarget(url);
   if (target.kind === "memory") return new MemoryStore();
+  const { RedisStore } = await import("./redis-store.js");
   const store = new RedisStore({
     host: target.host,
     port: target.port,

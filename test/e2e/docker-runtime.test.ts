@@ -107,6 +107,9 @@ describe("Dockerfile runtime stage", () => {
     const healthcheck = of("HEALTHCHECK").at(-1)!.args;
     const probe = execForm(healthcheck.slice(healthcheck.indexOf(" CMD ") + 1), "HEALTHCHECK CMD");
     expect(cmd[0]).toBe("node");
+    // The image runs the command users install: the bundle package.json's `bin` names.
+    const bin = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["tau-gateway"];
+    expect(posix.normalize(cmd[1]!)).toBe(posix.normalize(bin!));
     expect(probe[0]).toBe("node");
 
     // The image's file system, rooted in a temporary directory.

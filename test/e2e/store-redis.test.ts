@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, RedisStore, type GatewayStore, type LiveBatch } from "../../src/store/index.js";
+import { openStore, type GatewayStore, type RedisStore, type LiveBatch } from "../../src/store/index.js";
 import { startRedis, type RunningRedis } from "../support/redis-server.js";
 
 /**
