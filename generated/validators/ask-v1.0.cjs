@@ -26810,7 +26810,7 @@ return errors === 0;
 validate717.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.SessionMode = validate719;
-const schema295 = {"title":"SessionMode","description":"session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access → off; auto → auto; on_request, build, edit and plan → require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.","type":"string","enum":["on_request","build","edit","auto","never","off","yolo","plan","full_access"]};
+const schema295 = {"title":"SessionMode","description":"session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access \u2192 off; auto \u2192 auto; on_request, build, edit and plan \u2192 require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.","type":"string","enum":["on_request","build","edit","auto","never","off","yolo","plan","full_access"]};
 
 function validate719(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;

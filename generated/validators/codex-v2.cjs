@@ -10168,7 +10168,7 @@ return errors === 0;
 validate54.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 exports.CodexErrorInfo = validate193;
-const schema71 = {"title":"CodexErrorInfo","oneOf":[{"type":"string","enum":["contextWindowExceeded","sessionBudgetExceeded","usageLimitExceeded","rateLimitExceeded","flexUnavailable","serverOverloaded","modelNotFound","policyCapacityUnavailable","cyberPolicy","misalignmentPolicyViolation","tooManyDenials","internalServerError","unauthorized","badRequest","threadRollbackFailed","sandboxError","other"]},{"type":"string","const":"inferenceHookDenied"},{"description":"The structured kinds (httpConnectionFailed, …), which the gateway does not send.","type":"object"}]};
+const schema71 = {"title":"CodexErrorInfo","oneOf":[{"type":"string","enum":["contextWindowExceeded","sessionBudgetExceeded","usageLimitExceeded","rateLimitExceeded","flexUnavailable","serverOverloaded","modelNotFound","policyCapacityUnavailable","cyberPolicy","misalignmentPolicyViolation","tooManyDenials","internalServerError","unauthorized","badRequest","threadRollbackFailed","sandboxError","other"]},{"type":"string","const":"inferenceHookDenied"},{"description":"The structured kinds (httpConnectionFailed, \u2026), which the gateway does not send.","type":"object"}]};
 
 function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -15329,7 +15329,7 @@ validate264.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params
 
 exports.InitializeResponse = validate268;
 const schema107 = {"title":"InitializeResponse","description":"Success response to initialize.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InitializeResult"},"error":false},"required":["id","result"]};
-const schema108 = {"title":"InitializeResult","description":"Result of initialize.","type":"object","properties":{"userAgent":{"type":"string","description":"`name/version …`: clients read the server version between the first / and the next space."},"codexHome":{"type":"string","description":"Absolute path."},"platformFamily":{"type":"string","description":"unix or windows."},"platformOs":{"type":"string"}},"required":["userAgent","codexHome","platformFamily","platformOs"]};
+const schema108 = {"title":"InitializeResult","description":"Result of initialize.","type":"object","properties":{"userAgent":{"type":"string","description":"`name/version \u2026`: clients read the server version between the first / and the next space."},"codexHome":{"type":"string","description":"Absolute path."},"platformFamily":{"type":"string","description":"unix or windows."},"platformOs":{"type":"string"}},"required":["userAgent","codexHome","platformFamily","platformOs"]};
 
 function validate271(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
