@@ -1,4 +1,5 @@
-import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
+import { createRequire } from "node:module";
+import type { Ajv2019, ValidateFunction } from "ajv/dist/2019.js";
 import type { Dialect, Sender } from "../registry/model.js";
 import type { IndexBundle, IndexEntry, SchemaIndex } from "../registry/schema-index.js";
 import { explain, type ValidationIssue } from "./issues.js";
@@ -41,9 +42,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /**
  * The ajv instance of the detailed tier (see the top of this file), made when the first rejected
- * value is explained: a process that sees only valid messages never reads a bundle's schema file
- * nor compiles a detailed check. A bundle's schema file is read and added to it when a value of
- * that bundle is first explained.
+ * value is explained: a process that sees only valid messages never loads ajv's compiler (a
+ * fifth of `validate`'s start-up), reads a bundle's schema file nor compiles a detailed check. A
+ * bundle's schema file is read and added to it when a value of that bundle is first explained.
  */
 export class DetailedTier {
   private ajv: Ajv2019 | undefined;
@@ -51,7 +52,7 @@ export class DetailedTier {
   /** Reads a bundle's schema file, adds it and returns its `$id`. */
   load(file: string): string {
     const schema = definitionsOnly(readSchemaFile<{ $id: string }>(file));
-    (this.ajv ??= new Ajv2019({ ...AJV_OPTIONS, ...LOADING })).addSchema(schema);
+    (this.ajv ??= newDetailedAjv()).addSchema(schema);
     return schema.$id;
   }
 
@@ -60,6 +61,12 @@ export class DetailedTier {
     if (!fn) throw new Error(`${schemaId}: no definition ${definition}`);
     return fn;
   }
+}
+
+/** Loaded on first use, synchronously (a check is synchronous): see DetailedTier. */
+function newDetailedAjv(): Ajv2019 {
+  const ajv = createRequire(import.meta.url)("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js");
+  return new ajv.Ajv2019({ ...AJV_OPTIONS, ...LOADING });
 }
 
 /** A validator for one bundle (dialect + version). */
