@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
@@ -114,7 +115,26 @@ function withMethods(lines: Array<{ direction: "client" | "server"; message: Rec
   });
 }
 
+/** The precompiled modules a fresh process has loaded after checking `messages` (a fresh process: the require cache is per process). */
+function loadedAfter(checks: string): string[] {
+  const script = `
+    import { createRequire } from "node:module";
+    const { ProtocolValidators } = await import("./src/validation/validator.ts");
+    const validators = new ProtocolValidators();
+    ${checks}
+    console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes("/generated/validators/")).map((f) => f.split("/").pop())));`;
+  const root = fileURLToPath(new URL("../..", import.meta.url));
+  return JSON.parse(execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, encoding: "utf8" })) as string[];
+}
+
 describe("the fast validation tier", () => {
+  it("loads a bundle's precompiled checks when the bundle is first used, not before", () => {
+    expect(loadedAfter("")).toEqual([]);
+    const tauRequest = `{ version: 18, type: "request", id: "1", method: "session.list", params: {} }`;
+    expect(loadedAfter(`validators.get("tau").message("client", ${tauRequest});`)).toEqual(["tau-v18.cjs"]);
+    expect(loadedAfter(`validators.get("tau", 13).message("client", { ...${tauRequest}, version: 13 }); validators.get("codex").hasDefinition("ThreadStartParams");`).sort()).toEqual(["codex-v2.cjs", "tau-v13.cjs"]);
+  });
+
   it("compiles every definition of every bundle, and precompiled exactly those", () => {
     for (const [key, bundle] of bundles) {
       const { fast } = tiers(key);
