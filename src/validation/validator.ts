@@ -8,16 +8,18 @@ import { readSchemaFile } from "./schema-files.js";
 
 /**
  * The validators of the process and everything validated with them, from the committed schema/
- * files (the same ones client CI uses) and what `npm run generate` precompiled from them. Messages are dispatched on their discriminator (`type` for Tau, `method`
- * or response shape for JSON-RPC) to the exact definition, so errors point at the real problem
- * instead of listing every union branch.
+ * files (the same ones client CI uses) and what `npm run generate` precompiled from them.
+ * Messages are dispatched on their discriminator (`type` for Tau, `method` or response shape for
+ * JSON-RPC) to the exact definition, so errors point at the real problem instead of listing every
+ * union branch.
  *
  * Two tiers, both compiled from the same schema files: every value is checked by the fast tier
  * (stops at the first error, keeps no schema in it, picks a union's branch by its tag; precompiled
  * at generate time, see src/codegen/fast-validators.ts), and only a value it rejects is checked
  * again by the detailed tier, compiled at run time, definition by definition, whose every error,
- * with its schema, explain() turns into the readable issues reported. A valid message, nearly every one, costs one
- * fast check; an invalid one gets the same issues as if only the detailed tier existed.
+ * with its schema, explain() turns into the readable issues reported. A valid message, nearly
+ * every one, costs one fast check; an invalid one gets the same issues as if only the detailed
+ * tier existed.
  */
 
 export interface ValidationResult {
