@@ -1,8 +1,9 @@
 # tau-gateway container image.
 #
 # Two stages: `build` compiles the TypeScript and bundles the command line (dist/tau-gateway.mjs) with
-# the dev dependencies; the runtime stage gets only the production dependencies, dist/ and the
-# committed schema/ (served by /schema and used by the validators).
+# the dev dependencies; the runtime stage gets only the production dependencies, dist/, the
+# committed schema/ (served by /schema and used by the validators) and generated/validators/ (the
+# validators' precompiled fast checks).
 # test/e2e/docker-runtime.test.ts reproduces the runtime stage from this file.
 #
 #   docker build -t tau-gateway .
@@ -28,6 +29,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY schema ./schema
+COPY generated/validators ./generated/validators
 # New sessions work in /workspace (mount a volume there); the gateway's own files stay read-only.
 RUN mkdir -p /workspace && chown node:node /workspace
 USER node

@@ -8,7 +8,7 @@ import { writeTranscript } from "./transcript.js";
 
 /**
  * `tau-gateway validate` on a generated transcript: lines per second of wall-clock time (the
- * whole command, so process start and schema compilation are included; a 10-line run gives that
+ * whole command, so process start and loading the validators are included; a 10-line run gives that
  * fixed cost separately) and peak resident memory, from GNU time's "Maximum resident set size"
  * or, without it, from `process.resourceUsage().maxRSS` written at exit by a preloaded module.
  */
@@ -20,7 +20,7 @@ export interface ValidationBenchResult {
   invalid: number;
   seconds: number;
   linesPerSecond: number;
-  /** Wall time of the same command on a 10-line file (start-up, schema compilation). */
+  /** Wall time of the same command on a 10-line file (start-up, loading the validators). */
   fixedCostMs: number;
   peakRssMiB: number;
   memoryMethod: string;

@@ -1,11 +1,11 @@
 import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { Dialect } from "../registry/model.js";
 import { formatIssue } from "../validation/issues.js";
 import { TranscriptChecker } from "../validation/transcript.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
+import { lineBatches } from "./line-batches.js";
 
 export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|codex|acp] [--tau-version 18|13] [--format text|json] FILE... | -
 
@@ -83,26 +83,28 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
     }
     let lineNo = 0;
     try {
-      for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-        if (output?.aborted) {
-          // Nobody reads the report any more: stop reading too.
-          input.destroy();
-          break;
-        }
-        lineNo++;
-        if (text.trim() === "") continue;
-        const verdict = checker.line(text);
-        if (verdict.ok) {
-          valid++;
-          continue;
-        }
-        invalid++;
-        for (const issue of verdict.issues) {
-          if (options.format === "json") {
-            io.stdout(`${JSON.stringify({ file: name, line: lineNo, dialect: verdict.dialect ?? null, subject: verdict.subject ?? null, pointer: issue.pointer, message: issue.message })}\n`);
-          } else {
-            const subject = verdict.subject ? ` ${verdict.subject}` : "";
-            io.stdout(`${name}:${lineNo}: ${verdict.dialect ?? "?"}${subject}: ${formatIssue(issue)}\n`);
+      reading: for await (const lines of lineBatches(input)) {
+        for (const text of lines) {
+          if (output?.aborted) {
+            // Nobody reads the report any more: stop reading too.
+            input.destroy();
+            break reading;
+          }
+          lineNo++;
+          if (text.trim() === "") continue;
+          const verdict = checker.line(text);
+          if (verdict.ok) {
+            valid++;
+            continue;
+          }
+          invalid++;
+          for (const issue of verdict.issues) {
+            if (options.format === "json") {
+              io.stdout(`${JSON.stringify({ file: name, line: lineNo, dialect: verdict.dialect ?? null, subject: verdict.subject ?? null, pointer: issue.pointer, message: issue.message })}\n`);
+            } else {
+              const subject = verdict.subject ? ` ${verdict.subject}` : "";
+              io.stdout(`${name}:${lineNo}: ${verdict.dialect ?? "?"}${subject}: ${formatIssue(issue)}\n`);
+            }
           }
         }
       }

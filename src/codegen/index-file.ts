@@ -3,6 +3,7 @@ import { eventName, messageName, methodTypeBase, notificationName, paramsName, p
 import { inRange, type VersionRange } from "../registry/schema.js";
 import type { IndexEntry, SchemaIndex } from "../registry/schema-index.js";
 import { bundleBaseName } from "./bundle.js";
+import { fastValidatorsPath } from "./fast-validators.js";
 
 /**
  * schema/index.json: a machine-readable list of every method and message of both dialects with
@@ -19,6 +20,7 @@ export function buildIndex(registries: DialectRegistry[]): SchemaIndex {
         current: v === r.versions[r.versions.length - 1],
         schema: `${bundleBaseName(r.dialect, v)}.schema.json`,
         types: `../generated/${bundleBaseName(r.dialect, v)}.ts`,
+        validators: `../${fastValidatorsPath(bundleBaseName(r.dialect, v))}`,
       })),
     ),
     entries: registries.flatMap((r): IndexEntry[] => {

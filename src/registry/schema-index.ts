@@ -20,7 +20,7 @@ export interface IndexEntry {
   definitions: Partial<Record<DefinitionRole, string>>;
 }
 
-/** One generated bundle: a dialect at one version, its schema file and its TypeScript types. */
+/** One generated bundle: a dialect at one version, its schema file, its TypeScript types and its precompiled checks. */
 export interface IndexBundle {
   dialect: Dialect;
   version: number | string;
@@ -29,6 +29,8 @@ export interface IndexBundle {
   schema: string;
   /** Path of the generated types, relative to schema/. */
   types: string;
+  /** Path of the precompiled fast validation tier (a CommonJS module), relative to schema/. */
+  validators: string;
 }
 
 export interface IndexErrorCode {

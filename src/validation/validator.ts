@@ -1,22 +1,25 @@
-import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
+import { createRequire } from "node:module";
+import type { Ajv2019, ValidateFunction } from "ajv/dist/2019.js";
 import type { Dialect, Sender } from "../registry/model.js";
-import type { IndexEntry, SchemaIndex } from "../registry/schema-index.js";
-import { withDiscriminators } from "./discriminated-unions.js";
+import type { IndexBundle, IndexEntry, SchemaIndex } from "../registry/schema-index.js";
 import { explain, type ValidationIssue } from "./issues.js";
+import { loadFastChecks, type FastCheck } from "./precompiled.js";
 import { readSchemaFile } from "./schema-files.js";
 
 /**
- * The validators of the process and everything validated with them. Schemas come from the
- * committed schema/ files (the same ones client CI uses); each definition is compiled once, on
- * first use, and cached. Messages are dispatched on their discriminator (`type` for Tau, `method`
- * or response shape for JSON-RPC) to the exact definition, so errors point at the real problem
- * instead of listing every union branch.
+ * The validators of the process and everything validated with them, from the committed schema/
+ * files (the same ones client CI uses) and what `npm run generate` precompiled from them.
+ * Messages are dispatched on their discriminator (`type` for Tau, `method` or response shape for
+ * JSON-RPC) to the exact definition, so errors point at the real problem instead of listing every
+ * union branch.
  *
  * Two tiers, both compiled from the same schema files: every value is checked by the fast tier
- * (stops at the first error, keeps no schema in it, picks a union's branch by its tag), and only a
- * value it rejects is checked again by the detailed tier, whose every error, with its schema,
- * explain() turns into the readable issues reported. A valid message, nearly every one, costs one
- * fast check; an invalid one gets the same issues as if only the detailed tier existed.
+ * (stops at the first error, keeps no schema in it, picks a union's branch by its tag; precompiled
+ * at generate time, see src/codegen/fast-validators.ts), and only a value it rejects is checked
+ * again by the detailed tier, compiled at run time, definition by definition, whose every error,
+ * with its schema, explain() turns into the readable issues reported. A valid message, nearly
+ * every one, costs one fast check; an invalid one gets the same issues as if only the detailed
+ * tier existed.
  */
 
 export interface ValidationResult {
@@ -40,38 +43,37 @@ const issue = (pointer: string, message: string, keyword = "protocol"): Validati
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * The two ajv instances every bundle is compiled in (see the top of this file). A bundle's schema
- * file is read and added to them when the bundle is first used (`serve` never reads Tau v13's,
- * `validate` on a Tau and Ask transcript never reads Codex's or ACP's). The detailed instance is
- * made when the first invalid value is explained: a process that sees only valid messages never
- * compiles a detailed check.
+ * The ajv instance of the detailed tier (see the top of this file), made when the first rejected
+ * value is explained: a process that sees only valid messages never loads ajv's compiler (a
+ * fifth of `validate`'s start-up), reads a bundle's schema file nor compiles a detailed check. A
+ * bundle's schema file is read and added to it when a value of that bundle is first explained.
  */
-export class ValidatorTiers {
-  readonly fast = new Ajv2019({ ...FAST_AJV_OPTIONS, ...LOADING });
-  private detailedAjv: Ajv2019 | undefined;
-  private readonly schemas: object[] = [];
+export class DetailedTier {
+  private ajv: Ajv2019 | undefined;
 
-  /** Reads a bundle's schema file, adds it to both tiers and returns its `$id`. */
+  /** Reads a bundle's schema file, adds it and returns its `$id`. */
   load(file: string): string {
     const schema = definitionsOnly(readSchemaFile<{ $id: string }>(file));
-    this.schemas.push(schema);
-    this.fast.addSchema(withDiscriminators(schema));
-    this.detailedAjv?.addSchema(schema);
+    (this.ajv ??= newDetailedAjv()).addSchema(schema);
     return schema.$id;
   }
 
-  detailed(): Ajv2019 {
-    if (!this.detailedAjv) {
-      this.detailedAjv = new Ajv2019({ ...AJV_OPTIONS, ...LOADING });
-      for (const schema of this.schemas) this.detailedAjv.addSchema(schema);
-    }
-    return this.detailedAjv;
+  compile(schemaId: string, definition: string): ValidateFunction {
+    const fn = this.ajv?.getSchema(`${schemaId}#/$defs/${definition}`);
+    if (!fn) throw new Error(`${schemaId}: no definition ${definition}`);
+    return fn;
   }
+}
+
+/** Loaded on first use, synchronously (a check is synchronous): see DetailedTier. */
+function newDetailedAjv(): Ajv2019 {
+  const ajv = createRequire(import.meta.url)("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js");
+  return new ajv.Ajv2019({ ...AJV_OPTIONS, ...LOADING });
 }
 
 /** A validator for one bundle (dialect + version). */
 export class BundleValidator {
-  private readonly fastDefinitions = new Map<string, ValidateFunction>();
+  private fastChecks: ReadonlyMap<string, FastCheck> | undefined;
   private readonly detailedDefinitions = new Map<string, ValidateFunction>();
   private readonly serverMessages = new Map<string, IndexEntry>();
   /** Methods by wire name as each side sends them (a name may be a request and a reverse request). */
@@ -82,10 +84,10 @@ export class BundleValidator {
   private loadedSchemaId: string | undefined;
 
   constructor(
-    private readonly tiers: ValidatorTiers,
+    private readonly detailedTier: DetailedTier,
+    private readonly files: Pick<IndexBundle, "schema" | "validators">,
     readonly dialect: Dialect,
     readonly version: number | string,
-    private readonly schemaFile: string,
     entries: IndexEntry[],
   ) {
     for (const e of entries) {
@@ -116,13 +118,18 @@ export class BundleValidator {
     return this.eventTypes.get(type);
   }
 
-  /** The `$id` of the bundle's schema, which is loaded into the tiers the first time it is asked for. */
+  /** The `$id` of the bundle's schema, which is loaded into the detailed tier the first time it is asked for. */
   private get schemaId(): string {
-    return (this.loadedSchemaId ??= this.tiers.load(this.schemaFile));
+    return (this.loadedSchemaId ??= this.detailedTier.load(this.files.schema));
+  }
+
+  /** The bundle's precompiled fast checks, loaded on first use (`serve` never loads Tau v13's). */
+  private get fast(): ReadonlyMap<string, FastCheck> {
+    return (this.fastChecks ??= loadFastChecks(this.files.validators));
   }
 
   hasDefinition(name: string): boolean {
-    return this.tiers.fast.getSchema(`${this.schemaId}#/$defs/${name}`) !== undefined;
+    return this.fast.has(name);
   }
 
   /**
@@ -130,22 +137,27 @@ export class BundleValidator {
    * value gets no issues (for callers that only need the verdict, e.g. to try a message both ways).
    */
   check(definition: string, value: unknown, subject?: string, pointerPrefix = "", explainFailure = true): ValidationResult {
-    if (this.compiled(this.fastDefinitions, this.tiers.fast, definition)(value)) return valid(subject, definition);
+    if (this.fastCheck(definition)(value)) return valid(subject, definition);
     if (!explainFailure) return invalid([], subject, definition);
-    const detailed = this.compiled(this.detailedDefinitions, this.tiers.detailed(), definition);
+    const detailed = this.detailedCheck(definition);
     // Both tiers compile the same schema, so they agree; were they ever not to, the detailed one, compiled exactly as generated, decides.
     if (detailed(value)) return valid(subject, definition);
     const issues = explain(detailed.errors).map((i) => ({ ...i, pointer: pointerPrefix + i.pointer }));
     return invalid(issues, subject, definition);
   }
 
-  /** Each definition is compiled once per tier, on first use. */
-  private compiled(cache: Map<string, ValidateFunction>, ajv: Ajv2019, definition: string): ValidateFunction {
-    let fn = cache.get(definition);
+  private fastCheck(definition: string): FastCheck {
+    const fn = this.fast.get(definition);
+    if (!fn) throw new Error(`${this.files.validators}: no definition ${definition}`);
+    return fn;
+  }
+
+  /** Each definition is compiled once, on first use. */
+  private detailedCheck(definition: string): ValidateFunction {
+    let fn = this.detailedDefinitions.get(definition);
     if (!fn) {
-      fn = ajv.getSchema(`${this.schemaId}#/$defs/${definition}`);
-      if (!fn) throw new Error(`${this.schemaId}: no definition ${definition}`);
-      cache.set(definition, fn);
+      fn = this.detailedTier.compile(this.schemaId, definition);
+      this.detailedDefinitions.set(definition, fn);
     }
     return fn;
   }
@@ -265,29 +277,14 @@ function describeSubject(msg: Record<string, unknown>): string | undefined {
 export const AJV_OPTIONS = { strict: true, allErrors: true, verbose: true, allowUnionTypes: true } as const;
 
 /**
- * How the fast tier is set up: the first error ends a check, errors carry no schema, tagged unions
- * dispatch on their tag (discriminated-unions.ts). Generated code is neither optimized nor inlined
- * across references: that halves the time a definition takes to compile (the first Tau delta
- * compiles the whole snapshot schema) for a few nanoseconds more per check.
- */
-export const FAST_AJV_OPTIONS = {
-  strict: true,
-  allErrors: false,
-  verbose: false,
-  allowUnionTypes: true,
-  discriminator: true,
-  inlineRefs: false,
-  code: { optimize: false },
-} as const;
-
-/**
  * The schema files are not checked against JSON Schema's meta-schema when loaded: compiling the
- * meta-schema and walking every bundle with it was most of the validators' start-up, for files
- * that are generated, and checked against it (and compiled in strict mode) by the registry tests.
+ * meta-schema and walking a bundle with it would be most of the cost of a first explanation, for
+ * files that are generated, and checked against it (and compiled in strict mode) by the registry
+ * tests.
  */
 const LOADING = { validateSchema: false } as const;
 
-/** Every bundle listed in schema/index.json, compiled in the two tiers of the process. */
+/** Every bundle listed in schema/index.json, with the two tiers of the process. */
 export class ProtocolValidators {
   private static instance: ProtocolValidators | undefined;
   readonly index: SchemaIndex;
@@ -295,14 +292,14 @@ export class ProtocolValidators {
 
   constructor() {
     this.index = readSchemaFile<SchemaIndex>("index.json");
-    const tiers = new ValidatorTiers();
+    const detailed = new DetailedTier();
     this.index.bundles.forEach((b) => {
       const entries = this.index.entries.filter((e) => e.dialect === b.dialect && e.versions.includes(b.version));
-      this.bundles.set(key(b.dialect, b.version), new BundleValidator(tiers, b.dialect, b.version, b.schema, entries));
+      this.bundles.set(key(b.dialect, b.version), new BundleValidator(detailed, b, b.dialect, b.version, entries));
     });
   }
 
-  /** The process-wide validators (schemas are read and compiled once). */
+  /** The process-wide validators (each bundle's checks are loaded once). */
   static shared(): ProtocolValidators {
     return (ProtocolValidators.instance ??= new ProtocolValidators());
   }
@@ -328,9 +325,8 @@ const key = (dialect: string, version: number | string) => `${dialect}@${version
 /**
  * A bundle without its root union. ajv compiles a schema's root the first time anything inside it
  * is referenced, and the root accepts every message of both directions, i.e. references every
- * definition: keeping it made the first check of any message compile the whole bundle (about half
- * a second of start-up). Messages are only ever checked against named definitions, each compiled
- * on first use.
+ * definition: keeping it would make the first explanation compile the whole bundle. Messages are
+ * only ever checked against named definitions, each compiled on first use.
  */
 function definitionsOnly(schema: { $id: string }): { $schema?: string; $id: string; $defs?: object } {
   const { $schema, $id, $defs } = schema as { $schema?: string; $id: string; $defs?: object };

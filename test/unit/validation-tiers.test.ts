@@ -1,17 +1,23 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
 import { describe, expect, it } from "vitest";
-import { withDiscriminators } from "../../src/validation/discriminated-unions.js";
+import { withDiscriminators } from "../../src/codegen/discriminated-unions.js";
+import { FAST_AJV_OPTIONS } from "../../src/codegen/fast-validators.js";
+import type { IndexBundle } from "../../src/registry/schema-index.js";
+import { loadFastChecks } from "../../src/validation/precompiled.js";
 import { readSchemaFile } from "../../src/validation/schema-files.js";
-import { AJV_OPTIONS, FAST_AJV_OPTIONS, ProtocolValidators } from "../../src/validation/validator.js";
+import { AJV_OPTIONS, ProtocolValidators } from "../../src/validation/validator.js";
 import { askEvent, askRequest, createParams, tauRequest } from "../support/messages.js";
 
 /**
  * The fast tier (first error only, unions dispatched on their tag) must accept exactly what the
  * detailed tier, compiled from the schema as generated, accepts: checked on real example messages
  * and on every small mutation of them (a field removed, a value of another type, a tag swapped for
- * another kind's), each against the definition the message is dispatched to.
+ * another kind's), each against the definition the message is dispatched to. The fast tier the
+ * gateway runs is precompiled at generate time (generated/validators/); it is compared both with
+ * the same options compiled here, at run time, and with the detailed tier.
  */
 
 interface Bundle {
@@ -19,17 +25,19 @@ interface Bundle {
   $defs: Record<string, unknown>;
 }
 
-const index = readSchemaFile<{ bundles: Array<{ dialect: string; version: number | string; schema: string }> }>("index.json");
+const index = readSchemaFile<{ bundles: IndexBundle[] }>("index.json");
 const bundles = new Map(index.bundles.map((b) => [`${b.dialect}@${b.version}`, readSchemaFile<Bundle>(b.schema)]));
+const precompiledFiles = new Map(index.bundles.map((b) => [`${b.dialect}@${b.version}`, b.validators]));
 
-function tiers(bundle: Bundle) {
-  const { $id, $defs } = bundle;
+function tiers(bundleKey: string) {
+  const { $id, $defs } = bundles.get(bundleKey)!;
   const fast = new Ajv2019(FAST_AJV_OPTIONS);
   fast.addSchema(withDiscriminators({ $id, $defs }));
   const detailed = new Ajv2019(AJV_OPTIONS);
   detailed.addSchema({ $id, $defs });
+  const precompiled = loadFastChecks(precompiledFiles.get(bundleKey)!);
   const get = (ajv: Ajv2019, name: string) => ajv.getSchema(`${$id}#/$defs/${name}`) as ValidateFunction;
-  return { fast: (name: string) => get(fast, name), detailed: (name: string) => get(detailed, name) };
+  return { fast: (name: string) => get(fast, name), detailed: (name: string) => get(detailed, name), precompiled: (name: string) => precompiled.get(name)! };
 }
 
 const validators = () => ProtocolValidators.shared();
@@ -76,10 +84,9 @@ function* mutations(value: unknown, tags: Map<string, Set<string>>): Generator<u
 }
 
 function compare(bundleKey: string, messages: Array<{ direction: "client" | "server"; message: unknown; respondsTo?: string }>) {
-  const bundle = bundles.get(bundleKey)!;
   const [dialect, version] = bundleKey.split("@") as [string, string];
   const validator = ProtocolValidators.shared().get(dialect as "tau" | "ask" | "codex" | "acp", dialect === "tau" ? Number(version) : version);
-  const { fast, detailed } = tiers(bundle);
+  const { fast, detailed, precompiled } = tiers(bundleKey);
   const tags = stringsByKey(messages.map((m) => m.message));
   let checked = 0;
   const disagreements: string[] = [];
@@ -89,8 +96,9 @@ function compare(bundleKey: string, messages: Array<{ direction: "client" | "ser
     for (const candidate of [message, ...mutations(message, tags)]) {
       const a = fast(definition!)(candidate);
       const b = detailed(definition!)(candidate);
+      const c = precompiled(definition!)(candidate);
       checked++;
-      if (a !== b) disagreements.push(`${definition}: fast ${a}, detailed ${b}: ${JSON.stringify(candidate).slice(0, 300)}`);
+      if (a !== b || c !== a) disagreements.push(`${definition}: fast ${a}, detailed ${b}, precompiled ${c}: ${JSON.stringify(candidate).slice(0, 300)}`);
     }
   }
   expect(disagreements.slice(0, 5)).toEqual([]);
@@ -107,11 +115,33 @@ function withMethods(lines: Array<{ direction: "client" | "server"; message: Rec
   });
 }
 
+/** The precompiled modules a fresh process has loaded after checking `messages` (a fresh process: the require cache is per process). */
+function loadedAfter(checks: string): string[] {
+  const script = `
+    import { createRequire } from "node:module";
+    const { ProtocolValidators } = await import("./src/validation/validator.ts");
+    const validators = new ProtocolValidators();
+    ${checks}
+    console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes("/generated/validators/")).map((f) => f.split("/").pop())));`;
+  const root = fileURLToPath(new URL("../..", import.meta.url));
+  return JSON.parse(execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, encoding: "utf8" })) as string[];
+}
+
 describe("the fast validation tier", () => {
-  it("compiles every definition of every bundle", () => {
+  it("loads a bundle's precompiled checks when the bundle is first used, not before", () => {
+    expect(loadedAfter("")).toEqual([]);
+    const tauRequest = `{ version: 18, type: "request", id: "1", method: "session.list", params: {} }`;
+    expect(loadedAfter(`validators.get("tau").message("client", ${tauRequest});`)).toEqual(["tau-v18.cjs"]);
+    expect(loadedAfter(`validators.get("tau", 13).message("client", { ...${tauRequest}, version: 13 }); validators.get("codex").hasDefinition("ThreadStartParams");`).sort()).toEqual(["codex-v2.cjs", "tau-v13.cjs"]);
+  });
+
+  it("compiles every definition of every bundle, and precompiled exactly those", () => {
     for (const [key, bundle] of bundles) {
-      const { fast } = tiers(bundle);
+      const { fast } = tiers(key);
       for (const name of Object.keys(bundle.$defs)) expect(fast(name), `${key} ${name}`).toBeTypeOf("function");
+      const precompiled = loadFastChecks(precompiledFiles.get(key)!);
+      expect([...precompiled.keys()].sort(), key).toEqual(Object.keys(bundle.$defs).sort());
+      for (const check of precompiled.values()) expect(check).toBeTypeOf("function");
     }
   });
 
