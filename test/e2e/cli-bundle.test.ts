@@ -10,8 +10,9 @@ import { startLoopbackRedis } from "../support/redis-server.js";
 /**
  * The command users run is the bundle `npm run build` writes (dist/tau-gateway.mjs, `bin` in
  * package.json), not the sources the other suites start through tsx. Built once into a directory of
- * its own laid out as an installed package (package.json, schema/ and node_modules/ beside dist/),
- * every command starts from it and answers; what only some runs need stays out of the start-up path.
+ * its own laid out as an installed package (package.json, schema/, generated/ and node_modules/
+ * beside dist/), every command starts from it and answers; what only some runs need stays out of
+ * the start-up path.
  */
 
 const cleanups = cleanupsAfterEach();
@@ -20,7 +21,7 @@ let bundle: string;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "cli-bundle-"));
-  for (const name of ["package.json", "schema", "node_modules"]) symlinkSync(join(repoRoot, name), join(root, name));
+  for (const name of ["package.json", "schema", "generated", "node_modules"]) symlinkSync(join(repoRoot, name), join(root, name));
   const built = await runToEnd("npm", ["run", "build", "--silent", "--", "--outDir", join(root, "dist")], { cwd: repoRoot });
   expect(built.code, `npm run build failed:\n${built.stdout}${built.stderr}`).toBe(0);
   const bin = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["tau-gateway"]!;
