@@ -47,7 +47,7 @@ const settings = {
   sendWarmupRounds: quick ? 5 : 20,
   validationLines: quick ? 20_000 : 200_000,
   patternRuns: quick ? 3 : 9,
-  idleConnections: quick ? 200 : 1000,
+  idleConnections: quick ? 600 : 3000,
   startupRuns: 3,
   replicaSubscribers: 30,
 };

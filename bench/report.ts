@@ -124,7 +124,9 @@ export function markdownReport(results: BenchResults): string {
   );
   for (const m of results.memory) {
     gateway.push(
-      `| Idle WebSocket on \`${m.route}\` (${fmt(m.connections)} open) | ${fmt(m.perConnectionKiB, 1)} KiB each (RSS ${fmt(m.baselineMiB, 1)} → ${fmt(m.loadedMiB, 1)} MiB)${m.route === "/tau" ? ", upstream connection included" : ""} |`,
+      m.afterFirstMiB === undefined
+        ? `| Idle WebSocket on \`${m.route}\` (${fmt(m.connections)} open) | ${fmt(m.perConnectionKiB, 1)} KiB each (RSS ${fmt(m.baselineMiB, 1)} → ${fmt(m.loadedMiB, 1)} MiB)${m.route === "/tau" ? ", upstream connection included" : ""} |`
+        : `| Idle WebSocket on \`${m.route}\` (${fmt(m.connections)} open) | ${fmt(m.perConnectionKiB, 1)} KiB each from ${fmt(m.firstConnections)} to ${fmt(m.connections)} open (RSS ${fmt(m.baselineMiB, 1)} → ${fmt(m.afterFirstMiB, 1)} → ${fmt(m.loadedMiB, 1)} MiB; ${fmt(m.averageKiB, 1)} KiB each over the baseline)${m.route === "/tau" ? ", upstream connection included" : ""} |`,
     );
   }
   const s = results.startup;
