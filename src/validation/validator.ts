@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
 import type { Ajv2019, ValidateFunction } from "ajv/dist/2019.js";
+import { ajv2019 } from "../shared/lazy-ajv.js";
 import type { Dialect, Sender } from "../registry/model.js";
 import type { IndexBundle, IndexEntry, SchemaIndex } from "../registry/schema-index.js";
 import { explain, type ValidationIssue } from "./issues.js";
@@ -67,8 +67,8 @@ export class DetailedTier {
 
 /** Loaded on first use, synchronously (a check is synchronous): see DetailedTier. */
 function newDetailedAjv(): Ajv2019 {
-  const ajv = createRequire(import.meta.url)("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js");
-  return new ajv.Ajv2019({ ...AJV_OPTIONS, ...LOADING });
+  const Ajv = ajv2019();
+  return new Ajv({ ...AJV_OPTIONS, ...LOADING });
 }
 
 /** A validator for one bundle (dialect + version). */

@@ -113,6 +113,18 @@ describe("the command-line bundle", () => {
     expect(checked.code).toBe(0);
   });
 
+  it("leaves ajv's compiler out of the bundle and requires it when a rejected message is first explained", async () => {
+    const chunks = readdirSync(join(dirname(bundle), "chunks")).filter((name) => name.endsWith(".mjs"));
+    const withAjv = (file: string) => /^\/\/ \S*node_modules\/ajv\//m.test(readFileSync(file, "utf8"));
+    expect([bundle, ...chunks.map((name) => join(dirname(bundle), "chunks", name))].filter(withAjv)).toEqual([]);
+    // A request whose params break the schema: the detailed tier compiles its check to say why.
+    const line = JSON.stringify({ direction: "client", message: { version: 18, type: "request", id: "r1", method: "session.submit", params: { sessionId: "s", text: 42 } } });
+    const checked = await runToEnd(process.execPath, [bundle, "validate", "-"], { cwd: root, stdin: `${line}\n` });
+    expect(checked.stdout, checked.stderr).toContain("tau session.submit: /params/text: must be of type string");
+    expect(checked.stdout).toContain("0 valid, 1 invalid");
+    expect(checked.code).toBe(1);
+  });
+
   it("serves with the embedded host: listening, /readyz 200, an Ask call, exit 0 on SIGTERM", async () => {
     const gateway = startBundle(["serve", "--port", "0"]);
     const [, baseUrl] = await stderrLine(gateway, /tau-gateway listening on (http:\/\/\S+)/);

@@ -1,5 +1,5 @@
-import addFormats from "ajv-formats";
-import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
+import type { ValidateFunction } from "ajv/dist/2019.js";
+import { ajv2019, ajvFormats } from "../../shared/lazy-ajv.js";
 import { explain, formatIssue } from "../../validation/issues.js";
 
 /**
@@ -16,8 +16,9 @@ const compiled = new WeakMap<object, ValidateFunction>();
 export function compileArgumentSchema(parameters: object): ValidateFunction {
   let fn = compiled.get(parameters);
   if (!fn) {
-    const ajv = new Ajv2019({ strict: false, allErrors: true, verbose: true, logger: false });
-    addFormats.default(ajv);
+    const Ajv = ajv2019();
+    const ajv = new Ajv({ strict: false, allErrors: true, verbose: true, logger: false });
+    ajvFormats()(ajv);
     fn = ajv.compile(parameters);
     compiled.set(parameters, fn);
   }

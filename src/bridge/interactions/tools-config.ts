@@ -1,4 +1,5 @@
-import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
+import type { ValidateFunction } from "ajv/dist/2019.js";
+import { ajv2019 } from "../../shared/lazy-ajv.js";
 import { HOST_TOOL_NAMES } from "../../registry/tau/index.js";
 import { configFileError, parseConfigJson, readConfigFile } from "../../validation/config-files.js";
 import { explain, formatIssue } from "../../validation/issues.js";
@@ -63,7 +64,7 @@ const TOOLS_FILE_SCHEMA = {
 let compiledCheck: ValidateFunction | undefined;
 
 /** Compiled on first use: a gateway without such a file never pays for the compile (ajv checks the schema first, against a meta-schema it compiles too). */
-const checkFile = (): ValidateFunction => (compiledCheck ??= new Ajv2019({ strict: true, allErrors: true, verbose: true }).compile(TOOLS_FILE_SCHEMA));
+const checkFile = (): ValidateFunction => (compiledCheck ??= new (ajv2019())({ strict: true, allErrors: true, verbose: true }).compile(TOOLS_FILE_SCHEMA));
 
 /** Reads and validates a tools file; errors name the file and the field. */
 export async function loadToolsConfig(path: string): Promise<CommandToolConfig[]> {

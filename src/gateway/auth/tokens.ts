@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { resolve } from "node:path";
-import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
+import type { ValidateFunction } from "ajv/dist/2019.js";
+import { ajv2019 } from "../../shared/lazy-ajv.js";
 import { configFileError, parseConfigJson, readConfigFile } from "../../validation/config-files.js";
 import { explain, formatIssue } from "../../validation/issues.js";
 
@@ -147,7 +148,7 @@ const TOKENS_FILE_SCHEMA = {
 let compiledCheck: ValidateFunction | undefined;
 
 /** Compiled on first use: a gateway without such a file never pays for the compile (ajv checks the schema first, against a meta-schema it compiles too). */
-const checkFile = (): ValidateFunction => (compiledCheck ??= new Ajv2019({ strict: true, allErrors: true, verbose: true }).compile(TOKENS_FILE_SCHEMA));
+const checkFile = (): ValidateFunction => (compiledCheck ??= new (ajv2019())({ strict: true, allErrors: true, verbose: true }).compile(TOKENS_FILE_SCHEMA));
 
 /** Plain words for the patterns above (ajv would quote the regex). */
 const PATTERN_TEXT: Record<string, string> = {
