@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { agentMessageProblems } from "../../test/support/acp-official-schema.js";
-import { repoRoot } from "../../test/support/cli.js";
+import { outputAtExit, repoRoot, type CliResult } from "../../test/support/cli.js";
 
 /**
  * acpx, a third-party ACP command-line client, running `tau-gateway acp` (from source, through
@@ -23,20 +23,11 @@ const mainTs = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const workDir = realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-acpx-")));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-function runAcpx(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runAcpx(args: string[]): Promise<CliResult> {
   const home = join(workDir, "home");
   mkdirSync(home, { recursive: true });
-  return new Promise((resolve, reject) => {
-    // acpx keeps its state under HOME: a fresh one per run.
-    const child = spawn(process.execPath, [acpxCli, ...args], { cwd: repoRoot, env: { ...process.env, HOME: home } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
+  // acpx keeps its state under HOME: a fresh one per run.
+  return outputAtExit(spawn(process.execPath, [acpxCli, ...args], { cwd: repoRoot, env: { ...process.env, HOME: home } }));
 }
 
 /** Which side sent each line of a wire log: agent requests and notifications by method, responses by the open request they answer. */

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { repoRoot } from "../support/cli.js";
+import { outputAtExit, repoRoot, type CliResult } from "../support/cli.js";
 import { startLoopbackRedis } from "../support/redis-server.js";
 
 /**
@@ -31,17 +31,8 @@ afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-function runToEnd(command: string, args: string[], options: { cwd: string; stdin?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? "");
-  });
+function runToEnd(command: string, args: string[], options: { cwd: string; stdin?: string }): Promise<CliResult> {
+  return outputAtExit(spawn(command, args, { cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] }), options.stdin);
 }
 
 /** `node BUNDLE ARGS`, killed after the test if still running. */

@@ -35,15 +35,19 @@ export async function runCommand(argv: string[], options: { stdin?: string; env?
 
 /** Runs the real `tau-gateway ARGS` process to completion. */
 export function runCliProcess(args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  return outputAtExit(spawnCli(args, options.env), options.stdin);
+}
+
+/** What a child spawned with piped stdio writes until it ends, once `stdin` (default nothing) is written and closed. */
+export function outputAtExit(child: ChildProcess, stdin = ""): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawnCli(args, options.env);
     let stdout = "";
     let stderr = "";
     child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
     child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin!.end(options.stdin ?? "");
+    child.stdin!.end(stdin);
   });
 }
 
