@@ -1,7 +1,28 @@
 import type WebSocket from "ws";
 import { cpuMs, cpuPerItemUs } from "./cpu.js";
 import { now, quantile, round } from "./stats.js";
-import type { TranslationResult } from "./translation.js";
+
+/** One measured turn: what its subscribers received, how fast, at what cost (Ask, Codex and ACP rows alike). */
+export interface TranslationResult {
+  /** The client dialect (dialect-translation.ts for Codex and ACP); absent in results written before it was recorded: Ask. */
+  dialect?: "ask" | "codex" | "acp";
+  subscribers: number;
+  deltas: number;
+  events: number;
+  eventsPerSubscriber: number;
+  ms: number;
+  eventsPerSecond: number;
+  lagP50Ms: number;
+  lagMaxMs: number;
+  /** Tau deltas whose text reached all subscribers together, per second (deltas × subscribers ÷ time). */
+  deltasPerSecond: number;
+  /** Gateway CPU per delivered event, µs (null without /proc). */
+  gatewayCpuUsPerEvent: number | null;
+  /** Gateway CPU per delta delivered to one subscriber, µs (null without /proc). */
+  gatewayCpuUsPerDelta: number | null;
+  /** Subscribers the gateway disconnected before their turn.completed (too slow for its limits). */
+  disconnected: number;
+}
 
 /** One subscriber of a measured turn, whatever its dialect's client. */
 export interface TurnSubscriber {

@@ -3,7 +3,9 @@ import type { GatewayAccess } from "./stack.js";
 import { turnText } from "./streaming.js";
 import { BenchTauClient } from "./tau-client.js";
 import { inBatches, sleep } from "./stats.js";
-import { timeTurn } from "./timed-turn.js";
+import { timeTurn, type TranslationResult } from "./timed-turn.js";
+
+export type { TranslationResult };
 
 /**
  * Translation: the streaming turn through the Ask surface. N connections subscribe (live) to one
@@ -22,27 +24,6 @@ import { timeTurn } from "./timed-turn.js";
  */
 
 const TURN_COMPLETED = Buffer.from('"type":"turn.completed"');
-
-export interface TranslationResult {
-  /** The client dialect (dialect-translation.ts for Codex and ACP); absent in results written before it was recorded: Ask. */
-  dialect?: "ask" | "codex" | "acp";
-  subscribers: number;
-  deltas: number;
-  events: number;
-  eventsPerSubscriber: number;
-  ms: number;
-  eventsPerSecond: number;
-  lagP50Ms: number;
-  lagMaxMs: number;
-  /** Tau deltas whose text reached all subscribers together, per second (deltas × subscribers ÷ time). */
-  deltasPerSecond: number;
-  /** Gateway CPU per delivered event, µs (null without /proc). */
-  gatewayCpuUsPerEvent: number | null;
-  /** Gateway CPU per delta delivered to one subscriber, µs (null without /proc). */
-  gatewayCpuUsPerDelta: number | null;
-  /** Subscribers the gateway disconnected before their turn.completed (too slow for its limits). */
-  disconnected: number;
-}
 
 export async function measureTranslation(
   access: GatewayAccess,
