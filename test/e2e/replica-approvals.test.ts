@@ -1,6 +1,3 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
@@ -10,6 +7,7 @@ import { RpcError } from "../support/ask-client.js";
 import { expectContiguous, expectOneTerminalPerTurn, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import type { ServingCli } from "../support/cli.js";
+import { CALL_MARK, markRuns, markToolsFile } from "../support/mark-tool.js";
 import { leasesOwned, startReplicaSet, until, type ReplicaSet } from "../support/replica-set.js";
 
 /**
@@ -20,34 +18,13 @@ import { leasesOwned, startReplicaSet, until, type ReplicaSet } from "../support
 
 const cleanups = cleanupsAfterEach();
 const TEST_TIMEOUT = 240_000;
-/** The Tau turn that calls the command tool. */
-const CALL_MARK = "/tool mark {}";
 const REFUSED_LOG = "Tau did not accept the tool result";
 
 type Client = Awaited<ReturnType<ReplicaSet["client"]>>;
 
-/** A tools file with one command tool, `mark`, that appends a line to `marker` each time it runs. */
-function toolsFile(): { file: string; marker: string } {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "replica-approvals-")));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const marker = join(dir, "marker");
-  const file = join(dir, "tools.json");
-  const tool = {
-    name: "mark",
-    description: "Records that it ran.",
-    parameters: { type: "object", properties: {}, additionalProperties: false },
-    command: "/bin/sh",
-    args: ["-c", `echo ran >> '${marker}'; echo marked`],
-  };
-  writeFileSync(file, JSON.stringify({ tools: [tool] }));
-  return { file, marker };
-}
-
-const runs = (marker: string) => (existsSync(marker) ? readFileSync(marker, "utf8").split("\n").filter(Boolean).length : 0);
-
 /** Three replicas, A first and holding the host's lease, every one offering the `mark` tool; a client subscribed to one session on each. */
 async function threeReplicas() {
-  const { file, marker } = toolsFile();
+  const { file, marker } = markToolsFile(cleanups);
   const set = await startReplicaSet(cleanups, { replicas: 3, serveArgs: ["--tools-config", file] });
   const [a, b, c] = set.replicas as [ServingCli, ServingCli, ServingCli];
   expect([await leasesOwned(a), await leasesOwned(b), await leasesOwned(c)]).toEqual([1, 0, 0]);
@@ -132,7 +109,7 @@ describe("an approval shared by three replicas on Redis", () => {
           expect.objectContaining({ name: "mark", isError: false, output: expect.stringContaining("marked") }),
         ]);
       }
-      expect(runs(marker)).toBe(1);
+      expect(markRuns(marker)).toBe(1);
       const results = await tauToolResults(set.hostUrl, sessionId);
       expect(results).toEqual([{ callId: expect.any(String), isError: false }]);
       await until(async () => {
@@ -140,7 +117,7 @@ describe("an approval shared by three replicas on Redis", () => {
         return state.length === 0 && state.unacknowledged === 0 ? state : undefined;
       }, "the answer stream to be empty", 60_000);
       expect(refusals(set.replicas)).toBe(0);
-      expect(runs(marker)).toBe(1);
+      expect(markRuns(marker)).toBe(1);
     },
     TEST_TIMEOUT,
   );
@@ -181,7 +158,7 @@ describe("an approval shared by three replicas on Redis", () => {
       // A never read on after it stopped: the next owner sent the answer once and Tau refused it (the
       // call ended with A's connection), so no command ran. Only if the lease moved while A was still
       // stopped, its connection open, could the answer have been taken and run instead — once either way.
-      const [refused, ran] = [refusals([b, c]), runs(marker)];
+      const [refused, ran] = [refusals([b, c]), markRuns(marker)];
       expect(refused + ran, `refused ${refused}, ran ${ran}`).toBe(1);
       // Tau holds one result for the call: its own cancellation, or the command's output.
       expect(await tauToolResults(set.hostUrl, sessionId)).toEqual([{ callId: expect.any(String), isError: ran === 0 }]);
@@ -199,7 +176,7 @@ describe("an approval shared by three replicas on Redis", () => {
   it(
     "a client on B that answers reverse requests is asked about the approval A's host opened, and its answer decides it",
     async () => {
-      const { file, marker } = toolsFile();
+      const { file, marker } = markToolsFile(cleanups);
       const set = await startReplicaSet(cleanups, { replicas: 2, serveArgs: ["--tools-config", file] });
       const [a, b] = set.replicas as [ServingCli, ServingCli];
       expect([await leasesOwned(a), await leasesOwned(b)]).toEqual([1, 0]);
@@ -223,7 +200,7 @@ describe("an approval shared by three replicas on Redis", () => {
       ]);
       // B's client decided it: approved once, the command ran once, Tau has its one result.
       expect(payloadsOf<{ id: string; status: string }>(onA!.eventsOf(sessionId), "approval.updated")).toEqual([expect.objectContaining({ id: "act_1", status: "approved" })]);
-      expect(runs(marker)).toBe(1);
+      expect(markRuns(marker)).toBe(1);
       expect(await tauToolResults(set.hostUrl, sessionId)).toEqual([expect.objectContaining({ isError: false })]);
     },
     TEST_TIMEOUT,

@@ -62,7 +62,7 @@ export class RemoteAsking {
     };
     this.settle(
       details.id,
-      this.reverse.requestPermission(sessionId, params, signal).then((answer) => {
+      afterDelivery(() => this.reverse.requestPermission(sessionId, params, signal)).then((answer) => {
         if (answer === undefined || signal.aborted) return;
         const grant = decisionGrant(answer.decision);
         return grant === "denied" ? this.answers.reject(details.id, answer.feedback ?? answer.reason) : this.answers.approve(details.id, grant);
@@ -76,7 +76,7 @@ export class RemoteAsking {
     const params = { requestId: details.id, prompt: details.prompt, ...(details.options ? { options: details.options } : {}), sessionId, interactionId: details.id };
     this.settle(
       details.id,
-      this.reverse.requestUserInput(sessionId, params, signal).then((answer) => {
+      afterDelivery(() => this.reverse.requestUserInput(sessionId, params, signal)).then((answer) => {
         if (answer === undefined || signal.aborted) return;
         return this.answers.respond(details.id, answer.response);
       }),
@@ -105,3 +105,11 @@ export class RemoteAsking {
     this.asking.delete(id);
   }
 }
+
+/**
+ * Asks once the log has handed the event to every listener: a requester may read state those
+ * listeners keep (the Codex thread links the approval to its command item when it sees
+ * `approval.required`), and this replica's RemoteAsking subscribed before any of them. A question
+ * resolved meanwhile was withdrawn: its signal is aborted and the requester asks nobody.
+ */
+const afterDelivery = <T>(ask: () => Promise<T>): Promise<T> => Promise.resolve().then(ask);
