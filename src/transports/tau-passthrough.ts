@@ -97,6 +97,16 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
   let currentText: string | undefined;
   let currentBytes: Buffer | undefined;
   const asReceived = (text: string): string | Buffer => (text === currentText && currentBytes ? currentBytes : text);
+  /** Runs `handle` with `text` and `bytes` as the message being handled now. */
+  const whileHandling = <T extends string | undefined>(text: T, bytes: Buffer | undefined, handle: (text: T) => void) => {
+    currentText = text;
+    currentBytes = bytes;
+    try {
+      handle(text);
+    } finally {
+      currentText = currentBytes = undefined;
+    }
+  };
   const deliverToClient = (text: string) => sendToClient(asReceived(text));
 
   const finish = (clientClose: { code: number; reason: string } | undefined, upstreamCode = CLOSE.normal, upstreamReason = "client disconnected") => {
@@ -112,15 +122,7 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
     markClosed();
   };
 
-  const fromClient = (text: string, bytes?: Buffer) => {
-    currentText = text;
-    currentBytes = bytes;
-    try {
-      checkAndForward(text);
-    } finally {
-      currentText = currentBytes = undefined;
-    }
-  };
+  const fromClient = (text: string, bytes?: Buffer) => whileHandling(text, bytes, checkAndForward);
 
   const checkAndForward = (text: string) => {
     const parsed = codec.parseRequest(text);
@@ -168,14 +170,7 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
   const settleOpen = (id: string) => openRequests.settle(id);
 
   const fromUpstream = (text: string | undefined, bytes: Buffer | undefined) => {
-    if (finished) return;
-    currentText = text;
-    currentBytes = bytes;
-    try {
-      checkAndRelay(text);
-    } finally {
-      currentText = currentBytes = undefined;
-    }
+    if (!finished) whileHandling(text, bytes, checkAndRelay);
   };
 
   const checkAndRelay = (text: string | undefined) => {
