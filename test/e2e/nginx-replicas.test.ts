@@ -1,6 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectContiguous, expectOneTerminalPerTurn, waitForTerminal } from "../support/ask-events.js";
@@ -8,6 +6,7 @@ import { AskTestClient } from "../support/ask-client.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { repoRoot } from "../support/cli.js";
 import { freePort } from "../support/free-port.js";
+import { nginxBinary, readmeNginxExample, startTestNginx } from "../support/nginx.js";
 import { startReplicaSet, until } from "../support/replica-set.js";
 
 /**
@@ -18,12 +17,11 @@ import { startReplicaSet, until } from "../support/replica-set.js";
  */
 
 const cleanups = cleanupsAfterEach();
-const nginxBinary = ["nginx", "/usr/sbin/nginx"].find((candidate) => spawnSync(candidate, ["-v"]).status === 0);
 
 /** The README's nginx configuration with its upstream block replaced by the replicas' one, for these ports. */
 function replicasSite(listenPort: number, replicaPorts: string[]): string {
   const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const site = /```nginx\n([\s\S]*?)```/.exec(readme)![1]!;
+  const site = readmeNginxExample();
   const start = readme.indexOf("### Replicas and a shared store");
   const upstream = /```conf\n(upstream tau_gateway \{[\s\S]*?\})\n```/.exec(readme.slice(start))![1]!;
   const servers = [...upstream.matchAll(/server \S+;/g)];
@@ -35,51 +33,15 @@ function replicasSite(listenPort: number, replicaPorts: string[]): string {
   return withUpstream.replace(/^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${listenPort};`);
 }
 
-async function startNginx(site: string): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), "nginx-replicas-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  chmodSync(dir, 0o755);
-  for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]) {
-    mkdirSync(join(dir, sub));
-    chmodSync(join(dir, sub), 0o777);
-  }
-  const port = /listen 127\.0\.0\.1:(\d+);/.exec(site)![1];
-  writeFileSync(
-    join(dir, "nginx.conf"),
-    [
-      "daemon off;",
-      "worker_processes 1;",
-      `pid ${dir}/nginx.pid;`,
-      `error_log ${dir}/error.log info;`,
-      "events { worker_connections 256; }",
-      "http {",
-      `  access_log ${dir}/access.log;`,
-      ...["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((sub) => `  ${sub}_temp_path ${dir}/${sub};`),
-      site,
-      "}",
-      "",
-    ].join("\n"),
-  );
-  const nginx: ChildProcess = spawn(nginxBinary!, ["-e", `${dir}/error.log`, "-p", dir, "-c", `${dir}/nginx.conf`], { stdio: "ignore" });
-  const exited = new Promise((resolve) => nginx.once("exit", resolve));
-  cleanups.push(async () => {
-    if (nginx.exitCode === null) {
-      nginx.kill("SIGTERM");
-      await exited;
-    }
-  });
-  const base = `http://127.0.0.1:${port}`;
-  await until(async () => (await fetch(`${base}/healthz`)).ok || undefined, "nginx to serve");
-  return base;
-}
-
 describe.skipIf(!nginxBinary)(`three replicas behind nginx${nginxBinary ? "" : " (skipped: nginx is not installed)"}`, () => {
   it(
     "a client reconnecting through nginx after its replica was killed resumes with its cursor and misses nothing",
     async () => {
       const set = await startReplicaSet(cleanups, { replicas: 3 });
       const ports = set.replicas.map((r) => new URL(r.baseUrl).port);
-      const base = await startNginx(replicasSite(await freePort(), ports));
+      const nginx = await startTestNginx(replicasSite(await freePort(), ports));
+      cleanups.push(() => nginx.stop());
+      const base = nginx.base;
       const wsUrl = `${base.replace("http://", "ws://")}/rpc`;
 
       const connect = async () => {

@@ -1,12 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AskTestClient } from "../support/ask-client.js";
-import { repoRoot } from "../support/cli.js";
+import { nginxBinary, readmeNginxExample, startTestNginx, type TestNginx } from "../support/nginx.js";
 import { freePort } from "../support/free-port.js";
 import { postRpc, startHttpGateway, type HttpGateway } from "../support/http-gateway.js";
 import { SseTestClient } from "../support/sse-client.js";
@@ -21,85 +17,30 @@ import { TauTestClient } from "../support/tau-client.js";
  * `.ci/run` installs nginx when it is missing; without it this suite is skipped.
  */
 
-const nginxBinary = ["nginx", "/usr/sbin/nginx"].find((candidate) => spawnSync(candidate, ["-v"]).status === 0);
 /** The address the test client connects from; nginx connects to the gateway from 127.0.0.1. */
 const CLIENT_ADDRESS = "127.0.0.3";
 
-/** The README's nginx example, which users copy: the one ```nginx block of the deployment section. */
-function readmeNginxExample(): string {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const blocks = [...readme.matchAll(/```nginx\n([\s\S]*?)```/g)];
-  expect(blocks.length, "one ```nginx block in README.md").toBe(1);
-  return blocks[0]![1]!;
-}
-
 describe.skipIf(!nginxBinary)(`behind nginx${nginxBinary ? "" : " (skipped: nginx is not installed; .ci/run installs it with apt-get)"}`, () => {
   let gateway: HttpGateway;
-  let nginx: ChildProcess | undefined;
-  let dir: string;
+  let nginx: TestNginx | undefined;
   let base: string;
-  let nginxLog = "";
 
   beforeAll(async () => {
     gateway = await startHttpGateway({ extra: { trustProxy: ["127.0.0.1"] } });
     const gatewayPort = new URL(gateway.baseUrl).port;
     const port = await freePort();
-    dir = mkdtempSync(join(tmpdir(), "nginx-"));
-    // Worker processes may run as another user: they need to reach the temporary directories.
-    chmodSync(dir, 0o755);
-    for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]) {
-      mkdirSync(join(dir, sub));
-      chmodSync(join(dir, sub), 0o777);
-    }
     const example = readmeNginxExample();
     const site = example.replace(/^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${port};`).replace(/server 127\.0\.0\.1:8080;/, `server 127.0.0.1:${gatewayPort};`);
     expect(site, "the example's listen and upstream lines").not.toBe(example);
     expect(site).toContain(`listen 127.0.0.1:${port};`);
     expect(site).toContain(`server 127.0.0.1:${gatewayPort};`);
-    writeFileSync(
-      join(dir, "nginx.conf"),
-      [
-        "daemon off;",
-        "worker_processes 1;",
-        `pid ${dir}/nginx.pid;`,
-        `error_log ${dir}/error.log info;`,
-        "events { worker_connections 256; }",
-        "http {",
-        `  access_log ${dir}/access.log;`,
-        `  client_body_temp_path ${dir}/client_body;`,
-        `  proxy_temp_path ${dir}/proxy;`,
-        `  fastcgi_temp_path ${dir}/fastcgi;`,
-        `  uwsgi_temp_path ${dir}/uwsgi;`,
-        `  scgi_temp_path ${dir}/scgi;`,
-        site,
-        "}",
-        "",
-      ].join("\n"),
-    );
-    nginx = spawn(nginxBinary!, ["-e", `${dir}/error.log`, "-p", dir, "-c", `${dir}/nginx.conf`], { stdio: ["ignore", "pipe", "pipe"] });
-    nginx.stdout!.on("data", (d: Buffer) => (nginxLog += d.toString()));
-    nginx.stderr!.on("data", (d: Buffer) => (nginxLog += d.toString()));
-    base = `http://127.0.0.1:${port}`;
-    for (let attempt = 0; ; attempt++) {
-      if (nginx.exitCode !== null) throw new Error(`nginx exited with ${nginx.exitCode}: ${nginxLog}\n${readFileSync(`${dir}/error.log`, "utf8")}`);
-      const ok = await fetch(`${base}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      if (attempt > 200) throw new Error(`nginx did not start serving: ${nginxLog}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    nginx = await startTestNginx(site);
+    base = nginx.base;
   });
 
   afterAll(async () => {
-    if (nginx && nginx.exitCode === null) {
-      const exited = new Promise((resolve) => nginx!.once("exit", resolve));
-      nginx.kill("SIGTERM");
-      await exited;
-    }
+    await nginx?.stop();
     await gateway?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("serves the HTTP routes and POST /rpc through the proxy", async () => {
