@@ -47,6 +47,18 @@ afterAll(async () => {
 });
 
 /** A lease that the test hands from one replica to another. */
+/** Records every request `upstream` sends, with its result once answered, in `sent`. */
+function recordRequests(upstream: TauUpstream, sent: Sent[]): void {
+  const request = upstream.request.bind(upstream);
+  upstream.request = ((method: string, params: any, options?: any) => {
+    const entry: Sent = { method, params };
+    sent.push(entry);
+    const answer = request(method as any, params, options);
+    answer.then((result) => (entry.result = result), () => undefined);
+    return answer;
+  }) as TauUpstream["request"];
+}
+
 class TestOwnership implements HostOwnership {
   private listeners = new Set<(hostKey: string, owned: boolean) => void>();
 
@@ -92,14 +104,7 @@ class Replica {
     // Only the owner advertises the tools: two attached connections offering one name collide in Tau.
     const tools = ownership.owns(HOST_KEY) ? gatewayClientTools(COMMAND_TOOLS) : [];
     this.upstream = new TauUpstream({ url: host.url, client: { name: `replica-${name}`, version: "1", tools }, reconnect: false });
-    const request = this.upstream.request.bind(this.upstream);
-    this.upstream.request = ((method: string, params: any, options?: any) => {
-      const entry: Sent = { method, params };
-      this.sent.push(entry);
-      const answer = request(method as any, params, options);
-      answer.then((result) => (entry.result = result), () => undefined);
-      return answer;
-    }) as TauUpstream["request"];
+    recordRequests(this.upstream, this.sent);
     this.core = new BridgeCore({ upstream: this.upstream, commandTools: COMMAND_TOOLS, interactions: store, ownership, hostKey: HOST_KEY, replicaId: name, interactionDeadlineMs });
   }
 
@@ -326,14 +331,7 @@ class LoggingReplica {
   ) {
     this.upstream = new TauUpstream({ url: host.url, client: { name: `replica-${name}`, version: "1", tools: gatewayClientTools(COMMAND_TOOLS) }, reconnect: false });
     this.plain = new TauUpstream({ url: host.url, client: { name: `replica-${name}-plain`, version: "1" }, reconnect: false });
-    const request = this.upstream.request.bind(this.upstream);
-    this.upstream.request = ((method: string, params: any, options?: any) => {
-      const entry: Sent = { method, params };
-      this.sent.push(entry);
-      const answer = request(method as any, params, options);
-      answer.then((result) => (entry.result = result), () => undefined);
-      return answer;
-    }) as TauUpstream["request"];
+    recordRequests(this.upstream, this.sent);
     this.core = new BridgeCore({ upstream: this.upstream, plain: this.plain, hostKey: HOST_KEY, store, interactions, commandTools: COMMAND_TOOLS });
   }
 
