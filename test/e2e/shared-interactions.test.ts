@@ -46,7 +46,6 @@ afterAll(async () => {
   if (cwd) rmSync(cwd, { recursive: true, force: true });
 });
 
-/** A lease that the test hands from one replica to another. */
 /** Records every request `upstream` sends, with its result once answered, in `sent`. */
 function recordRequests(upstream: TauUpstream, sent: Sent[]): void {
   const request = upstream.request.bind(upstream);
@@ -59,6 +58,7 @@ function recordRequests(upstream: TauUpstream, sent: Sent[]): void {
   }) as TauUpstream["request"];
 }
 
+/** A lease that the test hands from one replica to another. */
 class TestOwnership implements HostOwnership {
   private listeners = new Set<(hostKey: string, owned: boolean) => void>();
 
