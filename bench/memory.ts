@@ -68,8 +68,8 @@ export async function measureIdleConnections(route: MemoryRoute, count: number, 
   const open = (): Promise<Held> => (route === "/tau" ? BenchTauClient.connect(access.tau, access.headers) : openAsk(access.rpc, access.headers));
   const held: Held[] = [];
   // The slope is read from the first fifth on: the first connections also pay for growth that
-  // happens once (V8 enlarging its young generation up to its limit as the heap fills), which a
-  // gateway that starts small pays there rather than at start-up; the rest pay only for themselves.
+  // happens once (the heap growing to its working size), which a gateway that starts small pays
+  // there rather than at start-up; the rest pay only for themselves.
   const first = Math.max(1, Math.floor(count / 5));
   try {
     await (await open()).close();
