@@ -13,7 +13,9 @@ import type { Subscriptions } from "./subscriptions.js";
  * see it stop — the interrupted turn's terminal event, then `session.ended`, then nothing more.
  *
  * 1. The session is marked closed at once, so every later call naming it is -32004 (a send racing
- *    the close cannot start another turn).
+ *    the close cannot start another turn). With replicas sharing a store the close is claimed there
+ *    too: a replica opening the session afterwards finds it closed, one that has it open ends it
+ *    when `session.ended` reaches its log, and of two closes at once only one goes ahead.
  * 2. Sends already on their way upstream (from any connection) are waited for, at most
  *    `settleTimeoutMs`: a turn one of them starts is running by the next step and stopped with
  *    the rest, rather than left running in Tau unobserved.
@@ -43,6 +45,8 @@ export async function closeSession(services: CloseServices, record: SessionRecor
   const { upstream, sessions, subscriptions } = services;
   const { sessionId, hub } = record;
   if (!sessions.beginClose(sessionId)) throw sessionNotFound(sessionId);
+  // Replicas sharing a store: another one closing it first makes this close find it gone.
+  if (!(await sessions.claimClose(sessionId))) throw sessionNotFound(sessionId);
   const settleTimeoutMs = options.settleTimeoutMs ?? CLOSE_SETTLE_TIMEOUT_MS;
 
   if (!(await record.sends.settled(settleTimeoutMs))) {
@@ -52,7 +56,9 @@ export async function closeSession(services: CloseServices, record: SessionRecor
     try {
       await upstream.request("session.cancelPendingMessages", { sessionId });
     } catch (error) {
-      sessions.abandonClose(sessionId);
+      await sessions.abandonClose(sessionId).catch((abandonError: unknown) => {
+        options.log?.("warn", "a failed close could not be undone in the shared store; other replicas see the session closed", { sessionId, error: String(abandonError) });
+      });
       throw error;
     }
   }

@@ -268,6 +268,11 @@ export class SessionHub {
     return event;
   }
 
+  /** The session ended through another replica (its session.ended is in the log already): nothing more is appended from here. */
+  markEnded(): void {
+    this.ended = true;
+  }
+
   /** session.unobserve (errors ignored); later messages are ignored until the next attach. */
   async detach(): Promise<void> {
     this.observing = false;

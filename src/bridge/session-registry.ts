@@ -1,6 +1,7 @@
 import type { SessionClientToolCallMessage, Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import type { InteractionAnswer } from "../store/interactions.js";
+import type { SessionSettingsStore } from "../store/session-settings.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { sessionNotFound } from "./ask-errors.js";
 import { ClosedSessions } from "./closed-sessions.js";
@@ -59,6 +60,8 @@ export class SessionRegistry {
 
   /** With a shared store: how sessions follow the host's lease. */
   private readonly takeover: HostTakeover | undefined;
+  /** Sessions whose close this replica claimed in the shared store and is carrying out. */
+  private readonly closingHere = new Set<string>();
 
   constructor(private readonly options: SessionRegistryOptions) {
     this.closed = new ClosedSessions(options.maxClosedSessions);
@@ -105,19 +108,46 @@ export class SessionRegistry {
     return this.closed.has(sessionId);
   }
 
-  /** From now on every call naming the session is -32004; false if it was already closing or closed. */
+  /** From now on every call naming the session is -32004 here; false if it was already closing or closed. */
   beginClose(sessionId: string): boolean {
     return this.closed.begin(sessionId);
   }
 
-  /** The close failed before it changed anything: the session is open again. */
-  abandonClose(sessionId: string): void {
+  /**
+   * With replicas sharing a store, a begun close is claimed there: one replica closes a session,
+   * and every replica opening it afterwards finds it closed. False when another replica claimed it
+   * first: the session is left open here (its `session.ended` closes it here when it comes).
+   */
+  async claimClose(sessionId: string): Promise<boolean> {
+    const store = this.settingsStore;
+    if (!store) return true;
+    let claimed = false;
+    try {
+      claimed = await store.beginClose(sessionId);
+    } finally {
+      if (claimed) this.closingHere.add(sessionId);
+      else this.closed.abandon(sessionId);
+    }
+    return claimed;
+  }
+
+  /** The close failed before it changed anything: the session is open again (for every replica). */
+  async abandonClose(sessionId: string): Promise<void> {
     this.closed.abandon(sessionId);
+    if (!this.closingHere.delete(sessionId)) return;
+    await this.settingsStore?.abandonClose(sessionId);
+  }
+
+  /** Which of `sessionIds` were closed through another replica (none without a shared store). */
+  async closedElsewhere(sessionIds: readonly string[]): Promise<Set<string>> {
+    const store = this.settingsStore;
+    return store ? store.closedAmong(sessionIds.filter((id) => !this.closed.has(id))) : new Set();
   }
 
   /** The close is done: the record goes (the id stays closed). */
   forget(sessionId: string): void {
     this.closed.finish(sessionId);
+    this.closingHere.delete(sessionId);
     const record = this.settled.get(sessionId);
     if (record) {
       this.retired.eventsEmitted += record.hub.log.newestSeq;
@@ -242,11 +272,51 @@ export class SessionRegistry {
     };
   }
 
+  /**
+   * Replicas sharing a store: a session closed through another replica ends here when its
+   * `session.ended` reaches the log, as if closed here — once every listener (the subscribers
+   * among them) has the event. Returns what stops it.
+   */
+  private followClosesElsewhere(record: SessionRecord): () => void {
+    const { sessionId, hub } = record;
+    return hub.log.subscribe((event) => {
+      if (event.type !== "session.ended" || this.closingHere.has(sessionId)) return;
+      queueMicrotask(() => {
+        if (this.settled.get(sessionId) !== record || this.closingHere.has(sessionId)) return;
+        this.closed.begin(sessionId);
+        hub.markEnded();
+        record.interactions.cancelAll("session closed");
+        this.forget(sessionId);
+        void hub.detach();
+      });
+    });
+  }
+
+  /** Where mode changes, grants and closes are shared with the other replicas (none without a shared store). */
+  private get settingsStore(): SessionSettingsStore | undefined {
+    return this.options.shared?.store.settings;
+  }
+
   private async create(sessionId: string): Promise<SessionRecord> {
     const { upstream, retention, log, shared, share } = this.options;
+    const { settingsStore } = this;
+    const stored = settingsStore && (await settingsStore.read(sessionId));
+    // Closed through another replica: gone here too, exactly as if it had been closed here.
+    if (stored?.closed) {
+      this.closed.begin(sessionId);
+      this.closed.finish(sessionId);
+      throw sessionNotFound(sessionId);
+    }
     const sharedLog = shared && { store: shared.store.sessionLog(sessionId)!, ownership: shared.store.ownership, hostKey: shared.hostKey };
     const hub = new SessionHub({ sessionId, upstream: this.observingConnection, retention, log, shared: sharedLog });
     const [used] = await Promise.all([share.store.counters(share.hostKey, sessionId), hub.attach()]);
+    // Closed through another replica while this one was opening it: its session.ended came with the log.
+    if (shared && lastEventType(hub) === "session.ended") {
+      void hub.detach();
+      this.closed.begin(sessionId);
+      this.closed.finish(sessionId);
+      throw sessionNotFound(sessionId);
+    }
     // So that the owner observes and reports it (and a later owner finds it).
     await this.takeover?.announce(hub);
     const snapshot = hub.snapshot as Snapshot;
@@ -255,6 +325,7 @@ export class SessionRegistry {
       upstream,
       hub,
       mode: sessionMode(snapshot),
+      ...(settingsStore && stored ? { settings: { store: settingsStore, stored } } : {}),
       commandTools: this.options.commandTools,
       deadlineMs: this.options.interactionDeadlineMs,
       reverse: this.options.reverse,
@@ -262,6 +333,22 @@ export class SessionRegistry {
       used,
       log,
     });
-    return { sessionId, hub, interactions, tenant: sessionTenant(snapshot), sends: new SendsInFlight(), release: shared && this.askRemotely(hub, interactions, shared) };
+    const stops: Array<() => void> = [];
+    const record: SessionRecord = {
+      sessionId,
+      hub,
+      interactions,
+      tenant: sessionTenant(snapshot),
+      sends: new SendsInFlight(),
+      ...(shared ? { release: () => stops.forEach((stop) => stop()) } : {}),
+    };
+    if (shared) stops.push(this.askRemotely(hub, interactions, shared), this.followClosesElsewhere(record));
+    return record;
   }
+}
+
+function lastEventType(hub: SessionHub): string | undefined {
+  const { newestSeq, oldestSeq } = hub.log;
+  if (newestSeq < oldestSeq) return undefined; // nothing retained
+  return hub.log.read(newestSeq - 1, 1).events[0]?.type;
 }

@@ -58,6 +58,8 @@ export class Subscriptions {
 
   private deliver(sessionId: string, event: Event): void {
     for (const [peer, cursor] of this.cursors.get(sessionId) ?? []) this.send(peer, sessionId, cursor, event);
+    // A session's last event (closed here or through another replica): its subscriptions end with it.
+    if (event.type === "session.ended") this.dropSession(sessionId);
   }
 
   private send(peer: AskPeer, sessionId: string, cursor: Cursor, event: Event): void {

@@ -91,10 +91,10 @@ export class CodexThread {
     return this.policy;
   }
 
-  /** The client's approval policy, which decides whether the gateway's command tools ask. */
-  setApprovalPolicy(policy: AskForApproval): void {
+  /** The client's approval policy, which decides whether the gateway's command tools ask (from the next call on, on every replica, once this resolves). */
+  async setApprovalPolicy(policy: AskForApproval): Promise<void> {
     this.policy = policy;
-    this.record.interactions.setMode(approvalModeOf(policy));
+    await this.record.interactions.setMode(approvalModeOf(policy));
   }
 
   get catalog(): ToolCatalog {

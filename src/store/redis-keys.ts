@@ -21,6 +21,10 @@ export class RedisKeys {
   events(sessionId: string): string {
     return `${this.prefix}{${sessionId}}:events`;
   }
+  /** What replicas share about the session besides its log: mode, grants, close (redis-session-settings.ts). */
+  settings(sessionId: string): string {
+    return `${this.prefix}{${sessionId}}:settings`;
+  }
   /** The host's lease: `<fence>:<replicaId>` with a TTL. */
   lease(hostKey: string): string {
     return `${this.prefix}{${hostKey}}:lease`;

@@ -9,6 +9,7 @@ import { RedisKeys } from "./redis-keys.js";
 import { RedisOwnership, type LeaseCommands } from "./redis-ownership.js";
 import { ACQUIRE_SCRIPT, APPEND_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT } from "./redis-scripts.js";
 import { RedisSessionLog, type AppendCommand } from "./redis-session-log.js";
+import { RedisSessionSettings } from "./redis-session-settings.js";
 import type { GatewayStore, StoreStats } from "./types.js";
 
 export interface RedisStoreOptions {
@@ -40,6 +41,7 @@ export class RedisStore implements GatewayStore {
   readonly hostSessions: RedisHostSessions;
   readonly placement: RedisPlacementStore;
   readonly interactions: RedisInteractionStore;
+  readonly settings: RedisSessionSettings;
   readonly stats: StoreStats = { appends: 0, appendSeconds: 0, appendsFenced: 0, resumesRecovered: 0, resumesReset: 0 };
   private readonly redis: CommandConnection;
   private readonly subscriber: Redis;
@@ -70,6 +72,7 @@ export class RedisStore implements GatewayStore {
     this.ownership = new RedisOwnership(this.redis, this.keys, this.replicaId, options.leaseTtlMs, options.log);
     this.hostSessions = new RedisHostSessions(this.redis, this.channels, this.keys);
     this.placement = new RedisPlacementStore(this.redis, this.keys.prefix);
+    this.settings = new RedisSessionSettings(this.redis, this.keys);
     // An answer the previous owner took and never acknowledged is taken over once its lease could have run out.
     this.interactions = new RedisInteractionStore(this.redis, { prefix: this.keys.prefix, replicaId: this.replicaId, claimIdleMs: options.leaseTtlMs, log: options.log });
   }

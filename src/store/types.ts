@@ -1,8 +1,10 @@
 import type { InteractionStore } from "./interactions.js";
 import type { HostOwnership } from "./ownership.js";
 import type { PlacementStore } from "./placement.js";
+import type { SessionSettingsStore } from "./session-settings.js";
 
 export type { HostOwnership } from "./ownership.js";
+export type { SessionSettings, SessionSettingsStore } from "./session-settings.js";
 
 /**
  * What gateway replicas share (the store layer): one sequenced event log per session, written by
@@ -119,6 +121,8 @@ export interface GatewayStore {
   readonly placement: PlacementStore;
   /** Pending interactions and their answers. */
   readonly interactions: InteractionStore;
+  /** Mode changes, grants and closes of sessions; undefined with the memory store (the session records hold them). */
+  readonly settings: SessionSettingsStore | undefined;
   /** Sessions per host; undefined with the memory store (one process sees them all). */
   readonly hostSessions: HostSessions | undefined;
   readonly stats: StoreStats;

@@ -49,6 +49,7 @@ export async function loadSession(ctx: AcpMethodContext, params: SessionLoadPara
   if (created) link.attach({ replay: true });
   else link.replay();
   if (params.mcpServers.length > 0) link.sendAfterAnswer(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices));
+  await record.interactions.refreshSettings();
   return { modes: modeState(record.interactions.mode) };
 }
 
@@ -59,6 +60,7 @@ export async function resumeSession(ctx: AcpMethodContext, params: SessionResume
   const { link, created } = ctx.services.links.open(ctx.client, record);
   if (created) link.attach({ replay: false });
   if (params.mcpServers?.length) link.sendAfterAnswer(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices));
+  await record.interactions.refreshSettings();
   return { modes: modeState(record.interactions.mode) };
 }
 
@@ -74,7 +76,7 @@ export async function closeSession(ctx: AcpMethodContext, params: SessionClosePa
 export async function setMode(ctx: AcpMethodContext, params: SessionSetModeParams): Promise<SessionSetModeResult> {
   const link = linkedSession(ctx, params.sessionId);
   if (!isModeId(params.modeId)) throw invalidParams("modeId", `unknown mode ${JSON.stringify(params.modeId)} (modes: ${ACP_MODE_IDS.join(", ")})`);
-  link.record.interactions.setMode(params.modeId);
+  await link.record.interactions.setMode(params.modeId);
   const update: SessionUpdate = { sessionUpdate: "current_mode_update", currentModeId: params.modeId };
   for (const other of ctx.services.links.of(params.sessionId)) other.send(update);
   return {};

@@ -53,8 +53,18 @@ export class HostedSessions {
     return this.holder(sessionId).sessions.beginClose(sessionId);
   }
 
-  abandonClose(sessionId: string): void {
-    this.holder(sessionId).sessions.abandonClose(sessionId);
+  claimClose(sessionId: string): Promise<boolean> {
+    return this.holder(sessionId).sessions.claimClose(sessionId);
+  }
+
+  abandonClose(sessionId: string): Promise<void> {
+    return this.holder(sessionId).sessions.abandonClose(sessionId);
+  }
+
+  /** Which of `sessionIds` were closed through another replica (every host's sessions share one store). */
+  async closedElsewhere(sessionIds: readonly string[]): Promise<Set<string>> {
+    const [first] = this.links;
+    return first ? first.sessions.closedElsewhere(sessionIds) : new Set();
   }
 
   forget(sessionId: string): void {

@@ -33,6 +33,8 @@ export interface ClientToolCallsOptions {
   toolNamed(toolName: string): GatewayTool | undefined;
   /** Tau gave up on a call (`reason` is Tau's): whatever waits for it must end without answering. */
   cancelled(call: ToolCall, reason: string): void;
+  /** Runs while each call's ack is on its way, and is waited for before the call goes to its tool; must not reject. */
+  prepare?: () => Promise<void>;
   log?: Log;
 }
 
@@ -139,6 +141,8 @@ export class ClientToolCalls {
   private async start(call: OpenCall): Promise<void> {
     const { sessionId, callId } = call.message;
     const { upstream, log } = this.options;
+    // E.g. the session's mode and grants as changed on other replicas: read in parallel with the ack.
+    const prepared = this.options.prepare?.();
     let ack: SessionClientToolAckResult;
     try {
       ack = await upstream.request("session.clientTool.ack", { sessionId, callId });
@@ -153,6 +157,7 @@ export class ClientToolCalls {
       this.forget(call);
       return;
     }
+    await prepared;
     if (!this.isOpen(call)) return; // cancelled, or the session ended, while the ack was on its way
     this.dispatch(call);
   }

@@ -3,7 +3,6 @@ import type { ApprovalInteraction, ApprovalScope } from "../../../generated/ask-
 import type { SessionExecParams, SessionExecResult } from "../../../generated/tau-v18.js";
 import type { TauUpstream } from "../../tau/upstream.js";
 import { draft, type EventDraft } from "../event-draft.js";
-import type { ApprovalModeName } from "./approval-modes.js";
 import type { ToolCall } from "./tool-call.js";
 import { commandReply } from "./command-reply.js";
 import { decisionGrant } from "./decisions.js";
@@ -12,6 +11,7 @@ import type { GatewayTool, ToolContext } from "./gateway-tool.js";
 import { InteractionError } from "./interaction-error.js";
 import type { InteractionKind, Pending } from "./pending-interactions.js";
 import { errorReply, type ToolReply } from "./tool-reply.js";
+import type { ToolGating } from "./tool-gating.js";
 import { SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandToolConfig } from "./tools-config.js";
 
@@ -59,8 +59,8 @@ const approved = (id: string, scope: "once" | "session"): EventDraft =>
   draft("approval.updated", { id, status: "approved", ...(scope === "session" ? { scope } : {}) });
 
 export interface CommandToolsOptions {
-  /** The session's approval mode now (a session's mode may change while it runs). */
-  mode(): ApprovalModeName;
+  /** The session's approval mode now and its session-wide grants (both may change while it runs). */
+  gating: Pick<ToolGating, "mode" | "granted" | "grant">;
   /** Whether a plan has been approved in the session (mode `plan` asks only then). */
   planApproved(): boolean;
   /** The bridge connection, which runs the commands. */
@@ -71,9 +71,6 @@ export interface CommandToolsOptions {
 type ApprovalDecision = { action: "approve"; scope: "once" | "session" } | { action: "reject"; feedback?: string };
 
 export class CommandTools {
-  /** Command tools granted with scope session. */
-  private readonly grants = new Set<string>();
-
   constructor(
     private readonly context: ToolContext,
     private readonly options: CommandToolsOptions,
@@ -113,8 +110,8 @@ export class CommandTools {
   }
 
   private start(call: ToolCall, tool: CommandToolConfig, args: unknown): void {
-    const { planApproved } = this.options;
-    const mode = this.options.mode();
+    const { planApproved, gating } = this.options;
+    const { mode } = gating;
     const { pending, answer } = this.context;
     if (mode === "auto" || mode === "never") return this.run(call, tool);
     if (mode === "plan" && !planApproved()) {
@@ -123,7 +120,7 @@ export class CommandTools {
         errorReply(`${tool.name} is not available until a plan is approved: propose one with ${SUBMIT_PLAN_TOOL} and wait for the user's decision`),
       );
     }
-    if (this.grants.has(tool.name)) {
+    if (gating.granted(tool.name)) {
       // Granted for the session: no question, but the decision still shows in the event stream.
       pending.decided("approval", (id) => approved(id, "session"));
       return this.run(call, tool);
@@ -185,7 +182,7 @@ export class CommandTools {
     const { action, scope, feedback } = (decision ?? {}) as Partial<Record<"action" | "scope" | "feedback", unknown>>;
     if (action === "approve" && (scope === "once" || scope === "session")) {
       const { tool } = approval.data;
-      if (scope === "session") this.grants.add(tool.name);
+      if (scope === "session") this.options.gating.grant(tool.name);
       if (!this.context.pending.resolve(approval, { event: approved(approval.id, scope) })) return;
       // A call taken over from a replica that stopped was most likely cancelled by Tau with it: a
       // command must not run for a call nobody may answer any more.

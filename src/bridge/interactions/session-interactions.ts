@@ -3,6 +3,7 @@ import type { SessionClientToolCallMessage, SessionClientToolCancelMessage } fro
 import type { Log } from "../../shared/log.js";
 import { MemoryInteractionStore } from "../../store/memory-interactions.js";
 import type { InteractionAnswer, InteractionCounters } from "../../store/interactions.js";
+import type { SessionSettings, SessionSettingsStore } from "../../store/session-settings.js";
 import type { TauUpstream } from "../../tau/upstream.js";
 import type { EventDraft } from "../event-draft.js";
 import { canonicalApprovalMode, type ApprovalModeName } from "./approval-modes.js";
@@ -16,6 +17,7 @@ import { PendingInteractions } from "./pending-interactions.js";
 import type { ReverseRequester } from "./reverse-requester.js";
 import { SharedAnswers } from "./shared-answers.js";
 import { SubmitPlanTool } from "./submit-plan-tool.js";
+import { ToolGating } from "./tool-gating.js";
 import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import type { CommandToolConfig } from "./tools-config.js";
 
@@ -36,7 +38,10 @@ export interface SessionInteractionsOptions {
   upstream: Pick<TauUpstream, "request">;
   /** Where interaction events go: the session's hub. */
   hub: InteractionEventSink;
+  /** The approval mode recorded on the Tau session when it was created. */
   mode: ApprovalModeName;
+  /** With replicas sharing a store: where mode changes and session-wide grants are shared, and what it held when the session was opened. */
+  settings?: { store: SessionSettingsStore; stored: SessionSettings };
   commandTools: CommandToolConfig[];
   /** How long an interaction waits for a decision (default 300 000 ms). */
   deadlineMs?: number;
@@ -58,7 +63,7 @@ export interface InteractionEventSink {
 
 export class SessionInteractions {
   readonly sessionId: string;
-  private modeName: ApprovalModeName;
+  private readonly gating: ToolGating;
   private readonly calls: ClientToolCalls;
   private readonly pending: PendingInteractions;
   private readonly askUser: AskUserTool;
@@ -73,13 +78,14 @@ export class SessionInteractions {
   constructor(options: SessionInteractionsOptions) {
     const { sessionId, upstream, hub, mode, reverse, log } = options;
     this.sessionId = sessionId;
-    this.modeName = mode;
+    this.gating = new ToolGating(sessionId, mode, options.settings?.store, options.settings?.stored, log);
     const share = (this.share = options.share ?? this.ownShare());
     this.calls = new ClientToolCalls({
       sessionId,
       upstream,
       toolNamed: (name) => this.tools.get(name),
       cancelled: (call, reason) => this.pending.cancelCall(call, `the tool call was cancelled (${reason})`),
+      prepare: () => this.gating.refresh(),
       log,
     });
     const answer: ToolContext["answer"] = (call, reply) => this.calls.answer(call, reply);
@@ -98,7 +104,7 @@ export class SessionInteractions {
     const context: ToolContext = { sessionId, pending: this.pending, answer, reverse, log };
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);
-    this.commands = new CommandTools(context, { mode: () => this.modeName, upstream, planApproved: () => this.plans.approved });
+    this.commands = new CommandTools(context, { gating: this.gating, upstream, planApproved: () => this.plans.approved });
     // The gateway's own tools come last: no command tool can take their names.
     this.tools = new Map<string, GatewayTool>([
       ...options.commandTools.map((tool) => [tool.name, this.commands.serving(tool)] as const),
@@ -109,22 +115,27 @@ export class SessionInteractions {
 
   /** The canonical approval mode, for workspace/readState. */
   get approvalMode(): ApprovalMode {
-    return canonicalApprovalMode(this.modeName);
+    return canonicalApprovalMode(this.gating.mode);
   }
 
-  /** How the session's command tools are gated now. */
+  /** How the session's command tools are gated now (as this replica last heard: see refreshSettings). */
   get mode(): ApprovalModeName {
-    return this.modeName;
+    return this.gating.mode;
   }
 
   /**
    * Gates the session's command tools by `mode` from the next call on (calls already waiting for a
-   * decision keep waiting). The mode recorded on the
-   * Tau session when it was created does not change (Tau's attributes are immutable), so a
-   * gateway that restarts goes back to it.
+   * decision keep waiting); resolves once every replica would decide with it. The mode recorded on
+   * the Tau session when it was created does not change (Tau's attributes are immutable): a single
+   * gateway that restarts goes back to it, replicas sharing a store keep the change there.
    */
-  setMode(mode: ApprovalModeName): void {
-    this.modeName = mode;
+  setMode(mode: ApprovalModeName): Promise<void> {
+    return this.gating.setMode(mode);
+  }
+
+  /** Takes in a mode or grants changed through another replica (nothing to do without a shared store), before reporting them. */
+  refreshSettings(): Promise<void> {
+    return this.gating.refresh();
   }
 
   // ── Tau's side ────────────────────────────────────────────────────────────

@@ -97,5 +97,6 @@ export async function planReject(ctx: MethodContext, p: PlanRejectParams): Promi
 export async function permissionQuery(ctx: MethodContext, p: InteractionPermissionQueryParams): Promise<InteractionPermissionQueryResult> {
   if (p.sessionId === undefined) return { mode: "require", pending: false };
   const record = await ctx.services.sessions.access(p.sessionId, ctx.peer.tenant);
-  return { mode: record.interactions.approvalMode, pending: await record.interactions.shared.approvalPending() };
+  const [pending] = await Promise.all([record.interactions.shared.approvalPending(), record.interactions.refreshSettings()]);
+  return { mode: record.interactions.approvalMode, pending };
 }

@@ -27,6 +27,7 @@ export async function readState({ services, peer }: MethodContext, params: Works
     timeoutMs: 5000,
   });
   const branch = git.exitCode === 0 ? git.stdout.trim() : "";
+  await record.interactions.refreshSettings();
   const mode = record.interactions.approvalMode;
   return {
     workspace: {

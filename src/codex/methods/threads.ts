@@ -42,7 +42,7 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
     ...(personaId ? { personaId } : {}),
   });
   const thread = await services.threads.open(sessionId, peer.tenant);
-  thread.setApprovalPolicy(policy);
+  await thread.setApprovalPolicy(policy);
   thread.attach(peer);
   if (functions.length > 0) {
     thread.useDynamicTools(await DynamicTools.open(peer, thread, functions, services.toolConnection, services.log));
@@ -56,7 +56,7 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
   const { services, peer } = ctx;
   const thread = await services.threads.open(params.threadId, peer.tenant);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
-  if (policy !== undefined) thread.setApprovalPolicy(policy);
+  if (policy !== undefined) await thread.setApprovalPolicy(policy);
   thread.attach(peer);
   return { thread: thread.thread(params.excludeTurns !== true), ...thread.settings() };
 }

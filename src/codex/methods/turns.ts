@@ -29,7 +29,7 @@ export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams
   const thread = await services.threads.open(params.threadId, peer.tenant);
   const text = inputText(params.input);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
-  if (policy !== undefined) thread.setApprovalPolicy(policy);
+  if (policy !== undefined) await thread.setApprovalPolicy(policy);
   thread.attach(peer);
   ctx.afterResponse(peer.holdNotifications());
   const running = thread.record.hub.activeTurnId;

@@ -1,0 +1,72 @@
+import type { Log } from "../../shared/log.js";
+import type { SessionSettings, SessionSettingsStore } from "../../store/session-settings.js";
+import { approvalModeFor, type ApprovalModeName } from "./approval-modes.js";
+import { errorText } from "./error-text.js";
+
+/**
+ * How one session's command tools are gated: its approval mode now, and the tools granted for the
+ * whole session. With replicas sharing a store, both are kept there too, because they change on
+ * whichever replica a client talks to, while the calls are decided on the replica that owns the
+ * session's host (and by the next owner after it): a change is written to the store before it is
+ * answered, and the owner reads the store while it acks each call, before deciding.
+ */
+export class ToolGating {
+  private modeName: ApprovalModeName;
+  private readonly grants = new Set<string>();
+
+  constructor(
+    private readonly sessionId: string,
+    /** The mode recorded on the Tau session when it was created. */
+    createdWith: ApprovalModeName,
+    private readonly store?: SessionSettingsStore,
+    /** What the store held when the session was opened here. */
+    stored?: SessionSettings,
+    private readonly log?: Log,
+  ) {
+    this.modeName = createdWith;
+    if (stored) this.apply(stored);
+  }
+
+  get mode(): ApprovalModeName {
+    return this.modeName;
+  }
+
+  /** Gates the command tools by `mode` from the next call on: here at once, on every replica once this resolves. */
+  async setMode(mode: ApprovalModeName): Promise<void> {
+    this.modeName = mode;
+    await this.store?.setMode(this.sessionId, mode);
+  }
+
+  granted(toolName: string): boolean {
+    return this.grants.has(toolName);
+  }
+
+  /**
+   * The tool runs without asking for the rest of the session. Shared once the store has it; should
+   * writing fail, only this replica remembers it (the next call elsewhere asks again, which is safe).
+   */
+  grant(toolName: string): void {
+    this.grants.add(toolName);
+    this.store?.grant(this.sessionId, toolName).catch((error: unknown) => {
+      this.log?.("warn", "a session-wide grant could not be shared with the other replicas", { sessionId: this.sessionId, toolName, error: errorText(error) });
+    });
+  }
+
+  /** Takes in what other replicas changed. A store that cannot be read leaves what is known here (logged). */
+  async refresh(): Promise<void> {
+    if (!this.store) return;
+    try {
+      this.apply(await this.store.read(this.sessionId));
+    } catch (error) {
+      this.log?.("warn", "reading the session's mode and grants from the store failed; deciding with what this replica knows", {
+        sessionId: this.sessionId,
+        error: errorText(error),
+      });
+    }
+  }
+
+  private apply(stored: SessionSettings): void {
+    if (stored.mode !== undefined) this.modeName = approvalModeFor(stored.mode);
+    for (const toolName of stored.grants) this.grants.add(toolName);
+  }
+}
