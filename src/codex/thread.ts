@@ -91,6 +91,11 @@ export class CodexThread {
     return this.policy;
   }
 
+  /** The policy of thread/start: the mode it stands for is the one recorded on the Tau session at its creation. */
+  createdWith(policy: AskForApproval): void {
+    this.policy = policy;
+  }
+
   /** The client's approval policy, which decides whether the gateway's command tools ask (from the next call on, on every replica, once this resolves). */
   async setApprovalPolicy(policy: AskForApproval): Promise<void> {
     this.policy = policy;

@@ -42,7 +42,7 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
     ...(personaId ? { personaId } : {}),
   });
   const thread = await services.threads.open(sessionId, peer.tenant);
-  await thread.setApprovalPolicy(policy);
+  thread.createdWith(policy);
   thread.attach(peer);
   if (functions.length > 0) {
     thread.useDynamicTools(await DynamicTools.open(peer, thread, functions, services.toolConnection, services.log));
