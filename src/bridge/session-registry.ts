@@ -292,6 +292,13 @@ export class SessionRegistry {
     });
   }
 
+  /** A session found closed through another replica: remembered as closed here, and the error to answer with. */
+  private foundClosed(sessionId: string): Error {
+    this.closed.begin(sessionId);
+    this.closed.finish(sessionId);
+    return sessionNotFound(sessionId);
+  }
+
   /** Where mode changes, grants and closes are shared with the other replicas (none without a shared store). */
   private get settingsStore(): SessionSettingsStore | undefined {
     return this.options.shared?.store.settings;
@@ -302,20 +309,14 @@ export class SessionRegistry {
     const { settingsStore } = this;
     const stored = settingsStore && (await settingsStore.read(sessionId));
     // Closed through another replica: gone here too, exactly as if it had been closed here.
-    if (stored?.closed) {
-      this.closed.begin(sessionId);
-      this.closed.finish(sessionId);
-      throw sessionNotFound(sessionId);
-    }
+    if (stored?.closed) throw this.foundClosed(sessionId);
     const sharedLog = shared && { store: shared.store.sessionLog(sessionId)!, ownership: shared.store.ownership, hostKey: shared.hostKey };
     const hub = new SessionHub({ sessionId, upstream: this.observingConnection, retention, log, shared: sharedLog });
     const [used] = await Promise.all([share.store.counters(share.hostKey, sessionId), hub.attach()]);
     // Closed through another replica while this one was opening it: its session.ended came with the log.
     if (shared && lastEventType(hub) === "session.ended") {
       void hub.detach();
-      this.closed.begin(sessionId);
-      this.closed.finish(sessionId);
-      throw sessionNotFound(sessionId);
+      throw this.foundClosed(sessionId);
     }
     // So that the owner observes and reports it (and a later owner finds it).
     await this.takeover?.announce(hub);
