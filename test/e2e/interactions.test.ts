@@ -1,7 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type {
   Event,
   InteractionRequestPermissionParams,
@@ -383,6 +383,8 @@ describe("command tools awaiting approval", () => {
     rig.reverse.permission = () => new Promise((resolve) => (answerLate = resolve));
     const turn = rig.turn('/tool echo-args {"a":1}');
     await rig.waitForEvent("approval.required");
+    // The client is asked once the event is in the log.
+    await vi.waitFor(() => expect(rig.reverse.permissionRequests).toHaveLength(1));
     rig.interactions.approve("act_1");
     const again = interactionError(() => rig.interactions.approve("act_1"));
     expect(again.code).toBe("interaction_not_found");
@@ -458,7 +460,7 @@ describe("approval modes", () => {
       const interactions = new SessionInteractions({
         sessionId: "s",
         upstream: { request: () => Promise.reject(new Error("unused")) },
-        hub: { emit: () => undefined },
+        hub: { emit: () => undefined, appended: async () => undefined },
         mode: mode as ApprovalModeName,
         commandTools: [],
         reverse: new ScriptedReverse(),

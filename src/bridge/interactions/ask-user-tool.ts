@@ -65,7 +65,8 @@ export class AskUserTool implements GatewayTool {
     const { pending, reverse, sessionId, log } = this.context;
     const input = pending.open(USER_INPUT, call, { prompt: question, ...(options ? { options } : {}) });
     if (!pending.isPending(input)) return; // settled by a listener of the event
-    reverse.requestUserInput(sessionId, { requestId: input.id, ...input.data, sessionId, interactionId: input.id }, input.asking).then(
+    const params = { requestId: input.id, ...input.data, sessionId, interactionId: input.id };
+    pending.whenAnnounced(input, () => reverse.requestUserInput(sessionId, params, input.asking)).then(
       (answer) => {
         if (answer !== undefined) void pending.decide(input, { action: "respond", response: answer.response } satisfies InputDecision);
       },

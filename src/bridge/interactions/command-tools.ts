@@ -151,7 +151,7 @@ export class CommandTools {
       sessionId,
       interactionId: approval.id,
     };
-    reverse.requestPermission(sessionId, params, approval.asking).then(
+    pending.whenAnnounced(approval, () => reverse.requestPermission(sessionId, params, approval.asking)).then(
       (answer) => {
         if (!pending.isPending(approval)) return;
         if (answer === undefined) {

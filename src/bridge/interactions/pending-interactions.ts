@@ -42,6 +42,13 @@ export interface Pending<D> {
   readonly data: D;
   /** Aborted once the interaction is settled, so clients still asking their users stop. */
   readonly asking: AbortSignal;
+  /**
+   * Resolves once the interaction's event is in the session's log here (or it will never be), so
+   * whoever asks a client about it can relate the two: the Codex dialect finds the command item
+   * of an approval when its thread sees `approval.required`. With a shared store that event goes
+   * out only once the interaction is shared, and comes back through the store.
+   */
+  readonly announced: Promise<void>;
 }
 
 /** How an interaction ends: the event saying so and Tau's result, unless something else will answer the call (an approved command) or nothing may (Tau cancelled it). */
@@ -59,6 +66,8 @@ export interface PendingInteractionsOptions {
   deadlineMs: number;
   /** Where interaction events go: the session's hub (`key`: the same key never appends twice to a shared log). */
   emit(draft: EventDraft, key?: string): void;
+  /** Resolves once every event emitted so far is in the session's log here (a shared log: back from the store). */
+  logged(): Promise<void>;
   /** Sends a call's one result to Tau. */
   answer(call: ToolCall, reply: ToolReply): void;
   /** Resolves once Tau has answered the call's result (true), or false when the result could not be sent. */
@@ -110,24 +119,37 @@ export class PendingInteractions {
    */
   open<D>(kind: InteractionKind<D>, call: ToolCall, data: D): Pending<D> {
     const asking = new AbortController();
-    const pending: Pending<D> = { id: this.ids.next(kind.idKind), call, data, asking: asking.signal };
+    let announced!: () => void;
+    const pending: Pending<D> = { id: this.ids.next(kind.idKind), call, data, asking: asking.signal, announced: new Promise<void>((resolve) => (announced = resolve)) };
     const timer = setTimeout(() => this.expire(pending), this.options.deadlineMs);
     timer.unref?.();
     this.entries.set(pending.id, { pending, kind: kind as InteractionKind<unknown>, asking, timer });
+    const announce = () => {
+      if (!this.isPending(pending)) return announced();
+      this.options.emit(kind.created(pending));
+      this.options.logged().then(announced, announced);
+    };
     const { store } = this.options.share;
     const published = store.open(this.shared(kind, pending), this.ids.last(kind.idKind));
     if (store.kind === "memory") {
-      this.options.emit(kind.created(pending));
+      announce();
     } else {
       // Announced once every replica can see it, so a client that reads the event can answer it anywhere.
-      published.then(
-        () => {
-          if (this.isPending(pending)) this.options.emit(kind.created(pending));
-        },
-        (error: unknown) => this.failedToPublish(pending, error),
-      );
+      published.then(announce, (error: unknown) => {
+        this.failedToPublish(pending, error);
+        announced();
+      });
     }
     return pending;
+  }
+
+  /**
+   * Asks a client about `p` once it is announced (see Pending.announced); undefined without asking
+   * when it was settled meanwhile.
+   */
+  async whenAnnounced<T>(p: Pending<unknown>, ask: () => Promise<T>): Promise<T | undefined> {
+    await p.announced;
+    return this.isPending(p) ? ask() : undefined;
   }
 
   /** Ids carry on after the numbers the session used on other replicas (this one takes the session's calls over). */
@@ -272,7 +294,7 @@ export class PendingInteractions {
     const handler = this.kinds.get(shared.kind);
     if (!handler) return undefined;
     const asking = new AbortController();
-    const pending: Pending<unknown> = { id: shared.id, call: this.options.adopt(shared), data: shared.data, asking: asking.signal };
+    const pending: Pending<unknown> = { id: shared.id, call: this.options.adopt(shared), data: shared.data, asking: asking.signal, announced: Promise.resolve() };
     const entry: Entry = { pending, kind: handler.kind, asking };
     this.entries.set(pending.id, entry);
     return entry;

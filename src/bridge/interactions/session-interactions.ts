@@ -59,6 +59,8 @@ export interface SessionInteractionsOptions {
 /** The part of a SessionHub interactions use: appending gateway events to the session's log (`key`: see SessionHub.emit). */
 export interface InteractionEventSink {
   emit(draft: EventDraft, key?: string): unknown;
+  /** Resolves once everything emitted so far is in the session's log here. */
+  appended(): Promise<void>;
 }
 
 export class SessionInteractions {
@@ -93,6 +95,7 @@ export class SessionInteractions {
       sessionId,
       deadlineMs: options.deadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
       emit: (draft, key) => hub.emit(draft, key),
+      logged: () => hub.appended(),
       answer,
       settled: (call) => this.calls.settled(call),
       adopt: (shared) => this.calls.adopt(shared.call as unknown as SessionClientToolCallMessage),
