@@ -1,8 +1,14 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { rpcError, type AskTestClient } from "../support/ask-client.js";
+import { RawAcpClient } from "../support/acp-raw-client.js";
+import { AskTestClient, rpcError } from "../support/ask-client.js";
 import { eventually, expectContiguous, openSession, payloadsOf } from "../support/ask-events.js";
 import { describeOverAskTransports } from "../support/ask-transports.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
+import { serveCli } from "../support/cli.js";
+import { CodexTestClient } from "../support/codex-client.js";
 import { startTestGateway } from "../support/gateway.js";
 import { SseTestClient } from "../support/sse-client.js";
 import { snapshotOnHost, userTexts } from "../support/tau-client.js";
@@ -163,6 +169,40 @@ describe("session/close beyond the connection", () => {
     const again = await SseTestClient.open(eventsUrl, { headers: { "last-event-id": String(events.at(-1)!.seq) } });
     expect(again.status).toBe(404);
     expect(JSON.parse(await again.body())).toMatchObject({ error: { code: -32004 } });
+  });
+
+  it("is gone for the other dialects too: Codex thread/list and ACP session/list leave it out, thread/resume and session/load find nothing", async () => {
+    // Every dialect on one real `serve` process.
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-close-")));
+    cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+    const gateway = await serveCli(["--port", "0", "--default-cwd", cwd, "--log-level", "warn"], cleanups);
+    const wsUrl = gateway.baseUrl.replace("http://", "ws://");
+    const client = await AskTestClient.websocket(`${wsUrl}/rpc`);
+    cleanups.push(() => client.socket.terminate());
+    const [closed, open] = [await openSession(client), await openSession(client)];
+    const codex = await CodexTestClient.websocket(wsUrl);
+    cleanups.push(() => codex.socket.terminate());
+    await codex.initialize();
+    const acpClient = await RawAcpClient.connect(`${wsUrl}/acp`);
+    cleanups.push(() => acpClient.close());
+    await acpClient.initialize();
+    const listed = async () => ({
+      codex: ((await codex.request("thread/list", {})).data as Array<{ id: string }>).map((t) => t.id).sort(),
+      acp: ((await acpClient.request("session/list", {})).result.sessions as Array<{ sessionId: string }>).map((s) => s.sessionId).sort(),
+    });
+    expect(await listed()).toEqual({ codex: [closed, open].sort(), acp: [closed, open].sort() });
+
+    await client.request("session/close", { sessionId: closed });
+    expect(await listed()).toEqual({ codex: [open], acp: [open] });
+    const resumed = await codex.request("thread/resume", { threadId: closed }).then(
+      () => undefined,
+      (error: { code?: number; message?: string }) => error,
+    );
+    expect(resumed?.code).toBe(-32600);
+    expect(resumed?.message).toContain(`thread not found: ${closed}`);
+    const loaded = await acpClient.request("session/load", { sessionId: closed, cwd, mcpServers: [] });
+    expect(loaded.error).toMatchObject({ code: expect.any(Number) });
+    expect(codex.invalid).toEqual([]);
   });
 
   it("the counters keep what a closed session counted (the metrics are counters)", async () => {

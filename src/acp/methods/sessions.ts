@@ -90,8 +90,11 @@ export async function listSessions(ctx: AcpMethodContext, params: SessionListPar
   if (params.cursor != null) throw invalidParams("cursor", "unknown cursor: every session is listed in one page");
   const { core } = ctx.services;
   const { sessions } = await core.upstream.request("session.list", {});
+  // Closed with Ask's session/close: every dialect finds them gone.
+  const closed = await core.sessions.closedAmong(sessions.map((s) => s.sessionId));
   const found: Array<SessionInfo & { at: number }> = [];
   for (const { sessionId } of sessions) {
+    if (closed.has(sessionId)) continue;
     const listed = await ctx.services.listed.digest(sessionId);
     if (!listed || listed.tenant !== ctx.client.peer.tenant) continue;
     if (params.cwd != null && listed.cwd !== params.cwd) continue;

@@ -61,10 +61,12 @@ export class HostedSessions {
     return this.holder(sessionId).sessions.abandonClose(sessionId);
   }
 
-  /** Which of `sessionIds` were closed through another replica (every host's sessions share one store). */
-  async closedElsewhere(sessionIds: readonly string[]): Promise<Set<string>> {
+  /** Which of `sessionIds` are closed, here or through another replica (every host's sessions share one store): lists leave them out. */
+  async closedAmong(sessionIds: readonly string[]): Promise<Set<string>> {
     const [first] = this.links;
-    return first ? first.sessions.closedElsewhere(sessionIds) : new Set();
+    const closed = first ? await first.sessions.closedElsewhere(sessionIds) : new Set<string>();
+    for (const sessionId of sessionIds) if (this.isClosed(sessionId)) closed.add(sessionId);
+    return closed;
   }
 
   forget(sessionId: string): void {

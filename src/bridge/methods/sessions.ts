@@ -46,10 +46,10 @@ export async function list({ services, peer }: MethodContext, params: SessionLis
   const after = params.cursor === undefined ? undefined : decodeListCursor(params.cursor);
   if (after === null) throw invalidParams("cursor", "not a nextCursor from session/list");
   const { sessions } = await services.upstream.request("session.list", {});
-  const closedElsewhere = await services.sessions.closedElsewhere(sessions.map((s) => s.sessionId));
+  const closed = await services.sessions.closedAmong(sessions.map((s) => s.sessionId));
   const summaries: Array<SessionSummary & { position: ListPosition }> = [];
   for (const s of sessions) {
-    if (services.sessions.isClosed(s.sessionId) || closedElsewhere.has(s.sessionId)) continue;
+    if (closed.has(s.sessionId)) continue;
     const facts = await knownFacts(services, s.sessionId);
     if (!facts || facts.tenant !== peer.tenant) continue;
     const position: ListPosition = { createdAt: facts.createdAt, sessionId: s.sessionId };

@@ -71,10 +71,13 @@ export async function threadList({ services, peer }: CodexMethodContext, params:
   const offset = params.cursor ? Number(params.cursor) : 0;
   if (!Number.isSafeInteger(offset) || offset < 0) throw invalidParams("cursor", "not a cursor this server returned");
   const { sessions } = await services.core.upstream.request("session.list", {});
+  // Closed with Ask's session/close: every dialect finds them gone.
+  const closed = await services.core.sessions.closedAmong(sessions.map((s) => s.sessionId));
   const cwds = cwdFilter(params.cwd);
   const term = params.searchTerm?.toLowerCase();
   const found: Array<{ thread: Thread; order: number }> = [];
   for (const { sessionId } of sessions) {
+    if (closed.has(sessionId)) continue;
     const digest = await services.threadDigests.digest(sessionId);
     if (!digest || digest.tenant !== peer.tenant) continue;
     const loaded = services.threads.get(sessionId);
