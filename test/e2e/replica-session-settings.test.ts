@@ -77,30 +77,38 @@ const errorOf = async (answer: Promise<unknown>) => {
   return { code: error.code, message: error.message };
 };
 
+/**
+ * A Codex client on B (which does not own the host) starts a thread with one approval policy and a
+ * turn calling `mark` with another; an Ask client on A watches the session. The client accepts
+ * whatever it is asked: a turn that asks still completes, and the test says it asked.
+ */
+async function codexTurnWithPolicies(threadPolicy: string, turnPolicy: string) {
+  const { set, a, b, marker } = await twoReplicas();
+  const client = await codexClient(b);
+  client.onRequest(CODEX_APPROVAL, () => ({ decision: "accept" }));
+  const { thread } = await client.request("thread/start", { approvalPolicy: threadPolicy });
+  const threadId = thread.id as string;
+  const watcher = await askClient(set, a);
+  await watcher.request("session/subscribe", { sessionId: threadId });
+
+  const { turn } = await client.request("turn/start", {
+    threadId,
+    approvalPolicy: turnPolicy,
+    input: [{ type: "text", text: CALL_MARK, text_elements: [] }],
+  });
+  const completed = await client.turnCompleted(turn.id, TURN_TIMEOUT);
+  await anyTurnEnded(watcher, threadId);
+  return { set, b, marker, client, watcher, threadId, turnId: turn.id as string, completed };
+}
+
 describe("an approval mode set on a replica that does not own the Tau host", () => {
   it(
     "Codex thread started on-request, turn started never on B: the owner runs the command without asking anyone, and A reports the mode as off",
     async () => {
-      const { set, a, b, marker } = await twoReplicas();
-      const client = await codexClient(b);
-      // Asked or not, the client accepts: a turn that asks still completes, and the test says it asked.
-      client.onRequest(CODEX_APPROVAL, () => ({ decision: "accept" }));
-      const { thread } = await client.request("thread/start", { approvalPolicy: "on-request" });
-      const threadId = thread.id as string;
-      const watcher = await askClient(set, a);
-      await watcher.request("session/subscribe", { sessionId: threadId });
-
-      const { turn } = await client.request("turn/start", {
-        threadId,
-        approvalPolicy: "never",
-        input: [{ type: "text", text: CALL_MARK, text_elements: [] }],
-      });
-      const completed = await client.turnCompleted(turn.id, TURN_TIMEOUT);
-      await anyTurnEnded(watcher, threadId);
-
+      const { set, b, marker, client, watcher, threadId, turnId, completed } = await codexTurnWithPolicies("on-request", "never");
       expect(client.serverRequests(CODEX_APPROVAL)).toEqual([]);
       expect(payloadsOf(watcher.eventsOf(threadId), "approval.required")).toEqual([]);
-      expect(completedItems(client.turnMessages(turn.id), "commandExecution")).toEqual([
+      expect(completedItems(client.turnMessages(turnId), "commandExecution")).toEqual([
         expect.objectContaining({ status: "completed", exitCode: 0, aggregatedOutput: expect.stringContaining("marked") }),
       ]);
       expect(completed.params.turn.status).toBe("completed");
@@ -116,25 +124,10 @@ describe("an approval mode set on a replica that does not own the Tau host", () 
   it(
     "Codex thread started never, turn started on-request on B: the client is asked once, accepting runs the command once, and A reports the mode as require",
     async () => {
-      const { set, a, marker } = await twoReplicas();
-      const client = await codexClient(set.replicas[1]!);
-      client.onRequest(CODEX_APPROVAL, () => ({ decision: "accept" }));
-      const { thread } = await client.request("thread/start", { approvalPolicy: "never" });
-      const threadId = thread.id as string;
-      const watcher = await askClient(set, a);
-      await watcher.request("session/subscribe", { sessionId: threadId });
-
-      const { turn } = await client.request("turn/start", {
-        threadId,
-        approvalPolicy: "on-request",
-        input: [{ type: "text", text: CALL_MARK, text_elements: [] }],
-      });
-      const completed = await client.turnCompleted(turn.id, TURN_TIMEOUT);
-      await anyTurnEnded(watcher, threadId);
-
+      const { marker, client, watcher, threadId, turnId, completed } = await codexTurnWithPolicies("never", "on-request");
       const requests = client.serverRequests(CODEX_APPROVAL);
       expect(requests).toHaveLength(1);
-      expect(requests[0]!.params).toMatchObject({ threadId, turnId: turn.id });
+      expect(requests[0]!.params).toMatchObject({ threadId, turnId });
       expect(payloadsOf(watcher.eventsOf(threadId), "approval.required")).toEqual([expect.objectContaining({ id: "act_1", toolName: "mark" })]);
       expect(payloadsOf(watcher.eventsOf(threadId), "approval.updated")).toEqual([{ id: "act_1", status: "approved" }]);
       expect(completed.params.turn.status).toBe("completed");
