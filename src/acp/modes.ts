@@ -1,4 +1,4 @@
-import type { SessionModeState } from "../../generated/acp-v1.js";
+import type { SessionModeState, SessionUpdate } from "../../generated/acp-v1.js";
 import type { ApprovalModeName } from "../bridge/interactions/index.js";
 
 /**
@@ -27,4 +27,9 @@ export function isModeId(id: string): id is AcpModeId {
 
 export function modeState(mode: ApprovalModeName): SessionModeState {
   return { currentModeId: modeIdOf(mode), availableModes: MODES.map((m) => ({ ...m })) };
+}
+
+/** The update telling an editor the session's mode changed. */
+export function modeUpdate(mode: ApprovalModeName): SessionUpdate {
+  return { sessionUpdate: "current_mode_update", currentModeId: modeIdOf(mode) };
 }

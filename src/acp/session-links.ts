@@ -1,5 +1,6 @@
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { AcpClient } from "./client-state.js";
+import { modeUpdate } from "./modes.js";
 import { SessionChoices } from "./session-choices.js";
 import { SessionLink, type SessionLinkServices } from "./session-link.js";
 
@@ -15,6 +16,8 @@ export class SessionLinks {
   private readonly choices = new Map<string, SessionChoices>();
   /** Links let go of but still in their grace period (see close). */
   private readonly leaving = new Set<SessionLink>();
+  /** Per session with links: stops telling them of modes set through other gateway replicas. */
+  private readonly modeWatches = new Map<string, () => void>();
 
   constructor(private readonly services: Omit<SessionLinkServices, "choices" | "linksOfSession">) {}
 
@@ -32,6 +35,16 @@ export class SessionLinks {
     let links = this.bySession.get(sessionId);
     if (!links) this.bySession.set(sessionId, (links = new Set()));
     links.add(link);
+    if (!this.modeWatches.has(sessionId)) {
+      // set_mode here tells this replica's editors itself; one through another replica is heard from the store.
+      this.modeWatches.set(
+        sessionId,
+        record.interactions.onModeSetElsewhere((mode) => {
+          const update = modeUpdate(mode);
+          for (const other of this.of(sessionId)) other.send(update);
+        }),
+      );
+    }
     return { link, created: true };
   }
 
@@ -53,7 +66,13 @@ export class SessionLinks {
   async close(link: SessionLink, graceMs: number): Promise<void> {
     const ofClient = this.byClient.get(link.client);
     if (ofClient?.get(link.sessionId) === link) ofClient.delete(link.sessionId);
-    this.bySession.get(link.sessionId)?.delete(link);
+    const links = this.bySession.get(link.sessionId);
+    links?.delete(link);
+    if (links?.size === 0) {
+      this.bySession.delete(link.sessionId);
+      this.modeWatches.get(link.sessionId)?.();
+      this.modeWatches.delete(link.sessionId);
+    }
     this.leaving.add(link);
     try {
       await link.detach(graceMs);

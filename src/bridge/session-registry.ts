@@ -6,7 +6,14 @@ import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "
 import { sessionNotFound } from "./ask-errors.js";
 import { ClosedSessions } from "./closed-sessions.js";
 import { HostTakeover, type SharedStoreOptions } from "./host-takeover.js";
-import { RemoteAsking, SessionInteractions, type CommandToolConfig, type InteractionShare, type ReverseRequester } from "./interactions/index.js";
+import {
+  RemoteAsking,
+  SessionInteractions,
+  type CommandToolConfig,
+  type InteractionShare,
+  type ReverseRequester,
+  type SessionInteractionsOptions,
+} from "./interactions/index.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
@@ -305,11 +312,26 @@ export class SessionRegistry {
   }
 
   private async create(sessionId: string): Promise<SessionRecord> {
+    const store = this.settingsStore;
+    if (!store) return this.build(sessionId, undefined, []);
+    // Listening before reading: a mode set in between is in what is read, or heard after it.
+    let record: SessionRecord | undefined;
+    const stops = [await store.onModeSetElsewhere(sessionId, (mode) => record?.interactions.modeSetElsewhere(mode))];
+    try {
+      const stored = await store.read(sessionId);
+      // Closed through another replica: gone here too, exactly as if it had been closed here.
+      if (stored.closed) throw this.foundClosed(sessionId);
+      record = await this.build(sessionId, { store, stored }, stops);
+      return record;
+    } catch (error) {
+      stops.forEach((stop) => stop());
+      throw error;
+    }
+  }
+
+  /** A session's record; `stops` (what to stop when it is released) gets what the record sets going. */
+  private async build(sessionId: string, settings: SessionInteractionsOptions["settings"], stops: Array<() => void>): Promise<SessionRecord> {
     const { upstream, retention, log, shared, share } = this.options;
-    const { settingsStore } = this;
-    const stored = settingsStore && (await settingsStore.read(sessionId));
-    // Closed through another replica: gone here too, exactly as if it had been closed here.
-    if (stored?.closed) throw this.foundClosed(sessionId);
     const sharedLog = shared && { store: shared.store.sessionLog(sessionId)!, ownership: shared.store.ownership, hostKey: shared.hostKey };
     const hub = new SessionHub({ sessionId, upstream: this.observingConnection, retention, log, shared: sharedLog });
     const [used] = await Promise.all([share.store.counters(share.hostKey, sessionId), hub.attach()]);
@@ -326,7 +348,7 @@ export class SessionRegistry {
       upstream,
       hub,
       mode: sessionMode(snapshot),
-      ...(settingsStore && stored ? { settings: { store: settingsStore, stored } } : {}),
+      ...(settings ? { settings } : {}),
       commandTools: this.options.commandTools,
       deadlineMs: this.options.interactionDeadlineMs,
       reverse: this.options.reverse,
@@ -334,7 +356,6 @@ export class SessionRegistry {
       used,
       log,
     });
-    const stops: Array<() => void> = [];
     const record: SessionRecord = {
       sessionId,
       hub,

@@ -25,6 +25,10 @@ export class RedisKeys {
   settings(sessionId: string): string {
     return `${this.prefix}{${sessionId}}:settings`;
   }
+  /** Where a mode set for the session is announced. */
+  settingsChanged(sessionId: string): string {
+    return `${this.prefix}{${sessionId}}:settings-changed`;
+  }
   /** The host's lease: `<fence>:<replicaId>` with a TTL. */
   lease(hostKey: string): string {
     return `${this.prefix}{${hostKey}}:lease`;

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { RedisChannels } from "./redis-channels.js";
 import type { RedisKeys } from "./redis-keys.js";
 import type { SessionSettings, SessionSettingsStore } from "./session-settings.js";
 
@@ -11,11 +12,14 @@ const GRANT = "grant:";
  * `grant:<tool>` field per granted tool, and `closed`. Setting `closed` with HSETNX makes
  * beginning a close atomic, so two replicas closing one session at once cannot both succeed. The
  * hash has no expiry: a closed session stays closed for good, as Tau keeps the session for good.
+ * A mode set is also published on the session's settings channel, with the replica that set it.
  */
 export class RedisSessionSettings implements SessionSettingsStore {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
+    private readonly channels: RedisChannels,
+    private readonly replicaId: string,
   ) {}
 
   async read(sessionId: string): Promise<SessionSettings> {
@@ -27,7 +31,25 @@ export class RedisSessionSettings implements SessionSettingsStore {
   }
 
   async setMode(sessionId: string, mode: string): Promise<void> {
-    await this.redis.hset(this.keys.settings(sessionId), MODE, mode);
+    const announcement: ModeAnnouncement = { mode, by: this.replicaId };
+    const replies = await this.redis.multi().hset(this.keys.settings(sessionId), MODE, mode).publish(this.keys.settingsChanged(sessionId), JSON.stringify(announcement)).exec();
+    const failed = replies?.find(([error]) => error);
+    if (failed) throw failed[0];
+  }
+
+  onModeSetElsewhere(sessionId: string, listener: (mode: string) => void): Promise<() => void> {
+    return this.channels.listen(this.keys.settingsChanged(sessionId), {
+      message: (text) => {
+        const { mode, by } = JSON.parse(text) as ModeAnnouncement;
+        if (by !== this.replicaId) listener(mode);
+      },
+      reconnected: () => {
+        this.read(sessionId).then(
+          (settings) => settings.mode !== undefined && listener(settings.mode),
+          () => undefined, // still unreachable: the next decision reads the store again
+        );
+      },
+    });
   }
 
   async grant(sessionId: string, toolName: string): Promise<void> {
@@ -54,4 +76,11 @@ export class RedisSessionSettings implements SessionSettingsStore {
     });
     return closed;
   }
+}
+
+/** What the settings channel carries when a mode is set. */
+interface ModeAnnouncement {
+  mode: string;
+  /** The replica that set it (which has told its own clients already). */
+  by: string;
 }

@@ -72,7 +72,7 @@ export class RedisStore implements GatewayStore {
     this.ownership = new RedisOwnership(this.redis, this.keys, this.replicaId, options.leaseTtlMs, options.log);
     this.hostSessions = new RedisHostSessions(this.redis, this.channels, this.keys);
     this.placement = new RedisPlacementStore(this.redis, this.keys.prefix);
-    this.settings = new RedisSessionSettings(this.redis, this.keys);
+    this.settings = new RedisSessionSettings(this.redis, this.keys, this.channels, this.replicaId);
     // An answer the previous owner took and never acknowledged is taken over once its lease could have run out.
     this.interactions = new RedisInteractionStore(this.redis, { prefix: this.keys.prefix, replicaId: this.replicaId, claimIdleMs: options.leaseTtlMs, log: options.log });
   }

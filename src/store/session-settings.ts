@@ -20,6 +20,12 @@ export interface SessionSettings {
 export interface SessionSettingsStore {
   read(sessionId: string): Promise<SessionSettings>;
   setMode(sessionId: string, mode: string): Promise<void>;
+  /**
+   * Calls `listener` with each mode set for the session through another replica, as it is set (and
+   * with the stored mode after the store connection came back, as changes meanwhile went unheard).
+   * Resolves with the unsubscribe once listening.
+   */
+  onModeSetElsewhere(sessionId: string, listener: (mode: string) => void): Promise<() => void>;
   grant(sessionId: string, toolName: string): Promise<void>;
   /** Marks the session closed; false when it already was (a close on any replica, begun or done). */
   beginClose(sessionId: string): Promise<boolean>;

@@ -139,7 +139,7 @@ describe("an approval mode set on a replica that does not own the Tau host", () 
   );
 
   it(
-    "ACP session on B (on_request by default) switched to auto with session/set_mode: the prompt runs the command without session/request_permission, and A reports the mode as auto",
+    "ACP session on B (on_request by default) switched to auto with session/set_mode: the prompt runs the command without session/request_permission, A reports the mode as auto, and an editor on A is told",
     async () => {
       const { set, a, b, marker } = await twoReplicas();
       const cwd = realpathSync(mkdtempSync(join(tmpdir(), "replica-settings-acp-")));
@@ -153,8 +153,15 @@ describe("an approval mode set on a replica that does not own the Tau host", () 
       expect(created.result.modes.currentModeId).toBe("on_request");
       const watcher = await askClient(set, a);
       await watcher.request("session/subscribe", { sessionId });
+      // An editor on A with the session loaded.
+      const editorOnA = await RawAcpClient.connect(`${a.baseUrl.replace("http://", "ws://")}/acp`);
+      cleanups.push(() => editorOnA.close());
+      expect((await editorOnA.initialize()).error).toBeUndefined();
+      expect((await editorOnA.request("session/load", { sessionId, cwd, mcpServers: [] })).result.modes.currentModeId).toBe("on_request");
 
       expect(await client.request("session/set_mode", { sessionId, modeId: "auto" })).toMatchObject({ result: {} });
+      const modeUpdate = (m: any) => m.method === "session/update" && m.params.update.sessionUpdate === "current_mode_update";
+      expect((await editorOnA.next(modeUpdate)).params).toEqual({ sessionId, update: { sessionUpdate: "current_mode_update", currentModeId: "auto" } });
       const prompted = await client.request("session/prompt", { sessionId, prompt: [{ type: "text", text: CALL_MARK }] });
       await anyTurnEnded(watcher, sessionId);
 
@@ -164,6 +171,8 @@ describe("an approval mode set on a replica that does not own the Tau host", () 
       expect(markRuns(marker)).toBe(1);
       expect(await reportedMode(watcher, sessionId)).toEqual(sameMode("auto"));
       expect(agentMessageProblems(client.received, client.sent)).toEqual([]);
+      expect(editorOnA.received.filter(modeUpdate)).toHaveLength(1);
+      expect(agentMessageProblems(editorOnA.received, editorOnA.sent)).toEqual([]);
       expect(watcher.invalid).toEqual([]);
     },
     TEST_TIMEOUT,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { RedisChannels } from "../../src/store/redis-channels.js";
 import { RedisKeys } from "../../src/store/redis-keys.js";
 import { RedisSessionSettings } from "../../src/store/redis-session-settings.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
@@ -11,8 +12,15 @@ const cleanups = cleanupsAfterEach();
 async function twoReplicas() {
   const redis = await startLoopbackRedis(cleanups);
   const keys = new RedisKeys("test:");
-  return { a: new RedisSessionSettings(redis.client(), keys), b: new RedisSessionSettings(redis.client(), keys), redis };
+  const replica = (id: string) => new RedisSessionSettings(redis.client(), keys, new RedisChannels(redis.client(), () => undefined), id);
+  return { a: replica("replica-a"), b: replica("replica-b"), redis };
 }
+
+/** Resolves after a round trip through the server: what was published before it has been delivered. */
+const settled = async (settings: RedisSessionSettings) => {
+  await settings.read("flush");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+};
 
 describe("session settings in Redis", () => {
   it("a session nothing was set for reads as no mode, no grants, open", async () => {
@@ -33,6 +41,26 @@ describe("session settings in Redis", () => {
     expect(read.closed).toBe(false);
     // Another session is untouched.
     expect(await b.read("s2")).toEqual({ grants: [], closed: false });
+  });
+
+  it("a mode set through one replica is announced to the other's listeners, not to its own, and not for other sessions", async () => {
+    const { a, b } = await twoReplicas();
+    const heard = { a: [] as string[], b: [] as string[], other: [] as string[] };
+    const stops = [
+      await a.onModeSetElsewhere("s1", (mode) => heard.a.push(mode)),
+      await b.onModeSetElsewhere("s1", (mode) => heard.b.push(mode)),
+      await b.onModeSetElsewhere("s2", (mode) => heard.other.push(mode)),
+    ];
+    await a.setMode("s1", "auto");
+    await a.setMode("s1", "never");
+    await b.setMode("s1", "plan");
+    await settled(a);
+    await settled(b);
+    expect(heard).toEqual({ a: ["plan"], b: ["auto", "never"], other: [] });
+    stops.forEach((stop) => stop());
+    await a.setMode("s1", "on_request");
+    await settled(b);
+    expect(heard.b).toEqual(["auto", "never"]);
   });
 
   it("of two closes begun at once, exactly one is claimed; abandoning it opens the session again", async () => {

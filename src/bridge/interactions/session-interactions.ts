@@ -66,6 +66,7 @@ export interface InteractionEventSink {
 export class SessionInteractions {
   readonly sessionId: string;
   private readonly gating: ToolGating;
+  private readonly modeListeners = new Set<(mode: ApprovalModeName) => void>();
   private readonly calls: ClientToolCalls;
   private readonly pending: PendingInteractions;
   private readonly askUser: AskUserTool;
@@ -139,6 +140,18 @@ export class SessionInteractions {
   /** Takes in a mode or grants changed through another replica (nothing to do without a shared store), before reporting them. */
   refreshSettings(): Promise<void> {
     return this.gating.refresh();
+  }
+
+  /** A mode set through another replica, as the store announced it: taken in, and told to `onModeSetElsewhere` listeners. */
+  modeSetElsewhere(mode: string): void {
+    this.gating.takeMode(mode);
+    for (const listener of [...this.modeListeners]) listener(this.gating.mode);
+  }
+
+  /** Calls `listener` with each mode set through another replica (this replica's own changes are its callers' to tell); returns the unsubscribe. */
+  onModeSetElsewhere(listener: (mode: ApprovalModeName) => void): () => void {
+    this.modeListeners.add(listener);
+    return () => this.modeListeners.delete(listener);
   }
 
   // ── Tau's side ────────────────────────────────────────────────────────────

@@ -65,8 +65,13 @@ export class ToolGating {
     }
   }
 
+  /** A mode the store says was set through another replica. */
+  takeMode(mode: string): void {
+    this.modeName = approvalModeFor(mode);
+  }
+
   private apply(stored: SessionSettings): void {
-    if (stored.mode !== undefined) this.modeName = approvalModeFor(stored.mode);
+    if (stored.mode !== undefined) this.takeMode(stored.mode);
     for (const toolName of stored.grants) this.grants.add(toolName);
   }
 }
