@@ -16,7 +16,7 @@ export class SessionLinks {
   private readonly choices = new Map<string, SessionChoices>();
   /** Links let go of but still in their grace period (see close). */
   private readonly leaving = new Set<SessionLink>();
-  /** Per session with links: stops telling them of modes set through other gateway replicas. */
+  /** Per session with links: stops telling them of the session's mode changes. */
   private readonly modeWatches = new Map<string, () => void>();
 
   constructor(private readonly services: Omit<SessionLinkServices, "choices" | "linksOfSession">) {}
@@ -36,10 +36,11 @@ export class SessionLinks {
     if (!links) this.bySession.set(sessionId, (links = new Set()));
     links.add(link);
     if (!this.modeWatches.has(sessionId)) {
-      // set_mode here tells this replica's editors itself; one through another replica is heard from the store.
+      // A mode set by any client of the session (an editor's set_mode, a Codex client's approval
+      // policy), on this replica or, with a shared store, another.
       this.modeWatches.set(
         sessionId,
-        record.interactions.onModeSetElsewhere((mode) => {
+        record.interactions.onModeChange((mode) => {
           const update = modeUpdate(mode);
           for (const other of this.of(sessionId)) other.send(update);
         }),

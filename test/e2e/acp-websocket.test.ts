@@ -9,6 +9,7 @@ import { agentMessageProblems } from "../support/acp-official-schema.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
 import { Cleanups } from "../support/cleanups.js";
 import { serveCli, type ServingCli } from "../support/cli.js";
+import { CodexTestClient } from "../support/codex-client.js";
 import { tryUpgrade } from "../support/secure-gateway.js";
 
 /**
@@ -137,4 +138,36 @@ describe("WebSocket /acp", () => {
     expect(text).toMatch(/tau_gateway_connections_total\{route="\/acp"\} [1-9]/);
     expect(text).toMatch(/tau_gateway_validation_failures_total\{dialect="acp",source="client"\} [1-9]/);
   });
+
+  it("tells the session's editors of a mode changed by another client of it: a Codex client's approval policy, or another editor's set_mode", async () => {
+    const editor = await raw(ALICE);
+    await editor.initialize();
+    const created = await editor.request("session/new", { cwd: workDir, mcpServers: [] });
+    const sessionId = created.result.sessionId as string;
+    expect(created.result.modes.currentModeId).toBe("on_request");
+    const modeUpdates = () => editor.received.filter((m) => m.method === "session/update" && m.params.update.sessionUpdate === "current_mode_update").map((m) => m.params.update.currentModeId);
+
+    const codex = await CodexTestClient.websocket(gateway.baseUrl.replace("http://", "ws://"), { authorization: `Bearer ${ALICE}` });
+    try {
+      await codex.initialize();
+      await codex.request("thread/resume", { threadId: sessionId });
+      // The same mode again changes nothing; "never" runs tools without asking, which editors show as auto.
+      await codex.request("thread/resume", { threadId: sessionId, approvalPolicy: "on-request" });
+      await codex.request("thread/resume", { threadId: sessionId, approvalPolicy: "never" });
+      await editor.next((m) => m.method === "session/update" && m.params.update.sessionUpdate === "current_mode_update");
+      expect(modeUpdates()).toEqual(["auto"]);
+
+      const other = await raw(ALICE);
+      await other.initialize();
+      expect((await other.request("session/load", { sessionId, cwd: workDir, mcpServers: [] })).result.modes.currentModeId).toBe("auto");
+      expect(await other.request("session/set_mode", { sessionId, modeId: "plan" })).toMatchObject({ result: {} });
+      await other.next((m) => m.method === "session/update" && m.params.update.currentModeId === "plan");
+      await editor.next((m) => m.method === "session/update" && m.params.update.currentModeId === "plan");
+      expect(modeUpdates()).toEqual(["auto", "plan"]);
+      expect(agentMessageProblems(editor.received, editor.sent)).toEqual([]);
+      expect(codex.invalid).toEqual([]);
+    } finally {
+      codex.socket.terminate();
+    }
+  }, 60_000);
 });

@@ -19,7 +19,7 @@ import type {
 import { createAttributes } from "../../bridge/session-attributes.js";
 import type { AcpMethodContext } from "../context.js";
 import { invalidParams } from "../errors.js";
-import { isModeId, ACP_MODE_IDS, modeState, modeUpdate } from "../modes.js";
+import { isModeId, ACP_MODE_IDS, modeState } from "../modes.js";
 import { accessSession, linkedSession } from "../session-access.js";
 
 /** How long session/close waits for the cancelled turn to end before interrupting it again. */
@@ -76,9 +76,8 @@ export async function closeSession(ctx: AcpMethodContext, params: SessionClosePa
 export async function setMode(ctx: AcpMethodContext, params: SessionSetModeParams): Promise<SessionSetModeResult> {
   const link = linkedSession(ctx, params.sessionId);
   if (!isModeId(params.modeId)) throw invalidParams("modeId", `unknown mode ${JSON.stringify(params.modeId)} (modes: ${ACP_MODE_IDS.join(", ")})`);
+  // A change is told to every editor of the session (this one included) as current_mode_update, see SessionLinks.
   await link.record.interactions.setMode(params.modeId);
-  const update = modeUpdate(params.modeId);
-  for (const other of ctx.services.links.of(params.sessionId)) other.send(update);
   return {};
 }
 

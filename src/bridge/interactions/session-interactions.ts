@@ -134,7 +134,10 @@ export class SessionInteractions {
    * gateway that restarts goes back to it, replicas sharing a store keep the change there.
    */
   setMode(mode: ApprovalModeName): Promise<void> {
-    return this.gating.setMode(mode);
+    const before = this.gating.mode;
+    const shared = this.gating.setMode(mode);
+    if (mode !== before) this.tellModeChanged();
+    return shared;
   }
 
   /** Takes in a mode or grants changed through another replica (nothing to do without a shared store), before reporting them. */
@@ -142,16 +145,21 @@ export class SessionInteractions {
     return this.gating.refresh();
   }
 
-  /** A mode set through another replica, as the store announced it: taken in, and told to `onModeSetElsewhere` listeners. */
+  /** A mode set through another replica, as the store announced it. */
   modeSetElsewhere(mode: string): void {
+    const before = this.gating.mode;
     this.gating.takeMode(mode);
-    for (const listener of [...this.modeListeners]) listener(this.gating.mode);
+    if (this.gating.mode !== before) this.tellModeChanged();
   }
 
-  /** Calls `listener` with each mode set through another replica (this replica's own changes are its callers' to tell); returns the unsubscribe. */
-  onModeSetElsewhere(listener: (mode: ApprovalModeName) => void): () => void {
+  /** Calls `listener` with the session's mode each time it changes, through this replica (any dialect) or another; returns the unsubscribe. */
+  onModeChange(listener: (mode: ApprovalModeName) => void): () => void {
     this.modeListeners.add(listener);
     return () => this.modeListeners.delete(listener);
+  }
+
+  private tellModeChanged(): void {
+    for (const listener of [...this.modeListeners]) listener(this.gating.mode);
   }
 
   // ── Tau's side ────────────────────────────────────────────────────────────
