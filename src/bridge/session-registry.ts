@@ -314,14 +314,17 @@ export class SessionRegistry {
   private async create(sessionId: string): Promise<SessionRecord> {
     const store = this.settingsStore;
     if (!store) return this.build(sessionId, undefined, []);
-    // Listening before reading: a mode set in between is in what is read, or heard after it.
+    // Listening before reading: a mode set in between is in what is read, or heard after it (the
+    // last one heard before the record exists is taken in once it does).
     let record: SessionRecord | undefined;
-    const stops = [await store.onModeSetElsewhere(sessionId, (mode) => record?.interactions.modeSetElsewhere(mode))];
+    let heard: string | undefined;
+    const stops = [await store.onModeSetElsewhere(sessionId, (mode) => (record ? record.interactions.modeSetElsewhere(mode) : (heard = mode)))];
     try {
       const stored = await store.read(sessionId);
       // Closed through another replica: gone here too, exactly as if it had been closed here.
       if (stored.closed) throw this.foundClosed(sessionId);
       record = await this.build(sessionId, { store, stored }, stops);
+      if (heard !== undefined) record.interactions.modeSetElsewhere(heard);
       return record;
     } catch (error) {
       stops.forEach((stop) => stop());
