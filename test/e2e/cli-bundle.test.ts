@@ -116,6 +116,21 @@ describe("the command-line bundle", () => {
     expect(checked.code).toBe(1);
   });
 
+  it("comes with V8 code caches of the precompiled validators, one per module, which the built code loads them with", async () => {
+    const modules = readdirSync(join(repoRoot, "generated/validators")).filter((name) => name.endsWith(".cjs"));
+    const caches = readdirSync(join(root, "dist/validator-cache"));
+    expect(caches.map((name) => name.replace(/-[0-9a-f]{64}\.v8cache$/, ".cjs")).sort()).toEqual(modules.sort());
+    const probe = [
+      `import { loadWithCodeCache } from ${JSON.stringify(join(root, "dist/src/validation/code-cache.js"))};`,
+      `import { validatorCacheDir } from ${JSON.stringify(join(root, "dist/src/validation/precompiled.js"))};`,
+      `const { exports, cache } = loadWithCodeCache(${JSON.stringify(join(root, "generated/validators/tau-v18.cjs"))}, validatorCacheDir());`,
+      "console.log(JSON.stringify({ cache, checks: Object.keys(exports).length }));",
+    ].join("\n");
+    const loaded = await runToEnd(process.execPath, ["--input-type=module", "-e", probe], { cwd: root });
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect(JSON.parse(loaded.stdout)).toEqual({ cache: "used", checks: expect.any(Number) });
+  });
+
   it("serves with the embedded host: listening, /readyz 200, an Ask call, exit 0 on SIGTERM", async () => {
     const gateway = startBundle(["serve", "--port", "0"]);
     const [, baseUrl] = await stderrLine(gateway, /tau-gateway listening on (http:\/\/\S+)/);

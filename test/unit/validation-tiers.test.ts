@@ -117,12 +117,21 @@ function withMethods(lines: Array<{ direction: "client" | "server"; message: Rec
 
 /** The precompiled modules a fresh process has loaded after checking `messages` (a fresh process: the require cache is per process). */
 function loadedAfter(checks: string): string[] {
+  // Every file read is seen (the modules are read, then compiled with their code cache).
   const script = `
-    import { createRequire } from "node:module";
+    import fs from "node:fs";
+    import { syncBuiltinESMExports } from "node:module";
+    const loaded = new Set();
+    const read = fs.readFileSync;
+    fs.readFileSync = function (path, ...rest) {
+      if (String(path).includes("/generated/validators/")) loaded.add(String(path).split("/").pop());
+      return read.call(this, path, ...rest);
+    };
+    syncBuiltinESMExports();
     const { ProtocolValidators } = await import("./src/validation/validator.ts");
     const validators = new ProtocolValidators();
     ${checks}
-    console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes("/generated/validators/")).map((f) => f.split("/").pop())));`;
+    console.log(JSON.stringify([...loaded]));`;
   const root = fileURLToPath(new URL("../..", import.meta.url));
   return JSON.parse(execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, encoding: "utf8" })) as string[];
 }
