@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
-import { Script } from "node:vm";
+import { compileFunction } from "node:vm";
 
 /**
  * Loads a CommonJS module as `require` would, with V8's code cache when one was made for exactly
@@ -26,11 +26,11 @@ export function loadWithCodeCache(file: string, cacheDir: string | undefined): {
       // No cache for this source: compiled as usual.
     }
   }
-  const { script, exports } = run(file, source, cachedData);
-  return { exports, cache: cachedData === undefined ? "none" : script.cachedDataRejected ? "rejected" : "used" };
+  const { compiled, exports } = run(file, source, cachedData ? { cachedData } : {});
+  return { exports, cache: cachedData === undefined ? "none" : compiled.cachedDataRejected ? "rejected" : "used" };
 }
 
-/** Makes a cache in `cacheDir` for each `.cjs` module in `moduleDir` (after running its top level, so what that compiles is cached too); returns the files written. */
+/** Makes a cache in `cacheDir` for each `.cjs` module in `moduleDir`; returns the files written. */
 export function writeCodeCaches(moduleDir: string, cacheDir: string): string[] {
   mkdirSync(cacheDir, { recursive: true });
   const written: string[] = [];
@@ -39,7 +39,9 @@ export function writeCodeCaches(moduleDir: string, cacheDir: string): string[] {
     const source = readFileSync(file);
     const target = cachePath(cacheDir, file, source);
     // Written whole, then renamed: a process starting meanwhile never reads half a cache.
-    writeFileSync(`${target}.tmp`, run(file, source, undefined).script.createCachedData());
+    const { cachedData } = run(file, source, { produceCachedData: true }).compiled;
+    if (!cachedData) throw new Error(`V8 made no code cache of ${file}`);
+    writeFileSync(`${target}.tmp`, cachedData);
     renameSync(`${target}.tmp`, target);
     written.push(target);
   }
@@ -50,11 +52,16 @@ function cachePath(cacheDir: string, file: string, source: Buffer): string {
   return join(cacheDir, `${basename(file, ".cjs")}-${createHash("sha256").update(source).digest("hex")}.v8cache`);
 }
 
-/** Compiles and runs the module in the wrapper Node gives CommonJS modules (the same text whether a cache is made or used). */
-function run(file: string, source: Buffer, cachedData: Buffer | undefined): { script: Script; exports: unknown } {
-  const wrapped = `(function (exports, require, module, __filename, __dirname) {${source.toString("utf8")}\n})`;
-  const script = new Script(wrapped, { filename: file, ...(cachedData ? { cachedData } : {}) });
+/** What vm.compileFunction returns besides the function (Node's documented extra properties). */
+type CompiledModule = ((...args: unknown[]) => void) & { cachedData?: Buffer; cachedDataRejected?: boolean };
+
+/**
+ * Compiles the module as the body of a function with the parameters Node gives CommonJS modules
+ * (as Node's own loader does; the same whether a cache is made or used), and runs it.
+ */
+function run(file: string, source: Buffer, cache: { cachedData?: Buffer; produceCachedData?: boolean }): { compiled: CompiledModule; exports: unknown } {
+  const compiled = compileFunction(source.toString("utf8"), ["exports", "require", "module", "__filename", "__dirname"], { filename: file, ...cache }) as CompiledModule;
   const module = { exports: {} as unknown };
-  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
-  return { script, exports: module.exports };
+  compiled(module.exports, createRequire(file), module, file, dirname(file));
+  return { compiled, exports: module.exports };
 }
