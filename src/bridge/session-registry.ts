@@ -290,7 +290,6 @@ export class SessionRegistry {
       if (event.type !== "session.ended" || this.closingHere.has(sessionId)) return;
       queueMicrotask(() => {
         if (this.settled.get(sessionId) !== record || this.closingHere.has(sessionId)) return;
-        this.closed.begin(sessionId);
         hub.markEnded();
         record.interactions.cancelAll("session closed");
         this.forget(sessionId);
@@ -301,7 +300,6 @@ export class SessionRegistry {
 
   /** A session found closed through another replica: remembered as closed here, and the error to answer with. */
   private foundClosed(sessionId: string): Error {
-    this.closed.begin(sessionId);
     this.closed.finish(sessionId);
     return sessionNotFound(sessionId);
   }

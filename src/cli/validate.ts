@@ -2,8 +2,8 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { Dialect } from "../registry/model.js";
-import { formatIssue } from "../validation/issues.js";
-import { TranscriptChecker } from "../validation/transcript.js";
+import { formatIssue, type ValidationIssue } from "../validation/issues.js";
+import { TranscriptChecker, type LineVerdict } from "../validation/transcript.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 import { lineBatches } from "./line-batches.js";
 
@@ -82,6 +82,18 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
       return 2;
     }
     let lineNo = 0;
+    /** Checks one line and reports what is wrong with it. */
+    const checkLine = (text: string) => {
+      lineNo++;
+      if (text.trim() === "") return;
+      const verdict = checker.line(text);
+      if (verdict.ok) {
+        valid++;
+        return;
+      }
+      invalid++;
+      for (const issue of verdict.issues) io.stdout(`${reportLine(options.format, name, lineNo, verdict, issue)}\n`);
+    };
     try {
       reading: for await (const lines of lineBatches(input)) {
         for (const text of lines) {
@@ -90,22 +102,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
             input.destroy();
             break reading;
           }
-          lineNo++;
-          if (text.trim() === "") continue;
-          const verdict = checker.line(text);
-          if (verdict.ok) {
-            valid++;
-            continue;
-          }
-          invalid++;
-          for (const issue of verdict.issues) {
-            if (options.format === "json") {
-              io.stdout(`${JSON.stringify({ file: name, line: lineNo, dialect: verdict.dialect ?? null, subject: verdict.subject ?? null, pointer: issue.pointer, message: issue.message })}\n`);
-            } else {
-              const subject = verdict.subject ? ` ${verdict.subject}` : "";
-              io.stdout(`${name}:${lineNo}: ${verdict.dialect ?? "?"}${subject}: ${formatIssue(issue)}\n`);
-            }
-          }
+          checkLine(text);
         }
       }
     } catch (err) {
@@ -130,4 +127,13 @@ function openFile(path: string): Promise<Readable> {
     stream.once("open", () => resolve(stream));
     stream.once("error", reject);
   });
+}
+
+/** One issue of a line, as the report shows it (`--format`). */
+function reportLine(format: "text" | "json", file: string, line: number, verdict: LineVerdict, issue: ValidationIssue): string {
+  if (format === "json") {
+    return JSON.stringify({ file, line, dialect: verdict.dialect ?? null, subject: verdict.subject ?? null, pointer: issue.pointer, message: issue.message });
+  }
+  const subject = verdict.subject ? ` ${verdict.subject}` : "";
+  return `${file}:${line}: ${verdict.dialect ?? "?"}${subject}: ${formatIssue(issue)}`;
 }

@@ -1,4 +1,3 @@
-import { lastActivityMs } from "../bridge/session-activity.js";
 import type { ThreadItem, Turn, TurnError, UserInput } from "../../generated/codex-v2.js";
 import type { MessagePayload, MessageRecord, Snapshot, TurnOutcome } from "../../generated/tau-v18.js";
 import { messageText, messageThinking, toolCallArguments, toolDuration, toolOutput } from "../bridge/message-content.js";
@@ -29,9 +28,6 @@ export function preview(snapshot: Snapshot): string {
   const text = first ? messageText(first.message).trim() : "";
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
-
-/** When the session last changed (the Codex thread's updatedAt, in ms). */
-export const updatedAtMs = lastActivityMs;
 
 export function turnsOf(snapshot: Snapshot, catalog: ToolCatalog): Turn[] {
   const order = new Map(snapshot.messages.map((m, index) => [m.id, index]));

@@ -1,7 +1,7 @@
 import type { Thread } from "../../generated/codex-v2.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import { sessionTenant } from "../bridge/session-attributes.js";
-import { updatedAtMs } from "./history.js";
+import { lastActivityMs } from "../bridge/session-activity.js";
 import { threadObject } from "./thread.js";
 
 /** What `thread/list` shows of a thread no client has loaded: its tenant, its summary and when it was last updated. */
@@ -13,5 +13,5 @@ export interface ThreadDigest {
 }
 
 export function threadDigestOf(snapshot: Snapshot, serverVersion: string): ThreadDigest {
-  return { tenant: sessionTenant(snapshot), thread: threadObject(snapshot, serverVersion, { type: "notLoaded" }, []), updatedAtMs: updatedAtMs(snapshot) };
+  return { tenant: sessionTenant(snapshot), thread: threadObject(snapshot, serverVersion, { type: "notLoaded" }, []), updatedAtMs: lastActivityMs(snapshot) };
 }

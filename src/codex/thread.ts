@@ -6,7 +6,8 @@ import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, sandboxOf } from "./approval-policy.js";
-import { preview, turnsOf, updatedAtMs, userInputOf } from "./history.js";
+import { lastActivityMs } from "../bridge/session-activity.js";
+import { preview, turnsOf, userInputOf } from "./history.js";
 import type { CodexPeer } from "./peer.js";
 import type { ToolCatalog } from "./tool-items.js";
 import { TurnTranslator } from "./turn-translator.js";
@@ -289,7 +290,7 @@ export function threadObject(snapshot: Snapshot, serverVersion: string, status: 
     ephemeral: false,
     modelProvider: MODEL_PROVIDER,
     createdAt: Math.floor(snapshot.createdAt / 1000),
-    updatedAt: Math.floor(updatedAtMs(snapshot) / 1000),
+    updatedAt: Math.floor(lastActivityMs(snapshot) / 1000),
     status,
     cwd: snapshot.executionEnvironment.cwd,
     cliVersion: serverVersion,

@@ -83,13 +83,16 @@ export class BundleValidator {
   private readonly eventTypes = new Map<string, IndexEntry>();
   private loadedSchemaId: string | undefined;
 
+  readonly dialect: Dialect;
+  readonly version: number | string;
+
   constructor(
     private readonly detailedTier: DetailedTier,
-    private readonly files: Pick<IndexBundle, "schema" | "validators">,
-    readonly dialect: Dialect,
-    readonly version: number | string,
+    private readonly files: Pick<IndexBundle, "dialect" | "version" | "schema" | "validators">,
     entries: IndexEntry[],
   ) {
+    this.dialect = files.dialect;
+    this.version = files.version;
     for (const e of entries) {
       if (e.kind === "event") this.eventTypes.set(e.name, e);
       else if (e.kind === "server-message") this.serverMessages.set(e.name, e);
@@ -295,7 +298,7 @@ export class ProtocolValidators {
     const detailed = new DetailedTier();
     this.index.bundles.forEach((b) => {
       const entries = this.index.entries.filter((e) => e.dialect === b.dialect && e.versions.includes(b.version));
-      this.bundles.set(key(b.dialect, b.version), new BundleValidator(detailed, b, b.dialect, b.version, entries));
+      this.bundles.set(key(b.dialect, b.version), new BundleValidator(detailed, b, entries));
     });
   }
 

@@ -81,7 +81,15 @@ export class SessionInteractions {
   constructor(options: SessionInteractionsOptions) {
     const { sessionId, upstream, hub, mode, reverse, log } = options;
     this.sessionId = sessionId;
-    this.gating = new ToolGating(sessionId, mode, options.settings?.store, options.settings?.stored, log);
+    this.gating = new ToolGating({
+      sessionId,
+      createdWith: mode,
+      ...(options.settings ? { settings: options.settings } : {}),
+      changed: (changedTo) => {
+        for (const listener of [...this.modeListeners]) listener(changedTo);
+      },
+      log,
+    });
     const share = (this.share = options.share ?? this.ownShare());
     this.calls = new ClientToolCalls({
       sessionId,
@@ -134,10 +142,7 @@ export class SessionInteractions {
    * gateway that restarts goes back to it, replicas sharing a store keep the change there.
    */
   setMode(mode: ApprovalModeName): Promise<void> {
-    const before = this.gating.mode;
-    const shared = this.gating.setMode(mode);
-    if (mode !== before) this.tellModeChanged();
-    return shared;
+    return this.gating.setMode(mode);
   }
 
   /** Takes in a mode or grants changed through another replica (nothing to do without a shared store), before reporting them. */
@@ -147,19 +152,13 @@ export class SessionInteractions {
 
   /** A mode set through another replica, as the store announced it. */
   modeSetElsewhere(mode: string): void {
-    const before = this.gating.mode;
     this.gating.takeMode(mode);
-    if (this.gating.mode !== before) this.tellModeChanged();
   }
 
   /** Calls `listener` with the session's mode each time it changes, through this replica (any dialect) or another; returns the unsubscribe. */
   onModeChange(listener: (mode: ApprovalModeName) => void): () => void {
     this.modeListeners.add(listener);
     return () => this.modeListeners.delete(listener);
-  }
-
-  private tellModeChanged(): void {
-    for (const listener of [...this.modeListeners]) listener(this.gating.mode);
   }
 
   // ── Tau's side ────────────────────────────────────────────────────────────

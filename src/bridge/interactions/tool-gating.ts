@@ -10,21 +10,26 @@ import { errorText } from "./error-text.js";
  * session's host (and by the next owner after it): a change is written to the store before it is
  * answered, and the owner reads the store while it acks each call, before deciding.
  */
+export interface ToolGatingOptions {
+  sessionId: string;
+  /** The mode recorded on the Tau session when it was created. */
+  createdWith: ApprovalModeName;
+  /** With replicas sharing a store: where changes are shared, and what it held when the session was opened here. */
+  settings?: { store: SessionSettingsStore; stored: SessionSettings };
+  /** Called with the new mode whenever it changes, whichever way the change came (set here, announced, or read from the store). */
+  changed?: (mode: ApprovalModeName) => void;
+  log?: Log;
+}
+
 export class ToolGating {
   private modeName: ApprovalModeName;
   private readonly grants = new Set<string>();
+  private readonly store: SessionSettingsStore | undefined;
 
-  constructor(
-    private readonly sessionId: string,
-    /** The mode recorded on the Tau session when it was created. */
-    createdWith: ApprovalModeName,
-    private readonly store?: SessionSettingsStore,
-    /** What the store held when the session was opened here. */
-    stored?: SessionSettings,
-    private readonly log?: Log,
-  ) {
-    this.modeName = createdWith;
-    if (stored) this.apply(stored);
+  constructor(private readonly options: ToolGatingOptions) {
+    this.modeName = options.createdWith;
+    this.store = options.settings?.store;
+    if (options.settings) this.apply(options.settings.stored);
   }
 
   get mode(): ApprovalModeName {
@@ -33,8 +38,8 @@ export class ToolGating {
 
   /** Gates the command tools by `mode` from the next call on: here at once, on every replica once this resolves. */
   async setMode(mode: ApprovalModeName): Promise<void> {
-    this.modeName = mode;
-    await this.store?.setMode(this.sessionId, mode);
+    this.become(mode);
+    await this.store?.setMode(this.options.sessionId, mode);
   }
 
   granted(toolName: string): boolean {
@@ -47,31 +52,36 @@ export class ToolGating {
    */
   grant(toolName: string): void {
     this.grants.add(toolName);
-    this.store?.grant(this.sessionId, toolName).catch((error: unknown) => {
-      this.log?.("warn", "a session-wide grant could not be shared with the other replicas", { sessionId: this.sessionId, toolName, error: errorText(error) });
+    const { sessionId, log } = this.options;
+    this.store?.grant(sessionId, toolName).catch((error: unknown) => {
+      log?.("warn", "a session-wide grant could not be shared with the other replicas", { sessionId, toolName, error: errorText(error) });
     });
   }
 
   /** Takes in what other replicas changed. A store that cannot be read leaves what is known here (logged). */
   async refresh(): Promise<void> {
     if (!this.store) return;
+    const { sessionId, log } = this.options;
     try {
-      this.apply(await this.store.read(this.sessionId));
+      this.apply(await this.store.read(sessionId));
     } catch (error) {
-      this.log?.("warn", "reading the session's mode and grants from the store failed; deciding with what this replica knows", {
-        sessionId: this.sessionId,
-        error: errorText(error),
-      });
+      log?.("warn", "reading the session's mode and grants from the store failed; deciding with what this replica knows", { sessionId, error: errorText(error) });
     }
   }
 
   /** A mode the store says was set through another replica. */
   takeMode(mode: string): void {
-    this.modeName = approvalModeFor(mode);
+    this.become(approvalModeFor(mode));
   }
 
   private apply(stored: SessionSettings): void {
     if (stored.mode !== undefined) this.takeMode(stored.mode);
     for (const toolName of stored.grants) this.grants.add(toolName);
+  }
+
+  private become(mode: ApprovalModeName): void {
+    if (mode === this.modeName) return;
+    this.modeName = mode;
+    this.options.changed?.(mode);
   }
 }
