@@ -128,12 +128,13 @@ export class AskBridge {
   }
 
   isMethod(method: string): boolean {
-    return method in BY_NAME;
+    // Own names only: `in` would also find what every object inherits (constructor, toString, __proto__).
+    return Object.hasOwn(BY_NAME, method);
   }
 
   /** Runs one call; resolves with the result or rejects with an AskError. */
   async call(peer: AskPeer, method: string, params: unknown): Promise<unknown> {
-    const handler = BY_NAME[method];
+    const handler = Object.hasOwn(BY_NAME, method) ? BY_NAME[method] : undefined;
     if (!handler) throw AskError.of("method_not_found", `Method not found: ${method}`);
     const value = params ?? {};
     const checked = this.schema.params(method, value);

@@ -43,6 +43,17 @@ describe("envelope errors", () => {
     expect(client.invalid).toEqual([]);
   });
 
+  it("-32601 names the method also when it is the name of an Object property (constructor, toString, __proto__)", async () => {
+    const gw = await gateway();
+    const client = await gw.client();
+    for (const method of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      const unknown = await rpcError(client.request(method, {}));
+      expect(unknown.code, method).toBe(-32601);
+      expect(unknown.message, method).toContain(`Method not found: ${method}`);
+    }
+    expect(client.invalid).toEqual([]);
+  });
+
   it("notifications never get an answer, not even an error", async () => {
     const gw = await gateway();
     const client = await gw.client();
