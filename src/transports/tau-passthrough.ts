@@ -17,8 +17,8 @@ import { secondsSince, type CallObserver } from "./call-observer.js";
  * recorded in the connection's open-request table (which refuses a duplicate id or one request
  * past the in-flight limit) and forwarded as the client's original text. Upstream → client: every
  * message is read by the codec (responses checked against the result of the method they answer);
- * an invalid one is logged, counted and not relayed. Messages the client sends before the upstream
- * is ready wait, in order.
+ * an invalid one, or a response to no open request, is logged, counted and not relayed. Messages
+ * the client sends before the upstream is ready wait, in order.
  */
 
 export interface TauPassthroughOptions {
@@ -189,6 +189,12 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
       return;
     }
     if (parsed.message.type === "ready") return drop("a second ready message");
+    // Every request the client sent is open until its one response (the gateway's own answers close
+    // theirs): a response with an id that matches none would be a second answer, or one to a request
+    // never made, which a Tau client cannot place. An id-null error response is Tau's own and relayed.
+    if (parsed.message.type === "response" && parsed.message.id !== null && !answered) {
+      return drop("a response to no open request", { id: parsed.message.id });
+    }
     if (options.gate) options.gate.message(parsed.message as unknown as Record<string, unknown>, parsed.text, answered?.method, deliverToClient);
     else deliverToClient(parsed.text);
   };

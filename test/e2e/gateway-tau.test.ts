@@ -247,6 +247,24 @@ describe("/tau passthrough to a scripted peer", () => {
     expect(app.tauPassthrough.invalidUpstreamMessages).toBe(3);
   });
 
+  it("relays no response that answers none of the client's open requests: one response per request, none unasked", async () => {
+    const p = await peer((request, socket) => {
+      // A response to an id the client never used, the real answer, the same answer again, and an
+      // id-null error (valid Tau: the host could not read a request's id).
+      socket.send(success("never-sent", { sessions: [] }));
+      socket.send(success(request.id, { sessions: [] }));
+      socket.send(success(request.id, { sessions: [] }));
+      socket.send(JSON.stringify({ version: 18, type: "response", id: null, ok: false, error: { code: "parse_error", message: "failed to parse JSON request line" } }));
+    });
+    const { app, tauUrl } = await gateway(p.url);
+    const { socket, messages } = rawSocket(tauUrl);
+    await waitUntil(() => messages.length === 1, "ready");
+    socket.send(JSON.stringify({ version: 18, type: "request", id: "list-1", method: "session.list", params: {} }));
+    await waitUntil(() => messages.some((m) => m.id === null), "the id-null error");
+    expect(messages.filter((m) => m.type === "response").map((m) => m.id)).toEqual(["list-1", null]);
+    expect(app.tauPassthrough.invalidUpstreamMessages).toBe(2);
+  });
+
   it("closes the upstream with 1000 when the client closes", async () => {
     const p = await peer(() => undefined);
     const { tauUrl } = await gateway(p.url);
