@@ -171,7 +171,8 @@ export class CodexThread {
    * with the first answer (a failed request counts as `onError`), or undefined when nobody can be
    * asked. Every connection asked hears serverRequest/resolved once its request is settled: when it
    * answers, when `signal` aborts (another answer won, the deadline passed, Tau cancelled the call)
-   * or when the turn ends.
+   * or when the turn ends — except for an answered item/tool/call, which Codex does not follow
+   * with one (the client ran the tool itself; nothing of it is left to dismiss).
    */
   ask<M extends keyof ServerRequests>(
     method: M,
@@ -191,7 +192,8 @@ export class CodexThread {
       signal.addEventListener("abort", settle, { once: true });
       return answer.then(
         (value) => {
-          settle();
+          if (method === "item/tool/call") this.openRequests.delete(open);
+          else settle();
           return value;
         },
         (error: unknown) => {

@@ -55,6 +55,8 @@ interface ToolItem {
   /** Linked to an approval or a dynamic-tool call already (a second one takes the next item). */
   claimed: boolean;
   declined: boolean;
+  /** Declined while its approval was awaited: the thread stops waiting once the item has completed. */
+  endsApprovalWait?: boolean;
   contentItems?: ThreadItemContent;
 }
 
@@ -128,7 +130,8 @@ export class TurnTranslator {
         if (event.payload.toolName !== undefined) this.linkApproval(event.payload.id, event.payload.toolName);
         return this.wait("waitingOnApproval", +1);
       case "approval.updated":
-        if (event.payload.status !== "approved") this.decline(event.payload.id);
+        // A declined command completes (declined) before the thread stops waiting on it, as in Codex.
+        if (event.payload.status !== "approved" && this.decline(event.payload.id)) return;
         return this.wait("waitingOnApproval", -1);
       case "input.requested":
         return this.wait("waitingOnUserInput", +1);
@@ -205,6 +208,7 @@ export class TurnTranslator {
       this.host.emit("item/commandExecution/outputDelta", { threadId: this.host.threadId, turnId: this.turn.id, itemId: id, delta: outcome.output });
     }
     this.itemCompleted(completedToolItem(tool.item, { ...outcome, declined: tool.declined }, tool.contentItems));
+    if (tool.endsApprovalWait) this.wait("waitingOnApproval", -1);
   }
 
   private linkApproval(approvalId: string, toolName: string): void {
@@ -214,10 +218,14 @@ export class TurnTranslator {
     this.approvals.set(approvalId, tool.item.id);
   }
 
-  private decline(approvalId: string): void {
+  /** Marks the command an approval decides as declined; true when its item is still open (and ends the wait when it completes). */
+  private decline(approvalId: string): boolean {
     const id = this.approvals.get(approvalId);
     const tool = id === undefined ? undefined : this.tools.get(id);
-    if (tool) tool.declined = true;
+    if (!tool) return false;
+    tool.declined = true;
+    tool.endsApprovalWait = true;
+    return true;
   }
 
   private wait(flag: ThreadActiveFlag, change: 1 | -1): void {

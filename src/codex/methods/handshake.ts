@@ -11,6 +11,11 @@ import type { CodexMethodContext } from "../context.js";
  */
 export async function initialize({ services, peer }: CodexMethodContext, params: InitializeParams): Promise<InitializeResult> {
   if (peer.client.initialized) throw CodexError.of("invalid_request", "Already initialized");
+  // Codex sends the name as its HTTP originator header and refuses one that cannot be a header
+  // value; the connection stays uninitialized, as there.
+  if (!isHeaderValue(params.clientInfo.name)) {
+    throw CodexError.of("invalid_request", `Invalid clientInfo.name: '${params.clientInfo.name}'. Must be a valid HTTP header value.`);
+  }
   peer.client = {
     initialized: true,
     clientInfo: params.clientInfo,
@@ -23,6 +28,14 @@ export async function initialize({ services, peer }: CodexMethodContext, params:
     platformFamily: platform() === "win32" ? "windows" : "unix",
     platformOs: platform() === "darwin" ? "macos" : platform(),
   };
+}
+
+/**
+ * What every HTTP stack takes as a header value: no control characters but tab (CR and LF above
+ * all). Bytes beyond ASCII are left to pass, since not every stack refuses them.
+ */
+function isHeaderValue(text: string): boolean {
+  return !/[\u0000-\u0008\u000a-\u001f\u007f]/.test(text);
 }
 
 /** initialized: only acknowledged; the connection is ready once initialize was answered. */

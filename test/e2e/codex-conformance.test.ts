@@ -1,0 +1,103 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
+import { completedItems, rpcError, type CodexMessage, type CodexTestClient } from "../support/codex-client.js";
+import { startTestGateway, type TestGateway } from "../support/gateway.js";
+
+/**
+ * Details of the Codex app-server dialect where the gateway follows what the real `codex
+ * app-server` 0.169.0 was recorded doing (shared spec, codex-app-server-v2.md): the refusal of a
+ * client name that cannot be a header, the order of a declined command's completion and the
+ * thread's status, and no serverRequest/resolved after an answered dynamic tool call. Every
+ * message is also checked against the official schema.
+ */
+
+const echoArgs: CommandToolConfig = {
+  name: "echo-args",
+  description: "Prints the JSON arguments it was given.",
+  parameters: { type: "object" },
+  command: "cat",
+};
+
+let gateway: TestGateway;
+const clients: CodexTestClient[] = [];
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ commandTools: [echoArgs] });
+});
+afterAll(() => gateway?.stop());
+afterEach(() => {
+  const invalid = clients.splice(0).flatMap((c) => c.invalid);
+  expect(invalid).toEqual([]);
+});
+
+async function client(): Promise<CodexTestClient> {
+  const c = await gateway.codexClient();
+  clients.push(c);
+  return c;
+}
+
+async function started(c: CodexTestClient, params: Record<string, unknown> = {}): Promise<string> {
+  await c.initialize();
+  const result = await c.request("thread/start", { cwd: gateway.cwd, ...params });
+  return result.thread.id as string;
+}
+
+/** Index of the first message (from `from` on) that `predicate` picks, in everything the client received. */
+const indexOf = (c: CodexTestClient, predicate: (m: CodexMessage) => boolean, from = 0) => c.received.findIndex((m, i) => i >= from && predicate(m));
+
+describe("initialize", () => {
+  it("refuses a client name that cannot be an HTTP header value with -32600, and stays uninitialized", async () => {
+    const c = await client();
+    for (const name of ["bad\rname", "bad\nname", "nul\u0000"]) {
+      expect(await rpcError(c.request("initialize", { clientInfo: { name, version: "1" } }))).toMatchObject({
+        code: -32600,
+        message: `-32600: Invalid clientInfo.name: '${name}'. Must be a valid HTTP header value.`,
+      });
+    }
+    expect(await rpcError(c.request("thread/loaded/list", {}))).toMatchObject({ code: -32600, message: "-32600: Not initialized" });
+    expect((await c.request("initialize", { clientInfo: { name: "tab\tand spaces: fine", version: "1" } })).userAgent).toMatch(/^tau-gateway\//);
+  });
+});
+
+describe("a declined command", () => {
+  it("completes as declined before the thread stops waiting on its approval", async () => {
+    const c = await client();
+    const threadId = await started(c, { approvalPolicy: "on-request" });
+    c.onRequest("item/commandExecution/requestApproval", () => ({ decision: "decline" }));
+    const { messages } = await c.turn(threadId, '/tool echo-args {"a":1}\nDone');
+    const [item] = completedItems(messages, "commandExecution");
+    expect(item).toMatchObject({ status: "declined" });
+    const request = indexOf(c, (m) => m.method === "item/commandExecution/requestApproval");
+    const completed = indexOf(c, (m) => m.method === "item/completed" && m.params.item.id === item.id);
+    const waitEnds = indexOf(c, (m) => m.method === "thread/status/changed" && m.params.status.type === "active" && m.params.status.activeFlags.length === 0, request);
+    expect(request).toBeGreaterThan(0);
+    expect(completed).toBeGreaterThan(request);
+    expect(waitEnds).toBeGreaterThan(completed);
+  });
+
+  it("an accepted one still stops the wait before its output, as before", async () => {
+    const c = await client();
+    const threadId = await started(c, { approvalPolicy: "on-request" });
+    c.onRequest("item/commandExecution/requestApproval", () => ({ decision: "accept" }));
+    await c.turn(threadId, '/tool echo-args {"a":2}');
+    const request = indexOf(c, (m) => m.method === "item/commandExecution/requestApproval");
+    const waitEnds = indexOf(c, (m) => m.method === "thread/status/changed" && m.params.status.type === "active" && m.params.status.activeFlags.length === 0, request);
+    const output = indexOf(c, (m) => m.method === "item/commandExecution/outputDelta", request);
+    expect(waitEnds).toBeGreaterThan(request);
+    expect(output).toBeGreaterThan(waitEnds);
+  });
+});
+
+describe("a dynamic tool call", () => {
+  it("is not followed by serverRequest/resolved once the client has answered it", async () => {
+    const c = await client();
+    const threadId = await started(c, {
+      dynamicTools: [{ type: "function", name: "lookup_price", description: "Looks up a price.", inputSchema: { type: "object" } }],
+    });
+    c.onRequest("item/tool/call", () => ({ contentItems: [{ type: "inputText", text: "42" }], success: true }));
+    const { messages } = await c.turn(threadId, '/tool lookup_price {"sku":"A-1"}');
+    const [call] = c.serverRequests("item/tool/call");
+    expect(completedItems(messages, "dynamicToolCall")[0]).toMatchObject({ status: "completed", success: true });
+    expect(c.notifications("serverRequest/resolved").filter((m) => m.params.requestId === call!.id)).toEqual([]);
+  });
+});
