@@ -54,6 +54,11 @@ export class CodexThread {
   private readonly openRequests = new Set<OpenServerRequest>();
   private policy: AskForApproval = DEFAULT_APPROVAL_POLICY;
   private dynamic: ThreadClientTools | undefined;
+  /**
+   * The turn an interrupt was asked for: the server requests it cancels stay open until its
+   * turn/completed, and are settled after it, as Codex orders them.
+   */
+  private interruptedTurn: string | undefined;
   /** Plans offered for approval through item/tool/requestUserInput, by interaction id. */
   private readonly offeredPlans = new Set<string>();
 
@@ -68,7 +73,10 @@ export class CodexThread {
       userInput: (turnId) => userInputOf(this.snapshot, turnId),
       contextWindow: () => this.snapshot.bootstrap.model.contextWindow,
       emit: (method, params) => this.emit(method, params),
-      turnEnded: (turnId) => this.settleRequests((r) => r.turnId === turnId),
+      turnEnded: (turnId) => {
+        this.settleRequests((r) => r.turnId === turnId);
+        if (this.interruptedTurn === turnId) this.interruptedTurn = undefined;
+      },
     });
     const running = hub.activeTurnId;
     if (running) this.translator.adoptRunningTurn(running);
@@ -170,8 +178,8 @@ export class CodexThread {
    * Asks the connections that loaded the thread (those `accepts`), in the current turn; resolves
    * with the first answer (a failed request counts as `onError`), or undefined when nobody can be
    * asked. Every connection asked hears serverRequest/resolved once its request is settled: when it
-   * answers, when `signal` aborts (another answer won, the deadline passed, Tau cancelled the call)
-   * or when the turn ends — except for an answered item/tool/call, which Codex does not follow
+   * answers, when `signal` aborts (another answer won, the deadline passed, Tau cancelled the call;
+   * after turn/completed when an interrupt of the turn cancelled it) or when the turn ends — except for an answered item/tool/call, which Codex does not follow
    * with one (the client ran the tool itself; nothing of it is left to dismiss).
    */
   ask<M extends keyof ServerRequests>(
@@ -189,7 +197,11 @@ export class CodexThread {
       const open: OpenServerRequest = { peer, id, turnId };
       this.openRequests.add(open);
       const settle = () => this.settleRequests((r) => r === open);
-      signal.addEventListener("abort", settle, { once: true });
+      // Cancelled by an interrupt of its turn: settled once the turn has completed (turnEnded).
+      const settleCancelled = () => {
+        if (this.interruptedTurn !== turnId) settle();
+      };
+      signal.addEventListener("abort", settleCancelled, { once: true });
       return answer.then(
         (value) => {
           if (method === "item/tool/call") this.openRequests.delete(open);
@@ -197,16 +209,26 @@ export class CodexThread {
           return value;
         },
         (error: unknown) => {
+          if (signal.aborted) {
+            settleCancelled();
+            return undefined;
+          }
           settle();
-          return signal.aborted ? undefined : onError(error);
+          return onError(error);
         },
       );
     });
     return firstAnswer(answers);
   }
 
+  /** An interrupt of `turnId` is under way (turn/interrupt). */
+  interrupting(turnId: string): void {
+    this.interruptedTurn = turnId;
+  }
+
   /** Interrupts the running turn (a `cancel` decision); failures are logged, the decision stands. */
   interrupt(): void {
+    if (this.currentTurnId !== undefined) this.interrupting(this.currentTurnId);
     this.options.upstream.request("session.interrupt", { sessionId: this.threadId }).catch((error: unknown) =>
       this.options.log?.("warn", "session.interrupt after a cancel decision failed", { threadId: this.threadId, error: String(error) }),
     );

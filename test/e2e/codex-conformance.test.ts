@@ -101,3 +101,19 @@ describe("a dynamic tool call", () => {
     expect(c.notifications("serverRequest/resolved").filter((m) => m.params.requestId === call!.id)).toEqual([]);
   });
 });
+
+describe("an interrupt while a server request waits", () => {
+  it("answers {}, completes the turn interrupted, and only then resolves the request", async () => {
+    const c = await client();
+    const threadId = await started(c, { approvalPolicy: "on-request" });
+    // The approval is never answered: the interrupt must settle it.
+    const { turn } = await c.request("turn/start", { threadId, input: [{ type: "text", text: '/tool echo-args {"a":3}' }] });
+    const request = await c.waitFor((m) => m.method === "item/commandExecution/requestApproval");
+    expect(await c.request("turn/interrupt", { threadId, turnId: turn.id })).toEqual({});
+    const resolved = await c.waitFor((m) => m.method === "serverRequest/resolved" && m.params.requestId === request.id);
+    const completed = await c.turnCompleted(turn.id);
+    expect(completed.params.turn.status).toBe("interrupted");
+    expect(c.received.indexOf(resolved)).toBeGreaterThan(c.received.indexOf(completed));
+    expect(resolved.params).toEqual({ threadId, requestId: request.id });
+  });
+});

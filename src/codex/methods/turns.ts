@@ -68,6 +68,7 @@ export async function turnInterrupt(ctx: CodexMethodContext, params: TurnInterru
   if (!active) throw CodexError.of("invalid_request", "no active turn to interrupt");
   if (params.turnId !== active) throw CodexError.of("invalid_request", `expected active turn id \`${params.turnId}\` but found \`${active}\``);
   ctx.afterResponse(ctx.peer.holdNotifications());
+  thread.interrupting(active);
   await ctx.services.core.upstream.request("session.interrupt", { sessionId: thread.threadId });
   return {};
 }
