@@ -2,7 +2,8 @@ import type { ClientNotifications, ClientRequests } from "../../generated/codex-
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { Log } from "../shared/log.js";
 import { ProtocolValidators } from "../validation/validator.js";
-import { CodexError, toCodexError } from "./codex-errors.js";
+import { CodexError, requiresExperimentalApi, toCodexError } from "./codex-errors.js";
+import { experimentalFieldUsed } from "./experimental-fields.js";
 import type { CodexMethodContext, CodexServices } from "./context.js";
 import type { ToolConnectionFactory } from "./dynamic-tools.js";
 import * as catalog from "./methods/catalog.js";
@@ -64,7 +65,7 @@ const BEFORE_INITIALIZE = new Set(["initialize", "initialized"]);
  * turns Tau turns, the session's event stream becomes item notifications, and the bridge's
  * interactions become server requests. Transports hand it calls; it checks the connection is
  * initialized, reads a missing `params` as `{}`, validates params against the registry (-32602
- * naming the field), dispatches, and turns every failure into a JSON-RPC error.
+ * naming the field), refuses experimental fields to a connection that did not opt in, dispatches, and turns every failure into a JSON-RPC error.
  */
 export class CodexBridge {
   private readonly services: CodexServices;
@@ -96,6 +97,8 @@ export class CodexBridge {
       const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
       throw CodexError.of("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
     }
+    const experimental = peer.client.experimentalApi ? undefined : experimentalFieldUsed(method, value);
+    if (experimental) throw requiresExperimentalApi(experimental);
     const handler = METHODS[method as keyof typeof METHODS] as Handler<unknown, unknown>;
     try {
       return await handler({ services: this.services, peer, afterResponse }, value);

@@ -117,3 +117,23 @@ describe("an interrupt while a server request waits", () => {
     expect(resolved.params).toEqual({ threadId, requestId: request.id });
   });
 });
+
+describe("experimental fields", () => {
+  it("are refused with -32600 naming them to a connection without the capability, and taken from one with it", async () => {
+    const plain = await client();
+    await plain.initialize(null);
+    const { thread } = await plain.request("thread/start", { cwd: gateway.cwd });
+    expect(await rpcError(plain.request("turn/start", { threadId: thread.id, input: [{ type: "text", text: "hi" }], collaborationMode: { mode: "plan", settings: { model: "m" } } }))).toMatchObject({
+      code: -32600,
+      message: "-32600: turn/start.collaborationMode requires experimentalApi capability",
+    });
+    expect(await rpcError(plain.request("thread/list", { parentThreadId: thread.id }))).toMatchObject({ code: -32600, message: "-32600: thread/list.parentThreadId requires experimentalApi capability" });
+    expect(await rpcError(plain.request("thread/resume", { threadId: thread.id, path: "/tmp/rollout.jsonl" }))).toMatchObject({ code: -32600, message: "-32600: thread/resume.path requires experimentalApi capability" });
+    // null is no value, as Codex reads it.
+    expect((await plain.request("thread/list", { parentThreadId: null })).data).toEqual(expect.any(Array));
+
+    const opted = await client();
+    await opted.initialize({ experimentalApi: true });
+    expect((await opted.request("thread/list", { parentThreadId: thread.id })).data).toEqual(expect.any(Array));
+  });
+});

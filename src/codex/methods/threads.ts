@@ -14,7 +14,7 @@ import type {
 } from "../../../generated/codex-v2.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, requestedPolicy } from "../approval-policy.js";
-import { invalidParams, requiresExperimentalApi } from "../codex-errors.js";
+import { invalidParams } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 import { DynamicTools, dynamicFunctions } from "../dynamic-tools.js";
 import { hostCatalogSnapshot } from "../host-catalog.js";
@@ -30,7 +30,6 @@ import type { CodexThread } from "../thread.js";
 export async function threadStart(ctx: CodexMethodContext, params: ThreadStartParams): Promise<ThreadStartResult> {
   const { services, peer } = ctx;
   const experimental = peer.client.experimentalApi;
-  if (params.dynamicTools && !experimental) throw requiresExperimentalApi("thread/start.dynamicTools");
   const policy = requestedPolicy(params.approvalPolicy, experimental) ?? DEFAULT_APPROVAL_POLICY;
   const functions = dynamicFunctions(params.dynamicTools ?? [], services.core.commandTools.map((t) => t.name));
   const cwd = params.cwd ? resolve(services.defaultCwd, params.cwd) : services.defaultCwd;

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { CODEX_METHOD_NAMES } from "../../src/codex/codex-bridge.js";
+import { EXPERIMENTAL_FIELDS, experimentalFieldUsed } from "../../src/codex/experimental-fields.js";
+import { officialDefinition, officialMethods, readOfficialSchema } from "../support/codex-official-schema.js";
+
+/**
+ * The experimental params fields the Codex surface gates are exactly those the official 0.169.0
+ * experimental bundle has and the stable one lacks, for every method the gateway serves.
+ */
+
+const stable = readOfficialSchema("stable");
+const experimental = readOfficialSchema("experimental");
+
+function fieldsOf(schema: ReturnType<typeof readOfficialSchema>, method: string): Set<string> {
+  const params = officialMethods(schema, "ClientRequest").get(method);
+  const definition = params === undefined ? undefined : officialDefinition(schema, params);
+  return new Set(Object.keys(definition?.properties ?? {}));
+}
+
+describe("experimental params fields", () => {
+  it("are the fields only the experimental bundle has, method by method", () => {
+    const expected: Record<string, string[]> = {};
+    for (const method of CODEX_METHOD_NAMES) {
+      const stableFields = fieldsOf(stable, method);
+      // A method only the experimental bundle has is gated as a whole, not field by field.
+      if (stableFields.size === 0) continue;
+      const only = [...fieldsOf(experimental, method)].filter((f) => !stableFields.has(f)).sort();
+      if (only.length) expected[method] = only;
+    }
+    expect(Object.fromEntries(Object.entries(EXPERIMENTAL_FIELDS).map(([m, f]) => [m, [...f].sort()]))).toEqual(expected);
+  });
+
+  it("count as used when they hold a value, null included as none", () => {
+    expect(experimentalFieldUsed("turn/start", { threadId: "t", input: [], collaborationMode: { mode: "plan" } })).toBe("turn/start.collaborationMode");
+    expect(experimentalFieldUsed("turn/start", { threadId: "t", input: [], collaborationMode: null })).toBeUndefined();
+    expect(experimentalFieldUsed("thread/start", { dynamicTools: [] })).toBe("thread/start.dynamicTools");
+    expect(experimentalFieldUsed("thread/read", { threadId: "t" })).toBeUndefined();
+  });
+});
