@@ -98,10 +98,21 @@ export class AcpAgent {
     return Object.hasOwn(METHODS, method);
   }
 
+  /**
+   * Why a request is refused whatever its method, or undefined: before initialize, every request
+   * but initialize is an invalid request, an unknown method included (protocol §1, as the SDK's
+   * agent answers it).
+   */
+  refusal(client: AcpClient, method: string): AcpError | undefined {
+    if (client.initialized || method === "initialize") return undefined;
+    return AcpError.of("invalid_request", `Invalid Request: ${method} before initialize`);
+  }
+
   /** Runs one request; resolves with the result or rejects with an AcpError. */
   async call(client: AcpClient, method: string, params: unknown): Promise<unknown> {
+    const refused = this.refusal(client, method);
+    if (refused) throw refused;
     if (!this.isMethod(method)) throw AcpError.of("method_not_found", `Method not found: ${method}`);
-    if (!client.initialized && method !== "initialize") throw AcpError.of("invalid_request", `Invalid Request: ${method} before initialize`);
     const value = this.checkedParams(method, params);
     try {
       return await (METHODS[method] as (ctx: AcpMethodContext, params: unknown) => Promise<unknown>)({ services: this.services, client }, value);

@@ -41,6 +41,8 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     jsonrpcRequired: true,
     nullParams: "passed",
     methods: agent.methods,
+    // Before initialize, an unknown method is refused like any other request (the SDK agent's gate).
+    unknownMethodFailure: (method) => agent.refusal(client, method),
     call: (method, params) => gate(method, () => agent.call(client, method, params)),
     onNotification: (method, params) => agent.notify(client, method, params),
     // Errors are answers, not faults: the agent logs what deserves it.

@@ -69,6 +69,12 @@ export interface JsonRpcConnectionOptions {
   ordered?: boolean;
   /** Whether a method is served (default: it is in `methods`); any other is answered method_not_found. */
   isMethod?(method: string): boolean;
+  /**
+   * The failure a request of a method not served is answered with instead of method_not_found
+   * (through `errorOf`), or undefined for method_not_found (ACP: before initialize, every request
+   * is refused alike, known or not).
+   */
+  unknownMethodFailure?(method: string): unknown;
   /** Called on close, after nothing more can be written and before our pending requests are rejected. */
   onClose?(): void;
   /**
@@ -207,7 +213,11 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
     const params = nullParams === "absent" ? (message.params ?? undefined) : message.params;
     const request = { jsonrpc: "2.0" as const, method: message.method, params: params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
     if (!isMethod(message.method)) {
-      return hasId ? error(id, "method_not_found", `Method not found: ${message.method}`) : null;
+      if (!hasId) return null;
+      const failure = options.unknownMethodFailure?.(message.method);
+      if (failure === undefined) return error(id, "method_not_found", `Method not found: ${message.method}`);
+      const { code, message: text, data } = options.errorOf(failure);
+      return createJSONRPCErrorResponse(id, code, text, data);
     }
     if (!order) return server.receive(request, { ...hooks, inOrder: (call) => call() });
     const turn = order.enter();
