@@ -9,7 +9,8 @@ import { textOf } from "./shared-text.js";
 /**
  * One ACP connection, whatever carries its text (stdio lines, WebSocket messages): the JSON-RPC
  * framing (jsonrpc-connection.ts) as ACP wants it (protocol §1) — `"jsonrpc":"2.0"` on every
- * message, no batches, `"params": null` taken as given, every notification handed to the agent
+ * message, no batches, `"params": null` taken as given, a request's id may be null (answered with
+ * that null id), every notification handed to the agent
  * (which ignores one it does not know) — with the agent behind it and its requests to the client
  * on the same connection, numbered from 0 as the SDK's are.
  */
@@ -40,6 +41,7 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     jsonrpcMember: "include",
     jsonrpcRequired: true,
     nullParams: "passed",
+    nullRequestIds: true,
     methods: agent.methods,
     // Before initialize, an unknown method is refused like any other request (the SDK agent's gate).
     unknownMethodFailure: (method) => agent.refusal(client, method),

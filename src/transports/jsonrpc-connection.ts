@@ -59,6 +59,12 @@ export interface JsonRpcConnectionOptions {
   jsonrpcMember: JsonRpcMember;
   /** The client must send `"jsonrpc":"2.0"` on every message (ACP); otherwise the member is optional. */
   jsonrpcRequired?: boolean;
+  /**
+   * A request (a message with a method) may have a null id, answered with that null id (ACP: its
+   * RequestId includes null, and the SDK's agent answers such requests). Otherwise a null id is
+   * refused like any other unusable id.
+   */
+  nullRequestIds?: boolean;
   /** `"params": null`: answered invalid_params (default), taken as no params (Ask), or passed on as it is (ACP). */
   nullParams?: "invalid" | "absent" | "passed";
   /**
@@ -182,9 +188,11 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
   async function handleOne(message: unknown, hooks: Pick<CallHooks, "afterResponse">): Promise<JSONRPCResponse | null> {
     if (!isObject(message)) return unidentifiable("invalid_request", "Invalid Request: a JSON-RPC message must be an object");
     const hasId = "id" in message && message.id !== undefined;
-    if (hasId && !isId(message.id)) {
-      // A null id names no request the client could match an answer to, and an answer echoing it
-      // would not be a valid response: it is refused like any other unusable id.
+    const nullIdRequest = options.nullRequestIds === true && message.id === null && typeof message.method === "string";
+    if (hasId && !isId(message.id) && !nullIdRequest) {
+      // Where the dialect's ids cannot be null, a null id names no request the client could match
+      // an answer to, and an answer echoing it would not be a valid response: it is refused like
+      // any other unusable id.
       return unidentifiable("invalid_request", message.id === null ? "Invalid Request: id must not be null" : "Invalid Request: id must be a string or an integer");
     }
     const id = hasId && isId(message.id) ? message.id : null;

@@ -43,4 +43,12 @@ describe("tau-gateway acp against the SDK agent's behaviour", () => {
     expect((await ask(agent, 5, "session/fork", {})).error).toMatchObject({ code: -32601 });
     await endCleanly(agent);
   }, 60_000);
+
+  it("takes a request whose id is null (ids may be null, an integer or a string) and answers it with that id", async () => {
+    const agent = spawnAcpAgent([], cleanups);
+    expect((await ask(agent, "init", "initialize", { protocolVersion: 1 })).result.protocolVersion).toBe(1);
+    // (Once only: the schema check pairs answers with requests by id.)
+    expect(await ask(agent, null, "session/list", {})).toEqual({ jsonrpc: "2.0", id: null, result: { sessions: [] } });
+    await endCleanly(agent);
+  }, 60_000);
 });

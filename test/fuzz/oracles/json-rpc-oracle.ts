@@ -69,6 +69,7 @@ function expectElement(message: unknown, expectation: Expectation, framing: Json
   };
   if (!isObject(message)) return unidentifiable();
   const hasId = "id" in message;
+  // (ACP serves a request whose id is null: its one answer carries that null id, counted alike.)
   if (hasId && !isUsableId(message.id)) return unidentifiable();
   const brokenVersion = framing.jsonrpcRequired ? message.jsonrpc !== "2.0" : "jsonrpc" in message && message.jsonrpc !== "2.0";
   const isReply = !("method" in message) && ("result" in message || "error" in message);
