@@ -2,6 +2,7 @@ import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "../../gener
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { AcpClient } from "./client-state.js";
+import { unfinishedToolCalls } from "./history.js";
 import { planEntries } from "./plan-entries.js";
 import { presentTool } from "./tool-presentation.js";
 import { usageUpdate } from "./usage.js";
@@ -111,10 +112,21 @@ export class EventUpdates {
     return found[0];
   }
 
-  /** Announces a card of its own for an interaction whose tool call was never seen. */
-  standIn(interactionId: string, toolName: string, title: string): SessionUpdate {
+  /**
+   * The card to announce for an interaction whose tool call this connection was never told about
+   * (it began before the connection looked, as on session/resume): the call itself, found unfinished
+   * in the conversation, so its later updates finish that card; failing that, a card of its own.
+   */
+  waitingCard(interactionId: string, toolName: string, title: string, context: UpdateContext): { toolCallId: string; update: SessionUpdate } {
+    const call = context.snapshot && unfinishedToolCalls(context.snapshot).filter((c) => c.name === toolName && !this.toolCalls.has(c.id)).at(-1);
+    if (call) {
+      this.toolCalls.set(call.id, { name: toolName, finished: false, interactionId });
+      const { kind, title: callTitle, locations } = presentTool(toolName, call.arguments, context.snapshot?.executionEnvironment.cwd, context.commandTools);
+      const update: SessionUpdate = { sessionUpdate: "tool_call", toolCallId: call.id, title: callTitle, name: toolName, kind, status: "pending", ...(locations ? { locations } : {}), rawInput: call.arguments };
+      return { toolCallId: call.id, update };
+    }
     this.toolCalls.set(interactionId, { name: toolName, finished: false, interactionId });
-    return { sessionUpdate: "tool_call", toolCallId: interactionId, title, name: toolName, kind: "other", status: "pending" };
+    return { toolCallId: interactionId, update: { sessionUpdate: "tool_call", toolCallId: interactionId, title, name: toolName, kind: "other", status: "pending" } };
   }
 
   private linkedTo(interactionId: string): string | undefined {

@@ -1,5 +1,5 @@
 import type { ContentBlock, SessionUpdate, ToolCallStatus } from "../../generated/acp-v1.js";
-import type { MessageRecord, Snapshot, TextOrImageContent, ToolResultMessage } from "../../generated/tau-v18.js";
+import type { MessageRecord, Snapshot, TextOrImageContent, ToolCall, ToolResultMessage } from "../../generated/tau-v18.js";
 import { presentTool } from "./tool-presentation.js";
 
 /**
@@ -33,8 +33,7 @@ const STATUS: Record<string, ToolCallStatus> = {
 };
 
 export function replayHistory(snapshot: Snapshot, commandTools: ReadonlySet<string>): Replay {
-  const results = new Map<string, ToolResultMessage>();
-  for (const { message } of snapshot.messages) if (message.role === "toolResult") results.set(message.toolCallId, message);
+  const results = toolResults(snapshot);
   const updates: SessionUpdate[] = [];
   const toolCalls: ReplayedToolCall[] = [];
   const cwd = snapshot.executionEnvironment.cwd;
@@ -53,9 +52,8 @@ export function replayHistory(snapshot: Snapshot, commandTools: ReadonlySet<stri
       } else if (block.type === "text") {
         if (block.text) updates.push({ sessionUpdate: "agent_message_chunk", messageId: record.id, content: { type: "text", text: block.text } });
       } else {
-        const run = snapshot.tools[block.id];
         const result = results.get(block.id);
-        const status = STATUS[run?.status ?? (result ? (result.isError ? "failed" : "succeeded") : "running")]!;
+        const status = toolCallStatus(snapshot, block.id, result);
         const { kind, title, locations } = presentTool(block.name, block.arguments, cwd, commandTools);
         const output = result ? textOf(result.content) : undefined;
         updates.push({
@@ -75,6 +73,31 @@ export function replayHistory(snapshot: Snapshot, commandTools: ReadonlySet<stri
     }
   }
   return { updates, toolCalls };
+}
+
+/** The conversation's tool calls that have no final status yet (a call waiting for a decision among them), oldest first. */
+export function unfinishedToolCalls(snapshot: Snapshot): ToolCall[] {
+  const results = toolResults(snapshot);
+  return snapshot.messages.flatMap((record) => {
+    const { message } = record;
+    if (record.state === "discarded" || message.role !== "assistant") return [];
+    return message.content.filter((block): block is ToolCall => {
+      if (block.type !== "toolCall") return false;
+      const status = toolCallStatus(snapshot, block.id, results.get(block.id));
+      return status !== "completed" && status !== "failed";
+    });
+  });
+}
+
+function toolResults(snapshot: Snapshot): Map<string, ToolResultMessage> {
+  const results = new Map<string, ToolResultMessage>();
+  for (const { message } of snapshot.messages) if (message.role === "toolResult") results.set(message.toolCallId, message);
+  return results;
+}
+
+function toolCallStatus(snapshot: Snapshot, toolCallId: string, result: ToolResultMessage | undefined): ToolCallStatus {
+  const run = snapshot.tools[toolCallId];
+  return STATUS[run?.status ?? (result ? (result.isError ? "failed" : "succeeded") : "running")]!;
 }
 
 function blocks(content: MessageRecord["message"]["content"]): ContentBlock[] {

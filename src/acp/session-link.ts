@@ -8,7 +8,7 @@ import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import type { AcpClient } from "./client-state.js";
 import { AcpError, toAcpError } from "./errors.js";
-import { EventUpdates } from "./event-updates.js";
+import { EventUpdates, type UpdateContext } from "./event-updates.js";
 import { replayHistory } from "./history.js";
 import { commandToolOptions, permissionChoice, PLAN_OPTIONS, type PermissionChoice } from "./permission-options.js";
 import { questionAnswer, questionForm } from "./question-form.js";
@@ -165,12 +165,7 @@ export class SessionLink {
 
   private onEvent(event: Event): void {
     const turn = this.turn;
-    const updates = this.updates.translate(event, {
-      client: this.client,
-      snapshot: this.record.hub.snapshot,
-      commandTools: this.services.commandTools,
-      gatedTools: this.services.gatedTools,
-    });
+    const updates = this.updates.translate(event, this.updateContext());
     for (const update of updates) this.send(update);
     switch (event.type) {
       case "turn.started":
@@ -275,14 +270,19 @@ export class SessionLink {
     });
   }
 
-  /** The tool call a permission request is about: the card already shown, or a card of its own. */
+  /** The tool call a permission request is about: the card already shown, or one announced now. */
   private toolCallFor(interactionId: string, toolName: string, title: string, args?: Record<string, unknown>): ToolCallUpdate {
     let toolCallId = this.updates.link(interactionId, toolName);
     if (!toolCallId) {
-      this.send(this.updates.standIn(interactionId, toolName, title));
-      toolCallId = interactionId;
+      const card = this.updates.waitingCard(interactionId, toolName, title, this.updateContext());
+      this.send(card.update);
+      toolCallId = card.toolCallId;
     }
     return { toolCallId, status: "pending", ...(args ? { rawInput: args } : {}) };
+  }
+
+  private updateContext(): UpdateContext {
+    return { client: this.client, snapshot: this.record.hub.snapshot, commandTools: this.services.commandTools, gatedTools: this.services.gatedTools };
   }
 
   /**

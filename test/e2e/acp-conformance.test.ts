@@ -1,19 +1,32 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { agentMessageProblems } from "../support/acp-official-schema.js";
 import { spawnAcpAgent, type AgentProcess } from "../support/acp-process.js";
+import { RawAcpClient } from "../support/acp-raw-client.js";
 import { Cleanups } from "../support/cleanups.js";
+import { serveCli } from "../support/cli.js";
 
 /**
- * Points of ACP v1 where the official SDK's own agent sets the behaviour a client relies on,
- * checked on `tau-gateway acp` (embedded Tau host) with raw lines, so nothing in between smooths
- * them over; every line the gateway writes is checked against the official schema.
+ * Points of ACP v1 a client relies on — where the official SDK's own agent sets the behaviour, and
+ * the tool call lifecycle — checked with raw messages on `tau-gateway acp` (embedded Tau host) and
+ * on WebSocket `/acp`, so nothing in between smooths them over; every message the gateway writes
+ * is checked against the official schema.
  */
 
 const cleanups = new Cleanups();
 const workDir = realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-acp-conformance-")));
+const TOKEN = "tok-acp-conformance-7d1e";
+const toolsFile = join(workDir, "tools.json");
+writeFileSync(
+  toolsFile,
+  JSON.stringify({
+    tools: [{ name: "echo-args", description: "Prints its JSON arguments.", parameters: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] }, command: "cat" }],
+  }),
+);
+const tokensFile = join(workDir, "tokens.json");
+writeFileSync(tokensFile, JSON.stringify([{ id: "editor", token: TOKEN, tenant: "t" }]));
 
 afterAll(async () => {
   await cleanups.runNewestFirst();
@@ -50,5 +63,38 @@ describe("tau-gateway acp against the SDK agent's behaviour", () => {
     // (Once only: the schema check pairs answers with requests by id.)
     expect(await ask(agent, null, "session/list", {})).toEqual({ jsonrpc: "2.0", id: null, result: { sessions: [] } });
     await endCleanly(agent);
+  }, 60_000);
+
+  it("asks an editor that resumed a session about a pending call on that call's own card, which then runs to its final status", async () => {
+    const gateway = await serveCli(["--port", "0", "--tokens-file", tokensFile, "--tools-config", toolsFile, "--log-level", "warn"], cleanups);
+    const url = `${gateway.baseUrl.replace("http://", "ws://")}/acp`;
+    const first = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
+    const second = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
+    try {
+      // The first editor never answers the permission request; the second one allows the call.
+      first.answer = () => undefined;
+      await first.initialize();
+      await second.initialize();
+      const { sessionId } = (await first.request("session/new", { cwd: workDir, mcpServers: [] })).result;
+      const prompted = first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: '/tool echo-args {"a":1}' }] });
+      const asked = await first.next((m) => m.method === "session/request_permission");
+      const callId = asked.params.toolCall.toolCallId;
+
+      await second.request("session/resume", { sessionId, cwd: workDir });
+      expect((await prompted).result).toEqual({ stopReason: "end_turn" });
+      await second.next((m) => m.method === "session/update" && m.params.update.sessionUpdate === "usage_update");
+      const updates = second.received.filter((m) => m.method === "session/update").map((m) => m.params.update);
+      const cards = updates.filter((u) => u.sessionUpdate === "tool_call");
+      expect(cards).toEqual([expect.objectContaining({ toolCallId: callId, name: "echo-args", kind: "execute", status: "pending", rawInput: { a: 1 } })]);
+      expect(second.received.find((m) => m.method === "session/request_permission").params.toolCall.toolCallId).toBe(callId);
+      expect(updates.filter((u) => u.sessionUpdate === "tool_call_update").map((u) => [u.toolCallId, u.status])).toEqual([
+        [callId, "in_progress"],
+        [callId, "completed"],
+      ]);
+      expect(agentMessageProblems(second.received, second.sent)).toEqual([]);
+    } finally {
+      await first.close();
+      await second.close();
+    }
   }, 60_000);
 });

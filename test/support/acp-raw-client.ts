@@ -3,7 +3,7 @@ import WebSocket from "ws";
 /**
  * An ACP client that sends exactly the frames a test writes (malformed ones included) on a
  * WebSocket, keeps every message the agent sends, and answers the agent's requests with what the
- * test scripts (by default: a permission request's first option).
+ * test scripts (by default: a permission request's first option; `undefined` leaves it unanswered).
  */
 export class RawAcpClient {
   /** Every message the agent sent, parsed, in arrival order. */
@@ -18,7 +18,10 @@ export class RawAcpClient {
     socket.on("message", (data) => {
       const message = JSON.parse(data.toString());
       this.received.push(message);
-      if (typeof message.method === "string" && "id" in message) this.send({ jsonrpc: "2.0", id: message.id, result: this.answer(message) });
+      if (typeof message.method === "string" && "id" in message) {
+        const result = this.answer(message);
+        if (result !== undefined) this.send({ jsonrpc: "2.0", id: message.id, result });
+      }
       for (const waiter of [...this.waiters]) {
         if (waiter.match(message)) {
           this.waiters.delete(waiter);
