@@ -126,7 +126,10 @@ export class SessionLink {
       if (first) await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
       const outcome = this.settledOutcome(turn.turnId) ?? first?.outcome ?? (await submitted.then((s) => ("outcome" in s ? s.outcome : undefined)));
       if (!outcome) throw AcpError.of("internal_error", "the turn ended without an outcome");
-      return stopReason(outcome);
+      const reason = stopReason(outcome);
+      // A cancel that came after the turn ended but before this answer still makes it `cancelled`
+      // (protocol §6: the pending prompt MUST be answered so).
+      return turn.cancelRequested ? "cancelled" : reason;
     } catch (error) {
       // A cancelled prompt is answered `cancelled` however its turn came apart (protocol §6).
       if (turn.cancelRequested) return "cancelled";
