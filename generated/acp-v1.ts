@@ -60,6 +60,7 @@ export type ServerMessage =
   | SessionRequestPermissionRequest
   | ElicitationCreateRequest
   | SessionUpdateNotification
+  | CancelRequestNotification
   | SuccessResponse
   | ErrorResponse;
 export type ToolCallId = string;
@@ -962,6 +963,23 @@ export interface CompactionSummaryChunk {
     [k: string]: unknown | undefined;
   } | null;
 }
+/**
+ * Tells the client that a request of the agent's it has not answered (a permission request or a form) is no longer needed: settled by another client, past its deadline, or its turn ended. The client may close it and still answers it, with a result or -32800.
+ */
+export interface CancelRequestNotification {
+  jsonrpc: JsonRpcVersion;
+  method: "$/cancel_request";
+  params: CancelRequestParams;
+}
+/**
+ * Params of $/cancel_request.
+ */
+export interface CancelRequestParams {
+  requestId: RequestId;
+  _meta?: {
+    [k: string]: unknown | undefined;
+  } | null;
+}
 export interface AgentCapabilities {
   loadSession?: boolean;
   promptCapabilities?: PromptCapabilities;
@@ -1348,6 +1366,7 @@ export interface ClientNotifications {
  */
 export interface ServerNotifications {
   "session/update": SessionUpdateParams;
+  "$/cancel_request": CancelRequestParams;
 }
 /**
  * Server → client message types, by `type`: the whole message.

@@ -1,11 +1,12 @@
 /**
  * Definition names derived from wire names, so every generated type has a predictable name:
  * `session.clientTool.ack` → `SessionClientToolAck`, `interaction/approve-all` →
- * `InteractionApproveAll`, `model.streaming` → `ModelStreaming`.
+ * `InteractionApproveAll`, `model.streaming` → `ModelStreaming`, `$/cancel_request` → `CancelRequest`
+ * (what is not a letter or digit separates words).
  */
 export function pascalName(wireName: string): string {
   return wireName
-    .split(/[./_-]+/)
+    .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
     .map((part) => part[0]!.toUpperCase() + part.slice(1))
     .join("");

@@ -45,6 +45,8 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     methods: agent.methods,
     // Before initialize, an unknown method is refused like any other request (the SDK agent's gate).
     unknownMethodFailure: (method) => agent.refusal(client, method),
+    // A question settled elsewhere (another editor, the deadline, a cancelled turn): the editor may close its dialog.
+    cancelNotice: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
     call: (method, params) => gate(method, () => agent.call(client, method, params)),
     onNotification: (method, params) => agent.notify(client, method, params),
     // Errors are answers, not faults: the agent logs what deserves it.

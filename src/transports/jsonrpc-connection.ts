@@ -81,6 +81,12 @@ export interface JsonRpcConnectionOptions {
    * is refused alike, known or not).
    */
   unknownMethodFailure?(method: string): unknown;
+  /**
+   * The notification that tells the client a request of ours it has not answered is no longer
+   * needed (ACP: `$/cancel_request`), sent when the request's signal aborts; the client still
+   * answers it. Without it the client is told nothing, and its late answer is ignored.
+   */
+  cancelNotice?(id: number): { method: string; params: object };
   /** Called on close, after nothing more can be written and before our pending requests are rejected. */
   onClose?(): void;
   /**
@@ -297,6 +303,10 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
           if ("error" in response && response.error) throw new JSONRPCErrorException(response.error.message, response.error.code, response.error.data);
           return (response as { result?: unknown }).result;
         }),
+        options.cancelNotice &&
+          (() => {
+            if (!closed) send({ jsonrpc: "2.0", ...options.cancelNotice!(id) });
+          }),
       );
       return { id, answer };
     },

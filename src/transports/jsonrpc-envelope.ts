@@ -41,12 +41,15 @@ export function parseMessage(text: string): { value: unknown } | { parseError: s
 /**
  * A request of ours to the client, sent by `send` unless `signal` has already aborted: resolves
  * with its result, rejects with its error, or with "cancelled" when `signal` aborts (the client's
- * late answer is then ignored).
+ * late answer is then ignored). `abandoned` is told when that abort leaves a sent request unanswered.
  */
-export function cancellableRequest(signal: AbortSignal | undefined, send: () => PromiseLike<unknown>): Promise<unknown> {
+export function cancellableRequest(signal: AbortSignal | undefined, send: () => PromiseLike<unknown>, abandoned?: () => void): Promise<unknown> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new Error("cancelled"));
-    const onAbort = () => reject(new Error("cancelled"));
+    const onAbort = () => {
+      reject(new Error("cancelled"));
+      abandoned?.();
+    };
     signal?.addEventListener("abort", onAbort, { once: true });
     send().then(
       (value) => {

@@ -97,4 +97,36 @@ describe("tau-gateway acp against the SDK agent's behaviour", () => {
       await second.close();
     }
   }, 60_000);
+
+  it("tells an editor that a permission request another editor answered is no longer needed ($/cancel_request), and takes its -32800 answer", async () => {
+    const gateway = await serveCli(["--port", "0", "--tokens-file", tokensFile, "--tools-config", toolsFile, "--log-level", "warn"], cleanups);
+    const url = `${gateway.baseUrl.replace("http://", "ws://")}/acp`;
+    const first = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
+    const second = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
+    try {
+      // The first editor leaves its dialog open; the second one, which resumed the session, allows the call.
+      first.answer = () => undefined;
+      await first.initialize();
+      await second.initialize();
+      const { sessionId } = (await first.request("session/new", { cwd: workDir, mcpServers: [] })).result;
+      const prompted = first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: '/tool echo-args {"a":2}' }] });
+      const asked = await first.next((m) => m.method === "session/request_permission");
+      await second.request("session/resume", { sessionId, cwd: workDir });
+      await second.next((m) => m.method === "session/request_permission");
+
+      const cancelled = await first.next((m) => m.method === "$/cancel_request");
+      expect(cancelled).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: asked.id } });
+      // The editor still answers the request (protocol §1), as cancelled; the turn is unaffected.
+      first.send({ jsonrpc: "2.0", id: asked.id, error: { code: -32800, message: "Request cancelled" } });
+      expect((await prompted).result).toEqual({ stopReason: "end_turn" });
+      // Only the request that was left open is cancelled: none to the editor that answered.
+      expect(second.received.filter((m) => m.method === "$/cancel_request")).toEqual([]);
+      expect((await first.request("session/list", {})).result.sessions).toEqual([expect.objectContaining({ sessionId })]);
+      expect(agentMessageProblems(first.received, first.sent)).toEqual([]);
+      expect(agentMessageProblems(second.received, second.sent)).toEqual([]);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  }, 60_000);
 });

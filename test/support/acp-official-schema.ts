@@ -76,7 +76,10 @@ function isRequest(m: unknown): m is { id: unknown; method: string } {
   return typeof m === "object" && m !== null && typeof (m as { method?: unknown }).method === "string" && "id" in m;
 }
 
-/** The official definition of a method's params (`Request`/`Notification`) or result (`Response`); `side` handles the method. */
+/**
+ * The official definition of a method's params (`Request`/`Notification`) or result (`Response`);
+ * `side` handles the method (or either side does: `x-side` "protocol", e.g. `$/cancel_request`).
+ */
 export function definitionFor(method: string, side: "agent" | "client", suffix: "Request" | "Response" | "Notification"): string | undefined {
-  return Object.entries(officialSchema.$defs).find(([name, d]) => d["x-method"] === method && d["x-side"] === side && name.endsWith(suffix))?.[0];
+  return Object.entries(officialSchema.$defs).find(([name, d]) => d["x-method"] === method && (d["x-side"] === side || d["x-side"] === "protocol") && name.endsWith(suffix))?.[0];
 }

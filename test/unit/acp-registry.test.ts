@@ -29,7 +29,6 @@ const NOT_SUPPORTED: Record<string, string> = {
   "terminal/wait_for_exit": "Tau runs commands in its own environment",
   "terminal/kill": "Tau runs commands in its own environment",
   "elicitation/complete": "only form elicitation is used",
-  "$/cancel_request": "a protocol-level notification; unknown notifications are ignored",
 };
 
 /** Keywords that document rather than constrain, or that only the official generator reads. */
@@ -55,7 +54,7 @@ const ours = readSchemaFile<{ $defs: Record<string, Schema> }>("acp-v1.schema.js
 const official = officialSchema.$defs;
 /** Official definitions of one method's params or result: `x-side` names who handles the method. */
 const officialFor = (method: string, side: "agent" | "client", suffix: "Request" | "Response" | "Notification") =>
-  Object.entries(official).find(([name, d]) => d["x-method"] === method && d["x-side"] === side && name.endsWith(suffix));
+  Object.entries(official).find(([name, d]) => d["x-method"] === method && (d["x-side"] === side || d["x-side"] === "protocol") && name.endsWith(suffix));
 
 describe("the ACP registry", () => {
   it("names every shared type as the official schema does and gives it the official shape", () => {

@@ -123,4 +123,12 @@ export const acpNotificationEntries: NotificationEntry[] = [
     description: "Reports what happens in a session: message chunks, tool calls, plan, mode, usage, notices.",
     params: acpObj({ sessionId: sessionId(), update: ref("SessionUpdate") }),
   },
+  {
+    kind: "notification",
+    sender: "server",
+    name: "$/cancel_request",
+    description:
+      "Tells the client that a request of the agent's it has not answered (a permission request or a form) is no longer needed: settled by another client, past its deadline, or its turn ended. The client may close it and still answers it, with a result or -32800.",
+    params: acpObj({ requestId: ref("RequestId") }),
+  },
 ];
