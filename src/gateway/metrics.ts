@@ -67,7 +67,7 @@ export class GatewayMetrics {
     });
     this.requests = new Counter({
       name: "tau_gateway_requests_total",
-      help: "Client requests answered, by dialect (ask, tau, acp), method and outcome (ok or the error code's name).",
+      help: "Client requests answered, by dialect (ask, tau, codex, acp), method and outcome (ok or the error code's name).",
       labelNames: ["dialect", "method", "outcome"],
       registers,
     });
