@@ -3,6 +3,7 @@ import { listedSessionOf } from "./listed-session.js";
 import type { ClientNotifications, ClientRequests } from "../../generated/acp-v1.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
 import type { Log } from "../shared/log.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { AcpClient } from "./client-state.js";
@@ -29,6 +30,8 @@ export interface AcpAgentOptions {
    * it is interrupted (the drain timeout): no Tau turn outlives its client for longer.
    */
   abandonedTurnGraceMs: number;
+  /** Roots session working directories must lie in (as for Ask sessions); default: unconfined. */
+  workspaceRoots?: WorkspaceRoots;
   log?: Log;
 }
 
@@ -71,7 +74,10 @@ export class AcpAgent {
       gatedTools: new Set([...commandTools, ASK_USER_TOOL, SUBMIT_PLAN_TOOL]),
       log: options.log,
     });
-    this.services = { core: options.core, links, listed: new ListedSessions(options.core, listedSessionOf), serverVersion: options.serverVersion, log: options.log };
+    this.services = { core: options.core, links, listed: new ListedSessions(options.core, listedSessionOf),
+      // An ACP cwd is always absolute: the policy's default directory is never used.
+      workspaces: new WorkspacePolicy("/", options.workspaceRoots),
+      serverVersion: options.serverVersion, log: options.log };
   }
 
   connect(peer: AcpPeer): AcpClient {

@@ -1,5 +1,6 @@
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { ListedSessions } from "../bridge/listed-sessions.js";
+import type { WorkspacePolicy } from "../bridge/session-workspace.js";
 import type { Log } from "../shared/log.js";
 import type { AcpClient } from "./client-state.js";
 import type { ListedSession } from "./listed-session.js";
@@ -11,6 +12,8 @@ export interface AcpServices {
   readonly links: SessionLinks;
   /** What session/list shows of each session. */
   readonly listed: ListedSessions<ListedSession>;
+  /** Where sessions may start (the workspace roots). */
+  readonly workspaces: WorkspacePolicy;
   readonly serverVersion: string;
   readonly log?: Log;
 }

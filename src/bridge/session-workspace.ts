@@ -1,13 +1,13 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { invalidParams } from "./ask-errors.js";
 
 /**
- * Where Ask sessions may work. `session/create`'s `workspace.workspacePath` may be absolute,
- * relative (to the default working directory; "." is that directory) or null/absent (the default).
- * With workspace roots — the operator's `--workspace-root`, or a tenant's own in the tokens file —
- * the resolved directory must be a root or lie under one, or the create is -32602. Without roots
- * nothing is confined.
+ * Where sessions may work, whichever dialect creates them (Ask `session/create`'s
+ * `workspace.workspacePath`, Codex `thread/start`'s `cwd`, ACP `session/new`'s `cwd`). A requested
+ * directory may be absolute, relative (to the default working directory; "." is that directory) or
+ * null/absent (the default). With workspace roots — the operator's `--workspace-root`, or a
+ * tenant's own in the tokens file — the resolved directory must be a root or lie under one, or the
+ * dialect refuses the request as invalid params naming its field. Without roots nothing is confined.
  *
  * The check is on paths, after `.` and `..` are resolved. When the directory exists on the
  * gateway's machine (always so with the embedded Tau host) its symbolic links are followed too, so
@@ -22,7 +22,8 @@ export interface WorkspaceRoots {
   readonly byTenant?: ReadonlyMap<string, readonly string[]>;
 }
 
-const FIELD = "workspace.workspacePath";
+/** Where a session may start: the absolute directory, or why the request is refused. */
+export type Placement = { ok: true; path: string } | { ok: false; reason: string };
 
 export class WorkspacePolicy {
   constructor(
@@ -42,21 +43,21 @@ export class WorkspacePolicy {
     return roots[0]!;
   }
 
-  /** The absolute working directory for a requested path; -32602 naming the field when it lies outside the roots. */
-  resolve(requested: string | null | undefined, tenant: string | undefined): string {
+  /** The absolute working directory for a requested path, or why it is refused (it lies outside the roots). */
+  place(requested: string | null | undefined, tenant: string | undefined): Placement {
     const base = this.defaultFor(tenant);
-    const path = requested === null || requested === undefined ? base : resolve(base, requested);
+    const path = requested === null || requested === undefined || requested === "" ? base : resolve(base, requested);
     const roots = this.rootsOf(tenant);
-    if (roots.length === 0) return path;
+    if (roots.length === 0) return { ok: true, path };
     const shown = JSON.stringify(requested ?? path);
     if (!roots.some((root) => isWithin(path, root))) {
-      throw invalidParams(FIELD, `${shown} is outside the workspace roots (${roots.join(", ")})`);
+      return { ok: false, reason: `${shown} is outside the workspace roots (${roots.join(", ")})` };
     }
     const real = realPath(path);
     if (real !== undefined && !roots.some((root) => isWithin(real, realPath(root) ?? root))) {
-      throw invalidParams(FIELD, `${shown} leads outside the workspace roots (${roots.join(", ")}) through a symbolic link`);
+      return { ok: false, reason: `${shown} leads outside the workspace roots (${roots.join(", ")}) through a symbolic link` };
     }
-    return path;
+    return { ok: true, path };
   }
 }
 

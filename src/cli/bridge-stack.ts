@@ -106,10 +106,12 @@ export class BridgeStack {
     });
     this.upstream = this.core.upstream;
     const router = this.core.upstream;
+    // One set of roots for every dialect that creates sessions: Ask, ACP and Codex alike.
+    const workspaceRoots = { shared: settings.workspaceRoots ?? [], byTenant: settings.tenantWorkspaceRoots };
     this.bridge = new AskBridge({
       core: this.core,
       defaultCwd: settings.defaultCwd,
-      workspaceRoots: { shared: settings.workspaceRoots ?? [], byTenant: settings.tenantWorkspaceRoots },
+      workspaceRoots,
       serverVersion: gatewayVersion(),
       log,
     });
@@ -118,11 +120,13 @@ export class BridgeStack {
       serverVersion: gatewayVersion(),
       commandTools,
       abandonedTurnGraceMs: settings.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT_MS,
+      workspaceRoots,
       log,
     });
     this.codex = new CodexBridge({
       core: this.core,
       defaultCwd: settings.defaultCwd,
+      workspaceRoots,
       serverVersion: gatewayVersion(),
       // A Codex client's dynamic tools need a connection of their own (Tau takes a connection's tools
       // once), to the thread's host; a call may wait for a person as long as an interaction does.

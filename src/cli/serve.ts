@@ -33,8 +33,8 @@ shown (a flag on the command line wins).
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --jsonrpc-member include|omit "jsonrpc":"2.0" in Ask responses (default include) ${envName("jsonrpc-member")}
   --default-cwd DIR             working directory of new Ask sessions (default: current) ${envName("default-cwd")}
-  --workspace-root DIR          confine Ask session working directories to DIR and below (Codex
-                                threads and ACP sessions are not confined); repeatable
+  --workspace-root DIR          confine the working directories of Ask sessions, Codex threads and
+                                ACP sessions to DIR and below; repeatable
                                 (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}

@@ -1,5 +1,6 @@
 import type { ClientNotifications, ClientRequests } from "../../generated/codex-v2.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
+import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
 import type { Log } from "../shared/log.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { CodexError, requiresExperimentalApi, toCodexError } from "./codex-errors.js";
@@ -24,6 +25,8 @@ export interface CodexBridgeOptions {
   core: BridgeCore;
   /** cwd of threads started without one. */
   defaultCwd: string;
+  /** Roots thread working directories must lie in (as for Ask sessions); default: unconfined. */
+  workspaceRoots?: WorkspaceRoots;
   serverVersion: string;
   /** Opens an upstream connection advertising a client's dynamic tools. */
   toolConnection: ToolConnectionFactory;
@@ -73,7 +76,7 @@ export class CodexBridge {
 
   constructor(private readonly options: CodexBridgeOptions) {
     const threads = new CodexThreads({ core: options.core, serverVersion: options.serverVersion, log: options.log });
-    this.services = { core: options.core, threads, threadDigests: new ListedSessions(options.core, (snapshot) => threadDigestOf(snapshot, options.serverVersion)), defaultCwd: options.defaultCwd, serverVersion: options.serverVersion, toolConnection: options.toolConnection, log: options.log };
+    this.services = { core: options.core, threads, threadDigests: new ListedSessions(options.core, (snapshot) => threadDigestOf(snapshot, options.serverVersion)), workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots), serverVersion: options.serverVersion, toolConnection: options.toolConnection, log: options.log };
     options.core.reverse.add(new CodexServerRequests((sessionId) => threads.get(sessionId)));
   }
 

@@ -3,6 +3,7 @@ import type { Log } from "../shared/log.js";
 import type { ToolConnectionFactory } from "./dynamic-tools.js";
 import type { CodexPeer } from "./peer.js";
 import type { ListedSessions } from "../bridge/listed-sessions.js";
+import type { WorkspacePolicy } from "../bridge/session-workspace.js";
 import type { ThreadDigest } from "./thread-digests.js";
 import type { CodexThreads } from "./threads.js";
 
@@ -12,8 +13,8 @@ export interface CodexServices {
   readonly threads: CodexThreads;
   /** What thread/list shows of threads no client here has loaded. */
   readonly threadDigests: ListedSessions<ThreadDigest>;
-  /** cwd of threads started without one. */
-  readonly defaultCwd: string;
+  /** Where threads may start (the cwd of one started without a cwd, and the workspace roots). */
+  readonly workspaces: WorkspacePolicy;
   readonly serverVersion: string;
   /** Opens an upstream connection that advertises a client's dynamic tools. */
   readonly toolConnection: ToolConnectionFactory;

@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { loadTokens } from "../../src/cli/access-settings.js";
 import { bridgeSettings, readSettings } from "../../src/cli/settings.js";
 import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
+import { RawAcpClient } from "../support/acp-raw-client.js";
 import { AskTestClient, rpcError } from "../support/ask-client.js";
+import { CodexTestClient } from "../support/codex-client.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { runCommand } from "../support/cli.js";
 import { startTestGateway } from "../support/gateway.js";
@@ -144,5 +146,41 @@ describe("workspaceRoots in the tokens file", () => {
     expect(await cwdOf(b, {})).toBe(gw.cwd);
     expect(await cwdOf(b, { workspace: { workspacePath: rootA } })).toBe(rootA);
     expect([...a.invalid, ...b.invalid]).toEqual([]);
+  });
+
+  it("confine the sessions every dialect creates: a Codex thread/start and an ACP session/new outside them are -32602 naming cwd", async () => {
+    const rootA = tempDir("tenant-a-root-");
+    const elsewhere = tempDir("elsewhere-");
+    symlinkSync(elsewhere, join(rootA, "escape"));
+    const tokens = TokenRegistry.parse(JSON.stringify([{ id: "a", token: "tok-a", tenant: "a", workspaceRoots: [rootA] }]), "tokens.json");
+    const gw = await startSecureGateway({ tokens });
+    cleanups.push(() => gw.stop());
+    const headers = { authorization: "Bearer tok-a" };
+    const ask = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers });
+    cleanups.push(() => ask.socket.terminate());
+    const sessionsBefore = (await ask.request("session/list", {})).sessions.length;
+
+    const codex = await CodexTestClient.websocket(gw.wsUrl("/"), headers);
+    cleanups.push(() => codex.socket.terminate());
+    await codex.initialize();
+    const codexRefusal = async (cwd: string | undefined) => (await codex.requestRaw("thread/start", cwd === undefined ? {} : { cwd })).error;
+    expect(await codexRefusal(elsewhere)).toMatchObject({ code: -32602, message: `invalid params: cwd: ${JSON.stringify(elsewhere)} is outside the workspace roots (${rootA})`, data: { field: "cwd" } });
+    expect((await codexRefusal(join(rootA, "escape"))).message).toContain("through a symbolic link");
+    // Inside, and without a cwd (the gateway's default lies outside: the tenant's first root).
+    expect((await codex.request("thread/start", { cwd: rootA })).cwd).toBe(rootA);
+    expect((await codex.request("thread/start", {})).cwd).toBe(rootA);
+
+    const acp = await RawAcpClient.connect(gw.wsUrl("/acp"), headers);
+    cleanups.push(() => acp.close());
+    await acp.initialize();
+    const acpNew = (cwd: string) => acp.request("session/new", { cwd, mcpServers: [] });
+    expect((await acpNew(elsewhere)).error).toMatchObject({ code: -32602, message: `invalid params: cwd: ${JSON.stringify(elsewhere)} is outside the workspace roots (${rootA})` });
+    expect((await acpNew(join(rootA, "escape", "sub"))).error).toMatchObject({ code: -32602 });
+    expect((await acpNew(rootA)).result.sessionId).toEqual(expect.any(String));
+
+    // Three sessions were created (two Codex threads, one ACP session), none of them outside the root.
+    const sessions = (await ask.request("session/list", {})).sessions;
+    expect(sessions).toHaveLength(sessionsBefore + 3);
+    expect([...ask.invalid, ...codex.invalid]).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
 
 /**
  * A gateway with its front-door settings (tokens, allowed origins, trusted proxies), put together
- * as `tau-gateway serve` does — embedded host, bridge stack, `/rpc` and `/` with the request's tenant — on
+ * as `tau-gateway serve` does — embedded host, bridge stack, `/rpc`, `/` and `/acp` with the request's tenant — on
  * a free loopback port, with every log line it writes kept for inspection.
  */
 
@@ -43,6 +43,7 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
       upstream: stack.upstream!,
       ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
       codex: { bridge: stack.codex! },
+      acp: { agent: stack.acp! },
       logger: { level: "trace", stream },
       tokens: options.tokens,
       allowedOrigins: options.allowedOrigins,

@@ -28,9 +28,12 @@ const CLOSE_GRACE_MS = 5_000;
 /** session/new: a Tau session in a local environment rooted at cwd, in the mode that asks before running command tools. */
 export async function newSession(ctx: AcpMethodContext, params: SessionNewParams): Promise<SessionNewResult> {
   checkDirectories(params.cwd, params.additionalDirectories);
-  const { core, links } = ctx.services;
+  const { core, links, workspaces } = ctx.services;
+  // Within the workspace roots of the client's tenant, as an Ask session/create is.
+  const placed = workspaces.place(params.cwd, ctx.client.peer.tenant);
+  if (!placed.ok) throw invalidParams("cwd", placed.reason);
   const { sessionId } = await core.upstream.request("session.create", {
-    executionEnvironment: { kind: "local", cwd: params.cwd },
+    executionEnvironment: { kind: "local", cwd: placed.path },
     attributes: createAttributes(ctx.client.peer.tenant, "on_request"),
   });
   const record = await core.sessions.open(sessionId);

@@ -25,7 +25,9 @@ import { decodeListCursor, encodeListCursor, type ListPosition } from "../sessio
  */
 export async function create({ services, peer }: MethodContext, params: SessionCreateParams): Promise<SessionCreateResult> {
   checkToolNames(params.tools, services.toolNames);
-  const cwd = services.workspaces.resolve(params.workspace?.workspacePath, peer.tenant);
+  const placed = services.workspaces.place(params.workspace?.workspacePath, peer.tenant);
+  if (!placed.ok) throw invalidParams("workspace.workspacePath", placed.reason);
+  const cwd = placed.path;
   const mode = approvalModeFor(params.mode);
   const { sessionId } = await services.upstream.request("session.create", {
     executionEnvironment: { kind: "local", cwd },

@@ -1,4 +1,3 @@
-import { isAbsolute, resolve } from "node:path";
 import type {
   Thread,
   ThreadListParams,
@@ -32,8 +31,10 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
   const experimental = peer.client.experimentalApi;
   const policy = requestedPolicy(params.approvalPolicy, experimental) ?? DEFAULT_APPROVAL_POLICY;
   const functions = dynamicFunctions(params.dynamicTools ?? [], services.core.commandTools.map((t) => t.name));
-  const cwd = params.cwd ? resolve(services.defaultCwd, params.cwd) : services.defaultCwd;
-  if (!isAbsolute(cwd)) throw invalidParams("cwd", "must be a path");
+  // Within the workspace roots of the client's tenant, as an Ask session/create is.
+  const placed = services.workspaces.place(params.cwd, peer.tenant);
+  if (!placed.ok) throw invalidParams("cwd", placed.reason);
+  const cwd = placed.path;
   const personaId = await personaNamed(ctx, params.model);
   const { sessionId } = await services.core.upstream.request("session.create", {
     executionEnvironment: { kind: "local", cwd },
