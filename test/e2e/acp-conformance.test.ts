@@ -66,67 +66,56 @@ describe("tau-gateway acp against the SDK agent's behaviour", () => {
   }, 60_000);
 
   it("asks an editor that resumed a session about a pending call on that call's own card, which then runs to its final status", async () => {
-    const gateway = await serveCli(["--port", "0", "--tokens-file", tokensFile, "--tools-config", toolsFile, "--log-level", "warn"], cleanups);
-    const url = `${gateway.baseUrl.replace("http://", "ws://")}/acp`;
-    const first = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
-    const second = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
-    try {
-      // The first editor never answers the permission request; the second one allows the call.
-      first.answer = () => undefined;
-      await first.initialize();
-      await second.initialize();
-      const { sessionId } = (await first.request("session/new", { cwd: workDir, mcpServers: [] })).result;
-      const prompted = first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: '/tool echo-args {"a":1}' }] });
-      const asked = await first.next((m) => m.method === "session/request_permission");
-      const callId = asked.params.toolCall.toolCallId;
-
-      await second.request("session/resume", { sessionId, cwd: workDir });
-      expect((await prompted).result).toEqual({ stopReason: "end_turn" });
-      await second.next((m) => m.method === "session/update" && m.params.update.sessionUpdate === "usage_update");
-      const updates = second.received.filter((m) => m.method === "session/update").map((m) => m.params.update);
-      const cards = updates.filter((u) => u.sessionUpdate === "tool_call");
-      expect(cards).toEqual([expect.objectContaining({ toolCallId: callId, name: "echo-args", kind: "execute", status: "pending", rawInput: { a: 1 } })]);
-      expect(second.received.find((m) => m.method === "session/request_permission").params.toolCall.toolCallId).toBe(callId);
-      expect(updates.filter((u) => u.sessionUpdate === "tool_call_update").map((u) => [u.toolCallId, u.status])).toEqual([
-        [callId, "in_progress"],
-        [callId, "completed"],
-      ]);
-      expect(agentMessageProblems(second.received, second.sent)).toEqual([]);
-    } finally {
-      await first.close();
-      await second.close();
-    }
+    const { second, asked, prompted } = await callLeftOpenByFirstEditor(1);
+    const callId = asked.params.toolCall.toolCallId;
+    expect((await prompted).result).toEqual({ stopReason: "end_turn" });
+    await second.next((m) => m.method === "session/update" && m.params.update.sessionUpdate === "usage_update");
+    const updates = second.received.filter((m) => m.method === "session/update").map((m) => m.params.update);
+    const cards = updates.filter((u) => u.sessionUpdate === "tool_call");
+    expect(cards).toEqual([expect.objectContaining({ toolCallId: callId, name: "echo-args", kind: "execute", status: "pending", rawInput: { a: 1 } })]);
+    expect(second.received.find((m) => m.method === "session/request_permission").params.toolCall.toolCallId).toBe(callId);
+    expect(updates.filter((u) => u.sessionUpdate === "tool_call_update").map((u) => [u.toolCallId, u.status])).toEqual([
+      [callId, "in_progress"],
+      [callId, "completed"],
+    ]);
+    expect(agentMessageProblems(second.received, second.sent)).toEqual([]);
   }, 60_000);
 
   it("tells an editor that a permission request another editor answered is no longer needed ($/cancel_request), and takes its -32800 answer", async () => {
-    const gateway = await serveCli(["--port", "0", "--tokens-file", tokensFile, "--tools-config", toolsFile, "--log-level", "warn"], cleanups);
-    const url = `${gateway.baseUrl.replace("http://", "ws://")}/acp`;
-    const first = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
-    const second = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
-    try {
-      // The first editor leaves its dialog open; the second one, which resumed the session, allows the call.
-      first.answer = () => undefined;
-      await first.initialize();
-      await second.initialize();
-      const { sessionId } = (await first.request("session/new", { cwd: workDir, mcpServers: [] })).result;
-      const prompted = first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: '/tool echo-args {"a":2}' }] });
-      const asked = await first.next((m) => m.method === "session/request_permission");
-      await second.request("session/resume", { sessionId, cwd: workDir });
-      await second.next((m) => m.method === "session/request_permission");
-
-      const cancelled = await first.next((m) => m.method === "$/cancel_request");
-      expect(cancelled).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: asked.id } });
-      // The editor still answers the request (protocol §1), as cancelled; the turn is unaffected.
-      first.send({ jsonrpc: "2.0", id: asked.id, error: { code: -32800, message: "Request cancelled" } });
-      expect((await prompted).result).toEqual({ stopReason: "end_turn" });
-      // Only the request that was left open is cancelled: none to the editor that answered.
-      expect(second.received.filter((m) => m.method === "$/cancel_request")).toEqual([]);
-      expect((await first.request("session/list", {})).result.sessions).toEqual([expect.objectContaining({ sessionId })]);
-      expect(agentMessageProblems(first.received, first.sent)).toEqual([]);
-      expect(agentMessageProblems(second.received, second.sent)).toEqual([]);
-    } finally {
-      await first.close();
-      await second.close();
-    }
+    const { first, second, sessionId, asked, prompted } = await callLeftOpenByFirstEditor(2);
+    const cancelled = await first.next((m) => m.method === "$/cancel_request");
+    expect(cancelled).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: asked.id } });
+    // The editor still answers the request (protocol §1), as cancelled; the turn is unaffected.
+    first.send({ jsonrpc: "2.0", id: asked.id, error: { code: -32800, message: "Request cancelled" } });
+    expect((await prompted).result).toEqual({ stopReason: "end_turn" });
+    // Only the request that was left open is cancelled: none to the editor that answered.
+    expect(second.received.filter((m) => m.method === "$/cancel_request")).toEqual([]);
+    expect((await first.request("session/list", {})).result.sessions).toEqual([expect.objectContaining({ sessionId })]);
+    expect(agentMessageProblems(first.received, first.sent)).toEqual([]);
+    expect(agentMessageProblems(second.received, second.sent)).toEqual([]);
   }, 60_000);
 });
+
+/**
+ * Two editors of one session on WebSocket `/acp` of a real `serve`: the first prompts a call of
+ * the `echo-args` command tool with `{"a": a}` and leaves its permission request unanswered; the
+ * second resumes the session and allows the call (RawAcpClient's default answer). Resolves once
+ * both have been asked.
+ */
+async function callLeftOpenByFirstEditor(a: number) {
+  const gateway = await serveCli(["--port", "0", "--tokens-file", tokensFile, "--tools-config", toolsFile, "--log-level", "warn"], cleanups);
+  const url = `${gateway.baseUrl.replace("http://", "ws://")}/acp`;
+  const first = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
+  const second = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
+  cleanups.push(() => first.close());
+  cleanups.push(() => second.close());
+  first.answer = () => undefined;
+  await first.initialize();
+  await second.initialize();
+  const { sessionId } = (await first.request("session/new", { cwd: workDir, mcpServers: [] })).result;
+  const prompted = first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `/tool echo-args {"a":${a}}` }] });
+  const asked = await first.next((m) => m.method === "session/request_permission");
+  await second.request("session/resume", { sessionId, cwd: workDir });
+  await second.next((m) => m.method === "session/request_permission");
+  return { first, second, sessionId, asked, prompted };
+}
