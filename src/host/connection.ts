@@ -26,8 +26,6 @@ export class HostConnection implements ClientConnection {
   readonly id = randomUUID();
   /** Set by the first successful initialize. */
   initialized = false;
-  /** Active session.exec calls by execId (unique per connection). */
-  readonly execs = new Map<string, { sessionId: string; controller: AbortController }>();
   private readonly sideWork = new Set<AbortController>();
   private readonly subscriptions = new Map<string, Subscription>();
   private readonly outgoing: OutgoingOptions;

@@ -26,8 +26,6 @@ export interface ClientConnection {
   readonly id: string;
   /** Set by the first successful initialize. */
   initialized: boolean;
-  /** Active session.exec calls by execId (unique per connection). */
-  readonly execs: Map<string, { sessionId: string; controller: AbortController }>;
   /** Sends one server message. */
   send(message: object, respondsTo?: string): void;
   /** Drops the socket without a close handshake and detaches the client. */

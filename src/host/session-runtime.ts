@@ -50,6 +50,8 @@ export class SessionRuntime {
   private readonly historyEntryIds: Set<string>;
   private activeTurn: ActiveTurn | null = null;
   private readonly sideWork = new Set<AbortController>();
+  /** Active session.exec calls by execId, from every connection (ids are unique per session). */
+  readonly execs = new Map<string, AbortController>();
   private closing = false;
 
   constructor(

@@ -102,6 +102,32 @@ describe("exec cancellation", () => {
     expect((await client.call("session.exec", { sessionId, execId: "dup", command: "echo again" })).stdout).toBe("again\n");
   });
 
+  // An execId names an exec of one session (Tau keys them by session and id): a second
+  // connection reusing an active id in that session is the "host-level exec collision" of spec §3,
+  // and session.cancelExec reaches the session's exec whichever connection started it.
+  it("is busy for an execId active in the session from another connection, which can cancel it", async () => {
+    const other = await h.connect("other");
+    const first = client.send("session.exec", { sessionId, execId: "shared", command: "sleep 20" });
+    await client.snapshot(sessionId);
+    const collision = await other.fail("session.exec", { sessionId, execId: "shared", command: "echo second" });
+    expect(collision).toEqual({ code: "busy", message: "execution 'shared' is already active" });
+
+    expect(await other.call("session.cancelExec", { sessionId, execId: "shared" })).toEqual({ cancelled: true });
+    expect(errorOf(await first.response)).toMatchObject({ code: "cancelled", message: "execution was cancelled" });
+  });
+
+  it("lets one connection use the same execId in two sessions at once", async () => {
+    const second = await client.createSession(h.cwd);
+    const long = client.send("session.exec", { sessionId, execId: "same", command: "sleep 20" });
+    await client.snapshot(sessionId);
+    expect((await client.call("session.exec", { sessionId: second, execId: "same", command: "echo other session" })).stdout).toBe("other session\n");
+    // Cancelling the id in the second session leaves the first session's exec alone.
+    expect(await client.call("session.cancelExec", { sessionId: second, execId: "same" })).toEqual({ cancelled: false });
+    expect(client.hasResponse(long.id)).toBe(false);
+    expect(await client.call("session.cancelExec", { sessionId, execId: "same" })).toEqual({ cancelled: true });
+    expect(errorOf(await long.response).code).toBe("cancelled");
+  });
+
   it("reports cancelled:false for an unknown execId", async () => {
     expect(await client.call("session.cancelExec", { sessionId, execId: "never-started" })).toEqual({ cancelled: false });
   });

@@ -14,11 +14,12 @@ import { runScriptedSample } from "../scripted-sample.js";
 export const sideChannelMethods = {
   async "session.exec"(ctx: RequestContext, params: SessionExecParams): Promise<SessionExecResult> {
     const session = ctx.session(params.sessionId);
-    const { connection } = ctx;
-    if (connection.execs.has(params.execId)) throw busy(`execution '${params.execId}' is already active`);
+    // Exec ids belong to the session, whichever connection started the exec: a second exec with an
+    // active id is refused (Tau's "host-level exec collision") and cancelExec reaches it from anywhere.
+    if (session.execs.has(params.execId)) throw busy(`execution '${params.execId}' is already active`);
     const controller = new AbortController();
-    connection.execs.set(params.execId, { sessionId: session.id, controller });
-    const releases = [session.trackSideWork(controller), connection.trackSideWork(controller)];
+    session.execs.set(params.execId, controller);
+    const releases = [session.trackSideWork(controller), ctx.connection.trackSideWork(controller)];
     let result: SessionExecResult;
     try {
       result = await runExec(
@@ -34,7 +35,7 @@ export const sideChannelMethods = {
         controller.signal,
       );
     } finally {
-      connection.execs.delete(params.execId);
+      session.execs.delete(params.execId);
       for (const release of releases) release();
     }
     if (result.aborted) throw cancelled("execution was cancelled", { cause: cancelCause(controller.signal) });
@@ -42,10 +43,9 @@ export const sideChannelMethods = {
   },
 
   "session.cancelExec"(ctx: RequestContext, params: SessionCancelExecParams): SessionCancelExecResult {
-    ctx.session(params.sessionId);
-    const exec = ctx.connection.execs.get(params.execId);
-    if (!exec || exec.sessionId !== params.sessionId || exec.controller.signal.aborted) return { cancelled: false };
-    exec.controller.abort(CANCEL_CAUSES.cancelExec);
+    const controller = ctx.session(params.sessionId).execs.get(params.execId);
+    if (!controller || controller.signal.aborted) return { cancelled: false };
+    controller.abort(CANCEL_CAUSES.cancelExec);
     return { cancelled: true };
   },
 
