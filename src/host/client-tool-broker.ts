@@ -83,12 +83,18 @@ export class ClientToolBroker {
     this.registrations.set(connectionId, byName);
   }
 
+  /**
+   * Attaches a connection's advertised tools to a session. A connection that advertised nothing
+   * yet attaches nothing: tools it advertises later reach the sessions it names afterwards only,
+   * as in Tau, where attaching happens when a connection registers a session.
+   */
   attach(connectionId: string, sessionId: string): void {
+    const own = this.registrations.get(connectionId);
+    if (!own) return;
     const attached = this.attachments.get(sessionId) ?? new Set<string>();
     if (attached.has(connectionId)) return;
-    const own = this.registrations.get(connectionId);
     for (const other of attached) {
-      for (const name of own?.keys() ?? []) {
+      for (const name of own.keys()) {
         if (this.registrations.get(other)?.has(name)) {
           throw new Error(`client tool "${name}" is already provided by another client attached to session ${sessionId}`);
         }

@@ -152,11 +152,18 @@ export class HostConnection implements ClientConnection {
     }
   }
 
+  /**
+   * The first request naming a session registers it on this connection (until unobserve): the
+   * client's tools are attached, then its streams subscribed. A refused attachment (a tool name
+   * another attached client provides) registers nothing, and tools advertised later are not
+   * attached to sessions registered before (spec §7.2).
+   */
   private useSession(sessionId: string): SessionRuntime {
     const session = this.host.sessions.get(sessionId);
     if (!session) throw sessionNotFound(sessionId);
-    this.subscribe(session);
+    if (this.subscriptions.has(session.id)) return session;
     this.host.broker.attach(this.id, sessionId);
+    this.subscribe(session);
     return session;
   }
 

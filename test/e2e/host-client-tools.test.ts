@@ -74,6 +74,38 @@ describe("initialize", () => {
     resultOf(await other.initialize([lookup]));
     expect((await other.fail("session.observe", { sessionId })).code).toBe("internal_error");
   });
+
+  it("a refused attachment leaves the connection without the session's streams", async () => {
+    const { client, sessionId } = await setup();
+    const other = await h.connect("other");
+    resultOf(await other.initialize([lookup]));
+    expect((await other.fail("session.snapshot", { sessionId })).code).toBe("internal_error");
+    await client.call("session.submit", { sessionId, text: "plain turn" });
+    await other.call("session.list", {}); // a round trip after the turn's deltas
+    expect(other.deltas(sessionId)).toEqual([]);
+  });
+
+  it("tools advertised after the connection registered a session are not attached to it until it registers again", async () => {
+    h = new HostHarness();
+    await h.start();
+    const { client, sessionId } = await h.connectWithSession({ name: "driver" });
+    const late = await h.connect("late");
+    await late.call("session.observe", { sessionId });
+    resultOf(await late.initialize([lookup]));
+
+    await client.call("session.submit", { sessionId, text: "/tool lookup {}" });
+    expect(onlyTool(await client.snapshot(sessionId))).toMatchObject({ toolName: "lookup", status: "failed" });
+    expect(late.messagesOf("session.clientTool.call")).toEqual([]);
+
+    // Registering the session again (after unobserve) attaches the tools.
+    await late.call("session.unobserve", { sessionId });
+    await late.call("session.observe", { sessionId });
+    const turn = client.send("session.submit", { sessionId, text: "/tool lookup {}" });
+    const call = await callFor(late, sessionId);
+    await late.call("session.clientTool.ack", { sessionId, callId: call.callId });
+    await late.call("session.clientTool.result", { sessionId, callId: call.callId, ok: true, content: [] });
+    expect(resultOf(await turn.response).turn.status).toBe("completed");
+  });
 });
 
 describe("a /tool turn", () => {
