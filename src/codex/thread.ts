@@ -72,6 +72,7 @@ export class CodexThread {
       catalog: () => this.catalog,
       userInput: (turnId) => userInputOf(this.snapshot, turnId),
       contextWindow: () => this.snapshot.bootstrap.model.contextWindow,
+      mayAsk: (toolName) => this.options.commandTools.has(toolName) && this.record.interactions.mayAsk(toolName),
       emit: (method, params) => this.emit(method, params),
       turnEnded: (turnId) => {
         this.settleRequests((r) => r.turnId === turnId);
@@ -82,6 +83,7 @@ export class CodexThread {
     if (running) this.translator.adoptRunningTurn(running);
     // From now on, for the thread's whole life: its state must stay current even while no connection has it loaded.
     hub.log.subscribe((event) => this.onEvent(event));
+    this.record.interactions.onModeChange(() => this.translator.gatingChanged());
   }
 
   get snapshot(): Snapshot {

@@ -20,6 +20,13 @@ import { planSteps } from "./plan-steps.js";
  * with that item's id, item/completed with the final item — the token usage, and turn/completed
  * last, exactly once (the hub's translator already guarantees one end per turn, across upstream
  * restarts too). The thread's status follows what the turn waits for.
+ *
+ * A command that asks for approval starts only once the thread waits on it, as in Codex (spec
+ * §10.5: status `[waitingOnApproval]`, then item/started, then the request). Tau reports the tool
+ * before the gateway has decided whether its call asks (the call reaches the bridge afterwards, on
+ * another connection), so the item of a command tool whose call may ask is held back — its
+ * item/started and everything after it — until the decision shows: the approval announced, a
+ * decision made without asking, a gating that no longer asks, the tool's result, or the turn's end.
  */
 
 export interface TranslatorHost {
@@ -31,6 +38,8 @@ export interface TranslatorHost {
   userInput(turnId: string): UserInput[];
   /** The model's context window, when known. */
   contextWindow(): number | undefined;
+  /** Whether a call of tool `toolName` may ask for approval, under the session's gating as known now. */
+  mayAsk(toolName: string): boolean;
   emit<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]): void;
   /** A turn ended (after its turn/completed): its server requests still open are settled. */
   turnEnded(turnId: string): void;
@@ -55,6 +64,8 @@ interface ToolItem {
   /** Linked to an approval or a dynamic-tool call already (a second one takes the next item). */
   claimed: boolean;
   declined: boolean;
+  /** Not started yet: whether its call asks for approval is not known (see the class comment). */
+  held: boolean;
   /** Declined while its approval was awaited: the thread stops waiting once the item has completed. */
   endsApprovalWait?: boolean;
   contentItems?: ThreadItemContent;
@@ -108,6 +119,11 @@ export class TurnTranslator {
     return tool.item;
   }
 
+  /** The session's gating changed (mode): held commands whose calls no longer may ask start. */
+  gatingChanged(): void {
+    this.releaseHeld((tool) => !this.host.mayAsk(tool.name));
+  }
+
   /** What the client answered a dynamic tool call with, for the item's completion. */
   recordContentItems(itemId: string, contentItems: ThreadItemContent): void {
     const tool = this.tools.get(itemId);
@@ -126,10 +142,16 @@ export class TurnTranslator {
         return this.toolStarted(event.payload.id, event.payload.name, event.payload.args);
       case "tool.result":
         return this.toolFinished(event.payload.id, { output: outputText(event.payload.output), isError: event.payload.isError, durationMs: event.payload.durationMs ?? null });
-      case "approval.required":
-        if (event.payload.toolName !== undefined) this.linkApproval(event.payload.id, event.payload.toolName);
-        return this.wait("waitingOnApproval", +1);
+      case "approval.required": {
+        const tool = event.payload.toolName === undefined ? undefined : this.linkApproval(event.payload.id, event.payload.toolName);
+        this.wait("waitingOnApproval", +1);
+        // The thread waits on the approval first, then the command item starts, as in Codex.
+        if (tool) this.release(tool);
+        return;
+      }
       case "approval.updated":
+        // Decided without asking (a tool granted for the session): a command held for it may start.
+        if (!this.approvals.has(event.payload.id)) this.releaseDecidedUnasked();
         // A declined command completes (declined) before the thread stops waiting on it, as in Codex.
         if (event.payload.status !== "approved" && this.decline(event.payload.id)) return;
         return this.wait("waitingOnApproval", -1);
@@ -193,8 +215,9 @@ export class TurnTranslator {
     const kind = toolKind(name, args, this.host.catalog());
     const item = startedToolItem(id, name, args, kind, this.host.cwd());
     if (!item) return;
-    this.tools.set(id, { name, item, claimed: false, declined: false });
-    this.itemStarted(item);
+    const held = item.type === "commandExecution" && this.host.mayAsk(name);
+    this.tools.set(id, { name, item, claimed: false, declined: false, held });
+    if (!held) this.itemStarted(item);
     if (kind.kind === "plan") {
       this.host.emit("turn/plan/updated", { threadId: this.host.threadId, turnId: turn.id, plan: planSteps(kind.text), explanation: null });
     }
@@ -203,6 +226,8 @@ export class TurnTranslator {
   private toolFinished(id: string, outcome: { output: string; isError: boolean; durationMs: number | null }): void {
     const tool = this.tools.get(id);
     if (!tool || !this.turn) return;
+    // A call that ended without asking (it ran unasked, failed or was refused) still started first.
+    this.release(tool);
     this.tools.delete(id);
     if (tool.item.type === "commandExecution" && outcome.output !== "" && !tool.declined) {
       this.host.emit("item/commandExecution/outputDelta", { threadId: this.host.threadId, turnId: this.turn.id, itemId: id, delta: outcome.output });
@@ -211,11 +236,38 @@ export class TurnTranslator {
     if (tool.endsApprovalWait) this.wait("waitingOnApproval", -1);
   }
 
-  private linkApproval(approvalId: string, toolName: string): void {
+  /** Links an approval to the oldest command item of its tool not linked yet, which it returns. */
+  private linkApproval(approvalId: string, toolName: string): ToolItem | undefined {
     const tool = [...this.tools.values()].find((t) => t.name === toolName && t.item.type === "commandExecution" && !t.claimed);
-    if (!tool) return;
+    if (!tool) return undefined;
     tool.claimed = true;
     this.approvals.set(approvalId, tool.item.id);
+    return tool;
+  }
+
+  /** Starts a held command item (once). Like any tool item, it closes the text before it. */
+  private release(tool: ToolItem): void {
+    if (!tool.held) return;
+    tool.held = false;
+    this.closeText();
+    this.itemStarted(tool.item);
+  }
+
+  /** Starts the held command items `which` picks, in the order Tau reported them. */
+  private releaseHeld(which: (tool: ToolItem) => boolean): number {
+    const released = [...this.tools.values()].filter((t) => t.held && which(t));
+    for (const tool of released) this.release(tool);
+    return released.length;
+  }
+
+  /**
+   * A call decided without asking: the held commands of tools that no longer may ask start, or, if
+   * this replica does not know of the grant, the oldest held one (the decision names no tool).
+   */
+  private releaseDecidedUnasked(): void {
+    if (this.releaseHeld((tool) => !this.host.mayAsk(tool.name)) > 0) return;
+    const oldest = [...this.tools.values()].find((t) => t.held);
+    if (oldest) this.release(oldest);
   }
 
   /** Marks the command an approval decides as declined; true when its item is still open (and ends the wait when it completes). */
@@ -245,6 +297,8 @@ export class TurnTranslator {
       this.host.emit("turn/started", { threadId, turn: { id: turnId, items: [], status: "inProgress", error: null } });
     } else {
       this.closeText();
+      // Commands still held when their turn ends start now: every item the turn had is reported.
+      this.releaseHeld(() => true);
     }
     if (usage) {
       const last: TokenUsageBreakdown = { ...zeroUsage(), inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.inputTokens + usage.outputTokens };

@@ -155,6 +155,11 @@ export class SessionInteractions {
     this.gating.takeMode(mode);
   }
 
+  /** Whether a call of the command tool `toolName` may ask a person (see ToolGating.mayAsk); calls are decided when they arrive, after this. */
+  mayAsk(toolName: string): boolean {
+    return this.gating.mayAsk(toolName);
+  }
+
   /** Calls `listener` with the session's mode each time it changes, through this replica (any dialect) or another; returns the unsubscribe. */
   onModeChange(listener: (mode: ApprovalModeName) => void): () => void {
     this.modeListeners.add(listener);

@@ -47,6 +47,16 @@ export class ToolGating {
   }
 
   /**
+   * Whether a call of the command tool `toolName` may ask a person, as far as this replica knows
+   * now: not when the mode runs command tools without asking, nor once the tool is granted for the
+   * session (grants are never taken back). Mode `plan` may ask (once a plan is approved, which
+   * only the replica holding the calls knows).
+   */
+  mayAsk(toolName: string): boolean {
+    return (this.modeName === "on_request" || this.modeName === "plan") && !this.granted(toolName);
+  }
+
+  /**
    * The tool runs without asking for the rest of the session. Shared once the store has it; should
    * writing fail, only this replica remembers it (the next call elsewhere asks again, which is safe).
    */
