@@ -45,6 +45,10 @@ async function expectAskedAndRunOnce(replica: "A" | "B") {
   const requests = client.serverRequests(APPROVAL);
   const [item] = completedItems(messages, "commandExecution");
   expect(requests).toHaveLength(1);
+  // As Codex orders it: the thread waits on the approval, then the command item starts, then the client is asked.
+  const waits = client.received.findIndex((m) => m.method === "thread/status/changed" && m.params.status.activeFlags?.includes("waitingOnApproval"));
+  const started = client.received.findIndex((m) => m.method === "item/started" && m.params.item.id === item.id);
+  expect([waits < started, started < client.received.indexOf(requests[0]!)]).toEqual([true, true]);
   expect(requests[0]!.params).toMatchObject({ threadId, turnId, itemId: item.id, availableDecisions: ["accept", "acceptForSession", "decline", "cancel"] });
   expect(item).toMatchObject({ status: "completed", exitCode: 0, aggregatedOutput: expect.stringContaining("marked") });
   expect(completed.params.turn.status).toBe("completed");
