@@ -151,7 +151,7 @@ export class TurnTranslator {
       }
       case "approval.updated":
         // Decided without asking (a tool granted for the session): a command held for it may start.
-        if (!this.approvals.has(event.payload.id)) this.releaseDecidedUnasked();
+        if (event.payload.status === "approved" && !this.approvals.has(event.payload.id)) this.releaseDecidedUnasked();
         // A declined command completes (declined) before the thread stops waiting on it, as in Codex.
         if (event.payload.status !== "approved" && this.decline(event.payload.id)) return;
         return this.wait("waitingOnApproval", -1);
