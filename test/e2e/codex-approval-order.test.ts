@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import type { CodexMessage, CodexTestClient } from "../support/codex-client.js";
-import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { codexSuite } from "../support/codex-suite.js";
 
 /**
  * The order in which a Codex client hears about a command of the gateway's that asks for approval,
@@ -20,25 +20,13 @@ const slowEcho: CommandToolConfig = {
   args: ["-c", "sleep 1; cat"],
 };
 
-let gateway: TestGateway;
-const clients: CodexTestClient[] = [];
-
-beforeAll(async () => {
-  gateway = await startTestGateway({ commandTools: [slowEcho] });
-});
-afterAll(() => gateway?.stop());
-afterEach(() => {
-  const invalid = clients.splice(0).flatMap((c) => c.invalid);
-  expect(invalid).toEqual([]);
-});
+const suite = codexSuite([slowEcho]);
 
 async function thread(policy: string, decision?: unknown): Promise<{ c: CodexTestClient; threadId: string }> {
-  const c = await gateway.codexClient();
-  clients.push(c);
-  await c.initialize();
-  const { thread } = await c.request("thread/start", { cwd: gateway.cwd, approvalPolicy: policy });
+  const c = await suite.client();
+  const threadId = await suite.startedThread(c, { approvalPolicy: policy });
   if (decision !== undefined) c.onRequest("item/commandExecution/requestApproval", () => ({ decision }));
-  return { c, threadId: thread.id as string };
+  return { c, threadId };
 }
 
 /** What a message is, for comparing orders: the status with its flags, the item type started or completed; agent text deltas as one line. */

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { completedItems, rpcError, type CodexMessage, type CodexTestClient } from "../support/codex-client.js";
-import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { codexSuite } from "../support/codex-suite.js";
 
 /**
  * Details of the Codex app-server dialect where the gateway follows what the real `codex
@@ -18,29 +18,9 @@ const echoArgs: CommandToolConfig = {
   command: "cat",
 };
 
-let gateway: TestGateway;
-const clients: CodexTestClient[] = [];
-
-beforeAll(async () => {
-  gateway = await startTestGateway({ commandTools: [echoArgs] });
-});
-afterAll(() => gateway?.stop());
-afterEach(() => {
-  const invalid = clients.splice(0).flatMap((c) => c.invalid);
-  expect(invalid).toEqual([]);
-});
-
-async function client(): Promise<CodexTestClient> {
-  const c = await gateway.codexClient();
-  clients.push(c);
-  return c;
-}
-
-async function started(c: CodexTestClient, params: Record<string, unknown> = {}): Promise<string> {
-  await c.initialize();
-  const result = await c.request("thread/start", { cwd: gateway.cwd, ...params });
-  return result.thread.id as string;
-}
+const suite = codexSuite([echoArgs]);
+const client = () => suite.client();
+const started = (c: CodexTestClient, params: Record<string, unknown> = {}) => suite.startedThread(c, params);
 
 /** Index of the first message (from `from` on) that `predicate` picks, in everything the client received. */
 const indexOf = (c: CodexTestClient, predicate: (m: CodexMessage) => boolean, from = 0) => c.received.findIndex((m, i) => i >= from && predicate(m));
@@ -122,7 +102,7 @@ describe("experimental fields", () => {
   it("are refused with -32600 naming them to a connection without the capability, and taken from one with it", async () => {
     const plain = await client();
     await plain.initialize(null);
-    const { thread } = await plain.request("thread/start", { cwd: gateway.cwd });
+    const { thread } = await plain.request("thread/start", { cwd: suite.gateway.cwd });
     expect(await rpcError(plain.request("turn/start", { threadId: thread.id, input: [{ type: "text", text: "hi" }], collaborationMode: { mode: "plan", settings: { model: "m" } } }))).toMatchObject({
       code: -32600,
       message: "-32600: turn/start.collaborationMode requires experimentalApi capability",

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { agentText, completedItems, rpcError, type CodexTestClient } from "../support/codex-client.js";
-import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { codexSuite } from "../support/codex-suite.js";
 
 /**
  * The Codex app-server dialect over a real WebSocket at `/`, against the embedded Tau host and its
@@ -17,30 +17,9 @@ const echoArgs: CommandToolConfig = {
   command: "cat",
 };
 
-let gateway: TestGateway;
-const clients: CodexTestClient[] = [];
-
-beforeAll(async () => {
-  gateway = await startTestGateway({ commandTools: [echoArgs] });
-});
-afterAll(() => gateway?.stop());
-afterEach(() => {
-  // Every message of every client of the test, valid against Codex's own schema.
-  const invalid = clients.splice(0).flatMap((c) => c.invalid);
-  expect(invalid).toEqual([]);
-});
-
-async function client(): Promise<CodexTestClient> {
-  const c = await gateway.codexClient();
-  clients.push(c);
-  return c;
-}
-
-async function started(c: CodexTestClient, params: Record<string, unknown> = {}): Promise<string> {
-  await c.initialize();
-  const result = await c.request("thread/start", { cwd: gateway.cwd, ...params });
-  return result.thread.id as string;
-}
+const suite = codexSuite([echoArgs]);
+const client = () => suite.client();
+const started = (c: CodexTestClient, params: Record<string, unknown> = {}) => suite.startedThread(c, params);
 
 describe("handshake and bad input", () => {
   it("refuses everything before initialize, then serves; a second initialize is refused", async () => {
@@ -124,7 +103,7 @@ describe("a turn", () => {
     expect(reasoning.summary).toEqual(["weighing it"]);
     expect(messages.filter((m) => m.method === "item/reasoning/summaryTextDelta").map((m) => m.params.delta).join("")).toBe("weighing it");
     const [command] = completedItems(messages, "commandExecution");
-    expect(command).toMatchObject({ command: "echo from-bash", cwd: gateway.cwd, status: "completed", exitCode: 0, aggregatedOutput: "from-bash\n" });
+    expect(command).toMatchObject({ command: "echo from-bash", cwd: suite.gateway.cwd, status: "completed", exitCode: 0, aggregatedOutput: "from-bash\n" });
     expect(messages.filter((m) => m.method === "item/commandExecution/outputDelta").map((m) => m.params.delta).join("")).toBe("from-bash\n");
     const deltas = messages.filter((m) => m.method === "item/agentMessage/delta").map((m) => m.params.delta).join("");
     expect(agentText(messages)).toBe(deltas);
