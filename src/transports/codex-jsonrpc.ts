@@ -50,8 +50,6 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
     call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.afterResponse)),
-    // A notification (`initialized`) is no request: it passes no gate and is not counted; a failure has no one to tell.
-    onNotification: (method, params) => void bridge.call(peer, method, params).catch(() => undefined),
     errorOf: (error) => answeredError(error, [CodexError, AskError], CODEX_ERROR_CODES.internal_error),
     codes: CODEX_ERROR_CODES,
     batches: false,
