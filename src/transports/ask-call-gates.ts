@@ -13,7 +13,7 @@ import { askOutcome, secondsSince, type CallDialect, type CallObserver } from ".
 export function composeAskGates(...gates: Array<AskCallGate | undefined>): AskCallGate {
   const present = gates.filter((g): g is AskCallGate => g !== undefined);
   return present.reduceRight<AskCallGate>(
-    (inner, outer) => (method, call) => outer(method, () => inner(method, call)),
+    (inner, outer) => (method, call, notification) => outer(method, () => inner(method, call, notification), notification),
     (_method, call) => call(),
   );
 }
@@ -41,11 +41,13 @@ export function inflightLimitGate(limit: number): AskCallGate {
 }
 
 /**
- * Reports every call's method, outcome (ok or the error code's name) and duration, under the
- * dialect served; `outcomeOf` names a failure's code in the dialect's registry.
+ * Reports every request's method, outcome (ok or the error code's name) and duration, under the
+ * dialect served; `outcomeOf` names a failure's code in the dialect's registry. A notification
+ * runs unreported: nothing is answered (the metric counts requests answered).
  */
 export function observingGate(observe: CallObserver, dialect: CallDialect = "ask", outcomeOf: (error: unknown) => string = jsonRpcOutcome): AskCallGate {
-  return async (method, call) => {
+  return async (method, call, notification) => {
+    if (notification) return call();
     const startedAt = performance.now();
     let outcome = "ok";
     try {

@@ -92,7 +92,7 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
     methods: ASK_METHOD_NAMES,
     isMethod: (method) => bridge.isMethod(method),
     // The gates see the request from its arrival (a queued request counts); its turn comes inside them.
-    call: (method, params, hooks) => gate(method, () => hooks.inOrder(() => bridge.call(peer, method, params))),
+    call: (method, params, hooks) => gate(method, () => hooks.inOrder(() => bridge.call(peer, method, params)), hooks.notification),
     errorOf: (error) => answeredError(error, [AskError], ASK_ERROR_CODES.internal_error),
     codes: ASK_ERROR_CODES,
     batches: { max: options.maxBatch ?? DEFAULT_MAX_BATCH },

@@ -49,7 +49,7 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
   const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
-    call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.afterResponse)),
+    call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.afterResponse), hooks.notification),
     errorOf: (error) => answeredError(error, [CodexError, AskError], CODEX_ERROR_CODES.internal_error),
     codes: CODEX_ERROR_CODES,
     batches: false,

@@ -53,6 +53,8 @@ export interface CallHooks {
   afterResponse(action: () => void): void;
   /** Runs `call` at the request's place in the connection's order (at once when the dialect keeps none). */
   inOrder<T>(call: () => Promise<T>): Promise<T>;
+  /** The call is a notification: it runs, and nothing is answered. */
+  readonly notification: boolean;
 }
 
 export interface JsonRpcConnectionOptions {
@@ -233,10 +235,10 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
       const { code, message: text, data } = options.errorOf(failure);
       return createJSONRPCErrorResponse(id, code, text, data);
     }
-    if (!order) return server.receive(request, { ...hooks, inOrder: (call) => call() });
+    if (!order) return server.receive(request, { ...hooks, notification: !hasId, inOrder: (call) => call() });
     const turn = order.enter();
     try {
-      return await server.receive(request, { ...hooks, inOrder: (call) => turn.run(call) });
+      return await server.receive(request, { ...hooks, notification: !hasId, inOrder: (call) => turn.run(call) });
     } finally {
       // A call its gates refused never ran; its place must not hold up the requests after it.
       turn.release();

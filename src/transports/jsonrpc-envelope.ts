@@ -6,7 +6,8 @@
  */
 
 /** Wraps each call of a connection (in-flight limit, metrics, drain): runs `call`, or rejects with the error to answer instead. */
-export type CallGate = (method: string, call: () => Promise<unknown>) => Promise<unknown>;
+/** Wraps one call of a connection; `notification`: the call has no id, so nothing is answered. */
+export type CallGate = (method: string, call: () => Promise<unknown>, notification?: boolean) => Promise<unknown>;
 
 /** The gate of a connection given none: run the call. */
 export const runCall: CallGate = (_method, call) => call();

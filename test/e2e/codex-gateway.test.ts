@@ -69,6 +69,8 @@ describe("WebSocket / at the front door", () => {
     const response = await fetch(`${gw.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ALICE}` } });
     const samples = parsePrometheus(await response.text());
     expect(sampleValue(samples, "tau_gateway_requests_total", { dialect: "codex", method: "initialize", outcome: "ok" })).toBeGreaterThanOrEqual(1);
+    // The client's `initialized` is a notification: nothing is answered, nothing counted.
+    expect(samples.filter((s) => s.name === "tau_gateway_requests_total" && s.labels.method === "initialized")).toEqual([]);
     expect(sampleValue(samples, "tau_gateway_requests_total", { dialect: "codex", method: "turn/start", outcome: "invalid_params" })).toBeGreaterThanOrEqual(1);
     expect(sampleValue(samples, "tau_gateway_validation_failures_total", { dialect: "codex", source: "client" })).toBeGreaterThanOrEqual(1);
     expect(sampleValue(samples, "tau_gateway_connections", { route: "/" })).toBeGreaterThanOrEqual(1);
