@@ -37,7 +37,9 @@ export class LineSplitter {
     }
     if (start < chunk.length && !this.skipping) {
       const rest = chunk.subarray(start);
-      if (this.partialBytes + rest.length > this.maxLineBytes) {
+      // A CR at the end may be the first half of the line's CRLF, which does not count against the bound.
+      const trailingCr = rest[rest.length - 1] === CARRIAGE_RETURN ? 1 : 0;
+      if (this.partialBytes + rest.length - trailingCr > this.maxLineBytes) {
         this.partial = [];
         this.partialBytes = 0;
         this.skipping = true;

@@ -33,6 +33,27 @@ describe("LineSplitter", () => {
     expect(splitter.push(bytes(`${"y".repeat(11)}\nlast\n`))).toEqual([OVERSIZED_LINE, "last"]);
     expect(splitter.end()).toEqual([]);
   });
+
+  it("takes a CRLF line of exactly the bound however the chunks fall, the CR not counting against it", () => {
+    const line = "0123456789";
+    // Cut between CR and LF: the CR waits in the partial line without making it too long.
+    const cut = new LineSplitter(10);
+    expect(cut.push(bytes(`${line}\r`))).toEqual([]);
+    expect(cut.push(bytes("\nnext\n"))).toEqual([line, "next"]);
+    // The same line whole, and cut before its CR.
+    expect(new LineSplitter(10).push(bytes(`${line}\r\n`))).toEqual([line]);
+    const early = new LineSplitter(10);
+    expect(early.push(bytes(line))).toEqual([]);
+    expect(early.push(bytes("\r\n"))).toEqual([line]);
+    // One byte more than the bound is still too long, CR or not.
+    const over = new LineSplitter(10);
+    expect(over.push(bytes(`${line}x\r`))).toEqual([OVERSIZED_LINE]);
+    expect(over.push(bytes("\nlast\n"))).toEqual(["last"]);
+    // A partial line that ends in CR at the end of input is still one line.
+    const atEnd = new LineSplitter(10);
+    expect(atEnd.push(bytes(`${line}\r`))).toEqual([]);
+    expect(atEnd.end()).toEqual([line]);
+  });
 });
 
 /** A writable that takes writes only when told to: a peer that does not read. */
