@@ -17,8 +17,8 @@ import type { AskPeer } from "../bridge/ask-bridge.js";
  * peer never opts in to them.
  *
  * Backpressure: once the body stream reports it is full, frames wait in a queue until it drains;
- * a client so slow that the queue passes `maxBufferedBytes` is disconnected, never allowed to grow
- * memory without bound.
+ * a client that still has more than `maxBufferedBytes` unread from earlier ticks when there is more
+ * to send is disconnected, never allowed to grow memory without bound.
  *
  * `session.ended` is a session's last event: once its frame is written (after whatever still waits
  * in the queue), the stream ends. A client reconnecting with `Last-Event-ID` then finds no session.
@@ -56,6 +56,8 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
   const queue: string[] = [];
   let queuedBytes = 0;
   let waitingForDrain = false;
+  /** Unread bytes when this tick's first frame was written (undefined: none written yet this tick). */
+  let unreadBeforeTick: number | undefined;
   let ended = false;
   /** The session ended: the stream ends as soon as the queue is written. */
   let endWhenWritten = false;
@@ -72,10 +74,18 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
 
   const write = (frame: string) => {
     if (ended) return;
+    if (unreadBeforeTick === undefined) {
+      unreadBeforeTick = queuedBytes + body.writableLength;
+      process.nextTick(() => (unreadBeforeTick = undefined));
+    }
     if (waitingForDrain) {
       queue.push(frame);
       queuedBytes += Buffer.byteLength(frame);
-      if (queuedBytes + body.writableLength > options.maxBufferedBytes) {
+      // Only what the client left unread before this tick counts: the frames of one tick (a
+      // subscription's replayed backlog, written before the response even starts) are one burst,
+      // not a sign of a slow reader; and one frame larger than the bound still goes to a reader
+      // that keeps up. The WebSocket routes apply the same rule.
+      if (unreadBeforeTick > options.maxBufferedBytes) {
         options.onSlowConsumer?.();
         finish();
         body.destroy();

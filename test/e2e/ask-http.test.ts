@@ -290,10 +290,33 @@ describe("server-sent events backpressure", () => {
     expect(stream.peer.closed).toBe(false);
   });
 
+  it("replays a backlog larger than the bound to a client that reads it, as the WebSocket does", async () => {
+    const gw = await gateway({ extra: { limits: { maxBufferedBytes: 64 * 1024 } } });
+    const sessionId = await createSession(gw.baseUrl);
+    // One turn streams its long answer in small events: far more than the bound in all.
+    const first = await events(`${gw.baseUrl}/rpc/events?sessionId=${sessionId}`);
+    await postRpc(gw.baseUrl, { jsonrpc: "2.0", id: 1, method: "session/send", params: { sessionId, content: "x".repeat(20_000) } });
+    await first.waitForEvent("turn.completed");
+    first.close();
+    const backlog = await postRpc(gw.baseUrl, { jsonrpc: "2.0", id: 2, method: "session/events", params: { sessionId } });
+    const all = backlog.body.result.events as Array<{ seq: number }>;
+    expect(all.map((e) => `id: ${e.seq}\nevent: session/event\ndata: ${JSON.stringify({ sessionId, event: e })}\n\n`).join("").length).toBeGreaterThan(2 * 64 * 1024);
+
+    const replayed = await events(`${gw.baseUrl}/rpc/events?sessionId=${sessionId}`);
+    expect(replayed.status).toBe(200);
+    await replayed.waitFor(() => replayed.events().length === all.length, "the whole backlog");
+    expect(replayed.events().map((e) => e.event)).toEqual(all);
+    expect(replayed.ended).toBe(false);
+  });
+
   it("disconnects a reader that falls further behind than the bound", async () => {
     let slow = 0;
     const stream = openAskSseStream({ heartbeatMs: 60_000, maxBufferedBytes: 64 * 1024, onSlowConsumer: () => slow++ });
-    for (let seq = 1; seq <= 200 && !stream.peer.closed; seq++) stream.peer.notify("session/event", event(seq));
+    // Live events arrive tick after tick; the reader never reads.
+    for (let seq = 1; seq <= 200 && !stream.peer.closed; seq++) {
+      stream.peer.notify("session/event", event(seq));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(stream.peer.closed).toBe(true);
     expect(slow).toBe(1);
     await stream.closed;
