@@ -12,7 +12,7 @@ import { LineSplitter, OVERSIZED_LINE, type LineFrame } from "./ndjson-lines.js"
  *   flood of requests waits in the peer's pipe instead of in our memory (the lines of a chunk
  *   already read wait with it and are handled once the output drains);
  * - optionally, the slow-consumer rule of the WebSocket routes: a peer with more than
- *   `maxBufferedBytes` unread when there is more to send is disconnected;
+ *   `maxBufferedBytes` unread (from earlier ticks) when there is more to send is disconnected;
  * - the lifecycle: `ended` says when the peer is done (its input ended and every line was handed
  *   on, or it is gone), `close()` stops reading, lets the lines in flight finish, then flushes and
  *   ends the output.
@@ -60,6 +60,8 @@ export class NdjsonStream {
   private waitingForDrain = false;
   private closing: Promise<{ flushed: boolean }> | undefined;
   private inFlightCount = 0;
+  /** See unreadBeforeThisTick(). */
+  private unreadAtTickStart: number | undefined;
   private readonly settledWaiters = new Set<() => void>();
 
   constructor(
@@ -135,7 +137,7 @@ export class NdjsonStream {
   private send(line: string): void {
     if (this.outputGone || this.output.destroyed || this.output.writableEnded) return;
     const bound = this.options.maxBufferedBytes;
-    if (bound !== undefined && this.output.writableLength > bound) {
+    if (bound !== undefined && this.unreadBeforeThisTick() > bound) {
       this.outputGone = true;
       this.finish("slow consumer");
       this.options.onSlowConsumer?.();
@@ -145,6 +147,19 @@ export class NdjsonStream {
     }
     this.output.write(`${line}\n`);
     if (this.output.writableNeedDrain) this.pauseReading();
+  }
+
+  /**
+   * What the peer left unread before this tick's first line was written. The lines of one tick (a
+   * subscription's replayed backlog) are one burst the peer has not had a chance to read yet, not
+   * a sign that it reads too slowly; the WebSocket routes apply the same rule.
+   */
+  private unreadBeforeThisTick(): number {
+    if (this.unreadAtTickStart === undefined) {
+      this.unreadAtTickStart = this.output.writableLength;
+      process.nextTick(() => (this.unreadAtTickStart = undefined));
+    }
+    return this.unreadAtTickStart;
   }
 
   private readonly onData = (chunk: Buffer | string) => {

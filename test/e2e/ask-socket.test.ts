@@ -110,6 +110,26 @@ describe("tau-gateway stdio --socket", () => {
     expect(attached.received.some((m) => (m as { id?: unknown }).id === "big")).toBe(false);
   });
 
+  it("replays a backlog larger than --max-buffered-bytes to a socket client that reads it, as the WebSocket does", async () => {
+    const path = join(socketDir(), "backlog.sock");
+    const stdio = spawnStdio(["--socket", path, "--max-buffered-bytes", "65536"], cleanups);
+    const sessionId = (await stdio.client.request("session/create", {})).session.sessionId as string;
+    await stdio.client.request("session/subscribe", { sessionId });
+    // One turn streams its long answer in small events: far more than the bound in all.
+    await runTurn(stdio.client, sessionId, "q".repeat(20_000));
+    const backlog = stdio.client.eventsOf(sessionId);
+    expect(backlog.reduce((bytes, event) => bytes + JSON.stringify(event).length, 0)).toBeGreaterThan(2 * 65536);
+
+    const attached = await attach(path);
+    let disconnected = false;
+    attached.socket.on("close", () => (disconnected = true));
+    await attached.request("session/subscribe", { sessionId, afterSeq: 0 });
+    await attached.waitFor(() => attached.eventsOf(sessionId).length === backlog.length || disconnected, "the whole backlog");
+    expect(disconnected).toBe(false);
+    expect(attached.eventsOf(sessionId)).toEqual(backlog);
+    expect(await attached.request("ping")).toMatchObject({ status: "ok" });
+  });
+
   it("replaces a stale socket file named by ASK_APP_SERVER_SOCKET, and removes its own on SIGTERM", async () => {
     const path = join(socketDir(), "stale.sock");
     await staleSocket(path);

@@ -143,10 +143,30 @@ describe("NdjsonStream", () => {
     let dropped = 0;
     const stream = new NdjsonStream(input, output, dialect.connect, { maxLineBytes: 1 << 20, maxBufferedBytes: 10_000, onSlowConsumer: () => dropped++ });
     // Each answer is ~5 kB; the output's own buffer is larger than the bound, so only the bound stops it.
-    for (let i = 0; i < 10; i++) input.write(`${"a".repeat(5000)}${i}\n`);
+    // The lines come tick after tick: the answers of earlier ticks are still unread when more are sent.
+    for (let i = 0; i < 10 && !output.destroyed; i++) {
+      input.write(`${"a".repeat(5000)}${i}\n`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(await stream.ended).toBe("slow consumer");
     expect(dropped).toBe(1);
     expect(output.destroyed).toBe(true);
+  });
+
+  it("lets a burst written in one tick through, however large, to a peer that has read everything before it", async () => {
+    const input = new PassThrough();
+    const output = new StalledPeer(1024 * 1024);
+    const dialect = echo();
+    let dropped = 0;
+    const stream = new NdjsonStream(input, output, dialect.connect, { maxLineBytes: 1 << 20, maxBufferedBytes: 10_000, onSlowConsumer: () => dropped++ });
+    input.write(`${lines(10).map((l) => `${l}${"a".repeat(5000)}`).join("\n")}\n`);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(dialect.state.received).toHaveLength(10);
+    expect(dropped).toBe(0);
+    output.startReading();
+    input.end();
+    expect(await stream.ended).toBe("input ended");
+    expect(output.lines).toHaveLength(10);
   });
 
   it("close() lets the lines in flight answer, closes the connection, then ends the output", async () => {
