@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { PassThrough } from "node:stream";
 import type { SessionEventParams } from "../../generated/ask-v1.0.js";
 import type { AskPeer } from "../bridge/ask-bridge.js";
+import { TickStartReading } from "../shared/tick-start-reading.js";
 
 /**
  * One session's events as server-sent events: an Ask peer whose only way to speak is one-way
@@ -56,8 +57,8 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
   const queue: string[] = [];
   let queuedBytes = 0;
   let waitingForDrain = false;
-  /** Unread bytes when this tick's first frame was written (undefined: none written yet this tick). */
-  let unreadBeforeTick: number | undefined;
+  /** Unread bytes when this tick's first frame was written. */
+  const unreadBeforeTick = new TickStartReading(() => queuedBytes + body.writableLength);
   let ended = false;
   /** The session ended: the stream ends as soon as the queue is written. */
   let endWhenWritten = false;
@@ -74,10 +75,7 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
 
   const write = (frame: string) => {
     if (ended) return;
-    if (unreadBeforeTick === undefined) {
-      unreadBeforeTick = queuedBytes + body.writableLength;
-      process.nextTick(() => (unreadBeforeTick = undefined));
-    }
+    const unread = unreadBeforeTick.get();
     if (waitingForDrain) {
       queue.push(frame);
       queuedBytes += Buffer.byteLength(frame);
@@ -85,7 +83,7 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
       // subscription's replayed backlog, written before the response even starts) are one burst,
       // not a sign of a slow reader; and one frame larger than the bound still goes to a reader
       // that keeps up. The WebSocket routes apply the same rule.
-      if (unreadBeforeTick > options.maxBufferedBytes) {
+      if (unread > options.maxBufferedBytes) {
         options.onSlowConsumer?.();
         finish();
         body.destroy();

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { LineSplitter, OVERSIZED_LINE, type LineFrame } from "./ndjson-lines.js";
+import { TickStartReading } from "../shared/tick-start-reading.js";
 
 /**
  * One JSON-RPC peer on a pair of byte streams, one message per line each way (NDJSON): stdin and
@@ -60,8 +61,12 @@ export class NdjsonStream {
   private waitingForDrain = false;
   private closing: Promise<{ flushed: boolean }> | undefined;
   private inFlightCount = 0;
-  /** See unreadBeforeThisTick(). */
-  private unreadAtTickStart: number | undefined;
+  /**
+   * What the peer left unread before this tick's first line was written: the lines of one tick (a
+   * subscription's replayed backlog) are one burst, not a sign that it reads too slowly; the
+   * WebSocket routes apply the same rule.
+   */
+  private readonly unreadBeforeThisTick = new TickStartReading(() => this.output.writableLength);
   private readonly settledWaiters = new Set<() => void>();
 
   constructor(
@@ -137,7 +142,7 @@ export class NdjsonStream {
   private send(line: string): void {
     if (this.outputGone || this.output.destroyed || this.output.writableEnded) return;
     const bound = this.options.maxBufferedBytes;
-    if (bound !== undefined && this.unreadBeforeThisTick() > bound) {
+    if (bound !== undefined && this.unreadBeforeThisTick.get() > bound) {
       this.outputGone = true;
       this.finish("slow consumer");
       this.options.onSlowConsumer?.();
@@ -147,19 +152,6 @@ export class NdjsonStream {
     }
     this.output.write(`${line}\n`);
     if (this.output.writableNeedDrain) this.pauseReading();
-  }
-
-  /**
-   * What the peer left unread before this tick's first line was written. The lines of one tick (a
-   * subscription's replayed backlog) are one burst the peer has not had a chance to read yet, not
-   * a sign that it reads too slowly; the WebSocket routes apply the same rule.
-   */
-  private unreadBeforeThisTick(): number {
-    if (this.unreadAtTickStart === undefined) {
-      this.unreadAtTickStart = this.output.writableLength;
-      process.nextTick(() => (this.unreadAtTickStart = undefined));
-    }
-    return this.unreadAtTickStart;
   }
 
   private readonly onData = (chunk: Buffer | string) => {
