@@ -94,15 +94,27 @@ describe("tau-gateway acp against the SDK agent's behaviour", () => {
     expect(agentMessageProblems(first.received, first.sent)).toEqual([]);
     expect(agentMessageProblems(second.received, second.sent)).toEqual([]);
   }, 60_000);
+
+  it("sends $/cancel_request for a permission request left open when its turn is cancelled", async () => {
+    // Neither editor answers: only the cancelled turn settles the request.
+    const { first, second, sessionId, asked, prompted } = await callLeftOpenByFirstEditor(3, { secondAnswers: false });
+    first.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    expect((await prompted).result).toEqual({ stopReason: "cancelled" });
+    expect(await first.next((m) => m.method === "$/cancel_request")).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: asked.id } });
+    const secondAsked = second.received.find((m) => m.method === "session/request_permission");
+    expect(await second.next((m) => m.method === "$/cancel_request")).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: secondAsked.id } });
+    expect(agentMessageProblems(first.received, first.sent)).toEqual([]);
+    expect(agentMessageProblems(second.received, second.sent)).toEqual([]);
+  }, 60_000);
 });
 
 /**
  * Two editors of one session on WebSocket `/acp` of a real `serve`: the first prompts a call of
  * the `echo-args` command tool with `{"a": a}` and leaves its permission request unanswered; the
- * second resumes the session and allows the call (RawAcpClient's default answer). Resolves once
- * both have been asked.
+ * second resumes the session and allows the call (RawAcpClient's default answer) unless
+ * `secondAnswers` is false. Resolves once both have been asked.
  */
-async function callLeftOpenByFirstEditor(a: number) {
+async function callLeftOpenByFirstEditor(a: number, { secondAnswers = true } = {}) {
   const gateway = await serveCli(["--port", "0", "--tokens-file", tokensFile, "--tools-config", toolsFile, "--log-level", "warn"], cleanups);
   const url = `${gateway.baseUrl.replace("http://", "ws://")}/acp`;
   const first = await RawAcpClient.connect(url, { authorization: `Bearer ${TOKEN}` });
@@ -110,6 +122,7 @@ async function callLeftOpenByFirstEditor(a: number) {
   cleanups.push(() => first.close());
   cleanups.push(() => second.close());
   first.answer = () => undefined;
+  if (!secondAnswers) second.answer = () => undefined;
   await first.initialize();
   await second.initialize();
   const { sessionId } = (await first.request("session/new", { cwd: workDir, mcpServers: [] })).result;
