@@ -44,8 +44,10 @@ describe("tau-gateway serve on SIGTERM", () => {
     expect(overHttp.body).toMatchObject({ id: 9, error: { code: -32012 } });
 
     // The turn in flight runs to its end and subscribers see it.
-    const completed = await client.waitForEvent(sessionId, "turn.completed");
-    expect(completed.payload).toMatchObject({ turnId: sent.turnId, response: "You said: slept well" });
+    // (Found by its turn: the queued message's turn may complete right after it, before a look.)
+    const completedOf = () => client.eventsOf(sessionId).find((e) => e.type === "turn.completed" && (e.payload as { turnId?: string }).turnId === sent.turnId);
+    await client.waitFor(() => completedOf() !== undefined, "turn.completed of the turn in flight");
+    expect(completedOf()!.payload).toMatchObject({ turnId: sent.turnId, response: "You said: slept well" });
 
     expect(await closed).toBe(1001);
     await queued;
