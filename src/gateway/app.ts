@@ -11,6 +11,7 @@ import { gatewayDrain } from "./drain-plugin.js";
 import { resolveLimits } from "./limits.js";
 import { loggerOptions } from "./log-options.js";
 import { gatewayMetrics } from "./metrics-plugin.js";
+import { networkLimits, nodeServerOptions } from "./network-limits.js";
 import { requestIdGenerator, requestIdHeader } from "./request-id.js";
 import { lazySchemaCompilers } from "./schema-compilers.js";
 import { acpWebSocketRoute } from "./routes/acp-websocket.js";
@@ -35,17 +36,19 @@ import { gatewayServices } from "./services.js";
  * belong to the caller.
  */
 export function buildGateway(config: GatewayConfig): FastifyInstance {
+  const limits = resolveLimits(config.limits);
   const app = Fastify({
+    ...nodeServerOptions(limits),
     logger: loggerOptions(config),
     genReqId: requestIdGenerator(config),
     trustProxy: config.trustProxy ?? false,
     schemaController: { compilersFactory: lazySchemaCompilers },
   });
-  const limits = resolveLimits(config.limits);
   const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
 
   app.register(gatewayServices, { upstream: config.upstream, store: config.store, askBridge: config.ask?.bridge, codexBridge: config.codex?.bridge, acpAgent: config.acp?.agent });
   app.register(gatewayMetrics);
+  app.register(networkLimits, { limits, trustProxy: config.trustProxy ?? false });
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check.
   app.register(clientSockets, { limits, maxMessageBytes });
   // Before every route: request id, then Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).

@@ -2,6 +2,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { AskBridgeStats } from "../bridge/ask-bridge.js";
 import type { GatewayStore } from "../store/index.js";
 import type { ClientFaultKind } from "./client-faults.js";
+
+/** Which stage of a connection a network deadline cut: sent nothing, headers unfinished, body unfinished. */
+export type NetworkTimeoutStage = "idle" | "headers" | "request";
 import type { CallObserver, CallRecord } from "../transports/call-observer.js";
 import type { PassthroughCounters } from "../transports/tau-passthrough.js";
 
@@ -50,6 +53,7 @@ export class GatewayMetrics {
   private readonly durations: Histogram<"dialect" | "method">;
   private readonly slowConsumers: Counter<"route">;
   private readonly keepaliveTimeouts: Counter<"route">;
+  private readonly networkTimeouts: Counter<"stage">;
   private readonly oversizedMessages: Counter<"route">;
   private readonly clientFaults: Counter<"route" | "kind">;
 
@@ -88,6 +92,12 @@ export class GatewayMetrics {
       name: "tau_gateway_keepalive_timeouts_total",
       help: "Clients terminated for not answering a WebSocket ping before the next one, by route.",
       labelNames: ["route"],
+      registers,
+    });
+    this.networkTimeouts = new Counter({
+      name: "tau_gateway_network_timeouts_total",
+      help: "Client connections closed by a network deadline, by stage: idle (sent nothing), headers (headers unfinished, WebSocket upgrades included), request (body unfinished).",
+      labelNames: ["stage"],
       registers,
     });
     this.oversizedMessages = new Counter({
@@ -259,6 +269,10 @@ export class GatewayMetrics {
 
   keepaliveTimedOut(route: string): void {
     this.keepaliveTimeouts.inc({ route });
+  }
+
+  networkTimeout(stage: NetworkTimeoutStage): void {
+    this.networkTimeouts.inc({ stage });
   }
 
   oversizedMessage(route: string): void {

@@ -9,6 +9,7 @@ export const PLUGIN = {
   /** Registered by the client-sockets plugin; decorates `websocketServer`. */
   websocket: "@fastify/websocket",
   clientSockets: "tau-gateway-client-sockets",
+  networkLimits: "tau-gateway-network-limits",
   requestId: "tau-gateway-request-id",
   accessControl: "tau-gateway-access-control",
   drain: "tau-gateway-drain",

@@ -40,6 +40,8 @@ export interface OperatedGatewayOptions {
   limits?: Partial<GatewayLimits>;
   maxMessageBytes?: number;
   tokens?: TokenRegistry;
+  /** Fastify's trustProxy, as `serve --trust-proxy` sets it. */
+  trustProxy?: boolean | string[];
 }
 
 export async function startOperatedGateway(options: OperatedGatewayOptions = {}): Promise<OperatedGateway> {
@@ -71,6 +73,7 @@ export async function startOperatedGateway(options: OperatedGatewayOptions = {})
       maxMessageBytes: options.maxMessageBytes,
       limits: options.limits,
       tokens: options.tokens,
+      trustProxy: options.trustProxy,
     });
     const httpUrl = await app.listen({ host: "127.0.0.1", port: 0 });
     const wsUrl = httpUrl.replace("http://", "ws://");
