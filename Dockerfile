@@ -33,7 +33,7 @@ COPY generated/validators ./generated/validators
 # New sessions work in /workspace (mount a volume there); the gateway's own files stay read-only.
 RUN mkdir -p /workspace && chown node:node /workspace
 USER node
-# Every `tau-gateway serve` flag has a TAU_GATEWAY_* variable (see README, Deployment). Listening on
+# Every `tau-gateway serve` flag has a TAU_GATEWAY_* variable (see docs/configuration.md). Listening on
 # all interfaces needs a token (TAU_GATEWAY_TOKEN or TAU_GATEWAY_TOKENS_FILE) unless
 # TAU_GATEWAY_INSECURE_NO_AUTH=true is set deliberately.
 ENV TAU_GATEWAY_HOST=0.0.0.0 \

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg, release, totalmem } from "node:os";
 
-/** The machine a run happened on, as the README and the JSON results report it. */
+/** The machine a run happened on, as docs/performance.md and the JSON results report it. */
 export interface MachineInfo {
   cpu: string;
   cores: number;

@@ -54,8 +54,8 @@ export interface SessionRegistryOptions {
  * A session closed with session/close is gone for every Ask connection of this gateway: its record
  * is dropped and its id kept (up to a bound, closed-sessions.ts), so opening it again, or any call
  * naming it, is -32004. Tau cannot delete a session and its attributes cannot change after
- * creation, so the mark lives here, in the gateway process (see the README on what stays behind in
- * Tau).
+ * creation, so the mark lives here, in the gateway process (see docs/ask.md, session/close, on what stays
+ * behind in Tau).
  */
 export class SessionRegistry {
   private readonly records = new Map<string, Promise<SessionRecord>>();

@@ -202,7 +202,7 @@ export function storeTarget(text: string): string {
   return text;
 }
 
-/** Where the commands that host sessions keep what gateway replicas share (see the README, "Replicas and a shared store"). */
+/** Where the commands that host sessions keep what gateway replicas share (see docs/deployment.md, "Replicas and a shared store"). */
 export const storeSettings = {
   store: { flag: "store", default: "memory", parse: storeTarget },
   storeLeaseMs: { flag: "store-lease-ms", default: DEFAULT_LEASE_TTL_MS, parse: integer(100) },

@@ -9,7 +9,7 @@ import { exitWithin, spawnStdio } from "../support/stdio-child.js";
 
 /**
  * Where the gateway deliberately answers differently from the Ask host (ask-app-server), as the
- * README's "Differences from Ask hosts" lists them: each claim checked over stdio, WebSocket `/rpc`
+ * page docs/differences.md lists them: each claim checked over stdio, WebSocket `/rpc`
  * and the Unix socket (and where only one transport has the thing, there).
  */
 

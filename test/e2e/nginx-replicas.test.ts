@@ -1,16 +1,14 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectContiguous, expectOneTerminalPerTurn, waitForTerminal } from "../support/ask-events.js";
 import { AskTestClient } from "../support/ask-client.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { repoRoot } from "../support/cli.js";
+import { docSection } from "../support/docs.js";
 import { freePort } from "../support/free-port.js";
-import { nginxBinary, readmeNginxExample, startTestNginx } from "../support/nginx.js";
+import { nginxBinary, nginxExample, startTestNginx } from "../support/nginx.js";
 import { startReplicaSet, until } from "../support/replica-set.js";
 
 /**
- * The README's three-replica example: nginx (the "Behind nginx" configuration with the replicas'
+ * The documented three-replica example (docs/deployment.md): nginx (the "Behind nginx" configuration with the replicas'
  * `upstream` block) in front of three gateway replicas on one Redis, no sticky sessions. A client
  * whose replica is killed reconnects through the same nginx address, lands on whichever replica
  * nginx picks, resumes with its cursor and misses nothing.
@@ -18,12 +16,10 @@ import { startReplicaSet, until } from "../support/replica-set.js";
 
 const cleanups = cleanupsAfterEach();
 
-/** The README's nginx configuration with its upstream block replaced by the replicas' one, for these ports. */
+/** The documented nginx configuration with its upstream block replaced by the replicas' one, for these ports. */
 function replicasSite(listenPort: number, replicaPorts: string[]): string {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const site = readmeNginxExample();
-  const start = readme.indexOf("### Replicas and a shared store");
-  const upstream = /```conf\n(upstream tau_gateway \{[\s\S]*?\})\n```/.exec(readme.slice(start))![1]!;
+  const site = nginxExample();
+  const upstream = /```conf\n(upstream tau_gateway \{[\s\S]*?\})\n```/.exec(docSection("deployment.md", "## Replicas and a shared store"))![1]!;
   const servers = [...upstream.matchAll(/server \S+;/g)];
   expect(servers, "the example's three replicas").toHaveLength(3);
   let replaced = upstream;

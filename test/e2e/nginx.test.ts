@@ -2,15 +2,15 @@ import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AskTestClient } from "../support/ask-client.js";
-import { nginxBinary, readmeNginxExample, startTestNginx, type TestNginx } from "../support/nginx.js";
+import { nginxBinary, nginxExample, startTestNginx, type TestNginx } from "../support/nginx.js";
 import { freePort } from "../support/free-port.js";
 import { postRpc, startHttpGateway, type HttpGateway } from "../support/http-gateway.js";
 import { SseTestClient } from "../support/sse-client.js";
 import { TauTestClient } from "../support/tau-client.js";
 
 /**
- * The gateway behind a real nginx, configured with the example from the README's deployment
- * section (the one users copy): plain HTTP routes, WebSocket upgrades on `/rpc` and `/tau`,
+ * The gateway behind a real nginx, configured with the example from the deployment page
+ * (docs/deployment.md, the one users copy): plain HTTP routes, WebSocket upgrades on `/rpc` and `/tau`,
  * server-sent events arriving while the stream stays open, and the client's address reaching the
  * gateway through `X-Forwarded-For` (the gateway trusts only the proxy's address).
  *
@@ -29,7 +29,7 @@ describe.skipIf(!nginxBinary)(`behind nginx${nginxBinary ? "" : " (skipped: ngin
     gateway = await startHttpGateway({ extra: { trustProxy: ["127.0.0.1"] } });
     const gatewayPort = new URL(gateway.baseUrl).port;
     const port = await freePort();
-    const example = readmeNginxExample();
+    const example = nginxExample();
     const site = example.replace(/^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${port};`).replace(/server 127\.0\.0\.1:8080;/, `server 127.0.0.1:${gatewayPort};`);
     expect(site, "the example's listen and upstream lines").not.toBe(example);
     expect(site).toContain(`listen 127.0.0.1:${port};`);

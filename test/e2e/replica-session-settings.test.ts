@@ -199,7 +199,7 @@ describe("a session-wide grant", () => {
       a.child.kill("SIGKILL");
       await a.exit;
       await until(async () => ((await leasesOwned(b)) === 1 ? true : undefined), "B to take the host over", 60_000);
-      // The new owner observes the session and says so with session.reset {cause:"resync"} (README, "Replicas and a shared store").
+      // The new owner observes the session and says so with session.reset {cause:"resync"} (docs/deployment.md, "Replicas and a shared store").
       await onB.waitFor(() => payloadsOf(onB.eventsOf(sessionId), "session.reset").length > 0, "B's resync of the session", 60_000);
 
       const before = onB.eventsOf(sessionId).length;

@@ -3,16 +3,15 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { repoRoot } from "./cli.js";
+import { readDoc } from "./docs.js";
 
 /** The nginx binary, when installed (`.ci/run` installs it with apt-get; suites skip without it). */
 export const nginxBinary = ["nginx", "/usr/sbin/nginx"].find((candidate) => spawnSync(candidate, ["-v"]).status === 0);
 
-/** The README's nginx example, which users copy: the one ```nginx block of the deployment section. */
-export function readmeNginxExample(): string {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const blocks = [...readme.matchAll(/```nginx\n([\s\S]*?)```/g)];
-  expect(blocks.length, "one ```nginx block in README.md").toBe(1);
+/** The documented nginx example, which users copy: the one ```nginx block of docs/deployment.md. */
+export function nginxExample(): string {
+  const blocks = [...readDoc("deployment.md").matchAll(/```nginx\n([\s\S]*?)```/g)];
+  expect(blocks.length, "one ```nginx block in docs/deployment.md").toBe(1);
   return blocks[0]![1]!;
 }
 

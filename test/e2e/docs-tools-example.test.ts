@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,24 +7,20 @@ import { parseToolsConfig } from "../../src/bridge/interactions/index.js";
 import { HOST_TOOL_NAMES } from "../../src/registry/tau/index.js";
 import { openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { repoRoot, runCommand } from "../support/cli.js";
+import { runCommand } from "../support/cli.js";
+import { readDoc } from "../support/docs.js";
 import { startTestGateway } from "../support/gateway.js";
 
 /**
- * The README's command-tools section is what the gateway does: its example program and tools file,
- * taken from the README, run on the embedded host with the outcomes the README shows; its list of
+ * The command-tools page (docs/command-tools.md) is what the gateway does: its example program and
+ * tools file, taken from the page, run on the embedded host with the outcomes the page shows; its list of
  * reserved names and its start-up error lines are the gateway's own.
  */
 
 const cleanups = cleanupsAfterEach();
 const EXAMPLE_DIR = "/opt/tau-tools";
 
-function section(): string {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const start = readme.indexOf("## Command tools (`--tools-config`)");
-  expect(start, "README has a command tools section").toBeGreaterThan(-1);
-  return readme.slice(start, readme.indexOf("\n## ", start + 1));
-}
+const section = () => readDoc("command-tools.md");
 
 /** The first fenced block of `language` after `marker` in the section. */
 function block(text: string, marker: string, language: string): string {
@@ -36,14 +32,14 @@ function block(text: string, marker: string, language: string): string {
 
 const quotedResults = (text: string) => [...text.matchAll(/"type":"tool\.result".*?"output":("(?:[^"\\]|\\.)*")/g)].map((m) => JSON.parse(m[1]!) as string);
 
-describe("the README's command tools", () => {
+describe("the documented command tools", () => {
   it("the example runs as shown: approved and counted, a failing exit, arguments refused before anyone is asked", async () => {
     const text = section();
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), "readme-tools-")));
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "docs-tools-")));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, "word-count.mjs"), block(text, "word-count.mjs`:", "js"));
     const config = block(text, "tools.json`:", "json").replaceAll(EXAMPLE_DIR, dir);
-    const tools = parseToolsConfig(config, "README tools.json");
+    const tools = parseToolsConfig(config, "docs tools.json");
     expect(tools.map((t) => t.name)).toEqual(["word_count"]);
 
     const gw = await cleanups.stopAfterTest(startTestGateway({ commandTools: tools }));
@@ -67,7 +63,7 @@ describe("the README's command tools", () => {
     expect(refused.some((e) => e.type.startsWith("approval."))).toBe(false);
     const results = [counted, empty, refused].map((events) => payloadsOf<{ output: string; isError: boolean }>(events, "tool.result")[0]!);
     expect(results.map((r) => r.isError)).toEqual([false, true, true]);
-    // The outputs the README's transcript shows, in its order.
+    // The outputs the page's transcript shows, in its order.
     expect(results.map((r) => r.output)).toEqual(quotedResults(text));
     expect(client.invalid).toEqual([]);
   });
@@ -80,7 +76,7 @@ describe("the README's command tools", () => {
 
     const shown = text.slice(text.indexOf("stops the command at start"));
     const lines = block(shown, "", "").split("\n");
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), "readme-tools-")));
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "docs-tools-")));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, "tools.json");
     const tool = { description: "x", parameters: { type: "object" }, command: "true" };
