@@ -46,6 +46,23 @@ export interface MethodEntry extends EntryBase {
    * would deadlock that work.
    */
   settles?: boolean;
+  /** How the dialect's own host words invalid params of this request, when it has fixed words for them. */
+  invalidParams?: ParamsWording;
+}
+
+/**
+ * A host's fixed sentences for invalid params (Tau: one per method and field, checked in the
+ * host's own order). Paths are exact: a problem deeper inside a field is not that field's.
+ */
+export interface ParamsWording {
+  /** Said for any invalid params (a method whose params must be an empty object). */
+  always?: string;
+  /** Said when params is not an object at all. */
+  notObject?: string;
+  /** The first field in this order with a problem at exactly its path; `withIssues`: the issues follow the sentence. */
+  fields: Array<{ path: string[]; message: string; withIssues?: boolean }>;
+  /** Said otherwise, followed by the issues. */
+  otherwise: string;
 }
 
 export interface NotificationEntry extends EntryBase {

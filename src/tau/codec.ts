@@ -1,6 +1,8 @@
 import type { ClientMessage, ErrorCode, ErrorObject, ErrorResponse, ServerMessage, SuccessResponse } from "../../generated/tau-v18.js";
+import { TAU_PARAMS_WORDING } from "../registry/tau/index.js";
 import { formatIssue } from "../validation/issues.js";
 import { ProtocolValidators, type BundleValidator } from "../validation/validator.js";
+import { tauParamsMessage } from "./params-words.js";
 
 /**
  * Tau's envelope codec, both directions, the one place Tau messages are read and written.
@@ -27,9 +29,10 @@ export type ParsedServerMessage<R> =
   | { ok: true; message: ServerMessage; text: string; answers: R | undefined }
   | { ok: false; problem: string; details: Record<string, unknown>; answers: R | undefined };
 
+/** A request, or the error response Tau would send; `issues` (invalid params) are our validator's findings, for operators' logs only. */
 export type ParsedRequest =
   | { ok: true; request: TauRequest }
-  | { ok: false; id: string | null; error: ErrorObject; method?: string };
+  | { ok: false; id: string | null; error: ErrorObject; method?: string; issues?: string[] };
 
 const WHITESPACE_ONLY = /^[\t\n\r ]*$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -78,10 +81,9 @@ export class TauCodec {
     if (!entry || entry.kind !== "request") return fail(id, "method_not_found", `unsupported method: ${method}`);
     const checked = this.schema.params(method, value.params, "");
     if (!checked.ok) {
-      const first = checked.issues[0];
-      const where = first ? `params${first.pointer.replace(/\//g, ".")}` : "params";
-      const message = first ? `${method} ${where} ${first.message}` : `${method} params are invalid`;
-      return { ok: false, id, method, error: { code: "invalid_params", message, data: { issues: checked.issues.map(formatIssue) } } };
+      // Tau's own sentence and nothing else on the wire; what our validator found is for the log.
+      const message = tauParamsMessage(method, TAU_PARAMS_WORDING.get(method), checked.errors ?? []);
+      return { ok: false, id, method, error: { code: "invalid_params", message }, issues: checked.issues.map(formatIssue) };
     }
     return { ok: true, request: value as unknown as TauRequest };
   }
@@ -148,12 +150,15 @@ function fail(id: string | null, code: ErrorCode, message: string, data?: unknow
   return { ok: false, id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
-/** A client's value as text for an error message. parseRequest never throws: JSON.parse reads any nesting depth, JSON.stringify overflows the stack on deep values. */
+/**
+ * A client's value as Tau prints it in an error message: `String(value)`, so an object is
+ * "[object Object]" and an array its items joined with commas. parseRequest never throws: JSON.parse
+ * reads any nesting depth, and joining a deeply nested array overflows the stack.
+ */
 function display(v: unknown): string {
-  if (typeof v === "string") return v;
   try {
-    return JSON.stringify(v) ?? String(v);
+    return String(v);
   } catch {
-    return Array.isArray(v) ? "(a deeply nested array)" : "(a deeply nested object)";
+    return "(a value that cannot be shown)";
   }
 }

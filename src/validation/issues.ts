@@ -29,6 +29,21 @@ const UNION_KEYWORDS = new Set(["anyOf", "oneOf", "if"]);
  * matched, only the discriminator is reported ("must be one of …").
  */
 export function explain(errors: readonly ErrorObject[] | null | undefined): ValidationIssue[] {
+  const merged = mergeAlternatives(relevantErrors(errors));
+  const seen = new Set<string>();
+  return merged.filter((issue) => {
+    const key = `${issue.pointer}\u0000${issue.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * ajv's raw errors less the noise explain() drops (union summaries, discriminators of branches
+ * that did not match, errors of rejected branches), for callers that word issues their own way.
+ */
+export function relevantErrors(errors: readonly ErrorObject[] | null | undefined): ErrorObject[] {
   if (!errors?.length) return [];
   let relevant = errors.filter((e) => !UNION_KEYWORDS.has(e.keyword));
   if (!relevant.length) relevant = [...errors];
@@ -60,19 +75,10 @@ export function explain(errors: readonly ErrorObject[] | null | undefined): Vali
     );
     if (inside) matched.add(at);
   }
-  relevant = relevant.filter((e) => {
+  return relevant.filter((e) => {
     if (inRejectedBranch(e)) return false;
     // Another branch matched here: its errors say what is wrong, the discriminators are noise.
     if (isDiscriminatorError(e)) return !matched.has(parentPointer(e.instancePath));
-    return true;
-  });
-
-  const merged = mergeAlternatives(relevant);
-  const seen = new Set<string>();
-  return merged.filter((issue) => {
-    const key = `${issue.pointer}\u0000${issue.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
     return true;
   });
 }

@@ -1,8 +1,9 @@
+import type { ErrorObject } from "ajv";
 import type { Ajv2019, ValidateFunction } from "ajv/dist/2019.js";
 import { ajv2019 } from "../shared/lazy-ajv.js";
 import type { Dialect, Sender } from "../registry/model.js";
 import type { IndexBundle, IndexEntry, SchemaIndex } from "../registry/schema-index.js";
-import { explain, type ValidationIssue } from "./issues.js";
+import { explain, relevantErrors, type ValidationIssue } from "./issues.js";
 import { loadFastChecks, type FastCheck } from "./precompiled.js";
 import { readSchemaFile } from "./schema-files.js";
 
@@ -29,6 +30,11 @@ export interface ValidationResult {
   /** The definition it was checked against. */
   definition?: string;
   issues: ValidationIssue[];
+  /**
+   * ajv's own errors behind `issues` (see relevantErrors), for callers that must word a failure
+   * in a dialect's words. Not enumerable: results are printed and sent as they were.
+   */
+  readonly errors?: readonly ErrorObject[];
 }
 
 const valid = (subject?: string, definition?: string): ValidationResult => ({ ok: true, subject, definition, issues: [] });
@@ -146,7 +152,7 @@ export class BundleValidator {
     // Both tiers compile the same schema, so they agree; were they ever not to, the detailed one, compiled exactly as generated, decides.
     if (detailed(value)) return valid(subject, definition);
     const issues = explain(detailed.errors).map((i) => ({ ...i, pointer: pointerPrefix + i.pointer }));
-    return invalid(issues, subject, definition);
+    return Object.defineProperty(invalid(issues, subject, definition), "errors", { value: relevantErrors(detailed.errors), enumerable: false });
   }
 
   private fastCheck(definition: string): FastCheck {

@@ -1,4 +1,4 @@
-import type { DialectRegistry } from "../model.js";
+import type { DialectRegistry, ParamsWording } from "../model.js";
 import { changeDefinitions } from "./changes.js";
 import { clientToolDefinitions } from "./client-tools.js";
 import { commonDefinitions } from "./common.js";
@@ -19,6 +19,9 @@ export const TAU_METHOD_ORDER: readonly string[] = tauMethods.map((m) => m.name)
 
 /** Methods that only settle or cancel work already running (see `MethodEntry.settles`). */
 export const TAU_SETTLING_METHODS: ReadonlySet<string> = new Set(tauMethods.filter((m) => m.settles).map((m) => m.name));
+
+/** Tau's own sentences for each method's invalid params (see `MethodEntry.invalidParams`). */
+export const TAU_PARAMS_WORDING: ReadonlyMap<string, ParamsWording> = new Map(tauMethods.flatMap((m) => (m.invalidParams ? [[m.name, m.invalidParams] as const] : [])));
 
 export const tauRegistry: DialectRegistry = {
   dialect: "tau",

@@ -1,11 +1,13 @@
-import type { MethodEntry } from "../model.js";
+import type { MethodEntry, ParamsWording } from "../model.js";
 import { arr, base64, bool, describe, during, int, literal, nonEmpty, noNul, nullable, obj, oneOfStrings, opt, protocolVersion, ref, since, str, union, type Schema } from "../schema.js";
 import { clientToolContent } from "./client-tools.js";
 import { anyInt, autoCompactThreshold, nonEmptyNoNul } from "./common.js";
+import { emptyObjectOnly, ENV_RULES, issuesOnly, NON_EMPTY, NON_EMPTY_IF_GIVEN, REASONING_VALUES, sessionWords, tauWords } from "./params-wording.js";
 
 /**
  * Every Tau request method (spec §4), in the order `ready` advertises them. Params objects strip
- * unknown fields except `session.setAutoCompactThreshold`, which Tau parses strictly.
+ * unknown fields except `session.setAutoCompactThreshold`, which Tau parses strictly. `words` are
+ * Tau v18's own sentences for invalid params of the method (see params-wording.ts).
  */
 
 export const EXEC_MAX_CAPTURE_BYTES = 24 * 1024 * 1024;
@@ -17,16 +19,26 @@ const historyEntryId = () => nonEmpty({ description: "Client-chosen history entr
 const withSession = (props: Record<string, unknown> = {}, options?: Parameters<typeof obj>[1]): Schema =>
   obj({ sessionId: sessionId(), ...props }, options);
 
-const request = (
-  name: string,
-  description: string,
-  params: Schema,
-  result: Schema,
-  extra: Partial<Pick<MethodEntry, "versions" | "versionNote" | "settles">> = {},
-): MethodEntry => ({ name, kind: "request", sender: "client", description, params, result, ...extra });
+type Extra = Partial<Pick<MethodEntry, "versions" | "versionNote" | "settles">> & { words?: (method: string) => ParamsWording };
+
+const request = (name: string, description: string, params: Schema, result: Schema, extra: Extra = {}): MethodEntry => {
+  const { words, ...rest } = extra;
+  return { name, kind: "request", sender: "client", description, params, result, ...rest, ...(words ? { invalidParams: words(name) } : {}) };
+};
 
 const GOAL_METHODS = { versions: { until: 15 }, versionNote: "removed somewhere in 16–18" } as const;
 const SETTLES = { settles: true } as const;
+const sessionIdOnly = { words: sessionWords() };
+const sessionCreateWords = tauWords(
+  ["executionEnvironment", "must be an object"],
+  ["executionEnvironment.kind", "must be 'local' or 'fly-sprite'"],
+  ["executionEnvironment.cwd", "must be an absolute path"],
+  ["executionEnvironment.env", ENV_RULES],
+  ["attributes", "must contain at most 32 bounded string pairs"],
+  ["personaId", NON_EMPTY],
+  ["reasoning", `must be ${REASONING_VALUES}`],
+);
+const userMessageWords = { words: sessionWords(["text", NON_EMPTY], ["historyEntryId", NON_EMPTY_IF_GIVEN]) };
 
 export const tauMethods: MethodEntry[] = [
   // §4.1 Connection / discovery
@@ -45,6 +57,17 @@ export const tauMethods: MethodEntry[] = [
       methods: arr(ref("MethodName"), { unique: true }),
       alreadyInitialized: bool(),
     }),
+    {
+      words: () => ({
+        notObject: "initialize params must be an object with client metadata",
+        fields: [
+          { path: ["client"], message: "initialize.client must be an object with name/version strings and optional tools" },
+          { path: ["client", "name"], message: "initialize.client.name must be a non-empty string" },
+          { path: ["client", "version"], message: "initialize.client.version must be a non-empty string" },
+        ],
+        otherwise: "initialize params are invalid",
+      }),
+    },
   ),
   request(
     "session.create",
@@ -57,12 +80,16 @@ export const tauMethods: MethodEntry[] = [
       reasoning: opt(ref("Reasoning")),
     }),
     obj({ sessionId: nonEmpty() }),
+    {
+      words: sessionCreateWords,
+    },
   ),
   request(
     "session.list",
     "Lists the sessions this host can serve.",
     obj({}),
     obj({ sessions: arr(obj({ sessionId: nonEmpty(), lifecycle: ref("SessionLifecycle") })) }),
+    { words: emptyObjectOnly() },
   ),
   request(
     "session.observe",
@@ -73,12 +100,14 @@ export const tauMethods: MethodEntry[] = [
       pendingUserMessages: ref("PendingUserMessagesState"),
       subagentActivities: ref("SubagentActivitiesState"),
     }),
+    sessionIdOnly,
   ),
   request(
     "session.unobserve",
     "Stops this connection's observation of a session without interrupting it.",
     withSession(),
     obj({ unobserved: literal(true) }),
+    sessionIdOnly,
   ),
 
   // §4.2 User input and turns
@@ -87,24 +116,28 @@ export const tauMethods: MethodEntry[] = [
     "Appends user text without running a turn, interrupting active work and rejecting pending input.",
     withSession({ text: nonEmpty(), historyEntryId: opt(historyEntryId()) }),
     obj({ snapshot: ref("Snapshot"), userHistoryEntryId: nonEmpty() }),
+    userMessageWords,
   ),
   request(
     "session.submit",
     "Appends user text and runs one turn on an idle session, answering when the turn settles.",
     withSession({ text: nonEmpty(), historyEntryId: opt(historyEntryId()) }),
     ref("UserTurnResult"),
+    userMessageWords,
   ),
   request(
     "session.queue",
     "Runs user text now if idle, otherwise as a pending message once the session is idle.",
     withSession({ text: nonEmpty(), historyEntryId: opt(historyEntryId()) }),
     ref("UserTurnResult"),
+    userMessageWords,
   ),
   request(
     "session.steer",
     "Joins active model work at its next safe boundary, or starts an ordinary turn when idle.",
     withSession({ text: nonEmpty() }),
     ref("UserTurnResult"),
+    { words: sessionWords(["text", NON_EMPTY]) },
   ),
   request(
     "session.cancelPendingMessages",
@@ -113,12 +146,14 @@ export const tauMethods: MethodEntry[] = [
     obj({
       cancelled: describe("Steering first, then queued messages.", arr(ref("PendingUserMessage"))),
     }),
+    sessionIdOnly,
   ),
   request(
     "session.retry",
     "Runs one turn from current history without new user text.",
     withSession(),
     ref("TurnResult"),
+    sessionIdOnly,
   ),
   request(
     "session.exec",
@@ -148,13 +183,25 @@ export const tauMethods: MethodEntry[] = [
       aborted: bool(),
       closeSignal: nullable(str()),
     }),
+    {
+      words: sessionWords(
+        ["execId", NON_EMPTY],
+        ["command", "must be a non-empty string without null bytes"],
+        ["args", "must be an array of strings without null bytes when provided"],
+        ["env", ENV_RULES],
+        ["stdinBase64", `must be valid base64 encoding at most ${EXEC_MAX_STDIN_BYTES} bytes`],
+        ["cwd", "must be a non-empty string without null bytes when provided"],
+        ["timeoutMs", "must be a positive integer when provided"],
+        ["maxCaptureBytes", `must be a positive integer no greater than ${EXEC_MAX_CAPTURE_BYTES} when provided`],
+      ),
+    },
   ),
   request(
     "session.cancelExec",
     "Cancels one active execution without interrupting other work.",
     withSession({ execId: nonEmpty() }),
     obj({ cancelled: bool() }),
-    SETTLES,
+    { ...SETTLES, words: sessionWords(["execId", NON_EMPTY]) },
   ),
   request(
     "session.sample",
@@ -168,17 +215,18 @@ export const tauMethods: MethodEntry[] = [
       options: obj({ reasoning: opt(ref("Reasoning")), maxTokens: opt(int({ min: 1 })) }),
     }),
     obj({ message: ref("AssistantMessage") }),
+    { words: sessionWords(["context", "must include a system prompt and messages"], ["options", "must be an object"]) },
   ),
   request(
     "session.interrupt",
     "Cooperatively cancels the active turn, direct executions, samples and maintenance.",
     withSession(),
     obj({ interrupted: bool(), isTurnRunning: bool() }),
-    SETTLES,
+    { ...SETTLES, ...sessionIdOnly },
   ),
 
   // §4.4 State and settings
-  request("session.snapshot", "Returns the complete authoritative snapshot.", withSession(), ref("Snapshot")),
+  request("session.snapshot", "Returns the complete authoritative snapshot.", withSession(), ref("Snapshot"), sessionIdOnly),
 
   // Goals (v13 method reference; gone by v18)
   request(
@@ -208,31 +256,35 @@ export const tauMethods: MethodEntry[] = [
     "Changes the reasoning effort from the next logical turn without interrupting the running one.",
     withSession({ reasoning: ref("Reasoning") }),
     ref("SettingsUpdateResult"),
+    { words: sessionWords(["reasoning", `must be ${REASONING_VALUES}`]) },
   ),
   request(
     "session.setAutoCompactThreshold",
     "Changes the configured auto-compaction threshold from the next logical turn without starting compaction.",
     withSession({ thresholdTokens: autoCompactThreshold() }, { strict: true }),
     ref("SettingsUpdateResult"),
-    { versions: { since: 16 }, versionNote: "added somewhere in 16–18" },
+    { versions: { since: 16 }, versionNote: "added somewhere in 16–18", words: issuesOnly() },
   ),
   request(
     "session.setPersona",
     "Switches to a persona from the session catalog, interrupting active work and rejecting pending input.",
     withSession({ personaId: nonEmpty() }),
     ref("Snapshot"),
+    { words: sessionWords(["personaId", NON_EMPTY]) },
   ),
   request(
     "session.resolvePrompt",
     "Loads one prompt body from the execution environment.",
     withSession({ promptId: nonEmpty() }),
     obj({ promptId: nonEmpty(), text: str() }),
+    { words: sessionWords(["promptId", NON_EMPTY]) },
   ),
   request(
     "session.autocompletePaths",
     "Returns bounded path suggestions from the execution environment.",
     withSession({ query: str(), limit: int({ min: 1, max: AUTOCOMPLETE_MAX_LIMIT }) }),
     obj({ paths: describe("Directories end with `/`.", arr(str())) }),
+    { words: sessionWords(["query", "must be a string"], ["limit", `must be a positive integer up to ${AUTOCOMPLETE_MAX_LIMIT}`]) },
   ),
 
   // §4.5 Reload / compact / rewind
@@ -245,12 +297,14 @@ export const tauMethods: MethodEntry[] = [
       warnings: arr(str()),
       counts: obj({ personas: int({ min: 0 }), prompts: int({ min: 0 }), skills: int({ min: 0 }) }),
     }),
+    sessionIdOnly,
   ),
   request(
     "session.compact",
     "Replaces active model context with a generated summary, advancing the timeline epoch on success.",
     withSession({ mode: ref("CompactionMode"), guidance: opt(str()) }),
     obj({ snapshot: ref("Snapshot"), compactionMessage: nonEmpty(), includedLastAssistant: bool() }),
+    { words: sessionWords(["mode", "must be 'summary-only' or 'summary-and-last'"], ["guidance", "must be a string when provided"]) },
   ),
   request(
     "session.rewind",
@@ -262,6 +316,7 @@ export const tauMethods: MethodEntry[] = [
       text: describe("The removed user text, for restoring to an editor.", str()),
       removedEntryIds: arr(nonEmpty()),
     }),
+    { words: sessionWords(["historyEntryId", NON_EMPTY]) },
   ),
 
   // §4.6 Subagents and ephemeral contexts
@@ -270,7 +325,7 @@ export const tauMethods: MethodEntry[] = [
     "Interrupts the current run of one subagent without disposing its reusable thread.",
     withSession({ subagentId: nonEmpty() }),
     obj({ found: bool() }),
-    SETTLES,
+    { ...SETTLES, words: sessionWords(["subagentId", NON_EMPTY]) },
   ),
   request(
     "session.ephemeral.create",
@@ -281,6 +336,9 @@ export const tauMethods: MethodEntry[] = [
       reasoning: opt(ref("Reasoning")),
     }),
     obj({ contextId: nonEmpty() }),
+    {
+      words: sessionWords(["instructions", NON_EMPTY], ["tools", "are invalid"], ["reasoning", `must be ${REASONING_VALUES} when provided`]),
+    },
   ),
   request(
     "session.ephemeral.submit",
@@ -293,12 +351,22 @@ export const tauMethods: MethodEntry[] = [
       reasoning: opt(ref("Reasoning")),
     }),
     obj({ threadId: nonEmpty(), response: str() }),
+    {
+      words: sessionWords(
+        ["contextId", NON_EMPTY],
+        ["threadId", NON_EMPTY],
+        ["forkFromThreadId", NON_EMPTY_IF_GIVEN],
+        ["message", NON_EMPTY],
+        ["reasoning", `must be ${REASONING_VALUES} when provided`],
+      ),
+    },
   ),
   request(
     "session.ephemeral.close",
     "Closes an ephemeral context and interrupts its live threads.",
     withSession({ contextId: nonEmpty() }),
     obj({ closed: describe("false when the context was not present.", bool()) }),
+    { words: sessionWords(["contextId", NON_EMPTY]) },
   ),
 
   // §4.7 Client-tool completion
@@ -307,7 +375,7 @@ export const tauMethods: MethodEntry[] = [
     "Acknowledges a client-tool call before its deadline, optionally overriding the running tool card.",
     withSession({ callId: nonEmpty(), presentation: opt(ref("Presentation")) }),
     obj({ accepted: describe("Start work only after true.", bool()) }),
-    SETTLES,
+    { ...SETTLES, words: sessionWords(["callId", NON_EMPTY], ["presentation", "is invalid", true]) },
   ),
   request(
     "session.clientTool.result",
@@ -322,7 +390,7 @@ export const tauMethods: MethodEntry[] = [
       withSession({ callId: nonEmpty(), ok: literal(false), error: str(), presentation: opt(ref("Presentation")) }),
     ),
     obj({ accepted: describe("false: not yet acknowledged, or the call is no longer waiting; do not retry.", bool()) }),
-    SETTLES,
+    { ...SETTLES, words: sessionWords(["callId", NON_EMPTY]) },
   ),
 ];
 
