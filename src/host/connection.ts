@@ -119,6 +119,8 @@ export class HostConnection implements ClientConnection {
   private async handle(text: string): Promise<void> {
     const parsed = this.host.codec.parseRequest(text);
     if (!parsed.ok) {
+      // The client gets Tau's one sentence; what exactly is wrong is for the operator.
+      if (parsed.issues) this.host.options.log(`connection ${this.id}: invalid ${String(parsed.method)} params: ${parsed.issues.join("; ")}`);
       this.send(this.host.codec.error(parsed.id, parsed.error));
       return;
     }

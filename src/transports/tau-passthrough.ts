@@ -128,7 +128,11 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
     const parsed = codec.parseRequest(text);
     if (!parsed.ok) {
       counters.invalidClientRequests++;
-      log("debug", "invalid Tau request answered by the gateway", { code: parsed.error.code, message: parsed.error.message });
+      log("debug", "invalid Tau request answered by the gateway", {
+        code: parsed.error.code,
+        message: parsed.error.message,
+        ...(parsed.issues ? { method: parsed.method, issues: parsed.issues } : {}),
+      });
       sendToClient(JSON.stringify(codec.error(parsed.id, parsed.error)));
       return;
     }
