@@ -46,7 +46,8 @@ export class EphemeralContexts {
 
   async submit(params: SessionEphemeralSubmitParams): Promise<SessionEphemeralSubmitResult> {
     const context = this.contexts.get(params.contextId);
-    if (!context) throw requestFailed(`ephemeral context not found: ${params.contextId}`);
+    // Tau answers an unknown (or closed) context with its own message and no data, not the generic failure.
+    if (!context) throw new ProtocolError("internal_error", `unknown ephemeral context '${params.contextId}'`);
     const thread = this.threadFor(context, params);
     if (thread.running) throw busy(`ephemeral thread is already running: ${params.threadId}`);
     if (params.reasoning) thread.reasoning = params.reasoning;

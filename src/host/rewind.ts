@@ -13,6 +13,7 @@ export interface RewindPlan {
  * epoch and the high-water mark stay (sequences are never reused); every timeline item past the
  * cutoff goes, with the tools and operations it showed, and the turn receipts of the removed
  * entries. Returns undefined when `entryId` is not a user entry of the current context.
+ * `removedEntryIds` are the ids of every history entry removed (drafts and discarded messages are none).
  */
 export function planRewind(snapshot: Snapshot, entryId: string, historyEntryIds: ReadonlySet<string>): RewindPlan | undefined {
   const index = snapshot.messages.findIndex((m) => m.id === entryId);
@@ -21,7 +22,8 @@ export function planRewind(snapshot: Snapshot, entryId: string, historyEntryIds:
   const entryItem = snapshot.timeline.items.find((i) => i.type === "message" && i.messageId === entryId);
   const cutoffSequence = entryItem ? entryItem.sequence - 1 : snapshot.timeline.sequence;
   const removed = snapshot.messages.slice(index);
-  const removedEntryIds = removed.filter((m) => historyEntryIds.has(m.id)).map((m) => m.id);
+  // Every history entry from the target on, assistant replies and tool results too, as Tau lists them.
+  const removedEntryIds = removed.filter((m) => m.state === "committed" || m.state === "interrupted").map((m) => m.id);
   const items = snapshot.timeline.items.filter((i) => i.sequence <= cutoffSequence);
   const keep = <V>(map: Record<string, V>, kept: Set<string>) => Object.fromEntries(Object.entries(map).filter(([id]) => kept.has(id)));
   const keptTools = new Set(items.flatMap((i) => (i.type === "tool" ? [i.toolId] : [])));

@@ -95,7 +95,8 @@ export function rewind(session: SessionRuntime, historyEntryId: string): Promise
     if (session.hasWork) throw refuse();
     const entryId = historyEntryId.trim();
     const plan = planRewind(session.snapshot, entryId, session.historyEntries());
-    if (!plan) throw invalidRequest(`history entry not found in the current context: ${entryId}`);
+    // Tau's rewind throws inside its handler for an entry it cannot rewind to: the generic failure, "rewind failed".
+    if (!plan) throw requestFailed("rewind failed");
     session.state.reset(plan.cause, plan.snapshot);
     session.removeHistoryEntries(plan.removedEntryIds);
     return { snapshot: session.snapshot, historyEntryId: entryId, text: plan.text, removedEntryIds: plan.removedEntryIds };

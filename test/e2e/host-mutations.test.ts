@@ -201,10 +201,27 @@ describe("session.rewind", () => {
     expect((await client.call("session.rewind", { sessionId, historyEntryId: "h1" })).text).toBe("one");
   });
 
-  it("fails for an unknown history entry", async () => {
+  it("fails for an unknown history entry as Tau does: the handler's failure, \"rewind failed\"", async () => {
     await client.call("session.submit", { sessionId, text: "one" });
-    const response = await client.request("session.rewind", { sessionId, historyEntryId: "no-such-entry" });
-    expect(response.ok).toBe(false);
+    expect(await client.fail("session.rewind", { sessionId, historyEntryId: "no-such-entry" })).toEqual({
+      code: "internal_error",
+      message: "session protocol request failed",
+      data: { cause: "rewind failed" },
+    });
+  });
+
+  it("lists every history entry it removed in removedEntryIds: the user's, the assistant's and the tool results", async () => {
+    await client.call("session.submit", { sessionId, text: "one", historyEntryId: "h1" });
+    await client.call("session.submit", { sessionId, text: "/bash echo two", historyEntryId: "h2" });
+    await client.call("session.submit", { sessionId, text: "three", historyEntryId: "h3" });
+    const before = await client.snapshot(sessionId);
+    const from = before.messages.findIndex((m) => m.id === "h2");
+    const removed = before.messages.slice(from);
+    expect(new Set(removed.map((m) => m.message.role))).toEqual(new Set(["user", "assistant", "toolResult"]));
+
+    const result = await client.call("session.rewind", { sessionId, historyEntryId: "h2" });
+    expect(result.removedEntryIds).toEqual(removed.map((m) => m.id));
+    expect(result.snapshot.messages.map((m: { id: string }) => m.id)).toEqual(before.messages.slice(0, from).map((m) => m.id));
   });
 });
 

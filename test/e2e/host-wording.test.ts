@@ -116,12 +116,22 @@ describe("session.exec", () => {
   });
 });
 
+describe("an unknown or closed ephemeral context", () => {
+  it("is internal_error \"unknown ephemeral context '<id>'\" with no data", async () => {
+    const submit = (contextId: string) => client.fail("session.ephemeral.submit", { sessionId, contextId, threadId: "t1", message: "hi" });
+    expect(await submit("no-such-context")).toEqual({ code: "internal_error", message: "unknown ephemeral context 'no-such-context'" });
+    const { contextId } = await client.call("session.ephemeral.create", { sessionId, instructions: "briefly", tools: [] });
+    expect((await client.call("session.ephemeral.close", { sessionId, contextId })).closed).toBe(true);
+    expect(await submit(contextId)).toEqual({ code: "internal_error", message: `unknown ephemeral context '${contextId}'` });
+  });
+});
+
 describe("an error thrown inside a handler", () => {
   it('is internal_error "session protocol request failed" with the reason in data.cause', async () => {
     expect(await client.fail("session.resolvePrompt", { sessionId, promptId: "no-such-prompt" })).toEqual({
       code: "internal_error",
       message: "session protocol request failed",
-      data: { cause: "unknown prompt: no-such-prompt" },
+      data: { cause: "unknown prompt 'no-such-prompt'" },
     });
     expect(await client.fail("session.setPersona", { sessionId, personaId: "no-such-persona" })).toEqual({
       code: "internal_error",

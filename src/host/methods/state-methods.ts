@@ -22,7 +22,7 @@ export const stateMethods = {
   "session.resolvePrompt"(ctx: RequestContext, params: SessionResolvePromptParams): SessionResolvePromptResult {
     ctx.session(params.sessionId);
     const text = promptBody(params.promptId);
-    if (text === undefined) throw requestFailed(`unknown prompt: ${params.promptId}`);
+    if (text === undefined) throw requestFailed(`unknown prompt '${params.promptId}'`);
     return { promptId: params.promptId, text };
   },
 
