@@ -33,12 +33,17 @@ const FROM_TAU: Record<ErrorCode, AskErrorName> = {
 export function toAskError(err: unknown): AskError {
   if (err instanceof AskError) return err;
   if (err instanceof TauResponseError) {
-    return AskError.of(FROM_TAU[err.code] ?? "internal_error", `${err.method}: ${err.message}`, { tauCode: err.code });
+    return AskError.of(FROM_TAU[err.code] ?? "internal_error", namingMethod(err.method, err.message), { tauCode: err.code });
   }
   if (err instanceof UpstreamUnavailableError) {
     return AskError.of("upstream_unavailable", `Tau host unavailable: ${err.message}; retry once it is back`);
   }
   return AskError.of("internal_error", `Internal error: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** A Tau error message led by the method it answers, once: many of Tau's messages already start with it. */
+function namingMethod(method: string, message: string): string {
+  return message.startsWith(`${method} `) || message.startsWith(`${method}:`) ? message : `${method}: ${message}`;
 }
 
 /** In the Ask host's words, which clients match. */

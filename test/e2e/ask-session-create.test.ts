@@ -98,6 +98,18 @@ describeOverAskTransports("session/create", { confineToDefaultCwd: true }, (tran
     expect((await snapshotOnHost(transport().hostUrl, sessionId)).executionEnvironment.cwd).toBe(join(transport().cwd, "sub"));
   });
 
+  it("a workspacePath that does not exist is -32602 in Tau's words, the method named once, and creates nothing", async () => {
+    // The Ask host would accept it; the gateway keeps Tau's refusal (docs/differences-ask-tau-notes.md).
+    const client = await transport().client();
+    const before = (await client.request("session/list", { limit: 1000 })).sessions.length;
+    const missing = join(transport().cwd, "not-created-yet");
+    const error = await rpcError(client.request("session/create", { workspace: { workspacePath: "not-created-yet" } }));
+    expect(error.code).toBe(-32602);
+    expect(error.message).toContain(`session.create params.executionEnvironment.cwd is not an existing directory: ${missing}`);
+    expect(error.message.split("session.create").length - 1).toBe(1);
+    expect((await client.request("session/list", { limit: 1000 })).sessions).toHaveLength(before);
+  });
+
   it("a path leaving --workspace-root (here the default working directory) is -32602 and creates nothing", async () => {
     const client = await transport().client();
     const { cwd } = transport();
