@@ -1,8 +1,11 @@
 import { readFileSync } from "node:fs";
+import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { buildGateway } from "../../src/gateway/app.js";
+import { TauUpstream } from "../../src/tau/upstream.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { gatewayInFrontOf } from "../support/gateway.js";
-import { startHostClosedAfterTest, TauTestClient, type Response } from "../support/tau-client.js";
+import { pause, startHostClosedAfterTest, TauTestClient, type Response } from "../support/tau-client.js";
 
 /**
  * Invalid params in Tau's own words (spec §3), on the embedded host and through the gateway's
@@ -151,5 +154,28 @@ describe("the embedded host's log", () => {
     const line = logged.find((l) => l.includes("invalid session.exec params"));
     expect(line).toContain("/env/HOME");
     expect(line).toContain("/timeoutMs: must be >= 1");
+  });
+});
+
+describe("the gateway's log", () => {
+  it("keeps what exactly was wrong with params it refused on /tau, which the client is not sent", async () => {
+    const host = await startHostClosedAfterTest(cleanups);
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) lines.push(JSON.parse(line));
+        callback();
+      },
+    });
+    const upstream = new TauUpstream({ url: host.url, client: { name: "gateway-tests", version: "1" }, reconnect: false });
+    cleanups.push(() => upstream.close());
+    const app = buildGateway({ tauUpstream: { url: host.url }, upstream, logger: { level: "debug", stream } });
+    cleanups.push(() => app.close());
+    const address = await app.listen({ port: 0, host: "127.0.0.1" });
+    const client = await connect(`${address.replace("http://", "ws://")}/tau`);
+    expect(await client.fail("session.submit", { sessionId: "s", text: "  " })).toEqual({ code: "invalid_params", message: "session.submit params.text must be a non-empty string" });
+    const refused = () => lines.find((l) => l.msg === "invalid Tau request answered by the gateway");
+    for (let i = 0; i < 200 && !refused(); i++) await pause(10);
+    expect(refused()).toMatchObject({ code: "invalid_params", method: "session.submit", issues: [expect.stringContaining("/text")] });
   });
 });
