@@ -50,8 +50,6 @@ export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Wr
     await connection.interruptTurns();
     await stream.whenSettled(ANSWER_AFTER_INTERRUPT_MS);
   }
-  // Updates sent right after an answer (see SessionLink.sendAfterAnswer) still go out.
-  await new Promise((resolve) => setImmediate(resolve));
   await connection.close(0);
   await stream.close();
   return why;
