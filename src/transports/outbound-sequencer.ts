@@ -53,8 +53,6 @@ interface Entry<M> {
   done?: () => void;
 }
 
-const NONE: readonly Cause[] = [];
-
 /** Written entries kept at the front of the queue before it is compacted. */
 const COMPACT_AFTER = 1024;
 
@@ -101,10 +99,16 @@ export class OutboundSequencer<M = string> {
   /** A message that is not a response (a notification, a request to the client), caused by `causedBy` if given. */
   send(text: M, causedBy?: RequestCause): void {
     if (this.closed) return;
-    const after = this.waitsFor(causedBy);
-    if (after === undefined) return this.write(text);
-    if (this.head === this.queue.length && after.every((cause) => cause.released)) return this.write(text);
-    this.queue.push({ text, after });
+    const idle = this.head === this.queue.length;
+    const cause = causedBy as unknown as Cause | undefined;
+    if (cause instanceof Cause && cause.owner === this) {
+      if (idle && cause.released) return this.write(text);
+      this.queue.push({ text, after: [cause] });
+    } else if (this.order.uncaused === "unrelated" || (idle && this.open.size === 0)) {
+      this.write(text);
+    } else {
+      this.queue.push({ text, after: [...this.open] });
+    }
   }
 
   /**
@@ -119,14 +123,6 @@ export class OutboundSequencer<M = string> {
     this.queue.length = 0;
     this.head = 0;
     this.open.clear();
-  }
-
-  /** The requests a message waits for; undefined: it waits for nothing, not even the queue. */
-  private waitsFor(causedBy: RequestCause | undefined): readonly Cause[] | undefined {
-    const cause = causedBy as unknown as Cause | undefined;
-    if (cause instanceof Cause && cause.owner === this) return [cause];
-    if (this.order.uncaused === "unrelated") return undefined;
-    return this.open.size === 0 ? NONE : [...this.open];
   }
 
   private ready(entry: Entry<M>, closing: boolean): boolean {
