@@ -47,8 +47,8 @@ interface Entry<M> {
   /** A response: ready once filled; once written, its request is answered. */
   answers?: Cause;
   filled?: boolean;
-  /** A message: ready once each of these was released. */
-  after?: readonly Cause[];
+  /** A message: ready once this request (or each of these) was released. */
+  after?: Cause | readonly Cause[];
   /** Called once the entry was written or dropped. */
   done?: () => void;
 }
@@ -103,11 +103,11 @@ export class OutboundSequencer<M = string> {
     const cause = causedBy as unknown as Cause | undefined;
     if (cause instanceof Cause && cause.owner === this) {
       if (idle && cause.released) return this.write(text);
-      this.queue.push({ text, after: [cause] });
+      this.queue.push({ text, after: cause });
     } else if (this.order.uncaused === "unrelated" || (idle && this.open.size === 0)) {
       this.write(text);
     } else {
-      this.queue.push({ text, after: [...this.open] });
+      this.queue.push({ text, after: this.open.size === 1 ? this.open.values().next().value! : [...this.open] });
     }
   }
 
@@ -127,7 +127,9 @@ export class OutboundSequencer<M = string> {
 
   private ready(entry: Entry<M>, closing: boolean): boolean {
     if (entry.answers) return entry.filled === true;
-    return entry.after!.every((cause) => cause.released || (closing && cause.answered));
+    const after = entry.after!;
+    if (after instanceof Cause) return after.released || (closing && after.answered);
+    return after.every((cause) => cause.released || (closing && cause.answered));
   }
 
   private flush(closing = false): void {
