@@ -4,7 +4,7 @@ import { AskError } from "../bridge/ask-bridge.js";
 import { ACP_ERROR_CODES } from "../registry/acp/index.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
-import type { OutboundPolicy } from "./outbound-policy.js";
+import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { textOf } from "./shared-text.js";
 
 /**
@@ -30,6 +30,8 @@ export type AcpCallGate = CallGate;
 export interface AcpJsonRpcOptions {
   tenant?: string;
   gate?: AcpCallGate;
+  /** The wire (default: a WebSocket), for the part of the order it decides. */
+  transport?: TransportProfile;
 }
 
 export interface AcpJsonRpcConnection {
@@ -65,6 +67,7 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     answerUnidentifiable: true,
     firstRequestId: 0,
     outbound: ACP_OUTBOUND,
+    transport: options.transport,
   });
 
   const peer: AcpPeer = {

@@ -3,7 +3,7 @@ import type { Event, SessionEventParams } from "../../generated/ask-v1.0.js";
 import { AskError, ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../bridge/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
-import type { OutboundPolicy } from "./outbound-policy.js";
+import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { SharedText, type OutgoingText } from "./shared-text.js";
 import { runCall, type CallGate, type JsonRpcMember } from "./jsonrpc-envelope.js";
 
@@ -35,6 +35,8 @@ export interface AskJsonRpcOptions {
   maxBatch?: number;
   /** Runs every client request (e.g. to refuse or fail it while the gateway drains); default: run it. */
   gate?: AskCallGate;
+  /** The wire (default: a WebSocket), for the part of the order it decides. */
+  transport?: TransportProfile;
 }
 
 /** Wraps each bridge call of a connection: runs `call`, or rejects (with an AskError) instead. */
@@ -98,6 +100,7 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
     nullParams: "absent",
     ordered: true,
     outbound: ASK_OUTBOUND,
+    transport: options.transport,
     methods: ASK_METHOD_NAMES,
     isMethod: (method) => bridge.isMethod(method),
     // The gates see the request from its arrival (a queued request counts); its turn comes inside them.
