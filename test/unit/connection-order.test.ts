@@ -3,6 +3,7 @@ import type { RequestCause } from "../../src/shared/request-cause.js";
 import { ACP_OUTBOUND } from "../../src/transports/acp-jsonrpc.js";
 import { ASK_OUTBOUND } from "../../src/transports/ask-jsonrpc.js";
 import { CODEX_OUTBOUND } from "../../src/transports/codex-jsonrpc.js";
+import { jsonRpcConnection, type CallHooks, type JsonRpcConnection } from "../../src/transports/jsonrpc-connection.js";
 import { connectionOrder, PIPE_TRANSPORT, WEBSOCKET_TRANSPORT, type ConnectionOrder } from "../../src/transports/outbound-policy.js";
 import { OutboundSequencer } from "../../src/transports/outbound-sequencer.js";
 import { RequestOrder } from "../../src/transports/request-order.js";
@@ -260,6 +261,60 @@ describe("OutboundSequencer.close", () => {
     sequencer.send("after close");
     sequencer.reserve();
     expect(texts()).toEqual(["answer", "caused by the answered one"]);
+  });
+});
+
+describe("a JSON-RPC connection's methods name what their requests cause", () => {
+  const codes = { parse_error: -32700, invalid_request: -32600, method_not_found: -32601, invalid_params: -32602, internal_error: -32603 };
+
+  /** A connection under Codex's policy on a WebSocket whose `start` method sends what `cause` asks of it. */
+  function connection(cause: (connection: JsonRpcConnection, hooks: CallHooks) => void) {
+    const written: Array<Record<string, unknown>> = [];
+    const rpc: JsonRpcConnection = jsonRpcConnection(
+      (text) => void written.push(JSON.parse(String(text)) as Record<string, unknown>),
+      {
+        jsonrpcMember: "omit",
+        outbound: CODEX_OUTBOUND,
+        methods: ["start"],
+        call: async (_method, _params, hooks) => {
+          cause(rpc, hooks);
+          sendUnrelated();
+          return { started: true };
+        },
+        errorOf: () => ({ code: -32603, message: "failed" }),
+        codes,
+        batches: false,
+        answerUnidentifiable: false,
+        firstRequestId: 0,
+        cancelNotice: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
+      },
+    );
+    const sendUnrelated = () => rpc.send({ method: "unrelated" });
+    return { rpc, written };
+  }
+
+  it("a caused notification and request follow the response in a later event-loop turn; an unrelated one goes out at once", async () => {
+    const { rpc, written } = connection((c, hooks) => {
+      c.send({ method: "caused/notification" }, hooks.cause);
+      void c.request("caused/request", {}, undefined, hooks.cause).answer.catch(() => undefined);
+    });
+    await rpc.receive(JSON.stringify({ id: 1, method: "start" }));
+    expect(written).toEqual([{ method: "unrelated" }, { id: 1, result: { started: true } }]);
+    await nextEventLoopTurn();
+    expect(written.slice(2)).toEqual([{ method: "caused/notification" }, { id: 0, method: "caused/request", params: {} }]);
+    rpc.close();
+  });
+
+  it("the notice that withdraws a caused request follows that request", async () => {
+    const controller = new AbortController();
+    const { rpc, written } = connection((c, hooks) => {
+      void c.request("caused/request", {}, controller.signal, hooks.cause).answer.catch(() => undefined);
+      controller.abort();
+    });
+    await rpc.receive(JSON.stringify({ id: 1, method: "start" }));
+    await nextEventLoopTurn();
+    expect(written.map((m) => m.method ?? m.id)).toEqual(["unrelated", 1, "caused/request", "$/cancel_request"]);
+    rpc.close();
   });
 });
 
