@@ -5,6 +5,7 @@ import type { BridgeCore } from "../bridge/bridge-core.js";
 import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
 import type { Log } from "../shared/log.js";
+import type { RequestCause } from "../shared/request-cause.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { AcpClient } from "./client-state.js";
 import type { AcpMethodContext, AcpServices } from "./context.js";
@@ -115,13 +116,13 @@ export class AcpAgent {
   }
 
   /** Runs one request; resolves with the result or rejects with an AcpError. */
-  async call(client: AcpClient, method: string, params: unknown): Promise<unknown> {
+  async call(client: AcpClient, method: string, params: unknown, cause?: RequestCause): Promise<unknown> {
     const refused = this.refusal(client, method);
     if (refused) throw refused;
     if (!this.isMethod(method)) throw AcpError.of("method_not_found", `Method not found: ${method}`);
     const value = this.checkedParams(method, params);
     try {
-      return await (METHODS[method] as (ctx: AcpMethodContext, params: unknown) => Promise<unknown>)({ services: this.services, client }, value);
+      return await (METHODS[method] as (ctx: AcpMethodContext, params: unknown) => Promise<unknown>)({ services: this.services, client, cause }, value);
     } catch (err) {
       const error = toAcpError(err);
       if (error.code === -32603 && method !== "session/prompt") this.options.log?.("error", "acp method failed", { method, error: String(err) });

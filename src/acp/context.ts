@@ -2,6 +2,7 @@ import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { ListedSessions } from "../bridge/listed-sessions.js";
 import type { WorkspacePolicy } from "../bridge/session-workspace.js";
 import type { Log } from "../shared/log.js";
+import type { RequestCause } from "../shared/request-cause.js";
 import type { AcpClient } from "./client-state.js";
 import type { ListedSession } from "./listed-session.js";
 import type { SessionLinks } from "./session-links.js";
@@ -21,4 +22,6 @@ export interface AcpServices {
 export interface AcpMethodContext {
   readonly services: AcpServices;
   readonly client: AcpClient;
+  /** The request, as the cause of what it brings about (none for a notification of the client). */
+  readonly cause?: RequestCause;
 }

@@ -5,6 +5,7 @@ import type { TurnOutcome } from "../../generated/tau-v18.js";
 import { ASK_USER_TOOL, InteractionError, SUBMIT_PLAN_TOOL } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Log } from "../shared/log.js";
+import type { RequestCause } from "../shared/request-cause.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import type { AcpClient } from "./client-state.js";
 import { AcpError, toAcpError } from "./errors.js";
@@ -100,14 +101,13 @@ export class SessionLink {
     for (const update of updates) this.send(update);
   }
 
-  /** Sends an update about this session to this connection. */
-  send(update: SessionUpdate): void {
-    if (!this.client.peer.closed) this.client.peer.notify("session/update", { sessionId: this.sessionId, update });
-  }
-
-  /** Sends an update once the answer being prepared has gone out (an editor drops updates of a session it has not been told about yet). */
-  sendAfterAnswer(update: SessionUpdate): void {
-    setImmediate(() => this.send(update));
+  /**
+   * Sends an update about this session to this connection; one a request of its brought about
+   * (`causedBy`) goes out after that request's answer (an editor drops updates of a session it
+   * has not been told about yet).
+   */
+  send(update: SessionUpdate, causedBy?: RequestCause): void {
+    if (!this.client.peer.closed) this.client.peer.notify("session/update", { sessionId: this.sessionId, update }, causedBy);
   }
 
   /** Runs one turn with `text`; resolves with how it stopped once its updates have been sent. */

@@ -2,6 +2,7 @@ import type { ClientNotifications, ClientRequests } from "../../generated/codex-
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
 import type { Log } from "../shared/log.js";
+import type { RequestCause } from "../shared/request-cause.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { CodexError, requiresExperimentalApi, toCodexError } from "./codex-errors.js";
 import { experimentalFieldUsed } from "./experimental-fields.js";
@@ -90,7 +91,7 @@ export class CodexBridge {
   }
 
   /** Runs one call; resolves with the result or rejects with a CodexError. */
-  async call(peer: CodexPeer, method: string, params: unknown, afterResponse: (action: () => void) => void = () => undefined): Promise<unknown> {
+  async call(peer: CodexPeer, method: string, params: unknown, cause?: RequestCause): Promise<unknown> {
     if (!this.isMethod(method)) throw CodexError.of("method_not_found", `Method not found: ${method}`);
     if (!peer.client.initialized && !BEFORE_INITIALIZE.has(method)) throw CodexError.of("invalid_request", "Not initialized");
     const value = params ?? {};
@@ -104,7 +105,7 @@ export class CodexBridge {
     if (experimental) throw requiresExperimentalApi(experimental);
     const handler = METHODS[method as keyof typeof METHODS] as Handler<unknown, unknown>;
     try {
-      return await handler({ services: this.services, peer, afterResponse }, value);
+      return await handler({ services: this.services, peer, cause }, value);
     } catch (err) {
       const error = toCodexError(err);
       if (error.code === -32603) this.options.log?.("error", "codex method failed", { method, error: String(err) });

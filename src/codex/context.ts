@@ -1,5 +1,6 @@
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { Log } from "../shared/log.js";
+import type { RequestCause } from "../shared/request-cause.js";
 import type { ToolConnectionFactory } from "./dynamic-tools.js";
 import type { CodexPeer } from "./peer.js";
 import type { ListedSessions } from "../bridge/listed-sessions.js";
@@ -24,6 +25,6 @@ export interface CodexServices {
 export interface CodexMethodContext {
   readonly services: CodexServices;
   readonly peer: CodexPeer;
-  /** Runs `action` once the method's response has been written to the client. */
-  afterResponse(action: () => void): void;
+  /** The request, as the cause of what it brings about (pass it to `peer.notify`, or to the thread it drives). */
+  readonly cause?: RequestCause;
 }

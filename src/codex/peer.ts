@@ -1,4 +1,5 @@
 import type { ClientInfo, RequestId, ServerNotifications, ServerRequests } from "../../generated/codex-v2.js";
+import type { RequestCause } from "../shared/request-cause.js";
 
 /** What a connection said in `initialize`. */
 export interface CodexClientState {
@@ -16,14 +17,17 @@ export interface CodexPeer {
   /** Tenant the connection authenticated as; threads of other tenants do not exist for it. */
   readonly tenant?: string;
   client: CodexClientState;
-  notify<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]): void;
-  /** A server request; `answer` resolves with the client's result (not yet checked) and rejects with its error or when `signal` aborts. */
-  request<M extends keyof ServerRequests>(method: M, params: ServerRequests[M]["params"], signal: AbortSignal): { id: RequestId; answer: Promise<unknown> };
+  /** A notification; `causedBy`: the request of this connection that brought it about (see RequestCause). */
+  notify<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M], causedBy?: RequestCause): void;
   /**
-   * Holds the connection's notifications back until the returned release is called; they then
-   * follow in order, in a later write. (A turn's notifications must not reach the client before,
-   * or in the same read as, the response that names the turn.)
+   * A server request (`causedBy` as for `notify`); `answer` resolves with the client's result (not
+   * yet checked) and rejects with its error or when `signal` aborts.
    */
-  holdNotifications(): () => void;
+  request<M extends keyof ServerRequests>(
+    method: M,
+    params: ServerRequests[M]["params"],
+    signal: AbortSignal,
+    causedBy?: RequestCause,
+  ): { id: RequestId; answer: Promise<unknown> };
   readonly closed: boolean;
 }

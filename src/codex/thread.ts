@@ -4,6 +4,7 @@ import type { Snapshot } from "../../generated/tau-v18.js";
 import { firstAnswer, type CommandToolConfig } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Log } from "../shared/log.js";
+import type { RequestCause } from "../shared/request-cause.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, sandboxOf } from "./approval-policy.js";
 import { lastActivityMs } from "../bridge/session-activity.js";
@@ -49,7 +50,12 @@ export const MODEL_PROVIDER = "tau";
 export class CodexThread {
   readonly threadId: string;
   readonly record: SessionRecord;
-  private readonly peers = new Set<CodexPeer>();
+  /**
+   * The connections that loaded the thread, each with the request of its own that what the thread
+   * sends it follows (the last turn/start, turn/interrupt or thread/start it sent): a turn's
+   * notifications and server requests reach a client after the response that named the turn.
+   */
+  private readonly peers = new Map<CodexPeer, RequestCause | undefined>();
   private readonly translator: TurnTranslator;
   private readonly openRequests = new Set<OpenServerRequest>();
   private policy: AskForApproval = DEFAULT_APPROVAL_POLICY;
@@ -136,11 +142,17 @@ export class CodexThread {
   }
 
   get loaded(): boolean {
-    return [...this.peers].some((p) => !p.closed);
+    return [...this.peers.keys()].some((p) => !p.closed);
   }
 
-  attach(peer: CodexPeer): void {
-    this.peers.add(peer);
+  /** The connection loaded the thread; with `cause`, what the thread sends it from now on is caused by that request of its. */
+  attach(peer: CodexPeer, cause?: RequestCause): void {
+    this.peers.set(peer, cause ?? this.peers.get(peer));
+  }
+
+  /** What the thread sends a connection that loaded it is caused by `cause` (that connection's request) from now on. */
+  causedBy(peer: CodexPeer, cause: RequestCause | undefined): void {
+    if (this.peers.has(peer) && cause) this.peers.set(peer, cause);
   }
 
   /** The connection went away: its open requests are forgotten, and its dynamic tools leave with it. */
@@ -171,8 +183,8 @@ export class CodexThread {
 
   /** Sends a notification of the thread to every connection that loaded it and did not opt out. */
   emit<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]): void {
-    for (const peer of this.peers) {
-      if (!peer.closed && !peer.client.optedOut.has(method)) peer.notify(method, params);
+    for (const [peer, cause] of this.peers) {
+      if (!peer.closed && !peer.client.optedOut.has(method)) peer.notify(method, params, cause);
     }
   }
 
@@ -192,10 +204,10 @@ export class CodexThread {
     onError: (error: unknown) => unknown = () => undefined,
   ): Promise<unknown> {
     const turnId = this.currentTurnId;
-    const peers = [...this.peers].filter((p) => !p.closed && accepts(p));
+    const peers = [...this.peers.keys()].filter((p) => !p.closed && accepts(p));
     if (turnId === undefined || peers.length === 0 || signal.aborted) return Promise.resolve(undefined);
     const answers = peers.map((peer) => {
-      const { id, answer } = peer.request(method, params(turnId), signal);
+      const { id, answer } = peer.request(method, params(turnId), signal, this.peers.get(peer));
       const open: OpenServerRequest = { peer, id, turnId };
       this.openRequests.add(open);
       const settle = () => this.settleRequests((r) => r === open);
@@ -240,7 +252,7 @@ export class CodexThread {
     for (const request of [...this.openRequests]) {
       if (!which(request)) continue;
       this.openRequests.delete(request);
-      if (!request.peer.closed) request.peer.notify("serverRequest/resolved", { threadId: this.threadId, requestId: request.id });
+      if (!request.peer.closed) request.peer.notify("serverRequest/resolved", { threadId: this.threadId, requestId: request.id }, this.peers.get(request.peer));
     }
   }
 

@@ -4,6 +4,7 @@ import { AskError } from "../bridge/ask-bridge.js";
 import { ACP_ERROR_CODES } from "../registry/acp/index.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { textOf } from "./shared-text.js";
 
 /**
@@ -15,12 +16,22 @@ import { textOf } from "./shared-text.js";
  * on the same connection, numbered from 0 as the SDK's are.
  */
 
+/**
+ * Each answer as soon as it is made (a prompt's when its turn ends, while other requests are
+ * answered). What a request causes follows its answer one event-loop turn later, once the editor
+ * has handled the answer (an update of a session it has not been told about is dropped); anything
+ * else — a session's updates, permission requests — goes out at once.
+ */
+export const ACP_OUTBOUND: OutboundPolicy = { answers: "completion", caused: "next-tick", uncaused: "unrelated" };
+
 /** Wraps each request of a connection (in-flight limit, metrics, drain): runs `call`, or rejects with the error to answer instead. */
 export type AcpCallGate = CallGate;
 
 export interface AcpJsonRpcOptions {
   tenant?: string;
   gate?: AcpCallGate;
+  /** The wire (default: a WebSocket), for the part of the order it decides. */
+  transport?: TransportProfile;
 }
 
 export interface AcpJsonRpcConnection {
@@ -47,7 +58,7 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     unknownMethodFailure: (method) => agent.refusal(client, method),
     // A question settled elsewhere (another editor, the deadline, a cancelled turn): the editor may close its dialog.
     cancelNotice: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
-    call: (method, params) => gate(method, () => agent.call(client, method, params)),
+    call: (method, params, hooks) => gate(method, () => agent.call(client, method, params, hooks.cause)),
     onNotification: (method, params) => agent.notify(client, method, params),
     // Errors are answers, not faults: the agent logs what deserves it.
     errorOf: (error) => answeredError(error, [AcpError, AskError], ACP_ERROR_CODES.internal_error),
@@ -55,15 +66,17 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     batches: false,
     answerUnidentifiable: true,
     firstRequestId: 0,
+    outbound: ACP_OUTBOUND,
+    transport: options.transport,
   });
 
   const peer: AcpPeer = {
     id: randomUUID(),
     tenant: options.tenant,
-    notify: (method, params) => connection.send({ jsonrpc: "2.0", method, params }),
-    request: (method, params, signal) => {
+    notify: (method, params, causedBy) => connection.send({ jsonrpc: "2.0", method, params }, causedBy),
+    request: (method, params, signal, causedBy) => {
       if (connection.closed) return Promise.reject(new Error("connection closed"));
-      return connection.request(method, params as object, signal).answer.catch((err: unknown) => {
+      return connection.request(method, params as object, signal, causedBy).answer.catch((err: unknown) => {
         throw err instanceof Error ? err : new Error(String(err));
       });
     },

@@ -2,6 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import type { AcpAgent } from "../acp/agent.js";
 import { attachAcpJsonRpc, type AcpCallGate } from "./acp-jsonrpc.js";
 import { NdjsonStream, type NdjsonEnd } from "./ndjson-stream.js";
+import { PIPE_TRANSPORT } from "./outbound-policy.js";
 import { untilAborted } from "./stop-signal.js";
 
 export interface AcpStdioOptions {
@@ -34,7 +35,7 @@ export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Wr
     input,
     output,
     (send) => {
-      connection = attachAcpJsonRpc(agent, send, { gate: options.gate });
+      connection = attachAcpJsonRpc(agent, send, { gate: options.gate, transport: PIPE_TRANSPORT });
       return {
         receive: (line) => connection.receive(line),
         oversized: (maxLineBytes) => connection.skipOversized(maxLineBytes),
@@ -50,8 +51,6 @@ export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Wr
     await connection.interruptTurns();
     await stream.whenSettled(ANSWER_AFTER_INTERRUPT_MS);
   }
-  // Updates sent right after an answer (see SessionLink.sendAfterAnswer) still go out.
-  await new Promise((resolve) => setImmediate(resolve));
   await connection.close(0);
   await stream.close();
   return why;

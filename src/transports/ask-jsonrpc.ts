@@ -3,6 +3,7 @@ import type { Event, SessionEventParams } from "../../generated/ask-v1.0.js";
 import { AskError, ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../bridge/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { SharedText, type OutgoingText } from "./shared-text.js";
 import { runCall, type CallGate, type JsonRpcMember } from "./jsonrpc-envelope.js";
 
@@ -15,11 +16,12 @@ import { runCall, type CallGate, type JsonRpcMember } from "./jsonrpc-envelope.j
  * Order, the same on every transport (as an Ask host handles a connection):
  * - requests are applied one after another in arrival order (request-order.ts), and answered in
  *   that order; a batch is applied element by element and answered at its place;
- * - a response is written before the notifications its request causes: notifications and reverse
- *   requests that arise while a request is open wait until the responses before them are written
- *   (outbound-sequencer.ts), so a client that reads "the next line" as its answer gets it. Holding
- *   a reverse request cannot deadlock: no Ask request waits for a client's answer (interactions
- *   wait, and the methods that settle them answer at once);
+ * - a response is written before the notifications its request causes (ASK_OUTBOUND): which
+ *   request caused an event cannot be told (a turn's first events are emitted while `session/send`
+ *   waits for them), so notifications and reverse requests that arise while a request is open wait
+ *   until the responses before them are written, so a client that reads "the next line" as its
+ *   answer gets it. Holding a reverse request cannot deadlock: no Ask request waits for a client's
+ *   answer (interactions wait, and the methods that settle them answer at once);
  * - the client's answer to one of our reverse requests is not a request: it is taken at once,
  *   never queued behind requests, so an interaction never waits for the connection's other work.
  * A queued request counts as in flight for the gates (the in-flight limit, the drain): it was
@@ -33,6 +35,8 @@ export interface AskJsonRpcOptions {
   maxBatch?: number;
   /** Runs every client request (e.g. to refuse or fail it while the gateway drains); default: run it. */
   gate?: AskCallGate;
+  /** The wire (default: a WebSocket), for the part of the order it decides. */
+  transport?: TransportProfile;
 }
 
 /** Wraps each bridge call of a connection: runs `call`, or rejects (with an AskError) instead. */
@@ -46,6 +50,12 @@ export interface AskJsonRpcConnection {
   skipOversized(maxBytes: number): void;
   close(): void;
 }
+
+/**
+ * Answers in request order, as an Ask host gives them; everything written while requests are open
+ * counts as their consequence and follows their responses at once (Ask clients read line by line).
+ */
+export const ASK_OUTBOUND: OutboundPolicy = { answers: "arrival", caused: "with-response", uncaused: "caused-by-open-requests" };
 
 /** Ids of our reverse requests start above the range clients use (as Ask hosts do). */
 const FIRST_REVERSE_REQUEST_ID = 10001;
@@ -89,6 +99,8 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
     // null params are no params, as Ask hosts read them.
     nullParams: "absent",
     ordered: true,
+    outbound: ASK_OUTBOUND,
+    transport: options.transport,
     methods: ASK_METHOD_NAMES,
     isMethod: (method) => bridge.isMethod(method),
     // The gates see the request from its arrival (a queued request counts); its turn comes inside them.

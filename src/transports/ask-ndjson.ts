@@ -2,6 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import type { AskBridge } from "../bridge/ask-bridge.js";
 import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
 import { NdjsonStream, type NdjsonStreamOptions } from "./ndjson-stream.js";
+import { PIPE_TRANSPORT } from "./outbound-policy.js";
 import { textOf } from "./shared-text.js";
 
 /**
@@ -17,7 +18,7 @@ export function serveAskNdjson(bridge: AskBridge, input: Readable, output: Writa
     input,
     output,
     (send) => {
-      const connection = attachAskJsonRpc(bridge, (message) => send(textOf(message)), options);
+      const connection = attachAskJsonRpc(bridge, (message) => send(textOf(message)), { transport: PIPE_TRANSPORT, ...options });
       return {
         receive: (line) => connection.receive(line),
         oversized: (maxLineBytes) => connection.skipOversized(maxLineBytes),

@@ -5,26 +5,31 @@ import type { Log } from "../shared/log.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { AskError } from "../bridge/ask-bridge.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { textOf } from "./shared-text.js";
 
 /**
  * One Codex app-server connection, whatever carries its text (WebSocket, stdio): the JSON-RPC
  * framing (jsonrpc-connection.ts) as Codex speaks it — no `"jsonrpc"` member, no batches, no
- * answer to a message without a usable id — with the Codex bridge behind it, server requests on
- * the same connection numbered from 0, and notifications that can be held back until a response
- * has been written (see CodexPeer.holdNotifications).
+ * answer to a message without a usable id — with the Codex bridge behind it, and server requests
+ * on the same connection numbered from 0.
  */
+
+/**
+ * Each answer as soon as it is made, as Codex gives them. What a request causes (a turn's
+ * notifications after turn/start, thread/started after thread/start) reaches the client in a
+ * read of its own after the response: the AI SDK's provider hangs when a turn's first
+ * notifications share a read with the `turn/start` response, and subscribes to the turn only once
+ * it has read it. Anything else goes out at once.
+ */
+export const CODEX_OUTBOUND: OutboundPolicy = { answers: "completion", caused: "own-read", uncaused: "unrelated" };
 
 export interface CodexJsonRpcOptions {
   tenant?: string;
   /** Runs every client request (drain, in-flight limit, metrics); default: run it. */
   gate?: CallGate;
-  /**
-   * How long held notifications wait after the response they follow (default: one turn of the
-   * event loop). On a pipe, a reader slower than the writer gets both in one read when the gap is
-   * shorter than its wake-up, and a client that subscribes only after the response misses them.
-   */
-  releaseDelayMs?: number;
+  /** The wire (default: a WebSocket): how what a request causes gets a read of its own. */
+  transport?: TransportProfile;
   log?: Log;
 }
 
@@ -49,54 +54,23 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
   const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
-    call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.afterResponse), hooks.notification),
+    call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.cause), hooks.notification),
     errorOf: (error) => answeredError(error, [CodexError, AskError], CODEX_ERROR_CODES.internal_error),
     codes: CODEX_ERROR_CODES,
     batches: false,
     answerUnidentifiable: false,
-    firstRequestId: 0, // unused: the peer numbers its server requests itself (they may wait in the hold)
+    firstRequestId: 0,
+    outbound: CODEX_OUTBOUND,
+    transport: options.transport,
     onDropped,
   });
-
-  // Notifications and server requests held while a response that must precede them is being made;
-  // sent in order once the last hold is released, in a later turn of the event loop, so they never
-  // share a write (or a client's read) with that response.
-  let holds = 0;
-  let nextRequestId = 0;
-  let held: Array<() => void> = [];
-  const flush = () => {
-    if (holds > 0) return;
-    const queue = held;
-    held = [];
-    for (const send of queue) send();
-  };
 
   const peer: CodexPeer = {
     id: randomUUID(),
     tenant: options.tenant,
     client: { initialized: false, experimentalApi: false, optedOut: new Set() },
-    notify(method, params) {
-      const send = () => connection.send({ method, params });
-      if (holds > 0 || held.length > 0) held.push(send);
-      else send();
-    },
-    request(method, params, signal) {
-      const id = nextRequestId++;
-      if (holds === 0 && held.length === 0) return { id, answer: connection.request(method, params, signal, id).answer };
-      const answer = new Promise<unknown>((resolve, reject) => held.push(() => void connection.request(method, params, signal, id).answer.then(resolve, reject)));
-      return { id, answer };
-    },
-    holdNotifications() {
-      holds++;
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        holds--;
-        if (options.releaseDelayMs) setTimeout(flush, options.releaseDelayMs);
-        else setImmediate(flush);
-      };
-    },
+    notify: (method, params, causedBy) => connection.send({ method, params }, causedBy),
+    request: (method, params, signal, causedBy) => connection.request(method, params, signal, causedBy),
     get closed() {
       return connection.closed;
     },

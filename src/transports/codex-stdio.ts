@@ -2,15 +2,8 @@ import type { Readable, Writable } from "node:stream";
 import type { CodexBridge } from "../codex/codex-bridge.js";
 import { attachCodexJsonRpc, type CodexJsonRpcOptions } from "./codex-jsonrpc.js";
 import { NdjsonStream, type NdjsonEnd } from "./ndjson-stream.js";
+import { PIPE_TRANSPORT } from "./outbound-policy.js";
 import { untilAborted } from "./stop-signal.js";
-
-/**
- * How long a turn's first notifications wait after the turn/start response on a pipe. The AI SDK
- * provider subscribes to a turn once it has read the response, and a pipe hands a slow reader
- * whatever was written meanwhile in the same read: one event-loop turn was too little with a busy
- * reader, a few milliseconds per turn cost nothing.
- */
-export const STDIO_RELEASE_DELAY_MS = 25;
 
 export interface CodexStdioOptions extends CodexJsonRpcOptions {
   /** Longest line accepted, in bytes; a longer one is skipped (and logged: Codex answers nothing without an id). */
@@ -33,7 +26,7 @@ export async function serveCodexStdio(bridge: CodexBridge, input: Readable, outp
     input,
     output,
     (send) => {
-      const connection = attachCodexJsonRpc(bridge, send, { releaseDelayMs: STDIO_RELEASE_DELAY_MS, ...options });
+      const connection = attachCodexJsonRpc(bridge, send, { transport: PIPE_TRANSPORT, ...options });
       return {
         receive: (line) => connection.receive(line),
         oversized: (maxLineBytes) => connection.skipOversized(maxLineBytes),

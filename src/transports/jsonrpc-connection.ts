@@ -8,7 +8,9 @@ import {
   type JSONRPCResponse,
 } from "json-rpc-2.0";
 import { cancellableRequest, isId, isObject, parseMessage, serializer, type JsonRpcMember } from "./jsonrpc-envelope.js";
-import { OutboundSequencer, type ResponseSlot } from "./outbound-sequencer.js";
+import type { RequestCause } from "../shared/request-cause.js";
+import { connectionOrder, WEBSOCKET_TRANSPORT, type OutboundPolicy, type TransportProfile } from "./outbound-policy.js";
+import { OutboundSequencer } from "./outbound-sequencer.js";
 import { RequestOrder } from "./request-order.js";
 import type { OutgoingText } from "./shared-text.js";
 
@@ -48,9 +50,10 @@ export function answeredError(error: unknown, dialectErrors: readonly DialectErr
   return { code: internalErrorCode, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` };
 }
 
-/** Lets a method have something happen once its response has been written (or dropped, for a notification). */
+/** What a method gets from the connection besides its params. */
 export interface CallHooks {
-  afterResponse(action: () => void): void;
+  /** The request, as the cause of the notifications and requests to the client it brings about. */
+  readonly cause: RequestCause;
   /** Runs `call` at the request's place in the connection's order (at once when the dialect keeps none). */
   inOrder<T>(call: () => Promise<T>): Promise<T>;
   /** The call is a notification: it runs, and nothing is answered. */
@@ -71,10 +74,13 @@ export interface JsonRpcConnectionOptions {
   nullParams?: "invalid" | "absent" | "passed";
   /**
    * Requests are applied one after another in arrival order (request-order.ts: a method runs its
-   * work through `hooks.inOrder`), and a response is written before the messages that arise while
-   * it is open (outbound-sequencer.ts); an answer to one of our requests is taken at once.
+   * work through `hooks.inOrder`); an answer to one of our requests is taken at once.
    */
   ordered?: boolean;
+  /** How the connection orders what it writes (outbound-sequencer.ts). */
+  outbound: OutboundPolicy;
+  /** What the wire contributes to that order (default: a WebSocket's). */
+  transport?: TransportProfile;
   /** Whether a method is served (default: it is in `methods`); any other is answered method_not_found. */
   isMethod?(method: string): boolean;
   /**
@@ -126,27 +132,28 @@ export interface JsonRpcConnection {
    * unidentifiable message (its id is unknown, so with id null) or dropped, as the dialect wants.
    */
   skipOversized(maxBytes: number): void;
-  /** Writes a message (serialized with or without `"jsonrpc"`, as configured). */
-  send(message: object): void;
-  /** Writes text already serialized the way `send` would (in its place, when the connection is ordered). */
-  sendText(text: OutgoingText): void;
   /**
-   * A request of the server, with the next id (or `id`, for a caller that numbers its requests
-   * itself); `answer` resolves with the client's result and rejects with its error, or when
-   * `signal` aborts.
+   * Writes a message (serialized with or without `"jsonrpc"`, as configured), as one caused by
+   * `causedBy` when given (see RequestCause).
    */
-  request(method: string, params: object, signal?: AbortSignal, id?: number): { id: number; answer: Promise<unknown> };
+  send(message: object, causedBy?: RequestCause): void;
+  /** Writes text already serialized the way `send` would, in its place as `send` would. */
+  sendText(text: OutgoingText, causedBy?: RequestCause): void;
+  /**
+   * A request of the server, with the next id, caused by `causedBy` when given; `answer` resolves
+   * with the client's result and rejects with its error, or when `signal` aborts.
+   */
+  request(method: string, params: object, signal?: AbortSignal, causedBy?: RequestCause): { id: number; answer: Promise<unknown> };
   readonly closed: boolean;
   close(): void;
 }
 
 
-/** A response slot of an unordered connection: its response is written as soon as it is made. */
-const writeAtOnce = (write: (text: OutgoingText) => void): ResponseSlot<OutgoingText> => ({
-  fill: async (text) => {
-    if (text !== undefined) write(text);
-  },
-});
+/**
+ * The cause handed along with a message that runs no method (an answer to one of our requests):
+ * it causes nothing, and a sequencer takes a cause it did not make as none.
+ */
+const NO_CAUSE = Object.freeze({}) as RequestCause;
 
 /**
  * `transmit` writes one message: a string of the connection's own, or a `SharedText` the same for
@@ -158,21 +165,23 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
   const transmitOpen = (text: OutgoingText) => {
     if (!closed) transmit(text);
   };
-  const outbound = options.ordered ? new OutboundSequencer<OutgoingText>(transmitOpen) : undefined;
+  // The only writer of the connection: responses, notifications and requests to the client alike.
+  const outbound = new OutboundSequencer<OutgoingText>(transmitOpen, connectionOrder(options.outbound, options.transport ?? WEBSOCKET_TRANSPORT));
   const order = options.ordered ? new RequestOrder() : undefined;
-  const writeText = (text: OutgoingText) => (outbound ? outbound.send(text) : transmitOpen(text));
-  const reserve = (): ResponseSlot<OutgoingText> => outbound?.reserve() ?? writeAtOnce(transmitOpen);
+  const writeText = (text: OutgoingText, causedBy?: RequestCause) => outbound.send(text, causedBy);
+  const reserve = () => outbound.reserve();
   const textOf = (message: object | object[] | null): string | undefined =>
     message === null ? undefined : Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message);
-  const send = (message: object) => writeText(textOf(message)!);
+  const send = (message: object, causedBy?: RequestCause) => writeText(textOf(message)!, causedBy);
   const isMethod = options.isMethod ?? ((method: string) => server.hasMethod(method));
 
   let nextId = options.firstRequestId;
   // Error answers are the protocol working, not faults: the dialect logs internal errors itself, and
   // the library's default (console.warn) would write onto stderr for every refusal.
   const server = new JSONRPCServer<CallHooks>({ errorListener: () => undefined });
-  const client = new JSONRPCClient<void>((payload: object) => send(payload), () => nextId++);
-  const rpc = new JSONRPCServerAndClient<CallHooks, void>(server, client);
+  // A request to the client is written like a notification, with its cause (the client params).
+  const client = new JSONRPCClient<RequestCause | undefined>((payload: object, causedBy) => send(payload, causedBy), () => nextId++);
+  const rpc = new JSONRPCServerAndClient<CallHooks, RequestCause | undefined>(server, client);
   for (const method of options.methods) rpc.addMethod(method, (params, hooks) => options.call(method, params as Record<string, unknown> | undefined, hooks));
   server.mapErrorToJSONRPCErrorResponse = (id: JSONRPCID, error: unknown) => {
     const { code, message, data } = options.errorOf(error);
@@ -193,7 +202,7 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
    * takes its place in the connection's order before this returns its promise (no await before it),
    * so the elements of a batch, mapped in a row, are applied in array order.
    */
-  async function handleOne(message: unknown, hooks: Pick<CallHooks, "afterResponse">): Promise<JSONRPCResponse | null> {
+  async function handleOne(message: unknown, hooks: Pick<CallHooks, "cause">): Promise<JSONRPCResponse | null> {
     if (!isObject(message)) return unidentifiable("invalid_request", "Invalid Request: a JSON-RPC message must be an object");
     const hasId = "id" in message && message.id !== undefined;
     const nullIdRequest = options.nullRequestIds === true && message.id === null && typeof message.method === "string";
@@ -245,19 +254,8 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
     }
   }
 
-  /** Hooks of one incoming message: run once its response (if any) has been written. */
-  function callHooks(): Pick<CallHooks, "afterResponse"> & { run(): void } {
-    const actions: Array<() => void> = [];
-    return {
-      afterResponse: (action) => void actions.push(action),
-      run: () => {
-        for (const action of actions.splice(0)) action();
-      },
-    };
-  }
-
   /** The answer to one text message: a response, a batch of responses, or nothing. */
-  async function answer(value: unknown, hooks: Pick<CallHooks, "afterResponse">): Promise<JSONRPCResponse | JSONRPCResponse[] | null> {
+  async function answer(value: unknown, hooks: Pick<CallHooks, "cause">): Promise<JSONRPCResponse | JSONRPCResponse[] | null> {
     if (!Array.isArray(value)) return handleOne(value, hooks);
     const batches = options.batches;
     if (batches === false) return unidentifiable("invalid_request", "Invalid Request: batches are not supported");
@@ -274,19 +272,15 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
       if (parsed === undefined) return;
       if ("parseError" in parsed) return reserve().fill(textOf(unidentifiable("parse_error", parsed.parseError)));
       const { value } = parsed;
-      const hooks = callHooks();
       if (isObject(value) && !("method" in value) && value.id !== undefined && ("result" in value || "error" in value)) {
         // An answer to one of our requests takes no place in either order: it is handed to the
         // waiting call at once. Only a malformed one is answered.
-        const refusal = await handleOne(value, hooks);
+        const refusal = await handleOne(value, { cause: NO_CAUSE });
         return refusal ? reserve().fill(textOf(refusal)) : undefined;
       }
-      // The answer's place is taken now, on arrival; everything written after this waits for it.
+      // The answer's place is taken now, on arrival (the policy says whether later ones wait for it).
       const slot = reserve();
-      const written = slot.fill(textOf(await answer(value, hooks)));
-      // Unordered, the response is already written: what follows it runs in the same tick.
-      if (outbound) await written;
-      hooks.run();
+      await slot.fill(textOf(await answer(value, { cause: slot.cause })));
     },
     skipOversized(maxBytes) {
       if (closed) return;
@@ -297,17 +291,18 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
     },
     send,
     sendText: writeText,
-    request(method, params, signal, chosenId) {
-      const id = chosenId ?? nextId++;
-      // Sent with the chosen id (`rpc.request` would number it itself); answered as `rpc.request` answers.
+    request(method, params, signal, causedBy) {
+      const id = nextId++;
+      // Its id known to the caller (`rpc.request` would number it out of sight); answered as `rpc.request` answers.
       const answer = cancellableRequest(signal, () =>
-        rpc.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, undefined).then((response) => {
+        rpc.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, causedBy).then((response) => {
           if ("error" in response && response.error) throw new JSONRPCErrorException(response.error.message, response.error.code, response.error.data);
           return (response as { result?: unknown }).result;
         }),
         options.cancelNotice &&
           (() => {
-            if (!closed) send({ jsonrpc: "2.0", ...options.cancelNotice!(id) });
+            // After the request it withdraws, wherever that request waits.
+            if (!closed) send({ jsonrpc: "2.0", ...options.cancelNotice!(id) }, causedBy);
           }),
       );
       return { id, answer };
@@ -318,7 +313,7 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
     close() {
       if (closed) return;
       // What is ready goes out while the transport may still take it; the rest is dropped.
-      outbound?.close();
+      outbound.close();
       closed = true;
       options.onClose?.();
       client.rejectAllPendingRequests("connection closed");

@@ -1,29 +1,29 @@
-/**
- * The order of everything one connection writes to its client, whatever the dialect: a response
- * goes out before the notifications its request causes, and responses go out in the order their
- * requests arrived.
- *
- * A connection reserves a response's place when the request arrives (`reserve`), in arrival order.
- * Any other message (a notification, a request to the client) is written at once when no reserved
- * response is still open ahead of it; otherwise it waits behind the open ones. Which request caused
- * an event cannot be told reliably (a turn's first events are emitted while `session/send` waits for
- * them), so every message that arises while a request is open is treated as possibly its
- * consequence: it is held at most until the responses reserved before it are written, never
- * reordered among the other messages, never dropped while the connection is open.
- *
- * Some clients mishandle a response that arrives in the same read as what follows it (the AI SDK's
- * Codex app-server provider hangs when a turn's first notifications share a chunk with the
- * `turn/start` response): with `pauseAfterResponse`, what follows a response is written one
- * event-loop turn later, in a write of its own.
- */
+import type { RequestCause } from "../shared/request-cause.js";
+import type { ConnectionOrder } from "./outbound-policy.js";
 
-export interface OutboundSequencerOptions {
-  /** After writing a response, write what follows it on a later event-loop turn (see above). */
-  pauseAfterResponse?: boolean;
-}
+/**
+ * The only writer of one connection, whatever the dialect: it writes responses, and the
+ * notifications and requests to the client, in the order the dialect's policy asks for
+ * (outbound-policy.ts).
+ *
+ * A connection reserves a response's place when the request arrives (`reserve`), in arrival
+ * order; the place carries the request's cause, which the request's method passes along with what
+ * it brings about. Then:
+ * - responses go out in arrival order (`answers: "arrival"`) or each as soon as it is made;
+ * - a message caused by a request waits until that request's response has been written and then
+ *   released as `caused` says (with it, a later event-loop turn, or a delay);
+ * - a message without a cause is written at once (`uncaused: "unrelated"`), or taken as caused by
+ *   every request still open when it is sent;
+ * - whatever waits is written in the order it was queued: a message never passes one queued
+ *   before it, and with `answers: "arrival"` nor does a response;
+ * - nothing is dropped while the connection is open. On close, what is ready goes out (a response
+ *   already written releases what it caused at once: nothing follows any more), the rest is dropped.
+ */
 
 /** The place of one response in a connection's outbound stream. */
 export interface ResponseSlot<M = string> {
+  /** The request, as the cause of what its method sends. */
+  readonly cause: RequestCause;
   /**
    * Supplies the response (`undefined`: the request needs none, e.g. a notification); resolves once
    * it was written, or dropped because the connection closed. Only the first call counts.
@@ -31,84 +31,113 @@ export interface ResponseSlot<M = string> {
   fill(text: M | undefined): Promise<void>;
 }
 
-/** Written entries kept at the front of the queue before it is compacted. */
-const COMPACT_AFTER = 1024;
+/** What the sequencer knows of one request as a cause. */
+class Cause {
+  /** Its response was written (or it needed none). */
+  answered = false;
+  /** What it caused may be written. */
+  released = false;
+
+  /** `owner`: the sequencer of the connection the request came on. */
+  constructor(readonly owner: object) {}
+}
 
 interface Entry<M> {
-  /** Ready to write: always for a message, once filled for a response. */
-  ready: boolean;
   text: M | undefined;
-  isResponse: boolean;
+  /** A response: ready once filled; once written, its request is answered. */
+  answers?: Cause;
+  filled?: boolean;
+  /** A message: ready once this request (or each of these) was released. */
+  after?: Cause | readonly Cause[];
   /** Called once the entry was written or dropped. */
   done?: () => void;
 }
+
+/** Written entries kept at the front of the queue before it is compacted. */
+const COMPACT_AFTER = 1024;
 
 /** `M`: what the connection writes (text, or a message shared with other connections). */
 export class OutboundSequencer<M = string> {
   private readonly queue: Array<Entry<M>> = [];
   /** Index of the first entry not yet written (entries before it are spent). */
   private head = 0;
-  private paused = false;
+  /** Requests whose caused messages may not be written yet. */
+  private readonly open = new Set<Cause>();
   private closed = false;
 
   constructor(
     private readonly write: (text: M) => void,
-    private readonly options: OutboundSequencerOptions = {},
+    private readonly order: ConnectionOrder,
   ) {}
 
   /** Reserves the place of a response: call it when the request arrives, in arrival order. */
   reserve(): ResponseSlot<M> {
-    const entry: Entry<M> = { ready: false, text: undefined, isResponse: true };
+    const cause = new Cause(this);
+    if (this.closed) return { cause: cause as unknown as RequestCause, fill: () => Promise.resolve() };
+    this.open.add(cause);
+    const entry: Entry<M> = { text: undefined, answers: cause, filled: false };
     const written = new Promise<void>((resolve) => (entry.done = resolve));
-    if (this.closed) entry.done!();
-    else this.queue.push(entry);
+    if (this.order.answers === "arrival") this.queue.push(entry);
     return {
+      cause: cause as unknown as RequestCause,
       fill: (text) => {
-        if (!entry.ready) {
-          entry.ready = true;
-          entry.text = text;
-          this.flush();
+        if (entry.filled) return written;
+        entry.filled = true;
+        // Closed meanwhile: dropped (an entry still queued was settled by close).
+        if (this.closed) {
+          entry.done!();
+          return written;
         }
+        entry.text = text;
+        if (this.order.answers === "completion") this.writeEntry(entry);
+        this.flush();
         return written;
       },
     };
   }
 
-  /** A message that is not a response: written after every response reserved before it. */
-  send(text: M): void {
+  /** A message that is not a response (a notification, a request to the client), caused by `causedBy` if given. */
+  send(text: M, causedBy?: RequestCause): void {
     if (this.closed) return;
-    if (this.head === this.queue.length && !this.paused) return this.write(text);
-    this.queue.push({ ready: true, text, isResponse: false });
+    const idle = this.head === this.queue.length;
+    const cause = causedBy as unknown as Cause | undefined;
+    if (cause instanceof Cause && cause.owner === this) {
+      if (idle && cause.released) return this.write(text);
+      this.queue.push({ text, after: cause });
+    } else if (this.order.uncaused === "unrelated" || (idle && this.open.size === 0)) {
+      this.write(text);
+    } else {
+      this.queue.push({ text, after: this.open.size === 1 ? this.open.values().next().value! : [...this.open] });
+    }
   }
 
   /**
-   * Writes what is ready at the head of the queue (ignoring a pause: nothing follows any more),
-   * then drops the rest; nothing is written afterwards.
+   * Writes what is ready at the head of the queue, counting a request already answered as
+   * released (nothing follows any more), then drops the rest; nothing is written afterwards.
    */
   close(): void {
     if (this.closed) return;
-    this.paused = false;
     this.flush(true);
     this.closed = true;
     for (let i = this.head; i < this.queue.length; i++) this.queue[i]!.done?.();
     this.queue.length = 0;
     this.head = 0;
+    this.open.clear();
+  }
+
+  private ready(entry: Entry<M>, closing: boolean): boolean {
+    if (entry.answers) return entry.filled === true;
+    const after = entry.after!;
+    if (after instanceof Cause) return after.released || (closing && after.answered);
+    return after.every((cause) => cause.released || (closing && cause.answered));
   }
 
   private flush(closing = false): void {
-    while (this.head < this.queue.length && !this.paused) {
+    while (this.head < this.queue.length) {
       const entry = this.queue[this.head]!;
-      if (!entry.ready) break;
+      if (!this.ready(entry, closing)) break;
       this.head++;
-      if (entry.text !== undefined) this.write(entry.text);
-      entry.done?.();
-      if (!closing && entry.isResponse && entry.text !== undefined && this.options.pauseAfterResponse && this.head < this.queue.length) {
-        this.paused = true;
-        setImmediate(() => {
-          this.paused = false;
-          if (!this.closed) this.flush();
-        });
-      }
+      this.writeEntry(entry);
     }
     if (this.head === this.queue.length) {
       this.queue.length = 0;
@@ -118,5 +147,33 @@ export class OutboundSequencer<M = string> {
       this.queue.splice(0, this.head);
       this.head = 0;
     }
+  }
+
+  private writeEntry(entry: Entry<M>): void {
+    if (entry.text !== undefined) this.write(entry.text);
+    entry.done?.();
+    if (entry.answers) this.answered(entry.answers, entry.text !== undefined);
+  }
+
+  /**
+   * A request's response was written (`wrote`) or it needed none: what it caused follows as the
+   * policy says (released at once, the caller flushes; or later, flushed then).
+   */
+  private answered(cause: Cause, wrote: boolean): void {
+    cause.answered = true;
+    const release = this.order.caused;
+    if (!wrote || release === "with-response") return this.release(cause);
+    const later = () => {
+      if (this.closed) return;
+      this.release(cause);
+      this.flush();
+    };
+    if (release === "next-tick") setImmediate(later);
+    else setTimeout(later, release.delayMs);
+  }
+
+  private release(cause: Cause): void {
+    cause.released = true;
+    this.open.delete(cause);
   }
 }

@@ -76,6 +76,9 @@ describe("a turn", () => {
   it("answers turn/start first, then reports the turn in Codex's order, with exactly one turn/completed", async () => {
     const c = await client();
     const threadId = await started(c);
+    // thread/started follows the thread/start response (it is caused by it), in a later write.
+    const announced = await c.waitFor((m) => m.method === "thread/started");
+    expect(c.received.indexOf(announced)).toBeGreaterThan(c.received.findIndex((m) => m.result?.thread?.id === threadId));
     expect(c.notifications("thread/started").map((m) => m.params.thread.id)).toEqual([threadId]);
     const before = c.received.length;
     const { turnId, completed, messages } = await c.turn(threadId, "/think weighing it\n/bash echo from-bash\nHello");

@@ -40,7 +40,7 @@ export async function newSession(ctx: AcpMethodContext, params: SessionNewParams
   const { link } = links.open(ctx.client, record);
   link.attach({ replay: false });
   // An editor knows the session only once this answer arrives: say what was not taken afterwards.
-  if (params.mcpServers.length > 0) link.sendAfterAnswer(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices));
+  if (params.mcpServers.length > 0) link.send(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices), ctx.cause);
   return { sessionId, modes: modeState(record.interactions.mode) };
 }
 
@@ -51,7 +51,7 @@ export async function loadSession(ctx: AcpMethodContext, params: SessionLoadPara
   const { link, created } = ctx.services.links.open(ctx.client, record);
   if (created) link.attach({ replay: true });
   else link.replay();
-  if (params.mcpServers.length > 0) link.sendAfterAnswer(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices));
+  if (params.mcpServers.length > 0) link.send(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices), ctx.cause);
   await record.interactions.refreshSettings();
   return { modes: modeState(record.interactions.mode) };
 }
@@ -62,7 +62,7 @@ export async function resumeSession(ctx: AcpMethodContext, params: SessionResume
   const record = await accessSession(ctx, params.sessionId);
   const { link, created } = ctx.services.links.open(ctx.client, record);
   if (created) link.attach({ replay: false });
-  if (params.mcpServers?.length) link.sendAfterAnswer(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices));
+  if (params.mcpServers?.length) link.send(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices), ctx.cause);
   await record.interactions.refreshSettings();
   return { modes: modeState(record.interactions.mode) };
 }

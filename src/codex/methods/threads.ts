@@ -43,12 +43,12 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
   });
   const thread = await services.threads.open(sessionId, peer.tenant);
   thread.createdWith(policy);
-  thread.attach(peer);
+  thread.attach(peer, ctx.cause);
   if (functions.length > 0) {
     thread.useDynamicTools(await DynamicTools.open(peer, thread, functions, services.toolConnection, services.log));
   }
   const started = thread.thread(false, { type: "idle" });
-  ctx.afterResponse(() => peer.notify("thread/started", { thread: started }));
+  peer.notify("thread/started", { thread: started }, ctx.cause);
   return { thread: started, ...thread.settings() };
 }
 
@@ -57,7 +57,8 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
   const thread = await services.threads.open(params.threadId, peer.tenant);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
   if (policy !== undefined) await thread.setApprovalPolicy(policy);
-  thread.attach(peer);
+  // The thread's live notifications, which loading it brings, follow the response.
+  thread.attach(peer, ctx.cause);
   return { thread: thread.thread(params.excludeTurns !== true), ...thread.settings() };
 }
 

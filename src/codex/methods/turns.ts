@@ -18,8 +18,9 @@ import { inputText } from "../user-input.js";
 
 /**
  * turn/*: a turn is a Tau turn, its id the id of its user message. The response to turn/start and
- * turn/interrupt goes out before the turn's notifications (which wait in the connection until it
- * is written): clients subscribe to a turn only once they know its id.
+ * turn/interrupt goes out before the turn's notifications, which these requests cause (the thread
+ * sends them to the client as caused by its request): clients subscribe to a turn only once they
+ * know its id.
  */
 
 const inProgress = (id: string): Turn => ({ id, items: [], status: "inProgress", error: null });
@@ -30,8 +31,7 @@ export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams
   const text = inputText(params.input);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
   if (policy !== undefined) await thread.setApprovalPolicy(policy);
-  thread.attach(peer);
-  ctx.afterResponse(peer.holdNotifications());
+  thread.attach(peer, ctx.cause);
   const running = thread.record.hub.activeTurnId;
   // A turn/start during a running turn gets that turn back, as in Codex; its input steers the turn rather than being lost.
   if (running) return { turn: inProgress(await steer(ctx, thread, text)) };
@@ -67,7 +67,7 @@ export async function turnInterrupt(ctx: CodexMethodContext, params: TurnInterru
   const active = thread.record.hub.activeTurnId;
   if (!active) throw CodexError.of("invalid_request", "no active turn to interrupt");
   if (params.turnId !== active) throw CodexError.of("invalid_request", `expected active turn id \`${params.turnId}\` but found \`${active}\``);
-  ctx.afterResponse(ctx.peer.holdNotifications());
+  thread.causedBy(ctx.peer, ctx.cause);
   thread.interrupting(active);
   await ctx.services.core.upstream.request("session.interrupt", { sessionId: thread.threadId });
   return {};
