@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import proxyAddr from "@fastify/proxy-addr";
 import fp from "fastify-plugin";
 import { PLUGIN } from "./plugin-names.js";
 import type { GatewayConfig } from "./config.js";
@@ -8,16 +9,27 @@ import type { GatewayConfig } from "./config.js";
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Request ids: a fresh UUID, or — behind a trusted proxy — the proxy's `X-Request-Id`, so one id
- * follows a request through both logs. An untrusted client cannot choose the id of its own log lines.
+ * Request ids: a fresh UUID, or — when the request comes straight from a trusted proxy — the
+ * proxy's `X-Request-Id`, so one id follows a request through both logs. Trusted is what
+ * `--trust-proxy` says of the connecting peer, by the same address matching Fastify applies to
+ * X-Forwarded-For: any client that reaches the gateway directly (not from a listed proxy address)
+ * cannot choose the id of its own log lines.
  */
 export function requestIdGenerator(config: GatewayConfig): (req: IncomingMessage) => string {
-  const trusted = config.trustProxy !== undefined && config.trustProxy !== false;
+  const trustsPeer = peerTrust(config.trustProxy);
   return (req) => {
     const incoming = req.headers["x-request-id"];
-    if (trusted && typeof incoming === "string" && REQUEST_ID.test(incoming)) return incoming;
+    if (typeof incoming === "string" && REQUEST_ID.test(incoming) && trustsPeer(req.socket?.remoteAddress)) return incoming;
     return randomUUID();
   };
+}
+
+/** Whether a directly connected peer is one of the trusted proxies (`true`: every peer; absent or `false`: none). */
+function peerTrust(trustProxy: GatewayConfig["trustProxy"]): (address: string | undefined) => boolean {
+  if (trustProxy === true) return () => true;
+  if (trustProxy === undefined || trustProxy === false) return () => false;
+  const trusted = proxyAddr.compile(trustProxy);
+  return (address) => address !== undefined && trusted(address, 0);
 }
 
 /** Every HTTP answer says which request id its log lines carry (WebSocket upgrades that succeed are answered by `ws`). */
