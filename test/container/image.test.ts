@@ -63,6 +63,7 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs 
 }
 
 const containers: string[] = [];
+const images: string[] = [];
 const temporary: string[] = [];
 let counter = 0;
 
@@ -136,6 +137,7 @@ async function startNginx(gatewayPort: string): Promise<string> {
     ].join("\n"),
   );
   const tag = `${prefix}-nginx:latest`;
+  images.push(tag);
   await dockerOk(["build", "--network", "host", "-q", "-t", tag, context]);
   const name = `${prefix}-nginx`;
   containers.push(name);
@@ -147,6 +149,7 @@ async function startNginx(gatewayPort: string): Promise<string> {
 
 afterAll(async () => {
   for (const name of containers) await docker(["rm", "-f", name]);
+  for (const tag of images) await docker(["image", "rm", "-f", tag]);
   for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 });
 
