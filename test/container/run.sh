@@ -27,24 +27,24 @@ cleanup() {
   docker image rm -f "$image" >/dev/null 2>&1 || true
   if [ -n "$started_engine" ]; then
     kill "$started_engine" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$started_engine" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 300); do kill -0 "$started_engine" 2>/dev/null || break; sleep 0.1; done
   fi
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -n "$@"; fi
-}
+# Root's commands run as they are; others through sudo (which hands our signals on to them).
+as_root=""
+if [ "$(id -u)" -ne 0 ]; then as_root="sudo -n"; fi
 
 if ! docker info >/dev/null 2>&1; then
   if ! command -v dockerd >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2>&1; then
     echo "container check: installing docker.io and debootstrap"
-    { as_root apt-get update && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y --no-install-recommends docker.io debootstrap; } >"$work/apt.log" 2>&1 \
+    { $as_root apt-get update && $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends docker.io debootstrap; } >"$work/apt.log" 2>&1 \
       || { tail -20 "$work/apt.log"; cannot_run "docker.io could not be installed"; }
   fi
   # No bridge and no iptables rules: containers use the host's network (the tests give each its own port).
-  as_root dockerd --iptables=false --ip-forward=false --bridge=none >"$work/dockerd.log" 2>&1 &
+  $as_root dockerd --iptables=false --ip-forward=false --bridge=none >"$work/dockerd.log" 2>&1 &
   started_engine=$!
   for _ in $(seq 1 300); do
     docker info >/dev/null 2>&1 && break
