@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import proxyAddr from "@fastify/proxy-addr";
 import fp from "fastify-plugin";
 import { PLUGIN } from "./plugin-names.js";
+import { trustedPeer } from "./trusted-peer.js";
 import type { GatewayConfig } from "./config.js";
 
 /** What an incoming `X-Request-Id` may look like to be used as is (nginx `$request_id`, UUIDs, …). */
@@ -16,20 +16,12 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * cannot choose the id of its own log lines.
  */
 export function requestIdGenerator(config: GatewayConfig): (req: IncomingMessage) => string {
-  const trustsPeer = peerTrust(config.trustProxy);
+  const trustsPeer = trustedPeer(config.trustProxy ?? false);
   return (req) => {
     const incoming = req.headers["x-request-id"];
-    if (typeof incoming === "string" && REQUEST_ID.test(incoming) && trustsPeer(req.socket?.remoteAddress)) return incoming;
+    if (typeof incoming === "string" && REQUEST_ID.test(incoming) && req.socket?.remoteAddress !== undefined && trustsPeer(req.socket.remoteAddress)) return incoming;
     return randomUUID();
   };
-}
-
-/** Whether a directly connected peer is one of the trusted proxies (`true`: every peer; absent or `false`: none). */
-function peerTrust(trustProxy: GatewayConfig["trustProxy"]): (address: string | undefined) => boolean {
-  if (trustProxy === true) return () => true;
-  if (trustProxy === undefined || trustProxy === false) return () => false;
-  const trusted = proxyAddr.compile(trustProxy);
-  return (address) => address !== undefined && trusted(address, 0);
 }
 
 /** Every HTTP answer says which request id its log lines carry (WebSocket upgrades that succeed are answered by `ws`). */

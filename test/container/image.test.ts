@@ -5,16 +5,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AskTestClient } from "../support/ask-client.js";
-import { repoRoot } from "../support/cli.js";
 import { CodexTestClient } from "../support/codex-client.js";
+import { docSection } from "../support/docs.js";
 import { freePort } from "../support/free-port.js";
+import { listeningOn, nginxExample } from "../support/nginx.js";
 import { openStalledWebSocket } from "../support/stalled-websocket.js";
 import { TauTestClient } from "../support/tau-client.js";
 
 /**
  * The real image in a real Docker engine (test/container/run.sh builds it and sets
  * TAU_GATEWAY_IMAGE; without it this suite is skipped): the CLI as the image's command, every
- * surface directly and behind Debian's stock nginx configured as docs/deployment-notes.md says,
+ * surface directly and behind Debian's stock nginx configured as docs/deployment.md says,
  * as uid 1000 on a read-only root with a workspace volume owned by uid 1000, `docker stop` with a
  * turn in flight and with a client that never answers the close frame (exit 0, not SIGKILL's 137),
  * and tini reaping what agent commands leave behind.
@@ -74,7 +75,7 @@ interface Gateway {
   workspace: string;
 }
 
-/** The image as docs/deployment-notes.md runs it: read-only, uid 1000, a workspace owned by uid 1000, a token, nginx trusted. */
+/** The image as docs/deployment.md runs it: read-only, uid 1000, a workspace owned by uid 1000, a token, nginx trusted. */
 async function startGateway(): Promise<Gateway> {
   const name = `${prefix}-gw-${++counter}`;
   const port = await freePort();
@@ -102,16 +103,12 @@ async function stopContainer(name: string): Promise<{ exitCode: number; logs: st
   return { exitCode, logs: logs.stdout + logs.stderr };
 }
 
-/** Debian's nginx in a container, set up with the steps and the block of docs/deployment-notes.md (only its ports changed). */
+/** Debian's nginx in a container, set up with the steps and the block of docs/deployment.md (only its ports changed). */
 async function startNginx(gatewayPort: string): Promise<string> {
-  const notes = readFileSync(join(repoRoot, "docs/deployment-notes.md"), "utf8");
-  const blocks = [...notes.matchAll(/```nginx\n([\s\S]*?)```/g)];
-  expect(blocks.length, "one ```nginx block in docs/deployment-notes.md").toBe(1);
-  const steps = /```sh\n(sudo cp tau-gateway\.conf[\s\S]*?)```/.exec(notes)?.[1];
-  expect(steps, "the site's installation steps").toBeDefined();
+  const steps = /```sh\n(sudo cp tau-gateway\.conf[\s\S]*?)```/.exec(docSection("deployment.md", "## Behind nginx"))?.[1];
+  expect(steps, "the site's installation steps in docs/deployment.md").toBeDefined();
   const port = await freePort();
-  const block = blocks[0]![1]!;
-  const site = block.replace(/^(\s*)listen 80 default_server;$/m, `$1listen 127.0.0.1:${port} default_server;`).replace(/server 127\.0\.0\.1:8080;/, `server 127.0.0.1:${gatewayPort};`);
+  const site = listeningOn(nginxExample(), port).replace(/server 127\.0\.0\.1:8080;/, `server 127.0.0.1:${gatewayPort};`);
   expect(site).toContain(`listen 127.0.0.1:${port} default_server;`);
   expect(site).toContain(`server 127.0.0.1:${gatewayPort};`);
 
