@@ -1,15 +1,23 @@
 # tau-gateway container image.
 #
 # Two stages: `build` compiles the TypeScript and bundles the command line (dist/tau-gateway.mjs) with
-# the dev dependencies; the runtime stage gets only the production dependencies, dist/, the
-# committed schema/ (served by /schema and used by the validators) and generated/validators/ (the
-# validators' precompiled fast checks).
-# test/e2e/docker-runtime.test.ts reproduces the runtime stage from this file.
+# the dev dependencies; the runtime stage gets only what runs: the production dependencies, the
+# bundle and its chunks, the validators' code caches (dist/validator-cache/), the committed schema/
+# (served by /schema and used by the validators) and generated/validators/ (their precompiled fast
+# checks). Not the compiled library (dist/src, dist/generated) nor the source maps, which embed
+# every source file.
+# test/e2e/docker-runtime.test.ts reproduces the runtime stage from this file;
+# test/container/ builds and runs the real image where a Docker engine can start.
 #
 #   docker build -t tau-gateway .
 #   docker run --rm -p 8080:8080 -e TAU_GATEWAY_TOKEN=change-me tau-gateway
+#   docker run --rm tau-gateway --help            (any tau-gateway command: validate, app-server, …)
+#
+# The base is a build argument, so another Node image (a mirror, a pinned digest, Node 22) can be
+# swapped in: docker build --build-arg NODE_IMAGE=node:22-bookworm-slim .
+ARG NODE_IMAGE=node:24-bookworm-slim
 
-FROM node:20-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -18,11 +26,18 @@ COPY scripts ./scripts
 COPY src ./src
 COPY generated ./generated
 COPY schema ./schema
-RUN npm run build
+# The validators' code caches are made here, by the same Node that runs them (V8 rejects another's).
+RUN npm run build && rm -rf dist/src dist/generated && find dist -name '*.map' -delete
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 # bookworm-slim rather than alpine: the embedded Tau host runs commands (session.exec, /bash) with
-# `bash -l`, which the Debian image has.
+# `bash -l`, which the Debian image has. tini (Debian's) is PID 1: it passes signals on to node and
+# reaps the orphans that commands leave behind (a backgrounded process whose shell exited), which
+# node as PID 1 never waits for, so they would stay zombies for the container's life.
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends tini \
+    && apt-get clean \
+    && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -30,7 +45,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /app/dist ./dist
 COPY schema ./schema
 COPY generated/validators ./generated/validators
-# New sessions work in /workspace (mount a volume there); the gateway's own files stay read-only.
+# New sessions work in /workspace (mount a volume there, owned by uid 1000); the gateway's own files
+# stay read-only, and nothing else is written, so the container runs with --read-only.
 RUN mkdir -p /workspace && chown node:node /workspace
 USER node
 # Every `tau-gateway serve` flag has a TAU_GATEWAY_* variable (see docs/configuration.md). Listening on
@@ -43,6 +59,9 @@ EXPOSE 8080
 # /healthz needs no token; the port follows TAU_GATEWAY_PORT if it is changed at run time.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TAU_GATEWAY_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# Exec form: node is PID 1 and receives SIGTERM itself, so `docker stop` drains the gateway.
+# docker stop sends SIGTERM to tini, which hands it to node: the gateway drains (8 s by default,
+# inside docker stop's 10 s; a longer --drain-timeout needs docker run --stop-timeout) and exits 0.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/tau-gateway.mjs", "serve"]
+# The image is the command line: arguments after the image name replace `serve`.
+ENTRYPOINT ["tini", "--", "node", "/app/dist/tau-gateway.mjs"]
+CMD ["serve"]

@@ -24,7 +24,7 @@ after --drain-timeout is interrupted).
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
 ${STORE_USAGE}
-  --drain-timeout MS            time a prompt in flight gets once input ends (default 10000) ${envName("drain-timeout")}
+  --drain-timeout MS            time a prompt in flight gets once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
 ${STDIO_LIMIT_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
 

@@ -27,7 +27,7 @@ export interface BridgeStackSettings {
   tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]>;
   eventRetention: number;
   interactionTimeoutMs: number;
-  /** How long a turn may run on after its client went away (the drain timeout; default 10000). */
+  /** How long a turn may run on after its client went away (the drain timeout; default DEFAULT_DRAIN_TIMEOUT_MS). */
   drainTimeout?: number;
   /** `memory` (default) or `redis://HOST:PORT[/DB]`: what gateway replicas share. */
   store?: string;

@@ -42,7 +42,7 @@ ${STORE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default info) ${envName("log-level")}
 ${ACCESS_USAGE}
 ${LIMIT_USAGE}
-  --drain-timeout MS            on SIGTERM/SIGINT, time in-flight requests and turns get to finish (default 10000) ${envName("drain-timeout")}
+  --drain-timeout MS            on SIGTERM/SIGINT, time in-flight requests and turns get to finish (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
   --sse-heartbeat-ms MS         keepalive comment interval on GET /rpc/events (default 15000) ${envName("sse-heartbeat-ms")}
   --socket PATH                 also serve Ask as NDJSON on this Unix socket, for local clients; a
                                 stale socket file is replaced, ours is removed on exit (default: none) ${envName("socket")}
@@ -51,7 +51,8 @@ ${LIMIT_USAGE}
 
 Once listening it writes "tau-gateway listening on http://HOST:PORT" to stderr; logs are JSON
 lines on stderr. SIGINT or SIGTERM drains (readiness 503, new work refused, work in flight
-gets --drain-timeout; a second signal stops waiting), closes everything and exits 0. Exit 1: the upstream cannot
+gets --drain-timeout; a second signal stops waiting), closes everything (WebSocket clients that
+do not answer the close frame within what is left of the drain are cut off) and exits 0. Exit 1: the upstream cannot
 be reached (with several: none of them can) or speaks another protocol version; exit 2: a setting is invalid.`;
 
 const serveSettings = {

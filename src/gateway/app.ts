@@ -49,8 +49,9 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   app.register(gatewayServices, { upstream: config.upstream, store: config.store, askBridge: config.ask?.bridge, codexBridge: config.codex?.bridge, acpAgent: config.acp?.agent });
   app.register(gatewayMetrics);
   app.register(networkLimits, { limits, trustProxy: config.trustProxy ?? false });
-  // Connection cap first: a full gateway refuses an upgrade (503) before any other check.
-  app.register(clientSockets, { limits, maxMessageBytes });
+  // Connection cap first: a full gateway refuses an upgrade (503) before any other check. At close
+  // the WebSocket close handshake gets what is left of the drain (`app.drain` exists by then).
+  app.register(clientSockets, { limits, maxMessageBytes, closeHandshakeMs: () => app.drain.closeHandshakeBudgetMs() });
   // Before every route: request id, then Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
   app.register(requestIdHeader);
   app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins });

@@ -15,6 +15,8 @@ export interface ClientSocketsOptions {
   limits: GatewayLimits;
   /** Largest client message; a larger one closes the socket with 1009. */
   maxMessageBytes: number;
+  /** At close: how long clients get to answer the close frame before they are cut off (asked when closing starts). */
+  closeHandshakeMs: () => number;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface ClientSocketsOptions {
  * and the connection metrics. Not encapsulated, so the hooks cover every route; registered before
  * the front-door checks, so a full gateway says so before asking for credentials.
  */
-const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, maxMessageBytes }) => {
+const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, maxMessageBytes, closeHandshakeMs }) => {
   const metrics = app.metrics;
   const cap = new ConnectionCap(limits.maxConnections);
 
@@ -33,10 +35,20 @@ const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, 
   app.register(websocket, {
     options: { maxPayload: maxMessageBytes, WebSocket: gatewayWebSocketClass(maxMessageBytes) },
     errorHandler: clientSocketErrorHandler(metrics),
-    // The plugin's default closes clients without a code; say why instead.
+    // The plugin's default closes clients without a code; say why instead. `ws` then waits up to
+    // 30 s for each client's answering close frame: a client that never answers (stalled, or gone
+    // without a FIN) would hold the shutdown past any platform's grace period and end in SIGKILL,
+    // so whoever has not answered within the time left is cut off.
     preClose(done) {
-      for (const client of app.websocketServer.clients) client.close(1001, "gateway shutting down");
-      app.websocketServer.close(() => done());
+      const server = app.websocketServer;
+      for (const client of server.clients) client.close(1001, "gateway shutting down");
+      const cutOff = setTimeout(() => {
+        for (const client of server.clients) client.terminate();
+      }, closeHandshakeMs());
+      server.close(() => {
+        clearTimeout(cutOff);
+        done();
+      });
     },
   });
 

@@ -32,7 +32,7 @@ export interface GatewayConfig {
   maxMessageBytes?: number;
   /** Connection, in-flight, send-buffer and keepalive limits (see limits.ts for the defaults). */
   limits?: Partial<GatewayLimits>;
-  /** How long work in flight gets to finish once `app.drain.drain()` starts. Default 10000. */
+  /** How long work in flight gets to finish once `app.drain.drain()` starts. Default DEFAULT_DRAIN_TIMEOUT_MS (drain.ts). */
   drainTimeoutMs?: number;
   /** Bearer tokens and their tenants, checked on every route but /healthz and /readyz; absent = no authentication and no tenants. */
   tokens?: TokenRegistry;

@@ -2,7 +2,20 @@ import { AskError } from "../bridge/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import type { AskCallGate } from "../transports/ask-jsonrpc.js";
 
-export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+/**
+ * 8 s: with the close handshake's floor and the host's own shutdown it still ends inside the grace
+ * period of `docker stop` (10 s before SIGKILL) and of Kubernetes (terminationGracePeriodSeconds,
+ * 30 s). A longer drain needs a longer grace period (`docker run --stop-timeout`, the pod's
+ * terminationGracePeriodSeconds), or the process is killed in the middle of it.
+ */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 8_000;
+
+/**
+ * The least time clients get to answer the close frame once draining is over, even when the drain
+ * used all of its time: enough for any client that is still reading, short enough to stay inside a
+ * platform's grace period.
+ */
+export const MIN_CLOSE_HANDSHAKE_MS = 500;
 
 /** How often work counted by sources (which cannot announce their changes) is looked at again. */
 const SOURCE_POLL_MS = 25;
@@ -37,6 +50,8 @@ export class DrainController {
   private wake: (() => void) | undefined;
   private draining_: Promise<DrainOutcome> | undefined;
   private forced = false;
+  /** When the drain's time runs out (set when it starts). */
+  private deadline: number | undefined;
 
   constructor(private readonly options: { timeoutMs: number }) {}
 
@@ -47,6 +62,16 @@ export class DrainController {
 
   get timeoutMs(): number {
     return this.options.timeoutMs;
+  }
+
+  /**
+   * How long client connections may take to close once the drain is over: what is left of the
+   * drain's time (at least MIN_CLOSE_HANDSHAKE_MS), or the whole drain timeout when the gateway is
+   * closed without draining first. A client that does not answer by then is cut off.
+   */
+  closeHandshakeBudgetMs(now = Date.now()): number {
+    const left = this.deadline === undefined ? this.options.timeoutMs : this.deadline - now;
+    return Math.max(MIN_CLOSE_HANDSHAKE_MS, left);
   }
 
   /** Counts in-flight work that does not pass through `askGate`. */
@@ -114,6 +139,7 @@ export class DrainController {
     this.state = "draining";
     for (const listener of [...this.startListeners]) listener();
     const deadline = Date.now() + this.options.timeoutMs;
+    this.deadline = deadline;
     while (this.inFlight > 0 && !this.forced && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(SOURCE_POLL_MS, Math.max(0, deadline - Date.now())));

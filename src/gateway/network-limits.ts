@@ -1,9 +1,9 @@
-import { compile } from "@fastify/proxy-addr";
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import type { Socket } from "node:net";
 import type { GatewayLimits } from "./limits.js";
 import { PLUGIN } from "./plugin-names.js";
+import { trustedPeer } from "./trusted-peer.js";
 
 export interface NetworkLimitsOptions {
   limits: GatewayLimits;
@@ -91,12 +91,4 @@ export function nodeServerOptions(limits: GatewayLimits): { connectionTimeout: n
       connectionsCheckingInterval: Math.max(50, Math.min(1000, ...deadlines.map((ms) => Math.floor(ms / 4)))),
     },
   };
-}
-
-/** Whether a peer address is one `trustProxy` names (Fastify reads X-Forwarded-For from the same peers). */
-function trustedPeer(trustProxy: boolean | string[]): (address: string) => boolean {
-  if (trustProxy === true) return () => true;
-  if (trustProxy === false || trustProxy.length === 0) return () => false;
-  const trusts = compile(trustProxy);
-  return (address) => trusts(address, 0);
 }

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, posix } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -8,11 +8,12 @@ import { repoRoot } from "../support/cli.js";
 import { freePort } from "../support/free-port.js";
 
 /**
- * No Docker engine exists here, so this reproduces the Dockerfile's runtime stage by hand, reading
- * every step from the Dockerfile itself (a change there changes what runs here): the build stage's
- * output (`npm run build`), a clean directory holding only what the runtime stage COPYs, its
- * `npm ci --omit=dev` (production dependencies only), then the image's CMD with the image's ENV,
- * the HEALTHCHECK command against it, and SIGTERM. Slow (a real npm install), so one test.
+ * Without a Docker engine (test/container/ runs the real image where one starts), this reproduces
+ * the Dockerfile's runtime stage by hand, reading every step from the Dockerfile itself (a change
+ * there changes what runs here): the build stage's output (`npm run build`, then what it removes),
+ * a clean directory holding only what the runtime stage COPYs, its `npm ci --omit=dev` (production
+ * dependencies only), then the image's ENTRYPOINT and CMD with the image's ENV, the HEALTHCHECK
+ * command against it, and SIGTERM. Slow (a real npm install), so one test.
  */
 
 interface Instruction {
@@ -81,7 +82,7 @@ afterAll(() => {
 });
 
 describe("Dockerfile runtime stage", () => {
-  it("installs production dependencies only, starts with the image's CMD and ENV, passes its HEALTHCHECK, and exits 0 on SIGTERM", { timeout: 300_000 }, async () => {
+  it("installs production dependencies only, starts with the image's ENTRYPOINT, CMD and ENV, passes its HEALTHCHECK, and exits 0 on SIGTERM", { timeout: 300_000 }, async () => {
     const instructions = parseDockerfile(readFileSync(join(repoRoot, "Dockerfile"), "utf8"));
     const stageStarts = instructions.flatMap((ins, i) => (ins.keyword === "FROM" ? [i] : []));
     expect(stageStarts.length, "a multi-stage build").toBeGreaterThanOrEqual(2);
@@ -91,10 +92,16 @@ describe("Dockerfile runtime stage", () => {
     const runtime = stages.at(-1)!;
     const build = stages[0]!;
     const of = (keyword: string) => runtime.filter((i) => i.keyword === keyword);
+    // Build arguments declared before the first FROM, with their defaults.
+    const args = Object.assign({}, ...instructions.slice(0, stageStarts[0]).filter((i) => i.keyword === "ARG").map((i) => parseEnv(i.args))) as Record<string, string>;
+    const withArgs = (text: string) => text.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, braced: string, bare: string) => args[braced ?? bare] ?? "");
 
-    // The image's promises: a small Node 20 base with bash, a non-root user, the port exposed.
-    const base = runtime[0]!.args.split(/\s+/)[0]!;
-    expect(base).toMatch(/^node:20-(bookworm-slim|alpine)/);
+    // The image's promises: the current Node LTS on Debian (bash for the host's login shells) as a
+    // build argument's default, the same base for both stages, a non-root user, the port exposed.
+    const base = withArgs(runtime[0]!.args.split(/\s+/)[0]!);
+    expect(base).toBe("node:24-bookworm-slim");
+    expect(withArgs(build[0]!.args.split(/\s+/)[0]!)).toBe(base);
+    expect(runtime[0]!.args, "the base is chosen by a build argument").toMatch(/^\$/);
     expect(build.some((i) => i.keyword === "RUN" && /npm ci\b/.test(i.args) && !/--omit=dev/.test(i.args)), "the build stage installs dev dependencies").toBe(true);
     expect(build.some((i) => i.keyword === "RUN" && /npm run build/.test(i.args)), "the build stage builds").toBe(true);
     const user = of("USER").at(-1)?.args;
@@ -103,20 +110,26 @@ describe("Dockerfile runtime stage", () => {
     const env = Object.assign({}, ...of("ENV").map((i) => parseEnv(i.args))) as Record<string, string>;
     expect(env.TAU_GATEWAY_HOST).toBe("0.0.0.0");
     expect(of("EXPOSE").map((i) => i.args)).toContain(env.TAU_GATEWAY_PORT);
+    const entrypoint = execForm(of("ENTRYPOINT").at(-1)!.args, "ENTRYPOINT");
     const cmd = execForm(of("CMD").at(-1)!.args, "CMD");
     const healthcheck = of("HEALTHCHECK").at(-1)!.args;
     const probe = execForm(healthcheck.slice(healthcheck.indexOf(" CMD ") + 1), "HEALTHCHECK CMD");
-    expect(cmd[0]).toBe("node");
+    // An init that reaps orphans is PID 1 and runs node; the image is the command line, `serve` by
+    // default, so `docker run IMAGE validate …` and `docker run IMAGE --help` run those commands.
+    expect(entrypoint.slice(0, 3)).toEqual(["tini", "--", "node"]);
+    expect(of("RUN").some((i) => /apt-get install\b.*\btini\b/.test(i.args)), "tini is installed").toBe(true);
+    expect(cmd).toEqual(["serve"]);
     // The image runs the command users install: the bundle package.json's `bin` names.
     const bin = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["tau-gateway"];
-    expect(posix.normalize(cmd[1]!)).toBe(posix.normalize(bin!));
+    const workdir = workdirOf(runtime);
+    const script = entrypoint[3]!;
+    expect(posix.relative(workdir, posix.resolve(workdir, script))).toBe(posix.normalize(bin!));
     expect(probe[0]).toBe("node");
 
     // The image's file system, rooted in a temporary directory.
     const root = mkdtempSync(join(tmpdir(), "docker-runtime-"));
     temporary.push(root);
     const inRoot = (path: string) => join(root, path);
-    const workdir = workdirOf(runtime);
     const appDir = inRoot(workdir);
     mkdirSync(appDir, { recursive: true });
 
@@ -125,10 +138,25 @@ describe("Dockerfile runtime stage", () => {
     const built = await run("npm", ["run", "build", "--silent", "--", "--outDir", builtDist], { cwd: repoRoot });
     expect(built.code, `npm run build failed:\n${built.output}`).toBe(0);
     const buildWorkdir = workdirOf(build);
+    // What the build stage removes from dist/ after building (the compiled library, source maps).
+    for (const step of build.filter((i) => i.keyword === "RUN").flatMap((i) => i.args.split("&&").map((s) => s.trim()))) {
+      const [program, ...words] = step.split(/\s+/);
+      if (program === "rm") {
+        for (const path of words.filter((w) => !w.startsWith("-"))) {
+          expect(path, "the build stage removes only build output").toMatch(/^dist\//);
+          rmSync(join(builtDist, path.slice("dist/".length)), { recursive: true, force: true });
+        }
+      } else if (program === "find") {
+        expect(words, "find dist -name PATTERN -delete").toEqual(["dist", "-name", expect.any(String), "-delete"]);
+        const suffix = words[2]!.replace(/^'|'$/g, "");
+        expect(suffix, "a *.EXT pattern").toMatch(/^\*\.\w+$/);
+        for (const file of readdirSync(builtDist, { recursive: true }) as string[]) if (file.endsWith(suffix.slice(1))) rmSync(join(builtDist, file));
+      }
+    }
     /** A path of the build stage's file system, as it exists here. */
     const fromBuildStage = (path: string) => {
       const relative = posix.relative(buildWorkdir, posix.resolve(buildWorkdir, path));
-      return relative === "dist" ? builtDist : join(repoRoot, relative);
+      return relative === "dist" || relative.startsWith("dist/") ? join(builtDist, relative.slice("dist".length)) : join(repoRoot, relative);
     };
 
     // COPY: exactly what the runtime stage copies, nothing else.
@@ -147,6 +175,10 @@ describe("Dockerfile runtime stage", () => {
     }
     expect(existsSync(join(appDir, "src")), "sources are not copied").toBe(false);
     expect(existsSync(join(appDir, "test")), "tests are not copied").toBe(false);
+    // Only what runs: not the compiled library nor source maps (they embed every source file).
+    expect(existsSync(join(appDir, "dist/src")), "dist/src is not shipped").toBe(false);
+    expect(existsSync(join(appDir, "dist/generated")), "dist/generated is not shipped").toBe(false);
+    expect((readdirSync(join(appDir, "dist"), { recursive: true }) as string[]).filter((f) => f.endsWith(".map")), "no source maps").toEqual([]);
 
     // RUN: the dependency install (and the directories it creates); other commands do not change what runs.
     let installed = false;
@@ -180,7 +212,9 @@ describe("Dockerfile runtime stage", () => {
     for (const [name, value] of Object.entries(env)) imageEnv[name] = value.startsWith("/") ? inRoot(value) : value;
     Object.assign(imageEnv, { TAU_GATEWAY_PORT: String(port), TAU_GATEWAY_TOKEN: token });
 
-    const child = spawn(process.execPath, cmd.slice(1), { cwd: appDir, env: imageEnv, stdio: ["ignore", "pipe", "pipe"] });
+    // tini's part (signals, reaping) needs the real image; here node runs the rest of the ENTRYPOINT.
+    const program = [inRoot(posix.resolve(workdir, script)), ...entrypoint.slice(4), ...cmd];
+    const child = spawn(process.execPath, program, { cwd: appDir, env: imageEnv, stdio: ["ignore", "pipe", "pipe"] });
     children.push(child);
     let stderr = "";
     const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));

@@ -4,7 +4,7 @@ import { AskTestClient } from "../support/ask-client.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { docSection } from "../support/docs.js";
 import { freePort } from "../support/free-port.js";
-import { nginxBinary, nginxExample, startTestNginx } from "../support/nginx.js";
+import { listeningOn, nginxBinary, nginxExample, startTestNginx } from "../support/nginx.js";
 import { startReplicaSet, until } from "../support/replica-set.js";
 
 /**
@@ -26,7 +26,7 @@ function replicasSite(listenPort: number, replicaPorts: string[]): string {
   servers.forEach((match, i) => (replaced = replaced.replace(match[0], `server 127.0.0.1:${replicaPorts[i]};`)));
   const withUpstream = site.replace(/upstream tau_gateway \{[\s\S]*?\}/, replaced);
   expect(withUpstream).not.toBe(site);
-  return withUpstream.replace(/^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${listenPort};`);
+  return listeningOn(withUpstream, listenPort);
 }
 
 describe.skipIf(!nginxBinary)(`three replicas behind nginx${nginxBinary ? "" : " (skipped: nginx is not installed)"}`, () => {

@@ -15,6 +15,13 @@ export function nginxExample(): string {
   return blocks[0]![1]!;
 }
 
+/** The example's `listen 80 …;` line moved to 127.0.0.1:PORT (its parameters, e.g. default_server, kept). */
+export function listeningOn(site: string, port: number | string): string {
+  const moved = site.replace(/^(\s*)listen 80((?: \w+)*);$/m, `$1listen 127.0.0.1:${port}$2;`);
+  expect(moved, "the example's listen line").not.toBe(site);
+  return moved;
+}
+
 /** Temporary directories nginx writes request bodies and proxied data to. */
 const TEMP_PATHS = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"];
 
@@ -30,7 +37,7 @@ export interface TestNginx {
  * resolves once `/healthz` answers through it.
  */
 export async function startTestNginx(site: string): Promise<TestNginx> {
-  const port = /listen 127\.0\.0\.1:(\d+);/.exec(site)?.[1];
+  const port = /listen 127\.0\.0\.1:(\d+)[ ;]/.exec(site)?.[1];
   if (!port) throw new Error("the site listens on no 127.0.0.1 port");
   const dir = mkdtempSync(join(tmpdir(), "nginx-"));
   // Worker processes may run as another user: they need to reach the temporary directories.
