@@ -2,6 +2,7 @@ import type { ErrorCode } from "../../generated/tau-v18.js";
 import { InteractionError } from "../bridge/interactions/index.js";
 import { ACP_ERROR_CODES, type AcpErrorName } from "../registry/acp/index.js";
 import { TauResponseError, UpstreamUnavailableError } from "../tau/upstream.js";
+import { STORE_UNAVAILABLE_MESSAGE, storeUnavailableOperation } from "../store/index.js";
 
 /** A JSON-RPC error the ACP surface answers with; `code` is one of the registry's ACP codes. */
 export class AcpError extends Error {
@@ -34,6 +35,7 @@ const FROM_TAU: Record<ErrorCode, AcpErrorName> = {
 export function toAcpError(err: unknown): AcpError {
   if (err instanceof AcpError) return err;
   if (err instanceof TauResponseError) return AcpError.of(FROM_TAU[err.code] ?? "internal_error", `${err.method}: ${err.message}`, { tauCode: err.code });
+  if (storeUnavailableOperation(err) !== undefined) return AcpError.of("upstream_unavailable", STORE_UNAVAILABLE_MESSAGE);
   if (err instanceof UpstreamUnavailableError) return AcpError.of("upstream_unavailable", `Tau host unavailable: ${err.message}; retry once it is back`);
   if (err instanceof InteractionError) return AcpError.of(err.code === "invalid_params" ? "invalid_params" : "resource_not_found", err.message);
   return AcpError.of("internal_error", `Internal error: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,6 +1,7 @@
 import type { ErrorCode } from "../../generated/tau-v18.js";
 import { ASK_ERROR_CODES, type AskErrorName } from "../registry/ask/index.js";
 import { TauResponseError, UpstreamUnavailableError } from "../tau/upstream.js";
+import { STORE_UNAVAILABLE_MESSAGE, storeUnavailableOperation } from "../store/index.js";
 
 /** A JSON-RPC error the Ask surface answers with; `code` is one of the registry's Ask codes. */
 export class AskError extends Error {
@@ -35,6 +36,7 @@ export function toAskError(err: unknown): AskError {
   if (err instanceof TauResponseError) {
     return AskError.of(FROM_TAU[err.code] ?? "internal_error", namingMethod(err.method, err.message), { tauCode: err.code });
   }
+  if (storeUnavailableOperation(err) !== undefined) return AskError.of("upstream_unavailable", STORE_UNAVAILABLE_MESSAGE);
   if (err instanceof UpstreamUnavailableError) {
     return AskError.of("upstream_unavailable", `Tau host unavailable: ${err.message}; retry once it is back`);
   }

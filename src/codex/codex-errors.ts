@@ -1,6 +1,7 @@
 import { AskError } from "../bridge/ask-bridge.js";
 import { CODEX_ERROR_CODES, type CodexErrorName } from "../registry/codex/index.js";
 import { TauResponseError, UpstreamUnavailableError } from "../tau/upstream.js";
+import { STORE_UNAVAILABLE_MESSAGE, storeUnavailableOperation } from "../store/index.js";
 
 /** A JSON-RPC error the Codex surface answers with; `code` is one of the registry's Codex codes. */
 export class CodexError extends Error {
@@ -42,6 +43,7 @@ export function toCodexError(err: unknown): CodexError {
   if (err instanceof TauResponseError) {
     return CodexError.of(FROM_TAU[err.code] ?? "internal_error", `${err.method}: ${err.message}`, { tauCode: err.code });
   }
+  if (storeUnavailableOperation(err) !== undefined) return CodexError.of("upstream_unavailable", STORE_UNAVAILABLE_MESSAGE);
   if (err instanceof UpstreamUnavailableError) return CodexError.of("upstream_unavailable", `Tau host unavailable: ${err.message}; retry once it is back`);
   return CodexError.of("internal_error", `Internal error: ${err instanceof Error ? err.message : String(err)}`);
 }

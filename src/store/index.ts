@@ -6,6 +6,7 @@ import type { GatewayStore } from "./types.js";
 export { parseStoreTarget, type StoreTarget } from "./store-url.js";
 export type * from "./types.js";
 export { MemoryStore } from "./memory-store.js";
+export { STORE_UNAVAILABLE_MESSAGE, storeUnavailableOperation } from "./unavailable.js";
 // A type only: ioredis is loaded when a Redis store is opened, not by everything that imports the store.
 export type { RedisStore } from "./redis-store.js";
 

@@ -10,6 +10,7 @@ import { RedisOwnership, type LeaseCommands } from "./redis-ownership.js";
 import { ACQUIRE_SCRIPT, APPEND_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT } from "./redis-scripts.js";
 import { RedisSessionLog, type AppendCommand } from "./redis-session-log.js";
 import { RedisSessionSettings } from "./redis-session-settings.js";
+import { STORE_COMMAND_TIMEOUT_MS, StoreHealth } from "./store-health.js";
 import type { GatewayStore, StoreStats } from "./types.js";
 
 export interface RedisStoreOptions {
@@ -48,6 +49,7 @@ export class RedisStore implements GatewayStore {
   private readonly channels: RedisChannels;
   private readonly keys: RedisKeys;
   private readonly logs = new Map<string, RedisSessionLog>();
+  private health: StoreHealth | undefined;
 
   constructor(private readonly options: RedisStoreOptions) {
     const connection = {
@@ -57,6 +59,7 @@ export class RedisStore implements GatewayStore {
       lazyConnect: true,
       maxRetriesPerRequest: 2,
       connectTimeout: 2_000,
+      commandTimeout: STORE_COMMAND_TIMEOUT_MS,
       retryStrategy: (attempt: number) => Math.min(100 * attempt, 1_000),
     };
     this.redis = new Redis(connection) as CommandConnection;
@@ -81,7 +84,9 @@ export class RedisStore implements GatewayStore {
   async connect(): Promise<void> {
     await Promise.all([this.redis.connect(), this.subscriber.connect()]);
     await this.redis.ping();
+    this.health = new StoreHealth({ commands: this.redis, subscriber: this.subscriber }, this.options.log);
   }
+
 
   /**
    * What the other shared parts (session placement, interactions) build their Redis
@@ -108,27 +113,15 @@ export class RedisStore implements GatewayStore {
     return log;
   }
 
+  /** Known at once: the store's health is kept by its own commands and probes (store-health.ts). */
   async ready(): Promise<boolean> {
-    if (this.redis.status !== "ready") return false;
-    try {
-      await withTimeout(this.redis.ping(), 1_000);
-      return true;
-    } catch {
-      return false;
-    }
+    return this.health?.reachable ?? false;
   }
 
   async close(): Promise<void> {
+    this.health?.stop();
     await this.ownership.close();
     this.redis.disconnect();
     this.subscriber.disconnect();
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("timed out")), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

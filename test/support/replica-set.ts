@@ -18,8 +18,8 @@ export interface ReplicaSet {
   hostUrl: string;
   hostUrls: string[];
   replicas: ServingCli[];
-  /** Starts one more replica and waits until it is ready. */
-  addReplica(): Promise<ServingCli>;
+  /** Starts one more replica (on `storeUrl` instead of the Redis server's own, e.g. through a proxy) and waits until it is ready. */
+  addReplica(options?: { storeUrl?: string }): Promise<ServingCli>;
   /** An Ask client on a replica's WebSocket /rpc, closed after the test. */
   client(replica: ServingCli): Promise<AskTestClient & { socket: import("ws").WebSocket }>;
 }
@@ -45,8 +45,8 @@ export async function startReplicaSet(cleanups: Cleanups, options: ReplicaSetOpt
   }
   const hostUrl = hostUrls[0]!;
   const replicas: ServingCli[] = [];
-  const addReplica = async () => {
-    const args = ["--port", "0", ...hostUrls.flatMap((url) => ["--upstream", url]), "--store", redis.url, "--store-lease-ms", String(options.leaseMs ?? 3_000), "--log-level", "info"];
+  const addReplica = async ({ storeUrl = redis.url }: { storeUrl?: string } = {}) => {
+    const args = ["--port", "0", ...hostUrls.flatMap((url) => ["--upstream", url]), "--store", storeUrl, "--store-lease-ms", String(options.leaseMs ?? 3_000), "--log-level", "info"];
     if (options.retention) args.push("--event-retention", String(options.retention));
     args.push(...(options.serveArgs ?? []));
     const replica = await serveCli(args, cleanups);
