@@ -5,6 +5,7 @@ import type { Dialect } from "../registry/model.js";
 import { TranscriptChecker } from "../validation/transcript.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 import { lineBatches } from "./line-batches.js";
+import { recordedText, recordingDialect } from "./recording-lines.js";
 import { isReportFormat, REPORT_FORMATS, type ReportFormat } from "./validate-reports/index.js";
 
 export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|codex|acp] [--tau-version 18|13] [--format text|json|github|junit|sarif] FILE... | -
@@ -13,8 +14,11 @@ Checks JSONL transcripts against the tau-gateway schema. Without --dialect each 
 is detected: Tau messages carry version and type; JSON-RPC lines are Ask unless their method (or
 the request they answer) is only Codex's; give --dialect codex for Codex app-server transcripts
 and --dialect acp for ACP ones (ACP shares method names with Ask). A line is a bare message or
-{"direction":"client"|"server","message":{...}} (client = sent by the client). Responses are
-checked against the result of the request with the same id earlier in the same file.
+{"direction":"client"|"server","message":{...}} (client = sent by the client; other members,
+such as a time, are ignored). Responses are checked against the result of the request with the
+same id earlier in the same file. A recording (serve --record, --record FILE) starts with a
+header line {"recording":{"dialect":...}} that sets the file's dialect; a recorded line holding
+text that was not JSON ({"direction":...,"text":...}) is reported as such.
 
 Output (--format):
   text    one line per error, FILE:LINE: <dialect> <method or type>: <pointer>: <message>, then
@@ -82,7 +86,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
   for (const file of options.files) {
     if (output?.aborted) break;
     // Ids are correlated within one transcript; each file is its own conversation.
-    const checker = new TranscriptChecker({ dialect: options.dialect, tauVersion: options.tauVersion });
+    let checker = new TranscriptChecker({ dialect: options.dialect, tauVersion: options.tauVersion });
     report.file(file === "-" ? "<stdin>" : file);
     let input: Readable;
     try {
@@ -92,11 +96,21 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
       return 2;
     }
     let lineNo = 0;
+    let seenLine = false;
     /** Checks one line and reports what is wrong with it. */
     const checkLine = (text: string) => {
       lineNo++;
       if (text.trim() === "") return;
-      const verdict = checker.line(text);
+      if (!seenLine) {
+        seenLine = true;
+        // A recording's header: the file's dialect (unless --dialect says otherwise), not a message.
+        const recorded = recordingDialect(text);
+        if (recorded) {
+          checker = new TranscriptChecker({ dialect: options.dialect ?? recorded, tauVersion: options.tauVersion });
+          return;
+        }
+      }
+      const verdict = checker.line(recordedText(text) ?? text);
       if (verdict.ok) valid++;
       else invalid++;
       report.line(lineNo, verdict);

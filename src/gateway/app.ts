@@ -50,7 +50,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   app.register(gatewayMetrics);
   app.register(networkLimits, { limits, trustProxy: config.trustProxy ?? false });
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check.
-  app.register(clientSockets, { limits, maxMessageBytes });
+  app.register(clientSockets, { limits, maxMessageBytes, recording: config.recording });
   // Before every route: request id, then Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
   app.register(requestIdHeader);
   app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins });
