@@ -6,7 +6,7 @@ import { AskTestClient, rpcError } from "../support/ask-client.js";
 import { openSession, waitForTerminal } from "../support/ask-events.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
 import { cleanupsAfterEach, type Cleanups } from "../support/cleanups.js";
-import { runCommand, serveCli, type ServingCli } from "../support/cli.js";
+import { runCliProcess, runCommand, serveCli, type ServingCli } from "../support/cli.js";
 import { CodexTestClient } from "../support/codex-client.js";
 import { CALL_MARK, markToolsFile } from "../support/mark-tool.js";
 import { errorOf, TauTestClient } from "../support/tau-client.js";
@@ -151,5 +151,47 @@ describe("serve --record", () => {
     expect((await runCommand(["validate", path!])).code).toBe(0);
     expect(gateway.stderr()).toMatch(/recording cut: the file reached its size limit/);
     expect(gateway.stderr()).toContain(path!);
+  });
+});
+
+describe("--record FILE of the stdio commands", () => {
+  const requests: Record<string, object[]> = {
+    stdio: [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { client: { name: "rec", version: "1" } } },
+      { jsonrpc: "2.0", id: 2, method: "session/create", params: {} },
+      { jsonrpc: "2.0", id: 3, method: "session/events", params: { sessionId: "no-such-session" } },
+      { jsonrpc: "2.0", id: 4, method: "ping" },
+    ],
+    "app-server": [
+      { id: 1, method: "initialize", params: { clientInfo: { name: "rec", version: "1" } } },
+      { method: "initialized" },
+      { id: 2, method: "thread/start", params: {} },
+      { id: 3, method: "thread/read", params: { threadId: "no-such-thread" } },
+    ],
+    acp: [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } },
+      { jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: tmpdir(), mcpServers: [] } },
+      { jsonrpc: "2.0", id: 3, method: "session/load", params: { sessionId: "no-such-session", cwd: tmpdir(), mcpServers: [] } },
+    ],
+  };
+
+  it.each(Object.keys(requests))("%s records its client's session, errors included, and it validates with 0 invalid", async (command) => {
+    const dir = recordDir(cleanups);
+    const path = join(dir, `${command}.jsonl`);
+    const run = await runCliProcess([command, "--record", path], { stdin: requests[command]!.map((m) => JSON.stringify(m)).join("\n") + "\n" });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = readFileSync(path, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(lines[0].recording.dialect).toBe({ stdio: "ask", "app-server": "codex", acp: "acp" }[command]);
+    expect(lines.filter((l) => l.direction === "client").map((l) => l.message)).toEqual(requests[command]);
+    // Every request was answered, one of them with an error.
+    const answers = lines.filter((l) => l.direction === "server" && "id" in l.message && !("method" in l.message));
+    expect(answers.filter((l) => l.message.error)).toHaveLength(1);
+    expect((await runCommand(["validate", path])).stdout).toBe(`${lines.length - 1} valid, 0 invalid\n`);
+  });
+
+  it("says so and exits 2 when the file cannot be written", async () => {
+    const r = await runCommand(["acp", "--record", join(tmpdir(), "no-such-dir-for-recording", "x.jsonl")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^tau-gateway acp: cannot record to .*: ENOENT\n$/);
   });
 });

@@ -31,6 +31,16 @@ export interface ConnectionRecording {
 
 const NOT_RECORDING: ConnectionRecording = { client: () => undefined, server: () => undefined, close: () => undefined };
 
+/**
+ * One recording in a file of its own (`stdio`, `app-server`, `acp --record FILE`): replaced if it
+ * exists, bounded by `maxFileBytes` alone. Resolves once the file is open.
+ */
+export async function recordingFile(path: string, dialect: RecordedDialect, transport: string, maxFileBytes: number, log: Log): Promise<FileRecording> {
+  const recording = new FileRecording(path, maxFileBytes, undefined, log, headerLine({ dialect, connection: `${process.pid}-0001`, transport, started: new Date() }), "w");
+  await recording.opened;
+  return recording;
+}
+
 export class RecordingFolder {
   private used = 0;
   private connections = 0;
@@ -103,22 +113,31 @@ export class FileRecording implements ConnectionRecording {
   private closed = false;
   /** Resolves once the file is closed (everything written is on disk). */
   readonly finished: Promise<void>;
+  /** Resolves once the file is open, rejects when it cannot be. */
+  readonly opened: Promise<void>;
 
   constructor(
     private readonly path: string,
     private readonly maxFileBytes: number,
-    private readonly folder: RecordingFolder,
+    private readonly folder: RecordingFolder | undefined,
     private readonly log: Log,
     header: string,
+    flags = "wx",
   ) {
-    this.stream = createWriteStream(path, { flags: "wx" });
+    this.stream = createWriteStream(path, { flags });
+    this.opened = new Promise((resolve, reject) => {
+      this.stream.once("open", () => resolve());
+      this.stream.once("error", reject);
+    });
+    this.opened.catch(() => undefined);
     this.stream.on("error", (err) => {
-      if (this.cut) return;
+      // A file that cannot even be opened is its owner's to report (recordingFile rejects).
+      if (this.cut || this.stream.pending) return;
       this.cut = true;
       this.log("warn", "recording failed: cannot write the recording file", { file: path, error: err.message });
     });
     this.finished = new Promise((resolve) => this.stream.once("close", () => resolve()));
-    folder.track(this);
+    folder?.track(this);
     this.write(header);
   }
 
@@ -147,7 +166,7 @@ export class FileRecording implements ConnectionRecording {
       });
       return;
     }
-    if (!this.folder.take(bytes, this.path)) {
+    if (this.folder && !this.folder.take(bytes, this.path)) {
       this.cut = true;
       return;
     }
