@@ -70,7 +70,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
     app.register(askEventsRoute, { heartbeatMs: ask.sseHeartbeatMs, maxBufferedBytes: limits.maxBufferedBytes });
     if (ask.socket) {
       const tenant = config.tokens ? DEFAULT_TENANT : undefined;
-      app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes });
+      app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes, recording: config.recording });
     }
   }
   if (config.codex) app.register(codexWebSocketRoute);

@@ -139,6 +139,23 @@ describe("serve --record", () => {
     expect(out.at(-1)).toEqual({ valid: 8, invalid: 2 });
   });
 
+  it("records each client of the Unix socket (--socket) as an Ask connection", async () => {
+    const dir = recordDir(cleanups);
+    const socketPath = join(dir, "..", `${dir.split("/").pop()}.sock`);
+    cleanups.push(() => rmSync(socketPath, { force: true }));
+    const { gateway } = await recordingGateway(dir, ["--socket", socketPath]);
+    const client = await AskTestClient.unixSocket(socketPath);
+    await client.request("ping");
+    expect((await rpcError(client.request("session/events", { sessionId: "no-such-session" }))).code).toBeLessThan(0);
+    client.socket.end();
+    await new Promise((resolve) => client.socket.once("close", resolve));
+    const [path] = (await stopAndRead(gateway, dir)).get("ask")!;
+    const lines = readFileSync(path!, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(lines[0].recording).toMatchObject({ dialect: "ask", transport: "unix socket" });
+    expect(lines.slice(1).map((l) => l.direction)).toEqual(["client", "server", "client", "server"]);
+    expect((await runCommand(["validate", path!])).stdout).toBe("4 valid, 0 invalid\n");
+  });
+
   it("cuts a recording at its size bound between two lines, and logs it", async () => {
     const dir = recordDir(cleanups);
     const { gateway, ws, headers } = await recordingGateway(dir, ["--record-max-file-bytes", "2048"]);
