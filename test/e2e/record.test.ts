@@ -86,10 +86,16 @@ describe("serve --record", () => {
     await acp.close();
 
     // Tau passthrough: a turn, a failing turn and the host's error answers.
+    // Its reverse direction is the client-tool channel: the host calls the tool the client advertised, the client answers.
     const tau = await TauTestClient.connect(`${ws}/tau?access_token=${SECRET}`);
-    await tau.initialize();
+    await tau.initialize([{ name: "lookup", description: "Looks a word up.", parameters: { type: "object", properties: { q: { type: "string" } } } }]);
     const tauSession = await tau.createSession(tmpdir());
-    await tau.call("session.submit", { sessionId: tauSession, text: "hello", historyEntryId: "h1" });
+    await tau.call("session.observe", { sessionId: tauSession });
+    const withTool = tau.send("session.submit", { sessionId: tauSession, text: '/tool lookup {"q":"tau"}', historyEntryId: "h1" });
+    const toolCall = await tau.waitFor((m) => m.type === "session.clientTool.call" && m.sessionId === tauSession, "session.clientTool.call");
+    await tau.call("session.clientTool.ack", { sessionId: tauSession, callId: toolCall.callId });
+    await tau.call("session.clientTool.result", { sessionId: tauSession, callId: toolCall.callId, ok: true, content: [{ type: "text", text: "found" }] });
+    await withTool.response;
     await tau.call("session.submit", { sessionId: tauSession, text: "/fail on purpose", historyEntryId: "h2" });
     expect(errorOf(await tau.request("session.observe", { sessionId: "no-such-session" })).code).toBe("not_found");
     await tau.close();
@@ -116,6 +122,8 @@ describe("serve --record", () => {
     expect(read("codex")).toContain('"decision":"accept"');
     expect(read("acp")).toContain('"method":"session/request_permission"');
     expect(read("tau")).toContain('"code":"not_found"');
+    expect(read("tau")).toContain('"type":"session.clientTool.call"');
+    expect(read("tau")).toContain('"method":"session.clientTool.result"');
   });
 
   it("records what a client sends wrong as it came, and validate flags exactly that", async () => {
