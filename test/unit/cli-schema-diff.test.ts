@@ -86,7 +86,7 @@ describe("schema diff finds what breaks a client", () => {
     const out = lines(r.stdout);
     expect(out).toContain("breaking request thread/start /params/workspaceId: new required field");
     expect(out).toContain('breaking request thread/start /params/approvalPolicy: enum narrowed: no longer accepts "on-request"');
-    expect(out).toContain("breaking request thread/start /params/ephemeral: no longer accepts of type boolean (retyped: was boolean or null, now string or null)");
+    expect(out).toContain("breaking request thread/start /params/ephemeral: no longer accepts values of type boolean (retyped: was boolean or null, now string or null)");
     // What the client receives keeps working with the narrower enum: results name approvalPolicy too, and are not flagged.
     expect(out.filter((l) => l.includes("/result/") && l.includes("approvalPolicy"))).toEqual([]);
   });

@@ -99,8 +99,8 @@ class MethodComparison {
     const [giver, taker] = flow === "sent" ? [before, after] : [after, before];
     for (const type of typesOf(giver)) {
       if (!admitsType(taker, type)) {
-        const what = type === "null" ? "null" : `of type ${type}`;
-        this.report("breaking", pointer, variant, `${flow === "sent" ? "no longer accepts" : "may now be"} ${what} (retyped: was ${list(typesOf(before))}, now ${list(typesOf(after))})`);
+        const what = flow === "sent" ? `no longer accepts ${type === "null" ? "null" : `values of type ${type}`}` : `may now be ${type === "null" ? "null" : `of type ${type}`}`;
+        this.report("breaking", pointer, variant, `${what} (retyped: was ${list(typesOf(before))}, now ${list(typesOf(after))})`);
         continue;
       }
       if (type === "object" || type === "array" || admitsAnyValueOf(taker, type)) continue;
