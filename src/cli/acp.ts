@@ -7,6 +7,7 @@ import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
+import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
 import { startupMessage } from "./serve.js";
 import { bridgeSettings, envName, integer, logSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
@@ -26,6 +27,7 @@ after --drain-timeout is interrupted).
 ${STORE_USAGE}
   --drain-timeout MS            time a prompt in flight gets once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
 ${STDIO_LIMIT_USAGE}
+${RECORD_FILE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
 
 const { toolsConfig, eventRetention, interactionTimeoutMs } = bridgeSettings;
@@ -37,6 +39,7 @@ const acpSettings = {
   eventRetention,
   interactionTimeoutMs,
   drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
+  ...recordFileSettings,
   maxInflight: limitSettings.maxInflight,
   maxMessageBytes: limitSettings.maxMessageBytes,
   // stdout belongs to the protocol and stderr is often shown to a user: only problems by default.
@@ -53,6 +56,7 @@ async function acp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promi
   const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-acp" } }, pino.destination(2));
   const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
 
+  const recording = await openRecordingFile("acp", settings, "acp", io, log);
   const stack = new BridgeStack();
   try {
     // Every ACP session names its own cwd; the Ask default is never used here.
@@ -75,11 +79,14 @@ async function acp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promi
       gate: composeAskGates(inflightLimitGate(settings.maxInflight)),
       stop: stopping.signal,
       onError: (err) => log("error", "ACP connection failed to handle a message", { err }),
+      recording,
     });
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await stack.close();
+    recording?.close();
+    await recording?.finished;
   }
   return 0;
 }

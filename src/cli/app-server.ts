@@ -7,6 +7,7 @@ import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
+import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
 import { startupMessage } from "./serve.js";
 import { bridgeSettings, envName, integer, logSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
@@ -27,6 +28,7 @@ SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered).
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
   --drain-timeout MS            time requests in flight get once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
 ${STDIO_LIMIT_USAGE}
+${RECORD_FILE_USAGE}
 ${STORE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
 
@@ -38,6 +40,7 @@ const appServerSettings = {
   ...storeSettings,
   ...codexBridgeSettings,
   drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
+  ...recordFileSettings,
   maxInflight: limitSettings.maxInflight,
   maxMessageBytes: limitSettings.maxMessageBytes,
   // stdout belongs to the protocol and stderr is often shown to a user: only problems by default.
@@ -54,6 +57,7 @@ async function appServer(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv):
   const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-app-server" } }, pino.destination(2));
   const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
 
+  const recording = await openRecordingFile("app-server", settings, "codex", io, log);
   const stack = new BridgeStack();
   try {
     await stack.start(settings, commandTools, log);
@@ -77,11 +81,14 @@ async function appServer(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv):
       drainTimeoutMs: settings.drainTimeout,
       maxLineBytes: settings.maxMessageBytes,
       gate: composeAskGates(inflightLimitGate(settings.maxInflight)),
+      recording,
     });
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await stack.close();
+    recording?.close();
+    await recording?.finished;
   }
   return 0;
 }

@@ -10,6 +10,7 @@ Commands:
   app-server the Codex app-server protocol on stdin/stdout (see: tau-gateway app-server --help)
   acp        an Agent Client Protocol agent on stdin/stdout, for editors (see: tau-gateway acp --help)
   validate   check JSONL transcripts against the tau-gateway schema (see: tau-gateway validate --help)
+  schema     schema diff OLD NEW: what a new schema bundle breaks for clients (see: tau-gateway schema --help)
   help       show this help
 
 Run "tau-gateway <command> --help" for a command's options.`;
@@ -23,6 +24,7 @@ type Command = (argv: string[], io: CommandIO, env: NodeJS.ProcessEnv) => Promis
  */
 const commands: Record<string, Command> = {
   validate: async (argv, io) => (await import("./validate.js")).runValidate(argv, io),
+  schema: async (argv, io) => (await import("./schema.js")).runSchema(argv, io),
   host: async (argv, io, env) => (await import("./host.js")).runHost(argv, io, env),
   serve: async (argv, io, env) => (await import("./serve.js")).runServe(argv, io, env),
   stdio: async (argv, io, env) => (await import("./stdio.js")).runStdio(argv, io, env),

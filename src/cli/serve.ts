@@ -8,11 +8,13 @@ import { pinoLog } from "../gateway/log.js";
 import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
 import type { Log } from "../shared/log.js";
 import { UpstreamVersionError } from "../tau/upstream.js";
+import { RecordingFolder } from "../transports/recording/recording-folder.js";
 import { ACCESS_USAGE, accessSettings, loadTokens } from "./access-settings.js";
 import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
+import { RECORD_USAGE, recordLimits, recordSettings } from "./record-settings.js";
 import { bridgeSettings, envName, integer, logSettings, nonEmpty, socketSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
@@ -48,6 +50,7 @@ ${LIMIT_USAGE}
                                 stale socket file is replaced, ours is removed on exit (default: none) ${envName("socket")}
   --socket-mode MODE            file mode of the socket, its only access control: socket clients
                                 present no token and act for tenant "default" (default 0600) ${envName("socket-mode")}
+${RECORD_USAGE}
 
 Once listening it writes "tau-gateway listening on http://HOST:PORT" to stderr; logs are JSON
 lines on stderr. SIGINT or SIGTERM drains (readiness 503, new work refused, work in flight
@@ -67,6 +70,8 @@ const serveSettings = {
   drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
   sseHeartbeatMs: { flag: "sse-heartbeat-ms", default: DEFAULT_SSE_HEARTBEAT_MS, parse: integer(1) },
   ...socketSettings,
+  record: { flag: "record", parse: nonEmpty, alsoEnv: "TAU_GATEWAY_RECORD_DIR" },
+  ...recordSettings,
 };
 
 export type ServeSettings = SettingValues<typeof serveSettings>;
@@ -112,6 +117,7 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
 /** The composition root of `serve`: the bridge stack (upstream host, bridge connection, Ask and Codex bridges, ACP agent), then the HTTP front on it. */
 async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: Log, tokens?: TokenRegistry): Promise<void> {
   const { stack } = running;
+  const recording = settings.record === undefined ? undefined : await RecordingFolder.create(settings.record, recordLimits(settings), log);
   await stack.start({ ...settings, tenantWorkspaceRoots: tokens?.tenantWorkspaceRoots() }, commandTools, log);
   const config: GatewayConfig = {
     tauUpstream: { url: stack.url!, token: settings.upstreamToken },
@@ -141,6 +147,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     tokens,
     allowedOrigins: settings.allowedOrigins,
     trustProxy: settings.trustProxy,
+    recording,
   };
   running.app = buildGateway(config);
   const address = await running.app.listen({ host: settings.host, port: settings.port });

@@ -10,6 +10,7 @@ import { UnixSocketListener } from "../transports/unix-socket-listener.js";
 import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
+import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
 import { limitSettings } from "./limit-settings.js";
 import { startupMessage } from "./serve.js";
 import { bridgeSettings, envName, integer, logSettings, socketSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
@@ -41,6 +42,7 @@ ${STORE_USAGE}
                                 (default ${DEFAULT_MAX_MESSAGE_BYTES}) ${envName("max-message-bytes")}
   --drain-timeout MS            time work in flight gets to finish on SIGTERM/SIGINT or once stdin
                                 ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
+${RECORD_FILE_USAGE}
   --socket PATH                 also serve on this Unix socket; a stale socket file is replaced,
                                 ours is removed on exit (default: none) ${envName("socket")} or ${ASK_SOCKET_VARIABLE}
   --socket-mode MODE            file mode of the socket, its only access control (default 0600) ${envName("socket-mode")}
@@ -61,6 +63,7 @@ const stdioSettings = {
   maxInflight: limitSettings.maxInflight,
   maxMessageBytes: limitSettings.maxMessageBytes,
   drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
+  ...recordFileSettings,
   socket: { ...socketSettings.socket, alsoEnv: ASK_SOCKET_VARIABLE },
   socketMode: socketSettings.socketMode,
   maxConnections: limitSettings.maxConnections,
@@ -79,6 +82,7 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-stdio" } }, pino.destination(2));
   const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
 
+  const recording = await openRecordingFile("stdio", settings, "ask", io, log);
   const stack = new BridgeStack();
   const drain = new DrainController({ timeoutMs: settings.drainTimeout });
   // Watched from the start: a signal during startup stops the command as soon as it is up.
@@ -96,7 +100,8 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
       return 1;
     }
 
-    const stream = serveAskNdjson(stack.bridge!, io.stdin, process.stdout, connectionOptions(settings, drain, log));
+    // Only the client on stdin/stdout is recorded (not the socket's).
+    const stream = serveAskNdjson(stack.bridge!, io.stdin, process.stdout, { ...connectionOptions(settings, drain, log), recording });
     const why = await Promise.race([stream.ended, signals.first]);
     signals.stopping();
     log("info", "draining: refusing new work, waiting for work in flight", { why, drainTimeoutMs: settings.drainTimeout });
@@ -115,6 +120,8 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
     signals.stop();
     await socket?.close();
     await stack.close();
+    recording?.close();
+    await recording?.finished;
   }
 }
 

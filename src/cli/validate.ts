@@ -2,22 +2,34 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { Dialect } from "../registry/model.js";
-import { formatIssue, type ValidationIssue } from "../validation/issues.js";
-import { TranscriptChecker, type LineVerdict } from "../validation/transcript.js";
+import { TranscriptChecker } from "../validation/transcript.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 import { lineBatches } from "./line-batches.js";
+import { recordedText, recordingDialect } from "./recording-lines.js";
+import { isReportFormat, REPORT_FORMATS, type ReportFormat } from "./validate-reports/index.js";
 
-export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|codex|acp] [--tau-version 18|13] [--format text|json] FILE... | -
+export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|codex|acp] [--tau-version 18|13] [--format text|json|github|junit|sarif] FILE... | -
 
 Checks JSONL transcripts against the tau-gateway schema. Without --dialect each line's dialect
 is detected: Tau messages carry version and type; JSON-RPC lines are Ask unless their method (or
 the request they answer) is only Codex's; give --dialect codex for Codex app-server transcripts
 and --dialect acp for ACP ones (ACP shares method names with Ask). A line is a bare message or
-{"direction":"client"|"server","message":{...}} (client = sent by the client). Responses are
-checked against the result of the request with the same id earlier in the same file.
+{"direction":"client"|"server","message":{...}} (client = sent by the client; other members,
+such as a time, are ignored). Responses are checked against the result of the request with the
+same id earlier in the same file. A recording (serve --record, --record FILE) starts with a
+header line {"recording":{"dialect":...}} that sets the file's dialect; a recorded line holding
+text that was not JSON ({"direction":...,"text":...}) is reported as such.
 
-Output: one line per error, FILE:LINE: <dialect> <method or type>: <pointer>: <message>, then
-"N valid, M invalid". With --format json: one JSON object per error, then {"valid":N,"invalid":M}.
+Output (--format):
+  text    one line per error, FILE:LINE: <dialect> <method or type>: <pointer>: <message>, then
+          "N valid, M invalid" (the default)
+  json    one JSON object per error, then {"valid":N,"invalid":M}
+  github  one GitHub Actions annotation per invalid line (::error file=F,line=N,title=T::...),
+          shown on that line of the pull request, then "N valid, M invalid"
+  junit   JUnit XML: a test suite per file, a test case per message, a failure per invalid one
+          (with its pointers and messages); the totals go to stderr
+  sarif   SARIF 2.1.0: a result per error, located at its line; the totals go to stderr
+junit and sarif print one document once every file was read.
 Exit status: 0 all valid, 1 some line invalid, 2 usage or I/O error; 0 without a summary
 when the reader of the output closes early (… | head).`;
 
@@ -26,7 +38,7 @@ const DIALECTS: readonly Dialect[] = ["tau", "ask", "codex", "acp"];
 interface Options {
   dialect?: Dialect;
   tauVersion?: number;
-  format: "text" | "json";
+  format: ReportFormat;
   files: string[];
 }
 
@@ -47,9 +59,10 @@ function parse(argv: string[]): Options {
   if (dialect !== undefined && !DIALECTS.includes(dialect as Dialect)) throw new UsageError(`--dialect must be tau, ask, codex or acp (got ${JSON.stringify(dialect)})`);
   const version = values["tau-version"];
   if (version !== undefined && version !== "18" && version !== "13") throw new UsageError(`--tau-version must be 18 or 13 (got ${JSON.stringify(version)})`);
-  if (values.format !== "text" && values.format !== "json") throw new UsageError(`--format must be text or json (got ${JSON.stringify(values.format)})`);
+  const format = values.format;
+  if (!isReportFormat(format)) throw new UsageError(`--format must be ${Object.keys(REPORT_FORMATS).join(", ")} (got ${JSON.stringify(format)})`);
   if (!positionals.length) throw new UsageError("no input: give one or more files, or - for stdin");
-  return { dialect: dialect as Dialect | undefined, tauVersion: version === undefined ? undefined : Number(version), format: values.format, files: positionals };
+  return { dialect: dialect as Dialect | undefined, tauVersion: version === undefined ? undefined : Number(version), format, files: positionals };
 }
 
 export async function runValidate(argv: string[], io: CommandIO): Promise<number> {
@@ -67,13 +80,14 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
     return code;
   }
   const output = io.watchStdout?.();
+  const report = REPORT_FORMATS[options.format](io);
   let valid = 0;
   let invalid = 0;
   for (const file of options.files) {
     if (output?.aborted) break;
     // Ids are correlated within one transcript; each file is its own conversation.
-    const checker = new TranscriptChecker({ dialect: options.dialect, tauVersion: options.tauVersion });
-    const name = file === "-" ? "<stdin>" : file;
+    let checker = new TranscriptChecker({ dialect: options.dialect, tauVersion: options.tauVersion });
+    report.file(file === "-" ? "<stdin>" : file);
     let input: Readable;
     try {
       input = file === "-" ? io.stdin : await openFile(file);
@@ -82,17 +96,24 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
       return 2;
     }
     let lineNo = 0;
+    let seenLine = false;
     /** Checks one line and reports what is wrong with it. */
     const checkLine = (text: string) => {
       lineNo++;
       if (text.trim() === "") return;
-      const verdict = checker.line(text);
-      if (verdict.ok) {
-        valid++;
-        return;
+      if (!seenLine) {
+        seenLine = true;
+        // A recording's header: the file's dialect (unless --dialect says otherwise), not a message.
+        const recorded = recordingDialect(text);
+        if (recorded) {
+          checker = new TranscriptChecker({ dialect: options.dialect ?? recorded, tauVersion: options.tauVersion });
+          return;
+        }
       }
-      invalid++;
-      for (const issue of verdict.issues) io.stdout(`${reportLine(options.format, name, lineNo, verdict, issue)}\n`);
+      const verdict = checker.line(recordedText(text) ?? text);
+      if (verdict.ok) valid++;
+      else invalid++;
+      report.line(lineNo, verdict);
     };
     try {
       reading: for await (const lines of lineBatches(input)) {
@@ -116,7 +137,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
     io.stderr(`tau-gateway validate: cannot write the report: ${(output.reason as NodeJS.ErrnoException).code ?? String(output.reason)}\n`);
     return 2;
   }
-  io.stdout(options.format === "json" ? `${JSON.stringify({ valid, invalid })}\n` : `${valid} valid, ${invalid} invalid\n`);
+  report.end({ valid, invalid });
   return invalid ? 1 : 0;
 }
 
@@ -127,13 +148,4 @@ function openFile(path: string): Promise<Readable> {
     stream.once("open", () => resolve(stream));
     stream.once("error", reject);
   });
-}
-
-/** One issue of a line, as the report shows it (`--format`). */
-function reportLine(format: "text" | "json", file: string, line: number, verdict: LineVerdict, issue: ValidationIssue): string {
-  if (format === "json") {
-    return JSON.stringify({ file, line, dialect: verdict.dialect ?? null, subject: verdict.subject ?? null, pointer: issue.pointer, message: issue.message });
-  }
-  const subject = verdict.subject ? ` ${verdict.subject}` : "";
-  return `${file}:${line}: ${verdict.dialect ?? "?"}${subject}: ${formatIssue(issue)}`;
 }

@@ -51,7 +51,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   app.register(networkLimits, { limits, trustProxy: config.trustProxy ?? false });
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check. At close
   // the WebSocket close handshake gets what is left of the drain (`app.drain` exists by then).
-  app.register(clientSockets, { limits, maxMessageBytes, closeHandshakeMs: () => app.drain.closeHandshakeBudgetMs() });
+  app.register(clientSockets, { limits, maxMessageBytes, closeHandshakeMs: () => app.drain.closeHandshakeBudgetMs(), recording: config.recording });
   // Before every route: request id, then Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
   app.register(requestIdHeader);
   app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins });
@@ -71,7 +71,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
     app.register(askEventsRoute, { heartbeatMs: ask.sseHeartbeatMs, maxBufferedBytes: limits.maxBufferedBytes });
     if (ask.socket) {
       const tenant = config.tokens ? DEFAULT_TENANT : undefined;
-      app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes });
+      app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes, recording: config.recording });
     }
   }
   if (config.codex) app.register(codexWebSocketRoute);

@@ -5,7 +5,9 @@ import type { Duplex } from "node:stream";
 import WebSocket from "ws";
 import { clientFaultKind, describeFault, faultCloseCode } from "./client-faults.js";
 import { ConnectionCap, connectionLimitMessage } from "./connection-cap.js";
-import { gatewayWebSocketClass, setSendBufferBound, setTransport } from "./gateway-websocket.js";
+import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
+import type { RecordingFolder } from "../transports/recording/recording-folder.js";
+import { gatewayWebSocketClass, setRecording, setSendBufferBound, setTransport } from "./gateway-websocket.js";
 import { startKeepalive } from "./keepalive.js";
 import type { GatewayLimits } from "./limits.js";
 import { routeLabel, type GatewayMetrics } from "./metrics.js";
@@ -17,7 +19,12 @@ export interface ClientSocketsOptions {
   maxMessageBytes: number;
   /** At close: how long clients get to answer the close frame before they are cut off (asked when closing starts). */
   closeHandshakeMs: () => number;
+  /** Where every client WebSocket's messages are recorded (`serve --record`). */
+  recording?: RecordingFolder;
 }
+
+/** The dialect each WebSocket route speaks, for recordings. */
+const ROUTE_DIALECTS: Record<string, RecordedDialect> = { "/rpc": "ask", "/": "codex", "/acp": "acp", "/tau": "tau" };
 
 /**
  * The WebSocket server (@fastify/websocket, which decorates `websocketServer`) and the rules every
@@ -26,7 +33,7 @@ export interface ClientSocketsOptions {
  * and the connection metrics. Not encapsulated, so the hooks cover every route; registered before
  * the front-door checks, so a full gateway says so before asking for credentials.
  */
-const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, maxMessageBytes, closeHandshakeMs }) => {
+const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, maxMessageBytes, closeHandshakeMs, recording }) => {
   const metrics = app.metrics;
   const cap = new ConnectionCap(limits.maxConnections);
 
@@ -83,6 +90,8 @@ const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, 
       });
       // The upgrade request's socket is the one `ws` writes to (an injected test request has none).
       setTransport(socket, request.socket as Duplex | undefined);
+      const dialect = ROUTE_DIALECTS[route];
+      if (recording && dialect) setRecording(socket, recording.connection(dialect, `websocket ${route}`));
     });
     if (limits.keepaliveMs > 0) {
       stopKeepalive = startKeepalive(server, limits.keepaliveMs, (socket) => {
@@ -92,7 +101,10 @@ const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, 
       });
     }
   });
-  app.addHook("onClose", async () => stopKeepalive?.());
+  app.addHook("onClose", async () => {
+    stopKeepalive?.();
+    await recording?.close();
+  });
 };
 
 export const clientSockets = fp(sockets, {

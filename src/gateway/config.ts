@@ -7,6 +7,7 @@ import type { OriginAllowlist } from "./auth/origins.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import type { GatewayLimits } from "./limits.js";
 import type { GatewayUpstream } from "./services.js";
+import type { RecordingFolder } from "../transports/recording/recording-folder.js";
 
 /**
  * Everything `buildGateway` needs: the services it fronts, already built and started (their owner
@@ -40,6 +41,8 @@ export interface GatewayConfig {
   allowedOrigins?: OriginAllowlist;
   /** Whose X-Forwarded-For is believed (Fastify's trustProxy): every peer (true) or these proxy addresses/CIDRs. Default false. */
   trustProxy?: boolean | string[];
+  /** Records every client WebSocket's messages here (`serve --record`); absent: nothing is recorded. */
+  recording?: RecordingFolder;
 }
 
 export interface AskSurfaceConfig {

@@ -1,6 +1,7 @@
 import type { WebsocketPluginOptions } from "@fastify/websocket";
 import type { Duplex } from "node:stream";
 import WebSocket from "ws";
+import type { ConnectionRecording } from "../transports/recording/recording-folder.js";
 import { corkUntilNextTick } from "../tau/write-batching.js";
 import { CLOSE_TRY_AGAIN_LATER, isSlowConsumer, slowConsumerReason } from "./slow-consumers.js";
 
@@ -22,6 +23,9 @@ export interface SendBufferBound {
  * - `ws` closes a message over `maxPayload` with a bare 1009; the client is told the limit instead.
  * - with a `sendBufferBound`, a send to a client that is not reading closes it with 1013.
  * - with a `transport`, the frames sent in one tick leave in one system call (write-batching.ts).
+ * - with a `recording` (`serve --record`), every text message received and sent is recorded, here
+ *   at the socket, whichever route and dialect wrote it: received before any handler sees it, sent
+ *   as it is handed to `ws` (recording-folder.ts).
  */
 export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
   class GatewayWebSocket extends WebSocket {
@@ -30,6 +34,13 @@ export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
     transport: Duplex | undefined = undefined;
     /** While this tick's sends are corked: the bytes that were still unread when the first of them was sent. */
     private unreadBeforeTick: number | undefined = undefined;
+    recording: ConnectionRecording | undefined = undefined;
+
+    // The one place a client's messages arrive: recorded before any listener handles them.
+    override emit(event: string | symbol, ...args: any[]): boolean {
+      if (event === "message" && args[1] === false) this.recording?.client(String(args[0]));
+      return super.emit(event, ...args);
+    }
 
     override close(code?: number, data?: string | Buffer): void {
       if (code === CLOSE_MESSAGE_TOO_BIG && data === undefined) {
@@ -56,7 +67,8 @@ export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
         // Queued behind the backlog: a client that resumes reading still learns why.
         this.close(CLOSE_TRY_AGAIN_LATER, slowConsumerReason(bound.maxBytes));
       }
-      // On a closing socket ws drops the message (and reports that to a callback).
+      // On a closing socket ws drops the message (and reports that to a callback): not recorded, as never sent.
+      if (this.recording && this.readyState === WebSocket.OPEN && (typeof data === "string" || data instanceof Uint8Array)) this.recording.server(data);
       super.send(data, options, cb);
     }
   }
@@ -75,4 +87,11 @@ export function setSendBufferBound(socket: WebSocket, bound: SendBufferBound): v
  */
 export function setTransport(socket: WebSocket, transport: Duplex | undefined): void {
   if (transport && "transport" in socket) (socket as WebSocket & { transport: Duplex | undefined }).transport = transport;
+}
+
+/** Records the messages of a socket created by `gatewayWebSocketClass` (other sockets are left alone) until it closes. */
+export function setRecording(socket: WebSocket, recording: ConnectionRecording): void {
+  if (!("recording" in socket)) return;
+  (socket as WebSocket & { recording: ConnectionRecording | undefined }).recording = recording;
+  socket.once("close", () => recording.close());
 }

@@ -3,6 +3,7 @@ import type { AcpAgent } from "../acp/agent.js";
 import { attachAcpJsonRpc, type AcpCallGate } from "./acp-jsonrpc.js";
 import { NdjsonStream, type NdjsonEnd } from "./ndjson-stream.js";
 import { PIPE_TRANSPORT } from "./outbound-policy.js";
+import type { ConnectionRecording } from "./recording/recording-folder.js";
 import { untilAborted } from "./stop-signal.js";
 
 export interface AcpStdioOptions {
@@ -16,6 +17,8 @@ export interface AcpStdioOptions {
   stop?: AbortSignal;
   /** A connection failed to handle a line (a bug: it answers its own failures). */
   onError?(error: unknown): void;
+  /** Records every line both ways (`--record FILE`). */
+  recording?: ConnectionRecording;
 }
 
 /** How long prompts get to be answered `cancelled` once their turns were interrupted. */
@@ -42,7 +45,7 @@ export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Wr
         close: () => void connection.close(0),
       };
     },
-    { maxLineBytes: options.maxLineBytes, onError: options.onError },
+    { maxLineBytes: options.maxLineBytes, onError: options.onError, recording: options.recording },
   );
   const why = await Promise.race([stream.ended, untilAborted(options.stop)]);
   stream.stopReading();

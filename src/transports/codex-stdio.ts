@@ -3,6 +3,7 @@ import type { CodexBridge } from "../codex/codex-bridge.js";
 import { attachCodexJsonRpc, type CodexJsonRpcOptions } from "./codex-jsonrpc.js";
 import { NdjsonStream, type NdjsonEnd } from "./ndjson-stream.js";
 import { PIPE_TRANSPORT } from "./outbound-policy.js";
+import type { ConnectionRecording } from "./recording/recording-folder.js";
 import { untilAborted } from "./stop-signal.js";
 
 export interface CodexStdioOptions extends CodexJsonRpcOptions {
@@ -12,6 +13,8 @@ export interface CodexStdioOptions extends CodexJsonRpcOptions {
   drainTimeoutMs: number;
   /** Ends the input early, as its end would (SIGTERM). */
   stop?: AbortSignal;
+  /** Records every line both ways (`--record FILE`). */
+  recording?: ConnectionRecording;
 }
 
 /**
@@ -33,7 +36,7 @@ export async function serveCodexStdio(bridge: CodexBridge, input: Readable, outp
         close: () => connection.close(),
       };
     },
-    { maxLineBytes: options.maxLineBytes, onError: (error) => options.log?.("error", "Codex connection failed to handle a message", { error: String(error) }) },
+    { maxLineBytes: options.maxLineBytes, recording: options.recording, onError: (error) => options.log?.("error", "Codex connection failed to handle a message", { error: String(error) }) },
   );
   const why = await Promise.race([stream.ended, untilAborted(options.stop)]);
   await stream.close(options.drainTimeoutMs);

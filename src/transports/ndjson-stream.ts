@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { LineSplitter, OVERSIZED_LINE, type LineFrame } from "./ndjson-lines.js";
 import { TickStartReading } from "../shared/tick-start-reading.js";
+import type { ConnectionRecording } from "./recording/recording-folder.js";
 
 /**
  * One JSON-RPC peer on a pair of byte streams, one message per line each way (NDJSON): stdin and
@@ -41,6 +42,8 @@ export interface NdjsonStreamOptions {
   onSlowConsumer?(): void;
   /** A connection's receive() rejected (a dialect bug: it should answer its own failures). */
   onError?(error: unknown): void;
+  /** Records every line received and written (`--record`); its owner closes it. */
+  recording?: ConnectionRecording;
 }
 
 /** Why a stream ended: its input ended, its output failed or closed (the peer went away), it was too slow, or close() was called. */
@@ -150,6 +153,8 @@ export class NdjsonStream {
       this.output.destroy();
       return;
     }
+    // The one place lines leave, whichever dialect wrote them.
+    this.options.recording?.server(line);
     this.output.write(`${line}\n`);
     if (this.output.writableNeedDrain) this.pauseReading();
   }
@@ -195,6 +200,8 @@ export class NdjsonStream {
   }
 
   private dispatch(line: string): void {
+    // The one place a peer's lines arrive (a line too long to read is skipped unread, and not recorded).
+    this.options.recording?.client(line);
     this.inFlightCount++;
     this.connection.receive(line).then(
       () => this.lineSettled(),

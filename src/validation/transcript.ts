@@ -25,7 +25,11 @@ export interface LineVerdict {
 }
 
 interface OpenRequest {
-  method: string;
+  /**
+   * The request's method; its answer is checked against that method's result when the dialect
+   * defines one, else (unknown method, notification, no method) by the envelope rules alone.
+   */
+  method: string | undefined;
   /** The same bare request is also open as sent the other way (see openBothWays); answered once, both go. */
   twin?: boolean;
 }
@@ -145,9 +149,11 @@ export class TranscriptChecker {
       return validated ?? bundle.message(sender, message, request.method);
     }
     const result = validated ?? bundle.message(sender, message);
-    // Record requests that expect a response (those with an id), valid or not, so their
-    // responses are still matched; a repeated open id is itself an error.
-    if (isObject(message) && typeof message.method === "string" && "id" in message && message.id !== null && isRequest(bundle, message)) {
+    // Record every request that expects an answer (it has an id), whatever is wrong with it (an
+    // unknown method, a method that is not a string, a notification sent with an id): the peer
+    // answers it, often with an error, and that answer must correlate. A repeated open id is
+    // itself an error.
+    if (expectsAnswer(bundle, message)) {
       const requests = this.requests(bundle, sender);
       const key = idKey(message.id);
       if (requests.has(key)) {
@@ -157,7 +163,7 @@ export class TranscriptChecker {
           issues: [{ pointer: "/id", message: `duplicate id ${JSON.stringify(message.id)}: a request with this id is still open`, keyword: "correlation" }, ...result.issues],
         };
       }
-      if (bundle.method(message.method, sender)) requests.set(key, { method: message.method });
+      requests.set(key, { method: typeof message.method === "string" ? message.method : undefined });
     }
     return result;
   }
@@ -194,8 +200,14 @@ function isResponse(bundle: BundleValidator, message: unknown): message is Recor
   return !("method" in message) && ("result" in message || "error" in message) && "id" in message;
 }
 
-function isRequest(bundle: BundleValidator, message: Record<string, unknown>): boolean {
-  return bundle.dialect === "tau" ? message.type === "request" : true;
+/**
+ * A message that is not a response and carries a non-null id: a request, valid or not, that the
+ * peer answers. Tau requests say so in `type`; a JSON-RPC message is one unless it has a result or
+ * an error and no method.
+ */
+function expectsAnswer(bundle: BundleValidator, message: unknown): message is Record<string, unknown> {
+  if (!isObject(message) || !("id" in message) || message.id === null || message.id === undefined) return false;
+  return bundle.dialect === "tau" ? message.type === "request" : !isResponse(bundle, message);
 }
 
 const isNullId = (message: Record<string, unknown>) => message.id === null;

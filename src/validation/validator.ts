@@ -231,8 +231,8 @@ export class BundleValidator {
     if (type === "response") {
       if (msg.ok === false) return this.check("ErrorResponse", msg, respondsTo ?? "response", "", explainFailure);
       if (msg.ok !== true) return invalid([issue("/ok", "must be true or false", "type")], respondsTo ?? "response");
-      const request = respondsTo ? this.method(respondsTo, "client") : undefined;
-      if (request) return this.check(request.definitions.response!, msg, respondsTo, "", explainFailure);
+      const response = respondsTo ? this.method(respondsTo, "client")?.definitions.response : undefined;
+      if (response) return this.check(response, msg, respondsTo, "", explainFailure);
       return this.check("SuccessResponse", msg, "response", "", explainFailure);
     }
     const entry = this.serverMessage(type);
@@ -246,9 +246,11 @@ export class BundleValidator {
     if (!("method" in msg)) {
       if ("error" in msg) return this.check("ErrorResponse", msg, respondsTo ?? "response", "", explainFailure);
       if (!("result" in msg)) return invalid([issue("", "must have a method (request) or a result or error (response)", "required")]);
-      // A response travels opposite to the request it answers.
-      const entry = respondsTo ? this.method(respondsTo, sender === "client" ? "server" : "client") : undefined;
-      if (entry) return this.check(entry.definitions.response!, msg, respondsTo, "", explainFailure);
+      // A response travels opposite to the request it answers. An answer to what the dialect does
+      // not define as a request (an unknown method, a notification sent with an id) can only be
+      // judged as a response envelope.
+      const response = respondsTo ? this.method(respondsTo, sender === "client" ? "server" : "client")?.definitions.response : undefined;
+      if (response) return this.check(response, msg, respondsTo, "", explainFailure);
       return this.check("SuccessResponse", msg, "response", "", explainFailure);
     }
     const method = msg.method;

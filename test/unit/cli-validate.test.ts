@@ -96,6 +96,57 @@ describe("tau-gateway validate", () => {
     }
   });
 
+  it("correlates the gateway's error answers to requests that were themselves wrong, and flags only the wrong request", async () => {
+    // The answers as the gateway writes them (test/e2e/ask-errors.test.ts provokes each for real).
+    const lines = [
+      { direction: "client", message: { jsonrpc: "2.0", id: 1, method: "session/teleport", params: {} } },
+      { direction: "server", message: { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found: session/teleport" } } },
+      { direction: "client", message: { jsonrpc: "2.0", id: 2, method: 7 } },
+      { direction: "server", message: { jsonrpc: "2.0", id: 2, error: { code: -32600, message: "Invalid Request" } } },
+      { direction: "client", message: { jsonrpc: "2.0", id: 3 } },
+      { direction: "server", message: { jsonrpc: "2.0", id: 3, error: { code: -32600, message: "Invalid Request: Method not specified" } } },
+      { direction: "client", message: { jsonrpc: "2.0", id: 4, method: "session/send", params: { sessionId: "s", content: 42 } } },
+      { direction: "server", message: { jsonrpc: "2.0", id: 4, error: { code: -32602, message: "Invalid params: content must be a string" } } },
+    ];
+    const path = await file("answered-errors.jsonl", lines);
+    const r = await runCommand(["validate", "--format", "json", path]);
+    expect(r.code).toBe(1);
+    const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(out.map((o) => o.line ?? "summary")).toEqual([1, 3, 5, 7, "summary"]);
+    expect(out.at(-1)).toEqual({ valid: 4, invalid: 4 });
+    // Bare messages, without a direction, correlate the same way.
+    const bare = await file("answered-errors-bare.jsonl", lines.map((l) => l.message));
+    expect((await runCommand(["validate", bare])).stdout.endsWith("4 valid, 4 invalid\n")).toBe(true);
+  });
+
+  it("judges an answer to an unknown method or to a notification sent with an id by the envelope and the dialect's error shape", async () => {
+    const wrongError = { jsonrpc: "2.0", id: 2, error: { code: "nope", message: "x" } };
+    for (const dialect of ["ask", "codex", "acp"]) {
+      const path = await file(`envelope-${dialect}.jsonl`, [
+        { direction: "client", message: { jsonrpc: "2.0", id: 1, method: "initialized" } },
+        { direction: "server", message: { jsonrpc: "2.0", id: 1, result: {} } },
+        { direction: "client", message: { jsonrpc: "2.0", id: 2, method: "no/such/method" } },
+        { direction: "server", message: wrongError },
+        { direction: "server", message: { jsonrpc: "2.0", id: 3, result: {} } },
+      ]);
+      const r = await runCommand(["validate", "--dialect", dialect, path]);
+      expect(r.code, dialect).toBe(1);
+      expect(r.stdout, dialect).not.toContain(":2:");
+      expect(r.stdout, dialect).toContain(`:3: ${dialect} no/such/method: /method: unknown client method`);
+      expect(r.stdout, dialect).toMatch(new RegExp(`:4: ${dialect} no/such/method: /error/code: must be of type (integer|number)`));
+      expect(r.stdout, dialect).toContain(`:5: ${dialect} response: /id: no open request with id 3`);
+    }
+  });
+
+  it("correlates a Tau error answer to a request for an unknown method", async () => {
+    const path = await file("tau-unknown.jsonl", [
+      { direction: "client", message: { version: 18, type: "request", id: "x1", method: "session.teleport", params: {} } },
+      { direction: "server", message: { version: 18, type: "response", id: "x1", ok: false, error: { code: "method_not_found", message: "unknown method session.teleport" } } },
+    ]);
+    const r = await runCommand(["validate", path]);
+    expect(r.stdout).toBe(`${path}:1: tau session.teleport: /method: unknown method "session.teleport"\n1 valid, 1 invalid\n`);
+  });
+
   it("rejects Tau messages of another version than the one chosen", async () => {
     const path = await file("v13.jsonl", [{ ...listRequest, version: 13 }]);
     expect((await runCommand(["validate", path])).stdout).toContain("/version: must be 18 (got 13)");

@@ -1,0 +1,133 @@
+import { methodKey, type MethodKind, type SchemaNode, type Surface, type SurfaceMethod } from "./surface.js";
+
+/**
+ * The bundle layouts `schema diff` reads, each turned into a Surface:
+ * - tau-gateway's own (schema/*.schema.json): `$defs.ClientMessage` / `ServerMessage` list every
+ *   message definition; a request `XRequest` has its success response in `XResponse`.
+ * - the official Codex app-server bundle (`codex app-server generate-json-schema`): the
+ *   `ClientRequest`, `ClientNotification`, `ServerRequest`, `ServerNotification` unions; a request's
+ *   result is the definition named like its params with `Response` for `Params`.
+ * - the official ACP schema: definitions annotated with `x-method` and `x-side` (the side that
+ *   handles it), `XRequest` / `XNotification` being the params and `XResponse` the result.
+ */
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export class BundleFormatError extends Error {}
+
+export function readSurface(document: unknown): Surface {
+  if (!isObject(document)) throw new BundleFormatError("not a JSON Schema bundle (the document is not an object)");
+  const defs = document.$defs;
+  const definitions = document.definitions;
+  if (isObject(defs) && isObject(defs.ClientMessage) && isObject(defs.ServerMessage)) return ours(document, defs);
+  if (isObject(definitions) && isObject(definitions.ClientRequest) && isObject(definitions.ServerNotification)) return codexOfficial(document, definitions);
+  if (isObject(defs) && Object.values(defs).some((d) => isObject(d) && typeof d["x-method"] === "string")) return acpOfficial(document, defs);
+  throw new BundleFormatError(
+    "not a schema bundle this command knows: expected tau-gateway's (schema/*.schema.json), the official Codex app-server one or the official ACP one",
+  );
+}
+
+/** The node a local `$ref` ("#/a/b") points at in `document`. */
+export function resolvePointer(document: Json, ref: string): SchemaNode | undefined {
+  if (!ref.startsWith("#")) return undefined;
+  let node: unknown = document;
+  for (const raw of ref.slice(1).split("/").slice(1)) {
+    const segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (!isObject(node)) return undefined;
+    node = node[segment];
+  }
+  return isObject(node) || typeof node === "boolean" ? node : undefined;
+}
+
+function add(methods: Map<string, SurfaceMethod>, method: SurfaceMethod): void {
+  const key = methodKey(method.kind, method.name);
+  if (!methods.has(key)) methods.set(key, method);
+}
+
+/** The value a property is pinned to (`const`, or a one-value `enum`), if any. */
+export function pinnedValue(node: unknown): unknown {
+  if (!isObject(node)) return undefined;
+  if ("const" in node) return node.const;
+  if (Array.isArray(node.enum) && node.enum.length === 1) return node.enum[0];
+  return undefined;
+}
+
+const refName = (node: unknown) => (isObject(node) && typeof node.$ref === "string" ? node.$ref.split("/").pop() : undefined);
+
+function ours(document: Json, defs: Json): Surface {
+  const methods = new Map<string, SurfaceMethod>();
+  const members = (union: unknown) => (isObject(union) && Array.isArray(union.anyOf) ? union.anyOf : []).map(refName).filter((n): n is string => !!n);
+  for (const [side, union] of [["client", defs.ClientMessage], ["server", defs.ServerMessage]] as const) {
+    for (const name of members(union)) {
+      const def = defs[name];
+      if (!isObject(def) || !isObject(def.properties)) continue;
+      const properties = def.properties;
+      const method = pinnedValue(properties.method);
+      if (typeof method === "string") {
+        // A request carries an id (not always a required one: Codex reads a request without one as a notification).
+        const isRequest = "id" in properties;
+        const kind: MethodKind = side === "client" ? (isRequest ? "request" : "notification") : isRequest ? "server-request" : "server-notification";
+        const response = defs[name.replace(/Request$/, "Response")];
+        const result = isRequest && name.endsWith("Request") && isObject(response) && isObject(response.properties) ? (response.properties.result as SchemaNode | undefined) : undefined;
+        add(methods, { kind, name: method, params: properties.params as SchemaNode | undefined, result });
+        continue;
+      }
+      // Tau's server messages are told apart by `type`; responses are read with their requests.
+      const type = pinnedValue(properties.type);
+      if (side === "server" && typeof type === "string" && type !== "response") add(methods, { kind: "server-notification", name: type, params: def });
+    }
+  }
+  return { layout: "tau-gateway", document, methods };
+}
+
+function codexOfficial(document: Json, definitions: Json): Surface {
+  const methods = new Map<string, SurfaceMethod>();
+  const v2 = isObject(definitions.v2) ? definitions.v2 : {};
+  const definition = (name: string | undefined) => (name === undefined ? undefined : ((definitions[name] ?? v2[name]) as SchemaNode | undefined));
+  const unions: Array<[string, MethodKind]> = [
+    ["ClientRequest", "request"],
+    ["ClientNotification", "notification"],
+    ["ServerRequest", "server-request"],
+    ["ServerNotification", "server-notification"],
+  ];
+  for (const [union, kind] of unions) {
+    const node = definitions[union];
+    if (!isObject(node)) continue;
+    for (const member of [...(Array.isArray(node.oneOf) ? node.oneOf : []), ...(Array.isArray(node.anyOf) ? node.anyOf : [])]) {
+      if (!isObject(member) || !isObject(member.properties)) continue;
+      const name = pinnedValue(member.properties.method);
+      if (typeof name !== "string") continue;
+      const params = member.properties.params as SchemaNode | undefined;
+      let result: SchemaNode | undefined;
+      if (kind === "request" || kind === "server-request") {
+        const paramsName = refName(params);
+        const title = typeof member.title === "string" ? member.title : undefined;
+        result = definition(paramsName?.replace(/Params$/, "Response")) ?? definition(title?.replace(/Request$/, "Response"));
+      }
+      add(methods, { kind, name, params, result });
+    }
+  }
+  return { layout: "codex (official)", document, methods };
+}
+
+function acpOfficial(document: Json, defs: Json): Surface {
+  const methods = new Map<string, SurfaceMethod>();
+  const results = new Map<string, SchemaNode>();
+  const found: Array<{ kind: MethodKind; name: string; params: SchemaNode }> = [];
+  for (const [defName, def] of Object.entries(defs)) {
+    if (!isObject(def) || typeof def["x-method"] !== "string") continue;
+    const name = def["x-method"];
+    // x-side is the side that handles the message; "protocol" messages go both ways.
+    const handledBy = def["x-side"];
+    const sides = handledBy === "protocol" ? ["agent", "client"] : [handledBy];
+    for (const side of sides) {
+      const clientSends = side === "agent";
+      if (defName.endsWith("Response")) results.set(`${clientSends ? "request" : "server-request"} ${name}`, def);
+      else if (defName.endsWith("Request")) found.push({ kind: clientSends ? "request" : "server-request", name, params: def });
+      else if (defName.endsWith("Notification")) found.push({ kind: clientSends ? "notification" : "server-notification", name, params: def });
+    }
+  }
+  for (const m of found) add(methods, { ...m, result: results.get(methodKey(m.kind, m.name)) });
+  return { layout: "acp (official)", document, methods };
+}

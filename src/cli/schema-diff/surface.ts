@@ -1,0 +1,37 @@
+/**
+ * What a client sees of a protocol, read out of a schema bundle: every method it sends or receives
+ * with the schema of its params and of its result. `schema diff` compares two of these; the bundle
+ * readers (bundle-readers.ts) make them from the different bundle layouts.
+ */
+
+/** A JSON Schema node (or a boolean schema) inside a bundle document. */
+export type SchemaNode = Record<string, unknown> | boolean;
+
+/**
+ * Who sends a method, from the client's side: `request`/`notification` the client sends,
+ * `server-request`/`server-notification` it receives (Tau's server messages are server
+ * notifications named by their `type`).
+ */
+export type MethodKind = "request" | "notification" | "server-request" | "server-notification";
+
+export interface SurfaceMethod {
+  kind: MethodKind;
+  name: string;
+  /** The params (for a Tau server message: the whole message), when the bundle defines them. */
+  params?: SchemaNode;
+  /** The result of a request, when the bundle defines it. */
+  result?: SchemaNode;
+}
+
+export interface Surface {
+  /** Which layout the bundle was read as (for the report). */
+  layout: string;
+  /** The whole document, against which `$ref`s resolve. */
+  document: Record<string, unknown>;
+  methods: Map<string, SurfaceMethod>;
+}
+
+export const methodKey = (kind: MethodKind, name: string) => `${kind} ${name}`;
+
+/** Whether the client sends the params (and receives the result), or the other way round. */
+export const clientSends = (kind: MethodKind) => kind === "request" || kind === "notification";

@@ -1,0 +1,176 @@
+import { createWriteStream, readdirSync, statSync, type WriteStream } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Log } from "../../shared/log.js";
+import { headerLine, messageLines, type RecordedDialect } from "./transcript-lines.js";
+
+/**
+ * Client traffic written down for contract tests (`serve --record DIR`): one JSONL file per
+ * connection, named by dialect and connection, holding every message both ways in the form
+ * `tau-gateway validate` reads. Only messages are written — never a URL, a header or a token.
+ *
+ * Bounded twice: a file stops growing at `maxFileBytes` and the folder at `maxFolderBytes` (what
+ * it held when the gateway started counts); a file is only ever cut between two lines, and each
+ * cut is logged once, with the file and the limit.
+ */
+
+export const DEFAULT_RECORD_MAX_FILE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_RECORD_MAX_BYTES = 1024 * 1024 * 1024;
+
+export interface RecordingLimits {
+  maxFileBytes: number;
+  maxFolderBytes: number;
+}
+
+/** What a transport tells the recording of one connection: the raw text received, the text (or bytes) written. */
+export interface ConnectionRecording {
+  client(text: string): void;
+  server(data: string | Uint8Array): void;
+  close(): void;
+}
+
+const NOT_RECORDING: ConnectionRecording = { client: () => undefined, server: () => undefined, close: () => undefined };
+
+/**
+ * One recording in a file of its own (`stdio`, `app-server`, `acp --record FILE`): replaced if it
+ * exists, bounded by `maxFileBytes` alone. Resolves once the file is open.
+ */
+export async function recordingFile(path: string, dialect: RecordedDialect, transport: string, maxFileBytes: number, log: Log): Promise<FileRecording> {
+  const recording = new FileRecording(path, maxFileBytes, undefined, log, headerLine({ dialect, connection: `${process.pid}-0001`, transport, started: new Date() }), "w");
+  await recording.opened;
+  return recording;
+}
+
+export class RecordingFolder {
+  private used = 0;
+  private connections = 0;
+  private folderFull = false;
+  private readonly open = new Set<FileRecording>();
+  private readonly stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+
+  private constructor(
+    readonly dir: string,
+    private readonly limits: RecordingLimits,
+    private readonly log: Log,
+  ) {}
+
+  /** Makes the folder if needed and counts what it already holds against the folder limit. */
+  static async create(dir: string, limits: RecordingLimits, log: Log): Promise<RecordingFolder> {
+    await mkdir(dir, { recursive: true });
+    const folder = new RecordingFolder(dir, limits, log);
+    for (const name of readdirSync(dir)) {
+      try {
+        folder.used += statSync(join(dir, name)).size;
+      } catch {
+        // Gone meanwhile: nothing to count.
+      }
+    }
+    return folder;
+  }
+
+  /** The recording of a new connection (`transport`: how it arrived, e.g. "websocket /rpc"). */
+  connection(dialect: RecordedDialect, transport: string): ConnectionRecording {
+    if (this.folderFull) return NOT_RECORDING;
+    const connection = `${this.stamp}-${process.pid}-${String(++this.connections).padStart(4, "0")}`;
+    const path = join(this.dir, `${dialect}-${connection}.jsonl`);
+    return new FileRecording(path, this.limits.maxFileBytes, this, this.log, headerLine({ dialect, connection, transport, started: new Date() }));
+  }
+
+  /** Takes `bytes` of the folder's allowance; false (and, the first time, a log line) when it is used up. */
+  take(bytes: number, path: string): boolean {
+    if (this.used + bytes > this.limits.maxFolderBytes) {
+      if (!this.folderFull) {
+        this.folderFull = true;
+        this.log("warn", "recording stopped: the recording folder reached its size limit; recordings are cut and new connections are not recorded", {
+          dir: this.dir,
+          file: path,
+          maxBytes: this.limits.maxFolderBytes,
+        });
+      }
+      return false;
+    }
+    this.used += bytes;
+    return true;
+  }
+
+  track(recording: FileRecording): void {
+    this.open.add(recording);
+    void recording.finished.then(() => this.open.delete(recording));
+  }
+
+  /** Ends every recording still open and resolves once all of them are on disk. */
+  async close(): Promise<void> {
+    const open = [...this.open];
+    for (const recording of open) recording.close();
+    await Promise.all(open.map((r) => r.finished));
+  }
+}
+
+export class FileRecording implements ConnectionRecording {
+  private readonly stream: WriteStream;
+  private written = 0;
+  private cut = false;
+  private closed = false;
+  /** Resolves once the file is closed (everything written is on disk). */
+  readonly finished: Promise<void>;
+  /** Resolves once the file is open, rejects when it cannot be. */
+  readonly opened: Promise<void>;
+
+  constructor(
+    private readonly path: string,
+    private readonly maxFileBytes: number,
+    private readonly folder: RecordingFolder | undefined,
+    private readonly log: Log,
+    header: string,
+    flags = "wx",
+  ) {
+    this.stream = createWriteStream(path, { flags });
+    this.opened = new Promise((resolve, reject) => {
+      this.stream.once("open", () => resolve());
+      this.stream.once("error", reject);
+    });
+    this.opened.catch(() => undefined);
+    this.stream.on("error", (err) => {
+      // A file that cannot even be opened is its owner's to report (recordingFile rejects).
+      if (this.cut || this.stream.pending) return;
+      this.cut = true;
+      this.log("warn", "recording failed: cannot write the recording file", { file: path, error: err.message });
+    });
+    this.finished = new Promise((resolve) => this.stream.once("close", () => resolve()));
+    folder?.track(this);
+    this.write(header);
+  }
+
+  client(text: string): void {
+    this.write(messageLines("client", text, new Date()));
+  }
+
+  server(data: string | Uint8Array): void {
+    this.write(messageLines("server", typeof data === "string" ? data : Buffer.from(data).toString("utf8"), new Date()));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.stream.end();
+  }
+
+  private write(lines: string): void {
+    if (this.cut || this.closed) return;
+    const bytes = Buffer.byteLength(lines);
+    if (this.written + bytes > this.maxFileBytes) {
+      this.cut = true;
+      this.log("warn", "recording cut: the file reached its size limit; later messages of this connection are not recorded", {
+        file: this.path,
+        maxFileBytes: this.maxFileBytes,
+      });
+      return;
+    }
+    if (this.folder && !this.folder.take(bytes, this.path)) {
+      this.cut = true;
+      return;
+    }
+    this.written += bytes;
+    this.stream.write(lines);
+  }
+}
