@@ -9,11 +9,16 @@ const home = mkdtempSync(join(tmpdir(), "tau-gateway-test-home-"));
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     env: { HOME: home },
     // Suites start real servers on loopback; two workers match the two cores CI has.
     maxWorkers: 2,
+    projects: [
+      // `npm run test:unit`: the edit loop's quick run, with no command-line bundle to build first.
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      // Real servers, clients and processes; the processes run the bundle built once for the run.
+      { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts", "test/fuzz/**/*.test.ts"], globalSetup: ["test/setup/built-cli.ts"] } },
+    ],
   },
 });

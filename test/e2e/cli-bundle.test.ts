@@ -1,35 +1,23 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { outputAtExit, repoRoot, type CliResult } from "../support/cli.js";
 import { startLoopbackRedis } from "../support/redis-server.js";
 
 /**
- * The command users run is the bundle `npm run build` writes (dist/tau-gateway.mjs, `bin` in
- * package.json), not the sources the other suites start through tsx. Built once into a directory of
- * its own laid out as an installed package (package.json, schema/, generated/ and node_modules/
- * beside dist/), every command starts from it and answers; what only some runs need stays out of
- * the start-up path.
+ * The command users run is the bundle `npm run build` and `npm run build:cli` write
+ * (scripts/bundle-cli.mjs; dist/tau-gateway.mjs, `bin` in package.json). The test run built it once
+ * (test/setup/built-cli.ts) into a directory of its own laid out as an installed package
+ * (package.json, schema/, generated/ and node_modules/ beside dist/): every command starts from it
+ * and answers; what only some runs need stays out of the start-up path.
  */
 
 const cleanups = cleanupsAfterEach();
-let root: string;
-let bundle: string;
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "cli-bundle-"));
-  for (const name of ["package.json", "schema", "generated", "node_modules"]) symlinkSync(join(repoRoot, name), join(root, name));
-  const built = await runToEnd("npm", ["run", "build", "--silent", "--", "--outDir", join(root, "dist")], { cwd: repoRoot });
-  expect(built.code, `npm run build failed:\n${built.stdout}${built.stderr}`).toBe(0);
-  const bin = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["tau-gateway"]!;
-  bundle = join(root, bin);
-}, 240_000);
-afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+const bundle = inject("cliBundle");
+const root = dirname(dirname(bundle));
+const bin = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["tau-gateway"]!;
 
 function runToEnd(command: string, args: string[], options: { cwd: string; stdin?: string }): Promise<CliResult> {
   return outputAtExit(spawn(command, args, { cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] }), options.stdin);
@@ -91,6 +79,7 @@ function staticClosure(file: string, seen = new Set<string>()): Set<string> {
 
 describe("the command-line bundle", () => {
   it("is what bin names, one file plus lazily loaded chunks, and prints the help", async () => {
+    expect(bundle).toBe(join(root, bin));
     expect(bundle.endsWith(".mjs")).toBe(true);
     const help = await runToEnd(process.execPath, [bundle, "help"], { cwd: root });
     expect(help).toMatchObject({ code: 0, stdout: expect.stringContaining("usage: tau-gateway <command>") });
@@ -116,17 +105,18 @@ describe("the command-line bundle", () => {
     expect(checked.code).toBe(1);
   });
 
-  it("comes with V8 code caches of the precompiled validators, one per module, which the built code loads them with", async () => {
+  it("comes with V8 code caches of the precompiled validators, one per module, which the gateway's loader uses", async () => {
     const modules = readdirSync(join(repoRoot, "generated/validators")).filter((name) => name.endsWith(".cjs"));
     const caches = readdirSync(join(root, "dist/validator-cache"));
     expect(caches.map((name) => name.replace(/-[0-9a-f]{64}\.v8cache$/, ".cjs")).sort()).toEqual(modules.sort());
+    // In a fresh process, as a gateway starting (within one process V8 never reads a cache again).
     const probe = [
-      `import { loadWithCodeCache } from ${JSON.stringify(join(root, "dist/src/validation/code-cache.js"))};`,
-      `import { validatorCacheDir } from ${JSON.stringify(join(root, "dist/src/validation/precompiled.js"))};`,
-      `const { exports, cache } = loadWithCodeCache(${JSON.stringify(join(root, "generated/validators/tau-v18.cjs"))}, validatorCacheDir());`,
+      `import { loadWithCodeCache } from ${JSON.stringify(join(repoRoot, "src/validation/code-cache.ts"))};`,
+      `import { validatorCacheDir } from ${JSON.stringify(join(repoRoot, "src/validation/precompiled.ts"))};`,
+      `const { exports, cache } = loadWithCodeCache(${JSON.stringify(join(root, "generated/validators/tau-v18.cjs"))}, validatorCacheDir(${JSON.stringify(join(root, "dist"))}));`,
       "console.log(JSON.stringify({ cache, checks: Object.keys(exports).length }));",
     ].join("\n");
-    const loaded = await runToEnd(process.execPath, ["--input-type=module", "-e", probe], { cwd: root });
+    const loaded = await runToEnd(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], { cwd: repoRoot });
     expect(loaded.code, loaded.stderr).toBe(0);
     expect(JSON.parse(loaded.stdout)).toEqual({ cache: "used", checks: expect.any(Number) });
   });

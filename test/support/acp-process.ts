@@ -24,7 +24,7 @@ export interface AgentProcess {
 }
 
 /**
- * Spawns `tau-gateway acp ARGS` (from source, through tsx) as an editor would, with stdin and
+ * Spawns `tau-gateway acp ARGS` (spawnCli) as an editor would, with stdin and
  * stdout as the protocol's pipes; every line it writes is also kept for checking. Killed after
  * the test if still running.
  */

@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
 import { run } from "../../src/cli/run.js";
 import type { Cleanups } from "./cleanups.js";
 
 /**
  * `tau-gateway` in tests: in-process through the commands' injected I/O (the default: usage,
- * settings, validate, start-up failures), or as a real process (from source, with tsx's loader)
- * where the process itself is under test: exit statuses, signals, what goes to stdout and stderr.
+ * settings, validate, start-up failures), or as a real process (the bundle the test run built,
+ * test/setup/built-cli.ts) where the process itself is under test: exit statuses, signals, what goes
+ * to stdout and stderr.
  */
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -102,10 +104,19 @@ export async function serveCli(args: string[], cleanups: Cleanups, env: NodeJS.P
 }
 
 /**
- * `node --import tsx src/cli/main.ts ARGS`: one process, so a signal sent to it reaches the
- * command's own handlers. The tsx and npm exec wrappers are a second process that relays signals;
- * tsx gives its child 30 ms to confirm one and otherwise kills it, which a loaded machine misses.
+ * `node BUNDLE ARGS`: one process, so a signal sent to it reaches the command's own handlers. The
+ * bundle is the one this test run built (test/setup/built-cli.ts, e2e project); outside a test run
+ * (`npm run fuzz`) the sources run through tsx's loader, still in one process (the tsx launcher
+ * would put a second process in between, relaying signals with a 30 ms grace a loaded machine misses).
  */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, stdio: StdioOptions = ["pipe", "pipe", "pipe"]): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", mainTs, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio });
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, stdio: StdioOptions = ["pipe", "pipe", "pipe"], nodeFlags: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeFlags, ...cliEntry(), ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio });
+}
+
+/** What node runs as `tau-gateway`: the test run's bundle, or the sources through tsx outside a test run. */
+function cliEntry(): string[] {
+  if (!process.env.VITEST) return ["--import", "tsx", mainTs];
+  const bundle = inject("cliBundle");
+  if (!bundle) throw new Error("no command-line bundle for this test: tests that run tau-gateway as a process belong to the e2e project (vitest.config.ts)");
+  return [bundle];
 }

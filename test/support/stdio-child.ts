@@ -1,17 +1,15 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { AskTestClient } from "./ask-client.js";
 import type { Cleanups } from "./cleanups.js";
-
-const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+import { spawnCli } from "./cli.js";
 
 /**
- * `tau-gateway stdio` as a client spawns it: one node process running the command from source
- * (`node --import tsx`, so signals sent to the child reach the command itself), an Ask client on
+ * `tau-gateway stdio` as a client spawns it: one node process running the command (spawnCli, so
+ * signals sent to the child reach the command itself), an Ask client on
  * its stdin/stdout, every stdout line also kept raw. Killed after the test if still running.
  */
 export interface StdioChild {
@@ -40,10 +38,7 @@ export interface StdioChild {
 
 export function spawnStdio(args: string[], cleanups: Cleanups, env: NodeJS.ProcessEnv = {}): StdioChild {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "ask-stdio-")));
-  const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "stdio", "--default-cwd", cwd, ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-  });
+  const child = spawnCli(["stdio", "--default-cwd", cwd, ...args], env) as ChildProcessWithoutNullStreams;
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   const write = (line: string) => void child.stdin.write(`${line}\n`);

@@ -1,17 +1,15 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { repoRoot } from "../../support/cli.js";
+import { spawnCli } from "../../support/cli.js";
 import { InspectorSession } from "./inspector.js";
 
 /**
  * `tau-gateway <command>` as its own process, as users run it, so the fuzz run can tell whether it
- * stays up and measure its memory apart from the test's own. It runs from source in one node
- * process (`--import tsx`, not the tsx launcher, which would put a second process in between) with
- * the inspector on a free loopback port for garbage collection and heap readings.
+ * stays up and measure its memory apart from the test's own. It runs in one node process
+ * (spawnCli: the test run's bundle, or the sources through tsx under `npm run fuzz`) with the
+ * inspector on a free loopback port for garbage collection and heap readings.
  */
 
-const mainTs = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 const INSPECTOR = /Debugger listening on (ws:\/\/\S+)/;
 const LISTENING = /^tau-gateway listening on (http:\/\/\S+)$/m;
 /** What is kept of stderr for failure reports; the rest is only counted. */
@@ -48,11 +46,7 @@ export class GatewayProcess {
 
   /** Starts `tau-gateway COMMAND ARGS`; resolves once the inspector is attached (and, for serve, once it listens). */
   static async start(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ process: GatewayProcess; baseUrl: string | undefined }> {
-    const child = spawn(process.execPath, ["--inspect=127.0.0.1:0", "--import", "tsx", mainTs, command, ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawnCli([command, ...args], env, ["pipe", "pipe", "pipe"], ["--inspect=127.0.0.1:0"]) as ChildProcessWithoutNullStreams;
     const gateway = new GatewayProcess(command, child);
     // serve writes nothing to stdout; stdio commands' stdout is read by their client.
     if (command === "serve") child.stdout.resume();
