@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { AskTestClient } from "../support/ask-client.js";
 import { expectContiguous, expectOneTerminalPerTurn, openSession, payloadsOf, runTurn } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { repoRoot } from "../support/cli.js";
+import { spawnCli } from "../support/cli.js";
 import { startTestGateway } from "../support/gateway.js";
 
 /**
@@ -22,7 +22,7 @@ const gateway = () => cleanups.stopAfterTest(startTestGateway());
 /** `tau-gateway stdio` as a child process, with an Ask client on its stdin/stdout. */
 function spawnStdio(): { client: AskTestClient; child: ChildProcessWithoutNullStreams; stderr: () => string } {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "ask-stdio-")));
-  const child = spawn(join(repoRoot, "node_modules/.bin/tsx"), ["src/cli/main.ts", "stdio", "--default-cwd", cwd], { cwd: repoRoot });
+  const child = spawnCli(["stdio", "--default-cwd", cwd]) as ChildProcessWithoutNullStreams;
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   const client = new AskTestClient((line) => child.stdin.write(`${line}\n`));

@@ -1,15 +1,13 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { check, type Diagnostics } from "recheck";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DIRECTIVE } from "../../src/host/scripted-agent.js";
 import type { SchemaIndex } from "../../src/registry/schema-index.js";
 import { readSchemaFile } from "../../src/validation/schema-files.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { repoRoot } from "../support/cli.js";
+import { startCliProcess } from "../support/cli.js";
 import { errorOf, TauTestClient } from "../support/tau-client.js";
 
 /**
@@ -29,28 +27,11 @@ beforeAll(() => void vi.stubEnv("RECHECK_BACKEND", "pure"));
 afterAll(() => void vi.unstubAllEnvs());
 
 /**
- * Starts `tau-gateway ARGS` from source and resolves with the first group of `listening` once its
- * stderr shows it. Node runs with tsx's loader itself rather than under the tsx wrapper, so the
- * SIGKILL after the test reaches the process that listens even when its event loop is stuck.
+ * Starts `tau-gateway ARGS` as its own process (SIGKILLed after the test, which reaches it even when
+ * its event loop is stuck) and resolves with the first group of `listening` once its stderr shows it.
  */
-function listeningChild(args: string[], listening: RegExp): Promise<string> {
-  const loader = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
-  const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", loader, main, ...args], { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await exited;
-  });
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const match = listening.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then(() => reject(new Error(`tau-gateway ${args[0]} exited before listening: ${stderr}`)));
-  });
+async function listeningChild(args: string[], listening: RegExp): Promise<string> {
+  return (await startCliProcess(args, listening, cleanups)).address;
 }
 
 /** Each distinct pattern of every bundle in schema/, with the JSON pointers that use it. */
