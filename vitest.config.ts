@@ -17,12 +17,13 @@ export default defineConfig({
     projects: [
       // `npm run test:unit`: the edit loop's quick run, with no command-line bundle to build first.
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
-      // Real servers, clients and processes; the processes run the bundle built once for the run.
+      // Real servers, clients and processes; the processes run the bundle built once for the run
+      // (test/container/ runs the real image, and only when test/container/run.sh has built one).
       // The files share their workers' module graphs (isolate: false): each gateway is built from its
       // own instances, and importing the sources anew for every file cost more than most files' tests.
       {
         extends: true,
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts", "test/fuzz/**/*.test.ts"], globalSetup: ["test/setup/built-cli.ts"], isolate: false },
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts", "test/fuzz/**/*.test.ts", "test/container/**/*.test.ts"], globalSetup: ["test/setup/built-cli.ts"], isolate: false },
       },
     ],
   },
