@@ -8,6 +8,7 @@ import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
 import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
+import { relayToGateway, REMOTE_USAGE, remoteSettings } from "./remote.js";
 import { startupMessage } from "./serve.js";
 import { bridgeSettings, envName, integer, logSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
@@ -28,11 +29,13 @@ ${STORE_USAGE}
   --drain-timeout MS            time a prompt in flight gets once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
 ${STDIO_LIMIT_USAGE}
 ${RECORD_FILE_USAGE}
+${REMOTE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
 
 const { toolsConfig, eventRetention, interactionTimeoutMs } = bridgeSettings;
 
 const acpSettings = {
+  ...remoteSettings("acp"),
   ...upstreamSettings,
   ...storeSettings,
   toolsConfig,
@@ -52,6 +55,7 @@ export function runAcp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv = p
 
 async function acp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
   const settings = readCommandSettings("acp", ACP_USAGE, argv, env, acpSettings, io);
+  if (settings.remote !== undefined) return relayToGateway("acp", "acp", { ...settings, remote: settings.remote }, argv, io);
   const commandTools = await readCommandTools("acp", settings.toolsConfig, io);
   const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-acp" } }, pino.destination(2));
   const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));

@@ -8,6 +8,7 @@ import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
 import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
+import { relayToGateway, REMOTE_USAGE, remoteSettings } from "./remote.js";
 import { startupMessage } from "./serve.js";
 import { bridgeSettings, envName, integer, logSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
@@ -30,12 +31,14 @@ SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered).
 ${STDIO_LIMIT_USAGE}
 ${RECORD_FILE_USAGE}
 ${STORE_USAGE}
+${REMOTE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
 
 // Codex's wire never carries "jsonrpc", so the Ask setting for it has no place here.
 const { jsonrpcMember: _askOnly, ...codexBridgeSettings } = bridgeSettings;
 
 const appServerSettings = {
+  ...remoteSettings("codex"),
   ...upstreamSettings,
   ...storeSettings,
   ...codexBridgeSettings,
@@ -53,6 +56,7 @@ export function runAppServer(argv: string[], io: CommandIO, env: NodeJS.ProcessE
 
 async function appServer(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
   const settings = readCommandSettings("app-server", APP_SERVER_USAGE, argv, env, appServerSettings, io);
+  if (settings.remote !== undefined) return relayToGateway("app-server", "codex", { ...settings, remote: settings.remote }, argv, io);
   const commandTools = await readCommandTools("app-server", settings.toolsConfig, io);
   const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-app-server" } }, pino.destination(2));
   const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));

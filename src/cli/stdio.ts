@@ -12,6 +12,7 @@ import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
 import { limitSettings } from "./limit-settings.js";
+import { relayToGateway, REMOTE_USAGE, remoteSettings } from "./remote.js";
 import { startupMessage } from "./serve.js";
 import { bridgeSettings, envName, integer, logSettings, socketSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
@@ -35,6 +36,7 @@ it (all share the same sessions). Logs go to stderr as JSON lines.
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
 ${STORE_USAGE}
+${REMOTE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}
   --max-inflight N              unanswered requests per connection; more are answered -32013
                                 (default ${DEFAULT_LIMITS.maxInflight}) ${envName("max-inflight")}
@@ -55,6 +57,7 @@ gone and the work in flight is answered, or on SIGTERM/SIGINT after draining: re
 meanwhile are answered -32012, work in flight gets --drain-timeout, a second signal stops waiting.`;
 
 const stdioSettings = {
+  ...remoteSettings("ask"),
   ...upstreamSettings,
   ...storeSettings,
   ...bridgeSettings,
@@ -78,6 +81,7 @@ export function runStdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv =
 
 async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
   const settings = readCommandSettings("stdio", STDIO_USAGE, argv, env, stdioSettings, io);
+  if (settings.remote !== undefined) return relayToGateway("stdio", "ask", { ...settings, remote: settings.remote }, argv, io);
   const commandTools = await readCommandTools("stdio", settings.toolsConfig, io);
   const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-stdio" } }, pino.destination(2));
   const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));

@@ -1,0 +1,67 @@
+import WebSocket from "ws";
+
+/** The gateway answered the upgrade with an HTTP status instead (401: the token is missing or wrong). */
+export class GatewayRefusedError extends Error {
+  constructor(
+    readonly status: number,
+    url: string,
+  ) {
+    super(
+      status === 401
+        ? `the gateway at ${url} refused the connection (401 Unauthorized): it needs a token (--remote-token or TAU_GATEWAY_REMOTE_TOKEN), or the one given is wrong`
+        : `the gateway at ${url} refused the connection (HTTP ${status})${status === 404 ? ": no such route; give the gateway's base URL (ws://HOST:PORT)" : ""}`,
+    );
+  }
+}
+
+/** The gateway could not be reached at all (refused, unresolvable, timed out). */
+export class GatewayUnreachableError extends Error {
+  constructor(url: string, cause: Error) {
+    super(`cannot reach the gateway at ${url}: ${cause.message}`);
+  }
+}
+
+/** How long the TCP connection and the upgrade may take. */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/** A URL for messages: without credentials, which a URL might carry as user:password. */
+export function displayUrl(url: string): string {
+  const shown = new URL(url);
+  shown.username = "";
+  shown.password = "";
+  return shown.toString();
+}
+
+/**
+ * Opens one WebSocket to a gateway route, presenting `token` as `Authorization: Bearer …`.
+ * Resolves once open; rejects with GatewayRefusedError or GatewayUnreachableError, whose messages
+ * name the URL but never the token.
+ */
+export function openGatewaySocket(url: string, token: string | undefined): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, {
+      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      // The relay passes messages through as they are: no compression to negotiate.
+      perMessageDeflate: false,
+    });
+    let refusedWith: number | undefined;
+    socket.once("unexpected-response", (request, response) => {
+      refusedWith = response.statusCode ?? 0;
+      response.resume();
+      socket.terminate();
+    });
+    const onError = (error: Error) => {
+      socket.off("open", onOpen);
+      // A failed handshake may report more than one error; the first one says it.
+      socket.on("error", () => undefined);
+      reject(refusedWith !== undefined ? new GatewayRefusedError(refusedWith, displayUrl(url)) : new GatewayUnreachableError(displayUrl(url), error));
+    };
+    const onOpen = () => {
+      socket.off("error", onError);
+      resolve(socket);
+    };
+    socket.once("error", onError);
+    socket.once("open", onOpen);
+  });
+}

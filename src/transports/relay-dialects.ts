@@ -1,0 +1,71 @@
+import { ACP_ERROR_CODES } from "../registry/acp/errors.js";
+import { ASK_ERROR_CODES } from "../registry/ask/errors.js";
+import { CODEX_ERROR_CODES } from "../registry/codex/errors.js";
+import { AskSubscriptionResume, type StreamResume } from "./relay-stream-resume.js";
+
+/**
+ * What a stdio relay (`acp --remote`, `app-server --remote`, `stdio --remote`) must know of the
+ * dialect it carries. The relay passes messages through unchanged; it speaks only when the gateway
+ * cannot: to answer a request the link lost, to refuse an oversized line, and to repeat the
+ * client's handshake on a new link. What it says then must be in the dialect's own words.
+ */
+export interface RelayDialect {
+  /** The dialect's name in logs. */
+  name: string;
+  /** The gateway's WebSocket route for it. */
+  route: "/acp" | "/" | "/rpc";
+  /**
+   * Whether the relay's own messages carry `"jsonrpc":"2.0"`: always (ACP), never (Codex), or as
+   * the gateway's latest answer did (Ask: the gateway's --jsonrpc-member decides).
+   */
+  jsonrpcMember: "include" | "omit" | "mirror";
+  /** Code of "the gateway cannot be reached, retry" (-32012 in every dialect). */
+  unavailableCode: number;
+  /** Code of a message the relay skipped as too long. */
+  invalidRequestCode: number;
+  /** A skipped oversized line is answered (id null, as the local command does) rather than only logged (Codex). */
+  answersOversized: boolean;
+  /** The request that opens a connection, repeated on every new link once the client made it. */
+  handshakeRequest: string;
+  /** Notifications that complete the handshake, repeated after it (Codex `initialized`). */
+  handshakeNotifications: readonly string[];
+  /** What is resumed on a new link besides the handshake (Ask: event subscriptions). */
+  resume?(): StreamResume;
+}
+
+export const RELAY_DIALECTS = {
+  acp: {
+    name: "ACP",
+    route: "/acp",
+    jsonrpcMember: "include",
+    unavailableCode: ACP_ERROR_CODES.upstream_unavailable,
+    invalidRequestCode: ACP_ERROR_CODES.invalid_request,
+    answersOversized: true,
+    handshakeRequest: "initialize",
+    handshakeNotifications: [],
+  },
+  codex: {
+    name: "Codex",
+    route: "/",
+    jsonrpcMember: "omit",
+    unavailableCode: CODEX_ERROR_CODES.upstream_unavailable,
+    invalidRequestCode: CODEX_ERROR_CODES.invalid_request,
+    // Codex answers nothing without an id (the local app-server logs the line and goes on).
+    answersOversized: false,
+    handshakeRequest: "initialize",
+    handshakeNotifications: ["initialized"],
+  },
+  ask: {
+    name: "Ask",
+    route: "/rpc",
+    jsonrpcMember: "mirror",
+    unavailableCode: ASK_ERROR_CODES.upstream_unavailable,
+    invalidRequestCode: ASK_ERROR_CODES.invalid_request,
+    answersOversized: true,
+    handshakeRequest: "initialize",
+    handshakeNotifications: [],
+    resume: () => new AskSubscriptionResume(),
+  },
+} as const satisfies Record<string, RelayDialect>;
+
+export type RelayDialectName = keyof typeof RELAY_DIALECTS;
