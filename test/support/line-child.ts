@@ -1,0 +1,49 @@
+import type { ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { Cleanups } from "./cleanups.js";
+import { spawnCli } from "./cli.js";
+
+/**
+ * A `tau-gateway ARGS` process spoken to as a client that spawned it: one JSON message per line
+ * on its stdin, each stdout line handed to `onLine` (and kept), stderr kept for messages. Killed
+ * after the test if it is still running.
+ */
+export interface LineChild {
+  child: ChildProcess;
+  /** Writes one line to its stdin. */
+  write(line: string): void;
+  /** Ends its stdin, as a client that is done does. */
+  end(): void;
+  /** Every stdout line so far, as written. */
+  lines: string[];
+  stderr(): string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnLineChild(args: string[], cleanups: Cleanups, onLine: (line: string) => void, env: NodeJS.ProcessEnv = {}): LineChild {
+  const child = spawnCli(args, env);
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await exit;
+    }
+  });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    lines.push(line);
+    onLine(line);
+  });
+  // Writing to a process that has exited fails with EPIPE; its exit is what the tests look at.
+  child.stdin!.on("error", () => undefined);
+  return {
+    child,
+    write: (line) => void child.stdin!.write(`${line}\n`),
+    end: () => void child.stdin!.end(),
+    lines,
+    stderr: () => stderr,
+    exit,
+  };
+}
