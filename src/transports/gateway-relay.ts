@@ -351,6 +351,14 @@ export class GatewayRelay {
     }
     const resumes = await Promise.all((this.resume?.replays() ?? []).map(async ({ method, params }) => ({ method, params, answer: await this.ownRequest(method, params) })));
     if (this.socket !== socket) return false;
+    if (resumes.some(({ answer }) => isObject(answer.error) && answer.error.code === this.dialect.unavailableCode)) {
+      // The gateway is up but cannot serve the sessions yet (its Tau host is still being taken
+      // over): this link is let go unannounced and the next attempt repeats everything.
+      this.log("info", "the gateway cannot resume the streams yet; trying again", { error: resumes.find(({ answer }) => "error" in answer)!.answer.error });
+      this.socket = undefined;
+      socket.terminate();
+      return false;
+    }
     for (const { method, params, answer } of resumes) {
       if ("error" in answer) this.log("warn", `resuming with ${method} failed`, { params, error: answer.error });
     }
