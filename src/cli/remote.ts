@@ -14,7 +14,7 @@ import { envName, nonEmpty, type SettingSpec } from "./settings.js";
  */
 
 /** How long a line waits for a lost gateway connection to come back before its requests are answered -32012. */
-const HOLD_MS = 10_000;
+const HOLD_MS = 30_000;
 
 /** The routes of the gateway's WebSocket dialects: a --remote URL ending in another dialect's route is a mistake. */
 const ROUTES: Record<RelayDialectName, string> = { acp: "/acp", codex: "/", ask: "/rpc" };

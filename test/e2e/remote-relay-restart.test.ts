@@ -74,7 +74,10 @@ describe("a gateway restarted under --remote relays", () => {
         await gateway.exit;
         expect(await inFlight).toMatchObject({ code: -32012, message: expect.stringMatching(/^gateway unavailable, retry: the connection to the gateway at ws:\/\/127\.0\.0\.1:\d+\/acp was lost/) });
 
+        // A request made while the gateway is away waits for the new link (not longer than the hold bound).
+        const whileAway = codex.request("thread/list", {});
         gateway = await startGateway();
+        expect((await whileAway).data.map((t: { id: string }) => t.id)).toContain(sessionId);
 
         // Ask: the subscription goes on by itself, from where it stopped.
         await waitForTerminal(terminal, sessionId, editorTurn);

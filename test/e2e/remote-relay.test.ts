@@ -213,6 +213,25 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
     TIMEOUT,
   );
 
+  it(
+    "acp --remote on SIGTERM: reads no more, the prompt in flight is answered, then exit 0",
+    async () => {
+      const gateway = await startServe();
+      const agent = spawnAcpAgent(["--remote", gateway.ws], cleanups);
+      agent.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+      await agent.next((m) => m.id === 1);
+      agent.write({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: gateway.cwd, mcpServers: [] } });
+      const { sessionId } = (await agent.next((m) => m.id === 2)).result;
+      agent.write({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "/think pondering\n/sleep 1500\nawake" }] } });
+      await agent.next((m) => m.method === "session/update" && m.params.update.sessionUpdate === "agent_thought_chunk");
+      agent.child.kill("SIGTERM");
+      expect(await agent.next((m) => m.id === 3)).toEqual({ jsonrpc: "2.0", id: 3, result: expect.objectContaining({ stopReason: "end_turn" }) });
+      expect(await agent.exit).toEqual({ code: 0, signal: null });
+      expect(agentMessageProblems(agent.sent(), agent.received())).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
   it("refuses a flag that only a local bridge uses, and a URL naming another dialect's route (exit 2)", async () => {
     for (const [args, message] of [
       [["acp", "--remote", "ws://127.0.0.1:1", "--upstream", "embedded"], "tau-gateway acp: --upstream has no effect with --remote"],
