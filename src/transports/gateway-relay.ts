@@ -46,6 +46,8 @@ export interface GatewayRelayOptions {
 }
 
 const DEFAULT_BACKOFF = { firstMs: 100, maxMs: 5_000 };
+/** Ping interval of the link; a gateway that has not answered the previous ping by the next is taken as gone. */
+const HEARTBEAT_MS = 20_000;
 /** Ids of the relay's own requests (repeated handshakes and resumes): strings no client is likely to use. */
 const OWN_ID_PREFIX = "tau-gateway-relay:";
 
@@ -224,7 +226,18 @@ export class GatewayRelay {
       if (this.socket === socket) this.fromGateway(isBinary ? Buffer.from(data as Buffer).toString("utf8") : String(data));
     });
     socket.on("error", (error) => this.log("debug", "gateway connection error", { error: error.message }));
+    // A gateway that vanished without closing (a machine gone, a network cut) answers no ping:
+    // the link is taken as lost at the next one instead of when TCP gives up.
+    let answered = true;
+    socket.on("pong", () => (answered = true));
+    const heartbeat = setInterval(() => {
+      if (!answered) return socket.terminate();
+      answered = false;
+      socket.ping();
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     socket.on("close", (code) => {
+      clearInterval(heartbeat);
       if (this.socket === socket) this.linkLost(code);
     });
   }

@@ -10,6 +10,7 @@ import { expectContiguous, openSession, runTurn, waitForTerminal } from "../supp
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { runCommand, serveCli, type ServingCli } from "../support/cli.js";
 import { agentText, CodexTestClient } from "../support/codex-client.js";
+import { freePort } from "../support/free-port.js";
 import { spawnLineChild } from "../support/line-child.js";
 
 /**
@@ -209,6 +210,23 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
       expect(await gone.child.exit).toEqual({ code: 1, signal: null });
       expect(gone.child.stderr()).toContain(`tau-gateway stdio: cannot reach the gateway at ${gateway.ws}/rpc`);
       expect(gone.child.stderr()).not.toContain(token);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a token the restarted gateway no longer takes ends the relay: exit 1 with the 401 message",
+    async () => {
+      const port = await freePort();
+      const first = await startServe(["--port", String(port)], { TAU_GATEWAY_TOKEN: "the-old-token-123" });
+      const { client, child } = askThroughChild(["stdio", "--remote", first.ws, "--remote-token", "the-old-token-123"]);
+      expect(await client.request("session/list", {})).toMatchObject({ sessions: [] });
+      first.child.kill("SIGKILL");
+      await first.exit;
+      await startServe(["--port", String(port)], { TAU_GATEWAY_TOKEN: "the-new-token-456" });
+      expect(await child.exit).toEqual({ code: 1, signal: null });
+      expect(child.stderr()).toContain(`tau-gateway stdio: the gateway at ${first.ws}/rpc refused the connection (401 Unauthorized)`);
+      expect(child.stderr()).not.toContain("token-123");
     },
     TIMEOUT,
   );
