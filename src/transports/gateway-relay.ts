@@ -79,8 +79,8 @@ export class GatewayRelay {
   private closed = false;
   private wakeReconnect: (() => void) | undefined;
   private readonly held: HeldLine[] = [];
-  /** Ids of the gateway's requests on the current link, which the client may answer. */
-  private readonly gatewayRequests = new Set<string>();
+  /** The gateway's requests on the current link that the client has not answered yet, by id. */
+  private readonly gatewayRequests = new Map<string, { id: RequestId; params: unknown; withdrawn?: boolean }>();
   /** The relay's own requests on the current link, by id. */
   private readonly ownRequests = new Map<string, (answer: Message) => void>();
   private nextOwnId = 1;
@@ -262,8 +262,14 @@ export class GatewayRelay {
     for (const element of elements) {
       if (!isObject(element)) continue;
       if (typeof element.method === "string") {
-        if (isRequestId(element.id)) this.gatewayRequests.add(keyOf(element.id));
+        if (isRequestId(element.id)) this.gatewayRequests.set(keyOf(element.id), { id: element.id, params: element.params });
         else notifications.push(element);
+        // The gateway withdrew one of its requests itself (another client decided): the client may
+        // still answer it, but it is not withdrawn a second time when the link is lost.
+        if (element.method === this.dialect.withdrawalMethod && isObject(element.params) && isRequestId(element.params.requestId)) {
+          const request = this.gatewayRequests.get(keyOf(element.params.requestId));
+          if (request) request.withdrawn = true;
+        }
         continue;
       }
       if (!isRequestId(element.id)) continue;
@@ -298,7 +304,7 @@ export class GatewayRelay {
     const lost = this.generation;
     this.socket = undefined;
     this.up = false;
-    this.gatewayRequests.clear();
+    this.withdrawGatewayRequests();
     for (const answer of this.ownRequests.values()) answer({ error: { message: "the connection closed" } });
     this.ownRequests.clear();
     if (this.closed) return;
@@ -309,6 +315,15 @@ export class GatewayRelay {
     if (this.reconnecting) return;
     this.log("warn", "the connection to the gateway was lost; reconnecting", { url: this.shownUrl, code });
     void this.reconnect();
+  }
+
+  /** The client's prompts for the lost link's requests are withdrawn in the dialect's words (nobody can take the answers now). */
+  private withdrawGatewayRequests(): void {
+    for (const { id, params, withdrawn } of this.gatewayRequests.values()) {
+      const notice = this.closed || withdrawn ? undefined : this.dialect.withdrawal?.(id, params);
+      if (notice) this.write(this.framed(notice));
+    }
+    this.gatewayRequests.clear();
   }
 
   private async reconnect(): Promise<void> {

@@ -29,6 +29,15 @@ export interface RelayDialect {
   handshakeRequest: string;
   /** Notifications that complete the handshake, repeated after it (Codex `initialized`). */
   handshakeNotifications: readonly string[];
+  /**
+   * How the dialect withdraws a request the gateway asked (an approval) whose connection was lost:
+   * the client's answer can no longer reach whoever asked, so its prompt is withdrawn as when
+   * another client decides (Codex `serverRequest/resolved`, ACP `$/cancel_request`). Ask has no
+   * such message: its `approval.updated` event arrives with the resumed event stream.
+   */
+  withdrawal?(id: string | number, params: unknown): { method: string; params: Record<string, unknown> } | undefined;
+  /** The method of that withdrawal, whose `requestId` the gateway also sends when another client decided. */
+  withdrawalMethod?: string;
   /** What is resumed on a new link besides the handshake (Ask: event subscriptions). */
   resume?(): StreamResume;
 }
@@ -43,6 +52,8 @@ export const RELAY_DIALECTS = {
     answersOversized: true,
     handshakeRequest: "initialize",
     handshakeNotifications: [],
+    withdrawal: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
+    withdrawalMethod: "$/cancel_request",
   },
   codex: {
     name: "Codex",
@@ -54,6 +65,11 @@ export const RELAY_DIALECTS = {
     answersOversized: false,
     handshakeRequest: "initialize",
     handshakeNotifications: ["initialized"],
+    withdrawalMethod: "serverRequest/resolved",
+    withdrawal: (id, params) => {
+      const threadId = (params as { threadId?: unknown } | undefined)?.threadId;
+      return typeof threadId === "string" ? { method: "serverRequest/resolved", params: { threadId, requestId: id } } : undefined;
+    },
   },
   ask: {
     name: "Ask",

@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentMessageProblems } from "../support/acp-official-schema.js";
 import { spawnAcpAgent } from "../support/acp-process.js";
@@ -227,6 +227,29 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
       expect(await child.exit).toEqual({ code: 1, signal: null });
       expect(child.stderr()).toContain(`tau-gateway stdio: the gateway at ${first.ws}/rpc refused the connection (401 Unauthorized)`);
       expect(child.stderr()).not.toContain("token-123");
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "an approval the lost gateway asked is withdrawn from the Codex client in Codex's words (serverRequest/resolved)",
+    async () => {
+      const tools = join(realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-remote-tools-"))), "tools.json");
+      cleanups.push(() => rmSync(dirname(tools), { recursive: true, force: true }));
+      writeFileSync(tools, JSON.stringify({ tools: [{ name: "echo-args", description: "Prints its JSON arguments.", parameters: { type: "object" }, command: "cat" }] }));
+      const gateway = await startServe(["--tools-config", tools]);
+      const { client, child } = codexThroughChild(["app-server", "--remote", gateway.ws]);
+      await client.initialize();
+      const { thread } = await client.request("thread/start", { cwd: gateway.cwd, approvalPolicy: "on-request" });
+      await client.request("turn/start", { threadId: thread.id, input: [{ type: "text", text: '/tool echo-args {"a":1}', text_elements: [] }] });
+      const asked = await client.waitFor((m) => m.method === "item/commandExecution/requestApproval" && "id" in m);
+
+      gateway.child.kill("SIGKILL");
+      await gateway.exit;
+      expect(await client.waitFor((m) => m.method === "serverRequest/resolved")).toEqual({ method: "serverRequest/resolved", params: { threadId: thread.id, requestId: asked.id } });
+      child.end();
+      expect(await child.exit).toEqual({ code: 0, signal: null });
+      expect(client.invalid).toEqual([]);
     },
     TIMEOUT,
   );
