@@ -115,7 +115,7 @@ export async function relayToGateway(command: string, dialectName: RelayDialectN
     }
     log("info", "draining: waiting for the answers to requests passed on", { why, openRequests: relay.openRequests, drainTimeoutMs: settings.drainTimeout });
     // Nobody reads the answers any more: there is nothing to wait for.
-    if (why !== "output closed") await Promise.race([stream.whenSettled(settings.drainTimeout), untilAborted(hurry.signal)]);
+    if (why !== "output closed") await Promise.race([stream.whenSettled(settings.drainTimeout), untilAborted(hurry.signal), relay.fatal]);
     relay.failOpenRequests("the relay stopped before the gateway answered");
     const { flushed } = await stream.close();
     // A parent that neither reads stdout nor closes it would keep the process alive for ever.
