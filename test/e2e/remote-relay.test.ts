@@ -231,13 +231,41 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
     TIMEOUT,
   );
 
+  /** A serve whose agent may call `echo-args` (a command tool that asks for approval). */
+  async function serveWithTool() {
+    const tools = join(realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-remote-tools-"))), "tools.json");
+    cleanups.push(() => rmSync(dirname(tools), { recursive: true, force: true }));
+    writeFileSync(tools, JSON.stringify({ tools: [{ name: "echo-args", description: "Prints its JSON arguments.", parameters: { type: "object" }, command: "cat" }] }));
+    return startServe(["--tools-config", tools]);
+  }
+
+  it(
+    "an approval the lost gateway asked is withdrawn from the ACP client in ACP's words ($/cancel_request), its prompt answered -32012",
+    async () => {
+      const gateway = await serveWithTool();
+      const agent = spawnAcpAgent(["--remote", gateway.ws], cleanups);
+      agent.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+      await agent.next((m) => m.id === 1);
+      agent.write({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: gateway.cwd, mcpServers: [] } });
+      const { sessionId } = (await agent.next((m) => m.id === 2)).result;
+      agent.write({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: '/tool echo-args {"a":1}' }] } });
+      const asked = await agent.next((m) => m.method === "session/request_permission" && "id" in m);
+
+      gateway.child.kill("SIGKILL");
+      await gateway.exit;
+      expect(await agent.next((m) => m.method === "$/cancel_request")).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: asked.id } });
+      expect(await agent.next((m) => m.id === 3)).toMatchObject({ jsonrpc: "2.0", id: 3, error: { code: -32012, message: expect.stringContaining("gateway unavailable, retry") } });
+      agent.closeInput();
+      expect(await agent.exit).toEqual({ code: 0, signal: null });
+      expect(agentMessageProblems(agent.sent(), agent.received())).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
   it(
     "an approval the lost gateway asked is withdrawn from the Codex client in Codex's words (serverRequest/resolved)",
     async () => {
-      const tools = join(realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-remote-tools-"))), "tools.json");
-      cleanups.push(() => rmSync(dirname(tools), { recursive: true, force: true }));
-      writeFileSync(tools, JSON.stringify({ tools: [{ name: "echo-args", description: "Prints its JSON arguments.", parameters: { type: "object" }, command: "cat" }] }));
-      const gateway = await startServe(["--tools-config", tools]);
+      const gateway = await serveWithTool();
       const { client, child } = codexThroughChild(["app-server", "--remote", gateway.ws]);
       await client.initialize();
       const { thread } = await client.request("thread/start", { cwd: gateway.cwd, approvalPolicy: "on-request" });
