@@ -5,6 +5,7 @@ import { displayUrl, GatewayRefusedError, openGatewaySocket } from "./gateway-so
 import type { NdjsonConnection } from "./ndjson-stream.js";
 import type { RelayDialect } from "./relay-dialects.js";
 import { isRequestId, keyOf, OpenRequests, type OpenRequest, type RequestId } from "./relay-requests.js";
+import { SpacedWriter } from "./relay-spaced-writer.js";
 import type { StreamResume } from "./relay-stream-resume.js";
 
 /**
@@ -89,7 +90,9 @@ export class GatewayRelay {
   private readonly handshakeNotifications = new Map<string, unknown>();
   /** Whether the gateway's answers carry "jsonrpc" (for a dialect that mirrors it). */
   private gatewayWritesJsonrpc = true;
-  private write: (line: string) => void;
+  /** Writes a line to the client (through `output`, once the stream is attached). */
+  private readonly output: SpacedWriter;
+  private sendToClient: (line: string) => void;
   private readonly unwritten: string[] = [];
 
   private constructor(
@@ -101,7 +104,8 @@ export class GatewayRelay {
     this.log = options.log;
     this.resume = options.dialect.resume?.();
     this.fatal = new Promise((resolve) => (this.giveUp = resolve));
-    this.write = (line) => void this.unwritten.push(line);
+    this.sendToClient = (line) => void this.unwritten.push(line);
+    this.output = new SpacedWriter((line) => this.sendToClient(line), options.dialect.pauseAfterResponseMs);
     this.attach(socket);
     this.up = true;
   }
@@ -113,7 +117,7 @@ export class GatewayRelay {
 
   /** The client side, for an NdjsonStream: `send` writes a line to the client. */
   connection(send: (line: string) => void): NdjsonConnection {
-    this.write = send;
+    this.sendToClient = send;
     for (const line of this.unwritten.splice(0)) send(line);
     return {
       receive: (line) => this.fromClient(line),
@@ -138,6 +142,7 @@ export class GatewayRelay {
     if (this.closed) return;
     this.closed = true;
     this.failOpenRequests("the relay stopped before the gateway answered");
+    this.output.flush();
     this.wakeReconnect?.();
     const socket = this.socket;
     this.socket = undefined;
@@ -204,7 +209,7 @@ export class GatewayRelay {
       this.log("info", `${this.dialect.name} message dropped without an answer`, { reason: `a message of more than ${maxLineBytes} bytes was skipped` });
       return;
     }
-    this.write(
+    this.output.push(
       this.framed({
         id: null,
         error: {
@@ -248,7 +253,7 @@ export class GatewayRelay {
       message = JSON.parse(text);
     } catch {
       this.log("warn", "the gateway sent a message that is not JSON; passed on as it is");
-      this.write(text.replace(/\r?\n/g, " "));
+      this.output.push(text.replace(/\r?\n/g, " "));
       return;
     }
     if (isObject(message) && typeof message.id === "string" && message.id.startsWith(OWN_ID_PREFIX) && !("method" in message)) {
@@ -259,6 +264,7 @@ export class GatewayRelay {
     }
     const elements: unknown[] = Array.isArray(message) ? message : [message];
     const notifications: Message[] = [];
+    let answersClient = false;
     for (const element of elements) {
       if (!isObject(element)) continue;
       if (typeof element.method === "string") {
@@ -276,11 +282,12 @@ export class GatewayRelay {
       this.gatewayWritesJsonrpc = "jsonrpc" in element;
       const request = this.requests.take(element.id);
       if (!request) continue;
+      answersClient = true;
       if ("result" in element) this.answered(request, element.result);
       request.settle();
     }
     // A line is one message: JSON that was sent pretty-printed is written again on one line.
-    this.write(text.includes("\n") ? JSON.stringify(message) : text);
+    this.output.push(text.includes("\n") ? JSON.stringify(message) : text, answersClient);
     for (const notification of notifications) this.resume?.forwarded(notification.method as string, notification.params);
     this.pauseWhileOutputBackedUp();
   }
@@ -321,7 +328,7 @@ export class GatewayRelay {
   private withdrawGatewayRequests(): void {
     for (const { id, params, withdrawn } of this.gatewayRequests.values()) {
       const notice = this.closed || withdrawn ? undefined : this.dialect.withdrawal?.(id, params);
-      if (notice) this.write(this.framed(notice));
+      if (notice) this.output.push(this.framed(notice));
     }
     this.gatewayRequests.clear();
   }
@@ -408,7 +415,7 @@ export class GatewayRelay {
       const answers = group.map((request) =>
         this.framedObject({ id: request.id, error: { code: this.dialect.unavailableCode, message: `gateway unavailable, retry: ${why}`, data: { method: request.method } } }),
       );
-      this.write(JSON.stringify(group[0]!.batch ? answers : answers[0]));
+      this.output.push(JSON.stringify(group[0]!.batch ? answers : answers[0]));
       for (const request of group) request.settle();
     }
   }

@@ -1,6 +1,8 @@
 import { ACP_ERROR_CODES } from "../registry/acp/errors.js";
 import { ASK_ERROR_CODES } from "../registry/ask/errors.js";
 import { CODEX_ERROR_CODES } from "../registry/codex/errors.js";
+import { CODEX_OUTBOUND } from "./codex-jsonrpc.js";
+import { PIPE_TRANSPORT, type OutboundPolicy } from "./outbound-policy.js";
 import { AskSubscriptionResume, type StreamResume } from "./relay-stream-resume.js";
 
 /**
@@ -38,8 +40,20 @@ export interface RelayDialect {
   withdrawal?(id: string | number, params: unknown): { method: string; params: Record<string, unknown> } | undefined;
   /** The method of that withdrawal, whose `requestId` the gateway also sends when another client decided. */
   withdrawalMethod?: string;
+  /**
+   * How long what follows a response waits before it is written on the relay's stdout: the pipe's
+   * pause where the dialect wants a request's consequences read apart from its response (see
+   * relay-spaced-writer.ts); undefined: no pause.
+   */
+  pauseAfterResponseMs?: number;
   /** What is resumed on a new link besides the handshake (Ask: event subscriptions). */
   resume?(): StreamResume;
+}
+
+/** The pause a pipe puts after a response for a dialect whose caused messages are read on their own. */
+function pipePause(policy: OutboundPolicy): number | undefined {
+  const release = PIPE_TRANSPORT.ownRead;
+  return policy.caused === "own-read" && typeof release === "object" ? release.delayMs : undefined;
 }
 
 export const RELAY_DIALECTS = {
@@ -66,6 +80,7 @@ export const RELAY_DIALECTS = {
     handshakeRequest: "initialize",
     handshakeNotifications: ["initialized"],
     withdrawalMethod: "serverRequest/resolved",
+    pauseAfterResponseMs: pipePause(CODEX_OUTBOUND),
     withdrawal: (id, params) => {
       const threadId = (params as { threadId?: unknown } | undefined)?.threadId;
       return typeof threadId === "string" ? { method: "serverRequest/resolved", params: { threadId, requestId: id } } : undefined;

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { SpacedWriter } from "../../src/transports/relay-spaced-writer.js";
+
+/** The relay's stdout for Codex: what follows a response is written in a later read, order kept. */
+describe("the relay's spaced writer", () => {
+  it("holds what follows a response for the pause, then writes it in order; other lines go at once", async () => {
+    const written: Array<{ line: string; at: number }> = [];
+    const start = Date.now();
+    const writer = new SpacedWriter((line) => written.push({ line, at: Date.now() - start }), 40);
+    writer.push("notification 1");
+    writer.push("response", true);
+    writer.push("notification 2");
+    writer.push("notification 3");
+    expect(written.map((w) => w.line)).toEqual(["notification 1", "response"]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(written.map((w) => w.line)).toEqual(["notification 1", "response", "notification 2", "notification 3"]);
+    expect(written[2]!.at - written[1]!.at).toBeGreaterThanOrEqual(35);
+  });
+
+  it("writes everything waiting at once when flushed, and without a pause never waits", () => {
+    const written: string[] = [];
+    const writer = new SpacedWriter((line) => written.push(line), 10_000);
+    writer.push("response", true);
+    writer.push("notification");
+    writer.flush();
+    expect(written).toEqual(["response", "notification"]);
+
+    const direct: string[] = [];
+    const unpaused = new SpacedWriter((line) => direct.push(line), undefined);
+    unpaused.push("response", true);
+    unpaused.push("notification");
+    expect(direct).toEqual(["response", "notification"]);
+  });
+});
