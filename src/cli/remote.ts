@@ -4,7 +4,8 @@ import { GatewayRelay } from "../transports/gateway-relay.js";
 import { NdjsonStream } from "../transports/ndjson-stream.js";
 import { RELAY_DIALECTS, type RelayDialectName } from "../transports/relay-dialects.js";
 import { untilAborted } from "../transports/stop-signal.js";
-import type { CommandIO } from "./io.js";
+import { exitStatus, type CommandIO } from "./io.js";
+import { openRecordingFile } from "./record-settings.js";
 import { envName, nonEmpty, type SettingSpec } from "./settings.js";
 
 /**
@@ -60,7 +61,7 @@ export const REMOTE_USAGE = `  --remote URL                  relay stdin/stdout 
   --remote-token TOKEN          with --remote: sent as Authorization: Bearer TOKEN ${envName("remote-token")}`;
 
 /** What a relaying command still uses of its settings; the flags of the others configure a local bridge. */
-const RELAY_FLAGS = ["remote", "remote-token", "max-message-bytes", "drain-timeout", "log-level", "help"];
+const RELAY_FLAGS = ["remote", "remote-token", "max-message-bytes", "drain-timeout", "log-level", "record", "record-max-file-bytes", "help"];
 
 export interface RelaySettings {
   remote: string;
@@ -68,6 +69,9 @@ export interface RelaySettings {
   maxMessageBytes: number;
   drainTimeout: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** `--record FILE`: the client's messages both ways, as the local command records them. */
+  record?: string;
+  recordMaxFileBytes: number;
 }
 
 /**
@@ -77,7 +81,11 @@ export interface RelaySettings {
  * reached or refuses the token at start, or refuses it on a reconnect later. A flag that only a
  * local bridge uses is a usage error (exit 2), since it would silently do nothing.
  */
-export async function relayToGateway(command: string, dialectName: RelayDialectName, settings: RelaySettings, argv: string[], io: CommandIO): Promise<number> {
+export function relayToGateway(command: string, dialectName: RelayDialectName, settings: RelaySettings, argv: string[], io: CommandIO): Promise<number> {
+  return exitStatus(() => relay(command, dialectName, settings, argv, io));
+}
+
+async function relay(command: string, dialectName: RelayDialectName, settings: RelaySettings, argv: string[], io: CommandIO): Promise<number> {
   const local = argv.map((arg) => /^--([^=]+)/.exec(arg)?.[1]).find((flag) => flag !== undefined && !RELAY_FLAGS.includes(flag));
   if (local !== undefined) {
     io.stderr(`tau-gateway ${command}: --${local} has no effect with --remote: the gateway's own settings apply\nRun "tau-gateway ${command} --help" for the options.\n`);
@@ -86,11 +94,13 @@ export async function relayToGateway(command: string, dialectName: RelayDialectN
   const logger = pino({ level: settings.logLevel, base: { component: `tau-gateway-${command}` } }, pino.destination(2));
   const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
 
+  const recording = await openRecordingFile(command, settings, dialectName, io, log);
   let relay: GatewayRelay;
   try {
     relay = await GatewayRelay.open({ dialect: RELAY_DIALECTS[dialectName], url: settings.remote, token: settings.remoteToken, log, holdMs: HOLD_MS, output: process.stdout });
   } catch (err) {
     io.stderr(`tau-gateway ${command}: ${(err as Error).message}\n`);
+    recording?.close();
     return 1;
   }
   log("info", "relaying to the gateway", { dialect: dialectName });
@@ -103,6 +113,7 @@ export async function relayToGateway(command: string, dialectName: RelayDialectN
   const stream = new NdjsonStream(io.stdin, process.stdout, (send) => relay.connection(send), {
     maxLineBytes: settings.maxMessageBytes,
     onError: (err) => log("error", "relaying a message failed", { err }),
+    recording,
   });
   try {
     const why = await Promise.race([stream.ended, untilAborted(stopping.signal), relay.fatal]);
@@ -125,5 +136,7 @@ export async function relayToGateway(command: string, dialectName: RelayDialectN
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await relay.close();
+    recording?.close();
+    await recording?.finished;
   }
 }

@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -192,10 +192,14 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
       expect(wrong.child.stderr()).toContain("401 Unauthorized");
       expect(wrong.child.stderr()).not.toContain("not-the-token");
 
-      const withFlag = askThroughChild(["stdio", "--remote", gateway.ws, "--remote-token", token]);
+      // Recorded as the local command records (--record FILE), without the token.
+      const recorded = join(gateway.cwd, "relay.jsonl");
+      const withFlag = askThroughChild(["stdio", "--remote", gateway.ws, "--remote-token", token, "--record", recorded]);
       expect(await withFlag.client.request("session/list", {})).toMatchObject({ sessions: [] });
       withFlag.child.end();
       expect(await withFlag.child.exit).toEqual({ code: 0, signal: null });
+      expect(await runCommand(["validate", recorded])).toMatchObject({ code: 0, stdout: "2 valid, 0 invalid\n" });
+      expect(readFileSync(recorded, "utf8")).not.toContain(token);
 
       const withVariable = codexThroughChild(["app-server"], { TAU_GATEWAY_REMOTE: gateway.ws, TAU_GATEWAY_REMOTE_TOKEN: token });
       await withVariable.client.initialize();
