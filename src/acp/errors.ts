@@ -1,5 +1,5 @@
 import type { ErrorCode } from "../../generated/tau-v18.js";
-import { InteractionError } from "../bridge/interactions/index.js";
+import { SessionError } from "../bridge/session-error.js";
 import { ACP_ERROR_CODES, type AcpErrorName } from "../registry/acp/index.js";
 import { TauResponseError, UpstreamUnavailableError } from "../tau/upstream.js";
 import { STORE_UNAVAILABLE_MESSAGE, storeUnavailableOperation } from "../store/index.js";
@@ -37,7 +37,10 @@ export function toAcpError(err: unknown): AcpError {
   if (err instanceof TauResponseError) return AcpError.of(FROM_TAU[err.code] ?? "internal_error", `${err.method}: ${err.message}`, { tauCode: err.code });
   if (storeUnavailableOperation(err) !== undefined) return AcpError.of("upstream_unavailable", STORE_UNAVAILABLE_MESSAGE);
   if (err instanceof UpstreamUnavailableError) return AcpError.of("upstream_unavailable", `Tau host unavailable: ${err.message}; retry once it is back`);
-  if (err instanceof InteractionError) return AcpError.of(err.code === "invalid_params" ? "invalid_params" : "resource_not_found", err.message);
+  if (err instanceof SessionError) {
+    if (err.code === "session_not_found") return sessionNotFound(err.data?.sessionId ?? "");
+    return AcpError.of(err.code === "invalid_params" ? "invalid_params" : "resource_not_found", err.message);
+  }
   return AcpError.of("internal_error", `Internal error: ${err instanceof Error ? err.message : String(err)}`);
 }
 

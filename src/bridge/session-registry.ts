@@ -3,7 +3,7 @@ import type { Log } from "../shared/log.js";
 import type { InteractionAnswer } from "../store/interactions.js";
 import type { SessionSettingsStore } from "../store/session-settings.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
-import { sessionNotFound } from "./ask-errors.js";
+import { sessionNotFound } from "./session-error.js";
 import { ClosedSessions } from "./closed-sessions.js";
 import { HostTakeover, type SharedStoreOptions } from "./host-takeover.js";
 import {

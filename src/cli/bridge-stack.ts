@@ -1,5 +1,5 @@
 import { AcpAgent } from "../acp/agent.js";
-import { AskBridge } from "../bridge/ask-bridge.js";
+import { AskBridge } from "../ask/ask-bridge.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
 import type { HostRouter } from "../bridge/hosts/host-router.js";
 import { DEADLINE_GRACE_MS, gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";

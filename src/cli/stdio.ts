@@ -1,5 +1,5 @@
 import { pino } from "pino";
-import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { AskBridge } from "../ask/ask-bridge.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../gateway/config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../gateway/drain.js";
 import { DEFAULT_LIMITS } from "../gateway/limits.js";

@@ -1,5 +1,6 @@
-import { AskError } from "../bridge/ask-bridge.js";
+import { AskError } from "../ask/ask-bridge.js";
 import { CODEX_ERROR_CODES, type CodexErrorName } from "../registry/codex/index.js";
+import { SessionError } from "../bridge/session-error.js";
 import { TauResponseError, UpstreamUnavailableError } from "../tau/upstream.js";
 import { STORE_UNAVAILABLE_MESSAGE, storeUnavailableOperation } from "../store/index.js";
 
@@ -40,6 +41,8 @@ const FROM_TAU: Partial<Record<TauResponseError["code"], CodexErrorName>> = {
 export function toCodexError(err: unknown): CodexError {
   if (err instanceof CodexError) return err;
   if (err instanceof AskError) return new CodexError(err.code, err.message, err.data);
+  if (err instanceof SessionError && err.code === "session_not_found") return threadNotFound(err.data?.sessionId ?? "");
+  if (err instanceof SessionError && err.code === "invalid_params") return CodexError.of("invalid_params", err.message);
   if (err instanceof TauResponseError) {
     return CodexError.of(FROM_TAU[err.code] ?? "internal_error", `${err.method}: ${err.message}`, { tauCode: err.code });
   }

@@ -1,7 +1,6 @@
-import { AskError } from "../bridge/ask-bridge.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { CommandToolConfig } from "../bridge/interactions/index.js";
-import { ASK_ERROR_CODES } from "../registry/ask/index.js";
+import { SessionError } from "../bridge/session-error.js";
 import type { Log } from "../shared/log.js";
 import { TauResponseError } from "../tau/upstream.js";
 import { threadNotFound } from "./codex-errors.js";
@@ -39,7 +38,7 @@ export class CodexThreads {
     try {
       record = await this.options.core.sessions.access(threadId, tenant);
     } catch (error) {
-      if (error instanceof AskError && error.code === ASK_ERROR_CODES.session_not_found) throw threadNotFound(threadId);
+      if (error instanceof SessionError && error.code === "session_not_found") throw threadNotFound(threadId);
       if (error instanceof TauResponseError && UNKNOWN_SESSION.has(error.code)) throw threadNotFound(threadId);
       throw error;
     }

@@ -1,5 +1,5 @@
 import type { AcpAgent } from "../acp/agent.js";
-import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { AskBridge } from "../ask/ask-bridge.js";
 import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { GatewayStore } from "../store/index.js";
 import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";

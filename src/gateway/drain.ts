@@ -1,4 +1,4 @@
-import { AskError } from "../bridge/ask-bridge.js";
+import { AskError } from "../ask/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import type { AskCallGate } from "../transports/ask-jsonrpc.js";
 

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { AskBridgeStats } from "../bridge/ask-bridge.js";
+import type { AskBridgeStats } from "../ask/ask-bridge.js";
 import type { GatewayStore } from "../store/index.js";
 import type { ClientFaultKind } from "./client-faults.js";
 

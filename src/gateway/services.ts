@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import type { AcpAgent } from "../acp/agent.js";
-import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { AskBridge } from "../ask/ask-bridge.js";
 import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { GatewayStore } from "../store/index.js";
 import type { TauUpstream } from "../tau/upstream.js";

@@ -1,5 +1,5 @@
 import { AcpError } from "../acp/agent.js";
-import { AskError } from "../bridge/ask-bridge.js";
+import { AskError } from "../ask/ask-bridge.js";
 import { ACP_ERROR_CODES } from "../registry/acp/index.js";
 import type { AcpCallGate } from "./acp-jsonrpc.js";
 import { observingGate } from "./ask-call-gates.js";

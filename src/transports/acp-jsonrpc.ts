@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AcpError, type AcpAgent, type AcpPeer } from "../acp/agent.js";
-import { AskError } from "../bridge/ask-bridge.js";
+import { AskError } from "../ask/ask-bridge.js";
 import { ACP_ERROR_CODES } from "../registry/acp/index.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";

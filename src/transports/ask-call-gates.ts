@@ -1,4 +1,4 @@
-import { AskError } from "../bridge/ask-bridge.js";
+import { AskError } from "../ask/ask-bridge.js";
 import type { AskCallGate } from "./ask-jsonrpc.js";
 import { askOutcome, secondsSince, type CallDialect, type CallObserver } from "./call-observer.js";
 

@@ -1,4 +1,4 @@
-import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { AskBridge } from "../ask/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Event, SessionEventParams } from "../../generated/ask-v1.0.js";
-import { AskError, ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../bridge/ask-bridge.js";
+import { AskError, ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../ask/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";

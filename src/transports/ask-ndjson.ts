@@ -1,5 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { AskBridge } from "../ask/ask-bridge.js";
 import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
 import { NdjsonStream, type NdjsonStreamOptions } from "./ndjson-stream.js";
 import { PIPE_TRANSPORT } from "./outbound-policy.js";

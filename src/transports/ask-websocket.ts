@@ -1,5 +1,5 @@
 import type { WebSocket } from "ws";
-import type { AskBridge } from "../bridge/ask-bridge.js";
+import type { AskBridge } from "../ask/ask-bridge.js";
 import { pumpWebSocketMessages } from "./websocket-messages.js";
 import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
 

@@ -3,7 +3,7 @@ import { CODEX_METHOD_NAMES, CodexError, type CodexBridge, type CodexPeer } from
 import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import type { Log } from "../shared/log.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
-import { AskError } from "../bridge/ask-bridge.js";
+import { AskError } from "../ask/ask-bridge.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { textOf } from "./shared-text.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { AskBridge, AskError } from "../../src/bridge/ask-bridge.js";
+import { AskBridge, AskError } from "../../src/ask/ask-bridge.js";
 import { buildGateway } from "../../src/gateway/app.js";
 import { DrainController } from "../../src/gateway/drain.js";
 import { TauUpstream } from "../../src/tau/upstream.js";

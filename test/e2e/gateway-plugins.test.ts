@@ -1,6 +1,6 @@
 import Fastify, { type FastifyPluginAsync } from "fastify";
 import { describe, expect, it } from "vitest";
-import { AskError } from "../../src/bridge/ask-bridge.js";
+import { AskError } from "../../src/ask/ask-bridge.js";
 import { askGates, gatewayAskGates } from "../../src/gateway/ask-gates.js";
 import { askSocketListener } from "../../src/gateway/ask-socket.js";
 import { clientSockets } from "../../src/gateway/client-sockets.js";

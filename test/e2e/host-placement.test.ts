@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AskPeer } from "../../src/bridge/peer.js";
+import type { AskPeer } from "../../src/ask/peer.js";
 import { BridgeStack } from "../../src/cli/bridge-stack.js";
 import { startTauHost, type RunningTauHost } from "../../src/host/index.js";
 import { hostKeyOf } from "../../src/store/host-key.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildGateway } from "../../src/gateway/app.js";
 import { ResyncBackoff } from "../../src/bridge/resync-backoff.js";
-import { SessionFactsReader } from "../../src/bridge/session-facts.js";
+import { SessionFactsReader } from "../../src/ask/session-facts.js";
 import { BridgeStack } from "../../src/cli/bridge-stack.js";
 import { TauUpstream } from "../../src/tau/upstream.js";
 import { LISTED_SESSION_FRESH_MS } from "../../src/bridge/listed-sessions.js";

@@ -8,9 +8,9 @@ import { findCycles, readImportGraph } from "../support/import-graph.js";
 /**
  * The layer stack of src/ (see DESIGN.md §2): data flows one way, each layer importing only from
  * layers below it. store (what gateway replicas share, e.g. in Redis) sits over tau and under
- * host and bridge. host and bridge are siblings over it and never import each other. A client
- * dialect built on the bridge core (codex, acp) sits above the bridge and below the transports;
- * dialects never import each other. codegen is a
+ * host and bridge. host and bridge are siblings over it and never import each other. bridge is the
+ * dialect-neutral session core; each client dialect built on it (ask, codex, acp) sits above it and
+ * below the transports; dialects never import each other, nor the host. codegen is a
  * build tool that reads the registry and writes schema/ and generated/; nothing in src/ imports it,
  * so it never ends up on the runtime path. generated/ is its output, so whatever sits below it
  * (shared, registry, codegen) must not import it. src/index.ts is the package entry and may
@@ -25,6 +25,7 @@ const RUNTIME_RANK = {
   store: 4,
   host: 5,
   bridge: 5,
+  ask: 6,
   codex: 6,
   acp: 6,
   transports: 7,
@@ -37,6 +38,7 @@ type RuntimeLayer = keyof typeof RUNTIME_RANK;
 type Layer = RuntimeLayer | "codegen" | "generated";
 
 const BELOW_GENERATED: readonly Layer[] = ["shared", "registry", "codegen"];
+const DIALECTS: readonly Layer[] = ["ask", "codex", "acp"];
 
 /** The layer a repository path belongs to; undefined when it is in none. */
 function layerOf(path: string): Layer | undefined {
@@ -54,9 +56,9 @@ function forbidden(from: Layer, to: Layer): string | undefined {
   if (from === "codegen") return to === "shared" || to === "registry" ? undefined : "codegen reads only the registry";
   if (to === "generated") return BELOW_GENERATED.includes(from) ? "generated/ is produced from this layer" : undefined;
   if (from === "generated") return "generated/ imports nothing of src/";
-  if (from === "acp" && to === "host") return "a dialect builds on the bridge core, never on the host";
+  if (DIALECTS.includes(from) && to === "host") return "a dialect builds on the bridge core, never on the host";
   if (RUNTIME_RANK[to] < RUNTIME_RANK[from]) return undefined;
-  if (RUNTIME_RANK[to] === RUNTIME_RANK[from]) return "siblings (host and bridge) never import each other";
+  if (RUNTIME_RANK[to] === RUNTIME_RANK[from]) return "siblings (host and bridge, or two dialects) never import each other";
   return "upward import";
 }
 
@@ -129,6 +131,12 @@ describe("the layer rules themselves", () => {
     expect(forbidden("acp", "host")).toMatch(/bridge core/);
     expect(forbidden("bridge", "acp")).toBe("upward import");
     expect(forbidden("acp", "transports")).toBe("upward import");
+    expect(forbidden("bridge", "ask")).toBe("upward import");
+    expect(forbidden("ask", "bridge")).toBeUndefined();
+    expect(forbidden("codex", "ask")).toMatch(/siblings/);
+    expect(forbidden("ask", "acp")).toMatch(/siblings/);
+    expect(forbidden("ask", "host")).toMatch(/bridge core/);
+    expect(forbidden("transports", "ask")).toBeUndefined();
     expect(forbidden("bridge", "store")).toBeUndefined();
     expect(forbidden("store", "tau")).toBeUndefined();
     expect(forbidden("store", "bridge")).toBe("upward import");
@@ -142,6 +150,7 @@ describe("the layer rules themselves", () => {
     expect(layerOf("src/store/interactions.ts")).toBe("store");
     expect(layerOf("src/codex/thread.ts")).toBe("codex");
     expect(layerOf("src/acp/agent.ts")).toBe("acp");
+    expect(layerOf("src/ask/ask-bridge.ts")).toBe("ask");
     expect(layerOf("generated/tau-v18.ts")).toBe("generated");
     expect(layerOf("src/stray.ts")).toBeUndefined();
     expect(layerOf("src/entry/x.ts")).toBeUndefined();

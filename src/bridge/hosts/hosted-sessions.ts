@@ -1,5 +1,5 @@
 import { TauResponseError } from "../../tau/upstream.js";
-import { sessionNotFound } from "../ask-errors.js";
+import { sessionNotFound } from "../session-error.js";
 import type { SessionRecord } from "../session-registry.js";
 import type { HostRouter } from "./host-router.js";
 import { namesNoSession, noSuchSession } from "./session-ids.js";

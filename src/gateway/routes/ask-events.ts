@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
-import { AskError } from "../../bridge/ask-bridge.js";
+import { AskError } from "../../ask/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
 import { openAskSseStream, SSE_HEADERS, type AskSseStream } from "../../transports/ask-sse.js";
 import { PLUGIN } from "../plugin-names.js";

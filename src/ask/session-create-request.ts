@@ -3,8 +3,8 @@ import type { Snapshot } from "../../generated/tau-v18.js";
 import { ASK_TOOL_NAMES, SESSION_MODES } from "../registry/ask/index.js";
 import { HOST_TOOL_NAMES } from "../registry/tau/index.js";
 import { AskError } from "./ask-errors.js";
-import { draft, type EventDraft } from "./event-draft.js";
-import { GATEWAY_TOOL_NAMES } from "./interactions/index.js";
+import { draft, type EventDraft } from "../bridge/event-draft.js";
+import { GATEWAY_TOOL_NAMES } from "../bridge/interactions/index.js";
 
 /**
  * What session/create asks for beyond a working directory and an approval mode — a model, a tool

@@ -1,6 +1,6 @@
 import type { Snapshot } from "../../generated/tau-v18.js";
-import { sessionTenant } from "./session-attributes.js";
-import { SnapshotDigests, type SnapshotDigestOptions } from "./snapshot-digests.js";
+import { sessionTenant } from "../bridge/session-attributes.js";
+import { SnapshotDigests, type SnapshotDigestOptions } from "../bridge/snapshot-digests.js";
 
 /**
  * What `session/list` shows of a session the gateway has not opened: facts fixed when the session

@@ -1,5 +1,6 @@
 import type { ErrorCode } from "../../generated/tau-v18.js";
 import { ASK_ERROR_CODES, type AskErrorName } from "../registry/ask/index.js";
+import { SessionError } from "../bridge/session-error.js";
 import { TauResponseError, UpstreamUnavailableError } from "../tau/upstream.js";
 import { STORE_UNAVAILABLE_MESSAGE, storeUnavailableOperation } from "../store/index.js";
 
@@ -33,6 +34,7 @@ const FROM_TAU: Record<ErrorCode, AskErrorName> = {
 /** Maps anything a method handler throws to the error the client receives. */
 export function toAskError(err: unknown): AskError {
   if (err instanceof AskError) return err;
+  if (err instanceof SessionError) return AskError.of(err.code, err.message, err.data);
   if (err instanceof TauResponseError) {
     return AskError.of(FROM_TAU[err.code] ?? "internal_error", namingMethod(err.method, err.message), { tauCode: err.code });
   }

@@ -1,10 +1,10 @@
 import type { ClientRequests } from "../../generated/ask-v1.0.js";
-import type { BridgeCore } from "./bridge-core.js";
-import type { HostRouter } from "./hosts/host-router.js";
-import type { HostedSessions } from "./hosts/hosted-sessions.js";
+import type { BridgeCore } from "../bridge/bridge-core.js";
+import type { HostRouter } from "../bridge/hosts/host-router.js";
+import type { HostedSessions } from "../bridge/hosts/hosted-sessions.js";
 import type { AskPeer } from "./peer.js";
 import type { SessionFactsReader } from "./session-facts.js";
-import type { WorkspacePolicy } from "./session-workspace.js";
+import type { WorkspacePolicy } from "../bridge/session-workspace.js";
 import type { Subscriptions } from "./subscriptions.js";
 
 /** What every Ask method handler may use. */

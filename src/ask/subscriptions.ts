@@ -1,5 +1,5 @@
 import type { DeliveryKind, Event } from "../../generated/ask-v1.0.js";
-import type { EventLog } from "./event-log.js";
+import type { EventLog } from "../bridge/event-log.js";
 import type { AskPeer } from "./peer.js";
 
 interface Cursor {

@@ -1,11 +1,11 @@
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { Log } from "../shared/log.js";
 import { sessionNotFound } from "./ask-errors.js";
-import { draft } from "./event-draft.js";
-import type { EventLog } from "./event-log.js";
-import type { HostRouter } from "./hosts/host-router.js";
-import type { HostedSessions } from "./hosts/hosted-sessions.js";
-import type { SessionRecord } from "./session-registry.js";
+import { draft } from "../bridge/event-draft.js";
+import type { EventLog } from "../bridge/event-log.js";
+import type { HostRouter } from "../bridge/hosts/host-router.js";
+import type { HostedSessions } from "../bridge/hosts/hosted-sessions.js";
+import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Subscriptions } from "./subscriptions.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { Event, SessionEventsParams, SessionEventsResult, SessionSubscribeParams, SessionSubscribeResult } from "../../../generated/ask-v1.0.js";
 import { AskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
-import { EventRetentionError, type EventLog } from "../event-log.js";
+import { EventRetentionError, type EventLog } from "../../bridge/event-log.js";
 
 export async function subscribe({ services, peer }: MethodContext, params: SessionSubscribeParams): Promise<SessionSubscribeResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);

@@ -4,8 +4,8 @@ import type { ClientRequests as TauRequests } from "../../../generated/tau-v18.j
 import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
 import { AskError, sessionNotFound, toAskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
-import type { SessionRecord } from "../session-registry.js";
-import { turnAcceptance } from "../turn-acceptance.js";
+import type { SessionRecord } from "../../bridge/session-registry.js";
+import { turnAcceptance } from "../../bridge/turn-acceptance.js";
 
 /**
  * session/send. An idle session starts a turn (status steered). A running one takes the message

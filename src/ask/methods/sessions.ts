@@ -11,8 +11,8 @@ import type {
 } from "../../../generated/ask-v1.0.js";
 import { invalidParams } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
-import { approvalModeFor } from "../interactions/index.js";
-import { createAttributes } from "../session-attributes.js";
+import { approvalModeFor } from "../../bridge/interactions/index.js";
+import { createAttributes } from "../../bridge/session-attributes.js";
 import { closeSession } from "../session-close.js";
 import { checkToolNames, notAppliedNotices } from "../session-create-request.js";
 import { factsOf, modelName, type SessionFacts } from "../session-facts.js";

@@ -1,7 +1,7 @@
 import type { Log } from "../shared/log.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { AskError, toAskError } from "./ask-errors.js";
-import { BridgeCore, type BridgeCoreOptions } from "./bridge-core.js";
+import { BridgeCore, type BridgeCoreOptions } from "../bridge/bridge-core.js";
 import type { BridgeServices, MethodContext, MethodHandlers } from "./context.js";
 import * as artifactMethods from "./methods/artifacts.js";
 import * as eventMethods from "./methods/events.js";
@@ -14,12 +14,12 @@ import type { AskPeer } from "./peer.js";
 import { PeerReverseRequester } from "./reverse-requests.js";
 import { knownToolNames } from "./session-create-request.js";
 import { SessionFactsReader } from "./session-facts.js";
-import { WorkspacePolicy, type WorkspaceRoots } from "./session-workspace.js";
+import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
 import { Subscriptions } from "./subscriptions.js";
 
 export { AskError } from "./ask-errors.js";
 export type { AskPeer } from "./peer.js";
-export type { WorkspaceRoots } from "./session-workspace.js";
+export type { WorkspaceRoots } from "../bridge/session-workspace.js";
 
 /** The Ask surface on a bridge core shared with other dialects, or on one of its own made from the core's options. */
 export type AskBridgeOptions = AskSurfaceOptions & ({ core: BridgeCore } | BridgeCoreOptions);

@@ -20,7 +20,7 @@ import type {
 } from "../../../generated/ask-v1.0.js";
 import { AskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
-import { InteractionError } from "../interactions/index.js";
+import { InteractionError } from "../../bridge/interactions/index.js";
 
 /** interaction/* and plan/*: resolve the gateway's interactions of one session (DESIGN §4.4). */
 async function interactionsOf({ services, peer }: MethodContext, sessionId: string) {

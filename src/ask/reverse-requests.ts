@@ -1,6 +1,6 @@
 import type { InteractionRequestPermissionParams, InteractionRequestUserInputParams, ServerRequests } from "../../generated/ask-v1.0.js";
 import { ProtocolValidators } from "../validation/validator.js";
-import { firstAnswer, type ReverseRequester } from "./interactions/index.js";
+import { firstAnswer, type ReverseRequester } from "../bridge/interactions/index.js";
 import type { AskPeer } from "./peer.js";
 
 type Result<M extends keyof ServerRequests> = ServerRequests[M]["result"];
