@@ -6,17 +6,17 @@ import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL, type CommandToolConfig } from "../brid
 import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
+import type { RpcError } from "../shared/rpc-error.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { AcpClient } from "./client-state.js";
 import type { AcpMethodContext, AcpServices } from "./context.js";
-import { AcpError, toAcpError } from "./errors.js";
+import { acpError, toAcpError } from "./errors.js";
 import * as handshake from "./methods/handshake.js";
 import * as sessions from "./methods/sessions.js";
 import * as turns from "./methods/turns.js";
 import type { AcpPeer } from "./peer.js";
 import { SessionLinks } from "./session-links.js";
 
-export { AcpError } from "./errors.js";
 export type { AcpClient } from "./client-state.js";
 export type { AcpPeer } from "./peer.js";
 
@@ -110,16 +110,16 @@ export class AcpAgent {
    * but initialize is an invalid request, an unknown method included (protocol §1, as the SDK's
    * agent answers it).
    */
-  refusal(client: AcpClient, method: string): AcpError | undefined {
+  refusal(client: AcpClient, method: string): RpcError | undefined {
     if (client.initialized || method === "initialize") return undefined;
-    return AcpError.of("invalid_request", `Invalid Request: ${method} before initialize`);
+    return acpError("invalid_request", `Invalid Request: ${method} before initialize`);
   }
 
   /** Runs one request; resolves with the result or rejects with an AcpError. */
   async call(client: AcpClient, method: string, params: unknown, cause?: RequestCause): Promise<unknown> {
     const refused = this.refusal(client, method);
     if (refused) throw refused;
-    if (!this.isMethod(method)) throw AcpError.of("method_not_found", `Method not found: ${method}`);
+    if (!this.isMethod(method)) throw acpError("method_not_found", `Method not found: ${method}`);
     const value = this.checkedParams(method, params);
     try {
       return await (METHODS[method] as (ctx: AcpMethodContext, params: unknown) => Promise<unknown>)({ services: this.services, client, cause }, value);
@@ -156,6 +156,6 @@ export class AcpAgent {
     if (checked.ok) return value;
     const first = checked.issues[0]!;
     const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
-    throw AcpError.of("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
+    throw acpError("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
   }
 }

@@ -8,7 +8,7 @@ import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import type { AcpClient } from "./client-state.js";
-import { AcpError, toAcpError } from "./errors.js";
+import { acpError, toAcpError } from "./errors.js";
 import { EventUpdates, type UpdateContext } from "./event-updates.js";
 import { replayHistory } from "./history.js";
 import { commandToolOptions, permissionChoice, PLAN_OPTIONS, type PermissionChoice } from "./permission-options.js";
@@ -112,7 +112,7 @@ export class SessionLink {
 
   /** Runs one turn with `text`; resolves with how it stopped once its updates have been sent. */
   async prompt(text: string): Promise<StopReason> {
-    if (this.turn) throw AcpError.of("busy", "a prompt is already running in this session on this connection: cancel it or wait for its answer");
+    if (this.turn) throw acpError("busy", "a prompt is already running in this session on this connection: cancel it or wait for its answer");
     const turn = new OpenTurn(randomUUID());
     this.turn = turn;
     try {
@@ -125,7 +125,7 @@ export class SessionLink {
       // Tau answered first: its last deltas are normally already in, give them a moment otherwise.
       if (first) await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
       const outcome = this.settledOutcome(turn.turnId) ?? first?.outcome ?? (await submitted.then((s) => ("outcome" in s ? s.outcome : undefined)));
-      if (!outcome) throw AcpError.of("internal_error", "the turn ended without an outcome");
+      if (!outcome) throw acpError("internal_error", "the turn ended without an outcome");
       const reason = stopReason(outcome);
       // A cancel that came after the turn ended but before this answer still makes it `cancelled`
       // (protocol §6: the pending prompt MUST be answered so).
@@ -365,9 +365,9 @@ export function stopReason(outcome: TurnOutcome): StopReason {
     case "aborted":
       return "cancelled";
     case "failed":
-      throw AcpError.of("internal_error", outcome.errorMessage ?? "the turn failed", { stopReason: outcome.stopReason });
+      throw acpError("internal_error", outcome.errorMessage ?? "the turn failed", { stopReason: outcome.stopReason });
     case "blocked":
-      throw AcpError.of("internal_error", outcome.message, { reason: outcome.reason });
+      throw acpError("internal_error", outcome.message, { reason: outcome.reason });
   }
 }
 

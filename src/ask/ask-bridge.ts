@@ -1,6 +1,6 @@
 import type { Log } from "../shared/log.js";
 import { ProtocolValidators } from "../validation/validator.js";
-import { AskError, toAskError } from "./ask-errors.js";
+import { askError, toAskError } from "./ask-errors.js";
 import { BridgeCore, type BridgeCoreOptions } from "../bridge/bridge-core.js";
 import type { BridgeServices, MethodContext, MethodHandlers } from "./context.js";
 import * as artifactMethods from "./methods/artifacts.js";
@@ -17,7 +17,6 @@ import { SessionFactsReader } from "./session-facts.js";
 import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
 import { Subscriptions } from "./subscriptions.js";
 
-export { AskError } from "./ask-errors.js";
 export type { AskPeer } from "./peer.js";
 export type { WorkspaceRoots } from "../bridge/session-workspace.js";
 
@@ -135,7 +134,7 @@ export class AskBridge {
   /** Runs one call; resolves with the result or rejects with an AskError. */
   async call(peer: AskPeer, method: string, params: unknown): Promise<unknown> {
     const handler = Object.hasOwn(BY_NAME, method) ? BY_NAME[method] : undefined;
-    if (!handler) throw AskError.of("method_not_found", `Method not found: ${method}`);
+    if (!handler) throw askError("method_not_found", `Method not found: ${method}`);
     const value = params ?? {};
     const checked = this.schema.params(method, value);
     if (!checked.ok) {
@@ -143,7 +142,7 @@ export class AskBridge {
       const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
       // A missing field in the Ask host's words; any other problem names the field and what is wrong.
       const message = first.keyword === "required" ? `method ${method} missing required field "${field}"` : `invalid params for ${method}: ${field}: ${first.message}`;
-      throw AskError.of("invalid_params", message, { issues: checked.issues });
+      throw askError("invalid_params", message, { issues: checked.issues });
     }
     const ctx: MethodContext = { services: this.services, peer };
     try {

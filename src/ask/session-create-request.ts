@@ -2,7 +2,7 @@ import type { SessionCreateParams } from "../../generated/ask-v1.0.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import { ASK_TOOL_NAMES, SESSION_MODES } from "../registry/ask/index.js";
 import { HOST_TOOL_NAMES } from "../registry/tau/index.js";
-import { AskError } from "./ask-errors.js";
+import { askError } from "./ask-errors.js";
 import { draft, type EventDraft } from "../bridge/event-draft.js";
 import { GATEWAY_TOOL_NAMES } from "../bridge/interactions/index.js";
 
@@ -22,7 +22,7 @@ export function knownToolNames(commandTools: ReadonlyArray<{ name: string }>): R
 /** -32602 `Unknown tool: X` (the Ask host's words) for the first name no one provides. */
 export function checkToolNames(tools: readonly string[] | undefined, known: ReadonlySet<string>): void {
   const unknown = tools?.find((name) => !known.has(name));
-  if (unknown !== undefined) throw AskError.of("invalid_params", `Unknown tool: ${unknown}`, { field: "tools", tool: unknown });
+  if (unknown !== undefined) throw askError("invalid_params", `Unknown tool: ${unknown}`, { field: "tools", tool: unknown });
 }
 
 /** Whether `requested` names the model the session runs (with or without a provider/ prefix). */

@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import type { Log } from "../shared/log.js";
 import { serveAcpStdio } from "../transports/acp-stdio.js";
-import { composeAskGates, inflightLimitGate } from "../transports/ask-call-gates.js";
+import { connectionGate } from "../transports/call-gates.js";
 import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
@@ -80,7 +80,7 @@ async function acp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promi
     await serveAcpStdio(stack.acp!, io.stdin, process.stdout, {
       drainTimeoutMs: settings.drainTimeout,
       maxLineBytes: settings.maxMessageBytes,
-      gate: composeAskGates(inflightLimitGate(settings.maxInflight)),
+      gate: connectionGate("acp", { maxInflight: settings.maxInflight }),
       stop: stopping.signal,
       onError: (err) => log("error", "ACP connection failed to handle a message", { err }),
       recording,

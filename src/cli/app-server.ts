@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import type { Log } from "../shared/log.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
-import { composeAskGates, inflightLimitGate } from "../transports/ask-call-gates.js";
+import { connectionGate } from "../transports/call-gates.js";
 import { serveCodexStdio } from "../transports/codex-stdio.js";
 import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
@@ -84,7 +84,7 @@ async function appServer(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv):
       stop: stopping.signal,
       drainTimeoutMs: settings.drainTimeout,
       maxLineBytes: settings.maxMessageBytes,
-      gate: composeAskGates(inflightLimitGate(settings.maxInflight)),
+      gate: connectionGate("codex", { maxInflight: settings.maxInflight }),
       recording,
     });
   } finally {

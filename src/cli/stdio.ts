@@ -4,7 +4,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from "../gateway/config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../gateway/drain.js";
 import { DEFAULT_LIMITS } from "../gateway/limits.js";
 import type { Log } from "../shared/log.js";
-import { composeAskGates, inflightLimitGate } from "../transports/ask-call-gates.js";
+import { connectionGate } from "../transports/call-gates.js";
 import { serveAskNdjson, type AskNdjsonOptions } from "../transports/ask-ndjson.js";
 import { UnixSocketListener } from "../transports/unix-socket-listener.js";
 import { BridgeStack } from "./bridge-stack.js";
@@ -160,7 +160,7 @@ function connectionOptions(settings: StdioSettings, drain: DrainController, log:
   return {
     jsonrpcMember: settings.jsonrpcMember,
     // The in-flight limit is per connection; the drain refuses new work once shutdown starts.
-    gate: composeAskGates(inflightLimitGate(settings.maxInflight), drain.askGate),
+    gate: connectionGate("ask", { maxInflight: settings.maxInflight, drain: drain.gate }),
     maxLineBytes: settings.maxMessageBytes,
     onError: (err) => log("error", "Ask connection failed to handle a message", { err }),
   };

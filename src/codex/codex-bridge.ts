@@ -4,7 +4,7 @@ import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspac
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import { ProtocolValidators } from "../validation/validator.js";
-import { CodexError, requiresExperimentalApi, toCodexError } from "./codex-errors.js";
+import { codexError, requiresExperimentalApi, toCodexError } from "./codex-errors.js";
 import { experimentalFieldUsed } from "./experimental-fields.js";
 import type { CodexMethodContext, CodexServices } from "./context.js";
 import type { ToolConnectionFactory } from "./dynamic-tools.js";
@@ -19,7 +19,6 @@ import { threadDigestOf } from "./thread-digests.js";
 import { CodexThreads } from "./threads.js";
 
 export type { CodexPeer } from "./peer.js";
-export { CodexError } from "./codex-errors.js";
 
 export interface CodexBridgeOptions {
   /** The bridge core shared with the other dialects (started by its owner). */
@@ -92,14 +91,14 @@ export class CodexBridge {
 
   /** Runs one call; resolves with the result or rejects with a CodexError. */
   async call(peer: CodexPeer, method: string, params: unknown, cause?: RequestCause): Promise<unknown> {
-    if (!this.isMethod(method)) throw CodexError.of("method_not_found", `Method not found: ${method}`);
-    if (!peer.client.initialized && !BEFORE_INITIALIZE.has(method)) throw CodexError.of("invalid_request", "Not initialized");
+    if (!this.isMethod(method)) throw codexError("method_not_found", `Method not found: ${method}`);
+    if (!peer.client.initialized && !BEFORE_INITIALIZE.has(method)) throw codexError("invalid_request", "Not initialized");
     const value = params ?? {};
     const checked = this.schema.params(method, value);
     if (!checked.ok) {
       const first = checked.issues[0]!;
       const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
-      throw CodexError.of("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
+      throw codexError("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
     }
     const experimental = peer.client.experimentalApi ? undefined : experimentalFieldUsed(method, value);
     if (experimental) throw requiresExperimentalApi(experimental);

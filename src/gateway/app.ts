@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance } from "fastify";
-import { gatewayAcpGates } from "./acp-gates.js";
-import { gatewayAskGates } from "./ask-gates.js";
+import { gatewayCallGates } from "./call-gates.js";
 import { askSocketListener } from "./ask-socket.js";
 import { accessControl } from "./auth/access-control.js";
 import { DEFAULT_TENANT } from "./auth/tokens.js";
@@ -56,8 +55,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   app.register(requestIdHeader);
   app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins });
   app.register(gatewayDrain, { timeoutMs: config.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS });
-  app.register(gatewayAskGates, { maxInflight: limits.maxInflight });
-  if (config.acp) app.register(gatewayAcpGates, { maxInflight: limits.maxInflight });
+  app.register(gatewayCallGates, { maxInflight: limits.maxInflight });
 
   app.register(livenessRoute);
   app.register(readinessRoute);

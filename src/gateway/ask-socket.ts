@@ -33,7 +33,7 @@ export interface AskSocketOptions {
  * drain starts, and its clients are closed with the app.
  */
 const askSocket: FastifyPluginAsync<AskSocketOptions> = async (app, options) => {
-  const { askBridge: bridge, askGates, metrics, drain } = app;
+  const { askBridge: bridge, callGates, metrics, drain } = app;
   const { limits } = options;
   let listener: UnixSocketListener | undefined;
 
@@ -54,7 +54,7 @@ const askSocket: FastifyPluginAsync<AskSocketOptions> = async (app, options) => 
           recording,
           ...options.jsonrpc,
           tenant: options.tenant,
-          gate: askGates.connection(),
+          gate: callGates.connection(),
           maxLineBytes: options.maxMessageBytes,
           maxBufferedBytes: limits.maxBufferedBytes,
           onSlowConsumer: () => {
@@ -77,6 +77,6 @@ export const askSocketListener = fp(askSocket, {
   name: "tau-gateway-ask-socket",
   fastify: "5.x",
   encapsulate: true,
-  dependencies: [PLUGIN.services, PLUGIN.metrics, PLUGIN.drain, PLUGIN.askGates],
-  decorators: { fastify: ["askBridge", "askGates", "metrics", "drain"] },
+  dependencies: [PLUGIN.services, PLUGIN.metrics, PLUGIN.drain, PLUGIN.callGates],
+  decorators: { fastify: ["askBridge", "callGates", "metrics", "drain"] },
 });

@@ -1,6 +1,6 @@
-import { AskError } from "../ask/ask-bridge.js";
-import { ASK_ERROR_CODES } from "../registry/ask/index.js";
-import type { AskCallGate } from "../transports/ask-jsonrpc.js";
+import { GATEWAY_ERROR_CODES } from "../registry/error-codes.js";
+import { RpcError } from "../shared/rpc-error.js";
+import type { CallGate } from "../transports/jsonrpc-envelope.js";
 
 /**
  * 8 s: with the close handshake's floor and the host's own shutdown it still ends inside the grace
@@ -37,14 +37,14 @@ export interface DrainOutcome {
  * dropped, so every accepted request is answered. What happens after (closing sockets, stopping
  * the embedded host) is the caller's.
  *
- * In-flight work is what passes through `askGate`, plus whatever a source counts: e.g. the bridge
+ * In-flight work is what passes through `gate`, plus whatever a source counts: e.g. the bridge
  * connection's upstream requests, which include every turn in flight (Tau answers `session.submit`
  * when the turn settles), so subscribers still see turns end.
  */
 export class DrainController {
   private state: "serving" | "draining" | "stopped" = "serving";
   /** Fails one open Ask request; present while it runs. */
-  private readonly openCalls = new Set<(error: AskError) => void>();
+  private readonly openCalls = new Set<(error: RpcError) => void>();
   private readonly sources = new Map<string, () => number>();
   private readonly startListeners = new Set<() => void>();
   private wake: (() => void) | undefined;
@@ -74,7 +74,7 @@ export class DrainController {
     return Math.max(MIN_CLOSE_HANDSHAKE_MS, left);
   }
 
-  /** Counts in-flight work that does not pass through `askGate`. */
+  /** Counts in-flight work that does not pass through `gate`. */
   addSource(name: string, count: () => number): void {
     this.sources.set(name, count);
   }
@@ -93,14 +93,14 @@ export class DrainController {
   }
 
   /** Runs an Ask request unless draining; a request still open at the deadline fails with -32012. */
-  readonly askGate: AskCallGate = (method, call) => {
+  readonly gate: CallGate = (method, call) => {
     if (this.draining) return Promise.reject(refused(method));
     return new Promise((resolve, reject) => {
       const finish = () => {
         this.openCalls.delete(fail);
         this.wake?.();
       };
-      const fail = (error: AskError) => {
+      const fail = (error: RpcError) => {
         finish();
         reject(error);
       };
@@ -165,17 +165,17 @@ export class DrainController {
 }
 
 /** A request that arrives while draining: nothing was done, so it is safe to send it elsewhere. */
-function refused(method: string): AskError {
-  return new AskError(ASK_ERROR_CODES.upstream_unavailable, `gateway shutting down: ${method} was not started; retry on another instance`, {
+function refused(method: string): RpcError {
+  return new RpcError(GATEWAY_ERROR_CODES.upstream_unavailable, `gateway shutting down: ${method} was not started; retry on another instance`, {
     reason: "draining",
     retryable: true,
   });
 }
 
 /** A request still running at the deadline: it may or may not have taken effect upstream. */
-function abandonedAtDeadline(timeoutMs: number): AskError {
-  return new AskError(
-    ASK_ERROR_CODES.upstream_unavailable,
+function abandonedAtDeadline(timeoutMs: number): RpcError {
+  return new RpcError(
+    GATEWAY_ERROR_CODES.upstream_unavailable,
     `gateway shutting down: the request did not finish within the drain timeout (${timeoutMs} ms); it may have taken effect upstream`,
     { reason: "drain_timeout", retryable: false },
   );

@@ -13,6 +13,5 @@ export const PLUGIN = {
   requestId: "tau-gateway-request-id",
   accessControl: "tau-gateway-access-control",
   drain: "tau-gateway-drain",
-  askGates: "tau-gateway-ask-gates",
-  acpGates: "tau-gateway-acp-gates",
+  callGates: "tau-gateway-call-gates",
 } as const;

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { AcpError, type AcpAgent, type AcpPeer } from "../acp/agent.js";
-import { AskError } from "../ask/ask-bridge.js";
+import { type AcpAgent, type AcpPeer } from "../acp/agent.js";
 import { ACP_ERROR_CODES } from "../registry/acp/index.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
+import { RpcError } from "../shared/rpc-error.js";
 import { textOf } from "./shared-text.js";
 
 /**
@@ -25,11 +25,10 @@ import { textOf } from "./shared-text.js";
 export const ACP_OUTBOUND: OutboundPolicy = { answers: "completion", caused: "next-tick", uncaused: "unrelated" };
 
 /** Wraps each request of a connection (in-flight limit, metrics, drain): runs `call`, or rejects with the error to answer instead. */
-export type AcpCallGate = CallGate;
 
 export interface AcpJsonRpcOptions {
   tenant?: string;
-  gate?: AcpCallGate;
+  gate?: CallGate;
   /** The wire (default: a WebSocket), for the part of the order it decides. */
   transport?: TransportProfile;
 }
@@ -47,7 +46,7 @@ export interface AcpJsonRpcConnection {
 }
 
 export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => void, options: AcpJsonRpcOptions = {}): AcpJsonRpcConnection {
-  const gate: AcpCallGate = options.gate ?? runCall;
+  const gate: CallGate = options.gate ?? runCall;
   const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "include",
     jsonrpcRequired: true,
@@ -61,7 +60,7 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     call: (method, params, hooks) => gate(method, () => agent.call(client, method, params, hooks.cause)),
     onNotification: (method, params) => agent.notify(client, method, params),
     // Errors are answers, not faults: the agent logs what deserves it.
-    errorOf: (error) => answeredError(error, [AcpError, AskError], ACP_ERROR_CODES.internal_error),
+    errorOf: (error) => answeredError(error, [RpcError], ACP_ERROR_CODES.internal_error),
     codes: ACP_ERROR_CODES,
     batches: false,
     answerUnidentifiable: true,

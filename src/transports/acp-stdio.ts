@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { AcpAgent } from "../acp/agent.js";
-import { attachAcpJsonRpc, type AcpCallGate } from "./acp-jsonrpc.js";
+import { attachAcpJsonRpc } from "./acp-jsonrpc.js";
+import type { CallGate } from "./jsonrpc-envelope.js";
 import { NdjsonStream, type NdjsonEnd } from "./ndjson-stream.js";
 import { PIPE_TRANSPORT } from "./outbound-policy.js";
 import type { ConnectionRecording } from "./recording/recording-folder.js";
@@ -12,7 +13,7 @@ export interface AcpStdioOptions {
   /** How long requests in flight (a prompt: its turn) get to be answered once input has ended. */
   drainTimeoutMs: number;
   /** The in-flight limit (and whatever else wraps each request). */
-  gate?: AcpCallGate;
+  gate?: CallGate;
   /** Ends the input early, as its end would (SIGTERM). */
   stop?: AbortSignal;
   /** A connection failed to handle a line (a bug: it answers its own failures). */

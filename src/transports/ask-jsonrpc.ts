@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Event, SessionEventParams } from "../../generated/ask-v1.0.js";
-import { AskError, ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../ask/ask-bridge.js";
+import { ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../ask/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
+import { RpcError } from "../shared/rpc-error.js";
 import { SharedText, type OutgoingText } from "./shared-text.js";
 import { runCall, type CallGate, type JsonRpcMember } from "./jsonrpc-envelope.js";
 
@@ -34,13 +35,12 @@ export interface AskJsonRpcOptions {
   /** Largest batch accepted (element count). */
   maxBatch?: number;
   /** Runs every client request (e.g. to refuse or fail it while the gateway drains); default: run it. */
-  gate?: AskCallGate;
+  gate?: CallGate;
   /** The wire (default: a WebSocket), for the part of the order it decides. */
   transport?: TransportProfile;
 }
 
 /** Wraps each bridge call of a connection: runs `call`, or rejects (with an AskError) instead. */
-export type AskCallGate = CallGate;
 
 export interface AskJsonRpcConnection {
   readonly peer: AskPeer;
@@ -93,7 +93,7 @@ function sessionEventNotification(params: SessionEventParams, framing: AskJsonRp
  * every subscriber of a session (a transport that writes bytes can send its `bytes` as they are).
  */
 export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
-  const gate: AskCallGate = options.gate ?? runCall;
+  const gate: CallGate = options.gate ?? runCall;
   const connection = jsonRpcConnection(send, {
     jsonrpcMember: options.jsonrpcMember,
     // null params are no params, as Ask hosts read them.
@@ -105,7 +105,7 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
     isMethod: (method) => bridge.isMethod(method),
     // The gates see the request from its arrival (a queued request counts); its turn comes inside them.
     call: (method, params, hooks) => gate(method, () => hooks.inOrder(() => bridge.call(peer, method, params)), hooks.notification),
-    errorOf: (error) => answeredError(error, [AskError], ASK_ERROR_CODES.internal_error),
+    errorOf: (error) => answeredError(error, [RpcError], ASK_ERROR_CODES.internal_error),
     codes: ASK_ERROR_CODES,
     batches: { max: options.maxBatch ?? DEFAULT_MAX_BATCH },
     answerUnidentifiable: true,

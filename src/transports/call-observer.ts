@@ -1,5 +1,3 @@
-import { ASK_ERROR_CODES } from "../registry/ask/index.js";
-
 /**
  * What a transport reports about each client request it handled, for metrics: the dialect, the
  * method (a registry name, never free client text, so label values stay bounded), how it ended
@@ -7,6 +5,8 @@ import { ASK_ERROR_CODES } from "../registry/ask/index.js";
  */
 /** The dialects whose client requests are counted. */
 export type CallDialect = "ask" | "tau" | "codex" | "acp";
+/** The dialects that speak JSON-RPC (and so answer with its error codes). */
+export type JsonRpcDialect = Exclude<CallDialect, "tau">;
 
 export interface CallRecord {
   dialect: CallDialect;
@@ -17,16 +17,6 @@ export interface CallRecord {
 }
 
 export type CallObserver = (call: CallRecord) => void;
-
-const ASK_ERROR_NAMES = new Map<number, string>(Object.entries(ASK_ERROR_CODES).map(([name, code]) => [code, name]));
-
-/**
- * The registry name of a JSON-RPC error code (the number itself for codes outside the registry).
- * The Ask and Codex surfaces share the JSON-RPC codes and the gateway's own (-32010, -32012, -32013).
- */
-export function askOutcome(code: number): string {
-  return ASK_ERROR_NAMES.get(code) ?? String(code);
-}
 
 /** Seconds since a `performance.now()` reading. */
 export function secondsSince(startedAt: number): number {

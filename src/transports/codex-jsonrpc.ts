@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { CODEX_METHOD_NAMES, CodexError, type CodexBridge, type CodexPeer } from "../codex/codex-bridge.js";
+import { CODEX_METHOD_NAMES, type CodexBridge, type CodexPeer } from "../codex/codex-bridge.js";
 import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import type { Log } from "../shared/log.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
-import { AskError } from "../ask/ask-bridge.js";
 import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
+import { RpcError } from "../shared/rpc-error.js";
 import { textOf } from "./shared-text.js";
 
 /**
@@ -55,7 +55,7 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
     call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.cause), hooks.notification),
-    errorOf: (error) => answeredError(error, [CodexError, AskError], CODEX_ERROR_CODES.internal_error),
+    errorOf: (error) => answeredError(error, [RpcError], CODEX_ERROR_CODES.internal_error),
     codes: CODEX_ERROR_CODES,
     batches: false,
     answerUnidentifiable: false,

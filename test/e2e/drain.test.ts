@@ -1,9 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { AskBridge, AskError } from "../../src/ask/ask-bridge.js";
+import { AskBridge } from "../../src/ask/ask-bridge.js";
 import { buildGateway } from "../../src/gateway/app.js";
 import { DrainController } from "../../src/gateway/drain.js";
+import { RpcError as ServerRpcError } from "../../src/shared/rpc-error.js";
 import { TauUpstream } from "../../src/tau/upstream.js";
 import { AskTestClient, RpcError } from "../support/ask-client.js";
 import { eventually } from "../support/ask-events.js";
@@ -27,17 +28,17 @@ const askError = (promise: Promise<unknown>) =>
     (value) => {
       throw new Error(`expected an error, got ${JSON.stringify(value)}`);
     },
-    (error: unknown) => error as AskError,
+    (error: unknown) => error as ServerRpcError,
   );
 
 describe("DrainController", () => {
   it("runs requests while serving and refuses new ones with a retryable -32012 once draining", async () => {
     const drain = new DrainController({ timeoutMs: 1000 });
-    expect(await drain.askGate("ping", async () => "pong")).toBe("pong");
+    expect(await drain.gate("ping", async () => "pong")).toBe("pong");
     const outcome = drain.drain();
     expect(drain.draining).toBe(true);
-    const refused = await askError(drain.askGate("session/send", async () => "ran"));
-    expect(refused).toBeInstanceOf(AskError);
+    const refused = await askError(drain.gate("session/send", async () => "ran"));
+    expect(refused).toBeInstanceOf(ServerRpcError);
     expect(refused.code).toBe(-32012);
     expect(refused.message).toMatch(/shutting down.*retry/);
     expect(refused.data).toMatchObject({ retryable: true });
@@ -47,7 +48,7 @@ describe("DrainController", () => {
   it("waits for requests in flight, which finish normally", async () => {
     const drain = new DrainController({ timeoutMs: 60_000 });
     let finish!: (value: string) => void;
-    const running = drain.askGate("session/send", () => new Promise<string>((resolve) => (finish = resolve)));
+    const running = drain.gate("session/send", () => new Promise<string>((resolve) => (finish = resolve)));
     let drained = false;
     const outcome = drain.drain().then((o) => ((drained = true), o));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -73,7 +74,7 @@ describe("DrainController", () => {
   it("fails requests still open at the deadline with -32012 and reports what was left", async () => {
     const drain = new DrainController({ timeoutMs: 30 });
     drain.addSource("turns", () => 1);
-    const stuck = drain.askGate("session/resume", never);
+    const stuck = drain.gate("session/resume", never);
     const outcome = await drain.drain();
     expect(outcome).toEqual({ drained: false, failedRequests: 1, abandoned: { turns: 1 } });
     const error = await askError(stuck);
@@ -84,7 +85,7 @@ describe("DrainController", () => {
 
   it("stops waiting when forced", async () => {
     const drain = new DrainController({ timeoutMs: 600_000 });
-    const stuck = drain.askGate("session/resume", never);
+    const stuck = drain.gate("session/resume", never);
     const outcome = drain.drain();
     drain.force();
     expect(await outcome).toMatchObject({ drained: false, failedRequests: 1 });

@@ -1,7 +1,6 @@
 import Fastify, { type FastifyPluginAsync } from "fastify";
 import { describe, expect, it } from "vitest";
-import { AskError } from "../../src/ask/ask-bridge.js";
-import { askGates, gatewayAskGates } from "../../src/gateway/ask-gates.js";
+import { callGates, gatewayCallGates } from "../../src/gateway/call-gates.js";
 import { askSocketListener } from "../../src/gateway/ask-socket.js";
 import { clientSockets } from "../../src/gateway/client-sockets.js";
 import { DrainController } from "../../src/gateway/drain.js";
@@ -15,6 +14,7 @@ import { askWebSocketRoute } from "../../src/gateway/routes/ask-websocket.js";
 import { readinessRoute } from "../../src/gateway/routes/health.js";
 import { metricsRoute } from "../../src/gateway/routes/metrics.js";
 import { tauRoute } from "../../src/gateway/routes/tau.js";
+import { RpcError } from "../../src/shared/rpc-error.js";
 import { newPassthroughCounters } from "../../src/transports/tau-passthrough.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";
 
@@ -40,7 +40,7 @@ describe("plugin metadata", () => {
     ["metrics", gatewayMetrics, {}, "upstream"],
     ["client sockets", clientSockets, { limits: DEFAULT_LIMITS, maxMessageBytes: 1024 }, "metrics"],
     ["drain", gatewayDrain, { timeoutMs: 1 }, "upstream"],
-    ["Ask gates", gatewayAskGates, { maxInflight: 1 }, "metrics"],
+    ["call gates", gatewayCallGates, { maxInflight: 1 }, "metrics"],
   ];
 
   it.each(cases)("%s, registered without what it declares, stops the app from starting, naming the decoration", async (_name, plugin, options, missing) => {
@@ -63,12 +63,12 @@ describe("Ask call gates", () => {
     const drain = new DrainController({ timeoutMs: 1000 });
     const requests = async (method: string, outcome: string) =>
       sampleValue(parsePrometheus(await metrics.text()), "tau_gateway_requests_total", { dialect: "ask", method, outcome });
-    return { gates: askGates({ metrics, drain, maxInflight }), drain, requests };
+    return { gates: callGates({ metrics, drain, maxInflight }), drain, requests };
   };
   const failure = (promise: Promise<unknown>) =>
     promise.then(
       () => undefined,
-      (err: unknown) => err as AskError,
+      (err: unknown) => err as RpcError,
     );
 
   it("limits the calls in flight per WebSocket connection and counts the refusal in the metrics", async () => {
@@ -77,7 +77,7 @@ describe("Ask call gates", () => {
     let finish: (value: string) => void = () => undefined;
     const running = connection("session/send", () => new Promise<string>((resolve) => (finish = resolve)));
     const refused = await failure(connection("ping", async () => "pong"));
-    expect(refused).toBeInstanceOf(AskError);
+    expect(refused).toBeInstanceOf(RpcError);
     expect(refused?.code).toBe(-32013);
     // Another connection has its own limit.
     expect(await gates.connection()("ping", async () => "pong")).toBe("pong");

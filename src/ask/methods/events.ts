@@ -1,5 +1,5 @@
 import type { Event, SessionEventsParams, SessionEventsResult, SessionSubscribeParams, SessionSubscribeResult } from "../../../generated/ask-v1.0.js";
-import { AskError } from "../ask-errors.js";
+import { askError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { EventRetentionError, type EventLog } from "../../bridge/event-log.js";
 
@@ -55,7 +55,7 @@ export async function events({ services, peer }: MethodContext, params: SessionE
   const log = record.hub.log;
   const afterSeq = fromSeq(params.afterSeq);
   if (record.hub.sharedLog && afterSeq > log.newestSeq) {
-    throw AskError.of(
+    throw askError(
       "invalid_params",
       `invalid params: afterSeq: events after seq ${afterSeq} do not exist: the session's history was lost and its log began again at seq 1 (newest seq ${log.newestSeq}); read from 0`,
       { oldestSeq: log.oldestSeq, newestSeq: log.newestSeq },
@@ -74,7 +74,7 @@ function readRetained(log: EventLog, afterSeq: number, limit?: number) {
   try {
     return log.read(afterSeq, limit);
   } catch (err) {
-    if (err instanceof EventRetentionError) throw AskError.of("invalid_params", `invalid params: afterSeq: ${err.message}`, { oldestSeq: err.oldestSeq });
+    if (err instanceof EventRetentionError) throw askError("invalid_params", `invalid params: afterSeq: ${err.message}`, { oldestSeq: err.oldestSeq });
     throw err;
   }
 }

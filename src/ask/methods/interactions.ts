@@ -18,7 +18,7 @@ import type {
   PlanRejectParams,
   PlanRejectResult,
 } from "../../../generated/ask-v1.0.js";
-import { AskError } from "../ask-errors.js";
+import { askError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { InteractionError } from "../../bridge/interactions/index.js";
 
@@ -39,9 +39,9 @@ async function resolving<T>(about: { sessionId: string; interactionId?: string }
   } catch (err) {
     if (!(err instanceof InteractionError)) throw err;
     const { sessionId, interactionId } = about;
-    if (err.code === "interaction_not_found") throw AskError.of(err.code, `Interaction ${interactionId ?? ""} not found`, { sessionId, interactionId, reason: err.message });
-    if (err.code === "plan_not_found") throw AskError.of(err.code, `No pending plan for session ${sessionId}`, { sessionId, reason: err.message });
-    throw AskError.of(err.code, err.message);
+    if (err.code === "interaction_not_found") throw askError(err.code, `Interaction ${interactionId ?? ""} not found`, { sessionId, interactionId, reason: err.message });
+    if (err.code === "plan_not_found") throw askError(err.code, `No pending plan for session ${sessionId}`, { sessionId, reason: err.message });
+    throw askError(err.code, err.message);
   }
 }
 

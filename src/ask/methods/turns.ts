@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { RpcError } from "../../shared/rpc-error.js";
 import type { Event, SessionAbortParams, SessionAbortResult, SessionSendParams, SessionSendResult } from "../../../generated/ask-v1.0.js";
 import type { ClientRequests as TauRequests } from "../../../generated/tau-v18.js";
 import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
-import { AskError, sessionNotFound, toAskError } from "../ask-errors.js";
+import { askError, sessionNotFound, toAskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import type { SessionRecord } from "../../bridge/session-registry.js";
 import { turnAcceptance } from "../../bridge/turn-acceptance.js";
@@ -46,7 +47,7 @@ async function deliver(ctx: MethodContext, record: SessionRecord, params: Sessio
     if (submitted === "busy") {
       // Lost the race with another client's turn: the session is running now, so steer or queue.
       // Busy for another reason (a mutation such as a compaction): retrying would only spin.
-      if (!hub.running) throw AskError.of("busy", "session.submit: the session is busy with another request; retry once it has finished");
+      if (!hub.running) throw askError("busy", "session.submit: the session is busy with another request; retry once it has finished");
       return send(ctx, { ...params, expectedTurnId: undefined });
     }
     return { accepted: true, status: "steered", turnId };
@@ -108,5 +109,5 @@ async function accept<M extends TurnMethod>(
     return "accepted";
   }
   if (onBusy === "fallback" && outcome.error instanceof TauResponseError && outcome.error.code === "busy") return "busy";
-  throw outcome.error instanceof AskError ? outcome.error : toAskError(outcome.error);
+  throw outcome.error instanceof RpcError ? outcome.error : toAskError(outcome.error);
 }

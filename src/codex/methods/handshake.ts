@@ -1,7 +1,7 @@
 import { homedir, platform } from "node:os";
 import { join } from "node:path";
 import type { InitializeParams, InitializeResult } from "../../../generated/codex-v2.js";
-import { CodexError } from "../codex-errors.js";
+import { codexError } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 
 /**
@@ -10,11 +10,11 @@ import type { CodexMethodContext } from "../context.js";
  * names where a Codex home would be, though it keeps nothing there.
  */
 export async function initialize({ services, peer }: CodexMethodContext, params: InitializeParams): Promise<InitializeResult> {
-  if (peer.client.initialized) throw CodexError.of("invalid_request", "Already initialized");
+  if (peer.client.initialized) throw codexError("invalid_request", "Already initialized");
   // Codex sends the name as its HTTP originator header and refuses one that cannot be a header
   // value; the connection stays uninitialized, as there.
   if (!isHeaderValue(params.clientInfo.name)) {
-    throw CodexError.of("invalid_request", `Invalid clientInfo.name: '${params.clientInfo.name}'. Must be a valid HTTP header value.`);
+    throw codexError("invalid_request", `Invalid clientInfo.name: '${params.clientInfo.name}'. Must be a valid HTTP header value.`);
   }
   peer.client = {
     initialized: true,

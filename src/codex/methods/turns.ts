@@ -11,7 +11,7 @@ import type {
 import { turnAcceptance } from "../../bridge/turn-acceptance.js";
 import { TauResponseError } from "../../tau/upstream.js";
 import { requestedPolicy } from "../approval-policy.js";
-import { CodexError, toCodexError } from "../codex-errors.js";
+import { codexError, toCodexError } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 import type { CodexThread } from "../thread.js";
 import { inputText } from "../user-input.js";
@@ -55,8 +55,8 @@ export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams
 export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams): Promise<TurnSteerResult> {
   const thread = await ctx.services.threads.open(params.threadId, ctx.peer.tenant);
   const active = thread.record.hub.activeTurnId;
-  if (!active) throw CodexError.of("invalid_request", "no active turn to steer");
-  if (params.expectedTurnId !== active) throw CodexError.of("invalid_request", `expected active turn id \`${params.expectedTurnId}\` but found \`${active}\``);
+  if (!active) throw codexError("invalid_request", "no active turn to steer");
+  if (params.expectedTurnId !== active) throw codexError("invalid_request", `expected active turn id \`${params.expectedTurnId}\` but found \`${active}\``);
   const text = inputText(params.input);
   thread.attach(ctx.peer);
   return { turnId: await steer(ctx, thread, text) };
@@ -65,8 +65,8 @@ export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams
 export async function turnInterrupt(ctx: CodexMethodContext, params: TurnInterruptParams): Promise<TurnInterruptResult> {
   const thread = await ctx.services.threads.open(params.threadId, ctx.peer.tenant);
   const active = thread.record.hub.activeTurnId;
-  if (!active) throw CodexError.of("invalid_request", "no active turn to interrupt");
-  if (params.turnId !== active) throw CodexError.of("invalid_request", `expected active turn id \`${params.turnId}\` but found \`${active}\``);
+  if (!active) throw codexError("invalid_request", "no active turn to interrupt");
+  if (params.turnId !== active) throw codexError("invalid_request", `expected active turn id \`${params.turnId}\` but found \`${active}\``);
   thread.causedBy(ctx.peer, ctx.cause);
   thread.interrupting(active);
   await ctx.services.core.upstream.request("session.interrupt", { sessionId: thread.threadId });

@@ -10,9 +10,9 @@ import { requestTenant } from "./ask-http.js";
  * message limits and the drain apply as on every route; each connection has its own gates.
  */
 const acpWebSocket: FastifyPluginAsync = async (app) => {
-  const { acpAgent: agent, acpGates } = app;
+  const { acpAgent: agent, callGates } = app;
   app.get("/acp", { websocket: true }, (socket, request) => {
-    serveAcpWebSocket(agent, socket, { tenant: requestTenant(request), gate: acpGates.connection() });
+    serveAcpWebSocket(agent, socket, { tenant: requestTenant(request), gate: callGates.connection("acp") });
   });
 };
 
@@ -20,6 +20,6 @@ export const acpWebSocketRoute = fp(acpWebSocket, {
   name: "tau-gateway-route-acp-websocket",
   fastify: "5.x",
   encapsulate: true,
-  dependencies: [PLUGIN.services, PLUGIN.acpGates, PLUGIN.websocket, PLUGIN.accessControl],
-  decorators: { fastify: ["acpAgent", "acpGates", "websocketServer"], request: ["tenant"] },
+  dependencies: [PLUGIN.services, PLUGIN.callGates, PLUGIN.websocket, PLUGIN.accessControl],
+  decorators: { fastify: ["acpAgent", "callGates", "websocketServer"], request: ["tenant"] },
 });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
+import { RpcError } from "../../shared/rpc-error.js";
 import fp from "fastify-plugin";
-import { AskError } from "../../ask/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
 import { openAskSseStream, SSE_HEADERS, type AskSseStream } from "../../transports/ask-sse.js";
 import { PLUGIN } from "../plugin-names.js";
@@ -25,7 +25,7 @@ export interface AskEventsRouteOptions {
  * Subscribing passes the event-stream gate (refused while the gateway drains).
  */
 const askEvents: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options) => {
-  const { askBridge: bridge, askGates, metrics } = app;
+  const { askBridge: bridge, callGates, metrics } = app;
   const streams = new Set<AskSseStream>();
 
   app.get<{ Querystring: Record<string, string | string[] | undefined> }>("/rpc/events", async (request, reply) => {
@@ -60,7 +60,7 @@ const askEvents: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options
     });
     try {
       // Events replayed by the subscription are written into the body before it is sent; they wait there.
-      await askGates.eventStream("session/subscribe", () => bridge.call(stream.peer, "session/subscribe", { sessionId, afterSeq }));
+      await callGates.eventStream("session/subscribe", () => bridge.call(stream.peer, "session/subscribe", { sessionId, afterSeq }));
     } catch (error) {
       stream.close();
       const { status, body } = failure(error);
@@ -81,8 +81,8 @@ export const askEventsRoute = fp(askEvents, {
   name: "tau-gateway-route-ask-events",
   fastify: "5.x",
   encapsulate: true,
-  dependencies: [PLUGIN.services, PLUGIN.askGates, PLUGIN.metrics, PLUGIN.accessControl],
-  decorators: { fastify: ["askBridge", "askGates", "metrics"], request: ["tenant"] },
+  dependencies: [PLUGIN.services, PLUGIN.callGates, PLUGIN.metrics, PLUGIN.accessControl],
+  decorators: { fastify: ["askBridge", "callGates", "metrics"], request: ["tenant"] },
 });
 
 function single(value: string | string[] | undefined): string | undefined {
@@ -95,7 +95,7 @@ function errorBody(code: number, message: string, data?: unknown) {
 
 /** An error from subscribing, as an HTTP status and a JSON-RPC error object. */
 function failure(error: unknown): { status: number; body: ReturnType<typeof errorBody> } {
-  if (!(error instanceof AskError)) return { status: 500, body: errorBody(ASK_ERROR_CODES.internal_error, `Internal error: ${String(error)}`) };
+  if (!(error instanceof RpcError)) return { status: 500, body: errorBody(ASK_ERROR_CODES.internal_error, `Internal error: ${String(error)}`) };
   const status =
     error.code === ASK_ERROR_CODES.session_not_found
       ? 404

@@ -7,7 +7,7 @@ import { nonUtf8Charset } from "../json-charset.js";
 import { PLUGIN } from "../plugin-names.js";
 
 export interface AskHttpRouteOptions {
-  /** Framing of each request's short-lived connection; the tenant comes from the request, the gate from `askGates`. */
+  /** Framing of each request's short-lived connection; the tenant comes from the request, the gate from `callGates`. */
   jsonrpc: Pick<AskJsonRpcOptions, "jsonrpcMember" | "maxBatch">;
   /** Largest request body, in bytes (413 beyond it). */
   bodyLimit: number;
@@ -26,7 +26,7 @@ export function requestTenant(request: FastifyRequest): string | undefined {
  * object so clients parse one shape.
  */
 const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) => {
-  const { askBridge: bridge, askGates } = app;
+  const { askBridge: bridge, callGates } = app;
   // This scope reads JSON bodies as text: the JSON-RPC layer parses them itself, so a malformed
   // body is a JSON-RPC parse error (-32700) like on every other transport, not a Fastify 400.
   app.removeAllContentTypeParsers();
@@ -50,7 +50,7 @@ const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) =>
   app.post("/rpc", { bodyLimit: options.bodyLimit }, async (request, reply) => {
     // A POST without a body (and so without a content type) never reaches the parser.
     if (typeof request.body !== "string") return reply.code(415).send(unsupportedMediaType());
-    const answer = await answerAskHttp(bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request), gate: askGates.httpRequest });
+    const answer = await answerAskHttp(bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request), gate: callGates.httpRequest });
     if (answer === undefined) return reply.code(204).send();
     return reply.code(200).type("application/json; charset=utf-8").send(answer);
   });
@@ -60,8 +60,8 @@ export const askHttpRoute = fp(askHttp, {
   name: "tau-gateway-route-ask-http",
   fastify: "5.x",
   encapsulate: true,
-  dependencies: [PLUGIN.services, PLUGIN.askGates, PLUGIN.accessControl],
-  decorators: { fastify: ["askBridge", "askGates"], request: ["tenant"] },
+  dependencies: [PLUGIN.services, PLUGIN.callGates, PLUGIN.accessControl],
+  decorators: { fastify: ["askBridge", "callGates"], request: ["tenant"] },
 });
 
 const rpcError = (code: number, message: string) => ({ jsonrpc: "2.0", id: null, error: { code, message } });

@@ -13,9 +13,9 @@ import { requestTenant } from "./ask-http.js";
  * limit, drain).
  */
 const codexWebSocket: FastifyPluginAsync = async (app) => {
-  const { codexBridge: bridge, askGates } = app;
+  const { codexBridge: bridge, callGates } = app;
   app.get("/", { websocket: true }, (socket, request) => {
-    serveCodexWebSocket(bridge, socket, { tenant: requestTenant(request), gate: askGates.connection("codex"), log: pinoLog(request.log) });
+    serveCodexWebSocket(bridge, socket, { tenant: requestTenant(request), gate: callGates.connection("codex"), log: pinoLog(request.log) });
   });
 };
 
@@ -23,6 +23,6 @@ export const codexWebSocketRoute = fp(codexWebSocket, {
   name: "tau-gateway-route-codex-websocket",
   fastify: "5.x",
   encapsulate: true,
-  dependencies: [PLUGIN.services, PLUGIN.askGates, PLUGIN.websocket, PLUGIN.accessControl],
-  decorators: { fastify: ["codexBridge", "askGates", "websocketServer"], request: ["tenant"] },
+  dependencies: [PLUGIN.services, PLUGIN.callGates, PLUGIN.websocket, PLUGIN.accessControl],
+  decorators: { fastify: ["codexBridge", "callGates", "websocketServer"], request: ["tenant"] },
 });

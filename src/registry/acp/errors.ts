@@ -1,3 +1,4 @@
+import { errorEntryOf, GATEWAY_ERROR_CODES, JSONRPC_ERROR_CODES } from "../error-codes.js";
 import type { ErrorCodeEntry } from "../model.js";
 
 /**
@@ -6,27 +7,16 @@ import type { ErrorCodeEntry } from "../model.js";
  * ACP agents elsewhere never meet (any other integer is allowed).
  */
 export const ACP_ERROR_CODES = {
-  parse_error: -32700,
-  invalid_request: -32600,
-  method_not_found: -32601,
-  invalid_params: -32602,
-  internal_error: -32603,
+  ...JSONRPC_ERROR_CODES,
   request_cancelled: -32800,
   auth_required: -32000,
   resource_not_found: -32002,
-  busy: -32010,
-  upstream_unavailable: -32012,
-  overloaded: -32013,
+  ...GATEWAY_ERROR_CODES,
 } as const;
 
 export type AcpErrorName = keyof typeof ACP_ERROR_CODES;
 
-const entry = (name: AcpErrorName, description: string, extension = false): ErrorCodeEntry => ({
-  name,
-  code: ACP_ERROR_CODES[name],
-  description,
-  ...(extension ? { extension: true } : {}),
-});
+const entry = errorEntryOf(ACP_ERROR_CODES);
 
 export const acpErrorEntries: ErrorCodeEntry[] = [
   entry("parse_error", "The line is not valid JSON; answered with id null."),

@@ -1,3 +1,4 @@
+import { errorEntryOf, GATEWAY_ERROR_CODES, JSONRPC_ERROR_CODES } from "../error-codes.js";
 import type { ErrorCodeEntry } from "../model.js";
 
 /**
@@ -5,31 +6,20 @@ import type { ErrorCodeEntry } from "../model.js";
  * (-32004…-32009) and the codes the gateway adds for conditions Ask hosts never meet.
  */
 export const ASK_ERROR_CODES = {
-  parse_error: -32700,
-  invalid_request: -32600,
-  method_not_found: -32601,
-  invalid_params: -32602,
-  internal_error: -32603,
+  ...JSONRPC_ERROR_CODES,
   session_not_found: -32004,
   session_already_exists: -32005,
   interaction_not_found: -32006,
   plan_not_found: -32007,
   workspace_error: -32008,
   not_implemented: -32009,
-  busy: -32010,
-  upstream_unavailable: -32012,
-  overloaded: -32013,
+  ...GATEWAY_ERROR_CODES,
   cancelled: -32800,
 } as const;
 
 export type AskErrorName = keyof typeof ASK_ERROR_CODES;
 
-const entry = (name: AskErrorName, description: string, extension = false): ErrorCodeEntry => ({
-  name,
-  code: ASK_ERROR_CODES[name],
-  description,
-  ...(extension ? { extension: true } : {}),
-});
+const entry = errorEntryOf(ASK_ERROR_CODES);
 
 export const askErrorEntries: ErrorCodeEntry[] = [
   entry("parse_error", "The message is not valid JSON; answered with id null."),

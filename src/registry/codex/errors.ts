@@ -1,3 +1,4 @@
+import { errorEntryOf, GATEWAY_ERROR_CODES, JSONRPC_ERROR_CODES } from "../error-codes.js";
 import type { ErrorCodeEntry } from "../model.js";
 
 /**
@@ -7,24 +8,13 @@ import type { ErrorCodeEntry } from "../model.js";
  * its own codes for conditions a Codex server never meets.
  */
 export const CODEX_ERROR_CODES = {
-  parse_error: -32700,
-  invalid_request: -32600,
-  method_not_found: -32601,
-  invalid_params: -32602,
-  internal_error: -32603,
-  busy: -32010,
-  upstream_unavailable: -32012,
-  overloaded: -32013,
+  ...JSONRPC_ERROR_CODES,
+  ...GATEWAY_ERROR_CODES,
 } as const;
 
 export type CodexErrorName = keyof typeof CODEX_ERROR_CODES;
 
-const entry = (name: CodexErrorName, description: string, extension = false): ErrorCodeEntry => ({
-  name,
-  code: CODEX_ERROR_CODES[name],
-  description,
-  ...(extension ? { extension: true } : {}),
-});
+const entry = errorEntryOf(CODEX_ERROR_CODES);
 
 export const codexErrorEntries: ErrorCodeEntry[] = [
   entry("parse_error", "The message is not valid JSON; answered with id null."),

@@ -1,0 +1,105 @@
+import { ACP_ERROR_CODES } from "../registry/acp/index.js";
+import { ASK_ERROR_CODES } from "../registry/ask/index.js";
+import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
+import { GATEWAY_ERROR_CODES } from "../registry/error-codes.js";
+import { RpcError, rpcErrors } from "../shared/rpc-error.js";
+import { secondsSince, type CallObserver, type JsonRpcDialect } from "./call-observer.js";
+import type { CallGate } from "./jsonrpc-envelope.js";
+
+/**
+ * Gates for the calls of one JSON-RPC connection, whatever its dialect: each wraps a call and may
+ * refuse it with an RpcError of the gateway's own codes, which every dialect's registry lists, so
+ * the client receives it as its dialect's JSON-RPC error. `connectionGate` is the one place that
+ * decides which of them a connection's calls pass, in which order, for `serve` and every stdio
+ * command alike.
+ */
+
+const gatewayError = rpcErrors(GATEWAY_ERROR_CODES);
+
+/** What a connection's gates are made from: what the command or gateway serving it has. */
+export interface GateSetup {
+  /** Unanswered requests per connection. */
+  maxInflight: number;
+  /** The drain's gate (refuses new work once shutdown starts), when something drains the connection. */
+  drain?: CallGate;
+  /** Where each request's outcome is reported, when metrics are kept. */
+  observe?: CallObserver;
+}
+
+/**
+ * The gates of one connection, outermost first: metrics, the per-connection in-flight limit,
+ * drain. The drain is innermost, so the metrics (and the in-flight limit) see its refusals too.
+ * Create one per connection: the in-flight limit counts that connection's calls.
+ */
+export function connectionGate(dialect: JsonRpcDialect, setup: GateSetup): CallGate {
+  return composeCallGates(setup.observe && observingGate(setup.observe, dialect), inflightLimitGate(setup.maxInflight), setup.drain);
+}
+
+/** Runs a call through every gate, the first one outermost. */
+export function composeCallGates(...gates: Array<CallGate | undefined>): CallGate {
+  const present = gates.filter((g): g is CallGate => g !== undefined);
+  return present.reduceRight<CallGate>(
+    (inner, outer) => (method, call, notification) => outer(method, () => inner(method, call, notification), notification),
+    (_method, call) => call(),
+  );
+}
+
+/**
+ * At most `limit` calls of the connection run at once; one more is answered at once with -32013
+ * overloaded (a notification over the limit is dropped: it has no answer to carry the error).
+ * Create one per connection.
+ */
+export function inflightLimitGate(limit: number): CallGate {
+  let running = 0;
+  return async (_method, call) => {
+    if (running >= limit) {
+      throw gatewayError("overloaded", `overloaded: this connection already has ${running} requests in flight (the gateway's limit is ${limit}); retry after some complete`, {
+        limit,
+      });
+    }
+    running++;
+    try {
+      return await call();
+    } finally {
+      running--;
+    }
+  };
+}
+
+/** Each JSON-RPC dialect's codes by number: the outcome a metric reports is the code's registry name. */
+const CODE_NAMES: Record<JsonRpcDialect, ReadonlyMap<number, string>> = {
+  ask: namesOf(ASK_ERROR_CODES),
+  codex: namesOf(CODEX_ERROR_CODES),
+  acp: namesOf(ACP_ERROR_CODES),
+};
+
+function namesOf(codes: Readonly<Record<string, number>>): ReadonlyMap<number, string> {
+  return new Map(Object.entries(codes).map(([name, code]) => [code, name]));
+}
+
+/** The registry name of the error a client of `dialect` received (the number itself for a code outside the registry). */
+export function callOutcome(dialect: JsonRpcDialect, error: unknown): string {
+  if (!(error instanceof RpcError)) return "internal_error";
+  return CODE_NAMES[dialect].get(error.code) ?? String(error.code);
+}
+
+/**
+ * Reports every request's method, outcome (ok or the error code's name) and duration, under the
+ * dialect served. A notification runs unreported: nothing is answered (the metric counts requests
+ * answered).
+ */
+export function observingGate(observe: CallObserver, dialect: JsonRpcDialect): CallGate {
+  return async (method, call, notification) => {
+    if (notification) return call();
+    const startedAt = performance.now();
+    let outcome = "ok";
+    try {
+      return await call();
+    } catch (err) {
+      outcome = callOutcome(dialect, err);
+      throw err;
+    } finally {
+      observe({ dialect, method, outcome, seconds: secondsSince(startedAt) });
+    }
+  };
+}
