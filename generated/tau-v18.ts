@@ -2512,3 +2512,15 @@ export interface ServerMessages {
  * This dialect has none in this version.
  */
 export interface Events {}
+/**
+ * Client requests and notifications a connection may send before its handshake is done.
+ */
+export const BEFORE_INITIALIZE: ReadonlySet<keyof ClientRequests | keyof ClientNotifications> = new Set([]);
+/**
+ * Client requests only a connection that opted in to the experimental API may send.
+ */
+export const EXPERIMENTAL_METHODS: ReadonlySet<keyof ClientRequests> = new Set([]);
+/**
+ * Params fields, by method, only the experimental API has: a value for one (null counts as none) needs the opt-in.
+ */
+export const EXPERIMENTAL_FIELDS: { readonly [M in keyof ClientRequests]?: readonly string[] } = {};

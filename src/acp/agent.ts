@@ -1,16 +1,17 @@
 import { ListedSessions } from "../bridge/listed-sessions.js";
 import { listedSessionOf } from "./listed-session.js";
-import type { ClientNotifications, ClientRequests } from "../../generated/acp-v1.js";
+import { BEFORE_INITIALIZE, type ClientNotifications, type ClientRequests } from "../../generated/acp-v1.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
+import { DialectSurface, invalidParamsFor, type Handlers, type NotificationHandlers } from "../bridge/dialect-surface.js";
 import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import type { RpcError } from "../shared/rpc-error.js";
-import { ProtocolValidators } from "../validation/validator.js";
 import { AcpClient } from "./client-state.js";
 import type { AcpMethodContext, AcpServices } from "./context.js";
-import { acpError, toAcpError } from "./errors.js";
+import type { ACP_ERROR_CODES } from "../registry/acp/index.js";
+import { ACP_FAILURES, acpError } from "./errors.js";
 import * as handshake from "./methods/handshake.js";
 import * as sessions from "./methods/sessions.js";
 import * as turns from "./methods/turns.js";
@@ -36,11 +37,8 @@ export interface AcpAgentOptions {
   log?: Log;
 }
 
-type Handlers = { [M in keyof ClientRequests]: (ctx: AcpMethodContext, params: ClientRequests[M]["params"]) => Promise<ClientRequests[M]["result"]> };
-type NotificationHandlers = { [M in keyof ClientNotifications]: (ctx: AcpMethodContext, params: ClientNotifications[M]) => void };
-
 /** Every request of the registry and its handler: a method missing here does not compile. */
-const METHODS: Handlers = {
+const METHODS: Handlers<AcpMethodContext, ClientRequests> = {
   initialize: handshake.initialize,
   authenticate: handshake.authenticate,
   "session/new": sessions.newSession,
@@ -52,7 +50,7 @@ const METHODS: Handlers = {
   "session/prompt": turns.prompt,
 };
 
-const NOTIFICATIONS: NotificationHandlers = {
+const NOTIFICATIONS: NotificationHandlers<AcpMethodContext, ClientNotifications> = {
   "session/cancel": turns.cancel,
 };
 
@@ -64,7 +62,7 @@ const NOTIFICATIONS: NotificationHandlers = {
  */
 export class AcpAgent {
   private readonly services: AcpServices;
-  private readonly schema = ProtocolValidators.shared().get("acp");
+  private readonly surface: DialectSurface<AcpMethodContext, ClientRequests, keyof typeof ACP_ERROR_CODES, ClientNotifications>;
   private readonly clients = new Set<AcpClient>();
 
   constructor(private readonly options: AcpAgentOptions) {
@@ -79,6 +77,26 @@ export class AcpAgent {
       // An ACP cwd is always absolute: the policy's default directory is never used.
       workspaces: new WorkspacePolicy("/", options.workspaceRoots),
       serverVersion: options.serverVersion, log: options.log };
+    this.surface = new DialectSurface<AcpMethodContext, ClientRequests, keyof typeof ACP_ERROR_CODES, ClientNotifications>(
+      METHODS,
+      {
+        dialect: "acp",
+        failures: ACP_FAILURES,
+        invalidParams: invalidParamsFor,
+        // Before initialize, every request but initialize is an invalid request, an unknown method
+        // included (protocol §1, as the SDK's agent answers it).
+        handshake: {
+          initialized: (ctx) => ctx.client.initialized,
+          allowed: BEFORE_INITIALIZE,
+          refusal: (method) => acpError("invalid_request", `Invalid Request: ${method} before initialize`),
+          beforeLookup: true,
+        },
+        // A prompt whose turn failed is answered -32603 with Tau's message: an outcome, not a fault.
+        logsInternalError: (method) => method !== "session/prompt",
+        log: options.log,
+      },
+      NOTIFICATIONS,
+    );
   }
 
   connect(peer: AcpPeer): AcpClient {
@@ -101,61 +119,28 @@ export class AcpAgent {
     await Promise.all(this.services.links.ofClient(client).map((link) => link.cancel()));
   }
 
-  isMethod(method: string): method is keyof ClientRequests {
-    return Object.hasOwn(METHODS, method);
+  isMethod(method: string): boolean {
+    return this.surface.isMethod(method);
   }
 
-  /**
-   * Why a request is refused whatever its method, or undefined: before initialize, every request
-   * but initialize is an invalid request, an unknown method included (protocol §1, as the SDK's
-   * agent answers it).
-   */
+  /** Why a request is refused whatever its method (before initialize, every request but initialize), or undefined. */
   refusal(client: AcpClient, method: string): RpcError | undefined {
-    if (client.initialized || method === "initialize") return undefined;
-    return acpError("invalid_request", `Invalid Request: ${method} before initialize`);
+    return this.surface.refusal({ services: this.services, client }, method);
   }
 
-  /** Runs one request; resolves with the result or rejects with an AcpError. */
-  async call(client: AcpClient, method: string, params: unknown, cause?: RequestCause): Promise<unknown> {
-    const refused = this.refusal(client, method);
-    if (refused) throw refused;
-    if (!this.isMethod(method)) throw acpError("method_not_found", `Method not found: ${method}`);
-    const value = this.checkedParams(method, params);
-    try {
-      return await (METHODS[method] as (ctx: AcpMethodContext, params: unknown) => Promise<unknown>)({ services: this.services, client, cause }, value);
-    } catch (err) {
-      const error = toAcpError(err);
-      if (error.code === -32603 && method !== "session/prompt") this.options.log?.("error", "acp method failed", { method, error: String(err) });
-      throw error;
-    }
+  /** Runs one request; resolves with the result or rejects with the ACP RpcError. */
+  call(client: AcpClient, method: string, params: unknown, cause?: RequestCause): Promise<unknown> {
+    return this.surface.call({ services: this.services, client, cause }, method, params);
   }
 
   /** Handles one notification; an unknown or invalid one is ignored, as notifications get no answer. */
   notify(client: AcpClient, method: string, params: unknown): void {
-    if (!Object.hasOwn(NOTIFICATIONS, method) || !client.initialized) return;
-    const name = method as keyof ClientNotifications;
-    let value: unknown;
-    try {
-      value = this.checkedParams(name, params);
-    } catch (err) {
-      this.options.log?.("info", "invalid acp notification ignored", { method, error: String(err) });
-      return;
-    }
-    NOTIFICATIONS[name]({ services: this.services, client }, value as never);
+    this.surface.notify({ services: this.services, client }, method, params);
   }
 
   /** Shutting down: turns of every connection still running are interrupted now. */
   async close(): Promise<void> {
     this.clients.clear();
     await this.services.links.closeAll();
-  }
-
-  private checkedParams(method: string, params: unknown): unknown {
-    const value = params ?? {};
-    const checked = this.schema.params(method, value);
-    if (checked.ok) return value;
-    const first = checked.issues[0]!;
-    const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
-    throw acpError("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
   }
 }

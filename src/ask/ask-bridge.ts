@@ -1,7 +1,9 @@
-import type { Log } from "../shared/log.js";
-import { ProtocolValidators } from "../validation/validator.js";
-import { askError, toAskError } from "./ask-errors.js";
+import type { ClientRequests } from "../../generated/ask-v1.0.js";
 import { BridgeCore, type BridgeCoreOptions } from "../bridge/bridge-core.js";
+import { DialectSurface, invalidParamsFor } from "../bridge/dialect-surface.js";
+import type { ASK_ERROR_CODES } from "../registry/ask/index.js";
+import type { Log } from "../shared/log.js";
+import { ASK_FAILURES } from "./ask-errors.js";
 import type { BridgeServices, MethodContext, MethodHandlers } from "./context.js";
 import * as artifactMethods from "./methods/artifacts.js";
 import * as eventMethods from "./methods/events.js";
@@ -57,9 +59,6 @@ const METHODS = {
   "workspace/readState": workspaceMethods.readState,
 } satisfies MethodHandlers;
 
-/** The same table, looked up by a method name read off the wire (params are validated before a handler runs). */
-const BY_NAME: Record<string, (ctx: MethodContext, params: never) => Promise<unknown>> = METHODS;
-
 export const ASK_METHOD_NAMES = Object.keys(METHODS);
 
 /** Figures for the gateway's metrics. */
@@ -86,19 +85,26 @@ export interface AskBridgeStats {
  */
 export class AskBridge {
   private readonly services: BridgeServices;
-  private readonly schema = ProtocolValidators.shared().get("ask");
+  private readonly surface: DialectSurface<MethodContext, ClientRequests, keyof typeof ASK_ERROR_CODES>;
   private readonly peers = new Set<AskPeer>();
   private readonly core: BridgeCore;
   /** Made here rather than shared: closing the bridge closes it. */
   private readonly ownsCore: boolean;
   private readonly stopAsking: () => void;
 
-  constructor(private readonly options: AskBridgeOptions) {
+  constructor(options: AskBridgeOptions) {
     this.ownsCore = !("core" in options);
     this.core = "core" in options ? options.core : new BridgeCore(options);
     const { upstream, sessions, commandTools } = this.core;
     const subscriptions = new Subscriptions();
     this.stopAsking = this.core.reverse.add(new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId)));
+    this.surface = new DialectSurface<MethodContext, ClientRequests, keyof typeof ASK_ERROR_CODES>(METHODS, {
+      dialect: "ask",
+      failures: ASK_FAILURES,
+      // A missing field in the Ask host's words; any other problem names the field and what is wrong.
+      invalidParams: (issue) => (issue.keyword === "required" ? `method ${issue.method} missing required field "${issue.field}"` : invalidParamsFor(issue)),
+      log: options.log,
+    });
     this.services = {
       core: this.core,
       upstream,
@@ -127,31 +133,12 @@ export class AskBridge {
   }
 
   isMethod(method: string): boolean {
-    // Own names only: `in` would also find what every object inherits (constructor, toString, __proto__).
-    return Object.hasOwn(BY_NAME, method);
+    return this.surface.isMethod(method);
   }
 
-  /** Runs one call; resolves with the result or rejects with an AskError. */
-  async call(peer: AskPeer, method: string, params: unknown): Promise<unknown> {
-    const handler = Object.hasOwn(BY_NAME, method) ? BY_NAME[method] : undefined;
-    if (!handler) throw askError("method_not_found", `Method not found: ${method}`);
-    const value = params ?? {};
-    const checked = this.schema.params(method, value);
-    if (!checked.ok) {
-      const first = checked.issues[0]!;
-      const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
-      // A missing field in the Ask host's words; any other problem names the field and what is wrong.
-      const message = first.keyword === "required" ? `method ${method} missing required field "${field}"` : `invalid params for ${method}: ${field}: ${first.message}`;
-      throw askError("invalid_params", message, { issues: checked.issues });
-    }
-    const ctx: MethodContext = { services: this.services, peer };
-    try {
-      return await handler(ctx, value as never);
-    } catch (err) {
-      const error = toAskError(err);
-      if (error.code === -32603) this.options.log?.("error", "ask method failed", { method, error: String(err) });
-      throw error;
-    }
+  /** Runs one call; resolves with the result or rejects with the Ask RpcError. */
+  call(peer: AskPeer, method: string, params: unknown): Promise<unknown> {
+    return this.surface.call({ services: this.services, peer }, method, params);
   }
 
   get stats(): AskBridgeStats {

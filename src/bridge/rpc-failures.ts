@@ -1,13 +1,17 @@
 import type { ErrorCode } from "../../generated/tau-v18.js";
+import type { GATEWAY_ERROR_CODES, JSONRPC_ERROR_CODES } from "../registry/error-codes.js";
 import { RpcError, type RpcErrorMaker } from "../shared/rpc-error.js";
 import { STORE_UNAVAILABLE_MESSAGE, storeUnavailableOperation } from "../store/index.js";
 import { TauResponseError, UpstreamUnavailableError } from "../tau/upstream.js";
 import { SessionError } from "./session-error.js";
 
+/** The code names every JSON-RPC dialect's registry has (src/registry/error-codes.ts). */
+export type SharedErrorName = keyof typeof JSONRPC_ERROR_CODES | keyof typeof GATEWAY_ERROR_CODES;
+
 /** How a dialect words what the session core and the Tau host refuse. */
 export interface FailureWords<Name extends string> {
   /** The dialect's errors, by its registry code names. */
-  readonly error: RpcErrorMaker<Name | "internal_error" | "upstream_unavailable">;
+  readonly error: RpcErrorMaker<Name | SharedErrorName>;
   /** Each Tau error code's counterpart (an unlisted one is internal_error). */
   readonly fromTau: Readonly<Partial<Record<ErrorCode, Name | "internal_error">>>;
   /** The dialect's answer for something the session core refused. */

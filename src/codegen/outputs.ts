@@ -2,6 +2,7 @@ import { registries } from "../registry/index.js";
 import { buildBundle } from "./bundle.js";
 import { fastValidatorsCode, fastValidatorsPath } from "./fast-validators.js";
 import { buildIndex } from "./index-file.js";
+import { methodFactsToTypeScript } from "./method-facts.js";
 import { methodMaps } from "./method-maps.js";
 import { bundleToTypeScript, rootTypeName } from "./typescript.js";
 
@@ -21,7 +22,7 @@ export async function generateOutputs(): Promise<Map<string, string>> {
     for (const version of registry.versions) {
       const bundle = buildBundle(registry, version);
       files.set(`schema/${bundle.baseName}.schema.json`, json(bundle.schema));
-      files.set(`generated/${bundle.baseName}.ts`, await bundleToTypeScript(bundle, methodMaps(registry, version)));
+      files.set(`generated/${bundle.baseName}.ts`, `${await bundleToTypeScript(bundle, methodMaps(registry, version))}${methodFactsToTypeScript(registry, version)}`);
       files.set(fastValidatorsPath(bundle.baseName), fastValidatorsCode(bundle));
       const ns = rootTypeName(bundle.baseName).replace(/Message$/, "");
       exports.push(`export type * as ${ns} from "./${bundle.baseName}.js";`);

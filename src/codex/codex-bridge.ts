@@ -1,12 +1,14 @@
-import type { ClientNotifications, ClientRequests } from "../../generated/codex-v2.js";
+import { BEFORE_INITIALIZE, EXPERIMENTAL_METHODS, type ClientNotifications, type ClientRequests } from "../../generated/codex-v2.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
+import { DialectSurface, invalidParamsFor, type Handlers, type NotificationsAsCalls } from "../bridge/dialect-surface.js";
 import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
+import type { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
-import { ProtocolValidators } from "../validation/validator.js";
-import { codexError, requiresExperimentalApi, toCodexError } from "./codex-errors.js";
-import { experimentalFieldUsed } from "./experimental-fields.js";
+import type { RpcError } from "../shared/rpc-error.js";
+import { CODEX_FAILURES, codexError, requiresExperimentalApi } from "./codex-errors.js";
 import type { CodexMethodContext, CodexServices } from "./context.js";
+import { experimentalFieldUsed } from "./experimental-fields.js";
 import type { ToolConnectionFactory } from "./dynamic-tools.js";
 import * as catalog from "./methods/catalog.js";
 import * as handshake from "./methods/handshake.js";
@@ -33,12 +35,11 @@ export interface CodexBridgeOptions {
   log?: Log;
 }
 
-type Handler<P, R> = (ctx: CodexMethodContext, params: P) => Promise<R>;
+/** Client requests and notifications alike: Codex's transport runs a notification as a call whose answer is dropped. */
+type CodexCalls = ClientRequests & NotificationsAsCalls<ClientNotifications>;
 
 /** Every request and client notification the gateway serves, and its handler: the compiler holds this to the registry's method maps. */
-const METHODS: { [M in keyof ClientRequests]: Handler<ClientRequests[M]["params"], ClientRequests[M]["result"]> } & {
-  [M in keyof ClientNotifications]: Handler<ClientNotifications[M], void>;
-} = {
+const METHODS: Handlers<CodexMethodContext, CodexCalls> = {
   initialize: handshake.initialize,
   initialized: handshake.initialized,
   "account/read": catalog.accountRead,
@@ -60,8 +61,13 @@ const METHODS: { [M in keyof ClientRequests]: Handler<ClientRequests[M]["params"
 
 export const CODEX_METHOD_NAMES: readonly string[] = Object.keys(METHODS);
 
-/** Methods a connection may call before initialize (the notification that follows it is harmless either way). */
-const BEFORE_INITIALIZE = new Set(["initialize", "initialized"]);
+/**
+ * What a connection that did not set capabilities.experimentalApi may not use (the registry's
+ * experimental methods and params fields; null counts as no value), as Codex names it.
+ */
+function experimentalUse(method: Extract<keyof CodexCalls, string>, params: object): string | undefined {
+  return method !== "initialized" && EXPERIMENTAL_METHODS.has(method) ? method : experimentalFieldUsed(method, params);
+}
 
 /**
  * The gateway as a Codex app-server (protocol v2) on the bridge core: threads are Tau sessions,
@@ -72,16 +78,32 @@ const BEFORE_INITIALIZE = new Set(["initialize", "initialized"]);
  */
 export class CodexBridge {
   private readonly services: CodexServices;
-  private readonly schema = ProtocolValidators.shared().get("codex");
+  private readonly surface: DialectSurface<CodexMethodContext, CodexCalls, keyof typeof CODEX_ERROR_CODES>;
 
-  constructor(private readonly options: CodexBridgeOptions) {
+  constructor(options: CodexBridgeOptions) {
     const threads = new CodexThreads({ core: options.core, serverVersion: options.serverVersion, log: options.log });
     this.services = { core: options.core, threads, threadDigests: new ListedSessions(options.core, (snapshot) => threadDigestOf(snapshot, options.serverVersion)), workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots), serverVersion: options.serverVersion, toolConnection: options.toolConnection, log: options.log };
+    this.surface = new DialectSurface<CodexMethodContext, CodexCalls, keyof typeof CODEX_ERROR_CODES>(METHODS, {
+      dialect: "codex",
+      failures: CODEX_FAILURES,
+      invalidParams: invalidParamsFor,
+      handshake: {
+        initialized: (ctx) => ctx.peer.client.initialized,
+        allowed: BEFORE_INITIALIZE,
+        refusal: () => codexError("invalid_request", "Not initialized"),
+        beforeLookup: false,
+      },
+      admit: (ctx, method, params): RpcError | undefined => {
+        const used = ctx.peer.client.experimentalApi ? undefined : experimentalUse(method, params);
+        return used === undefined ? undefined : requiresExperimentalApi(used);
+      },
+      log: options.log,
+    });
     options.core.reverse.add(new CodexServerRequests((sessionId) => threads.get(sessionId)));
   }
 
   isMethod(method: string): boolean {
-    return Object.hasOwn(METHODS, method);
+    return this.surface.isMethod(method);
   }
 
   /** The connection went away: its threads stop sending to it, and its dynamic tools close. */
@@ -89,26 +111,8 @@ export class CodexBridge {
     this.services.threads.dropPeer(peer);
   }
 
-  /** Runs one call; resolves with the result or rejects with a CodexError. */
-  async call(peer: CodexPeer, method: string, params: unknown, cause?: RequestCause): Promise<unknown> {
-    if (!this.isMethod(method)) throw codexError("method_not_found", `Method not found: ${method}`);
-    if (!peer.client.initialized && !BEFORE_INITIALIZE.has(method)) throw codexError("invalid_request", "Not initialized");
-    const value = params ?? {};
-    const checked = this.schema.params(method, value);
-    if (!checked.ok) {
-      const first = checked.issues[0]!;
-      const field = first.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
-      throw codexError("invalid_params", `invalid params for ${method}: ${field}: ${first.message}`, { issues: checked.issues });
-    }
-    const experimental = peer.client.experimentalApi ? undefined : experimentalFieldUsed(method, value);
-    if (experimental) throw requiresExperimentalApi(experimental);
-    const handler = METHODS[method as keyof typeof METHODS] as Handler<unknown, unknown>;
-    try {
-      return await handler({ services: this.services, peer, cause }, value);
-    } catch (err) {
-      const error = toCodexError(err);
-      if (error.code === -32603) this.options.log?.("error", "codex method failed", { method, error: String(err) });
-      throw error;
-    }
+  /** Runs one call; resolves with the result or rejects with the Codex RpcError. */
+  call(peer: CodexPeer, method: string, params: unknown, cause?: RequestCause): Promise<unknown> {
+    return this.surface.call({ services: this.services, peer, cause }, method, params);
   }
 }

@@ -29,8 +29,21 @@ interface EntryBase {
   extension?: boolean;
 }
 
+/** What a client-sent request or notification of a JSON-RPC dialect may need of the connection. */
+interface ClientCallFacts {
+  /** A connection may send it before its handshake is done (the handshake itself, say). */
+  beforeInitialize?: boolean;
+  /** Only a connection that opted in to the dialect's experimental API may send it (Codex: capabilities.experimentalApi). */
+  experimental?: boolean;
+  /**
+   * Params fields only the dialect's experimental API has: a value for one (null counts as none)
+   * needs the opt-in, and a refusal names it `<method>.<field>`. The params schema need not list them.
+   */
+  experimentalFields?: readonly string[];
+}
+
 /** A request/response pair. `sender` is who sends the request. */
-export interface MethodEntry extends EntryBase {
+export interface MethodEntry extends EntryBase, ClientCallFacts {
   kind: "request" | "reverse-request";
   sender: Sender;
   params: Schema;
@@ -65,7 +78,7 @@ export interface ParamsWording {
   otherwise: string;
 }
 
-export interface NotificationEntry extends EntryBase {
+export interface NotificationEntry extends EntryBase, ClientCallFacts {
   kind: "notification";
   sender: Sender;
   params: Schema;

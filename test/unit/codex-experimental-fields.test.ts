@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CODEX_METHOD_NAMES } from "../../src/codex/codex-bridge.js";
-import { EXPERIMENTAL_FIELDS, experimentalFieldUsed } from "../../src/codex/experimental-fields.js";
+import { EXPERIMENTAL_FIELDS } from "../../generated/codex-v2.js";
+import { experimentalFieldUsed } from "../../src/codex/experimental-fields.js";
 import { officialDefinition, officialMethods, readOfficialSchema } from "../support/codex-official-schema.js";
 
 /**

@@ -10,7 +10,6 @@ import type {
   SkillsListResult,
 } from "../../../generated/codex-v2.js";
 import type { Catalog, Snapshot } from "../../../generated/tau-v18.js";
-import { requiresExperimentalApi } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 import { hostCatalogSnapshot } from "../host-catalog.js";
 
@@ -40,8 +39,8 @@ export async function configRequirementsRead(): Promise<ConfigRequirementsReadRe
   return { requirements: null };
 }
 
-export async function collaborationModeList({ peer }: CodexMethodContext): Promise<CollaborationModeListResult> {
-  if (!peer.client.experimentalApi) throw requiresExperimentalApi("collaborationMode/list");
+/** Experimental (the registry says so): only connections that opted in reach it. */
+export async function collaborationModeList(): Promise<CollaborationModeListResult> {
   return { data: [{ name: "Default", mode: "default" }] };
 }
 

@@ -25,17 +25,21 @@ const empty = () => acpObj({});
 
 export const acpMethodEntries: MethodEntry[] = [
   // ── Handshake ──
-  clientRequest(
-    "initialize",
-    "Negotiates the protocol version and exchanges capabilities; may be repeated.",
-    acpObj({ protocolVersion: ref("ProtocolVersion"), clientCapabilities: opt(ref("ClientCapabilities")), clientInfo: opt(refOrNull("Implementation")) }),
-    acpObj({
-      protocolVersion: ref("ProtocolVersion"),
-      agentCapabilities: opt(ref("AgentCapabilities")),
-      authMethods: opt(arrayOf(ref("AuthMethod"))),
-      agentInfo: opt(refOrNull("Implementation")),
-    }),
-  ),
+  {
+    ...clientRequest(
+      "initialize",
+      "Negotiates the protocol version and exchanges capabilities; may be repeated.",
+      acpObj({ protocolVersion: ref("ProtocolVersion"), clientCapabilities: opt(ref("ClientCapabilities")), clientInfo: opt(refOrNull("Implementation")) }),
+      acpObj({
+        protocolVersion: ref("ProtocolVersion"),
+        agentCapabilities: opt(ref("AgentCapabilities")),
+        authMethods: opt(arrayOf(ref("AuthMethod"))),
+        agentInfo: opt(refOrNull("Implementation")),
+      }),
+    ),
+    // Before it, every other request is refused (protocol §1).
+    beforeInitialize: true,
+  },
   clientRequest("authenticate", "Authenticates with one of the methods initialize advertised.", acpObj({ methodId: ref("AuthMethodId") }), empty()),
 
   // ── Sessions ──

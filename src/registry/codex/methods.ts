@@ -8,14 +8,50 @@ import { any, arr, bool, describe, int, literal, nullable, obj, opt, ref, str, u
  * the gateway reads are checked, so a bad one is answered -32602 naming it.
  */
 
-const request = (name: string, description: string, params: Schema, result: Schema, experimental = false): MethodEntry => ({
+/** What a request needs of the connection, beyond being initialized (see `MethodEntry`). */
+type RequestFacts = Pick<MethodEntry, "beforeInitialize" | "experimental" | "experimentalFields">;
+
+const request = (name: string, description: string, params: Schema, result: Schema, facts: RequestFacts = {}): MethodEntry => ({
   kind: "request",
   sender: "client",
   name,
-  description: experimental ? `${description} Experimental: only for connections that set capabilities.experimentalApi.` : description,
+  description: facts.experimental ? `${description} Experimental: only for connections that set capabilities.experimentalApi.` : description,
   params,
   result,
+  ...facts,
 });
+
+/**
+ * The params fields of the methods the gateway serves that only Codex's experimental API has
+ * (0.169.0: in the `--experimental` schema bundle, not in the stable one). Codex refuses a value for
+ * one from a connection that did not set capabilities.experimentalApi, naming it `<method>.<field>`;
+ * test/unit/codex-experimental-fields.test.ts holds these lists to the official bundles.
+ */
+const EXPERIMENTAL_THREAD_START_FIELDS = [
+  "allowProviderModelFallback",
+  "daybreakEnabled",
+  "dynamicTools",
+  "environments",
+  "experimentalRawEvents",
+  "historyMode",
+  "mockExperimentalField",
+  "multiAgentMode",
+  "permissions",
+  "projectId",
+  "runtimeWorkspaceRoots",
+  "selectedCapabilityRoots",
+];
+const EXPERIMENTAL_TURN_START_FIELDS = [
+  "additionalContext",
+  "collaborationMode",
+  "cyberAccessProgram",
+  "environments",
+  "multiAgentMode",
+  "permissions",
+  "responsesapiClientMetadata",
+  "responsesapiClientMetadataPatch",
+  "runtimeWorkspaceRoots",
+];
 
 const nullableString = () => nullable(str());
 const page = {
@@ -72,6 +108,7 @@ export const codexMethodEntries: MethodEntry[] = [
       platformFamily: str({ description: "unix or windows." }),
       platformOs: str(),
     }),
+    { beforeInitialize: true },
   ),
 
   // ── Account, models, configuration ──
@@ -108,7 +145,7 @@ export const codexMethodEntries: MethodEntry[] = [
     "Collaboration modes: the gateway lists Default only.",
     obj({}),
     obj({ data: arr(ref("CollaborationModeMask")) }),
-    true,
+    { experimental: true },
   ),
   request(
     "permissionProfile/list",
@@ -136,12 +173,14 @@ export const codexMethodEntries: MethodEntry[] = [
       { description: "dynamicTools is experimental: only for connections that set capabilities.experimentalApi." },
     ),
     threadOpened(),
+    { experimentalFields: EXPERIMENTAL_THREAD_START_FIELDS },
   ),
   request(
     "thread/resume",
     "Load a thread on this connection (from any connection, after a restart too), with its history as turns unless excludeTurns.",
     obj({ threadId: str(), excludeTurns: opt(bool()), ...threadSettings }),
     threadOpened(),
+    { experimentalFields: ["history", "initialTurnsPage", "path", "permissions", "runtimeWorkspaceRoots"] },
   ),
   request(
     "thread/read",
@@ -154,6 +193,7 @@ export const codexMethodEntries: MethodEntry[] = [
     "Threads of this tenant, most recently updated first; turns are not included.",
     obj({ ...page, searchTerm: opt(nullableString()), cwd: opt(any("A path or a list of paths.")) }),
     obj({ data: arr(ref("Thread")), nextCursor, backwardsCursor: opt(nullableString()) }),
+    { experimentalFields: ["ancestorThreadId", "attachedToThreadId", "includeAttachedThreads", "parentThreadId", "projectId"] },
   ),
   request(
     "thread/loaded/list",
@@ -178,12 +218,14 @@ export const codexMethodEntries: MethodEntry[] = [
       clientUserMessageId: opt(nullableString()),
     }),
     obj({ turn: ref("Turn") }),
+    { experimentalFields: EXPERIMENTAL_TURN_START_FIELDS },
   ),
   request(
     "turn/steer",
     "Add input to the running turn.",
     obj({ threadId: str(), expectedTurnId: str(), input: arr(ref("UserInput")) }),
     obj({ turnId: str() }),
+    { experimentalFields: ["additionalContext", "responsesapiClientMetadata", "responsesapiClientMetadataPatch"] },
   ),
   request(
     "turn/interrupt",

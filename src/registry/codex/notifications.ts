@@ -15,6 +15,8 @@ export const codexNotificationEntries: NotificationEntry[] = [
     name: "initialized",
     description: "The client has read the initialize response. Optional: the connection is ready once initialize is answered.",
     params: obj({}),
+    // Harmless either way: it asks nothing of the connection.
+    beforeInitialize: true,
   },
   server("thread/started", "A thread was started (after the thread/start response).", obj({ thread: ref("Thread") })),
   server("thread/status/changed", "The thread became active (with what it waits for), idle, or failed.", obj({ threadId: str(), status: ref("ThreadStatus") })),
