@@ -1,7 +1,5 @@
-import { ACP_ERROR_CODES } from "../registry/acp/index.js";
-import { ASK_ERROR_CODES } from "../registry/ask/index.js";
-import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import { GATEWAY_ERROR_CODES } from "../registry/error-codes.js";
+import { registries } from "../registry/index.js";
 import { RpcError, rpcErrors } from "../shared/rpc-error.js";
 import { secondsSince, type CallObserver, type JsonRpcDialect } from "./call-observer.js";
 import type { CallGate } from "./jsonrpc-envelope.js";
@@ -66,21 +64,15 @@ export function inflightLimitGate(limit: number): CallGate {
   };
 }
 
-/** Each JSON-RPC dialect's codes by number: the outcome a metric reports is the code's registry name. */
-const CODE_NAMES: Record<JsonRpcDialect, ReadonlyMap<number, string>> = {
-  ask: namesOf(ASK_ERROR_CODES),
-  codex: namesOf(CODEX_ERROR_CODES),
-  acp: namesOf(ACP_ERROR_CODES),
-};
-
-function namesOf(codes: Readonly<Record<string, number>>): ReadonlyMap<number, string> {
-  return new Map(Object.entries(codes).map(([name, code]) => [code, name]));
-}
+/** Each dialect's numeric codes by number, from its registry entries: the outcome a metric reports is the code's registry name. */
+const CODE_NAMES = new Map(
+  registries.map((registry) => [registry.dialect, new Map(registry.errors.flatMap((e) => (typeof e.code === "number" ? [[e.code, e.name] as const] : [])))]),
+);
 
 /** The registry name of the error a client of `dialect` received (the number itself for a code outside the registry). */
 export function callOutcome(dialect: JsonRpcDialect, error: unknown): string {
   if (!(error instanceof RpcError)) return "internal_error";
-  return CODE_NAMES[dialect].get(error.code) ?? String(error.code);
+  return CODE_NAMES.get(dialect)?.get(error.code) ?? String(error.code);
 }
 
 /**

@@ -3,8 +3,10 @@
  * method (a registry name, never free client text, so label values stay bounded), how it ended
  * and how long it took.
  */
-/** The dialects whose client requests are counted. */
-export type CallDialect = "ask" | "tau" | "codex" | "acp";
+import type { Dialect } from "../registry/model.js";
+
+/** The dialects whose client requests are counted: every dialect of the registry. */
+export type CallDialect = Dialect;
 /** The dialects that speak JSON-RPC (and so answer with its error codes). */
 export type JsonRpcDialect = Exclude<CallDialect, "tau">;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CODEX_METHOD_NAMES } from "../../src/codex/codex-bridge.js";
-import { EXPERIMENTAL_FIELDS } from "../../generated/codex-v2.js";
+import { EXPERIMENTAL_FIELDS, EXPERIMENTAL_METHODS } from "../../generated/codex-v2.js";
 import { experimentalFieldUsed } from "../../src/codex/experimental-fields.js";
 import { officialDefinition, officialMethods, readOfficialSchema } from "../support/codex-official-schema.js";
 
@@ -29,6 +29,14 @@ describe("experimental params fields", () => {
       if (only.length) expected[method] = only;
     }
     expect(Object.fromEntries(Object.entries(EXPERIMENTAL_FIELDS).map(([m, f]) => [m, [...f].sort()]))).toEqual(expected);
+  });
+
+  it("leave the methods only the experimental bundle has to be gated as a whole", () => {
+    const stableMethods = officialMethods(stable, "ClientRequest");
+    const experimentalMethods = officialMethods(experimental, "ClientRequest");
+    const expected = CODEX_METHOD_NAMES.filter((m) => experimentalMethods.has(m) && !stableMethods.has(m)).sort();
+    expect(expected.length).toBeGreaterThan(0);
+    expect([...EXPERIMENTAL_METHODS].sort()).toEqual(expected);
   });
 
   it("count as used when they hold a value, null included as none", () => {
