@@ -1,3 +1,4 @@
+import { JSONRPC_ERROR_CODES } from "../registry/error-codes.js";
 import type { Dialect } from "../registry/model.js";
 import type { Log } from "../shared/log.js";
 import type { RpcError } from "../shared/rpc-error.js";
@@ -113,7 +114,7 @@ export class DialectSurface<Ctx, M extends MethodMap<M>, ErrorName extends strin
       return await this.dispatch(ctx, method, value);
     } catch (err) {
       const error = rpcFailure(err, failures);
-      if (error.code === -32603 && (this.rules.logsInternalError?.(method) ?? true)) {
+      if (error.code === JSONRPC_ERROR_CODES.internal_error && (this.rules.logsInternalError?.(method) ?? true)) {
         this.rules.log?.("error", `${this.rules.dialect} method failed`, { method, error: String(err) });
       }
       throw error;
