@@ -40,7 +40,7 @@ export interface AskJsonRpcOptions {
   transport?: TransportProfile;
 }
 
-/** Wraps each bridge call of a connection: runs `call`, or rejects (with an AskError) instead. */
+/** Wraps each bridge call of a connection: runs `call`, or rejects (with an RpcError) instead. */
 
 export interface AskJsonRpcConnection {
   readonly peer: AskPeer;
