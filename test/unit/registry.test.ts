@@ -101,7 +101,7 @@ describe("the generated schema", () => {
       expect(content, path).toBe(b.get(path));
       expect(content.endsWith("\n") && !content.includes("\r"), path).toBe(true);
     }
-  }, 60_000);
+  }, 180_000); // two whole generations (json-schema-to-typescript included): minutes on a loaded 2-core machine
 
   it("emits every type once: a definition naming another is an alias, never a numbered copy", async () => {
     for (const { types } of validators.index.bundles) {
