@@ -9,7 +9,8 @@ import { LogAppender } from "./log-appender.js";
 import { LogMirror } from "./log-mirror.js";
 import { SnapshotMirror, type SnapshotChanges } from "./snapshot-mirror.js";
 import { isMergeable, StreamMerging } from "./stream-merging.js";
-import { DeltaTranslator, type IgnoredServerMessageType } from "./translator.js";
+import type { IgnoredServerMessageType } from "./translation/translated-kinds.js";
+import { DeltaTranslator } from "./translation/translator.js";
 
 /**
  * One Tau session as the Ask side sees it (DESIGN §4.1): the hub observes the session on the
