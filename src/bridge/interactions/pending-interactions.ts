@@ -4,9 +4,8 @@ import type { InteractionAnswer, InteractionCounters, SharedInteraction } from "
 import type { EventDraft } from "../event-draft.js";
 import { errorText } from "./error-text.js";
 import type { InteractionShare } from "./interaction-share.js";
-import type { ToolCall } from "./tool-call.js";
+import { errorReply, type ToolCall, type ToolReply } from "./tool-call.js";
 import { InteractionIds, type InteractionIdKind } from "./interaction-ids.js";
-import { errorReply, type ToolReply } from "./tool-reply.js";
 
 /**
  * One session's pending interactions (DESIGN §4.4): each waits for one decision about one
