@@ -11,6 +11,7 @@ import { SnapshotMirror, type SnapshotChanges } from "./snapshot-mirror.js";
 import { isMergeable, StreamMerging } from "./stream-merging.js";
 import type { IgnoredServerMessageType } from "./translation/translated-kinds.js";
 import { DeltaTranslator } from "./translation/translator.js";
+import { errorText } from "../shared/unknown-values.js";
 
 /**
  * One Tau session as the Ask side sees it (DESIGN §4.1): the hub observes the session on the
@@ -69,7 +70,7 @@ export class SessionHub {
       retention: options.retention,
       // A broken subscriber must not stop the session's other subscribers or its state tracking.
       onListenerError: (error, event) =>
-        this.logLine("error", "event subscriber failed", { sessionId: this.sessionId, seq: event.seq, type: event.type, error: describe(error) }),
+        this.logLine("error", "event subscriber failed", { sessionId: this.sessionId, seq: event.seq, type: event.type, error: errorText(error) }),
     });
     this.shared = options.shared;
     if (this.shared) {
@@ -276,8 +277,4 @@ export class SessionHub {
       else this.emitTranslated(d);
     }
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -3,6 +3,7 @@ import type { Log } from "../shared/log.js";
 import { applyDelta, DeltaGapError, InvalidDeltaError } from "../tau/delta-applier.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
 import { ResyncBackoff } from "./resync-backoff.js";
+import { errorText } from "../shared/unknown-values.js";
 
 /**
  * A session's installed Tau state, kept current on one connection (spec §6.2, §6.3): the mirror
@@ -292,8 +293,4 @@ export class SnapshotMirror {
 /** A wait that does not keep the process alive (a gateway shutting down does not wait for it). */
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -4,7 +4,6 @@ import type { SessionExecParams, SessionExecResult } from "../../../generated/ta
 import type { TauUpstream } from "../../tau/upstream.js";
 import { draft, type EventDraft } from "../event-draft.js";
 import { decisionGrant } from "./decisions.js";
-import { errorText } from "./error-text.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
 import { SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import { InteractionError } from "./interaction-error.js";
@@ -12,6 +11,7 @@ import type { InteractionKind, Pending } from "./pending-interactions.js";
 import { errorReply, textReply, type ToolCall, type ToolReply } from "./tool-call.js";
 import type { ToolGating } from "./tool-gating.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandToolConfig } from "./tools-config.js";
+import { errorText, isObject } from "../../shared/unknown-values.js";
 
 /**
  * The operator's command tools (--tools-config; DESIGN §4.4). A call becomes an approval
@@ -127,7 +127,7 @@ export class CommandTools {
       tool,
       payload: {
         toolName: tool.name,
-        ...(isRecord(args) ? { args } : {}),
+        ...(isObject(args) ? { args } : {}),
         message: `Tool '${tool.name}' runs ${tool.command} in the session's environment with these arguments.`,
         allowedScopes: ALLOWED_SCOPES,
       },
@@ -239,8 +239,6 @@ export class CommandTools {
     }
   }
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** once and session are honoured; project (per-workspace grants) is refused rather than downgraded. */
 export function checkedScope(scope: ApprovalScope): "once" | "session" {
