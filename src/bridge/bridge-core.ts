@@ -12,8 +12,8 @@ import type { TauUpstream } from "../tau/upstream.js";
 import { HostRouter } from "./hosts/host-router.js";
 import { HostedSessions } from "./hosts/hosted-sessions.js";
 import { TauHostLink } from "./hosts/tau-host-link.js";
-import { DEFAULT_INTERACTION_DEADLINE_MS, type CommandToolConfig } from "./interactions/index.js";
-import { ReverseRequesterSet } from "./reverse-requester-set.js";
+import { DEFAULT_INTERACTION_DEADLINE_MS, ReverseRequesterSet, type CommandToolConfig } from "./interactions/index.js";
+
 
 /** A Tau host the core serves: its stable name (store/host-key.ts) and its connections. */
 export interface TauHostUpstream {

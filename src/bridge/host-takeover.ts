@@ -1,7 +1,6 @@
 import type { Log } from "../shared/log.js";
 import type { GatewayStore } from "../store/index.js";
 import { TauResponseError, type TauUpstream } from "../tau/upstream.js";
-import type { SessionHub } from "./session-hub.js";
 
 /** How often observing a session on another connection is tried before giving up (about half a minute in all). */
 const ATTEMPTS = 20;
@@ -15,10 +14,19 @@ export interface SharedStoreOptions {
   plain: TauUpstream;
 }
 
+/** What the takeover needs of a session's hub (session-hub.ts). */
+export interface TakeoverHub {
+  readonly sessionId: string;
+  readonly upstream: TauUpstream;
+  readonly observed: boolean;
+  rebind(upstream: TauUpstream): Promise<void>;
+  ownersFirstEvent(): Promise<void>;
+}
+
 /** What the takeover needs of the session registry. */
 export interface TakeoverSessions {
-  all(): Array<{ sessionId: string; hub: SessionHub }>;
-  get(sessionId: string): { sessionId: string; hub: SessionHub } | undefined;
+  all(): Array<{ sessionId: string; hub: TakeoverHub }>;
+  get(sessionId: string): { sessionId: string; hub: TakeoverHub } | undefined;
   open(sessionId: string): Promise<unknown>;
   isClosed(sessionId: string): boolean;
 }
@@ -86,7 +94,7 @@ export class HostTakeover {
    * the previous owner's bridge connection may still be attached to the session with the same
    * tools (Tau refuses the observe then), so a failure is retried for a while.
    */
-  async rebind(record: { sessionId: string; hub: SessionHub }): Promise<void> {
+  async rebind(record: { sessionId: string; hub: TakeoverHub }): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const connection = this.observingConnection;
       if (this.sessions.isClosed(record.sessionId) || this.sessions.get(record.sessionId) !== record) return;
@@ -106,7 +114,7 @@ export class HostTakeover {
   }
 
   /** Records the session for the host's owner (now and later) and waits, when another replica owns the host, for its first events. */
-  async announce(hub: SessionHub): Promise<void> {
+  async announce(hub: TakeoverHub): Promise<void> {
     const { store, hostKey } = this.shared;
     if (!store.hostSessions) return;
     await store.hostSessions.announce(hostKey, hub.sessionId).catch((error: unknown) => this.log?.("warn", "announcing a session to the store failed", { sessionId: hub.sessionId, error: String(error) }));

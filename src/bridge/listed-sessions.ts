@@ -1,6 +1,11 @@
 import type { Snapshot } from "../../generated/tau-v18.js";
-import type { BridgeCore } from "./bridge-core.js";
 import { SnapshotDigests } from "./snapshot-digests.js";
+
+/** Where a listed session's snapshot comes from: an open session's hub, else the host (bridge-core.ts). */
+export interface ListedSnapshotSource {
+  readonly upstream: { request(method: "session.snapshot", params: { sessionId: string }): Promise<Snapshot> };
+  readonly sessions: { get(sessionId: string): { readonly hub: { readonly snapshot: Snapshot | undefined } } | undefined };
+}
 
 /**
  * How long a listed session's digest is used before its snapshot is read again: a session the
@@ -17,7 +22,7 @@ export class ListedSessions<T> {
   private readonly reads: SnapshotDigests<T>;
 
   constructor(
-    private readonly core: BridgeCore,
+    private readonly core: ListedSnapshotSource,
     private readonly digestOf: (snapshot: Snapshot) => T,
   ) {
     this.reads = new SnapshotDigests({

@@ -9,6 +9,7 @@ import type {
   ThinkingContent,
   ToolPosition,
 } from "../../generated/tau-v18.js";
+import { isObject } from "../shared/unknown-values.js";
 
 /**
  * Reading text out of Tau's provider-neutral messages (spec §5.2–§5.3) for Ask events, which
@@ -58,7 +59,7 @@ export function toolCallArguments(position: ToolPosition, ...snapshots: Snapshot
     const record = findMessage(snapshot, position.messageId);
     if (!record || typeof record.message.content === "string") continue;
     const block: Block | undefined = record.message.content[position.contentIndex];
-    if (block?.type === "toolCall" && isPlainObject(block.arguments)) return block.arguments;
+    if (block?.type === "toolCall" && isObject(block.arguments)) return block.arguments;
   }
   return undefined;
 }
@@ -78,8 +79,4 @@ export function toolOutput(tool: DispatchedToolRun, ...snapshots: Snapshot[]): s
 export function toolDuration(tool: DispatchedToolRun): number | null {
   if (tool.startedAt === undefined || tool.finishedAt === undefined) return null;
   return Math.max(0, Math.round(tool.finishedAt - tool.startedAt));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -4,6 +4,7 @@ import { RpcError, type RpcErrorMaker } from "../shared/rpc-error.js";
 import { STORE_UNAVAILABLE_MESSAGE, storeUnavailableOperation } from "../store/index.js";
 import { TauResponseError, UpstreamUnavailableError } from "../tau/upstream.js";
 import { SessionError } from "./session-error.js";
+import { errorText } from "../shared/unknown-values.js";
 
 /** The code names every JSON-RPC dialect's registry has (src/registry/error-codes.ts). */
 export type SharedErrorName = keyof typeof JSONRPC_ERROR_CODES | keyof typeof GATEWAY_ERROR_CODES;
@@ -34,5 +35,5 @@ export function rpcFailure<Name extends string>(err: unknown, words: FailureWord
   }
   if (storeUnavailableOperation(err) !== undefined) return words.error("upstream_unavailable", STORE_UNAVAILABLE_MESSAGE);
   if (err instanceof UpstreamUnavailableError) return words.error("upstream_unavailable", `Tau host unavailable: ${err.message}; retry once it is back`);
-  return words.error("internal_error", `Internal error: ${err instanceof Error ? err.message : String(err)}`);
+  return words.error("internal_error", `Internal error: ${errorText(err)}`);
 }

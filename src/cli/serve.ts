@@ -16,6 +16,7 @@ import { exitStatus, type CommandIO } from "./io.js";
 import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
 import { RECORD_USAGE, recordLimits, recordSettings } from "./record-settings.js";
 import { bridgeSettings, envName, integer, logSettings, nonEmpty, socketSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
+import { errorText } from "../shared/unknown-values.js";
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
 
@@ -169,7 +170,7 @@ class Running {
 
 export function startupMessage(err: unknown): string {
   if (err instanceof UpstreamVersionError) return `refusing to serve: ${err.message}`;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorText(err);
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") return `cannot listen: ${message}`;
   return message;

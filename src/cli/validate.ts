@@ -7,6 +7,7 @@ import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 import { lineBatches } from "./line-batches.js";
 import { recordedText, recordingDialect } from "./recording-lines.js";
 import { isReportFormat, REPORT_FORMATS, type ReportFormat } from "./validate-reports/index.js";
+import { errorText } from "../shared/unknown-values.js";
 
 export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|codex|acp] [--tau-version 18|13] [--format text|json|github|junit|sarif] FILE... | -
 
@@ -71,7 +72,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
     options = parse(argv);
   } catch (err) {
     const code = err instanceof UsageError ? err.exitCode : 2;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorText(err);
     if (code === 0) {
       io.stdout(`${VALIDATE_USAGE}\n`);
       return 0;

@@ -17,6 +17,7 @@ import { ProtocolValidators } from "../validation/validator.js";
 import { invalidParams } from "./codex-errors.js";
 import type { CodexPeer } from "./peer.js";
 import type { CodexThread } from "./thread.js";
+import { errorText } from "../shared/unknown-values.js";
 
 /**
  * A Codex client's dynamic tools (thread/start `dynamicTools`) as Tau client tools. Tau takes a
@@ -119,7 +120,7 @@ export class DynamicTools {
         (turnId) => ({ threadId: thread.threadId, turnId, callId: itemId, tool, arguments: args ?? {} }),
         call.signal,
         (peer) => peer === this.owner,
-        (error) => ({ failed: error instanceof Error ? error.message : String(error) }),
+        (error) => ({ failed: errorText(error) }),
       )
       .then((answer) => {
         if (answer === undefined) return this.calls.answer(call, errorReply("the client did not run the tool"));

@@ -9,6 +9,7 @@ import { sendMessage, type OutgoingOptions } from "./outgoing.js";
 import { sessionNotFound, toWireError } from "./protocol-error.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import type { SessionStreamMessage } from "./session-state.js";
+import { errorText } from "../shared/unknown-values.js";
 
 /** A session this connection receives streams for. */
 interface Subscription {
@@ -138,7 +139,7 @@ export class HostConnection implements ClientConnection {
       result = await handler(ctx, params);
     } catch (err) {
       if (!(err instanceof Error && err.name === "ProtocolError")) {
-        this.host.options.log(`connection ${this.id}: ${method} failed: ${err instanceof Error ? err.message : String(err)}`);
+        this.host.options.log(`connection ${this.id}: ${method} failed: ${errorText(err)}`);
       }
       try {
         this.send(this.host.codec.error(id, toWireError(err)), method);

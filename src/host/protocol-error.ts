@@ -1,4 +1,5 @@
 import type { ErrorObject } from "../../generated/tau-v18.js";
+import { errorText } from "../shared/unknown-values.js";
 
 /**
  * An error a handler means to send as Tau's error response, with its code. Anything else thrown
@@ -30,12 +31,12 @@ export const requestFailed = (cause: string) => new ProtocolError("internal_erro
 
 /** An internal failure with a fixed public message and the reason in `data.cause`. */
 export const internalError = (message: string, cause: unknown) =>
-  new ProtocolError("internal_error", message, { cause: cause instanceof Error ? cause.message : String(cause) });
+  new ProtocolError("internal_error", message, { cause: errorText(cause) });
 
 /** The wire form of any error thrown by a handler. */
 export function toWireError(err: unknown): ErrorObject {
   if (err instanceof ProtocolError) {
     return err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data };
   }
-  return { code: "internal_error", message: REQUEST_FAILED, data: { cause: err instanceof Error ? err.message : String(err) } };
+  return { code: "internal_error", message: REQUEST_FAILED, data: { cause: errorText(err) } };
 }

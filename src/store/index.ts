@@ -7,6 +7,7 @@ export { parseStoreTarget, type StoreTarget } from "./store-url.js";
 export type * from "./types.js";
 export { MemoryStore } from "./memory-store.js";
 export { STORE_UNAVAILABLE_MESSAGE, storeUnavailableOperation } from "./unavailable.js";
+import { errorText } from "../shared/unknown-values.js";
 // A type only: ioredis is loaded when a Redis store is opened, not by everything that imports the store.
 export type { RedisStore } from "./redis-store.js";
 
@@ -50,7 +51,7 @@ export async function openStore(url: string, options: OpenStoreOptions): Promise
     await store.connect();
   } catch (error) {
     await store.close();
-    throw new Error(`cannot reach the store at ${target.url}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`cannot reach the store at ${target.url}: ${errorText(error)}`);
   }
   return store;
 }

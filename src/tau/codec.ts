@@ -3,6 +3,7 @@ import { TAU_PARAMS_WORDING } from "../registry/tau/index.js";
 import { formatIssue } from "../validation/issues.js";
 import { ProtocolValidators, type BundleValidator } from "../validation/validator.js";
 import { tauParamsMessage } from "./params-words.js";
+import { isObject } from "../shared/unknown-values.js";
 
 /**
  * Tau's envelope codec, both directions, the one place Tau messages are read and written.
@@ -35,7 +36,6 @@ export type ParsedRequest =
   | { ok: false; id: string | null; error: ErrorObject; method?: string; issues?: string[] };
 
 const WHITESPACE_ONLY = /^[\t\n\r ]*$/;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isRequestId = (v: unknown): v is string => typeof v === "string" && v.trim().length > 0;
 
 export class TauCodec {

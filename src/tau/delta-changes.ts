@@ -11,6 +11,7 @@ import type {
 import { InvalidDeltaError } from "./delta-errors.js";
 import { checkSnapshotInvariants } from "./delta-invariants.js";
 import { deleteById, getById, hasId, sameJson, setById, type IdRecord } from "./delta-records.js";
+import { isObject } from "../shared/unknown-values.js";
 
 /**
  * The patch semantics of spec §6.1: every change kind applied in order to a private copy of the
@@ -262,5 +263,4 @@ function findMessage(messages: MessageRecord[], id: string): number {
   return -1;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 const quote = (s: string) => JSON.stringify(s);

@@ -1,10 +1,12 @@
-import type { ClientRequests, ClientToolDefinition, ErrorCode, InitializeParams, InitializeResult, ReadyMessage, ResponseMessage, ServerMessage } from "../../generated/tau-v18.js";
+import type { ClientRequests, ClientToolDefinition, InitializeParams, InitializeResult, ReadyMessage, ResponseMessage, ServerMessage } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import { TauCodec } from "./codec.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, openTauSocket, redactUrl, TauConnectError, UpstreamVersionError, type OpenTauSocket } from "./connection.js";
 import { abortError, OpenRequests } from "./open-requests.js";
+import { TauResponseError, UpstreamUnavailableError } from "./upstream-errors.js";
 
 export { UpstreamVersionError } from "./connection.js";
+export { TauResponseError, UpstreamUnavailableError } from "./upstream-errors.js";
 
 /**
  * The gateway's own long-lived connection to a Tau host and its reconnects. Request ids,
@@ -18,24 +20,6 @@ export { UpstreamVersionError } from "./connection.js";
  * jitter, `initialize` is sent again (client tools are tied to a connection), and `onConnected`
  * listeners re-observe whatever they need.
  */
-
-/** The host answered a request with an error response. `code` is Tau's; branch on it, not on the text. */
-export class TauResponseError extends Error {
-  override readonly name = "TauResponseError";
-  constructor(
-    readonly method: string,
-    readonly code: ErrorCode,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-/** Not connected, or the connection dropped while the request was open. */
-export class UpstreamUnavailableError extends Error {
-  override readonly name = "UpstreamUnavailableError";
-}
 
 /** Every server message except `ready` and responses: the streams a connection observes. */
 export type UpstreamServerMessage = Exclude<ServerMessage, ReadyMessage | ResponseMessage>;

@@ -7,6 +7,7 @@ import type { RelayDialect } from "./relay-dialects.js";
 import { isRequestId, keyOf, OpenRequests, type OpenRequest, type RequestId } from "./relay-requests.js";
 import { SpacedWriter } from "./relay-spaced-writer.js";
 import type { StreamResume } from "./relay-stream-resume.js";
+import { isObject } from "../shared/unknown-values.js";
 
 /**
  * A stdio client's link to a running gateway (`acp --remote`, `app-server --remote`, `stdio
@@ -53,8 +54,6 @@ const HEARTBEAT_MS = 20_000;
 const OWN_ID_PREFIX = "tau-gateway-relay:";
 
 type Message = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Message => typeof value === "object" && value !== null && !Array.isArray(value);
 
 interface HeldLine {
   text: string;

@@ -7,12 +7,13 @@ import {
   type JSONRPCID,
   type JSONRPCResponse,
 } from "json-rpc-2.0";
-import { cancellableRequest, isId, isObject, parseMessage, serializer, type JsonRpcMember } from "./jsonrpc-envelope.js";
+import { cancellableRequest, isId, parseMessage, serializer, type JsonRpcMember } from "./jsonrpc-envelope.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import { connectionOrder, WEBSOCKET_TRANSPORT, type OutboundPolicy, type TransportProfile } from "./outbound-policy.js";
 import { OutboundSequencer } from "./outbound-sequencer.js";
 import { RequestOrder } from "./request-order.js";
 import type { OutgoingText } from "./shared-text.js";
+import { errorText, isObject } from "../shared/unknown-values.js";
 
 /**
  * One JSON-RPC 2.0 connection of a JSON-RPC dialect (Ask, Codex app-server, ACP), whatever carries its
@@ -47,7 +48,7 @@ export function answeredError(error: unknown, dialectErrors: readonly DialectErr
     const { code, message, data } = error as InstanceType<DialectErrorClass>;
     return { code, message, ...(data === undefined ? {} : { data }) };
   }
-  return { code: internalErrorCode, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` };
+  return { code: internalErrorCode, message: `Internal error: ${errorText(error)}` };
 }
 
 /** What a method gets from the connection besides its params. */
@@ -147,7 +148,6 @@ export interface JsonRpcConnection {
   readonly closed: boolean;
   close(): void;
 }
-
 
 /**
  * The cause handed along with a message that runs no method (an answer to one of our requests):

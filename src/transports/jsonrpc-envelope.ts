@@ -1,3 +1,4 @@
+import { isObject } from "../shared/unknown-values.js";
 /**
  * The pieces of a JSON-RPC 2.0 connection every dialect (Ask, Codex app-server, ACP) frames the
  * same way, whatever it then does with a message: the shape checks json-rpc-2.0 does not make,
@@ -11,8 +12,6 @@ export type CallGate = (method: string, call: () => Promise<unknown>, notificati
 
 /** The gate of a connection given none: run the call. */
 export const runCall: CallGate = (_method, call) => call();
-
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A usable request id (null is not: it names no request the client can match). */
 export const isId = (v: unknown): v is string | number => typeof v === "string" || Number.isSafeInteger(v);

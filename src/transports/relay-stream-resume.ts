@@ -1,3 +1,5 @@
+import { isObject } from "../shared/unknown-values.js";
+
 /**
  * What a relay resumes on a new link to the gateway besides the client's handshake: the streams
  * the client had opened, continued from where the relay left off. It watches the client's requests
@@ -11,8 +13,6 @@ export interface StreamResume {
   /** The requests that reopen the streams on a new link, sent (and their answers kept from the client) after the handshake. */
   replays(): Array<{ method: string; params: Record<string, unknown> }>;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * Ask's event streams: each `session/subscribe` the client made is repeated with `afterSeq` set to

@@ -3,6 +3,7 @@ import { ATTR_TENANT } from "../bridge/session-attributes.js";
 import type { Log } from "../shared/log.js";
 import type { TauRequest } from "../tau/codec.js";
 import { TauResponseError } from "../tau/upstream.js";
+import { errorText } from "../shared/unknown-values.js";
 
 /**
  * Tenants on the `/tau` passthrough. Tau itself has one full-access token and no notion of owners
@@ -168,7 +169,7 @@ export class TauTenantGate implements TauSessionGate {
     try {
       owner = await this.tenants.owner(sessionId);
     } catch (err) {
-      this.log("warn", "cannot learn the owner of a session", { sessionId, error: err instanceof Error ? err.message : String(err) });
+      this.log("warn", "cannot learn the owner of a session", { sessionId, error: errorText(err) });
       return { answer: { code: "internal_error", message: `the gateway cannot check access to session ${sessionId} right now` } };
     }
     // Unknown to the host: let the host answer (its own not_found, word for word).
@@ -268,7 +269,7 @@ export class TauTenantGate implements TauSessionGate {
           return owner.exists && owner.tenant === this.tenant;
         } catch (err) {
           // Fail closed: a session whose owner is unknown right now is not listed.
-          this.log("warn", "cannot learn the owner of a listed session", { sessionId: s.sessionId, error: err instanceof Error ? err.message : String(err) });
+          this.log("warn", "cannot learn the owner of a listed session", { sessionId: s.sessionId, error: errorText(err) });
           return false;
         }
       }),

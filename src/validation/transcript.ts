@@ -1,6 +1,7 @@
 import type { Dialect, Sender } from "../registry/model.js";
 import type { ValidationIssue } from "./issues.js";
 import { ProtocolValidators, type BundleValidator, type ValidationResult } from "./validator.js";
+import { isObject } from "../shared/unknown-values.js";
 
 /**
  * Checks a recorded transcript one line at a time: each line is a bare message or
@@ -33,8 +34,6 @@ interface OpenRequest {
   /** The same bare request is also open as sent the other way (see openBothWays); answered once, both go. */
   twin?: boolean;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A probe's answer for a response that answers no open request (its issues are never shown). */
 const NO_OPEN_REQUEST: ValidationResult = Object.freeze({ ok: false, issues: [] });

@@ -6,6 +6,7 @@ import type { IndexBundle, IndexEntry, SchemaIndex } from "../registry/schema-in
 import { explain, relevantErrors, type ValidationIssue } from "./issues.js";
 import { loadFastChecks, type FastCheck } from "./precompiled.js";
 import { readSchemaFile } from "./schema-files.js";
+import { isObject } from "../shared/unknown-values.js";
 
 /**
  * The validators of the process and everything validated with them, from the committed schema/
@@ -45,8 +46,6 @@ const invalid = (issues: ValidationIssue[], subject?: string, definition?: strin
   issues,
 });
 const issue = (pointer: string, message: string, keyword = "protocol"): ValidationIssue => ({ pointer, message, keyword });
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The ajv instance of the detailed tier (see the top of this file), made when the first rejected

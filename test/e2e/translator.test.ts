@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Change, SessionDeltaMessage, Snapshot } from "../../generated/tau-v18.js";
-import { DeltaTranslator, type EventDraft } from "../../src/bridge/translator.js";
+import { DeltaTranslator, type EventDraft } from "../../src/bridge/translation/translator.js";
 import { applyDelta, DeltaGapError } from "../../src/tau/delta-applier.js";
 import { ProtocolValidators } from "../../src/validation/validator.js";
 import { HostHarness, type TauTestClient } from "../support/tau-client.js";

@@ -142,3 +142,51 @@ function compilerOptions(root: string): ts.CompilerOptions {
 function repoPath(root: string, file: string): string {
   return relative(root, file).split(sep).join("/");
 }
+
+/**
+ * How many floors the rooms of `folder` stand on: a file directly in it is a room, each subfolder
+ * one room (its files import each other inside it), and a room stands one floor above the highest
+ * room it imports. Imports leaving the folder are not counted. The longest chain of rooms is
+ * returned with it, top first; `leaveOut` names rooms (a file name, or a subfolder ending in `/`)
+ * measured apart. The graph must have no cycle (see findCycles).
+ */
+export function floorsOf(
+  edges: ReadonlyArray<{ from: string; to: string }>,
+  folder: string,
+  leaveOut: readonly string[] = [],
+): { floors: number; chain: string[] } {
+  const prefix = folder.endsWith("/") ? folder : `${folder}/`;
+  const roomOf = (path: string) => {
+    const rest = path.slice(prefix.length);
+    const slash = rest.indexOf("/");
+    return slash < 0 ? rest : rest.slice(0, slash + 1);
+  };
+  const next = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    if (!from.startsWith(prefix) || !to.startsWith(prefix)) continue;
+    const [a, b] = [roomOf(from), roomOf(to)];
+    if (leaveOut.includes(a) || leaveOut.includes(b)) continue;
+    next.set(a, next.get(a) ?? new Set());
+    next.set(b, next.get(b) ?? new Set());
+    if (a !== b) next.get(a)!.add(b);
+  }
+  const chains = new Map<string, string[]>();
+  const chainFrom = (room: string): string[] => {
+    const known = chains.get(room);
+    if (known) return known;
+    let below: string[] = [];
+    for (const imported of next.get(room) ?? []) {
+      const chain = chainFrom(imported);
+      if (chain.length > below.length) below = chain;
+    }
+    const chain = [room, ...below];
+    chains.set(room, chain);
+    return chain;
+  };
+  let longest: string[] = [];
+  for (const room of [...next.keys()].sort()) {
+    const chain = chainFrom(room);
+    if (chain.length > longest.length) longest = chain;
+  }
+  return { floors: longest.length, chain: longest };
+}

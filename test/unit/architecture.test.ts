@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { findCycles, readImportGraph } from "../support/import-graph.js";
+import { findCycles, floorsOf, readImportGraph } from "../support/import-graph.js";
 
 /**
  * The layer stack of src/ (see DESIGN.md §2): data flows one way, each layer importing only from
@@ -64,6 +64,14 @@ function forbidden(from: Layer, to: Layer): string | undefined {
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
+/**
+ * How deep the session core may be: a reader follows any chain of its files importing files in
+ * at most this many steps, each subfolder (interactions/, hosts/, translation/) read as one module.
+ */
+const MAX_CORE_FLOORS = 6;
+/** The Ask dialect's files that still sit in src/bridge, above the session core: measured apart. */
+const ASK_DIALECT_IN_BRIDGE = ["ask-bridge.ts", "methods/", "context.ts"];
+
 describe("layers of src/", () => {
   const graph = readImportGraph(root);
   const internal = graph.edges.filter((edge) => !edge.external);
@@ -95,6 +103,13 @@ describe("layers of src/", () => {
       members.length > path.length - 1 ? `${path.join(" → ")} (one of the cycles among ${members.join(", ")})` : path.join(" → "),
     );
     expect(cycles).toEqual([]);
+  });
+
+  it(`keeps the session core at most ${MAX_CORE_FLOORS} floors deep`, () => {
+    const edges = internal.flatMap((edge) => (edge.to ? [{ from: edge.from, to: edge.to }] : []));
+    const { floors, chain } = floorsOf(edges, "src/bridge", ASK_DIALECT_IN_BRIDGE);
+    expect(floors, chain.join(" → ")).toBeGreaterThan(1);
+    expect(floors, chain.join(" → ")).toBeLessThanOrEqual(MAX_CORE_FLOORS);
   });
 });
 
@@ -179,6 +194,20 @@ describe("the import graph reader", () => {
     expect(findCycles(edges.flatMap((edge) => (edge.to ? [{ from: edge.from, to: edge.to }] : [])))).toEqual([
       { path: ["src/a.ts", "src/b.ts", "src/c.ts", "src/a.ts"], members: ["src/a.ts", "src/b.ts", "src/c.ts"] },
     ]);
+  });
+
+  it("counts floors with each subfolder as one room, leaving out what it is told to", () => {
+    const edges = [
+      { from: "src/top.ts", to: "src/sub/a.ts" },
+      { from: "src/sub/a.ts", to: "src/sub/b.ts" },
+      { from: "src/sub/b.ts", to: "src/low.ts" },
+      { from: "src/low.ts", to: "src/other/x.ts" },
+      { from: "src/low.ts", to: "elsewhere/y.ts" },
+      { from: "src/apart.ts", to: "src/top.ts" },
+    ];
+    expect(floorsOf(edges, "src")).toEqual({ floors: 5, chain: ["apart.ts", "top.ts", "sub/", "low.ts", "other/"] });
+    expect(floorsOf(edges, "src", ["apart.ts", "other/"])).toEqual({ floors: 3, chain: ["top.ts", "sub/", "low.ts"] });
+    expect(floorsOf(edges, "src/sub")).toEqual({ floors: 2, chain: ["a.ts", "b.ts"] });
   });
 
   it("finds every cycle, self-imports included, and nothing in an acyclic graph", () => {

@@ -5,7 +5,7 @@ import {
   IGNORED_SERVER_MESSAGES,
   TRANSLATED_CHANGES,
   TRANSLATED_SERVER_MESSAGES,
-} from "../../src/bridge/translator.js";
+} from "../../src/bridge/translation/translated-kinds.js";
 
 /**
  * Every Tau change kind and server message type in the registry is either translated into Ask

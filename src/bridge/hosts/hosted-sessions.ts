@@ -50,21 +50,21 @@ export class HostedSessions {
   }
 
   beginClose(sessionId: string): boolean {
-    return this.holder(sessionId).sessions.beginClose(sessionId);
+    return this.holder(sessionId).sessions.closes.begin(sessionId);
   }
 
   claimClose(sessionId: string): Promise<boolean> {
-    return this.holder(sessionId).sessions.claimClose(sessionId);
+    return this.holder(sessionId).sessions.closes.claim(sessionId);
   }
 
   abandonClose(sessionId: string): Promise<void> {
-    return this.holder(sessionId).sessions.abandonClose(sessionId);
+    return this.holder(sessionId).sessions.closes.abandon(sessionId);
   }
 
   /** Which of `sessionIds` are closed, here or through another replica (every host's sessions share one store): lists leave them out. */
   async closedAmong(sessionIds: readonly string[]): Promise<Set<string>> {
     const [first] = this.links;
-    const closed = first ? await first.sessions.closedElsewhere(sessionIds) : new Set<string>();
+    const closed = first ? await first.sessions.closes.closedElsewhere(sessionIds) : new Set<string>();
     for (const sessionId of sessionIds) if (this.isClosed(sessionId)) closed.add(sessionId);
     return closed;
   }

@@ -60,7 +60,7 @@ export class TauHostLink {
     this.started = true;
     this.unsubscribe.push(
       bridgeConnection.onMessage((message) => sessions.route(message)),
-      bridgeConnection.onDisconnected(() => sessions.cancelAllInteractions("the connection to the Tau host was lost")),
+      bridgeConnection.onDisconnected(() => sessions.clientTools.cancelAll("the connection to the Tau host was lost")),
       bridgeConnection.onConnected(({ reconnected }) => {
         if (reconnected) void sessions.resyncAll();
       }),
@@ -70,7 +70,7 @@ export class TauHostLink {
         if (shared) void sessions.hostOwnershipChanged(owned);
         // The owner of the host delivers its accepted answers; the next owner takes over the undelivered ones.
         if (!owned) return void this.stopTakingAnswers();
-        void sessions.catchUpInteractionNumbers();
+        void sessions.clientTools.catchUpNumbers();
         this.takeAnswers();
       }),
     );
@@ -104,13 +104,13 @@ export class TauHostLink {
   async close(reason: string): Promise<void> {
     this.started = false;
     for (const stop of this.unsubscribe.splice(0)) stop();
-    this.sessions.cancelAllInteractions(reason);
+    this.sessions.clientTools.cancelAll(reason);
     await this.stopTakingAnswers();
   }
 
   private takeAnswers(): void {
     if (this.answers || !this.started) return;
-    this.answers = this.share.store.consume(this.key, (answer) => this.sessions.deliver(answer));
+    this.answers = this.share.store.consume(this.key, (answer) => this.sessions.clientTools.deliver(answer));
   }
 
   private async stopTakingAnswers(): Promise<void> {

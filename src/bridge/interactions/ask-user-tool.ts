@@ -1,12 +1,11 @@
 import type { UserInputInteraction } from "../../../generated/ask-v1.0.js";
 import { draft } from "../event-draft.js";
-import { errorText } from "./error-text.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
+import { ASK_USER_TOOL } from "./tool-names.js";
 import { InteractionError } from "./interaction-error.js";
 import type { InteractionKind, Pending } from "./pending-interactions.js";
-import type { ToolCall } from "./tool-call.js";
-import { errorReply, textReply } from "./tool-reply.js";
-import { ASK_USER_TOOL } from "./tool-names.js";
+import { errorReply, textReply, type ToolCall } from "./tool-call.js";
+import { errorText } from "../../shared/unknown-values.js";
 
 /**
  * `ask_user {question, options?}` (DESIGN §4.4): the model asks the user. The call becomes a

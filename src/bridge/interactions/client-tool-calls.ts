@@ -7,10 +7,9 @@ import type {
 import type { Log } from "../../shared/log.js";
 import type { TauUpstream } from "../../tau/upstream.js";
 import { argumentProblems } from "./argument-schemas.js";
-import { errorText } from "./error-text.js";
 import type { GatewayTool } from "./gateway-tool.js";
-import type { ToolCall } from "./tool-call.js";
-import { errorReply, type ToolReply } from "./tool-reply.js";
+import { errorReply, type ToolCall, type ToolReply } from "./tool-call.js";
+import { errorText } from "../../shared/unknown-values.js";
 
 /**
  * Tau's side of one session's client-tool channel (spec §7): every `session.clientTool.call` is

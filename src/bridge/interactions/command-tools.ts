@@ -3,17 +3,15 @@ import type { ApprovalInteraction, ApprovalScope } from "../../../generated/ask-
 import type { SessionExecParams, SessionExecResult } from "../../../generated/tau-v18.js";
 import type { TauUpstream } from "../../tau/upstream.js";
 import { draft, type EventDraft } from "../event-draft.js";
-import type { ToolCall } from "./tool-call.js";
-import { commandReply } from "./command-reply.js";
 import { decisionGrant } from "./decisions.js";
-import { errorText } from "./error-text.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
+import { SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import { InteractionError } from "./interaction-error.js";
 import type { InteractionKind, Pending } from "./pending-interactions.js";
-import { errorReply, type ToolReply } from "./tool-reply.js";
+import { errorReply, textReply, type ToolCall, type ToolReply } from "./tool-call.js";
 import type { ToolGating } from "./tool-gating.js";
-import { SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandToolConfig } from "./tools-config.js";
+import { errorText, isObject } from "../../shared/unknown-values.js";
 
 /**
  * The operator's command tools (--tools-config; DESIGN §4.4). A call becomes an approval
@@ -129,7 +127,7 @@ export class CommandTools {
       tool,
       payload: {
         toolName: tool.name,
-        ...(isRecord(args) ? { args } : {}),
+        ...(isObject(args) ? { args } : {}),
         message: `Tool '${tool.name}' runs ${tool.command} in the session's environment with these arguments.`,
         allowedScopes: ALLOWED_SCOPES,
       },
@@ -242,8 +240,6 @@ export class CommandTools {
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** once and session are honoured; project (per-workspace grants) is refused rather than downgraded. */
 export function checkedScope(scope: ApprovalScope): "once" | "session" {
   if (scope === "once" || scope === "session") return scope;
@@ -251,4 +247,22 @@ export function checkedScope(scope: ApprovalScope): "once" | "session" {
     "invalid_params",
     `scope ${JSON.stringify(scope)} is not supported: the gateway grants tools once or for the session (allowed: ${ALLOWED_SCOPES.join(", ")})`,
   );
+}
+
+/** How much of a failed command's output the error carries (its end, where the reason usually is). */
+export const ERROR_OUTPUT_TAIL_CHARS = 4_000;
+
+/** A finished `session.exec` as the tool's result: exit 0 → the output; anything else fails the tool with the output's end. */
+export function commandReply(tool: CommandToolConfig, timeoutMs: number, result: SessionExecResult): ToolReply {
+  const truncatedNote = result.truncated ? "\n[output truncated]" : "";
+  if (result.exitCode === 0 && !result.timedOut && !result.aborted) return textReply(result.output + truncatedNote);
+  const what = result.timedOut
+    ? `timed out after ${timeoutMs} ms`
+    : result.aborted
+      ? "was aborted"
+      : result.exitCode === null
+        ? `was killed by ${result.closeSignal ?? "a signal"}`
+        : `exited with ${result.exitCode}`;
+  const tail = result.output.length > ERROR_OUTPUT_TAIL_CHARS ? `…${result.output.slice(-ERROR_OUTPUT_TAIL_CHARS)}` : result.output;
+  return errorReply(tail.trim() ? `${tool.command} ${what}: ${tail.trimEnd()}` : `${tool.command} ${what}`);
 }

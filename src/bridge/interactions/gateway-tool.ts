@@ -1,8 +1,7 @@
 import type { Log } from "../../shared/log.js";
-import type { ToolCall } from "./tool-call.js";
+import type { ToolCall, ToolReply } from "./tool-call.js";
 import type { PendingInteractions } from "./pending-interactions.js";
 import type { ReverseRequester } from "./reverse-requester.js";
-import type { ToolReply } from "./tool-reply.js";
 
 /** A client tool the gateway serves: the parameters its arguments must fit, and what a call does. */
 export interface GatewayTool {

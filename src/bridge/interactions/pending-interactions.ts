@@ -2,11 +2,10 @@ import type { InteractionRecord } from "../../../generated/ask-v1.0.js";
 import type { Log } from "../../shared/log.js";
 import type { InteractionAnswer, InteractionCounters, SharedInteraction } from "../../store/interactions.js";
 import type { EventDraft } from "../event-draft.js";
-import { errorText } from "./error-text.js";
 import type { InteractionShare } from "./interaction-share.js";
-import type { ToolCall } from "./tool-call.js";
+import { errorReply, type ToolCall, type ToolReply } from "./tool-call.js";
 import { InteractionIds, type InteractionIdKind } from "./interaction-ids.js";
-import { errorReply, type ToolReply } from "./tool-reply.js";
+import { errorText } from "../../shared/unknown-values.js";
 
 /**
  * One session's pending interactions (DESIGN §4.4): each waits for one decision about one

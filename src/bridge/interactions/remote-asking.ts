@@ -1,9 +1,9 @@
 import type { ApprovalDetails, Event, UserInputDetails } from "../../../generated/ask-v1.0.js";
 import type { Log } from "../../shared/log.js";
 import { decisionGrant } from "./decisions.js";
-import { errorText } from "./error-text.js";
 import type { ReverseRequester } from "./reverse-requester.js";
 import type { SharedAnswers } from "./shared-answers.js";
+import { errorText } from "../../shared/unknown-values.js";
 
 /**
  * On a replica that does not own the session's Tau host, an interaction opened by the owner

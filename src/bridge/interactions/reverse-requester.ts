@@ -7,7 +7,8 @@ import type {
 
 /**
  * The way an interaction asks connected clients directly (app-server interop reverse requests).
- * The Ask surface implements it over its client connections; interactions only see answers.
+ * Each dialect that answers reverse requests implements it over its client connections, and the
+ * set below asks them all; interactions only see answers.
  */
 export interface ReverseRequester {
   /** Sends the reverse request to every subscribed connection of the session that opted in (initialize capabilities include "reverseRequests"); resolves with the first answer, or undefined if nobody can answer. */
@@ -21,4 +22,46 @@ export interface ReverseRequester {
     params: InteractionRequestUserInputParams,
     signal: AbortSignal,
   ): Promise<InteractionRequestUserInputResult | undefined>;
+}
+
+/**
+ * The ways interactions reach clients directly, one per dialect that answers reverse requests:
+ * each is asked, and the first answer wins. An interaction waits for an answer from any client,
+ * whatever dialect it speaks; nobody being able to answer is `undefined`, as from one requester.
+ */
+export class ReverseRequesterSet implements ReverseRequester {
+  private readonly members = new Set<ReverseRequester>();
+
+  /** Adds a requester; returns the function that removes it. */
+  add(requester: ReverseRequester): () => void {
+    this.members.add(requester);
+    return () => this.members.delete(requester);
+  }
+
+  requestPermission(...args: Parameters<ReverseRequester["requestPermission"]>) {
+    return firstAnswer([...this.members].map((m) => m.requestPermission(...args).catch(() => undefined)));
+  }
+
+  requestUserInput(...args: Parameters<ReverseRequester["requestUserInput"]>) {
+    return firstAnswer([...this.members].map((m) => m.requestUserInput(...args).catch(() => undefined)));
+  }
+}
+
+/**
+ * The first answer among several askers that may each have none (`undefined`): resolves with the
+ * first one that has an answer, or with undefined once every asker came back without one. Askers
+ * must not reject; a failure is theirs to turn into an answer (a refusal) or into none.
+ */
+export function firstAnswer<T>(answers: ReadonlyArray<Promise<T | undefined>>): Promise<T | undefined> {
+  if (answers.length === 0) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve) => {
+    let remaining = answers.length;
+    for (const answer of answers) {
+      void answer.then((value) => {
+        remaining--;
+        if (value !== undefined) resolve(value);
+        else if (remaining === 0) resolve(undefined);
+      });
+    }
+  });
 }

@@ -12,13 +12,13 @@ import { ClientToolCalls } from "./client-tool-calls.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS } from "./client-tools.js";
 import { CommandTools } from "./command-tools.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
+import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import type { InteractionShare } from "./interaction-share.js";
 import { PendingInteractions } from "./pending-interactions.js";
 import type { ReverseRequester } from "./reverse-requester.js";
 import { SharedAnswers } from "./shared-answers.js";
 import { SubmitPlanTool } from "./submit-plan-tool.js";
 import { ToolGating } from "./tool-gating.js";
-import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import type { CommandToolConfig } from "./tools-config.js";
 
 /**

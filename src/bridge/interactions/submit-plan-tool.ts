@@ -1,10 +1,9 @@
 import { draft } from "../event-draft.js";
-import type { ToolCall } from "./tool-call.js";
+import { errorReply, textReply, type ToolCall } from "./tool-call.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
+import { SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import { InteractionError } from "./interaction-error.js";
 import type { InteractionKind, Pending } from "./pending-interactions.js";
-import { errorReply, textReply } from "./tool-reply.js";
-import { SUBMIT_PLAN_TOOL } from "./tool-names.js";
 
 /**
  * `submit_plan {plan}` (DESIGN §4.4): the model proposes a plan (`plan.proposed`); plan/approve or

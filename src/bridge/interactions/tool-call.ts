@@ -1,4 +1,4 @@
-import type { SessionClientToolCallMessage } from "../../../generated/tau-v18.js";
+import type { SessionClientToolCallMessage, SessionClientToolResultParams } from "../../../generated/tau-v18.js";
 
 /** One `session.clientTool.call` from Tau, from its arrival until it is answered or cancelled. */
 export interface ToolCall {
@@ -10,3 +10,13 @@ export interface ToolCall {
   /** Taken over from another replica that opened its interaction and stopped (its ack was that replica's). */
   readonly adopted?: boolean;
 }
+
+/** What a client-tool call ends with: the `session.clientTool.result` params minus the call's ids. */
+export type ToolReply = SessionClientToolResultParams extends infer P
+  ? P extends SessionClientToolResultParams
+    ? Omit<P, "sessionId" | "callId" | "presentation">
+    : never
+  : never;
+
+export const textReply = (text: string): ToolReply => ({ ok: true, content: [{ type: "text", text }] });
+export const errorReply = (error: string): ToolReply => ({ ok: false, error });

@@ -1,7 +1,7 @@
 import type { Log } from "../../shared/log.js";
 import type { SessionSettings, SessionSettingsStore } from "../../store/session-settings.js";
 import { approvalModeFor, type ApprovalModeName } from "./approval-modes.js";
-import { errorText } from "./error-text.js";
+import { errorText } from "../../shared/unknown-values.js";
 
 /**
  * How one session's command tools are gated: its approval mode now, and the tools granted for the

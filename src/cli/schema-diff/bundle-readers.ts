@@ -1,4 +1,5 @@
 import { methodKey, type MethodKind, type SchemaNode, type Surface, type SurfaceMethod } from "./surface.js";
+import { isObject } from "../../shared/unknown-values.js";
 
 /**
  * The bundle layouts `schema diff` reads, each turned into a Surface:
@@ -12,7 +13,6 @@ import { methodKey, type MethodKind, type SchemaNode, type Surface, type Surface
  */
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class BundleFormatError extends Error {}
 

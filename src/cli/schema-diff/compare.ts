@@ -1,6 +1,7 @@
 import { pinnedValue } from "./bundle-readers.js";
 import { admitsAnyValueOf, admitsType, deref, shapeOf, typesOf, type Shape } from "./shape.js";
 import { clientSends, methodKey, type MethodKind, type SchemaNode, type Surface, type SurfaceMethod } from "./surface.js";
+import { isObject } from "../../shared/unknown-values.js";
 
 /**
  * Two surfaces compared from a client's point of view. What the client sends (its requests' and
@@ -26,7 +27,6 @@ export interface SchemaChange {
 type Flow = "sent" | "received";
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const KIND_ORDER: MethodKind[] = ["request", "notification", "server-request", "server-notification"];
 

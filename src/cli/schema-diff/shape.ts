@@ -1,5 +1,6 @@
 import { resolvePointer } from "./bundle-readers.js";
 import type { SchemaNode } from "./surface.js";
+import { isObject } from "../../shared/unknown-values.js";
 
 /**
  * What a schema node admits, flattened for comparison: unions, `$ref`s and `allOf` wrappers are
@@ -19,7 +20,6 @@ export interface Shape {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const SCALAR_TYPES = new Set(["null", "boolean", "integer", "number", "string"]);
 

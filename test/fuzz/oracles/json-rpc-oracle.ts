@@ -3,6 +3,7 @@ import { ProtocolValidators } from "../../../src/validation/validator.js";
 import { formatIssue } from "../../../src/validation/issues.js";
 import type { DialectAnswers } from "./answer-ledger.js";
 import type { Expectation } from "./expectation.js";
+import { isObject } from "../../../src/shared/unknown-values.js";
 
 /**
  * JSON-RPC 2.0 as the gateway's dialects speak it (Ask, Codex app-server, ACP; JSON-RPC 2.0 §4–6):
@@ -18,7 +19,6 @@ import type { Expectation } from "./expectation.js";
 /** Largest batch the gateway takes on Ask (the transports' default); a larger one is refused whole. */
 export const ASK_MAX_BATCH = 100;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 /** The registry's RequestId: a string or a safe integer. */
 const isUsableId = (v: unknown): v is string | number => typeof v === "string" || Number.isSafeInteger(v);
 

@@ -1,6 +1,7 @@
 import { ProtocolValidators } from "../../../src/validation/validator.js";
 import { formatIssue } from "../../../src/validation/issues.js";
 import type { Expectation } from "./expectation.js";
+import { isObject } from "../../../src/shared/unknown-values.js";
 
 /**
  * Tau (spec §2.1): every text message a client sends gets exactly one response. It carries the
@@ -9,7 +10,6 @@ import type { Expectation } from "./expectation.js";
  */
 
 const schema = () => ProtocolValidators.shared().get("tau", 18);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function expectTau(unit: string, expectation: Expectation): void {
   expectation.sent++;

@@ -1,5 +1,5 @@
-import type { MessageRecord, Snapshot } from "../../generated/tau-v18.js";
-import { messageText, messageUsage } from "./message-content.js";
+import type { MessageRecord, Snapshot } from "../../../generated/tau-v18.js";
+import { messageText, messageUsage } from "../message-content.js";
 
 /**
  * What `turn.completed` reports (DESIGN §4.3): the assistant text of the turn and the tokens and

@@ -1,5 +1,5 @@
-import type { FeedbackNoticeEvent, Notice } from "../../generated/tau-v18.js";
-import { draft, type EventDraft } from "./event-draft.js";
+import type { FeedbackNoticeEvent, Notice } from "../../../generated/tau-v18.js";
+import { draft, type EventDraft } from "../event-draft.js";
 
 /**
  * Tau notices → Ask events (DESIGN §4.3): a notice becomes `notice {severity, title, content}`,
