@@ -15,10 +15,10 @@ export const recordLimits = (settings: { recordMaxFileBytes: number; recordMaxBy
   maxFolderBytes: settings.recordMaxBytes,
 });
 
-export const RECORD_USAGE = `  --record DIR                  record every client connection (WebSocket /rpc, /, /acp, /tau and
-                                --socket) into DIR, one JSONL file per connection named by dialect
-                                and connection, as tau-gateway validate reads it; no URL, header or
-                                token is written
+export const RECORD_USAGE = `  --record DIR                  record every client connection (WebSocket /rpc, /, /acp, /tau,
+                                --socket, HTTP POST /rpc and GET /rpc/events) into DIR, one JSONL
+                                file per connection or event stream named by dialect and connection,
+                                as tau-gateway validate reads it; no URL, header or token is written
                                 (default: off) ${envName("record")} or TAU_GATEWAY_RECORD_DIR
   --record-max-file-bytes N     a recording stops growing at N bytes, cut between two lines and
                                 logged (default ${DEFAULT_RECORD_MAX_FILE_BYTES}) ${envName("record-max-file-bytes")}

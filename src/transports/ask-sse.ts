@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { PassThrough } from "node:stream";
 import type { SessionEventParams } from "../../generated/ask-v1.0.js";
 import type { AskPeer } from "../ask/ask-bridge.js";
+import type { ConnectionRecording } from "./recording/recording-folder.js";
 import { TickStartReading } from "../shared/tick-start-reading.js";
 
 /**
@@ -33,6 +34,11 @@ export interface AskSseOptions {
   maxBufferedBytes: number;
   /** Called once if the client is disconnected for reading too slowly. */
   onSlowConsumer?: () => void;
+  /**
+   * `serve --record`: each event written to the stream, as the `session/event` notification a
+   * JSON-RPC connection gets (the frame's `data` is its params).
+   */
+  recording?: ConnectionRecording;
 }
 
 export interface AskSseStream {
@@ -133,6 +139,8 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
     capabilities: { reverseRequests: false },
     notify(_method: "session/event", params: SessionEventParams) {
       write(sessionEventFrame(params));
+      // Not when the stream had ended, or just ended for a client too slow to read it.
+      if (!ended) options.recording?.server(JSON.stringify({ jsonrpc: "2.0", method: "session/event", params }));
       if (params.event.type !== "session.ended" || ended) return;
       endWhenWritten = true;
       if (!waitingForDrain) endStream();

@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { Agent, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -9,6 +10,7 @@ import { cleanupsAfterEach, type Cleanups } from "../support/cleanups.js";
 import { runCliProcess, runCommand, serveCli, type ServingCli } from "../support/cli.js";
 import { CodexTestClient } from "../support/codex-client.js";
 import { CALL_MARK, markToolsFile } from "../support/mark-tool.js";
+import { SseTestClient } from "../support/sse-client.js";
 import { errorOf, TauTestClient } from "../support/tau-client.js";
 
 /**
@@ -16,6 +18,7 @@ import { errorOf, TauTestClient } from "../support/tau-client.js";
  * the embedded host — turns, error answers, reverse requests answered — is recorded one file per
  * connection, and each recording validates with 0 invalid as written. Tokens never reach the
  * files; a recording that reaches its size bound is cut between lines, and the log says so.
+ * Ask over HTTP is recorded one file per HTTP connection (`POST /rpc`) and per event stream.
  */
 
 const cleanups = cleanupsAfterEach();
@@ -32,6 +35,26 @@ async function recordingGateway(dir: string, extra: string[] = []): Promise<{ ga
   const { file } = markToolsFile(cleanups);
   const gateway = await serveCli(["--port", "0", "--record", dir, "--tools-config", file, "--token", SECRET, "--keepalive-ms", "0", ...extra], cleanups);
   return { gateway, ws: gateway.baseUrl.replace("http://", "ws://"), headers: { authorization: `Bearer ${SECRET}` } };
+}
+
+/** POSTs `body` to `/rpc` over `agent` (a kept-alive agent of one socket is one HTTP connection). */
+function post(agent: Agent, baseUrl: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${baseUrl}/rpc`, { method: "POST", agent, headers: { "content-type": "application/json", ...headers } }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** The recording header and the message lines of a file. */
+function readRecording(path: string): { header: { dialect: string; transport: string }; lines: Array<{ direction: string; message: any; batch?: boolean }> } {
+  const [header, ...lines] = readFileSync(path, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  return { header: header.recording, lines };
 }
 
 /** Stops the gateway (which closes every recording) and returns the recordings by dialect. */
@@ -176,6 +199,104 @@ describe("serve --record", () => {
     expect((await runCommand(["validate", path!])).code).toBe(0);
     expect(gateway.stderr()).toMatch(/recording cut: the file reached its size limit/);
     expect(gateway.stderr()).toContain(path!);
+  });
+});
+
+describe("serve --record: Ask over HTTP", () => {
+  it("records POST /rpc one file per HTTP connection and GET /rpc/events one per stream, each validating with 0 invalid", async () => {
+    const dir = recordDir(cleanups);
+    const { gateway, headers } = await recordingGateway(dir);
+    const base = gateway.baseUrl;
+    const first = new Agent({ keepAlive: true, maxSockets: 1 });
+    const second = new Agent({ keepAlive: true, maxSockets: 1 });
+    cleanups.push(() => (first.destroy(), second.destroy()));
+
+    // One HTTP connection: a session created, a turn sent (the same id again: each answer follows its request), a batch with an error answer.
+    const created = await post(first, base, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/create", params: {} }), headers);
+    const sessionId = JSON.parse(created.text).result.session.sessionId as string;
+    const stream = await SseTestClient.open(`${base}/rpc/events?sessionId=${encodeURIComponent(sessionId)}`, { headers });
+    expect(stream.status).toBe(200);
+    const sent = JSON.parse((await post(first, base, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/send", params: { sessionId, content: "hello there" } }), headers)).text);
+    await stream.waitFor(() => stream.events().some((e) => e.event.type === "turn.completed" && e.event.payload.turnId === sent.result.turnId), "the end of the turn");
+    const batch = [
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+      { jsonrpc: "2.0", id: 3, method: "session/send", params: { sessionId: "no-such-session", content: "hi" } },
+    ];
+    expect(JSON.parse((await post(first, base, JSON.stringify(batch), headers)).text)[1].error.code).toBeLessThan(0);
+
+    // Another HTTP connection: an error answer; a body the HTTP layer refuses (415) is no exchange and not recorded.
+    const refused = JSON.parse((await post(second, base, JSON.stringify({ jsonrpc: "2.0", id: "x", method: "session/events", params: { sessionId: "no-such-session" } }), headers)).text);
+    expect(refused.error.code).toBeLessThan(0);
+    expect((await post(second, base, "ping", { ...headers, "content-type": "text/plain" })).status).toBe(415);
+    // A stream refused before it starts has no events and leaves no file.
+    expect((await SseTestClient.open(`${base}/rpc/events?sessionId=no-such-session`, { headers })).status).toBe(404);
+    first.destroy();
+    second.destroy();
+
+    const paths = (await stopAndRead(gateway, dir)).get("ask")!;
+    const recordings = new Map(paths.map((path) => [readRecording(path).header.transport, { path, ...readRecording(path) }]));
+    expect(paths).toHaveLength(3);
+    const posts = paths.map(readRecording).filter((r) => r.header.transport === "http POST /rpc");
+    expect(posts).toHaveLength(2);
+    const [withSession, withError] = posts[0]!.lines.length > posts[1]!.lines.length ? posts : [posts[1]!, posts[0]!];
+    expect(withSession!.lines.map((l) => [l.direction, l.message.method ?? l.message.id])).toEqual([
+      ["client", "session/create"],
+      ["server", 1],
+      ["client", "session/send"],
+      ["server", 1],
+      ["client", "ping"],
+      ["client", "session/send"],
+      ["server", 2],
+      ["server", 3],
+    ]);
+    expect(withError!.lines.map((l) => [l.direction, l.message.method ?? l.message.error?.code])).toEqual([
+      ["client", "session/events"],
+      ["server", refused.error.code],
+    ]);
+    // The stream: every event it delivered, as the session/event notification whose params its frame carries.
+    const events = recordings.get("sse GET /rpc/events")!;
+    expect(events.lines.every((l) => l.direction === "server" && l.message.method === "session/event")).toBe(true);
+    expect(events.lines.map((l) => l.message.params)).toEqual(stream.events());
+    expect(events.lines.length).toBeGreaterThan(2);
+    for (const path of paths) {
+      const lines = readFileSync(path, "utf8").trimEnd().split("\n").length - 1;
+      expect((await runCommand(["validate", path])).stdout, path).toBe(`${lines} valid, 0 invalid\n`);
+      expect(readFileSync(path, "utf8")).not.toContain(SECRET);
+    }
+  });
+});
+
+describe("serve --record: the folder's size bound", () => {
+  it("cuts the open recordings once the folder holds its bound, records no new connection, logs it once, and keeps serving", async () => {
+    const dir = recordDir(cleanups);
+    // What the folder held before counts against its bound.
+    writeFileSync(join(dir, "earlier.jsonl"), "x".repeat(3000));
+    const { gateway, ws, headers } = await recordingGateway(dir, ["--record-max-bytes", "5000"]);
+    const ask = await AskTestClient.websocket(`${ws}/rpc`, { headers });
+    for (let i = 0; i < 20; i++) await ask.request("ping");
+    await ask.waitFor(() => /recording stopped: the recording folder reached its size limit/.test(gateway.stderr()), "the log line");
+    // Still served after the cut, on the cut connection, on a new one and over HTTP; none of it recorded.
+    expect(await ask.request("ping")).toMatchObject({ status: "ok" });
+    const later = await AskTestClient.websocket(`${ws}/rpc`, { headers });
+    expect(await later.request("ping")).toMatchObject({ status: "ok" });
+    expect((await post(new Agent(), gateway.baseUrl, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), headers)).status).toBe(200);
+    later.socket.close();
+    ask.socket.close();
+
+    const files = await stopAndRead(gateway, dir);
+    const [path, ...others] = files.get("ask")!;
+    expect(others).toEqual([]);
+    const total = readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+    expect(total).toBeLessThanOrEqual(5000);
+    expect(readFileSync(path!, "utf8").endsWith("\n")).toBe(true);
+    const r = await runCommand(["validate", path!]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\d+ valid, 0 invalid\n$/);
+    // Cut before the 20 pings and their answers were written.
+    expect(readRecording(path!).lines.length).toBeLessThan(40);
+    expect(gateway.stderr().match(/recording stopped: the recording folder reached its size limit/g)).toHaveLength(1);
+    expect(gateway.stderr()).toContain(path!);
+    expect(gateway.stderr()).toContain("5000");
   });
 });
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { RpcError } from "../../shared/rpc-error.js";
 import fp from "fastify-plugin";
 import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
+import type { RecordingFolder } from "../../transports/recording/recording-folder.js";
 import { openAskSseStream, SSE_HEADERS, type AskSseStream } from "../../transports/ask-sse.js";
 import { PLUGIN } from "../plugin-names.js";
 import { requestTenant } from "./ask-http.js";
@@ -13,6 +14,8 @@ export const DEFAULT_SSE_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 export interface AskEventsRouteOptions {
   heartbeatMs?: number;
   maxBufferedBytes?: number;
+  /** `serve --record`: each stream's events, one file per stream. */
+  recording?: RecordingFolder;
 }
 
 /**
@@ -23,6 +26,9 @@ export interface AskEventsRouteOptions {
  * starts are HTTP errors with a JSON-RPC error object: 404 for a session that does not exist for
  * this tenant (-32004), 400 for bad parameters, 503 while the gateway drains or the upstream is down.
  * Subscribing passes the event-stream gate (refused while the gateway drains).
+ *
+ * Recorded (`serve --record`) one file per stream, each event as the `session/event` notification
+ * its frame carries the params of; a stream refused before it starts has no events and no file.
  */
 const askEvents: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options) => {
   const { askBridge: bridge, callGates, metrics } = app;
@@ -44,8 +50,10 @@ const askEvents: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options
       afterSeq = Number(cursorText);
     }
 
+    const recording = options.recording?.connectionOnFirstMessage("ask", "sse GET /rpc/events");
     const stream = openAskSseStream({
       tenant: requestTenant(request),
+      recording,
       heartbeatMs: options.heartbeatMs ?? DEFAULT_SSE_HEARTBEAT_MS,
       maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_SSE_MAX_BUFFERED_BYTES,
       onSlowConsumer: () => {
@@ -55,6 +63,7 @@ const askEvents: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options
     });
     bridge.connect(stream.peer);
     void stream.closed.then(() => {
+      recording?.close();
       streams.delete(stream);
       bridge.disconnect(stream.peer);
     });

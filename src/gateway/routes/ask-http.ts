@@ -3,6 +3,8 @@ import fp from "fastify-plugin";
 import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
 import { answerAskHttp } from "../../transports/ask-http.js";
 import type { AskJsonRpcOptions } from "../../transports/ask-jsonrpc.js";
+import type { RecordingFolder } from "../../transports/recording/recording-folder.js";
+import { httpConnectionRecordings } from "../http-connection-recordings.js";
 import { nonUtf8Charset } from "../json-charset.js";
 import { PLUGIN } from "../plugin-names.js";
 
@@ -11,6 +13,8 @@ export interface AskHttpRouteOptions {
   jsonrpc: Pick<AskJsonRpcOptions, "jsonrpcMember" | "maxBatch">;
   /** Largest request body, in bytes (413 beyond it). */
   bodyLimit: number;
+  /** `serve --record`: each HTTP connection's bodies and answers, one file per connection. */
+  recording?: RecordingFolder;
 }
 
 /** The tenant the authentication hooks put on the request (none when the gateway runs without tokens). */
@@ -24,9 +28,13 @@ export function requestTenant(request: FastifyRequest): string | undefined {
  * to answer). Only what the HTTP layer decides gets an HTTP error: 415 for another content type
  * or a charset other than UTF-8, 413 for a body over the limit; both carry a JSON-RPC error
  * object so clients parse one shape.
+ *
+ * Recorded (`serve --record`) here, once per direction: the body as it came, the answer as sent;
+ * bodies the HTTP layer refuses are no JSON-RPC exchange and are not recorded.
  */
 const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) => {
   const { askBridge: bridge, callGates } = app;
+  const recordingOf = options.recording && httpConnectionRecordings(options.recording, "ask", "http POST /rpc");
   // This scope reads JSON bodies as text: the JSON-RPC layer parses them itself, so a malformed
   // body is a JSON-RPC parse error (-32700) like on every other transport, not a Fastify 400.
   app.removeAllContentTypeParsers();
@@ -50,8 +58,11 @@ const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) =>
   app.post("/rpc", { bodyLimit: options.bodyLimit }, async (request, reply) => {
     // A POST without a body (and so without a content type) never reaches the parser.
     if (typeof request.body !== "string") return reply.code(415).send(unsupportedMediaType());
+    const recording = recordingOf?.(request.raw.socket);
+    recording?.client(request.body);
     const answer = await answerAskHttp(bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request), gate: callGates.httpRequest });
     if (answer === undefined) return reply.code(204).send();
+    recording?.server(answer);
     return reply.code(200).type("application/json; charset=utf-8").send(answer);
   });
 };

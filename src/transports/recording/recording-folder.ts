@@ -76,6 +76,24 @@ export class RecordingFolder {
     return new FileRecording(path, this.limits.maxFileBytes, this, this.log, headerLine({ dialect, connection, transport, started: new Date() }));
   }
 
+  /**
+   * The recording of a connection whose file is made at its first message: an HTTP connection or
+   * an event stream that carries no message (refused, or quiet until it ended) leaves no file.
+   */
+  connectionOnFirstMessage(dialect: RecordedDialect, transport: string): ConnectionRecording {
+    let recording: ConnectionRecording | undefined;
+    let closed = false;
+    const opened = () => (recording ??= this.connection(dialect, transport));
+    return {
+      client: (text) => void (closed || opened().client(text)),
+      server: (data) => void (closed || opened().server(data)),
+      close: () => {
+        closed = true;
+        recording?.close();
+      },
+    };
+  }
+
   /** Takes `bytes` of the folder's allowance; false (and, the first time, a log line) when it is used up. */
   take(bytes: number, path: string): boolean {
     if (this.used + bytes > this.limits.maxFolderBytes) {

@@ -1,0 +1,24 @@
+import type { Socket } from "node:net";
+import type { ConnectionRecording, RecordingFolder } from "../transports/recording/recording-folder.js";
+import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
+
+/**
+ * Recordings of plain HTTP requests (`serve --record`), one per HTTP connection rather than one
+ * per request: the requests a client sends over one kept-alive connection, and their answers,
+ * land in one file, in the order they crossed it — what a client's run reads like, and (each
+ * answer following its request) what `tau-gateway validate` correlates. A connection that never
+ * carries a recorded message leaves no file; its recording ends when the connection closes.
+ */
+export function httpConnectionRecordings(folder: RecordingFolder, dialect: RecordedDialect, transport: string): (socket: Socket) => ConnectionRecording {
+  const recordings = new WeakMap<Socket, ConnectionRecording>();
+  return (socket) => {
+    let recording = recordings.get(socket);
+    if (!recording) {
+      const opened = folder.connectionOnFirstMessage(dialect, transport);
+      recording = opened;
+      recordings.set(socket, opened);
+      socket.once("close", () => opened.close());
+    }
+    return recording;
+  };
+}
