@@ -1,24 +1,15 @@
 import { formatIssue } from "../../validation/issues.js";
 import type { LineVerdict } from "../../validation/transcript.js";
-import { lineSubject, totalsLine, type ReportOutput, type TranscriptReport } from "./report.js";
+import { InvalidLineReport, lineSubject, totalsLine } from "./report.js";
 
 /**
  * `--format github`: one GitHub Actions workflow command per invalid line,
  * `::error file=F,line=N,title=T::issues`, which the runner turns into an annotation on that line of
  * the pull request; every issue of the line is in its message, one per line. Then the plain totals.
  */
-export class GithubReport implements TranscriptReport {
-  private current = "";
-
-  constructor(private readonly out: ReportOutput) {}
-
-  file(name: string): void {
-    this.current = name;
-  }
-
-  line(lineNo: number, verdict: LineVerdict): void {
-    if (verdict.ok) return;
-    const properties = `file=${escapeProperty(this.current)},line=${lineNo},title=${escapeProperty(`invalid ${lineSubject(verdict)}`)}`;
+export class GithubReport extends InvalidLineReport {
+  protected invalidLine(file: string, lineNo: number, verdict: LineVerdict): void {
+    const properties = `file=${escapeProperty(file)},line=${lineNo},title=${escapeProperty(`invalid ${lineSubject(verdict)}`)}`;
     this.out.stdout(`::error ${properties}::${escapeData(verdict.issues.map(formatIssue).join("\n"))}\n`);
   }
 

@@ -1,26 +1,16 @@
 import { formatIssue } from "../../validation/issues.js";
 import type { LineVerdict } from "../../validation/transcript.js";
-import { lineSubject, totalsLine, type ReportOutput, type TranscriptReport } from "./report.js";
+import { InvalidLineReport, lineSubject, totalsLine } from "./report.js";
 
 /**
  * `--format text` and `--format json`: one output line per issue as soon as it is found, then the
  * totals (`N valid, M invalid`, or `{"valid":N,"invalid":M}`).
  */
-abstract class IssueLines implements TranscriptReport {
-  private current = "";
-
-  constructor(protected readonly out: ReportOutput) {}
-
-  file(name: string): void {
-    this.current = name;
+abstract class IssueLines extends InvalidLineReport {
+  protected invalidLine(file: string, lineNo: number, verdict: LineVerdict): void {
+    for (const issue of verdict.issues) this.out.stdout(`${this.issueLine(file, lineNo, verdict, issue)}\n`);
   }
 
-  line(lineNo: number, verdict: LineVerdict): void {
-    if (verdict.ok) return;
-    for (const issue of verdict.issues) this.out.stdout(`${this.issueLine(this.current, lineNo, verdict, issue)}\n`);
-  }
-
-  abstract end(totals: { valid: number; invalid: number }): void;
   protected abstract issueLine(file: string, lineNo: number, verdict: LineVerdict, issue: LineVerdict["issues"][number]): string;
 }
 

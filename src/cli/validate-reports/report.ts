@@ -14,6 +14,24 @@ export interface TranscriptReport {
   end(totals: { valid: number; invalid: number }): void;
 }
 
+/** A report that prints only invalid lines, each with the transcript it is in. */
+export abstract class InvalidLineReport implements TranscriptReport {
+  private current = "";
+
+  constructor(protected readonly out: ReportOutput) {}
+
+  file(name: string): void {
+    this.current = name;
+  }
+
+  line(lineNo: number, verdict: LineVerdict): void {
+    if (!verdict.ok) this.invalidLine(this.current, lineNo, verdict);
+  }
+
+  abstract end(totals: { valid: number; invalid: number }): void;
+  protected abstract invalidLine(file: string, lineNo: number, verdict: LineVerdict): void;
+}
+
 /** What a report prints to: the report itself, and notes that must not mix into a document. */
 export interface ReportOutput {
   stdout(text: string): void;

@@ -3,31 +3,23 @@ import { pathToFileURL } from "node:url";
 import { gatewayVersion } from "../../gateway/version.js";
 import type { ValidationIssue } from "../../validation/issues.js";
 import type { LineVerdict } from "../../validation/transcript.js";
-import { lineSubject, totalsLine, type ReportOutput, type TranscriptReport } from "./report.js";
+import { InvalidLineReport, lineSubject, totalsLine } from "./report.js";
 
 /**
  * `--format sarif`: a SARIF 2.1.0 log (GitHub code scanning, GitLab, Azure DevOps read it): one run
  * of the tool, a result per issue located at its transcript line, with the JSON pointer and the
  * dialect and method as properties. Printed once everything was read; totals on stderr.
  */
-export class SarifReport implements TranscriptReport {
+export class SarifReport extends InvalidLineReport {
   private readonly results: object[] = [];
-  private current = "";
 
-  constructor(private readonly out: ReportOutput) {}
-
-  file(name: string): void {
-    this.current = name;
-  }
-
-  line(lineNo: number, verdict: LineVerdict): void {
-    if (verdict.ok) return;
+  protected invalidLine(file: string, lineNo: number, verdict: LineVerdict): void {
     for (const issue of verdict.issues) {
       this.results.push({
         ruleId: ruleOf(issue).id,
         level: "error",
         message: { text: `${lineSubject(verdict)}: ${issue.pointer || "/"}: ${issue.message}` },
-        locations: [{ physicalLocation: { artifactLocation: { uri: fileUri(this.current) }, region: { startLine: lineNo } } }],
+        locations: [{ physicalLocation: { artifactLocation: { uri: fileUri(file) }, region: { startLine: lineNo } } }],
         properties: { pointer: issue.pointer, dialect: verdict.dialect ?? null, subject: verdict.subject ?? null },
       });
     }
