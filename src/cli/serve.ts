@@ -133,6 +133,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     acp: { agent: stack.acp! },
     codex: { bridge: stack.codex! },
     drainTimeoutMs: settings.drainTimeout,
+    turns: stack.core,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,
     limits: {

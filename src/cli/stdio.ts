@@ -98,6 +98,9 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
       const upstream = stack.upstream!;
       // Turns in flight are open upstream requests (Tau answers session.submit when the turn settles).
       drain.addSource("upstream requests", () => upstream.openRequests);
+      // At the deadline the turns still running are interrupted and their subscribers told so.
+      const core = stack.core!;
+      drain.atDeadline(async (budgetMs) => ({ ...(await core.endRunningTurns(budgetMs)) }));
       if (settings.socket !== undefined) socket = await listenOnSocket(stack.bridge!, settings, drain, log);
     } catch (err) {
       io.stderr(`tau-gateway stdio: ${startupMessage(err)}\n`);
