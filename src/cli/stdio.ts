@@ -54,7 +54,8 @@ ${RECORD_FILE_USAGE}
 
 While stdout is not being read, stdin is not read either. It exits 0 once stdin ends or stdout is
 gone and the work in flight is answered, or on SIGTERM/SIGINT after draining: requests arriving
-meanwhile are answered -32012, work in flight gets --drain-timeout, a second signal stops waiting.`;
+meanwhile are answered -32012, work in flight gets --drain-timeout, a second signal stops waiting;
+turns still running then are interrupted and their subscribers get turn.aborted.`;
 
 const stdioSettings = {
   ...remoteSettings("ask"),
