@@ -114,9 +114,15 @@ export class AcpAgent {
   /** The requests the agent answers (its notifications go to `notify`). */
   readonly methods: readonly string[] = Object.keys(METHODS);
 
-  /** Interrupts the turns the connection's prompts are running (their prompts are then answered `cancelled`). */
-  async interruptTurns(client: AcpClient): Promise<void> {
-    await Promise.all(this.services.links.ofClient(client).map((link) => link.cancel()));
+  /**
+   * Shutting down: interrupts the turns the connection's prompts are running, and within `budgetMs`
+   * each ends (Tau's report, else the gateway's: bridge/turn-endings.ts), so every prompt is
+   * answered `cancelled`.
+   */
+  async interruptTurns(client: AcpClient, budgetMs: number): Promise<void> {
+    const prompting = this.services.links.ofClient(client).filter((link) => link.markCancelled());
+    if (prompting.length === 0) return;
+    await this.services.core.endRunningTurns(budgetMs, prompting.map((link) => link.sessionId));
   }
 
   isMethod(method: string): boolean {

@@ -36,6 +36,9 @@ export interface SessionLinkServices {
   log?: Log;
 }
 
+/** How a turn the log reported aborted ended, when Tau's own outcome is not known (yet). */
+const ABORTED: TurnOutcome = { status: "aborted", stopReason: "aborted" };
+
 /** How long a settled turn's last events get to arrive after Tau answered `session.submit`. */
 const SETTLE_GRACE_MS = 1000;
 
@@ -43,6 +46,8 @@ const SETTLE_GRACE_MS = 1000;
 class OpenTurn {
   started = false;
   cancelRequested = false;
+  /** The session's log reported the turn aborted (Tau's report, or the gateway's when Tau did not answer an interrupt at shutdown). */
+  aborted = false;
   readonly ended: Promise<void>;
   end!: () => void;
 
@@ -124,7 +129,9 @@ export class SessionLink {
       if (first && "error" in first) throw toAcpError(first.error);
       // Tau answered first: its last deltas are normally already in, give them a moment otherwise.
       if (first) await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
-      const outcome = this.settledOutcome(turn.turnId) ?? first?.outcome ?? (await submitted.then((s) => ("outcome" in s ? s.outcome : undefined)));
+      // An abort the log reported ahead of Tau's snapshot needs no wait for Tau: the answer is `cancelled` either way.
+      const outcome =
+        this.settledOutcome(turn.turnId) ?? first?.outcome ?? (turn.aborted ? ABORTED : await submitted.then((s) => ("outcome" in s ? s.outcome : undefined)));
       if (!outcome) throw acpError("internal_error", "the turn ended without an outcome");
       const reason = stopReason(outcome);
       // A cancel that came after the turn ended but before this answer still makes it `cancelled`
@@ -145,6 +152,13 @@ export class SessionLink {
     if (!turn) return Promise.resolve();
     turn.cancelRequested = true;
     return this.interrupt();
+  }
+
+  /** The connection's prompt is to be answered `cancelled` however its turn ends (its turn is interrupted by the caller); false when none is open. */
+  markCancelled(): boolean {
+    if (!this.turn) return false;
+    this.turn.cancelRequested = true;
+    return true;
   }
 
   /**
@@ -181,7 +195,10 @@ export class SessionLink {
       case "turn.completed":
       case "turn.failed":
       case "turn.aborted":
-        if (turn && turn.turnId === event.payload.turnId) turn.end();
+        if (turn && turn.turnId === event.payload.turnId) {
+          turn.aborted = event.type === "turn.aborted";
+          turn.end();
+        }
         return;
       case "approval.required":
         return this.askPermission(event.payload.id, event.payload);

@@ -13,7 +13,7 @@ import { HostRouter } from "./hosts/host-router.js";
 import { HostedSessions } from "./hosts/hosted-sessions.js";
 import { TauHostLink } from "./hosts/tau-host-link.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS, ReverseRequesterSet, type CommandToolConfig } from "./interactions/index.js";
-
+import { endRunningTurns, type EndedTurns } from "./turn-endings.js";
 
 /** A Tau host the core serves: its stable name (store/host-key.ts) and its connections. */
 export interface TauHostUpstream {
@@ -81,8 +81,10 @@ export class BridgeCore {
   readonly reverse = new ReverseRequesterSet();
   readonly startedAt = Date.now();
   private state: "new" | "started" | "closed" = "new";
+  private readonly log: Log | undefined;
 
   constructor(options: BridgeCoreOptions) {
+    this.log = options.log;
     this.commandTools = options.commandTools ?? [];
     const { store } = options;
     const shared = store && store.kind !== "memory" ? store : undefined;
@@ -138,6 +140,15 @@ export class BridgeCore {
     } catch {
       return undefined; // gone between list and read
     }
+  }
+
+  /**
+   * Shutting down: interrupts every turn still running (in the sessions named, default all) and
+   * gives each its terminal event within `budgetMs`, Tau's or else the gateway's (turn-endings.ts).
+   */
+  endRunningTurns(budgetMs: number, sessionIds?: readonly string[]): Promise<EndedTurns> {
+    const records = sessionIds === undefined ? this.sessions.all() : this.sessions.all().filter((r) => sessionIds.includes(r.sessionId));
+    return endRunningTurns(records, this.upstream, budgetMs, this.log);
   }
 
   /** Approvals and user-input requests waiting for an answer, in every session. */

@@ -18,7 +18,8 @@ Serves the Codex app-server protocol (v2) as newline-delimited JSON on stdin/std
 that spawns "<codexPath> app-server" runs it when given the tau-gateway executable. A spawning
 client passes no flags: every option is read from its environment variable too. Logs go to
 stderr as JSON lines. Ends when stdin closes (once every request received is answered), or on
-SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered).
+SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered, and turns still running
+are interrupted, each reported with turn/completed, before the output closes).
 
   --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
                                 sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
@@ -86,6 +87,8 @@ async function appServer(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv):
       maxLineBytes: settings.maxMessageBytes,
       gate: connectionGate("codex", { maxInflight: settings.maxInflight }),
       recording,
+      // A signal interrupts the turns still running; the client hears each end (turn/completed, interrupted).
+      endTurns: (budgetMs) => stack.core!.endRunningTurns(budgetMs),
     });
   } finally {
     process.off("SIGINT", stop);

@@ -55,7 +55,8 @@ ${RECORD_USAGE}
 
 Once listening it writes "tau-gateway listening on http://HOST:PORT" to stderr; logs are JSON
 lines on stderr. SIGINT or SIGTERM drains (readiness 503, new work refused, work in flight
-gets --drain-timeout; a second signal stops waiting), closes everything (WebSocket clients that
+gets --drain-timeout; a second signal stops waiting; turns still running then are interrupted
+and every client is told how each ended, within about 1 s), closes everything (WebSocket clients that
 do not answer the close frame within what is left of the drain are cut off) and exits 0. Exit 1: the upstream cannot
 be reached (with several: none of them can) or speaks another protocol version; exit 2: a setting is invalid.`;
 
@@ -133,6 +134,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     acp: { agent: stack.acp! },
     codex: { bridge: stack.codex! },
     drainTimeoutMs: settings.drainTimeout,
+    turns: stack.core,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,
     limits: {

@@ -54,7 +54,8 @@ ${RECORD_FILE_USAGE}
 
 While stdout is not being read, stdin is not read either. It exits 0 once stdin ends or stdout is
 gone and the work in flight is answered, or on SIGTERM/SIGINT after draining: requests arriving
-meanwhile are answered -32012, work in flight gets --drain-timeout, a second signal stops waiting.`;
+meanwhile are answered -32012, work in flight gets --drain-timeout, a second signal stops waiting;
+turns still running then are interrupted and their subscribers get turn.aborted.`;
 
 const stdioSettings = {
   ...remoteSettings("ask"),
@@ -98,6 +99,9 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
       const upstream = stack.upstream!;
       // Turns in flight are open upstream requests (Tau answers session.submit when the turn settles).
       drain.addSource("upstream requests", () => upstream.openRequests);
+      // At the deadline the turns still running are interrupted and their subscribers told so.
+      const core = stack.core!;
+      drain.atDeadline(async (budgetMs) => ({ ...(await core.endRunningTurns(budgetMs)) }));
       if (settings.socket !== undefined) socket = await listenOnSocket(stack.bridge!, settings, drain, log);
     } catch (err) {
       io.stderr(`tau-gateway stdio: ${startupMessage(err)}\n`);

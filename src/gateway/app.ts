@@ -54,7 +54,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   // Before every route: request id, then Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
   app.register(requestIdHeader);
   app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins });
-  app.register(gatewayDrain, { timeoutMs: config.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS });
+  app.register(gatewayDrain, { timeoutMs: config.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS, turns: config.turns });
   app.register(gatewayCallGates, { maxInflight: limits.maxInflight });
 
   app.register(livenessRoute);

@@ -1,5 +1,6 @@
 import type { AcpAgent } from "../acp/agent.js";
 import type { AskBridge } from "../ask/ask-bridge.js";
+import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { GatewayStore } from "../store/index.js";
 import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
@@ -35,6 +36,8 @@ export interface GatewayConfig {
   limits?: Partial<GatewayLimits>;
   /** How long work in flight gets to finish once `app.drain.drain()` starts. Default DEFAULT_DRAIN_TIMEOUT_MS (drain.ts). */
   drainTimeoutMs?: number;
+  /** The bridge core the dialects share: turns still running at the drain deadline are ended through it (absent: they are left running). */
+  turns?: Pick<BridgeCore, "endRunningTurns">;
   /** Bearer tokens and their tenants, checked on every route but /healthz and /readyz; absent = no authentication and no tenants. */
   tokens?: TokenRegistry;
   /** Browser origins allowed for WebSocket upgrades and CORS (`*` = any); requests without Origin always pass. Default none. */

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
+import type { BridgeCore } from "../bridge/bridge-core.js";
 import fp from "fastify-plugin";
 import { DrainController } from "./drain.js";
 import { PLUGIN } from "./plugin-names.js";
@@ -13,6 +14,8 @@ declare module "fastify" {
 export interface DrainPluginOptions {
   /** How long work in flight gets to finish once draining starts. */
   timeoutMs: number;
+  /** Where the turns still running at the deadline are ended (interrupted, each client told in its dialect). */
+  turns?: Pick<BridgeCore, "endRunningTurns">;
 }
 
 /**
@@ -20,12 +23,14 @@ export interface DrainPluginOptions {
  * and `/rpc`) are closed with 1001 right after the upgrade; `/readyz` answers 503 (routes/health.ts)
  * and new Ask requests are refused by their gates (ask-gates.ts). The bridge connection's open
  * requests count as work in flight: they include every turn in flight (answered when it settles),
- * so subscribers still see turns end.
+ * so subscribers still see turns end. Turns still running at the deadline are interrupted, and
+ * every client attached hears how each ended, in its dialect, before its connection is closed.
  */
-const drainPlugin: FastifyPluginAsync<DrainPluginOptions> = async (app, { timeoutMs }) => {
+const drainPlugin: FastifyPluginAsync<DrainPluginOptions> = async (app, { timeoutMs, turns }) => {
   const drain = new DrainController({ timeoutMs });
   const upstream = app.upstream;
   drain.addSource("upstream requests", () => upstream.openRequests);
+  if (turns) drain.atDeadline(async (budgetMs) => ({ ...(await turns.endRunningTurns(budgetMs)) }));
   app.decorate("drain", drain);
 
   app.addHook("onReady", async () => {

@@ -1,3 +1,4 @@
+import { SHUTDOWN_TURN_ENDING } from "../bridge/turn-endings.js";
 import { GATEWAY_ERROR_CODES } from "../registry/error-codes.js";
 import { RpcError } from "../shared/rpc-error.js";
 import type { CallGate } from "../transports/jsonrpc-envelope.js";
@@ -17,6 +18,16 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 8_000;
  */
 export const MIN_CLOSE_HANDSHAKE_MS = 500;
 
+/**
+ * The most the work still running at the deadline gets to come to an end once it is stopped
+ * (`atDeadline`): the actions get `turnsMs`, the requests they end `answersMs` more to be answered.
+ */
+const { turnsMs: DEADLINE_ACTIONS_MS, answersMs: ANSWERING_MS } = SHUTDOWN_TURN_ENDING;
+export const DEADLINE_ENDING_MS = DEADLINE_ACTIONS_MS + ANSWERING_MS;
+
+/** What is done with the work still running at the deadline; resolves with counts for the log. */
+export type DeadlineAction = (budgetMs: number) => Promise<Record<string, number>>;
+
 /** How often work counted by sources (which cannot announce their changes) is looked at again. */
 const SOURCE_POLL_MS = 25;
 
@@ -27,6 +38,8 @@ export interface DrainOutcome {
   failedRequests: number;
   /** Work of the sources still open at the deadline, by source name. */
   abandoned: Record<string, number>;
+  /** What the deadline actions reported (present only when work was still running at the deadline). */
+  atDeadline?: Record<string, number>;
 }
 
 /**
@@ -47,6 +60,7 @@ export class DrainController {
   private readonly openCalls = new Set<(error: RpcError) => void>();
   private readonly sources = new Map<string, () => number>();
   private readonly startListeners = new Set<() => void>();
+  private readonly deadlineActions = new Set<DeadlineAction>();
   private wake: (() => void) | undefined;
   private draining_: Promise<DrainOutcome> | undefined;
   private forced = false;
@@ -83,6 +97,17 @@ export class DrainController {
   onDrainStart(listener: () => void): () => void {
     this.startListeners.add(listener);
     return () => this.startListeners.delete(listener);
+  }
+
+  /**
+   * Runs when work is still in flight at the deadline (or the wait was forced), before the requests
+   * still open are failed: e.g. ending the turns still running, so their clients hear how they
+   * ended and a request waiting for a turn (an ACP prompt) is answered by it. Actions get
+   * DEADLINE_ENDING_MS between them; requests they bring to an end in that time are answered normally.
+   */
+  atDeadline(action: DeadlineAction): () => void {
+    this.deadlineActions.add(action);
+    return () => this.deadlineActions.delete(action);
   }
 
   /** Ask requests in flight plus what every source counts. */
@@ -140,9 +165,36 @@ export class DrainController {
     for (const listener of [...this.startListeners]) listener();
     const deadline = Date.now() + this.options.timeoutMs;
     this.deadline = deadline;
-    while (this.inFlight > 0 && !this.forced && Date.now() < deadline) {
+    await this.waitWhile(() => this.inFlight > 0 && !this.forced, deadline);
+    const drained = this.inFlight === 0;
+    const abandoned: Record<string, number> = {};
+    for (const [name, count] of this.sources) {
+      const open = count();
+      if (open > 0) abandoned[name] = open;
+    }
+    const atDeadline = drained ? undefined : await this.runDeadlineActions();
+    const open = [...this.openCalls];
+    for (const fail of open) fail(abandonedAtDeadline(this.options.timeoutMs));
+    this.state = "stopped";
+    return { drained, failedRequests: open.length, abandoned, ...(atDeadline && { atDeadline }) };
+  }
+
+  /** The deadline actions, then (within the same budget) the requests they answered being written. */
+  private async runDeadlineActions(): Promise<Record<string, number> | undefined> {
+    if (this.deadlineActions.size === 0) return undefined;
+    const until = Date.now() + DEADLINE_ENDING_MS;
+    const reports = await Promise.all(
+      [...this.deadlineActions].map((action) => action(DEADLINE_ACTIONS_MS).catch((): Record<string, number> => ({ deadlineActionsFailed: 1 }))),
+    );
+    await this.waitWhile(() => this.openCalls.size > 0, until);
+    return Object.assign({}, ...reports) as Record<string, number>;
+  }
+
+  /** Waits until `busy` turns false (looked at on every change, and every SOURCE_POLL_MS) or `until`. */
+  private async waitWhile(busy: () => boolean, until: number): Promise<void> {
+    while (busy() && Date.now() < until) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(SOURCE_POLL_MS, Math.max(0, deadline - Date.now())));
+        const timer = setTimeout(done, Math.min(SOURCE_POLL_MS, Math.max(0, until - Date.now())));
         function done() {
           clearTimeout(timer);
           resolve();
@@ -151,16 +203,6 @@ export class DrainController {
       });
       this.wake = undefined;
     }
-    const drained = this.inFlight === 0;
-    const abandoned: Record<string, number> = {};
-    for (const [name, count] of this.sources) {
-      const open = count();
-      if (open > 0) abandoned[name] = open;
-    }
-    const open = [...this.openCalls];
-    for (const fail of open) fail(abandonedAtDeadline(this.options.timeoutMs));
-    this.state = "stopped";
-    return { drained, failedRequests: open.length, abandoned };
   }
 }
 

@@ -40,7 +40,7 @@ export interface AcpJsonRpcConnection {
   /** A message over the transport's length bound was skipped: answered -32600 with id null. */
   skipOversized(maxBytes: number): void;
   /** Interrupts the turns of this connection's prompts, which are then answered `cancelled`. */
-  interruptTurns(): Promise<void>;
+  interruptTurns(budgetMs: number): Promise<void>;
   /** The client is gone: see AcpAgent.disconnect for `graceMs` (default: the agent's). */
   close(graceMs?: number): Promise<void>;
 }
@@ -89,7 +89,7 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     peer,
     receive: (text) => connection.receive(text),
     skipOversized: (maxBytes) => connection.skipOversized(maxBytes),
-    interruptTurns: () => agent.interruptTurns(client),
+    interruptTurns: (budgetMs) => agent.interruptTurns(client, budgetMs),
     async close(graceMs?: number) {
       if (connection.closed) return;
       connection.close();

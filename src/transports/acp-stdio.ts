@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import type { AcpAgent } from "../acp/agent.js";
+import { SHUTDOWN_TURN_ENDING } from "../bridge/turn-endings.js";
 import { attachAcpJsonRpc } from "./acp-jsonrpc.js";
 import type { CallGate } from "./jsonrpc-envelope.js";
 import { NdjsonStream, type NdjsonEnd } from "./ndjson-stream.js";
@@ -22,8 +23,6 @@ export interface AcpStdioOptions {
   recording?: ConnectionRecording;
 }
 
-/** How long prompts get to be answered `cancelled` once their turns were interrupted. */
-const ANSWER_AFTER_INTERRUPT_MS = 2_000;
 
 /**
  * ACP on a pair of streams (stdin/stdout of an agent an editor spawned): one JSON-RPC message per
@@ -52,8 +51,8 @@ export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Wr
   stream.stopReading();
   await stream.whenSettled(options.drainTimeoutMs);
   if (stream.inFlight > 0) {
-    await connection.interruptTurns();
-    await stream.whenSettled(ANSWER_AFTER_INTERRUPT_MS);
+    await connection.interruptTurns(SHUTDOWN_TURN_ENDING.turnsMs);
+    await stream.whenSettled(SHUTDOWN_TURN_ENDING.answersMs);
   }
   await connection.close(0);
   await stream.close();

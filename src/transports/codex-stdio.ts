@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import type { CodexBridge } from "../codex/codex-bridge.js";
+import { SHUTDOWN_TURN_ENDING } from "../bridge/turn-endings.js";
 import { attachCodexJsonRpc, type CodexJsonRpcOptions } from "./codex-jsonrpc.js";
 import { NdjsonStream, type NdjsonEnd } from "./ndjson-stream.js";
 import { PIPE_TRANSPORT } from "./outbound-policy.js";
@@ -15,6 +16,11 @@ export interface CodexStdioOptions extends CodexJsonRpcOptions {
   stop?: AbortSignal;
   /** Records every line both ways (`--record FILE`). */
   recording?: ConnectionRecording;
+  /**
+   * When `stop` aborted: ends the turns still running (interrupted, each reported), within the
+   * budget it is given, before the output closes — so the client gets their `turn/completed`.
+   */
+  endTurns?: (budgetMs: number) => Promise<unknown>;
 }
 
 /**
@@ -22,7 +28,8 @@ export interface CodexStdioOptions extends CodexJsonRpcOptions {
  * clients spawn as `<codexPath> app-server`): one JSON message per line each way, with the bounds
  * every stdio surface has (ndjson-stream.ts: line length, no reading while stdout is backed up;
  * the in-flight limit is `options.gate`). Resolves when input ends, stdout goes away or `stop`
- * aborts, once the requests received are answered or `drainTimeoutMs` has passed.
+ * aborts, once the requests received are answered or `drainTimeoutMs` has passed; when `stop`
+ * aborted, the turns still running are ended (`endTurns`) before the output closes.
  */
 export async function serveCodexStdio(bridge: CodexBridge, input: Readable, output: Writable, options: CodexStdioOptions): Promise<NdjsonEnd | "stopped"> {
   const stream = new NdjsonStream(
@@ -39,6 +46,11 @@ export async function serveCodexStdio(bridge: CodexBridge, input: Readable, outp
     { maxLineBytes: options.maxLineBytes, recording: options.recording, onError: (error) => options.log?.("error", "Codex connection failed to handle a message", { error: String(error) }) },
   );
   const why = await Promise.race([stream.ended, untilAborted(options.stop)]);
+  if (why === "stopped" && options.endTurns) {
+    stream.stopReading();
+    await stream.whenSettled(options.drainTimeoutMs);
+    await options.endTurns(SHUTDOWN_TURN_ENDING.turnsMs);
+  }
   await stream.close(options.drainTimeoutMs);
   return why;
 }

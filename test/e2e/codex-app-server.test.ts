@@ -71,6 +71,18 @@ describe("tau-gateway app-server", () => {
     expect(await exit).toBe(0);
   });
 
+  it("on SIGTERM mid-turn: interrupts the turn and reports it with turn/completed (interrupted) before exiting 0", async () => {
+    const { child, client, exit } = spawnAppServer({ TAU_GATEWAY_DEFAULT_CWD: tempDir("app-server-cwd-"), TAU_GATEWAY_DRAIN_TIMEOUT: "300" });
+    await client.initialize();
+    const { thread } = await client.request("thread/start", {});
+    const { turn } = await client.request("turn/start", { threadId: thread.id, input: [{ type: "text", text: "/bash echo started\n/sleep 60000", text_elements: [] }] });
+    await client.waitFor((m) => m.method === "item/completed" && m.params.item.type === "commandExecution");
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+    expect(client.notifications("turn/completed")).toMatchObject([{ params: { threadId: thread.id, turn: { id: turn.id, status: "interrupted" } } }]);
+    expect(client.invalid).toEqual([]);
+  });
+
   it("writes the turn/start response on its own, and the turn's first notification one event-loop turn later", async () => {
     const cwd = tempDir("app-server-writes-");
     const stack = new BridgeStack();

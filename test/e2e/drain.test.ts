@@ -71,6 +71,34 @@ describe("DrainController", () => {
     expect(await outcome).toMatchObject({ drained: true });
   });
 
+  it("at the deadline runs its deadline actions first: a request they bring to an end is answered, not failed", async () => {
+    const drain = new DrainController({ timeoutMs: 30 });
+    let open = 1;
+    let finish!: (value: string) => void;
+    const prompt = drain.gate("session/prompt", () => new Promise<string>((resolve) => (finish = resolve)));
+    const budgets: number[] = [];
+    drain.atDeadline(async (budgetMs) => {
+      budgets.push(budgetMs);
+      open = 0;
+      finish("cancelled");
+      return { interruptedTurns: 1 };
+    });
+    drain.addSource("turns", () => open);
+    const outcome = await drain.drain();
+    expect(await prompt).toBe("cancelled");
+    expect(outcome).toEqual({ drained: false, failedRequests: 0, abandoned: { turns: 1 }, atDeadline: { interruptedTurns: 1 } });
+    expect(budgets).toHaveLength(1);
+    expect(budgets[0]).toBeGreaterThan(0);
+  });
+
+  it("runs no deadline action when everything finished in time", async () => {
+    const drain = new DrainController({ timeoutMs: 1000 });
+    let ran = false;
+    drain.atDeadline(async () => ((ran = true), {}));
+    expect(await drain.drain()).toEqual({ drained: true, failedRequests: 0, abandoned: {} });
+    expect(ran).toBe(false);
+  });
+
   it("fails requests still open at the deadline with -32012 and reports what was left", async () => {
     const drain = new DrainController({ timeoutMs: 30 });
     drain.addSource("turns", () => 1);
