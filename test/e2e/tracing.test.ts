@@ -6,6 +6,7 @@ import { Cleanups } from "../support/cleanups.js";
 import { serveCli, type ServingCli } from "../support/cli.js";
 import { CodexTestClient } from "../support/codex-client.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
+import { TauTestClient } from "../support/tau-client.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
 
 /**
@@ -108,5 +109,39 @@ describe("OpenTelemetry traces", () => {
     const load = spans.find((s) => s.name === "acp session/load")!;
     expect(load.status.code).toBe(2);
     expect(load.attributes["rpc.jsonrpc.error_code"]).toBe(failed.error.code);
+  });
+
+  it("a request relayed by /tau under the upgrade's traceparent: the client's call, and the relayed request under it", async () => {
+    const ctx = clientContext();
+    const tau = await TauTestClient.connect(`${wsUrl}/tau`, "traced", { traceparent: ctx.traceparent });
+    cleanups.push(() => tau.close());
+    expect((await tau.call<{ sessions: unknown[] }>("session.list", {})).sessions).toEqual(expect.any(Array));
+    await expect(tau.call("session.snapshot", { sessionId: "no-such-session" })).rejects.toThrow();
+
+    const spans = await traceOf(ctx.traceId, (s) => s.filter((span) => span.name === "tau session.snapshot").length === 2 && s.some((span) => span.name === "tau session.list" && span.kind === CLIENT), "the relayed requests");
+    const call = spans.find((s) => s.name === "tau session.list" && s.kind === SERVER)!;
+    expect(call.parentSpanId).toBe(ctx.spanId);
+    expect(call.attributes).toMatchObject({ "rpc.system": "tau", "rpc.method": "session.list", dialect: "tau" });
+    expect(spans.find((s) => s.name === "tau session.list" && s.kind === CLIENT)?.parentSpanId).toBe(call.spanId);
+    const failed = spans.find((s) => s.name === "tau session.snapshot" && s.kind === SERVER)!;
+    expect(failed.status.code).toBe(2);
+    expect(failed.attributes["error.type"]).toEqual(expect.any(String));
+    expect(spans.find((s) => s.name === "tau session.snapshot" && s.kind === CLIENT)?.parentSpanId).toBe(failed.spanId);
+  });
+});
+
+describe("without OTEL_* variables", () => {
+  it("serve exports nothing, also when an endpoint is set but the SDK is disabled", async () => {
+    const quiet = await startOtlpReceiver();
+    cleanups.push(() => quiet.close());
+    const served = await serveCli(["--port", "0", "--log-level", "warn"], cleanups, { OTEL_EXPORTER_OTLP_ENDPOINT: quiet.url, OTEL_SDK_DISABLED: "true", OTEL_BSP_SCHEDULE_DELAY: "50" });
+    const client = await AskTestClient.websocket(`${served.baseUrl.replace("http://", "ws://")}/rpc`, { headers: { traceparent: clientContext().traceparent } });
+    const sessionId = await openSession(client);
+    await client.request("session/send", { sessionId, content: "Hello" });
+    client.socket.terminate();
+    // A running SDK exports what it holds when serve shuts down: after the exit, nothing can come.
+    served.child.kill("SIGTERM");
+    expect((await served.exit).code).toBe(0);
+    expect(quiet.paths).toEqual([]);
   });
 });
