@@ -72,6 +72,18 @@ describe("OpenTelemetry traces", () => {
     expect(spans.find((s) => s.name === "tau session.create")?.parentSpanId).toBe(create.spanId);
   });
 
+  it("a POST /rpc request under the request's traceparent header", async () => {
+    const ctx = clientContext();
+    const response = await fetch(`${gateway.baseUrl}/rpc`, {
+      method: "POST",
+      headers: { "content-type": "application/json", traceparent: ctx.traceparent },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/list", params: {} }),
+    });
+    expect(response.status).toBe(200);
+    const spans = await traceOf(ctx.traceId, (s) => s.some((span) => span.name === "ask session/list"), "ask session/list");
+    expect(spans.find((s) => s.name === "ask session/list")).toMatchObject({ kind: SERVER, parentSpanId: ctx.spanId });
+  });
+
   it("a Codex turn/start under its request's `trace` field, which wins over the upgrade's", async () => {
     const upgrade = clientContext();
     const request = clientContext();
