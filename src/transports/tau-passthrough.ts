@@ -8,7 +8,7 @@ import { OpenRequests } from "../tau/open-requests.js";
 import type { TauSessionGate } from "./tau-tenancy.js";
 import { secondsSince, type CallObserver } from "./call-observer.js";
 import type { TraceCarrier } from "../shared/tracing.js";
-import { traceRelayedRequest, type RelayedRequestEnd } from "./relay-spans.js";
+import { traceRelayedRequest, type RelayedRequestEnd } from "./tau-relay-spans.js";
 
 /**
  * The `/tau` front door: one client WebSocket relayed to its own upstream Tau connection (Tau ties
