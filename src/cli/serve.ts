@@ -6,7 +6,9 @@ import type { GatewayConfig } from "../gateway/config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import { pinoLog } from "../gateway/log.js";
 import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
+import { gatewayVersion } from "../gateway/version.js";
 import type { Log } from "../shared/log.js";
+import { startTracing } from "../shared/tracing.js";
 import { UpstreamVersionError } from "../tau/upstream.js";
 import { RecordingFolder } from "../transports/recording/recording-folder.js";
 import { ACCESS_USAGE, accessSettings, loadTokens } from "./access-settings.js";
@@ -98,6 +100,8 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   // Components start before the HTTP app (and its logger) exists; their lines are routed to it once it does.
   const log: Log = (level, message, fields) => (running.app ? pinoLog(running.app.log)(level, message, fields) : undefined);
   try {
+    // Before anything that calls Tau, so every call is traced (when the OTEL_* variables ask for it).
+    running.stopTracing = await startTracing(env, gatewayVersion());
     await start(settings, commandTools, running, io, log, tokens);
   } catch (err) {
     await running.close();
@@ -163,10 +167,13 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
 class Running {
   readonly stack = new BridgeStack();
   app: FastifyInstance | undefined;
+  /** Exports the spans still buffered and stops tracing (a no-op when it is off). */
+  stopTracing: () => Promise<void> = async () => undefined;
 
   async close(): Promise<void> {
     await this.app?.close().catch(() => undefined);
     await this.stack.close();
+    await this.stopTracing().catch(() => undefined);
   }
 }
 

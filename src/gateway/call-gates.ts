@@ -2,7 +2,9 @@ import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import type { JsonRpcDialect } from "../transports/call-observer.js";
 import { composeCallGates, connectionGate, observingGate } from "../transports/call-gates.js";
+import { tracingGate } from "../transports/call-spans.js";
 import type { CallGate } from "../transports/jsonrpc-envelope.js";
+import type { TraceCarrier } from "../shared/tracing.js";
 import type { DrainController } from "./drain.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { PLUGIN } from "./plugin-names.js";
@@ -21,15 +23,16 @@ declare module "fastify" {
  */
 export interface CallGates {
   /**
-   * For one WebSocket or socket connection (the in-flight limit is per connection): metrics,
-   * in-flight limit, drain. The gates are the same for every JSON-RPC dialect; `dialect` labels the metrics.
+   * For one WebSocket or socket connection (the in-flight limit is per connection): tracing,
+   * metrics, in-flight limit, drain. The gates are the same for every JSON-RPC dialect; `dialect`
+   * labels the metrics and spans. `upgrade`: the trace context on the connection's upgrade request.
    */
-  connection(dialect?: JsonRpcDialect): CallGate;
+  connection(dialect?: JsonRpcDialect, upgrade?: TraceCarrier): CallGate;
   /**
-   * For `POST /rpc` bodies: metrics, drain. A body lives for one answer and its batch size is
-   * bounded, so it has no in-flight limit of its own.
+   * For one `POST /rpc` body: tracing, metrics, drain. A body lives for one answer and its batch
+   * size is bounded, so it has no in-flight limit of its own. `parent`: the request's trace context.
    */
-  readonly httpRequest: CallGate;
+  httpRequest(parent?: TraceCarrier): CallGate;
   /** For opening a `GET /rpc/events` stream: drain only (opening a stream is not a client request in the metrics). */
   readonly eventStream: CallGate;
 }
@@ -38,8 +41,8 @@ export function callGates(options: { metrics: GatewayMetrics; drain: DrainContro
   const { drain, maxInflight } = options;
   const observe = options.metrics.observeCall;
   return {
-    connection: (dialect = "ask") => connectionGate(dialect, { maxInflight, drain: drain.gate, observe }),
-    httpRequest: composeCallGates(observingGate(observe, "ask"), drain.gate),
+    connection: (dialect = "ask", upgrade) => connectionGate(dialect, { maxInflight, drain: drain.gate, observe, upgrade }),
+    httpRequest: (parent) => composeCallGates(tracingGate("ask", parent), observingGate(observe, "ask"), drain.gate),
     eventStream: drain.gate,
   };
 }

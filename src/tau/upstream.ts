@@ -1,8 +1,10 @@
 import type { ClientRequests, ClientToolDefinition, InitializeParams, InitializeResult, ReadyMessage, ResponseMessage, ServerMessage } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
+import { inSpan } from "../shared/tracing.js";
 import { TauCodec } from "./codec.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, openTauSocket, redactUrl, TauConnectError, UpstreamVersionError, type OpenTauSocket } from "./connection.js";
 import { abortError, OpenRequests } from "./open-requests.js";
+import { tauFailure, tauRequestSpan } from "./tau-span.js";
 import { TauResponseError, UpstreamUnavailableError } from "./upstream-errors.js";
 
 export { UpstreamVersionError } from "./connection.js";
@@ -284,6 +286,10 @@ export class TauUpstream {
 
   /** `timeoutMs`: give up waiting (rejecting UpstreamUnavailableError) if no answer came by then. */
   private send<R>(method: string, params: object, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<R> {
+    return inSpan(() => tauRequestSpan(method, params), () => this.sendNow<R>(method, params, options), tauFailure);
+  }
+
+  private sendNow<R>(method: string, params: object, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<R> {
     const socket = this.current?.socket;
     if (!socket || socket.readyState !== socket.OPEN) {
       return Promise.reject(new UpstreamUnavailableError(`Tau upstream is not connected (${this.reason ?? this.state})`));

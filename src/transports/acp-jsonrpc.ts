@@ -57,7 +57,7 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     unknownMethodFailure: (method) => agent.refusal(client, method),
     // A question settled elsewhere (another editor, the deadline, a cancelled turn): the editor may close its dialog.
     cancelNotice: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
-    call: (method, params, hooks) => gate(method, () => agent.call(client, method, params, hooks.cause)),
+    call: (method, params, hooks) => gate(method, () => agent.call(client, method, params, hooks.cause), hooks.notification, { params, trace: hooks.trace }),
     onNotification: (method, params) => agent.notify(client, method, params),
     // Errors are answers, not faults: the agent logs what deserves it.
     errorOf: (error) => answeredError(error, [RpcError], ACP_ERROR_CODES.internal_error),

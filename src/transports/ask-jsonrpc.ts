@@ -104,7 +104,7 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
     methods: ASK_METHOD_NAMES,
     isMethod: (method) => bridge.isMethod(method),
     // The gates see the request from its arrival (a queued request counts); its turn comes inside them.
-    call: (method, params, hooks) => gate(method, () => hooks.inOrder(() => bridge.call(peer, method, params)), hooks.notification),
+    call: (method, params, hooks) => gate(method, () => hooks.inOrder(() => bridge.call(peer, method, params)), hooks.notification, { params, trace: hooks.trace }),
     errorOf: (error) => answeredError(error, [RpcError], ASK_ERROR_CODES.internal_error),
     codes: ASK_ERROR_CODES,
     batches: { max: options.maxBatch ?? DEFAULT_MAX_BATCH },

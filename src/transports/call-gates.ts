@@ -2,6 +2,8 @@ import { GATEWAY_ERROR_CODES } from "../registry/error-codes.js";
 import { registries } from "../registry/index.js";
 import { RpcError, rpcErrors } from "../shared/rpc-error.js";
 import { secondsSince, type CallObserver, type JsonRpcDialect } from "./call-observer.js";
+import type { TraceCarrier } from "../shared/tracing.js";
+import { tracingGate } from "./call-spans.js";
 import type { CallGate } from "./jsonrpc-envelope.js";
 
 /**
@@ -22,22 +24,25 @@ export interface GateSetup {
   drain?: CallGate;
   /** Where each request's outcome is reported, when metrics are kept. */
   observe?: CallObserver;
+  /** The trace context on the request that opened the connection (a WebSocket upgrade's `traceparent`). */
+  upgrade?: TraceCarrier;
 }
 
 /**
- * The gates of one connection, outermost first: metrics, the per-connection in-flight limit,
- * drain. The drain is innermost, so the metrics (and the in-flight limit) see its refusals too.
- * Create one per connection: the in-flight limit counts that connection's calls.
+ * The gates of one connection, outermost first: tracing, metrics, the per-connection in-flight
+ * limit, drain. Tracing is outermost, so a call's span covers all of it; the drain is innermost,
+ * so the metrics (and the in-flight limit) see its refusals too. Create one per connection: the
+ * in-flight limit counts that connection's calls.
  */
 export function connectionGate(dialect: JsonRpcDialect, setup: GateSetup): CallGate {
-  return composeCallGates(setup.observe && observingGate(setup.observe, dialect), inflightLimitGate(setup.maxInflight), setup.drain);
+  return composeCallGates(tracingGate(dialect, setup.upgrade), setup.observe && observingGate(setup.observe, dialect), inflightLimitGate(setup.maxInflight), setup.drain);
 }
 
 /** Runs a call through every gate, the first one outermost. */
 export function composeCallGates(...gates: Array<CallGate | undefined>): CallGate {
   const present = gates.filter((g): g is CallGate => g !== undefined);
   return present.reduceRight<CallGate>(
-    (inner, outer) => (method, call, notification) => outer(method, () => inner(method, call, notification), notification),
+    (inner, outer) => (method, call, notification, request) => outer(method, () => inner(method, call, notification, request), notification, request),
     (_method, call) => call(),
   );
 }

@@ -54,7 +54,7 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
   const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
-    call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.cause), hooks.notification),
+    call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.cause), hooks.notification, { params, trace: hooks.trace }),
     errorOf: (error) => answeredError(error, [RpcError], CODEX_ERROR_CODES.internal_error),
     codes: CODEX_ERROR_CODES,
     batches: false,

@@ -59,6 +59,8 @@ export interface CallHooks {
   inOrder<T>(call: () => Promise<T>): Promise<T>;
   /** The call is a notification: it runs, and nothing is answered. */
   readonly notification: boolean;
+  /** The request envelope's `trace` member as sent (Codex puts a W3C trace context there), unchecked. */
+  readonly trace?: unknown;
 }
 
 export interface JsonRpcConnectionOptions {
@@ -244,10 +246,11 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
       const { code, message: text, data } = options.errorOf(failure);
       return createJSONRPCErrorResponse(id, code, text, data);
     }
-    if (!order) return server.receive(request, { ...hooks, notification: !hasId, inOrder: (call) => call() });
+    const trace = message.trace;
+    if (!order) return server.receive(request, { ...hooks, notification: !hasId, trace, inOrder: (call) => call() });
     const turn = order.enter();
     try {
-      return await server.receive(request, { ...hooks, notification: !hasId, inOrder: (call) => turn.run(call) });
+      return await server.receive(request, { ...hooks, notification: !hasId, trace, inOrder: (call) => turn.run(call) });
     } finally {
       // A call its gates refused never ran; its place must not hold up the requests after it.
       turn.release();

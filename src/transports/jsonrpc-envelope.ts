@@ -8,7 +8,14 @@ import { isObject } from "../shared/unknown-values.js";
 
 /** Wraps each call of a connection (in-flight limit, metrics, drain): runs `call`, or rejects with the error to answer instead. */
 /** Wraps one call of a connection; `notification`: the call has no id, so nothing is answered. */
-export type CallGate = (method: string, call: () => Promise<unknown>, notification?: boolean) => Promise<unknown>;
+export type CallGate = (method: string, call: () => Promise<unknown>, notification?: boolean, request?: CallRequest) => Promise<unknown>;
+
+/** What a gate may read of the request besides its method (e.g. the trace context the client sent). */
+export interface CallRequest {
+  params?: Record<string, unknown>;
+  /** The envelope's `trace` member as sent (Codex's W3C trace context), unchecked. */
+  trace?: unknown;
+}
 
 /** The gate of a connection given none: run the call. */
 export const runCall: CallGate = (_method, call) => call();

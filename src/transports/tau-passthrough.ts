@@ -7,6 +7,8 @@ import type { Log } from "../shared/log.js";
 import { OpenRequests } from "../tau/open-requests.js";
 import type { TauSessionGate } from "./tau-tenancy.js";
 import { secondsSince, type CallObserver } from "./call-observer.js";
+import type { TraceCarrier } from "../shared/tracing.js";
+import { traceRelayedRequest, type RelayedRequestEnd } from "./tau-relay-spans.js";
 
 /**
  * The `/tau` front door: one client WebSocket relayed to its own upstream Tau connection (Tau ties
@@ -34,6 +36,8 @@ export interface TauPassthroughOptions {
   maxInflight?: number;
   /** Told about every request answered: forwarded ones when their response arrives, refused ones at once. */
   observe?: CallObserver;
+  /** The trace context on the client's WebSocket upgrade: the parent of its requests' spans. */
+  trace?: TraceCarrier;
 }
 
 export interface PassthroughCounters {
@@ -75,7 +79,7 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
   const shownUrl = redactUrl(options.upstream.url);
   const connecting = new AbortController();
   /** Every request accepted and not yet answered (by the upstream, or by the tenant gate), and the in-flight limit. */
-  const openRequests = new OpenRequests<undefined>({ maxInflight: options.maxInflight });
+  const openRequests = new OpenRequests<RelayedRequestEnd | undefined>({ maxInflight: options.maxInflight });
   const observe: CallObserver = options.observe ?? (() => undefined);
   let queue: string[] | undefined = [];
   /** The upstream connection once ready; only what the relay uses of it (not its `ready`, for as long as the connection lives). */
@@ -114,6 +118,8 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
     finished = true;
     queue = undefined;
     connecting.abort();
+    // What is still open gets no answer through this relay any more: its spans end here.
+    for (const open of openRequests.settleAll()) open.context?.("closed");
     if (clientClose && (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING)) {
       client.close(clientClose.code, truncateReason(clientClose.reason));
     }
@@ -136,16 +142,16 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
       sendToClient(JSON.stringify(codec.error(parsed.id, parsed.error)));
       return;
     }
-    const { id, method } = parsed.request;
+    const { id, method, params } = parsed.request;
     // Recorded before the tenant gate sees it: a request refused here (duplicate id, in-flight
     // limit) must not leave its mark on the gate, e.g. a session.create counted but never sent.
-    const opened = openRequests.open(method, { id, context: undefined });
+    const opened = openRequests.open(method, { id, context: traceRelayedRequest(method, params, options.trace) });
     if (!opened.ok) return refuse(id, method, opened.error);
     if (!options.gate) return forward(text);
     options.gate.request(parsed.request, text, (decision) => {
       if (finished) return;
       if ("answer" in decision) {
-        openRequests.settle(id);
+        openRequests.settle(id)?.context?.(decision.answer.code);
         sendToClient(JSON.stringify(codec.error(id, decision.answer)));
       } else {
         forward(decision.forward);
@@ -185,6 +191,7 @@ export function relayTauConnection(client: WebSocket, options: TauPassthroughOpt
       const response = parsed.ok && parsed.message.type === "response" ? parsed.message : undefined;
       const outcome = !parsed.ok ? "internal_error" : response && !response.ok ? response.error.code : "ok";
       observe({ dialect: "tau", method: answered.method, outcome, seconds: secondsSince(answered.startedAt) });
+      answered.context?.(outcome);
     }
     if (!parsed.ok) {
       drop(parsed.problem, parsed.details);

@@ -96,7 +96,7 @@ describe("Ask call gates", () => {
     const call = (surface: string) => async () => void ran.push(surface);
     for (const refused of [
       gates.connection()("ping", call("websocket")),
-      gates.httpRequest("ping", call("http")),
+      gates.httpRequest()("ping", call("http")),
       gates.eventStream("session/subscribe", call("events")),
     ]) {
       expect((await failure(refused))?.code).toBe(-32012);

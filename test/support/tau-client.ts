@@ -73,10 +73,10 @@ export class TauTestClient {
     socket.on("message", (data, isBinary) => this.receive(data, isBinary));
   }
 
-  /** Opens a connection and resolves once the server's `ready` message (validated) arrived. */
-  static connect(url: string, name = `client-${++clientCounter}`): Promise<TauTestClient> {
+  /** Opens a connection (with `headers` on its upgrade request) and resolves once the server's `ready` message (validated) arrived. */
+  static connect(url: string, name = `client-${++clientCounter}`, headers?: Record<string, string>): Promise<TauTestClient> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url);
+      const socket = new WebSocket(url, { headers });
       const timer = setTimeout(() => {
         socket.terminate();
         reject(new Error(`${name}: no ready message within ${DEFAULT_WAIT_MS} ms`));

@@ -1,3 +1,4 @@
+import { carrierOfHeaders } from "../../shared/tracing.js";
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import { serveAcpWebSocket } from "../../transports/acp-websocket.js";
@@ -12,7 +13,7 @@ import { requestTenant } from "./ask-http.js";
 const acpWebSocket: FastifyPluginAsync = async (app) => {
   const { acpAgent: agent, callGates } = app;
   app.get("/acp", { websocket: true }, (socket, request) => {
-    serveAcpWebSocket(agent, socket, { tenant: requestTenant(request), gate: callGates.connection("acp") });
+    serveAcpWebSocket(agent, socket, { tenant: requestTenant(request), gate: callGates.connection("acp", carrierOfHeaders(request.headers)) });
   });
 };
 

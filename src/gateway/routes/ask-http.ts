@@ -1,3 +1,4 @@
+import { carrierOfHeaders } from "../../shared/tracing.js";
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
@@ -60,7 +61,7 @@ const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) =>
     if (typeof request.body !== "string") return reply.code(415).send(unsupportedMediaType());
     const recording = recordingOf?.(request.raw.socket);
     recording?.client(request.body);
-    const answer = await answerAskHttp(bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request), gate: callGates.httpRequest });
+    const answer = await answerAskHttp(bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request), gate: callGates.httpRequest(carrierOfHeaders(request.headers)) });
     if (answer === undefined) return reply.code(204).send();
     recording?.server(answer);
     return reply.code(200).type("application/json; charset=utf-8").send(answer);

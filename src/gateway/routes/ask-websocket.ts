@@ -1,3 +1,4 @@
+import { carrierOfHeaders } from "../../shared/tracing.js";
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import type { AskJsonRpcOptions } from "../../transports/ask-jsonrpc.js";
@@ -14,7 +15,7 @@ export interface AskWebSocketRouteOptions {
 const askWebSocket: FastifyPluginAsync<AskWebSocketRouteOptions> = async (app, options) => {
   const { askBridge: bridge, callGates } = app;
   app.get("/rpc", { websocket: true }, (socket, request) => {
-    serveAskWebSocket(bridge, socket, { ...options.jsonrpc, tenant: requestTenant(request), gate: callGates.connection() });
+    serveAskWebSocket(bridge, socket, { ...options.jsonrpc, tenant: requestTenant(request), gate: callGates.connection("ask", carrierOfHeaders(request.headers)) });
   });
 };
 

@@ -1,3 +1,4 @@
+import { carrierOfHeaders } from "../../shared/tracing.js";
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import { serveCodexWebSocket } from "../../transports/codex-websocket.js";
@@ -15,7 +16,7 @@ import { requestTenant } from "./ask-http.js";
 const codexWebSocket: FastifyPluginAsync = async (app) => {
   const { codexBridge: bridge, callGates } = app;
   app.get("/", { websocket: true }, (socket, request) => {
-    serveCodexWebSocket(bridge, socket, { tenant: requestTenant(request), gate: callGates.connection("codex"), log: pinoLog(request.log) });
+    serveCodexWebSocket(bridge, socket, { tenant: requestTenant(request), gate: callGates.connection("codex", carrierOfHeaders(request.headers)), log: pinoLog(request.log) });
   });
 };
 

@@ -1,3 +1,4 @@
+import { carrierOfHeaders } from "../../shared/tracing.js";
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import { pinoLog } from "../log.js";
@@ -28,7 +29,7 @@ const tau: FastifyPluginAsync<TauRouteOptions> = async (app, options) => {
     const log = pinoLog(request.log);
     const gate = request.tenant !== undefined ? new TauTenantGate(request.tenant, tenants, log) : undefined;
     const { tauUpstream, maxInflight } = options;
-    const relay = relayTauConnection(socket, { upstream: tauUpstream, counters, log, gate, maxInflight, observe: metrics.observeCall });
+    const relay = relayTauConnection(socket, { upstream: tauUpstream, counters, log, gate, maxInflight, observe: metrics.observeCall, trace: carrierOfHeaders(request.headers) });
     relays.add(relay);
     void relay.closed.then(() => relays.delete(relay));
   });
