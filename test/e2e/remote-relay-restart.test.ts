@@ -75,6 +75,9 @@ describe("a gateway restarted under --remote relays", () => {
         expect(await inFlight).toMatchObject({ code: -32012, message: expect.stringMatching(/^gateway unavailable, retry: the connection to the gateway at ws:\/\/127\.0\.0\.1:\d+\/acp was lost/) });
 
         // A request made while the gateway is away waits for the new link (not longer than the hold bound).
+        // "Away" as the Codex relay knows it: a request written before it saw the close was in flight
+        // on the lost link, and is rightly answered -32012 like the editor's.
+        await until(() => codexRelay.stderr().includes("the connection to the gateway was lost") || undefined, "the Codex relay to see the gateway gone");
         const whileAway = codex.request("thread/list", {});
         gateway = await startGateway();
         expect((await whileAway).data.map((t: { id: string }) => t.id)).toContain(sessionId);
