@@ -190,8 +190,8 @@ export class CodexThread {
 
   /**
    * Asks the connections that loaded the thread (those `accepts`), in the current turn; resolves
-   * with the first answer (a failed request counts as `onError`), or undefined when nobody can be
-   * asked. Every connection asked hears serverRequest/resolved once its request is settled: when it
+   * with the first answer (a failed request counts as `onError`, a connection that closed as no
+   * answer), or undefined when nobody can be asked or everybody asked left. Every connection asked hears serverRequest/resolved once its request is settled: when it
    * answers, when `signal` aborts (another answer won, the deadline passed, Tau cancelled the call;
    * after turn/completed when an interrupt of the turn cancelled it) or when the turn ends — except for an answered item/tool/call, which Codex does not follow
    * with one (the client ran the tool itself; nothing of it is left to dismiss).
@@ -228,7 +228,8 @@ export class CodexThread {
             return undefined;
           }
           settle();
-          return onError(error);
+          // A connection that went away answered nothing: the others, or the deadline, decide.
+          return peer.closed ? undefined : onError(error);
         },
       );
     });
