@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
+import { RawAcpClient } from "../support/acp-raw-client.js";
 import type { AskTestClient } from "../support/ask-client.js";
 import { eventually, openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import type { CodexTestClient } from "../support/codex-client.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { snapshotOnHost, userTexts } from "../support/tau-client.js";
 
 /**
  * One Tau session worked by clients of several dialects at once, on one real gateway in front of
@@ -122,6 +124,30 @@ describe("an approval asked of several clients", () => {
     await waitForTerminal(watcher, sessionId, turnId);
     expect(approvalsOf(watcher.eventsOf(sessionId))).toEqual([expect.objectContaining({ id: "act_1", status: "approved" })]);
     watcher.socket.terminate();
+  });
+});
+
+/** An ACP client on the gateway that loaded `sessionId`; closed after the test by the caller. */
+async function acpOn(sessionId: string): Promise<RawAcpClient> {
+  const acp = await RawAcpClient.connect(gw.acpUrl);
+  await acp.initialize();
+  const loaded = await acp.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
+  expect(loaded.error).toBeUndefined();
+  return acp;
+}
+
+describe("a session closed by one client", () => {
+  it("is refused to an ACP client that had loaded it: session/prompt answers not found, and no turn runs", async () => {
+    const ask = await gw.client();
+    const sessionId = await openSession(ask);
+    const acp = await acpOn(sessionId);
+    await ask.request("session/close", { sessionId });
+
+    const prompted = await acp.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Hello" }] });
+    expect(prompted.error).toEqual({ code: -32002, message: "Resource not found", data: { sessionId } });
+    expect(userTexts(await snapshotOnHost(gw.host!.url, sessionId))).toEqual([]);
+    await acp.close();
+    ask.socket.terminate();
   });
 });
 
