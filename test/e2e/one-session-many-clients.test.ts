@@ -151,6 +151,40 @@ describe("a session closed by one client", () => {
   });
 });
 
+describe("a turn another client started", () => {
+  it("is stopped by an ACP editor's session/cancel", async () => {
+    const ask = await gw.client();
+    const sessionId = await openSession(ask);
+    const acp = await acpOn(sessionId);
+    const { turnId } = await ask.request("session/send", { sessionId, content: "/sleep 20000\nToo late" });
+    await ask.waitForEvent(sessionId, "turn.started");
+
+    acp.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    expect(await waitForTerminal(ask, sessionId, turnId)).toMatchObject({ type: "turn.aborted" });
+    await acp.close();
+    ask.socket.terminate();
+  });
+
+  it("takes an ACP editor's prompt as steering, as Codex and Ask do; the prompt is answered when the turn that took it settles", async () => {
+    const ask = await gw.client();
+    const sessionId = await openSession(ask);
+    const acp = await acpOn(sessionId);
+    await ask.request("session/send", { sessionId, content: "/sleep 2000\nfirst" });
+    await ask.waitForEvent(sessionId, "turn.started");
+
+    const prompted = await acp.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "steer words" }] });
+    expect(prompted).toMatchObject({ result: { stopReason: "end_turn" } });
+    const streamed = acp.received
+      .filter((m) => m.method === "session/update" && m.params.update.sessionUpdate === "agent_message_chunk")
+      .map((m) => m.params.update.content.text)
+      .join("");
+    expect(streamed).toContain("You said: steer words");
+    expect(userTexts(await snapshotOnHost(gw.host!.url, sessionId))).toEqual(["/sleep 2000\nfirst", "steer words"]);
+    await acp.close();
+    ask.socket.terminate();
+  });
+});
+
 /** An Ask client that only watches `sessionId` (no reverse requests). */
 async function openSessionWatch(client: AskTestClient, sessionId: string): Promise<void> {
   await client.request("initialize", { client: { name: "watcher", version: "1" } });
