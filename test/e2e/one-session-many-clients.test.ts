@@ -185,6 +185,21 @@ describe("a turn another client started", () => {
   });
 });
 
+describe("the approval policy a Codex client is told", () => {
+  it("is the session's own: thread/resume of a session an Ask client created `auto` says `never`, one created asking says `on-request`", async () => {
+    const ask = await gw.client();
+    const auto = await openSession(ask, { create: { mode: "auto" } });
+    const { session } = await ask.request("session/create", { mode: "on_request" });
+    const codex = await gw.codexClient();
+    await codex.initialize();
+    expect((await codex.request("thread/resume", { threadId: auto })).approvalPolicy).toBe("never");
+    expect((await codex.request("thread/resume", { threadId: session.sessionId })).approvalPolicy).toBe("on-request");
+    expect(codex.invalid).toEqual([]);
+    codex.socket.terminate();
+    ask.socket.terminate();
+  });
+});
+
 /** An Ask client that only watches `sessionId` (no reverse requests). */
 async function openSessionWatch(client: AskTestClient, sessionId: string): Promise<void> {
   await client.request("initialize", { client: { name: "watcher", version: "1" } });
