@@ -24,9 +24,13 @@ export async function accessSession({ services, client }: AcpMethodContext, sess
   return record;
 }
 
-/** The connection's link to a session it created, loaded or resumed; any other session is not found. */
-export function linkedSession({ services, client }: AcpMethodContext, sessionId: string): SessionLink {
+/**
+ * The connection's link to a session it created, loaded or resumed; any other session is not found,
+ * and so is one closed since by any client of this gateway (as Codex's thread/* find it gone) —
+ * except to let go of the link (`closing`: the connection's own session/close).
+ */
+export function linkedSession({ services, client }: AcpMethodContext, sessionId: string, closing = false): SessionLink {
   const link = services.links.get(client, sessionId);
-  if (!link) throw sessionNotFound(sessionId);
+  if (!link || (!closing && services.core.sessions.isClosed(sessionId))) throw sessionNotFound(sessionId);
   return link;
 }

@@ -6,7 +6,7 @@ import { ASK_USER_TOOL, InteractionError, SUBMIT_PLAN_TOOL } from "../bridge/int
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
-import type { TauUpstream } from "../tau/upstream.js";
+import { TauResponseError, type TauUpstream } from "../tau/upstream.js";
 import type { AcpClient } from "./client-state.js";
 import { acpError, toAcpError } from "./errors.js";
 import { EventUpdates, type UpdateContext } from "./event-updates.js";
@@ -115,9 +115,15 @@ export class SessionLink {
     if (!this.client.peer.closed) this.client.peer.notify("session/update", { sessionId: this.sessionId, update }, causedBy);
   }
 
-  /** Runs one turn with `text`; resolves with how it stopped once its updates have been sent. */
+  /**
+   * Runs one turn with `text`; resolves with how it stopped once its updates have been sent. While
+   * another client's turn runs, `text` steers into it (as Codex's turn/start and Ask's session/send
+   * do) and the prompt is answered when the turn that took it settles.
+   */
   async prompt(text: string): Promise<StopReason> {
     if (this.turn) throw acpError("busy", "a prompt is already running in this session on this connection: cancel it or wait for its answer");
+    const running = this.record.hub.activeTurnId;
+    if (running) return this.steer(text, running);
     const turn = new OpenTurn(randomUUID());
     this.turn = turn;
     try {
@@ -126,7 +132,14 @@ export class SessionLink {
         (error: unknown) => ({ error }),
       );
       const first = await Promise.race([turn.ended.then(() => undefined), submitted]);
-      if (first && "error" in first) throw toAcpError(first.error);
+      if (first && "error" in first) {
+        // Lost the race with a turn another client started: steer into that one instead.
+        const other = this.record.hub.activeTurnId;
+        const lostRace = first.error instanceof TauResponseError && first.error.code === "busy" && !turn.cancelRequested && other !== undefined;
+        if (!lostRace) throw toAcpError(first.error);
+        this.turn = undefined;
+        return await this.steer(text, other);
+      }
       // Tau answered first: its last deltas are normally already in, give them a moment otherwise.
       if (first) await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
       // An abort the log reported ahead of Tau's snapshot needs no wait for Tau: the answer is `cancelled` either way.
@@ -146,11 +159,35 @@ export class SessionLink {
     }
   }
 
-  /** session/cancel: interrupts this connection's turn (also one not started yet); its prompt is answered `cancelled`. */
+  /** `text` into the running turn `turnId` (see prompt): answered with how Tau's turn that took it settled. */
+  private async steer(text: string, turnId: string): Promise<StopReason> {
+    const turn = new OpenTurn(turnId);
+    turn.started = true;
+    this.turn = turn;
+    try {
+      const { turn: outcome } = await this.services.upstream.request("session.steer", { sessionId: this.sessionId, text });
+      // Its last deltas are normally already in; give them a moment otherwise.
+      await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
+      const reason = stopReason(outcome);
+      return turn.cancelRequested ? "cancelled" : reason;
+    } catch (error) {
+      // An interrupt of the turn it steered into (from any client) drops the steering with it.
+      if (turn.cancelRequested || this.settledOutcome(turnId)?.status === "aborted") return "cancelled";
+      throw toAcpError(error);
+    } finally {
+      if (this.turn === turn) this.turn = undefined;
+    }
+  }
+
+  /**
+   * session/cancel: interrupts the session's running turn, whoever started it (as Codex's
+   * turn/interrupt and Ask's session/abort do), and this connection's turn not started yet; this
+   * connection's prompt is answered `cancelled`.
+   */
   cancel(): Promise<void> {
     const turn = this.turn;
-    if (!turn) return Promise.resolve();
-    turn.cancelRequested = true;
+    if (turn) turn.cancelRequested = true;
+    else if (!this.record.hub.running) return Promise.resolve();
     return this.interrupt();
   }
 

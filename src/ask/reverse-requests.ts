@@ -8,7 +8,9 @@ type Result<M extends keyof ServerRequests> = ServerRequests[M]["result"];
 /**
  * Reverse requests go to every subscribed connection of the session that opted in with the
  * `reverseRequests` capability; the first answer wins. An error answer or an answer that does not
- * fit the registry's result schema counts as a refusal — consent is never inferred.
+ * fit the registry's result schema counts as a refusal — consent is never inferred. A connection
+ * that closes before it answers answered nothing: the others, the interaction methods or the
+ * deadline decide.
  */
 export class PeerReverseRequester implements ReverseRequester {
   constructor(private readonly subscribers: (sessionId: string) => AskPeer[]) {}
@@ -36,7 +38,8 @@ export class PeerReverseRequester implements ReverseRequester {
         const result = await peer.request(method, params, signal);
         return schema.result(method, result, "", "server").ok ? (result as Result<M>) : refusal;
       } catch {
-        return refusal;
+        // A connection that went away answered nothing: leaving decides nothing.
+        return peer.closed ? undefined : refusal;
       }
     });
     // The first connection to answer decides; a refusal that cannot be expressed (user input)

@@ -32,6 +32,18 @@ export function approvalModeOf(policy: AskForApproval): ApprovalModeName {
 }
 
 /**
+ * The policy a thread reports for a session gated by `mode`, whichever client set it: the policy a
+ * Codex client chose while it still stands for that mode (granular and `untrusted` included),
+ * otherwise the nearest one — `never` for modes that run command tools unasked (`auto`, `never`),
+ * `on-request` for those that ask (`on_request`, `plan`).
+ */
+export function policyOf(mode: ApprovalModeName, chosen: AskForApproval): AskForApproval {
+  const asks = mode === "on_request" || mode === "plan";
+  if ((approvalModeOf(chosen) === "on_request") === asks) return chosen;
+  return asks ? DEFAULT_APPROVAL_POLICY : "never";
+}
+
+/**
  * The sandbox the thread really runs in. The gateway cannot confine Tau's tools, so a client's
  * `sandbox` is not honoured and the answer says what is true: a local environment has full
  * access, a remote machine is an external sandbox.

@@ -6,7 +6,7 @@ import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import type { TauUpstream } from "../tau/upstream.js";
-import { approvalModeOf, DEFAULT_APPROVAL_POLICY, sandboxOf } from "./approval-policy.js";
+import { approvalModeOf, DEFAULT_APPROVAL_POLICY, policyOf, sandboxOf } from "./approval-policy.js";
 import { lastActivityMs } from "../bridge/session-activity.js";
 import { preview, turnsOf, userInputOf } from "./history.js";
 import type { CodexPeer } from "./peer.js";
@@ -104,8 +104,9 @@ export class CodexThread {
     return this.translator.status;
   }
 
+  /** The session's approval mode as Codex's policy (a mode set by another client, or at creation by one of another dialect, included). */
   get approvalPolicy(): AskForApproval {
-    return this.policy;
+    return policyOf(this.record.interactions.mode, this.policy);
   }
 
   /** The policy of thread/start: the mode it stands for is the one recorded on the Tau session at its creation. */
@@ -174,7 +175,7 @@ export class CodexThread {
       model: snapshot.settings.personaId,
       modelProvider: MODEL_PROVIDER,
       cwd: snapshot.executionEnvironment.cwd,
-      approvalPolicy: this.policy,
+      approvalPolicy: this.approvalPolicy,
       approvalsReviewer: "user" as const,
       sandbox: sandboxOf(snapshot),
       reasoningEffort: snapshot.settings.reasoning ?? null,
@@ -190,8 +191,8 @@ export class CodexThread {
 
   /**
    * Asks the connections that loaded the thread (those `accepts`), in the current turn; resolves
-   * with the first answer (a failed request counts as `onError`), or undefined when nobody can be
-   * asked. Every connection asked hears serverRequest/resolved once its request is settled: when it
+   * with the first answer (a failed request counts as `onError`, a connection that closed as no
+   * answer), or undefined when nobody can be asked or everybody asked left. Every connection asked hears serverRequest/resolved once its request is settled: when it
    * answers, when `signal` aborts (another answer won, the deadline passed, Tau cancelled the call;
    * after turn/completed when an interrupt of the turn cancelled it) or when the turn ends — except for an answered item/tool/call, which Codex does not follow
    * with one (the client ran the tool itself; nothing of it is left to dismiss).
@@ -228,7 +229,8 @@ export class CodexThread {
             return undefined;
           }
           settle();
-          return onError(error);
+          // A connection that went away answered nothing: the others, or the deadline, decide.
+          return peer.closed ? undefined : onError(error);
         },
       );
     });

@@ -43,6 +43,8 @@ export interface TestGateway {
   rpcUrl: string;
   /** ws://…/ (Codex app-server) */
   codexUrl: string;
+  /** ws://…/acp (Agent Client Protocol) */
+  acpUrl: string;
   stack: BridgeStack;
   app: FastifyInstance;
   host: RunningTauHost | undefined;
@@ -118,6 +120,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         ...(socketPath ? { socket: { path: socketPath, mode: 0o600 } } : {}),
       },
       codex: { bridge: stack.codex! },
+      acp: { agent: stack.acp! },
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
     const rpcUrl = `${address.replace("http://", "ws://")}/rpc`;
@@ -125,6 +128,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     return {
       rpcUrl,
       codexUrl,
+      acpUrl: `${address.replace("http://", "ws://")}/acp`,
       stack,
       app,
       get host() {

@@ -57,6 +57,8 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
   const thread = await services.threads.open(params.threadId, peer.tenant);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
   if (policy !== undefined) await thread.setApprovalPolicy(policy);
+  // Otherwise it reports the session's mode, as it stands on every replica.
+  else await thread.record.interactions.refreshSettings();
   // The thread's live notifications, which loading it brings, follow the response.
   thread.attach(peer, ctx.cause);
   return { thread: thread.thread(params.excludeTurns !== true), ...thread.settings() };
