@@ -12,6 +12,13 @@ declare module "fastify" {
     /** The tenant it acts for (`principal.tenant`); undefined without tokens. */
     tenant: string | undefined;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route serves no data and may load without a token (the inspector's page and its
+     * scripts, which ask for one); a token presented is still checked and sets the principal.
+     */
+    tokenOptional?: boolean;
+  }
 }
 
 export interface AccessControlOptions {
@@ -66,6 +73,7 @@ export const accessControl = fp<AccessControlOptions>(
         request.tenant = principal.tenant;
         return;
       }
+      if (presented === undefined && request.routeOptions.config?.tokenOptional === true) return;
       request.log.info({ reason: presented === undefined ? "no token" : "unknown token" }, "unauthenticated request refused");
       reply.header("WWW-Authenticate", presented === undefined ? REALM : `${REALM}, error="invalid_token"`);
       return refuse(reply, 401, "unauthorized", presented === undefined ? "a bearer token is required" : "the bearer token is not valid");
