@@ -45,7 +45,8 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
   const files = readPageFiles();
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const maxBufferedBytes = options.maxBufferedBytes ?? 8 * 1024 * 1024;
-  const feeds = new Set<PassThrough>();
+  /** How to end each open feed. */
+  const feeds = new Set<() => void>();
 
   app.addHook("onRequest", async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
@@ -77,6 +78,7 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
     const lastEventId = Array.isArray(header) ? header[0] : header;
     const body = new PassThrough();
     const write = (event: string, id: number, data: unknown) => {
+      if (body.writableEnded) return;
       if (body.writableLength > maxBufferedBytes) {
         request.log.warn({ maxBufferedBytes }, "inspector feed too slow; closed (the page resumes it)");
         body.end();
@@ -92,23 +94,23 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
       write("snapshot", snapshot.seq, snapshot);
     }
     const unsubscribe = hub.subscribe(send);
-    const heartbeat = setInterval(() => body.write(": keepalive\n\n"), heartbeatMs);
-    feeds.add(body);
+    const heartbeat = setInterval(() => body.writableEnded || body.write(": keepalive\n\n"), heartbeatMs);
     const stop = () => {
       unsubscribe();
       clearInterval(heartbeat);
-      feeds.delete(body);
+      feeds.delete(stop);
       if (!body.writableEnded) body.end();
     };
+    feeds.add(stop);
     body.once("close", stop);
     body.once("finish", stop);
     reply.raw.once("close", stop);
-    return reply.code(200).headers({ "content-type": "text/event-stream; charset=utf-8", "x-accel-buffering": "no" }).send(body);
+    return reply.code(200).headers({ "content-type": "text/event-stream; charset=utf-8", "x-accel-buffering": "no", connection: "close" }).send(body);
   });
 
   // Feeds never end by themselves; the server cannot close while they last.
   app.addHook("preClose", async () => {
-    for (const feed of feeds) feed.end();
+    for (const stop of [...feeds]) stop();
   });
 };
 
