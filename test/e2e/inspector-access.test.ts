@@ -80,9 +80,14 @@ describe("the inspector without tokens", () => {
     }
     expect((await gw.app.inject({ url: "/inspector", headers: { host: "inspector.example" }, remoteAddress: "127.0.0.1" })).statusCode).toBe(200);
     expect((await gw.app.inject({ url: "/inspector", headers: { host: "[::1]:8080" }, remoteAddress: "::1" })).statusCode).toBe(200);
-    // The gateway's own Origin allowlist refuses other pages before the inspector is asked.
-    const foreign = await gw.app.inject({ url: "/inspector/api/connections", headers: { host: LOCAL.host, origin: "http://evil.example" }, remoteAddress: "127.0.0.1" });
-    expect(foreign.statusCode).toBe(403);
+    // Only the page's own origin: never another page, not even a loopback one on another port.
+    for (const origin of ["http://evil.example", "http://127.0.0.1:9999", "null"]) {
+      const foreign = await gw.app.inject({ url: "/inspector/api/connections", headers: { host: LOCAL.host, origin }, remoteAddress: "127.0.0.1" });
+      expect(foreign.statusCode, origin).toBe(403);
+      expect(foreign.json()).toMatchObject({ error: "forbidden_origin" });
+    }
+    const own = await gw.app.inject({ url: "/inspector/static/app.js", headers: { host: LOCAL.host, origin: `http://${LOCAL.host}` }, remoteAddress: "127.0.0.1" });
+    expect(own.statusCode).toBe(200);
   });
 });
 

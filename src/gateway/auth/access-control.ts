@@ -18,6 +18,11 @@ declare module "fastify" {
      * scripts, which ask for one); a token presented is still checked and sets the principal.
      */
     tokenOptional?: boolean;
+    /**
+     * The route checks the Origin itself, instead of against --allowed-origins: the inspector lets
+     * only its own page in (a browser sends Origin on its module scripts, even from the same origin).
+     */
+    checksOwnOrigin?: boolean;
   }
 }
 
@@ -47,7 +52,7 @@ export const accessControl = fp<AccessControlOptions>(
     app.decorateRequest("tenant", undefined);
 
     app.addHook("onRequest", async (request, reply) => {
-      if (originAllowed(allowlist, request.headers.origin)) return;
+      if (originAllowed(allowlist, request.headers.origin) || request.routeOptions.config?.checksOwnOrigin === true) return;
       request.log.info({ origin: request.headers.origin }, "request from a disallowed Origin refused");
       return refuse(reply, 403, "forbidden", "this Origin is not allowed (see --allowed-origins)");
     });

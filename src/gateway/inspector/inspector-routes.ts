@@ -53,7 +53,8 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
     return refuseInspector(access, request, reply, request.routeOptions.config?.tokenOptional !== true);
   });
 
-  const page = { config: { tokenOptional: true } };
+  const page = { config: { tokenOptional: true, checksOwnOrigin: true } };
+  const data = { config: { checksOwnOrigin: true } };
   const sendFile = (reply: FastifyReply, name: string) => {
     const file = files.get(name);
     if (!file) return reply.code(404).send({ error: "not_found", message: `the inspector has no file ${JSON.stringify(name)}` });
@@ -62,9 +63,9 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
   app.get("/inspector", page, async (_request, reply) => sendFile(reply, "index.html"));
   app.get<{ Params: { file: string } }>("/inspector/static/:file", page, async (request, reply) => sendFile(reply, request.params.file === "index.html" ? "" : request.params.file));
 
-  app.get("/inspector/api/connections", async () => ({ connections: hub.snapshot().connections }));
+  app.get("/inspector/api/connections", data, async () => ({ connections: hub.snapshot().connections }));
 
-  app.get<{ Params: { id: string } }>("/inspector/api/connections/:id/transcript", async (request, reply) => {
+  app.get<{ Params: { id: string } }>("/inspector/api/connections/:id/transcript", data, async (request, reply) => {
     const trace = hub.trace(request.params.id);
     if (!trace) return reply.code(404).send({ error: "not_found", message: `no connection ${JSON.stringify(request.params.id)} is kept (closed connections go after a while)` });
     return reply
@@ -73,7 +74,7 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
       .send(trace.transcript());
   });
 
-  app.get("/inspector/feed", async (request, reply) => {
+  app.get("/inspector/feed", data, async (request, reply) => {
     const header = request.headers["last-event-id"];
     const lastEventId = Array.isArray(header) ? header[0] : header;
     const body = new PassThrough();
