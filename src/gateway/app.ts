@@ -70,8 +70,8 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   const ask = config.ask;
   if (ask) {
     app.register(askWebSocketRoute, { jsonrpc: ask.jsonrpc });
-    app.register(askHttpRoute, { jsonrpc: ask.jsonrpc, bodyLimit: maxMessageBytes, recording: config.recording });
-    app.register(askEventsRoute, { heartbeatMs: ask.sseHeartbeatMs, maxBufferedBytes: limits.maxBufferedBytes, recording: config.recording });
+    app.register(askHttpRoute, { jsonrpc: ask.jsonrpc, bodyLimit: maxMessageBytes, recording: frameTap });
+    app.register(askEventsRoute, { heartbeatMs: ask.sseHeartbeatMs, maxBufferedBytes: limits.maxBufferedBytes, recording: frameTap });
     if (ask.socket) {
       const tenant = config.tokens ? DEFAULT_TENANT : undefined;
       app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes, recording: frameTap });

@@ -91,6 +91,19 @@ describe("the inspector feed", () => {
     expect(verdicts.filter((v) => !v.ok)).toHaveLength(1);
   });
 
+  it("shows Ask over plain HTTP as one connection per HTTP connection", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway());
+    const post = (body: unknown) => fetch(`${gw.baseUrl}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await post({ jsonrpc: "2.0", id: 1, method: "session/list", params: {} })).status).toBe(200);
+    const http = gw.hub.snapshot().connections.filter((c) => c.transport === "http POST /rpc");
+    expect(http).toHaveLength(1);
+    const frames = gw.hub.trace(http[0]!.id)!.frames();
+    expect(frames.map((f) => [f.direction, f.kind, f.verdict.status])).toEqual([
+      ["client", "request", "valid"],
+      ["server", "response", "valid"],
+    ]);
+  });
+
   it("resumes from Last-Event-ID with only the events it missed", async () => {
     const gw = await cleanups.stopAfterTest(startInspectorGateway());
     const first = await watch(`${gw.baseUrl}/inspector/feed`);

@@ -1,4 +1,4 @@
-import type { ConnectionRecording } from "../../transports/recording/recording-folder.js";
+import { onFirstMessage, type ConnectionRecording } from "../../transports/recording/connection-recording.js";
 import type { FrameTap, TappedPeer } from "../../transports/recording/frame-tap.js";
 import type { RecordedDialect } from "../../transports/recording/transcript-lines.js";
 import { ConnectionTrace, type ConnectionInfo, type ConnectionLimits, type InspectedFrame } from "./connection-trace.js";
@@ -72,6 +72,10 @@ export class InspectorHub implements FrameTap {
         while (this.closedIds.length > this.limits.maxClosedConnections) this.traces.delete(this.closedIds.shift()!);
       },
     };
+  }
+
+  connectionOnFirstMessage(dialect: RecordedDialect, transport: string, peer: TappedPeer = {}): ConnectionRecording {
+    return onFirstMessage(() => this.connection(dialect, transport, peer));
   }
 
   async close(): Promise<void> {

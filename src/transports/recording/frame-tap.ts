@@ -1,4 +1,4 @@
-import type { ConnectionRecording } from "./recording-folder.js";
+import type { ConnectionRecording } from "./connection-recording.js";
 import type { RecordedDialect } from "./transcript-lines.js";
 
 /**
@@ -17,6 +17,8 @@ export interface TappedPeer {
  */
 export interface FrameTap {
   connection(dialect: RecordedDialect, transport: string, peer?: TappedPeer): ConnectionRecording;
+  /** The same, opened at its first message: an HTTP connection or event stream that carries none leaves no trace. */
+  connectionOnFirstMessage(dialect: RecordedDialect, transport: string, peer?: TappedPeer): ConnectionRecording;
   /** Ends what is still open; resolves once it is. */
   close(): Promise<void>;
 }
@@ -26,16 +28,18 @@ export function teeTaps(...taps: (FrameTap | undefined)[]): FrameTap | undefined
   const present = taps.filter((tap): tap is FrameTap => tap !== undefined);
   if (present.length <= 1) return present[0];
   return {
-    connection(dialect, transport, peer) {
-      const recordings = present.map((tap) => tap.connection(dialect, transport, peer));
-      return {
-        client: (text) => recordings.forEach((r) => r.client(text)),
-        server: (data) => recordings.forEach((r) => r.server(data)),
-        close: () => recordings.forEach((r) => r.close()),
-      };
-    },
+    connection: (dialect, transport, peer) => tee(present.map((tap) => tap.connection(dialect, transport, peer))),
+    connectionOnFirstMessage: (dialect, transport, peer) => tee(present.map((tap) => tap.connectionOnFirstMessage(dialect, transport, peer))),
     close: async () => {
       await Promise.all(present.map((tap) => tap.close()));
     },
+  };
+}
+
+function tee(recordings: ConnectionRecording[]): ConnectionRecording {
+  return {
+    client: (text) => recordings.forEach((r) => r.client(text)),
+    server: (data) => recordings.forEach((r) => r.server(data)),
+    close: () => recordings.forEach((r) => r.close()),
   };
 }
