@@ -3,8 +3,8 @@
 # Two stages: `build` compiles the TypeScript and bundles the command line (dist/tau-gateway.mjs) with
 # the dev dependencies; the runtime stage gets only what runs: the production dependencies, the
 # bundle and its chunks, the validators' code caches (dist/validator-cache/), the committed schema/
-# (served by /schema and used by the validators) and generated/validators/ (their precompiled fast
-# checks). Not the compiled library (dist/src, dist/generated) nor the source maps, which embed
+# (served by /schema and used by the validators), generated/validators/ (their precompiled fast
+# checks) and inspector/ (the page `serve --inspector` serves, static files used as they are). Not the compiled library (dist/src, dist/generated) nor the source maps, which embed
 # every source file.
 # test/e2e/docker-runtime.test.ts reproduces the runtime stage from this file;
 # test/container/ builds and runs the real image where a Docker engine can start.
@@ -45,6 +45,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /app/dist ./dist
 COPY schema ./schema
 COPY generated/validators ./generated/validators
+COPY inspector ./inspector
 # New sessions work in /workspace (mount a volume there, owned by uid 1000); the gateway's own files
 # stay read-only, and nothing else is written, so the container runs with --read-only.
 RUN mkdir -p /workspace && chown node:node /workspace

@@ -11,6 +11,8 @@ import type { Log } from "../shared/log.js";
 import { startTracing } from "../shared/tracing.js";
 import { UpstreamVersionError } from "../tau/upstream.js";
 import { RecordingFolder } from "../transports/recording/recording-folder.js";
+import { InspectorHub } from "../gateway/inspector/inspector-hub.js";
+import { INSPECTOR_USAGE, inspectorSettings } from "./inspector-settings.js";
 import { ACCESS_USAGE, accessSettings, loadTokens } from "./access-settings.js";
 import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools } from "./command-setup.js";
@@ -54,6 +56,7 @@ ${LIMIT_USAGE}
   --socket-mode MODE            file mode of the socket, its only access control: socket clients
                                 present no token and act for tenant "default" (default 0600) ${envName("socket-mode")}
 ${RECORD_USAGE}
+${INSPECTOR_USAGE}
 
 Once listening it writes "tau-gateway listening on http://HOST:PORT" to stderr; logs are JSON
 lines on stderr. SIGINT or SIGTERM drains (readiness 503, new work refused, work in flight
@@ -76,6 +79,7 @@ const serveSettings = {
   ...socketSettings,
   record: { flag: "record", parse: nonEmpty, alsoEnv: "TAU_GATEWAY_RECORD_DIR" },
   ...recordSettings,
+  ...inspectorSettings,
 };
 
 export type ServeSettings = SettingValues<typeof serveSettings>;
@@ -155,6 +159,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     allowedOrigins: settings.allowedOrigins,
     trustProxy: settings.trustProxy,
     recording,
+    inspector: settings.inspector ? { hub: new InspectorHub(), listenHost: settings.host, hosts: settings.inspectorHosts } : undefined,
   };
   running.app = buildGateway(config);
   const address = await running.app.listen({ host: settings.host, port: settings.port });

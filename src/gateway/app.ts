@@ -22,6 +22,9 @@ import { livenessRoute, readinessRoute } from "./routes/health.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { schemaRoutes } from "./routes/schema.js";
 import { tauRoute } from "./routes/tau.js";
+import { allowedHostNames } from "./inspector/access-guard.js";
+import { inspectorRoutes } from "./inspector/inspector-routes.js";
+import { teeTaps } from "../transports/recording/frame-tap.js";
 import { gatewayServices } from "./services.js";
 
 /**
@@ -44,13 +47,15 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
     schemaController: { compilersFactory: lazySchemaCompilers },
   });
   const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  // Every client frame, to the recording folder (`--record`) and the inspector (`--inspector`) alike.
+  const frameTap = teeTaps(config.recording, config.inspector?.hub);
 
   app.register(gatewayServices, { upstream: config.upstream, store: config.store, askBridge: config.ask?.bridge, codexBridge: config.codex?.bridge, acpAgent: config.acp?.agent });
   app.register(gatewayMetrics);
   app.register(networkLimits, { limits, trustProxy: config.trustProxy ?? false });
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check. At close
   // the WebSocket close handshake gets what is left of the drain (`app.drain` exists by then).
-  app.register(clientSockets, { limits, maxMessageBytes, closeHandshakeMs: () => app.drain.closeHandshakeBudgetMs(), recording: config.recording });
+  app.register(clientSockets, { limits, maxMessageBytes, closeHandshakeMs: () => app.drain.closeHandshakeBudgetMs(), recording: frameTap });
   // Before every route: request id, then Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
   app.register(requestIdHeader);
   app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins });
@@ -65,14 +70,23 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   const ask = config.ask;
   if (ask) {
     app.register(askWebSocketRoute, { jsonrpc: ask.jsonrpc });
-    app.register(askHttpRoute, { jsonrpc: ask.jsonrpc, bodyLimit: maxMessageBytes, recording: config.recording });
-    app.register(askEventsRoute, { heartbeatMs: ask.sseHeartbeatMs, maxBufferedBytes: limits.maxBufferedBytes, recording: config.recording });
+    app.register(askHttpRoute, { jsonrpc: ask.jsonrpc, bodyLimit: maxMessageBytes, recording: frameTap });
+    app.register(askEventsRoute, { heartbeatMs: ask.sseHeartbeatMs, maxBufferedBytes: limits.maxBufferedBytes, recording: frameTap });
     if (ask.socket) {
       const tenant = config.tokens ? DEFAULT_TENANT : undefined;
-      app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes, recording: config.recording });
+      app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes, recording: frameTap });
     }
   }
   if (config.codex) app.register(codexWebSocketRoute);
   if (config.acp) app.register(acpWebSocketRoute);
+  const inspector = config.inspector;
+  if (inspector) {
+    app.register(inspectorRoutes, {
+      hub: inspector.hub,
+      access: { authenticated: config.tokens !== undefined, hosts: allowedHostNames(inspector.listenHost, inspector.hosts) },
+      heartbeatMs: ask?.sseHeartbeatMs,
+      maxBufferedBytes: limits.maxBufferedBytes,
+    });
+  }
   return app;
 }

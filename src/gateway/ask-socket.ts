@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import { serveAskNdjson } from "../transports/ask-ndjson.js";
 import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
-import type { RecordingFolder } from "../transports/recording/recording-folder.js";
+import type { FrameTap } from "../transports/recording/frame-tap.js";
 import { UnixSocketListener } from "../transports/unix-socket-listener.js";
 import type { GatewayLimits } from "./limits.js";
 import { PLUGIN } from "./plugin-names.js";
@@ -21,8 +21,8 @@ export interface AskSocketOptions {
   limits: Pick<GatewayLimits, "maxConnections" | "maxBufferedBytes">;
   /** Longest line a client may send. */
   maxMessageBytes: number;
-  /** Where each client's messages are recorded (`serve --record`). */
-  recording?: RecordingFolder;
+  /** Where each client's messages are recorded (`serve --record`) and inspected (`--inspector`). */
+  recording?: FrameTap;
 }
 
 /**
@@ -48,7 +48,7 @@ const askSocket: FastifyPluginAsync<AskSocketOptions> = async (app, options) => 
       },
       serve: (socket) => {
         metrics.connectionOpened(SOCKET_ROUTE, (closed) => socket.once("close", closed));
-        const recording = options.recording?.connection("ask", "unix socket");
+        const recording = options.recording?.connection("ask", "unix socket", { tenant: options.tenant });
         if (recording) socket.once("close", () => recording.close());
         return serveAskNdjson(bridge, socket, socket, {
           recording,

@@ -6,7 +6,7 @@ import WebSocket from "ws";
 import { clientFaultKind, describeFault, faultCloseCode } from "./client-faults.js";
 import { ConnectionCap, connectionLimitMessage } from "./connection-cap.js";
 import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
-import type { RecordingFolder } from "../transports/recording/recording-folder.js";
+import type { FrameTap, TappedPeer } from "../transports/recording/frame-tap.js";
 import { gatewayWebSocketClass, setRecording, setSendBufferBound, setTransport } from "./gateway-websocket.js";
 import { startKeepalive } from "./keepalive.js";
 import type { GatewayLimits } from "./limits.js";
@@ -19,8 +19,8 @@ export interface ClientSocketsOptions {
   maxMessageBytes: number;
   /** At close: how long clients get to answer the close frame before they are cut off (asked when closing starts). */
   closeHandshakeMs: () => number;
-  /** Where every client WebSocket's messages are recorded (`serve --record`). */
-  recording?: RecordingFolder;
+  /** Where every client WebSocket's messages are recorded (`serve --record`) and inspected (`--inspector`). */
+  recording?: FrameTap;
 }
 
 /** The dialect each WebSocket route speaks, for recordings. */
@@ -73,6 +73,14 @@ const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, 
     else release();
   });
 
+  // Who each upgrade authenticated as, for the tap: known once the front door's hooks ran, before the upgrade.
+  const peers = new WeakMap<object, TappedPeer>();
+  if (recording) {
+    app.addHook("preHandler", async (request) => {
+      if (isWebSocketUpgrade(request)) peers.set(request.raw, { tenant: request.tenant, tokenId: request.principal?.tokenId, remoteAddress: request.ip });
+    });
+  }
+
   let stopKeepalive: (() => void) | undefined;
   app.addHook("onReady", async () => {
     const server = app.websocketServer;
@@ -91,7 +99,7 @@ const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, 
       // The upgrade request's socket is the one `ws` writes to (an injected test request has none).
       setTransport(socket, request.socket as Duplex | undefined);
       const dialect = ROUTE_DIALECTS[route];
-      if (recording && dialect) setRecording(socket, recording.connection(dialect, `websocket ${route}`));
+      if (recording && dialect) setRecording(socket, recording.connection(dialect, `websocket ${route}`, peers.get(request)));
     });
     if (limits.keepaliveMs > 0) {
       stopKeepalive = startKeepalive(server, limits.keepaliveMs, (socket) => {

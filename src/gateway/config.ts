@@ -9,6 +9,7 @@ import type { TokenRegistry } from "./auth/tokens.js";
 import type { GatewayLimits } from "./limits.js";
 import type { GatewayUpstream } from "./services.js";
 import type { RecordingFolder } from "../transports/recording/recording-folder.js";
+import type { InspectorHub } from "./inspector/inspector-hub.js";
 
 /**
  * Everything `buildGateway` needs: the services it fronts, already built and started (their owner
@@ -46,6 +47,17 @@ export interface GatewayConfig {
   trustProxy?: boolean | string[];
   /** Records every client WebSocket's messages here (`serve --record`); absent: nothing is recorded. */
   recording?: RecordingFolder;
+  /** The live inspector (`serve --inspector`): fed every client frame, served at /inspector; absent: no such routes. */
+  inspector?: InspectorConfig;
+}
+
+export interface InspectorConfig {
+  /** Where the frames go (built by the caller, which may read it too). */
+  hub: InspectorHub;
+  /** The address the gateway listens on: the Host header may name it (wildcards excepted). */
+  listenHost: string;
+  /** Other host names the Host header may carry (the name a proxy or an SSH tunnel uses). */
+  hosts?: readonly string[];
 }
 
 export interface AskSurfaceConfig {

@@ -1,5 +1,6 @@
 import type { Socket } from "node:net";
-import type { ConnectionRecording, RecordingFolder } from "../transports/recording/recording-folder.js";
+import type { FrameTap } from "../transports/recording/frame-tap.js";
+import type { ConnectionRecording } from "../transports/recording/recording-folder.js";
 import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
 
 /**
@@ -9,7 +10,7 @@ import type { RecordedDialect } from "../transports/recording/transcript-lines.j
  * answer following its request) what `tau-gateway validate` correlates. A connection that never
  * carries a recorded message leaves no file; its recording ends when the connection closes.
  */
-export function httpConnectionRecordings(folder: RecordingFolder, dialect: RecordedDialect, transport: string): (socket: Socket) => ConnectionRecording {
+export function httpConnectionRecordings(folder: FrameTap, dialect: RecordedDialect, transport: string): (socket: Socket) => ConnectionRecording {
   const recordings = new WeakMap<Socket, ConnectionRecording>();
   return (socket) => {
     let recording = recordings.get(socket);

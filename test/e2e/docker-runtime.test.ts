@@ -210,7 +210,7 @@ describe("Dockerfile runtime stage", () => {
     mkdirSync(home, { recursive: true });
     const imageEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home };
     for (const [name, value] of Object.entries(env)) imageEnv[name] = value.startsWith("/") ? inRoot(value) : value;
-    Object.assign(imageEnv, { TAU_GATEWAY_PORT: String(port), TAU_GATEWAY_TOKEN: token });
+    Object.assign(imageEnv, { TAU_GATEWAY_PORT: String(port), TAU_GATEWAY_TOKEN: token, TAU_GATEWAY_INSPECTOR: "true" });
 
     // tini's part (signals, reaping) needs the real image; here node runs the rest of the ENTRYPOINT.
     const program = [inRoot(posix.resolve(workdir, script)), ...entrypoint.slice(4), ...cmd];
@@ -244,6 +244,13 @@ describe("Dockerfile runtime stage", () => {
     });
     expect(created.status).toBe(200);
     expect(await created.json()).toMatchObject({ id: 1, result: { session: { sessionId: expect.any(String) } } });
+
+    // The inspector's page ships with the image (its data needs an operator's token, which a single token is not).
+    const page = await fetch(`http://127.0.0.1:${port}/inspector`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("/inspector/static/app.js");
+    expect((await fetch(`http://127.0.0.1:${port}/inspector/static/app.js`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/inspector/api/connections`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403);
 
     child.kill("SIGTERM");
     expect(await exit).toEqual({ code: 0, signal: null });

@@ -12,6 +12,18 @@ declare module "fastify" {
     /** The tenant it acts for (`principal.tenant`); undefined without tokens. */
     tenant: string | undefined;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route serves no data and may load without a token (the inspector's page and its
+     * scripts, which ask for one); a token presented is still checked and sets the principal.
+     */
+    tokenOptional?: boolean;
+    /**
+     * The route checks the Origin itself, instead of against --allowed-origins: the inspector lets
+     * only its own page in (a browser sends Origin on its module scripts, even from the same origin).
+     */
+    checksOwnOrigin?: boolean;
+  }
 }
 
 export interface AccessControlOptions {
@@ -40,7 +52,7 @@ export const accessControl = fp<AccessControlOptions>(
     app.decorateRequest("tenant", undefined);
 
     app.addHook("onRequest", async (request, reply) => {
-      if (originAllowed(allowlist, request.headers.origin)) return;
+      if (originAllowed(allowlist, request.headers.origin) || request.routeOptions.config?.checksOwnOrigin === true) return;
       request.log.info({ origin: request.headers.origin }, "request from a disallowed Origin refused");
       return refuse(reply, 403, "forbidden", "this Origin is not allowed (see --allowed-origins)");
     });
@@ -66,6 +78,7 @@ export const accessControl = fp<AccessControlOptions>(
         request.tenant = principal.tenant;
         return;
       }
+      if (presented === undefined && request.routeOptions.config?.tokenOptional === true) return;
       request.log.info({ reason: presented === undefined ? "no token" : "unknown token" }, "unauthenticated request refused");
       reply.header("WWW-Authenticate", presented === undefined ? REALM : `${REALM}, error="invalid_token"`);
       return refuse(reply, 401, "unauthorized", presented === undefined ? "a bearer token is required" : "the bearer token is not valid");

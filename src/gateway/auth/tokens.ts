@@ -7,8 +7,9 @@ import { explain, formatIssue } from "../../validation/issues.js";
 
 /**
  * The gateway's own credentials: bearer tokens, each naming the tenant it acts for. Tokens come
- * from a file (`--tokens-file`, a JSON list of `{id, token | sha256, tenant, workspaceRoots?}`;
- * a tenant's `workspaceRoots` confine its sessions' working directories) or as one token
+ * from a file (`--tokens-file`, a JSON list of `{id, token | sha256, tenant, workspaceRoots?, operator?}`;
+ * a tenant's `workspaceRoots` confine its sessions' working directories; `operator` lets a token
+ * open the inspector, which shows every tenant's traffic) or as one token
  * (`--token` / `TAU_GATEWAY_TOKEN`, tenant "default"). Only SHA-256 digests are kept, and every
  * check compares digests in constant time, so neither the token text nor how much of it matched
  * can leak through memory dumps or response timing.
@@ -18,6 +19,8 @@ import { explain, formatIssue } from "../../validation/issues.js";
 export interface Principal {
   readonly tokenId: string;
   readonly tenant: string;
+  /** Marked `"operator": true` in the tokens file: may open the inspector (`serve --inspector`). */
+  readonly operator?: boolean;
 }
 
 /** The tenant of the single `--token`. */
@@ -79,7 +82,7 @@ export class TokenRegistry {
       else if (JSON.stringify(earlier.roots) !== JSON.stringify(entryRoots)) {
         problems.push(`${at}: workspaceRoots differ from those of entry ${earlier.index}, of the same tenant ${JSON.stringify(entry.tenant)}`);
       }
-      entries.push({ tokenId: entry.id, tenant: entry.tenant, digest });
+      entries.push({ tokenId: entry.id, tenant: entry.tenant, digest, ...(entry.operator === true ? { operator: true } : {}) });
     });
     if (problems.length > 0) throw configFileError(source, problems);
     const byTenant = new Map([...roots].flatMap(([tenant, r]) => (r.roots ? [[tenant, r.roots] as const] : [])));
@@ -105,7 +108,7 @@ export class TokenRegistry {
     for (const entry of this.entries) {
       if (timingSafeEqual(entry.digest, digest)) match = entry;
     }
-    return match && { tokenId: match.tokenId, tenant: match.tenant };
+    return match && { tokenId: match.tokenId, tenant: match.tenant, ...(match.operator ? { operator: true } : {}) };
   }
 }
 
@@ -124,6 +127,7 @@ interface TokenFileEntry {
   sha256?: string;
   tenant: string;
   workspaceRoots?: string[];
+  operator?: boolean;
 }
 
 const NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]+$" } as const;
@@ -141,6 +145,7 @@ const TOKENS_FILE_SCHEMA = {
       token: { type: "string", minLength: 1, pattern: "^[^\\s\\u0000-\\u001f\\u007f]+$" },
       sha256: { type: "string", pattern: "^[0-9a-fA-F]{64}$" },
       workspaceRoots: { type: "array", minItems: 1, uniqueItems: true, items: { type: "string", pattern: "^/" } },
+      operator: { type: "boolean" },
     },
   },
 } as const;

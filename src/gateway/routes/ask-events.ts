@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { RpcError } from "../../shared/rpc-error.js";
 import fp from "fastify-plugin";
 import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
-import type { RecordingFolder } from "../../transports/recording/recording-folder.js";
+import type { FrameTap } from "../../transports/recording/frame-tap.js";
 import { openAskSseStream, SSE_HEADERS, type AskSseStream } from "../../transports/ask-sse.js";
 import { PLUGIN } from "../plugin-names.js";
 import { requestTenant } from "./ask-http.js";
@@ -15,7 +15,7 @@ export interface AskEventsRouteOptions {
   heartbeatMs?: number;
   maxBufferedBytes?: number;
   /** `serve --record`: each stream's events, one file per stream. */
-  recording?: RecordingFolder;
+  recording?: FrameTap;
 }
 
 /**

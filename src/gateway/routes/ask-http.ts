@@ -4,7 +4,7 @@ import fp from "fastify-plugin";
 import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
 import { answerAskHttp } from "../../transports/ask-http.js";
 import type { AskJsonRpcOptions } from "../../transports/ask-jsonrpc.js";
-import type { RecordingFolder } from "../../transports/recording/recording-folder.js";
+import type { FrameTap } from "../../transports/recording/frame-tap.js";
 import { httpConnectionRecordings } from "../http-connection-recordings.js";
 import { nonUtf8Charset } from "../json-charset.js";
 import { PLUGIN } from "../plugin-names.js";
@@ -15,7 +15,7 @@ export interface AskHttpRouteOptions {
   /** Largest request body, in bytes (413 beyond it). */
   bodyLimit: number;
   /** `serve --record`: each HTTP connection's bodies and answers, one file per connection. */
-  recording?: RecordingFolder;
+  recording?: FrameTap;
 }
 
 /** The tenant the authentication hooks put on the request (none when the gateway runs without tokens). */

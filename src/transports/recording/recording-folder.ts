@@ -2,6 +2,7 @@ import { createWriteStream, readdirSync, statSync, type WriteStream } from "node
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Log } from "../../shared/log.js";
+import { onFirstMessage, type ConnectionRecording } from "./connection-recording.js";
 import { headerLine, messageLines, type RecordedDialect } from "./transcript-lines.js";
 
 /**
@@ -22,12 +23,7 @@ export interface RecordingLimits {
   maxFolderBytes: number;
 }
 
-/** What a transport tells the recording of one connection: the raw text received, the text (or bytes) written. */
-export interface ConnectionRecording {
-  client(text: string): void;
-  server(data: string | Uint8Array): void;
-  close(): void;
-}
+export type { ConnectionRecording };
 
 const NOT_RECORDING: ConnectionRecording = { client: () => undefined, server: () => undefined, close: () => undefined };
 
@@ -81,17 +77,7 @@ export class RecordingFolder {
    * an event stream that carries no message (refused, or quiet until it ended) leaves no file.
    */
   connectionOnFirstMessage(dialect: RecordedDialect, transport: string): ConnectionRecording {
-    let recording: ConnectionRecording | undefined;
-    let closed = false;
-    const opened = () => (recording ??= this.connection(dialect, transport));
-    return {
-      client: (text) => void (closed || opened().client(text)),
-      server: (data) => void (closed || opened().server(data)),
-      close: () => {
-        closed = true;
-        recording?.close();
-      },
-    };
+    return onFirstMessage(() => this.connection(dialect, transport));
   }
 
   /** Takes `bytes` of the folder's allowance; false (and, the first time, a log line) when it is used up. */

@@ -1,0 +1,87 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+
+/**
+ * Who may open the inspector, which shows every frame of every client (prompts, file contents,
+ * tool output): checked on each of its routes, on top of the gateway's own front door.
+ * - The Host header must name the gateway as the operator reaches it (loopback names, the listen
+ *   address, or the names given with --inspector-hosts): a page of another site that got its name
+ *   to resolve to this address (DNS rebinding) is refused.
+ * - An Origin header, when a browser sends one, must be this same origin.
+ * - With tokens, only an operator's (`"operator": true` in the tokens file, or the single --token).
+ *   The page's own files hold no data and load without one; every data route needs it.
+ * - Without tokens, only a peer on this machine, reached directly (no proxy's forwarding headers).
+ */
+
+export interface InspectorAccess {
+  /** Whether the gateway checks tokens at all. */
+  authenticated: boolean;
+  /** Host names (lower case, IPv6 without brackets) the Host header may carry besides the loopback names. */
+  hosts: readonly string[];
+}
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
+const ANY_ADDRESS = new Set(["0.0.0.0", "::", ""]);
+
+/** The host names the Host header may carry: the loopback names, the listen address unless it is a wildcard, and `extra`. */
+export function allowedHostNames(listenHost: string, extra: readonly string[] = []): string[] {
+  const names = new Set(LOOPBACK_NAMES);
+  const listen = bareHost(listenHost);
+  if (!ANY_ADDRESS.has(listen)) names.add(listen);
+  for (const name of extra) names.add(bareHost(name));
+  return [...names];
+}
+
+const bareHost = (host: string) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+
+/** The host name of a Host header (`name[:port]`, `[v6][:port]`), or undefined when it is not one. */
+export function hostNameOf(header: string | undefined): string | undefined {
+  if (!header || /[\s/?#@\\]/.test(header)) return undefined;
+  try {
+    const url = new URL(`http://${header}`);
+    return url.hostname === "" ? undefined : bareHost(url.hostname);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Addresses only this machine has (IPv4-mapped IPv6 included). */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const bare = address.toLowerCase().replace(/^::ffff:/, "");
+  return bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/** Whether the request came from the page's own origin (or from no browser page: no Origin header). */
+export function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
+  if (origin === undefined) return true;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.host === (host ?? "").toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** Refuses the request (and returns the reply) when it may not see the inspector; undefined when it may. */
+export function refuseInspector(access: InspectorAccess, request: FastifyRequest, reply: FastifyReply, needsData: boolean): FastifyReply | undefined {
+  const name = hostNameOf(request.headers.host);
+  if (name === undefined || !access.hosts.includes(name)) {
+    return refuse(reply, 403, "forbidden_host", `the inspector answers only to the host names ${access.hosts.join(", ")} (see --inspector-hosts)`);
+  }
+  if (!sameOrigin(request.headers.origin, request.headers.host)) return refuse(reply, 403, "forbidden_origin", "the inspector answers only to its own page");
+  if (!access.authenticated) {
+    const proxied = request.headers["x-forwarded-for"] !== undefined || request.headers.forwarded !== undefined;
+    if (proxied || !isLoopbackAddress(request.socket.remoteAddress) || !isLoopbackAddress(request.ip)) {
+      return refuse(reply, 403, "forbidden_peer", "without tokens the inspector answers only to this machine (loopback), never through a proxy");
+    }
+    return undefined;
+  }
+  if (needsData && request.principal?.operator !== true) {
+    return refuse(reply, 403, "not_operator", 'the inspector needs an operator\'s token ("operator": true in the tokens file)');
+  }
+  return undefined;
+}
+
+function refuse(reply: FastifyReply, status: 403, error: string, message: string): FastifyReply {
+  return reply.code(status).header("Cache-Control", "no-store").send({ error, message });
+}

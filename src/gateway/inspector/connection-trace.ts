@@ -1,0 +1,169 @@
+import type { Dialect } from "../../registry/model.js";
+import { headerLine, type RecordedDialect } from "../../transports/recording/transcript-lines.js";
+import { TranscriptChecker } from "../../validation/transcript.js";
+import { clientInfo, frameFacts, type FrameFacts } from "./frame-facts.js";
+import { frameVerdict, type FrameVerdict } from "./frame-verdict.js";
+
+/**
+ * One client connection as the inspector sees it: its frames, checked in order by the same
+ * transcript checker `tau-gateway validate` runs on a recording of it (so the page and CI agree),
+ * requests paired with their answers, and the calls still waiting for one. Only the newest frames
+ * are kept (by count and by bytes); the checker and the pairing see every frame.
+ */
+
+export interface ConnectionLimits {
+  maxFrames: number;
+  maxBytes: number;
+}
+
+export interface ConnectionInfo {
+  id: string;
+  dialect: RecordedDialect;
+  transport: string;
+  opened: string;
+  closed?: string;
+  tenant?: string;
+  tokenId?: string;
+  client?: { name?: string; version?: string };
+  /** Calls (either way) sent and not answered yet, and since when the oldest has waited. */
+  inflight: { count: number; oldestSince?: string };
+  frames: number;
+  /** Frames no longer kept (the oldest beyond the limits). */
+  dropped: number;
+}
+
+export interface InspectedFrame extends FrameFacts {
+  connection: string;
+  dialect: RecordedDialect;
+  /** Position in the connection, from 1; a batch's elements share a time and follow one another. */
+  index: number;
+  direction: "client" | "server";
+  time: string;
+  /** The element's JSON text, as recorded; absent when it was not JSON (then `raw` holds the text). */
+  message?: string;
+  raw?: string;
+  batch?: true;
+  verdict: FrameVerdict;
+  /** For an answer: the index of the request it answers and how long that took. */
+  answers?: { index: number; latencyMs: number };
+}
+
+interface OpenCall {
+  index: number;
+  at: number;
+}
+
+export class ConnectionTrace {
+  private readonly checker: TranscriptChecker;
+  private readonly kept: InspectedFrame[] = [];
+  private keptBytes = 0;
+  private count = 0;
+  private dropped = 0;
+  /** Calls waiting for an answer, by who sent them and id. */
+  private readonly open = { client: new Map<string | number, OpenCall>(), server: new Map<string | number, OpenCall>() };
+  private client: ConnectionInfo["client"];
+  private closedAt: Date | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly dialect: RecordedDialect,
+    readonly transport: string,
+    readonly opened: Date,
+    private readonly peer: { tenant?: string; tokenId?: string },
+    private readonly limits: ConnectionLimits,
+  ) {
+    this.checker = new TranscriptChecker({ dialect: dialect as Dialect });
+  }
+
+  get closed(): boolean {
+    return this.closedAt !== undefined;
+  }
+
+  close(at = new Date()): void {
+    this.closedAt ??= at;
+  }
+
+  /** Checks and keeps the messages of one text as it crossed the wire (a batch: one frame per element). */
+  add(direction: "client" | "server", text: string, at = new Date()): InspectedFrame[] {
+    const time = at.toISOString();
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return [this.keep({ connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, raw: text, kind: "other", verdict: frameVerdict(this.checker.line(text)) }, text.length)];
+    }
+    const batch = Array.isArray(value) && value.length > 0;
+    const elements: unknown[] = batch ? (value as unknown[]) : [value];
+    return elements.map((element) => {
+      // One line per frame, as a recording holds it (a client may send pretty-printed JSON).
+      const json = batch || /[\r\n]/.test(text) ? JSON.stringify(element) : text;
+      const facts = frameFacts(this.dialect, element);
+      const line = this.checker.line(`{"direction":${JSON.stringify(direction)},"message":${json}}`);
+      const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, message: json, ...facts, verdict: frameVerdict(line) };
+      if (batch) frame.batch = true;
+      this.pair(frame, at.getTime());
+      if (direction === "client") this.client = clientInfo(element) ?? this.client;
+      return this.keep(frame, json.length);
+    });
+  }
+
+  /** Requests open a call; a response or error closes the other side's call with the same id. */
+  private pair(frame: InspectedFrame, at: number): void {
+    if (frame.id === undefined) return;
+    if (frame.kind === "request") {
+      const calls = this.open[frame.direction];
+      if (!calls.has(frame.id)) calls.set(frame.id, { index: frame.index, at });
+      return;
+    }
+    if (frame.kind !== "response" && frame.kind !== "error") return;
+    const calls = this.open[frame.direction === "client" ? "server" : "client"];
+    const call = calls.get(frame.id);
+    if (!call) return;
+    calls.delete(frame.id);
+    frame.answers = { index: call.index, latencyMs: at - call.at };
+  }
+
+  private keep(frame: InspectedFrame, bytes: number): InspectedFrame {
+    this.kept.push(frame);
+    this.keptBytes += bytes;
+    while (this.kept.length > this.limits.maxFrames || (this.keptBytes > this.limits.maxBytes && this.kept.length > 1)) {
+      const oldest = this.kept.shift()!;
+      this.keptBytes -= (oldest.message ?? oldest.raw ?? "").length;
+      this.dropped++;
+    }
+    return frame;
+  }
+
+  frames(): readonly InspectedFrame[] {
+    return this.kept;
+  }
+
+  info(): ConnectionInfo {
+    const waiting = [...this.open.client.values(), ...this.open.server.values()];
+    const oldest = waiting.reduce<number | undefined>((min, call) => (min === undefined || call.at < min ? call.at : min), undefined);
+    return {
+      id: this.id,
+      dialect: this.dialect,
+      transport: this.transport,
+      opened: this.opened.toISOString(),
+      closed: this.closedAt?.toISOString(),
+      tenant: this.peer.tenant,
+      tokenId: this.peer.tokenId,
+      client: this.client,
+      inflight: { count: waiting.length, oldestSince: oldest === undefined ? undefined : new Date(oldest).toISOString() },
+      frames: this.count,
+      dropped: this.dropped,
+    };
+  }
+
+  /** The kept frames as a recording (`serve --record`'s format), which `tau-gateway validate` reads. */
+  transcript(): string {
+    const lines = [headerLine({ dialect: this.dialect, connection: this.id, transport: this.transport, started: this.opened }).trimEnd()];
+    for (const frame of this.kept) {
+      const head = `{"direction":${JSON.stringify(frame.direction)},"time":${JSON.stringify(frame.time)}`;
+      if (frame.message === undefined) lines.push(`${head},"text":${JSON.stringify(frame.raw ?? "")}}`);
+      else lines.push(`${head}${frame.batch ? ',"batch":true' : ""},"message":${frame.message}}`);
+    }
+    return `${lines.join("\n")}\n`;
+  }
+}

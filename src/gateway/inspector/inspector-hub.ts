@@ -1,0 +1,123 @@
+import { onFirstMessage, type ConnectionRecording } from "../../transports/recording/connection-recording.js";
+import type { FrameTap, TappedPeer } from "../../transports/recording/frame-tap.js";
+import type { RecordedDialect } from "../../transports/recording/transcript-lines.js";
+import { ConnectionTrace, type ConnectionInfo, type ConnectionLimits, type InspectedFrame } from "./connection-trace.js";
+
+/**
+ * What `serve --inspector` keeps in memory, fed by the same tap as `serve --record`: a trace of
+ * every client connection (the live ones and the last few closed), and the latest events in one
+ * numbered sequence, so a page whose feed dropped resumes where it left off (`Last-Event-ID`).
+ * Everything is bounded: frames and bytes per connection, closed connections kept, events kept.
+ */
+
+export interface InspectorLimits extends ConnectionLimits {
+  /** Closed connections still shown (the oldest go first). */
+  maxClosedConnections: number;
+  /** Events a resuming feed can catch up on; further back it gets a fresh snapshot. */
+  maxEvents: number;
+  /** Frames a fresh snapshot carries (the newest, over all connections). */
+  maxSnapshotFrames: number;
+}
+
+export const DEFAULT_INSPECTOR_LIMITS: InspectorLimits = {
+  maxFrames: 2000,
+  maxBytes: 4 * 1024 * 1024,
+  maxClosedConnections: 50,
+  maxEvents: 10_000,
+  maxSnapshotFrames: 3000,
+};
+
+export type InspectorEvent =
+  | { seq: number; type: "connection"; connection: ConnectionInfo }
+  | { seq: number; type: "frame"; frame: SequencedFrame; inflight: ConnectionInfo["inflight"] };
+
+export type SequencedFrame = InspectedFrame & { seq: number };
+
+export interface InspectorSnapshot {
+  seq: number;
+  connections: ConnectionInfo[];
+  frames: SequencedFrame[];
+}
+
+export class InspectorHub implements FrameTap {
+  private readonly traces = new Map<string, ConnectionTrace>();
+  private readonly closedIds: string[] = [];
+  private readonly events: InspectorEvent[] = [];
+  private readonly listeners = new Set<(event: InspectorEvent) => void>();
+  private seq = 0;
+  private opened = 0;
+
+  constructor(readonly limits: InspectorLimits = DEFAULT_INSPECTOR_LIMITS) {}
+
+  connection(dialect: RecordedDialect, transport: string, peer: TappedPeer = {}): ConnectionRecording {
+    const id = `${dialect}-${++this.opened}`;
+    const trace = new ConnectionTrace(id, dialect, transport, new Date(), { tenant: peer.tenant, tokenId: peer.tokenId }, this.limits);
+    this.traces.set(id, trace);
+    this.publishConnection(trace);
+    const record = (direction: "client" | "server", text: string) => {
+      if (trace.closed) return;
+      for (const frame of trace.add(direction, text)) {
+        const sequenced = Object.assign(frame, { seq: ++this.seq });
+        this.publish({ seq: sequenced.seq, type: "frame", frame: sequenced, inflight: trace.info().inflight });
+      }
+    };
+    return {
+      client: (text) => record("client", text),
+      server: (data) => record("server", typeof data === "string" ? data : Buffer.from(data).toString("utf8")),
+      close: () => {
+        if (trace.closed) return;
+        trace.close();
+        this.publishConnection(trace);
+        this.closedIds.push(id);
+        while (this.closedIds.length > this.limits.maxClosedConnections) this.traces.delete(this.closedIds.shift()!);
+      },
+    };
+  }
+
+  connectionOnFirstMessage(dialect: RecordedDialect, transport: string, peer: TappedPeer = {}): ConnectionRecording {
+    return onFirstMessage(() => this.connection(dialect, transport, peer));
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+
+  trace(id: string): ConnectionTrace | undefined {
+    return this.traces.get(id);
+  }
+
+  snapshot(): InspectorSnapshot {
+    const frames = [...this.traces.values()].flatMap((trace) => trace.frames() as SequencedFrame[]);
+    frames.sort((a, b) => a.seq - b.seq);
+    return {
+      seq: this.seq,
+      connections: [...this.traces.values()].map((trace) => trace.info()),
+      frames: frames.slice(-this.limits.maxSnapshotFrames),
+    };
+  }
+
+  /** The events after `seq`, or undefined when some of them are no longer kept (or `seq` is not one of ours). */
+  since(seq: number): InspectorEvent[] | undefined {
+    if (!Number.isInteger(seq) || seq < 0 || seq > this.seq) return undefined;
+    if (seq === this.seq) return [];
+    const first = this.events[0];
+    if (!first || first.seq > seq + 1) return undefined;
+    return this.events.slice(seq + 1 - first.seq);
+  }
+
+  /** Calls `listener` with every new event until the returned function is called. */
+  subscribe(listener: (event: InspectorEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private publishConnection(trace: ConnectionTrace): void {
+    this.publish({ seq: ++this.seq, type: "connection", connection: trace.info() });
+  }
+
+  private publish(event: InspectorEvent): void {
+    this.events.push(event);
+    if (this.events.length > this.limits.maxEvents) this.events.splice(0, this.events.length - this.limits.maxEvents);
+    for (const listener of this.listeners) listener(event);
+  }
+}

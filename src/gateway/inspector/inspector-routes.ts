@@ -1,0 +1,124 @@
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import fp from "fastify-plugin";
+import { PassThrough } from "node:stream";
+import { PLUGIN } from "../plugin-names.js";
+import { refuseInspector, type InspectorAccess } from "./access-guard.js";
+import type { InspectorEvent, InspectorHub } from "./inspector-hub.js";
+import { readPageFiles } from "./page-files.js";
+
+export interface InspectorRoutesOptions {
+  hub: InspectorHub;
+  access: InspectorAccess;
+  /** Interval of `: keepalive` comments on the feed. Default 15000. */
+  heartbeatMs?: number;
+  /** What may wait unread for a feed before it is closed (the page resumes it). Default 8 MiB. */
+  maxBufferedBytes?: number;
+}
+
+/**
+ * The page of the whole scheme: no inline script or style, nothing from elsewhere, no framing.
+ * `connect-src 'self'` is the feed and the API.
+ */
+export const INSPECTOR_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const SECURITY_HEADERS = {
+  "content-security-policy": INSPECTOR_CSP,
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+  "cache-control": "no-store",
+};
+
+/**
+ * `serve --inspector`: the page (`GET /inspector` and its files under `/inspector/static/`), the
+ * connections and a connection's frames as a recording (`/inspector/api/…`), and the live feed
+ * (`GET /inspector/feed`, server-sent events: a snapshot, then every connection change and frame,
+ * each with an id a reconnecting page sends back as `Last-Event-ID` to get only what it missed).
+ * Every route passes the checks of access-guard.ts; the page's files need no token, the rest an
+ * operator's.
+ */
+const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, options) => {
+  const { hub, access } = options;
+  const files = readPageFiles();
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const maxBufferedBytes = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+  /** How to end each open feed. */
+  const feeds = new Set<() => void>();
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.headers(SECURITY_HEADERS);
+    return refuseInspector(access, request, reply, request.routeOptions.config?.tokenOptional !== true);
+  });
+
+  const page = { config: { tokenOptional: true, checksOwnOrigin: true } };
+  const data = { config: { checksOwnOrigin: true } };
+  const sendFile = (reply: FastifyReply, name: string) => {
+    const file = files.get(name);
+    if (!file) return reply.code(404).send({ error: "not_found", message: `the inspector has no file ${JSON.stringify(name)}` });
+    return reply.type(file.contentType).send(file.body);
+  };
+  app.get("/inspector", page, async (_request, reply) => sendFile(reply, "index.html"));
+  app.get<{ Params: { file: string } }>("/inspector/static/:file", page, async (request, reply) => sendFile(reply, request.params.file === "index.html" ? "" : request.params.file));
+
+  app.get("/inspector/api/connections", data, async () => ({ connections: hub.snapshot().connections }));
+
+  app.get<{ Params: { id: string } }>("/inspector/api/connections/:id/transcript", data, async (request, reply) => {
+    const trace = hub.trace(request.params.id);
+    if (!trace) return reply.code(404).send({ error: "not_found", message: `no connection ${JSON.stringify(request.params.id)} is kept (closed connections go after a while)` });
+    return reply
+      .type("application/x-ndjson; charset=utf-8")
+      .header("content-disposition", `attachment; filename="${trace.id}.jsonl"`)
+      .send(trace.transcript());
+  });
+
+  app.get("/inspector/feed", data, async (request, reply) => {
+    const header = request.headers["last-event-id"];
+    const lastEventId = Array.isArray(header) ? header[0] : header;
+    const body = new PassThrough();
+    const write = (event: string, id: number, data: unknown) => {
+      if (body.writableEnded) return;
+      if (body.writableLength > maxBufferedBytes) {
+        request.log.warn({ maxBufferedBytes }, "inspector feed too slow; closed (the page resumes it)");
+        body.end();
+        return;
+      }
+      body.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    const send = (event: InspectorEvent) => write(event.type, event.seq, event);
+    const missed = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? hub.since(Number(lastEventId)) : undefined;
+    if (missed) missed.forEach(send);
+    else {
+      const snapshot = hub.snapshot();
+      write("snapshot", snapshot.seq, snapshot);
+    }
+    const unsubscribe = hub.subscribe(send);
+    const heartbeat = setInterval(() => body.writableEnded || body.write(": keepalive\n\n"), heartbeatMs);
+    const stop = () => {
+      unsubscribe();
+      clearInterval(heartbeat);
+      feeds.delete(stop);
+      if (!body.writableEnded) body.end();
+    };
+    feeds.add(stop);
+    body.once("close", stop);
+    body.once("finish", stop);
+    reply.raw.once("close", stop);
+    return reply.code(200).headers({ "content-type": "text/event-stream; charset=utf-8", "x-accel-buffering": "no", connection: "close" }).send(body);
+  });
+
+  // Feeds never end by themselves; the server cannot close while they last.
+  app.addHook("preClose", async () => {
+    for (const stop of [...feeds]) stop();
+  });
+};
+
+export const inspectorRoutes = fp(inspector, {
+  name: "tau-gateway-route-inspector",
+  fastify: "5.x",
+  encapsulate: true,
+  dependencies: [PLUGIN.accessControl],
+  decorators: { request: ["principal"] },
+});

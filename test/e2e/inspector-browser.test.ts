@@ -1,0 +1,112 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
+import { cleanupsAfterEach } from "../support/cleanups.js";
+import { driveTraffic, startInspectorGateway } from "../support/inspector-gateway.js";
+
+/**
+ * The inspector page in a real browser (Debian's chromium, driven by playwright-core; no browser
+ * is ever downloaded): it loads under its Content-Security-Policy, shows an Ask turn and a Codex
+ * turn live, marks the invalid frame with its pointer and filters. On failure a screenshot goes to
+ * test-artifacts/.
+ */
+
+const CHROMIUM = "/usr/bin/chromium";
+const present = existsSync(CHROMIUM);
+if (!present) console.warn(`inspector browser test skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
+
+const cleanups = cleanupsAfterEach();
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (!present) return;
+  const { chromium } = await import("playwright-core");
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Runs `body` on a fresh page; on failure keeps a screenshot in test-artifacts/ and rethrows. */
+async function onPage(name: string, body: (page: Page, problems: string[]) => Promise<void>) {
+  const context = await browser!.newContext();
+  cleanups.push(() => context.close());
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  try {
+    await body(page, problems);
+  } catch (error) {
+    const dir = join(process.cwd(), "test-artifacts");
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: join(dir, `inspector-${name}.png`), fullPage: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+describe.skipIf(!present)("the inspector page in Chromium", () => {
+  it("shows a live Ask turn and a Codex turn, marks the invalid frame with its pointer, and filters", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway());
+    await onPage("live", async (page, problems) => {
+      await page.goto(`${gw.baseUrl}/inspector`);
+      await page.locator('#feed-state[data-state="open"]').waitFor();
+      // Traffic after the page opened: it arrives over the live feed, not in the snapshot.
+      const traffic = await driveTraffic(gw, cleanups);
+
+      const frames = page.locator("#frames tbody tr.frame");
+      await frames.filter({ hasText: "session/send" }).first().waitFor();
+      await page.locator('#frames tr[data-method="turn/completed"]').first().waitFor();
+      await page.locator("#connections tbody tr[data-dialect=ask]").waitFor();
+      await page.locator("#connections tbody tr[data-dialect=codex]").waitFor();
+      // The Ask turn's answer text and the Codex agent's deltas are there, deltas collapsed per item.
+      await page.locator("#frames tr.frame", { hasText: "session/event" }).first().waitFor();
+
+      const invalid = page.locator('#frames tr[data-status="invalid"]');
+      await invalid.waitFor();
+      expect(await invalid.count()).toBe(1);
+      expect(await invalid.getAttribute("data-method")).toBe("turn/start");
+      expect(await invalid.getAttribute("data-pointer")).toMatch(/^\/params\/input/);
+      expect(await invalid.locator("td.verdict").textContent()).toMatch(/^invalid — \/params\/input/);
+
+      await page.fill("#filter", "invalid");
+      await expect.poll(() => page.locator("#frames tbody tr.frame").count()).toBe(1);
+      await page.fill("#filter", `dialect:ask dir:in method:session/*`);
+      await expect.poll(() => page.locator("#frames tbody tr.frame").count()).toBeGreaterThan(1);
+      for (const method of await page.locator("#frames tbody tr.frame").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-method")))) {
+        expect(method).toMatch(/^session\//);
+      }
+      await page.fill("#filter", `session:${traffic.threadId} method:turn/completed`);
+      await expect.poll(() => page.locator("#frames tbody tr.frame").count()).toBe(1);
+      await page.fill("#filter", "dialect:mcp");
+      await expect.poll(() => page.locator("#filter-errors").textContent()).toContain("dialect is ask, codex, acp or tau");
+
+      // Picking a connection offers the CI command for its download.
+      await page.locator("#connections tbody tr[data-dialect=codex] td").first().click();
+      await expect.poll(() => page.locator("#ci-command").textContent()).toMatch(/^npx tau-gateway validate --format github codex-\d+\.jsonl$/);
+      expect(problems).toEqual([]);
+    });
+  });
+
+  it("asks for an operator's token when the gateway has tokens, and refuses a tenant's", async () => {
+    const tokens = TokenRegistry.parse(JSON.stringify([{ id: "ops", token: "op-token", tenant: "ops", operator: true }, { id: "a", token: "tenant-token", tenant: "a" }]), "tokens.json");
+    const gw = await cleanups.stopAfterTest(startInspectorGateway({ tokens }));
+    await onPage("token", async (page) => {
+      await page.goto(`${gw.baseUrl}/inspector`);
+      await page.locator('#feed-state[data-state="refused"]').waitFor();
+      await page.fill("#token", "tenant-token");
+      await page.click("#token-form button");
+      await expect.poll(() => page.locator("#feed-state").textContent()).toContain("operator");
+      await page.fill("#token", "op-token");
+      await page.click("#token-form button");
+      await page.locator('#feed-state[data-state="open"]').waitFor();
+    });
+  });
+});

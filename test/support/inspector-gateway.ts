@@ -1,0 +1,51 @@
+import { buildGateway } from "../../src/gateway/app.js";
+import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
+import { InspectorHub } from "../../src/gateway/inspector/inspector-hub.js";
+import { AskTestClient, rpcError } from "./ask-client.js";
+import { openSession, runTurn } from "./ask-events.js";
+import { CodexTestClient } from "./codex-client.js";
+import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
+
+/**
+ * A gateway as `tau-gateway serve --inspector` puts it together (embedded host, bridge stack,
+ * Ask `/rpc`, Codex `/`, ACP `/acp`, the inspector at `/inspector`), on a free loopback port.
+ */
+export interface InspectorGateway extends EmbeddedStackGateway {
+  hub: InspectorHub;
+  wsUrl(path: string): string;
+}
+
+export async function startInspectorGateway(options: { tokens?: TokenRegistry; inspector?: boolean; hosts?: string[] } = {}): Promise<InspectorGateway> {
+  const hub = new InspectorHub();
+  const gateway = await listenOnEmbeddedStack({ cwdPrefix: "inspector-gateway-", eventRetention: 1000 }, (stack) =>
+    buildGateway({
+      tauUpstream: { url: stack.url! },
+      upstream: stack.upstream!,
+      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
+      codex: { bridge: stack.codex! },
+      acp: { agent: stack.acp! },
+      tokens: options.tokens,
+      inspector: options.inspector === false ? undefined : { hub, listenHost: "127.0.0.1", hosts: options.hosts },
+    }),
+  );
+  return { ...gateway, hub, wsUrl: (path) => `${gateway.baseUrl.replace("http://", "ws://")}${path}` };
+}
+
+/**
+ * Traffic for the inspector to show, over real WebSockets: an Ask turn on `/rpc`, a Codex turn on
+ * `/`, and one Codex request whose params break the schema (`input` is not a list).
+ */
+export async function driveTraffic(gw: InspectorGateway, cleanups: { push(fn: () => unknown): void }) {
+  const ask = await AskTestClient.websocket(gw.wsUrl("/rpc"));
+  cleanups.push(() => ask.socket.close());
+  const sessionId = await openSession(ask);
+  const askTurn = await runTurn(ask, sessionId, "hello from ask");
+
+  const codex = await CodexTestClient.websocket(gw.wsUrl("/"));
+  cleanups.push(() => codex.socket.close());
+  await codex.initialize();
+  const { thread } = await codex.request("thread/start", { cwd: gw.cwd });
+  const codexTurn = await codex.turn(thread.id, "hello from codex");
+  await rpcError(codex.request("turn/start", { threadId: thread.id, input: "not a list" }));
+  return { sessionId, askTurnId: askTurn.sent.turnId as string, threadId: thread.id as string, codexTurnId: codexTurn.turnId };
+}
