@@ -1,4 +1,5 @@
 import type { RecordedDialect } from "../../transports/recording/transcript-lines.js";
+import { isObject } from "../../shared/unknown-values.js";
 
 /**
  * What the inspector reads off one message to show, pair and filter it, whatever its dialect:
@@ -17,7 +18,6 @@ export interface FrameFacts {
   session?: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is string | number => typeof v === "string" || typeof v === "number";
 
 export function frameFacts(dialect: RecordedDialect, message: unknown): FrameFacts {
