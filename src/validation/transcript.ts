@@ -68,6 +68,14 @@ export class TranscriptChecker {
         return { ok: false, issues: [{ pointer: "/direction", message: 'must be "client" or "server"', keyword: "enum" }] };
       }
     }
+    return this.message(sender, message);
+  }
+
+  /**
+   * Checks one message already parsed, as `line` checks the message of a recorded line: sent by
+   * `sender`, or (undefined) by whichever side it fits.
+   */
+  message(sender: Sender | undefined, message: unknown): LineVerdict {
     const dialect = this.options.dialect ?? this.detectJsonRpcDialect(detectDialect(message), message);
     const bundle = this.bundles[dialect];
     const verdict = sender ? this.check(bundle, sender, message) : this.checkEitherDirection(bundle, message);

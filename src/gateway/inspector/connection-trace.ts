@@ -98,8 +98,8 @@ export class ConnectionTrace {
       // One line per frame, as a recording holds it (a client may send pretty-printed JSON).
       const json = batch || /[\r\n]/.test(text) ? JSON.stringify(element) : text;
       const facts = frameFacts(this.dialect, element);
-      const line = this.checker.line(`{"direction":${JSON.stringify(direction)},"message":${json}}`);
-      const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, message: json, ...facts, verdict: frameVerdict(line) };
+      const verdict = frameVerdict(this.checker.message(direction, element));
+      const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, message: json, ...facts, verdict };
       if (batch) frame.batch = true;
       this.pair(frame, at.getTime());
       if (direction === "client") this.client = clientInfo(element) ?? this.client;
