@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { trustedPeer } from "../trusted-peer.js";
 
 /**
  * Who may open the inspector, which shows every frame of every client (prompts, file contents,
@@ -34,7 +35,7 @@ export function allowedHostNames(listenHost: string, extra: readonly string[] = 
 const bareHost = (host: string) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
 
 /** The host name of a Host header (`name[:port]`, `[v6][:port]`), or undefined when it is not one. */
-export function hostNameOf(header: string | undefined): string | undefined {
+function hostNameOf(header: string | undefined): string | undefined {
   if (!header || /[\s/?#@\\]/.test(header)) return undefined;
   try {
     const url = new URL(`http://${header}`);
@@ -44,15 +45,12 @@ export function hostNameOf(header: string | undefined): string | undefined {
   }
 }
 
-/** Addresses only this machine has (IPv4-mapped IPv6 included). */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const bare = address.toLowerCase().replace(/^::ffff:/, "");
-  return bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
-}
+/** Addresses only this machine has (IPv4-mapped IPv6 included), matched as trustProxy's "loopback" is. */
+const loopback = trustedPeer(["loopback"]);
+const isLoopbackAddress = (address: string | undefined): boolean => address !== undefined && loopback(address);
 
 /** Whether the request came from the page's own origin (or from no browser page: no Origin header). */
-export function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
+function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
   if (origin === undefined) return true;
   try {
     const url = new URL(origin);
