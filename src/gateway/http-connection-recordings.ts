@@ -10,16 +10,14 @@ import type { RecordedDialect } from "../transports/recording/transcript-lines.j
  * answer following its request) what `tau-gateway validate` correlates. A connection that never
  * carries a recorded message leaves no file; its recording ends when the connection closes.
  */
-export function httpConnectionRecordings(folder: FrameTap, dialect: RecordedDialect, transport: string): (socket: Socket) => ConnectionRecording {
+export function httpConnectionRecordings(tap: FrameTap, dialect: RecordedDialect, transport: string): (socket: Socket) => ConnectionRecording {
   const recordings = new WeakMap<Socket, ConnectionRecording>();
   return (socket) => {
-    let recording = recordings.get(socket);
-    if (!recording) {
-      const opened = folder.connectionOnFirstMessage(dialect, transport);
-      recording = opened;
-      recordings.set(socket, opened);
-      socket.once("close", () => opened.close());
-    }
+    const known = recordings.get(socket);
+    if (known) return known;
+    const recording = tap.connectionOnFirstMessage(dialect, transport);
+    recordings.set(socket, recording);
+    socket.once("close", () => recording.close());
     return recording;
   };
 }
