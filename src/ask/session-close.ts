@@ -1,11 +1,10 @@
-import type { Event } from "../../generated/ask-v1.0.js";
 import type { Log } from "../shared/log.js";
 import { sessionNotFound } from "./ask-errors.js";
 import { draft } from "../bridge/event-draft.js";
-import type { EventLog } from "../bridge/event-log.js";
 import type { HostRouter } from "../bridge/hosts/host-router.js";
 import type { HostedSessions } from "../bridge/hosts/hosted-sessions.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
+import { turnsEnded } from "../bridge/turn-endings.js";
 import type { Subscriptions } from "./subscriptions.js";
 
 /**
@@ -39,8 +38,6 @@ export interface CloseServices {
   readonly subscriptions: Subscriptions;
 }
 
-const TERMINAL_TYPES: ReadonlySet<Event["type"]> = new Set(["turn.completed", "turn.failed", "turn.aborted"]);
-
 export async function closeSession(services: CloseServices, record: SessionRecord, options: { settleTimeoutMs?: number; log?: Log } = {}): Promise<void> {
   const { upstream, sessions, subscriptions } = services;
   const { sessionId, hub } = record;
@@ -66,13 +63,19 @@ export async function closeSession(services: CloseServices, record: SessionRecor
 
   const turns = hub.runningTurnIds;
   if (turns.length > 0) {
-    const settled = terminalEvents(hub.log, turns, settleTimeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, settleTimeoutMs);
+      timer.unref?.();
+    });
+    const settled = turnsEnded(hub.log, turns, deadline);
     try {
       await upstream.request("session.interrupt", { sessionId });
     } catch (error) {
       options.log?.("warn", "session.interrupt failed while closing", { sessionId, error: String(error) });
     }
     const missing = await settled;
+    clearTimeout(timer);
     if (missing.length > 0) {
       options.log?.("warn", "closing a session whose turn did not settle in time; its end is not reported", { sessionId, turnIds: missing });
     }
@@ -84,23 +87,4 @@ export async function closeSession(services: CloseServices, record: SessionRecor
   subscriptions.dropSession(sessionId);
   sessions.forget(sessionId);
   await hub.detach();
-}
-
-/** Resolves once each turn has its terminal event in the log, or after `timeoutMs` with the turns still missing one. */
-function terminalEvents(log: EventLog, turnIds: string[], timeoutMs: number): Promise<string[]> {
-  const waiting = new Set(turnIds);
-  return new Promise((resolve) => {
-    const done = () => {
-      stop();
-      clearTimeout(timer);
-      resolve([...waiting]);
-    };
-    const stop = log.subscribe((event) => {
-      if (!TERMINAL_TYPES.has(event.type)) return;
-      waiting.delete((event.payload as { turnId?: string }).turnId ?? "");
-      if (waiting.size === 0) done();
-    });
-    const timer = setTimeout(done, timeoutMs);
-    timer.unref?.();
-  });
 }

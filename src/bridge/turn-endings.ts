@@ -2,6 +2,7 @@ import type { Event } from "../../generated/ask-v1.0.js";
 import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { draft } from "./event-draft.js";
+import type { EventLog } from "./event-log.js";
 import type { SessionRecord } from "./session-registry.js";
 
 /**
@@ -49,33 +50,48 @@ export async function endRunningTurns(
   const interruptedTurns = waiting.reduce((sum, w) => sum + w.turnIds.size, 0);
   if (interruptedTurns === 0) return { interruptedTurns: 0, endedByGateway: 0 };
 
-  let allEnded!: () => void;
-  const ended = new Promise<void>((resolve) => (allEnded = resolve));
-  const open = () => waiting.some((w) => w.turnIds.size > 0);
-  const unsubscribes = waiting.map(({ record, turnIds }) =>
-    record.hub.log.subscribe((event) => {
-      if (!TERMINAL.has(event.type)) return;
-      turnIds.delete((event.payload as { turnId: string }).turnId);
-      if (!open()) allEnded();
-    }),
-  );
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, budgetMs)));
+  const endings = waiting.map(({ record, turnIds }) => turnsEnded(record.hub.log, turnIds, deadline).then((missing) => ({ record, missing })));
   for (const { record } of waiting) {
     upstream.request("session.interrupt", { sessionId: record.sessionId }).catch((error: unknown) =>
       log?.("warn", "session.interrupt at shutdown failed", { sessionId: record.sessionId, error: String(error) }),
     );
   }
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, budgetMs)))]);
+  const ended = await Promise.all(endings);
   clearTimeout(timer);
-  for (const unsubscribe of unsubscribes) unsubscribe();
 
   let endedByGateway = 0;
-  for (const { record, turnIds } of waiting) {
-    for (const turnId of turnIds) {
+  for (const { record, missing } of ended) {
+    for (const turnId of missing) {
       endedByGateway += 1;
       log?.("warn", "Tau did not report the interrupted turn ended in time: the gateway reports it aborted", { sessionId: record.sessionId, turnId, budgetMs });
       record.hub.emit(draft("turn.aborted", { turnId }));
     }
   }
   return { interruptedTurns, endedByGateway };
+}
+
+/**
+ * Resolves once each of `turnIds` has its terminal event in `log`, or when `deadline` comes, with
+ * the turns still missing one (in the order given).
+ */
+export function turnsEnded(log: Pick<EventLog, "subscribe">, turnIds: Iterable<string>, deadline: Promise<unknown>): Promise<string[]> {
+  const waiting = new Set(turnIds);
+  if (waiting.size === 0) return Promise.resolve([]);
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      stop();
+      resolve([...waiting]);
+    };
+    const stop = log.subscribe((event) => {
+      if (!TERMINAL.has(event.type)) return;
+      waiting.delete((event.payload as { turnId?: string }).turnId ?? "");
+      if (waiting.size === 0) finish();
+    });
+    void deadline.then(finish);
+  });
 }
