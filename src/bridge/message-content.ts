@@ -38,10 +38,6 @@ export function messageThinking(payload: MessagePayload): string {
     .join("");
 }
 
-export function isAssistant(record: MessageRecord): boolean {
-  return record.message.role === "assistant";
-}
-
 /** Token usage and cost of a finished assistant message; drafts have none. */
 export function messageUsage(record: MessageRecord): { input: number; output: number; cost: number } | undefined {
   const payload = record.message;
