@@ -2,7 +2,7 @@ import { ListedSessions } from "../bridge/listed-sessions.js";
 import { listedSessionOf } from "./listed-session.js";
 import { BEFORE_INITIALIZE, type ClientNotifications, type ClientRequests } from "../../generated/acp-v1.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
-import { DialectSurface, invalidParamsFor, type Handlers, type NotificationHandlers } from "../bridge/dialect-surface.js";
+import { DialectSurface, type Handlers, type NotificationHandlers } from "../bridge/dialect-surface.js";
 import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
 import type { Log } from "../shared/log.js";
@@ -82,7 +82,6 @@ export class AcpAgent {
       {
         dialect: "acp",
         failures: ACP_FAILURES,
-        invalidParams: invalidParamsFor,
         // Before initialize, every request but initialize is an invalid request, an unknown method
         // included (protocol §1, as the SDK's agent answers it).
         handshake: {

@@ -1,4 +1,4 @@
-import { rpcFailure, type FailureWords } from "../bridge/rpc-failures.js";
+import { fieldErrorOf, rpcFailure, type FailureWords } from "../bridge/rpc-failures.js";
 import { ACP_ERROR_CODES } from "../registry/acp/index.js";
 import { rpcErrors, type RpcError } from "../shared/rpc-error.js";
 
@@ -11,7 +11,7 @@ export const acpError = rpcErrors(ACP_ERROR_CODES);
  */
 export const sessionNotFound = (sessionId: string) => acpError("resource_not_found", "Resource not found", { sessionId });
 
-export const invalidParams = (field: string, message: string) => acpError("invalid_params", `invalid params: ${field}: ${message}`, { field });
+export const invalidParams = fieldErrorOf(acpError);
 
 /** How ACP words a refusal: a session Tau or the core does not know is ACP's "resource not found". */
 export const ACP_FAILURES: FailureWords<keyof typeof ACP_ERROR_CODES> = {

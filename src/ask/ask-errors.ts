@@ -1,4 +1,5 @@
-import { rpcFailure, type FailureWords } from "../bridge/rpc-failures.js";
+import { fieldErrorOf, rpcFailure, type FailureWords } from "../bridge/rpc-failures.js";
+import { sessionNotFound as coreSessionNotFound } from "../bridge/session-error.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { rpcErrors, type RpcError } from "../shared/rpc-error.js";
 
@@ -31,6 +32,6 @@ function namingMethod(method: string, message: string): string {
 /** Maps anything a method handler throws to the error the client receives. */
 export const toAskError = (err: unknown): RpcError => rpcFailure(err, ASK_FAILURES);
 
-/** In the Ask host's words, which clients match. */
-export const sessionNotFound = (sessionId: string) => askError("session_not_found", `Session ${sessionId} not found`, { sessionId });
-export const invalidParams = (field: string, message: string) => askError("invalid_params", `invalid params: ${field}: ${message}`, { field });
+/** The core's refusal of an unknown (or another tenant's, or closed) session, which is the Ask host's -32004 word for word. */
+export const sessionNotFound = (sessionId: string): RpcError => ASK_FAILURES.fromSession(coreSessionNotFound(sessionId));
+export const invalidParams = fieldErrorOf(askError);

@@ -57,8 +57,8 @@ export interface SurfaceRules<Ctx, M, ErrorName extends string> {
   readonly dialect: Dialect;
   /** The dialect's words for refusals (see rpc-failures.ts). */
   readonly failures: FailureWords<ErrorName>;
-  /** How the dialect words invalid params (the error is its invalid_params). */
-  invalidParams(issue: ParamsIssue): string;
+  /** How the dialect words invalid params (the error is its invalid_params; default: `invalidParamsFor`). */
+  invalidParams?(issue: ParamsIssue): string;
   /** Absent: a connection may call anything at any time. */
   readonly handshake?: HandshakeRule<Ctx>;
   /** Refuses a valid call the connection may not make (e.g. an experimental field without the opt-in), or admits it. */
@@ -148,7 +148,7 @@ export class DialectSurface<Ctx, M extends MethodMap<M>, ErrorName extends strin
 
   private invalidParamsMessage(method: string, issue: ValidationIssue): string {
     const field = issue.pointer.replace(/^\//, "").replace(/\//g, ".") || "params";
-    return this.rules.invalidParams({ method, field, keyword: issue.keyword, message: issue.message });
+    return (this.rules.invalidParams ?? invalidParamsFor)({ method, field, keyword: issue.keyword, message: issue.message });
   }
 
   /** Params the registry's schema accepted are of the type generated from that schema. */

@@ -21,6 +21,12 @@ export interface FailureWords<Name extends string> {
   tauMessage?(method: string, message: string): string;
 }
 
+/** A dialect's invalid_params for a field a handler cannot honour: `invalid params: <field>: <message>`, `data.field` naming it. */
+export const fieldErrorOf =
+  (error: RpcErrorMaker<"invalid_params">) =>
+  (field: string, message: string): RpcError =>
+    error("invalid_params", `invalid params: ${field}: ${message}`, { field });
+
 /**
  * Maps anything a method handler (or a gate around it) throws to the error the client receives:
  * errors already in JSON-RPC terms pass; the core's and Tau's refusals are worded by the dialect;

@@ -1,6 +1,6 @@
 import { BEFORE_INITIALIZE, EXPERIMENTAL_METHODS, type ClientNotifications, type ClientRequests } from "../../generated/codex-v2.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
-import { DialectSurface, invalidParamsFor, type Handlers, type NotificationsAsCalls } from "../bridge/dialect-surface.js";
+import { DialectSurface, type Handlers, type NotificationsAsCalls } from "../bridge/dialect-surface.js";
 import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
 import type { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import type { Log } from "../shared/log.js";
@@ -86,7 +86,6 @@ export class CodexBridge {
     this.surface = new DialectSurface<CodexMethodContext, CodexCalls, keyof typeof CODEX_ERROR_CODES>(METHODS, {
       dialect: "codex",
       failures: CODEX_FAILURES,
-      invalidParams: invalidParamsFor,
       handshake: {
         initialized: (ctx) => ctx.peer.client.initialized,
         allowed: BEFORE_INITIALIZE,

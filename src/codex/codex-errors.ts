@@ -1,4 +1,4 @@
-import { rpcFailure, type FailureWords } from "../bridge/rpc-failures.js";
+import { fieldErrorOf, rpcFailure, type FailureWords } from "../bridge/rpc-failures.js";
 import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import { rpcErrors, type RpcError } from "../shared/rpc-error.js";
 
@@ -8,7 +8,7 @@ export const codexError = rpcErrors(CODEX_ERROR_CODES);
 /** An unknown thread, one of another tenant, one not loaded: the same words, so answers never tell them apart (Codex: -32600). */
 export const threadNotFound = (threadId: string) => codexError("invalid_request", `thread not found: ${threadId}`);
 
-export const invalidParams = (field: string, message: string) => codexError("invalid_params", `invalid params: ${field}: ${message}`, { field });
+export const invalidParams = fieldErrorOf(codexError);
 
 /** As Codex words it for an experimental method, field or value used without the capability. */
 export const requiresExperimentalApi = (descriptor: string) => codexError("invalid_request", `${descriptor} requires experimentalApi capability`);
