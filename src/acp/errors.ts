@@ -1,6 +1,6 @@
-import { fieldErrorOf, rpcFailure, type FailureWords } from "../bridge/rpc-failures.js";
+import { fieldErrorOf, type FailureWords } from "../bridge/rpc-failures.js";
 import { ACP_ERROR_CODES } from "../registry/acp/index.js";
-import { rpcErrors, type RpcError } from "../shared/rpc-error.js";
+import { rpcErrors } from "../shared/rpc-error.js";
 
 /** A JSON-RPC error the ACP surface answers with, by the name of one of the registry's ACP codes. */
 export const acpError = rpcErrors(ACP_ERROR_CODES);
@@ -32,5 +32,3 @@ export const ACP_FAILURES: FailureWords<keyof typeof ACP_ERROR_CODES> = {
   },
 };
 
-/** Maps anything a method handler throws to the error the client receives. */
-export const toAcpError = (err: unknown): RpcError => rpcFailure(err, ACP_FAILURES);

@@ -8,7 +8,7 @@ import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import { TauResponseError, type TauUpstream } from "../tau/upstream.js";
 import type { AcpClient } from "./client-state.js";
-import { acpError, toAcpError } from "./errors.js";
+import { acpError } from "./errors.js";
 import { EventUpdates, type UpdateContext } from "./event-updates.js";
 import { replayHistory } from "./history.js";
 import { commandToolOptions, permissionChoice, PLAN_OPTIONS, type PermissionChoice } from "./permission-options.js";
@@ -136,7 +136,7 @@ export class SessionLink {
         // Lost the race with a turn another client started: steer into that one instead.
         const other = this.record.hub.activeTurnId;
         const lostRace = first.error instanceof TauResponseError && first.error.code === "busy" && !turn.cancelRequested && other !== undefined;
-        if (!lostRace) throw toAcpError(first.error);
+        if (!lostRace) throw first.error;
         this.turn = undefined;
         return await this.steer(text, other);
       }
@@ -173,7 +173,7 @@ export class SessionLink {
     } catch (error) {
       // An interrupt of the turn it steered into (from any client) drops the steering with it.
       if (turn.cancelRequested || this.settledOutcome(turnId)?.status === "aborted") return "cancelled";
-      throw toAcpError(error);
+      throw error;
     } finally {
       if (this.turn === turn) this.turn = undefined;
     }

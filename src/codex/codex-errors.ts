@@ -1,6 +1,6 @@
-import { fieldErrorOf, rpcFailure, type FailureWords } from "../bridge/rpc-failures.js";
+import { fieldErrorOf, type FailureWords } from "../bridge/rpc-failures.js";
 import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
-import { rpcErrors, type RpcError } from "../shared/rpc-error.js";
+import { rpcErrors } from "../shared/rpc-error.js";
 
 /** A JSON-RPC error the Codex surface answers with, by the name of one of the registry's Codex codes. */
 export const codexError = rpcErrors(CODEX_ERROR_CODES);
@@ -24,5 +24,3 @@ export const CODEX_FAILURES: FailureWords<keyof typeof CODEX_ERROR_CODES> = {
   },
 };
 
-/** Maps anything a Codex method (or a gate around it) throws to the error the client receives. */
-export const toCodexError = (err: unknown): RpcError => rpcFailure(err, CODEX_FAILURES);

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { RpcError } from "../../shared/rpc-error.js";
 import type { Event, SessionAbortParams, SessionAbortResult, SessionSendParams, SessionSendResult } from "../../../generated/ask-v1.0.js";
 import type { ClientRequests as TauRequests } from "../../../generated/tau-v18.js";
 import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
@@ -109,5 +108,5 @@ async function accept<M extends TurnMethod>(
     return "accepted";
   }
   if (onBusy === "fallback" && outcome.error instanceof TauResponseError && outcome.error.code === "busy") return "busy";
-  throw outcome.error instanceof RpcError ? outcome.error : toAskError(outcome.error);
+  throw outcome.error;
 }

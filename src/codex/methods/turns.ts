@@ -11,7 +11,7 @@ import type {
 import { turnAcceptance } from "../../bridge/turn-acceptance.js";
 import { TauResponseError } from "../../tau/upstream.js";
 import { requestedPolicy } from "../approval-policy.js";
-import { codexError, toCodexError } from "../codex-errors.js";
+import { codexError } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 import type { CodexThread } from "../thread.js";
 import { inputText } from "../user-input.js";
@@ -49,7 +49,7 @@ export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams
   if (outcome.error instanceof TauResponseError && outcome.error.code === "busy" && thread.record.hub.activeTurnId) {
     return { turn: inProgress(await steer(ctx, thread, text)) };
   }
-  throw toCodexError(outcome.error);
+  throw outcome.error;
 }
 
 export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams): Promise<TurnSteerResult> {
@@ -82,7 +82,7 @@ async function steer(ctx: CodexMethodContext, thread: CodexThread, text: string)
     () => ctx.services.core.upstream.request("session.steer", { sessionId: thread.threadId, text }),
     (event) => (event.type === "queue.updated" && event.payload.messages.some((m) => m.mode === "steer" && m.text === text)) || event.type === "turn.started",
   );
-  if (outcome !== "accepted") throw toCodexError(outcome.error);
+  if (outcome !== "accepted") throw outcome.error;
   request.catch(() => undefined); // settles with the turn; its outcome is the turn's
   return active;
 }
