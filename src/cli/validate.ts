@@ -5,7 +5,7 @@ import type { Dialect } from "../registry/model.js";
 import { TranscriptChecker } from "../validation/transcript.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 import { lineBatches } from "./line-batches.js";
-import { recordedText, recordingDialect } from "./recording-lines.js";
+import { checkRecordingLine, recordingDialect } from "./recording-lines.js";
 import { isReportFormat, REPORT_FORMATS, type ReportFormat } from "./validate-reports/index.js";
 import { errorText } from "../shared/unknown-values.js";
 
@@ -111,7 +111,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
           return;
         }
       }
-      const verdict = checker.line(recordedText(text) ?? text);
+      const verdict = checkRecordingLine(checker, text);
       if (verdict.ok) valid++;
       else invalid++;
       report.line(lineNo, verdict);
