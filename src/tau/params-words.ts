@@ -1,5 +1,6 @@
 import type { ErrorObject } from "ajv";
 import type { ParamsWording } from "../registry/model.js";
+import { pointerKeys } from "../shared/json-pointer.js";
 
 /**
  * Invalid params in Tau's own words. Tau parses params with zod and picks a fixed sentence by
@@ -32,14 +33,6 @@ export const formatIssues = (issues: readonly TauIssue[]) => issues.map((i) => (
 
 const samePath = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((s, i) => s === b[i]);
 
-const segments = (pointer: string) =>
-  pointer === ""
-    ? []
-    : pointer
-        .slice(1)
-        .split("/")
-        .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-
 type Json = Record<string, unknown>;
 
 /** The registry's "no NUL characters" pattern (noNul). */
@@ -54,8 +47,8 @@ export function tauIssues(errors: readonly ErrorObject[]): TauIssue[] {
     const union = tag.slice(0, tag.lastIndexOf("/"));
     const plain = /\/\d+$/.test(union);
     const issue: TauIssue = plain
-      ? { path: segments(union), message: "Invalid input" }
-      : { path: segments(tag), message: `Invalid discriminator value. Expected ${values.map((v) => `'${String(v)}'`).join(" | ")}` };
+      ? { path: pointerKeys(union), message: "Invalid input" }
+      : { path: pointerKeys(tag), message: `Invalid discriminator value. Expected ${values.map((v) => `'${String(v)}'`).join(" | ")}` };
     return { union, issue };
   });
   const out: TauIssue[] = [];
@@ -69,7 +62,7 @@ export function tauIssues(errors: readonly ErrorObject[]): TauIssue[] {
       out.push(within.issue);
       continue;
     }
-    const at = segments(e.instancePath);
+    const at = pointerKeys(e.instancePath);
     switch (e.keyword) {
       case "additionalProperties": {
         // zod reports every unknown key of one object as one issue at the object.
