@@ -5,7 +5,7 @@ import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools, stderrLog } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
-import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
+import { closeRecordingFile, openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
 import { relayToGateway, REMOTE_USAGE, remoteSettings } from "./remote.js";
 import { startupMessage } from "./serve.js";
 import { bridgeSettings, envName, integer, logSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
@@ -86,8 +86,7 @@ async function acp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promi
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await stack.close();
-    recording?.close();
-    await recording?.finished;
+    await closeRecordingFile(recording);
   }
   return 0;
 }

@@ -55,3 +55,9 @@ export async function openRecordingFile(
     throw new CommandExit(2);
   }
 }
+
+/** Ends a `--record FILE` recording (if any) once everything written to it is on disk. */
+export async function closeRecordingFile(recording: FileRecording | undefined): Promise<void> {
+  recording?.close();
+  await recording?.finished;
+}

@@ -5,7 +5,7 @@ import { RELAY_DIALECTS, type RelayDialectName } from "../transports/relay-diale
 import { untilAborted } from "../transports/stop-signal.js";
 import { stderrLog } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
-import { openRecordingFile } from "./record-settings.js";
+import { closeRecordingFile, openRecordingFile } from "./record-settings.js";
 import { envName, nonEmpty, type SettingSpec } from "./settings.js";
 
 /**
@@ -135,7 +135,6 @@ async function relay(command: string, dialectName: RelayDialectName, settings: R
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await relay.close();
-    recording?.close();
-    await recording?.finished;
+    await closeRecordingFile(recording);
   }
 }

@@ -9,7 +9,7 @@ import { UnixSocketListener } from "../transports/unix-socket-listener.js";
 import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools, stderrLog } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
-import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
+import { closeRecordingFile, openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
 import { limitSettings } from "./limit-settings.js";
 import { relayToGateway, REMOTE_USAGE, remoteSettings } from "./remote.js";
 import { startupMessage } from "./serve.js";
@@ -126,8 +126,7 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
     signals.stop();
     await socket?.close();
     await stack.close();
-    recording?.close();
-    await recording?.finished;
+    await closeRecordingFile(recording);
   }
 }
 
