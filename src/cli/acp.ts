@@ -1,13 +1,11 @@
-import { pino } from "pino";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
-import type { Log } from "../shared/log.js";
 import { serveAcpStdio } from "../transports/acp-stdio.js";
 import { connectionGate } from "../transports/call-gates.js";
 import { BridgeStack } from "./bridge-stack.js";
-import { readCommandSettings, readCommandTools } from "./command-setup.js";
+import { readCommandSettings, readCommandTools, stderrLog } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
-import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
+import { closeRecordingFile, openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
 import { relayToGateway, REMOTE_USAGE, remoteSettings } from "./remote.js";
 import { startupMessage } from "./serve.js";
 import { bridgeSettings, envName, integer, logSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
@@ -57,8 +55,7 @@ async function acp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promi
   const settings = readCommandSettings("acp", ACP_USAGE, argv, env, acpSettings, io);
   if (settings.remote !== undefined) return relayToGateway("acp", "acp", { ...settings, remote: settings.remote }, argv, io);
   const commandTools = await readCommandTools("acp", settings.toolsConfig, io);
-  const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-acp" } }, pino.destination(2));
-  const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
+  const log = stderrLog("acp", settings.logLevel);
 
   const recording = await openRecordingFile("acp", settings, "acp", io, log);
   const stack = new BridgeStack();
@@ -89,8 +86,7 @@ async function acp(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promi
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await stack.close();
-    recording?.close();
-    await recording?.finished;
+    await closeRecordingFile(recording);
   }
   return 0;
 }

@@ -1,13 +1,11 @@
-import { pino } from "pino";
-import type { Log } from "../shared/log.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import { connectionGate } from "../transports/call-gates.js";
 import { serveCodexStdio } from "../transports/codex-stdio.js";
 import { BridgeStack } from "./bridge-stack.js";
-import { readCommandSettings, readCommandTools } from "./command-setup.js";
+import { readCommandSettings, readCommandTools, stderrLog } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { limitSettings, STDIO_LIMIT_USAGE } from "./limit-settings.js";
-import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
+import { closeRecordingFile, openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
 import { relayToGateway, REMOTE_USAGE, remoteSettings } from "./remote.js";
 import { startupMessage } from "./serve.js";
 import { bridgeSettings, envName, integer, logSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
@@ -59,8 +57,7 @@ async function appServer(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv):
   const settings = readCommandSettings("app-server", APP_SERVER_USAGE, argv, env, appServerSettings, io);
   if (settings.remote !== undefined) return relayToGateway("app-server", "codex", { ...settings, remote: settings.remote }, argv, io);
   const commandTools = await readCommandTools("app-server", settings.toolsConfig, io);
-  const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-app-server" } }, pino.destination(2));
-  const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
+  const log = stderrLog("app-server", settings.logLevel);
 
   const recording = await openRecordingFile("app-server", settings, "codex", io, log);
   const stack = new BridgeStack();
@@ -94,8 +91,7 @@ async function appServer(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv):
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await stack.close();
-    recording?.close();
-    await recording?.finished;
+    await closeRecordingFile(recording);
   }
   return 0;
 }

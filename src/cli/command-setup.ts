@@ -1,5 +1,7 @@
+import { pino, type LevelWithSilent } from "pino";
 import { loadToolsConfig, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { CommandExit, UsageError, type CommandIO } from "./io.js";
+import type { Log } from "../shared/log.js";
 import { readSettings, type SettingSpec, type SettingValues } from "./settings.js";
 
 /**
@@ -34,4 +36,10 @@ export async function readCommandTools(command: string, path: string | undefined
     io.stderr(`tau-gateway ${command}: invalid --tools-config ${JSON.stringify(path)}: ${(err as Error).message}\n`);
     throw new CommandExit(2);
   }
+}
+
+/** The log of a command that serves on stdin/stdout, where stdout is the protocol's: JSON lines on stderr. */
+export function stderrLog(command: string, level: LevelWithSilent): Log {
+  const logger = pino({ level, base: { component: `tau-gateway-${command}` } }, pino.destination(2));
+  return (lvl, message, fields) => (fields ? logger[lvl](fields, message) : logger[lvl](message));
 }

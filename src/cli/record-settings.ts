@@ -3,6 +3,7 @@ import { DEFAULT_RECORD_MAX_BYTES, DEFAULT_RECORD_MAX_FILE_BYTES, recordingFile,
 import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
 import { CommandExit, type CommandIO } from "./io.js";
 import { envName, integer, nonEmpty, type SettingSpec } from "./settings.js";
+import { systemErrorText } from "../shared/unknown-values.js";
 
 /** The size bounds of `--record` (serve: a folder of recordings; stdio, app-server, acp: one file). */
 export const recordSettings = {
@@ -51,7 +52,13 @@ export async function openRecordingFile(
   try {
     return await recordingFile(settings.record, dialect, "stdio", settings.recordMaxFileBytes, log);
   } catch (err) {
-    io.stderr(`tau-gateway ${command}: cannot record to ${settings.record}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+    io.stderr(`tau-gateway ${command}: cannot record to ${settings.record}: ${systemErrorText(err)}\n`);
     throw new CommandExit(2);
   }
+}
+
+/** Ends a `--record FILE` recording (if any) once everything written to it is on disk. */
+export async function closeRecordingFile(recording: FileRecording | undefined): Promise<void> {
+  recording?.close();
+  await recording?.finished;
 }

@@ -1,4 +1,6 @@
 import type { Dialect } from "../registry/model.js";
+import { isObject } from "../shared/unknown-values.js";
+import type { LineVerdict, TranscriptChecker } from "../validation/transcript.js";
 
 /**
  * The two kinds of line a recording (`serve --record`, `--record FILE`) holds besides messages:
@@ -20,15 +22,21 @@ export function recordingDialect(text: string): Dialect | undefined {
   }
 }
 
-/** The text of a recorded line that carries unparsed text instead of a message, or undefined. */
-export function recordedText(text: string): string | undefined {
-  if (!text.includes('"text"')) return undefined;
+/**
+ * Checks a line of a transcript or recording, parsing it once: a recorded line that carries
+ * unparsed text instead of a message is checked as that text (and reported as not JSON).
+ */
+export function checkRecordingLine(checker: TranscriptChecker, text: string): LineVerdict {
+  let value: unknown;
   try {
-    const value = JSON.parse(text) as { direction?: unknown; text?: unknown; message?: unknown };
-    return typeof value === "object" && value !== null && !("message" in value) && (value.direction === "client" || value.direction === "server") && typeof value.text === "string"
-      ? value.text
-      : undefined;
+    value = JSON.parse(text);
   } catch {
-    return undefined;
+    // The checker words what is wrong with it.
+    return checker.line(text);
   }
+  return isRecordedText(value) ? checker.line(value.text) : checker.parsedLine(value);
 }
+
+/** A recorded line that carries text a peer sent that was not JSON, instead of a message. */
+const isRecordedText = (value: unknown): value is { text: string } =>
+  isObject(value) && !("message" in value) && (value.direction === "client" || value.direction === "server") && typeof value.text === "string";

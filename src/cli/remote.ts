@@ -1,11 +1,11 @@
-import { pino } from "pino";
-import type { Log } from "../shared/log.js";
+import type { LevelWithSilent } from "pino";
 import { GatewayRelay } from "../transports/gateway-relay.js";
 import { NdjsonStream } from "../transports/ndjson-stream.js";
 import { RELAY_DIALECTS, type RelayDialectName } from "../transports/relay-dialects.js";
 import { untilAborted } from "../transports/stop-signal.js";
+import { stderrLog } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
-import { openRecordingFile } from "./record-settings.js";
+import { closeRecordingFile, openRecordingFile } from "./record-settings.js";
 import { envName, nonEmpty, type SettingSpec } from "./settings.js";
 
 /**
@@ -68,7 +68,7 @@ export interface RelaySettings {
   remoteToken: string | undefined;
   maxMessageBytes: number;
   drainTimeout: number;
-  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  logLevel: LevelWithSilent;
   /** `--record FILE`: the client's messages both ways, as the local command records them. */
   record?: string;
   recordMaxFileBytes: number;
@@ -91,8 +91,7 @@ async function relay(command: string, dialectName: RelayDialectName, settings: R
     io.stderr(`tau-gateway ${command}: --${local} has no effect with --remote: the gateway's own settings apply\nRun "tau-gateway ${command} --help" for the options.\n`);
     return 2;
   }
-  const logger = pino({ level: settings.logLevel, base: { component: `tau-gateway-${command}` } }, pino.destination(2));
-  const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
+  const log = stderrLog(command, settings.logLevel);
 
   const recording = await openRecordingFile(command, settings, dialectName, io, log);
   let relay: GatewayRelay;
@@ -136,7 +135,6 @@ async function relay(command: string, dialectName: RelayDialectName, settings: R
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await relay.close();
-    recording?.close();
-    await recording?.finished;
+    await closeRecordingFile(recording);
   }
 }

@@ -5,6 +5,7 @@ import { BundleFormatError, readSurface } from "./schema-diff/bundle-readers.js"
 import { compareSurfaces, type SchemaChange } from "./schema-diff/compare.js";
 import type { Surface } from "./schema-diff/surface.js";
 import { UsageError, type CommandIO } from "./io.js";
+import { systemErrorText } from "../shared/unknown-values.js";
 
 export const SCHEMA_USAGE = `usage: tau-gateway schema diff [--format text|json] OLD NEW
 
@@ -82,7 +83,7 @@ async function loadSurface(path: string): Promise<Surface> {
   try {
     if ((await stat(path)).isDirectory()) file = join(path, CODEX_BUNDLE);
   } catch (err) {
-    throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new Error(`cannot read ${path}: ${systemErrorText(err)}`);
   }
   let document: unknown;
   try {

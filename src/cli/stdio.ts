@@ -1,4 +1,3 @@
-import { pino } from "pino";
 import type { AskBridge } from "../ask/ask-bridge.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../gateway/config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../gateway/drain.js";
@@ -8,9 +7,9 @@ import { connectionGate } from "../transports/call-gates.js";
 import { serveAskNdjson, type AskNdjsonOptions } from "../transports/ask-ndjson.js";
 import { UnixSocketListener } from "../transports/unix-socket-listener.js";
 import { BridgeStack } from "./bridge-stack.js";
-import { readCommandSettings, readCommandTools } from "./command-setup.js";
+import { readCommandSettings, readCommandTools, stderrLog } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
-import { openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
+import { closeRecordingFile, openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
 import { limitSettings } from "./limit-settings.js";
 import { relayToGateway, REMOTE_USAGE, remoteSettings } from "./remote.js";
 import { startupMessage } from "./serve.js";
@@ -84,8 +83,7 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   const settings = readCommandSettings("stdio", STDIO_USAGE, argv, env, stdioSettings, io);
   if (settings.remote !== undefined) return relayToGateway("stdio", "ask", { ...settings, remote: settings.remote }, argv, io);
   const commandTools = await readCommandTools("stdio", settings.toolsConfig, io);
-  const logger = pino({ level: settings.logLevel, base: { component: "tau-gateway-stdio" } }, pino.destination(2));
-  const log: Log = (level, message, fields) => (fields ? logger[level](fields, message) : logger[level](message));
+  const log = stderrLog("stdio", settings.logLevel);
 
   const recording = await openRecordingFile("stdio", settings, "ask", io, log);
   const stack = new BridgeStack();
@@ -128,8 +126,7 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
     signals.stop();
     await socket?.close();
     await stack.close();
-    recording?.close();
-    await recording?.finished;
+    await closeRecordingFile(recording);
   }
 }
 

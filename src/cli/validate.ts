@@ -5,9 +5,9 @@ import type { Dialect } from "../registry/model.js";
 import { TranscriptChecker } from "../validation/transcript.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 import { lineBatches } from "./line-batches.js";
-import { recordedText, recordingDialect } from "./recording-lines.js";
+import { checkRecordingLine, recordingDialect } from "./recording-lines.js";
 import { isReportFormat, REPORT_FORMATS, type ReportFormat } from "./validate-reports/index.js";
-import { errorText } from "../shared/unknown-values.js";
+import { errorText, systemErrorText } from "../shared/unknown-values.js";
 
 export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|codex|acp] [--tau-version 18|13] [--format text|json|github|junit|sarif] FILE... | -
 
@@ -93,7 +93,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
     try {
       input = file === "-" ? io.stdin : await openFile(file);
     } catch (err) {
-      io.stderr(`tau-gateway validate: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+      io.stderr(`tau-gateway validate: cannot read ${file}: ${systemErrorText(err)}\n`);
       return 2;
     }
     let lineNo = 0;
@@ -111,7 +111,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
           return;
         }
       }
-      const verdict = checker.line(recordedText(text) ?? text);
+      const verdict = checkRecordingLine(checker, text);
       if (verdict.ok) valid++;
       else invalid++;
       report.line(lineNo, verdict);
@@ -128,7 +128,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
         }
       }
     } catch (err) {
-      io.stderr(`tau-gateway validate: error reading ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+      io.stderr(`tau-gateway validate: error reading ${file}: ${systemErrorText(err)}\n`);
       return 2;
     }
   }

@@ -7,6 +7,7 @@
  */
 
 import type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier } from "./tracing-types.js";
+import { isObject } from "./unknown-values.js";
 
 export type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier } from "./tracing-types.js";
 
@@ -54,8 +55,8 @@ export async function startTracing(env: NodeJS.ProcessEnv, version: string): Pro
 
 /** The W3C trace context in a value shaped like `{traceparent, tracestate}` (Codex's `trace`, ACP's `_meta`); undefined if it has none. */
 export function carrierIn(value: unknown): TraceCarrier | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { traceparent, tracestate } = value as Record<string, unknown>;
+  if (!isObject(value)) return undefined;
+  const { traceparent, tracestate } = value;
   if (typeof traceparent !== "string") return undefined;
   return typeof tracestate === "string" ? { traceparent, tracestate } : { traceparent };
 }

@@ -1,5 +1,7 @@
 import type { ErrorObject } from "ajv";
 import type { ParamsWording } from "../registry/model.js";
+import { pointerKeys } from "../shared/json-pointer.js";
+import { isObject } from "../shared/unknown-values.js";
 
 /**
  * Invalid params in Tau's own words. Tau parses params with zod and picks a fixed sentence by
@@ -9,7 +11,7 @@ import type { ParamsWording } from "../registry/model.js";
  */
 
 /** One problem as Tau's parser (zod 4) reports it. */
-export interface TauIssue {
+interface TauIssue {
   path: string[];
   message: string;
   /** The value itself is of the wrong type (zod's invalid_type), as opposed to a check on it failing. */
@@ -28,17 +30,9 @@ export function tauParamsMessage(method: string, wording: ParamsWording | undefi
 }
 
 /** zod's formatting of its issues, as Tau prints them. */
-export const formatIssues = (issues: readonly TauIssue[]) => issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+const formatIssues = (issues: readonly TauIssue[]) => issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
 
 const samePath = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((s, i) => s === b[i]);
-
-const segments = (pointer: string) =>
-  pointer === ""
-    ? []
-    : pointer
-        .slice(1)
-        .split("/")
-        .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 
 type Json = Record<string, unknown>;
 
@@ -46,7 +40,7 @@ type Json = Record<string, unknown>;
 const NO_NUL = "^[^\\u0000]*$";
 
 /** ajv's errors restated as zod's issues, in the order zod finds them (field by field). */
-export function tauIssues(errors: readonly ErrorObject[]): TauIssue[] {
+function tauIssues(errors: readonly ErrorObject[]): TauIssue[] {
   // A union whose tag matched no branch is one issue, and no branch of it is parsed: a
   // discriminated union's (Tau's environments and client-tool results) at the tag, a plain
   // union's (Tau's unions of array items, e.g. content blocks) at the union itself.
@@ -54,8 +48,8 @@ export function tauIssues(errors: readonly ErrorObject[]): TauIssue[] {
     const union = tag.slice(0, tag.lastIndexOf("/"));
     const plain = /\/\d+$/.test(union);
     const issue: TauIssue = plain
-      ? { path: segments(union), message: "Invalid input" }
-      : { path: segments(tag), message: `Invalid discriminator value. Expected ${values.map((v) => `'${String(v)}'`).join(" | ")}` };
+      ? { path: pointerKeys(union), message: "Invalid input" }
+      : { path: pointerKeys(tag), message: `Invalid discriminator value. Expected ${values.map((v) => `'${String(v)}'`).join(" | ")}` };
     return { union, issue };
   });
   const out: TauIssue[] = [];
@@ -69,7 +63,7 @@ export function tauIssues(errors: readonly ErrorObject[]): TauIssue[] {
       out.push(within.issue);
       continue;
     }
-    const at = segments(e.instancePath);
+    const at = pointerKeys(e.instancePath);
     switch (e.keyword) {
       case "additionalProperties": {
         // zod reports every unknown key of one object as one issue at the object.
@@ -193,7 +187,7 @@ function typeOf(schema: Json): string | undefined {
   return undefined;
 }
 
-const isInteger = (schema: unknown) => typeof schema === "object" && schema !== null && (schema as Json).type === "integer";
+const isInteger = (schema: unknown) => isObject(schema) && schema.type === "integer";
 
 function expectedType(type: string, data: unknown): string {
   if (type === "integer") return typeof data === "number" ? "int" : "number";

@@ -1,4 +1,5 @@
 import type { ErrorObject } from "ajv";
+import { escapePointerSegment, unescapePointerSegment } from "../shared/json-pointer.js";
 
 /** One validation failure: where (JSON pointer into the message) and what, in plain words. */
 export interface ValidationIssue {
@@ -53,7 +54,7 @@ export function relevantErrors(errors: readonly ErrorObject[] | null | undefined
   for (const e of relevant) {
     if (e.keyword !== "const" || !e.instancePath) continue;
     const at = parentPointer(e.instancePath);
-    const key = unescape(e.instancePath.slice(at.length + 1));
+    const key = unescapePointerSegment(e.instancePath.slice(at.length + 1));
     if (!rejected.has(at)) rejected.set(at, new Map());
     const values = rejected.get(at)!;
     values.set(key, [...(values.get(key) ?? []), (e.params as { allowedValue: unknown }).allowedValue]);
@@ -119,15 +120,13 @@ function mergeAlternatives(errors: ErrorObject[]): ValidationIssue[] {
 
 function pointerOf(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
-  if (e.propertyName !== undefined) return `${e.instancePath}/${escape(e.propertyName)}`;
-  if (e.keyword === "required") return `${e.instancePath}/${escape(String(p.missingProperty))}`;
-  if (e.keyword === "additionalProperties") return `${e.instancePath}/${escape(String(p.additionalProperty))}`;
-  if (e.keyword === "propertyNames" && typeof p.propertyName === "string") return `${e.instancePath}/${escape(p.propertyName)}`;
+  if (e.propertyName !== undefined) return `${e.instancePath}/${escapePointerSegment(e.propertyName)}`;
+  if (e.keyword === "required") return `${e.instancePath}/${escapePointerSegment(String(p.missingProperty))}`;
+  if (e.keyword === "additionalProperties") return `${e.instancePath}/${escapePointerSegment(String(p.additionalProperty))}`;
+  if (e.keyword === "propertyNames" && typeof p.propertyName === "string") return `${e.instancePath}/${escapePointerSegment(p.propertyName)}`;
   return e.instancePath;
 }
 
-const escape = (segment: string) => segment.replace(/~/g, "~0").replace(/\//g, "~1");
-const unescape = (segment: string) => segment.replace(/~1/g, "/").replace(/~0/g, "~");
 
 function describeError(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;

@@ -58,6 +58,11 @@ export class TranscriptChecker {
     } catch (err) {
       return { ok: false, issues: [{ pointer: "", message: `not valid JSON: ${(err as Error).message}`, keyword: "json" }] };
     }
+    return this.parsedLine(value);
+  }
+
+  /** Checks one line already parsed as JSON (for callers that had to parse it to read it). */
+  parsedLine(value: unknown): LineVerdict {
     let sender: Sender | undefined;
     let message = value;
     if (isObject(value) && "message" in value) {

@@ -1,5 +1,6 @@
 import { methodKey, type MethodKind, type SchemaNode, type Surface, type SurfaceMethod } from "./surface.js";
 import { isObject } from "../../shared/unknown-values.js";
+import { unescapePointerSegment } from "../../shared/json-pointer.js";
 
 /**
  * The bundle layouts `schema diff` reads, each turned into a Surface:
@@ -33,7 +34,7 @@ export function resolvePointer(document: Json, ref: string): SchemaNode | undefi
   if (!ref.startsWith("#")) return undefined;
   let node: unknown = document;
   for (const raw of ref.slice(1).split("/").slice(1)) {
-    const segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    const segment = unescapePointerSegment(decodeURIComponent(raw));
     if (!isObject(node)) return undefined;
     node = node[segment];
   }

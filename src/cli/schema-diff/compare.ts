@@ -2,6 +2,7 @@ import { pinnedValue } from "./bundle-readers.js";
 import { admitsAnyValueOf, admitsType, deref, shapeOf, typesOf, type Shape } from "./shape.js";
 import { clientSends, methodKey, type MethodKind, type SchemaNode, type Surface, type SurfaceMethod } from "./surface.js";
 import { isObject } from "../../shared/unknown-values.js";
+import { escapePointerSegment } from "../../shared/json-pointer.js";
 
 /**
  * Two surfaces compared from a client's point of view. What the client sends (its requests' and
@@ -142,7 +143,7 @@ class MethodComparison {
     const named = (objects: Json[]) => new Map(objects.flatMap((o) => (name(o) === undefined ? [] : [[name(o)!, o] as const])));
     const oldVariants = named(before);
     const newVariants = named(after);
-    const at = tag ? `${pointer}/${escape(tag)}` : pointer;
+    const at = tag ? `${pointer}/${escapePointerSegment(tag)}` : pointer;
     for (const [key, o] of oldVariants) {
       const n = newVariants.get(key);
       if (n) this.object(o, n, flow, pointer, within(o));
@@ -158,7 +159,7 @@ class MethodComparison {
     const oldRequired = requiredOf(before);
     const newRequired = requiredOf(after);
     for (const [name, oldNode] of Object.entries(oldProperties)) {
-      const at = `${pointer}/${escape(name)}`;
+      const at = `${pointer}/${escapePointerSegment(name)}`;
       const newNode = newProperties[name];
       if (newNode === undefined) {
         if (isForbidden(oldNode)) continue;
@@ -175,7 +176,7 @@ class MethodComparison {
     }
     for (const name of Object.keys(newProperties)) {
       if (name in oldProperties || isForbidden(newProperties[name])) continue;
-      const at = `${pointer}/${escape(name)}`;
+      const at = `${pointer}/${escapePointerSegment(name)}`;
       if (flow === "sent" && newRequired.has(name)) this.report("breaking", at, variant, "new required field");
       else this.report("additive", at, variant, flow === "sent" ? "new optional field" : "new field");
     }
@@ -209,7 +210,6 @@ const itemsOf = (a: Json): SchemaNode | undefined => (isObject(a.items) || typeo
 /** `false` or `{not: {}}`: a property that must be absent (tau-gateway's `error: false` on success responses). */
 const isForbidden = (node: unknown) => node === false || (isObject(node) && isObject(node.not) && Object.keys(node.not).length === 0);
 const isMessage = (node: SchemaNode) => isObject(node) && isObject(node.properties) && "type" in node.properties && "version" in node.properties;
-const escape = (segment: string) => segment.replace(/~/g, "~0").replace(/\//g, "~1");
 const list = (types: Set<string>) => [...types].join(" or ") || "nothing";
 
 function newValues(before: Shape, after: Shape, type: string): string[] {

@@ -41,11 +41,5 @@ export interface ReportOutput {
 /** The totals line every format ends with (on stderr for the document formats). */
 export const totalsLine = (totals: { valid: number; invalid: number }) => `${totals.valid} valid, ${totals.invalid} invalid\n`;
 
-/** Line and verdict of a checked line, for the formats that keep them until the end. */
-export interface CheckedLine {
-  lineNo: number;
-  verdict: LineVerdict;
-}
-
 /** The test or rule name of a checked line: `ask session/send`, or the dialect alone when the line said no more. */
 export const lineSubject = (verdict: LineVerdict) => `${verdict.dialect ?? "?"}${verdict.subject ? ` ${verdict.subject}` : ""}`;
