@@ -96,6 +96,19 @@ async function startGateway(): Promise<Gateway> {
 }
 
 /** `docker stop` (its default 10 s before SIGKILL), then the container's exit code and its log. */
+/** An Ask client on `ws`/rpc, subscribed to a session it created; its socket is closed if that fails. */
+async function askOnNewSession(ws: string): Promise<{ ask: AskTestClient & { socket: import("ws").WebSocket }; sessionId: string }> {
+  const ask = await AskTestClient.websocket(`${ws}/rpc`, { headers: bearer });
+  try {
+    const sessionId = (await ask.request("session/create", {})).session.sessionId as string;
+    await ask.request("session/subscribe", { sessionId });
+    return { ask, sessionId };
+  } catch (err) {
+    ask.socket.terminate();
+    throw err;
+  }
+}
+
 async function stopContainer(name: string): Promise<{ exitCode: number; logs: string }> {
   await dockerOk(["stop", name]);
   const exitCode = Number(await dockerOk(["inspect", "--format", "{{.State.ExitCode}}", name]));
@@ -207,10 +220,8 @@ describe.skipIf(!IMAGE)(`the container image ${IMAGE ?? "(skipped: TAU_GATEWAY_I
 
       it(`carries an Ask turn whose command writes into the workspace, a /tau client and a Codex turn ${route}`, async () => {
         const ws = (route === "directly" ? gateway.base : viaNginx).replace("http://", "ws://");
-        const ask = await AskTestClient.websocket(`${ws}/rpc`, { headers: bearer });
+        const { ask, sessionId } = await askOnNewSession(ws);
         try {
-          const sessionId = (await ask.request("session/create", {})).session.sessionId as string;
-          await ask.request("session/subscribe", { sessionId });
           const file = `written-${route.replace(/\W/g, "-")}.txt`;
           await ask.request("session/send", { sessionId, content: `/bash echo by-the-agent > ${file}\ndone` });
           const completed = await ask.waitForEvent(sessionId, "turn.completed");
@@ -246,10 +257,8 @@ describe.skipIf(!IMAGE)(`the container image ${IMAGE ?? "(skipped: TAU_GATEWAY_I
 
   it("reaps what an agent command leaves running: no zombie stays once it ends", async () => {
     const gateway = await startGateway();
-    const ask = await AskTestClient.websocket(`${gateway.ws}/rpc`, { headers: bearer });
+    const { ask, sessionId } = await askOnNewSession(gateway.ws);
     try {
-      const sessionId = (await ask.request("session/create", {})).session.sessionId as string;
-      await ask.request("session/subscribe", { sessionId });
       // The subshell exits at once: its `sleep` (holding none of the command's output open) is
       // orphaned and handed to PID 1, and outlives the command.
       await ask.request("session/send", { sessionId, content: "/bash (sleep 4 </dev/null >/dev/null 2>&1 &) ; echo spawned\ndone" });
@@ -268,10 +277,8 @@ describe.skipIf(!IMAGE)(`the container image ${IMAGE ?? "(skipped: TAU_GATEWAY_I
 
   it("docker stop with a turn in flight: the turn finishes, every client sees it, exit 0", async () => {
     const gateway = await startGateway();
-    const ask = await AskTestClient.websocket(`${gateway.ws}/rpc`, { headers: bearer });
+    const { ask, sessionId } = await askOnNewSession(gateway.ws);
     try {
-      const sessionId = (await ask.request("session/create", {})).session.sessionId as string;
-      await ask.request("session/subscribe", { sessionId });
       const sent = await ask.request("session/send", { sessionId, content: "/sleep 3000\nslept" });
       await ask.waitForEvent(sessionId, "turn.started");
       const closed = new Promise<number>((resolve) => ask.socket.once("close", (code) => resolve(code)));
@@ -288,10 +295,8 @@ describe.skipIf(!IMAGE)(`the container image ${IMAGE ?? "(skipped: TAU_GATEWAY_I
   it("docker stop with a client that never answers the close frame and a turn that outlasts the drain: exit 0, not 137", async () => {
     const gateway = await startGateway();
     const silent = await openStalledWebSocket(`${gateway.ws}/rpc`, bearer);
-    const ask = await AskTestClient.websocket(`${gateway.ws}/rpc`, { headers: bearer });
+    const { ask, sessionId } = await askOnNewSession(gateway.ws);
     try {
-      const sessionId = (await ask.request("session/create", {})).session.sessionId as string;
-      await ask.request("session/subscribe", { sessionId });
       await ask.request("session/send", { sessionId, content: "/sleep 120000\nnever gets here" });
       await ask.waitForEvent(sessionId, "turn.started");
       const stopped = await stopContainer(gateway.name);

@@ -1,12 +1,11 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { runServe } from "../../src/cli/serve.js";
 import { expectContiguous } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
+import { runCommand } from "../support/cli.js";
 import { startOperatedGateway, waitUntil, type OperatedGatewayOptions } from "../support/operated-gateway.js";
 import { sampleValue } from "../support/prometheus.js";
 import { errorOf, resultOf } from "../support/tau-client.js";
@@ -237,15 +236,8 @@ describe("keepalive", () => {
 });
 
 describe("limit settings", () => {
-  async function serve(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = "";
-    let stderr = "";
-    const code = await runServe(argv, { stdin: Readable.from([]), stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, env);
-    return { code, stdout, stderr };
-  }
-
   it("lists every limit with its default and variable in serve --help", async () => {
-    const { code, stdout } = await serve(["--help"]);
+    const { code, stdout } = await runCommand(["serve", "--help"]);
     expect(code).toBe(0);
     for (const [flag, variable] of [
       ["--max-message-bytes", "TAU_GATEWAY_MAX_MESSAGE_BYTES"],
@@ -262,10 +254,10 @@ describe("limit settings", () => {
   });
 
   it("refuses bad values at start, naming the setting and the value (exit 2)", async () => {
-    const flag = await serve(["--max-inflight", "0"]);
+    const flag = await runCommand(["serve", "--max-inflight", "0"]);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain('invalid --max-inflight "0": must be an integer from 1');
-    const variable = await serve([], { TAU_GATEWAY_KEEPALIVE_MS: "soon" });
+    const variable = await runCommand(["serve"], { env: { TAU_GATEWAY_KEEPALIVE_MS: "soon" } });
     expect(variable.code).toBe(2);
     expect(variable.stderr).toContain('invalid TAU_GATEWAY_KEEPALIVE_MS "soon"');
   });

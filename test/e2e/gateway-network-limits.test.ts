@@ -1,9 +1,8 @@
 import { connect, type Socket } from "node:net";
-import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { runServe } from "../../src/cli/serve.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
+import { runCommand } from "../support/cli.js";
 import { startOperatedGateway, type OperatedGatewayOptions } from "../support/operated-gateway.js";
 import { sampleValue } from "../support/prometheus.js";
 
@@ -127,15 +126,8 @@ describe("connections per client address", () => {
 });
 
 describe("network limit settings", () => {
-  async function serve(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = "";
-    let stderr = "";
-    const code = await runServe(argv, { stdin: Readable.from([]), stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, env);
-    return { code, stdout, stderr };
-  }
-
   it("lists each deadline and the per-address cap with its default and variable in serve --help, and refuses bad values", async () => {
-    const { code, stdout } = await serve(["--help"]);
+    const { code, stdout } = await runCommand(["serve", "--help"]);
     expect(code).toBe(0);
     for (const [flag, variable, fallback] of [
       ["--idle-timeout-ms", "TAU_GATEWAY_IDLE_TIMEOUT_MS", "(default 30000)"],
@@ -147,7 +139,7 @@ describe("network limit settings", () => {
       expect(stdout).toContain(variable);
       expect(stdout).toContain(fallback);
     }
-    const bad = await serve([], { TAU_GATEWAY_HEADERS_TIMEOUT_MS: "-1" });
+    const bad = await runCommand(["serve"], { env: { TAU_GATEWAY_HEADERS_TIMEOUT_MS: "-1" } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('invalid TAU_GATEWAY_HEADERS_TIMEOUT_MS "-1"');
   });

@@ -66,6 +66,20 @@ async function codexOn(threadId: string, answer: Promise<unknown>): Promise<Code
 
 const approvalsOf = (events: readonly Event[]) => payloadsOf<{ id: string; status: string }>(events, "approval.updated");
 
+/**
+ * After a client that was asked dropped: `observer` still finds act_1 pending with no verdict (anything
+ * the drop set off is done by the time the gateway answers the next request); once `decide` answers
+ * it, the turn ends with act_1 approved.
+ */
+async function expectPendingUntilApproved(observer: AskTestClient, sessionId: string, turnId: string, decide: () => unknown): Promise<void> {
+  expect((await observer.request("interaction/list", { sessionId })).interactions).toEqual([expect.objectContaining({ id: "act_1" })]);
+  expect(approvalsOf(observer.eventsOf(sessionId))).toEqual([]);
+
+  await decide();
+  await waitForTerminal(observer, sessionId, turnId);
+  expect(approvalsOf(observer.eventsOf(sessionId))).toEqual([expect.objectContaining({ id: "act_1", status: "approved" })]);
+}
+
 describe("an approval asked of several clients", () => {
   it("stays pending when a Codex client that was asked drops; the Ask client that stays decides it", async () => {
     const askAnswer = deferred<unknown>();
@@ -75,13 +89,7 @@ describe("an approval asked of several clients", () => {
     await Promise.all([asked, codex.waitFor((m) => m.method === "item/commandExecution/requestApproval")]);
 
     await drop(codex);
-    // Anything the drop set off is done by the time the gateway answers the next request.
-    expect((await ask.request("interaction/list", { sessionId })).interactions).toEqual([expect.objectContaining({ id: "act_1" })]);
-    expect(approvalsOf(ask.eventsOf(sessionId))).toEqual([]);
-
-    askAnswer.resolve({ decision: "allow" });
-    await waitForTerminal(ask, sessionId, turnId);
-    expect(approvalsOf(ask.eventsOf(sessionId))).toEqual([expect.objectContaining({ id: "act_1", status: "approved" })]);
+    await expectPendingUntilApproved(ask, sessionId, turnId, () => askAnswer.resolve({ decision: "allow" }));
     expect(payloadsOf(ask.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ output: '{"a":7}', isError: false })]);
     expect(ask.invalid).toEqual([]);
     ask.socket.terminate();
@@ -97,12 +105,7 @@ describe("an approval asked of several clients", () => {
     await Promise.all([asked, codex.waitFor((m) => m.method === "item/commandExecution/requestApproval")]);
 
     await drop(ask);
-    expect((await watcher.request("interaction/list", { sessionId })).interactions).toEqual([expect.objectContaining({ id: "act_1" })]);
-    expect(approvalsOf(watcher.eventsOf(sessionId))).toEqual([]);
-
-    codexAnswer.resolve({ decision: "accept" });
-    await waitForTerminal(watcher, sessionId, turnId);
-    expect(approvalsOf(watcher.eventsOf(sessionId))).toEqual([expect.objectContaining({ id: "act_1", status: "approved" })]);
+    await expectPendingUntilApproved(watcher, sessionId, turnId, () => codexAnswer.resolve({ decision: "accept" }));
     expect(payloadsOf(watcher.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ output: '{"a":7}', isError: false })]);
     expect(codex.invalid).toEqual([]);
     codex.socket.terminate();
@@ -117,12 +120,7 @@ describe("an approval asked of several clients", () => {
     await asked;
 
     await drop(ask);
-    expect((await watcher.request("interaction/list", { sessionId })).interactions).toEqual([expect.objectContaining({ id: "act_1" })]);
-    expect(approvalsOf(watcher.eventsOf(sessionId))).toEqual([]);
-
-    await watcher.request("interaction/approve", { sessionId, interactionId: "act_1" });
-    await waitForTerminal(watcher, sessionId, turnId);
-    expect(approvalsOf(watcher.eventsOf(sessionId))).toEqual([expect.objectContaining({ id: "act_1", status: "approved" })]);
+    await expectPendingUntilApproved(watcher, sessionId, turnId, () => watcher.request("interaction/approve", { sessionId, interactionId: "act_1" }));
     watcher.socket.terminate();
   });
 });

@@ -50,6 +50,16 @@ function codexThroughChild(args: string[], env: NodeJS.ProcessEnv = {}) {
   return { client, child };
 }
 
+/** `acp --remote` on `gateway`, spoken to line by line: initialized (id 1) and with a new session (id 2). */
+async function acpAgentWithSession(gateway: { ws: string; cwd: string }) {
+  const agent = spawnAcpAgent(["--remote", gateway.ws], cleanups);
+  agent.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+  await agent.next((m) => m.id === 1);
+  agent.write({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: gateway.cwd, mcpServers: [] } });
+  const { sessionId } = (await agent.next((m) => m.id === 2)).result as { sessionId: string };
+  return { agent, sessionId };
+}
+
 const textOf = (updates: acp.SessionUpdate[], kind: "agent_message_chunk" | "user_message_chunk") =>
   updates.flatMap((u) => (u.sessionUpdate === kind && u.content.type === "text" ? [u.content.text] : [])).join("");
 
@@ -247,11 +257,7 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
     "an approval the lost gateway asked is withdrawn from the ACP client in ACP's words ($/cancel_request), its prompt answered -32012",
     async () => {
       const gateway = await serveWithTool();
-      const agent = spawnAcpAgent(["--remote", gateway.ws], cleanups);
-      agent.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
-      await agent.next((m) => m.id === 1);
-      agent.write({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: gateway.cwd, mcpServers: [] } });
-      const { sessionId } = (await agent.next((m) => m.id === 2)).result;
+      const { agent, sessionId } = await acpAgentWithSession(gateway);
       agent.write({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: '/tool echo-args {"a":1}' }] } });
       const asked = await agent.next((m) => m.method === "session/request_permission" && "id" in m);
 
@@ -290,11 +296,7 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
     "acp --remote on SIGTERM: reads no more, the prompt in flight is answered, then exit 0",
     async () => {
       const gateway = await startServe();
-      const agent = spawnAcpAgent(["--remote", gateway.ws], cleanups);
-      agent.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
-      await agent.next((m) => m.id === 1);
-      agent.write({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: gateway.cwd, mcpServers: [] } });
-      const { sessionId } = (await agent.next((m) => m.id === 2)).result;
+      const { agent, sessionId } = await acpAgentWithSession(gateway);
       agent.write({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "/think pondering\n/sleep 1500\nawake" }] } });
       await agent.next((m) => m.method === "session/update" && m.params.update.sessionUpdate === "agent_thought_chunk");
       agent.child.kill("SIGTERM");

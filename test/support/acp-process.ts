@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { PassThrough, Readable, Writable } from "node:stream";
 import type { Cleanups } from "./cleanups.js";
-import { spawnCli } from "./cli.js";
+import { spawnOwnedCli, type ChildExit } from "./cli.js";
 
 
 export interface AgentProcess {
@@ -20,7 +20,7 @@ export interface AgentProcess {
   /** The first line the agent wrote (or writes within the timeout) that `match` accepts. */
   next(match: (message: any) => boolean, timeoutMs?: number): Promise<any>;
   stderr(): string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exit: Promise<ChildExit>;
 }
 
 /**
@@ -29,16 +29,7 @@ export interface AgentProcess {
  * the test if still running.
  */
 export function spawnAcpAgent(args: string[], cleanups: Cleanups, env: NodeJS.ProcessEnv = {}): AgentProcess {
-  const child = spawnCli(["acp", ...args], env);
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exit;
-    }
-  });
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const { child, exit, stderr } = spawnOwnedCli(["acp", ...args], cleanups, env);
   const lines: unknown[] = [];
   let partial = "";
   const tee = new PassThrough();
@@ -76,7 +67,7 @@ export function spawnAcpAgent(args: string[], cleanups: Cleanups, env: NodeJS.Pr
     },
     output: Readable.toWeb(tee) as ReadableStream<Uint8Array>,
     sent: () => [...lines],
-    stderr: () => stderr,
+    stderr,
     exit,
   };
 }
@@ -89,21 +80,11 @@ export interface HostProcess {
 
 /** Spawns `tau-gateway host --port 0 ARGS` and resolves with its ws:// URL once it listens. */
 export function spawnTauHost(args: string[], cleanups: Cleanups): Promise<HostProcess> {
-  const child = spawnCli(["host", "--port", "0", ...args], {}, ["ignore", "ignore", "pipe"]);
-  const exit = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exit;
-    }
-  };
-  cleanups.push(stop);
-  let stderr = "";
+  const { child, exit, stderr, stop } = spawnOwnedCli(["host", "--port", "0", ...args], cleanups, {}, ["ignore", "ignore", "pipe"]);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`host did not start in time; stderr:\n${stderr}`)), 20_000);
-    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const match = /^tau host listening on (ws:\/\/\S+)$/m.exec(stderr);
+    const timer = setTimeout(() => reject(new Error(`host did not start in time; stderr:\n${stderr()}`)), 20_000);
+    child.stderr!.on("data", () => {
+      const match = /^tau host listening on (ws:\/\/\S+)$/m.exec(stderr());
       if (match) {
         clearTimeout(timer);
         resolve({ url: match[1]!, child, stop });
@@ -111,7 +92,7 @@ export function spawnTauHost(args: string[], cleanups: Cleanups): Promise<HostPr
     });
     void exit.then(() => {
       clearTimeout(timer);
-      reject(new Error(`host exited before listening; stderr:\n${stderr}`));
+      reject(new Error(`host exited before listening; stderr:\n${stderr()}`));
     });
   });
 }

@@ -53,12 +53,40 @@ export function outputAtExit(child: ChildProcess, stdin = ""): Promise<CliResult
   });
 }
 
+export type ChildExit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** A real `tau-gateway` process a test owns: its stderr kept, killed after the test if it still runs. */
+export interface OwnedCli {
+  child: ChildProcess;
+  exit: Promise<ChildExit>;
+  /** Everything it wrote to stderr so far (empty when stderr is not piped). */
+  stderr(): string;
+  /** Kills it (SIGKILL) if it still runs, and waits for its exit. */
+  stop(): Promise<void>;
+}
+
+/** Spawns `tau-gateway ARGS` (spawnCli) and registers its `stop()` with the test's cleanups. */
+export function spawnOwnedCli(args: string[], cleanups: Cleanups, env: NodeJS.ProcessEnv = {}, stdio: StdioOptions = ["pipe", "pipe", "pipe"]): OwnedCli {
+  const child = spawnCli(args, env, stdio);
+  const exit = new Promise<ChildExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await exit;
+    }
+  };
+  cleanups.push(stop);
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  return { child, exit, stderr: () => stderr, stop };
+}
+
 export interface ListeningCli {
   child: ChildProcess;
   /** The first group of the listening line (the address). */
   address: string;
   stderr: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exit: Promise<ChildExit>;
 }
 
 /**
@@ -66,28 +94,19 @@ export interface ListeningCli {
  * first group is the address); the process is killed after the test if it is still running then.
  */
 export function startCliProcess(args: string[], listening: RegExp, cleanups: Cleanups, env: NodeJS.ProcessEnv = {}): Promise<ListeningCli> {
-  const child = spawnCli(args, env, ["ignore", "ignore", "pipe"]);
-  let stderr = "";
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exit;
-    }
-  });
+  const { child, exit, stderr } = spawnOwnedCli(args, cleanups, env, ["ignore", "ignore", "pipe"]);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args[0]} did not print its listening line in time; stderr:\n${stderr}`)), 20_000);
-    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const match = listening.exec(stderr);
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not print its listening line in time; stderr:\n${stderr()}`)), 20_000);
+    child.stderr!.on("data", () => {
+      const match = listening.exec(stderr());
       if (match) {
         clearTimeout(timer);
-        resolve({ child, address: match[1]!, stderr: () => stderr, exit });
+        resolve({ child, address: match[1]!, stderr, exit });
       }
     });
     void exit.then(({ code }) => {
       clearTimeout(timer);
-      reject(new Error(`${args[0]} exited with ${code} before listening; stderr:\n${stderr}`));
+      reject(new Error(`${args[0]} exited with ${code} before listening; stderr:\n${stderr()}`));
     });
   });
 }

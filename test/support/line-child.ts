@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Cleanups } from "./cleanups.js";
-import { spawnCli } from "./cli.js";
+import { spawnOwnedCli, type ChildExit } from "./cli.js";
 
 /**
  * A `tau-gateway ARGS` process spoken to as a client that spawned it: one JSON message per line
@@ -17,20 +17,11 @@ export interface LineChild {
   /** Every stdout line so far, as written. */
   lines: string[];
   stderr(): string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exit: Promise<ChildExit>;
 }
 
 export function spawnLineChild(args: string[], cleanups: Cleanups, onLine: (line: string) => void, env: NodeJS.ProcessEnv = {}): LineChild {
-  const child = spawnCli(args, env);
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exit;
-    }
-  });
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const { child, exit, stderr } = spawnOwnedCli(args, cleanups, env);
   const lines: string[] = [];
   createInterface({ input: child.stdout! }).on("line", (line) => {
     lines.push(line);
@@ -43,7 +34,7 @@ export function spawnLineChild(args: string[], cleanups: Cleanups, onLine: (line
     write: (line) => void child.stdin!.write(`${line}\n`),
     end: () => void child.stdin!.end(),
     lines,
-    stderr: () => stderr,
+    stderr,
     exit,
   };
 }

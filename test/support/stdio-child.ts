@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { AskTestClient } from "./ask-client.js";
 import type { Cleanups } from "./cleanups.js";
-import { spawnCli } from "./cli.js";
+import { spawnOwnedCli } from "./cli.js";
 
 /**
  * `tau-gateway stdio` as a client spawns it: one node process running the command (spawnCli, so
@@ -38,9 +38,10 @@ export interface StdioChild {
 
 export function spawnStdio(args: string[], cleanups: Cleanups, env: NodeJS.ProcessEnv = {}): StdioChild {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "ask-stdio-")));
-  const child = spawnCli(["stdio", "--default-cwd", cwd, ...args], env) as ChildProcessWithoutNullStreams;
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  // Cleanups run newest first: the directory goes once the process that works in it is gone.
+  cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+  const owned = spawnOwnedCli(["stdio", "--default-cwd", cwd, ...args], cleanups, env);
+  const child = owned.child as ChildProcessWithoutNullStreams;
   const write = (line: string) => void child.stdin.write(`${line}\n`);
   let client = new AskTestClient(write);
   const lines: Array<Record<string, unknown>> = [];
@@ -58,14 +59,6 @@ export function spawnStdio(args: string[], cleanups: Cleanups, env: NodeJS.Proce
   });
   // Writing to a process that has exited fails with EPIPE; the exit is what the tests look at.
   child.stdin.on("error", () => undefined);
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exit;
-    }
-    rmSync(cwd, { recursive: true, force: true });
-  });
   return {
     child,
     get client() {
@@ -78,8 +71,8 @@ export function spawnStdio(args: string[], cleanups: Cleanups, env: NodeJS.Proce
     cwd,
     lines,
     malformed,
-    stderr: () => stderr,
-    exit,
+    stderr: owned.stderr,
+    exit: owned.exit,
     rssMiB() {
       try {
         const kib = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1];
@@ -99,7 +92,7 @@ export function spawnStdio(args: string[], cleanups: Cleanups, env: NodeJS.Proce
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`timed out waiting for ${count} stdout lines (got ${lines.length}); stderr:\n${stderr.slice(-2000)}`));
+          reject(new Error(`timed out waiting for ${count} stdout lines (got ${lines.length}); stderr:\n${owned.stderr().slice(-2000)}`));
         }, timeoutMs);
         waiters.add(check);
       });

@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import type { Event } from "../../generated/ask-v1.0.js";
 import { RawAcpClient } from "./acp-raw-client.js";
 import { RpcError, type AskTestClient } from "./ask-client.js";
-import { expectOneTerminalPerTurn, terminalOf, waitForTerminal } from "./ask-events.js";
+import { expectOneTerminalPerTurn, terminalOf } from "./ask-events.js";
 import type { Cleanups } from "./cleanups.js";
 import { repoRoot, type ServingCli } from "./cli.js";
 import { CodexTestClient } from "./codex-client.js";

@@ -1,9 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SpacedWriter } from "../../src/transports/relay-spaced-writer.js";
 
 /** The relay's stdout for Codex: what follows a response is written in a later read, order kept. */
 describe("the relay's spaced writer", () => {
+  // The pause is measured on vitest's clock, so a loaded machine neither slows nor skews it.
+  afterEach(() => void vi.useRealTimers());
+
   it("holds what follows a response for the pause, then writes it in order; other lines go at once", async () => {
+    vi.useFakeTimers();
     const written: Array<{ line: string; at: number }> = [];
     const start = Date.now();
     const writer = new SpacedWriter((line) => written.push({ line, at: Date.now() - start }), 40);
@@ -12,7 +16,7 @@ describe("the relay's spaced writer", () => {
     writer.push("notification 2");
     writer.push("notification 3");
     expect(written.map((w) => w.line)).toEqual(["notification 1", "response"]);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await vi.advanceTimersByTimeAsync(60);
     expect(written.map((w) => w.line)).toEqual(["notification 1", "response", "notification 2", "notification 3"]);
     expect(written[2]!.at - written[1]!.at).toBeGreaterThanOrEqual(35);
   });
