@@ -95,6 +95,8 @@ export type Event =
   | CompactionCompletedEvent
   | SessionResetEvent
   | QueueUpdatedEvent
+  | UserMessageEvent
+  | ModeUpdatedEvent
   | NoticeEvent;
 /**
  * Payload of approval.required.
@@ -119,6 +121,10 @@ export type InputRequestedPayload = {
  */
 export type CompactionKind = "auto" | "manual";
 /**
+ * Canonical approval mode a session reports: off, require or auto.
+ */
+export type ApprovalMode = "off" | "require" | "auto";
+/**
  * A host capability advertised by initialize; clients may gate UI features on it.
  */
 export type Capability =
@@ -136,10 +142,6 @@ export type Capability =
  */
 export type SessionMode =
   "on_request" | "build" | "edit" | "auto" | "never" | "off" | "yolo" | "plan" | "full_access";
-/**
- * Canonical approval mode a session reports: off, require or auto.
- */
-export type ApprovalMode = "off" | "require" | "auto";
 /**
  * What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.
  */
@@ -1174,6 +1176,49 @@ export interface QueuedMessage {
   text: string;
 }
 /**
+ * A user message joined the conversation, whichever client (of any dialect) sent it: a prompt that starts a turn comes right after that turn's turn.started; a message added without one (steered into a running turn, recorded by a Tau client) names the running turn, if any. Replays and rebuilt histories carry it too. (gateway extension)
+ */
+export interface UserMessageEvent {
+  type: "user.message";
+  seq: number;
+  payload: UserMessagePayload;
+}
+/**
+ * Payload of user.message.
+ */
+export interface UserMessagePayload {
+  /**
+   * Tau's id of the message (a prompt's is its turn's id).
+   */
+  messageId: string;
+  /**
+   * The turn the message belongs to; absent when none was running.
+   */
+  turnId?: string;
+  /**
+   * The message's text.
+   */
+  text: string;
+}
+/**
+ * The session's approval mode changed (a Codex client's approvalPolicy, an ACP client's session/set_mode); carries the new mode. (gateway extension)
+ */
+export interface ModeUpdatedEvent {
+  type: "mode.updated";
+  seq: number;
+  payload: ModeUpdatedPayload;
+}
+/**
+ * Payload of mode.updated.
+ */
+export interface ModeUpdatedPayload {
+  /**
+   * The mode in session/create's words: on_request (ask before each command tool call), auto and never (run them without asking), plan (hold them until a plan is approved).
+   */
+  mode: "on_request" | "auto" | "never" | "plan";
+  approvalMode: ApprovalMode;
+}
+/**
  * A host notice for the user; severity mirrors Tau's notice severities. (gateway extension)
  */
 export interface NoticeEvent {
@@ -1918,6 +1963,8 @@ export interface Events {
   "compaction.completed": CompactionCompletedPayload;
   "session.reset": SessionResetPayload;
   "queue.updated": QueueUpdatedPayload;
+  "user.message": UserMessagePayload;
+  "mode.updated": ModeUpdatedPayload;
   notice: NoticePayload;
 }
 /**

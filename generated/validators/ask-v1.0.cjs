@@ -8099,7 +8099,7 @@ return errors === 0;
 validate252.evaluated = {"props":{"jsonrpc":true,"id":true,"error":true,"result":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.Event = validate256;
-const schema96 = {"title":"Event","description":"Any event carried by session/event.","oneOf":[{"$ref":"#/$defs/SessionCreatedEvent"},{"$ref":"#/$defs/SessionEndedEvent"},{"$ref":"#/$defs/TurnStartedEvent"},{"$ref":"#/$defs/TurnCompletedEvent"},{"$ref":"#/$defs/TurnFailedEvent"},{"$ref":"#/$defs/TurnAbortedEvent"},{"$ref":"#/$defs/ModelStreamingEvent"},{"$ref":"#/$defs/ModelThinkingEvent"},{"$ref":"#/$defs/ToolUseEvent"},{"$ref":"#/$defs/ToolDeltaEvent"},{"$ref":"#/$defs/ToolResultEvent"},{"$ref":"#/$defs/ApprovalRequiredEvent"},{"$ref":"#/$defs/ApprovalUpdatedEvent"},{"$ref":"#/$defs/PlanProposedEvent"},{"$ref":"#/$defs/PlanApprovedEvent"},{"$ref":"#/$defs/PlanRejectedEvent"},{"$ref":"#/$defs/TodosUpdatedEvent"},{"$ref":"#/$defs/ErrorEvent"},{"$ref":"#/$defs/FileChangedEvent"},{"$ref":"#/$defs/InputRequestedEvent"},{"$ref":"#/$defs/InputResolvedEvent"},{"$ref":"#/$defs/CompactionStartedEvent"},{"$ref":"#/$defs/CompactionCompletedEvent"},{"$ref":"#/$defs/SessionResetEvent"},{"$ref":"#/$defs/QueueUpdatedEvent"},{"$ref":"#/$defs/NoticeEvent"}],"discriminator":{"propertyName":"type"},"type":"object"};
+const schema96 = {"title":"Event","description":"Any event carried by session/event.","oneOf":[{"$ref":"#/$defs/SessionCreatedEvent"},{"$ref":"#/$defs/SessionEndedEvent"},{"$ref":"#/$defs/TurnStartedEvent"},{"$ref":"#/$defs/TurnCompletedEvent"},{"$ref":"#/$defs/TurnFailedEvent"},{"$ref":"#/$defs/TurnAbortedEvent"},{"$ref":"#/$defs/ModelStreamingEvent"},{"$ref":"#/$defs/ModelThinkingEvent"},{"$ref":"#/$defs/ToolUseEvent"},{"$ref":"#/$defs/ToolDeltaEvent"},{"$ref":"#/$defs/ToolResultEvent"},{"$ref":"#/$defs/ApprovalRequiredEvent"},{"$ref":"#/$defs/ApprovalUpdatedEvent"},{"$ref":"#/$defs/PlanProposedEvent"},{"$ref":"#/$defs/PlanApprovedEvent"},{"$ref":"#/$defs/PlanRejectedEvent"},{"$ref":"#/$defs/TodosUpdatedEvent"},{"$ref":"#/$defs/ErrorEvent"},{"$ref":"#/$defs/FileChangedEvent"},{"$ref":"#/$defs/InputRequestedEvent"},{"$ref":"#/$defs/InputResolvedEvent"},{"$ref":"#/$defs/CompactionStartedEvent"},{"$ref":"#/$defs/CompactionCompletedEvent"},{"$ref":"#/$defs/SessionResetEvent"},{"$ref":"#/$defs/QueueUpdatedEvent"},{"$ref":"#/$defs/UserMessageEvent"},{"$ref":"#/$defs/ModeUpdatedEvent"},{"$ref":"#/$defs/NoticeEvent"}],"discriminator":{"propertyName":"type"},"type":"object"};
 const schema97 = {"title":"SessionCreatedEvent","description":"A session came into existence; always seq 1.","type":"object","properties":{"type":{"type":"string","const":"session.created"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/SessionCreatedPayload"}},"required":["type","seq","payload"]};
 const schema98 = {"title":"SessionCreatedPayload","description":"Payload of session.created.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["sessionId"]};
 
@@ -12252,8 +12252,8 @@ return errors === 0;
 }
 validate320.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema140 = {"title":"NoticeEvent","description":"A host notice for the user; severity mirrors Tau's notice severities. (gateway extension)","type":"object","properties":{"type":{"type":"string","const":"notice"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/NoticePayload"}},"required":["type","seq","payload"]};
-const schema141 = {"title":"NoticePayload","description":"Payload of notice.","type":"object","properties":{"severity":{"type":"string","enum":["info","warn","error"]},"title":{"type":"string"},"content":{"type":"array","items":{"type":"string"}},"kind":{"type":"string","description":"Dotted notice kind, e.g. for filtering."}},"required":["severity","title"]};
+const schema140 = {"title":"UserMessageEvent","description":"A user message joined the conversation, whichever client (of any dialect) sent it: a prompt that starts a turn comes right after that turn's turn.started; a message added without one (steered into a running turn, recorded by a Tau client) names the running turn, if any. Replays and rebuilt histories carry it too. (gateway extension)","type":"object","properties":{"type":{"type":"string","const":"user.message"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/UserMessagePayload"}},"required":["type","seq","payload"]};
+const schema141 = {"title":"UserMessagePayload","description":"Payload of user.message.","type":"object","properties":{"messageId":{"type":"string","minLength":1,"pattern":"\\S","description":"Tau's id of the message (a prompt's is its turn's id)."},"turnId":{"type":"string","description":"The turn the message belongs to; absent when none was running."},"text":{"type":"string","description":"The message's text."}},"required":["messageId","text"]};
 
 function validate327(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -12269,27 +12269,36 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.severity === undefined) && (missing0 = "severity")) || ((data.title === undefined) && (missing0 = "title"))){
+if(((data.messageId === undefined) && (missing0 = "messageId")) || ((data.text === undefined) && (missing0 = "text"))){
 validate327.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.severity !== undefined){
-let data0 = data.severity;
+if(data.messageId !== undefined){
+let data0 = data.messageId;
 const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate327.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate327.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
-const _errs2 = errors;
-const vSchema0 = schema141.properties.severity.enum;
-if(!(((data0 === "info") || (data0 === "warn")) || (data0 === "error"))){
-validate327.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/enum",keyword:"enum",params:{allowedValues: schema141.properties.severity.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(!pattern2.test(data0)){
+validate327.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
 }
+}
+}
+else {
+validate327.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 if(errors === _errs1){
+}
 }
 var valid0 = _errs1 === errors;
 }
@@ -12297,11 +12306,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.title !== undefined){
-let data1 = data.title;
+if(data.turnId !== undefined){
+let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate327.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate327.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -12313,38 +12322,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.content !== undefined){
-let data2 = data.content;
+if(data.text !== undefined){
+let data2 = data.text;
 const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate327.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 const _errs6 = errors;
 if(errors === _errs5){
-if(Array.isArray(data2)){
-var valid1 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-validate327.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-}
-var valid1 = _errs7 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-}
-}
-else {
-validate327.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-if(errors === _errs5){
-}
 }
 var valid0 = _errs5 === errors;
 }
@@ -12352,23 +12338,6 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.kind !== undefined){
-let data4 = data.kind;
-const _errs9 = errors;
-if(typeof data4 !== "string"){
-validate327.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs10 = errors;
-if(errors === _errs9){
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
 }
 }
 }
@@ -12384,7 +12353,7 @@ if(errors === 0){
 validate327.errors = vErrors;
 return errors === 0;
 }
-validate327.evaluated = {"props":{"severity":true,"title":true,"content":true,"kind":true},"dynamicProps":false,"dynamicItems":false};
+validate327.evaluated = {"props":{"messageId":true,"turnId":true,"text":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -12414,8 +12383,8 @@ validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/propertie
 return false;
 }
 const _errs2 = errors;
-if("notice" !== data0){
-validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+if("user.message" !== data0){
+validate326.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "user.message"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -12491,6 +12460,428 @@ validate326.errors = vErrors;
 return errors === 0;
 }
 validate326.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema142 = {"title":"ModeUpdatedEvent","description":"The session's approval mode changed (a Codex client's approvalPolicy, an ACP client's session/set_mode); carries the new mode. (gateway extension)","type":"object","properties":{"type":{"type":"string","const":"mode.updated"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/ModeUpdatedPayload"}},"required":["type","seq","payload"]};
+const schema143 = {"title":"ModeUpdatedPayload","description":"Payload of mode.updated.","type":"object","properties":{"mode":{"description":"The mode in session/create's words: on_request (ask before each command tool call), auto and never (run them without asking), plan (hold them until a plan is approved).","type":"string","enum":["on_request","auto","never","plan"]},"approvalMode":{"$ref":"#/$defs/ApprovalMode"}},"required":["mode","approvalMode"]};
+
+function validate330(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate330.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.mode === undefined) && (missing0 = "mode")) || ((data.approvalMode === undefined) && (missing0 = "approvalMode"))){
+validate330.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.mode !== undefined){
+let data0 = data.mode;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate330.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+const vSchema0 = schema143.properties.mode.enum;
+if(!((((data0 === "on_request") || (data0 === "auto")) || (data0 === "never")) || (data0 === "plan"))){
+validate330.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema143.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.approvalMode !== undefined){
+let data1 = data.approvalMode;
+const _errs3 = errors;
+if(!(validate44(data1, {instancePath:instancePath+"/approvalMode",parentData:data,parentDataProperty:"approvalMode",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate330.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate330.errors = vErrors;
+return errors === 0;
+}
+validate330.evaluated = {"props":{"mode":true,"approvalMode":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate329.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate329.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate329.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("mode.updated" !== data0){
+validate329.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "mode.updated"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate329.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate329.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate329.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate330(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate330.errors : vErrors.concat(validate330.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate329.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate329.errors = vErrors;
+return errors === 0;
+}
+validate329.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema144 = {"title":"NoticeEvent","description":"A host notice for the user; severity mirrors Tau's notice severities. (gateway extension)","type":"object","properties":{"type":{"type":"string","const":"notice"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/NoticePayload"}},"required":["type","seq","payload"]};
+const schema145 = {"title":"NoticePayload","description":"Payload of notice.","type":"object","properties":{"severity":{"type":"string","enum":["info","warn","error"]},"title":{"type":"string"},"content":{"type":"array","items":{"type":"string"}},"kind":{"type":"string","description":"Dotted notice kind, e.g. for filtering."}},"required":["severity","title"]};
+
+function validate334(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate334.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.severity === undefined) && (missing0 = "severity")) || ((data.title === undefined) && (missing0 = "title"))){
+validate334.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.severity !== undefined){
+let data0 = data.severity;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate334.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+const vSchema0 = schema145.properties.severity.enum;
+if(!(((data0 === "info") || (data0 === "warn")) || (data0 === "error"))){
+validate334.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/enum",keyword:"enum",params:{allowedValues: schema145.properties.severity.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data1 = data.title;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate334.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+let data2 = data.content;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs5){
+if(Array.isArray(data2)){
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+validate334.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid1 = _errs7 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+}
+}
+else {
+validate334.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs5){
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+let data4 = data.kind;
+const _errs9 = errors;
+if(typeof data4 !== "string"){
+validate334.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate334.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate334.errors = vErrors;
+return errors === 0;
+}
+validate334.evaluated = {"props":{"severity":true,"title":true,"content":true,"kind":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate333(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate333.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate333.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate333.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("notice" !== data0){
+validate333.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate333.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate333.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate333.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate334(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate334.errors : vErrors.concat(validate334.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate333.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate333.errors = vErrors;
+return errors === 0;
+}
+validate333.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate256(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -12935,7 +13326,7 @@ props0.payload = true;
 }
 valid0 = valid25;
 }
-else if(tag0 === "notice"){
+else if(tag0 === "user.message"){
 const _errs27 = errors;
 if(!(validate326(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate326.errors : vErrors.concat(validate326.errors);
@@ -12951,6 +13342,40 @@ props0.seq = true;
 props0.payload = true;
 }
 valid0 = valid26;
+}
+else if(tag0 === "mode.updated"){
+const _errs28 = errors;
+if(!(validate329(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate329.errors : vErrors.concat(validate329.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid27 = _errs28 === errors;
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.seq = true;
+props0.payload = true;
+}
+valid0 = valid27;
+}
+else if(tag0 === "notice"){
+const _errs29 = errors;
+if(!(validate333(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate333.errors : vErrors.concat(validate333.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid28 = _errs29 === errors;
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.seq = true;
+props0.payload = true;
+}
+valid0 = valid28;
 }
 else {
 validate256.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
@@ -12977,13 +13402,13 @@ return errors === 0;
 }
 validate256.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.EventEnvelope = validate355;
-const schema142 = {"title":"EventEnvelope","type":"object","description":"The canonical event envelope in its generic form, for readers that must tolerate event types they do not know.","properties":{"type":{"type":"string"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"type":"object","additionalProperties":{}}},"required":["type","seq","payload"]};
+exports.EventEnvelope = validate364;
+const schema146 = {"title":"EventEnvelope","type":"object","description":"The canonical event envelope in its generic form, for readers that must tolerate event types they do not know.","properties":{"type":{"type":"string"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"type":"object","additionalProperties":{}}},"required":["type","seq","payload"]};
 
-function validate355(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate364(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate355.evaluated;
+const evaluated0 = validate364.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12995,7 +13420,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate355.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate364.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13003,7 +13428,7 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate355.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate364.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -13019,19 +13444,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate355.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate364.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate355.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate364.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate355.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate364.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -13056,7 +13481,7 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 const _errs7 = errors;
 }
 else {
-validate355.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate364.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
@@ -13074,23 +13499,23 @@ if(valid0){
 }
 }
 else {
-validate355.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate364.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate355.errors = vErrors;
+validate364.errors = vErrors;
 return errors === 0;
 }
-validate355.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate364.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.FileChangedEvent = validate356;
+exports.FileChangedEvent = validate365;
 
-function validate356(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate356.evaluated;
+const evaluated0 = validate365.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13102,7 +13527,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate356.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate365.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13110,12 +13535,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate356.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate365.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("file.changed" !== data0){
-validate356.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "file.changed"},message:"must be equal to constant"}];
+validate365.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "file.changed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13132,19 +13557,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate356.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate365.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate356.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate365.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate356.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate365.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -13181,23 +13606,23 @@ if(valid0){
 }
 }
 else {
-validate356.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate365.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate356.errors = vErrors;
+validate365.errors = vErrors;
 return errors === 0;
 }
-validate356.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate365.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.FileChangedPayload = validate358;
+exports.FileChangedPayload = validate367;
 
-function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate367(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate358.evaluated;
+const evaluated0 = validate367.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13210,23 +13635,23 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate367.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate358.errors = vErrors;
+validate367.errors = vErrors;
 return errors === 0;
 }
-validate358.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate367.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeParams = validate359;
+exports.InitializeParams = validate368;
 
-function validate359(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate368(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate359.evaluated;
+const evaluated0 = validate368.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13255,7 +13680,7 @@ if(data.clientName !== undefined){
 let data1 = data.clientName;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate359.errors = [{instancePath:instancePath+"/clientName",schemaPath:"#/properties/clientName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate368.errors = [{instancePath:instancePath+"/clientName",schemaPath:"#/properties/clientName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -13275,7 +13700,7 @@ if(errors === _errs4){
 if(Array.isArray(data2)){
 }
 else {
-validate359.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate368.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs4){
@@ -13292,23 +13717,23 @@ if(valid0){
 }
 }
 else {
-validate359.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate368.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate359.errors = vErrors;
+validate368.errors = vErrors;
 return errors === 0;
 }
-validate359.evaluated = {"props":{"client":true,"clientName":true,"capabilities":true},"dynamicProps":false,"dynamicItems":false};
+validate368.evaluated = {"props":{"client":true,"clientName":true,"capabilities":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeRequest = validate361;
+exports.InitializeRequest = validate370;
 
-function validate361(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate370(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate361.evaluated;
+const evaluated0 = validate370.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13320,7 +13745,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate361.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate370.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13358,12 +13783,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate361.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate370.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("initialize" !== data2){
-validate361.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "initialize"},message:"must be equal to constant"}];
+validate370.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "initialize"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13423,7 +13848,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate361.errors = vErrors;
+validate370.errors = vErrors;
 return false;
 }
 else {
@@ -13452,26 +13877,26 @@ if(valid0){
 }
 }
 else {
-validate361.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate370.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate361.errors = vErrors;
+validate370.errors = vErrors;
 return errors === 0;
 }
-validate361.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate370.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeResponse = validate365;
-const schema147 = {"title":"InitializeResponse","description":"Success response to initialize.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InitializeResult"},"error":false},"required":["id","result"]};
-const schema148 = {"title":"InitializeResult","description":"Result of initialize.","type":"object","properties":{"protocolVersion":{"type":"string"},"capabilities":{"description":"Only what the host really emits.","type":"array","items":{"$ref":"#/$defs/Capability"},"uniqueItems":true},"server":{"$ref":"#/$defs/ServerInfo"}},"required":["protocolVersion","capabilities","server"]};
-const schema149 = {"title":"ServerInfo","type":"object","description":"Name and version of the host.","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"]};
+exports.InitializeResponse = validate374;
+const schema151 = {"title":"InitializeResponse","description":"Success response to initialize.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InitializeResult"},"error":false},"required":["id","result"]};
+const schema152 = {"title":"InitializeResult","description":"Result of initialize.","type":"object","properties":{"protocolVersion":{"type":"string"},"capabilities":{"description":"Only what the host really emits.","type":"array","items":{"$ref":"#/$defs/Capability"},"uniqueItems":true},"server":{"$ref":"#/$defs/ServerInfo"}},"required":["protocolVersion","capabilities","server"]};
+const schema153 = {"title":"ServerInfo","type":"object","description":"Name and version of the host.","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"]};
 
-function validate370(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate379(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate370.evaluated;
+const evaluated0 = validate379.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13483,7 +13908,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.version === undefined) && (missing0 = "version"))){
-validate370.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate379.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13491,7 +13916,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate370.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate379.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -13507,7 +13932,7 @@ if(data.version !== undefined){
 let data1 = data.version;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate370.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate379.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -13524,22 +13949,22 @@ if(valid0){
 }
 }
 else {
-validate370.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate379.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate370.errors = vErrors;
+validate379.errors = vErrors;
 return errors === 0;
 }
-validate370.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
+validate379.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate368(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate368.evaluated;
+const evaluated0 = validate377.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13551,7 +13976,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.protocolVersion === undefined) && (missing0 = "protocolVersion")) || ((data.capabilities === undefined) && (missing0 = "capabilities"))) || ((data.server === undefined) && (missing0 = "server"))){
-validate368.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate377.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13559,7 +13984,7 @@ if(data.protocolVersion !== undefined){
 let data0 = data.protocolVersion;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate368.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate377.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -13603,7 +14028,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data1[i1], data1[j0])){
-validate368.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate377.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 valid2 = false;
 break outer0;
@@ -13616,7 +14041,7 @@ if(valid2){
 }
 }
 else {
-validate368.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate377.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -13631,8 +14056,8 @@ if(valid0){
 if(data.server !== undefined){
 let data3 = data.server;
 const _errs6 = errors;
-if(!(validate370(data3, {instancePath:instancePath+"/server",parentData:data,parentDataProperty:"server",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
+if(!(validate379(data3, {instancePath:instancePath+"/server",parentData:data,parentDataProperty:"server",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate379.errors : vErrors.concat(validate379.errors);
 errors = vErrors.length;
 }
 else {
@@ -13649,22 +14074,22 @@ if(valid0){
 }
 }
 else {
-validate368.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate377.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate368.errors = vErrors;
+validate377.errors = vErrors;
 return errors === 0;
 }
-validate368.evaluated = {"props":{"protocolVersion":true,"capabilities":true,"server":true},"dynamicProps":false,"dynamicItems":false};
+validate377.evaluated = {"props":{"protocolVersion":true,"capabilities":true,"server":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate374(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate365.evaluated;
+const evaluated0 = validate374.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13676,7 +14101,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate365.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate374.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13713,8 +14138,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate368(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate368.errors : vErrors.concat(validate368.errors);
+if(!(validate377(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate377.errors : vErrors.concat(validate377.errors);
 errors = vErrors.length;
 }
 else {
@@ -13728,7 +14153,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate365.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate374.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -13742,23 +14167,23 @@ if(valid0){
 }
 }
 else {
-validate365.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate374.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate365.errors = vErrors;
+validate374.errors = vErrors;
 return errors === 0;
 }
-validate365.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate374.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeResult = validate373;
+exports.InitializeResult = validate382;
 
-function validate373(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate373.evaluated;
+const evaluated0 = validate382.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13770,7 +14195,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.protocolVersion === undefined) && (missing0 = "protocolVersion")) || ((data.capabilities === undefined) && (missing0 = "capabilities"))) || ((data.server === undefined) && (missing0 = "server"))){
-validate373.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate382.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13778,7 +14203,7 @@ if(data.protocolVersion !== undefined){
 let data0 = data.protocolVersion;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate373.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate382.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -13822,7 +14247,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data1[i1], data1[j0])){
-validate373.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate382.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 valid2 = false;
 break outer0;
@@ -13835,7 +14260,7 @@ if(valid2){
 }
 }
 else {
-validate373.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate382.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -13850,8 +14275,8 @@ if(valid0){
 if(data.server !== undefined){
 let data3 = data.server;
 const _errs6 = errors;
-if(!(validate370(data3, {instancePath:instancePath+"/server",parentData:data,parentDataProperty:"server",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate370.errors : vErrors.concat(validate370.errors);
+if(!(validate379(data3, {instancePath:instancePath+"/server",parentData:data,parentDataProperty:"server",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate379.errors : vErrors.concat(validate379.errors);
 errors = vErrors.length;
 }
 else {
@@ -13868,23 +14293,23 @@ if(valid0){
 }
 }
 else {
-validate373.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate382.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate373.errors = vErrors;
+validate382.errors = vErrors;
 return errors === 0;
 }
-validate373.evaluated = {"props":{"protocolVersion":true,"capabilities":true,"server":true},"dynamicProps":false,"dynamicItems":false};
+validate382.evaluated = {"props":{"protocolVersion":true,"capabilities":true,"server":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InputRequestedEvent = validate376;
+exports.InputRequestedEvent = validate385;
 
-function validate376(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate376.evaluated;
+const evaluated0 = validate385.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13896,7 +14321,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate376.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate385.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13904,12 +14329,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate376.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate385.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("input.requested" !== data0){
-validate376.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "input.requested"},message:"must be equal to constant"}];
+validate385.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "input.requested"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13926,19 +14351,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate376.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate385.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate376.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate385.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate376.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate385.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -13975,23 +14400,23 @@ if(valid0){
 }
 }
 else {
-validate376.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate385.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate376.errors = vErrors;
+validate385.errors = vErrors;
 return errors === 0;
 }
-validate376.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate385.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InputRequestedPayload = validate378;
+exports.InputRequestedPayload = validate387;
 
-function validate378(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate378.evaluated;
+const evaluated0 = validate387.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14004,7 +14429,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.id === undefined) && (missing0 = "id")){
-validate378.errors = [{instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate387.errors = [{instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14012,7 +14437,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate378.errors = [{instancePath:instancePath+"/id",schemaPath:"#/allOf/0/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate387.errors = [{instancePath:instancePath+"/id",schemaPath:"#/allOf/0/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -14028,7 +14453,7 @@ if(valid1){
 }
 }
 else {
-validate378.errors = [{instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate387.errors = [{instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs0){
@@ -14049,17 +14474,17 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate378.errors = vErrors;
+validate387.errors = vErrors;
 return errors === 0;
 }
-validate378.evaluated = {"props":{"prompt":true,"options":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate387.evaluated = {"props":{"prompt":true,"options":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InputResolvedEvent = validate380;
+exports.InputResolvedEvent = validate389;
 
-function validate380(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate389(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate380.evaluated;
+const evaluated0 = validate389.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14071,7 +14496,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate380.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate389.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14079,12 +14504,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate380.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate389.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("input.resolved" !== data0){
-validate380.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "input.resolved"},message:"must be equal to constant"}];
+validate389.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "input.resolved"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14101,19 +14526,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate380.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate389.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate380.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate389.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate380.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate389.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -14150,23 +14575,23 @@ if(valid0){
 }
 }
 else {
-validate380.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate389.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate380.errors = vErrors;
+validate389.errors = vErrors;
 return errors === 0;
 }
-validate380.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate389.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InputResolvedPayload = validate382;
+exports.InputResolvedPayload = validate391;
 
-function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate382.evaluated;
+const evaluated0 = validate391.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14178,7 +14603,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))){
-validate382.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate391.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14186,7 +14611,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate382.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate391.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -14202,13 +14627,13 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate382.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate391.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 const vSchema0 = schema134.properties.status.enum;
 if(!(((data1 === "responded") || (data1 === "cancelled")) || (data1 === "expired"))){
-validate382.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema134.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate391.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema134.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -14225,7 +14650,7 @@ if(data.response !== undefined){
 let data2 = data.response;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate382.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate391.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -14241,7 +14666,7 @@ if(data.reason !== undefined){
 let data3 = data.reason;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate382.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate391.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -14260,23 +14685,23 @@ if(valid0){
 }
 }
 else {
-validate382.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate391.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate382.errors = vErrors;
+validate391.errors = vErrors;
 return errors === 0;
 }
-validate382.evaluated = {"props":{"id":true,"status":true,"response":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate391.evaluated = {"props":{"id":true,"status":true,"response":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveAllParams = validate383;
+exports.InteractionApproveAllParams = validate392;
 
-function validate383(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate383.evaluated;
+const evaluated0 = validate392.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14288,7 +14713,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate383.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate392.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14327,23 +14752,23 @@ if(valid0){
 }
 }
 else {
-validate383.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate392.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate383.errors = vErrors;
+validate392.errors = vErrors;
 return errors === 0;
 }
-validate383.evaluated = {"props":{"sessionId":true,"scope":true},"dynamicProps":false,"dynamicItems":false};
+validate392.evaluated = {"props":{"sessionId":true,"scope":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveAllRequest = validate386;
+exports.InteractionApproveAllRequest = validate395;
 
-function validate386(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate395(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate386.evaluated;
+const evaluated0 = validate395.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14355,7 +14780,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate386.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate395.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14393,12 +14818,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate386.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate395.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/approve-all" !== data2){
-validate386.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/approve-all"},message:"must be equal to constant"}];
+validate395.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/approve-all"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14433,237 +14858,6 @@ if(valid0){
 }
 }
 else {
-validate386.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate386.errors = vErrors;
-return errors === 0;
-}
-validate386.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.InteractionApproveAllResponse = validate390;
-const schema157 = {"title":"InteractionApproveAllResponse","description":"Success response to interaction/approve-all.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionApproveAllResult"},"error":false},"required":["id","result"]};
-const schema158 = {"title":"InteractionApproveAllResult","description":"Result of interaction/approve-all.","type":"object","properties":{"approved":{"description":"Number approved.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["approved"]};
-
-function validate393(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate393.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.approved === undefined) && (missing0 = "approved")){
-validate393.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.approved !== undefined){
-let data0 = data.approved;
-const _errs1 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate393.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 9007199254740991 || isNaN(data0)){
-validate393.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data0 < 0 || isNaN(data0)){
-validate393.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs1){
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate393.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate393.errors = vErrors;
-return errors === 0;
-}
-validate393.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
-
-
-function validate390(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate390.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate390.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs2 = errors;
-if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.result !== undefined){
-let data2 = data.result;
-const _errs3 = errors;
-if(!(validate393(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate393.errors : vErrors.concat(validate393.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined){
-let data3 = data.error;
-var valid0 = false;
-validate390.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate390.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate390.errors = vErrors;
-return errors === 0;
-}
-validate390.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.InteractionApproveAllResult = validate395;
-
-function validate395(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate395.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.approved === undefined) && (missing0 = "approved")){
-validate395.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.approved !== undefined){
-let data0 = data.approved;
-const _errs1 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate395.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 9007199254740991 || isNaN(data0)){
-validate395.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data0 < 0 || isNaN(data0)){
-validate395.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs1){
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
 validate395.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -14673,14 +14867,16 @@ if(errors === 0){
 validate395.errors = vErrors;
 return errors === 0;
 }
-validate395.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
+validate395.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveParams = validate396;
+exports.InteractionApproveAllResponse = validate399;
+const schema161 = {"title":"InteractionApproveAllResponse","description":"Success response to interaction/approve-all.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionApproveAllResult"},"error":false},"required":["id","result"]};
+const schema162 = {"title":"InteractionApproveAllResult","description":"Result of interaction/approve-all.","type":"object","properties":{"approved":{"description":"Number approved.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["approved"]};
 
-function validate396(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate402(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate396.evaluated;
+const evaluated0 = validate402.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14691,19 +14887,36 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate396.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((data.approved === undefined) && (missing0 = "approved")){
+validate402.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
+if(data.approved !== undefined){
+let data0 = data.approved;
 const _errs1 = errors;
-if(!(validate93(data0, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
-errors = vErrors.length;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate402.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate402.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
 }
 else {
+if(data0 < 0 || isNaN(data0)){
+validate402.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs1){
+}
 }
 var valid0 = _errs1 === errors;
 }
@@ -14711,71 +14924,21 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.interactionId !== undefined){
-let data1 = data.interactionId;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs2){
-if(typeof data1 === "string"){
-if(func2(data1) < 1){
-validate396.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern2.test(data1)){
-validate396.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
-return false;
-}
-else {
 }
 }
 }
 else {
-validate396.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs2){
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.scope !== undefined){
-let data2 = data.scope;
-const _errs4 = errors;
-if(!(validate38(data2, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-else {
-validate396.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate402.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate396.errors = vErrors;
+validate402.errors = vErrors;
 return errors === 0;
 }
-validate396.evaluated = {"props":{"sessionId":true,"interactionId":true,"scope":true},"dynamicProps":false,"dynamicItems":false};
+validate402.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveRequest = validate399;
 
 function validate399(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -14791,7 +14954,7 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
 validate399.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -14826,16 +14989,278 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.result !== undefined){
+let data2 = data.result;
+const _errs3 = errors;
+if(!(validate402(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate402.errors : vErrors.concat(validate402.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data3 = data.error;
+var valid0 = false;
+validate399.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate399.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate399.errors = vErrors;
+return errors === 0;
+}
+validate399.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.InteractionApproveAllResult = validate404;
+
+function validate404(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate404.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.approved === undefined) && (missing0 = "approved")){
+validate404.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.approved !== undefined){
+let data0 = data.approved;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate404.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate404.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate404.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate404.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate404.errors = vErrors;
+return errors === 0;
+}
+validate404.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.InteractionApproveParams = validate405;
+
+function validate405(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate405.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
+validate405.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+if(!(validate93(data0, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.interactionId !== undefined){
+let data1 = data.interactionId;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs2){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate405.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data1)){
+validate405.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate405.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs2){
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.scope !== undefined){
+let data2 = data.scope;
+const _errs4 = errors;
+if(!(validate38(data2, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate405.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate405.errors = vErrors;
+return errors === 0;
+}
+validate405.evaluated = {"props":{"sessionId":true,"interactionId":true,"scope":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.InteractionApproveRequest = validate408;
+
+function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate408.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate408.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate399.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate408.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/approve" !== data2){
-validate399.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/approve"},message:"must be equal to constant"}];
+validate408.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/approve"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14870,25 +15295,25 @@ if(valid0){
 }
 }
 else {
-validate399.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate408.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate399.errors = vErrors;
+validate408.errors = vErrors;
 return errors === 0;
 }
-validate399.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate408.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveResponse = validate403;
-const schema162 = {"title":"InteractionApproveResponse","description":"Success response to interaction/approve.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionApproveResult"},"error":false},"required":["id","result"]};
-const schema163 = {"title":"InteractionApproveResult","description":"Result of interaction/approve.","type":"object","properties":{"approved":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["approved","interactionId"]};
+exports.InteractionApproveResponse = validate412;
+const schema166 = {"title":"InteractionApproveResponse","description":"Success response to interaction/approve.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionApproveResult"},"error":false},"required":["id","result"]};
+const schema167 = {"title":"InteractionApproveResult","description":"Result of interaction/approve.","type":"object","properties":{"approved":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["approved","interactionId"]};
 
-function validate406(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate415(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate406.evaluated;
+const evaluated0 = validate415.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14900,7 +15325,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.approved === undefined) && (missing0 = "approved")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate406.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate415.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14908,7 +15333,7 @@ if(data.approved !== undefined){
 let data0 = data.approved;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate406.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate415.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -14924,7 +15349,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate406.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate415.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -14941,22 +15366,22 @@ if(valid0){
 }
 }
 else {
-validate406.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate415.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate406.errors = vErrors;
+validate415.errors = vErrors;
 return errors === 0;
 }
-validate406.evaluated = {"props":{"approved":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate415.evaluated = {"props":{"approved":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate403(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate403.evaluated;
+const evaluated0 = validate412.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14968,7 +15393,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate403.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate412.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15005,8 +15430,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate406(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate406.errors : vErrors.concat(validate406.errors);
+if(!(validate415(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate415.errors : vErrors.concat(validate415.errors);
 errors = vErrors.length;
 }
 else {
@@ -15020,7 +15445,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate403.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate412.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -15034,23 +15459,23 @@ if(valid0){
 }
 }
 else {
-validate403.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate412.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate403.errors = vErrors;
+validate412.errors = vErrors;
 return errors === 0;
 }
-validate403.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate412.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveResult = validate408;
+exports.InteractionApproveResult = validate417;
 
-function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate408.evaluated;
+const evaluated0 = validate417.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15062,7 +15487,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.approved === undefined) && (missing0 = "approved")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate408.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate417.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15070,7 +15495,7 @@ if(data.approved !== undefined){
 let data0 = data.approved;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate408.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate417.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -15086,7 +15511,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate408.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate417.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -15103,24 +15528,24 @@ if(valid0){
 }
 }
 else {
-validate408.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate417.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate408.errors = vErrors;
+validate417.errors = vErrors;
 return errors === 0;
 }
-validate408.evaluated = {"props":{"approved":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate417.evaluated = {"props":{"approved":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionKind = validate409;
-const schema165 = {"title":"InteractionKind","description":"What an interaction asks for: a tool approval, a plan decision or user input.","type":"string","enum":["approval","plan","user_input"]};
+exports.InteractionKind = validate418;
+const schema169 = {"title":"InteractionKind","description":"What an interaction asks for: a tool approval, a plan decision or user input.","type":"string","enum":["approval","plan","user_input"]};
 
-function validate409(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate418(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate409.evaluated;
+const evaluated0 = validate418.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15128,30 +15553,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate409.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate418.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema165.enum;
+const vSchema0 = schema169.enum;
 if(!(((data === "approval") || (data === "plan")) || (data === "user_input"))){
-validate409.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema165.enum},message:"must be equal to one of the allowed values"}];
+validate418.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema169.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate409.errors = vErrors;
+validate418.errors = vErrors;
 return errors === 0;
 }
-validate409.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate418.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionListParams = validate410;
+exports.InteractionListParams = validate419;
 
-function validate410(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate410.evaluated;
+const evaluated0 = validate419.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15163,7 +15588,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate410.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate419.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15186,23 +15611,23 @@ if(valid0){
 }
 }
 else {
-validate410.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate419.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate410.errors = vErrors;
+validate419.errors = vErrors;
 return errors === 0;
 }
-validate410.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate419.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionListRequest = validate412;
+exports.InteractionListRequest = validate421;
 
-function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate421(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate412.evaluated;
+const evaluated0 = validate421.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15214,7 +15639,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate412.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate421.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15252,12 +15677,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate412.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate421.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/list" !== data2){
-validate412.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/list"},message:"must be equal to constant"}];
+validate421.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15292,27 +15717,27 @@ if(valid0){
 }
 }
 else {
-validate412.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate421.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate412.errors = vErrors;
+validate421.errors = vErrors;
 return errors === 0;
 }
-validate412.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate421.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionListResponse = validate416;
-const schema168 = {"title":"InteractionListResponse","description":"Success response to interaction/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionListResult"},"error":false},"required":["id","result"]};
-const schema169 = {"title":"InteractionListResult","description":"Result of interaction/list.","type":"object","properties":{"interactions":{"type":"array","items":{"$ref":"#/$defs/InteractionRecord"}}},"required":["interactions"]};
-const schema170 = {"title":"InteractionRecord","description":"An interaction as interaction/list returns it: {id, kind, status, payload}, discriminated by kind.","oneOf":[{"$ref":"#/$defs/ApprovalInteraction"},{"$ref":"#/$defs/PlanInteraction"},{"$ref":"#/$defs/UserInputInteraction"}],"discriminator":{"propertyName":"kind"},"type":"object"};
-const schema171 = {"title":"PlanInteraction","type":"object","description":"A plan proposal, resolved by plan/approve or plan/reject.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"plan"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"type":"object","properties":{"plan":{"type":"string"}},"required":["plan"]}},"required":["id","kind","status","payload"]};
+exports.InteractionListResponse = validate425;
+const schema172 = {"title":"InteractionListResponse","description":"Success response to interaction/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionListResult"},"error":false},"required":["id","result"]};
+const schema173 = {"title":"InteractionListResult","description":"Result of interaction/list.","type":"object","properties":{"interactions":{"type":"array","items":{"$ref":"#/$defs/InteractionRecord"}}},"required":["interactions"]};
+const schema174 = {"title":"InteractionRecord","description":"An interaction as interaction/list returns it: {id, kind, status, payload}, discriminated by kind.","oneOf":[{"$ref":"#/$defs/ApprovalInteraction"},{"$ref":"#/$defs/PlanInteraction"},{"$ref":"#/$defs/UserInputInteraction"}],"discriminator":{"propertyName":"kind"},"type":"object"};
+const schema175 = {"title":"PlanInteraction","type":"object","description":"A plan proposal, resolved by plan/approve or plan/reject.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"plan"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"type":"object","properties":{"plan":{"type":"string"}},"required":["plan"]}},"required":["id","kind","status","payload"]};
 
-function validate421(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate430(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate421.evaluated;
+const evaluated0 = validate430.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15324,7 +15749,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate421.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate430.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15332,7 +15757,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate421.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate430.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -15348,12 +15773,12 @@ if(data.kind !== undefined){
 let data1 = data.kind;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate421.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate430.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("plan" !== data1){
-validate421.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+validate430.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15389,7 +15814,7 @@ if(errors === _errs6){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if((data3.plan === undefined) && (missing1 = "plan")){
-validate421.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate430.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -15397,7 +15822,7 @@ if(data3.plan !== undefined){
 let data4 = data3.plan;
 const _errs8 = errors;
 if(typeof data4 !== "string"){
-validate421.errors = [{instancePath:instancePath+"/payload/plan",schemaPath:"#/properties/payload/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate430.errors = [{instancePath:instancePath+"/payload/plan",schemaPath:"#/properties/payload/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
@@ -15413,7 +15838,7 @@ if(valid1){
 }
 }
 else {
-validate421.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate430.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs6){
@@ -15432,23 +15857,23 @@ if(valid0){
 }
 }
 else {
-validate421.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate430.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate421.errors = vErrors;
+validate430.errors = vErrors;
 return errors === 0;
 }
-validate421.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate430.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema172 = {"title":"UserInputInteraction","type":"object","description":"A question for the user, answered by interaction/respond or interaction/requestUserInput.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"user_input"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"$ref":"#/$defs/UserInputDetails"}},"required":["id","kind","status","payload"]};
+const schema176 = {"title":"UserInputInteraction","type":"object","description":"A question for the user, answered by interaction/respond or interaction/requestUserInput.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"user_input"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"$ref":"#/$defs/UserInputDetails"}},"required":["id","kind","status","payload"]};
 
-function validate423(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate432(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate423.evaluated;
+const evaluated0 = validate432.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15460,7 +15885,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate423.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate432.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15468,7 +15893,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate423.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate432.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -15484,12 +15909,12 @@ if(data.kind !== undefined){
 let data1 = data.kind;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate423.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate432.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("user_input" !== data1){
-validate423.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "user_input"},message:"must be equal to constant"}];
+validate432.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "user_input"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15539,22 +15964,22 @@ if(valid0){
 }
 }
 else {
-validate423.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate432.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate423.errors = vErrors;
+validate432.errors = vErrors;
 return errors === 0;
 }
-validate423.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate432.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate420(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate429(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate420.evaluated;
+const evaluated0 = validate429.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15588,8 +16013,8 @@ valid0 = valid1;
 }
 else if(tag0 === "plan"){
 const _errs3 = errors;
-if(!(validate421(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate421.errors : vErrors.concat(validate421.errors);
+if(!(validate430(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate430.errors : vErrors.concat(validate430.errors);
 errors = vErrors.length;
 }
 else {
@@ -15606,8 +16031,8 @@ valid0 = valid2;
 }
 else if(tag0 === "user_input"){
 const _errs4 = errors;
-if(!(validate423(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate423.errors : vErrors.concat(validate423.errors);
+if(!(validate432(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate432.errors : vErrors.concat(validate432.errors);
 errors = vErrors.length;
 }
 else {
@@ -15623,35 +16048,35 @@ props0.payload = true;
 valid0 = valid3;
 }
 else {
-validate420.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
+validate429.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate420.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
+validate429.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate420.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate429.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate420.errors = vErrors;
+validate429.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate420.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate429.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate419.evaluated;
+const evaluated0 = validate428.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15663,7 +16088,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.interactions === undefined) && (missing0 = "interactions")){
-validate419.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate428.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15678,12 +16103,12 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate420(data1, {instancePath:instancePath+"/interactions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate420.errors : vErrors.concat(validate420.errors);
+if(!(validate429(data1, {instancePath:instancePath+"/interactions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate429.errors : vErrors.concat(validate429.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate420.evaluated.props;
+var props0 = validate429.evaluated.props;
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -15694,7 +16119,7 @@ if(valid1){
 }
 }
 else {
-validate419.errors = [{instancePath:instancePath+"/interactions",schemaPath:"#/properties/interactions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate428.errors = [{instancePath:instancePath+"/interactions",schemaPath:"#/properties/interactions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -15710,22 +16135,22 @@ if(valid0){
 }
 }
 else {
-validate419.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate419.errors = vErrors;
+validate428.errors = vErrors;
 return errors === 0;
 }
-validate419.evaluated = {"props":{"interactions":true},"dynamicProps":false,"dynamicItems":false};
+validate428.evaluated = {"props":{"interactions":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate416(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate416.evaluated;
+const evaluated0 = validate425.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15737,7 +16162,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate416.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate425.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15774,8 +16199,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate419(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate419.errors : vErrors.concat(validate419.errors);
+if(!(validate428(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate428.errors : vErrors.concat(validate428.errors);
 errors = vErrors.length;
 }
 else {
@@ -15789,7 +16214,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate416.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate425.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -15803,23 +16228,23 @@ if(valid0){
 }
 }
 else {
-validate416.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate425.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate416.errors = vErrors;
+validate425.errors = vErrors;
 return errors === 0;
 }
-validate416.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate425.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionListResult = validate431;
+exports.InteractionListResult = validate440;
 
-function validate431(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate440(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate431.evaluated;
+const evaluated0 = validate440.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15831,7 +16256,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.interactions === undefined) && (missing0 = "interactions")){
-validate431.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate440.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15846,12 +16271,12 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate420(data1, {instancePath:instancePath+"/interactions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate420.errors : vErrors.concat(validate420.errors);
+if(!(validate429(data1, {instancePath:instancePath+"/interactions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate429.errors : vErrors.concat(validate429.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate420.evaluated.props;
+var props0 = validate429.evaluated.props;
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -15862,7 +16287,7 @@ if(valid1){
 }
 }
 else {
-validate431.errors = [{instancePath:instancePath+"/interactions",schemaPath:"#/properties/interactions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate440.errors = [{instancePath:instancePath+"/interactions",schemaPath:"#/properties/interactions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -15878,23 +16303,23 @@ if(valid0){
 }
 }
 else {
-validate431.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate440.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate431.errors = vErrors;
+validate440.errors = vErrors;
 return errors === 0;
 }
-validate431.evaluated = {"props":{"interactions":true},"dynamicProps":false,"dynamicItems":false};
+validate440.evaluated = {"props":{"interactions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionPermissionQueryParams = validate433;
+exports.InteractionPermissionQueryParams = validate442;
 
-function validate433(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate442(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate433.evaluated;
+const evaluated0 = validate442.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15922,23 +16347,23 @@ if(valid0){
 }
 }
 else {
-validate433.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate442.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate433.errors = vErrors;
+validate442.errors = vErrors;
 return errors === 0;
 }
-validate433.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate442.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionPermissionQueryRequest = validate435;
+exports.InteractionPermissionQueryRequest = validate444;
 
-function validate435(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate444(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate435.evaluated;
+const evaluated0 = validate444.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15950,7 +16375,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate435.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate444.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15988,12 +16413,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate435.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate444.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/requestPermission" !== data2){
-validate435.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestPermission"},message:"must be equal to constant"}];
+validate444.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestPermission"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -16051,7 +16476,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate435.errors = vErrors;
+validate444.errors = vErrors;
 return false;
 }
 else {
@@ -16080,25 +16505,25 @@ if(valid0){
 }
 }
 else {
-validate435.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate444.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate435.errors = vErrors;
+validate444.errors = vErrors;
 return errors === 0;
 }
-validate435.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate444.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionPermissionQueryResponse = validate439;
-const schema176 = {"title":"InteractionPermissionQueryResponse","description":"Success response to interaction/requestPermission.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionPermissionQueryResult"},"error":false},"required":["id","result"]};
-const schema177 = {"title":"InteractionPermissionQueryResult","description":"Result of interaction/requestPermission.","type":"object","properties":{"mode":{"$ref":"#/$defs/ApprovalMode"},"pending":{"description":"Whether the session has an approval waiting for a decision.","type":"boolean"}},"required":["mode","pending"]};
+exports.InteractionPermissionQueryResponse = validate448;
+const schema180 = {"title":"InteractionPermissionQueryResponse","description":"Success response to interaction/requestPermission.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionPermissionQueryResult"},"error":false},"required":["id","result"]};
+const schema181 = {"title":"InteractionPermissionQueryResult","description":"Result of interaction/requestPermission.","type":"object","properties":{"mode":{"$ref":"#/$defs/ApprovalMode"},"pending":{"description":"Whether the session has an approval waiting for a decision.","type":"boolean"}},"required":["mode","pending"]};
 
-function validate442(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate451(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate442.evaluated;
+const evaluated0 = validate451.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16110,7 +16535,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.pending === undefined) && (missing0 = "pending"))){
-validate442.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate451.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16133,7 +16558,7 @@ if(data.pending !== undefined){
 let data1 = data.pending;
 const _errs2 = errors;
 if(typeof data1 !== "boolean"){
-validate442.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/properties/pending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate451.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/properties/pending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -16150,22 +16575,22 @@ if(valid0){
 }
 }
 else {
-validate442.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate451.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate442.errors = vErrors;
+validate451.errors = vErrors;
 return errors === 0;
 }
-validate442.evaluated = {"props":{"mode":true,"pending":true},"dynamicProps":false,"dynamicItems":false};
+validate451.evaluated = {"props":{"mode":true,"pending":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate439(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate448(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate439.evaluated;
+const evaluated0 = validate448.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16177,7 +16602,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate439.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate448.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16214,8 +16639,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate442(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate442.errors : vErrors.concat(validate442.errors);
+if(!(validate451(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate451.errors : vErrors.concat(validate451.errors);
 errors = vErrors.length;
 }
 else {
@@ -16229,7 +16654,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate439.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate448.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -16243,23 +16668,23 @@ if(valid0){
 }
 }
 else {
-validate439.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate448.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate439.errors = vErrors;
+validate448.errors = vErrors;
 return errors === 0;
 }
-validate439.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate448.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionPermissionQueryResult = validate445;
+exports.InteractionPermissionQueryResult = validate454;
 
-function validate445(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate454(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate445.evaluated;
+const evaluated0 = validate454.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16271,7 +16696,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.pending === undefined) && (missing0 = "pending"))){
-validate445.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate454.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16294,7 +16719,7 @@ if(data.pending !== undefined){
 let data1 = data.pending;
 const _errs2 = errors;
 if(typeof data1 !== "boolean"){
-validate445.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/properties/pending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate454.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/properties/pending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -16311,23 +16736,23 @@ if(valid0){
 }
 }
 else {
-validate445.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate454.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate445.errors = vErrors;
+validate454.errors = vErrors;
 return errors === 0;
 }
-validate445.evaluated = {"props":{"mode":true,"pending":true},"dynamicProps":false,"dynamicItems":false};
+validate454.evaluated = {"props":{"mode":true,"pending":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRecord = validate447;
+exports.InteractionRecord = validate456;
 
-function validate447(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate456(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate447.evaluated;
+const evaluated0 = validate456.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16361,8 +16786,8 @@ valid0 = valid1;
 }
 else if(tag0 === "plan"){
 const _errs3 = errors;
-if(!(validate421(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate421.errors : vErrors.concat(validate421.errors);
+if(!(validate430(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate430.errors : vErrors.concat(validate430.errors);
 errors = vErrors.length;
 }
 else {
@@ -16379,8 +16804,8 @@ valid0 = valid2;
 }
 else if(tag0 === "user_input"){
 const _errs4 = errors;
-if(!(validate423(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate423.errors : vErrors.concat(validate423.errors);
+if(!(validate432(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate432.errors : vErrors.concat(validate432.errors);
 errors = vErrors.length;
 }
 else {
@@ -16396,36 +16821,36 @@ props0.payload = true;
 valid0 = valid3;
 }
 else {
-validate447.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
+validate456.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate447.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
+validate456.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate447.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate456.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate447.errors = vErrors;
+validate456.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate447.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate456.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.InteractionRejectAllParams = validate451;
+exports.InteractionRejectAllParams = validate460;
 
-function validate451(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate460(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate451.evaluated;
+const evaluated0 = validate460.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16437,7 +16862,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate451.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate460.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16460,7 +16885,7 @@ if(data.feedback !== undefined){
 let data1 = data.feedback;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate451.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate460.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -16477,23 +16902,23 @@ if(valid0){
 }
 }
 else {
-validate451.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate460.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate451.errors = vErrors;
+validate460.errors = vErrors;
 return errors === 0;
 }
-validate451.evaluated = {"props":{"sessionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate460.evaluated = {"props":{"sessionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectAllRequest = validate453;
+exports.InteractionRejectAllRequest = validate462;
 
-function validate453(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate462(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate453.evaluated;
+const evaluated0 = validate462.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16505,7 +16930,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate453.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate462.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16543,12 +16968,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate453.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate462.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/reject-all" !== data2){
-validate453.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/reject-all"},message:"must be equal to constant"}];
+validate462.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/reject-all"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -16583,25 +17008,25 @@ if(valid0){
 }
 }
 else {
-validate453.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate462.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate453.errors = vErrors;
+validate462.errors = vErrors;
 return errors === 0;
 }
-validate453.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate462.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectAllResponse = validate457;
-const schema182 = {"title":"InteractionRejectAllResponse","description":"Success response to interaction/reject-all.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRejectAllResult"},"error":false},"required":["id","result"]};
-const schema183 = {"title":"InteractionRejectAllResult","description":"Result of interaction/reject-all.","type":"object","properties":{"rejected":{"description":"Number rejected.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["rejected"]};
+exports.InteractionRejectAllResponse = validate466;
+const schema186 = {"title":"InteractionRejectAllResponse","description":"Success response to interaction/reject-all.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRejectAllResult"},"error":false},"required":["id","result"]};
+const schema187 = {"title":"InteractionRejectAllResult","description":"Result of interaction/reject-all.","type":"object","properties":{"rejected":{"description":"Number rejected.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["rejected"]};
 
-function validate460(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate469(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate460.evaluated;
+const evaluated0 = validate469.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16613,7 +17038,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.rejected === undefined) && (missing0 = "rejected")){
-validate460.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate469.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16621,19 +17046,19 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate460.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate469.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate460.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate469.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate460.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate469.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -16653,22 +17078,22 @@ if(valid0){
 }
 }
 else {
-validate460.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate469.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate460.errors = vErrors;
+validate469.errors = vErrors;
 return errors === 0;
 }
-validate460.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+validate469.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate457(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate466(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate457.evaluated;
+const evaluated0 = validate466.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16680,7 +17105,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate457.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate466.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16717,8 +17142,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate460(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate460.errors : vErrors.concat(validate460.errors);
+if(!(validate469(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate469.errors : vErrors.concat(validate469.errors);
 errors = vErrors.length;
 }
 else {
@@ -16732,7 +17157,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate457.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate466.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -16746,23 +17171,23 @@ if(valid0){
 }
 }
 else {
-validate457.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate466.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate457.errors = vErrors;
+validate466.errors = vErrors;
 return errors === 0;
 }
-validate457.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate466.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectAllResult = validate462;
+exports.InteractionRejectAllResult = validate471;
 
-function validate462(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate471(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate462.evaluated;
+const evaluated0 = validate471.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16774,7 +17199,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.rejected === undefined) && (missing0 = "rejected")){
-validate462.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate471.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16782,19 +17207,19 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate462.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate471.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate462.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate471.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate462.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate471.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -16814,23 +17239,23 @@ if(valid0){
 }
 }
 else {
-validate462.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate471.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate462.errors = vErrors;
+validate471.errors = vErrors;
 return errors === 0;
 }
-validate462.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+validate471.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectParams = validate463;
+exports.InteractionRejectParams = validate472;
 
-function validate463(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate472(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate463.evaluated;
+const evaluated0 = validate472.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16842,7 +17267,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate463.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate472.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16868,12 +17293,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate463.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate472.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate463.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate472.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -16881,7 +17306,7 @@ else {
 }
 }
 else {
-validate463.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate472.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -16897,7 +17322,7 @@ if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate463.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate472.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -16915,23 +17340,23 @@ if(valid0){
 }
 }
 else {
-validate463.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate472.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate463.errors = vErrors;
+validate472.errors = vErrors;
 return errors === 0;
 }
-validate463.evaluated = {"props":{"sessionId":true,"interactionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate472.evaluated = {"props":{"sessionId":true,"interactionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectRequest = validate465;
+exports.InteractionRejectRequest = validate474;
 
-function validate465(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate474(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate465.evaluated;
+const evaluated0 = validate474.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16943,7 +17368,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate465.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate474.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16981,12 +17406,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate465.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate474.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/reject" !== data2){
-validate465.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/reject"},message:"must be equal to constant"}];
+validate474.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/reject"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -17021,25 +17446,25 @@ if(valid0){
 }
 }
 else {
-validate465.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate474.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate465.errors = vErrors;
+validate474.errors = vErrors;
 return errors === 0;
 }
-validate465.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate474.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectResponse = validate469;
-const schema187 = {"title":"InteractionRejectResponse","description":"Success response to interaction/reject.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRejectResult"},"error":false},"required":["id","result"]};
-const schema188 = {"title":"InteractionRejectResult","description":"Result of interaction/reject.","type":"object","properties":{"rejected":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["rejected","interactionId"]};
+exports.InteractionRejectResponse = validate478;
+const schema191 = {"title":"InteractionRejectResponse","description":"Success response to interaction/reject.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRejectResult"},"error":false},"required":["id","result"]};
+const schema192 = {"title":"InteractionRejectResult","description":"Result of interaction/reject.","type":"object","properties":{"rejected":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["rejected","interactionId"]};
 
-function validate472(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate481(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate472.evaluated;
+const evaluated0 = validate481.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17051,7 +17476,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.rejected === undefined) && (missing0 = "rejected")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate472.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate481.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17059,7 +17484,7 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate472.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate481.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -17075,7 +17500,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate472.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate481.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -17092,22 +17517,22 @@ if(valid0){
 }
 }
 else {
-validate472.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate481.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate472.errors = vErrors;
+validate481.errors = vErrors;
 return errors === 0;
 }
-validate472.evaluated = {"props":{"rejected":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate481.evaluated = {"props":{"rejected":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate469(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate478(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate469.evaluated;
+const evaluated0 = validate478.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17119,7 +17544,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate469.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate478.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17156,8 +17581,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate472(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate472.errors : vErrors.concat(validate472.errors);
+if(!(validate481(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate481.errors : vErrors.concat(validate481.errors);
 errors = vErrors.length;
 }
 else {
@@ -17171,7 +17596,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate469.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate478.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -17185,23 +17610,23 @@ if(valid0){
 }
 }
 else {
-validate469.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate478.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate469.errors = vErrors;
+validate478.errors = vErrors;
 return errors === 0;
 }
-validate469.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate478.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectResult = validate474;
+exports.InteractionRejectResult = validate483;
 
-function validate474(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate483(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate474.evaluated;
+const evaluated0 = validate483.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17213,7 +17638,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.rejected === undefined) && (missing0 = "rejected")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate474.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate483.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17221,7 +17646,7 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate474.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate483.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -17237,7 +17662,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate474.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate483.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -17254,25 +17679,25 @@ if(valid0){
 }
 }
 else {
-validate474.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate483.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate474.errors = vErrors;
+validate483.errors = vErrors;
 return errors === 0;
 }
-validate474.evaluated = {"props":{"rejected":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate483.evaluated = {"props":{"rejected":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionParams = validate475;
-const schema190 = {"title":"InteractionRequestPermissionParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"toolName":{"type":"string"},"input":{"description":"Arguments of the gated call."},"riskLevel":{"$ref":"#/$defs/RiskLevel"},"reason":{"type":"string","description":"Why approval is needed."},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","toolName"]};
-const schema191 = {"title":"RiskLevel","description":"How risky the gated call is.","type":"string","enum":["low","medium","high","critical"]};
+exports.InteractionRequestPermissionParams = validate484;
+const schema194 = {"title":"InteractionRequestPermissionParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"toolName":{"type":"string"},"input":{"description":"Arguments of the gated call."},"riskLevel":{"$ref":"#/$defs/RiskLevel"},"reason":{"type":"string","description":"Why approval is needed."},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","toolName"]};
+const schema195 = {"title":"RiskLevel","description":"How risky the gated call is.","type":"string","enum":["low","medium","high","critical"]};
 
-function validate476(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate485(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate476.evaluated;
+const evaluated0 = validate485.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17280,29 +17705,29 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate476.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate485.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema191.enum;
+const vSchema0 = schema195.enum;
 if(!((((data === "low") || (data === "medium")) || (data === "high")) || (data === "critical"))){
-validate476.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema191.enum},message:"must be equal to one of the allowed values"}];
+validate485.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate476.errors = vErrors;
+validate485.errors = vErrors;
 return errors === 0;
 }
-validate476.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate485.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate475(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate484(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate475.evaluated;
+const evaluated0 = validate484.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17314,7 +17739,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.requestId === undefined) && (missing0 = "requestId")) || ((data.toolName === undefined) && (missing0 = "toolName"))){
-validate475.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate484.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17322,7 +17747,7 @@ if(data.requestId !== undefined){
 let data0 = data.requestId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate475.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate484.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -17338,7 +17763,7 @@ if(data.toolName !== undefined){
 let data1 = data.toolName;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate475.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate484.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -17353,8 +17778,8 @@ if(valid0){
 if(data.riskLevel !== undefined){
 let data2 = data.riskLevel;
 const _errs5 = errors;
-if(!(validate476(data2, {instancePath:instancePath+"/riskLevel",parentData:data,parentDataProperty:"riskLevel",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate476.errors : vErrors.concat(validate476.errors);
+if(!(validate485(data2, {instancePath:instancePath+"/riskLevel",parentData:data,parentDataProperty:"riskLevel",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate485.errors : vErrors.concat(validate485.errors);
 errors = vErrors.length;
 }
 else {
@@ -17369,7 +17794,7 @@ if(data.reason !== undefined){
 let data3 = data.reason;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate475.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate484.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -17400,7 +17825,7 @@ if(data.interactionId !== undefined){
 let data5 = data.interactionId;
 const _errs9 = errors;
 if(typeof data5 !== "string"){
-validate475.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate484.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -17421,24 +17846,24 @@ if(valid0){
 }
 }
 else {
-validate475.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate484.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate475.errors = vErrors;
+validate484.errors = vErrors;
 return errors === 0;
 }
-validate475.evaluated = {"props":{"requestId":true,"toolName":true,"input":true,"riskLevel":true,"reason":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate484.evaluated = {"props":{"requestId":true,"toolName":true,"input":true,"riskLevel":true,"reason":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionRequest = validate479;
-const schema192 = {"title":"InteractionRequestPermissionRequest","description":"Ask the client to approve or deny a gated tool call (app-server interop).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"interaction/requestPermission"},"params":{"$ref":"#/$defs/InteractionRequestPermissionParams"}},"required":["id","method","params"]};
+exports.InteractionRequestPermissionRequest = validate488;
+const schema196 = {"title":"InteractionRequestPermissionRequest","description":"Ask the client to approve or deny a gated tool call (app-server interop).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"interaction/requestPermission"},"params":{"$ref":"#/$defs/InteractionRequestPermissionParams"}},"required":["id","method","params"]};
 
-function validate479(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate488(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate479.evaluated;
+const evaluated0 = validate488.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17450,7 +17875,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.method === undefined) && (missing0 = "method"))) || ((data.params === undefined) && (missing0 = "params"))){
-validate479.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate488.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17488,12 +17913,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate479.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate488.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/requestPermission" !== data2){
-validate479.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestPermission"},message:"must be equal to constant"}];
+validate488.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestPermission"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -17509,8 +17934,8 @@ if(valid0){
 if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
-if(!(validate475(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate475.errors : vErrors.concat(validate475.errors);
+if(!(validate484(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate484.errors : vErrors.concat(validate484.errors);
 errors = vErrors.length;
 }
 else {
@@ -17528,26 +17953,26 @@ if(valid0){
 }
 }
 else {
-validate479.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate488.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate479.errors = vErrors;
+validate488.errors = vErrors;
 return errors === 0;
 }
-validate479.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate488.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionResponse = validate483;
-const schema193 = {"title":"InteractionRequestPermissionResponse","description":"Success response to interaction/requestPermission.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRequestPermissionResult"},"error":false},"required":["id","result"]};
-const schema194 = {"title":"InteractionRequestPermissionResult","description":"Result of interaction/requestPermission.","type":"object","properties":{"decision":{"$ref":"#/$defs/PermissionDecision"},"reason":{"type":"string","description":"Why, as ZCode-style clients send it."},"feedback":{"type":"string","description":"Rejection feedback passed to the agent."}},"required":["decision"]};
-const schema195 = {"title":"PermissionDecision","description":"A client's answer to interaction/requestPermission: allow, approve, accept and allow_once approve the call; acceptForSession and allow_always approve the tool for the session; anything else denies.","type":"string","enum":["allow","deny","approve","reject","accept","decline","allow_once","allow_always","acceptForSession","cancel"]};
+exports.InteractionRequestPermissionResponse = validate492;
+const schema197 = {"title":"InteractionRequestPermissionResponse","description":"Success response to interaction/requestPermission.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRequestPermissionResult"},"error":false},"required":["id","result"]};
+const schema198 = {"title":"InteractionRequestPermissionResult","description":"Result of interaction/requestPermission.","type":"object","properties":{"decision":{"$ref":"#/$defs/PermissionDecision"},"reason":{"type":"string","description":"Why, as ZCode-style clients send it."},"feedback":{"type":"string","description":"Rejection feedback passed to the agent."}},"required":["decision"]};
+const schema199 = {"title":"PermissionDecision","description":"A client's answer to interaction/requestPermission: allow, approve, accept and allow_once approve the call; acceptForSession and allow_always approve the tool for the session; anything else denies.","type":"string","enum":["allow","deny","approve","reject","accept","decline","allow_once","allow_always","acceptForSession","cancel"]};
 
-function validate487(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate496(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate487.evaluated;
+const evaluated0 = validate496.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17555,29 +17980,29 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate487.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate496.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema195.enum;
+const vSchema0 = schema199.enum;
 if(!((((((((((data === "allow") || (data === "deny")) || (data === "approve")) || (data === "reject")) || (data === "accept")) || (data === "decline")) || (data === "allow_once")) || (data === "allow_always")) || (data === "acceptForSession")) || (data === "cancel"))){
-validate487.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"}];
+validate496.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema199.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate487.errors = vErrors;
+validate496.errors = vErrors;
 return errors === 0;
 }
-validate487.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate496.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate486(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate495(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate486.evaluated;
+const evaluated0 = validate495.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17589,15 +18014,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.decision === undefined) && (missing0 = "decision")){
-validate486.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate495.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.decision !== undefined){
 let data0 = data.decision;
 const _errs1 = errors;
-if(!(validate487(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate487.errors : vErrors.concat(validate487.errors);
+if(!(validate496(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate496.errors : vErrors.concat(validate496.errors);
 errors = vErrors.length;
 }
 else {
@@ -17612,7 +18037,7 @@ if(data.reason !== undefined){
 let data1 = data.reason;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate486.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate495.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -17628,7 +18053,7 @@ if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate486.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate495.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -17646,22 +18071,22 @@ if(valid0){
 }
 }
 else {
-validate486.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate495.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate486.errors = vErrors;
+validate495.errors = vErrors;
 return errors === 0;
 }
-validate486.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate495.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate483(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate492(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate483.evaluated;
+const evaluated0 = validate492.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17673,7 +18098,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate483.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate492.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17710,8 +18135,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate486(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate486.errors : vErrors.concat(validate486.errors);
+if(!(validate495(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate495.errors : vErrors.concat(validate495.errors);
 errors = vErrors.length;
 }
 else {
@@ -17725,7 +18150,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate483.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate492.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -17739,23 +18164,23 @@ if(valid0){
 }
 }
 else {
-validate483.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate492.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate483.errors = vErrors;
+validate492.errors = vErrors;
 return errors === 0;
 }
-validate483.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate492.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionResult = validate490;
+exports.InteractionRequestPermissionResult = validate499;
 
-function validate490(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate499(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate490.evaluated;
+const evaluated0 = validate499.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17767,15 +18192,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.decision === undefined) && (missing0 = "decision")){
-validate490.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate499.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.decision !== undefined){
 let data0 = data.decision;
 const _errs1 = errors;
-if(!(validate487(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate487.errors : vErrors.concat(validate487.errors);
+if(!(validate496(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate496.errors : vErrors.concat(validate496.errors);
 errors = vErrors.length;
 }
 else {
@@ -17790,7 +18215,7 @@ if(data.reason !== undefined){
 let data1 = data.reason;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate490.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate499.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -17806,7 +18231,7 @@ if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate490.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate499.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -17824,24 +18249,24 @@ if(valid0){
 }
 }
 else {
-validate490.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate499.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate490.errors = vErrors;
+validate499.errors = vErrors;
 return errors === 0;
 }
-validate490.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate499.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputParams = validate492;
-const schema197 = {"title":"InteractionRequestUserInputParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"prompt":{"type":"string"},"options":{"description":"Suggested answers.","type":"array","items":{"type":"string"}},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","prompt"]};
+exports.InteractionRequestUserInputParams = validate501;
+const schema201 = {"title":"InteractionRequestUserInputParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"prompt":{"type":"string"},"options":{"description":"Suggested answers.","type":"array","items":{"type":"string"}},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","prompt"]};
 
-function validate492(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate501(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate492.evaluated;
+const evaluated0 = validate501.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17853,7 +18278,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.requestId === undefined) && (missing0 = "requestId")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate492.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate501.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17861,7 +18286,7 @@ if(data.requestId !== undefined){
 let data0 = data.requestId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate492.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate501.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -17877,7 +18302,7 @@ if(data.prompt !== undefined){
 let data1 = data.prompt;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate492.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate501.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -17901,7 +18326,7 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate492.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate501.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -17916,7 +18341,7 @@ if(valid1){
 }
 }
 else {
-validate492.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate501.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs5){
@@ -17947,7 +18372,7 @@ if(data.interactionId !== undefined){
 let data5 = data.interactionId;
 const _errs10 = errors;
 if(typeof data5 !== "string"){
-validate492.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate501.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs11 = errors;
@@ -17967,24 +18392,24 @@ if(valid0){
 }
 }
 else {
-validate492.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate501.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate492.errors = vErrors;
+validate501.errors = vErrors;
 return errors === 0;
 }
-validate492.evaluated = {"props":{"requestId":true,"prompt":true,"options":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate501.evaluated = {"props":{"requestId":true,"prompt":true,"options":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputRequest = validate494;
-const schema198 = {"title":"InteractionRequestUserInputRequest","description":"Ask the client for free-form user input (app-server interop).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"interaction/requestUserInput"},"params":{"$ref":"#/$defs/InteractionRequestUserInputParams"}},"required":["id","method","params"]};
+exports.InteractionRequestUserInputRequest = validate503;
+const schema202 = {"title":"InteractionRequestUserInputRequest","description":"Ask the client for free-form user input (app-server interop).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"interaction/requestUserInput"},"params":{"$ref":"#/$defs/InteractionRequestUserInputParams"}},"required":["id","method","params"]};
 
-function validate494(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate503(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate494.evaluated;
+const evaluated0 = validate503.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17996,7 +18421,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.method === undefined) && (missing0 = "method"))) || ((data.params === undefined) && (missing0 = "params"))){
-validate494.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate503.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18034,12 +18459,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate494.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate503.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/requestUserInput" !== data2){
-validate494.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestUserInput"},message:"must be equal to constant"}];
+validate503.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestUserInput"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -18055,8 +18480,8 @@ if(valid0){
 if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
-if(!(validate492(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate492.errors : vErrors.concat(validate492.errors);
+if(!(validate501(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate501.errors : vErrors.concat(validate501.errors);
 errors = vErrors.length;
 }
 else {
@@ -18074,25 +18499,25 @@ if(valid0){
 }
 }
 else {
-validate494.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate503.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate494.errors = vErrors;
+validate503.errors = vErrors;
 return errors === 0;
 }
-validate494.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate503.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputResponse = validate498;
-const schema199 = {"title":"InteractionRequestUserInputResponse","description":"Success response to interaction/requestUserInput.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRequestUserInputResult"},"error":false},"required":["id","result"]};
-const schema200 = {"title":"InteractionRequestUserInputResult","description":"Result of interaction/requestUserInput.","type":"object","properties":{"response":{"type":"string"}},"required":["response"]};
+exports.InteractionRequestUserInputResponse = validate507;
+const schema203 = {"title":"InteractionRequestUserInputResponse","description":"Success response to interaction/requestUserInput.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRequestUserInputResult"},"error":false},"required":["id","result"]};
+const schema204 = {"title":"InteractionRequestUserInputResult","description":"Result of interaction/requestUserInput.","type":"object","properties":{"response":{"type":"string"}},"required":["response"]};
 
-function validate501(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate510(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate501.evaluated;
+const evaluated0 = validate510.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18104,7 +18529,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.response === undefined) && (missing0 = "response")){
-validate501.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate510.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18112,7 +18537,7 @@ if(data.response !== undefined){
 let data0 = data.response;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate501.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate510.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -18128,22 +18553,22 @@ if(valid0){
 }
 }
 else {
-validate501.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate510.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate501.errors = vErrors;
+validate510.errors = vErrors;
 return errors === 0;
 }
-validate501.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
+validate510.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate498(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate507(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate498.evaluated;
+const evaluated0 = validate507.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18155,7 +18580,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate498.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate507.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18192,8 +18617,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate501(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate501.errors : vErrors.concat(validate501.errors);
+if(!(validate510(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate510.errors : vErrors.concat(validate510.errors);
 errors = vErrors.length;
 }
 else {
@@ -18207,7 +18632,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate498.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate507.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -18221,23 +18646,23 @@ if(valid0){
 }
 }
 else {
-validate498.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate507.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate498.errors = vErrors;
+validate507.errors = vErrors;
 return errors === 0;
 }
-validate498.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate507.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputResult = validate503;
+exports.InteractionRequestUserInputResult = validate512;
 
-function validate503(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate512(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate503.evaluated;
+const evaluated0 = validate512.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18249,7 +18674,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.response === undefined) && (missing0 = "response")){
-validate503.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate512.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18257,7 +18682,7 @@ if(data.response !== undefined){
 let data0 = data.response;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate503.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate512.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -18273,23 +18698,23 @@ if(valid0){
 }
 }
 else {
-validate503.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate512.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate503.errors = vErrors;
+validate512.errors = vErrors;
 return errors === 0;
 }
-validate503.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
+validate512.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondParams = validate504;
+exports.InteractionRespondParams = validate513;
 
-function validate504(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate513(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate504.evaluated;
+const evaluated0 = validate513.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18301,7 +18726,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))) || ((data.response === undefined) && (missing0 = "response"))){
-validate504.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate513.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18327,12 +18752,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate504.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate513.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate504.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate513.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -18340,7 +18765,7 @@ else {
 }
 }
 else {
-validate504.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate513.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -18356,7 +18781,7 @@ if(data.response !== undefined){
 let data2 = data.response;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate504.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate513.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -18374,23 +18799,23 @@ if(valid0){
 }
 }
 else {
-validate504.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate513.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate504.errors = vErrors;
+validate513.errors = vErrors;
 return errors === 0;
 }
-validate504.evaluated = {"props":{"sessionId":true,"interactionId":true,"response":true},"dynamicProps":false,"dynamicItems":false};
+validate513.evaluated = {"props":{"sessionId":true,"interactionId":true,"response":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondRequest = validate506;
+exports.InteractionRespondRequest = validate515;
 
-function validate506(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate515(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate506.evaluated;
+const evaluated0 = validate515.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18402,7 +18827,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate506.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate515.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18440,12 +18865,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate506.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate515.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/respond" !== data2){
-validate506.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/respond"},message:"must be equal to constant"}];
+validate515.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/respond"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -18480,25 +18905,25 @@ if(valid0){
 }
 }
 else {
-validate506.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate515.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate506.errors = vErrors;
+validate515.errors = vErrors;
 return errors === 0;
 }
-validate506.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate515.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondResponse = validate510;
-const schema204 = {"title":"InteractionRespondResponse","description":"Success response to interaction/respond.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRespondResult"},"error":false},"required":["id","result"]};
-const schema205 = {"title":"InteractionRespondResult","description":"Result of interaction/respond.","type":"object","properties":{"responded":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["responded","interactionId"]};
+exports.InteractionRespondResponse = validate519;
+const schema208 = {"title":"InteractionRespondResponse","description":"Success response to interaction/respond.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRespondResult"},"error":false},"required":["id","result"]};
+const schema209 = {"title":"InteractionRespondResult","description":"Result of interaction/respond.","type":"object","properties":{"responded":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["responded","interactionId"]};
 
-function validate513(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate522(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate513.evaluated;
+const evaluated0 = validate522.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18510,7 +18935,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.responded === undefined) && (missing0 = "responded")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate513.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate522.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18518,7 +18943,7 @@ if(data.responded !== undefined){
 let data0 = data.responded;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate513.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate522.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -18534,7 +18959,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate513.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate522.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -18551,22 +18976,22 @@ if(valid0){
 }
 }
 else {
-validate513.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate522.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate513.errors = vErrors;
+validate522.errors = vErrors;
 return errors === 0;
 }
-validate513.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate522.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate510(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate519(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate510.evaluated;
+const evaluated0 = validate519.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18578,7 +19003,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate510.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate519.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18615,8 +19040,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate513(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate513.errors : vErrors.concat(validate513.errors);
+if(!(validate522(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate522.errors : vErrors.concat(validate522.errors);
 errors = vErrors.length;
 }
 else {
@@ -18630,7 +19055,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate510.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate519.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -18644,23 +19069,23 @@ if(valid0){
 }
 }
 else {
-validate510.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate519.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate510.errors = vErrors;
+validate519.errors = vErrors;
 return errors === 0;
 }
-validate510.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate519.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondResult = validate515;
+exports.InteractionRespondResult = validate524;
 
-function validate515(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate524(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate515.evaluated;
+const evaluated0 = validate524.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18672,7 +19097,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.responded === undefined) && (missing0 = "responded")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate515.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate524.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18680,7 +19105,7 @@ if(data.responded !== undefined){
 let data0 = data.responded;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate515.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate524.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -18696,7 +19121,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate515.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate524.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -18713,23 +19138,23 @@ if(valid0){
 }
 }
 else {
-validate515.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate524.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate515.errors = vErrors;
+validate524.errors = vErrors;
 return errors === 0;
 }
-validate515.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate524.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionStatus = validate516;
+exports.InteractionStatus = validate525;
 
-function validate516(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate525(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate516.evaluated;
+const evaluated0 = validate525.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18737,31 +19162,31 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate516.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate525.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 const vSchema0 = schema17.enum;
 if(!((((((data === "pending") || (data === "approved")) || (data === "rejected")) || (data === "responded")) || (data === "cancelled")) || (data === "expired"))){
-validate516.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum},message:"must be equal to one of the allowed values"}];
+validate525.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate516.errors = vErrors;
+validate525.errors = vErrors;
 return errors === 0;
 }
-validate516.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate525.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.JsonRpcRequest = validate517;
-const schema208 = {"title":"JsonRpcRequest","type":"object","description":"Any request or notification before method-specific validation.","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string"},"params":{"type":["object","array","null"]}},"required":["method"]};
+exports.JsonRpcRequest = validate526;
+const schema212 = {"title":"JsonRpcRequest","type":"object","description":"Any request or notification before method-specific validation.","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string"},"params":{"type":["object","array","null"]}},"required":["method"]};
 
-function validate517(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate526(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate517.evaluated;
+const evaluated0 = validate526.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18773,7 +19198,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate517.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate526.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18811,7 +19236,7 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate517.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate526.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -18827,7 +19252,7 @@ if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
 if(typeof data3 != "object"){
-validate517.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: schema208.properties.params.type},message:"must be object,array,null"}];
+validate526.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: schema212.properties.params.type},message:"must be object,array,null"}];
 return false;
 }
 const _errs6 = errors;
@@ -18846,23 +19271,23 @@ if(valid0){
 }
 }
 else {
-validate517.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate526.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate517.errors = vErrors;
+validate526.errors = vErrors;
 return errors === 0;
 }
-validate517.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate526.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.JsonRpcVersion = validate520;
+exports.JsonRpcVersion = validate529;
 
-function validate520(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate529(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate520.evaluated;
+const evaluated0 = validate529.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18870,29 +19295,29 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate520.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate529.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 if("2.0" !== data){
-validate520.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate529.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate520.errors = vErrors;
+validate529.errors = vErrors;
 return errors === 0;
 }
-validate520.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate529.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelStreamingEvent = validate521;
+exports.ModeUpdatedEvent = validate530;
 
-function validate521(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate530(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate521.evaluated;
+const evaluated0 = validate530.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18904,7 +19329,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate521.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate530.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18912,12 +19337,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate521.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate530.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
-if("model.streaming" !== data0){
-validate521.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.streaming"},message:"must be equal to constant"}];
+if("mode.updated" !== data0){
+validate530.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "mode.updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -18934,19 +19359,201 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate521.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate530.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate521.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate530.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate521.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate530.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate330(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate330.errors : vErrors.concat(validate330.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate530.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate530.errors = vErrors;
+return errors === 0;
+}
+validate530.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ModeUpdatedPayload = validate532;
+
+function validate532(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate532.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.mode === undefined) && (missing0 = "mode")) || ((data.approvalMode === undefined) && (missing0 = "approvalMode"))){
+validate532.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.mode !== undefined){
+let data0 = data.mode;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate532.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+const vSchema0 = schema143.properties.mode.enum;
+if(!((((data0 === "on_request") || (data0 === "auto")) || (data0 === "never")) || (data0 === "plan"))){
+validate532.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema143.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.approvalMode !== undefined){
+let data1 = data.approvalMode;
+const _errs3 = errors;
+if(!(validate44(data1, {instancePath:instancePath+"/approvalMode",parentData:data,parentDataProperty:"approvalMode",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate532.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate532.errors = vErrors;
+return errors === 0;
+}
+validate532.evaluated = {"props":{"mode":true,"approvalMode":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ModelStreamingEvent = validate534;
+
+function validate534(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate534.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate534.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate534.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("model.streaming" !== data0){
+validate534.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.streaming"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate534.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate534.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate534.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -18983,23 +19590,23 @@ if(valid0){
 }
 }
 else {
-validate521.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate534.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate521.errors = vErrors;
+validate534.errors = vErrors;
 return errors === 0;
 }
-validate521.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate534.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelStreamingPayload = validate523;
+exports.ModelStreamingPayload = validate536;
 
-function validate523(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate536(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate523.evaluated;
+const evaluated0 = validate536.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19011,7 +19618,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.delta === undefined) && (missing0 = "delta")){
-validate523.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate536.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19019,7 +19626,7 @@ if(data.delta !== undefined){
 let data0 = data.delta;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate523.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate536.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -19035,23 +19642,23 @@ if(valid0){
 }
 }
 else {
-validate523.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate536.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate523.errors = vErrors;
+validate536.errors = vErrors;
 return errors === 0;
 }
-validate523.evaluated = {"props":{"delta":true},"dynamicProps":false,"dynamicItems":false};
+validate536.evaluated = {"props":{"delta":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelThinkingEvent = validate524;
+exports.ModelThinkingEvent = validate537;
 
-function validate524(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate537(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate524.evaluated;
+const evaluated0 = validate537.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19063,7 +19670,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate524.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate537.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19071,12 +19678,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate524.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate537.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("model.thinking" !== data0){
-validate524.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.thinking"},message:"must be equal to constant"}];
+validate537.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.thinking"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -19093,19 +19700,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate524.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate537.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate524.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate537.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate524.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate537.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -19142,23 +19749,23 @@ if(valid0){
 }
 }
 else {
-validate524.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate537.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate524.errors = vErrors;
+validate537.errors = vErrors;
 return errors === 0;
 }
-validate524.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate537.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelThinkingPayload = validate526;
+exports.ModelThinkingPayload = validate539;
 
-function validate526(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate539(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate526.evaluated;
+const evaluated0 = validate539.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19170,7 +19777,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.delta === undefined) && (missing0 = "delta")){
-validate526.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate539.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19178,7 +19785,7 @@ if(data.delta !== undefined){
 let data0 = data.delta;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate526.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate539.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -19194,23 +19801,23 @@ if(valid0){
 }
 }
 else {
-validate526.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate539.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate526.errors = vErrors;
+validate539.errors = vErrors;
 return errors === 0;
 }
-validate526.evaluated = {"props":{"delta":true},"dynamicProps":false,"dynamicItems":false};
+validate539.evaluated = {"props":{"delta":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.NoticeEvent = validate527;
+exports.NoticeEvent = validate540;
 
-function validate527(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate540(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate527.evaluated;
+const evaluated0 = validate540.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19222,7 +19829,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate527.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate540.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19230,12 +19837,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate527.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate540.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("notice" !== data0){
-validate527.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate540.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -19252,19 +19859,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate527.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate540.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate527.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate540.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate527.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate540.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -19283,8 +19890,8 @@ if(valid0){
 if(data.payload !== undefined){
 let data2 = data.payload;
 const _errs5 = errors;
-if(!(validate327(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate327.errors : vErrors.concat(validate327.errors);
+if(!(validate334(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate334.errors : vErrors.concat(validate334.errors);
 errors = vErrors.length;
 }
 else {
@@ -19301,23 +19908,23 @@ if(valid0){
 }
 }
 else {
-validate527.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate540.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate527.errors = vErrors;
+validate540.errors = vErrors;
 return errors === 0;
 }
-validate527.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate540.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.NoticePayload = validate529;
+exports.NoticePayload = validate542;
 
-function validate529(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate542(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate529.evaluated;
+const evaluated0 = validate542.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19329,7 +19936,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.severity === undefined) && (missing0 = "severity")) || ((data.title === undefined) && (missing0 = "title"))){
-validate529.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate542.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19337,13 +19944,13 @@ if(data.severity !== undefined){
 let data0 = data.severity;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate529.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate542.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
-const vSchema0 = schema141.properties.severity.enum;
+const vSchema0 = schema145.properties.severity.enum;
 if(!(((data0 === "info") || (data0 === "warn")) || (data0 === "error"))){
-validate529.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/enum",keyword:"enum",params:{allowedValues: schema141.properties.severity.enum},message:"must be equal to one of the allowed values"}];
+validate542.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/enum",keyword:"enum",params:{allowedValues: schema145.properties.severity.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -19360,7 +19967,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate529.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate542.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19384,7 +19991,7 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate529.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate542.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -19399,7 +20006,7 @@ if(valid1){
 }
 }
 else {
-validate529.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate542.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs5){
@@ -19415,7 +20022,7 @@ if(data.kind !== undefined){
 let data4 = data.kind;
 const _errs9 = errors;
 if(typeof data4 !== "string"){
-validate529.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate542.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -19434,23 +20041,23 @@ if(valid0){
 }
 }
 else {
-validate529.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate542.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate529.errors = vErrors;
+validate542.errors = vErrors;
 return errors === 0;
 }
-validate529.evaluated = {"props":{"severity":true,"title":true,"content":true,"kind":true},"dynamicProps":false,"dynamicItems":false};
+validate542.evaluated = {"props":{"severity":true,"title":true,"content":true,"kind":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PermissionDecision = validate530;
+exports.PermissionDecision = validate543;
 
-function validate530(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate543(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate530.evaluated;
+const evaluated0 = validate543.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19458,30 +20065,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate530.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate543.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema195.enum;
+const vSchema0 = schema199.enum;
 if(!((((((((((data === "allow") || (data === "deny")) || (data === "approve")) || (data === "reject")) || (data === "accept")) || (data === "decline")) || (data === "allow_once")) || (data === "allow_always")) || (data === "acceptForSession")) || (data === "cancel"))){
-validate530.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"}];
+validate543.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema199.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate530.errors = vErrors;
+validate543.errors = vErrors;
 return errors === 0;
 }
-validate530.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate543.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.PingParams = validate531;
+exports.PingParams = validate544;
 
-function validate531(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate544(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate531.evaluated;
+const evaluated0 = validate544.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19493,23 +20100,23 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 }
 else {
-validate531.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate544.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate531.errors = vErrors;
+validate544.errors = vErrors;
 return errors === 0;
 }
-validate531.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate544.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.PingRequest = validate532;
+exports.PingRequest = validate545;
 
-function validate532(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate545(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate532.evaluated;
+const evaluated0 = validate545.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19521,7 +20128,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate532.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate545.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19559,12 +20166,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate532.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate545.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("ping" !== data2){
-validate532.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "ping"},message:"must be equal to constant"}];
+validate545.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "ping"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -19620,7 +20227,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate532.errors = vErrors;
+validate545.errors = vErrors;
 return false;
 }
 else {
@@ -19649,25 +20256,25 @@ if(valid0){
 }
 }
 else {
-validate532.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate545.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate532.errors = vErrors;
+validate545.errors = vErrors;
 return errors === 0;
 }
-validate532.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate545.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PingResponse = validate536;
-const schema219 = {"title":"PingResponse","description":"Success response to ping.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PingResult"},"error":false},"required":["id","result"]};
-const schema220 = {"title":"PingResult","description":"Result of ping.","type":"object","properties":{"status":{"type":"string","description":"Always ok."},"version":{"type":"string","description":"Host version."},"protocolVersion":{"type":"string","description":"Ask protocol version, 1.0."},"uptime":{"description":"Seconds since the host started.","type":"integer","minimum":0,"maximum":9007199254740991},"sessions":{"description":"Live session count.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["status","version","protocolVersion"]};
+exports.PingResponse = validate549;
+const schema225 = {"title":"PingResponse","description":"Success response to ping.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PingResult"},"error":false},"required":["id","result"]};
+const schema226 = {"title":"PingResult","description":"Result of ping.","type":"object","properties":{"status":{"type":"string","description":"Always ok."},"version":{"type":"string","description":"Host version."},"protocolVersion":{"type":"string","description":"Ask protocol version, 1.0."},"uptime":{"description":"Seconds since the host started.","type":"integer","minimum":0,"maximum":9007199254740991},"sessions":{"description":"Live session count.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["status","version","protocolVersion"]};
 
-function validate539(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate552(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate539.evaluated;
+const evaluated0 = validate552.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19679,7 +20286,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.status === undefined) && (missing0 = "status")) || ((data.version === undefined) && (missing0 = "version"))) || ((data.protocolVersion === undefined) && (missing0 = "protocolVersion"))){
-validate539.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate552.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19687,7 +20294,7 @@ if(data.status !== undefined){
 let data0 = data.status;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate539.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate552.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -19703,7 +20310,7 @@ if(data.version !== undefined){
 let data1 = data.version;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate539.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate552.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19719,7 +20326,7 @@ if(data.protocolVersion !== undefined){
 let data2 = data.protocolVersion;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate539.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate552.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -19735,19 +20342,19 @@ if(data.uptime !== undefined){
 let data3 = data.uptime;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate539.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate552.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate539.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate552.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate539.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate552.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -19767,19 +20374,19 @@ if(data.sessions !== undefined){
 let data4 = data.sessions;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate539.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate552.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs10 = errors;
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 9007199254740991 || isNaN(data4)){
-validate539.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate552.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data4 < 0 || isNaN(data4)){
-validate539.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate552.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -19803,22 +20410,22 @@ if(valid0){
 }
 }
 else {
-validate539.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate552.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate539.errors = vErrors;
+validate552.errors = vErrors;
 return errors === 0;
 }
-validate539.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
+validate552.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate536(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate549(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate536.evaluated;
+const evaluated0 = validate549.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19830,7 +20437,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate536.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate549.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19867,8 +20474,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate539(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate539.errors : vErrors.concat(validate539.errors);
+if(!(validate552(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate552.errors : vErrors.concat(validate552.errors);
 errors = vErrors.length;
 }
 else {
@@ -19882,7 +20489,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate536.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate549.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -19896,23 +20503,23 @@ if(valid0){
 }
 }
 else {
-validate536.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate549.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate536.errors = vErrors;
+validate549.errors = vErrors;
 return errors === 0;
 }
-validate536.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate549.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PingResult = validate541;
+exports.PingResult = validate554;
 
-function validate541(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate554(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate541.evaluated;
+const evaluated0 = validate554.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19924,7 +20531,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.status === undefined) && (missing0 = "status")) || ((data.version === undefined) && (missing0 = "version"))) || ((data.protocolVersion === undefined) && (missing0 = "protocolVersion"))){
-validate541.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate554.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19932,7 +20539,7 @@ if(data.status !== undefined){
 let data0 = data.status;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate541.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -19948,7 +20555,7 @@ if(data.version !== undefined){
 let data1 = data.version;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate541.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19964,7 +20571,7 @@ if(data.protocolVersion !== undefined){
 let data2 = data.protocolVersion;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate541.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -19980,19 +20587,19 @@ if(data.uptime !== undefined){
 let data3 = data.uptime;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate541.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate554.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate541.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate554.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate541.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate554.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -20012,19 +20619,19 @@ if(data.sessions !== undefined){
 let data4 = data.sessions;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate541.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate554.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs10 = errors;
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 9007199254740991 || isNaN(data4)){
-validate541.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate554.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data4 < 0 || isNaN(data4)){
-validate541.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate554.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -20048,23 +20655,23 @@ if(valid0){
 }
 }
 else {
-validate541.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate554.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate541.errors = vErrors;
+validate554.errors = vErrors;
 return errors === 0;
 }
-validate541.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
+validate554.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApproveParams = validate542;
+exports.PlanApproveParams = validate555;
 
-function validate542(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate555(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate542.evaluated;
+const evaluated0 = validate555.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20076,7 +20683,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate542.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate555.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20099,23 +20706,23 @@ if(valid0){
 }
 }
 else {
-validate542.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate555.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate542.errors = vErrors;
+validate555.errors = vErrors;
 return errors === 0;
 }
-validate542.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate555.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApproveRequest = validate544;
+exports.PlanApproveRequest = validate557;
 
-function validate544(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate557(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate544.evaluated;
+const evaluated0 = validate557.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20127,7 +20734,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate544.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate557.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20165,12 +20772,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate544.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate557.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("plan/approve" !== data2){
-validate544.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/approve"},message:"must be equal to constant"}];
+validate557.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/approve"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -20205,25 +20812,25 @@ if(valid0){
 }
 }
 else {
-validate544.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate557.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate544.errors = vErrors;
+validate557.errors = vErrors;
 return errors === 0;
 }
-validate544.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate557.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApproveResponse = validate548;
-const schema224 = {"title":"PlanApproveResponse","description":"Success response to plan/approve.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PlanApproveResult"},"error":false},"required":["id","result"]};
-const schema225 = {"title":"PlanApproveResult","description":"Result of plan/approve.","type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"]};
+exports.PlanApproveResponse = validate561;
+const schema230 = {"title":"PlanApproveResponse","description":"Success response to plan/approve.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PlanApproveResult"},"error":false},"required":["id","result"]};
+const schema231 = {"title":"PlanApproveResult","description":"Result of plan/approve.","type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"]};
 
-function validate551(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate564(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate551.evaluated;
+const evaluated0 = validate564.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20235,7 +20842,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.approved === undefined) && (missing0 = "approved")){
-validate551.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate564.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20243,7 +20850,7 @@ if(data.approved !== undefined){
 let data0 = data.approved;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate551.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate564.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -20259,22 +20866,22 @@ if(valid0){
 }
 }
 else {
-validate551.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate564.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate551.errors = vErrors;
+validate564.errors = vErrors;
 return errors === 0;
 }
-validate551.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
+validate564.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate548(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate561(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate548.evaluated;
+const evaluated0 = validate561.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20286,7 +20893,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate548.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate561.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20323,8 +20930,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate551(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate551.errors : vErrors.concat(validate551.errors);
+if(!(validate564(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate564.errors : vErrors.concat(validate564.errors);
 errors = vErrors.length;
 }
 else {
@@ -20338,7 +20945,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate548.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate561.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -20352,23 +20959,23 @@ if(valid0){
 }
 }
 else {
-validate548.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate561.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate548.errors = vErrors;
+validate561.errors = vErrors;
 return errors === 0;
 }
-validate548.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate561.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApproveResult = validate553;
+exports.PlanApproveResult = validate566;
 
-function validate553(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate566(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate553.evaluated;
+const evaluated0 = validate566.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20380,7 +20987,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.approved === undefined) && (missing0 = "approved")){
-validate553.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate566.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20388,7 +20995,7 @@ if(data.approved !== undefined){
 let data0 = data.approved;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate553.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate566.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -20404,23 +21011,23 @@ if(valid0){
 }
 }
 else {
-validate553.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate566.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate553.errors = vErrors;
+validate566.errors = vErrors;
 return errors === 0;
 }
-validate553.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
+validate566.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApprovedEvent = validate554;
+exports.PlanApprovedEvent = validate567;
 
-function validate554(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate567(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate554.evaluated;
+const evaluated0 = validate567.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20432,7 +21039,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate554.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate567.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20440,12 +21047,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate567.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("plan.approved" !== data0){
-validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.approved"},message:"must be equal to constant"}];
+validate567.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.approved"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -20462,19 +21069,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate554.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate567.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate554.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate567.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate554.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate567.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -20511,23 +21118,23 @@ if(valid0){
 }
 }
 else {
-validate554.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate567.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate554.errors = vErrors;
+validate567.errors = vErrors;
 return errors === 0;
 }
-validate554.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate567.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApprovedPayload = validate556;
+exports.PlanApprovedPayload = validate569;
 
-function validate556(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate569(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate556.evaluated;
+const evaluated0 = validate569.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20539,7 +21146,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.plan === undefined) && (missing0 = "plan")){
-validate556.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate569.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20547,7 +21154,7 @@ if(data.plan !== undefined){
 let data0 = data.plan;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate556.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate569.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -20563,7 +21170,7 @@ if(data.id !== undefined){
 let data1 = data.id;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate556.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate569.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -20580,23 +21187,23 @@ if(valid0){
 }
 }
 else {
-validate556.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate569.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate556.errors = vErrors;
+validate569.errors = vErrors;
 return errors === 0;
 }
-validate556.evaluated = {"props":{"plan":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate569.evaluated = {"props":{"plan":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanInteraction = validate557;
+exports.PlanInteraction = validate570;
 
-function validate557(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate570(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate557.evaluated;
+const evaluated0 = validate570.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20608,7 +21215,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate557.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate570.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20616,7 +21223,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate557.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate570.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -20632,12 +21239,12 @@ if(data.kind !== undefined){
 let data1 = data.kind;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate557.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate570.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("plan" !== data1){
-validate557.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+validate570.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -20673,7 +21280,7 @@ if(errors === _errs6){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if((data3.plan === undefined) && (missing1 = "plan")){
-validate557.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate570.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -20681,7 +21288,7 @@ if(data3.plan !== undefined){
 let data4 = data3.plan;
 const _errs8 = errors;
 if(typeof data4 !== "string"){
-validate557.errors = [{instancePath:instancePath+"/payload/plan",schemaPath:"#/properties/payload/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate570.errors = [{instancePath:instancePath+"/payload/plan",schemaPath:"#/properties/payload/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
@@ -20697,7 +21304,7 @@ if(valid1){
 }
 }
 else {
-validate557.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate570.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs6){
@@ -20716,23 +21323,23 @@ if(valid0){
 }
 }
 else {
-validate557.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate570.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate557.errors = vErrors;
+validate570.errors = vErrors;
 return errors === 0;
 }
-validate557.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate570.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanProposedEvent = validate559;
+exports.PlanProposedEvent = validate572;
 
-function validate559(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate572(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate559.evaluated;
+const evaluated0 = validate572.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20744,7 +21351,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate559.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate572.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20752,12 +21359,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate559.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate572.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("plan.proposed" !== data0){
-validate559.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.proposed"},message:"must be equal to constant"}];
+validate572.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.proposed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -20774,19 +21381,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate559.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate572.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate559.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate572.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate559.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate572.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -20823,23 +21430,23 @@ if(valid0){
 }
 }
 else {
-validate559.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate572.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate559.errors = vErrors;
+validate572.errors = vErrors;
 return errors === 0;
 }
-validate559.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate572.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanProposedPayload = validate561;
+exports.PlanProposedPayload = validate574;
 
-function validate561(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate574(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate561.evaluated;
+const evaluated0 = validate574.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20851,7 +21458,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.plan === undefined) && (missing0 = "plan"))){
-validate561.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate574.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20859,7 +21466,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate561.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate574.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -20875,7 +21482,7 @@ if(data.plan !== undefined){
 let data1 = data.plan;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate561.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate574.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -20892,23 +21499,23 @@ if(valid0){
 }
 }
 else {
-validate561.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate574.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate561.errors = vErrors;
+validate574.errors = vErrors;
 return errors === 0;
 }
-validate561.evaluated = {"props":{"id":true,"plan":true},"dynamicProps":false,"dynamicItems":false};
+validate574.evaluated = {"props":{"id":true,"plan":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectParams = validate562;
+exports.PlanRejectParams = validate575;
 
-function validate562(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate575(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate562.evaluated;
+const evaluated0 = validate575.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20920,7 +21527,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate562.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate575.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20943,7 +21550,7 @@ if(data.feedback !== undefined){
 let data1 = data.feedback;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate562.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate575.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -20960,23 +21567,23 @@ if(valid0){
 }
 }
 else {
-validate562.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate575.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate562.errors = vErrors;
+validate575.errors = vErrors;
 return errors === 0;
 }
-validate562.evaluated = {"props":{"sessionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate575.evaluated = {"props":{"sessionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectRequest = validate564;
+exports.PlanRejectRequest = validate577;
 
-function validate564(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate577(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate564.evaluated;
+const evaluated0 = validate577.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20988,7 +21595,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate564.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate577.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21026,12 +21633,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate564.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate577.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("plan/reject" !== data2){
-validate564.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/reject"},message:"must be equal to constant"}];
+validate577.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/reject"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -21066,25 +21673,25 @@ if(valid0){
 }
 }
 else {
-validate564.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate577.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate564.errors = vErrors;
+validate577.errors = vErrors;
 return errors === 0;
 }
-validate564.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate577.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectResponse = validate568;
-const schema234 = {"title":"PlanRejectResponse","description":"Success response to plan/reject.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PlanRejectResult"},"error":false},"required":["id","result"]};
-const schema235 = {"title":"PlanRejectResult","description":"Result of plan/reject.","type":"object","properties":{"rejected":{"type":"boolean"}},"required":["rejected"]};
+exports.PlanRejectResponse = validate581;
+const schema240 = {"title":"PlanRejectResponse","description":"Success response to plan/reject.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PlanRejectResult"},"error":false},"required":["id","result"]};
+const schema241 = {"title":"PlanRejectResult","description":"Result of plan/reject.","type":"object","properties":{"rejected":{"type":"boolean"}},"required":["rejected"]};
 
-function validate571(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate584(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate571.evaluated;
+const evaluated0 = validate584.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21096,7 +21703,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.rejected === undefined) && (missing0 = "rejected")){
-validate571.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate584.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21104,7 +21711,7 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate571.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate584.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -21120,22 +21727,22 @@ if(valid0){
 }
 }
 else {
-validate571.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate584.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate571.errors = vErrors;
+validate584.errors = vErrors;
 return errors === 0;
 }
-validate571.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+validate584.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate568(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate581(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate568.evaluated;
+const evaluated0 = validate581.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21147,7 +21754,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate568.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate581.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21184,8 +21791,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate571(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate571.errors : vErrors.concat(validate571.errors);
+if(!(validate584(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate584.errors : vErrors.concat(validate584.errors);
 errors = vErrors.length;
 }
 else {
@@ -21199,7 +21806,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate568.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate581.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -21213,23 +21820,23 @@ if(valid0){
 }
 }
 else {
-validate568.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate581.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate568.errors = vErrors;
+validate581.errors = vErrors;
 return errors === 0;
 }
-validate568.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate581.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectResult = validate573;
+exports.PlanRejectResult = validate586;
 
-function validate573(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate586(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate573.evaluated;
+const evaluated0 = validate586.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21241,7 +21848,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.rejected === undefined) && (missing0 = "rejected")){
-validate573.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate586.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21249,7 +21856,7 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate573.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate586.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -21265,23 +21872,23 @@ if(valid0){
 }
 }
 else {
-validate573.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate586.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate573.errors = vErrors;
+validate586.errors = vErrors;
 return errors === 0;
 }
-validate573.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+validate586.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectedEvent = validate574;
+exports.PlanRejectedEvent = validate587;
 
-function validate574(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate587(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate574.evaluated;
+const evaluated0 = validate587.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21293,7 +21900,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate574.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate587.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21301,12 +21908,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate574.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate587.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("plan.rejected" !== data0){
-validate574.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.rejected"},message:"must be equal to constant"}];
+validate587.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.rejected"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -21323,19 +21930,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate574.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate587.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate574.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate587.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate574.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate587.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -21372,23 +21979,23 @@ if(valid0){
 }
 }
 else {
-validate574.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate587.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate574.errors = vErrors;
+validate587.errors = vErrors;
 return errors === 0;
 }
-validate574.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate587.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectedPayload = validate576;
+exports.PlanRejectedPayload = validate589;
 
-function validate576(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate589(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate576.evaluated;
+const evaluated0 = validate589.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21400,7 +22007,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.plan === undefined) && (missing0 = "plan")){
-validate576.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate589.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21408,7 +22015,7 @@ if(data.plan !== undefined){
 let data0 = data.plan;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate576.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate589.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -21424,7 +22031,7 @@ if(data.id !== undefined){
 let data1 = data.id;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate576.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate589.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -21440,7 +22047,7 @@ if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate576.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate589.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -21456,13 +22063,13 @@ if(data.status !== undefined){
 let data3 = data.status;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate576.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate589.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
 const vSchema0 = schema124.properties.status.enum;
 if(!(((data3 === "rejected") || (data3 === "cancelled")) || (data3 === "expired"))){
-validate576.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema124.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate589.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema124.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -21479,7 +22086,7 @@ if(data.reason !== undefined){
 let data4 = data.reason;
 const _errs9 = errors;
 if(typeof data4 !== "string"){
-validate576.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate589.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -21499,23 +22106,23 @@ if(valid0){
 }
 }
 else {
-validate576.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate589.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate576.errors = vErrors;
+validate589.errors = vErrors;
 return errors === 0;
 }
-validate576.evaluated = {"props":{"plan":true,"id":true,"feedback":true,"status":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate589.evaluated = {"props":{"plan":true,"id":true,"feedback":true,"status":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.QueueUpdatedEvent = validate577;
+exports.QueueUpdatedEvent = validate590;
 
-function validate577(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate590(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate577.evaluated;
+const evaluated0 = validate590.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21527,7 +22134,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate577.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate590.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21535,12 +22142,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate577.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate590.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("queue.updated" !== data0){
-validate577.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "queue.updated"},message:"must be equal to constant"}];
+validate590.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "queue.updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -21557,19 +22164,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate577.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate590.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate577.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate590.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate577.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate590.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -21606,23 +22213,23 @@ if(valid0){
 }
 }
 else {
-validate577.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate590.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate577.errors = vErrors;
+validate590.errors = vErrors;
 return errors === 0;
 }
-validate577.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate590.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.QueueUpdatedPayload = validate579;
+exports.QueueUpdatedPayload = validate592;
 
-function validate579(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate592(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate579.evaluated;
+const evaluated0 = validate592.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21634,7 +22241,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.messages === undefined) && (missing0 = "messages")){
-validate579.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate592.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21664,7 +22271,7 @@ if(valid1){
 }
 }
 else {
-validate579.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate592.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -21680,23 +22287,23 @@ if(valid0){
 }
 }
 else {
-validate579.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate592.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate579.errors = vErrors;
+validate592.errors = vErrors;
 return errors === 0;
 }
-validate579.evaluated = {"props":{"messages":true},"dynamicProps":false,"dynamicItems":false};
+validate592.evaluated = {"props":{"messages":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.QueuedMessage = validate581;
+exports.QueuedMessage = validate594;
 
-function validate581(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate594(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate581.evaluated;
+const evaluated0 = validate594.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21708,7 +22315,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.text === undefined) && (missing0 = "text"))){
-validate581.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate594.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21719,12 +22326,12 @@ const _errs2 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate581.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate594.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data0)){
-validate581.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate594.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -21732,7 +22339,7 @@ else {
 }
 }
 else {
-validate581.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate594.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs1){
@@ -21766,12 +22373,12 @@ const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data2 === "string"){
 if(func2(data2) < 1){
-validate581.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate594.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data2)){
-validate581.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate594.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -21779,7 +22386,7 @@ else {
 }
 }
 else {
-validate581.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate594.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -21797,23 +22404,23 @@ if(valid0){
 }
 }
 else {
-validate581.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate594.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate581.errors = vErrors;
+validate594.errors = vErrors;
 return errors === 0;
 }
-validate581.evaluated = {"props":{"id":true,"mode":true,"text":true},"dynamicProps":false,"dynamicItems":false};
+validate594.evaluated = {"props":{"id":true,"mode":true,"text":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.RequestId = validate583;
+exports.RequestId = validate596;
 
-function validate583(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate596(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate583.evaluated;
+const evaluated0 = validate596.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21895,7 +22502,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate583.errors = vErrors;
+validate596.errors = vErrors;
 return false;
 }
 else {
@@ -21911,17 +22518,17 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate583.errors = vErrors;
+validate596.errors = vErrors;
 return errors === 0;
 }
-validate583.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate596.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.RiskLevel = validate584;
+exports.RiskLevel = validate597;
 
-function validate584(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate597(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate584.evaluated;
+const evaluated0 = validate597.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21929,30 +22536,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate584.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate597.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema191.enum;
+const vSchema0 = schema195.enum;
 if(!((((data === "low") || (data === "medium")) || (data === "high")) || (data === "critical"))){
-validate584.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema191.enum},message:"must be equal to one of the allowed values"}];
+validate597.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate584.errors = vErrors;
+validate597.errors = vErrors;
 return errors === 0;
 }
-validate584.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate597.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SendMode = validate585;
+exports.SendMode = validate598;
 
-function validate585(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate598(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate585.evaluated;
+const evaluated0 = validate598.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21960,31 +22567,31 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate585.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate598.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 const vSchema0 = schema50.enum;
 if(!((data === "queue") || (data === "steer"))){
-validate585.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"}];
+validate598.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate585.errors = vErrors;
+validate598.errors = vErrors;
 return errors === 0;
 }
-validate585.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate598.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SendStatus = validate586;
-const schema245 = {"title":"SendStatus","description":"What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.","type":"string","enum":["queued","steered","stale"]};
+exports.SendStatus = validate599;
+const schema251 = {"title":"SendStatus","description":"What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.","type":"string","enum":["queued","steered","stale"]};
 
-function validate586(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate599(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate586.evaluated;
+const evaluated0 = validate599.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21992,30 +22599,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate586.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate599.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema245.enum;
+const vSchema0 = schema251.enum;
 if(!(((data === "queued") || (data === "steered")) || (data === "stale"))){
-validate586.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema245.enum},message:"must be equal to one of the allowed values"}];
+validate599.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate586.errors = vErrors;
+validate599.errors = vErrors;
 return errors === 0;
 }
-validate586.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate599.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.ServerInfo = validate587;
+exports.ServerInfo = validate600;
 
-function validate587(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate600(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate587.evaluated;
+const evaluated0 = validate600.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22027,7 +22634,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.version === undefined) && (missing0 = "version"))){
-validate587.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate600.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22035,7 +22642,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate587.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate600.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -22051,7 +22658,7 @@ if(data.version !== undefined){
 let data1 = data.version;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate587.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate600.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22068,26 +22675,26 @@ if(valid0){
 }
 }
 else {
-validate587.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate600.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate587.errors = vErrors;
+validate600.errors = vErrors;
 return errors === 0;
 }
-validate587.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
+validate600.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ServerMessage = validate588;
-const schema247 = {"title":"ServerMessage","description":"Every message a server may send.","anyOf":[{"$ref":"#/$defs/InteractionRequestPermissionRequest"},{"$ref":"#/$defs/InteractionRequestUserInputRequest"},{"$ref":"#/$defs/SessionEventNotification"},{"$ref":"#/$defs/SuccessResponse"},{"$ref":"#/$defs/ErrorResponse"}]};
-const schema248 = {"title":"SessionEventNotification","description":"Delivers one session event envelope {type, seq, payload} to a subscribed connection.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"session/event"},"params":{"$ref":"#/$defs/SessionEventParams"}},"required":["method","params"]};
-const schema249 = {"title":"SessionEventParams","type":"object","description":"sessionId (gateway extension): the session the event belongs to.","properties":{"event":{"$ref":"#/$defs/Event"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["event"]};
+exports.ServerMessage = validate601;
+const schema253 = {"title":"ServerMessage","description":"Every message a server may send.","anyOf":[{"$ref":"#/$defs/InteractionRequestPermissionRequest"},{"$ref":"#/$defs/InteractionRequestUserInputRequest"},{"$ref":"#/$defs/SessionEventNotification"},{"$ref":"#/$defs/SuccessResponse"},{"$ref":"#/$defs/ErrorResponse"}]};
+const schema254 = {"title":"SessionEventNotification","description":"Delivers one session event envelope {type, seq, payload} to a subscribed connection.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"session/event"},"params":{"$ref":"#/$defs/SessionEventParams"}},"required":["method","params"]};
+const schema255 = {"title":"SessionEventParams","type":"object","description":"sessionId (gateway extension): the session the event belongs to.","properties":{"event":{"$ref":"#/$defs/Event"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["event"]};
 
-function validate593(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate606(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate593.evaluated;
+const evaluated0 = validate606.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22099,7 +22706,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.event === undefined) && (missing0 = "event")){
-validate593.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate606.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22139,22 +22746,22 @@ if(valid0){
 }
 }
 else {
-validate593.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate606.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate593.errors = vErrors;
+validate606.errors = vErrors;
 return errors === 0;
 }
-validate593.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate606.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate591(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate604(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate591.evaluated;
+const evaluated0 = validate604.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22166,7 +22773,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate591.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate604.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22189,12 +22796,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate591.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate604.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("session/event" !== data1){
-validate591.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
+validate604.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -22210,8 +22817,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate593(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate593.errors : vErrors.concat(validate593.errors);
+if(!(validate606(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate606.errors : vErrors.concat(validate606.errors);
 errors = vErrors.length;
 }
 else {
@@ -22228,22 +22835,22 @@ if(valid0){
 }
 }
 else {
-validate591.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate604.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate591.errors = vErrors;
+validate604.errors = vErrors;
 return errors === 0;
 }
-validate591.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate604.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate588(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate601(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate588.evaluated;
+const evaluated0 = validate601.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22253,8 +22860,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate479(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate479.errors : vErrors.concat(validate479.errors);
+if(!(validate488(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate488.errors : vErrors.concat(validate488.errors);
 errors = vErrors.length;
 }
 else {
@@ -22269,8 +22876,8 @@ props0.method = true;
 props0.params = true;
 }
 const _errs2 = errors;
-if(!(validate494(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate494.errors : vErrors.concat(validate494.errors);
+if(!(validate503(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate503.errors : vErrors.concat(validate503.errors);
 errors = vErrors.length;
 }
 else {
@@ -22287,8 +22894,8 @@ props0.params = true;
 }
 }
 const _errs3 = errors;
-if(!(validate591(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate591.errors : vErrors.concat(validate591.errors);
+if(!(validate604(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate604.errors : vErrors.concat(validate604.errors);
 errors = vErrors.length;
 }
 else {
@@ -22348,7 +22955,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate588.errors = vErrors;
+validate601.errors = vErrors;
 return false;
 }
 else {
@@ -22364,18 +22971,18 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate588.errors = vErrors;
+validate601.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate588.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate601.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.SessionAbortParams = validate600;
+exports.SessionAbortParams = validate613;
 
-function validate600(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate613(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate600.evaluated;
+const evaluated0 = validate613.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22387,7 +22994,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate600.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate613.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22410,23 +23017,23 @@ if(valid0){
 }
 }
 else {
-validate600.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate613.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate600.errors = vErrors;
+validate613.errors = vErrors;
 return errors === 0;
 }
-validate600.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate613.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionAbortRequest = validate602;
+exports.SessionAbortRequest = validate615;
 
-function validate602(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate615(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate602.evaluated;
+const evaluated0 = validate615.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22438,7 +23045,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate602.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate615.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22476,12 +23083,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate602.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate615.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/abort" !== data2){
-validate602.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/abort"},message:"must be equal to constant"}];
+validate615.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/abort"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -22516,25 +23123,25 @@ if(valid0){
 }
 }
 else {
-validate602.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate615.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate602.errors = vErrors;
+validate615.errors = vErrors;
 return errors === 0;
 }
-validate602.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate615.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionAbortResponse = validate606;
-const schema252 = {"title":"SessionAbortResponse","description":"Success response to session/abort.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionAbortResult"},"error":false},"required":["id","result"]};
-const schema253 = {"title":"SessionAbortResult","description":"Result of session/abort.","type":"object","properties":{"aborted":{"type":"boolean"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["aborted","sessionId"]};
+exports.SessionAbortResponse = validate619;
+const schema258 = {"title":"SessionAbortResponse","description":"Success response to session/abort.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionAbortResult"},"error":false},"required":["id","result"]};
+const schema259 = {"title":"SessionAbortResult","description":"Result of session/abort.","type":"object","properties":{"aborted":{"type":"boolean"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["aborted","sessionId"]};
 
-function validate609(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate622(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate609.evaluated;
+const evaluated0 = validate622.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22546,7 +23153,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.aborted === undefined) && (missing0 = "aborted")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate609.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate622.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22554,7 +23161,7 @@ if(data.aborted !== undefined){
 let data0 = data.aborted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate609.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate622.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -22586,22 +23193,22 @@ if(valid0){
 }
 }
 else {
-validate609.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate622.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate609.errors = vErrors;
+validate622.errors = vErrors;
 return errors === 0;
 }
-validate609.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate622.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate606(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate619(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate606.evaluated;
+const evaluated0 = validate619.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22613,7 +23220,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate606.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate619.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22650,8 +23257,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate609(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate609.errors : vErrors.concat(validate609.errors);
+if(!(validate622(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate622.errors : vErrors.concat(validate622.errors);
 errors = vErrors.length;
 }
 else {
@@ -22665,7 +23272,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate606.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate619.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -22679,23 +23286,23 @@ if(valid0){
 }
 }
 else {
-validate606.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate619.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate606.errors = vErrors;
+validate619.errors = vErrors;
 return errors === 0;
 }
-validate606.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate619.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionAbortResult = validate612;
+exports.SessionAbortResult = validate625;
 
-function validate612(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate625(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate612.evaluated;
+const evaluated0 = validate625.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22707,7 +23314,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.aborted === undefined) && (missing0 = "aborted")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate612.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate625.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22715,7 +23322,7 @@ if(data.aborted !== undefined){
 let data0 = data.aborted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate612.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate625.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -22747,23 +23354,23 @@ if(valid0){
 }
 }
 else {
-validate612.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate625.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate612.errors = vErrors;
+validate625.errors = vErrors;
 return errors === 0;
 }
-validate612.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate625.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetParams = validate614;
+exports.SessionArtifactGetParams = validate627;
 
-function validate614(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate627(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate614.evaluated;
+const evaluated0 = validate627.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22775,7 +23382,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.artifactId === undefined) && (missing0 = "artifactId"))){
-validate614.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate627.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22801,12 +23408,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate614.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate627.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate614.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate627.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -22814,7 +23421,7 @@ else {
 }
 }
 else {
-validate614.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate627.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -22831,23 +23438,23 @@ if(valid0){
 }
 }
 else {
-validate614.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate627.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate614.errors = vErrors;
+validate627.errors = vErrors;
 return errors === 0;
 }
-validate614.evaluated = {"props":{"sessionId":true,"artifactId":true},"dynamicProps":false,"dynamicItems":false};
+validate627.evaluated = {"props":{"sessionId":true,"artifactId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetRequest = validate616;
+exports.SessionArtifactGetRequest = validate629;
 
-function validate616(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate629(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate616.evaluated;
+const evaluated0 = validate629.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22859,7 +23466,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate616.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate629.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22897,12 +23504,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate616.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate629.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/artifact/get" !== data2){
-validate616.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifact/get"},message:"must be equal to constant"}];
+validate629.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifact/get"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -22937,25 +23544,25 @@ if(valid0){
 }
 }
 else {
-validate616.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate629.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate616.errors = vErrors;
+validate629.errors = vErrors;
 return errors === 0;
 }
-validate616.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate629.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetResponse = validate620;
-const schema257 = {"title":"SessionArtifactGetResponse","description":"Success response to session/artifact/get.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionArtifactGetResult"},"error":false},"required":["id","result"]};
-const schema258 = {"title":"SessionArtifactGetResult","description":"Result of session/artifact/get.","type":"object","properties":{"artifact":{"$ref":"#/$defs/ArtifactRecord"}},"required":["artifact"]};
+exports.SessionArtifactGetResponse = validate633;
+const schema263 = {"title":"SessionArtifactGetResponse","description":"Success response to session/artifact/get.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionArtifactGetResult"},"error":false},"required":["id","result"]};
+const schema264 = {"title":"SessionArtifactGetResult","description":"Result of session/artifact/get.","type":"object","properties":{"artifact":{"$ref":"#/$defs/ArtifactRecord"}},"required":["artifact"]};
 
-function validate623(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate636(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate623.evaluated;
+const evaluated0 = validate636.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22967,7 +23574,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifact === undefined) && (missing0 = "artifact")){
-validate623.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate636.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22990,22 +23597,22 @@ if(valid0){
 }
 }
 else {
-validate623.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate636.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate623.errors = vErrors;
+validate636.errors = vErrors;
 return errors === 0;
 }
-validate623.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
+validate636.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate620(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate633(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate620.evaluated;
+const evaluated0 = validate633.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23017,7 +23624,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate620.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate633.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23054,8 +23661,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate623(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate623.errors : vErrors.concat(validate623.errors);
+if(!(validate636(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate636.errors : vErrors.concat(validate636.errors);
 errors = vErrors.length;
 }
 else {
@@ -23069,7 +23676,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate620.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate633.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -23083,23 +23690,23 @@ if(valid0){
 }
 }
 else {
-validate620.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate633.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate620.errors = vErrors;
+validate633.errors = vErrors;
 return errors === 0;
 }
-validate620.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate633.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetResult = validate626;
+exports.SessionArtifactGetResult = validate639;
 
-function validate626(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate639(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate626.evaluated;
+const evaluated0 = validate639.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23111,7 +23718,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifact === undefined) && (missing0 = "artifact")){
-validate626.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate639.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23134,23 +23741,23 @@ if(valid0){
 }
 }
 else {
-validate626.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate639.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate626.errors = vErrors;
+validate639.errors = vErrors;
 return errors === 0;
 }
-validate626.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
+validate639.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsParams = validate628;
+exports.SessionArtifactsParams = validate641;
 
-function validate628(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate641(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate628.evaluated;
+const evaluated0 = validate641.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23162,7 +23769,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate628.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate641.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23185,23 +23792,23 @@ if(valid0){
 }
 }
 else {
-validate628.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate641.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate628.errors = vErrors;
+validate641.errors = vErrors;
 return errors === 0;
 }
-validate628.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate641.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsRequest = validate630;
+exports.SessionArtifactsRequest = validate643;
 
-function validate630(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate643(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate630.evaluated;
+const evaluated0 = validate643.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23213,7 +23820,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate630.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate643.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23251,12 +23858,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate630.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate643.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/artifacts" !== data2){
-validate630.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifacts"},message:"must be equal to constant"}];
+validate643.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifacts"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -23291,25 +23898,25 @@ if(valid0){
 }
 }
 else {
-validate630.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate643.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate630.errors = vErrors;
+validate643.errors = vErrors;
 return errors === 0;
 }
-validate630.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate643.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsResponse = validate634;
-const schema262 = {"title":"SessionArtifactsResponse","description":"Success response to session/artifacts.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionArtifactsResult"},"error":false},"required":["id","result"]};
-const schema263 = {"title":"SessionArtifactsResult","description":"Result of session/artifacts.","type":"object","properties":{"artifacts":{"type":"array","items":{"$ref":"#/$defs/ArtifactRecord"}}},"required":["artifacts"]};
+exports.SessionArtifactsResponse = validate647;
+const schema268 = {"title":"SessionArtifactsResponse","description":"Success response to session/artifacts.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionArtifactsResult"},"error":false},"required":["id","result"]};
+const schema269 = {"title":"SessionArtifactsResult","description":"Result of session/artifacts.","type":"object","properties":{"artifacts":{"type":"array","items":{"$ref":"#/$defs/ArtifactRecord"}}},"required":["artifacts"]};
 
-function validate637(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate650(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate637.evaluated;
+const evaluated0 = validate650.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23321,7 +23928,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifacts === undefined) && (missing0 = "artifacts")){
-validate637.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate650.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23351,7 +23958,7 @@ if(valid1){
 }
 }
 else {
-validate637.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate650.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -23367,22 +23974,22 @@ if(valid0){
 }
 }
 else {
-validate637.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate650.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate637.errors = vErrors;
+validate650.errors = vErrors;
 return errors === 0;
 }
-validate637.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
+validate650.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate634(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate647(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate634.evaluated;
+const evaluated0 = validate647.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23394,7 +24001,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate634.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate647.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23431,8 +24038,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate637(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate637.errors : vErrors.concat(validate637.errors);
+if(!(validate650(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate650.errors : vErrors.concat(validate650.errors);
 errors = vErrors.length;
 }
 else {
@@ -23446,7 +24053,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate634.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate647.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -23460,23 +24067,23 @@ if(valid0){
 }
 }
 else {
-validate634.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate647.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate634.errors = vErrors;
+validate647.errors = vErrors;
 return errors === 0;
 }
-validate634.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate647.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsResult = validate640;
+exports.SessionArtifactsResult = validate653;
 
-function validate640(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate653(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate640.evaluated;
+const evaluated0 = validate653.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23488,7 +24095,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifacts === undefined) && (missing0 = "artifacts")){
-validate640.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate653.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23518,7 +24125,7 @@ if(valid1){
 }
 }
 else {
-validate640.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate653.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -23534,23 +24141,23 @@ if(valid0){
 }
 }
 else {
-validate640.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate653.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate640.errors = vErrors;
+validate653.errors = vErrors;
 return errors === 0;
 }
-validate640.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
+validate653.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseParams = validate642;
+exports.SessionCloseParams = validate655;
 
-function validate642(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate655(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate642.evaluated;
+const evaluated0 = validate655.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23562,7 +24169,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate642.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate655.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23585,23 +24192,23 @@ if(valid0){
 }
 }
 else {
-validate642.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate655.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate642.errors = vErrors;
+validate655.errors = vErrors;
 return errors === 0;
 }
-validate642.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate655.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseRequest = validate644;
+exports.SessionCloseRequest = validate657;
 
-function validate644(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate657(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate644.evaluated;
+const evaluated0 = validate657.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23613,7 +24220,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate644.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate657.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23651,12 +24258,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate644.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate657.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/close" !== data2){
-validate644.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/close"},message:"must be equal to constant"}];
+validate657.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/close"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -23691,25 +24298,25 @@ if(valid0){
 }
 }
 else {
-validate644.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate657.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate644.errors = vErrors;
+validate657.errors = vErrors;
 return errors === 0;
 }
-validate644.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate657.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseResponse = validate648;
-const schema267 = {"title":"SessionCloseResponse","description":"Success response to session/close.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionCloseResult"},"error":false},"required":["id","result"]};
-const schema268 = {"title":"SessionCloseResult","description":"Result of session/close.","type":"object","properties":{"closed":{"type":"boolean"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["closed","sessionId"]};
+exports.SessionCloseResponse = validate661;
+const schema273 = {"title":"SessionCloseResponse","description":"Success response to session/close.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionCloseResult"},"error":false},"required":["id","result"]};
+const schema274 = {"title":"SessionCloseResult","description":"Result of session/close.","type":"object","properties":{"closed":{"type":"boolean"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["closed","sessionId"]};
 
-function validate651(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate664(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate651.evaluated;
+const evaluated0 = validate664.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23721,7 +24328,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.closed === undefined) && (missing0 = "closed")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate651.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate664.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23729,7 +24336,7 @@ if(data.closed !== undefined){
 let data0 = data.closed;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate651.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate664.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -23761,22 +24368,22 @@ if(valid0){
 }
 }
 else {
-validate651.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate664.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate651.errors = vErrors;
+validate664.errors = vErrors;
 return errors === 0;
 }
-validate651.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate664.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate648(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate661(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate648.evaluated;
+const evaluated0 = validate661.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23788,7 +24395,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate648.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate661.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23825,8 +24432,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate651(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate651.errors : vErrors.concat(validate651.errors);
+if(!(validate664(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate664.errors : vErrors.concat(validate664.errors);
 errors = vErrors.length;
 }
 else {
@@ -23840,7 +24447,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate648.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate661.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -23854,23 +24461,23 @@ if(valid0){
 }
 }
 else {
-validate648.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate661.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate648.errors = vErrors;
+validate661.errors = vErrors;
 return errors === 0;
 }
-validate648.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate661.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseResult = validate654;
+exports.SessionCloseResult = validate667;
 
-function validate654(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate667(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate654.evaluated;
+const evaluated0 = validate667.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23882,7 +24489,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.closed === undefined) && (missing0 = "closed")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate654.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate667.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23890,7 +24497,7 @@ if(data.closed !== undefined){
 let data0 = data.closed;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate654.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate667.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -23922,23 +24529,23 @@ if(valid0){
 }
 }
 else {
-validate654.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate667.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate654.errors = vErrors;
+validate667.errors = vErrors;
 return errors === 0;
 }
-validate654.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate667.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateParams = validate656;
+exports.SessionCreateParams = validate669;
 
-function validate656(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate669(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate656.evaluated;
+const evaluated0 = validate669.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24103,7 +24710,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate656.errors = vErrors;
+validate669.errors = vErrors;
 return false;
 }
 else {
@@ -24129,7 +24736,7 @@ if(data.mode !== undefined){
 let data2 = data.mode;
 const _errs13 = errors;
 if(typeof data2 !== "string"){
-validate656.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate669.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs14 = errors;
@@ -24145,7 +24752,7 @@ if(data.model !== undefined){
 let data3 = data.model;
 const _errs15 = errors;
 if(typeof data3 !== "string"){
-validate656.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate669.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs16 = errors;
@@ -24169,7 +24776,7 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate656.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate669.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
@@ -24184,7 +24791,7 @@ if(valid4){
 }
 }
 else {
-validate656.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate669.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs17){
@@ -24200,7 +24807,7 @@ if(data.systemPrompt !== undefined){
 let data6 = data.systemPrompt;
 const _errs21 = errors;
 if(typeof data6 !== "string"){
-validate656.errors = [{instancePath:instancePath+"/systemPrompt",schemaPath:"#/properties/systemPrompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate669.errors = [{instancePath:instancePath+"/systemPrompt",schemaPath:"#/properties/systemPrompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs22 = errors;
@@ -24219,23 +24826,23 @@ if(valid0){
 }
 }
 else {
-validate656.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate669.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate656.errors = vErrors;
+validate669.errors = vErrors;
 return errors === 0;
 }
-validate656.evaluated = {"props":{"workspace":true,"mode":true,"model":true,"tools":true,"systemPrompt":true},"dynamicProps":false,"dynamicItems":false};
+validate669.evaluated = {"props":{"workspace":true,"mode":true,"model":true,"tools":true,"systemPrompt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateRequest = validate657;
+exports.SessionCreateRequest = validate670;
 
-function validate657(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate670(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate657.evaluated;
+const evaluated0 = validate670.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24247,7 +24854,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate657.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate670.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24285,12 +24892,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate657.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate670.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/create" !== data2){
-validate657.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/create"},message:"must be equal to constant"}];
+validate670.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/create"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24352,7 +24959,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate657.errors = vErrors;
+validate670.errors = vErrors;
 return false;
 }
 else {
@@ -24381,26 +24988,26 @@ if(valid0){
 }
 }
 else {
-validate657.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate670.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate657.errors = vErrors;
+validate670.errors = vErrors;
 return errors === 0;
 }
-validate657.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate670.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateResponse = validate661;
-const schema272 = {"title":"SessionCreateResponse","description":"Success response to session/create.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionCreateResult"},"error":false},"required":["id","result"]};
-const schema273 = {"title":"SessionCreateResult","description":"Result of session/create.","type":"object","properties":{"session":{"$ref":"#/$defs/SessionInfo"}},"required":["session"]};
-const schema274 = {"title":"SessionInfo","type":"object","description":"A newly created session.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"model":{"type":"string","description":"Model id without any provider/ prefix."},"createdAt":{"type":"string","description":"ISO 8601 creation time."}},"required":["sessionId","model","createdAt"]};
+exports.SessionCreateResponse = validate674;
+const schema278 = {"title":"SessionCreateResponse","description":"Success response to session/create.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionCreateResult"},"error":false},"required":["id","result"]};
+const schema279 = {"title":"SessionCreateResult","description":"Result of session/create.","type":"object","properties":{"session":{"$ref":"#/$defs/SessionInfo"}},"required":["session"]};
+const schema280 = {"title":"SessionInfo","type":"object","description":"A newly created session.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"model":{"type":"string","description":"Model id without any provider/ prefix."},"createdAt":{"type":"string","description":"ISO 8601 creation time."}},"required":["sessionId","model","createdAt"]};
 
-function validate665(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate678(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate665.evaluated;
+const evaluated0 = validate678.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24412,7 +25019,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate665.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate678.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24435,7 +25042,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate665.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate678.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -24451,7 +25058,7 @@ if(data.createdAt !== undefined){
 let data2 = data.createdAt;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate665.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate678.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -24469,22 +25076,22 @@ if(valid0){
 }
 }
 else {
-validate665.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate678.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate665.errors = vErrors;
+validate678.errors = vErrors;
 return errors === 0;
 }
-validate665.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate678.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate664(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate677(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate664.evaluated;
+const evaluated0 = validate677.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24496,15 +25103,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.session === undefined) && (missing0 = "session")){
-validate664.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate677.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.session !== undefined){
 let data0 = data.session;
 const _errs1 = errors;
-if(!(validate665(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate665.errors : vErrors.concat(validate665.errors);
+if(!(validate678(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate678.errors : vErrors.concat(validate678.errors);
 errors = vErrors.length;
 }
 else {
@@ -24519,22 +25126,22 @@ if(valid0){
 }
 }
 else {
-validate664.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate677.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate664.errors = vErrors;
+validate677.errors = vErrors;
 return errors === 0;
 }
-validate664.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
+validate677.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate661(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate674(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate661.evaluated;
+const evaluated0 = validate674.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24546,7 +25153,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate661.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate674.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24583,8 +25190,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate664(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate664.errors : vErrors.concat(validate664.errors);
+if(!(validate677(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate677.errors : vErrors.concat(validate677.errors);
 errors = vErrors.length;
 }
 else {
@@ -24598,7 +25205,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate661.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate674.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -24612,23 +25219,23 @@ if(valid0){
 }
 }
 else {
-validate661.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate674.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate661.errors = vErrors;
+validate674.errors = vErrors;
 return errors === 0;
 }
-validate661.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate674.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateResult = validate669;
+exports.SessionCreateResult = validate682;
 
-function validate669(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate682(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate669.evaluated;
+const evaluated0 = validate682.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24640,15 +25247,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.session === undefined) && (missing0 = "session")){
-validate669.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate682.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.session !== undefined){
 let data0 = data.session;
 const _errs1 = errors;
-if(!(validate665(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate665.errors : vErrors.concat(validate665.errors);
+if(!(validate678(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate678.errors : vErrors.concat(validate678.errors);
 errors = vErrors.length;
 }
 else {
@@ -24663,23 +25270,23 @@ if(valid0){
 }
 }
 else {
-validate669.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate682.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate669.errors = vErrors;
+validate682.errors = vErrors;
 return errors === 0;
 }
-validate669.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
+validate682.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreatedEvent = validate671;
+exports.SessionCreatedEvent = validate684;
 
-function validate671(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate684(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate671.evaluated;
+const evaluated0 = validate684.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24691,7 +25298,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate671.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate684.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24699,12 +25306,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate671.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate684.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("session.created" !== data0){
-validate671.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.created"},message:"must be equal to constant"}];
+validate684.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.created"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24721,19 +25328,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate671.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate684.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate671.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate684.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate671.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate684.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -24770,23 +25377,23 @@ if(valid0){
 }
 }
 else {
-validate671.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate684.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate671.errors = vErrors;
+validate684.errors = vErrors;
 return errors === 0;
 }
-validate671.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate684.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreatedPayload = validate673;
+exports.SessionCreatedPayload = validate686;
 
-function validate673(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate686(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate673.evaluated;
+const evaluated0 = validate686.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24798,7 +25405,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate673.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate686.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24821,23 +25428,23 @@ if(valid0){
 }
 }
 else {
-validate673.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate686.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate673.errors = vErrors;
+validate686.errors = vErrors;
 return errors === 0;
 }
-validate673.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate686.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEndedEvent = validate675;
+exports.SessionEndedEvent = validate688;
 
-function validate675(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate688(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate675.evaluated;
+const evaluated0 = validate688.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24849,7 +25456,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate675.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate688.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24857,12 +25464,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate675.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate688.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("session.ended" !== data0){
-validate675.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.ended"},message:"must be equal to constant"}];
+validate688.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.ended"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24879,19 +25486,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate675.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate688.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate675.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate688.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate675.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate688.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -24928,23 +25535,23 @@ if(valid0){
 }
 }
 else {
-validate675.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate688.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate675.errors = vErrors;
+validate688.errors = vErrors;
 return errors === 0;
 }
-validate675.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate688.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEndedPayload = validate677;
+exports.SessionEndedPayload = validate690;
 
-function validate677(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate690(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate677.evaluated;
+const evaluated0 = validate690.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24956,7 +25563,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate677.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate690.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24979,7 +25586,7 @@ if(data.reason !== undefined){
 let data1 = data.reason;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate677.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate690.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -24996,23 +25603,23 @@ if(valid0){
 }
 }
 else {
-validate677.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate690.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate677.errors = vErrors;
+validate690.errors = vErrors;
 return errors === 0;
 }
-validate677.evaluated = {"props":{"sessionId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate690.evaluated = {"props":{"sessionId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventNotification = validate679;
+exports.SessionEventNotification = validate692;
 
-function validate679(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate692(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate679.evaluated;
+const evaluated0 = validate692.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25024,7 +25631,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate679.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate692.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25047,12 +25654,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate679.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate692.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("session/event" !== data1){
-validate679.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
+validate692.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -25068,8 +25675,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate593(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate593.errors : vErrors.concat(validate593.errors);
+if(!(validate606(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate606.errors : vErrors.concat(validate606.errors);
 errors = vErrors.length;
 }
 else {
@@ -25086,23 +25693,23 @@ if(valid0){
 }
 }
 else {
-validate679.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate692.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate679.errors = vErrors;
+validate692.errors = vErrors;
 return errors === 0;
 }
-validate679.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate692.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventParams = validate682;
+exports.SessionEventParams = validate695;
 
-function validate682(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate695(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate682.evaluated;
+const evaluated0 = validate695.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25114,7 +25721,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.event === undefined) && (missing0 = "event")){
-validate682.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate695.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25154,23 +25761,23 @@ if(valid0){
 }
 }
 else {
-validate682.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate695.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate682.errors = vErrors;
+validate695.errors = vErrors;
 return errors === 0;
 }
-validate682.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate695.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsParams = validate685;
+exports.SessionEventsParams = validate698;
 
-function validate685(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate698(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate685.evaluated;
+const evaluated0 = validate698.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25182,7 +25789,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate685.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate698.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25205,19 +25812,19 @@ if(data.afterSeq !== undefined){
 let data1 = data.afterSeq;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate685.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate698.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs3 = errors;
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate685.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate698.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < -1 || isNaN(data1)){
-validate685.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
+validate698.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
 return false;
 }
 else {
@@ -25237,19 +25844,19 @@ if(data.limit !== undefined){
 let data2 = data.limit;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate685.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate698.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs5 = errors;
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 1000 || isNaN(data2)){
-validate685.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+validate698.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate685.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate698.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -25271,23 +25878,23 @@ if(valid0){
 }
 }
 else {
-validate685.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate698.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate685.errors = vErrors;
+validate698.errors = vErrors;
 return errors === 0;
 }
-validate685.evaluated = {"props":{"sessionId":true,"afterSeq":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate698.evaluated = {"props":{"sessionId":true,"afterSeq":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsRequest = validate687;
+exports.SessionEventsRequest = validate700;
 
-function validate687(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate700(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate687.evaluated;
+const evaluated0 = validate700.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25299,7 +25906,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate687.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate700.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25337,12 +25944,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate687.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate700.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/events" !== data2){
-validate687.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/events"},message:"must be equal to constant"}];
+validate700.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/events"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -25377,25 +25984,25 @@ if(valid0){
 }
 }
 else {
-validate687.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate700.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate687.errors = vErrors;
+validate700.errors = vErrors;
 return errors === 0;
 }
-validate687.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate700.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsResponse = validate691;
-const schema284 = {"title":"SessionEventsResponse","description":"Success response to session/events.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionEventsResult"},"error":false},"required":["id","result"]};
-const schema285 = {"title":"SessionEventsResult","description":"Result of session/events.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"events":{"type":"array","items":{"$ref":"#/$defs/Event"}},"hasMore":{"description":"With a positive limit: whether events remain after the last one returned. false with limit 0, null without a limit.","anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["sessionId","events","hasMore"]};
+exports.SessionEventsResponse = validate704;
+const schema290 = {"title":"SessionEventsResponse","description":"Success response to session/events.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionEventsResult"},"error":false},"required":["id","result"]};
+const schema291 = {"title":"SessionEventsResult","description":"Result of session/events.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"events":{"type":"array","items":{"$ref":"#/$defs/Event"}},"hasMore":{"description":"With a positive limit: whether events remain after the last one returned. false with limit 0, null without a limit.","anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["sessionId","events","hasMore"]};
 
-function validate694(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate707(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate694.evaluated;
+const evaluated0 = validate707.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25407,7 +26014,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.hasMore === undefined) && (missing0 = "hasMore"))){
-validate694.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate707.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25453,7 +26060,7 @@ if(valid1){
 }
 }
 else {
-validate694.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate707.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -25515,7 +26122,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate694.errors = vErrors;
+validate707.errors = vErrors;
 return false;
 }
 else {
@@ -25543,22 +26150,22 @@ if(valid0){
 }
 }
 else {
-validate694.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate707.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate694.errors = vErrors;
+validate707.errors = vErrors;
 return errors === 0;
 }
-validate694.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
+validate707.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate691(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate704(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate691.evaluated;
+const evaluated0 = validate704.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25570,7 +26177,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate691.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate704.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25607,8 +26214,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate694(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate694.errors : vErrors.concat(validate694.errors);
+if(!(validate707(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate707.errors : vErrors.concat(validate707.errors);
 errors = vErrors.length;
 }
 else {
@@ -25622,7 +26229,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate691.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate704.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -25636,23 +26243,23 @@ if(valid0){
 }
 }
 else {
-validate691.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate704.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate691.errors = vErrors;
+validate704.errors = vErrors;
 return errors === 0;
 }
-validate691.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate704.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsResult = validate698;
+exports.SessionEventsResult = validate711;
 
-function validate698(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate711(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate698.evaluated;
+const evaluated0 = validate711.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25664,7 +26271,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.hasMore === undefined) && (missing0 = "hasMore"))){
-validate698.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate711.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25710,7 +26317,7 @@ if(valid1){
 }
 }
 else {
-validate698.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate711.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -25772,7 +26379,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate698.errors = vErrors;
+validate711.errors = vErrors;
 return false;
 }
 else {
@@ -25800,23 +26407,23 @@ if(valid0){
 }
 }
 else {
-validate698.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate711.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate698.errors = vErrors;
+validate711.errors = vErrors;
 return errors === 0;
 }
-validate698.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
+validate711.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionId = validate701;
+exports.SessionId = validate714;
 
-function validate701(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate714(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate701.evaluated;
+const evaluated0 = validate714.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25827,12 +26434,12 @@ const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if(func2(data) < 1){
-validate701.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate714.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data)){
-validate701.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate714.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -25840,23 +26447,23 @@ else {
 }
 }
 else {
-validate701.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate714.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate701.errors = vErrors;
+validate714.errors = vErrors;
 return errors === 0;
 }
-validate701.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate714.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionInfo = validate702;
+exports.SessionInfo = validate715;
 
-function validate702(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate715(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate702.evaluated;
+const evaluated0 = validate715.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25868,7 +26475,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate702.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate715.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25891,7 +26498,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate702.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate715.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -25907,7 +26514,7 @@ if(data.createdAt !== undefined){
 let data2 = data.createdAt;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate702.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate715.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -25925,23 +26532,23 @@ if(valid0){
 }
 }
 else {
-validate702.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate715.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate702.errors = vErrors;
+validate715.errors = vErrors;
 return errors === 0;
 }
-validate702.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate715.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListParams = validate704;
+exports.SessionListParams = validate717;
 
-function validate704(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate717(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate704.evaluated;
+const evaluated0 = validate717.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25955,19 +26562,19 @@ if(data.limit !== undefined){
 let data0 = data.limit;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate704.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate717.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1000 || isNaN(data0)){
-validate704.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+validate717.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate704.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate717.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -25990,12 +26597,12 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate704.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate717.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate704.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate717.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -26003,7 +26610,7 @@ else {
 }
 }
 else {
-validate704.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate717.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -26019,23 +26626,23 @@ if(valid0){
 }
 }
 else {
-validate704.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate717.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate704.errors = vErrors;
+validate717.errors = vErrors;
 return errors === 0;
 }
-validate704.evaluated = {"props":{"limit":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
+validate717.evaluated = {"props":{"limit":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListRequest = validate705;
+exports.SessionListRequest = validate718;
 
-function validate705(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate718(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate705.evaluated;
+const evaluated0 = validate718.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26047,7 +26654,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate705.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate718.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26085,12 +26692,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate705.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate718.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/list" !== data2){
-validate705.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/list"},message:"must be equal to constant"}];
+validate718.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26149,7 +26756,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate705.errors = vErrors;
+validate718.errors = vErrors;
 return false;
 }
 else {
@@ -26178,26 +26785,26 @@ if(valid0){
 }
 }
 else {
-validate705.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate718.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate705.errors = vErrors;
+validate718.errors = vErrors;
 return errors === 0;
 }
-validate705.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate718.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListResponse = validate709;
-const schema291 = {"title":"SessionListResponse","description":"Success response to session/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionListResult"},"error":false},"required":["id","result"]};
-const schema292 = {"title":"SessionListResult","type":"object","description":"nextCursor is a gateway extension.","properties":{"sessions":{"type":"array","items":{"$ref":"#/$defs/SessionSummary"}},"nextCursor":{"anyOf":[{"type":"string","description":"Gateway extension: pass as cursor for the next page; null on the last page. Pages do not shift when sessions are created meanwhile (newer ones sort before the first page)."},{"type":"null"}]}},"required":["sessions"]};
-const schema293 = {"title":"SessionSummary","type":"object","description":"One entry of session/list.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"model":{"anyOf":[{"type":"string","description":"Model id; null when the session has not been observed yet."},{"type":"null"}]},"createdAt":{"anyOf":[{"type":"string","description":"ISO 8601 creation time; null when not known yet."},{"type":"null"}]},"running":{"type":"boolean"},"idle":{"type":"boolean"}},"required":["sessionId","model","createdAt","running","idle"]};
+exports.SessionListResponse = validate722;
+const schema297 = {"title":"SessionListResponse","description":"Success response to session/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionListResult"},"error":false},"required":["id","result"]};
+const schema298 = {"title":"SessionListResult","type":"object","description":"nextCursor is a gateway extension.","properties":{"sessions":{"type":"array","items":{"$ref":"#/$defs/SessionSummary"}},"nextCursor":{"anyOf":[{"type":"string","description":"Gateway extension: pass as cursor for the next page; null on the last page. Pages do not shift when sessions are created meanwhile (newer ones sort before the first page)."},{"type":"null"}]}},"required":["sessions"]};
+const schema299 = {"title":"SessionSummary","type":"object","description":"One entry of session/list.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"model":{"anyOf":[{"type":"string","description":"Model id; null when the session has not been observed yet."},{"type":"null"}]},"createdAt":{"anyOf":[{"type":"string","description":"ISO 8601 creation time; null when not known yet."},{"type":"null"}]},"running":{"type":"boolean"},"idle":{"type":"boolean"}},"required":["sessionId","model","createdAt","running","idle"]};
 
-function validate713(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate726(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate713.evaluated;
+const evaluated0 = validate726.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26209,7 +26816,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))){
-validate713.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate726.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26278,7 +26885,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate713.errors = vErrors;
+validate726.errors = vErrors;
 return false;
 }
 else {
@@ -26350,7 +26957,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate713.errors = vErrors;
+validate726.errors = vErrors;
 return false;
 }
 else {
@@ -26376,7 +26983,7 @@ if(data.running !== undefined){
 let data3 = data.running;
 const _errs14 = errors;
 if(typeof data3 !== "boolean"){
-validate713.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate726.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs15 = errors;
@@ -26392,7 +26999,7 @@ if(data.idle !== undefined){
 let data4 = data.idle;
 const _errs16 = errors;
 if(typeof data4 !== "boolean"){
-validate713.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate726.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs17 = errors;
@@ -26412,22 +27019,22 @@ if(valid0){
 }
 }
 else {
-validate713.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate726.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate713.errors = vErrors;
+validate726.errors = vErrors;
 return errors === 0;
 }
-validate713.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
+validate726.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate712(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate725(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate712.evaluated;
+const evaluated0 = validate725.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26439,7 +27046,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessions === undefined) && (missing0 = "sessions")){
-validate712.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate725.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26454,8 +27061,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate713(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate713.errors : vErrors.concat(validate713.errors);
+if(!(validate726(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate726.errors : vErrors.concat(validate726.errors);
 errors = vErrors.length;
 }
 else {
@@ -26469,7 +27076,7 @@ if(valid1){
 }
 }
 else {
-validate712.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate725.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -26531,7 +27138,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate712.errors = vErrors;
+validate725.errors = vErrors;
 return false;
 }
 else {
@@ -26558,22 +27165,22 @@ if(valid0){
 }
 }
 else {
-validate712.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate725.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate712.errors = vErrors;
+validate725.errors = vErrors;
 return errors === 0;
 }
-validate712.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate725.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate709(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate722(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate709.evaluated;
+const evaluated0 = validate722.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26585,7 +27192,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate709.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate722.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26622,8 +27229,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate712(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate712.errors : vErrors.concat(validate712.errors);
+if(!(validate725(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate725.errors : vErrors.concat(validate725.errors);
 errors = vErrors.length;
 }
 else {
@@ -26637,7 +27244,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate709.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate722.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -26651,23 +27258,23 @@ if(valid0){
 }
 }
 else {
-validate709.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate722.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate709.errors = vErrors;
+validate722.errors = vErrors;
 return errors === 0;
 }
-validate709.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate722.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListResult = validate717;
+exports.SessionListResult = validate730;
 
-function validate717(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate730(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate717.evaluated;
+const evaluated0 = validate730.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26679,7 +27286,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessions === undefined) && (missing0 = "sessions")){
-validate717.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate730.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26694,8 +27301,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate713(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate713.errors : vErrors.concat(validate713.errors);
+if(!(validate726(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate726.errors : vErrors.concat(validate726.errors);
 errors = vErrors.length;
 }
 else {
@@ -26709,7 +27316,7 @@ if(valid1){
 }
 }
 else {
-validate717.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate730.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -26771,7 +27378,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate717.errors = vErrors;
+validate730.errors = vErrors;
 return false;
 }
 else {
@@ -26798,24 +27405,24 @@ if(valid0){
 }
 }
 else {
-validate717.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate730.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate717.errors = vErrors;
+validate730.errors = vErrors;
 return errors === 0;
 }
-validate717.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate730.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionMode = validate719;
-const schema295 = {"title":"SessionMode","description":"session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access \u2192 off; auto \u2192 auto; on_request, build, edit and plan \u2192 require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.","type":"string","enum":["on_request","build","edit","auto","never","off","yolo","plan","full_access"]};
+exports.SessionMode = validate732;
+const schema301 = {"title":"SessionMode","description":"session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access \u2192 off; auto \u2192 auto; on_request, build, edit and plan \u2192 require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.","type":"string","enum":["on_request","build","edit","auto","never","off","yolo","plan","full_access"]};
 
-function validate719(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate732(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate719.evaluated;
+const evaluated0 = validate732.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26823,30 +27430,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate719.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate732.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema295.enum;
+const vSchema0 = schema301.enum;
 if(!(((((((((data === "on_request") || (data === "build")) || (data === "edit")) || (data === "auto")) || (data === "never")) || (data === "off")) || (data === "yolo")) || (data === "plan")) || (data === "full_access"))){
-validate719.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema295.enum},message:"must be equal to one of the allowed values"}];
+validate732.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema301.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate719.errors = vErrors;
+validate732.errors = vErrors;
 return errors === 0;
 }
-validate719.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate732.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResetEvent = validate720;
+exports.SessionResetEvent = validate733;
 
-function validate720(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate733(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate720.evaluated;
+const evaluated0 = validate733.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26858,7 +27465,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate720.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate733.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26866,12 +27473,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate720.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate733.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("session.reset" !== data0){
-validate720.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.reset"},message:"must be equal to constant"}];
+validate733.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.reset"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26888,19 +27495,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate720.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate733.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate720.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate733.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate720.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate733.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -26937,23 +27544,23 @@ if(valid0){
 }
 }
 else {
-validate720.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate733.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate720.errors = vErrors;
+validate733.errors = vErrors;
 return errors === 0;
 }
-validate720.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate733.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResetPayload = validate722;
+exports.SessionResetPayload = validate735;
 
-function validate722(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate735(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate722.evaluated;
+const evaluated0 = validate735.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26965,7 +27572,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.cause === undefined) && (missing0 = "cause")){
-validate722.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate735.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26973,13 +27580,13 @@ if(data.cause !== undefined){
 let data0 = data.cause;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate735.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 const vSchema0 = schema136.properties.cause.enum;
 if(!(((data0 === "compaction") || (data0 === "rewind")) || (data0 === "resync"))){
-validate722.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/enum",keyword:"enum",params:{allowedValues: schema136.properties.cause.enum},message:"must be equal to one of the allowed values"}];
+validate735.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/enum",keyword:"enum",params:{allowedValues: schema136.properties.cause.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -26996,19 +27603,19 @@ if(data.epoch !== undefined){
 let data1 = data.epoch;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate722.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate735.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate722.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate735.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate722.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate735.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -27029,23 +27636,23 @@ if(valid0){
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate735.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate722.errors = vErrors;
+validate735.errors = vErrors;
 return errors === 0;
 }
-validate722.evaluated = {"props":{"cause":true,"epoch":true},"dynamicProps":false,"dynamicItems":false};
+validate735.evaluated = {"props":{"cause":true,"epoch":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResumeParams = validate723;
+exports.SessionResumeParams = validate736;
 
-function validate723(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate736(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate723.evaluated;
+const evaluated0 = validate736.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27057,7 +27664,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate723.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate736.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27080,23 +27687,23 @@ if(valid0){
 }
 }
 else {
-validate723.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate736.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate723.errors = vErrors;
+validate736.errors = vErrors;
 return errors === 0;
 }
-validate723.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate736.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResumeRequest = validate725;
+exports.SessionResumeRequest = validate738;
 
-function validate725(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate738(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate725.evaluated;
+const evaluated0 = validate738.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27108,7 +27715,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate725.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate738.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27146,12 +27753,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate725.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate738.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/resume" !== data2){
-validate725.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/resume"},message:"must be equal to constant"}];
+validate738.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/resume"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -27186,25 +27793,25 @@ if(valid0){
 }
 }
 else {
-validate725.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate738.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate725.errors = vErrors;
+validate738.errors = vErrors;
 return errors === 0;
 }
-validate725.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate738.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResumeResponse = validate729;
-const schema300 = {"title":"SessionResumeResponse","description":"Success response to session/resume.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionResumeResult"},"error":false},"required":["id","result"]};
-const schema301 = {"title":"SessionResumeResult","description":"Result of session/resume.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"running":{"description":"A turn is in progress.","type":"boolean"},"idle":{"description":"The session is ready for a prompt.","type":"boolean"},"createdAt":{"type":"string","description":"ISO 8601 creation time."}},"required":["sessionId","running","idle","createdAt"]};
+exports.SessionResumeResponse = validate742;
+const schema306 = {"title":"SessionResumeResponse","description":"Success response to session/resume.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionResumeResult"},"error":false},"required":["id","result"]};
+const schema307 = {"title":"SessionResumeResult","description":"Result of session/resume.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"running":{"description":"A turn is in progress.","type":"boolean"},"idle":{"description":"The session is ready for a prompt.","type":"boolean"},"createdAt":{"type":"string","description":"ISO 8601 creation time."}},"required":["sessionId","running","idle","createdAt"]};
 
-function validate732(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate745(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate732.evaluated;
+const evaluated0 = validate745.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27216,7 +27823,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate732.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate745.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27239,7 +27846,7 @@ if(data.running !== undefined){
 let data1 = data.running;
 const _errs2 = errors;
 if(typeof data1 !== "boolean"){
-validate732.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate745.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -27255,7 +27862,7 @@ if(data.idle !== undefined){
 let data2 = data.idle;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate732.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate745.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -27271,7 +27878,7 @@ if(data.createdAt !== undefined){
 let data3 = data.createdAt;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate732.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate745.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -27290,22 +27897,22 @@ if(valid0){
 }
 }
 else {
-validate732.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate745.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate732.errors = vErrors;
+validate745.errors = vErrors;
 return errors === 0;
 }
-validate732.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate745.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate729(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate742(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate729.evaluated;
+const evaluated0 = validate742.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27317,7 +27924,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate729.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate742.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27354,8 +27961,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate732(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate732.errors : vErrors.concat(validate732.errors);
+if(!(validate745(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate745.errors : vErrors.concat(validate745.errors);
 errors = vErrors.length;
 }
 else {
@@ -27369,7 +27976,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate729.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate742.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -27383,23 +27990,23 @@ if(valid0){
 }
 }
 else {
-validate729.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate742.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate729.errors = vErrors;
+validate742.errors = vErrors;
 return errors === 0;
 }
-validate729.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate742.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResumeResult = validate735;
+exports.SessionResumeResult = validate748;
 
-function validate735(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate748(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate735.evaluated;
+const evaluated0 = validate748.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27411,7 +28018,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate735.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate748.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27434,7 +28041,7 @@ if(data.running !== undefined){
 let data1 = data.running;
 const _errs2 = errors;
 if(typeof data1 !== "boolean"){
-validate735.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate748.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -27450,7 +28057,7 @@ if(data.idle !== undefined){
 let data2 = data.idle;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate735.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate748.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -27466,7 +28073,7 @@ if(data.createdAt !== undefined){
 let data3 = data.createdAt;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate735.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate748.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -27485,23 +28092,23 @@ if(valid0){
 }
 }
 else {
-validate735.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate748.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate735.errors = vErrors;
+validate748.errors = vErrors;
 return errors === 0;
 }
-validate735.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate748.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendParams = validate737;
+exports.SessionSendParams = validate750;
 
-function validate737(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate750(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate737.evaluated;
+const evaluated0 = validate750.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27513,7 +28120,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.content === undefined) && (missing0 = "content"))){
-validate737.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate750.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27539,12 +28146,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate737.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate750.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate737.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate750.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -27552,7 +28159,7 @@ else {
 }
 }
 else {
-validate737.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate750.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -27568,7 +28175,7 @@ if(data.expectedTurnId !== undefined){
 let data2 = data.expectedTurnId;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate737.errors = [{instancePath:instancePath+"/expectedTurnId",schemaPath:"#/properties/expectedTurnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate750.errors = [{instancePath:instancePath+"/expectedTurnId",schemaPath:"#/properties/expectedTurnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -27602,23 +28209,23 @@ if(valid0){
 }
 }
 else {
-validate737.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate750.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate737.errors = vErrors;
+validate750.errors = vErrors;
 return errors === 0;
 }
-validate737.evaluated = {"props":{"sessionId":true,"content":true,"expectedTurnId":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
+validate750.evaluated = {"props":{"sessionId":true,"content":true,"expectedTurnId":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendRequest = validate740;
+exports.SessionSendRequest = validate753;
 
-function validate740(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate753(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate740.evaluated;
+const evaluated0 = validate753.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27630,7 +28237,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate740.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate753.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27668,12 +28275,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate740.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate753.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/send" !== data2){
-validate740.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/send"},message:"must be equal to constant"}];
+validate753.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/send"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -27708,25 +28315,25 @@ if(valid0){
 }
 }
 else {
-validate740.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate753.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate740.errors = vErrors;
+validate753.errors = vErrors;
 return errors === 0;
 }
-validate740.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate753.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendResponse = validate744;
-const schema305 = {"title":"SessionSendResponse","description":"Success response to session/send.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSendResult"},"error":false},"required":["id","result"]};
-const schema306 = {"title":"SessionSendResult","description":"Result of session/send.","type":"object","properties":{"accepted":{"description":"false only when status is stale.","type":"boolean"},"status":{"$ref":"#/$defs/SendStatus"},"turnId":{"anyOf":[{"type":"string","description":"The turn the message starts or applies to."},{"type":"null"}]}},"required":["accepted","status"]};
+exports.SessionSendResponse = validate757;
+const schema311 = {"title":"SessionSendResponse","description":"Success response to session/send.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSendResult"},"error":false},"required":["id","result"]};
+const schema312 = {"title":"SessionSendResult","description":"Result of session/send.","type":"object","properties":{"accepted":{"description":"false only when status is stale.","type":"boolean"},"status":{"$ref":"#/$defs/SendStatus"},"turnId":{"anyOf":[{"type":"string","description":"The turn the message starts or applies to."},{"type":"null"}]}},"required":["accepted","status"]};
 
-function validate747(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate760(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate747.evaluated;
+const evaluated0 = validate760.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27738,7 +28345,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.accepted === undefined) && (missing0 = "accepted")) || ((data.status === undefined) && (missing0 = "status"))){
-validate747.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate760.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27746,7 +28353,7 @@ if(data.accepted !== undefined){
 let data0 = data.accepted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate747.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate760.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -27761,8 +28368,8 @@ if(valid0){
 if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
-if(!(validate586(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate586.errors : vErrors.concat(validate586.errors);
+if(!(validate599(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate599.errors : vErrors.concat(validate599.errors);
 errors = vErrors.length;
 }
 else {
@@ -27823,7 +28430,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate747.errors = vErrors;
+validate760.errors = vErrors;
 return false;
 }
 else {
@@ -27851,22 +28458,22 @@ if(valid0){
 }
 }
 else {
-validate747.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate760.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate747.errors = vErrors;
+validate760.errors = vErrors;
 return errors === 0;
 }
-validate747.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate760.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate744(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate757(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate744.evaluated;
+const evaluated0 = validate757.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27878,7 +28485,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate744.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate757.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27915,8 +28522,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate747(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate747.errors : vErrors.concat(validate747.errors);
+if(!(validate760(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate760.errors : vErrors.concat(validate760.errors);
 errors = vErrors.length;
 }
 else {
@@ -27930,7 +28537,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate744.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate757.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -27944,23 +28551,23 @@ if(valid0){
 }
 }
 else {
-validate744.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate757.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate744.errors = vErrors;
+validate757.errors = vErrors;
 return errors === 0;
 }
-validate744.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate757.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendResult = validate750;
+exports.SessionSendResult = validate763;
 
-function validate750(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate763(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate750.evaluated;
+const evaluated0 = validate763.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27972,7 +28579,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.accepted === undefined) && (missing0 = "accepted")) || ((data.status === undefined) && (missing0 = "status"))){
-validate750.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate763.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27980,7 +28587,7 @@ if(data.accepted !== undefined){
 let data0 = data.accepted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate750.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate763.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -27995,8 +28602,8 @@ if(valid0){
 if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
-if(!(validate586(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate586.errors : vErrors.concat(validate586.errors);
+if(!(validate599(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate599.errors : vErrors.concat(validate599.errors);
 errors = vErrors.length;
 }
 else {
@@ -28057,7 +28664,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate750.errors = vErrors;
+validate763.errors = vErrors;
 return false;
 }
 else {
@@ -28085,23 +28692,23 @@ if(valid0){
 }
 }
 else {
-validate750.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate763.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate750.errors = vErrors;
+validate763.errors = vErrors;
 return errors === 0;
 }
-validate750.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate763.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeParams = validate752;
+exports.SessionSubscribeParams = validate765;
 
-function validate752(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate765(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate752.evaluated;
+const evaluated0 = validate765.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28113,7 +28720,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate752.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate765.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28151,19 +28758,19 @@ if(data.afterSeq !== undefined){
 let data2 = data.afterSeq;
 const _errs3 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate752.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate765.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate752.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate765.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < -1 || isNaN(data2)){
-validate752.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
+validate765.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
 return false;
 }
 else {
@@ -28183,7 +28790,7 @@ if(data.includeSnapshot !== undefined){
 let data3 = data.includeSnapshot;
 const _errs5 = errors;
 if(typeof data3 !== "boolean"){
-validate752.errors = [{instancePath:instancePath+"/includeSnapshot",schemaPath:"#/properties/includeSnapshot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate765.errors = [{instancePath:instancePath+"/includeSnapshot",schemaPath:"#/properties/includeSnapshot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs6 = errors;
@@ -28202,23 +28809,23 @@ if(valid0){
 }
 }
 else {
-validate752.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate765.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate752.errors = vErrors;
+validate765.errors = vErrors;
 return errors === 0;
 }
-validate752.evaluated = {"props":{"sessionId":true,"deliveryKind":true,"afterSeq":true,"includeSnapshot":true},"dynamicProps":false,"dynamicItems":false};
+validate765.evaluated = {"props":{"sessionId":true,"deliveryKind":true,"afterSeq":true,"includeSnapshot":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeRequest = validate755;
+exports.SessionSubscribeRequest = validate768;
 
-function validate755(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate768(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate755.evaluated;
+const evaluated0 = validate768.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28230,7 +28837,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate755.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate768.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28268,12 +28875,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate755.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate768.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/subscribe" !== data2){
-validate755.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/subscribe"},message:"must be equal to constant"}];
+validate768.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/subscribe"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -28308,26 +28915,26 @@ if(valid0){
 }
 }
 else {
-validate755.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate768.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate755.errors = vErrors;
+validate768.errors = vErrors;
 return errors === 0;
 }
-validate755.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate768.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeResponse = validate759;
-const schema310 = {"title":"SessionSubscribeResponse","description":"Success response to session/subscribe.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSubscribeResult"},"error":false},"required":["id","result"]};
-const schema311 = {"title":"SessionSubscribeResult","description":"Result of session/subscribe.","type":"object","properties":{"subscription":{"$ref":"#/$defs/Subscription"},"snapshot":{"description":"Events after afterSeq, when includeSnapshot.","type":"array","items":{"$ref":"#/$defs/Event"}}},"required":["subscription"]};
-const schema312 = {"title":"Subscription","type":"object","description":"The subscription session/subscribe recorded for this connection.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"deliveryKind":{"$ref":"#/$defs/DeliveryKind"}},"required":["sessionId","deliveryKind"]};
+exports.SessionSubscribeResponse = validate772;
+const schema316 = {"title":"SessionSubscribeResponse","description":"Success response to session/subscribe.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSubscribeResult"},"error":false},"required":["id","result"]};
+const schema317 = {"title":"SessionSubscribeResult","description":"Result of session/subscribe.","type":"object","properties":{"subscription":{"$ref":"#/$defs/Subscription"},"snapshot":{"description":"Events after afterSeq, when includeSnapshot.","type":"array","items":{"$ref":"#/$defs/Event"}}},"required":["subscription"]};
+const schema318 = {"title":"Subscription","type":"object","description":"The subscription session/subscribe recorded for this connection.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"deliveryKind":{"$ref":"#/$defs/DeliveryKind"}},"required":["sessionId","deliveryKind"]};
 
-function validate763(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate776(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate763.evaluated;
+const evaluated0 = validate776.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28339,7 +28946,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.deliveryKind === undefined) && (missing0 = "deliveryKind"))){
-validate763.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate776.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28378,22 +28985,22 @@ if(valid0){
 }
 }
 else {
-validate763.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate776.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate763.errors = vErrors;
+validate776.errors = vErrors;
 return errors === 0;
 }
-validate763.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
+validate776.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate762(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate775(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate762.evaluated;
+const evaluated0 = validate775.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28405,15 +29012,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.subscription === undefined) && (missing0 = "subscription")){
-validate762.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate775.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.subscription !== undefined){
 let data0 = data.subscription;
 const _errs1 = errors;
-if(!(validate763(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate763.errors : vErrors.concat(validate763.errors);
+if(!(validate776(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate776.errors : vErrors.concat(validate776.errors);
 errors = vErrors.length;
 }
 else {
@@ -28451,7 +29058,7 @@ if(valid1){
 }
 }
 else {
-validate762.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate775.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -28468,22 +29075,22 @@ if(valid0){
 }
 }
 else {
-validate762.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate775.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate762.errors = vErrors;
+validate775.errors = vErrors;
 return errors === 0;
 }
-validate762.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
+validate775.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate759(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate772(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate759.evaluated;
+const evaluated0 = validate772.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28495,7 +29102,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate759.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate772.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28532,8 +29139,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate762(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate762.errors : vErrors.concat(validate762.errors);
+if(!(validate775(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate775.errors : vErrors.concat(validate775.errors);
 errors = vErrors.length;
 }
 else {
@@ -28547,7 +29154,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate759.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate772.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -28561,23 +29168,23 @@ if(valid0){
 }
 }
 else {
-validate759.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate772.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate759.errors = vErrors;
+validate772.errors = vErrors;
 return errors === 0;
 }
-validate759.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate772.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeResult = validate769;
+exports.SessionSubscribeResult = validate782;
 
-function validate769(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate782(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate769.evaluated;
+const evaluated0 = validate782.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28589,15 +29196,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.subscription === undefined) && (missing0 = "subscription")){
-validate769.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate782.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.subscription !== undefined){
 let data0 = data.subscription;
 const _errs1 = errors;
-if(!(validate763(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate763.errors : vErrors.concat(validate763.errors);
+if(!(validate776(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate776.errors : vErrors.concat(validate776.errors);
 errors = vErrors.length;
 }
 else {
@@ -28635,7 +29242,7 @@ if(valid1){
 }
 }
 else {
-validate769.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate782.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -28652,23 +29259,23 @@ if(valid0){
 }
 }
 else {
-validate769.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate782.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate769.errors = vErrors;
+validate782.errors = vErrors;
 return errors === 0;
 }
-validate769.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
+validate782.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSummary = validate772;
+exports.SessionSummary = validate785;
 
-function validate772(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate785(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate772.evaluated;
+const evaluated0 = validate785.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28680,7 +29287,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))){
-validate772.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate785.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28749,7 +29356,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate772.errors = vErrors;
+validate785.errors = vErrors;
 return false;
 }
 else {
@@ -28821,7 +29428,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate772.errors = vErrors;
+validate785.errors = vErrors;
 return false;
 }
 else {
@@ -28847,7 +29454,7 @@ if(data.running !== undefined){
 let data3 = data.running;
 const _errs14 = errors;
 if(typeof data3 !== "boolean"){
-validate772.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate785.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs15 = errors;
@@ -28863,7 +29470,7 @@ if(data.idle !== undefined){
 let data4 = data.idle;
 const _errs16 = errors;
 if(typeof data4 !== "boolean"){
-validate772.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate785.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs17 = errors;
@@ -28883,23 +29490,23 @@ if(valid0){
 }
 }
 else {
-validate772.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate785.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate772.errors = vErrors;
+validate785.errors = vErrors;
 return errors === 0;
 }
-validate772.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
+validate785.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.Subscription = validate774;
+exports.Subscription = validate787;
 
-function validate774(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate787(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate774.evaluated;
+const evaluated0 = validate787.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28911,7 +29518,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.deliveryKind === undefined) && (missing0 = "deliveryKind"))){
-validate774.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate787.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28950,23 +29557,23 @@ if(valid0){
 }
 }
 else {
-validate774.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate787.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate774.errors = vErrors;
+validate787.errors = vErrors;
 return errors === 0;
 }
-validate774.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
+validate787.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SuccessResponse = validate777;
+exports.SuccessResponse = validate790;
 
-function validate777(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate790(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate777.evaluated;
+const evaluated0 = validate790.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28978,7 +29585,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate777.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate790.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29015,7 +29622,7 @@ if(valid0){
 if(data.error !== undefined){
 let data2 = data.error;
 var valid0 = false;
-validate777.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate790.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -29028,23 +29635,23 @@ if(valid0){
 }
 }
 else {
-validate777.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate790.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate777.errors = vErrors;
+validate790.errors = vErrors;
 return errors === 0;
 }
-validate777.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate790.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TodoItem = validate780;
+exports.TodoItem = validate793;
 
-function validate780(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate793(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate780.evaluated;
+const evaluated0 = validate793.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29132,7 +29739,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate780.errors = vErrors;
+validate793.errors = vErrors;
 return false;
 }
 else {
@@ -29158,7 +29765,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs7 = errors;
 if(typeof data1 !== "string"){
-validate780.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate793.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -29174,7 +29781,7 @@ if(data.status !== undefined){
 let data2 = data.status;
 const _errs9 = errors;
 if(typeof data2 !== "string"){
-validate780.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate793.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -29191,23 +29798,23 @@ if(valid0){
 }
 }
 else {
-validate780.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate793.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate780.errors = vErrors;
+validate793.errors = vErrors;
 return errors === 0;
 }
-validate780.evaluated = {"props":{"id":true,"title":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+validate793.evaluated = {"props":{"id":true,"title":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TodosUpdatedEvent = validate781;
+exports.TodosUpdatedEvent = validate794;
 
-function validate781(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate794(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate781.evaluated;
+const evaluated0 = validate794.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29219,7 +29826,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate781.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate794.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29227,12 +29834,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate781.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate794.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("todos.updated" !== data0){
-validate781.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "todos.updated"},message:"must be equal to constant"}];
+validate794.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "todos.updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -29249,19 +29856,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate781.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate794.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate781.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate794.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate781.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate794.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -29298,23 +29905,23 @@ if(valid0){
 }
 }
 else {
-validate781.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate794.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate781.errors = vErrors;
+validate794.errors = vErrors;
 return errors === 0;
 }
-validate781.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate794.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TodosUpdatedPayload = validate783;
+exports.TodosUpdatedPayload = validate796;
 
-function validate783(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate796(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate783.evaluated;
+const evaluated0 = validate796.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29326,7 +29933,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.todos === undefined) && (missing0 = "todos")){
-validate783.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate796.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29356,7 +29963,7 @@ if(valid1){
 }
 }
 else {
-validate783.errors = [{instancePath:instancePath+"/todos",schemaPath:"#/properties/todos/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate796.errors = [{instancePath:instancePath+"/todos",schemaPath:"#/properties/todos/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -29372,23 +29979,23 @@ if(valid0){
 }
 }
 else {
-validate783.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate796.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate783.errors = vErrors;
+validate796.errors = vErrors;
 return errors === 0;
 }
-validate783.evaluated = {"props":{"todos":true},"dynamicProps":false,"dynamicItems":false};
+validate796.evaluated = {"props":{"todos":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolDeltaEvent = validate785;
+exports.ToolDeltaEvent = validate798;
 
-function validate785(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate798(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate785.evaluated;
+const evaluated0 = validate798.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29400,7 +30007,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate785.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate798.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29408,12 +30015,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate785.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate798.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("tool.delta" !== data0){
-validate785.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.delta"},message:"must be equal to constant"}];
+validate798.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.delta"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -29430,19 +30037,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate785.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate798.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate785.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate798.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate785.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate798.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -29479,23 +30086,23 @@ if(valid0){
 }
 }
 else {
-validate785.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate798.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate785.errors = vErrors;
+validate798.errors = vErrors;
 return errors === 0;
 }
-validate785.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate798.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolDeltaPayload = validate787;
+exports.ToolDeltaPayload = validate800;
 
-function validate787(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate800(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate787.evaluated;
+const evaluated0 = validate800.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29507,7 +30114,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.partial === undefined) && (missing0 = "partial"))){
-validate787.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate800.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29515,7 +30122,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate787.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate800.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -29531,7 +30138,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate787.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate800.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -29547,7 +30154,7 @@ if(data.partial !== undefined){
 let data2 = data.partial;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate787.errors = [{instancePath:instancePath+"/partial",schemaPath:"#/properties/partial/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate800.errors = [{instancePath:instancePath+"/partial",schemaPath:"#/properties/partial/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -29565,23 +30172,23 @@ if(valid0){
 }
 }
 else {
-validate787.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate800.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate787.errors = vErrors;
+validate800.errors = vErrors;
 return errors === 0;
 }
-validate787.evaluated = {"props":{"id":true,"name":true,"partial":true},"dynamicProps":false,"dynamicItems":false};
+validate800.evaluated = {"props":{"id":true,"name":true,"partial":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolResultEvent = validate788;
+exports.ToolResultEvent = validate801;
 
-function validate788(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate801(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate788.evaluated;
+const evaluated0 = validate801.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29593,7 +30200,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate788.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate801.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29601,12 +30208,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate788.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate801.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("tool.result" !== data0){
-validate788.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.result"},message:"must be equal to constant"}];
+validate801.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.result"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -29623,19 +30230,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate788.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate801.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate788.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate801.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate788.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate801.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -29672,23 +30279,23 @@ if(valid0){
 }
 }
 else {
-validate788.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate801.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate788.errors = vErrors;
+validate801.errors = vErrors;
 return errors === 0;
 }
-validate788.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate801.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolResultPayload = validate790;
+exports.ToolResultPayload = validate803;
 
-function validate790(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate803(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate790.evaluated;
+const evaluated0 = validate803.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29700,7 +30307,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.isError === undefined) && (missing0 = "isError"))){
-validate790.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate803.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29708,7 +30315,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate790.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate803.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -29724,7 +30331,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate790.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate803.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -29740,7 +30347,7 @@ if(data.isError !== undefined){
 let data2 = data.isError;
 const _errs5 = errors;
 if(typeof data2 !== "boolean"){
-validate790.errors = [{instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate803.errors = [{instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs6 = errors;
@@ -29830,7 +30437,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate790.errors = vErrors;
+validate803.errors = vErrors;
 return false;
 }
 else {
@@ -29859,23 +30466,23 @@ if(valid0){
 }
 }
 else {
-validate790.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate803.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate790.errors = vErrors;
+validate803.errors = vErrors;
 return errors === 0;
 }
-validate790.evaluated = {"props":{"id":true,"name":true,"output":true,"isError":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate803.evaluated = {"props":{"id":true,"name":true,"output":true,"isError":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolUseEvent = validate791;
+exports.ToolUseEvent = validate804;
 
-function validate791(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate804(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate791.evaluated;
+const evaluated0 = validate804.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29887,7 +30494,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate791.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate804.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29895,12 +30502,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate791.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate804.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("tool.use" !== data0){
-validate791.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.use"},message:"must be equal to constant"}];
+validate804.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.use"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -29917,19 +30524,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate791.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate804.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate791.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate804.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate791.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate804.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -29966,23 +30573,23 @@ if(valid0){
 }
 }
 else {
-validate791.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate804.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate791.errors = vErrors;
+validate804.errors = vErrors;
 return errors === 0;
 }
-validate791.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate804.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolUsePayload = validate793;
+exports.ToolUsePayload = validate806;
 
-function validate793(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate806(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate793.evaluated;
+const evaluated0 = validate806.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29994,7 +30601,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))){
-validate793.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate806.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30002,7 +30609,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate793.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate806.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30018,7 +30625,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate793.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate806.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -30039,7 +30646,7 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 const _errs7 = errors;
 }
 else {
-validate793.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate806.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
@@ -30057,23 +30664,23 @@ if(valid0){
 }
 }
 else {
-validate793.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate806.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate793.errors = vErrors;
+validate806.errors = vErrors;
 return errors === 0;
 }
-validate793.evaluated = {"props":{"id":true,"name":true,"args":true},"dynamicProps":false,"dynamicItems":false};
+validate806.evaluated = {"props":{"id":true,"name":true,"args":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnAbortedEvent = validate794;
+exports.TurnAbortedEvent = validate807;
 
-function validate794(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate807(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate794.evaluated;
+const evaluated0 = validate807.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30085,7 +30692,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate794.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate807.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30093,12 +30700,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate794.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.aborted" !== data0){
-validate794.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.aborted"},message:"must be equal to constant"}];
+validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.aborted"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30115,19 +30722,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate794.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate807.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate794.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate807.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate794.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate807.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30164,23 +30771,23 @@ if(valid0){
 }
 }
 else {
-validate794.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate807.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate794.errors = vErrors;
+validate807.errors = vErrors;
 return errors === 0;
 }
-validate794.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate807.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnAbortedPayload = validate796;
+exports.TurnAbortedPayload = validate809;
 
-function validate796(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate809(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate796.evaluated;
+const evaluated0 = validate809.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30192,7 +30799,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.turnId === undefined) && (missing0 = "turnId")){
-validate796.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate809.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30200,7 +30807,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate796.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate809.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30216,23 +30823,23 @@ if(valid0){
 }
 }
 else {
-validate796.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate809.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate796.errors = vErrors;
+validate809.errors = vErrors;
 return errors === 0;
 }
-validate796.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate809.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnCompletedEvent = validate797;
+exports.TurnCompletedEvent = validate810;
 
-function validate797(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate810(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate797.evaluated;
+const evaluated0 = validate810.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30244,7 +30851,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate797.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate810.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30252,12 +30859,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate797.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate810.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.completed" !== data0){
-validate797.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.completed"},message:"must be equal to constant"}];
+validate810.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.completed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30274,19 +30881,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate797.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate810.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate797.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate810.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate797.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate810.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30323,23 +30930,23 @@ if(valid0){
 }
 }
 else {
-validate797.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate810.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate797.errors = vErrors;
+validate810.errors = vErrors;
 return errors === 0;
 }
-validate797.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate810.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnCompletedPayload = validate799;
+exports.TurnCompletedPayload = validate812;
 
-function validate799(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate812(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate799.evaluated;
+const evaluated0 = validate812.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30351,7 +30958,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.response === undefined) && (missing0 = "response")){
-validate799.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate812.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30359,7 +30966,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate799.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate812.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30375,7 +30982,7 @@ if(data.response !== undefined){
 let data1 = data.response;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate799.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate812.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -30391,19 +30998,19 @@ if(data.inputTokens !== undefined){
 let data2 = data.inputTokens;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate799.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate812.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate799.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate812.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate799.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate812.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -30423,19 +31030,19 @@ if(data.outputTokens !== undefined){
 let data3 = data.outputTokens;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate799.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate812.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate799.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate812.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate799.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate812.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -30458,14 +31065,14 @@ const _errs10 = errors;
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate799.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate812.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 }
 }
 else {
-validate799.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate812.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 if(errors === _errs9){
@@ -30485,23 +31092,23 @@ if(valid0){
 }
 }
 else {
-validate799.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate812.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate799.errors = vErrors;
+validate812.errors = vErrors;
 return errors === 0;
 }
-validate799.evaluated = {"props":{"turnId":true,"response":true,"inputTokens":true,"outputTokens":true,"cost":true},"dynamicProps":false,"dynamicItems":false};
+validate812.evaluated = {"props":{"turnId":true,"response":true,"inputTokens":true,"outputTokens":true,"cost":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnFailedEvent = validate800;
+exports.TurnFailedEvent = validate813;
 
-function validate800(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate813(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate800.evaluated;
+const evaluated0 = validate813.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30513,7 +31120,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate800.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate813.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30521,12 +31128,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate800.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate813.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.failed" !== data0){
-validate800.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.failed"},message:"must be equal to constant"}];
+validate813.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.failed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30543,19 +31150,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate800.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate813.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate800.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate813.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate800.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate813.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30592,23 +31199,23 @@ if(valid0){
 }
 }
 else {
-validate800.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate813.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate800.errors = vErrors;
+validate813.errors = vErrors;
 return errors === 0;
 }
-validate800.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate813.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnFailedPayload = validate802;
+exports.TurnFailedPayload = validate815;
 
-function validate802(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate815(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate802.evaluated;
+const evaluated0 = validate815.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30620,7 +31227,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.turnId === undefined) && (missing0 = "turnId")) || ((data.error === undefined) && (missing0 = "error"))){
-validate802.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate815.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30628,7 +31235,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate802.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate815.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30644,7 +31251,7 @@ if(data.error !== undefined){
 let data1 = data.error;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate802.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate815.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -30661,23 +31268,23 @@ if(valid0){
 }
 }
 else {
-validate802.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate815.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate802.errors = vErrors;
+validate815.errors = vErrors;
 return errors === 0;
 }
-validate802.evaluated = {"props":{"turnId":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate815.evaluated = {"props":{"turnId":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartedEvent = validate803;
+exports.TurnStartedEvent = validate816;
 
-function validate803(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate816(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate803.evaluated;
+const evaluated0 = validate816.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30689,7 +31296,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate803.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate816.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30697,12 +31304,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate803.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate816.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.started" !== data0){
-validate803.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.started"},message:"must be equal to constant"}];
+validate816.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.started"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30719,19 +31326,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate803.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate816.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate803.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate816.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate803.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate816.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30768,23 +31375,23 @@ if(valid0){
 }
 }
 else {
-validate803.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate816.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate803.errors = vErrors;
+validate816.errors = vErrors;
 return errors === 0;
 }
-validate803.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate816.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartedPayload = validate805;
+exports.TurnStartedPayload = validate818;
 
-function validate805(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate818(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate805.evaluated;
+const evaluated0 = validate818.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30796,7 +31403,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.turnId === undefined) && (missing0 = "turnId")){
-validate805.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate818.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30804,7 +31411,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate805.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate818.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30820,23 +31427,23 @@ if(valid0){
 }
 }
 else {
-validate805.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate818.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate805.errors = vErrors;
+validate818.errors = vErrors;
 return errors === 0;
 }
-validate805.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate818.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.UserInputDetails = validate806;
+exports.UserInputDetails = validate819;
 
-function validate806(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate819(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate806.evaluated;
+const evaluated0 = validate819.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30848,7 +31455,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.prompt === undefined) && (missing0 = "prompt")){
-validate806.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate819.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30856,7 +31463,7 @@ if(data.prompt !== undefined){
 let data0 = data.prompt;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate806.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate819.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30875,7 +31482,7 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(Array.isArray(data1)){
 if(data1.length > 64){
-validate806.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
+validate819.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
 return false;
 }
 else {
@@ -30885,7 +31492,7 @@ for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate806.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate819.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -30901,7 +31508,7 @@ if(valid1){
 }
 }
 else {
-validate806.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate819.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -30918,23 +31525,23 @@ if(valid0){
 }
 }
 else {
-validate806.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate819.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate806.errors = vErrors;
+validate819.errors = vErrors;
 return errors === 0;
 }
-validate806.evaluated = {"props":{"prompt":true,"options":true},"dynamicProps":false,"dynamicItems":false};
+validate819.evaluated = {"props":{"prompt":true,"options":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.UserInputInteraction = validate807;
+exports.UserInputInteraction = validate820;
 
-function validate807(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate820(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate807.evaluated;
+const evaluated0 = validate820.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30946,7 +31553,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate807.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate820.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30954,7 +31561,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate807.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate820.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30970,12 +31577,12 @@ if(data.kind !== undefined){
 let data1 = data.kind;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate807.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate820.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("user_input" !== data1){
-validate807.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "user_input"},message:"must be equal to constant"}];
+validate820.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "user_input"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -31025,23 +31632,232 @@ if(valid0){
 }
 }
 else {
-validate807.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate820.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate807.errors = vErrors;
+validate820.errors = vErrors;
 return errors === 0;
 }
-validate807.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate820.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateParams = validate810;
+exports.UserMessageEvent = validate823;
 
-function validate810(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate823(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate810.evaluated;
+const evaluated0 = validate823.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate823.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate823.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("user.message" !== data0){
+validate823.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "user.message"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate823.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate823.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate823.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate327(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate327.errors : vErrors.concat(validate327.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate823.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate823.errors = vErrors;
+return errors === 0;
+}
+validate823.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.UserMessagePayload = validate825;
+
+function validate825(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate825.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.messageId === undefined) && (missing0 = "messageId")) || ((data.text === undefined) && (missing0 = "text"))){
+validate825.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.messageId !== undefined){
+let data0 = data.messageId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate825.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate825.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate825.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data1 = data.turnId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate825.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.text !== undefined){
+let data2 = data.text;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate825.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate825.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate825.errors = vErrors;
+return errors === 0;
+}
+validate825.evaluated = {"props":{"messageId":true,"turnId":true,"text":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.WorkspaceReadStateParams = validate826;
+
+function validate826(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate826.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31069,23 +31885,23 @@ if(valid0){
 }
 }
 else {
-validate810.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate826.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate810.errors = vErrors;
+validate826.errors = vErrors;
 return errors === 0;
 }
-validate810.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate826.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateRequest = validate812;
+exports.WorkspaceReadStateRequest = validate828;
 
-function validate812(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate828(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate812.evaluated;
+const evaluated0 = validate828.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31097,7 +31913,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate812.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate828.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31135,12 +31951,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate812.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate828.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("workspace/readState" !== data2){
-validate812.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "workspace/readState"},message:"must be equal to constant"}];
+validate828.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "workspace/readState"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -31198,7 +32014,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate812.errors = vErrors;
+validate828.errors = vErrors;
 return false;
 }
 else {
@@ -31227,26 +32043,26 @@ if(valid0){
 }
 }
 else {
-validate812.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate828.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate812.errors = vErrors;
+validate828.errors = vErrors;
 return errors === 0;
 }
-validate812.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate828.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateResponse = validate816;
-const schema338 = {"title":"WorkspaceReadStateResponse","description":"Success response to workspace/readState.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/WorkspaceReadStateResult"},"error":false},"required":["id","result"]};
-const schema339 = {"title":"WorkspaceReadStateResult","description":"Result of workspace/readState.","type":"object","properties":{"workspace":{"$ref":"#/$defs/WorkspaceState"},"settings":{"$ref":"#/$defs/WorkspaceSettings"}},"required":["workspace","settings"]};
-const schema340 = {"title":"WorkspaceState","type":"object","description":"A session's working directory, its git branch and the approval mode in force.","properties":{"path":{"anyOf":[{"type":"string"},{"type":"null"}]},"name":{"anyOf":[{"type":"string"},{"type":"null"}]},"gitBranch":{"anyOf":[{"type":"string"},{"type":"null"}]},"mode":{"$ref":"#/$defs/ApprovalMode"},"sessionId":{"$ref":"#/$defs/SessionId"},"running":{"type":"boolean"}},"required":["path","name","gitBranch","mode"]};
+exports.WorkspaceReadStateResponse = validate832;
+const schema346 = {"title":"WorkspaceReadStateResponse","description":"Success response to workspace/readState.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/WorkspaceReadStateResult"},"error":false},"required":["id","result"]};
+const schema347 = {"title":"WorkspaceReadStateResult","description":"Result of workspace/readState.","type":"object","properties":{"workspace":{"$ref":"#/$defs/WorkspaceState"},"settings":{"$ref":"#/$defs/WorkspaceSettings"}},"required":["workspace","settings"]};
+const schema348 = {"title":"WorkspaceState","type":"object","description":"A session's working directory, its git branch and the approval mode in force.","properties":{"path":{"anyOf":[{"type":"string"},{"type":"null"}]},"name":{"anyOf":[{"type":"string"},{"type":"null"}]},"gitBranch":{"anyOf":[{"type":"string"},{"type":"null"}]},"mode":{"$ref":"#/$defs/ApprovalMode"},"sessionId":{"$ref":"#/$defs/SessionId"},"running":{"type":"boolean"}},"required":["path","name","gitBranch","mode"]};
 
-function validate820(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate836(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate820.evaluated;
+const evaluated0 = validate836.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31258,7 +32074,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.path === undefined) && (missing0 = "path")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.gitBranch === undefined) && (missing0 = "gitBranch"))) || ((data.mode === undefined) && (missing0 = "mode"))){
-validate820.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate836.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31312,7 +32128,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate820.errors = vErrors;
+validate836.errors = vErrors;
 return false;
 }
 else {
@@ -31384,7 +32200,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate820.errors = vErrors;
+validate836.errors = vErrors;
 return false;
 }
 else {
@@ -31456,7 +32272,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate820.errors = vErrors;
+validate836.errors = vErrors;
 return false;
 }
 else {
@@ -31512,7 +32328,7 @@ if(data.running !== undefined){
 let data5 = data.running;
 const _errs21 = errors;
 if(typeof data5 !== "boolean"){
-validate820.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate836.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs22 = errors;
@@ -31533,23 +32349,23 @@ if(valid0){
 }
 }
 else {
-validate820.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate836.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate820.errors = vErrors;
+validate836.errors = vErrors;
 return errors === 0;
 }
-validate820.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
+validate836.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema341 = {"title":"WorkspaceSettings","type":"object","description":"Settings block of workspace/readState, kept for legacy clients.","properties":{"model":{"type":"object","properties":{"current":{"type":"object","properties":{"modelId":{"anyOf":[{"type":"string","description":"Model id without provider prefix; null when no session tells it."},{"type":"null"}]},"providerId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["modelId","providerId"]}},"required":["current"]},"permissions":{"type":"object","properties":{"mode":{"type":"string","description":"The approval mode: off, require or auto."}},"required":["mode"]}},"required":["model","permissions"]};
+const schema349 = {"title":"WorkspaceSettings","type":"object","description":"Settings block of workspace/readState, kept for legacy clients.","properties":{"model":{"type":"object","properties":{"current":{"type":"object","properties":{"modelId":{"anyOf":[{"type":"string","description":"Model id without provider prefix; null when no session tells it."},{"type":"null"}]},"providerId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["modelId","providerId"]}},"required":["current"]},"permissions":{"type":"object","properties":{"mode":{"type":"string","description":"The approval mode: off, require or auto."}},"required":["mode"]}},"required":["model","permissions"]};
 
-function validate824(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate840(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate824.evaluated;
+const evaluated0 = validate840.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31561,7 +32377,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.permissions === undefined) && (missing0 = "permissions"))){
-validate824.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate840.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31573,7 +32389,7 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.current === undefined) && (missing1 = "current")){
-validate824.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate840.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -31585,7 +32401,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing2;
 if(((data1.modelId === undefined) && (missing2 = "modelId")) || ((data1.providerId === undefined) && (missing2 = "providerId"))){
-validate824.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate840.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -31639,7 +32455,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate824.errors = vErrors;
+validate840.errors = vErrors;
 return false;
 }
 else {
@@ -31711,7 +32527,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate824.errors = vErrors;
+validate840.errors = vErrors;
 return false;
 }
 else {
@@ -31738,7 +32554,7 @@ if(valid2){
 }
 }
 else {
-validate824.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate840.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs3){
@@ -31754,7 +32570,7 @@ if(valid1){
 }
 }
 else {
-validate824.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate840.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -31774,7 +32590,7 @@ if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing3;
 if((data4.mode === undefined) && (missing3 = "mode")){
-validate824.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate840.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -31782,7 +32598,7 @@ if(data4.mode !== undefined){
 let data5 = data4.mode;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate824.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate840.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
@@ -31798,7 +32614,7 @@ if(valid5){
 }
 }
 else {
-validate824.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate840.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs17){
@@ -31815,22 +32631,22 @@ if(valid0){
 }
 }
 else {
-validate824.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate840.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate824.errors = vErrors;
+validate840.errors = vErrors;
 return errors === 0;
 }
-validate824.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
+validate840.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate819(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate835(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate819.evaluated;
+const evaluated0 = validate835.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31842,15 +32658,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.workspace === undefined) && (missing0 = "workspace")) || ((data.settings === undefined) && (missing0 = "settings"))){
-validate819.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate835.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.workspace !== undefined){
 let data0 = data.workspace;
 const _errs1 = errors;
-if(!(validate820(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate820.errors : vErrors.concat(validate820.errors);
+if(!(validate836(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate836.errors : vErrors.concat(validate836.errors);
 errors = vErrors.length;
 }
 else {
@@ -31864,8 +32680,8 @@ if(valid0){
 if(data.settings !== undefined){
 let data1 = data.settings;
 const _errs2 = errors;
-if(!(validate824(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate824.errors : vErrors.concat(validate824.errors);
+if(!(validate840(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate840.errors : vErrors.concat(validate840.errors);
 errors = vErrors.length;
 }
 else {
@@ -31881,22 +32697,22 @@ if(valid0){
 }
 }
 else {
-validate819.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate835.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate819.errors = vErrors;
+validate835.errors = vErrors;
 return errors === 0;
 }
-validate819.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
+validate835.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate816(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate832(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate816.evaluated;
+const evaluated0 = validate832.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31908,7 +32724,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate816.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate832.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31945,8 +32761,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate819(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate819.errors : vErrors.concat(validate819.errors);
+if(!(validate835(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate835.errors : vErrors.concat(validate835.errors);
 errors = vErrors.length;
 }
 else {
@@ -31960,7 +32776,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate816.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate832.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -31974,23 +32790,23 @@ if(valid0){
 }
 }
 else {
-validate816.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate832.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate816.errors = vErrors;
+validate832.errors = vErrors;
 return errors === 0;
 }
-validate816.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate832.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateResult = validate827;
+exports.WorkspaceReadStateResult = validate843;
 
-function validate827(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate843(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate827.evaluated;
+const evaluated0 = validate843.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32002,15 +32818,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.workspace === undefined) && (missing0 = "workspace")) || ((data.settings === undefined) && (missing0 = "settings"))){
-validate827.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate843.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.workspace !== undefined){
 let data0 = data.workspace;
 const _errs1 = errors;
-if(!(validate820(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate820.errors : vErrors.concat(validate820.errors);
+if(!(validate836(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate836.errors : vErrors.concat(validate836.errors);
 errors = vErrors.length;
 }
 else {
@@ -32024,8 +32840,8 @@ if(valid0){
 if(data.settings !== undefined){
 let data1 = data.settings;
 const _errs2 = errors;
-if(!(validate824(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate824.errors : vErrors.concat(validate824.errors);
+if(!(validate840(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate840.errors : vErrors.concat(validate840.errors);
 errors = vErrors.length;
 }
 else {
@@ -32041,23 +32857,23 @@ if(valid0){
 }
 }
 else {
-validate827.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate843.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate827.errors = vErrors;
+validate843.errors = vErrors;
 return errors === 0;
 }
-validate827.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
+validate843.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceSettings = validate830;
+exports.WorkspaceSettings = validate846;
 
-function validate830(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate846(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate830.evaluated;
+const evaluated0 = validate846.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32069,7 +32885,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.permissions === undefined) && (missing0 = "permissions"))){
-validate830.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate846.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32081,7 +32897,7 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.current === undefined) && (missing1 = "current")){
-validate830.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate846.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -32093,7 +32909,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing2;
 if(((data1.modelId === undefined) && (missing2 = "modelId")) || ((data1.providerId === undefined) && (missing2 = "providerId"))){
-validate830.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate846.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -32147,7 +32963,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate830.errors = vErrors;
+validate846.errors = vErrors;
 return false;
 }
 else {
@@ -32219,7 +33035,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate830.errors = vErrors;
+validate846.errors = vErrors;
 return false;
 }
 else {
@@ -32246,7 +33062,7 @@ if(valid2){
 }
 }
 else {
-validate830.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate846.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs3){
@@ -32262,7 +33078,7 @@ if(valid1){
 }
 }
 else {
-validate830.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate846.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -32282,7 +33098,7 @@ if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing3;
 if((data4.mode === undefined) && (missing3 = "mode")){
-validate830.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate846.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -32290,7 +33106,7 @@ if(data4.mode !== undefined){
 let data5 = data4.mode;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate830.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate846.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
@@ -32306,7 +33122,7 @@ if(valid5){
 }
 }
 else {
-validate830.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate846.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs17){
@@ -32323,23 +33139,23 @@ if(valid0){
 }
 }
 else {
-validate830.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate846.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate830.errors = vErrors;
+validate846.errors = vErrors;
 return errors === 0;
 }
-validate830.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
+validate846.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceState = validate831;
+exports.WorkspaceState = validate847;
 
-function validate831(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate847(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate831.evaluated;
+const evaluated0 = validate847.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32351,7 +33167,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.path === undefined) && (missing0 = "path")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.gitBranch === undefined) && (missing0 = "gitBranch"))) || ((data.mode === undefined) && (missing0 = "mode"))){
-validate831.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate847.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32405,7 +33221,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate831.errors = vErrors;
+validate847.errors = vErrors;
 return false;
 }
 else {
@@ -32477,7 +33293,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate831.errors = vErrors;
+validate847.errors = vErrors;
 return false;
 }
 else {
@@ -32549,7 +33365,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate831.errors = vErrors;
+validate847.errors = vErrors;
 return false;
 }
 else {
@@ -32605,7 +33421,7 @@ if(data.running !== undefined){
 let data5 = data.running;
 const _errs21 = errors;
 if(typeof data5 !== "boolean"){
-validate831.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate847.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs22 = errors;
@@ -32626,14 +33442,14 @@ if(valid0){
 }
 }
 else {
-validate831.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate847.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate831.errors = vErrors;
+validate847.errors = vErrors;
 return errors === 0;
 }
-validate831.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
+validate847.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
 

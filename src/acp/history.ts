@@ -1,13 +1,15 @@
 import type { ContentBlock, SessionUpdate, ToolCallStatus } from "../../generated/acp-v1.js";
-import type { MessageRecord, Snapshot, TextOrImageContent, ToolCall, ToolResultMessage } from "../../generated/tau-v18.js";
+import type { Snapshot, TextOrImageContent, ToolCall, ToolRun } from "../../generated/tau-v18.js";
+import { historyEntries, type HistoryEntry, type ToolEntry } from "../bridge/session-history.js";
 import { presentTool } from "./tool-presentation.js";
 
 /**
- * A session's conversation as the `session/update`s session/load replays (protocol §5): user
- * messages as `user_message_chunk`, assistant text and thinking as `agent_message_chunk` and
- * `agent_thought_chunk`, and each tool call once, as a `tool_call` with its final status and
- * output. Chunks carry their Tau message id as `messageId`. Discarded drafts and system messages
- * are not part of the conversation.
+ * A session's conversation as the `session/update`s session/load replays (protocol §5), from the
+ * bridge core's dialect-neutral history (session-history.ts), so it holds every turn, whoever ran
+ * it and whether or not the gateway watched it: user messages as `user_message_chunk`, assistant
+ * text and thinking as `agent_message_chunk` and `agent_thought_chunk`, and each tool call once,
+ * as a `tool_call` with its final status and output. Chunks carry their Tau message id as
+ * `messageId`.
  */
 
 export interface ReplayedToolCall {
@@ -22,7 +24,7 @@ export interface Replay {
 }
 
 /** A dispatched tool run's status as ACP shows it; a call still running is in progress. */
-const STATUS: Record<string, ToolCallStatus> = {
+const STATUS: Record<ToolRun["status"], ToolCallStatus> = {
   streaming: "pending",
   queued: "pending",
   running: "in_progress",
@@ -33,81 +35,64 @@ const STATUS: Record<string, ToolCallStatus> = {
 };
 
 export function replayHistory(snapshot: Snapshot, commandTools: ReadonlySet<string>): Replay {
-  const results = toolResults(snapshot);
   const updates: SessionUpdate[] = [];
   const toolCalls: ReplayedToolCall[] = [];
   const cwd = snapshot.executionEnvironment.cwd;
-
-  for (const record of snapshot.messages) {
-    const { message } = record;
-    if (record.state === "discarded") continue;
-    if (message.role === "user") {
-      for (const block of blocks(message.content)) updates.push({ sessionUpdate: "user_message_chunk", messageId: record.id, content: block });
-      continue;
-    }
-    if (message.role !== "assistant") continue;
-    for (const block of message.content) {
-      if (block.type === "thinking") {
-        if (block.thinking) updates.push({ sessionUpdate: "agent_thought_chunk", messageId: record.id, content: { type: "text", text: block.thinking } });
-      } else if (block.type === "text") {
-        if (block.text) updates.push({ sessionUpdate: "agent_message_chunk", messageId: record.id, content: { type: "text", text: block.text } });
-      } else {
-        const result = results.get(block.id);
-        const status = toolCallStatus(snapshot, block.id, result);
-        const { kind, title, locations } = presentTool(block.name, block.arguments, cwd, commandTools);
-        const output = result ? textOf(result.content) : undefined;
-        updates.push({
-          sessionUpdate: "tool_call",
-          toolCallId: block.id,
-          title,
-          name: block.name,
-          kind,
-          status,
-          rawInput: block.arguments,
-          ...(locations ? { locations } : {}),
-          ...(output ? { content: [{ type: "content", content: { type: "text", text: output } }] } : {}),
-          ...(result ? { rawOutput: { output: output ?? "", isError: result.isError } } : {}),
-        });
-        toolCalls.push({ id: block.id, name: block.name, finished: status === "completed" || status === "failed" });
-      }
+  for (const entry of historyEntries(snapshot)) {
+    updates.push(...entryUpdates(entry, cwd, commandTools));
+    if (entry.kind === "tool") {
+      const status = STATUS[entry.status];
+      toolCalls.push({ id: entry.id, name: entry.name, finished: status === "completed" || status === "failed" });
     }
   }
   return { updates, toolCalls };
 }
 
+/** What one history entry is as updates (a user message is one chunk per content block). */
+export function entryUpdates(entry: HistoryEntry, cwd: string | undefined, commandTools: ReadonlySet<string>): SessionUpdate[] {
+  const { messageId } = entry;
+  switch (entry.kind) {
+    case "user":
+      return blocks(entry.content).map((content): SessionUpdate => ({ sessionUpdate: "user_message_chunk", messageId, content }));
+    case "thinking":
+      return [{ sessionUpdate: "agent_thought_chunk", messageId, content: { type: "text", text: entry.text } }];
+    case "text":
+      return [{ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text: entry.text } }];
+    case "tool":
+      return [toolCallUpdate(entry, cwd, commandTools)];
+  }
+}
+
+function toolCallUpdate(entry: ToolEntry, cwd: string | undefined, commandTools: ReadonlySet<string>): SessionUpdate {
+  const { kind, title, locations } = presentTool(entry.name, entry.args, cwd, commandTools);
+  const { ending } = entry;
+  return {
+    sessionUpdate: "tool_call",
+    toolCallId: entry.id,
+    title,
+    name: entry.name,
+    kind,
+    status: STATUS[entry.status],
+    rawInput: entry.args,
+    ...(locations ? { locations } : {}),
+    ...(ending?.output ? { content: [{ type: "content", content: { type: "text", text: ending.output } }] } : {}),
+    ...(ending ? { rawOutput: { output: ending.output, isError: ending.isError } } : {}),
+  };
+}
+
 /** The conversation's tool calls that have no final status yet (a call waiting for a decision among them), oldest first. */
 export function unfinishedToolCalls(snapshot: Snapshot): ToolCall[] {
-  const results = toolResults(snapshot);
-  return snapshot.messages.flatMap((record) => {
-    const { message } = record;
-    if (record.state === "discarded" || message.role !== "assistant") return [];
-    return message.content.filter((block): block is ToolCall => {
-      if (block.type !== "toolCall") return false;
-      const status = toolCallStatus(snapshot, block.id, results.get(block.id));
-      return status !== "completed" && status !== "failed";
-    });
+  return historyEntries(snapshot).flatMap((entry): ToolCall[] => {
+    if (entry.kind !== "tool") return [];
+    const status = STATUS[entry.status];
+    if (status === "completed" || status === "failed") return [];
+    return [{ type: "toolCall", id: entry.id, name: entry.name, arguments: entry.args }];
   });
 }
 
-function toolResults(snapshot: Snapshot): Map<string, ToolResultMessage> {
-  const results = new Map<string, ToolResultMessage>();
-  for (const { message } of snapshot.messages) if (message.role === "toolResult") results.set(message.toolCallId, message);
-  return results;
-}
-
-function toolCallStatus(snapshot: Snapshot, toolCallId: string, result: ToolResultMessage | undefined): ToolCallStatus {
-  const run = snapshot.tools[toolCallId];
-  return STATUS[run?.status ?? (result ? (result.isError ? "failed" : "succeeded") : "running")]!;
-}
-
-function blocks(content: MessageRecord["message"]["content"]): ContentBlock[] {
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  return (content as TextOrImageContent[]).flatMap((block): ContentBlock[] => {
+function blocks(content: TextOrImageContent[]): ContentBlock[] {
+  return content.flatMap((block): ContentBlock[] => {
     if (block.type === "text") return block.text ? [{ type: "text", text: block.text }] : [];
     return [{ type: "image", data: block.data, mimeType: block.mimeType }];
   });
-}
-
-function textOf(content: TextOrImageContent[]): string {
-  return content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
 }

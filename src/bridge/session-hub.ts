@@ -169,6 +169,8 @@ export class SessionHub {
     await this.snapshotMirror.attach(async () => {
       await this.logMirror?.start();
     });
+    // The history told at first sight is in the local log before anyone reads or follows it.
+    if (this.shared && this.translating) await this.appended();
   }
 
   /** Another replica owns the host: the session's first events are the owner's to write; wait (bounded) until they are there. */
@@ -254,11 +256,12 @@ export class SessionHub {
           return;
         }
         this.translator = new DeltaTranslator(snapshot);
-        if (this.log.newestSeq === 0 && this.translating) this.emitTranslated(draft("session.created", { sessionId: this.sessionId }));
-        // A turn already running when we first look is news to subscribers; the translator counts it as seen.
-        for (const turn of Object.values(snapshot.turns)) {
-          if (turn.state === "running" && this.translating) this.emitTranslated(draft("turn.started", { turnId: turn.userHistoryEntryId }));
-        }
+        if (this.log.newestSeq > 0 || !this.translating) return;
+        this.emitTranslated(draft("session.created", { sessionId: this.sessionId }));
+        // What the session did before the gateway looked (through another Tau client, or before a
+        // restart of a gateway whose log was in memory), told from the snapshot: the log holds the
+        // whole conversation, and a turn still running continues live.
+        this.publish(this.translator.history(snapshot));
       },
       reset: (snapshot) => this.publish(translator().resync(snapshot)),
       delta: (message, before, after) => this.publish(translator().delta(message, before, after)),

@@ -1,24 +1,26 @@
 import type { ThreadItem, Turn, TurnError, UserInput } from "../../generated/codex-v2.js";
-import type { MessagePayload, MessageRecord, Snapshot, TurnOutcome } from "../../generated/tau-v18.js";
-import { messageText, messageThinking, toolCallArguments, toolDuration, toolOutput } from "../bridge/message-content.js";
+import type { MessagePayload, Snapshot, TurnOutcome } from "../../generated/tau-v18.js";
+import { messageText } from "../bridge/message-content.js";
+import { sessionHistory, type HistoryEntry } from "../bridge/session-history.js";
 import { completedToolItem, startedToolItem, toolKind, type ToolCatalog } from "./tool-items.js";
 
 /**
- * A thread's history read from the Tau snapshot (thread/resume from another connection, or after
- * a gateway restart; thread/read with includeTurns): each Tau turn a turn, its user message a
- * userMessage item, the assistant's thinking and text reasoning and agentMessage items, its tool
- * runs the items they are live (commands, tools, plans). Ids are Tau's, so they match nothing the
- * live stream invented, and never change between reads.
+ * A thread's history read from the Tau snapshot (thread/resume, thread/read with includeTurns),
+ * through the bridge core's dialect-neutral history (session-history.ts), so it holds every turn
+ * the session had, whoever ran it and whether or not the gateway watched it: each Tau turn a turn,
+ * its user messages userMessage items, the assistant's thinking and text reasoning and
+ * agentMessage items, its tool runs the items they are live (commands, tools, plans). Ids are
+ * Tau's, so they match nothing the live stream invented, and never change between reads.
  */
 
 /** The user's input of the turn whose user message has this id. */
 export function userInputOf(snapshot: Snapshot, turnId: string): UserInput[] {
   const record = snapshot.messages.find((m) => m.id === turnId);
-  return record ? userInput(record.message) : [];
+  return record ? userInput(messageText(record.message as MessagePayload)) : [];
 }
 
-function userInput(message: MessagePayload): UserInput[] {
-  const text = messageText(message);
+/** A user message's text as Codex input. */
+export function userInput(text: string): UserInput[] {
   return text ? [{ type: "text", text, text_elements: [] }] : [];
 }
 
@@ -30,15 +32,13 @@ export function preview(snapshot: Snapshot): string {
 }
 
 export function turnsOf(snapshot: Snapshot, catalog: ToolCatalog): Turn[] {
-  const order = new Map(snapshot.messages.map((m, index) => [m.id, index]));
-  const records = Object.values(snapshot.turns).sort(
-    (a, b) => (order.get(a.userHistoryEntryId) ?? Number.MAX_SAFE_INTEGER) - (order.get(b.userHistoryEntryId) ?? Number.MAX_SAFE_INTEGER),
-  );
-  return records.map((record) => {
+  return sessionHistory(snapshot).flatMap((group) => {
+    const record = group.turn;
+    if (!record) return []; // messages before the first turn belong to none
     const turnId = record.userHistoryEntryId;
-    const items = itemsOf(snapshot, turnId, catalog);
-    if (record.state === "running") return { id: turnId, items, status: "inProgress", error: null };
-    return { id: turnId, items, ...outcomeOf(record.outcome) };
+    const items = itemsOf(group.entries, snapshot.executionEnvironment.cwd, catalog);
+    if (record.state === "running") return [{ id: turnId, items, status: "inProgress", error: null }];
+    return [{ id: turnId, items, ...outcomeOf(record.outcome) }];
   });
 }
 
@@ -57,42 +57,33 @@ function outcomeOf(outcome: TurnOutcome): Pick<Turn, "status" | "error"> {
 
 const turnError = (message: string): TurnError => ({ message, codexErrorInfo: "other" });
 
-/** The messages of one turn: from its user message up to the next turn's. */
-function turnMessages(snapshot: Snapshot, turnId: string): MessageRecord[] {
-  const start = snapshot.messages.findIndex((m) => m.id === turnId);
-  if (start < 0) return [];
-  const found = [snapshot.messages[start]!];
-  for (const record of snapshot.messages.slice(start + 1)) {
-    if (record.message.role === "user" && record.id in snapshot.turns) break;
-    found.push(record);
-  }
-  return found;
-}
-
-function itemsOf(snapshot: Snapshot, turnId: string, catalog: ToolCatalog): ThreadItem[] {
+/**
+ * A turn's items: per assistant message its thinking as one reasoning item and its text as one
+ * agentMessage item (ids derived from the message's), then its tool calls.
+ */
+function itemsOf(entries: HistoryEntry[], cwd: string, catalog: ToolCatalog): ThreadItem[] {
   const items: ThreadItem[] = [];
-  const cwd = snapshot.executionEnvironment.cwd;
-  for (const record of turnMessages(snapshot, turnId)) {
-    const { message } = record;
-    if (message.role === "user") {
-      items.push({ type: "userMessage", id: `${record.id}-input`, content: userInput(message) });
+  const byMessage = new Map<string, HistoryEntry[]>();
+  for (const entry of entries) {
+    const list = byMessage.get(entry.messageId);
+    if (list) list.push(entry);
+    else byMessage.set(entry.messageId, [entry]);
+  }
+  for (const [messageId, ofMessage] of byMessage) {
+    const first = ofMessage[0]!;
+    if (first.kind === "user") {
+      items.push({ type: "userMessage", id: `${messageId}-input`, content: userInput(first.text) });
       continue;
     }
-    if (message.role !== "assistant" || record.state === "discarded") continue;
-    const thinking = messageThinking(message);
-    if (thinking) items.push({ type: "reasoning", id: `${record.id}-reasoning`, summary: [thinking], content: [] });
-    const text = messageText(message);
-    if (text) items.push({ type: "agentMessage", id: record.id, text });
-    for (const block of message.content) {
-      if (block.type !== "toolCall") continue;
-      const tool = snapshot.tools[block.id];
-      if (!tool || tool.status === "streaming") continue;
-      const args = toolCallArguments(tool.call, snapshot);
-      const kind = toolKind(tool.toolName, args, catalog);
-      const started = startedToolItem(tool.id, tool.toolName, args, kind, cwd);
+    const thinking = ofMessage.flatMap((e) => (e.kind === "thinking" ? [e.text] : [])).join("");
+    if (thinking) items.push({ type: "reasoning", id: `${messageId}-reasoning`, summary: [thinking], content: [] });
+    const text = ofMessage.flatMap((e) => (e.kind === "text" ? [e.text] : [])).join("");
+    if (text) items.push({ type: "agentMessage", id: messageId, text });
+    for (const entry of ofMessage) {
+      if (entry.kind !== "tool" || entry.status === "streaming") continue;
+      const started = startedToolItem(entry.id, entry.name, entry.args, toolKind(entry.name, entry.args, catalog), cwd);
       if (!started) continue;
-      const finished = tool.status === "succeeded" || tool.status === "failed" || tool.status === "blocked" || tool.status === "cancelled";
-      items.push(finished ? completedToolItem(started, { output: toolOutput(tool, snapshot), isError: tool.status !== "succeeded", durationMs: toolDuration(tool) }) : started);
+      items.push(entry.ending ? completedToolItem(started, entry.ending) : started);
     }
   }
   return items;

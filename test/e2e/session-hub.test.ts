@@ -124,11 +124,12 @@ describe("SessionHub", () => {
     await expectSnapshotCurrent();
   });
 
-  it("reports a turn already running at attach: turn.started right after session.created", async () => {
+  it("tells a turn already running at attach: turn.started and its prompt right after session.created", async () => {
     const pending = driver.send("session.submit", { sessionId, text: "/sleep 300\nongoing", historyEntryId: "turn-early" });
     await driver.waitForTurnRunning(sessionId, "turn-early");
     await hub.attach();
-    expect(types()).toEqual(["session.created", "turn.started"]);
+    expect(types()).toEqual(["session.created", "turn.started", "user.message"]);
+    expect(ofType("user.message")[0]!.payload).toEqual({ messageId: "turn-early", turnId: "turn-early", text: "/sleep 300\nongoing" });
     expect(hub.activeTurnId).toBe("turn-early");
     expect((await pending.response).ok).toBe(true);
     await untilType("turn.completed");
@@ -173,20 +174,21 @@ describe("SessionHub", () => {
     await expectSnapshotCurrent();
   });
 
-  it("resync after being cut off: session.reset, then the turns that ran meanwhile, started and ended", async () => {
+  it("resync after being cut off: session.reset, then the turns that ran meanwhile, told whole", async () => {
     await hub.attach();
     gate = () => false;
     await driver.call("session.submit", { sessionId, text: "while cut off", historyEntryId: "turn-away" });
     gate = () => true;
     await hub.resync();
-    expect(types()).toEqual(["session.created", "session.reset", "turn.started", "turn.completed"]);
+    expect(types()).toEqual(["session.created", "session.reset", "turn.started", "user.message", "model.streaming", "turn.completed"]);
+    expect(ofType("model.streaming")[0].payload).toEqual({ delta: "You said: while cut off" });
     expect(ofType("session.reset")[0].payload).toEqual({ cause: "resync", epoch: hub.snapshot!.timeline.epoch });
     expect(ofType("turn.completed")[0].payload).toMatchObject({ turnId: "turn-away", response: "You said: while cut off" });
     await expectSnapshotCurrent();
 
     // Nothing changed since: a second resync adds nothing.
     await hub.resync();
-    expect(types()).toHaveLength(4);
+    expect(types()).toHaveLength(6);
     expectWellFormedLog();
   });
 
@@ -222,7 +224,7 @@ describe("SessionHub", () => {
     expect(types()).toEqual(["session.created"]);
     // Attaching again catches up like a resync.
     await hub.attach();
-    expect(types()).toEqual(["session.created", "session.reset", "turn.started", "turn.completed"]);
+    expect(types()).toEqual(["session.created", "session.reset", "turn.started", "user.message", "model.streaming", "turn.completed"]);
     expectWellFormedLog();
   });
 
@@ -270,7 +272,7 @@ describe("SessionHub: streamed chunks that arrive together", () => {
     expect(pieces(held, "text").length).toBeGreaterThan(5);
     for (const message of held) hub.handle(message);
     await endOfTick();
-    expect(types()).toEqual(["session.created", "turn.started", "model.streaming", "turn.completed"]);
+    expect(types()).toEqual(["session.created", "turn.started", "user.message", "model.streaming", "turn.completed"]);
     expect(joined("model.streaming")).toBe(pieces(held, "text").join(""));
     expect(joined("model.streaming")).toBe(`You said: ${reply}`);
     expect(ofType("turn.completed")[0]!.payload.response).toBe(`You said: ${reply}`);
@@ -295,7 +297,7 @@ describe("SessionHub: streamed chunks that arrive together", () => {
     expect(pieces(held, "thinking").length).toBeGreaterThan(1);
     for (const message of held) hub.handle(message);
     await endOfTick();
-    expect(types()).toEqual(["session.created", "turn.started", "model.thinking", "model.streaming", "turn.completed"]);
+    expect(types()).toEqual(["session.created", "turn.started", "user.message", "model.thinking", "model.streaming", "turn.completed"]);
     expect(joined("model.thinking")).toBe("weighing several options before answering");
     expect(joined("model.streaming")).toBe("You said: ok then");
     expectWellFormedLog();
@@ -310,7 +312,7 @@ describe("SessionHub: streamed chunks that arrive together", () => {
     hub.emit({ type: "approval.required", payload: { id: "act_1", toolName: "deploy" } });
     for (const message of held.slice(lastAppend + 1)) hub.handle(message);
     await endOfTick();
-    expect(types()).toEqual(["session.created", "turn.started", "model.streaming", "approval.required", "turn.completed"]);
+    expect(types()).toEqual(["session.created", "turn.started", "user.message", "model.streaming", "approval.required", "turn.completed"]);
     expect(joined("model.streaming")).toBe(`You said: ${reply}`);
   });
 });
@@ -351,7 +353,7 @@ describe("SessionHub across an upstream restart", () => {
       await resynced;
 
       const log = restartHub.log.read(0).events;
-      expect(log.map((e) => e.type)).toEqual(["session.created", "turn.started", "session.reset", "turn.aborted"]);
+      expect(log.map((e) => e.type)).toEqual(["session.created", "turn.started", "user.message", "session.reset", "turn.aborted"]);
       expect(log.at(-1)!.payload).toEqual({ turnId: "turn-cut" });
       for (const e of log) expect(ask.eventPayload(e.type, e.payload).issues).toEqual([]);
       expect(restartHub.running).toBe(false);

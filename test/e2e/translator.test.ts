@@ -161,15 +161,17 @@ function expectOneTerminal(turnId: string, type: "turn.completed" | "turn.failed
 }
 
 describe("DeltaTranslator on the embedded host's deltas", () => {
-  it("a plain turn: turn.started, streamed text once, turn.completed with response, tokens and cost", async () => {
+  it("a plain turn: turn.started, the prompt, streamed text once, turn.completed with response, tokens and cost", async () => {
     const result = await client.call("session.submit", { sessionId, text: "hello world", historyEntryId: "turn-1" });
     expect(result.turn.status).toBe("completed");
     await rec.untilType("turn.completed");
 
     const types = rec.types();
     expect(types[0]).toBe("turn.started");
+    expect(types[1]).toBe("user.message");
+    expect(rec.of("user.message")).toEqual([{ messageId: "turn-1", turnId: "turn-1", text: "hello world" }]);
     expect(types[types.length - 1]).toBe("turn.completed");
-    expect(new Set(types.slice(1, -1))).toEqual(new Set(["model.streaming"]));
+    expect(new Set(types.slice(2, -1))).toEqual(new Set(["model.streaming"]));
     expect(rec.of("model.streaming").length).toBeGreaterThan(1);
     expect(rec.of("turn.started")).toEqual([{ turnId: "turn-1" }]);
     // The text was streamed in chunks; committing the message added nothing.
@@ -347,31 +349,37 @@ describe("DeltaTranslator on the embedded host's deltas", () => {
       ["session.reset", undefined],
       ["turn.completed", "t-cut"],
       ["turn.started", "t-meanwhile"],
+      ["user.message", "t-meanwhile"],
+      ["model.streaming", undefined],
       ["turn.completed", "t-meanwhile"],
     ]);
+    // The turn nobody reported is told whole, from the snapshot.
+    expect(drafts[4]!.payload).toEqual({ delta: "You said: meanwhile" });
     // Had the reported events been trimmed to nothing about turns, no old turn is reported again.
     const trimmed = DeltaTranslator.resumingAfter(snapshot, [{ type: "model.streaming", payload: { delta: "x" } }]).resync(snapshot);
     expect(trimmed.map((d) => d.type)).toEqual(["session.reset"]);
   });
 
-  it("a skipped delta is detected as a gap; resync reports the turns that started and settled unseen", async () => {
+  it("a skipped delta is detected as a gap; resync tells the turns that started and settled unseen, whole", async () => {
     // Leave out the delta that starts the next turn (revision current+1).
     rec.skip.add(rec.snapshot.revision + 1);
     await client.call("session.submit", { sessionId, text: "unseen", historyEntryId: "t-unseen" });
     await rec.until(() => rec.gaps > 0, "a gap");
     expect(rec.events).toEqual([]);
     const drafts = await rec.resync();
-    expect(drafts.map((d) => d.type)).toEqual(["session.reset", "turn.started", "turn.completed"]);
-    expect(drafts[2].payload).toMatchObject({ turnId: "t-unseen", response: "You said: unseen" });
+    expect(drafts.map((d) => d.type)).toEqual(["session.reset", "turn.started", "user.message", "model.streaming", "turn.completed"]);
+    expect(drafts[2].payload).toEqual({ messageId: "t-unseen", turnId: "t-unseen", text: "unseen" });
+    expect(drafts[3].payload).toEqual({ delta: "You said: unseen" });
+    expect(drafts[4].payload).toMatchObject({ turnId: "t-unseen", response: "You said: unseen" });
   });
 
-  it("resync while a turn runs: turn.started for it, then its end once it settles", async () => {
+  it("resync while a turn runs: turn.started and its prompt, then its end once it settles", async () => {
     rec.paused = true;
     const pending = client.send("session.submit", { sessionId, text: "/sleep 300\nlater", historyEntryId: "t-running" });
     await client.waitForTurnRunning(sessionId, "t-running");
     rec.paused = false;
     const drafts = await rec.resync();
-    expect(drafts.map((d) => d.type)).toEqual(["session.reset", "turn.started"]);
+    expect(drafts.map((d) => d.type)).toEqual(["session.reset", "turn.started", "user.message"]);
     expect((await pending.response).ok).toBe(true);
     await rec.untilType("turn.completed");
     expect(rec.of("turn.started")).toEqual([{ turnId: "t-running" }]);
@@ -449,14 +457,14 @@ describe("DeltaTranslator on hand-made deltas over a real baseline", () => {
     ).toEqual([]);
   });
 
-  it("a turn seen only when settled still gets turn.started first, and a repeated settle adds nothing", () => {
+  it("a turn seen only when settled still gets turn.started first, its prompt next, and a repeated settle adds nothing", () => {
     const settled = { userHistoryEntryId: "t-late", state: "settled" as const, outcome: { status: "completed" as const, stopReason: "stop" as const } };
     const user = { id: "t-late", state: "committed" as const, modelVisible: true, message: { role: "user" as const, content: "hi", timestamp: 1 } };
     const reply = { id: "m-late", state: "committed" as const, modelVisible: true, message: finished("Late reply") };
     const drafts = patch([{ type: "message.append", message: user }, { type: "message.append", message: reply }, { type: "turn.set", turn: settled }]);
-    expect(drafts.map((d) => d.type)).toEqual(["model.streaming", "turn.started", "turn.completed"]);
+    expect(drafts.map((d) => d.type)).toEqual(["turn.started", "user.message", "model.streaming", "turn.completed"]);
     // The reply was committed before the turn record appeared; the snapshot still attributes it.
-    expect(drafts[2].payload).toEqual({ turnId: "t-late", response: "Late reply", inputTokens: 3, outputTokens: 2, cost: 0.5 });
+    expect(drafts[3].payload).toEqual({ turnId: "t-late", response: "Late reply", inputTokens: 3, outputTokens: 2, cost: 0.5 });
     expect(patch([{ type: "turn.set", turn: settled }])).toEqual([]);
   });
 

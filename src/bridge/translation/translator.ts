@@ -13,6 +13,8 @@ import type {
 } from "../../../generated/tau-v18.js";
 import { draft, type EventDraft } from "../event-draft.js";
 import { messageText, messageThinking, toolCallArguments, toolDuration, toolOutput } from "../message-content.js";
+import { sessionHistory, type HistoryGroup } from "../session-history.js";
+import { groupEvents, turnEndEvent, userMessageEvent } from "./history-events.js";
 import { feedbackEvent, noticeEvent } from "./notice-events.js";
 import type { IgnoredChangeKind } from "./translated-kinds.js";
 import { TurnLedger } from "./turn-ledger.js";
@@ -21,8 +23,10 @@ import { TurnLedger } from "./turn-ledger.js";
  * Tau deltas → Ask events (DESIGN §4.3). The translator sees every applied delta of one session
  * together with the snapshots around it and remembers what it already reported, so each turn gets
  * one `turn.started` and exactly one terminal event, each tool one `tool.use` before one
- * `tool.result`, and streamed text is never repeated when its message is committed. It reports
- * what the session did, whichever client started the work.
+ * `tool.result`, each user message one `user.message`, and streamed text is never repeated when
+ * its message is committed. It reports what the session did, whichever client started the work.
+ * Turns it never saw (before the gateway looked, or while it was away) are told whole, from the
+ * snapshot (history-events.ts).
  */
 
 export type { EventDraft } from "../event-draft.js";
@@ -67,6 +71,8 @@ export class DeltaTranslator {
   private readonly finishedTools = new Set<string>();
   private readonly startedOperations = new Set<string>();
   private readonly finishedOperations = new Set<string>();
+  /** User messages reported (user.message) or counted as seen. */
+  private readonly toldMessages = new Set<string>();
   /** Characters of text/thinking already emitted per assistant message. */
   private readonly streamed = new Map<string, StreamMark>();
   private readonly ledger = new TurnLedger();
@@ -130,6 +136,16 @@ export class DeltaTranslator {
     for (const id of compacting) this.startedOperations.add(id);
   }
 
+  /**
+   * The whole conversation of `snapshot` (the baseline this translator started from), as the events
+   * its turns would have produced: what a log that starts with the session's first sight holds
+   * after `session.created`, so replaying it tells turns the gateway never watched. A turn still
+   * running is told so far; the rest of it follows live.
+   */
+  history(snapshot: Snapshot): EventDraft[] {
+    return sessionHistory(snapshot).flatMap((group) => this.retell(group, snapshot));
+  }
+
   /** Events for one applied delta. `before`/`after` are the snapshots around it (after = applyDelta result). */
   delta(message: SessionDeltaMessage, before: Snapshot, after: Snapshot): EventDraft[] {
     const out: EventDraft[] = [];
@@ -179,7 +195,8 @@ export class DeltaTranslator {
         return;
       case "message.append":
       case "message.replace":
-        this.message(change.message, out);
+        if (change.message.message.role === "user") this.userMessage(change.message, after, out);
+        else this.message(change.message, out);
         return;
       case "message.content.append": {
         const mark = this.mark(change.messageId);
@@ -222,23 +239,48 @@ export class DeltaTranslator {
   private endTurn(turnId: string, outcome: TurnOutcome, snapshot: Snapshot, out: EventDraft[]): void {
     if (this.endedTurns.has(turnId)) return;
     this.endedTurns.add(turnId);
-    const totals = this.ledger.finish(turnId, snapshot);
-    switch (outcome.status) {
-      case "completed":
-        out.push(draft("turn.completed", { turnId, ...totals }));
-        return;
-      case "failed":
-        out.push(draft("turn.failed", { turnId, error: outcome.errorMessage ?? "the turn failed" }));
-        return;
-      case "blocked":
-        out.push(draft("turn.failed", { turnId, error: `turn blocked (${outcome.reason}): ${outcome.message}` }));
-        return;
-      case "aborted":
-        out.push(draft("turn.aborted", { turnId }));
-        return;
-      default:
-        outcome satisfies never;
+    out.push(turnEndEvent(turnId, outcome, this.ledger.finish(turnId, snapshot)));
+  }
+
+  /**
+   * A user message joined the conversation: reported once. A prompt that starts a turn comes
+   * right after that turn's start (Tau appends the message before it records the turn); any other
+   * names the turn running, if one is.
+   */
+  private userMessage(record: MessageRecord, after: Snapshot, out: EventDraft[]): void {
+    if (this.toldMessages.has(record.id) || record.state === "discarded") return;
+    this.toldMessages.add(record.id);
+    const ownTurn = after.turns[record.id];
+    if (ownTurn && !this.startedTurns.has(record.id)) {
+      this.startedTurns.add(record.id);
+      this.ledger.start(record.id, after);
+      out.push(draft("turn.started", { turnId: record.id }));
     }
+    const running = Object.values(after.turns).filter((t) => t.state === "running" && t.userHistoryEntryId !== record.id);
+    const turnId = ownTurn ? record.id : running[running.length - 1]?.userHistoryEntryId;
+    out.push(userMessageEvent(record.id, turnId, messageText(record.message)));
+  }
+
+  /**
+   * Tells a turn (or the messages before the first turn) from the snapshot alone, as if it had been
+   * watched, and counts all of it as reported: its start, messages and tools, and its end if settled.
+   */
+  private retell(group: HistoryGroup, snapshot: Snapshot): EventDraft[] {
+    const turnId = group.turn?.userHistoryEntryId;
+    if (turnId !== undefined) {
+      this.startedTurns.add(turnId);
+      if (group.turn?.state === "settled") {
+        this.endedTurns.add(turnId);
+        this.ledger.finish(turnId, snapshot);
+      } else this.ledger.start(turnId, snapshot);
+    }
+    for (const entry of group.entries) {
+      if (entry.kind === "user") this.toldMessages.add(entry.messageId);
+      if (entry.kind !== "tool" || entry.status === "streaming") continue;
+      this.usedTools.add(entry.id);
+      if (entry.ending) this.finishedTools.add(entry.id);
+    }
+    return groupEvents(group, snapshot);
   }
 
   /** An assistant message was set: emit whatever of its text was never streamed, once. */
@@ -290,8 +332,8 @@ export class DeltaTranslator {
 
   /**
    * Brings the bookkeeping up to a snapshot that replaced the state wholesale (a reset or a
-   * resync), reporting only what a subscriber needs not to wait forever: ends of compactions and
-   * tools it saw start, ends of turns, and starts of running turns it never saw.
+   * resync), reporting what a subscriber needs not to wait forever — ends of compactions and tools
+   * it saw start, ends of turns — and every turn it never saw, told whole from the snapshot.
    */
   private reconcile(snapshot: Snapshot, out: EventDraft[]): void {
     for (const operation of Object.values(snapshot.operations)) {
@@ -300,9 +342,16 @@ export class DeltaTranslator {
     for (const tool of Object.values(snapshot.tools)) {
       if (this.usedTools.has(tool.id) && isTerminal(tool)) this.tool(tool, snapshot, snapshot, out);
     }
+    let history: Map<string, HistoryGroup> | undefined;
     for (const turn of Object.values(snapshot.turns)) {
-      if (this.endedTurns.has(turn.userHistoryEntryId)) continue;
-      if (turn.state === "settled" || !this.startedTurns.has(turn.userHistoryEntryId)) this.turn(turn, snapshot, out);
+      const turnId = turn.userHistoryEntryId;
+      if (this.endedTurns.has(turnId)) continue;
+      if (this.startedTurns.has(turnId)) {
+        if (turn.state === "settled") this.turn(turn, snapshot, out);
+        continue;
+      }
+      history ??= new Map(sessionHistory(snapshot).flatMap((group) => (group.turn ? [[group.turn.userHistoryEntryId, group] as const] : [])));
+      out.push(...this.retell(history.get(turnId) ?? { turn, entries: [] }, snapshot));
     }
     // A turn reported as started that the host no longer knows can never settle: end it here.
     for (const turnId of this.startedTurns) {
@@ -324,6 +373,7 @@ export class DeltaTranslator {
   private absorb(snapshot: Snapshot): void {
     this.streamed.clear();
     for (const record of snapshot.messages) {
+      if (record.message.role === "user") this.toldMessages.add(record.id);
       if (record.message.role !== "assistant") continue;
       this.streamed.set(record.id, { text: messageText(record.message).length, thinking: messageThinking(record.message).length });
     }

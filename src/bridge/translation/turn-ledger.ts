@@ -44,6 +44,11 @@ export class TurnLedger {
   }
 }
 
+/** What `turn.completed` reports of a turn read from the snapshot alone (one the gateway did not watch). */
+export function turnTotals(snapshot: Snapshot, turnId: string): TurnTotals {
+  return totals(committedDuringTurn(snapshot, turnId));
+}
+
 /**
  * Committed assistant messages after the turn's user message (whose id is the user history entry
  * id) up to the user message of the next turn. Empty when the user message is not in the snapshot

@@ -202,6 +202,28 @@ const gatewayEvents: EventEntry[] = [
     true,
   ),
   event(
+    "user.message",
+    "A user message joined the conversation, whichever client (of any dialect) sent it: a prompt that starts a turn comes right after that turn's turn.started; a message added without one (steered into a running turn, recorded by a Tau client) names the running turn, if any. Replays and rebuilt histories carry it too.",
+    obj({
+      messageId: nonEmpty({ description: "Tau's id of the message (a prompt's is its turn's id)." }),
+      turnId: opt(str({ description: "The turn the message belongs to; absent when none was running." })),
+      text: str({ description: "The message's text." }),
+    }),
+    true,
+  ),
+  event(
+    "mode.updated",
+    "The session's approval mode changed (a Codex client's approvalPolicy, an ACP client's session/set_mode); carries the new mode.",
+    obj({
+      mode: describe(
+        "The mode in session/create's words: on_request (ask before each command tool call), auto and never (run them without asking), plan (hold them until a plan is approved).",
+        oneOfStrings(["on_request", "auto", "never", "plan"]),
+      ),
+      approvalMode: ref("ApprovalMode"),
+    }),
+    true,
+  ),
+  event(
     "notice",
     "A host notice for the user; severity mirrors Tau's notice severities.",
     obj({
