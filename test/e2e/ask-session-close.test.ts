@@ -134,7 +134,7 @@ describeOverAskTransports("session/close", { relay: true }, (transport) => {
     const { turnId } = await sent;
     await a.waitForEvent(sessionId, "session.ended");
     const events = a.eventsOf(sessionId);
-    expect(events.map((e) => e.type)).toEqual(["session.created", "turn.started", "turn.aborted", "session.ended"]);
+    expect(events.map((e) => e.type)).toEqual(["session.created", "turn.started", "user.message", "turn.aborted", "session.ended"]);
     expect(payloadsOf(events, "turn.started")).toEqual([{ turnId }]);
     expect(payloadsOf(events, "turn.aborted")).toEqual([{ turnId }]);
     expect((await snapshotOnHost(hostUrl, sessionId)).lifecycle).toBe("idle");
