@@ -129,6 +129,7 @@ export type ServerMessage =
   | ItemToolCallRequest
   | ThreadStartedNotification
   | ThreadStatusChangedNotification
+  | ThreadSettingsUpdatedNotification
   | TurnStartedNotification
   | TurnCompletedNotification
   | ItemStartedNotification
@@ -314,9 +315,9 @@ export type CodexErrorInfo =
     )
   | "inferenceHookDenied"
   | {};
+export type ModeKind = "plan" | "default";
 export type TurnPlanStepStatus = "pending" | "inProgress" | "completed";
 export type InputModality = "text" | "image" | "audio";
-export type ModeKind = "plan" | "default";
 
 /**
  * Handshake: the first request of a connection; every other request before it is refused.
@@ -844,6 +845,43 @@ export interface ThreadStatusChangedNotification {
 export interface ThreadStatusChangedParams {
   threadId: string;
   status: ThreadStatus;
+}
+/**
+ * How the thread runs changed: the gateway sends it when the session's approval mode changes, whichever client (of any dialect) changed it, so the approvalPolicy shown is the session's.
+ */
+export interface ThreadSettingsUpdatedNotification {
+  jsonrpc?: JsonRpcVersion;
+  method: "thread/settings/updated";
+  params: ThreadSettingsUpdatedParams;
+}
+/**
+ * Params of thread/settings/updated.
+ */
+export interface ThreadSettingsUpdatedParams {
+  threadId: string;
+  threadSettings: ThreadSettings;
+}
+/**
+ * How a thread runs now (thread/settings/updated).
+ */
+export interface ThreadSettings {
+  approvalPolicy: AskForApproval;
+  approvalsReviewer: ApprovalsReviewer;
+  collaborationMode: CollaborationMode;
+  cwd: string;
+  model: string;
+  modelProvider: string;
+  sandboxPolicy: SandboxPolicy;
+  effort?: ReasoningEffort | null;
+}
+export interface CollaborationMode {
+  mode: ModeKind;
+  settings: CollaborationModeSettings;
+}
+export interface CollaborationModeSettings {
+  model: string;
+  developer_instructions?: string | null;
+  reasoning_effort?: ReasoningEffort | null;
 }
 /**
  * A turn began.
@@ -1571,6 +1609,7 @@ export interface ClientNotifications {
 export interface ServerNotifications {
   "thread/started": ThreadStartedParams;
   "thread/status/changed": ThreadStatusChangedParams;
+  "thread/settings/updated": ThreadSettingsUpdatedParams;
   "turn/started": TurnStartedParams;
   "turn/completed": TurnCompletedParams;
   "item/started": ItemStartedParams;

@@ -10307,7 +10307,230 @@ return errors === 0;
 }
 validate193.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.CollaborationModeListParams = validate194;
+exports.CollaborationMode = validate194;
+const schema72 = {"title":"CollaborationMode","type":"object","properties":{"mode":{"$ref":"#/$defs/ModeKind"},"settings":{"$ref":"#/$defs/CollaborationModeSettings"}},"required":["mode","settings"]};
+const schema73 = {"title":"ModeKind","type":"string","enum":["plan","default"]};
+
+function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate195.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate195.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema73.enum;
+if(!((data === "plan") || (data === "default"))){
+validate195.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate195.errors = vErrors;
+return errors === 0;
+}
+validate195.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema74 = {"title":"CollaborationModeSettings","type":"object","properties":{"model":{"type":"string"},"developer_instructions":{"anyOf":[{"type":"string"},{"type":"null"}]},"reasoning_effort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]}},"required":["model"]};
+
+function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate197.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.model === undefined) && (missing0 = "model")){
+validate197.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.model !== undefined){
+let data0 = data.model;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate197.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.developer_instructions !== undefined){
+let data1 = data.developer_instructions;
+const _errs3 = errors;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
+if(typeof data1 !== "string"){
+const err0 = {instancePath:instancePath+"/developer_instructions",schemaPath:"#/properties/developer_instructions/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+const _errs7 = errors;
+if(data1 !== null){
+const err1 = {instancePath:instancePath+"/developer_instructions",schemaPath:"#/properties/developer_instructions/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+if(!valid1){
+const err2 = {instancePath:instancePath+"/developer_instructions",schemaPath:"#/properties/developer_instructions/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate197.errors = vErrors;
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reasoning_effort !== undefined){
+let data2 = data.reasoning_effort;
+const _errs9 = errors;
+const _errs10 = errors;
+let valid2 = false;
+const _errs11 = errors;
+if(!(validate161(data2, {instancePath:instancePath+"/reasoning_effort",parentData:data,parentDataProperty:"reasoning_effort",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid1 = _errs11 === errors;
+valid2 = valid2 || _valid1;
+if(_valid1){
+}
+const _errs12 = errors;
+if(data2 !== null){
+const err3 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+const _errs13 = errors;
+if(errors === _errs12){
+}
+var _valid1 = _errs12 === errors;
+valid2 = valid2 || _valid1;
+if(_valid1){
+}
+if(!valid2){
+const err4 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate197.errors = vErrors;
+return false;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs9){
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate197.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate197.errors = vErrors;
+return errors === 0;
+}
+validate197.evaluated = {"props":{"model":true,"developer_instructions":true,"reasoning_effort":true},"dynamicProps":false,"dynamicItems":false};
+
 
 function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10322,6 +10545,45 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.mode === undefined) && (missing0 = "mode")) || ((data.settings === undefined) && (missing0 = "settings"))){
+validate194.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.mode !== undefined){
+let data0 = data.mode;
+const _errs1 = errors;
+if(!(validate195(data0, {instancePath:instancePath+"/mode",parentData:data,parentDataProperty:"mode",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.settings !== undefined){
+let data1 = data.settings;
+const _errs2 = errors;
+if(!(validate197(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
 }
 else {
 validate194.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
@@ -10333,14 +10595,42 @@ if(errors === 0){
 validate194.errors = vErrors;
 return errors === 0;
 }
-validate194.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate194.evaluated = {"props":{"mode":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.CollaborationModeListRequest = validate195;
+exports.CollaborationModeListParams = validate200;
 
-function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate195.evaluated;
+const evaluated0 = validate200.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+validate200.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate200.errors = vErrors;
+return errors === 0;
+}
+validate200.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.CollaborationModeListRequest = validate201;
+
+function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate201.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10352,7 +10642,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate195.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate201.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10390,12 +10680,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate195.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate201.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("collaborationMode/list" !== data2){
-validate195.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "collaborationMode/list"},message:"must be equal to constant"}];
+validate201.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "collaborationMode/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -10451,7 +10741,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate195.errors = vErrors;
+validate201.errors = vErrors;
 return false;
 }
 else {
@@ -10480,57 +10770,26 @@ if(valid0){
 }
 }
 else {
-validate195.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate201.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate195.errors = vErrors;
+validate201.errors = vErrors;
 return errors === 0;
 }
-validate195.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate201.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.CollaborationModeListResponse = validate199;
-const schema74 = {"title":"CollaborationModeListResponse","description":"Success response to collaborationMode/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/CollaborationModeListResult"},"error":false},"required":["id","result"]};
-const schema75 = {"title":"CollaborationModeListResult","description":"Result of collaborationMode/list.","type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/$defs/CollaborationModeMask"}}},"required":["data"]};
-const schema76 = {"title":"CollaborationModeMask","type":"object","properties":{"name":{"type":"string"},"mode":{"anyOf":[{"$ref":"#/$defs/ModeKind"},{"type":"null"}]},"model":{"anyOf":[{"type":"string"},{"type":"null"}]},"reasoning_effort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]}},"required":["name"]};
-const schema77 = {"title":"ModeKind","type":"string","enum":["plan","default"]};
+exports.CollaborationModeListResponse = validate205;
+const schema77 = {"title":"CollaborationModeListResponse","description":"Success response to collaborationMode/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/CollaborationModeListResult"},"error":false},"required":["id","result"]};
+const schema78 = {"title":"CollaborationModeListResult","description":"Result of collaborationMode/list.","type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/$defs/CollaborationModeMask"}}},"required":["data"]};
+const schema79 = {"title":"CollaborationModeMask","type":"object","properties":{"name":{"type":"string"},"mode":{"anyOf":[{"$ref":"#/$defs/ModeKind"},{"type":"null"}]},"model":{"anyOf":[{"type":"string"},{"type":"null"}]},"reasoning_effort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]}},"required":["name"]};
 
-function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate204.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate204.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema77.enum;
-if(!((data === "plan") || (data === "default"))){
-validate204.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate204.errors = vErrors;
-return errors === 0;
-}
-validate204.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-
-function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate203.evaluated;
+const evaluated0 = validate209.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10542,7 +10801,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.name === undefined) && (missing0 = "name")){
-validate203.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate209.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10550,7 +10809,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate203.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate209.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -10568,8 +10827,8 @@ const _errs3 = errors;
 const _errs4 = errors;
 let valid1 = false;
 const _errs5 = errors;
-if(!(validate204(data1, {instancePath:instancePath+"/mode",parentData:data,parentDataProperty:"mode",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
+if(!(validate195(data1, {instancePath:instancePath+"/mode",parentData:data,parentDataProperty:"mode",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
 else {
@@ -10605,7 +10864,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate203.errors = vErrors;
+validate209.errors = vErrors;
 return false;
 }
 else {
@@ -10677,7 +10936,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate203.errors = vErrors;
+validate209.errors = vErrors;
 return false;
 }
 else {
@@ -10742,7 +11001,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate203.errors = vErrors;
+validate209.errors = vErrors;
 return false;
 }
 else {
@@ -10771,22 +11030,22 @@ if(valid0){
 }
 }
 else {
-validate203.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate209.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate203.errors = vErrors;
+validate209.errors = vErrors;
 return errors === 0;
 }
-validate203.evaluated = {"props":{"name":true,"mode":true,"model":true,"reasoning_effort":true},"dynamicProps":false,"dynamicItems":false};
+validate209.evaluated = {"props":{"name":true,"mode":true,"model":true,"reasoning_effort":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate208(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate202.evaluated;
+const evaluated0 = validate208.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10798,7 +11057,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate202.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate208.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10813,8 +11072,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate203(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate203.errors : vErrors.concat(validate203.errors);
+if(!(validate209(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
 errors = vErrors.length;
 }
 else {
@@ -10828,7 +11087,7 @@ if(valid1){
 }
 }
 else {
-validate202.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate208.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -10844,22 +11103,22 @@ if(valid0){
 }
 }
 else {
-validate202.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate208.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate202.errors = vErrors;
+validate208.errors = vErrors;
 return errors === 0;
 }
-validate202.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+validate208.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate199.evaluated;
+const evaluated0 = validate205.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10871,7 +11130,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate199.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate205.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10908,8 +11167,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate202(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate202.errors : vErrors.concat(validate202.errors);
+if(!(validate208(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
 errors = vErrors.length;
 }
 else {
@@ -10923,7 +11182,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate199.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate205.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -10937,23 +11196,23 @@ if(valid0){
 }
 }
 else {
-validate199.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate199.errors = vErrors;
+validate205.errors = vErrors;
 return errors === 0;
 }
-validate199.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate205.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.CollaborationModeListResult = validate209;
+exports.CollaborationModeListResult = validate214;
 
-function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate209.evaluated;
+const evaluated0 = validate214.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10965,7 +11224,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate209.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate214.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10980,8 +11239,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate203(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate203.errors : vErrors.concat(validate203.errors);
+if(!(validate209(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
 errors = vErrors.length;
 }
 else {
@@ -10995,7 +11254,7 @@ if(valid1){
 }
 }
 else {
-validate209.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate214.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -11011,23 +11270,23 @@ if(valid0){
 }
 }
 else {
-validate209.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate214.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate209.errors = vErrors;
+validate214.errors = vErrors;
 return errors === 0;
 }
-validate209.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+validate214.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.CollaborationModeMask = validate211;
+exports.CollaborationModeMask = validate216;
 
-function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate211.evaluated;
+const evaluated0 = validate216.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11039,7 +11298,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.name === undefined) && (missing0 = "name")){
-validate211.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate216.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -11047,7 +11306,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate211.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate216.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -11065,8 +11324,8 @@ const _errs3 = errors;
 const _errs4 = errors;
 let valid1 = false;
 const _errs5 = errors;
-if(!(validate204(data1, {instancePath:instancePath+"/mode",parentData:data,parentDataProperty:"mode",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
+if(!(validate195(data1, {instancePath:instancePath+"/mode",parentData:data,parentDataProperty:"mode",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
 else {
@@ -11102,7 +11361,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate211.errors = vErrors;
+validate216.errors = vErrors;
 return false;
 }
 else {
@@ -11174,7 +11433,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate211.errors = vErrors;
+validate216.errors = vErrors;
 return false;
 }
 else {
@@ -11239,7 +11498,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate211.errors = vErrors;
+validate216.errors = vErrors;
 return false;
 }
 else {
@@ -11268,24 +11527,215 @@ if(valid0){
 }
 }
 else {
-validate211.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate216.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate211.errors = vErrors;
+validate216.errors = vErrors;
 return errors === 0;
 }
-validate211.evaluated = {"props":{"name":true,"mode":true,"model":true,"reasoning_effort":true},"dynamicProps":false,"dynamicItems":false};
+validate216.evaluated = {"props":{"name":true,"mode":true,"model":true,"reasoning_effort":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.CommandAction = validate214;
-const schema80 = {"title":"CommandAction","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"read"},"command":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"}},"required":["type","command","name","path"]},{"type":"object","properties":{"type":{"type":"string","const":"listFiles"},"command":{"type":"string"},"path":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["type","command"]},{"type":"object","properties":{"type":{"type":"string","const":"search"},"command":{"type":"string"},"query":{"anyOf":[{"type":"string"},{"type":"null"}]},"path":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["type","command"]},{"type":"object","properties":{"type":{"type":"string","const":"unknown"},"command":{"type":"string"}},"required":["type","command"]}],"discriminator":{"propertyName":"type"},"type":"object"};
+exports.CollaborationModeSettings = validate219;
 
-function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate214.evaluated;
+const evaluated0 = validate219.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.model === undefined) && (missing0 = "model")){
+validate219.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.model !== undefined){
+let data0 = data.model;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate219.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.developer_instructions !== undefined){
+let data1 = data.developer_instructions;
+const _errs3 = errors;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
+if(typeof data1 !== "string"){
+const err0 = {instancePath:instancePath+"/developer_instructions",schemaPath:"#/properties/developer_instructions/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+const _errs7 = errors;
+if(data1 !== null){
+const err1 = {instancePath:instancePath+"/developer_instructions",schemaPath:"#/properties/developer_instructions/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+if(!valid1){
+const err2 = {instancePath:instancePath+"/developer_instructions",schemaPath:"#/properties/developer_instructions/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate219.errors = vErrors;
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reasoning_effort !== undefined){
+let data2 = data.reasoning_effort;
+const _errs9 = errors;
+const _errs10 = errors;
+let valid2 = false;
+const _errs11 = errors;
+if(!(validate161(data2, {instancePath:instancePath+"/reasoning_effort",parentData:data,parentDataProperty:"reasoning_effort",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid1 = _errs11 === errors;
+valid2 = valid2 || _valid1;
+if(_valid1){
+}
+const _errs12 = errors;
+if(data2 !== null){
+const err3 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+const _errs13 = errors;
+if(errors === _errs12){
+}
+var _valid1 = _errs12 === errors;
+valid2 = valid2 || _valid1;
+if(_valid1){
+}
+if(!valid2){
+const err4 = {instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate219.errors = vErrors;
+return false;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs9){
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate219.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate219.errors = vErrors;
+return errors === 0;
+}
+validate219.evaluated = {"props":{"model":true,"developer_instructions":true,"reasoning_effort":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.CommandAction = validate221;
+const schema83 = {"title":"CommandAction","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"read"},"command":{"type":"string"},"name":{"type":"string"},"path":{"type":"string"}},"required":["type","command","name","path"]},{"type":"object","properties":{"type":{"type":"string","const":"listFiles"},"command":{"type":"string"},"path":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["type","command"]},{"type":"object","properties":{"type":{"type":"string","const":"search"},"command":{"type":"string"},"query":{"anyOf":[{"type":"string"},{"type":"null"}]},"path":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["type","command"]},{"type":"object","properties":{"type":{"type":"string","const":"unknown"},"command":{"type":"string"}},"required":["type","command"]}],"discriminator":{"propertyName":"type"},"type":"object"};
+
+function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate221.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11308,7 +11758,7 @@ if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.type === undefined) && (missing0 = "type")) || ((data.command === undefined) && (missing0 = "command"))) || ((data.name === undefined) && (missing0 = "name"))) || ((data.path === undefined) && (missing0 = "path"))){
-validate214.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate221.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -11316,12 +11766,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs4 = errors;
 if(typeof data0 !== "string"){
-validate214.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate221.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
 if("read" !== data0){
-validate214.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "read"},message:"must be equal to constant"}];
+validate221.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "read"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -11338,7 +11788,7 @@ if(data.command !== undefined){
 let data1 = data.command;
 const _errs6 = errors;
 if(typeof data1 !== "string"){
-validate214.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate221.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -11354,7 +11804,7 @@ if(data.name !== undefined){
 let data2 = data.name;
 const _errs8 = errors;
 if(typeof data2 !== "string"){
-validate214.errors = [{instancePath:instancePath+"/name",schemaPath:"#/oneOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate221.errors = [{instancePath:instancePath+"/name",schemaPath:"#/oneOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
@@ -11370,7 +11820,7 @@ if(data.path !== undefined){
 let data3 = data.path;
 const _errs10 = errors;
 if(typeof data3 !== "string"){
-validate214.errors = [{instancePath:instancePath+"/path",schemaPath:"#/oneOf/0/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate221.errors = [{instancePath:instancePath+"/path",schemaPath:"#/oneOf/0/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs11 = errors;
@@ -11389,7 +11839,7 @@ if(valid2){
 }
 }
 else {
-validate214.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate221.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -11410,7 +11860,7 @@ if(errors === _errs12){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.command === undefined) && (missing1 = "command"))){
-validate214.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate221.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -11418,12 +11868,12 @@ if(data.type !== undefined){
 let data4 = data.type;
 const _errs14 = errors;
 if(typeof data4 !== "string"){
-validate214.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate221.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs15 = errors;
 if("listFiles" !== data4){
-validate214.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "listFiles"},message:"must be equal to constant"}];
+validate221.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "listFiles"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -11440,7 +11890,7 @@ if(data.command !== undefined){
 let data5 = data.command;
 const _errs16 = errors;
 if(typeof data5 !== "string"){
-validate214.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/1/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate221.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/1/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs17 = errors;
@@ -11502,7 +11952,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate214.errors = vErrors;
+validate221.errors = vErrors;
 return false;
 }
 else {
@@ -11530,7 +11980,7 @@ if(valid4){
 }
 }
 else {
-validate214.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate221.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs12){
@@ -11552,7 +12002,7 @@ if(errors === _errs24){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.type === undefined) && (missing2 = "type")) || ((data.command === undefined) && (missing2 = "command"))){
-validate214.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate221.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -11560,12 +12010,12 @@ if(data.type !== undefined){
 let data7 = data.type;
 const _errs26 = errors;
 if(typeof data7 !== "string"){
-validate214.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate221.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs27 = errors;
 if("search" !== data7){
-validate214.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "search"},message:"must be equal to constant"}];
+validate221.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "search"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -11582,7 +12032,7 @@ if(data.command !== undefined){
 let data8 = data.command;
 const _errs28 = errors;
 if(typeof data8 !== "string"){
-validate214.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/2/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate221.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/2/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs29 = errors;
@@ -11644,7 +12094,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate214.errors = vErrors;
+validate221.errors = vErrors;
 return false;
 }
 else {
@@ -11716,7 +12166,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate214.errors = vErrors;
+validate221.errors = vErrors;
 return false;
 }
 else {
@@ -11745,7 +12195,7 @@ if(valid7){
 }
 }
 else {
-validate214.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate221.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs24){
@@ -11768,7 +12218,7 @@ if(errors === _errs42){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.type === undefined) && (missing3 = "type")) || ((data.command === undefined) && (missing3 = "command"))){
-validate214.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate221.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -11776,12 +12226,12 @@ if(data.type !== undefined){
 let data11 = data.type;
 const _errs44 = errors;
 if(typeof data11 !== "string"){
-validate214.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate221.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs45 = errors;
 if("unknown" !== data11){
-validate214.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "unknown"},message:"must be equal to constant"}];
+validate221.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "unknown"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -11798,7 +12248,7 @@ if(data.command !== undefined){
 let data12 = data.command;
 const _errs46 = errors;
 if(typeof data12 !== "string"){
-validate214.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/3/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate221.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/3/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs47 = errors;
@@ -11815,7 +12265,7 @@ if(valid11){
 }
 }
 else {
-validate214.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate221.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs42){
@@ -11830,37 +12280,37 @@ props0.command = true;
 valid0 = valid10;
 }
 else {
-validate214.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate221.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate214.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate221.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate214.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate221.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate214.errors = vErrors;
+validate221.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate214.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate221.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.CommandExecutionApprovalDecision = validate215;
-const schema81 = {"title":"CommandExecutionApprovalDecision","oneOf":[{"type":"string","const":"accept"},{"type":"string","const":"acceptForSession"},{"type":"object","properties":{"acceptWithExecpolicyAmendment":{"type":"object","properties":{"execpolicy_amendment":{"type":"array","items":{"type":"string"}}},"required":["execpolicy_amendment"]}},"required":["acceptWithExecpolicyAmendment"],"additionalProperties":false},{"type":"object","properties":{"applyNetworkPolicyAmendment":{"type":"object","properties":{"network_policy_amendment":{}},"required":["network_policy_amendment"]}},"required":["applyNetworkPolicyAmendment"],"additionalProperties":false},{"type":"string","const":"decline"},{"type":"string","const":"cancel"}]};
+exports.CommandExecutionApprovalDecision = validate222;
+const schema84 = {"title":"CommandExecutionApprovalDecision","oneOf":[{"type":"string","const":"accept"},{"type":"string","const":"acceptForSession"},{"type":"object","properties":{"acceptWithExecpolicyAmendment":{"type":"object","properties":{"execpolicy_amendment":{"type":"array","items":{"type":"string"}}},"required":["execpolicy_amendment"]}},"required":["acceptWithExecpolicyAmendment"],"additionalProperties":false},{"type":"object","properties":{"applyNetworkPolicyAmendment":{"type":"object","properties":{"network_policy_amendment":{}},"required":["network_policy_amendment"]}},"required":["applyNetworkPolicyAmendment"],"additionalProperties":false},{"type":"string","const":"decline"},{"type":"string","const":"cancel"}]};
 
-function validate215(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate215.evaluated;
+const evaluated0 = validate222.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12273,7 +12723,7 @@ else {
 vErrors.push(err20);
 }
 errors++;
-validate215.errors = vErrors;
+validate222.errors = vErrors;
 return false;
 }
 else {
@@ -12289,19 +12739,19 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate215.errors = vErrors;
+validate222.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate215.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate222.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.CommandExecutionStatus = validate216;
-const schema82 = {"title":"CommandExecutionStatus","type":"string","enum":["inProgress","completed","failed","declined"]};
+exports.CommandExecutionStatus = validate223;
+const schema85 = {"title":"CommandExecutionStatus","type":"string","enum":["inProgress","completed","failed","declined"]};
 
-function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate216.evaluated;
+const evaluated0 = validate223.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12309,30 +12759,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate216.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate223.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema82.enum;
+const vSchema0 = schema85.enum;
 if(!((((data === "inProgress") || (data === "completed")) || (data === "failed")) || (data === "declined"))){
-validate216.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema82.enum},message:"must be equal to one of the allowed values"}];
+validate223.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema85.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate216.errors = vErrors;
+validate223.errors = vErrors;
 return errors === 0;
 }
-validate216.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate223.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.ConfigReadParams = validate217;
+exports.ConfigReadParams = validate224;
 
-function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate217.evaluated;
+const evaluated0 = validate224.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12346,7 +12796,7 @@ if(data.includeLayers !== undefined){
 let data0 = data.includeLayers;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate217.errors = [{instancePath:instancePath+"/includeLayers",schemaPath:"#/properties/includeLayers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate224.errors = [{instancePath:instancePath+"/includeLayers",schemaPath:"#/properties/includeLayers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -12408,7 +12858,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate217.errors = vErrors;
+validate224.errors = vErrors;
 return false;
 }
 else {
@@ -12434,23 +12884,23 @@ if(valid0){
 }
 }
 else {
-validate217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate224.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate217.errors = vErrors;
+validate224.errors = vErrors;
 return errors === 0;
 }
-validate217.evaluated = {"props":{"includeLayers":true,"cwd":true},"dynamicProps":false,"dynamicItems":false};
+validate224.evaluated = {"props":{"includeLayers":true,"cwd":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ConfigReadRequest = validate218;
+exports.ConfigReadRequest = validate225;
 
-function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate218.evaluated;
+const evaluated0 = validate225.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12462,7 +12912,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate218.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate225.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -12500,12 +12950,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate218.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate225.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("config/read" !== data2){
-validate218.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "config/read"},message:"must be equal to constant"}];
+validate225.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "config/read"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -12564,7 +13014,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate218.errors = vErrors;
+validate225.errors = vErrors;
 return false;
 }
 else {
@@ -12593,25 +13043,25 @@ if(valid0){
 }
 }
 else {
-validate218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate225.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate218.errors = vErrors;
+validate225.errors = vErrors;
 return errors === 0;
 }
-validate218.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate225.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ConfigReadResponse = validate222;
-const schema85 = {"title":"ConfigReadResponse","description":"Success response to config/read.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ConfigReadResult"},"error":false},"required":["id","result"]};
-const schema86 = {"title":"ConfigReadResult","description":"Result of config/read.","type":"object","properties":{"config":{"description":"Configuration keys (snake_case); all optional.","type":"object"},"origins":{"description":"Where each key came from.","type":"object"},"layers":{"anyOf":[{"type":"array","items":{}},{"type":"null"}]}},"required":["config","origins"]};
+exports.ConfigReadResponse = validate229;
+const schema88 = {"title":"ConfigReadResponse","description":"Success response to config/read.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ConfigReadResult"},"error":false},"required":["id","result"]};
+const schema89 = {"title":"ConfigReadResult","description":"Result of config/read.","type":"object","properties":{"config":{"description":"Configuration keys (snake_case); all optional.","type":"object"},"origins":{"description":"Where each key came from.","type":"object"},"layers":{"anyOf":[{"type":"array","items":{}},{"type":"null"}]}},"required":["config","origins"]};
 
-function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate225.evaluated;
+const evaluated0 = validate232.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12623,7 +13073,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.config === undefined) && (missing0 = "config")) || ((data.origins === undefined) && (missing0 = "origins"))){
-validate225.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate232.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -12631,7 +13081,7 @@ if(data.config !== undefined){
 let data0 = data.config;
 const _errs1 = errors;
 if(!(data0 && typeof data0 == "object" && !Array.isArray(data0))){
-validate225.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate232.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 const _errs2 = errors;
@@ -12647,7 +13097,7 @@ if(data.origins !== undefined){
 let data1 = data.origins;
 const _errs3 = errors;
 if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
-validate225.errors = [{instancePath:instancePath+"/origins",schemaPath:"#/properties/origins/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate232.errors = [{instancePath:instancePath+"/origins",schemaPath:"#/properties/origins/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 const _errs4 = errors;
@@ -12714,7 +13164,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate225.errors = vErrors;
+validate232.errors = vErrors;
 return false;
 }
 else {
@@ -12742,22 +13192,22 @@ if(valid0){
 }
 }
 else {
-validate225.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate232.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate225.errors = vErrors;
+validate232.errors = vErrors;
 return errors === 0;
 }
-validate225.evaluated = {"props":{"config":true,"origins":true,"layers":true},"dynamicProps":false,"dynamicItems":false};
+validate232.evaluated = {"props":{"config":true,"origins":true,"layers":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate222.evaluated;
+const evaluated0 = validate229.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12769,7 +13219,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate222.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate229.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -12806,8 +13256,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate225(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate225.errors : vErrors.concat(validate225.errors);
+if(!(validate232(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate232.errors : vErrors.concat(validate232.errors);
 errors = vErrors.length;
 }
 else {
@@ -12821,7 +13271,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate222.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate229.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -12835,23 +13285,23 @@ if(valid0){
 }
 }
 else {
-validate222.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate229.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate222.errors = vErrors;
+validate229.errors = vErrors;
 return errors === 0;
 }
-validate222.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate229.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ConfigReadResult = validate227;
+exports.ConfigReadResult = validate234;
 
-function validate227(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate227.evaluated;
+const evaluated0 = validate234.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12863,7 +13313,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.config === undefined) && (missing0 = "config")) || ((data.origins === undefined) && (missing0 = "origins"))){
-validate227.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate234.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -12871,7 +13321,7 @@ if(data.config !== undefined){
 let data0 = data.config;
 const _errs1 = errors;
 if(!(data0 && typeof data0 == "object" && !Array.isArray(data0))){
-validate227.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate234.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 const _errs2 = errors;
@@ -12887,7 +13337,7 @@ if(data.origins !== undefined){
 let data1 = data.origins;
 const _errs3 = errors;
 if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
-validate227.errors = [{instancePath:instancePath+"/origins",schemaPath:"#/properties/origins/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate234.errors = [{instancePath:instancePath+"/origins",schemaPath:"#/properties/origins/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 const _errs4 = errors;
@@ -12954,7 +13404,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate227.errors = vErrors;
+validate234.errors = vErrors;
 return false;
 }
 else {
@@ -12982,23 +13432,23 @@ if(valid0){
 }
 }
 else {
-validate227.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate234.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate227.errors = vErrors;
+validate234.errors = vErrors;
 return errors === 0;
 }
-validate227.evaluated = {"props":{"config":true,"origins":true,"layers":true},"dynamicProps":false,"dynamicItems":false};
+validate234.evaluated = {"props":{"config":true,"origins":true,"layers":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ConfigRequirementsReadParams = validate228;
+exports.ConfigRequirementsReadParams = validate235;
 
-function validate228(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate228.evaluated;
+const evaluated0 = validate235.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13010,23 +13460,23 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 }
 else {
-validate228.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate235.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate228.errors = vErrors;
+validate235.errors = vErrors;
 return errors === 0;
 }
-validate228.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate235.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.ConfigRequirementsReadRequest = validate229;
+exports.ConfigRequirementsReadRequest = validate236;
 
-function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate229.evaluated;
+const evaluated0 = validate236.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13038,7 +13488,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate229.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate236.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13076,12 +13526,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate229.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate236.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("configRequirements/read" !== data2){
-validate229.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "configRequirements/read"},message:"must be equal to constant"}];
+validate236.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "configRequirements/read"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13137,7 +13587,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate229.errors = vErrors;
+validate236.errors = vErrors;
 return false;
 }
 else {
@@ -13166,25 +13616,25 @@ if(valid0){
 }
 }
 else {
-validate229.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate236.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate229.errors = vErrors;
+validate236.errors = vErrors;
 return errors === 0;
 }
-validate229.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate236.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ConfigRequirementsReadResponse = validate233;
-const schema90 = {"title":"ConfigRequirementsReadResponse","description":"Success response to configRequirements/read.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ConfigRequirementsReadResult"},"error":false},"required":["id","result"]};
-const schema91 = {"title":"ConfigRequirementsReadResult","description":"Result of configRequirements/read.","type":"object","properties":{"requirements":{"anyOf":[{},{"type":"null"}]},"supportsIndependentSpeedModes":{"anyOf":[{"type":"boolean"},{"type":"null"}]}}};
+exports.ConfigRequirementsReadResponse = validate240;
+const schema93 = {"title":"ConfigRequirementsReadResponse","description":"Success response to configRequirements/read.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ConfigRequirementsReadResult"},"error":false},"required":["id","result"]};
+const schema94 = {"title":"ConfigRequirementsReadResult","description":"Result of configRequirements/read.","type":"object","properties":{"requirements":{"anyOf":[{},{"type":"null"}]},"supportsIndependentSpeedModes":{"anyOf":[{"type":"boolean"},{"type":"null"}]}}};
 
-function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate236.evaluated;
+const evaluated0 = validate243.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13230,7 +13680,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate236.errors = vErrors;
+validate243.errors = vErrors;
 return false;
 }
 else {
@@ -13302,7 +13752,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate236.errors = vErrors;
+validate243.errors = vErrors;
 return false;
 }
 else {
@@ -13328,22 +13778,22 @@ if(valid0){
 }
 }
 else {
-validate236.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate236.errors = vErrors;
+validate243.errors = vErrors;
 return errors === 0;
 }
-validate236.evaluated = {"props":{"requirements":true,"supportsIndependentSpeedModes":true},"dynamicProps":false,"dynamicItems":false};
+validate243.evaluated = {"props":{"requirements":true,"supportsIndependentSpeedModes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate233.evaluated;
+const evaluated0 = validate240.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13355,7 +13805,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate233.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate240.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13392,8 +13842,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate236(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate236.errors : vErrors.concat(validate236.errors);
+if(!(validate243(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate243.errors : vErrors.concat(validate243.errors);
 errors = vErrors.length;
 }
 else {
@@ -13407,7 +13857,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate233.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate240.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -13421,23 +13871,23 @@ if(valid0){
 }
 }
 else {
-validate233.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate240.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate233.errors = vErrors;
+validate240.errors = vErrors;
 return errors === 0;
 }
-validate233.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate240.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ConfigRequirementsReadResult = validate238;
+exports.ConfigRequirementsReadResult = validate245;
 
-function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate238.evaluated;
+const evaluated0 = validate245.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13483,7 +13933,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate238.errors = vErrors;
+validate245.errors = vErrors;
 return false;
 }
 else {
@@ -13555,7 +14005,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate238.errors = vErrors;
+validate245.errors = vErrors;
 return false;
 }
 else {
@@ -13581,24 +14031,24 @@ if(valid0){
 }
 }
 else {
-validate238.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate245.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate238.errors = vErrors;
+validate245.errors = vErrors;
 return errors === 0;
 }
-validate238.evaluated = {"props":{"requirements":true,"supportsIndependentSpeedModes":true},"dynamicProps":false,"dynamicItems":false};
+validate245.evaluated = {"props":{"requirements":true,"supportsIndependentSpeedModes":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.DynamicToolCallOutputContentItem = validate239;
-const schema93 = {"title":"DynamicToolCallOutputContentItem","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"inputText"},"text":{"type":"string"}},"required":["type","text"]},{"type":"object","properties":{"type":{"type":"string","const":"inputImage"},"imageUrl":{"type":"string"}},"required":["type","imageUrl"]},{"type":"object","properties":{"type":{"type":"string","const":"inputAudio"},"audioUrl":{"type":"string"}},"required":["type","audioUrl"]}],"discriminator":{"propertyName":"type"},"type":"object"};
+exports.DynamicToolCallOutputContentItem = validate246;
+const schema96 = {"title":"DynamicToolCallOutputContentItem","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"inputText"},"text":{"type":"string"}},"required":["type","text"]},{"type":"object","properties":{"type":{"type":"string","const":"inputImage"},"imageUrl":{"type":"string"}},"required":["type","imageUrl"]},{"type":"object","properties":{"type":{"type":"string","const":"inputAudio"},"audioUrl":{"type":"string"}},"required":["type","audioUrl"]}],"discriminator":{"propertyName":"type"},"type":"object"};
 
-function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate246(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate239.evaluated;
+const evaluated0 = validate246.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13621,7 +14071,7 @@ if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.text === undefined) && (missing0 = "text"))){
-validate239.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate246.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13629,12 +14079,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs4 = errors;
 if(typeof data0 !== "string"){
-validate239.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
 if("inputText" !== data0){
-validate239.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "inputText"},message:"must be equal to constant"}];
+validate246.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "inputText"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13651,7 +14101,7 @@ if(data.text !== undefined){
 let data1 = data.text;
 const _errs6 = errors;
 if(typeof data1 !== "string"){
-validate239.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -13668,7 +14118,7 @@ if(valid2){
 }
 }
 else {
-validate239.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -13687,7 +14137,7 @@ if(errors === _errs8){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.imageUrl === undefined) && (missing1 = "imageUrl"))){
-validate239.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate246.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -13695,12 +14145,12 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs10 = errors;
 if(typeof data2 !== "string"){
-validate239.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs11 = errors;
 if("inputImage" !== data2){
-validate239.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "inputImage"},message:"must be equal to constant"}];
+validate246.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "inputImage"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13717,7 +14167,7 @@ if(data.imageUrl !== undefined){
 let data3 = data.imageUrl;
 const _errs12 = errors;
 if(typeof data3 !== "string"){
-validate239.errors = [{instancePath:instancePath+"/imageUrl",schemaPath:"#/oneOf/1/properties/imageUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/imageUrl",schemaPath:"#/oneOf/1/properties/imageUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs13 = errors;
@@ -13734,7 +14184,7 @@ if(valid4){
 }
 }
 else {
-validate239.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs8){
@@ -13755,7 +14205,7 @@ if(errors === _errs14){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.type === undefined) && (missing2 = "type")) || ((data.audioUrl === undefined) && (missing2 = "audioUrl"))){
-validate239.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate246.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -13763,12 +14213,12 @@ if(data.type !== undefined){
 let data4 = data.type;
 const _errs16 = errors;
 if(typeof data4 !== "string"){
-validate239.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs17 = errors;
 if("inputAudio" !== data4){
-validate239.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "inputAudio"},message:"must be equal to constant"}];
+validate246.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "inputAudio"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13785,7 +14235,7 @@ if(data.audioUrl !== undefined){
 let data5 = data.audioUrl;
 const _errs18 = errors;
 if(typeof data5 !== "string"){
-validate239.errors = [{instancePath:instancePath+"/audioUrl",schemaPath:"#/oneOf/2/properties/audioUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/audioUrl",schemaPath:"#/oneOf/2/properties/audioUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs19 = errors;
@@ -13802,7 +14252,7 @@ if(valid6){
 }
 }
 else {
-validate239.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs14){
@@ -13817,37 +14267,37 @@ props0.audioUrl = true;
 valid0 = valid5;
 }
 else {
-validate239.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate246.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate239.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate246.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate239.errors = vErrors;
+validate246.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate239.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate246.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.DynamicToolCallStatus = validate240;
-const schema94 = {"title":"DynamicToolCallStatus","type":"string","enum":["inProgress","completed","failed"]};
+exports.DynamicToolCallStatus = validate247;
+const schema97 = {"title":"DynamicToolCallStatus","type":"string","enum":["inProgress","completed","failed"]};
 
-function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate247(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate240.evaluated;
+const evaluated0 = validate247.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13855,30 +14305,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate240.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate247.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema94.enum;
+const vSchema0 = schema97.enum;
 if(!(((data === "inProgress") || (data === "completed")) || (data === "failed"))){
-validate240.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema94.enum},message:"must be equal to one of the allowed values"}];
+validate247.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema97.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate240.errors = vErrors;
+validate247.errors = vErrors;
 return errors === 0;
 }
-validate240.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate247.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.DynamicToolFunction = validate241;
+exports.DynamicToolFunction = validate248;
 
-function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate248(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate241.evaluated;
+const evaluated0 = validate248.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13890,7 +14340,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.type === undefined) && (missing0 = "type")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.inputSchema === undefined) && (missing0 = "inputSchema"))){
-validate241.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate248.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13898,12 +14348,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate241.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate248.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("function" !== data0){
-validate241.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
+validate248.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13920,7 +14370,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate241.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate248.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -13936,7 +14386,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate241.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate248.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -13952,7 +14402,7 @@ if(data.deferLoading !== undefined){
 let data3 = data.deferLoading;
 const _errs7 = errors;
 if(typeof data3 !== "boolean"){
-validate241.errors = [{instancePath:instancePath+"/deferLoading",schemaPath:"#/properties/deferLoading/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate248.errors = [{instancePath:instancePath+"/deferLoading",schemaPath:"#/properties/deferLoading/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs8 = errors;
@@ -13971,23 +14421,23 @@ if(valid0){
 }
 }
 else {
-validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate248.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate241.errors = vErrors;
+validate248.errors = vErrors;
 return errors === 0;
 }
-validate241.evaluated = {"props":{"type":true,"name":true,"description":true,"inputSchema":true,"deferLoading":true},"dynamicProps":false,"dynamicItems":false};
+validate248.evaluated = {"props":{"type":true,"name":true,"description":true,"inputSchema":true,"deferLoading":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.DynamicToolSpec = validate242;
+exports.DynamicToolSpec = validate249;
 
-function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate242.evaluated;
+const evaluated0 = validate249.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14027,7 +14477,7 @@ if(errors === _errs3){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.type === undefined) && (missing0 = "type")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.tools === undefined) && (missing0 = "tools"))){
-validate242.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate249.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14035,12 +14485,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs5 = errors;
 if(typeof data0 !== "string"){
-validate242.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate249.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
 if("namespace" !== data0){
-validate242.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "namespace"},message:"must be equal to constant"}];
+validate249.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "namespace"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14057,7 +14507,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs7 = errors;
 if(typeof data1 !== "string"){
-validate242.errors = [{instancePath:instancePath+"/name",schemaPath:"#/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate249.errors = [{instancePath:instancePath+"/name",schemaPath:"#/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -14073,7 +14523,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs9 = errors;
 if(typeof data2 !== "string"){
-validate242.errors = [{instancePath:instancePath+"/description",schemaPath:"#/oneOf/1/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate249.errors = [{instancePath:instancePath+"/description",schemaPath:"#/oneOf/1/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -14111,7 +14561,7 @@ if(valid4){
 }
 }
 else {
-validate242.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/oneOf/1/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate249.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/oneOf/1/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs11){
@@ -14130,7 +14580,7 @@ if(valid3){
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate249.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs3){
@@ -14147,39 +14597,39 @@ props0.tools = true;
 valid0 = valid2;
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate249.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate249.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate249.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate242.errors = vErrors;
+validate249.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate242.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate249.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.ErrorNotification = validate245;
-const schema97 = {"title":"ErrorNotification","description":"A turn failed (willRetry false; turn/completed failed follows) or hit a transient problem (willRetry true).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"error"},"params":{"$ref":"#/$defs/ErrorParams"}},"required":["method","params"]};
-const schema98 = {"title":"ErrorParams","description":"Params of error.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"error":{"$ref":"#/$defs/TurnError"},"willRetry":{"type":"boolean"}},"required":["threadId","turnId","error","willRetry"]};
-const schema99 = {"title":"TurnError","type":"object","properties":{"message":{"type":"string"},"codexErrorInfo":{"anyOf":[{"$ref":"#/$defs/CodexErrorInfo"},{"type":"null"}]},"additionalDetails":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["message"]};
+exports.ErrorNotification = validate252;
+const schema100 = {"title":"ErrorNotification","description":"A turn failed (willRetry false; turn/completed failed follows) or hit a transient problem (willRetry true).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"error"},"params":{"$ref":"#/$defs/ErrorParams"}},"required":["method","params"]};
+const schema101 = {"title":"ErrorParams","description":"Params of error.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"error":{"$ref":"#/$defs/TurnError"},"willRetry":{"type":"boolean"}},"required":["threadId","turnId","error","willRetry"]};
+const schema102 = {"title":"TurnError","type":"object","properties":{"message":{"type":"string"},"codexErrorInfo":{"anyOf":[{"$ref":"#/$defs/CodexErrorInfo"},{"type":"null"}]},"additionalDetails":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["message"]};
 
-function validate248(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate248.evaluated;
+const evaluated0 = validate255.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14191,7 +14641,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.message === undefined) && (missing0 = "message")){
-validate248.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate255.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14199,7 +14649,7 @@ if(data.message !== undefined){
 let data0 = data.message;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate248.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate255.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -14254,7 +14704,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate248.errors = vErrors;
+validate255.errors = vErrors;
 return false;
 }
 else {
@@ -14326,7 +14776,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate248.errors = vErrors;
+validate255.errors = vErrors;
 return false;
 }
 else {
@@ -14354,22 +14804,22 @@ if(valid0){
 }
 }
 else {
-validate248.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate255.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate248.errors = vErrors;
+validate255.errors = vErrors;
 return errors === 0;
 }
-validate248.evaluated = {"props":{"message":true,"codexErrorInfo":true,"additionalDetails":true},"dynamicProps":false,"dynamicItems":false};
+validate255.evaluated = {"props":{"message":true,"codexErrorInfo":true,"additionalDetails":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate247(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate254(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate247.evaluated;
+const evaluated0 = validate254.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14381,7 +14831,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.willRetry === undefined) && (missing0 = "willRetry"))){
-validate247.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate254.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14389,7 +14839,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate247.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate254.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -14405,7 +14855,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate247.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate254.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -14420,8 +14870,8 @@ if(valid0){
 if(data.error !== undefined){
 let data2 = data.error;
 const _errs5 = errors;
-if(!(validate248(data2, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate248.errors : vErrors.concat(validate248.errors);
+if(!(validate255(data2, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate255.errors : vErrors.concat(validate255.errors);
 errors = vErrors.length;
 }
 else {
@@ -14436,7 +14886,7 @@ if(data.willRetry !== undefined){
 let data3 = data.willRetry;
 const _errs6 = errors;
 if(typeof data3 !== "boolean"){
-validate247.errors = [{instancePath:instancePath+"/willRetry",schemaPath:"#/properties/willRetry/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/willRetry",schemaPath:"#/properties/willRetry/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs7 = errors;
@@ -14455,22 +14905,22 @@ if(valid0){
 }
 }
 else {
-validate247.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate254.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate247.errors = vErrors;
+validate254.errors = vErrors;
 return errors === 0;
 }
-validate247.evaluated = {"props":{"threadId":true,"turnId":true,"error":true,"willRetry":true},"dynamicProps":false,"dynamicItems":false};
+validate254.evaluated = {"props":{"threadId":true,"turnId":true,"error":true,"willRetry":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate245.evaluated;
+const evaluated0 = validate252.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14482,7 +14932,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate245.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate252.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14505,12 +14955,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate245.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate252.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("error" !== data1){
-validate245.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+validate252.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14526,8 +14976,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate247(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate247.errors : vErrors.concat(validate247.errors);
+if(!(validate254(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate254.errors : vErrors.concat(validate254.errors);
 errors = vErrors.length;
 }
 else {
@@ -14544,23 +14994,23 @@ if(valid0){
 }
 }
 else {
-validate245.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate252.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate245.errors = vErrors;
+validate252.errors = vErrors;
 return errors === 0;
 }
-validate245.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate252.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ErrorObject = validate252;
+exports.ErrorObject = validate259;
 
-function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate259(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate252.evaluated;
+const evaluated0 = validate259.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14572,7 +15022,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate252.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate259.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14580,19 +15030,19 @@ if(data.code !== undefined){
 let data0 = data.code;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate252.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate259.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate252.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate259.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < -9007199254740991 || isNaN(data0)){
-validate252.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991"}];
+validate259.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991"}];
 return false;
 }
 else {
@@ -14612,7 +15062,7 @@ if(data.message !== undefined){
 let data1 = data.message;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate252.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate259.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -14629,23 +15079,23 @@ if(valid0){
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate259.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate252.errors = vErrors;
+validate259.errors = vErrors;
 return errors === 0;
 }
-validate252.evaluated = {"props":{"code":true,"message":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate259.evaluated = {"props":{"code":true,"message":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ErrorParams = validate253;
+exports.ErrorParams = validate260;
 
-function validate253(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate253.evaluated;
+const evaluated0 = validate260.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14657,7 +15107,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.error === undefined) && (missing0 = "error"))) || ((data.willRetry === undefined) && (missing0 = "willRetry"))){
-validate253.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate260.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14665,7 +15115,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate253.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate260.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -14681,7 +15131,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate253.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate260.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -14696,8 +15146,8 @@ if(valid0){
 if(data.error !== undefined){
 let data2 = data.error;
 const _errs5 = errors;
-if(!(validate248(data2, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate248.errors : vErrors.concat(validate248.errors);
+if(!(validate255(data2, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate255.errors : vErrors.concat(validate255.errors);
 errors = vErrors.length;
 }
 else {
@@ -14712,7 +15162,7 @@ if(data.willRetry !== undefined){
 let data3 = data.willRetry;
 const _errs6 = errors;
 if(typeof data3 !== "boolean"){
-validate253.errors = [{instancePath:instancePath+"/willRetry",schemaPath:"#/properties/willRetry/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate260.errors = [{instancePath:instancePath+"/willRetry",schemaPath:"#/properties/willRetry/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs7 = errors;
@@ -14731,23 +15181,23 @@ if(valid0){
 }
 }
 else {
-validate253.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate260.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate253.errors = vErrors;
+validate260.errors = vErrors;
 return errors === 0;
 }
-validate253.evaluated = {"props":{"threadId":true,"turnId":true,"error":true,"willRetry":true},"dynamicProps":false,"dynamicItems":false};
+validate260.evaluated = {"props":{"threadId":true,"turnId":true,"error":true,"willRetry":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ErrorResponse = validate255;
+exports.ErrorResponse = validate262;
 
-function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate262(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate255.evaluated;
+const evaluated0 = validate262.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14759,7 +15209,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.error === undefined) && (missing0 = "error"))){
-validate255.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate262.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14821,7 +15271,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate255.errors = vErrors;
+validate262.errors = vErrors;
 return false;
 }
 else {
@@ -14861,7 +15311,7 @@ if(valid0){
 if(data.result !== undefined){
 let data3 = data.result;
 var valid0 = false;
-validate255.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate262.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -14875,23 +15325,23 @@ if(valid0){
 }
 }
 else {
-validate255.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate262.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate255.errors = vErrors;
+validate262.errors = vErrors;
 return errors === 0;
 }
-validate255.evaluated = {"props":{"jsonrpc":true,"id":true,"error":true,"result":true},"dynamicProps":false,"dynamicItems":false};
+validate262.evaluated = {"props":{"jsonrpc":true,"id":true,"error":true,"result":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ImageDetail = validate259;
+exports.ImageDetail = validate266;
 
-function validate259(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate259.evaluated;
+const evaluated0 = validate266.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14899,30 +15349,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate259.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate266.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 const vSchema0 = schema58.enum;
 if(!((((data === "auto") || (data === "low")) || (data === "high")) || (data === "original"))){
-validate259.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"}];
+validate266.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate259.errors = vErrors;
+validate266.errors = vErrors;
 return errors === 0;
 }
-validate259.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate266.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeCapabilities = validate260;
+exports.InitializeCapabilities = validate267;
 
-function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate267(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate260.evaluated;
+const evaluated0 = validate267.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14936,7 +15386,7 @@ if(data.experimentalApi !== undefined){
 let data0 = data.experimentalApi;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate260.errors = [{instancePath:instancePath+"/experimentalApi",schemaPath:"#/properties/experimentalApi/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate267.errors = [{instancePath:instancePath+"/experimentalApi",schemaPath:"#/properties/experimentalApi/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -14952,7 +15402,7 @@ if(data.requestAttestation !== undefined){
 let data1 = data.requestAttestation;
 const _errs3 = errors;
 if(typeof data1 !== "boolean"){
-validate260.errors = [{instancePath:instancePath+"/requestAttestation",schemaPath:"#/properties/requestAttestation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate267.errors = [{instancePath:instancePath+"/requestAttestation",schemaPath:"#/properties/requestAttestation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs4 = errors;
@@ -14968,7 +15418,7 @@ if(data.requiredHumanApproval !== undefined){
 let data2 = data.requiredHumanApproval;
 const _errs5 = errors;
 if(typeof data2 !== "boolean"){
-validate260.errors = [{instancePath:instancePath+"/requiredHumanApproval",schemaPath:"#/properties/requiredHumanApproval/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate267.errors = [{instancePath:instancePath+"/requiredHumanApproval",schemaPath:"#/properties/requiredHumanApproval/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs6 = errors;
@@ -15060,7 +15510,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate260.errors = vErrors;
+validate267.errors = vErrors;
 return false;
 }
 else {
@@ -15088,23 +15538,23 @@ if(valid0){
 }
 }
 else {
-validate260.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate260.errors = vErrors;
+validate267.errors = vErrors;
 return errors === 0;
 }
-validate260.evaluated = {"props":{"experimentalApi":true,"requestAttestation":true,"requiredHumanApproval":true,"optOutNotificationMethods":true},"dynamicProps":false,"dynamicItems":false};
+validate267.evaluated = {"props":{"experimentalApi":true,"requestAttestation":true,"requiredHumanApproval":true,"optOutNotificationMethods":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeParams = validate261;
+exports.InitializeParams = validate268;
 
-function validate261(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate268(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate261.evaluated;
+const evaluated0 = validate268.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15116,7 +15566,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.clientInfo === undefined) && (missing0 = "clientInfo")){
-validate261.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate268.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15183,7 +15633,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate261.errors = vErrors;
+validate268.errors = vErrors;
 return false;
 }
 else {
@@ -15210,23 +15660,23 @@ if(valid0){
 }
 }
 else {
-validate261.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate268.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate261.errors = vErrors;
+validate268.errors = vErrors;
 return errors === 0;
 }
-validate261.evaluated = {"props":{"clientInfo":true,"capabilities":true},"dynamicProps":false,"dynamicItems":false};
+validate268.evaluated = {"props":{"clientInfo":true,"capabilities":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeRequest = validate264;
+exports.InitializeRequest = validate271;
 
-function validate264(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate271(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate264.evaluated;
+const evaluated0 = validate271.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15238,7 +15688,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate264.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate271.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15276,12 +15726,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate264.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate271.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("initialize" !== data2){
-validate264.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "initialize"},message:"must be equal to constant"}];
+validate271.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "initialize"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15316,25 +15766,25 @@ if(valid0){
 }
 }
 else {
-validate264.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate271.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate264.errors = vErrors;
+validate271.errors = vErrors;
 return errors === 0;
 }
-validate264.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate271.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeResponse = validate268;
-const schema107 = {"title":"InitializeResponse","description":"Success response to initialize.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InitializeResult"},"error":false},"required":["id","result"]};
-const schema108 = {"title":"InitializeResult","description":"Result of initialize.","type":"object","properties":{"userAgent":{"type":"string","description":"`name/version \u2026`: clients read the server version between the first / and the next space."},"codexHome":{"type":"string","description":"Absolute path."},"platformFamily":{"type":"string","description":"unix or windows."},"platformOs":{"type":"string"}},"required":["userAgent","codexHome","platformFamily","platformOs"]};
+exports.InitializeResponse = validate275;
+const schema110 = {"title":"InitializeResponse","description":"Success response to initialize.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InitializeResult"},"error":false},"required":["id","result"]};
+const schema111 = {"title":"InitializeResult","description":"Result of initialize.","type":"object","properties":{"userAgent":{"type":"string","description":"`name/version \u2026`: clients read the server version between the first / and the next space."},"codexHome":{"type":"string","description":"Absolute path."},"platformFamily":{"type":"string","description":"unix or windows."},"platformOs":{"type":"string"}},"required":["userAgent","codexHome","platformFamily","platformOs"]};
 
-function validate271(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate278(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate271.evaluated;
+const evaluated0 = validate278.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15346,7 +15796,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.userAgent === undefined) && (missing0 = "userAgent")) || ((data.codexHome === undefined) && (missing0 = "codexHome"))) || ((data.platformFamily === undefined) && (missing0 = "platformFamily"))) || ((data.platformOs === undefined) && (missing0 = "platformOs"))){
-validate271.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate278.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15354,7 +15804,7 @@ if(data.userAgent !== undefined){
 let data0 = data.userAgent;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate271.errors = [{instancePath:instancePath+"/userAgent",schemaPath:"#/properties/userAgent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate278.errors = [{instancePath:instancePath+"/userAgent",schemaPath:"#/properties/userAgent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -15370,7 +15820,7 @@ if(data.codexHome !== undefined){
 let data1 = data.codexHome;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate271.errors = [{instancePath:instancePath+"/codexHome",schemaPath:"#/properties/codexHome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate278.errors = [{instancePath:instancePath+"/codexHome",schemaPath:"#/properties/codexHome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -15386,7 +15836,7 @@ if(data.platformFamily !== undefined){
 let data2 = data.platformFamily;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate271.errors = [{instancePath:instancePath+"/platformFamily",schemaPath:"#/properties/platformFamily/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate278.errors = [{instancePath:instancePath+"/platformFamily",schemaPath:"#/properties/platformFamily/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -15402,7 +15852,7 @@ if(data.platformOs !== undefined){
 let data3 = data.platformOs;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate271.errors = [{instancePath:instancePath+"/platformOs",schemaPath:"#/properties/platformOs/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate278.errors = [{instancePath:instancePath+"/platformOs",schemaPath:"#/properties/platformOs/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -15421,22 +15871,22 @@ if(valid0){
 }
 }
 else {
-validate271.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate278.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate271.errors = vErrors;
+validate278.errors = vErrors;
 return errors === 0;
 }
-validate271.evaluated = {"props":{"userAgent":true,"codexHome":true,"platformFamily":true,"platformOs":true},"dynamicProps":false,"dynamicItems":false};
+validate278.evaluated = {"props":{"userAgent":true,"codexHome":true,"platformFamily":true,"platformOs":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate268(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate275(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate268.evaluated;
+const evaluated0 = validate275.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15448,7 +15898,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate268.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate275.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15485,8 +15935,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate271(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate271.errors : vErrors.concat(validate271.errors);
+if(!(validate278(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate278.errors : vErrors.concat(validate278.errors);
 errors = vErrors.length;
 }
 else {
@@ -15500,7 +15950,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate268.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate275.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -15514,23 +15964,23 @@ if(valid0){
 }
 }
 else {
-validate268.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate275.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate268.errors = vErrors;
+validate275.errors = vErrors;
 return errors === 0;
 }
-validate268.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate275.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeResult = validate273;
+exports.InitializeResult = validate280;
 
-function validate273(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate273.evaluated;
+const evaluated0 = validate280.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15542,7 +15992,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.userAgent === undefined) && (missing0 = "userAgent")) || ((data.codexHome === undefined) && (missing0 = "codexHome"))) || ((data.platformFamily === undefined) && (missing0 = "platformFamily"))) || ((data.platformOs === undefined) && (missing0 = "platformOs"))){
-validate273.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate280.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15550,7 +16000,7 @@ if(data.userAgent !== undefined){
 let data0 = data.userAgent;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate273.errors = [{instancePath:instancePath+"/userAgent",schemaPath:"#/properties/userAgent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate280.errors = [{instancePath:instancePath+"/userAgent",schemaPath:"#/properties/userAgent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -15566,7 +16016,7 @@ if(data.codexHome !== undefined){
 let data1 = data.codexHome;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate273.errors = [{instancePath:instancePath+"/codexHome",schemaPath:"#/properties/codexHome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate280.errors = [{instancePath:instancePath+"/codexHome",schemaPath:"#/properties/codexHome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -15582,7 +16032,7 @@ if(data.platformFamily !== undefined){
 let data2 = data.platformFamily;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate273.errors = [{instancePath:instancePath+"/platformFamily",schemaPath:"#/properties/platformFamily/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate280.errors = [{instancePath:instancePath+"/platformFamily",schemaPath:"#/properties/platformFamily/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -15598,7 +16048,7 @@ if(data.platformOs !== undefined){
 let data3 = data.platformOs;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate273.errors = [{instancePath:instancePath+"/platformOs",schemaPath:"#/properties/platformOs/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate280.errors = [{instancePath:instancePath+"/platformOs",schemaPath:"#/properties/platformOs/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -15617,23 +16067,23 @@ if(valid0){
 }
 }
 else {
-validate273.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate280.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate273.errors = vErrors;
+validate280.errors = vErrors;
 return errors === 0;
 }
-validate273.evaluated = {"props":{"userAgent":true,"codexHome":true,"platformFamily":true,"platformOs":true},"dynamicProps":false,"dynamicItems":false};
+validate280.evaluated = {"props":{"userAgent":true,"codexHome":true,"platformFamily":true,"platformOs":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializedNotification = validate274;
+exports.InitializedNotification = validate281;
 
-function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate281(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate274.evaluated;
+const evaluated0 = validate281.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15645,7 +16095,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate274.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate281.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15668,12 +16118,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate274.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate281.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("initialized" !== data1){
-validate274.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "initialized"},message:"must be equal to constant"}];
+validate281.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "initialized"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15729,7 +16179,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate274.errors = vErrors;
+validate281.errors = vErrors;
 return false;
 }
 else {
@@ -15757,171 +16207,6 @@ if(valid0){
 }
 }
 else {
-validate274.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate274.errors = vErrors;
-return errors === 0;
-}
-validate274.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.InitializedParams = validate277;
-
-function validate277(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate277.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-}
-else {
-validate277.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate277.errors = vErrors;
-return errors === 0;
-}
-validate277.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.InputModality = validate278;
-const schema112 = {"title":"InputModality","type":"string","enum":["text","image","audio"]};
-
-function validate278(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate278.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate278.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema112.enum;
-if(!(((data === "text") || (data === "image")) || (data === "audio"))){
-validate278.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema112.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate278.errors = vErrors;
-return errors === 0;
-}
-validate278.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.ItemAgentMessageDeltaNotification = validate279;
-const schema113 = {"title":"ItemAgentMessageDeltaNotification","description":"Text streamed into an agentMessage item.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/agentMessage/delta"},"params":{"$ref":"#/$defs/ItemAgentMessageDeltaParams"}},"required":["method","params"]};
-const schema114 = {"title":"ItemAgentMessageDeltaParams","description":"Params of item/agentMessage/delta.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"delta":{"type":"string"}},"required":["threadId","turnId","itemId","delta"]};
-
-function validate281(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate281.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))){
-validate281.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate281.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turnId !== undefined){
-let data1 = data.turnId;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate281.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.itemId !== undefined){
-let data2 = data.itemId;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate281.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs6 = errors;
-if(errors === _errs5){
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.delta !== undefined){
-let data3 = data.delta;
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-validate281.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
 validate281.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -15931,305 +16216,9 @@ if(errors === 0){
 validate281.errors = vErrors;
 return errors === 0;
 }
-validate281.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true},"dynamicProps":false,"dynamicItems":false};
+validate281.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-
-function validate279(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate279.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate279.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.method !== undefined){
-let data1 = data.method;
-const _errs2 = errors;
-if(typeof data1 !== "string"){
-validate279.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs3 = errors;
-if("item/agentMessage/delta" !== data1){
-validate279.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/agentMessage/delta"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.params !== undefined){
-let data2 = data.params;
-const _errs4 = errors;
-if(!(validate281(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate281.errors : vErrors.concat(validate281.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-else {
-validate279.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate279.errors = vErrors;
-return errors === 0;
-}
-validate279.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.ItemAgentMessageDeltaParams = validate283;
-
-function validate283(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate283.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))){
-validate283.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate283.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turnId !== undefined){
-let data1 = data.turnId;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate283.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.itemId !== undefined){
-let data2 = data.itemId;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate283.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs6 = errors;
-if(errors === _errs5){
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.delta !== undefined){
-let data3 = data.delta;
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-validate283.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate283.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate283.errors = vErrors;
-return errors === 0;
-}
-validate283.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.ItemCommandExecutionOutputDeltaNotification = validate284;
-const schema116 = {"title":"ItemCommandExecutionOutputDeltaNotification","description":"Output of a commandExecution item, as plain text.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/commandExecution/outputDelta"},"params":{"$ref":"#/$defs/ItemCommandExecutionOutputDeltaParams"}},"required":["method","params"]};
-const schema117 = {"title":"ItemCommandExecutionOutputDeltaParams","description":"Params of item/commandExecution/outputDelta.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"delta":{"type":"string"}},"required":["threadId","turnId","itemId","delta"]};
-
-function validate286(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate286.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))){
-validate286.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate286.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turnId !== undefined){
-let data1 = data.turnId;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate286.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.itemId !== undefined){
-let data2 = data.itemId;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate286.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs6 = errors;
-if(errors === _errs5){
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.delta !== undefined){
-let data3 = data.delta;
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-validate286.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate286.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate286.errors = vErrors;
-return errors === 0;
-}
-validate286.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true},"dynamicProps":false,"dynamicItems":false};
-
+exports.InitializedParams = validate284;
 
 function validate284(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -16244,68 +16233,6 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate284.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.method !== undefined){
-let data1 = data.method;
-const _errs2 = errors;
-if(typeof data1 !== "string"){
-validate284.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs3 = errors;
-if("item/commandExecution/outputDelta" !== data1){
-validate284.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/commandExecution/outputDelta"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.params !== undefined){
-let data2 = data.params;
-const _errs4 = errors;
-if(!(validate286(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate286.errors : vErrors.concat(validate286.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
 }
 else {
 validate284.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
@@ -16317,9 +16244,43 @@ if(errors === 0){
 validate284.errors = vErrors;
 return errors === 0;
 }
-validate284.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate284.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemCommandExecutionOutputDeltaParams = validate288;
+exports.InputModality = validate285;
+const schema115 = {"title":"InputModality","type":"string","enum":["text","image","audio"]};
+
+function validate285(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate285.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate285.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema115.enum;
+if(!(((data === "text") || (data === "image")) || (data === "audio"))){
+validate285.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema115.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate285.errors = vErrors;
+return errors === 0;
+}
+validate285.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemAgentMessageDeltaNotification = validate286;
+const schema116 = {"title":"ItemAgentMessageDeltaNotification","description":"Text streamed into an agentMessage item.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/agentMessage/delta"},"params":{"$ref":"#/$defs/ItemAgentMessageDeltaParams"}},"required":["method","params"]};
+const schema117 = {"title":"ItemAgentMessageDeltaParams","description":"Params of item/agentMessage/delta.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"delta":{"type":"string"}},"required":["threadId","turnId","itemId","delta"]};
 
 function validate288(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -16422,13 +16383,11 @@ return errors === 0;
 }
 validate288.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemCommandExecutionRequestApprovalParams = validate289;
-const schema119 = {"title":"ItemCommandExecutionRequestApprovalParams","description":"Params of item/commandExecution/requestApproval.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string","description":"The commandExecution item waiting for the decision."},"startedAtMs":{"description":"Unix milliseconds.","type":"integer","minimum":0,"maximum":9007199254740991},"command":{"anyOf":[{"type":"string"},{"type":"null"}]},"cwd":{"anyOf":[{"type":"string"},{"type":"null"}]},"commandActions":{"anyOf":[{"type":"array","items":{"$ref":"#/$defs/CommandAction"}},{"type":"null"}]},"reason":{"anyOf":[{"type":"string"},{"type":"null"}]},"approvalId":{"anyOf":[{"type":"string"},{"type":"null"}]},"availableDecisions":{"description":"The decisions the client may answer with.","anyOf":[{"type":"array","items":{"$ref":"#/$defs/CommandExecutionApprovalDecision"}},{"type":"null"}]}},"required":["threadId","turnId","itemId","startedAtMs"]};
 
-function validate289(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate286(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate289.evaluated;
+const evaluated0 = validate286.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16439,8 +16398,98 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.startedAtMs === undefined) && (missing0 = "startedAtMs"))){
-validate289.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate286.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data1 = data.method;
+const _errs2 = errors;
+if(typeof data1 !== "string"){
+validate286.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+if("item/agentMessage/delta" !== data1){
+validate286.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/agentMessage/delta"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data2 = data.params;
+const _errs4 = errors;
+if(!(validate288(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate288.errors : vErrors.concat(validate288.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate286.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate286.errors = vErrors;
+return errors === 0;
+}
+validate286.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemAgentMessageDeltaParams = validate290;
+
+function validate290(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate290.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))){
+validate290.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16448,7 +16497,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate289.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate290.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -16464,7 +16513,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate289.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate290.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -16480,7 +16529,408 @@ if(data.itemId !== undefined){
 let data2 = data.itemId;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate289.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate290.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.delta !== undefined){
+let data3 = data.delta;
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+validate290.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate290.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate290.errors = vErrors;
+return errors === 0;
+}
+validate290.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemCommandExecutionOutputDeltaNotification = validate291;
+const schema119 = {"title":"ItemCommandExecutionOutputDeltaNotification","description":"Output of a commandExecution item, as plain text.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/commandExecution/outputDelta"},"params":{"$ref":"#/$defs/ItemCommandExecutionOutputDeltaParams"}},"required":["method","params"]};
+const schema120 = {"title":"ItemCommandExecutionOutputDeltaParams","description":"Params of item/commandExecution/outputDelta.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"delta":{"type":"string"}},"required":["threadId","turnId","itemId","delta"]};
+
+function validate293(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate293.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))){
+validate293.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate293.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data1 = data.turnId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate293.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.itemId !== undefined){
+let data2 = data.itemId;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate293.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.delta !== undefined){
+let data3 = data.delta;
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+validate293.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate293.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate293.errors = vErrors;
+return errors === 0;
+}
+validate293.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate291(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate291.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate291.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data1 = data.method;
+const _errs2 = errors;
+if(typeof data1 !== "string"){
+validate291.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+if("item/commandExecution/outputDelta" !== data1){
+validate291.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/commandExecution/outputDelta"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data2 = data.params;
+const _errs4 = errors;
+if(!(validate293(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate293.errors : vErrors.concat(validate293.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate291.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate291.errors = vErrors;
+return errors === 0;
+}
+validate291.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemCommandExecutionOutputDeltaParams = validate295;
+
+function validate295(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate295.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))){
+validate295.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate295.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data1 = data.turnId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate295.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.itemId !== undefined){
+let data2 = data.itemId;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate295.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.delta !== undefined){
+let data3 = data.delta;
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+validate295.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate295.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate295.errors = vErrors;
+return errors === 0;
+}
+validate295.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemCommandExecutionRequestApprovalParams = validate296;
+const schema122 = {"title":"ItemCommandExecutionRequestApprovalParams","description":"Params of item/commandExecution/requestApproval.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string","description":"The commandExecution item waiting for the decision."},"startedAtMs":{"description":"Unix milliseconds.","type":"integer","minimum":0,"maximum":9007199254740991},"command":{"anyOf":[{"type":"string"},{"type":"null"}]},"cwd":{"anyOf":[{"type":"string"},{"type":"null"}]},"commandActions":{"anyOf":[{"type":"array","items":{"$ref":"#/$defs/CommandAction"}},{"type":"null"}]},"reason":{"anyOf":[{"type":"string"},{"type":"null"}]},"approvalId":{"anyOf":[{"type":"string"},{"type":"null"}]},"availableDecisions":{"description":"The decisions the client may answer with.","anyOf":[{"type":"array","items":{"$ref":"#/$defs/CommandExecutionApprovalDecision"}},{"type":"null"}]}},"required":["threadId","turnId","itemId","startedAtMs"]};
+
+function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate296.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.startedAtMs === undefined) && (missing0 = "startedAtMs"))){
+validate296.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate296.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data1 = data.turnId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate296.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.itemId !== undefined){
+let data2 = data.itemId;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate296.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -16496,19 +16946,19 @@ if(data.startedAtMs !== undefined){
 let data3 = data.startedAtMs;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate289.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate296.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate289.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate296.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate289.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate296.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -16574,7 +17024,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate289.errors = vErrors;
+validate296.errors = vErrors;
 return false;
 }
 else {
@@ -16646,7 +17096,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate289.errors = vErrors;
+validate296.errors = vErrors;
 return false;
 }
 else {
@@ -16682,12 +17132,12 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 let data7 = data6[i0];
 const _errs25 = errors;
-if(!(validate214(data7, {instancePath:instancePath+"/commandActions/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate214.errors : vErrors.concat(validate214.errors);
+if(!(validate221(data7, {instancePath:instancePath+"/commandActions/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate214.evaluated.props;
+var props0 = validate221.evaluated.props;
 }
 var valid4 = _errs25 === errors;
 if(!valid4){
@@ -16742,7 +17192,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate289.errors = vErrors;
+validate296.errors = vErrors;
 return false;
 }
 else {
@@ -16814,7 +17264,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate289.errors = vErrors;
+validate296.errors = vErrors;
 return false;
 }
 else {
@@ -16886,7 +17336,7 @@ else {
 vErrors.push(err14);
 }
 errors++;
-validate289.errors = vErrors;
+validate296.errors = vErrors;
 return false;
 }
 else {
@@ -16922,12 +17372,12 @@ const len1 = data10.length;
 for(let i1=0; i1<len1; i1++){
 let data11 = data10[i1];
 const _errs44 = errors;
-if(!(validate215(data11, {instancePath:instancePath+"/availableDecisions/" + i1,parentData:data10,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate215.errors : vErrors.concat(validate215.errors);
+if(!(validate222(data11, {instancePath:instancePath+"/availableDecisions/" + i1,parentData:data10,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
 errors = vErrors.length;
 }
 else {
-var props1 = validate215.evaluated.props;
+var props1 = validate222.evaluated.props;
 }
 var valid8 = _errs44 === errors;
 if(!valid8){
@@ -16982,7 +17432,7 @@ else {
 vErrors.push(err17);
 }
 errors++;
-validate289.errors = vErrors;
+validate296.errors = vErrors;
 return false;
 }
 else {
@@ -17017,24 +17467,24 @@ if(valid0){
 }
 }
 else {
-validate289.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate296.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate289.errors = vErrors;
+validate296.errors = vErrors;
 return errors === 0;
 }
-validate289.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"startedAtMs":true,"command":true,"cwd":true,"commandActions":true,"reason":true,"approvalId":true,"availableDecisions":true},"dynamicProps":false,"dynamicItems":false};
+validate296.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"startedAtMs":true,"command":true,"cwd":true,"commandActions":true,"reason":true,"approvalId":true,"availableDecisions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemCommandExecutionRequestApprovalRequest = validate292;
-const schema120 = {"title":"ItemCommandExecutionRequestApprovalRequest","description":"Ask the client to approve a command (one of the gateway's command tools) before it runs; the commandExecution item has started.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"item/commandExecution/requestApproval"},"params":{"$ref":"#/$defs/ItemCommandExecutionRequestApprovalParams"}},"required":["id","method","params"]};
+exports.ItemCommandExecutionRequestApprovalRequest = validate299;
+const schema123 = {"title":"ItemCommandExecutionRequestApprovalRequest","description":"Ask the client to approve a command (one of the gateway's command tools) before it runs; the commandExecution item has started.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"item/commandExecution/requestApproval"},"params":{"$ref":"#/$defs/ItemCommandExecutionRequestApprovalParams"}},"required":["id","method","params"]};
 
-function validate292(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate292.evaluated;
+const evaluated0 = validate299.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17046,7 +17496,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.method === undefined) && (missing0 = "method"))) || ((data.params === undefined) && (missing0 = "params"))){
-validate292.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate299.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17084,12 +17534,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate292.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate299.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("item/commandExecution/requestApproval" !== data2){
-validate292.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/commandExecution/requestApproval"},message:"must be equal to constant"}];
+validate299.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/commandExecution/requestApproval"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -17105,8 +17555,8 @@ if(valid0){
 if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
-if(!(validate289(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate289.errors : vErrors.concat(validate289.errors);
+if(!(validate296(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate296.errors : vErrors.concat(validate296.errors);
 errors = vErrors.length;
 }
 else {
@@ -17124,25 +17574,25 @@ if(valid0){
 }
 }
 else {
-validate292.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate299.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate292.errors = vErrors;
+validate299.errors = vErrors;
 return errors === 0;
 }
-validate292.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate299.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemCommandExecutionRequestApprovalResponse = validate296;
-const schema121 = {"title":"ItemCommandExecutionRequestApprovalResponse","description":"Success response to item/commandExecution/requestApproval.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ItemCommandExecutionRequestApprovalResult"},"error":false},"required":["id","result"]};
-const schema122 = {"title":"ItemCommandExecutionRequestApprovalResult","description":"Result of item/commandExecution/requestApproval.","type":"object","properties":{"decision":{"$ref":"#/$defs/CommandExecutionApprovalDecision"}},"required":["decision"]};
+exports.ItemCommandExecutionRequestApprovalResponse = validate303;
+const schema124 = {"title":"ItemCommandExecutionRequestApprovalResponse","description":"Success response to item/commandExecution/requestApproval.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ItemCommandExecutionRequestApprovalResult"},"error":false},"required":["id","result"]};
+const schema125 = {"title":"ItemCommandExecutionRequestApprovalResult","description":"Result of item/commandExecution/requestApproval.","type":"object","properties":{"decision":{"$ref":"#/$defs/CommandExecutionApprovalDecision"}},"required":["decision"]};
 
-function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate306(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate299.evaluated;
+const evaluated0 = validate306.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17154,19 +17604,19 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.decision === undefined) && (missing0 = "decision")){
-validate299.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate306.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.decision !== undefined){
 let data0 = data.decision;
 const _errs1 = errors;
-if(!(validate215(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate215.errors : vErrors.concat(validate215.errors);
+if(!(validate222(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate215.evaluated.props;
+var props0 = validate222.evaluated.props;
 }
 var valid0 = _errs1 === errors;
 }
@@ -17178,22 +17628,22 @@ if(valid0){
 }
 }
 else {
-validate299.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate306.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate299.errors = vErrors;
+validate306.errors = vErrors;
 return errors === 0;
 }
-validate299.evaluated = {"props":{"decision":true},"dynamicProps":false,"dynamicItems":false};
+validate306.evaluated = {"props":{"decision":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate303(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate296.evaluated;
+const evaluated0 = validate303.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17205,7 +17655,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate296.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate303.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17242,8 +17692,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate299(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate299.errors : vErrors.concat(validate299.errors);
+if(!(validate306(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate306.errors : vErrors.concat(validate306.errors);
 errors = vErrors.length;
 }
 else {
@@ -17257,7 +17707,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate296.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate303.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -17271,74 +17721,18 @@ if(valid0){
 }
 }
 else {
-validate296.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate303.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate296.errors = vErrors;
+validate303.errors = vErrors;
 return errors === 0;
 }
-validate296.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate303.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemCommandExecutionRequestApprovalResult = validate302;
-
-function validate302(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate302.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.decision === undefined) && (missing0 = "decision")){
-validate302.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.decision !== undefined){
-let data0 = data.decision;
-const _errs1 = errors;
-if(!(validate215(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate215.errors : vErrors.concat(validate215.errors);
-errors = vErrors.length;
-}
-else {
-var props0 = validate215.evaluated.props;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate302.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate302.errors = vErrors;
-return errors === 0;
-}
-validate302.evaluated = {"props":{"decision":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.ItemCompletedNotification = validate304;
-const schema124 = {"title":"ItemCompletedNotification","description":"An item ended; carries the whole final item.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/completed"},"params":{"$ref":"#/$defs/ItemCompletedParams"}},"required":["method","params"]};
-const schema125 = {"title":"ItemCompletedParams","description":"Params of item/completed.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"item":{"$ref":"#/$defs/ThreadItem"},"completedAtMs":{"description":"When, in Unix milliseconds.","type":"integer","minimum":0,"maximum":9007199254740991},"contentTokenCount":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["threadId","turnId","item","completedAtMs"]};
-const schema126 = {"title":"ThreadItem","description":"The items the gateway reports: the user's input, the agent's text and thinking, its commands (Tau's bash and the gateway's command tools), its other tools, the client's dynamic tools, plans.","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"userMessage"},"id":{"type":"string"},"content":{"type":"array","items":{"$ref":"#/$defs/UserInput"}},"clientId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["type","id","content"]},{"type":"object","properties":{"type":{"type":"string","const":"agentMessage"},"id":{"type":"string"},"text":{"type":"string"},"phase":{"anyOf":[{"$ref":"#/$defs/MessagePhase"},{"type":"null"}]}},"required":["type","id","text"]},{"type":"object","properties":{"type":{"type":"string","const":"reasoning"},"id":{"type":"string"},"summary":{"type":"array","items":{"type":"string"}},"content":{"type":"array","items":{"type":"string"}}},"required":["type","id"]},{"type":"object","properties":{"type":{"type":"string","const":"commandExecution"},"id":{"type":"string"},"command":{"type":"string"},"cwd":{"type":"string"},"commandActions":{"type":"array","items":{"$ref":"#/$defs/CommandAction"}},"status":{"$ref":"#/$defs/CommandExecutionStatus"},"aggregatedOutput":{"anyOf":[{"type":"string"},{"type":"null"}]},"exitCode":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"null"}]},"durationMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"processId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["type","id","command","cwd","commandActions","status"]},{"type":"object","properties":{"type":{"type":"string","const":"mcpToolCall"},"id":{"type":"string"},"server":{"type":"string"},"tool":{"type":"string"},"arguments":{"description":"The tool's arguments."},"status":{"$ref":"#/$defs/McpToolCallStatus"},"result":{"anyOf":[{"$ref":"#/$defs/McpToolCallResult"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/McpToolCallError"},{"type":"null"}]},"durationMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["type","id","server","tool","arguments","status"]},{"type":"object","properties":{"type":{"type":"string","const":"dynamicToolCall"},"id":{"type":"string"},"tool":{"type":"string"},"arguments":{"description":"The tool's arguments."},"status":{"$ref":"#/$defs/DynamicToolCallStatus"},"namespace":{"anyOf":[{"type":"string"},{"type":"null"}]},"contentItems":{"anyOf":[{"type":"array","items":{"$ref":"#/$defs/DynamicToolCallOutputContentItem"}},{"type":"null"}]},"success":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"durationMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["type","id","tool","arguments","status"]},{"type":"object","properties":{"type":{"type":"string","const":"plan"},"id":{"type":"string"},"text":{"type":"string"}},"required":["type","id","text"]}],"discriminator":{"propertyName":"type"},"type":"object"};
-const schema127 = {"title":"MessagePhase","type":"string","enum":["commentary","partial_answer","final_answer"]};
+exports.ItemCommandExecutionRequestApprovalResult = validate309;
 
 function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -17350,31 +17744,56 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
-validate309.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 const _errs0 = errors;
-const vSchema0 = schema127.enum;
-if(!(((data === "commentary") || (data === "partial_answer")) || (data === "final_answer"))){
-validate309.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.decision === undefined) && (missing0 = "decision")){
+validate309.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
+if(data.decision !== undefined){
+let data0 = data.decision;
+const _errs1 = errors;
+if(!(validate222(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
+errors = vErrors.length;
+}
+else {
+var props0 = validate222.evaluated.props;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate309.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
 }
 if(errors === 0){
+}
 }
 validate309.errors = vErrors;
 return errors === 0;
 }
-validate309.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate309.evaluated = {"props":{"decision":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema128 = {"title":"McpToolCallStatus","type":"string","enum":["inProgress","completed","failed"]};
+exports.ItemCompletedNotification = validate311;
+const schema127 = {"title":"ItemCompletedNotification","description":"An item ended; carries the whole final item.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/completed"},"params":{"$ref":"#/$defs/ItemCompletedParams"}},"required":["method","params"]};
+const schema128 = {"title":"ItemCompletedParams","description":"Params of item/completed.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"item":{"$ref":"#/$defs/ThreadItem"},"completedAtMs":{"description":"When, in Unix milliseconds.","type":"integer","minimum":0,"maximum":9007199254740991},"contentTokenCount":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["threadId","turnId","item","completedAtMs"]};
+const schema129 = {"title":"ThreadItem","description":"The items the gateway reports: the user's input, the agent's text and thinking, its commands (Tau's bash and the gateway's command tools), its other tools, the client's dynamic tools, plans.","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"userMessage"},"id":{"type":"string"},"content":{"type":"array","items":{"$ref":"#/$defs/UserInput"}},"clientId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["type","id","content"]},{"type":"object","properties":{"type":{"type":"string","const":"agentMessage"},"id":{"type":"string"},"text":{"type":"string"},"phase":{"anyOf":[{"$ref":"#/$defs/MessagePhase"},{"type":"null"}]}},"required":["type","id","text"]},{"type":"object","properties":{"type":{"type":"string","const":"reasoning"},"id":{"type":"string"},"summary":{"type":"array","items":{"type":"string"}},"content":{"type":"array","items":{"type":"string"}}},"required":["type","id"]},{"type":"object","properties":{"type":{"type":"string","const":"commandExecution"},"id":{"type":"string"},"command":{"type":"string"},"cwd":{"type":"string"},"commandActions":{"type":"array","items":{"$ref":"#/$defs/CommandAction"}},"status":{"$ref":"#/$defs/CommandExecutionStatus"},"aggregatedOutput":{"anyOf":[{"type":"string"},{"type":"null"}]},"exitCode":{"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"null"}]},"durationMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"processId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["type","id","command","cwd","commandActions","status"]},{"type":"object","properties":{"type":{"type":"string","const":"mcpToolCall"},"id":{"type":"string"},"server":{"type":"string"},"tool":{"type":"string"},"arguments":{"description":"The tool's arguments."},"status":{"$ref":"#/$defs/McpToolCallStatus"},"result":{"anyOf":[{"$ref":"#/$defs/McpToolCallResult"},{"type":"null"}]},"error":{"anyOf":[{"$ref":"#/$defs/McpToolCallError"},{"type":"null"}]},"durationMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["type","id","server","tool","arguments","status"]},{"type":"object","properties":{"type":{"type":"string","const":"dynamicToolCall"},"id":{"type":"string"},"tool":{"type":"string"},"arguments":{"description":"The tool's arguments."},"status":{"$ref":"#/$defs/DynamicToolCallStatus"},"namespace":{"anyOf":[{"type":"string"},{"type":"null"}]},"contentItems":{"anyOf":[{"type":"array","items":{"$ref":"#/$defs/DynamicToolCallOutputContentItem"}},{"type":"null"}]},"success":{"anyOf":[{"type":"boolean"},{"type":"null"}]},"durationMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["type","id","tool","arguments","status"]},{"type":"object","properties":{"type":{"type":"string","const":"plan"},"id":{"type":"string"},"text":{"type":"string"}},"required":["type","id","text"]}],"discriminator":{"propertyName":"type"},"type":"object"};
+const schema130 = {"title":"MessagePhase","type":"string","enum":["commentary","partial_answer","final_answer"]};
 
-function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate313.evaluated;
+const evaluated0 = validate316.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17382,30 +17801,61 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate313.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate316.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema128.enum;
-if(!(((data === "inProgress") || (data === "completed")) || (data === "failed"))){
-validate313.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"}];
+const vSchema0 = schema130.enum;
+if(!(((data === "commentary") || (data === "partial_answer")) || (data === "final_answer"))){
+validate316.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema130.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate313.errors = vErrors;
+validate316.errors = vErrors;
 return errors === 0;
 }
-validate313.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate316.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema129 = {"title":"McpToolCallResult","type":"object","properties":{"content":{"type":"array","items":{}},"structuredContent":{}},"required":["content"]};
+const schema131 = {"title":"McpToolCallStatus","type":"string","enum":["inProgress","completed","failed"]};
 
-function validate315(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate315.evaluated;
+const evaluated0 = validate320.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate320.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema131.enum;
+if(!(((data === "inProgress") || (data === "completed")) || (data === "failed"))){
+validate320.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate320.errors = vErrors;
+return errors === 0;
+}
+validate320.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema132 = {"title":"McpToolCallResult","type":"object","properties":{"content":{"type":"array","items":{}},"structuredContent":{}},"required":["content"]};
+
+function validate322(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate322.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17417,7 +17867,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.content === undefined) && (missing0 = "content")){
-validate315.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate322.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17429,7 +17879,7 @@ if(errors === _errs1){
 if(Array.isArray(data0)){
 }
 else {
-validate315.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate322.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -17445,23 +17895,23 @@ if(valid0){
 }
 }
 else {
-validate315.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate322.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate315.errors = vErrors;
+validate322.errors = vErrors;
 return errors === 0;
 }
-validate315.evaluated = {"props":{"content":true,"structuredContent":true},"dynamicProps":false,"dynamicItems":false};
+validate322.evaluated = {"props":{"content":true,"structuredContent":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema130 = {"title":"McpToolCallError","type":"object","properties":{"message":{"type":"string"}},"required":["message"]};
+const schema133 = {"title":"McpToolCallError","type":"object","properties":{"message":{"type":"string"}},"required":["message"]};
 
-function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate317.evaluated;
+const evaluated0 = validate324.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17473,7 +17923,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.message === undefined) && (missing0 = "message")){
-validate317.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate324.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17481,7 +17931,7 @@ if(data.message !== undefined){
 let data0 = data.message;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate317.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate324.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -17497,22 +17947,22 @@ if(valid0){
 }
 }
 else {
-validate317.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate324.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate317.errors = vErrors;
+validate324.errors = vErrors;
 return errors === 0;
 }
-validate317.evaluated = {"props":{"message":true},"dynamicProps":false,"dynamicItems":false};
+validate324.evaluated = {"props":{"message":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate314(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate307.evaluated;
+const evaluated0 = validate314.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17535,7 +17985,7 @@ if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17543,12 +17993,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs4 = errors;
 if(typeof data0 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
 if("userMessage" !== data0){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "userMessage"},message:"must be equal to constant"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "userMessage"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -17565,7 +18015,7 @@ if(data.id !== undefined){
 let data1 = data.id;
 const _errs6 = errors;
 if(typeof data1 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/0/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/0/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -17604,7 +18054,7 @@ if(valid3){
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/0/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate314.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/0/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs8){
@@ -17666,7 +18116,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -17695,7 +18145,7 @@ if(valid2){
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -17716,7 +18166,7 @@ if(errors === _errs17){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((data.type === undefined) && (missing1 = "type")) || ((data.id === undefined) && (missing1 = "id"))) || ((data.text === undefined) && (missing1 = "text"))){
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -17724,12 +18174,12 @@ if(data.type !== undefined){
 let data5 = data.type;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
 if("agentMessage" !== data5){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "agentMessage"},message:"must be equal to constant"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "agentMessage"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -17746,7 +18196,7 @@ if(data.id !== undefined){
 let data6 = data.id;
 const _errs21 = errors;
 if(typeof data6 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/1/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/1/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs22 = errors;
@@ -17762,7 +18212,7 @@ if(data.text !== undefined){
 let data7 = data.text;
 const _errs23 = errors;
 if(typeof data7 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/1/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/1/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs24 = errors;
@@ -17780,8 +18230,8 @@ const _errs25 = errors;
 const _errs26 = errors;
 let valid7 = false;
 const _errs27 = errors;
-if(!(validate309(data8, {instancePath:instancePath+"/phase",parentData:data,parentDataProperty:"phase",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate309.errors : vErrors.concat(validate309.errors);
+if(!(validate316(data8, {instancePath:instancePath+"/phase",parentData:data,parentDataProperty:"phase",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
 errors = vErrors.length;
 }
 else {
@@ -17817,7 +18267,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -17846,7 +18296,7 @@ if(valid6){
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs17){
@@ -17869,7 +18319,7 @@ if(errors === _errs30){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.type === undefined) && (missing2 = "type")) || ((data.id === undefined) && (missing2 = "id"))){
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -17877,12 +18327,12 @@ if(data.type !== undefined){
 let data9 = data.type;
 const _errs32 = errors;
 if(typeof data9 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs33 = errors;
 if("reasoning" !== data9){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -17899,7 +18349,7 @@ if(data.id !== undefined){
 let data10 = data.id;
 const _errs34 = errors;
 if(typeof data10 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/2/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/2/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs35 = errors;
@@ -17923,7 +18373,7 @@ for(let i1=0; i1<len1; i1++){
 let data12 = data11[i1];
 const _errs38 = errors;
 if(typeof data12 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/summary/" + i1,schemaPath:"#/oneOf/2/properties/summary/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/summary/" + i1,schemaPath:"#/oneOf/2/properties/summary/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs39 = errors;
@@ -17938,7 +18388,7 @@ if(valid10){
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/oneOf/2/properties/summary/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate314.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/oneOf/2/properties/summary/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs36){
@@ -17962,7 +18412,7 @@ for(let i2=0; i2<len2; i2++){
 let data14 = data13[i2];
 const _errs42 = errors;
 if(typeof data14 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/content/" + i2,schemaPath:"#/oneOf/2/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/content/" + i2,schemaPath:"#/oneOf/2/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs43 = errors;
@@ -17977,7 +18427,7 @@ if(valid11){
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/2/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate314.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/2/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs40){
@@ -17996,7 +18446,7 @@ if(valid9){
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs30){
@@ -18019,7 +18469,7 @@ if(errors === _errs44){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((((((data.type === undefined) && (missing3 = "type")) || ((data.id === undefined) && (missing3 = "id"))) || ((data.command === undefined) && (missing3 = "command"))) || ((data.cwd === undefined) && (missing3 = "cwd"))) || ((data.commandActions === undefined) && (missing3 = "commandActions"))) || ((data.status === undefined) && (missing3 = "status"))){
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -18027,12 +18477,12 @@ if(data.type !== undefined){
 let data15 = data.type;
 const _errs46 = errors;
 if(typeof data15 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs47 = errors;
 if("commandExecution" !== data15){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "commandExecution"},message:"must be equal to constant"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "commandExecution"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -18049,7 +18499,7 @@ if(data.id !== undefined){
 let data16 = data.id;
 const _errs48 = errors;
 if(typeof data16 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/3/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/3/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs49 = errors;
@@ -18065,7 +18515,7 @@ if(data.command !== undefined){
 let data17 = data.command;
 const _errs50 = errors;
 if(typeof data17 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/3/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/3/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs51 = errors;
@@ -18081,7 +18531,7 @@ if(data.cwd !== undefined){
 let data18 = data.cwd;
 const _errs52 = errors;
 if(typeof data18 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/oneOf/3/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/oneOf/3/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs53 = errors;
@@ -18104,12 +18554,12 @@ const len3 = data19.length;
 for(let i3=0; i3<len3; i3++){
 let data20 = data19[i3];
 const _errs56 = errors;
-if(!(validate214(data20, {instancePath:instancePath+"/commandActions/" + i3,parentData:data19,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate214.errors : vErrors.concat(validate214.errors);
+if(!(validate221(data20, {instancePath:instancePath+"/commandActions/" + i3,parentData:data19,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
 errors = vErrors.length;
 }
 else {
-var props2 = validate214.evaluated.props;
+var props2 = validate221.evaluated.props;
 }
 var valid14 = _errs56 === errors;
 if(!valid14){
@@ -18120,7 +18570,7 @@ if(valid14){
 }
 }
 else {
-validate307.errors = [{instancePath:instancePath+"/commandActions",schemaPath:"#/oneOf/3/properties/commandActions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate314.errors = [{instancePath:instancePath+"/commandActions",schemaPath:"#/oneOf/3/properties/commandActions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs54){
@@ -18135,8 +18585,8 @@ if(valid13){
 if(data.status !== undefined){
 let data21 = data.status;
 const _errs57 = errors;
-if(!(validate216(data21, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate216.errors : vErrors.concat(validate216.errors);
+if(!(validate223(data21, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate223.errors : vErrors.concat(validate223.errors);
 errors = vErrors.length;
 }
 else {
@@ -18197,7 +18647,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -18297,7 +18747,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -18397,7 +18847,7 @@ else {
 vErrors.push(err17);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -18469,7 +18919,7 @@ else {
 vErrors.push(err20);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -18504,7 +18954,7 @@ if(valid13){
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs44){
@@ -18533,7 +18983,7 @@ if(errors === _errs82){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if(((((((data.type === undefined) && (missing4 = "type")) || ((data.id === undefined) && (missing4 = "id"))) || ((data.server === undefined) && (missing4 = "server"))) || ((data.tool === undefined) && (missing4 = "tool"))) || ((data.arguments === undefined) && (missing4 = "arguments"))) || ((data.status === undefined) && (missing4 = "status"))){
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
@@ -18541,12 +18991,12 @@ if(data.type !== undefined){
 let data26 = data.type;
 const _errs84 = errors;
 if(typeof data26 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs85 = errors;
 if("mcpToolCall" !== data26){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "mcpToolCall"},message:"must be equal to constant"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "mcpToolCall"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -18563,7 +19013,7 @@ if(data.id !== undefined){
 let data27 = data.id;
 const _errs86 = errors;
 if(typeof data27 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/4/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/4/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs87 = errors;
@@ -18579,7 +19029,7 @@ if(data.server !== undefined){
 let data28 = data.server;
 const _errs88 = errors;
 if(typeof data28 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/server",schemaPath:"#/oneOf/4/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/server",schemaPath:"#/oneOf/4/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs89 = errors;
@@ -18595,7 +19045,7 @@ if(data.tool !== undefined){
 let data29 = data.tool;
 const _errs90 = errors;
 if(typeof data29 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/tool",schemaPath:"#/oneOf/4/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/tool",schemaPath:"#/oneOf/4/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs91 = errors;
@@ -18610,8 +19060,8 @@ if(valid20){
 if(data.status !== undefined){
 let data30 = data.status;
 const _errs92 = errors;
-if(!(validate313(data30, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate313.errors : vErrors.concat(validate313.errors);
+if(!(validate320(data30, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate320.errors : vErrors.concat(validate320.errors);
 errors = vErrors.length;
 }
 else {
@@ -18628,8 +19078,8 @@ const _errs93 = errors;
 const _errs94 = errors;
 let valid21 = false;
 const _errs95 = errors;
-if(!(validate315(data31, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate315.errors : vErrors.concat(validate315.errors);
+if(!(validate322(data31, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate322.errors : vErrors.concat(validate322.errors);
 errors = vErrors.length;
 }
 else {
@@ -18668,7 +19118,7 @@ else {
 vErrors.push(err22);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -18696,8 +19146,8 @@ const _errs98 = errors;
 const _errs99 = errors;
 let valid22 = false;
 const _errs100 = errors;
-if(!(validate317(data32, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate317.errors : vErrors.concat(validate317.errors);
+if(!(validate324(data32, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate324.errors : vErrors.concat(validate324.errors);
 errors = vErrors.length;
 }
 else {
@@ -18735,7 +19185,7 @@ else {
 vErrors.push(err24);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -18835,7 +19285,7 @@ else {
 vErrors.push(err29);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -18868,7 +19318,7 @@ if(valid20){
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs82){
@@ -18896,7 +19346,7 @@ if(errors === _errs109){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((((((data.type === undefined) && (missing5 = "type")) || ((data.id === undefined) && (missing5 = "id"))) || ((data.tool === undefined) && (missing5 = "tool"))) || ((data.arguments === undefined) && (missing5 = "arguments"))) || ((data.status === undefined) && (missing5 = "status"))){
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/5/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/5/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
@@ -18904,12 +19354,12 @@ if(data.type !== undefined){
 let data34 = data.type;
 const _errs111 = errors;
 if(typeof data34 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs112 = errors;
 if("dynamicToolCall" !== data34){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/const",keyword:"const",params:{allowedValue: "dynamicToolCall"},message:"must be equal to constant"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/const",keyword:"const",params:{allowedValue: "dynamicToolCall"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -18926,7 +19376,7 @@ if(data.id !== undefined){
 let data35 = data.id;
 const _errs113 = errors;
 if(typeof data35 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/5/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/5/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs114 = errors;
@@ -18942,7 +19392,7 @@ if(data.tool !== undefined){
 let data36 = data.tool;
 const _errs115 = errors;
 if(typeof data36 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/tool",schemaPath:"#/oneOf/5/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/tool",schemaPath:"#/oneOf/5/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs116 = errors;
@@ -18957,8 +19407,8 @@ if(valid25){
 if(data.status !== undefined){
 let data37 = data.status;
 const _errs117 = errors;
-if(!(validate240(data37, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate240.errors : vErrors.concat(validate240.errors);
+if(!(validate247(data37, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate247.errors : vErrors.concat(validate247.errors);
 errors = vErrors.length;
 }
 else {
@@ -19019,7 +19469,7 @@ else {
 vErrors.push(err32);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -19055,12 +19505,12 @@ const len4 = data39.length;
 for(let i4=0; i4<len4; i4++){
 let data40 = data39[i4];
 const _errs128 = errors;
-if(!(validate239(data40, {instancePath:instancePath+"/contentItems/" + i4,parentData:data39,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
+if(!(validate246(data40, {instancePath:instancePath+"/contentItems/" + i4,parentData:data39,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 else {
-var props5 = validate239.evaluated.props;
+var props5 = validate246.evaluated.props;
 }
 var valid28 = _errs128 === errors;
 if(!valid28){
@@ -19115,7 +19565,7 @@ else {
 vErrors.push(err35);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -19187,7 +19637,7 @@ else {
 vErrors.push(err38);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -19287,7 +19737,7 @@ else {
 vErrors.push(err43);
 }
 errors++;
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 return false;
 }
 else {
@@ -19320,7 +19770,7 @@ if(valid25){
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs109){
@@ -19348,7 +19798,7 @@ if(errors === _errs143){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((((data.type === undefined) && (missing6 = "type")) || ((data.id === undefined) && (missing6 = "id"))) || ((data.text === undefined) && (missing6 = "text"))){
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/6/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/6/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
@@ -19356,12 +19806,12 @@ if(data.type !== undefined){
 let data43 = data.type;
 const _errs145 = errors;
 if(typeof data43 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs146 = errors;
 if("plan" !== data43){
-validate307.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+validate314.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -19378,7 +19828,7 @@ if(data.id !== undefined){
 let data44 = data.id;
 const _errs147 = errors;
 if(typeof data44 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/6/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/6/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs148 = errors;
@@ -19394,7 +19844,7 @@ if(data.text !== undefined){
 let data45 = data.text;
 const _errs149 = errors;
 if(typeof data45 !== "string"){
-validate307.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/6/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate314.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/6/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs150 = errors;
@@ -19412,7 +19862,7 @@ if(valid32){
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/oneOf/6/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate314.errors = [{instancePath,schemaPath:"#/oneOf/6/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs143){
@@ -19428,35 +19878,35 @@ props1.text = true;
 valid0 = valid31;
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate314.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate314.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate307.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate314.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate307.errors = vErrors;
+validate314.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate307.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate314.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate306(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate306.evaluated;
+const evaluated0 = validate313.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19468,7 +19918,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.item === undefined) && (missing0 = "item"))) || ((data.completedAtMs === undefined) && (missing0 = "completedAtMs"))){
-validate306.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate313.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19476,7 +19926,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate306.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate313.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -19492,7 +19942,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate306.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate313.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19507,12 +19957,12 @@ if(valid0){
 if(data.item !== undefined){
 let data2 = data.item;
 const _errs5 = errors;
-if(!(validate307(data2, {instancePath:instancePath+"/item",parentData:data,parentDataProperty:"item",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate314(data2, {instancePath:instancePath+"/item",parentData:data,parentDataProperty:"item",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate314.errors : vErrors.concat(validate314.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate307.evaluated.props;
+var props0 = validate314.evaluated.props;
 }
 var valid0 = _errs5 === errors;
 }
@@ -19524,19 +19974,19 @@ if(data.completedAtMs !== undefined){
 let data3 = data.completedAtMs;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate306.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate313.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs7 = errors;
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate306.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate313.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate306.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate313.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -19630,7 +20080,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate306.errors = vErrors;
+validate313.errors = vErrors;
 return false;
 }
 else {
@@ -19660,22 +20110,22 @@ if(valid0){
 }
 }
 else {
-validate306.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate313.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate306.errors = vErrors;
+validate313.errors = vErrors;
 return errors === 0;
 }
-validate306.evaluated = {"props":{"threadId":true,"turnId":true,"item":true,"completedAtMs":true,"contentTokenCount":true},"dynamicProps":false,"dynamicItems":false};
+validate313.evaluated = {"props":{"threadId":true,"turnId":true,"item":true,"completedAtMs":true,"contentTokenCount":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate304.evaluated;
+const evaluated0 = validate311.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19687,7 +20137,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate304.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate311.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19710,12 +20160,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate304.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate311.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("item/completed" !== data1){
-validate304.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/completed"},message:"must be equal to constant"}];
+validate311.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/completed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -19731,8 +20181,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate306(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate306.errors : vErrors.concat(validate306.errors);
+if(!(validate313(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate313.errors : vErrors.concat(validate313.errors);
 errors = vErrors.length;
 }
 else {
@@ -19749,686 +20199,18 @@ if(valid0){
 }
 }
 else {
-validate304.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate311.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate304.errors = vErrors;
+validate311.errors = vErrors;
 return errors === 0;
 }
-validate304.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate311.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemCompletedParams = validate323;
-
-function validate323(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate323.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.item === undefined) && (missing0 = "item"))) || ((data.completedAtMs === undefined) && (missing0 = "completedAtMs"))){
-validate323.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate323.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turnId !== undefined){
-let data1 = data.turnId;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate323.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.item !== undefined){
-let data2 = data.item;
-const _errs5 = errors;
-if(!(validate307(data2, {instancePath:instancePath+"/item",parentData:data,parentDataProperty:"item",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
-errors = vErrors.length;
-}
-else {
-var props0 = validate307.evaluated.props;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.completedAtMs !== undefined){
-let data3 = data.completedAtMs;
-const _errs6 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate323.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 9007199254740991 || isNaN(data3)){
-validate323.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data3 < 0 || isNaN(data3)){
-validate323.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs6){
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.contentTokenCount !== undefined){
-let data4 = data.contentTokenCount;
-const _errs8 = errors;
-const _errs9 = errors;
-let valid1 = false;
-const _errs10 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err0 = {instancePath:instancePath+"/contentTokenCount",schemaPath:"#/properties/contentTokenCount/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-const _errs11 = errors;
-if(errors === _errs10){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 9007199254740991 || isNaN(data4)){
-const err1 = {instancePath:instancePath+"/contentTokenCount",schemaPath:"#/properties/contentTokenCount/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-else {
-if(data4 < 0 || isNaN(data4)){
-const err2 = {instancePath:instancePath+"/contentTokenCount",schemaPath:"#/properties/contentTokenCount/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-else {
-}
-}
-}
-if(errors === _errs10){
-}
-}
-var _valid0 = _errs10 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-}
-const _errs12 = errors;
-if(data4 !== null){
-const err3 = {instancePath:instancePath+"/contentTokenCount",schemaPath:"#/properties/contentTokenCount/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-const _errs13 = errors;
-if(errors === _errs12){
-}
-var _valid0 = _errs12 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-}
-if(!valid1){
-const err4 = {instancePath:instancePath+"/contentTokenCount",schemaPath:"#/properties/contentTokenCount/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-validate323.errors = vErrors;
-return false;
-}
-else {
-errors = _errs9;
-if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs8){
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-}
-else {
-validate323.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate323.errors = vErrors;
-return errors === 0;
-}
-validate323.evaluated = {"props":{"threadId":true,"turnId":true,"item":true,"completedAtMs":true,"contentTokenCount":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.ItemReasoningSummaryPartAddedNotification = validate325;
-const schema132 = {"title":"ItemReasoningSummaryPartAddedNotification","description":"A reasoning item's summary gained a part.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/reasoning/summaryPartAdded"},"params":{"$ref":"#/$defs/ItemReasoningSummaryPartAddedParams"}},"required":["method","params"]};
-const schema133 = {"title":"ItemReasoningSummaryPartAddedParams","description":"Params of item/reasoning/summaryPartAdded.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"summaryIndex":{"type":"integer","maximum":9007199254740991}},"required":["threadId","turnId","itemId","summaryIndex"]};
-
-function validate327(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate327.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.summaryIndex === undefined) && (missing0 = "summaryIndex"))){
-validate327.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate327.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turnId !== undefined){
-let data1 = data.turnId;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate327.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.itemId !== undefined){
-let data2 = data.itemId;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate327.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs6 = errors;
-if(errors === _errs5){
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.summaryIndex !== undefined){
-let data3 = data.summaryIndex;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate327.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 9007199254740991 || isNaN(data3)){
-validate327.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs7){
-}
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate327.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate327.errors = vErrors;
-return errors === 0;
-}
-validate327.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"summaryIndex":true},"dynamicProps":false,"dynamicItems":false};
-
-
-function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate325.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate325.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.method !== undefined){
-let data1 = data.method;
-const _errs2 = errors;
-if(typeof data1 !== "string"){
-validate325.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs3 = errors;
-if("item/reasoning/summaryPartAdded" !== data1){
-validate325.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/reasoning/summaryPartAdded"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.params !== undefined){
-let data2 = data.params;
-const _errs4 = errors;
-if(!(validate327(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate327.errors : vErrors.concat(validate327.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-else {
-validate325.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate325.errors = vErrors;
-return errors === 0;
-}
-validate325.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.ItemReasoningSummaryPartAddedParams = validate329;
-
-function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate329.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.summaryIndex === undefined) && (missing0 = "summaryIndex"))){
-validate329.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate329.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turnId !== undefined){
-let data1 = data.turnId;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate329.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.itemId !== undefined){
-let data2 = data.itemId;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate329.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs6 = errors;
-if(errors === _errs5){
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.summaryIndex !== undefined){
-let data3 = data.summaryIndex;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate329.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 9007199254740991 || isNaN(data3)){
-validate329.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs7){
-}
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate329.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate329.errors = vErrors;
-return errors === 0;
-}
-validate329.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"summaryIndex":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.ItemReasoningSummaryTextDeltaNotification = validate330;
-const schema135 = {"title":"ItemReasoningSummaryTextDeltaNotification","description":"Thinking streamed into a reasoning item's summary.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/reasoning/summaryTextDelta"},"params":{"$ref":"#/$defs/ItemReasoningSummaryTextDeltaParams"}},"required":["method","params"]};
-const schema136 = {"title":"ItemReasoningSummaryTextDeltaParams","description":"Params of item/reasoning/summaryTextDelta.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"delta":{"type":"string"},"summaryIndex":{"type":"integer","maximum":9007199254740991}},"required":["threadId","turnId","itemId","delta","summaryIndex"]};
-
-function validate332(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate332.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))) || ((data.summaryIndex === undefined) && (missing0 = "summaryIndex"))){
-validate332.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate332.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turnId !== undefined){
-let data1 = data.turnId;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate332.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.itemId !== undefined){
-let data2 = data.itemId;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate332.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs6 = errors;
-if(errors === _errs5){
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.delta !== undefined){
-let data3 = data.delta;
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-validate332.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.summaryIndex !== undefined){
-let data4 = data.summaryIndex;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate332.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs10 = errors;
-if(errors === _errs9){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 9007199254740991 || isNaN(data4)){
-validate332.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs9){
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-}
-else {
-validate332.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate332.errors = vErrors;
-return errors === 0;
-}
-validate332.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true,"summaryIndex":true},"dynamicProps":false,"dynamicItems":false};
-
+exports.ItemCompletedParams = validate330;
 
 function validate330(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -20444,19 +20226,20 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.item === undefined) && (missing0 = "item"))) || ((data.completedAtMs === undefined) && (missing0 = "completedAtMs"))){
 validate330.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
+if(data.threadId !== undefined){
+let data0 = data.threadId;
 const _errs1 = errors;
-if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
+if(typeof data0 !== "string"){
+validate330.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
-else {
+const _errs2 = errors;
+if(errors === _errs1){
 }
 var valid0 = _errs1 === errors;
 }
@@ -20464,43 +20247,172 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.method !== undefined){
-let data1 = data.method;
-const _errs2 = errors;
-if(typeof data1 !== "string"){
-validate330.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
+if(data.turnId !== undefined){
+let data1 = data.turnId;
 const _errs3 = errors;
-if("item/reasoning/summaryTextDelta" !== data1){
-validate330.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/reasoning/summaryTextDelta"},message:"must be equal to constant"}];
+if(typeof data1 !== "string"){
+validate330.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-else {
+const _errs4 = errors;
+if(errors === _errs3){
 }
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.params !== undefined){
-let data2 = data.params;
-const _errs4 = errors;
-if(!(validate332(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate332.errors : vErrors.concat(validate332.errors);
+if(data.item !== undefined){
+let data2 = data.item;
+const _errs5 = errors;
+if(!(validate314(data2, {instancePath:instancePath+"/item",parentData:data,parentDataProperty:"item",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate314.errors : vErrors.concat(validate314.errors);
 errors = vErrors.length;
 }
 else {
+var props0 = validate314.evaluated.props;
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
+if(data.completedAtMs !== undefined){
+let data3 = data.completedAtMs;
+const _errs6 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate330.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate330.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data3 < 0 || isNaN(data3)){
+validate330.errors = [{instancePath:instancePath+"/completedAtMs",schemaPath:"#/properties/completedAtMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs6){
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.contentTokenCount !== undefined){
+let data4 = data.contentTokenCount;
+const _errs8 = errors;
+const _errs9 = errors;
+let valid1 = false;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err0 = {instancePath:instancePath+"/contentTokenCount",schemaPath:"#/properties/contentTokenCount/anyOf/0/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs11 = errors;
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 9007199254740991 || isNaN(data4)){
+const err1 = {instancePath:instancePath+"/contentTokenCount",schemaPath:"#/properties/contentTokenCount/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+if(data4 < 0 || isNaN(data4)){
+const err2 = {instancePath:instancePath+"/contentTokenCount",schemaPath:"#/properties/contentTokenCount/anyOf/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+}
+}
+}
+if(errors === _errs10){
+}
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+const _errs12 = errors;
+if(data4 !== null){
+const err3 = {instancePath:instancePath+"/contentTokenCount",schemaPath:"#/properties/contentTokenCount/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+const _errs13 = errors;
+if(errors === _errs12){
+}
+var _valid0 = _errs12 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+if(!valid1){
+const err4 = {instancePath:instancePath+"/contentTokenCount",schemaPath:"#/properties/contentTokenCount/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate330.errors = vErrors;
+return false;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs8){
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
 }
 }
 }
@@ -20516,9 +20428,11 @@ if(errors === 0){
 validate330.errors = vErrors;
 return errors === 0;
 }
-validate330.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate330.evaluated = {"props":{"threadId":true,"turnId":true,"item":true,"completedAtMs":true,"contentTokenCount":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemReasoningSummaryTextDeltaParams = validate334;
+exports.ItemReasoningSummaryPartAddedNotification = validate332;
+const schema135 = {"title":"ItemReasoningSummaryPartAddedNotification","description":"A reasoning item's summary gained a part.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/reasoning/summaryPartAdded"},"params":{"$ref":"#/$defs/ItemReasoningSummaryPartAddedParams"}},"required":["method","params"]};
+const schema136 = {"title":"ItemReasoningSummaryPartAddedParams","description":"Params of item/reasoning/summaryPartAdded.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"summaryIndex":{"type":"integer","maximum":9007199254740991}},"required":["threadId","turnId","itemId","summaryIndex"]};
 
 function validate334(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -20534,7 +20448,7 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))) || ((data.summaryIndex === undefined) && (missing0 = "summaryIndex"))){
+if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.summaryIndex === undefined) && (missing0 = "summaryIndex"))){
 validate334.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -20587,15 +20501,25 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.delta !== undefined){
-let data3 = data.delta;
+if(data.summaryIndex !== undefined){
+let data3 = data.summaryIndex;
 const _errs7 = errors;
-if(typeof data3 !== "string"){
-validate334.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate334.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate334.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs7){
+}
 }
 var valid0 = _errs7 === errors;
 }
@@ -20603,33 +20527,6 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.summaryIndex !== undefined){
-let data4 = data.summaryIndex;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate334.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs10 = errors;
-if(errors === _errs9){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 9007199254740991 || isNaN(data4)){
-validate334.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs9){
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
 }
 }
 }
@@ -20646,145 +20543,13 @@ if(errors === 0){
 validate334.errors = vErrors;
 return errors === 0;
 }
-validate334.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true,"summaryIndex":true},"dynamicProps":false,"dynamicItems":false};
+validate334.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"summaryIndex":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemReasoningTextDeltaNotification = validate335;
-const schema138 = {"title":"ItemReasoningTextDeltaNotification","description":"Raw reasoning text streamed into a reasoning item.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/reasoning/textDelta"},"params":{"$ref":"#/$defs/ItemReasoningTextDeltaParams"}},"required":["method","params"]};
-const schema139 = {"title":"ItemReasoningTextDeltaParams","description":"Params of item/reasoning/textDelta.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"delta":{"type":"string"},"contentIndex":{"type":"integer","maximum":9007199254740991}},"required":["threadId","turnId","itemId","delta","contentIndex"]};
 
-function validate337(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate332(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate337.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))) || ((data.contentIndex === undefined) && (missing0 = "contentIndex"))){
-validate337.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate337.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turnId !== undefined){
-let data1 = data.turnId;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate337.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.itemId !== undefined){
-let data2 = data.itemId;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate337.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs6 = errors;
-if(errors === _errs5){
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.delta !== undefined){
-let data3 = data.delta;
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-validate337.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.contentIndex !== undefined){
-let data4 = data.contentIndex;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate337.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs10 = errors;
-if(errors === _errs9){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 9007199254740991 || isNaN(data4)){
-validate337.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs9){
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-}
-else {
-validate337.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate337.errors = vErrors;
-return errors === 0;
-}
-validate337.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true,"contentIndex":true},"dynamicProps":false,"dynamicItems":false};
-
-
-function validate335(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate335.evaluated;
+const evaluated0 = validate332.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20796,7 +20561,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate335.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate332.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20819,12 +20584,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate335.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate332.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
-if("item/reasoning/textDelta" !== data1){
-validate335.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/reasoning/textDelta"},message:"must be equal to constant"}];
+if("item/reasoning/summaryPartAdded" !== data1){
+validate332.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/reasoning/summaryPartAdded"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -20840,8 +20605,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate337(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate337.errors : vErrors.concat(validate337.errors);
+if(!(validate334(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate334.errors : vErrors.concat(validate334.errors);
 errors = vErrors.length;
 }
 else {
@@ -20858,18 +20623,133 @@ if(valid0){
 }
 }
 else {
-validate335.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate332.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate335.errors = vErrors;
+validate332.errors = vErrors;
 return errors === 0;
 }
-validate335.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate332.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemReasoningTextDeltaParams = validate339;
+exports.ItemReasoningSummaryPartAddedParams = validate336;
+
+function validate336(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate336.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.summaryIndex === undefined) && (missing0 = "summaryIndex"))){
+validate336.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate336.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data1 = data.turnId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate336.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.itemId !== undefined){
+let data2 = data.itemId;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate336.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.summaryIndex !== undefined){
+let data3 = data.summaryIndex;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate336.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate336.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs7){
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate336.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate336.errors = vErrors;
+return errors === 0;
+}
+validate336.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"summaryIndex":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemReasoningSummaryTextDeltaNotification = validate337;
+const schema138 = {"title":"ItemReasoningSummaryTextDeltaNotification","description":"Thinking streamed into a reasoning item's summary.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/reasoning/summaryTextDelta"},"params":{"$ref":"#/$defs/ItemReasoningSummaryTextDeltaParams"}},"required":["method","params"]};
+const schema139 = {"title":"ItemReasoningSummaryTextDeltaParams","description":"Params of item/reasoning/summaryTextDelta.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"delta":{"type":"string"},"summaryIndex":{"type":"integer","maximum":9007199254740991}},"required":["threadId","turnId","itemId","delta","summaryIndex"]};
 
 function validate339(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -20885,7 +20765,7 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))) || ((data.contentIndex === undefined) && (missing0 = "contentIndex"))){
+if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))) || ((data.summaryIndex === undefined) && (missing0 = "summaryIndex"))){
 validate339.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -20954,18 +20834,18 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.contentIndex !== undefined){
-let data4 = data.contentIndex;
+if(data.summaryIndex !== undefined){
+let data4 = data.summaryIndex;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate339.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate339.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs10 = errors;
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 9007199254740991 || isNaN(data4)){
-validate339.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate339.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
@@ -20997,134 +20877,13 @@ if(errors === 0){
 validate339.errors = vErrors;
 return errors === 0;
 }
-validate339.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true,"contentIndex":true},"dynamicProps":false,"dynamicItems":false};
+validate339.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true,"summaryIndex":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemStartedNotification = validate340;
-const schema141 = {"title":"ItemStartedNotification","description":"An item began, with a complete skeleton of it.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/started"},"params":{"$ref":"#/$defs/ItemStartedParams"}},"required":["method","params"]};
-const schema142 = {"title":"ItemStartedParams","description":"Params of item/started.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"item":{"$ref":"#/$defs/ThreadItem"},"startedAtMs":{"description":"When, in Unix milliseconds.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["threadId","turnId","item","startedAtMs"]};
 
-function validate342(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate337(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate342.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.item === undefined) && (missing0 = "item"))) || ((data.startedAtMs === undefined) && (missing0 = "startedAtMs"))){
-validate342.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate342.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turnId !== undefined){
-let data1 = data.turnId;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate342.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.item !== undefined){
-let data2 = data.item;
-const _errs5 = errors;
-if(!(validate307(data2, {instancePath:instancePath+"/item",parentData:data,parentDataProperty:"item",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
-errors = vErrors.length;
-}
-else {
-var props0 = validate307.evaluated.props;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.startedAtMs !== undefined){
-let data3 = data.startedAtMs;
-const _errs6 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate342.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 9007199254740991 || isNaN(data3)){
-validate342.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data3 < 0 || isNaN(data3)){
-validate342.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs6){
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate342.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate342.errors = vErrors;
-return errors === 0;
-}
-validate342.evaluated = {"props":{"threadId":true,"turnId":true,"item":true,"startedAtMs":true},"dynamicProps":false,"dynamicItems":false};
-
-
-function validate340(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate340.evaluated;
+const evaluated0 = validate337.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21136,7 +20895,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate340.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate337.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21159,12 +20918,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate340.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate337.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
-if("item/started" !== data1){
-validate340.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/started"},message:"must be equal to constant"}];
+if("item/reasoning/summaryTextDelta" !== data1){
+validate337.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/reasoning/summaryTextDelta"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -21180,8 +20939,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate342(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate342.errors : vErrors.concat(validate342.errors);
+if(!(validate339(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate339.errors : vErrors.concat(validate339.errors);
 errors = vErrors.length;
 }
 else {
@@ -21198,23 +20957,23 @@ if(valid0){
 }
 }
 else {
-validate340.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate337.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate340.errors = vErrors;
+validate337.errors = vErrors;
 return errors === 0;
 }
-validate340.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate337.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemStartedParams = validate345;
+exports.ItemReasoningSummaryTextDeltaParams = validate341;
 
-function validate345(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate341(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate345.evaluated;
+const evaluated0 = validate341.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21225,8 +20984,8 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.item === undefined) && (missing0 = "item"))) || ((data.startedAtMs === undefined) && (missing0 = "startedAtMs"))){
-validate345.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))) || ((data.summaryIndex === undefined) && (missing0 = "summaryIndex"))){
+validate341.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21234,7 +20993,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate345.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate341.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -21250,7 +21009,490 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate345.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate341.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.itemId !== undefined){
+let data2 = data.itemId;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate341.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.delta !== undefined){
+let data3 = data.delta;
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+validate341.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.summaryIndex !== undefined){
+let data4 = data.summaryIndex;
+const _errs9 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate341.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 9007199254740991 || isNaN(data4)){
+validate341.errors = [{instancePath:instancePath+"/summaryIndex",schemaPath:"#/properties/summaryIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs9){
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+else {
+validate341.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate341.errors = vErrors;
+return errors === 0;
+}
+validate341.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true,"summaryIndex":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemReasoningTextDeltaNotification = validate342;
+const schema141 = {"title":"ItemReasoningTextDeltaNotification","description":"Raw reasoning text streamed into a reasoning item.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/reasoning/textDelta"},"params":{"$ref":"#/$defs/ItemReasoningTextDeltaParams"}},"required":["method","params"]};
+const schema142 = {"title":"ItemReasoningTextDeltaParams","description":"Params of item/reasoning/textDelta.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"delta":{"type":"string"},"contentIndex":{"type":"integer","maximum":9007199254740991}},"required":["threadId","turnId","itemId","delta","contentIndex"]};
+
+function validate344(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate344.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))) || ((data.contentIndex === undefined) && (missing0 = "contentIndex"))){
+validate344.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate344.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data1 = data.turnId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate344.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.itemId !== undefined){
+let data2 = data.itemId;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate344.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.delta !== undefined){
+let data3 = data.delta;
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+validate344.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.contentIndex !== undefined){
+let data4 = data.contentIndex;
+const _errs9 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate344.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 9007199254740991 || isNaN(data4)){
+validate344.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs9){
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+else {
+validate344.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate344.errors = vErrors;
+return errors === 0;
+}
+validate344.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true,"contentIndex":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate342(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate342.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate342.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data1 = data.method;
+const _errs2 = errors;
+if(typeof data1 !== "string"){
+validate342.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+if("item/reasoning/textDelta" !== data1){
+validate342.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/reasoning/textDelta"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data2 = data.params;
+const _errs4 = errors;
+if(!(validate344(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate344.errors : vErrors.concat(validate344.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate342.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate342.errors = vErrors;
+return errors === 0;
+}
+validate342.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemReasoningTextDeltaParams = validate346;
+
+function validate346(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate346.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.delta === undefined) && (missing0 = "delta"))) || ((data.contentIndex === undefined) && (missing0 = "contentIndex"))){
+validate346.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate346.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data1 = data.turnId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate346.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.itemId !== undefined){
+let data2 = data.itemId;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate346.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.delta !== undefined){
+let data3 = data.delta;
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+validate346.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.contentIndex !== undefined){
+let data4 = data.contentIndex;
+const _errs9 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate346.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 9007199254740991 || isNaN(data4)){
+validate346.errors = [{instancePath:instancePath+"/contentIndex",schemaPath:"#/properties/contentIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs9){
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+else {
+validate346.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate346.errors = vErrors;
+return errors === 0;
+}
+validate346.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"delta":true,"contentIndex":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemStartedNotification = validate347;
+const schema144 = {"title":"ItemStartedNotification","description":"An item began, with a complete skeleton of it.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"item/started"},"params":{"$ref":"#/$defs/ItemStartedParams"}},"required":["method","params"]};
+const schema145 = {"title":"ItemStartedParams","description":"Params of item/started.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"item":{"$ref":"#/$defs/ThreadItem"},"startedAtMs":{"description":"When, in Unix milliseconds.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["threadId","turnId","item","startedAtMs"]};
+
+function validate349(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate349.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.item === undefined) && (missing0 = "item"))) || ((data.startedAtMs === undefined) && (missing0 = "startedAtMs"))){
+validate349.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate349.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data1 = data.turnId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate349.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -21265,12 +21507,12 @@ if(valid0){
 if(data.item !== undefined){
 let data2 = data.item;
 const _errs5 = errors;
-if(!(validate307(data2, {instancePath:instancePath+"/item",parentData:data,parentDataProperty:"item",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate314(data2, {instancePath:instancePath+"/item",parentData:data,parentDataProperty:"item",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate314.errors : vErrors.concat(validate314.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate307.evaluated.props;
+var props0 = validate314.evaluated.props;
 }
 var valid0 = _errs5 === errors;
 }
@@ -21282,19 +21524,19 @@ if(data.startedAtMs !== undefined){
 let data3 = data.startedAtMs;
 const _errs6 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate345.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate349.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs7 = errors;
 if(errors === _errs6){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate345.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate349.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate345.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate349.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -21317,19 +21559,17 @@ if(valid0){
 }
 }
 else {
-validate345.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate349.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate345.errors = vErrors;
+validate349.errors = vErrors;
 return errors === 0;
 }
-validate345.evaluated = {"props":{"threadId":true,"turnId":true,"item":true,"startedAtMs":true},"dynamicProps":false,"dynamicItems":false};
+validate349.evaluated = {"props":{"threadId":true,"turnId":true,"item":true,"startedAtMs":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemToolCallParams = validate347;
-const schema144 = {"title":"ItemToolCallParams","description":"Params of item/tool/call.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"callId":{"type":"string"},"tool":{"type":"string"},"arguments":{"description":"The tool's arguments."},"namespace":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["threadId","turnId","callId","tool","arguments"]};
 
 function validate347(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21345,8 +21585,98 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.callId === undefined) && (missing0 = "callId"))) || ((data.tool === undefined) && (missing0 = "tool"))) || ((data.arguments === undefined) && (missing0 = "arguments"))){
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
 validate347.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data1 = data.method;
+const _errs2 = errors;
+if(typeof data1 !== "string"){
+validate347.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+if("item/started" !== data1){
+validate347.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/started"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data2 = data.params;
+const _errs4 = errors;
+if(!(validate349(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate349.errors : vErrors.concat(validate349.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate347.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate347.errors = vErrors;
+return errors === 0;
+}
+validate347.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemStartedParams = validate352;
+
+function validate352(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate352.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.item === undefined) && (missing0 = "item"))) || ((data.startedAtMs === undefined) && (missing0 = "startedAtMs"))){
+validate352.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21354,7 +21684,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate347.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate352.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -21370,7 +21700,127 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate347.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate352.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.item !== undefined){
+let data2 = data.item;
+const _errs5 = errors;
+if(!(validate314(data2, {instancePath:instancePath+"/item",parentData:data,parentDataProperty:"item",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate314.errors : vErrors.concat(validate314.errors);
+errors = vErrors.length;
+}
+else {
+var props0 = validate314.evaluated.props;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.startedAtMs !== undefined){
+let data3 = data.startedAtMs;
+const _errs6 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate352.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate352.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data3 < 0 || isNaN(data3)){
+validate352.errors = [{instancePath:instancePath+"/startedAtMs",schemaPath:"#/properties/startedAtMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs6){
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate352.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate352.errors = vErrors;
+return errors === 0;
+}
+validate352.evaluated = {"props":{"threadId":true,"turnId":true,"item":true,"startedAtMs":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ItemToolCallParams = validate354;
+const schema147 = {"title":"ItemToolCallParams","description":"Params of item/tool/call.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"callId":{"type":"string"},"tool":{"type":"string"},"arguments":{"description":"The tool's arguments."},"namespace":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["threadId","turnId","callId","tool","arguments"]};
+
+function validate354(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate354.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.callId === undefined) && (missing0 = "callId"))) || ((data.tool === undefined) && (missing0 = "tool"))) || ((data.arguments === undefined) && (missing0 = "arguments"))){
+validate354.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate354.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data1 = data.turnId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate354.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -21386,7 +21836,7 @@ if(data.callId !== undefined){
 let data2 = data.callId;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate347.errors = [{instancePath:instancePath+"/callId",schemaPath:"#/properties/callId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate354.errors = [{instancePath:instancePath+"/callId",schemaPath:"#/properties/callId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -21402,7 +21852,7 @@ if(data.tool !== undefined){
 let data3 = data.tool;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate347.errors = [{instancePath:instancePath+"/tool",schemaPath:"#/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate354.errors = [{instancePath:instancePath+"/tool",schemaPath:"#/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -21464,7 +21914,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate347.errors = vErrors;
+validate354.errors = vErrors;
 return false;
 }
 else {
@@ -21494,24 +21944,24 @@ if(valid0){
 }
 }
 else {
-validate347.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate354.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate347.errors = vErrors;
+validate354.errors = vErrors;
 return errors === 0;
 }
-validate347.evaluated = {"props":{"threadId":true,"turnId":true,"callId":true,"tool":true,"arguments":true,"namespace":true},"dynamicProps":false,"dynamicItems":false};
+validate354.evaluated = {"props":{"threadId":true,"turnId":true,"callId":true,"tool":true,"arguments":true,"namespace":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemToolCallRequest = validate348;
-const schema145 = {"title":"ItemToolCallRequest","description":"Call one of the client's dynamic tools (registered with thread/start dynamicTools) for the agent.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"item/tool/call"},"params":{"$ref":"#/$defs/ItemToolCallParams"}},"required":["id","method","params"]};
+exports.ItemToolCallRequest = validate355;
+const schema148 = {"title":"ItemToolCallRequest","description":"Call one of the client's dynamic tools (registered with thread/start dynamicTools) for the agent.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"item/tool/call"},"params":{"$ref":"#/$defs/ItemToolCallParams"}},"required":["id","method","params"]};
 
-function validate348(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate355(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate348.evaluated;
+const evaluated0 = validate355.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21523,7 +21973,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.method === undefined) && (missing0 = "method"))) || ((data.params === undefined) && (missing0 = "params"))){
-validate348.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate355.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21561,12 +22011,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate348.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate355.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("item/tool/call" !== data2){
-validate348.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/tool/call"},message:"must be equal to constant"}];
+validate355.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/tool/call"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -21582,8 +22032,8 @@ if(valid0){
 if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
-if(!(validate347(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate347.errors : vErrors.concat(validate347.errors);
+if(!(validate354(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate354.errors : vErrors.concat(validate354.errors);
 errors = vErrors.length;
 }
 else {
@@ -21601,25 +22051,25 @@ if(valid0){
 }
 }
 else {
-validate348.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate355.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate348.errors = vErrors;
+validate355.errors = vErrors;
 return errors === 0;
 }
-validate348.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate355.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemToolCallResponse = validate352;
-const schema146 = {"title":"ItemToolCallResponse","description":"Success response to item/tool/call.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ItemToolCallResult"},"error":false},"required":["id","result"]};
-const schema147 = {"title":"ItemToolCallResult","description":"Result of item/tool/call.","type":"object","properties":{"contentItems":{"type":"array","items":{"$ref":"#/$defs/DynamicToolCallOutputContentItem"}},"success":{"type":"boolean"}},"required":["contentItems","success"]};
+exports.ItemToolCallResponse = validate359;
+const schema149 = {"title":"ItemToolCallResponse","description":"Success response to item/tool/call.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ItemToolCallResult"},"error":false},"required":["id","result"]};
+const schema150 = {"title":"ItemToolCallResult","description":"Result of item/tool/call.","type":"object","properties":{"contentItems":{"type":"array","items":{"$ref":"#/$defs/DynamicToolCallOutputContentItem"}},"success":{"type":"boolean"}},"required":["contentItems","success"]};
 
-function validate355(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate362(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate355.evaluated;
+const evaluated0 = validate362.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21631,7 +22081,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.contentItems === undefined) && (missing0 = "contentItems")) || ((data.success === undefined) && (missing0 = "success"))){
-validate355.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate362.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21646,12 +22096,12 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate239(data1, {instancePath:instancePath+"/contentItems/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
+if(!(validate246(data1, {instancePath:instancePath+"/contentItems/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate239.evaluated.props;
+var props0 = validate246.evaluated.props;
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -21662,7 +22112,7 @@ if(valid1){
 }
 }
 else {
-validate355.errors = [{instancePath:instancePath+"/contentItems",schemaPath:"#/properties/contentItems/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate362.errors = [{instancePath:instancePath+"/contentItems",schemaPath:"#/properties/contentItems/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -21678,7 +22128,7 @@ if(data.success !== undefined){
 let data2 = data.success;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate355.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate362.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -21695,22 +22145,22 @@ if(valid0){
 }
 }
 else {
-validate355.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate362.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate355.errors = vErrors;
+validate362.errors = vErrors;
 return errors === 0;
 }
-validate355.evaluated = {"props":{"contentItems":true,"success":true},"dynamicProps":false,"dynamicItems":false};
+validate362.evaluated = {"props":{"contentItems":true,"success":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate352(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate359(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate352.evaluated;
+const evaluated0 = validate359.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21722,7 +22172,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate352.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate359.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21759,8 +22209,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate355(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate355.errors : vErrors.concat(validate355.errors);
+if(!(validate362(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate362.errors : vErrors.concat(validate362.errors);
 errors = vErrors.length;
 }
 else {
@@ -21774,7 +22224,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate352.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate359.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -21788,23 +22238,23 @@ if(valid0){
 }
 }
 else {
-validate352.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate359.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate352.errors = vErrors;
+validate359.errors = vErrors;
 return errors === 0;
 }
-validate352.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate359.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemToolCallResult = validate358;
+exports.ItemToolCallResult = validate365;
 
-function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate358.evaluated;
+const evaluated0 = validate365.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21816,7 +22266,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.contentItems === undefined) && (missing0 = "contentItems")) || ((data.success === undefined) && (missing0 = "success"))){
-validate358.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate365.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21831,12 +22281,12 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate239(data1, {instancePath:instancePath+"/contentItems/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
+if(!(validate246(data1, {instancePath:instancePath+"/contentItems/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate239.evaluated.props;
+var props0 = validate246.evaluated.props;
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -21847,7 +22297,7 @@ if(valid1){
 }
 }
 else {
-validate358.errors = [{instancePath:instancePath+"/contentItems",schemaPath:"#/properties/contentItems/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate365.errors = [{instancePath:instancePath+"/contentItems",schemaPath:"#/properties/contentItems/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -21863,7 +22313,7 @@ if(data.success !== undefined){
 let data2 = data.success;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate358.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate365.errors = [{instancePath:instancePath+"/success",schemaPath:"#/properties/success/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -21880,26 +22330,26 @@ if(valid0){
 }
 }
 else {
-validate358.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate365.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate358.errors = vErrors;
+validate365.errors = vErrors;
 return errors === 0;
 }
-validate358.evaluated = {"props":{"contentItems":true,"success":true},"dynamicProps":false,"dynamicItems":false};
+validate365.evaluated = {"props":{"contentItems":true,"success":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemToolRequestUserInputParams = validate360;
-const schema149 = {"title":"ItemToolRequestUserInputParams","description":"Params of item/tool/requestUserInput.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"isBlocking":{"type":"boolean"},"questions":{"type":"array","items":{"$ref":"#/$defs/ToolRequestUserInputQuestion"}},"autoResolutionMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["threadId","turnId","itemId","isBlocking","questions"]};
-const schema150 = {"title":"ToolRequestUserInputQuestion","type":"object","properties":{"id":{"type":"string"},"header":{"type":"string"},"question":{"type":"string"},"isOther":{"type":"boolean"},"isSecret":{"type":"boolean"},"options":{"anyOf":[{"type":"array","items":{"$ref":"#/$defs/ToolRequestUserInputOption"}},{"type":"null"}]}},"required":["id","header","question"]};
-const schema151 = {"title":"ToolRequestUserInputOption","type":"object","properties":{"label":{"type":"string"},"description":{"type":"string"}},"required":["label","description"]};
+exports.ItemToolRequestUserInputParams = validate367;
+const schema152 = {"title":"ItemToolRequestUserInputParams","description":"Params of item/tool/requestUserInput.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"itemId":{"type":"string"},"isBlocking":{"type":"boolean"},"questions":{"type":"array","items":{"$ref":"#/$defs/ToolRequestUserInputQuestion"}},"autoResolutionMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["threadId","turnId","itemId","isBlocking","questions"]};
+const schema153 = {"title":"ToolRequestUserInputQuestion","type":"object","properties":{"id":{"type":"string"},"header":{"type":"string"},"question":{"type":"string"},"isOther":{"type":"boolean"},"isSecret":{"type":"boolean"},"options":{"anyOf":[{"type":"array","items":{"$ref":"#/$defs/ToolRequestUserInputOption"}},{"type":"null"}]}},"required":["id","header","question"]};
+const schema154 = {"title":"ToolRequestUserInputOption","type":"object","properties":{"label":{"type":"string"},"description":{"type":"string"}},"required":["label","description"]};
 
-function validate362(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate369(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate362.evaluated;
+const evaluated0 = validate369.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21911,7 +22361,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.label === undefined) && (missing0 = "label")) || ((data.description === undefined) && (missing0 = "description"))){
-validate362.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate369.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21919,7 +22369,7 @@ if(data.label !== undefined){
 let data0 = data.label;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate362.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate369.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -21935,7 +22385,7 @@ if(data.description !== undefined){
 let data1 = data.description;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate362.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate369.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -21952,22 +22402,22 @@ if(valid0){
 }
 }
 else {
-validate362.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate369.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate362.errors = vErrors;
+validate369.errors = vErrors;
 return errors === 0;
 }
-validate362.evaluated = {"props":{"label":true,"description":true},"dynamicProps":false,"dynamicItems":false};
+validate369.evaluated = {"props":{"label":true,"description":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate361(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate368(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate361.evaluated;
+const evaluated0 = validate368.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21979,7 +22429,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.header === undefined) && (missing0 = "header"))) || ((data.question === undefined) && (missing0 = "question"))){
-validate361.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate368.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21987,7 +22437,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate361.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate368.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -22003,7 +22453,7 @@ if(data.header !== undefined){
 let data1 = data.header;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate361.errors = [{instancePath:instancePath+"/header",schemaPath:"#/properties/header/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate368.errors = [{instancePath:instancePath+"/header",schemaPath:"#/properties/header/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22019,7 +22469,7 @@ if(data.question !== undefined){
 let data2 = data.question;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate361.errors = [{instancePath:instancePath+"/question",schemaPath:"#/properties/question/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate368.errors = [{instancePath:instancePath+"/question",schemaPath:"#/properties/question/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -22035,7 +22485,7 @@ if(data.isOther !== undefined){
 let data3 = data.isOther;
 const _errs7 = errors;
 if(typeof data3 !== "boolean"){
-validate361.errors = [{instancePath:instancePath+"/isOther",schemaPath:"#/properties/isOther/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate368.errors = [{instancePath:instancePath+"/isOther",schemaPath:"#/properties/isOther/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs8 = errors;
@@ -22051,7 +22501,7 @@ if(data.isSecret !== undefined){
 let data4 = data.isSecret;
 const _errs9 = errors;
 if(typeof data4 !== "boolean"){
-validate361.errors = [{instancePath:instancePath+"/isSecret",schemaPath:"#/properties/isSecret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate368.errors = [{instancePath:instancePath+"/isSecret",schemaPath:"#/properties/isSecret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -22077,8 +22527,8 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 const _errs15 = errors;
-if(!(validate362(data6, {instancePath:instancePath+"/options/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate362.errors : vErrors.concat(validate362.errors);
+if(!(validate369(data6, {instancePath:instancePath+"/options/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
 errors = vErrors.length;
 }
 else {
@@ -22136,7 +22586,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate361.errors = vErrors;
+validate368.errors = vErrors;
 return false;
 }
 else {
@@ -22167,22 +22617,22 @@ if(valid0){
 }
 }
 else {
-validate361.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate368.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate361.errors = vErrors;
+validate368.errors = vErrors;
 return errors === 0;
 }
-validate361.evaluated = {"props":{"id":true,"header":true,"question":true,"isOther":true,"isSecret":true,"options":true},"dynamicProps":false,"dynamicItems":false};
+validate368.evaluated = {"props":{"id":true,"header":true,"question":true,"isOther":true,"isSecret":true,"options":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate360(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate367(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate360.evaluated;
+const evaluated0 = validate367.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22194,7 +22644,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.itemId === undefined) && (missing0 = "itemId"))) || ((data.isBlocking === undefined) && (missing0 = "isBlocking"))) || ((data.questions === undefined) && (missing0 = "questions"))){
-validate360.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate367.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22202,7 +22652,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate360.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate367.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -22218,7 +22668,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate360.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate367.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22234,7 +22684,7 @@ if(data.itemId !== undefined){
 let data2 = data.itemId;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate360.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate367.errors = [{instancePath:instancePath+"/itemId",schemaPath:"#/properties/itemId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -22250,7 +22700,7 @@ if(data.isBlocking !== undefined){
 let data3 = data.isBlocking;
 const _errs7 = errors;
 if(typeof data3 !== "boolean"){
-validate360.errors = [{instancePath:instancePath+"/isBlocking",schemaPath:"#/properties/isBlocking/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate367.errors = [{instancePath:instancePath+"/isBlocking",schemaPath:"#/properties/isBlocking/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs8 = errors;
@@ -22273,8 +22723,8 @@ const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs11 = errors;
-if(!(validate361(data5, {instancePath:instancePath+"/questions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate361.errors : vErrors.concat(validate361.errors);
+if(!(validate368(data5, {instancePath:instancePath+"/questions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate368.errors : vErrors.concat(validate368.errors);
 errors = vErrors.length;
 }
 else {
@@ -22288,7 +22738,7 @@ if(valid1){
 }
 }
 else {
-validate360.errors = [{instancePath:instancePath+"/questions",schemaPath:"#/properties/questions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate367.errors = [{instancePath:instancePath+"/questions",schemaPath:"#/properties/questions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs9){
@@ -22378,7 +22828,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate360.errors = vErrors;
+validate367.errors = vErrors;
 return false;
 }
 else {
@@ -22409,24 +22859,24 @@ if(valid0){
 }
 }
 else {
-validate360.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate367.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate360.errors = vErrors;
+validate367.errors = vErrors;
 return errors === 0;
 }
-validate360.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"isBlocking":true,"questions":true,"autoResolutionMs":true},"dynamicProps":false,"dynamicItems":false};
+validate367.evaluated = {"props":{"threadId":true,"turnId":true,"itemId":true,"isBlocking":true,"questions":true,"autoResolutionMs":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemToolRequestUserInputRequest = validate365;
-const schema152 = {"title":"ItemToolRequestUserInputRequest","description":"Ask the user the agent's question (the gateway's ask_user tool). Experimental: sent only to connections that set capabilities.experimentalApi.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"item/tool/requestUserInput"},"params":{"$ref":"#/$defs/ItemToolRequestUserInputParams"}},"required":["id","method","params"]};
+exports.ItemToolRequestUserInputRequest = validate372;
+const schema155 = {"title":"ItemToolRequestUserInputRequest","description":"Ask the user the agent's question (the gateway's ask_user tool). Experimental: sent only to connections that set capabilities.experimentalApi.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"item/tool/requestUserInput"},"params":{"$ref":"#/$defs/ItemToolRequestUserInputParams"}},"required":["id","method","params"]};
 
-function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate372(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate365.evaluated;
+const evaluated0 = validate372.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22438,7 +22888,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.method === undefined) && (missing0 = "method"))) || ((data.params === undefined) && (missing0 = "params"))){
-validate365.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate372.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22476,12 +22926,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate365.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate372.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("item/tool/requestUserInput" !== data2){
-validate365.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/tool/requestUserInput"},message:"must be equal to constant"}];
+validate372.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "item/tool/requestUserInput"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -22497,8 +22947,8 @@ if(valid0){
 if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
-if(!(validate360(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate360.errors : vErrors.concat(validate360.errors);
+if(!(validate367(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate367.errors : vErrors.concat(validate367.errors);
 errors = vErrors.length;
 }
 else {
@@ -22516,26 +22966,26 @@ if(valid0){
 }
 }
 else {
-validate365.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate372.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate365.errors = vErrors;
+validate372.errors = vErrors;
 return errors === 0;
 }
-validate365.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate372.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemToolRequestUserInputResponse = validate369;
-const schema153 = {"title":"ItemToolRequestUserInputResponse","description":"Success response to item/tool/requestUserInput.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ItemToolRequestUserInputResult"},"error":false},"required":["id","result"]};
-const schema154 = {"title":"ItemToolRequestUserInputResult","description":"Result of item/tool/requestUserInput.","type":"object","properties":{"answers":{"description":"Answers by question id.","type":"object","additionalProperties":{"$ref":"#/$defs/ToolRequestUserInputAnswer"}}},"required":["answers"]};
-const schema155 = {"title":"ToolRequestUserInputAnswer","type":"object","properties":{"answers":{"type":"array","items":{"type":"string"}}},"required":["answers"]};
+exports.ItemToolRequestUserInputResponse = validate376;
+const schema156 = {"title":"ItemToolRequestUserInputResponse","description":"Success response to item/tool/requestUserInput.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ItemToolRequestUserInputResult"},"error":false},"required":["id","result"]};
+const schema157 = {"title":"ItemToolRequestUserInputResult","description":"Result of item/tool/requestUserInput.","type":"object","properties":{"answers":{"description":"Answers by question id.","type":"object","additionalProperties":{"$ref":"#/$defs/ToolRequestUserInputAnswer"}}},"required":["answers"]};
+const schema158 = {"title":"ToolRequestUserInputAnswer","type":"object","properties":{"answers":{"type":"array","items":{"type":"string"}}},"required":["answers"]};
 
-function validate373(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate380(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate373.evaluated;
+const evaluated0 = validate380.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22547,7 +22997,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.answers === undefined) && (missing0 = "answers")){
-validate373.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate380.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22563,7 +23013,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate373.errors = [{instancePath:instancePath+"/answers/" + i0,schemaPath:"#/properties/answers/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate380.errors = [{instancePath:instancePath+"/answers/" + i0,schemaPath:"#/properties/answers/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22578,7 +23028,7 @@ if(valid1){
 }
 }
 else {
-validate373.errors = [{instancePath:instancePath+"/answers",schemaPath:"#/properties/answers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate380.errors = [{instancePath:instancePath+"/answers",schemaPath:"#/properties/answers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -22594,22 +23044,22 @@ if(valid0){
 }
 }
 else {
-validate373.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate380.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate373.errors = vErrors;
+validate380.errors = vErrors;
 return errors === 0;
 }
-validate373.evaluated = {"props":{"answers":true},"dynamicProps":false,"dynamicItems":false};
+validate380.evaluated = {"props":{"answers":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate372(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate379(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate372.evaluated;
+const evaluated0 = validate379.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22621,7 +23071,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.answers === undefined) && (missing0 = "answers")){
-validate372.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate379.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22635,8 +23085,8 @@ const _errs3 = errors;
 for(const key0 in data0){
 let data1 = data0[key0];
 const _errs4 = errors;
-if(!(validate373(data1, {instancePath:instancePath+"/answers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate373.errors : vErrors.concat(validate373.errors);
+if(!(validate380(data1, {instancePath:instancePath+"/answers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate380.errors : vErrors.concat(validate380.errors);
 errors = vErrors.length;
 }
 else {
@@ -22650,7 +23100,7 @@ if(_errs3 === errors){
 }
 }
 else {
-validate372.errors = [{instancePath:instancePath+"/answers",schemaPath:"#/properties/answers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate379.errors = [{instancePath:instancePath+"/answers",schemaPath:"#/properties/answers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -22666,22 +23116,22 @@ if(valid0){
 }
 }
 else {
-validate372.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate379.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate372.errors = vErrors;
+validate379.errors = vErrors;
 return errors === 0;
 }
-validate372.evaluated = {"props":{"answers":true},"dynamicProps":false,"dynamicItems":false};
+validate379.evaluated = {"props":{"answers":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate369(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate376(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate369.evaluated;
+const evaluated0 = validate376.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22693,7 +23143,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate369.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate376.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22730,8 +23180,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate372(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate372.errors : vErrors.concat(validate372.errors);
+if(!(validate379(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate379.errors : vErrors.concat(validate379.errors);
 errors = vErrors.length;
 }
 else {
@@ -22745,7 +23195,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate369.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate376.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -22759,23 +23209,23 @@ if(valid0){
 }
 }
 else {
-validate369.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate376.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate369.errors = vErrors;
+validate376.errors = vErrors;
 return errors === 0;
 }
-validate369.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate376.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ItemToolRequestUserInputResult = validate376;
+exports.ItemToolRequestUserInputResult = validate383;
 
-function validate376(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate383(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate376.evaluated;
+const evaluated0 = validate383.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22787,7 +23237,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.answers === undefined) && (missing0 = "answers")){
-validate376.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate383.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22801,8 +23251,8 @@ const _errs3 = errors;
 for(const key0 in data0){
 let data1 = data0[key0];
 const _errs4 = errors;
-if(!(validate373(data1, {instancePath:instancePath+"/answers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate373.errors : vErrors.concat(validate373.errors);
+if(!(validate380(data1, {instancePath:instancePath+"/answers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate380.errors : vErrors.concat(validate380.errors);
 errors = vErrors.length;
 }
 else {
@@ -22816,7 +23266,7 @@ if(_errs3 === errors){
 }
 }
 else {
-validate376.errors = [{instancePath:instancePath+"/answers",schemaPath:"#/properties/answers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate383.errors = [{instancePath:instancePath+"/answers",schemaPath:"#/properties/answers/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -22832,24 +23282,24 @@ if(valid0){
 }
 }
 else {
-validate376.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate383.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate376.errors = vErrors;
+validate383.errors = vErrors;
 return errors === 0;
 }
-validate376.evaluated = {"props":{"answers":true},"dynamicProps":false,"dynamicItems":false};
+validate383.evaluated = {"props":{"answers":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.JsonRpcRequest = validate378;
-const schema157 = {"title":"JsonRpcRequest","type":"object","description":"Any request or notification before method-specific validation.","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string"},"params":{"type":["object","array","null"]}},"required":["method"]};
+exports.JsonRpcRequest = validate385;
+const schema160 = {"title":"JsonRpcRequest","type":"object","description":"Any request or notification before method-specific validation.","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string"},"params":{"type":["object","array","null"]}},"required":["method"]};
 
-function validate378(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate378.evaluated;
+const evaluated0 = validate385.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22861,7 +23311,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate378.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate385.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22899,7 +23349,7 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate378.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate385.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22915,7 +23365,7 @@ if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
 if(typeof data3 != "object"){
-validate378.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: schema157.properties.params.type},message:"must be object,array,null"}];
+validate385.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: schema160.properties.params.type},message:"must be object,array,null"}];
 return false;
 }
 const _errs6 = errors;
@@ -22934,223 +23384,23 @@ if(valid0){
 }
 }
 else {
-validate378.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate385.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
-}
-validate378.errors = vErrors;
-return errors === 0;
-}
-validate378.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.JsonRpcVersion = validate381;
-
-function validate381(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate381.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate381.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-if("2.0" !== data){
-validate381.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate381.errors = vErrors;
-return errors === 0;
-}
-validate381.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.McpToolCallError = validate382;
-
-function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate382.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.message === undefined) && (missing0 = "message")){
-validate382.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.message !== undefined){
-let data0 = data.message;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate382.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate382.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate382.errors = vErrors;
-return errors === 0;
-}
-validate382.evaluated = {"props":{"message":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.McpToolCallResult = validate383;
-
-function validate383(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate383.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.content === undefined) && (missing0 = "content")){
-validate383.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.content !== undefined){
-let data0 = data.content;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs1){
-if(Array.isArray(data0)){
-}
-else {
-validate383.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-if(errors === _errs1){
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate383.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate383.errors = vErrors;
-return errors === 0;
-}
-validate383.evaluated = {"props":{"content":true,"structuredContent":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.McpToolCallStatus = validate384;
-
-function validate384(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate384.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate384.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema128.enum;
-if(!(((data === "inProgress") || (data === "completed")) || (data === "failed"))){
-validate384.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema128.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate384.errors = vErrors;
-return errors === 0;
-}
-validate384.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.MessagePhase = validate385;
-
-function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate385.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate385.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema127.enum;
-if(!(((data === "commentary") || (data === "partial_answer")) || (data === "final_answer"))){
-validate385.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema127.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
 }
 validate385.errors = vErrors;
 return errors === 0;
 }
-validate385.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate385.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModeKind = validate386;
+exports.JsonRpcVersion = validate388;
 
-function validate386(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate388(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate386.evaluated;
+const evaluated0 = validate388.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23158,27 +23408,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate386.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate388.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema77.enum;
-if(!((data === "plan") || (data === "default"))){
-validate386.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"}];
+if("2.0" !== data){
+validate388.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate386.errors = vErrors;
+validate388.errors = vErrors;
 return errors === 0;
 }
-validate386.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate388.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.Model = validate387;
-const schema164 = {"title":"Model","type":"object","description":"A model the client may pick: for the gateway, one of the Tau host's personas.","properties":{"id":{"type":"string"},"model":{"type":"string"},"displayName":{"type":"string"},"description":{"type":"string"},"hidden":{"type":"boolean"},"isDefault":{"type":"boolean"},"defaultReasoningEffort":{"$ref":"#/$defs/ReasoningEffort"},"supportedReasoningEfforts":{"type":"array","items":{"$ref":"#/$defs/ReasoningEffortOption"}},"inputModalities":{"type":"array","items":{"$ref":"#/$defs/InputModality"}},"upgrade":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","model","displayName","description","hidden","isDefault","defaultReasoningEffort","supportedReasoningEfforts"]};
-const schema165 = {"title":"ReasoningEffortOption","type":"object","properties":{"reasoningEffort":{"$ref":"#/$defs/ReasoningEffort"},"description":{"type":"string"}},"required":["reasoningEffort","description"]};
+exports.McpToolCallError = validate389;
 
 function validate389(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -23194,8 +23441,211 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.reasoningEffort === undefined) && (missing0 = "reasoningEffort")) || ((data.description === undefined) && (missing0 = "description"))){
+if((data.message === undefined) && (missing0 = "message")){
 validate389.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.message !== undefined){
+let data0 = data.message;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate389.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate389.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate389.errors = vErrors;
+return errors === 0;
+}
+validate389.evaluated = {"props":{"message":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.McpToolCallResult = validate390;
+
+function validate390(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate390.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.content === undefined) && (missing0 = "content")){
+validate390.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.content !== undefined){
+let data0 = data.content;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(Array.isArray(data0)){
+}
+else {
+validate390.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate390.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate390.errors = vErrors;
+return errors === 0;
+}
+validate390.evaluated = {"props":{"content":true,"structuredContent":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.McpToolCallStatus = validate391;
+
+function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate391.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate391.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema131.enum;
+if(!(((data === "inProgress") || (data === "completed")) || (data === "failed"))){
+validate391.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate391.errors = vErrors;
+return errors === 0;
+}
+validate391.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.MessagePhase = validate392;
+
+function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate392.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate392.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema130.enum;
+if(!(((data === "commentary") || (data === "partial_answer")) || (data === "final_answer"))){
+validate392.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema130.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate392.errors = vErrors;
+return errors === 0;
+}
+validate392.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.ModeKind = validate393;
+
+function validate393(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate393.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate393.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema73.enum;
+if(!((data === "plan") || (data === "default"))){
+validate393.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate393.errors = vErrors;
+return errors === 0;
+}
+validate393.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.Model = validate394;
+const schema167 = {"title":"Model","type":"object","description":"A model the client may pick: for the gateway, one of the Tau host's personas.","properties":{"id":{"type":"string"},"model":{"type":"string"},"displayName":{"type":"string"},"description":{"type":"string"},"hidden":{"type":"boolean"},"isDefault":{"type":"boolean"},"defaultReasoningEffort":{"$ref":"#/$defs/ReasoningEffort"},"supportedReasoningEfforts":{"type":"array","items":{"$ref":"#/$defs/ReasoningEffortOption"}},"inputModalities":{"type":"array","items":{"$ref":"#/$defs/InputModality"}},"upgrade":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","model","displayName","description","hidden","isDefault","defaultReasoningEffort","supportedReasoningEfforts"]};
+const schema168 = {"title":"ReasoningEffortOption","type":"object","properties":{"reasoningEffort":{"$ref":"#/$defs/ReasoningEffort"},"description":{"type":"string"}},"required":["reasoningEffort","description"]};
+
+function validate396(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate396.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.reasoningEffort === undefined) && (missing0 = "reasoningEffort")) || ((data.description === undefined) && (missing0 = "description"))){
+validate396.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23218,7 +23668,7 @@ if(data.description !== undefined){
 let data1 = data.description;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate389.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate396.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -23235,22 +23685,22 @@ if(valid0){
 }
 }
 else {
-validate389.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate396.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate389.errors = vErrors;
+validate396.errors = vErrors;
 return errors === 0;
 }
-validate389.evaluated = {"props":{"reasoningEffort":true,"description":true},"dynamicProps":false,"dynamicItems":false};
+validate396.evaluated = {"props":{"reasoningEffort":true,"description":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate394(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate387.evaluated;
+const evaluated0 = validate394.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23262,7 +23712,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.displayName === undefined) && (missing0 = "displayName"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.hidden === undefined) && (missing0 = "hidden"))) || ((data.isDefault === undefined) && (missing0 = "isDefault"))) || ((data.defaultReasoningEffort === undefined) && (missing0 = "defaultReasoningEffort"))) || ((data.supportedReasoningEfforts === undefined) && (missing0 = "supportedReasoningEfforts"))){
-validate387.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23270,7 +23720,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate387.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -23286,7 +23736,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate387.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -23302,7 +23752,7 @@ if(data.displayName !== undefined){
 let data2 = data.displayName;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate387.errors = [{instancePath:instancePath+"/displayName",schemaPath:"#/properties/displayName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/displayName",schemaPath:"#/properties/displayName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -23318,7 +23768,7 @@ if(data.description !== undefined){
 let data3 = data.description;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate387.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate394.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -23334,7 +23784,7 @@ if(data.hidden !== undefined){
 let data4 = data.hidden;
 const _errs9 = errors;
 if(typeof data4 !== "boolean"){
-validate387.errors = [{instancePath:instancePath+"/hidden",schemaPath:"#/properties/hidden/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate394.errors = [{instancePath:instancePath+"/hidden",schemaPath:"#/properties/hidden/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -23350,7 +23800,7 @@ if(data.isDefault !== undefined){
 let data5 = data.isDefault;
 const _errs11 = errors;
 if(typeof data5 !== "boolean"){
-validate387.errors = [{instancePath:instancePath+"/isDefault",schemaPath:"#/properties/isDefault/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate394.errors = [{instancePath:instancePath+"/isDefault",schemaPath:"#/properties/isDefault/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs12 = errors;
@@ -23388,8 +23838,8 @@ const len0 = data7.length;
 for(let i0=0; i0<len0; i0++){
 let data8 = data7[i0];
 const _errs16 = errors;
-if(!(validate389(data8, {instancePath:instancePath+"/supportedReasoningEfforts/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate389.errors : vErrors.concat(validate389.errors);
+if(!(validate396(data8, {instancePath:instancePath+"/supportedReasoningEfforts/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate396.errors : vErrors.concat(validate396.errors);
 errors = vErrors.length;
 }
 else {
@@ -23403,7 +23853,7 @@ if(valid1){
 }
 }
 else {
-validate387.errors = [{instancePath:instancePath+"/supportedReasoningEfforts",schemaPath:"#/properties/supportedReasoningEfforts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate394.errors = [{instancePath:instancePath+"/supportedReasoningEfforts",schemaPath:"#/properties/supportedReasoningEfforts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs14){
@@ -23426,8 +23876,8 @@ const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 let data10 = data9[i1];
 const _errs19 = errors;
-if(!(validate278(data10, {instancePath:instancePath+"/inputModalities/" + i1,parentData:data9,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate278.errors : vErrors.concat(validate278.errors);
+if(!(validate285(data10, {instancePath:instancePath+"/inputModalities/" + i1,parentData:data9,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate285.errors : vErrors.concat(validate285.errors);
 errors = vErrors.length;
 }
 else {
@@ -23441,7 +23891,7 @@ if(valid2){
 }
 }
 else {
-validate387.errors = [{instancePath:instancePath+"/inputModalities",schemaPath:"#/properties/inputModalities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate394.errors = [{instancePath:instancePath+"/inputModalities",schemaPath:"#/properties/inputModalities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs17){
@@ -23503,7 +23953,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate387.errors = vErrors;
+validate394.errors = vErrors;
 return false;
 }
 else {
@@ -23538,23 +23988,23 @@ if(valid0){
 }
 }
 else {
-validate387.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate387.errors = vErrors;
+validate394.errors = vErrors;
 return errors === 0;
 }
-validate387.evaluated = {"props":{"id":true,"model":true,"displayName":true,"description":true,"hidden":true,"isDefault":true,"defaultReasoningEffort":true,"supportedReasoningEfforts":true,"inputModalities":true,"upgrade":true},"dynamicProps":false,"dynamicItems":false};
+validate394.evaluated = {"props":{"id":true,"model":true,"displayName":true,"description":true,"hidden":true,"isDefault":true,"defaultReasoningEffort":true,"supportedReasoningEfforts":true,"inputModalities":true,"upgrade":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelListParams = validate393;
+exports.ModelListParams = validate400;
 
-function validate393(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate400(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate393.evaluated;
+const evaluated0 = validate400.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23614,7 +24064,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate393.errors = vErrors;
+validate400.errors = vErrors;
 return false;
 }
 else {
@@ -23714,7 +24164,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate393.errors = vErrors;
+validate400.errors = vErrors;
 return false;
 }
 else {
@@ -23786,7 +24236,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate393.errors = vErrors;
+validate400.errors = vErrors;
 return false;
 }
 else {
@@ -23858,7 +24308,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate393.errors = vErrors;
+validate400.errors = vErrors;
 return false;
 }
 else {
@@ -23886,23 +24336,23 @@ if(valid0){
 }
 }
 else {
-validate393.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate400.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate393.errors = vErrors;
+validate400.errors = vErrors;
 return errors === 0;
 }
-validate393.evaluated = {"props":{"cursor":true,"limit":true,"includeHidden":true,"modelProvider":true},"dynamicProps":false,"dynamicItems":false};
+validate400.evaluated = {"props":{"cursor":true,"limit":true,"includeHidden":true,"modelProvider":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelListRequest = validate394;
+exports.ModelListRequest = validate401;
 
-function validate394(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate401(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate394.evaluated;
+const evaluated0 = validate401.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23914,7 +24364,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate394.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate401.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23952,12 +24402,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate394.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate401.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("model/list" !== data2){
-validate394.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "model/list"},message:"must be equal to constant"}];
+validate401.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "model/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24018,7 +24468,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate394.errors = vErrors;
+validate401.errors = vErrors;
 return false;
 }
 else {
@@ -24047,25 +24497,25 @@ if(valid0){
 }
 }
 else {
-validate394.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate401.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate394.errors = vErrors;
+validate401.errors = vErrors;
 return errors === 0;
 }
-validate394.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate401.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelListResponse = validate398;
-const schema168 = {"title":"ModelListResponse","description":"Success response to model/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ModelListResult"},"error":false},"required":["id","result"]};
-const schema169 = {"title":"ModelListResult","description":"Result of model/list.","type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/$defs/Model"}},"nextCursor":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["data"]};
+exports.ModelListResponse = validate405;
+const schema171 = {"title":"ModelListResponse","description":"Success response to model/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ModelListResult"},"error":false},"required":["id","result"]};
+const schema172 = {"title":"ModelListResult","description":"Result of model/list.","type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/$defs/Model"}},"nextCursor":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["data"]};
 
-function validate401(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate401.evaluated;
+const evaluated0 = validate408.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24077,7 +24527,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate401.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate408.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24092,8 +24542,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate387(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate387.errors : vErrors.concat(validate387.errors);
+if(!(validate394(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate394.errors : vErrors.concat(validate394.errors);
 errors = vErrors.length;
 }
 else {
@@ -24107,7 +24557,7 @@ if(valid1){
 }
 }
 else {
-validate401.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate408.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -24169,7 +24619,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate401.errors = vErrors;
+validate408.errors = vErrors;
 return false;
 }
 else {
@@ -24196,22 +24646,22 @@ if(valid0){
 }
 }
 else {
-validate401.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate408.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate401.errors = vErrors;
+validate408.errors = vErrors;
 return errors === 0;
 }
-validate401.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate408.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate398(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate405(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate398.evaluated;
+const evaluated0 = validate405.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24223,7 +24673,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate398.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate405.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24260,8 +24710,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate401(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate401.errors : vErrors.concat(validate401.errors);
+if(!(validate408(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate408.errors : vErrors.concat(validate408.errors);
 errors = vErrors.length;
 }
 else {
@@ -24275,7 +24725,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate398.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate405.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -24289,23 +24739,23 @@ if(valid0){
 }
 }
 else {
-validate398.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate405.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate398.errors = vErrors;
+validate405.errors = vErrors;
 return errors === 0;
 }
-validate398.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate405.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelListResult = validate404;
+exports.ModelListResult = validate411;
 
-function validate404(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate411(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate404.evaluated;
+const evaluated0 = validate411.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24317,7 +24767,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate404.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate411.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24332,8 +24782,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate387(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate387.errors : vErrors.concat(validate387.errors);
+if(!(validate394(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate394.errors : vErrors.concat(validate394.errors);
 errors = vErrors.length;
 }
 else {
@@ -24347,7 +24797,7 @@ if(valid1){
 }
 }
 else {
-validate404.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate411.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -24409,7 +24859,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate404.errors = vErrors;
+validate411.errors = vErrors;
 return false;
 }
 else {
@@ -24436,23 +24886,23 @@ if(valid0){
 }
 }
 else {
-validate404.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate411.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate404.errors = vErrors;
+validate411.errors = vErrors;
 return errors === 0;
 }
-validate404.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate411.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.NetworkAccess = validate406;
+exports.NetworkAccess = validate413;
 
-function validate406(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate413(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate406.evaluated;
+const evaluated0 = validate413.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24460,30 +24910,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate406.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate413.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 const vSchema0 = schema60.enum;
 if(!((data === "restricted") || (data === "enabled"))){
-validate406.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema60.enum},message:"must be equal to one of the allowed values"}];
+validate413.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema60.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate406.errors = vErrors;
+validate413.errors = vErrors;
 return errors === 0;
 }
-validate406.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate413.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.PermissionProfileListParams = validate407;
+exports.PermissionProfileListParams = validate414;
 
-function validate407(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate414(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate407.evaluated;
+const evaluated0 = validate414.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24543,7 +24993,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate407.errors = vErrors;
+validate414.errors = vErrors;
 return false;
 }
 else {
@@ -24643,7 +25093,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate407.errors = vErrors;
+validate414.errors = vErrors;
 return false;
 }
 else {
@@ -24715,7 +25165,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate407.errors = vErrors;
+validate414.errors = vErrors;
 return false;
 }
 else {
@@ -24742,23 +25192,23 @@ if(valid0){
 }
 }
 else {
-validate407.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate414.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate407.errors = vErrors;
+validate414.errors = vErrors;
 return errors === 0;
 }
-validate407.evaluated = {"props":{"cursor":true,"limit":true,"cwd":true},"dynamicProps":false,"dynamicItems":false};
+validate414.evaluated = {"props":{"cursor":true,"limit":true,"cwd":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PermissionProfileListRequest = validate408;
+exports.PermissionProfileListRequest = validate415;
 
-function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate415(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate408.evaluated;
+const evaluated0 = validate415.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24770,7 +25220,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate408.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate415.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24808,12 +25258,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate408.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate415.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("permissionProfile/list" !== data2){
-validate408.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "permissionProfile/list"},message:"must be equal to constant"}];
+validate415.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "permissionProfile/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24873,7 +25323,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate408.errors = vErrors;
+validate415.errors = vErrors;
 return false;
 }
 else {
@@ -24902,26 +25352,26 @@ if(valid0){
 }
 }
 else {
-validate408.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate415.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate408.errors = vErrors;
+validate415.errors = vErrors;
 return errors === 0;
 }
-validate408.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate415.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PermissionProfileListResponse = validate412;
-const schema174 = {"title":"PermissionProfileListResponse","description":"Success response to permissionProfile/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PermissionProfileListResult"},"error":false},"required":["id","result"]};
-const schema175 = {"title":"PermissionProfileListResult","description":"Result of permissionProfile/list.","type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/$defs/PermissionProfileSummary"}},"nextCursor":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["data"]};
-const schema176 = {"title":"PermissionProfileSummary","type":"object","properties":{"id":{"type":"string"},"allowed":{"type":"boolean"},"description":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","allowed"]};
+exports.PermissionProfileListResponse = validate419;
+const schema177 = {"title":"PermissionProfileListResponse","description":"Success response to permissionProfile/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PermissionProfileListResult"},"error":false},"required":["id","result"]};
+const schema178 = {"title":"PermissionProfileListResult","description":"Result of permissionProfile/list.","type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/$defs/PermissionProfileSummary"}},"nextCursor":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["data"]};
+const schema179 = {"title":"PermissionProfileSummary","type":"object","properties":{"id":{"type":"string"},"allowed":{"type":"boolean"},"description":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","allowed"]};
 
-function validate416(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate423(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate416.evaluated;
+const evaluated0 = validate423.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24933,7 +25383,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.allowed === undefined) && (missing0 = "allowed"))){
-validate416.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate423.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24941,7 +25391,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate416.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate423.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -24957,7 +25407,7 @@ if(data.allowed !== undefined){
 let data1 = data.allowed;
 const _errs3 = errors;
 if(typeof data1 !== "boolean"){
-validate416.errors = [{instancePath:instancePath+"/allowed",schemaPath:"#/properties/allowed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate423.errors = [{instancePath:instancePath+"/allowed",schemaPath:"#/properties/allowed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs4 = errors;
@@ -25019,7 +25469,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate416.errors = vErrors;
+validate423.errors = vErrors;
 return false;
 }
 else {
@@ -25047,22 +25497,22 @@ if(valid0){
 }
 }
 else {
-validate416.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate423.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate416.errors = vErrors;
+validate423.errors = vErrors;
 return errors === 0;
 }
-validate416.evaluated = {"props":{"id":true,"allowed":true,"description":true},"dynamicProps":false,"dynamicItems":false};
+validate423.evaluated = {"props":{"id":true,"allowed":true,"description":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate415(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate415.evaluated;
+const evaluated0 = validate422.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25074,7 +25524,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate415.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate422.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25089,8 +25539,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate416(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate416.errors : vErrors.concat(validate416.errors);
+if(!(validate423(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate423.errors : vErrors.concat(validate423.errors);
 errors = vErrors.length;
 }
 else {
@@ -25104,7 +25554,7 @@ if(valid1){
 }
 }
 else {
-validate415.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate422.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -25166,7 +25616,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate415.errors = vErrors;
+validate422.errors = vErrors;
 return false;
 }
 else {
@@ -25193,22 +25643,22 @@ if(valid0){
 }
 }
 else {
-validate415.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate422.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate415.errors = vErrors;
+validate422.errors = vErrors;
 return errors === 0;
 }
-validate415.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate422.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate412.evaluated;
+const evaluated0 = validate419.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25220,7 +25670,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate412.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate419.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25257,8 +25707,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate415(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate415.errors : vErrors.concat(validate415.errors);
+if(!(validate422(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate422.errors : vErrors.concat(validate422.errors);
 errors = vErrors.length;
 }
 else {
@@ -25272,7 +25722,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate412.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate419.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -25286,23 +25736,23 @@ if(valid0){
 }
 }
 else {
-validate412.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate419.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate412.errors = vErrors;
+validate419.errors = vErrors;
 return errors === 0;
 }
-validate412.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate419.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PermissionProfileListResult = validate419;
+exports.PermissionProfileListResult = validate426;
 
-function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate426(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate419.evaluated;
+const evaluated0 = validate426.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25314,7 +25764,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate419.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate426.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25329,8 +25779,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate416(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate416.errors : vErrors.concat(validate416.errors);
+if(!(validate423(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate423.errors : vErrors.concat(validate423.errors);
 errors = vErrors.length;
 }
 else {
@@ -25344,7 +25794,7 @@ if(valid1){
 }
 }
 else {
-validate419.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate426.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -25406,7 +25856,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate419.errors = vErrors;
+validate426.errors = vErrors;
 return false;
 }
 else {
@@ -25433,23 +25883,23 @@ if(valid0){
 }
 }
 else {
-validate419.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate426.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate419.errors = vErrors;
+validate426.errors = vErrors;
 return errors === 0;
 }
-validate419.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate426.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PermissionProfileSummary = validate421;
+exports.PermissionProfileSummary = validate428;
 
-function validate421(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate421.evaluated;
+const evaluated0 = validate428.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25461,7 +25911,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.allowed === undefined) && (missing0 = "allowed"))){
-validate421.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate428.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25469,7 +25919,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate421.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate428.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -25485,7 +25935,7 @@ if(data.allowed !== undefined){
 let data1 = data.allowed;
 const _errs3 = errors;
 if(typeof data1 !== "boolean"){
-validate421.errors = [{instancePath:instancePath+"/allowed",schemaPath:"#/properties/allowed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate428.errors = [{instancePath:instancePath+"/allowed",schemaPath:"#/properties/allowed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs4 = errors;
@@ -25547,7 +25997,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate421.errors = vErrors;
+validate428.errors = vErrors;
 return false;
 }
 else {
@@ -25575,23 +26025,23 @@ if(valid0){
 }
 }
 else {
-validate421.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate421.errors = vErrors;
+validate428.errors = vErrors;
 return errors === 0;
 }
-validate421.evaluated = {"props":{"id":true,"allowed":true,"description":true},"dynamicProps":false,"dynamicItems":false};
+validate428.evaluated = {"props":{"id":true,"allowed":true,"description":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ReasoningEffort = validate422;
+exports.ReasoningEffort = validate429;
 
-function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate429(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate422.evaluated;
+const evaluated0 = validate429.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25602,30 +26052,30 @@ const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if(func1(data) < 1){
-validate422.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate429.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate422.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate429.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate422.errors = vErrors;
+validate429.errors = vErrors;
 return errors === 0;
 }
-validate422.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate429.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.ReasoningEffortOption = validate423;
+exports.ReasoningEffortOption = validate430;
 
-function validate423(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate430(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate423.evaluated;
+const evaluated0 = validate430.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25637,7 +26087,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.reasoningEffort === undefined) && (missing0 = "reasoningEffort")) || ((data.description === undefined) && (missing0 = "description"))){
-validate423.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate430.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25660,7 +26110,7 @@ if(data.description !== undefined){
 let data1 = data.description;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate423.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate430.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -25677,23 +26127,23 @@ if(valid0){
 }
 }
 else {
-validate423.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate430.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate423.errors = vErrors;
+validate430.errors = vErrors;
 return errors === 0;
 }
-validate423.evaluated = {"props":{"reasoningEffort":true,"description":true},"dynamicProps":false,"dynamicItems":false};
+validate430.evaluated = {"props":{"reasoningEffort":true,"description":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.RequestId = validate425;
+exports.RequestId = validate432;
 
-function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate432(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate425.evaluated;
+const evaluated0 = validate432.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25775,7 +26225,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate425.errors = vErrors;
+validate432.errors = vErrors;
 return false;
 }
 else {
@@ -25791,17 +26241,17 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate425.errors = vErrors;
+validate432.errors = vErrors;
 return errors === 0;
 }
-validate425.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate432.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SandboxMode = validate426;
+exports.SandboxMode = validate433;
 
-function validate426(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate433(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate426.evaluated;
+const evaluated0 = validate433.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25809,30 +26259,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate426.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate433.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 const vSchema0 = schema43.enum;
 if(!(((data === "read-only") || (data === "workspace-write")) || (data === "danger-full-access"))){
-validate426.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"}];
+validate433.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate426.errors = vErrors;
+validate433.errors = vErrors;
 return errors === 0;
 }
-validate426.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate433.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SandboxPolicy = validate427;
+exports.SandboxPolicy = validate434;
 
-function validate427(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate434(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate427.evaluated;
+const evaluated0 = validate434.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25855,7 +26305,7 @@ if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate427.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate434.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25863,12 +26313,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs4 = errors;
 if(typeof data0 !== "string"){
-validate427.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
 if("dangerFullAccess" !== data0){
-validate427.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "dangerFullAccess"},message:"must be equal to constant"}];
+validate434.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "dangerFullAccess"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -25885,7 +26335,7 @@ if(valid2){
 }
 }
 else {
-validate427.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -25903,7 +26353,7 @@ if(errors === _errs6){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate427.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate434.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -25911,12 +26361,12 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs8 = errors;
 if(typeof data1 !== "string"){
-validate427.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
 if("readOnly" !== data1){
-validate427.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "readOnly"},message:"must be equal to constant"}];
+validate434.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "readOnly"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -25933,7 +26383,7 @@ if(data.networkAccess !== undefined){
 let data2 = data.networkAccess;
 const _errs10 = errors;
 if(typeof data2 !== "boolean"){
-validate427.errors = [{instancePath:instancePath+"/networkAccess",schemaPath:"#/oneOf/1/properties/networkAccess/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate434.errors = [{instancePath:instancePath+"/networkAccess",schemaPath:"#/oneOf/1/properties/networkAccess/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs11 = errors;
@@ -25950,7 +26400,7 @@ if(valid4){
 }
 }
 else {
-validate427.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs6){
@@ -25971,7 +26421,7 @@ if(errors === _errs12){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate427.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate434.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -25979,12 +26429,12 @@ if(data.type !== undefined){
 let data3 = data.type;
 const _errs14 = errors;
 if(typeof data3 !== "string"){
-validate427.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs15 = errors;
 if("externalSandbox" !== data3){
-validate427.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "externalSandbox"},message:"must be equal to constant"}];
+validate434.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "externalSandbox"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26017,7 +26467,7 @@ if(valid6){
 }
 }
 else {
-validate427.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs12){
@@ -26038,7 +26488,7 @@ if(errors === _errs17){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate427.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate434.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -26046,12 +26496,12 @@ if(data.type !== undefined){
 let data5 = data.type;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate427.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
 if("workspaceWrite" !== data5){
-validate427.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "workspaceWrite"},message:"must be equal to constant"}];
+validate434.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "workspaceWrite"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26076,7 +26526,7 @@ for(let i0=0; i0<len0; i0++){
 let data7 = data6[i0];
 const _errs23 = errors;
 if(typeof data7 !== "string"){
-validate427.errors = [{instancePath:instancePath+"/writableRoots/" + i0,schemaPath:"#/oneOf/3/properties/writableRoots/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate434.errors = [{instancePath:instancePath+"/writableRoots/" + i0,schemaPath:"#/oneOf/3/properties/writableRoots/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs24 = errors;
@@ -26091,7 +26541,7 @@ if(valid9){
 }
 }
 else {
-validate427.errors = [{instancePath:instancePath+"/writableRoots",schemaPath:"#/oneOf/3/properties/writableRoots/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate434.errors = [{instancePath:instancePath+"/writableRoots",schemaPath:"#/oneOf/3/properties/writableRoots/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs21){
@@ -26107,7 +26557,7 @@ if(data.networkAccess !== undefined){
 let data8 = data.networkAccess;
 const _errs25 = errors;
 if(typeof data8 !== "boolean"){
-validate427.errors = [{instancePath:instancePath+"/networkAccess",schemaPath:"#/oneOf/3/properties/networkAccess/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate434.errors = [{instancePath:instancePath+"/networkAccess",schemaPath:"#/oneOf/3/properties/networkAccess/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs26 = errors;
@@ -26123,7 +26573,7 @@ if(data.excludeTmpdirEnvVar !== undefined){
 let data9 = data.excludeTmpdirEnvVar;
 const _errs27 = errors;
 if(typeof data9 !== "boolean"){
-validate427.errors = [{instancePath:instancePath+"/excludeTmpdirEnvVar",schemaPath:"#/oneOf/3/properties/excludeTmpdirEnvVar/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate434.errors = [{instancePath:instancePath+"/excludeTmpdirEnvVar",schemaPath:"#/oneOf/3/properties/excludeTmpdirEnvVar/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs28 = errors;
@@ -26139,7 +26589,7 @@ if(data.excludeSlashTmp !== undefined){
 let data10 = data.excludeSlashTmp;
 const _errs29 = errors;
 if(typeof data10 !== "boolean"){
-validate427.errors = [{instancePath:instancePath+"/excludeSlashTmp",schemaPath:"#/oneOf/3/properties/excludeSlashTmp/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate434.errors = [{instancePath:instancePath+"/excludeSlashTmp",schemaPath:"#/oneOf/3/properties/excludeSlashTmp/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs30 = errors;
@@ -26159,7 +26609,7 @@ if(valid8){
 }
 }
 else {
-validate427.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs17){
@@ -26177,42 +26627,42 @@ props0.excludeSlashTmp = true;
 valid0 = valid7;
 }
 else {
-validate427.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate434.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate427.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate434.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate427.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate434.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate427.errors = vErrors;
+validate434.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate427.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate434.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.ServerMessage = validate429;
-const schema184 = {"title":"ServerMessage","description":"Every message a server may send.","anyOf":[{"$ref":"#/$defs/ItemCommandExecutionRequestApprovalRequest"},{"$ref":"#/$defs/ItemToolRequestUserInputRequest"},{"$ref":"#/$defs/ItemToolCallRequest"},{"$ref":"#/$defs/ThreadStartedNotification"},{"$ref":"#/$defs/ThreadStatusChangedNotification"},{"$ref":"#/$defs/TurnStartedNotification"},{"$ref":"#/$defs/TurnCompletedNotification"},{"$ref":"#/$defs/ItemStartedNotification"},{"$ref":"#/$defs/ItemCompletedNotification"},{"$ref":"#/$defs/ItemAgentMessageDeltaNotification"},{"$ref":"#/$defs/ItemReasoningSummaryTextDeltaNotification"},{"$ref":"#/$defs/ItemReasoningSummaryPartAddedNotification"},{"$ref":"#/$defs/ItemReasoningTextDeltaNotification"},{"$ref":"#/$defs/ItemCommandExecutionOutputDeltaNotification"},{"$ref":"#/$defs/TurnPlanUpdatedNotification"},{"$ref":"#/$defs/ThreadTokenUsageUpdatedNotification"},{"$ref":"#/$defs/ServerRequestResolvedNotification"},{"$ref":"#/$defs/ErrorNotification"},{"$ref":"#/$defs/SuccessResponse"},{"$ref":"#/$defs/ErrorResponse"}]};
-const schema185 = {"title":"ThreadStartedNotification","description":"A thread was started (after the thread/start response).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"thread/started"},"params":{"$ref":"#/$defs/ThreadStartedParams"}},"required":["method","params"]};
-const schema186 = {"title":"ThreadStartedParams","description":"Params of thread/started.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"}},"required":["thread"]};
-const schema187 = {"title":"Thread","type":"object","description":"A thread is one Tau session; its id is the session id.","properties":{"id":{"type":"string"},"sessionId":{"type":"string"},"preview":{"type":"string","description":"The first user message, shortened."},"ephemeral":{"type":"boolean"},"modelProvider":{"type":"string"},"createdAt":{"description":"Unix seconds.","type":"integer","minimum":0,"maximum":9007199254740991},"updatedAt":{"description":"Unix seconds.","type":"integer","minimum":0,"maximum":9007199254740991},"status":{"$ref":"#/$defs/ThreadStatus"},"cwd":{"type":"string","description":"Absolute path."},"cliVersion":{"type":"string"},"source":{"$ref":"#/$defs/SessionSource"},"turns":{"description":"Empty unless the method says it includes turns.","type":"array","items":{"$ref":"#/$defs/Turn"}},"projectId":{"anyOf":[{"type":"string"},{"type":"null"}]},"path":{"anyOf":[{"type":"string"},{"type":"null"}]},"name":{"anyOf":[{"type":"string"},{"type":"null"}]},"model":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","sessionId","preview","ephemeral","modelProvider","createdAt","updatedAt","status","cwd","cliVersion","source","turns","projectId"]};
-const schema188 = {"title":"ThreadStatus","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"notLoaded"}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","const":"idle"}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","const":"systemError"}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","const":"active"},"activeFlags":{"type":"array","items":{"$ref":"#/$defs/ThreadActiveFlag"}}},"required":["type","activeFlags"]}],"discriminator":{"propertyName":"type"},"type":"object"};
-const schema189 = {"title":"ThreadActiveFlag","type":"string","enum":["waitingOnApproval","waitingOnUserInput"]};
+exports.ServerMessage = validate436;
+const schema187 = {"title":"ServerMessage","description":"Every message a server may send.","anyOf":[{"$ref":"#/$defs/ItemCommandExecutionRequestApprovalRequest"},{"$ref":"#/$defs/ItemToolRequestUserInputRequest"},{"$ref":"#/$defs/ItemToolCallRequest"},{"$ref":"#/$defs/ThreadStartedNotification"},{"$ref":"#/$defs/ThreadStatusChangedNotification"},{"$ref":"#/$defs/ThreadSettingsUpdatedNotification"},{"$ref":"#/$defs/TurnStartedNotification"},{"$ref":"#/$defs/TurnCompletedNotification"},{"$ref":"#/$defs/ItemStartedNotification"},{"$ref":"#/$defs/ItemCompletedNotification"},{"$ref":"#/$defs/ItemAgentMessageDeltaNotification"},{"$ref":"#/$defs/ItemReasoningSummaryTextDeltaNotification"},{"$ref":"#/$defs/ItemReasoningSummaryPartAddedNotification"},{"$ref":"#/$defs/ItemReasoningTextDeltaNotification"},{"$ref":"#/$defs/ItemCommandExecutionOutputDeltaNotification"},{"$ref":"#/$defs/TurnPlanUpdatedNotification"},{"$ref":"#/$defs/ThreadTokenUsageUpdatedNotification"},{"$ref":"#/$defs/ServerRequestResolvedNotification"},{"$ref":"#/$defs/ErrorNotification"},{"$ref":"#/$defs/SuccessResponse"},{"$ref":"#/$defs/ErrorResponse"}]};
+const schema188 = {"title":"ThreadStartedNotification","description":"A thread was started (after the thread/start response).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"thread/started"},"params":{"$ref":"#/$defs/ThreadStartedParams"}},"required":["method","params"]};
+const schema189 = {"title":"ThreadStartedParams","description":"Params of thread/started.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"}},"required":["thread"]};
+const schema190 = {"title":"Thread","type":"object","description":"A thread is one Tau session; its id is the session id.","properties":{"id":{"type":"string"},"sessionId":{"type":"string"},"preview":{"type":"string","description":"The first user message, shortened."},"ephemeral":{"type":"boolean"},"modelProvider":{"type":"string"},"createdAt":{"description":"Unix seconds.","type":"integer","minimum":0,"maximum":9007199254740991},"updatedAt":{"description":"Unix seconds.","type":"integer","minimum":0,"maximum":9007199254740991},"status":{"$ref":"#/$defs/ThreadStatus"},"cwd":{"type":"string","description":"Absolute path."},"cliVersion":{"type":"string"},"source":{"$ref":"#/$defs/SessionSource"},"turns":{"description":"Empty unless the method says it includes turns.","type":"array","items":{"$ref":"#/$defs/Turn"}},"projectId":{"anyOf":[{"type":"string"},{"type":"null"}]},"path":{"anyOf":[{"type":"string"},{"type":"null"}]},"name":{"anyOf":[{"type":"string"},{"type":"null"}]},"model":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","sessionId","preview","ephemeral","modelProvider","createdAt","updatedAt","status","cwd","cliVersion","source","turns","projectId"]};
+const schema191 = {"title":"ThreadStatus","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"notLoaded"}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","const":"idle"}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","const":"systemError"}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","const":"active"},"activeFlags":{"type":"array","items":{"$ref":"#/$defs/ThreadActiveFlag"}}},"required":["type","activeFlags"]}],"discriminator":{"propertyName":"type"},"type":"object"};
+const schema192 = {"title":"ThreadActiveFlag","type":"string","enum":["waitingOnApproval","waitingOnUserInput"]};
 
-function validate438(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate445(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate438.evaluated;
+const evaluated0 = validate445.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26220,29 +26670,29 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate438.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate445.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema189.enum;
+const vSchema0 = schema192.enum;
 if(!((data === "waitingOnApproval") || (data === "waitingOnUserInput"))){
-validate438.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema189.enum},message:"must be equal to one of the allowed values"}];
+validate445.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema192.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate438.errors = vErrors;
+validate445.errors = vErrors;
 return errors === 0;
 }
-validate438.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate445.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate437(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate444(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate437.evaluated;
+const evaluated0 = validate444.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26265,7 +26715,7 @@ if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate437.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate444.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26273,12 +26723,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs4 = errors;
 if(typeof data0 !== "string"){
-validate437.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate444.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
 if("notLoaded" !== data0){
-validate437.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "notLoaded"},message:"must be equal to constant"}];
+validate444.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "notLoaded"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26295,7 +26745,7 @@ if(valid2){
 }
 }
 else {
-validate437.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate444.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -26313,7 +26763,7 @@ if(errors === _errs6){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate437.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate444.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -26321,12 +26771,12 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs8 = errors;
 if(typeof data1 !== "string"){
-validate437.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate444.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
 if("idle" !== data1){
-validate437.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
+validate444.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26343,7 +26793,7 @@ if(valid4){
 }
 }
 else {
-validate437.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate444.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs6){
@@ -26363,7 +26813,7 @@ if(errors === _errs10){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate437.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate444.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -26371,12 +26821,12 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs12 = errors;
 if(typeof data2 !== "string"){
-validate437.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate444.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs13 = errors;
 if("systemError" !== data2){
-validate437.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "systemError"},message:"must be equal to constant"}];
+validate444.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "systemError"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26393,7 +26843,7 @@ if(valid6){
 }
 }
 else {
-validate437.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate444.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs10){
@@ -26413,7 +26863,7 @@ if(errors === _errs14){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.type === undefined) && (missing3 = "type")) || ((data.activeFlags === undefined) && (missing3 = "activeFlags"))){
-validate437.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate444.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -26421,12 +26871,12 @@ if(data.type !== undefined){
 let data3 = data.type;
 const _errs16 = errors;
 if(typeof data3 !== "string"){
-validate437.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate444.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs17 = errors;
 if("active" !== data3){
-validate437.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant"}];
+validate444.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26450,8 +26900,8 @@ const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs20 = errors;
-if(!(validate438(data5, {instancePath:instancePath+"/activeFlags/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate438.errors : vErrors.concat(validate438.errors);
+if(!(validate445(data5, {instancePath:instancePath+"/activeFlags/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate445.errors : vErrors.concat(validate445.errors);
 errors = vErrors.length;
 }
 else {
@@ -26465,7 +26915,7 @@ if(valid9){
 }
 }
 else {
-validate437.errors = [{instancePath:instancePath+"/activeFlags",schemaPath:"#/oneOf/3/properties/activeFlags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate444.errors = [{instancePath:instancePath+"/activeFlags",schemaPath:"#/oneOf/3/properties/activeFlags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs18){
@@ -26482,7 +26932,7 @@ if(valid8){
 }
 }
 else {
-validate437.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate444.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs14){
@@ -26497,36 +26947,36 @@ props0.activeFlags = true;
 valid0 = valid7;
 }
 else {
-validate437.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate444.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate437.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate444.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate437.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate444.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate437.errors = vErrors;
+validate444.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate437.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate444.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema190 = {"title":"SessionSource","description":"Where the thread was started; the gateway reports appServer.","oneOf":[{"type":"string","enum":["cli","vscode","exec","appServer","unknown"]},{"type":"object","properties":{"custom":{"type":"string"}},"required":["custom"],"additionalProperties":false},{"type":"object","properties":{"subAgent":{}},"required":["subAgent"],"additionalProperties":false}]};
+const schema193 = {"title":"SessionSource","description":"Where the thread was started; the gateway reports appServer.","oneOf":[{"type":"string","enum":["cli","vscode","exec","appServer","unknown"]},{"type":"object","properties":{"custom":{"type":"string"}},"required":["custom"],"additionalProperties":false},{"type":"object","properties":{"subAgent":{}},"required":["subAgent"],"additionalProperties":false}]};
 
-function validate441(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate448(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate441.evaluated;
+const evaluated0 = validate448.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26548,9 +26998,9 @@ vErrors.push(err0);
 errors++;
 }
 const _errs2 = errors;
-const vSchema0 = schema190.oneOf[0].enum;
+const vSchema0 = schema193.oneOf[0].enum;
 if(!(((((data === "cli") || (data === "vscode")) || (data === "exec")) || (data === "appServer")) || (data === "unknown"))){
-const err1 = {instancePath,schemaPath:"#/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema190.oneOf[0].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema193.oneOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -26720,7 +27170,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate441.errors = vErrors;
+validate448.errors = vErrors;
 return false;
 }
 else {
@@ -26736,19 +27186,19 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate441.errors = vErrors;
+validate448.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate441.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate448.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema191 = {"title":"Turn","type":"object","properties":{"id":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/$defs/ThreadItem"}},"status":{"$ref":"#/$defs/TurnStatus"},"error":{"anyOf":[{"$ref":"#/$defs/TurnError"},{"type":"null"}]},"startedAt":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"completedAt":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"durationMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["id","items","status"]};
-const schema192 = {"title":"TurnStatus","type":"string","enum":["completed","interrupted","failed","inProgress"]};
+const schema194 = {"title":"Turn","type":"object","properties":{"id":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/$defs/ThreadItem"}},"status":{"$ref":"#/$defs/TurnStatus"},"error":{"anyOf":[{"$ref":"#/$defs/TurnError"},{"type":"null"}]},"startedAt":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"completedAt":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"durationMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["id","items","status"]};
+const schema195 = {"title":"TurnStatus","type":"string","enum":["completed","interrupted","failed","inProgress"]};
 
-function validate445(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate452(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate445.evaluated;
+const evaluated0 = validate452.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26756,29 +27206,29 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate445.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate452.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema192.enum;
+const vSchema0 = schema195.enum;
 if(!((((data === "completed") || (data === "interrupted")) || (data === "failed")) || (data === "inProgress"))){
-validate445.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema192.enum},message:"must be equal to one of the allowed values"}];
+validate452.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate445.errors = vErrors;
+validate452.errors = vErrors;
 return errors === 0;
 }
-validate445.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate452.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate443(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate450(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate443.evaluated;
+const evaluated0 = validate450.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26790,7 +27240,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.items === undefined) && (missing0 = "items"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate443.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate450.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26798,7 +27248,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate443.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate450.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -26821,12 +27271,12 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 const _errs5 = errors;
-if(!(validate307(data2, {instancePath:instancePath+"/items/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate314(data2, {instancePath:instancePath+"/items/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate314.errors : vErrors.concat(validate314.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate307.evaluated.props;
+var props0 = validate314.evaluated.props;
 }
 var valid1 = _errs5 === errors;
 if(!valid1){
@@ -26837,7 +27287,7 @@ if(valid1){
 }
 }
 else {
-validate443.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate450.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -26852,8 +27302,8 @@ if(valid0){
 if(data.status !== undefined){
 let data3 = data.status;
 const _errs6 = errors;
-if(!(validate445(data3, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate445.errors : vErrors.concat(validate445.errors);
+if(!(validate452(data3, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate452.errors : vErrors.concat(validate452.errors);
 errors = vErrors.length;
 }
 else {
@@ -26870,8 +27320,8 @@ const _errs7 = errors;
 const _errs8 = errors;
 let valid2 = false;
 const _errs9 = errors;
-if(!(validate248(data4, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate248.errors : vErrors.concat(validate248.errors);
+if(!(validate255(data4, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate255.errors : vErrors.concat(validate255.errors);
 errors = vErrors.length;
 }
 else {
@@ -26911,7 +27361,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate443.errors = vErrors;
+validate450.errors = vErrors;
 return false;
 }
 else {
@@ -27011,7 +27461,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate443.errors = vErrors;
+validate450.errors = vErrors;
 return false;
 }
 else {
@@ -27111,7 +27561,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate443.errors = vErrors;
+validate450.errors = vErrors;
 return false;
 }
 else {
@@ -27211,7 +27661,7 @@ else {
 vErrors.push(err16);
 }
 errors++;
-validate443.errors = vErrors;
+validate450.errors = vErrors;
 return false;
 }
 else {
@@ -27243,22 +27693,22 @@ if(valid0){
 }
 }
 else {
-validate443.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate450.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate443.errors = vErrors;
+validate450.errors = vErrors;
 return errors === 0;
 }
-validate443.evaluated = {"props":{"id":true,"items":true,"status":true,"error":true,"startedAt":true,"completedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate450.evaluated = {"props":{"id":true,"items":true,"status":true,"error":true,"startedAt":true,"completedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate436(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate443(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate436.evaluated;
+const evaluated0 = validate443.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27270,7 +27720,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))) || ((data.preview === undefined) && (missing0 = "preview"))) || ((data.ephemeral === undefined) && (missing0 = "ephemeral"))) || ((data.modelProvider === undefined) && (missing0 = "modelProvider"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.updatedAt === undefined) && (missing0 = "updatedAt"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.cliVersion === undefined) && (missing0 = "cliVersion"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.turns === undefined) && (missing0 = "turns"))) || ((data.projectId === undefined) && (missing0 = "projectId"))){
-validate436.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate443.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27278,7 +27728,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate436.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate443.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -27294,7 +27744,7 @@ if(data.sessionId !== undefined){
 let data1 = data.sessionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate436.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/properties/sessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate443.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/properties/sessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -27310,7 +27760,7 @@ if(data.preview !== undefined){
 let data2 = data.preview;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate436.errors = [{instancePath:instancePath+"/preview",schemaPath:"#/properties/preview/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate443.errors = [{instancePath:instancePath+"/preview",schemaPath:"#/properties/preview/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -27326,7 +27776,7 @@ if(data.ephemeral !== undefined){
 let data3 = data.ephemeral;
 const _errs7 = errors;
 if(typeof data3 !== "boolean"){
-validate436.errors = [{instancePath:instancePath+"/ephemeral",schemaPath:"#/properties/ephemeral/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate443.errors = [{instancePath:instancePath+"/ephemeral",schemaPath:"#/properties/ephemeral/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs8 = errors;
@@ -27342,7 +27792,7 @@ if(data.modelProvider !== undefined){
 let data4 = data.modelProvider;
 const _errs9 = errors;
 if(typeof data4 !== "string"){
-validate436.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate443.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -27358,19 +27808,19 @@ if(data.createdAt !== undefined){
 let data5 = data.createdAt;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate436.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate443.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs12 = errors;
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 9007199254740991 || isNaN(data5)){
-validate436.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate443.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate436.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate443.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -27390,19 +27840,19 @@ if(data.updatedAt !== undefined){
 let data6 = data.updatedAt;
 const _errs13 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate436.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate443.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs14 = errors;
 if(errors === _errs13){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 9007199254740991 || isNaN(data6)){
-validate436.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate443.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate436.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate443.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -27421,12 +27871,12 @@ if(valid0){
 if(data.status !== undefined){
 let data7 = data.status;
 const _errs15 = errors;
-if(!(validate437(data7, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
+if(!(validate444(data7, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate444.errors : vErrors.concat(validate444.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate437.evaluated.props;
+var props0 = validate444.evaluated.props;
 }
 var valid0 = _errs15 === errors;
 }
@@ -27438,7 +27888,7 @@ if(data.cwd !== undefined){
 let data8 = data.cwd;
 const _errs16 = errors;
 if(typeof data8 !== "string"){
-validate436.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate443.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs17 = errors;
@@ -27454,7 +27904,7 @@ if(data.cliVersion !== undefined){
 let data9 = data.cliVersion;
 const _errs18 = errors;
 if(typeof data9 !== "string"){
-validate436.errors = [{instancePath:instancePath+"/cliVersion",schemaPath:"#/properties/cliVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate443.errors = [{instancePath:instancePath+"/cliVersion",schemaPath:"#/properties/cliVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs19 = errors;
@@ -27469,12 +27919,12 @@ if(valid0){
 if(data.source !== undefined){
 let data10 = data.source;
 const _errs20 = errors;
-if(!(validate441(data10, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate441.errors : vErrors.concat(validate441.errors);
+if(!(validate448(data10, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate448.errors : vErrors.concat(validate448.errors);
 errors = vErrors.length;
 }
 else {
-var props1 = validate441.evaluated.props;
+var props1 = validate448.evaluated.props;
 }
 var valid0 = _errs20 === errors;
 }
@@ -27493,8 +27943,8 @@ const len0 = data11.length;
 for(let i0=0; i0<len0; i0++){
 let data12 = data11[i0];
 const _errs23 = errors;
-if(!(validate443(data12, {instancePath:instancePath+"/turns/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
+if(!(validate450(data12, {instancePath:instancePath+"/turns/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
 errors = vErrors.length;
 }
 else {
@@ -27508,7 +27958,7 @@ if(valid1){
 }
 }
 else {
-validate436.errors = [{instancePath:instancePath+"/turns",schemaPath:"#/properties/turns/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate443.errors = [{instancePath:instancePath+"/turns",schemaPath:"#/properties/turns/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs21){
@@ -27570,7 +28020,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate436.errors = vErrors;
+validate443.errors = vErrors;
 return false;
 }
 else {
@@ -27642,7 +28092,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate436.errors = vErrors;
+validate443.errors = vErrors;
 return false;
 }
 else {
@@ -27714,7 +28164,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate436.errors = vErrors;
+validate443.errors = vErrors;
 return false;
 }
 else {
@@ -27786,7 +28236,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate436.errors = vErrors;
+validate443.errors = vErrors;
 return false;
 }
 else {
@@ -27827,22 +28277,22 @@ if(valid0){
 }
 }
 else {
-validate436.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate443.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate436.errors = vErrors;
+validate443.errors = vErrors;
 return errors === 0;
 }
-validate436.evaluated = {"props":{"id":true,"sessionId":true,"preview":true,"ephemeral":true,"modelProvider":true,"createdAt":true,"updatedAt":true,"status":true,"cwd":true,"cliVersion":true,"source":true,"turns":true,"projectId":true,"path":true,"name":true,"model":true},"dynamicProps":false,"dynamicItems":false};
+validate443.evaluated = {"props":{"id":true,"sessionId":true,"preview":true,"ephemeral":true,"modelProvider":true,"createdAt":true,"updatedAt":true,"status":true,"cwd":true,"cliVersion":true,"source":true,"turns":true,"projectId":true,"path":true,"name":true,"model":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate435(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate442(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate435.evaluated;
+const evaluated0 = validate442.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27854,15 +28304,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.thread === undefined) && (missing0 = "thread")){
-validate435.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate442.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.thread !== undefined){
 let data0 = data.thread;
 const _errs1 = errors;
-if(!(validate436(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+if(!(validate443(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
 errors = vErrors.length;
 }
 else {
@@ -27877,22 +28327,22 @@ if(valid0){
 }
 }
 else {
-validate435.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate442.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate435.errors = vErrors;
+validate442.errors = vErrors;
 return errors === 0;
 }
-validate435.evaluated = {"props":{"thread":true},"dynamicProps":false,"dynamicItems":false};
+validate442.evaluated = {"props":{"thread":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate433(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate440(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate433.evaluated;
+const evaluated0 = validate440.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27904,7 +28354,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate433.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate440.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27927,12 +28377,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate433.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate440.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("thread/started" !== data1){
-validate433.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/started"},message:"must be equal to constant"}];
+validate440.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/started"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -27948,8 +28398,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate435(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate435.errors : vErrors.concat(validate435.errors);
+if(!(validate442(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate442.errors : vErrors.concat(validate442.errors);
 errors = vErrors.length;
 }
 else {
@@ -27966,24 +28416,24 @@ if(valid0){
 }
 }
 else {
-validate433.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate440.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate433.errors = vErrors;
+validate440.errors = vErrors;
 return errors === 0;
 }
-validate433.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate440.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema193 = {"title":"ThreadStatusChangedNotification","description":"The thread became active (with what it waits for), idle, or failed.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"thread/status/changed"},"params":{"$ref":"#/$defs/ThreadStatusChangedParams"}},"required":["method","params"]};
-const schema194 = {"title":"ThreadStatusChangedParams","description":"Params of thread/status/changed.","type":"object","properties":{"threadId":{"type":"string"},"status":{"$ref":"#/$defs/ThreadStatus"}},"required":["threadId","status"]};
+const schema196 = {"title":"ThreadStatusChangedNotification","description":"The thread became active (with what it waits for), idle, or failed.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"thread/status/changed"},"params":{"$ref":"#/$defs/ThreadStatusChangedParams"}},"required":["method","params"]};
+const schema197 = {"title":"ThreadStatusChangedParams","description":"Params of thread/status/changed.","type":"object","properties":{"threadId":{"type":"string"},"status":{"$ref":"#/$defs/ThreadStatus"}},"required":["threadId","status"]};
 
-function validate454(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate461(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate454.evaluated;
+const evaluated0 = validate461.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27995,7 +28445,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.status === undefined) && (missing0 = "status"))){
-validate454.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate461.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28003,7 +28453,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate454.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate461.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -28018,12 +28468,12 @@ if(valid0){
 if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
-if(!(validate437(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
+if(!(validate444(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate444.errors : vErrors.concat(validate444.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate437.evaluated.props;
+var props0 = validate444.evaluated.props;
 }
 var valid0 = _errs3 === errors;
 }
@@ -28036,22 +28486,22 @@ if(valid0){
 }
 }
 else {
-validate454.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate461.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate454.errors = vErrors;
+validate461.errors = vErrors;
 return errors === 0;
 }
-validate454.evaluated = {"props":{"threadId":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+validate461.evaluated = {"props":{"threadId":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate452(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate459(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate452.evaluated;
+const evaluated0 = validate459.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28063,7 +28513,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate452.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate459.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28086,12 +28536,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate452.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate459.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("thread/status/changed" !== data1){
-validate452.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/status/changed"},message:"must be equal to constant"}];
+validate459.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/status/changed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -28107,8 +28557,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate454(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate454.errors : vErrors.concat(validate454.errors);
+if(!(validate461(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate461.errors : vErrors.concat(validate461.errors);
 errors = vErrors.length;
 }
 else {
@@ -28125,24 +28575,25 @@ if(valid0){
 }
 }
 else {
-validate452.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate459.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate452.errors = vErrors;
+validate459.errors = vErrors;
 return errors === 0;
 }
-validate452.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate459.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema195 = {"title":"TurnStartedNotification","description":"A turn began.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"turn/started"},"params":{"$ref":"#/$defs/TurnStartedParams"}},"required":["method","params"]};
-const schema196 = {"title":"TurnStartedParams","description":"Params of turn/started.","type":"object","properties":{"threadId":{"type":"string"},"turn":{"$ref":"#/$defs/Turn"}},"required":["threadId","turn"]};
+const schema198 = {"title":"ThreadSettingsUpdatedNotification","description":"How the thread runs changed: the gateway sends it when the session's approval mode changes, whichever client (of any dialect) changed it, so the approvalPolicy shown is the session's.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"thread/settings/updated"},"params":{"$ref":"#/$defs/ThreadSettingsUpdatedParams"}},"required":["method","params"]};
+const schema199 = {"title":"ThreadSettingsUpdatedParams","description":"Params of thread/settings/updated.","type":"object","properties":{"threadId":{"type":"string"},"threadSettings":{"$ref":"#/$defs/ThreadSettings"}},"required":["threadId","threadSettings"]};
+const schema200 = {"title":"ThreadSettings","type":"object","description":"How a thread runs now (thread/settings/updated).","properties":{"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"collaborationMode":{"$ref":"#/$defs/CollaborationMode"},"cwd":{"type":"string"},"model":{"type":"string"},"modelProvider":{"type":"string"},"sandboxPolicy":{"$ref":"#/$defs/SandboxPolicy"},"effort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]}},"required":["approvalPolicy","approvalsReviewer","collaborationMode","cwd","model","modelProvider","sandboxPolicy"]};
 
-function validate460(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate468(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate460.evaluated;
+const evaluated0 = validate468.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28153,8 +28604,225 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turn === undefined) && (missing0 = "turn"))){
-validate460.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((((((((data.approvalPolicy === undefined) && (missing0 = "approvalPolicy")) || ((data.approvalsReviewer === undefined) && (missing0 = "approvalsReviewer"))) || ((data.collaborationMode === undefined) && (missing0 = "collaborationMode"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.modelProvider === undefined) && (missing0 = "modelProvider"))) || ((data.sandboxPolicy === undefined) && (missing0 = "sandboxPolicy"))){
+validate468.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.approvalPolicy !== undefined){
+let data0 = data.approvalPolicy;
+const _errs1 = errors;
+if(!(validate51(data0, {instancePath:instancePath+"/approvalPolicy",parentData:data,parentDataProperty:"approvalPolicy",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+errors = vErrors.length;
+}
+else {
+var props0 = validate51.evaluated.props;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.approvalsReviewer !== undefined){
+let data1 = data.approvalsReviewer;
+const _errs2 = errors;
+if(!(validate50(data1, {instancePath:instancePath+"/approvalsReviewer",parentData:data,parentDataProperty:"approvalsReviewer",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.collaborationMode !== undefined){
+let data2 = data.collaborationMode;
+const _errs3 = errors;
+if(!(validate194(data2, {instancePath:instancePath+"/collaborationMode",parentData:data,parentDataProperty:"collaborationMode",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate194.errors : vErrors.concat(validate194.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+let data3 = data.cwd;
+const _errs4 = errors;
+if(typeof data3 !== "string"){
+validate468.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+let data4 = data.model;
+const _errs6 = errors;
+if(typeof data4 !== "string"){
+validate468.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.modelProvider !== undefined){
+let data5 = data.modelProvider;
+const _errs8 = errors;
+if(typeof data5 !== "string"){
+validate468.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sandboxPolicy !== undefined){
+let data6 = data.sandboxPolicy;
+const _errs10 = errors;
+if(!(validate157(data6, {instancePath:instancePath+"/sandboxPolicy",parentData:data,parentDataProperty:"sandboxPolicy",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+errors = vErrors.length;
+}
+else {
+var props1 = validate157.evaluated.props;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.effort !== undefined){
+let data7 = data.effort;
+const _errs11 = errors;
+const _errs12 = errors;
+let valid1 = false;
+const _errs13 = errors;
+if(!(validate161(data7, {instancePath:instancePath+"/effort",parentData:data,parentDataProperty:"effort",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs13 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+const _errs14 = errors;
+if(data7 !== null){
+const err0 = {instancePath:instancePath+"/effort",schemaPath:"#/properties/effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs15 = errors;
+if(errors === _errs14){
+}
+var _valid0 = _errs14 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+if(!valid1){
+const err1 = {instancePath:instancePath+"/effort",schemaPath:"#/properties/effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate468.errors = vErrors;
+return false;
+}
+else {
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs11){
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate468.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate468.errors = vErrors;
+return errors === 0;
+}
+validate468.evaluated = {"props":{"approvalPolicy":true,"approvalsReviewer":true,"collaborationMode":true,"cwd":true,"model":true,"modelProvider":true,"sandboxPolicy":true,"effort":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate467(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate467.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.threadSettings === undefined) && (missing0 = "threadSettings"))){
+validate467.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28162,7 +28830,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate460.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate467.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -28174,11 +28842,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.turn !== undefined){
-let data1 = data.turn;
+if(data.threadSettings !== undefined){
+let data1 = data.threadSettings;
 const _errs3 = errors;
-if(!(validate443(data1, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
+if(!(validate468(data1, {instancePath:instancePath+"/threadSettings",parentData:data,parentDataProperty:"threadSettings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate468.errors : vErrors.concat(validate468.errors);
 errors = vErrors.length;
 }
 else {
@@ -28194,22 +28862,22 @@ if(valid0){
 }
 }
 else {
-validate460.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate467.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate460.errors = vErrors;
+validate467.errors = vErrors;
 return errors === 0;
 }
-validate460.evaluated = {"props":{"threadId":true,"turn":true},"dynamicProps":false,"dynamicItems":false};
+validate467.evaluated = {"props":{"threadId":true,"threadSettings":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate458(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate465(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate458.evaluated;
+const evaluated0 = validate465.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28221,7 +28889,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate458.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate465.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28244,12 +28912,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate458.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate465.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
-if("turn/started" !== data1){
-validate458.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/started"},message:"must be equal to constant"}];
+if("thread/settings/updated" !== data1){
+validate465.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/settings/updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -28265,8 +28933,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate460(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate460.errors : vErrors.concat(validate460.errors);
+if(!(validate467(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate467.errors : vErrors.concat(validate467.errors);
 errors = vErrors.length;
 }
 else {
@@ -28283,276 +28951,19 @@ if(valid0){
 }
 }
 else {
-validate458.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate465.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate458.errors = vErrors;
+validate465.errors = vErrors;
 return errors === 0;
 }
-validate458.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate465.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema197 = {"title":"TurnCompletedNotification","description":"A turn ended (completed, interrupted or failed, with its error); exactly once per turn, and last.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"turn/completed"},"params":{"$ref":"#/$defs/TurnCompletedParams"}},"required":["method","params"]};
-const schema198 = {"title":"TurnCompletedParams","description":"Params of turn/completed.","type":"object","properties":{"threadId":{"type":"string"},"turn":{"$ref":"#/$defs/Turn"}},"required":["threadId","turn"]};
-
-function validate466(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate466.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turn === undefined) && (missing0 = "turn"))){
-validate466.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate466.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turn !== undefined){
-let data1 = data.turn;
-const _errs3 = errors;
-if(!(validate443(data1, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-else {
-validate466.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate466.errors = vErrors;
-return errors === 0;
-}
-validate466.evaluated = {"props":{"threadId":true,"turn":true},"dynamicProps":false,"dynamicItems":false};
-
-
-function validate464(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate464.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate464.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.method !== undefined){
-let data1 = data.method;
-const _errs2 = errors;
-if(typeof data1 !== "string"){
-validate464.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs3 = errors;
-if("turn/completed" !== data1){
-validate464.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/completed"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.params !== undefined){
-let data2 = data.params;
-const _errs4 = errors;
-if(!(validate466(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate466.errors : vErrors.concat(validate466.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-else {
-validate464.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate464.errors = vErrors;
-return errors === 0;
-}
-validate464.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
-
-const schema199 = {"title":"TurnPlanUpdatedNotification","description":"The turn's plan as a checklist.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"turn/plan/updated"},"params":{"$ref":"#/$defs/TurnPlanUpdatedParams"}},"required":["method","params"]};
-const schema200 = {"title":"TurnPlanUpdatedParams","description":"Params of turn/plan/updated.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"plan":{"description":"The steps.","type":"array","items":{"$ref":"#/$defs/TurnPlanStep"}},"explanation":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["threadId","turnId","plan"]};
-const schema201 = {"title":"TurnPlanStep","type":"object","properties":{"step":{"type":"string"},"status":{"$ref":"#/$defs/TurnPlanStepStatus"}},"required":["step","status"]};
-const schema202 = {"title":"TurnPlanStepStatus","type":"string","enum":["pending","inProgress","completed"]};
-
-function validate481(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate481.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate481.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema202.enum;
-if(!(((data === "pending") || (data === "inProgress")) || (data === "completed"))){
-validate481.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema202.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate481.errors = vErrors;
-return errors === 0;
-}
-validate481.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-
-function validate480(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate480.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.step === undefined) && (missing0 = "step")) || ((data.status === undefined) && (missing0 = "status"))){
-validate480.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.step !== undefined){
-let data0 = data.step;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate480.errors = [{instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.status !== undefined){
-let data1 = data.status;
-const _errs3 = errors;
-if(!(validate481(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate481.errors : vErrors.concat(validate481.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-else {
-validate480.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate480.errors = vErrors;
-return errors === 0;
-}
-validate480.evaluated = {"props":{"step":true,"status":true},"dynamicProps":false,"dynamicItems":false};
-
+const schema201 = {"title":"TurnStartedNotification","description":"A turn began.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"turn/started"},"params":{"$ref":"#/$defs/TurnStartedParams"}},"required":["method","params"]};
+const schema202 = {"title":"TurnStartedParams","description":"Params of turn/started.","type":"object","properties":{"threadId":{"type":"string"},"turn":{"$ref":"#/$defs/Turn"}},"required":["threadId","turn"]};
 
 function validate479(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -28568,7 +28979,7 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.plan === undefined) && (missing0 = "plan"))){
+if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turn === undefined) && (missing0 = "turn"))){
 validate479.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -28589,11 +29000,426 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.turn !== undefined){
+let data1 = data.turn;
+const _errs3 = errors;
+if(!(validate450(data1, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate479.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate479.errors = vErrors;
+return errors === 0;
+}
+validate479.evaluated = {"props":{"threadId":true,"turn":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate477(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate477.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate477.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data1 = data.method;
+const _errs2 = errors;
+if(typeof data1 !== "string"){
+validate477.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+if("turn/started" !== data1){
+validate477.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/started"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data2 = data.params;
+const _errs4 = errors;
+if(!(validate479(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate479.errors : vErrors.concat(validate479.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate477.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate477.errors = vErrors;
+return errors === 0;
+}
+validate477.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema203 = {"title":"TurnCompletedNotification","description":"A turn ended (completed, interrupted or failed, with its error); exactly once per turn, and last.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"turn/completed"},"params":{"$ref":"#/$defs/TurnCompletedParams"}},"required":["method","params"]};
+const schema204 = {"title":"TurnCompletedParams","description":"Params of turn/completed.","type":"object","properties":{"threadId":{"type":"string"},"turn":{"$ref":"#/$defs/Turn"}},"required":["threadId","turn"]};
+
+function validate485(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate485.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turn === undefined) && (missing0 = "turn"))){
+validate485.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate485.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turn !== undefined){
+let data1 = data.turn;
+const _errs3 = errors;
+if(!(validate450(data1, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate485.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate485.errors = vErrors;
+return errors === 0;
+}
+validate485.evaluated = {"props":{"threadId":true,"turn":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate483(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate483.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate483.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data1 = data.method;
+const _errs2 = errors;
+if(typeof data1 !== "string"){
+validate483.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+if("turn/completed" !== data1){
+validate483.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/completed"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data2 = data.params;
+const _errs4 = errors;
+if(!(validate485(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate485.errors : vErrors.concat(validate485.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate483.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate483.errors = vErrors;
+return errors === 0;
+}
+validate483.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema205 = {"title":"TurnPlanUpdatedNotification","description":"The turn's plan as a checklist.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"turn/plan/updated"},"params":{"$ref":"#/$defs/TurnPlanUpdatedParams"}},"required":["method","params"]};
+const schema206 = {"title":"TurnPlanUpdatedParams","description":"Params of turn/plan/updated.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"plan":{"description":"The steps.","type":"array","items":{"$ref":"#/$defs/TurnPlanStep"}},"explanation":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["threadId","turnId","plan"]};
+const schema207 = {"title":"TurnPlanStep","type":"object","properties":{"step":{"type":"string"},"status":{"$ref":"#/$defs/TurnPlanStepStatus"}},"required":["step","status"]};
+const schema208 = {"title":"TurnPlanStepStatus","type":"string","enum":["pending","inProgress","completed"]};
+
+function validate500(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate500.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate500.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema208.enum;
+if(!(((data === "pending") || (data === "inProgress")) || (data === "completed"))){
+validate500.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema208.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate500.errors = vErrors;
+return errors === 0;
+}
+validate500.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate499(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate499.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.step === undefined) && (missing0 = "step")) || ((data.status === undefined) && (missing0 = "status"))){
+validate499.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.step !== undefined){
+let data0 = data.step;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate499.errors = [{instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data1 = data.status;
+const _errs3 = errors;
+if(!(validate500(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate500.errors : vErrors.concat(validate500.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate499.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate499.errors = vErrors;
+return errors === 0;
+}
+validate499.evaluated = {"props":{"step":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate498(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate498.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.plan === undefined) && (missing0 = "plan"))){
+validate498.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate498.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate479.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate498.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -28616,8 +29442,8 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs7 = errors;
-if(!(validate480(data3, {instancePath:instancePath+"/plan/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
+if(!(validate499(data3, {instancePath:instancePath+"/plan/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate499.errors : vErrors.concat(validate499.errors);
 errors = vErrors.length;
 }
 else {
@@ -28631,7 +29457,7 @@ if(valid1){
 }
 }
 else {
-validate479.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate498.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs5){
@@ -28693,7 +29519,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate479.errors = vErrors;
+validate498.errors = vErrors;
 return false;
 }
 else {
@@ -28722,22 +29548,22 @@ if(valid0){
 }
 }
 else {
-validate479.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate498.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate479.errors = vErrors;
+validate498.errors = vErrors;
 return errors === 0;
 }
-validate479.evaluated = {"props":{"threadId":true,"turnId":true,"plan":true,"explanation":true},"dynamicProps":false,"dynamicItems":false};
+validate498.evaluated = {"props":{"threadId":true,"turnId":true,"plan":true,"explanation":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate477(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate496(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate477.evaluated;
+const evaluated0 = validate496.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28749,7 +29575,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate477.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate496.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28772,12 +29598,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate477.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate496.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("turn/plan/updated" !== data1){
-validate477.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/plan/updated"},message:"must be equal to constant"}];
+validate496.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/plan/updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -28793,8 +29619,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate479(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate479.errors : vErrors.concat(validate479.errors);
+if(!(validate498(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate498.errors : vErrors.concat(validate498.errors);
 errors = vErrors.length;
 }
 else {
@@ -28811,26 +29637,26 @@ if(valid0){
 }
 }
 else {
-validate477.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate496.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate477.errors = vErrors;
+validate496.errors = vErrors;
 return errors === 0;
 }
-validate477.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate496.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema203 = {"title":"ThreadTokenUsageUpdatedNotification","description":"Token usage after a model response: the thread's total and the last turn's.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"thread/tokenUsage/updated"},"params":{"$ref":"#/$defs/ThreadTokenUsageUpdatedParams"}},"required":["method","params"]};
-const schema204 = {"title":"ThreadTokenUsageUpdatedParams","description":"Params of thread/tokenUsage/updated.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"tokenUsage":{"$ref":"#/$defs/ThreadTokenUsage"}},"required":["threadId","turnId","tokenUsage"]};
-const schema205 = {"title":"ThreadTokenUsage","type":"object","properties":{"total":{"$ref":"#/$defs/TokenUsageBreakdown"},"last":{"$ref":"#/$defs/TokenUsageBreakdown"},"modelContextWindow":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["total","last"]};
-const schema206 = {"title":"TokenUsageBreakdown","type":"object","properties":{"totalTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"cachedInputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"reasoningOutputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["totalTokens","inputTokens","cachedInputTokens","outputTokens","reasoningOutputTokens"]};
+const schema209 = {"title":"ThreadTokenUsageUpdatedNotification","description":"Token usage after a model response: the thread's total and the last turn's.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"thread/tokenUsage/updated"},"params":{"$ref":"#/$defs/ThreadTokenUsageUpdatedParams"}},"required":["method","params"]};
+const schema210 = {"title":"ThreadTokenUsageUpdatedParams","description":"Params of thread/tokenUsage/updated.","type":"object","properties":{"threadId":{"type":"string"},"turnId":{"type":"string"},"tokenUsage":{"$ref":"#/$defs/ThreadTokenUsage"}},"required":["threadId","turnId","tokenUsage"]};
+const schema211 = {"title":"ThreadTokenUsage","type":"object","properties":{"total":{"$ref":"#/$defs/TokenUsageBreakdown"},"last":{"$ref":"#/$defs/TokenUsageBreakdown"},"modelContextWindow":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]}},"required":["total","last"]};
+const schema212 = {"title":"TokenUsageBreakdown","type":"object","properties":{"totalTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"cachedInputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"reasoningOutputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["totalTokens","inputTokens","cachedInputTokens","outputTokens","reasoningOutputTokens"]};
 
-function validate490(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate509(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate490.evaluated;
+const evaluated0 = validate509.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28842,7 +29668,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.totalTokens === undefined) && (missing0 = "totalTokens")) || ((data.inputTokens === undefined) && (missing0 = "inputTokens"))) || ((data.cachedInputTokens === undefined) && (missing0 = "cachedInputTokens"))) || ((data.outputTokens === undefined) && (missing0 = "outputTokens"))) || ((data.reasoningOutputTokens === undefined) && (missing0 = "reasoningOutputTokens"))){
-validate490.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate509.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28850,19 +29676,19 @@ if(data.totalTokens !== undefined){
 let data0 = data.totalTokens;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate490.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate509.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate490.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate509.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate490.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate509.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -28882,19 +29708,19 @@ if(data.inputTokens !== undefined){
 let data1 = data.inputTokens;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate490.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate509.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate490.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate509.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate490.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate509.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -28914,19 +29740,19 @@ if(data.cachedInputTokens !== undefined){
 let data2 = data.cachedInputTokens;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate490.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate509.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate490.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate509.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate490.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate509.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -28946,19 +29772,19 @@ if(data.outputTokens !== undefined){
 let data3 = data.outputTokens;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate490.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate509.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate490.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate509.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate490.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate509.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -28978,19 +29804,19 @@ if(data.reasoningOutputTokens !== undefined){
 let data4 = data.reasoningOutputTokens;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate490.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate509.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs10 = errors;
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 9007199254740991 || isNaN(data4)){
-validate490.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate509.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data4 < 0 || isNaN(data4)){
-validate490.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate509.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -29014,22 +29840,22 @@ if(valid0){
 }
 }
 else {
-validate490.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate509.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate490.errors = vErrors;
+validate509.errors = vErrors;
 return errors === 0;
 }
-validate490.evaluated = {"props":{"totalTokens":true,"inputTokens":true,"cachedInputTokens":true,"outputTokens":true,"reasoningOutputTokens":true},"dynamicProps":false,"dynamicItems":false};
+validate509.evaluated = {"props":{"totalTokens":true,"inputTokens":true,"cachedInputTokens":true,"outputTokens":true,"reasoningOutputTokens":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate489(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate508(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate489.evaluated;
+const evaluated0 = validate508.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29041,15 +29867,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.total === undefined) && (missing0 = "total")) || ((data.last === undefined) && (missing0 = "last"))){
-validate489.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate508.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.total !== undefined){
 let data0 = data.total;
 const _errs1 = errors;
-if(!(validate490(data0, {instancePath:instancePath+"/total",parentData:data,parentDataProperty:"total",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate490.errors : vErrors.concat(validate490.errors);
+if(!(validate509(data0, {instancePath:instancePath+"/total",parentData:data,parentDataProperty:"total",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate509.errors : vErrors.concat(validate509.errors);
 errors = vErrors.length;
 }
 else {
@@ -29063,8 +29889,8 @@ if(valid0){
 if(data.last !== undefined){
 let data1 = data.last;
 const _errs2 = errors;
-if(!(validate490(data1, {instancePath:instancePath+"/last",parentData:data,parentDataProperty:"last",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate490.errors : vErrors.concat(validate490.errors);
+if(!(validate509(data1, {instancePath:instancePath+"/last",parentData:data,parentDataProperty:"last",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate509.errors : vErrors.concat(validate509.errors);
 errors = vErrors.length;
 }
 else {
@@ -29153,7 +29979,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate489.errors = vErrors;
+validate508.errors = vErrors;
 return false;
 }
 else {
@@ -29181,22 +30007,22 @@ if(valid0){
 }
 }
 else {
-validate489.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate508.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate489.errors = vErrors;
+validate508.errors = vErrors;
 return errors === 0;
 }
-validate489.evaluated = {"props":{"total":true,"last":true,"modelContextWindow":true},"dynamicProps":false,"dynamicItems":false};
+validate508.evaluated = {"props":{"total":true,"last":true,"modelContextWindow":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate488(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate507(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate488.evaluated;
+const evaluated0 = validate507.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29208,7 +30034,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.tokenUsage === undefined) && (missing0 = "tokenUsage"))){
-validate488.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate507.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29216,7 +30042,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate488.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate507.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -29232,7 +30058,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate488.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate507.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -29247,8 +30073,8 @@ if(valid0){
 if(data.tokenUsage !== undefined){
 let data2 = data.tokenUsage;
 const _errs5 = errors;
-if(!(validate489(data2, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate489.errors : vErrors.concat(validate489.errors);
+if(!(validate508(data2, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate508.errors : vErrors.concat(validate508.errors);
 errors = vErrors.length;
 }
 else {
@@ -29265,652 +30091,17 @@ if(valid0){
 }
 }
 else {
-validate488.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate507.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate488.errors = vErrors;
+validate507.errors = vErrors;
 return errors === 0;
 }
-validate488.evaluated = {"props":{"threadId":true,"turnId":true,"tokenUsage":true},"dynamicProps":false,"dynamicItems":false};
+validate507.evaluated = {"props":{"threadId":true,"turnId":true,"tokenUsage":true},"dynamicProps":false,"dynamicItems":false};
 
-
-function validate486(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate486.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate486.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.method !== undefined){
-let data1 = data.method;
-const _errs2 = errors;
-if(typeof data1 !== "string"){
-validate486.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs3 = errors;
-if("thread/tokenUsage/updated" !== data1){
-validate486.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/tokenUsage/updated"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.params !== undefined){
-let data2 = data.params;
-const _errs4 = errors;
-if(!(validate488(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate488.errors : vErrors.concat(validate488.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-else {
-validate486.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate486.errors = vErrors;
-return errors === 0;
-}
-validate486.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
-
-const schema207 = {"title":"ServerRequestResolvedNotification","description":"A server request of the thread was settled (answered, or ended with its turn).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"serverRequest/resolved"},"params":{"$ref":"#/$defs/ServerRequestResolvedParams"}},"required":["method","params"]};
-const schema208 = {"title":"ServerRequestResolvedParams","description":"Params of serverRequest/resolved.","type":"object","properties":{"threadId":{"type":"string"},"requestId":{"$ref":"#/$defs/RequestId"}},"required":["threadId","requestId"]};
-
-function validate498(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate498.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.requestId === undefined) && (missing0 = "requestId"))){
-validate498.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.threadId !== undefined){
-let data0 = data.threadId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate498.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.requestId !== undefined){
-let data1 = data.requestId;
-const _errs3 = errors;
-if(!(validate41(data1, {instancePath:instancePath+"/requestId",parentData:data,parentDataProperty:"requestId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-else {
-validate498.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate498.errors = vErrors;
-return errors === 0;
-}
-validate498.evaluated = {"props":{"threadId":true,"requestId":true},"dynamicProps":false,"dynamicItems":false};
-
-
-function validate496(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate496.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate496.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.method !== undefined){
-let data1 = data.method;
-const _errs2 = errors;
-if(typeof data1 !== "string"){
-validate496.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs3 = errors;
-if("serverRequest/resolved" !== data1){
-validate496.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "serverRequest/resolved"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.params !== undefined){
-let data2 = data.params;
-const _errs4 = errors;
-if(!(validate498(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate498.errors : vErrors.concat(validate498.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-else {
-validate496.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate496.errors = vErrors;
-return errors === 0;
-}
-validate496.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
-
-
-function validate429(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate429.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(!(validate292(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate292.errors : vErrors.concat(validate292.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.jsonrpc = true;
-props0.id = true;
-props0.method = true;
-props0.params = true;
-}
-const _errs2 = errors;
-if(!(validate365(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate365.errors : vErrors.concat(validate365.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.id = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs3 = errors;
-if(!(validate348(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate348.errors : vErrors.concat(validate348.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs3 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.id = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs4 = errors;
-if(!(validate433(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate433.errors : vErrors.concat(validate433.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs4 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs5 = errors;
-if(!(validate452(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate452.errors : vErrors.concat(validate452.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs5 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs6 = errors;
-if(!(validate458(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate458.errors : vErrors.concat(validate458.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs6 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs7 = errors;
-if(!(validate464(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate464.errors : vErrors.concat(validate464.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs7 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs8 = errors;
-if(!(validate340(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate340.errors : vErrors.concat(validate340.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs8 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs9 = errors;
-if(!(validate304(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate304.errors : vErrors.concat(validate304.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs9 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs10 = errors;
-if(!(validate279(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate279.errors : vErrors.concat(validate279.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs10 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs11 = errors;
-if(!(validate330(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate330.errors : vErrors.concat(validate330.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs11 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs12 = errors;
-if(!(validate325(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate325.errors : vErrors.concat(validate325.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs12 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs13 = errors;
-if(!(validate335(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate335.errors : vErrors.concat(validate335.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs13 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs14 = errors;
-if(!(validate284(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate284.errors : vErrors.concat(validate284.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs14 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs15 = errors;
-if(!(validate477(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate477.errors : vErrors.concat(validate477.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs15 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs16 = errors;
-if(!(validate486(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate486.errors : vErrors.concat(validate486.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs16 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs17 = errors;
-if(!(validate496(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate496.errors : vErrors.concat(validate496.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs17 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs18 = errors;
-if(!(validate245(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate245.errors : vErrors.concat(validate245.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs18 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.method = true;
-props0.params = true;
-}
-}
-const _errs19 = errors;
-if(!(validate183(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs19 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.id = true;
-props0.result = true;
-props0.error = true;
-}
-}
-const _errs20 = errors;
-if(!(validate187(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate187.errors : vErrors.concat(validate187.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs20 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.jsonrpc = true;
-props0.id = true;
-props0.error = true;
-props0.result = true;
-}
-}
-if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-validate429.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-}
-validate429.errors = vErrors;
-evaluated0.props = props0;
-return errors === 0;
-}
-validate429.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
-exports.ServerRequestResolvedNotification = validate505;
 
 function validate505(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -29954,8 +30145,8 @@ validate505.errors = [{instancePath:instancePath+"/method",schemaPath:"#/propert
 return false;
 }
 const _errs3 = errors;
-if("serverRequest/resolved" !== data1){
-validate505.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "serverRequest/resolved"},message:"must be equal to constant"}];
+if("thread/tokenUsage/updated" !== data1){
+validate505.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/tokenUsage/updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -29971,8 +30162,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate498(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate498.errors : vErrors.concat(validate498.errors);
+if(!(validate507(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate507.errors : vErrors.concat(validate507.errors);
 errors = vErrors.length;
 }
 else {
@@ -30000,12 +30191,13 @@ return errors === 0;
 }
 validate505.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ServerRequestResolvedParams = validate508;
+const schema213 = {"title":"ServerRequestResolvedNotification","description":"A server request of the thread was settled (answered, or ended with its turn).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"serverRequest/resolved"},"params":{"$ref":"#/$defs/ServerRequestResolvedParams"}},"required":["method","params"]};
+const schema214 = {"title":"ServerRequestResolvedParams","description":"Params of serverRequest/resolved.","type":"object","properties":{"threadId":{"type":"string"},"requestId":{"$ref":"#/$defs/RequestId"}},"required":["threadId","requestId"]};
 
-function validate508(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate517(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate508.evaluated;
+const evaluated0 = validate517.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30017,7 +30209,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.requestId === undefined) && (missing0 = "requestId"))){
-validate508.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate517.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30025,7 +30217,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate508.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate517.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30057,23 +30249,674 @@ if(valid0){
 }
 }
 else {
-validate508.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate517.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate508.errors = vErrors;
+validate517.errors = vErrors;
 return errors === 0;
 }
-validate508.evaluated = {"props":{"threadId":true,"requestId":true},"dynamicProps":false,"dynamicItems":false};
+validate517.evaluated = {"props":{"threadId":true,"requestId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSource = validate510;
 
-function validate510(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate515(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate510.evaluated;
+const evaluated0 = validate515.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate515.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data1 = data.method;
+const _errs2 = errors;
+if(typeof data1 !== "string"){
+validate515.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+if("serverRequest/resolved" !== data1){
+validate515.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "serverRequest/resolved"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data2 = data.params;
+const _errs4 = errors;
+if(!(validate517(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate517.errors : vErrors.concat(validate517.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate515.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate515.errors = vErrors;
+return errors === 0;
+}
+validate515.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate436(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate436.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate299(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate299.errors : vErrors.concat(validate299.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+const _errs2 = errors;
+if(!(validate372(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate372.errors : vErrors.concat(validate372.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs3 = errors;
+if(!(validate355(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate355.errors : vErrors.concat(validate355.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs4 = errors;
+if(!(validate440(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate440.errors : vErrors.concat(validate440.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs5 = errors;
+if(!(validate459(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate459.errors : vErrors.concat(validate459.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs6 = errors;
+if(!(validate465(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate465.errors : vErrors.concat(validate465.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs7 = errors;
+if(!(validate477(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate477.errors : vErrors.concat(validate477.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs7 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs8 = errors;
+if(!(validate483(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate483.errors : vErrors.concat(validate483.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs8 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs9 = errors;
+if(!(validate347(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate347.errors : vErrors.concat(validate347.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs9 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs10 = errors;
+if(!(validate311(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate311.errors : vErrors.concat(validate311.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs10 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs11 = errors;
+if(!(validate286(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate286.errors : vErrors.concat(validate286.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs11 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs12 = errors;
+if(!(validate337(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate337.errors : vErrors.concat(validate337.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs12 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs13 = errors;
+if(!(validate332(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate332.errors : vErrors.concat(validate332.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs13 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs14 = errors;
+if(!(validate342(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate342.errors : vErrors.concat(validate342.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs14 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs15 = errors;
+if(!(validate291(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate291.errors : vErrors.concat(validate291.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs15 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs16 = errors;
+if(!(validate496(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate496.errors : vErrors.concat(validate496.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs16 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs17 = errors;
+if(!(validate505(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate505.errors : vErrors.concat(validate505.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs17 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs18 = errors;
+if(!(validate515(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate515.errors : vErrors.concat(validate515.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs18 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs19 = errors;
+if(!(validate252(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate252.errors : vErrors.concat(validate252.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs19 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs20 = errors;
+if(!(validate183(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs20 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.result = true;
+props0.error = true;
+}
+}
+const _errs21 = errors;
+if(!(validate187(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate187.errors : vErrors.concat(validate187.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs21 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.error = true;
+props0.result = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+validate436.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === 0){
+}
+validate436.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate436.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+exports.ServerRequestResolvedNotification = validate524;
+
+function validate524(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate524.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate524.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data1 = data.method;
+const _errs2 = errors;
+if(typeof data1 !== "string"){
+validate524.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+if("serverRequest/resolved" !== data1){
+validate524.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "serverRequest/resolved"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data2 = data.params;
+const _errs4 = errors;
+if(!(validate517(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate517.errors : vErrors.concat(validate517.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate524.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate524.errors = vErrors;
+return errors === 0;
+}
+validate524.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ServerRequestResolvedParams = validate527;
+
+function validate527(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate527.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.requestId === undefined) && (missing0 = "requestId"))){
+validate527.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate527.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.requestId !== undefined){
+let data1 = data.requestId;
+const _errs3 = errors;
+if(!(validate41(data1, {instancePath:instancePath+"/requestId",parentData:data,parentDataProperty:"requestId",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate527.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate527.errors = vErrors;
+return errors === 0;
+}
+validate527.evaluated = {"props":{"threadId":true,"requestId":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionSource = validate529;
+
+function validate529(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate529.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30095,9 +30938,9 @@ vErrors.push(err0);
 errors++;
 }
 const _errs2 = errors;
-const vSchema0 = schema190.oneOf[0].enum;
+const vSchema0 = schema193.oneOf[0].enum;
 if(!(((((data === "cli") || (data === "vscode")) || (data === "exec")) || (data === "appServer")) || (data === "unknown"))){
-const err1 = {instancePath,schemaPath:"#/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema190.oneOf[0].enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema193.oneOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -30267,7 +31110,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate510.errors = vErrors;
+validate529.errors = vErrors;
 return false;
 }
 else {
@@ -30283,19 +31126,19 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate510.errors = vErrors;
+validate529.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate510.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate529.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.SkillsListEntry = validate511;
-const schema212 = {"title":"SkillsListEntry","type":"object","properties":{"cwd":{"type":"string"},"skills":{"type":"array","items":{}},"errors":{"type":"array","items":{}}},"required":["cwd","skills","errors"]};
+exports.SkillsListEntry = validate530;
+const schema218 = {"title":"SkillsListEntry","type":"object","properties":{"cwd":{"type":"string"},"skills":{"type":"array","items":{}},"errors":{"type":"array","items":{}}},"required":["cwd","skills","errors"]};
 
-function validate511(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate530(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate511.evaluated;
+const evaluated0 = validate530.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30307,7 +31150,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.cwd === undefined) && (missing0 = "cwd")) || ((data.skills === undefined) && (missing0 = "skills"))) || ((data.errors === undefined) && (missing0 = "errors"))){
-validate511.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate530.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30315,7 +31158,7 @@ if(data.cwd !== undefined){
 let data0 = data.cwd;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate511.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate530.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30335,7 +31178,7 @@ if(errors === _errs3){
 if(Array.isArray(data1)){
 }
 else {
-validate511.errors = [{instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate530.errors = [{instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -30355,7 +31198,7 @@ if(errors === _errs5){
 if(Array.isArray(data2)){
 }
 else {
-validate511.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate530.errors = [{instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs5){
@@ -30373,23 +31216,23 @@ if(valid0){
 }
 }
 else {
-validate511.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate530.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate511.errors = vErrors;
+validate530.errors = vErrors;
 return errors === 0;
 }
-validate511.evaluated = {"props":{"cwd":true,"skills":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+validate530.evaluated = {"props":{"cwd":true,"skills":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SkillsListParams = validate512;
+exports.SkillsListParams = validate531;
 
-function validate512(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate531(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate512.evaluated;
+const evaluated0 = validate531.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30411,7 +31254,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate512.errors = [{instancePath:instancePath+"/cwds/" + i0,schemaPath:"#/properties/cwds/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate531.errors = [{instancePath:instancePath+"/cwds/" + i0,schemaPath:"#/properties/cwds/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -30426,7 +31269,7 @@ if(valid1){
 }
 }
 else {
-validate512.errors = [{instancePath:instancePath+"/cwds",schemaPath:"#/properties/cwds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate531.errors = [{instancePath:instancePath+"/cwds",schemaPath:"#/properties/cwds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -30442,7 +31285,7 @@ if(data.forceReload !== undefined){
 let data2 = data.forceReload;
 const _errs5 = errors;
 if(typeof data2 !== "boolean"){
-validate512.errors = [{instancePath:instancePath+"/forceReload",schemaPath:"#/properties/forceReload/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate531.errors = [{instancePath:instancePath+"/forceReload",schemaPath:"#/properties/forceReload/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs6 = errors;
@@ -30458,23 +31301,23 @@ if(valid0){
 }
 }
 else {
-validate512.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate531.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate512.errors = vErrors;
+validate531.errors = vErrors;
 return errors === 0;
 }
-validate512.evaluated = {"props":{"cwds":true,"forceReload":true},"dynamicProps":false,"dynamicItems":false};
+validate531.evaluated = {"props":{"cwds":true,"forceReload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SkillsListRequest = validate513;
+exports.SkillsListRequest = validate532;
 
-function validate513(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate532(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate513.evaluated;
+const evaluated0 = validate532.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30486,7 +31329,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate513.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate532.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30524,12 +31367,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate513.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate532.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("skills/list" !== data2){
-validate513.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "skills/list"},message:"must be equal to constant"}];
+validate532.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "skills/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30588,7 +31431,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate513.errors = vErrors;
+validate532.errors = vErrors;
 return false;
 }
 else {
@@ -30617,25 +31460,25 @@ if(valid0){
 }
 }
 else {
-validate513.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate532.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate513.errors = vErrors;
+validate532.errors = vErrors;
 return errors === 0;
 }
-validate513.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate532.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SkillsListResponse = validate517;
-const schema215 = {"title":"SkillsListResponse","description":"Success response to skills/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SkillsListResult"},"error":false},"required":["id","result"]};
-const schema216 = {"title":"SkillsListResult","description":"Result of skills/list.","type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/$defs/SkillsListEntry"}}},"required":["data"]};
+exports.SkillsListResponse = validate536;
+const schema221 = {"title":"SkillsListResponse","description":"Success response to skills/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SkillsListResult"},"error":false},"required":["id","result"]};
+const schema222 = {"title":"SkillsListResult","description":"Result of skills/list.","type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/$defs/SkillsListEntry"}}},"required":["data"]};
 
-function validate520(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate539(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate520.evaluated;
+const evaluated0 = validate539.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30647,7 +31490,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate520.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate539.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30662,8 +31505,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate511(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate511.errors : vErrors.concat(validate511.errors);
+if(!(validate530(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate530.errors : vErrors.concat(validate530.errors);
 errors = vErrors.length;
 }
 else {
@@ -30677,7 +31520,7 @@ if(valid1){
 }
 }
 else {
-validate520.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate539.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -30693,22 +31536,22 @@ if(valid0){
 }
 }
 else {
-validate520.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate539.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate520.errors = vErrors;
+validate539.errors = vErrors;
 return errors === 0;
 }
-validate520.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+validate539.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate517(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate536(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate517.evaluated;
+const evaluated0 = validate536.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30720,7 +31563,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate517.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate536.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30757,8 +31600,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate520(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate520.errors : vErrors.concat(validate520.errors);
+if(!(validate539(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate539.errors : vErrors.concat(validate539.errors);
 errors = vErrors.length;
 }
 else {
@@ -30772,7 +31615,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate517.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate536.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -30786,23 +31629,23 @@ if(valid0){
 }
 }
 else {
-validate517.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate536.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate517.errors = vErrors;
+validate536.errors = vErrors;
 return errors === 0;
 }
-validate517.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate536.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SkillsListResult = validate523;
+exports.SkillsListResult = validate542;
 
-function validate523(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate542(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate523.evaluated;
+const evaluated0 = validate542.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30814,7 +31657,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate523.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate542.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30829,8 +31672,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate511(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate511.errors : vErrors.concat(validate511.errors);
+if(!(validate530(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate530.errors : vErrors.concat(validate530.errors);
 errors = vErrors.length;
 }
 else {
@@ -30844,7 +31687,7 @@ if(valid1){
 }
 }
 else {
-validate523.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate542.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -30860,23 +31703,23 @@ if(valid0){
 }
 }
 else {
-validate523.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate542.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate523.errors = vErrors;
+validate542.errors = vErrors;
 return errors === 0;
 }
-validate523.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+validate542.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SuccessResponse = validate525;
+exports.SuccessResponse = validate544;
 
-function validate525(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate544(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate525.evaluated;
+const evaluated0 = validate544.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30888,7 +31731,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate525.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate544.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30925,7 +31768,7 @@ if(valid0){
 if(data.error !== undefined){
 let data2 = data.error;
 var valid0 = false;
-validate525.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate544.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -30938,23 +31781,23 @@ if(valid0){
 }
 }
 else {
-validate525.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate544.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate525.errors = vErrors;
+validate544.errors = vErrors;
 return errors === 0;
 }
-validate525.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate544.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TextElement = validate528;
+exports.TextElement = validate547;
 
-function validate528(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate547(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate528.evaluated;
+const evaluated0 = validate547.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30966,7 +31809,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.byteRange === undefined) && (missing0 = "byteRange")){
-validate528.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate547.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31035,7 +31878,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate528.errors = vErrors;
+validate547.errors = vErrors;
 return false;
 }
 else {
@@ -31062,23 +31905,23 @@ if(valid0){
 }
 }
 else {
-validate528.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate547.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate528.errors = vErrors;
+validate547.errors = vErrors;
 return errors === 0;
 }
-validate528.evaluated = {"props":{"byteRange":true,"placeholder":true},"dynamicProps":false,"dynamicItems":false};
+validate547.evaluated = {"props":{"byteRange":true,"placeholder":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.Thread = validate530;
+exports.Thread = validate549;
 
-function validate530(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate549(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate530.evaluated;
+const evaluated0 = validate549.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31090,7 +31933,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))) || ((data.preview === undefined) && (missing0 = "preview"))) || ((data.ephemeral === undefined) && (missing0 = "ephemeral"))) || ((data.modelProvider === undefined) && (missing0 = "modelProvider"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.updatedAt === undefined) && (missing0 = "updatedAt"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.cliVersion === undefined) && (missing0 = "cliVersion"))) || ((data.source === undefined) && (missing0 = "source"))) || ((data.turns === undefined) && (missing0 = "turns"))) || ((data.projectId === undefined) && (missing0 = "projectId"))){
-validate530.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate549.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31098,7 +31941,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate530.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate549.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -31114,7 +31957,7 @@ if(data.sessionId !== undefined){
 let data1 = data.sessionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate530.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/properties/sessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate549.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"#/properties/sessionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -31130,7 +31973,7 @@ if(data.preview !== undefined){
 let data2 = data.preview;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate530.errors = [{instancePath:instancePath+"/preview",schemaPath:"#/properties/preview/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate549.errors = [{instancePath:instancePath+"/preview",schemaPath:"#/properties/preview/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -31146,7 +31989,7 @@ if(data.ephemeral !== undefined){
 let data3 = data.ephemeral;
 const _errs7 = errors;
 if(typeof data3 !== "boolean"){
-validate530.errors = [{instancePath:instancePath+"/ephemeral",schemaPath:"#/properties/ephemeral/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate549.errors = [{instancePath:instancePath+"/ephemeral",schemaPath:"#/properties/ephemeral/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs8 = errors;
@@ -31162,7 +32005,7 @@ if(data.modelProvider !== undefined){
 let data4 = data.modelProvider;
 const _errs9 = errors;
 if(typeof data4 !== "string"){
-validate530.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate549.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -31178,19 +32021,19 @@ if(data.createdAt !== undefined){
 let data5 = data.createdAt;
 const _errs11 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate530.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate549.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs12 = errors;
 if(errors === _errs11){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 9007199254740991 || isNaN(data5)){
-validate530.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate549.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate530.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate549.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -31210,19 +32053,19 @@ if(data.updatedAt !== undefined){
 let data6 = data.updatedAt;
 const _errs13 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate530.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate549.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs14 = errors;
 if(errors === _errs13){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 9007199254740991 || isNaN(data6)){
-validate530.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate549.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate530.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate549.errors = [{instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -31241,12 +32084,12 @@ if(valid0){
 if(data.status !== undefined){
 let data7 = data.status;
 const _errs15 = errors;
-if(!(validate437(data7, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
+if(!(validate444(data7, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate444.errors : vErrors.concat(validate444.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate437.evaluated.props;
+var props0 = validate444.evaluated.props;
 }
 var valid0 = _errs15 === errors;
 }
@@ -31258,7 +32101,7 @@ if(data.cwd !== undefined){
 let data8 = data.cwd;
 const _errs16 = errors;
 if(typeof data8 !== "string"){
-validate530.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate549.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs17 = errors;
@@ -31274,7 +32117,7 @@ if(data.cliVersion !== undefined){
 let data9 = data.cliVersion;
 const _errs18 = errors;
 if(typeof data9 !== "string"){
-validate530.errors = [{instancePath:instancePath+"/cliVersion",schemaPath:"#/properties/cliVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate549.errors = [{instancePath:instancePath+"/cliVersion",schemaPath:"#/properties/cliVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs19 = errors;
@@ -31289,12 +32132,12 @@ if(valid0){
 if(data.source !== undefined){
 let data10 = data.source;
 const _errs20 = errors;
-if(!(validate441(data10, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate441.errors : vErrors.concat(validate441.errors);
+if(!(validate448(data10, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate448.errors : vErrors.concat(validate448.errors);
 errors = vErrors.length;
 }
 else {
-var props1 = validate441.evaluated.props;
+var props1 = validate448.evaluated.props;
 }
 var valid0 = _errs20 === errors;
 }
@@ -31313,8 +32156,8 @@ const len0 = data11.length;
 for(let i0=0; i0<len0; i0++){
 let data12 = data11[i0];
 const _errs23 = errors;
-if(!(validate443(data12, {instancePath:instancePath+"/turns/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
+if(!(validate450(data12, {instancePath:instancePath+"/turns/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
 errors = vErrors.length;
 }
 else {
@@ -31328,7 +32171,7 @@ if(valid1){
 }
 }
 else {
-validate530.errors = [{instancePath:instancePath+"/turns",schemaPath:"#/properties/turns/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate549.errors = [{instancePath:instancePath+"/turns",schemaPath:"#/properties/turns/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs21){
@@ -31390,7 +32233,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate530.errors = vErrors;
+validate549.errors = vErrors;
 return false;
 }
 else {
@@ -31462,7 +32305,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate530.errors = vErrors;
+validate549.errors = vErrors;
 return false;
 }
 else {
@@ -31534,7 +32377,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate530.errors = vErrors;
+validate549.errors = vErrors;
 return false;
 }
 else {
@@ -31606,7 +32449,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate530.errors = vErrors;
+validate549.errors = vErrors;
 return false;
 }
 else {
@@ -31647,23 +32490,23 @@ if(valid0){
 }
 }
 else {
-validate530.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate549.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate530.errors = vErrors;
+validate549.errors = vErrors;
 return errors === 0;
 }
-validate530.evaluated = {"props":{"id":true,"sessionId":true,"preview":true,"ephemeral":true,"modelProvider":true,"createdAt":true,"updatedAt":true,"status":true,"cwd":true,"cliVersion":true,"source":true,"turns":true,"projectId":true,"path":true,"name":true,"model":true},"dynamicProps":false,"dynamicItems":false};
+validate549.evaluated = {"props":{"id":true,"sessionId":true,"preview":true,"ephemeral":true,"modelProvider":true,"createdAt":true,"updatedAt":true,"status":true,"cwd":true,"cliVersion":true,"source":true,"turns":true,"projectId":true,"path":true,"name":true,"model":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadActiveFlag = validate534;
+exports.ThreadActiveFlag = validate553;
 
-function validate534(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate553(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate534.evaluated;
+const evaluated0 = validate553.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31671,30 +32514,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate534.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate553.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema189.enum;
+const vSchema0 = schema192.enum;
 if(!((data === "waitingOnApproval") || (data === "waitingOnUserInput"))){
-validate534.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema189.enum},message:"must be equal to one of the allowed values"}];
+validate553.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema192.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate534.errors = vErrors;
+validate553.errors = vErrors;
 return errors === 0;
 }
-validate534.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate553.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadItem = validate535;
+exports.ThreadItem = validate554;
 
-function validate535(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate554(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate535.evaluated;
+const evaluated0 = validate554.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31717,7 +32560,7 @@ if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))) || ((data.content === undefined) && (missing0 = "content"))){
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31725,12 +32568,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs4 = errors;
 if(typeof data0 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
 if("userMessage" !== data0){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "userMessage"},message:"must be equal to constant"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "userMessage"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -31747,7 +32590,7 @@ if(data.id !== undefined){
 let data1 = data.id;
 const _errs6 = errors;
 if(typeof data1 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/0/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/0/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -31786,7 +32629,7 @@ if(valid3){
 }
 }
 else {
-validate535.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/0/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate554.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/0/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs8){
@@ -31848,7 +32691,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -31877,7 +32720,7 @@ if(valid2){
 }
 }
 else {
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -31898,7 +32741,7 @@ if(errors === _errs17){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((data.type === undefined) && (missing1 = "type")) || ((data.id === undefined) && (missing1 = "id"))) || ((data.text === undefined) && (missing1 = "text"))){
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -31906,12 +32749,12 @@ if(data.type !== undefined){
 let data5 = data.type;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
 if("agentMessage" !== data5){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "agentMessage"},message:"must be equal to constant"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "agentMessage"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -31928,7 +32771,7 @@ if(data.id !== undefined){
 let data6 = data.id;
 const _errs21 = errors;
 if(typeof data6 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/1/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/1/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs22 = errors;
@@ -31944,7 +32787,7 @@ if(data.text !== undefined){
 let data7 = data.text;
 const _errs23 = errors;
 if(typeof data7 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/1/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/1/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs24 = errors;
@@ -31962,8 +32805,8 @@ const _errs25 = errors;
 const _errs26 = errors;
 let valid7 = false;
 const _errs27 = errors;
-if(!(validate309(data8, {instancePath:instancePath+"/phase",parentData:data,parentDataProperty:"phase",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate309.errors : vErrors.concat(validate309.errors);
+if(!(validate316(data8, {instancePath:instancePath+"/phase",parentData:data,parentDataProperty:"phase",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
 errors = vErrors.length;
 }
 else {
@@ -31999,7 +32842,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -32028,7 +32871,7 @@ if(valid6){
 }
 }
 else {
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs17){
@@ -32051,7 +32894,7 @@ if(errors === _errs30){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.type === undefined) && (missing2 = "type")) || ((data.id === undefined) && (missing2 = "id"))){
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -32059,12 +32902,12 @@ if(data.type !== undefined){
 let data9 = data.type;
 const _errs32 = errors;
 if(typeof data9 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs33 = errors;
 if("reasoning" !== data9){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -32081,7 +32924,7 @@ if(data.id !== undefined){
 let data10 = data.id;
 const _errs34 = errors;
 if(typeof data10 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/2/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/2/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs35 = errors;
@@ -32105,7 +32948,7 @@ for(let i1=0; i1<len1; i1++){
 let data12 = data11[i1];
 const _errs38 = errors;
 if(typeof data12 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/summary/" + i1,schemaPath:"#/oneOf/2/properties/summary/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/summary/" + i1,schemaPath:"#/oneOf/2/properties/summary/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs39 = errors;
@@ -32120,7 +32963,7 @@ if(valid10){
 }
 }
 else {
-validate535.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/oneOf/2/properties/summary/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate554.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/oneOf/2/properties/summary/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs36){
@@ -32144,7 +32987,7 @@ for(let i2=0; i2<len2; i2++){
 let data14 = data13[i2];
 const _errs42 = errors;
 if(typeof data14 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/content/" + i2,schemaPath:"#/oneOf/2/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/content/" + i2,schemaPath:"#/oneOf/2/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs43 = errors;
@@ -32159,7 +33002,7 @@ if(valid11){
 }
 }
 else {
-validate535.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/2/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate554.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/2/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs40){
@@ -32178,7 +33021,7 @@ if(valid9){
 }
 }
 else {
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs30){
@@ -32201,7 +33044,7 @@ if(errors === _errs44){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((((((data.type === undefined) && (missing3 = "type")) || ((data.id === undefined) && (missing3 = "id"))) || ((data.command === undefined) && (missing3 = "command"))) || ((data.cwd === undefined) && (missing3 = "cwd"))) || ((data.commandActions === undefined) && (missing3 = "commandActions"))) || ((data.status === undefined) && (missing3 = "status"))){
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -32209,12 +33052,12 @@ if(data.type !== undefined){
 let data15 = data.type;
 const _errs46 = errors;
 if(typeof data15 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs47 = errors;
 if("commandExecution" !== data15){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "commandExecution"},message:"must be equal to constant"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "commandExecution"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -32231,7 +33074,7 @@ if(data.id !== undefined){
 let data16 = data.id;
 const _errs48 = errors;
 if(typeof data16 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/3/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/3/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs49 = errors;
@@ -32247,7 +33090,7 @@ if(data.command !== undefined){
 let data17 = data.command;
 const _errs50 = errors;
 if(typeof data17 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/3/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/command",schemaPath:"#/oneOf/3/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs51 = errors;
@@ -32263,7 +33106,7 @@ if(data.cwd !== undefined){
 let data18 = data.cwd;
 const _errs52 = errors;
 if(typeof data18 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/oneOf/3/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/oneOf/3/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs53 = errors;
@@ -32286,12 +33129,12 @@ const len3 = data19.length;
 for(let i3=0; i3<len3; i3++){
 let data20 = data19[i3];
 const _errs56 = errors;
-if(!(validate214(data20, {instancePath:instancePath+"/commandActions/" + i3,parentData:data19,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate214.errors : vErrors.concat(validate214.errors);
+if(!(validate221(data20, {instancePath:instancePath+"/commandActions/" + i3,parentData:data19,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
 errors = vErrors.length;
 }
 else {
-var props2 = validate214.evaluated.props;
+var props2 = validate221.evaluated.props;
 }
 var valid14 = _errs56 === errors;
 if(!valid14){
@@ -32302,7 +33145,7 @@ if(valid14){
 }
 }
 else {
-validate535.errors = [{instancePath:instancePath+"/commandActions",schemaPath:"#/oneOf/3/properties/commandActions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate554.errors = [{instancePath:instancePath+"/commandActions",schemaPath:"#/oneOf/3/properties/commandActions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs54){
@@ -32317,8 +33160,8 @@ if(valid13){
 if(data.status !== undefined){
 let data21 = data.status;
 const _errs57 = errors;
-if(!(validate216(data21, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate216.errors : vErrors.concat(validate216.errors);
+if(!(validate223(data21, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate223.errors : vErrors.concat(validate223.errors);
 errors = vErrors.length;
 }
 else {
@@ -32379,7 +33222,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -32479,7 +33322,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -32579,7 +33422,7 @@ else {
 vErrors.push(err17);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -32651,7 +33494,7 @@ else {
 vErrors.push(err20);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -32686,7 +33529,7 @@ if(valid13){
 }
 }
 else {
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs44){
@@ -32715,7 +33558,7 @@ if(errors === _errs82){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if(((((((data.type === undefined) && (missing4 = "type")) || ((data.id === undefined) && (missing4 = "id"))) || ((data.server === undefined) && (missing4 = "server"))) || ((data.tool === undefined) && (missing4 = "tool"))) || ((data.arguments === undefined) && (missing4 = "arguments"))) || ((data.status === undefined) && (missing4 = "status"))){
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
@@ -32723,12 +33566,12 @@ if(data.type !== undefined){
 let data26 = data.type;
 const _errs84 = errors;
 if(typeof data26 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs85 = errors;
 if("mcpToolCall" !== data26){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "mcpToolCall"},message:"must be equal to constant"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "mcpToolCall"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -32745,7 +33588,7 @@ if(data.id !== undefined){
 let data27 = data.id;
 const _errs86 = errors;
 if(typeof data27 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/4/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/4/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs87 = errors;
@@ -32761,7 +33604,7 @@ if(data.server !== undefined){
 let data28 = data.server;
 const _errs88 = errors;
 if(typeof data28 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/server",schemaPath:"#/oneOf/4/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/server",schemaPath:"#/oneOf/4/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs89 = errors;
@@ -32777,7 +33620,7 @@ if(data.tool !== undefined){
 let data29 = data.tool;
 const _errs90 = errors;
 if(typeof data29 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/tool",schemaPath:"#/oneOf/4/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/tool",schemaPath:"#/oneOf/4/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs91 = errors;
@@ -32792,8 +33635,8 @@ if(valid20){
 if(data.status !== undefined){
 let data30 = data.status;
 const _errs92 = errors;
-if(!(validate313(data30, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate313.errors : vErrors.concat(validate313.errors);
+if(!(validate320(data30, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate320.errors : vErrors.concat(validate320.errors);
 errors = vErrors.length;
 }
 else {
@@ -32810,8 +33653,8 @@ const _errs93 = errors;
 const _errs94 = errors;
 let valid21 = false;
 const _errs95 = errors;
-if(!(validate315(data31, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate315.errors : vErrors.concat(validate315.errors);
+if(!(validate322(data31, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate322.errors : vErrors.concat(validate322.errors);
 errors = vErrors.length;
 }
 else {
@@ -32850,7 +33693,7 @@ else {
 vErrors.push(err22);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -32878,8 +33721,8 @@ const _errs98 = errors;
 const _errs99 = errors;
 let valid22 = false;
 const _errs100 = errors;
-if(!(validate317(data32, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate317.errors : vErrors.concat(validate317.errors);
+if(!(validate324(data32, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate324.errors : vErrors.concat(validate324.errors);
 errors = vErrors.length;
 }
 else {
@@ -32917,7 +33760,7 @@ else {
 vErrors.push(err24);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -33017,7 +33860,7 @@ else {
 vErrors.push(err29);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -33050,7 +33893,7 @@ if(valid20){
 }
 }
 else {
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs82){
@@ -33078,7 +33921,7 @@ if(errors === _errs109){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((((((data.type === undefined) && (missing5 = "type")) || ((data.id === undefined) && (missing5 = "id"))) || ((data.tool === undefined) && (missing5 = "tool"))) || ((data.arguments === undefined) && (missing5 = "arguments"))) || ((data.status === undefined) && (missing5 = "status"))){
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/5/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/5/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
@@ -33086,12 +33929,12 @@ if(data.type !== undefined){
 let data34 = data.type;
 const _errs111 = errors;
 if(typeof data34 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs112 = errors;
 if("dynamicToolCall" !== data34){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/const",keyword:"const",params:{allowedValue: "dynamicToolCall"},message:"must be equal to constant"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/const",keyword:"const",params:{allowedValue: "dynamicToolCall"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -33108,7 +33951,7 @@ if(data.id !== undefined){
 let data35 = data.id;
 const _errs113 = errors;
 if(typeof data35 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/5/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/5/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs114 = errors;
@@ -33124,7 +33967,7 @@ if(data.tool !== undefined){
 let data36 = data.tool;
 const _errs115 = errors;
 if(typeof data36 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/tool",schemaPath:"#/oneOf/5/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/tool",schemaPath:"#/oneOf/5/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs116 = errors;
@@ -33139,8 +33982,8 @@ if(valid25){
 if(data.status !== undefined){
 let data37 = data.status;
 const _errs117 = errors;
-if(!(validate240(data37, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate240.errors : vErrors.concat(validate240.errors);
+if(!(validate247(data37, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate247.errors : vErrors.concat(validate247.errors);
 errors = vErrors.length;
 }
 else {
@@ -33201,7 +34044,7 @@ else {
 vErrors.push(err32);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -33237,12 +34080,12 @@ const len4 = data39.length;
 for(let i4=0; i4<len4; i4++){
 let data40 = data39[i4];
 const _errs128 = errors;
-if(!(validate239(data40, {instancePath:instancePath+"/contentItems/" + i4,parentData:data39,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
+if(!(validate246(data40, {instancePath:instancePath+"/contentItems/" + i4,parentData:data39,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 else {
-var props5 = validate239.evaluated.props;
+var props5 = validate246.evaluated.props;
 }
 var valid28 = _errs128 === errors;
 if(!valid28){
@@ -33297,7 +34140,7 @@ else {
 vErrors.push(err35);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -33369,7 +34212,7 @@ else {
 vErrors.push(err38);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -33469,7 +34312,7 @@ else {
 vErrors.push(err43);
 }
 errors++;
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 return false;
 }
 else {
@@ -33502,7 +34345,7 @@ if(valid25){
 }
 }
 else {
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs109){
@@ -33530,7 +34373,7 @@ if(errors === _errs143){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((((data.type === undefined) && (missing6 = "type")) || ((data.id === undefined) && (missing6 = "id"))) || ((data.text === undefined) && (missing6 = "text"))){
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/6/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/6/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
@@ -33538,12 +34381,12 @@ if(data.type !== undefined){
 let data43 = data.type;
 const _errs145 = errors;
 if(typeof data43 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs146 = errors;
 if("plan" !== data43){
-validate535.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -33560,7 +34403,7 @@ if(data.id !== undefined){
 let data44 = data.id;
 const _errs147 = errors;
 if(typeof data44 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/6/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/id",schemaPath:"#/oneOf/6/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs148 = errors;
@@ -33576,7 +34419,7 @@ if(data.text !== undefined){
 let data45 = data.text;
 const _errs149 = errors;
 if(typeof data45 !== "string"){
-validate535.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/6/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/6/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs150 = errors;
@@ -33594,7 +34437,7 @@ if(valid32){
 }
 }
 else {
-validate535.errors = [{instancePath,schemaPath:"#/oneOf/6/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate554.errors = [{instancePath,schemaPath:"#/oneOf/6/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs143){
@@ -33610,36 +34453,36 @@ props1.text = true;
 valid0 = valid31;
 }
 else {
-validate535.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate554.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate535.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate554.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate535.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate554.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate535.errors = vErrors;
+validate554.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate535.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate554.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.ThreadListParams = validate545;
+exports.ThreadListParams = validate564;
 
-function validate545(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate564(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate545.evaluated;
+const evaluated0 = validate564.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33699,7 +34542,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate545.errors = vErrors;
+validate564.errors = vErrors;
 return false;
 }
 else {
@@ -33799,7 +34642,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate545.errors = vErrors;
+validate564.errors = vErrors;
 return false;
 }
 else {
@@ -33871,7 +34714,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate545.errors = vErrors;
+validate564.errors = vErrors;
 return false;
 }
 else {
@@ -33898,23 +34741,23 @@ if(valid0){
 }
 }
 else {
-validate545.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate564.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate545.errors = vErrors;
+validate564.errors = vErrors;
 return errors === 0;
 }
-validate545.evaluated = {"props":{"cursor":true,"limit":true,"searchTerm":true,"cwd":true},"dynamicProps":false,"dynamicItems":false};
+validate564.evaluated = {"props":{"cursor":true,"limit":true,"searchTerm":true,"cwd":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadListRequest = validate546;
+exports.ThreadListRequest = validate565;
 
-function validate546(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate565(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate546.evaluated;
+const evaluated0 = validate565.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33926,7 +34769,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate546.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate565.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33964,12 +34807,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate546.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate565.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("thread/list" !== data2){
-validate546.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/list"},message:"must be equal to constant"}];
+validate565.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -34030,7 +34873,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate546.errors = vErrors;
+validate565.errors = vErrors;
 return false;
 }
 else {
@@ -34059,25 +34902,25 @@ if(valid0){
 }
 }
 else {
-validate546.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate565.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate546.errors = vErrors;
+validate565.errors = vErrors;
 return errors === 0;
 }
-validate546.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate565.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadListResponse = validate550;
-const schema225 = {"title":"ThreadListResponse","description":"Success response to thread/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadListResult"},"error":false},"required":["id","result"]};
-const schema226 = {"title":"ThreadListResult","description":"Result of thread/list.","type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/$defs/Thread"}},"nextCursor":{"anyOf":[{"type":"string"},{"type":"null"}]},"backwardsCursor":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["data"]};
+exports.ThreadListResponse = validate569;
+const schema231 = {"title":"ThreadListResponse","description":"Success response to thread/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadListResult"},"error":false},"required":["id","result"]};
+const schema232 = {"title":"ThreadListResult","description":"Result of thread/list.","type":"object","properties":{"data":{"type":"array","items":{"$ref":"#/$defs/Thread"}},"nextCursor":{"anyOf":[{"type":"string"},{"type":"null"}]},"backwardsCursor":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["data"]};
 
-function validate553(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate572(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate553.evaluated;
+const evaluated0 = validate572.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34089,7 +34932,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate553.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate572.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34104,8 +34947,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate436(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+if(!(validate443(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
 errors = vErrors.length;
 }
 else {
@@ -34119,7 +34962,7 @@ if(valid1){
 }
 }
 else {
-validate553.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate572.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -34181,7 +35024,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate553.errors = vErrors;
+validate572.errors = vErrors;
 return false;
 }
 else {
@@ -34253,7 +35096,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate553.errors = vErrors;
+validate572.errors = vErrors;
 return false;
 }
 else {
@@ -34281,22 +35124,22 @@ if(valid0){
 }
 }
 else {
-validate553.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate572.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate553.errors = vErrors;
+validate572.errors = vErrors;
 return errors === 0;
 }
-validate553.evaluated = {"props":{"data":true,"nextCursor":true,"backwardsCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate572.evaluated = {"props":{"data":true,"nextCursor":true,"backwardsCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate550(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate569(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate550.evaluated;
+const evaluated0 = validate569.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34308,7 +35151,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate550.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate569.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34345,8 +35188,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate553(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate553.errors : vErrors.concat(validate553.errors);
+if(!(validate572(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate572.errors : vErrors.concat(validate572.errors);
 errors = vErrors.length;
 }
 else {
@@ -34360,7 +35203,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate550.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate569.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -34374,23 +35217,23 @@ if(valid0){
 }
 }
 else {
-validate550.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate569.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate550.errors = vErrors;
+validate569.errors = vErrors;
 return errors === 0;
 }
-validate550.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate569.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadListResult = validate556;
+exports.ThreadListResult = validate575;
 
-function validate556(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate575(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate556.evaluated;
+const evaluated0 = validate575.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34402,7 +35245,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate556.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate575.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34417,8 +35260,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate436(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+if(!(validate443(data1, {instancePath:instancePath+"/data/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
 errors = vErrors.length;
 }
 else {
@@ -34432,7 +35275,7 @@ if(valid1){
 }
 }
 else {
-validate556.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate575.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -34494,7 +35337,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate556.errors = vErrors;
+validate575.errors = vErrors;
 return false;
 }
 else {
@@ -34566,7 +35409,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate556.errors = vErrors;
+validate575.errors = vErrors;
 return false;
 }
 else {
@@ -34594,23 +35437,23 @@ if(valid0){
 }
 }
 else {
-validate556.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate575.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate556.errors = vErrors;
+validate575.errors = vErrors;
 return errors === 0;
 }
-validate556.evaluated = {"props":{"data":true,"nextCursor":true,"backwardsCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate575.evaluated = {"props":{"data":true,"nextCursor":true,"backwardsCursor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadLoadedListParams = validate558;
+exports.ThreadLoadedListParams = validate577;
 
-function validate558(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate577(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate558.evaluated;
+const evaluated0 = validate577.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34670,7 +35513,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate558.errors = vErrors;
+validate577.errors = vErrors;
 return false;
 }
 else {
@@ -34770,7 +35613,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate558.errors = vErrors;
+validate577.errors = vErrors;
 return false;
 }
 else {
@@ -34796,23 +35639,23 @@ if(valid0){
 }
 }
 else {
-validate558.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate577.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate558.errors = vErrors;
+validate577.errors = vErrors;
 return errors === 0;
 }
-validate558.evaluated = {"props":{"cursor":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate577.evaluated = {"props":{"cursor":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadLoadedListRequest = validate559;
+exports.ThreadLoadedListRequest = validate578;
 
-function validate559(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate578(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate559.evaluated;
+const evaluated0 = validate578.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34824,7 +35667,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate559.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate578.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34862,12 +35705,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate559.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate578.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("thread/loaded/list" !== data2){
-validate559.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/loaded/list"},message:"must be equal to constant"}];
+validate578.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/loaded/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -34926,7 +35769,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate559.errors = vErrors;
+validate578.errors = vErrors;
 return false;
 }
 else {
@@ -34955,25 +35798,25 @@ if(valid0){
 }
 }
 else {
-validate559.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate578.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate559.errors = vErrors;
+validate578.errors = vErrors;
 return errors === 0;
 }
-validate559.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate578.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadLoadedListResponse = validate563;
-const schema230 = {"title":"ThreadLoadedListResponse","description":"Success response to thread/loaded/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadLoadedListResult"},"error":false},"required":["id","result"]};
-const schema231 = {"title":"ThreadLoadedListResult","description":"Result of thread/loaded/list.","type":"object","properties":{"data":{"type":"array","items":{"type":"string"}},"nextCursor":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["data"]};
+exports.ThreadLoadedListResponse = validate582;
+const schema236 = {"title":"ThreadLoadedListResponse","description":"Success response to thread/loaded/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadLoadedListResult"},"error":false},"required":["id","result"]};
+const schema237 = {"title":"ThreadLoadedListResult","description":"Result of thread/loaded/list.","type":"object","properties":{"data":{"type":"array","items":{"type":"string"}},"nextCursor":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["data"]};
 
-function validate566(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate585(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate566.evaluated;
+const evaluated0 = validate585.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34985,7 +35828,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate566.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate585.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35001,7 +35844,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate566.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate585.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -35016,7 +35859,7 @@ if(valid1){
 }
 }
 else {
-validate566.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate585.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -35078,7 +35921,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate566.errors = vErrors;
+validate585.errors = vErrors;
 return false;
 }
 else {
@@ -35105,22 +35948,22 @@ if(valid0){
 }
 }
 else {
-validate566.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate585.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate566.errors = vErrors;
+validate585.errors = vErrors;
 return errors === 0;
 }
-validate566.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate585.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate563(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate582(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate563.evaluated;
+const evaluated0 = validate582.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35132,7 +35975,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate563.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate582.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35169,8 +36012,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate566(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate566.errors : vErrors.concat(validate566.errors);
+if(!(validate585(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate585.errors : vErrors.concat(validate585.errors);
 errors = vErrors.length;
 }
 else {
@@ -35184,7 +36027,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate563.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate582.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -35198,23 +36041,23 @@ if(valid0){
 }
 }
 else {
-validate563.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate582.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate563.errors = vErrors;
+validate582.errors = vErrors;
 return errors === 0;
 }
-validate563.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate582.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadLoadedListResult = validate568;
+exports.ThreadLoadedListResult = validate587;
 
-function validate568(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate587(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate568.evaluated;
+const evaluated0 = validate587.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35226,7 +36069,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.data === undefined) && (missing0 = "data")){
-validate568.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate587.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35242,7 +36085,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate568.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate587.errors = [{instancePath:instancePath+"/data/" + i0,schemaPath:"#/properties/data/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -35257,7 +36100,7 @@ if(valid1){
 }
 }
 else {
-validate568.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate587.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -35319,7 +36162,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate568.errors = vErrors;
+validate587.errors = vErrors;
 return false;
 }
 else {
@@ -35346,23 +36189,23 @@ if(valid0){
 }
 }
 else {
-validate568.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate587.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate568.errors = vErrors;
+validate587.errors = vErrors;
 return errors === 0;
 }
-validate568.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate587.evaluated = {"props":{"data":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadReadParams = validate569;
+exports.ThreadReadParams = validate588;
 
-function validate569(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate588(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate569.evaluated;
+const evaluated0 = validate588.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35374,7 +36217,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.threadId === undefined) && (missing0 = "threadId")){
-validate569.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate588.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35382,7 +36225,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate569.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate588.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -35398,7 +36241,7 @@ if(data.includeTurns !== undefined){
 let data1 = data.includeTurns;
 const _errs3 = errors;
 if(typeof data1 !== "boolean"){
-validate569.errors = [{instancePath:instancePath+"/includeTurns",schemaPath:"#/properties/includeTurns/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate588.errors = [{instancePath:instancePath+"/includeTurns",schemaPath:"#/properties/includeTurns/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs4 = errors;
@@ -35415,23 +36258,23 @@ if(valid0){
 }
 }
 else {
-validate569.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate588.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate569.errors = vErrors;
+validate588.errors = vErrors;
 return errors === 0;
 }
-validate569.evaluated = {"props":{"threadId":true,"includeTurns":true},"dynamicProps":false,"dynamicItems":false};
+validate588.evaluated = {"props":{"threadId":true,"includeTurns":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadReadRequest = validate570;
+exports.ThreadReadRequest = validate589;
 
-function validate570(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate589(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate570.evaluated;
+const evaluated0 = validate589.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35443,7 +36286,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate570.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate589.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35481,12 +36324,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate570.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate589.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("thread/read" !== data2){
-validate570.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/read"},message:"must be equal to constant"}];
+validate589.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/read"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -35521,25 +36364,25 @@ if(valid0){
 }
 }
 else {
-validate570.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate589.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate570.errors = vErrors;
+validate589.errors = vErrors;
 return errors === 0;
 }
-validate570.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate589.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadReadResponse = validate574;
-const schema235 = {"title":"ThreadReadResponse","description":"Success response to thread/read.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadReadResult"},"error":false},"required":["id","result"]};
-const schema236 = {"title":"ThreadReadResult","description":"Result of thread/read.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"}},"required":["thread"]};
+exports.ThreadReadResponse = validate593;
+const schema241 = {"title":"ThreadReadResponse","description":"Success response to thread/read.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadReadResult"},"error":false},"required":["id","result"]};
+const schema242 = {"title":"ThreadReadResult","description":"Result of thread/read.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"}},"required":["thread"]};
 
-function validate577(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate596(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate577.evaluated;
+const evaluated0 = validate596.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35551,15 +36394,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.thread === undefined) && (missing0 = "thread")){
-validate577.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate596.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.thread !== undefined){
 let data0 = data.thread;
 const _errs1 = errors;
-if(!(validate436(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+if(!(validate443(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
 errors = vErrors.length;
 }
 else {
@@ -35574,22 +36417,22 @@ if(valid0){
 }
 }
 else {
-validate577.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate596.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate577.errors = vErrors;
+validate596.errors = vErrors;
 return errors === 0;
 }
-validate577.evaluated = {"props":{"thread":true},"dynamicProps":false,"dynamicItems":false};
+validate596.evaluated = {"props":{"thread":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate574(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate593(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate574.evaluated;
+const evaluated0 = validate593.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35601,7 +36444,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate574.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate593.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35638,8 +36481,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate577(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate577.errors : vErrors.concat(validate577.errors);
+if(!(validate596(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate596.errors : vErrors.concat(validate596.errors);
 errors = vErrors.length;
 }
 else {
@@ -35653,7 +36496,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate574.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate593.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -35667,23 +36510,23 @@ if(valid0){
 }
 }
 else {
-validate574.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate593.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate574.errors = vErrors;
+validate593.errors = vErrors;
 return errors === 0;
 }
-validate574.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate593.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadReadResult = validate580;
+exports.ThreadReadResult = validate599;
 
-function validate580(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate599(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate580.evaluated;
+const evaluated0 = validate599.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35695,15 +36538,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.thread === undefined) && (missing0 = "thread")){
-validate580.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate599.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.thread !== undefined){
 let data0 = data.thread;
 const _errs1 = errors;
-if(!(validate436(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+if(!(validate443(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
 errors = vErrors.length;
 }
 else {
@@ -35718,23 +36561,23 @@ if(valid0){
 }
 }
 else {
-validate580.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate599.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate580.errors = vErrors;
+validate599.errors = vErrors;
 return errors === 0;
 }
-validate580.evaluated = {"props":{"thread":true},"dynamicProps":false,"dynamicItems":false};
+validate599.evaluated = {"props":{"thread":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadResumeParams = validate582;
+exports.ThreadResumeParams = validate601;
 
-function validate582(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate601(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate582.evaluated;
+const evaluated0 = validate601.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35746,7 +36589,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.threadId === undefined) && (missing0 = "threadId")){
-validate582.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate601.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35754,7 +36597,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate582.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate601.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -35770,7 +36613,7 @@ if(data.excludeTurns !== undefined){
 let data1 = data.excludeTurns;
 const _errs3 = errors;
 if(typeof data1 !== "boolean"){
-validate582.errors = [{instancePath:instancePath+"/excludeTurns",schemaPath:"#/properties/excludeTurns/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate601.errors = [{instancePath:instancePath+"/excludeTurns",schemaPath:"#/properties/excludeTurns/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs4 = errors;
@@ -35832,7 +36675,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate582.errors = vErrors;
+validate601.errors = vErrors;
 return false;
 }
 else {
@@ -35904,7 +36747,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate582.errors = vErrors;
+validate601.errors = vErrors;
 return false;
 }
 else {
@@ -35976,7 +36819,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate582.errors = vErrors;
+validate601.errors = vErrors;
 return false;
 }
 else {
@@ -36088,7 +36931,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate582.errors = vErrors;
+validate601.errors = vErrors;
 return false;
 }
 else {
@@ -36153,7 +36996,7 @@ else {
 vErrors.push(err14);
 }
 errors++;
-validate582.errors = vErrors;
+validate601.errors = vErrors;
 return false;
 }
 else {
@@ -36218,7 +37061,7 @@ else {
 vErrors.push(err16);
 }
 errors++;
-validate582.errors = vErrors;
+validate601.errors = vErrors;
 return false;
 }
 else {
@@ -36290,7 +37133,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate582.errors = vErrors;
+validate601.errors = vErrors;
 return false;
 }
 else {
@@ -36362,7 +37205,7 @@ else {
 vErrors.push(err22);
 }
 errors++;
-validate582.errors = vErrors;
+validate601.errors = vErrors;
 return false;
 }
 else {
@@ -36434,7 +37277,7 @@ else {
 vErrors.push(err25);
 }
 errors++;
-validate582.errors = vErrors;
+validate601.errors = vErrors;
 return false;
 }
 else {
@@ -36470,23 +37313,23 @@ if(valid0){
 }
 }
 else {
-validate582.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate601.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate582.errors = vErrors;
+validate601.errors = vErrors;
 return errors === 0;
 }
-validate582.evaluated = {"props":{"threadId":true,"excludeTurns":true,"cwd":true,"model":true,"modelProvider":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"config":true,"baseInstructions":true,"developerInstructions":true},"dynamicProps":false,"dynamicItems":false};
+validate601.evaluated = {"props":{"threadId":true,"excludeTurns":true,"cwd":true,"model":true,"modelProvider":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"config":true,"baseInstructions":true,"developerInstructions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadResumeRequest = validate586;
+exports.ThreadResumeRequest = validate605;
 
-function validate586(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate605(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate586.evaluated;
+const evaluated0 = validate605.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36498,7 +37341,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate586.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate605.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36536,12 +37379,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate586.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate605.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("thread/resume" !== data2){
-validate586.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/resume"},message:"must be equal to constant"}];
+validate605.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/resume"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -36576,25 +37419,25 @@ if(valid0){
 }
 }
 else {
-validate586.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate605.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate586.errors = vErrors;
+validate605.errors = vErrors;
 return errors === 0;
 }
-validate586.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate605.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadResumeResponse = validate590;
-const schema240 = {"title":"ThreadResumeResponse","description":"Success response to thread/resume.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadResumeResult"},"error":false},"required":["id","result"]};
-const schema241 = {"title":"ThreadResumeResult","description":"Result of thread/resume.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
+exports.ThreadResumeResponse = validate609;
+const schema246 = {"title":"ThreadResumeResponse","description":"Success response to thread/resume.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadResumeResult"},"error":false},"required":["id","result"]};
+const schema247 = {"title":"ThreadResumeResult","description":"Result of thread/resume.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
 
-function validate593(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate612(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate593.evaluated;
+const evaluated0 = validate612.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36606,15 +37449,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.thread === undefined) && (missing0 = "thread")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.modelProvider === undefined) && (missing0 = "modelProvider"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.approvalPolicy === undefined) && (missing0 = "approvalPolicy"))) || ((data.approvalsReviewer === undefined) && (missing0 = "approvalsReviewer"))) || ((data.sandbox === undefined) && (missing0 = "sandbox"))){
-validate593.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate612.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.thread !== undefined){
 let data0 = data.thread;
 const _errs1 = errors;
-if(!(validate436(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+if(!(validate443(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
 errors = vErrors.length;
 }
 else {
@@ -36629,7 +37472,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate593.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate612.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -36645,7 +37488,7 @@ if(data.modelProvider !== undefined){
 let data2 = data.modelProvider;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate593.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate612.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -36661,7 +37504,7 @@ if(data.cwd !== undefined){
 let data3 = data.cwd;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate593.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate612.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -36763,7 +37606,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate593.errors = vErrors;
+validate612.errors = vErrors;
 return false;
 }
 else {
@@ -36835,7 +37678,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate593.errors = vErrors;
+validate612.errors = vErrors;
 return false;
 }
 else {
@@ -36869,22 +37712,22 @@ if(valid0){
 }
 }
 else {
-validate593.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate612.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate593.errors = vErrors;
+validate612.errors = vErrors;
 return errors === 0;
 }
-validate593.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate612.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate590(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate609(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate590.evaluated;
+const evaluated0 = validate609.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36896,7 +37739,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate590.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate609.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36933,8 +37776,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate593(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate593.errors : vErrors.concat(validate593.errors);
+if(!(validate612(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate612.errors : vErrors.concat(validate612.errors);
 errors = vErrors.length;
 }
 else {
@@ -36948,7 +37791,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate590.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate609.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -36962,23 +37805,23 @@ if(valid0){
 }
 }
 else {
-validate590.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate609.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate590.errors = vErrors;
+validate609.errors = vErrors;
 return errors === 0;
 }
-validate590.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate609.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadResumeResult = validate600;
+exports.ThreadResumeResult = validate619;
 
-function validate600(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate619(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate600.evaluated;
+const evaluated0 = validate619.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36990,15 +37833,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.thread === undefined) && (missing0 = "thread")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.modelProvider === undefined) && (missing0 = "modelProvider"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.approvalPolicy === undefined) && (missing0 = "approvalPolicy"))) || ((data.approvalsReviewer === undefined) && (missing0 = "approvalsReviewer"))) || ((data.sandbox === undefined) && (missing0 = "sandbox"))){
-validate600.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate619.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.thread !== undefined){
 let data0 = data.thread;
 const _errs1 = errors;
-if(!(validate436(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+if(!(validate443(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
 errors = vErrors.length;
 }
 else {
@@ -37013,7 +37856,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate600.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate619.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -37029,7 +37872,7 @@ if(data.modelProvider !== undefined){
 let data2 = data.modelProvider;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate600.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate619.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -37045,7 +37888,7 @@ if(data.cwd !== undefined){
 let data3 = data.cwd;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate600.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate619.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -37147,7 +37990,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate600.errors = vErrors;
+validate619.errors = vErrors;
 return false;
 }
 else {
@@ -37219,7 +38062,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate600.errors = vErrors;
+validate619.errors = vErrors;
 return false;
 }
 else {
@@ -37253,23 +38096,399 @@ if(valid0){
 }
 }
 else {
-validate600.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate619.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate600.errors = vErrors;
+validate619.errors = vErrors;
 return errors === 0;
 }
-validate600.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate619.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadStartParams = validate606;
+exports.ThreadSettings = validate625;
 
-function validate606(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate625(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate606.evaluated;
+const evaluated0 = validate625.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((data.approvalPolicy === undefined) && (missing0 = "approvalPolicy")) || ((data.approvalsReviewer === undefined) && (missing0 = "approvalsReviewer"))) || ((data.collaborationMode === undefined) && (missing0 = "collaborationMode"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.modelProvider === undefined) && (missing0 = "modelProvider"))) || ((data.sandboxPolicy === undefined) && (missing0 = "sandboxPolicy"))){
+validate625.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.approvalPolicy !== undefined){
+let data0 = data.approvalPolicy;
+const _errs1 = errors;
+if(!(validate51(data0, {instancePath:instancePath+"/approvalPolicy",parentData:data,parentDataProperty:"approvalPolicy",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+errors = vErrors.length;
+}
+else {
+var props0 = validate51.evaluated.props;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.approvalsReviewer !== undefined){
+let data1 = data.approvalsReviewer;
+const _errs2 = errors;
+if(!(validate50(data1, {instancePath:instancePath+"/approvalsReviewer",parentData:data,parentDataProperty:"approvalsReviewer",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.collaborationMode !== undefined){
+let data2 = data.collaborationMode;
+const _errs3 = errors;
+if(!(validate194(data2, {instancePath:instancePath+"/collaborationMode",parentData:data,parentDataProperty:"collaborationMode",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate194.errors : vErrors.concat(validate194.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+let data3 = data.cwd;
+const _errs4 = errors;
+if(typeof data3 !== "string"){
+validate625.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+let data4 = data.model;
+const _errs6 = errors;
+if(typeof data4 !== "string"){
+validate625.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.modelProvider !== undefined){
+let data5 = data.modelProvider;
+const _errs8 = errors;
+if(typeof data5 !== "string"){
+validate625.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sandboxPolicy !== undefined){
+let data6 = data.sandboxPolicy;
+const _errs10 = errors;
+if(!(validate157(data6, {instancePath:instancePath+"/sandboxPolicy",parentData:data,parentDataProperty:"sandboxPolicy",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+errors = vErrors.length;
+}
+else {
+var props1 = validate157.evaluated.props;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.effort !== undefined){
+let data7 = data.effort;
+const _errs11 = errors;
+const _errs12 = errors;
+let valid1 = false;
+const _errs13 = errors;
+if(!(validate161(data7, {instancePath:instancePath+"/effort",parentData:data,parentDataProperty:"effort",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs13 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+const _errs14 = errors;
+if(data7 !== null){
+const err0 = {instancePath:instancePath+"/effort",schemaPath:"#/properties/effort/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs15 = errors;
+if(errors === _errs14){
+}
+var _valid0 = _errs14 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+if(!valid1){
+const err1 = {instancePath:instancePath+"/effort",schemaPath:"#/properties/effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate625.errors = vErrors;
+return false;
+}
+else {
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs11){
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate625.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate625.errors = vErrors;
+return errors === 0;
+}
+validate625.evaluated = {"props":{"approvalPolicy":true,"approvalsReviewer":true,"collaborationMode":true,"cwd":true,"model":true,"modelProvider":true,"sandboxPolicy":true,"effort":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ThreadSettingsUpdatedNotification = validate631;
+
+function validate631(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate631.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate631.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate39(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data1 = data.method;
+const _errs2 = errors;
+if(typeof data1 !== "string"){
+validate631.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+if("thread/settings/updated" !== data1){
+validate631.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/settings/updated"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data2 = data.params;
+const _errs4 = errors;
+if(!(validate467(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate467.errors : vErrors.concat(validate467.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate631.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate631.errors = vErrors;
+return errors === 0;
+}
+validate631.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ThreadSettingsUpdatedParams = validate634;
+
+function validate634(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate634.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.threadSettings === undefined) && (missing0 = "threadSettings"))){
+validate634.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.threadId !== undefined){
+let data0 = data.threadId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate634.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.threadSettings !== undefined){
+let data1 = data.threadSettings;
+const _errs3 = errors;
+if(!(validate468(data1, {instancePath:instancePath+"/threadSettings",parentData:data,parentDataProperty:"threadSettings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate468.errors : vErrors.concat(validate468.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate634.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate634.errors = vErrors;
+return errors === 0;
+}
+validate634.evaluated = {"props":{"threadId":true,"threadSettings":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.ThreadStartParams = validate636;
+
+function validate636(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate636.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37329,7 +38548,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -37401,7 +38620,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -37473,7 +38692,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -37585,7 +38804,7 @@ else {
 vErrors.push(err12);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -37650,7 +38869,7 @@ else {
 vErrors.push(err14);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -37715,7 +38934,7 @@ else {
 vErrors.push(err16);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -37787,7 +39006,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -37859,7 +39078,7 @@ else {
 vErrors.push(err22);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -37931,7 +39150,7 @@ else {
 vErrors.push(err25);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -38003,7 +39222,7 @@ else {
 vErrors.push(err28);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -38099,7 +39318,7 @@ else {
 vErrors.push(err31);
 }
 errors++;
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return false;
 }
 else {
@@ -38134,23 +39353,23 @@ if(valid0){
 }
 }
 else {
-validate606.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate636.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate606.errors = vErrors;
+validate636.errors = vErrors;
 return errors === 0;
 }
-validate606.evaluated = {"props":{"cwd":true,"model":true,"modelProvider":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"config":true,"baseInstructions":true,"developerInstructions":true,"ephemeral":true,"dynamicTools":true},"dynamicProps":false,"dynamicItems":false};
+validate636.evaluated = {"props":{"cwd":true,"model":true,"modelProvider":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"config":true,"baseInstructions":true,"developerInstructions":true,"ephemeral":true,"dynamicTools":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadStartRequest = validate611;
+exports.ThreadStartRequest = validate641;
 
-function validate611(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate641(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate611.evaluated;
+const evaluated0 = validate641.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38162,7 +39381,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate611.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate641.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38200,12 +39419,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate611.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate641.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("thread/start" !== data2){
-validate611.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/start"},message:"must be equal to constant"}];
+validate641.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/start"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -38273,7 +39492,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate611.errors = vErrors;
+validate641.errors = vErrors;
 return false;
 }
 else {
@@ -38302,25 +39521,25 @@ if(valid0){
 }
 }
 else {
-validate611.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate641.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate611.errors = vErrors;
+validate641.errors = vErrors;
 return errors === 0;
 }
-validate611.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate641.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadStartResponse = validate615;
-const schema245 = {"title":"ThreadStartResponse","description":"Success response to thread/start.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadStartResult"},"error":false},"required":["id","result"]};
-const schema246 = {"title":"ThreadStartResult","description":"Result of thread/start.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
+exports.ThreadStartResponse = validate645;
+const schema254 = {"title":"ThreadStartResponse","description":"Success response to thread/start.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadStartResult"},"error":false},"required":["id","result"]};
+const schema255 = {"title":"ThreadStartResult","description":"Result of thread/start.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
 
-function validate618(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate648(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate618.evaluated;
+const evaluated0 = validate648.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38332,15 +39551,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.thread === undefined) && (missing0 = "thread")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.modelProvider === undefined) && (missing0 = "modelProvider"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.approvalPolicy === undefined) && (missing0 = "approvalPolicy"))) || ((data.approvalsReviewer === undefined) && (missing0 = "approvalsReviewer"))) || ((data.sandbox === undefined) && (missing0 = "sandbox"))){
-validate618.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate648.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.thread !== undefined){
 let data0 = data.thread;
 const _errs1 = errors;
-if(!(validate436(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+if(!(validate443(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
 errors = vErrors.length;
 }
 else {
@@ -38355,7 +39574,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate618.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate648.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -38371,7 +39590,7 @@ if(data.modelProvider !== undefined){
 let data2 = data.modelProvider;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate618.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate648.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -38387,7 +39606,7 @@ if(data.cwd !== undefined){
 let data3 = data.cwd;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate618.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate648.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -38489,7 +39708,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate618.errors = vErrors;
+validate648.errors = vErrors;
 return false;
 }
 else {
@@ -38561,7 +39780,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate618.errors = vErrors;
+validate648.errors = vErrors;
 return false;
 }
 else {
@@ -38595,22 +39814,22 @@ if(valid0){
 }
 }
 else {
-validate618.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate648.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate618.errors = vErrors;
+validate648.errors = vErrors;
 return errors === 0;
 }
-validate618.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate648.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate615(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate645(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate615.evaluated;
+const evaluated0 = validate645.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38622,7 +39841,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate615.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate645.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38659,8 +39878,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate618(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate618.errors : vErrors.concat(validate618.errors);
+if(!(validate648(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate648.errors : vErrors.concat(validate648.errors);
 errors = vErrors.length;
 }
 else {
@@ -38674,7 +39893,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate615.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate645.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -38688,23 +39907,23 @@ if(valid0){
 }
 }
 else {
-validate615.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate645.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate615.errors = vErrors;
+validate645.errors = vErrors;
 return errors === 0;
 }
-validate615.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate645.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadStartResult = validate625;
+exports.ThreadStartResult = validate655;
 
-function validate625(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate655(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate625.evaluated;
+const evaluated0 = validate655.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38716,15 +39935,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.thread === undefined) && (missing0 = "thread")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.modelProvider === undefined) && (missing0 = "modelProvider"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.approvalPolicy === undefined) && (missing0 = "approvalPolicy"))) || ((data.approvalsReviewer === undefined) && (missing0 = "approvalsReviewer"))) || ((data.sandbox === undefined) && (missing0 = "sandbox"))){
-validate625.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate655.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.thread !== undefined){
 let data0 = data.thread;
 const _errs1 = errors;
-if(!(validate436(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+if(!(validate443(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
 errors = vErrors.length;
 }
 else {
@@ -38739,7 +39958,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate625.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate655.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -38755,7 +39974,7 @@ if(data.modelProvider !== undefined){
 let data2 = data.modelProvider;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate625.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate655.errors = [{instancePath:instancePath+"/modelProvider",schemaPath:"#/properties/modelProvider/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -38771,7 +39990,7 @@ if(data.cwd !== undefined){
 let data3 = data.cwd;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate625.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate655.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -38873,7 +40092,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate625.errors = vErrors;
+validate655.errors = vErrors;
 return false;
 }
 else {
@@ -38945,7 +40164,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate625.errors = vErrors;
+validate655.errors = vErrors;
 return false;
 }
 else {
@@ -38979,23 +40198,23 @@ if(valid0){
 }
 }
 else {
-validate625.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate655.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate625.errors = vErrors;
+validate655.errors = vErrors;
 return errors === 0;
 }
-validate625.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate655.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadStartedNotification = validate631;
+exports.ThreadStartedNotification = validate661;
 
-function validate631(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate661(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate631.evaluated;
+const evaluated0 = validate661.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39007,7 +40226,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate631.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate661.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39030,12 +40249,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate631.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate661.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("thread/started" !== data1){
-validate631.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/started"},message:"must be equal to constant"}];
+validate661.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/started"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -39051,8 +40270,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate435(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate435.errors : vErrors.concat(validate435.errors);
+if(!(validate442(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate442.errors : vErrors.concat(validate442.errors);
 errors = vErrors.length;
 }
 else {
@@ -39069,23 +40288,23 @@ if(valid0){
 }
 }
 else {
-validate631.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate661.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate631.errors = vErrors;
+validate661.errors = vErrors;
 return errors === 0;
 }
-validate631.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate661.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadStartedParams = validate634;
+exports.ThreadStartedParams = validate664;
 
-function validate634(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate664(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate634.evaluated;
+const evaluated0 = validate664.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39097,15 +40316,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.thread === undefined) && (missing0 = "thread")){
-validate634.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate664.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.thread !== undefined){
 let data0 = data.thread;
 const _errs1 = errors;
-if(!(validate436(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate436.errors : vErrors.concat(validate436.errors);
+if(!(validate443(data0, {instancePath:instancePath+"/thread",parentData:data,parentDataProperty:"thread",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
 errors = vErrors.length;
 }
 else {
@@ -39120,23 +40339,23 @@ if(valid0){
 }
 }
 else {
-validate634.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate664.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate634.errors = vErrors;
+validate664.errors = vErrors;
 return errors === 0;
 }
-validate634.evaluated = {"props":{"thread":true},"dynamicProps":false,"dynamicItems":false};
+validate664.evaluated = {"props":{"thread":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadStatus = validate636;
+exports.ThreadStatus = validate666;
 
-function validate636(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate666(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate636.evaluated;
+const evaluated0 = validate666.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39159,7 +40378,7 @@ if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate636.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate666.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39167,12 +40386,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs4 = errors;
 if(typeof data0 !== "string"){
-validate636.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate666.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
 if("notLoaded" !== data0){
-validate636.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "notLoaded"},message:"must be equal to constant"}];
+validate666.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "notLoaded"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -39189,7 +40408,7 @@ if(valid2){
 }
 }
 else {
-validate636.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate666.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -39207,7 +40426,7 @@ if(errors === _errs6){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate636.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate666.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -39215,12 +40434,12 @@ if(data.type !== undefined){
 let data1 = data.type;
 const _errs8 = errors;
 if(typeof data1 !== "string"){
-validate636.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate666.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
 if("idle" !== data1){
-validate636.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
+validate666.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "idle"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -39237,7 +40456,7 @@ if(valid4){
 }
 }
 else {
-validate636.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate666.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs6){
@@ -39257,7 +40476,7 @@ if(errors === _errs10){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate636.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate666.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -39265,12 +40484,12 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs12 = errors;
 if(typeof data2 !== "string"){
-validate636.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate666.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs13 = errors;
 if("systemError" !== data2){
-validate636.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "systemError"},message:"must be equal to constant"}];
+validate666.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "systemError"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -39287,7 +40506,7 @@ if(valid6){
 }
 }
 else {
-validate636.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate666.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs10){
@@ -39307,7 +40526,7 @@ if(errors === _errs14){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((data.type === undefined) && (missing3 = "type")) || ((data.activeFlags === undefined) && (missing3 = "activeFlags"))){
-validate636.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate666.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -39315,12 +40534,12 @@ if(data.type !== undefined){
 let data3 = data.type;
 const _errs16 = errors;
 if(typeof data3 !== "string"){
-validate636.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate666.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs17 = errors;
 if("active" !== data3){
-validate636.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant"}];
+validate666.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -39344,8 +40563,8 @@ const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs20 = errors;
-if(!(validate438(data5, {instancePath:instancePath+"/activeFlags/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate438.errors : vErrors.concat(validate438.errors);
+if(!(validate445(data5, {instancePath:instancePath+"/activeFlags/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate445.errors : vErrors.concat(validate445.errors);
 errors = vErrors.length;
 }
 else {
@@ -39359,7 +40578,7 @@ if(valid9){
 }
 }
 else {
-validate636.errors = [{instancePath:instancePath+"/activeFlags",schemaPath:"#/oneOf/3/properties/activeFlags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate666.errors = [{instancePath:instancePath+"/activeFlags",schemaPath:"#/oneOf/3/properties/activeFlags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs18){
@@ -39376,7 +40595,7 @@ if(valid8){
 }
 }
 else {
-validate636.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate666.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs14){
@@ -39391,36 +40610,36 @@ props0.activeFlags = true;
 valid0 = valid7;
 }
 else {
-validate636.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate666.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate636.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate666.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate636.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate666.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate636.errors = vErrors;
+validate666.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate636.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate666.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.ThreadStatusChangedNotification = validate638;
+exports.ThreadStatusChangedNotification = validate668;
 
-function validate638(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate668(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate638.evaluated;
+const evaluated0 = validate668.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39432,7 +40651,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate638.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate668.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39455,12 +40674,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate638.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate668.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("thread/status/changed" !== data1){
-validate638.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/status/changed"},message:"must be equal to constant"}];
+validate668.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/status/changed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -39476,8 +40695,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate454(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate454.errors : vErrors.concat(validate454.errors);
+if(!(validate461(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate461.errors : vErrors.concat(validate461.errors);
 errors = vErrors.length;
 }
 else {
@@ -39494,23 +40713,23 @@ if(valid0){
 }
 }
 else {
-validate638.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate668.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate638.errors = vErrors;
+validate668.errors = vErrors;
 return errors === 0;
 }
-validate638.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate668.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadStatusChangedParams = validate641;
+exports.ThreadStatusChangedParams = validate671;
 
-function validate641(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate671(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate641.evaluated;
+const evaluated0 = validate671.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39522,7 +40741,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.status === undefined) && (missing0 = "status"))){
-validate641.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate671.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39530,7 +40749,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate641.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate671.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -39545,12 +40764,12 @@ if(valid0){
 if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
-if(!(validate437(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate437.errors : vErrors.concat(validate437.errors);
+if(!(validate444(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate444.errors : vErrors.concat(validate444.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate437.evaluated.props;
+var props0 = validate444.evaluated.props;
 }
 var valid0 = _errs3 === errors;
 }
@@ -39563,23 +40782,23 @@ if(valid0){
 }
 }
 else {
-validate641.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate671.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate641.errors = vErrors;
+validate671.errors = vErrors;
 return errors === 0;
 }
-validate641.evaluated = {"props":{"threadId":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+validate671.evaluated = {"props":{"threadId":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadTokenUsage = validate643;
+exports.ThreadTokenUsage = validate673;
 
-function validate643(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate673(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate643.evaluated;
+const evaluated0 = validate673.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39591,15 +40810,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.total === undefined) && (missing0 = "total")) || ((data.last === undefined) && (missing0 = "last"))){
-validate643.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate673.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.total !== undefined){
 let data0 = data.total;
 const _errs1 = errors;
-if(!(validate490(data0, {instancePath:instancePath+"/total",parentData:data,parentDataProperty:"total",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate490.errors : vErrors.concat(validate490.errors);
+if(!(validate509(data0, {instancePath:instancePath+"/total",parentData:data,parentDataProperty:"total",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate509.errors : vErrors.concat(validate509.errors);
 errors = vErrors.length;
 }
 else {
@@ -39613,8 +40832,8 @@ if(valid0){
 if(data.last !== undefined){
 let data1 = data.last;
 const _errs2 = errors;
-if(!(validate490(data1, {instancePath:instancePath+"/last",parentData:data,parentDataProperty:"last",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate490.errors : vErrors.concat(validate490.errors);
+if(!(validate509(data1, {instancePath:instancePath+"/last",parentData:data,parentDataProperty:"last",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate509.errors : vErrors.concat(validate509.errors);
 errors = vErrors.length;
 }
 else {
@@ -39703,7 +40922,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate643.errors = vErrors;
+validate673.errors = vErrors;
 return false;
 }
 else {
@@ -39731,23 +40950,23 @@ if(valid0){
 }
 }
 else {
-validate643.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate673.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate643.errors = vErrors;
+validate673.errors = vErrors;
 return errors === 0;
 }
-validate643.evaluated = {"props":{"total":true,"last":true,"modelContextWindow":true},"dynamicProps":false,"dynamicItems":false};
+validate673.evaluated = {"props":{"total":true,"last":true,"modelContextWindow":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadTokenUsageUpdatedNotification = validate646;
+exports.ThreadTokenUsageUpdatedNotification = validate676;
 
-function validate646(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate676(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate646.evaluated;
+const evaluated0 = validate676.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39759,7 +40978,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate646.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate676.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39782,12 +41001,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate646.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate676.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("thread/tokenUsage/updated" !== data1){
-validate646.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/tokenUsage/updated"},message:"must be equal to constant"}];
+validate676.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "thread/tokenUsage/updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -39803,8 +41022,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate488(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate488.errors : vErrors.concat(validate488.errors);
+if(!(validate507(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate507.errors : vErrors.concat(validate507.errors);
 errors = vErrors.length;
 }
 else {
@@ -39821,23 +41040,23 @@ if(valid0){
 }
 }
 else {
-validate646.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate676.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate646.errors = vErrors;
+validate676.errors = vErrors;
 return errors === 0;
 }
-validate646.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate676.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ThreadTokenUsageUpdatedParams = validate649;
+exports.ThreadTokenUsageUpdatedParams = validate679;
 
-function validate649(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate679(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate649.evaluated;
+const evaluated0 = validate679.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39849,7 +41068,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.tokenUsage === undefined) && (missing0 = "tokenUsage"))){
-validate649.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate679.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39857,7 +41076,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate649.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate679.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -39873,7 +41092,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate649.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate679.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -39888,8 +41107,8 @@ if(valid0){
 if(data.tokenUsage !== undefined){
 let data2 = data.tokenUsage;
 const _errs5 = errors;
-if(!(validate489(data2, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate489.errors : vErrors.concat(validate489.errors);
+if(!(validate508(data2, {instancePath:instancePath+"/tokenUsage",parentData:data,parentDataProperty:"tokenUsage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate508.errors : vErrors.concat(validate508.errors);
 errors = vErrors.length;
 }
 else {
@@ -39906,23 +41125,23 @@ if(valid0){
 }
 }
 else {
-validate649.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate679.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate649.errors = vErrors;
+validate679.errors = vErrors;
 return errors === 0;
 }
-validate649.evaluated = {"props":{"threadId":true,"turnId":true,"tokenUsage":true},"dynamicProps":false,"dynamicItems":false};
+validate679.evaluated = {"props":{"threadId":true,"turnId":true,"tokenUsage":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TokenUsageBreakdown = validate651;
+exports.TokenUsageBreakdown = validate681;
 
-function validate651(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate681(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate651.evaluated;
+const evaluated0 = validate681.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39934,7 +41153,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.totalTokens === undefined) && (missing0 = "totalTokens")) || ((data.inputTokens === undefined) && (missing0 = "inputTokens"))) || ((data.cachedInputTokens === undefined) && (missing0 = "cachedInputTokens"))) || ((data.outputTokens === undefined) && (missing0 = "outputTokens"))) || ((data.reasoningOutputTokens === undefined) && (missing0 = "reasoningOutputTokens"))){
-validate651.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate681.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39942,19 +41161,19 @@ if(data.totalTokens !== undefined){
 let data0 = data.totalTokens;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate651.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate681.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate651.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate681.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate651.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate681.errors = [{instancePath:instancePath+"/totalTokens",schemaPath:"#/properties/totalTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -39974,19 +41193,19 @@ if(data.inputTokens !== undefined){
 let data1 = data.inputTokens;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate651.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate681.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate651.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate681.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate651.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate681.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -40006,19 +41225,19 @@ if(data.cachedInputTokens !== undefined){
 let data2 = data.cachedInputTokens;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate651.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate681.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate651.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate681.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate651.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate681.errors = [{instancePath:instancePath+"/cachedInputTokens",schemaPath:"#/properties/cachedInputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -40038,19 +41257,19 @@ if(data.outputTokens !== undefined){
 let data3 = data.outputTokens;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate651.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate681.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate651.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate681.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate651.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate681.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -40070,19 +41289,19 @@ if(data.reasoningOutputTokens !== undefined){
 let data4 = data.reasoningOutputTokens;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate651.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate681.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs10 = errors;
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 9007199254740991 || isNaN(data4)){
-validate651.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate681.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data4 < 0 || isNaN(data4)){
-validate651.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate681.errors = [{instancePath:instancePath+"/reasoningOutputTokens",schemaPath:"#/properties/reasoningOutputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -40106,23 +41325,23 @@ if(valid0){
 }
 }
 else {
-validate651.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate681.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate651.errors = vErrors;
+validate681.errors = vErrors;
 return errors === 0;
 }
-validate651.evaluated = {"props":{"totalTokens":true,"inputTokens":true,"cachedInputTokens":true,"outputTokens":true,"reasoningOutputTokens":true},"dynamicProps":false,"dynamicItems":false};
+validate681.evaluated = {"props":{"totalTokens":true,"inputTokens":true,"cachedInputTokens":true,"outputTokens":true,"reasoningOutputTokens":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolRequestUserInputAnswer = validate652;
+exports.ToolRequestUserInputAnswer = validate682;
 
-function validate652(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate682(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate652.evaluated;
+const evaluated0 = validate682.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40134,7 +41353,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.answers === undefined) && (missing0 = "answers")){
-validate652.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate682.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40150,7 +41369,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate652.errors = [{instancePath:instancePath+"/answers/" + i0,schemaPath:"#/properties/answers/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate682.errors = [{instancePath:instancePath+"/answers/" + i0,schemaPath:"#/properties/answers/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -40165,7 +41384,7 @@ if(valid1){
 }
 }
 else {
-validate652.errors = [{instancePath:instancePath+"/answers",schemaPath:"#/properties/answers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate682.errors = [{instancePath:instancePath+"/answers",schemaPath:"#/properties/answers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -40181,23 +41400,23 @@ if(valid0){
 }
 }
 else {
-validate652.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate682.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate652.errors = vErrors;
+validate682.errors = vErrors;
 return errors === 0;
 }
-validate652.evaluated = {"props":{"answers":true},"dynamicProps":false,"dynamicItems":false};
+validate682.evaluated = {"props":{"answers":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolRequestUserInputOption = validate653;
+exports.ToolRequestUserInputOption = validate683;
 
-function validate653(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate683(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate653.evaluated;
+const evaluated0 = validate683.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40209,7 +41428,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.label === undefined) && (missing0 = "label")) || ((data.description === undefined) && (missing0 = "description"))){
-validate653.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate683.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40217,7 +41436,7 @@ if(data.label !== undefined){
 let data0 = data.label;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate653.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate683.errors = [{instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -40233,7 +41452,7 @@ if(data.description !== undefined){
 let data1 = data.description;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate653.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate683.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -40250,23 +41469,23 @@ if(valid0){
 }
 }
 else {
-validate653.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate683.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate653.errors = vErrors;
+validate683.errors = vErrors;
 return errors === 0;
 }
-validate653.evaluated = {"props":{"label":true,"description":true},"dynamicProps":false,"dynamicItems":false};
+validate683.evaluated = {"props":{"label":true,"description":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolRequestUserInputQuestion = validate654;
+exports.ToolRequestUserInputQuestion = validate684;
 
-function validate654(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate684(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate654.evaluated;
+const evaluated0 = validate684.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40278,7 +41497,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.header === undefined) && (missing0 = "header"))) || ((data.question === undefined) && (missing0 = "question"))){
-validate654.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate684.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40286,7 +41505,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate654.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate684.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -40302,7 +41521,7 @@ if(data.header !== undefined){
 let data1 = data.header;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate654.errors = [{instancePath:instancePath+"/header",schemaPath:"#/properties/header/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate684.errors = [{instancePath:instancePath+"/header",schemaPath:"#/properties/header/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -40318,7 +41537,7 @@ if(data.question !== undefined){
 let data2 = data.question;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate654.errors = [{instancePath:instancePath+"/question",schemaPath:"#/properties/question/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate684.errors = [{instancePath:instancePath+"/question",schemaPath:"#/properties/question/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -40334,7 +41553,7 @@ if(data.isOther !== undefined){
 let data3 = data.isOther;
 const _errs7 = errors;
 if(typeof data3 !== "boolean"){
-validate654.errors = [{instancePath:instancePath+"/isOther",schemaPath:"#/properties/isOther/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate684.errors = [{instancePath:instancePath+"/isOther",schemaPath:"#/properties/isOther/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs8 = errors;
@@ -40350,7 +41569,7 @@ if(data.isSecret !== undefined){
 let data4 = data.isSecret;
 const _errs9 = errors;
 if(typeof data4 !== "boolean"){
-validate654.errors = [{instancePath:instancePath+"/isSecret",schemaPath:"#/properties/isSecret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate684.errors = [{instancePath:instancePath+"/isSecret",schemaPath:"#/properties/isSecret/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -40376,8 +41595,8 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 const _errs15 = errors;
-if(!(validate362(data6, {instancePath:instancePath+"/options/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate362.errors : vErrors.concat(validate362.errors);
+if(!(validate369(data6, {instancePath:instancePath+"/options/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
 errors = vErrors.length;
 }
 else {
@@ -40435,7 +41654,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate654.errors = vErrors;
+validate684.errors = vErrors;
 return false;
 }
 else {
@@ -40466,23 +41685,23 @@ if(valid0){
 }
 }
 else {
-validate654.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate684.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate654.errors = vErrors;
+validate684.errors = vErrors;
 return errors === 0;
 }
-validate654.evaluated = {"props":{"id":true,"header":true,"question":true,"isOther":true,"isSecret":true,"options":true},"dynamicProps":false,"dynamicItems":false};
+validate684.evaluated = {"props":{"id":true,"header":true,"question":true,"isOther":true,"isSecret":true,"options":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.Turn = validate656;
+exports.Turn = validate686;
 
-function validate656(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate686(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate656.evaluated;
+const evaluated0 = validate686.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40494,7 +41713,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.items === undefined) && (missing0 = "items"))) || ((data.status === undefined) && (missing0 = "status"))){
-validate656.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate686.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40502,7 +41721,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate656.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate686.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -40525,12 +41744,12 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 const _errs5 = errors;
-if(!(validate307(data2, {instancePath:instancePath+"/items/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate307.errors : vErrors.concat(validate307.errors);
+if(!(validate314(data2, {instancePath:instancePath+"/items/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate314.errors : vErrors.concat(validate314.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate307.evaluated.props;
+var props0 = validate314.evaluated.props;
 }
 var valid1 = _errs5 === errors;
 if(!valid1){
@@ -40541,7 +41760,7 @@ if(valid1){
 }
 }
 else {
-validate656.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate686.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -40556,8 +41775,8 @@ if(valid0){
 if(data.status !== undefined){
 let data3 = data.status;
 const _errs6 = errors;
-if(!(validate445(data3, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate445.errors : vErrors.concat(validate445.errors);
+if(!(validate452(data3, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate452.errors : vErrors.concat(validate452.errors);
 errors = vErrors.length;
 }
 else {
@@ -40574,8 +41793,8 @@ const _errs7 = errors;
 const _errs8 = errors;
 let valid2 = false;
 const _errs9 = errors;
-if(!(validate248(data4, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate248.errors : vErrors.concat(validate248.errors);
+if(!(validate255(data4, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate255.errors : vErrors.concat(validate255.errors);
 errors = vErrors.length;
 }
 else {
@@ -40615,7 +41834,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate656.errors = vErrors;
+validate686.errors = vErrors;
 return false;
 }
 else {
@@ -40715,7 +41934,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate656.errors = vErrors;
+validate686.errors = vErrors;
 return false;
 }
 else {
@@ -40815,7 +42034,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate656.errors = vErrors;
+validate686.errors = vErrors;
 return false;
 }
 else {
@@ -40915,7 +42134,7 @@ else {
 vErrors.push(err16);
 }
 errors++;
-validate656.errors = vErrors;
+validate686.errors = vErrors;
 return false;
 }
 else {
@@ -40947,23 +42166,23 @@ if(valid0){
 }
 }
 else {
-validate656.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate686.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate656.errors = vErrors;
+validate686.errors = vErrors;
 return errors === 0;
 }
-validate656.evaluated = {"props":{"id":true,"items":true,"status":true,"error":true,"startedAt":true,"completedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate686.evaluated = {"props":{"id":true,"items":true,"status":true,"error":true,"startedAt":true,"completedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnCompletedNotification = validate660;
+exports.TurnCompletedNotification = validate690;
 
-function validate660(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate690(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate660.evaluated;
+const evaluated0 = validate690.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -40975,7 +42194,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate660.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate690.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -40998,12 +42217,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate660.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate690.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("turn/completed" !== data1){
-validate660.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/completed"},message:"must be equal to constant"}];
+validate690.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/completed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -41019,8 +42238,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate466(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate466.errors : vErrors.concat(validate466.errors);
+if(!(validate485(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate485.errors : vErrors.concat(validate485.errors);
 errors = vErrors.length;
 }
 else {
@@ -41037,23 +42256,23 @@ if(valid0){
 }
 }
 else {
-validate660.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate690.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate660.errors = vErrors;
+validate690.errors = vErrors;
 return errors === 0;
 }
-validate660.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate690.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnCompletedParams = validate663;
+exports.TurnCompletedParams = validate693;
 
-function validate663(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate693(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate663.evaluated;
+const evaluated0 = validate693.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41065,7 +42284,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turn === undefined) && (missing0 = "turn"))){
-validate663.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate693.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41073,7 +42292,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate663.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate693.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -41088,8 +42307,8 @@ if(valid0){
 if(data.turn !== undefined){
 let data1 = data.turn;
 const _errs3 = errors;
-if(!(validate443(data1, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
+if(!(validate450(data1, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
 errors = vErrors.length;
 }
 else {
@@ -41105,23 +42324,23 @@ if(valid0){
 }
 }
 else {
-validate663.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate693.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate663.errors = vErrors;
+validate693.errors = vErrors;
 return errors === 0;
 }
-validate663.evaluated = {"props":{"threadId":true,"turn":true},"dynamicProps":false,"dynamicItems":false};
+validate693.evaluated = {"props":{"threadId":true,"turn":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnError = validate665;
+exports.TurnError = validate695;
 
-function validate665(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate695(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate665.evaluated;
+const evaluated0 = validate695.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41133,7 +42352,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.message === undefined) && (missing0 = "message")){
-validate665.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate695.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41141,7 +42360,7 @@ if(data.message !== undefined){
 let data0 = data.message;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate665.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate695.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -41196,7 +42415,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate665.errors = vErrors;
+validate695.errors = vErrors;
 return false;
 }
 else {
@@ -41268,7 +42487,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate665.errors = vErrors;
+validate695.errors = vErrors;
 return false;
 }
 else {
@@ -41296,23 +42515,23 @@ if(valid0){
 }
 }
 else {
-validate665.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate695.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate665.errors = vErrors;
+validate695.errors = vErrors;
 return errors === 0;
 }
-validate665.evaluated = {"props":{"message":true,"codexErrorInfo":true,"additionalDetails":true},"dynamicProps":false,"dynamicItems":false};
+validate695.evaluated = {"props":{"message":true,"codexErrorInfo":true,"additionalDetails":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnInterruptParams = validate667;
+exports.TurnInterruptParams = validate697;
 
-function validate667(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate697(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate667.evaluated;
+const evaluated0 = validate697.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41324,7 +42543,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))){
-validate667.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate697.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41332,7 +42551,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate667.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate697.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -41348,7 +42567,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate667.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate697.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -41365,23 +42584,23 @@ if(valid0){
 }
 }
 else {
-validate667.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate697.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate667.errors = vErrors;
+validate697.errors = vErrors;
 return errors === 0;
 }
-validate667.evaluated = {"props":{"threadId":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate697.evaluated = {"props":{"threadId":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnInterruptRequest = validate668;
+exports.TurnInterruptRequest = validate698;
 
-function validate668(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate698(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate668.evaluated;
+const evaluated0 = validate698.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41393,7 +42612,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate668.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate698.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41431,12 +42650,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate668.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate698.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("turn/interrupt" !== data2){
-validate668.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/interrupt"},message:"must be equal to constant"}];
+validate698.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/interrupt"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -41471,25 +42690,25 @@ if(valid0){
 }
 }
 else {
-validate668.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate698.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate668.errors = vErrors;
+validate698.errors = vErrors;
 return errors === 0;
 }
-validate668.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate698.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnInterruptResponse = validate672;
-const schema266 = {"title":"TurnInterruptResponse","description":"Success response to turn/interrupt.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/TurnInterruptResult"},"error":false},"required":["id","result"]};
-const schema267 = {"title":"TurnInterruptResult","description":"Result of turn/interrupt.","type":"object","properties":{}};
+exports.TurnInterruptResponse = validate702;
+const schema275 = {"title":"TurnInterruptResponse","description":"Success response to turn/interrupt.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/TurnInterruptResult"},"error":false},"required":["id","result"]};
+const schema276 = {"title":"TurnInterruptResult","description":"Result of turn/interrupt.","type":"object","properties":{}};
 
-function validate675(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate705(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate675.evaluated;
+const evaluated0 = validate705.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41501,22 +42720,22 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 }
 else {
-validate675.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate705.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate675.errors = vErrors;
+validate705.errors = vErrors;
 return errors === 0;
 }
-validate675.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate705.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate672(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate702(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate672.evaluated;
+const evaluated0 = validate702.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41528,7 +42747,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate672.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate702.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41565,8 +42784,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate675(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate675.errors : vErrors.concat(validate675.errors);
+if(!(validate705(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate705.errors : vErrors.concat(validate705.errors);
 errors = vErrors.length;
 }
 else {
@@ -41580,7 +42799,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate672.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate702.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -41594,23 +42813,23 @@ if(valid0){
 }
 }
 else {
-validate672.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate702.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate672.errors = vErrors;
+validate702.errors = vErrors;
 return errors === 0;
 }
-validate672.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate702.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnInterruptResult = validate677;
+exports.TurnInterruptResult = validate707;
 
-function validate677(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate707(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate677.evaluated;
+const evaluated0 = validate707.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41622,23 +42841,23 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 }
 else {
-validate677.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate707.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate677.errors = vErrors;
+validate707.errors = vErrors;
 return errors === 0;
 }
-validate677.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate707.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnPlanStep = validate678;
+exports.TurnPlanStep = validate708;
 
-function validate678(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate708(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate678.evaluated;
+const evaluated0 = validate708.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41650,7 +42869,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.step === undefined) && (missing0 = "step")) || ((data.status === undefined) && (missing0 = "status"))){
-validate678.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate708.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41658,7 +42877,7 @@ if(data.step !== undefined){
 let data0 = data.step;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate678.errors = [{instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate708.errors = [{instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -41673,8 +42892,8 @@ if(valid0){
 if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
-if(!(validate481(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate481.errors : vErrors.concat(validate481.errors);
+if(!(validate500(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate500.errors : vErrors.concat(validate500.errors);
 errors = vErrors.length;
 }
 else {
@@ -41690,23 +42909,23 @@ if(valid0){
 }
 }
 else {
-validate678.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate708.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate678.errors = vErrors;
+validate708.errors = vErrors;
 return errors === 0;
 }
-validate678.evaluated = {"props":{"step":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+validate708.evaluated = {"props":{"step":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnPlanStepStatus = validate680;
+exports.TurnPlanStepStatus = validate710;
 
-function validate680(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate710(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate680.evaluated;
+const evaluated0 = validate710.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41714,30 +42933,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate680.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate710.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema202.enum;
+const vSchema0 = schema208.enum;
 if(!(((data === "pending") || (data === "inProgress")) || (data === "completed"))){
-validate680.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema202.enum},message:"must be equal to one of the allowed values"}];
+validate710.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema208.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate680.errors = vErrors;
+validate710.errors = vErrors;
 return errors === 0;
 }
-validate680.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate710.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnPlanUpdatedNotification = validate681;
+exports.TurnPlanUpdatedNotification = validate711;
 
-function validate681(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate711(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate681.evaluated;
+const evaluated0 = validate711.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41749,7 +42968,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate681.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate711.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41772,12 +42991,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate681.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate711.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("turn/plan/updated" !== data1){
-validate681.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/plan/updated"},message:"must be equal to constant"}];
+validate711.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/plan/updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -41793,8 +43012,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate479(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate479.errors : vErrors.concat(validate479.errors);
+if(!(validate498(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate498.errors : vErrors.concat(validate498.errors);
 errors = vErrors.length;
 }
 else {
@@ -41811,23 +43030,23 @@ if(valid0){
 }
 }
 else {
-validate681.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate711.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate681.errors = vErrors;
+validate711.errors = vErrors;
 return errors === 0;
 }
-validate681.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate711.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnPlanUpdatedParams = validate684;
+exports.TurnPlanUpdatedParams = validate714;
 
-function validate684(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate714(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate684.evaluated;
+const evaluated0 = validate714.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -41839,7 +43058,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turnId === undefined) && (missing0 = "turnId"))) || ((data.plan === undefined) && (missing0 = "plan"))){
-validate684.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate714.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -41847,7 +43066,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate684.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate714.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -41863,7 +43082,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate684.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate714.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -41886,8 +43105,8 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs7 = errors;
-if(!(validate480(data3, {instancePath:instancePath+"/plan/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate480.errors : vErrors.concat(validate480.errors);
+if(!(validate499(data3, {instancePath:instancePath+"/plan/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate499.errors : vErrors.concat(validate499.errors);
 errors = vErrors.length;
 }
 else {
@@ -41901,7 +43120,7 @@ if(valid1){
 }
 }
 else {
-validate684.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate714.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs5){
@@ -41963,7 +43182,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate684.errors = vErrors;
+validate714.errors = vErrors;
 return false;
 }
 else {
@@ -41992,23 +43211,23 @@ if(valid0){
 }
 }
 else {
-validate684.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate714.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate684.errors = vErrors;
+validate714.errors = vErrors;
 return errors === 0;
 }
-validate684.evaluated = {"props":{"threadId":true,"turnId":true,"plan":true,"explanation":true},"dynamicProps":false,"dynamicItems":false};
+validate714.evaluated = {"props":{"threadId":true,"turnId":true,"plan":true,"explanation":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartParams = validate686;
+exports.TurnStartParams = validate716;
 
-function validate686(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate716(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate686.evaluated;
+const evaluated0 = validate716.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42020,7 +43239,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.input === undefined) && (missing0 = "input"))){
-validate686.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate716.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42028,7 +43247,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate686.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate716.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -42067,7 +43286,7 @@ if(valid1){
 }
 }
 else {
-validate686.errors = [{instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate716.errors = [{instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -42129,7 +43348,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate686.errors = vErrors;
+validate716.errors = vErrors;
 return false;
 }
 else {
@@ -42201,7 +43420,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate686.errors = vErrors;
+validate716.errors = vErrors;
 return false;
 }
 else {
@@ -42313,7 +43532,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate686.errors = vErrors;
+validate716.errors = vErrors;
 return false;
 }
 else {
@@ -42378,7 +43597,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate686.errors = vErrors;
+validate716.errors = vErrors;
 return false;
 }
 else {
@@ -42444,7 +43663,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate686.errors = vErrors;
+validate716.errors = vErrors;
 return false;
 }
 else {
@@ -42509,7 +43728,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate686.errors = vErrors;
+validate716.errors = vErrors;
 return false;
 }
 else {
@@ -42581,7 +43800,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate686.errors = vErrors;
+validate716.errors = vErrors;
 return false;
 }
 else {
@@ -42615,23 +43834,23 @@ if(valid0){
 }
 }
 else {
-validate686.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate716.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate686.errors = vErrors;
+validate716.errors = vErrors;
 return errors === 0;
 }
-validate686.evaluated = {"props":{"threadId":true,"input":true,"cwd":true,"model":true,"approvalPolicy":true,"approvalsReviewer":true,"sandboxPolicy":true,"effort":true,"clientUserMessageId":true},"dynamicProps":false,"dynamicItems":false};
+validate716.evaluated = {"props":{"threadId":true,"input":true,"cwd":true,"model":true,"approvalPolicy":true,"approvalsReviewer":true,"sandboxPolicy":true,"effort":true,"clientUserMessageId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartRequest = validate692;
+exports.TurnStartRequest = validate722;
 
-function validate692(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate722(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate692.evaluated;
+const evaluated0 = validate722.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42643,7 +43862,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate692.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate722.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42681,12 +43900,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate692.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate722.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("turn/start" !== data2){
-validate692.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/start"},message:"must be equal to constant"}];
+validate722.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/start"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -42721,25 +43940,25 @@ if(valid0){
 }
 }
 else {
-validate692.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate722.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate692.errors = vErrors;
+validate722.errors = vErrors;
 return errors === 0;
 }
-validate692.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate722.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartResponse = validate696;
-const schema275 = {"title":"TurnStartResponse","description":"Success response to turn/start.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/TurnStartResult"},"error":false},"required":["id","result"]};
-const schema276 = {"title":"TurnStartResult","description":"Result of turn/start.","type":"object","properties":{"turn":{"$ref":"#/$defs/Turn"}},"required":["turn"]};
+exports.TurnStartResponse = validate726;
+const schema284 = {"title":"TurnStartResponse","description":"Success response to turn/start.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/TurnStartResult"},"error":false},"required":["id","result"]};
+const schema285 = {"title":"TurnStartResult","description":"Result of turn/start.","type":"object","properties":{"turn":{"$ref":"#/$defs/Turn"}},"required":["turn"]};
 
-function validate699(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate729(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate699.evaluated;
+const evaluated0 = validate729.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42751,15 +43970,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.turn === undefined) && (missing0 = "turn")){
-validate699.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate729.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.turn !== undefined){
 let data0 = data.turn;
 const _errs1 = errors;
-if(!(validate443(data0, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
+if(!(validate450(data0, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
 errors = vErrors.length;
 }
 else {
@@ -42774,22 +43993,22 @@ if(valid0){
 }
 }
 else {
-validate699.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate729.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate699.errors = vErrors;
+validate729.errors = vErrors;
 return errors === 0;
 }
-validate699.evaluated = {"props":{"turn":true},"dynamicProps":false,"dynamicItems":false};
+validate729.evaluated = {"props":{"turn":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate696(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate726(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate696.evaluated;
+const evaluated0 = validate726.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42801,7 +44020,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate696.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate726.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42838,8 +44057,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate699(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate699.errors : vErrors.concat(validate699.errors);
+if(!(validate729(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate729.errors : vErrors.concat(validate729.errors);
 errors = vErrors.length;
 }
 else {
@@ -42853,7 +44072,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate696.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate726.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -42867,23 +44086,23 @@ if(valid0){
 }
 }
 else {
-validate696.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate726.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate696.errors = vErrors;
+validate726.errors = vErrors;
 return errors === 0;
 }
-validate696.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate726.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartResult = validate702;
+exports.TurnStartResult = validate732;
 
-function validate702(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate732(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate702.evaluated;
+const evaluated0 = validate732.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42895,15 +44114,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.turn === undefined) && (missing0 = "turn")){
-validate702.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate732.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.turn !== undefined){
 let data0 = data.turn;
 const _errs1 = errors;
-if(!(validate443(data0, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
+if(!(validate450(data0, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
 errors = vErrors.length;
 }
 else {
@@ -42918,23 +44137,23 @@ if(valid0){
 }
 }
 else {
-validate702.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate732.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate702.errors = vErrors;
+validate732.errors = vErrors;
 return errors === 0;
 }
-validate702.evaluated = {"props":{"turn":true},"dynamicProps":false,"dynamicItems":false};
+validate732.evaluated = {"props":{"turn":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartedNotification = validate704;
+exports.TurnStartedNotification = validate734;
 
-function validate704(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate734(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate704.evaluated;
+const evaluated0 = validate734.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -42946,7 +44165,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate704.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate734.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -42969,12 +44188,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate704.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate734.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("turn/started" !== data1){
-validate704.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/started"},message:"must be equal to constant"}];
+validate734.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/started"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -42990,8 +44209,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate460(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate460.errors : vErrors.concat(validate460.errors);
+if(!(validate479(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate479.errors : vErrors.concat(validate479.errors);
 errors = vErrors.length;
 }
 else {
@@ -43008,23 +44227,23 @@ if(valid0){
 }
 }
 else {
-validate704.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate734.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate704.errors = vErrors;
+validate734.errors = vErrors;
 return errors === 0;
 }
-validate704.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate734.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartedParams = validate707;
+exports.TurnStartedParams = validate737;
 
-function validate707(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate737(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate707.evaluated;
+const evaluated0 = validate737.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43036,7 +44255,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.threadId === undefined) && (missing0 = "threadId")) || ((data.turn === undefined) && (missing0 = "turn"))){
-validate707.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate737.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43044,7 +44263,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate707.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate737.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -43059,8 +44278,8 @@ if(valid0){
 if(data.turn !== undefined){
 let data1 = data.turn;
 const _errs3 = errors;
-if(!(validate443(data1, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate443.errors : vErrors.concat(validate443.errors);
+if(!(validate450(data1, {instancePath:instancePath+"/turn",parentData:data,parentDataProperty:"turn",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
 errors = vErrors.length;
 }
 else {
@@ -43076,23 +44295,23 @@ if(valid0){
 }
 }
 else {
-validate707.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate737.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate707.errors = vErrors;
+validate737.errors = vErrors;
 return errors === 0;
 }
-validate707.evaluated = {"props":{"threadId":true,"turn":true},"dynamicProps":false,"dynamicItems":false};
+validate737.evaluated = {"props":{"threadId":true,"turn":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStatus = validate709;
+exports.TurnStatus = validate739;
 
-function validate709(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate739(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate709.evaluated;
+const evaluated0 = validate739.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43100,30 +44319,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate709.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate739.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema192.enum;
+const vSchema0 = schema195.enum;
 if(!((((data === "completed") || (data === "interrupted")) || (data === "failed")) || (data === "inProgress"))){
-validate709.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema192.enum},message:"must be equal to one of the allowed values"}];
+validate739.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate709.errors = vErrors;
+validate739.errors = vErrors;
 return errors === 0;
 }
-validate709.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate739.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnSteerParams = validate710;
+exports.TurnSteerParams = validate740;
 
-function validate710(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate740(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate710.evaluated;
+const evaluated0 = validate740.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43135,7 +44354,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.threadId === undefined) && (missing0 = "threadId")) || ((data.expectedTurnId === undefined) && (missing0 = "expectedTurnId"))) || ((data.input === undefined) && (missing0 = "input"))){
-validate710.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate740.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43143,7 +44362,7 @@ if(data.threadId !== undefined){
 let data0 = data.threadId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate710.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate740.errors = [{instancePath:instancePath+"/threadId",schemaPath:"#/properties/threadId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -43159,7 +44378,7 @@ if(data.expectedTurnId !== undefined){
 let data1 = data.expectedTurnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate710.errors = [{instancePath:instancePath+"/expectedTurnId",schemaPath:"#/properties/expectedTurnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate740.errors = [{instancePath:instancePath+"/expectedTurnId",schemaPath:"#/properties/expectedTurnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -43198,7 +44417,7 @@ if(valid1){
 }
 }
 else {
-validate710.errors = [{instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate740.errors = [{instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs5){
@@ -43216,23 +44435,23 @@ if(valid0){
 }
 }
 else {
-validate710.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate740.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate710.errors = vErrors;
+validate740.errors = vErrors;
 return errors === 0;
 }
-validate710.evaluated = {"props":{"threadId":true,"expectedTurnId":true,"input":true},"dynamicProps":false,"dynamicItems":false};
+validate740.evaluated = {"props":{"threadId":true,"expectedTurnId":true,"input":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnSteerRequest = validate712;
+exports.TurnSteerRequest = validate742;
 
-function validate712(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate742(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate712.evaluated;
+const evaluated0 = validate742.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43244,7 +44463,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate712.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate742.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43282,12 +44501,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate712.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate742.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("turn/steer" !== data2){
-validate712.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/steer"},message:"must be equal to constant"}];
+validate742.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "turn/steer"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -43322,25 +44541,25 @@ if(valid0){
 }
 }
 else {
-validate712.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate742.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate712.errors = vErrors;
+validate742.errors = vErrors;
 return errors === 0;
 }
-validate712.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate742.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnSteerResponse = validate716;
-const schema283 = {"title":"TurnSteerResponse","description":"Success response to turn/steer.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/TurnSteerResult"},"error":false},"required":["id","result"]};
-const schema284 = {"title":"TurnSteerResult","description":"Result of turn/steer.","type":"object","properties":{"turnId":{"type":"string"}},"required":["turnId"]};
+exports.TurnSteerResponse = validate746;
+const schema292 = {"title":"TurnSteerResponse","description":"Success response to turn/steer.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/TurnSteerResult"},"error":false},"required":["id","result"]};
+const schema293 = {"title":"TurnSteerResult","description":"Result of turn/steer.","type":"object","properties":{"turnId":{"type":"string"}},"required":["turnId"]};
 
-function validate719(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate749(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate719.evaluated;
+const evaluated0 = validate749.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43352,7 +44571,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.turnId === undefined) && (missing0 = "turnId")){
-validate719.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate749.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43360,7 +44579,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate719.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate749.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -43376,22 +44595,22 @@ if(valid0){
 }
 }
 else {
-validate719.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate749.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate719.errors = vErrors;
+validate749.errors = vErrors;
 return errors === 0;
 }
-validate719.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate749.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate716(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate746(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate716.evaluated;
+const evaluated0 = validate746.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43403,7 +44622,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate716.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate746.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43440,8 +44659,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate719(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate719.errors : vErrors.concat(validate719.errors);
+if(!(validate749(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate749.errors : vErrors.concat(validate749.errors);
 errors = vErrors.length;
 }
 else {
@@ -43455,7 +44674,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate716.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate746.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -43469,23 +44688,23 @@ if(valid0){
 }
 }
 else {
-validate716.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate746.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate716.errors = vErrors;
+validate746.errors = vErrors;
 return errors === 0;
 }
-validate716.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate746.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnSteerResult = validate721;
+exports.TurnSteerResult = validate751;
 
-function validate721(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate751(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate721.evaluated;
+const evaluated0 = validate751.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43497,7 +44716,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.turnId === undefined) && (missing0 = "turnId")){
-validate721.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate751.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43505,7 +44724,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate721.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate751.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -43521,23 +44740,23 @@ if(valid0){
 }
 }
 else {
-validate721.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate751.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate721.errors = vErrors;
+validate751.errors = vErrors;
 return errors === 0;
 }
-validate721.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate751.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.UserInput = validate722;
+exports.UserInput = validate752;
 
-function validate722(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate752(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate722.evaluated;
+const evaluated0 = validate752.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43560,7 +44779,7 @@ if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.text === undefined) && (missing0 = "text"))){
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -43568,12 +44787,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs4 = errors;
 if(typeof data0 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
 if("text" !== data0){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "text"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -43590,7 +44809,7 @@ if(data.text !== undefined){
 let data1 = data.text;
 const _errs6 = errors;
 if(typeof data1 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -43628,7 +44847,7 @@ if(valid3){
 }
 }
 else {
-validate722.errors = [{instancePath:instancePath+"/text_elements",schemaPath:"#/oneOf/0/properties/text_elements/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate752.errors = [{instancePath:instancePath+"/text_elements",schemaPath:"#/oneOf/0/properties/text_elements/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs8){
@@ -43646,7 +44865,7 @@ if(valid2){
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -43666,7 +44885,7 @@ if(errors === _errs11){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -43674,12 +44893,12 @@ if(data.type !== undefined){
 let data4 = data.type;
 const _errs13 = errors;
 if(typeof data4 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs14 = errors;
 if("image" !== data4){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "image"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -43696,7 +44915,7 @@ if(data.url !== undefined){
 let data5 = data.url;
 const _errs15 = errors;
 if(typeof data5 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/url",schemaPath:"#/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/url",schemaPath:"#/oneOf/1/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs16 = errors;
@@ -43712,7 +44931,7 @@ if(data.fileId !== undefined){
 let data6 = data.fileId;
 const _errs17 = errors;
 if(typeof data6 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/fileId",schemaPath:"#/oneOf/1/properties/fileId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/fileId",schemaPath:"#/oneOf/1/properties/fileId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs18 = errors;
@@ -43767,7 +44986,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate722.errors = vErrors;
+validate752.errors = vErrors;
 return false;
 }
 else {
@@ -43796,7 +45015,7 @@ if(valid5){
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs11){
@@ -43819,7 +45038,7 @@ if(errors === _errs24){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.type === undefined) && (missing2 = "type")) || ((data.path === undefined) && (missing2 = "path"))){
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -43827,12 +45046,12 @@ if(data.type !== undefined){
 let data8 = data.type;
 const _errs26 = errors;
 if(typeof data8 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs27 = errors;
 if("localImage" !== data8){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "localImage"},message:"must be equal to constant"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "localImage"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -43849,7 +45068,7 @@ if(data.path !== undefined){
 let data9 = data.path;
 const _errs28 = errors;
 if(typeof data9 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/path",schemaPath:"#/oneOf/2/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/path",schemaPath:"#/oneOf/2/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs29 = errors;
@@ -43904,7 +45123,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate722.errors = vErrors;
+validate752.errors = vErrors;
 return false;
 }
 else {
@@ -43932,7 +45151,7 @@ if(valid8){
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs24){
@@ -43954,7 +45173,7 @@ if(errors === _errs35){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -43962,12 +45181,12 @@ if(data.type !== undefined){
 let data11 = data.type;
 const _errs37 = errors;
 if(typeof data11 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs38 = errors;
 if("audio" !== data11){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "audio"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -43984,7 +45203,7 @@ if(data.url !== undefined){
 let data12 = data.url;
 const _errs39 = errors;
 if(typeof data12 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/url",schemaPath:"#/oneOf/3/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/url",schemaPath:"#/oneOf/3/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs40 = errors;
@@ -44000,7 +45219,7 @@ if(data.fileId !== undefined){
 let data13 = data.fileId;
 const _errs41 = errors;
 if(typeof data13 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/fileId",schemaPath:"#/oneOf/3/properties/fileId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/fileId",schemaPath:"#/oneOf/3/properties/fileId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs42 = errors;
@@ -44018,7 +45237,7 @@ if(valid11){
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs35){
@@ -44040,7 +45259,7 @@ if(errors === _errs43){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if(((data.type === undefined) && (missing4 = "type")) || ((data.path === undefined) && (missing4 = "path"))){
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/4/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
@@ -44048,12 +45267,12 @@ if(data.type !== undefined){
 let data14 = data.type;
 const _errs45 = errors;
 if(typeof data14 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs46 = errors;
 if("localAudio" !== data14){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "localAudio"},message:"must be equal to constant"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/4/properties/type/const",keyword:"const",params:{allowedValue: "localAudio"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -44070,7 +45289,7 @@ if(data.path !== undefined){
 let data15 = data.path;
 const _errs47 = errors;
 if(typeof data15 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/path",schemaPath:"#/oneOf/4/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/path",schemaPath:"#/oneOf/4/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs48 = errors;
@@ -44087,7 +45306,7 @@ if(valid13){
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs43){
@@ -44108,7 +45327,7 @@ if(errors === _errs49){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if((((data.type === undefined) && (missing5 = "type")) || ((data.name === undefined) && (missing5 = "name"))) || ((data.path === undefined) && (missing5 = "path"))){
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/5/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/5/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
@@ -44116,12 +45335,12 @@ if(data.type !== undefined){
 let data16 = data.type;
 const _errs51 = errors;
 if(typeof data16 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs52 = errors;
 if("skill" !== data16){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/const",keyword:"const",params:{allowedValue: "skill"},message:"must be equal to constant"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/5/properties/type/const",keyword:"const",params:{allowedValue: "skill"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -44138,7 +45357,7 @@ if(data.name !== undefined){
 let data17 = data.name;
 const _errs53 = errors;
 if(typeof data17 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/name",schemaPath:"#/oneOf/5/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/name",schemaPath:"#/oneOf/5/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs54 = errors;
@@ -44154,7 +45373,7 @@ if(data.path !== undefined){
 let data18 = data.path;
 const _errs55 = errors;
 if(typeof data18 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/path",schemaPath:"#/oneOf/5/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/path",schemaPath:"#/oneOf/5/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs56 = errors;
@@ -44172,7 +45391,7 @@ if(valid15){
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs49){
@@ -44194,7 +45413,7 @@ if(errors === _errs57){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing6;
 if((((data.type === undefined) && (missing6 = "type")) || ((data.name === undefined) && (missing6 = "name"))) || ((data.path === undefined) && (missing6 = "path"))){
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/6/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/6/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
@@ -44202,12 +45421,12 @@ if(data.type !== undefined){
 let data19 = data.type;
 const _errs59 = errors;
 if(typeof data19 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs60 = errors;
 if("mention" !== data19){
-validate722.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/const",keyword:"const",params:{allowedValue: "mention"},message:"must be equal to constant"}];
+validate752.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/6/properties/type/const",keyword:"const",params:{allowedValue: "mention"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -44224,7 +45443,7 @@ if(data.name !== undefined){
 let data20 = data.name;
 const _errs61 = errors;
 if(typeof data20 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/name",schemaPath:"#/oneOf/6/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/name",schemaPath:"#/oneOf/6/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs62 = errors;
@@ -44240,7 +45459,7 @@ if(data.path !== undefined){
 let data21 = data.path;
 const _errs63 = errors;
 if(typeof data21 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/path",schemaPath:"#/oneOf/6/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate752.errors = [{instancePath:instancePath+"/path",schemaPath:"#/oneOf/6/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs64 = errors;
@@ -44258,7 +45477,7 @@ if(valid17){
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/oneOf/6/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate752.errors = [{instancePath,schemaPath:"#/oneOf/6/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs57){
@@ -44274,27 +45493,27 @@ props0.path = true;
 valid0 = valid16;
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate752.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate752.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate752.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate722.errors = vErrors;
+validate752.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate722.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate752.evaluated = {"dynamicProps":true,"dynamicItems":false};
 

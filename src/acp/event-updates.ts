@@ -2,7 +2,8 @@ import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "../../gener
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { AcpClient } from "./client-state.js";
-import { unfinishedToolCalls } from "./history.js";
+import { entriesOf } from "../bridge/session-history.js";
+import { entryUpdates, unfinishedToolCalls } from "./history.js";
 import { planEntries } from "./plan-entries.js";
 import { presentTool } from "./tool-presentation.js";
 import { usageUpdate } from "./usage.js";
@@ -12,7 +13,8 @@ import { usageUpdate } from "./usage.js";
  * connection. It remembers the tool calls it announced, so each gets one `tool_call` and then
  * only `tool_call_update`s (an editor resets a card it is told about twice), and a permission
  * request can point at the card of the call it is about. Updates a client did not opt in to
- * (notices, compaction) are left out.
+ * (notices, compaction) are left out. A user message becomes `user_message_chunk`s as session/load
+ * replays it; the connection leaves out the prompts it sent itself (see SessionLink).
  */
 
 interface KnownToolCall {
@@ -41,6 +43,12 @@ export class EventUpdates {
 
   translate(event: Event, context: UpdateContext): SessionUpdate[] {
     switch (event.type) {
+      case "user.message": {
+        const { messageId, text } = event.payload;
+        const record = context.snapshot?.messages.find((m) => m.id === messageId);
+        if (record && context.snapshot) return entriesOf(record, context.snapshot).flatMap((entry) => entryUpdates(entry, undefined, context.commandTools));
+        return text ? [{ sessionUpdate: "user_message_chunk", messageId, content: { type: "text", text } }] : [];
+      }
       case "model.streaming":
         return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.payload.delta } }];
       case "model.thinking":

@@ -45,6 +45,8 @@ const SETTLE_GRACE_MS = 1000;
 /** A prompt turn of this connection, from `session.submit` until it is answered. */
 class OpenTurn {
   started = false;
+  /** The text this connection steered into another client's turn, until the conversation shows it. */
+  steered: string | undefined;
   cancelRequested = false;
   /** The session's log reported the turn aborted (Tau's report, or the gateway's when Tau did not answer an interrupt at shutdown). */
   aborted = false;
@@ -163,6 +165,7 @@ export class SessionLink {
   private async steer(text: string, turnId: string): Promise<StopReason> {
     const turn = new OpenTurn(turnId);
     turn.started = true;
+    turn.steered = text;
     this.turn = turn;
     try {
       const { turn: outcome } = await this.services.upstream.request("session.steer", { sessionId: this.sessionId, text });
@@ -219,6 +222,8 @@ export class SessionLink {
 
   private onEvent(event: Event): void {
     const turn = this.turn;
+    // Its own prompt an editor shows already; other clients' prompts it is told of, live.
+    if (event.type === "user.message" && this.ownPrompt(event.payload)) return;
     const updates = this.updates.translate(event, this.updateContext());
     for (const update of updates) this.send(update);
     switch (event.type) {
@@ -253,6 +258,20 @@ export class SessionLink {
       default:
         return;
     }
+  }
+
+  /**
+   * Whether a user message is this connection's prompt: the one its turn started with (the turn's
+   * id is the message's), or the text it steered into another client's turn (Tau gives steered
+   * text an id of its own; several steers at once arrive joined, and then count as others').
+   */
+  private ownPrompt(message: { messageId: string; text: string }): boolean {
+    const turn = this.turn;
+    if (!turn) return false;
+    if (turn.steered === undefined) return message.messageId === turn.turnId;
+    if (message.text !== turn.steered) return false;
+    turn.steered = undefined;
+    return true;
   }
 
   // ── Interactions ──────────────────────────────────────────────────────────

@@ -1,5 +1,5 @@
 import type { Event } from "../../generated/ask-v1.0.js";
-import type { AskForApproval, RequestId, ServerNotifications, ServerRequests, Thread, ThreadStatus } from "../../generated/codex-v2.js";
+import type { AskForApproval, RequestId, ServerNotifications, ServerRequests, Thread, ThreadSettings, ThreadStatus } from "../../generated/codex-v2.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import { firstAnswer, type CommandToolConfig } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
@@ -89,7 +89,16 @@ export class CodexThread {
     if (running) this.translator.adoptRunningTurn(running);
     // From now on, for the thread's whole life: its state must stay current even while no connection has it loaded.
     hub.log.subscribe((event) => this.onEvent(event));
-    this.record.interactions.onModeChange(() => this.translator.gatingChanged());
+    let reported = this.approvalPolicy;
+    this.record.interactions.onModeChange(() => {
+      this.translator.gatingChanged();
+      // Another client (of any dialect, on any replica) or this thread's own turn/start changed the
+      // session's mode: the connections that loaded the thread learn the policy it stands for now.
+      const policy = this.approvalPolicy;
+      if (JSON.stringify(policy) === JSON.stringify(reported)) return;
+      reported = policy;
+      this.emit("thread/settings/updated", { threadId: this.threadId, threadSettings: this.threadSettings() });
+    });
   }
 
   get snapshot(): Snapshot {
@@ -179,6 +188,21 @@ export class CodexThread {
       approvalsReviewer: "user" as const,
       sandbox: sandboxOf(snapshot),
       reasoningEffort: snapshot.settings.reasoning ?? null,
+    };
+  }
+
+  /** The thread's settings as thread/settings/updated carries them (the same facts as settings()). */
+  threadSettings(): ThreadSettings {
+    const { model, cwd, approvalPolicy, sandbox, reasoningEffort } = this.settings();
+    return {
+      approvalPolicy,
+      approvalsReviewer: "user",
+      collaborationMode: { mode: this.record.interactions.mode === "plan" ? "plan" : "default", settings: { model, reasoning_effort: reasoningEffort } },
+      cwd,
+      model,
+      modelProvider: MODEL_PROVIDER,
+      sandboxPolicy: sandbox,
+      effort: reasoningEffort,
     };
   }
 

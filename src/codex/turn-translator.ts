@@ -11,6 +11,7 @@ import type {
   UserInput,
 } from "../../generated/codex-v2.js";
 import { completedToolItem, startedToolItem, toolKind, type ThreadItemContent, type ToolCatalog } from "./tool-items.js";
+import { userInput } from "./history.js";
 import { planSteps } from "./plan-steps.js";
 
 /**
@@ -134,6 +135,8 @@ export class TurnTranslator {
     switch (event.type) {
       case "turn.started":
         return this.startTurn(event.payload.turnId);
+      case "user.message":
+        return this.userMessage(event.payload.messageId, event.payload.text);
       case "model.thinking":
         return this.stream("reasoning", event.payload.delta);
       case "model.streaming":
@@ -184,6 +187,19 @@ export class TurnTranslator {
     const userMessage: ThreadItem = { type: "userMessage", id: `${turnId}-input`, content: this.host.userInput(turnId) };
     this.itemStarted(userMessage);
     this.itemCompleted(userMessage);
+  }
+
+  /**
+   * A user message added to the running turn (steered in by any client, this one included, as
+   * Codex echoes steered input): a userMessage item of its own. A turn's first prompt already
+   * came with turn/started.
+   */
+  private userMessage(messageId: string, text: string): void {
+    if (!this.turn || messageId === this.turn.id) return;
+    this.closeText();
+    const item: ThreadItem = { type: "userMessage", id: `${messageId}-input`, content: userInput(text) };
+    this.itemStarted(item);
+    this.itemCompleted(item);
   }
 
   private stream(type: TextItem["type"], delta: string): void {

@@ -5,7 +5,7 @@ import { MemoryInteractionStore } from "../../store/memory-interactions.js";
 import type { InteractionAnswer, InteractionCounters } from "../../store/interactions.js";
 import type { SessionSettings, SessionSettingsStore } from "../../store/session-settings.js";
 import type { TauUpstream } from "../../tau/upstream.js";
-import type { EventDraft } from "../event-draft.js";
+import { draft, type EventDraft } from "../event-draft.js";
 import { canonicalApprovalMode, type ApprovalModeName } from "./approval-modes.js";
 import { AskUserTool } from "./ask-user-tool.js";
 import { ClientToolCalls } from "./client-tool-calls.js";
@@ -77,10 +77,12 @@ export class SessionInteractions {
   /** Answers from clients on any replica (what the interaction/* and plan/* methods use). */
   readonly shared: SharedAnswers;
   private readonly share: InteractionShare;
+  private readonly events: InteractionEventSink;
 
   constructor(options: SessionInteractionsOptions) {
     const { sessionId, upstream, hub, mode, reverse, log } = options;
     this.sessionId = sessionId;
+    this.events = hub;
     this.gating = new ToolGating({
       sessionId,
       createdWith: mode,
@@ -139,10 +141,14 @@ export class SessionInteractions {
    * Gates the session's command tools by `mode` from the next call on (calls already waiting for a
    * decision keep waiting); resolves once every replica would decide with it. The mode recorded on
    * the Tau session when it was created does not change (Tau's attributes are immutable): a single
-   * gateway that restarts goes back to it, replicas sharing a store keep the change there.
+   * gateway that restarts goes back to it, replicas sharing a store keep the change there. A change
+   * is told in the session's log (`mode.updated`), once, by the replica that made it.
    */
   setMode(mode: ApprovalModeName): Promise<void> {
-    return this.gating.setMode(mode);
+    const changed = mode !== this.gating.mode;
+    const shared = this.gating.setMode(mode);
+    if (changed) this.events.emit(draft("mode.updated", { mode, approvalMode: canonicalApprovalMode(mode) }));
+    return shared;
   }
 
   /** Takes in a mode or grants changed through another replica (nothing to do without a shared store), before reporting them. */

@@ -20,6 +20,11 @@ export const codexNotificationEntries: NotificationEntry[] = [
   },
   server("thread/started", "A thread was started (after the thread/start response).", obj({ thread: ref("Thread") })),
   server("thread/status/changed", "The thread became active (with what it waits for), idle, or failed.", obj({ threadId: str(), status: ref("ThreadStatus") })),
+  server(
+    "thread/settings/updated",
+    "How the thread runs changed: the gateway sends it when the session's approval mode changes, whichever client (of any dialect) changed it, so the approvalPolicy shown is the session's.",
+    obj({ threadId: str(), threadSettings: ref("ThreadSettings") }),
+  ),
   server("turn/started", "A turn began.", obj({ threadId: str(), turn: ref("Turn") })),
   server("turn/completed", "A turn ended (completed, interrupted or failed, with its error); exactly once per turn, and last.", obj({ threadId: str(), turn: ref("Turn") })),
   server("item/started", "An item began, with a complete skeleton of it.", obj({ ...inTurn, item: ref("ThreadItem"), startedAtMs: epochMs("When, in Unix milliseconds.") })),

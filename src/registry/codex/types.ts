@@ -267,6 +267,25 @@ export const typeDefinitions: Record<string, Schema> = {
     model: opt(nullableString()),
     reasoning_effort: opt(nullable(ref("ReasoningEffort"))),
   }),
+  CollaborationModeSettings: obj({
+    model: str(),
+    developer_instructions: opt(nullableString()),
+    reasoning_effort: opt(nullable(ref("ReasoningEffort"))),
+  }),
+  CollaborationMode: obj({ mode: ref("ModeKind"), settings: ref("CollaborationModeSettings") }),
+  ThreadSettings: obj(
+    {
+      approvalPolicy: ref("AskForApproval"),
+      approvalsReviewer: ref("ApprovalsReviewer"),
+      collaborationMode: ref("CollaborationMode"),
+      cwd: str(),
+      model: str(),
+      modelProvider: str(),
+      sandboxPolicy: ref("SandboxPolicy"),
+      effort: opt(nullable(ref("ReasoningEffort"))),
+    },
+    { description: "How a thread runs now (thread/settings/updated)." },
+  ),
   PermissionProfileSummary: obj({ id: str(), allowed: bool(), description: opt(nullableString()) }),
   SkillsListEntry: obj({ cwd: str(), skills: arr(any()), errors: arr(any()) }),
   DynamicToolFunction: obj({
