@@ -2,7 +2,7 @@ import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "../../gener
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { AcpClient } from "./client-state.js";
-import { entriesOf } from "../bridge/session-history.js";
+import { entriesOf } from "../bridge/translation/session-history.js";
 import { entryUpdates, unfinishedToolCalls } from "./history.js";
 import { planEntries } from "./plan-entries.js";
 import { presentTool } from "./tool-presentation.js";

@@ -1,6 +1,6 @@
 import type { ContentBlock, SessionUpdate, ToolCallStatus } from "../../generated/acp-v1.js";
 import type { Snapshot, TextOrImageContent, ToolCall, ToolRun } from "../../generated/tau-v18.js";
-import { historyEntries, type HistoryEntry, type ToolEntry } from "../bridge/session-history.js";
+import { historyEntries, type HistoryEntry, type ToolEntry } from "../bridge/translation/session-history.js";
 import { presentTool } from "./tool-presentation.js";
 
 /**

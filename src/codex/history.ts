@@ -1,7 +1,7 @@
 import type { ThreadItem, Turn, TurnError, UserInput } from "../../generated/codex-v2.js";
 import type { MessagePayload, Snapshot, TurnOutcome } from "../../generated/tau-v18.js";
 import { messageText } from "../bridge/message-content.js";
-import { sessionHistory, type HistoryEntry } from "../bridge/session-history.js";
+import { sessionHistory, type HistoryEntry } from "../bridge/translation/session-history.js";
 import { completedToolItem, startedToolItem, toolKind, type ToolCatalog } from "./tool-items.js";
 
 /**

@@ -28,7 +28,7 @@ const CLIENT_REQUESTS = [
   "thread/loaded/list", "turn/start", "turn/steer", "turn/interrupt",
 ];
 const SERVER_NOTIFICATIONS = [
-  "thread/started", "thread/status/changed", "turn/started", "turn/completed", "item/started", "item/completed",
+  "thread/started", "thread/status/changed", "thread/settings/updated", "turn/started", "turn/completed", "item/started", "item/completed",
   "item/agentMessage/delta", "item/reasoning/summaryTextDelta", "item/reasoning/summaryPartAdded", "item/reasoning/textDelta",
   "item/commandExecution/outputDelta", "turn/plan/updated", "thread/tokenUsage/updated", "serverRequest/resolved", "error",
 ];

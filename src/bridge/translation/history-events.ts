@@ -1,6 +1,6 @@
 import type { Snapshot, TurnOutcome } from "../../../generated/tau-v18.js";
 import { draft, type EventDraft } from "../event-draft.js";
-import type { HistoryEntry, HistoryGroup } from "../session-history.js";
+import type { HistoryEntry, HistoryGroup } from "./session-history.js";
 import { turnTotals, type TurnTotals } from "./turn-ledger.js";
 
 /**

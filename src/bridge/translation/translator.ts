@@ -13,7 +13,7 @@ import type {
 } from "../../../generated/tau-v18.js";
 import { draft, type EventDraft } from "../event-draft.js";
 import { messageText, messageThinking, toolCallArguments, toolDuration, toolOutput } from "../message-content.js";
-import { sessionHistory, type HistoryGroup } from "../session-history.js";
+import { sessionHistory, type HistoryGroup } from "./session-history.js";
 import { groupEvents, turnEndEvent, userMessageEvent } from "./history-events.js";
 import { feedbackEvent, noticeEvent } from "./notice-events.js";
 import type { IgnoredChangeKind } from "./translated-kinds.js";

@@ -1,5 +1,5 @@
-import type { MessageRecord, Snapshot, TextOrImageContent, ToolRun, TurnRecord } from "../../generated/tau-v18.js";
-import { messageText, toolDuration, toolOutput } from "./message-content.js";
+import type { MessageRecord, Snapshot, TextOrImageContent, ToolRun, TurnRecord } from "../../../generated/tau-v18.js";
+import { messageText, toolDuration, toolOutput } from "../message-content.js";
 
 /**
  * A session's conversation read from its Tau snapshot alone, in no dialect's words: what every
