@@ -317,6 +317,8 @@ describe("DeltaTranslator on the embedded host's deltas", () => {
     // Totals come from the snapshot: the turn's committed assistant message.
     const reply = rec.snapshot.messages.find((m) => m.message.role === "assistant" && m.state === "committed")!.message as any;
     expect(drafts.slice(1)).toEqual([
+      // What the turn said while away is told before its end.
+      { type: "model.streaming", payload: { delta: "You said: while away" } },
       {
         type: "turn.completed",
         payload: { turnId: "t-away", response: "You said: while away", inputTokens: reply.usage.input, outputTokens: reply.usage.output, cost: reply.usage.cost.total },
@@ -371,6 +373,20 @@ describe("DeltaTranslator on the embedded host's deltas", () => {
     expect(drafts[2].payload).toEqual({ messageId: "t-unseen", turnId: "t-unseen", text: "unseen" });
     expect(drafts[3].payload).toEqual({ delta: "You said: unseen" });
     expect(drafts[4].payload).toMatchObject({ turnId: "t-unseen", response: "You said: unseen" });
+  });
+
+  it("resync after losing the middle of a watched turn: what it did unwatched, then its end", async () => {
+    const pending = client.send("session.submit", { sessionId, text: "/sleep 200\n/bash echo away\nlater words", historyEntryId: "t-half" });
+    await rec.untilType("user.message");
+    rec.paused = true;
+    expect((await pending.response).ok).toBe(true);
+    rec.paused = false;
+    const drafts = await rec.resync();
+    expect(drafts.map((d) => d.type)).toEqual(["session.reset", "tool.use", "tool.result", "model.streaming", "turn.completed"]);
+    expect(drafts[2]!.payload).toMatchObject({ name: "bash", output: "away\n", isError: false });
+    expect(drafts[3]!.payload).toEqual({ delta: "You said: later words\nTool bash returned: away" });
+    expect(rec.of("turn.started")).toEqual([{ turnId: "t-half" }]);
+    expectOneTerminal("t-half", "turn.completed");
   });
 
   it("resync while a turn runs: turn.started and its prompt, then its end once it settles", async () => {

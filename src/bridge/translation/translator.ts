@@ -14,7 +14,7 @@ import type {
 import { draft, type EventDraft } from "../event-draft.js";
 import { messageText, messageThinking, toolCallArguments, toolDuration, toolOutput } from "../message-content.js";
 import { sessionHistory, type HistoryGroup } from "./session-history.js";
-import { groupEvents, turnEndEvent, userMessageEvent } from "./history-events.js";
+import { entryEvents, groupEvents, turnEndEvent, userMessageEvent } from "./history-events.js";
 import { feedbackEvent, noticeEvent } from "./notice-events.js";
 import type { IgnoredChangeKind } from "./translated-kinds.js";
 import { TurnLedger } from "./turn-ledger.js";
@@ -262,6 +262,32 @@ export class DeltaTranslator {
   }
 
   /**
+   * Tells what a turn reported as started did while unwatched (its messages and tools of which
+   * nothing, or only part, was reported), in the conversation's order, before its end.
+   */
+  private catchUp(group: HistoryGroup, snapshot: Snapshot, out: EventDraft[]): void {
+    const turnId = group.turn?.userHistoryEntryId;
+    const caughtUp = new Set<string>();
+    for (const entry of group.entries) {
+      if (entry.kind === "user") {
+        if (this.toldMessages.has(entry.messageId)) continue;
+        this.toldMessages.add(entry.messageId);
+        out.push(userMessageEvent(entry.messageId, turnId, entry.text));
+      } else if (entry.kind === "tool") {
+        if (entry.status === "streaming" || this.usedTools.has(entry.id)) continue;
+        this.usedTools.add(entry.id);
+        if (entry.ending) this.finishedTools.add(entry.id);
+        out.push(...entryEvents(entry, turnId));
+      } else if (!caughtUp.has(entry.messageId)) {
+        // The rest of the message's thinking and text, beyond what was streamed.
+        caughtUp.add(entry.messageId);
+        const record = snapshot.messages.find((m) => m.id === entry.messageId);
+        if (record) this.message(record, out);
+      }
+    }
+  }
+
+  /**
    * Tells a turn (or the messages before the first turn) from the snapshot alone, as if it had been
    * watched, and counts all of it as reported: its start, messages and tools, and its end if settled.
    */
@@ -346,12 +372,14 @@ export class DeltaTranslator {
     for (const turn of Object.values(snapshot.turns)) {
       const turnId = turn.userHistoryEntryId;
       if (this.endedTurns.has(turnId)) continue;
+      history ??= new Map(sessionHistory(snapshot).flatMap((group) => (group.turn ? [[group.turn.userHistoryEntryId, group] as const] : [])));
+      const group = history.get(turnId) ?? { turn, entries: [] };
       if (this.startedTurns.has(turnId)) {
+        this.catchUp(group, snapshot, out);
         if (turn.state === "settled") this.turn(turn, snapshot, out);
         continue;
       }
-      history ??= new Map(sessionHistory(snapshot).flatMap((group) => (group.turn ? [[group.turn.userHistoryEntryId, group] as const] : [])));
-      out.push(...this.retell(history.get(turnId) ?? { turn, entries: [] }, snapshot));
+      out.push(...this.retell(group, snapshot));
     }
     // A turn reported as started that the host no longer knows can never settle: end it here.
     for (const turnId of this.startedTurns) {
