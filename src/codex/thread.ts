@@ -89,15 +89,16 @@ export class CodexThread {
     if (running) this.translator.adoptRunningTurn(running);
     // From now on, for the thread's whole life: its state must stay current even while no connection has it loaded.
     hub.log.subscribe((event) => this.onEvent(event));
-    let reported = this.approvalPolicy;
+    let reported = JSON.stringify(this.threadSettings());
     this.record.interactions.onModeChange(() => {
       this.translator.gatingChanged();
       // Another client (of any dialect, on any replica) or this thread's own turn/start changed the
-      // session's mode: the connections that loaded the thread learn the policy it stands for now.
-      const policy = this.approvalPolicy;
-      if (JSON.stringify(policy) === JSON.stringify(reported)) return;
-      reported = policy;
-      this.emit("thread/settings/updated", { threadId: this.threadId, threadSettings: this.threadSettings() });
+      // session's mode: the connections that loaded the thread learn the policy (and collaboration
+      // mode) it stands for now.
+      const threadSettings = this.threadSettings();
+      if (JSON.stringify(threadSettings) === reported) return;
+      reported = JSON.stringify(threadSettings);
+      this.emit("thread/settings/updated", { threadId: this.threadId, threadSettings });
     });
   }
 
