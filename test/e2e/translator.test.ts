@@ -484,6 +484,13 @@ describe("DeltaTranslator on hand-made deltas over a real baseline", () => {
     expect(patch([{ type: "turn.set", turn: settled }])).toEqual([]);
   });
 
+  it("a user message joining a running turn without a turn of its own names that turn, once", () => {
+    patch([{ type: "turn.set", turn: { userHistoryEntryId: "t-run", state: "running" } }]);
+    const steer = { id: "m-steer", state: "committed" as const, modelVisible: true, message: { role: "user" as const, content: "also this", timestamp: 1 } };
+    expect(patch([{ type: "message.append", message: steer }])).toEqual([{ type: "user.message", payload: { messageId: "m-steer", turnId: "t-run", text: "also this" } }]);
+    expect(patch([{ type: "message.replace", message: steer }])).toEqual([]);
+  });
+
   it("a started turn missing from a resync snapshot is ended as failed, once", () => {
     patch([{ type: "turn.set", turn: { userHistoryEntryId: "t-gone", state: "running" } }]);
     const { ["t-gone"]: _gone, ...turns } = snapshot.turns;
