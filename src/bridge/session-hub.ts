@@ -68,6 +68,7 @@ export class SessionHub {
     this.snapshotMirror = new SnapshotMirror({ sessionId: options.sessionId, upstream: options.upstream, changes: this.translation(), log: this.logLine });
     this.log = new EventLog({
       retention: options.retention,
+      sessionId: options.sessionId,
       // A broken subscriber must not stop the session's other subscribers or its state tracking.
       onListenerError: (error, event) =>
         this.logLine("error", "event subscriber failed", { sessionId: this.sessionId, seq: event.seq, type: event.type, error: errorText(error) }),
