@@ -37,7 +37,6 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions }: Ses
 
   // Requests this scope refuses before a handler runs (a body that breaks the schema, not JSON) get the inspector's own error shape.
   app.setErrorHandler((error: FastifyError, _request, reply) => {
-    if (error.validation) return reply.code(400).send({ error: "invalid_request", message: `${error.validationContext ?? "body"}${error.message.slice(error.message.indexOf("/"))}` });
     if (error.statusCode !== undefined && error.statusCode < 500) return reply.code(error.statusCode).send({ error: "invalid_request", message: error.message });
     throw error;
   });
