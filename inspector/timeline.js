@@ -69,6 +69,8 @@ export function buildTimeline(sessionId, events, frames) {
 }
 
 const ANSWER_METHODS = new Set(["interaction/approve", "interaction/reject", "interaction/respond"]);
+/** How a dialect tells a client a request of the gateway's no longer needs an answer (Codex, ACP). */
+const WITHDRAWALS = new Set(["serverRequest/resolved", "$/cancel_request"]);
 const ALL_METHODS = new Set(["interaction/approve-all", "interaction/reject-all"]);
 
 /** What an answer said, in a few words: a decision, an answer text, an error. */
@@ -100,7 +102,8 @@ export function decisionWords(decision) {
 /**
  * The approvals and questions of `sessionId`, oldest first: what each asks, whether it is still
  * pending (then the operator may answer it), which connections were asked (the requests sent for
- * it, and the notices withdrawing them once it was settled), who answered what and when (a client's
+ * it, and the notices withdrawing them once it was settled: Codex's serverRequest/resolved, ACP's
+ * $/cancel_request), who answered what and when (a client's
  * answer to its request, an Ask client's interaction/* call, an operator on this page), and how it
  * ended.
  * @param {string} sessionId
@@ -117,6 +120,7 @@ export function interactionsOf(sessionId, events, pending, frames, decisions) {
     return item;
   };
   const announcedAt = new Map();
+  const endedAt = new Map();
   for (const event of events) {
     const payload = isObject(event.payload) ? event.payload : undefined;
     if (!payload || typeof payload.id !== "string") continue;
@@ -128,6 +132,7 @@ export function interactionsOf(sessionId, events, pending, frames, decisions) {
     } else if (event.type === "approval.updated" || event.type === "input.resolved") {
       const item = entry(payload.id, event.type === "approval.updated" ? "approval" : "user_input");
       item.outcome = { seq: event.seq, ...payload };
+      endedAt.set(event.seq, payload.id);
     }
   }
   for (const record of pending) {
@@ -140,13 +145,16 @@ export function interactionsOf(sessionId, events, pending, frames, decisions) {
   for (const frame of frames) {
     const key = frameEventKey(frame);
     if (frame.direction === "server" && key && key.sessionId === sessionId) {
-      const id = key.interactionId ?? (key.seq !== undefined ? announcedAt.get(key.seq) : undefined);
+      // Asked while the interaction was asked about, or as its announcing event was translated;
+      // withdrawn as it was settled, or as its outcome event was translated.
+      const withdrawal = frame.kind === "notification" && WITHDRAWALS.has(frame.method);
+      const id = key.interactionId ?? (key.seq === undefined ? undefined : withdrawal ? endedAt.get(key.seq) : announcedAt.get(key.seq));
       const item = id === undefined ? undefined : byId.get(id);
       if (!item) continue;
       if (frame.kind === "request") {
         item.asked.push(frame);
         asked.set(`${frame.connection}#${frame.index}`, item);
-      } else if (key.interactionId !== undefined) item.withdrawn.push(frame);
+      } else if (withdrawal) item.withdrawn.push(frame);
       continue;
     }
     if (frame.direction !== "client") continue;

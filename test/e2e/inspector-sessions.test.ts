@@ -102,6 +102,30 @@ describe("approvals answered from the inspector", () => {
     expect(await api(gw, path, { method: "POST", body: { action: "reject" }, headers })).toEqual({ status: 409, body: { error: "not_pending", message: "no pending approval act_1" } });
   });
 
+  it("an editor (ACP) attached too: its updates join the timeline, it is asked, and its request is withdrawn", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway({ commandTools: [ECHO_TOOL] }));
+    const s = await sharedSession(gw, cleanups, { acp: true });
+    const { turnId } = await s.callTool(3);
+    const acp = gw.hub.snapshot().connections.find((c) => c.dialect === "acp")!.id;
+    const { body: view } = await api(gw, `/inspector/api/sessions/${s.sessionId}`);
+    const seqOf = (type: string) => view.events.find((e: { type: string }) => e.type === type).seq;
+    const acpFrames = () => serverFrames(gw, acp);
+    // ACP has no turn start: the tool call is its first word of the turn.
+    expect(acpFrames().filter((f) => f.cause?.seq === seqOf("tool.use")).map((f) => f.method)).toEqual(["session/update"]);
+    expect(acpFrames().filter((f) => f.kind === "request" && f.cause?.seq === seqOf("approval.required")).map((f) => f.method)).toEqual(["session/request_permission"]);
+
+    const headers = await csrfHeaders(gw);
+    expect((await api(gw, `/inspector/api/sessions/${s.sessionId}/interactions/act_1`, { method: "POST", body: { action: "reject", feedback: "not now" }, headers })).status).toBe(200);
+    expect((await waitForTerminal(s.ask, s.sessionId, turnId)).type).toBe("turn.completed");
+    expect(s.ask.eventsOf(s.sessionId).filter((e) => e.type === "approval.updated").map((e) => e.payload)).toEqual([{ id: "act_1", status: "rejected", feedback: "not now" }]);
+    const [permission] = s.acp!.received.filter((m) => m.method === "session/request_permission");
+    await s.acp!.next((m) => m.method === "$/cancel_request" && m.params.requestId === permission.id);
+    const { body: after } = await api(gw, `/inspector/api/sessions/${s.sessionId}`);
+    const cancel = acpFrames().find((f) => f.method === "$/cancel_request")!;
+    // ACP withdraws it as it translates the outcome event.
+    expect(cancel.cause).toEqual({ sessionId: s.sessionId, seq: after.events.find((e: { type: string }) => e.type === "approval.updated").seq, type: "approval.updated" });
+  });
+
   it("refuses what a page of another site could send, and bad input, each with a clear error", async () => {
     const gw = await cleanups.stopAfterTest(startInspectorGateway({ commandTools: [ECHO_TOOL] }));
     const s = await sharedSession(gw, cleanups);

@@ -2,6 +2,7 @@ import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { buildGateway } from "../../src/gateway/app.js";
 import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
 import { InspectorHub } from "../../src/gateway/inspector/inspector-hub.js";
+import { RawAcpClient } from "./acp-raw-client.js";
 import { AskTestClient, rpcError } from "./ask-client.js";
 import { openSession, runTurn } from "./ask-events.js";
 import { CodexTestClient } from "./codex-client.js";
@@ -67,7 +68,7 @@ export const ECHO_TOOL: CommandToolConfig = {
  * and subscribes, the Codex client resumes it as a thread. `turn` runs an Ask turn to its end;
  * `callTool` starts a turn that calls ECHO_TOOL and resolves once both clients were asked.
  */
-export async function sharedSession(gw: InspectorGateway, cleanups: { push(fn: () => unknown): void }) {
+export async function sharedSession(gw: InspectorGateway, cleanups: { push(fn: () => unknown): void }, options: { acp?: boolean } = {}) {
   const ask = await AskTestClient.websocket(gw.wsUrl("/rpc"));
   cleanups.push(() => ask.socket.close());
   const askAsked: string[] = [];
@@ -83,9 +84,20 @@ export async function sharedSession(gw: InspectorGateway, cleanups: { push(fn: (
   await codex.request("thread/resume", { threadId: sessionId });
   codex.onRequest("item/commandExecution/requestApproval", () => new Promise(() => undefined));
 
+  // With `acp`: an editor has the session loaded too, and leaves its permission requests unanswered.
+  let acp: RawAcpClient | undefined;
+  if (options.acp) {
+    acp = await RawAcpClient.connect(gw.wsUrl("/acp"));
+    cleanups.push(() => acp!.close());
+    acp.answer = () => undefined;
+    await acp.initialize();
+    await acp.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
+  }
+
   return {
     ask,
     codex,
+    acp,
     sessionId,
     askAsked,
     turn: (text: string) => runTurn(ask, sessionId, text),
@@ -93,6 +105,7 @@ export async function sharedSession(gw: InspectorGateway, cleanups: { push(fn: (
       const sent = await ask.request("session/send", { sessionId, content: `/tool ${ECHO_TOOL.name} {"a":${a}}\nDone` });
       await ask.waitFor(() => askAsked.length > 0, "the Ask client to be asked");
       await codex.waitFor((m) => m.method === "item/commandExecution/requestApproval");
+      await acp?.next((m) => m.method === "session/request_permission");
       return { turnId: sent.turnId as string };
     },
   };

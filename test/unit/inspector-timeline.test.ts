@@ -128,12 +128,14 @@ describe("interactionsOf", () => {
     expect(interactionsOf(S, EVENTS, [{ id: "act_1", kind: "approval" }], [], [])[0]!.pending).toBe(false);
   });
 
-  it("counts the asking done on the announcing event (a dialect that asks as it translates the event)", () => {
+  it("counts the asking and withdrawing done as the announcing and the outcome events are translated (ACP)", () => {
     const acpAsked = frame({ connection: "acp-3", dialect: "acp", kind: "request", method: "session/request_permission", cause: { sessionId: S, seq: 3, type: "approval.required" } });
     const acpUpdate = frame({ connection: "acp-3", dialect: "acp", method: "session/update", cause: { sessionId: S, seq: 3, type: "approval.required" } });
-    const [item] = interactionsOf(S, EVENTS, [], [acpAsked, acpUpdate], []);
+    const acpCancel = frame({ connection: "acp-3", dialect: "acp", method: "$/cancel_request", cause: { sessionId: S, seq: 4, type: "approval.updated" } });
+    const laterUpdate = frame({ connection: "acp-3", dialect: "acp", method: "session/update", cause: { sessionId: S, seq: 4, type: "approval.updated" } });
+    const [item] = interactionsOf(S, EVENTS, [], [acpAsked, acpUpdate, acpCancel, laterUpdate], []);
     expect(item!.asked).toEqual([acpAsked]);
-    expect(item!.withdrawn).toEqual([]);
+    expect(item!.withdrawn).toEqual([acpCancel]);
   });
 });
 
