@@ -24,6 +24,7 @@ export interface TimelineEvent {
   type: string;
   payload?: unknown;
   preview?: string;
+  tau?: { from: number; to: number };
 }
 export interface OperatorDecision {
   sessionId: string;
@@ -55,6 +56,7 @@ export interface InteractionView<F> {
   outcome?: { seq: number; id: string; status: string; [key: string]: unknown };
 }
 export function frameEventKey(frame: TimelineFrame): FrameCause | undefined;
+export function tauDeltaOf(frame: TimelineFrame): { sessionId: string; revision: number } | undefined;
 export function sessionIdsOf(frames: TimelineFrame[]): string[];
 export function buildTimeline<F extends TimelineFrame>(sessionId: string, events: TimelineEvent[], frames: F[]): (TimelineEvent & { frames: F[] })[];
 export function answerWords(frame: TimelineFrame): string;

@@ -21,6 +21,18 @@ export function frameEventKey(frame) {
   return { sessionId: params.sessionId, seq: event.seq, type: typeof event.type === "string" ? event.type : undefined };
 }
 
+/**
+ * The Tau delta a frame to a `/tau` client is (its session and toRevision), or undefined. Such a
+ * client observes the session on its own upstream connection; the gateway says which deltas each
+ * event was translated from, and the timeline puts the delta under those events.
+ */
+export function tauDeltaOf(frame) {
+  if (frame.dialect !== "tau" || frame.direction !== "server" || frame.method !== "session.delta") return undefined;
+  const message = messageOf(frame);
+  if (!isObject(message) || typeof message.sessionId !== "string" || typeof message.toRevision !== "number") return undefined;
+  return { sessionId: message.sessionId, revision: message.toRevision };
+}
+
 /** The sessions frames were sent for, in the order first seen. */
 export function sessionIdsOf(frames) {
   const ids = new Set();
@@ -46,9 +58,11 @@ function announcements(events) {
  * The timeline of `sessionId`: one row per event (from `events`, the session's log as the gateway
  * keeps it, and from frames naming an event not fetched yet), oldest first, each with the frames it
  * became, in the order they were sent. Frames sent to ask clients about an interaction (and to
- * withdraw the question) go under the event that announced it.
+ * withdraw the question) go under the event that announced it; a Tau delta sent to a `/tau`
+ * client goes under each event translated from it (an event's `tau`: the deltas' first and last
+ * toRevision).
  * @param {string} sessionId
- * @param {{ seq: number, type: string, payload?: unknown, preview?: string }[]} events
+ * @param {{ seq: number, type: string, payload?: unknown, preview?: string, tau?: { from: number, to: number } }[]} events
  * @param {any[]} frames in the order they were sent
  * @returns {{ seq: number, type: string, payload?: unknown, preview?: string, frames: any[] }[]}
  */
@@ -56,7 +70,14 @@ export function buildTimeline(sessionId, events, frames) {
   const rows = new Map();
   for (const event of events) rows.set(event.seq, { ...event, frames: [] });
   const announcedBy = new Map([...announcements(events)].map(([seq, id]) => [id, seq]));
+  const fromDeltas = events.filter((event) => event.tau);
   for (const frame of frames) {
+    const delta = tauDeltaOf(frame);
+    if (delta) {
+      if (delta.sessionId !== sessionId) continue;
+      for (const event of fromDeltas) if (event.tau.from <= delta.revision && delta.revision <= event.tau.to) rows.get(event.seq).frames.push(frame);
+      continue;
+    }
     const key = frameEventKey(frame);
     if (!key || key.sessionId !== sessionId) continue;
     const seq = key.seq ?? (key.interactionId !== undefined ? announcedBy.get(key.interactionId) : undefined);

@@ -45,6 +45,12 @@ export interface SharedSessionLog {
   hostKey: string;
 }
 
+/** The Tau deltas (toRevision) an event was translated from: one, or the first and last of a merged stream. */
+export interface DeltaSource {
+  from: number;
+  to: number;
+}
+
 /** How long a replica that does not own the host waits for the owner to begin a new session's log. */
 const FIRST_EVENT_WAIT_MS = 10_000;
 
@@ -60,10 +66,18 @@ export class SessionHub {
   private translator: DeltaTranslator | undefined;
   /** Set by end(): the log is complete and nothing more is appended. */
   private ended = false;
-  private readonly streams = new StreamMerging((event) => this.append(event, "translated"));
+  private readonly streams = new StreamMerging((event) => this.append(event, "translated", undefined, this.takeStreamedRevisions()));
+  /** The Tau delta being translated now (its toRevision), while it is. */
+  private translatingRevision: number | undefined;
+  /** The deltas whose streamed chunks wait in `streams`. */
+  private streamedRevisions: number[] = [];
+  /** Which Tau deltas (toRevision, first and last) each event of the local log was translated from, for the newest events. */
+  private readonly deltaSources = new Map<number, DeltaSource>();
+  private readonly retention: number;
 
   constructor(options: SessionHubOptions) {
     this.sessionId = options.sessionId;
+    this.retention = options.retention ?? 10_000;
     this.logLine = options.log ?? (() => undefined);
     this.snapshotMirror = new SnapshotMirror({ sessionId: options.sessionId, upstream: options.upstream, changes: this.translation(), log: this.logLine });
     this.log = new EventLog({
@@ -220,11 +234,27 @@ export class SessionHub {
   }
 
   /**
+   * The Tau deltas (by toRevision) an event was translated from, while the log holds it; undefined
+   * for a gateway event, an event of a resync, and with a shared log (whose seqs the store gives).
+   * A Tau client observing the session received those very deltas: the inspector shows them under
+   * the event.
+   */
+  deltaSource(seq: number): DeltaSource | undefined {
+    return this.deltaSources.get(seq);
+  }
+
+  private takeStreamedRevisions(): DeltaSource | undefined {
+    const revisions = this.streamedRevisions;
+    this.streamedRevisions = [];
+    return revisions.length === 0 ? undefined : { from: revisions[0]!, to: revisions[revisions.length - 1]! };
+  }
+
+  /**
    * `translated` events (what Tau did) go to a shared log only with this replica's fence, so a
    * replica that lost the host adds none; `gateway` events (notices, errors, interactions,
    * session.ended) come from whichever replica serves the request and are appended unfenced there.
    */
-  private append(event: EventDraft, origin: "translated" | "gateway", key?: string): Event | undefined {
+  private append(event: EventDraft, origin: "translated" | "gateway", key?: string, source?: DeltaSource): Event | undefined {
     if (this.ended) {
       this.logLine("debug", "event after the session ended left out", { sessionId: this.sessionId, type: event.type });
       return undefined;
@@ -235,12 +265,18 @@ export class SessionHub {
       this.appender.push(event, fence, key);
       return undefined; // the event reaches the log with the seq the store gives it
     }
-    return (this.log.append as (type: Event["type"], payload: unknown) => Event)(event.type, event.payload);
+    const appended = (this.log.append as (type: Event["type"], payload: unknown) => Event)(event.type, event.payload);
+    if (source) {
+      this.deltaSources.set(appended.seq, source);
+      this.deltaSources.delete(appended.seq - this.retention);
+    }
+    return appended;
   }
 
   private emitTranslated(event: EventDraft): void {
     this.streams.flush();
-    this.append(event, "translated");
+    const revision = this.translatingRevision;
+    this.append(event, "translated", undefined, revision === undefined ? undefined : { from: revision, to: revision });
   }
 
   /** What the installed state's changes become: Ask events, through a translator that starts over with the state. */
@@ -262,7 +298,14 @@ export class SessionHub {
         }
       },
       reset: (snapshot) => this.publish(translator().resync(snapshot)),
-      delta: (message, before, after) => this.publish(translator().delta(message, before, after)),
+      delta: (message, before, after) => {
+        this.translatingRevision = message.toRevision;
+        try {
+          this.publish(translator().delta(message, before, after));
+        } finally {
+          this.translatingRevision = undefined;
+        }
+      },
       pending: (state) => this.publish(translator().pending(state)),
       ephemeral: (message, installed) => this.publish(translator().ephemeral(message, installed)),
       // subagent activity has no Ask event; client-tool messages belong to the interactions
@@ -274,7 +317,11 @@ export class SessionHub {
     // Another replica owns the host and reports the session; this hub only keeps its snapshot current.
     if (!this.translating) return;
     for (const d of drafts) {
-      if (isMergeable(d)) this.streams.add(d);
+      if (isMergeable(d)) {
+        // Flushed first when of another kind: the chunks waiting keep their own deltas.
+        this.streams.add(d);
+        if (this.translatingRevision !== undefined) this.streamedRevisions.push(this.translatingRevision);
+      }
       else this.emitTranslated(d);
     }
   }

@@ -5,13 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { waitForTerminal } from "../support/ask-events.js";
+import { TauTestClient } from "../support/tau-client.js";
 import { driveTraffic, ECHO_TOOL, sharedSession, startInspectorGateway } from "../support/inspector-gateway.js";
 
 /**
  * The inspector page in a real browser (Debian's chromium, driven by playwright-core; no browser
  * is ever downloaded): it loads under its Content-Security-Policy, shows an Ask turn and a Codex
- * turn live, marks the invalid frame with its pointer and filters, shows one session used by an Ask
- * and a Codex client as one timeline and answers its approval. On failure a screenshot goes to
+ * turn live, marks the invalid frame with its pointer and filters, shows one session used by Ask,
+ * Codex and Tau clients as one timeline and answers its approval. On failure a screenshot goes to
  * test-artifacts/.
  */
 
@@ -97,21 +98,27 @@ describe.skipIf(!present)("the inspector page in Chromium", () => {
     });
   });
 
-  it("shows one session used by an Ask and a Codex client as one timeline, and answers its approval", async () => {
+  it("shows one session used by Ask, Codex and Tau clients as one timeline, and answers its approval", async () => {
     const gw = await cleanups.stopAfterTest(startInspectorGateway({ commandTools: [ECHO_TOOL] }));
     await onPage("session", async (page, problems) => {
       await page.goto(`${gw.baseUrl}/inspector`);
       await page.locator('#feed-state[data-state="open"]').waitFor();
       const s = await sharedSession(gw, cleanups);
+      // A Tau client observes it too, on its own upstream connection.
+      const tau = await TauTestClient.connect(gw.wsUrl("/tau"));
+      cleanups.push(() => tau.close());
+      await tau.initialize();
+      await tau.request("session.observe", { sessionId: s.sessionId });
       await s.turn("hello from both");
       await s.codex.waitFor((m) => m.method === "turn/completed");
 
       await page.locator(`#session-pick option[value="${s.sessionId}"]`).waitFor({ state: "attached" });
       await page.selectOption("#session-pick", s.sessionId);
-      // turn.started, under it the frames it became: Ask's session/event and Codex's turn/started.
+      // turn.started, under it the frames it became: Ask's session/event, Codex's turn/started, the Tau delta.
       const started = page.locator('#timeline li.event[data-type="turn.started"]');
       await started.locator('li.caused-frame[data-dialect="ask"][data-method="session/event"]').waitFor();
       await started.locator('li.caused-frame[data-dialect="codex"][data-method="turn/started"]').waitFor();
+      await started.locator('li.caused-frame[data-dialect="tau"][data-method="session.delta"]').waitFor();
       const completed = page.locator('#timeline li.event[data-type="turn.completed"]');
       await completed.locator('li.caused-frame[data-dialect="ask"]').waitFor();
       await completed.locator('li.caused-frame[data-dialect="codex"][data-method="turn/completed"]').waitFor();

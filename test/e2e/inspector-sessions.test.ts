@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
 import type { SequencedFrame } from "../../src/gateway/inspector/inspector-hub.js";
 import { waitForTerminal } from "../support/ask-events.js";
+import { TauTestClient } from "../support/tau-client.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { ECHO_TOOL, sharedSession, startInspectorGateway, type InspectorGateway } from "../support/inspector-gateway.js";
 
@@ -33,8 +34,14 @@ describe("one session across dialects", () => {
   it("lists the session and its events; every frame sent because of an event names it, in both dialects", async () => {
     const gw = await cleanups.stopAfterTest(startInspectorGateway({ commandTools: [ECHO_TOOL] }));
     const s = await sharedSession(gw, cleanups);
+    // A Tau client observes the session on its own upstream connection.
+    const tau = await TauTestClient.connect(gw.wsUrl("/tau"));
+    cleanups.push(() => tau.close());
+    await tau.initialize();
+    await tau.request("session.observe", { sessionId: s.sessionId });
     await s.turn("hello from ask");
     await s.codex.waitFor((m) => m.method === "turn/completed");
+    await tau.waitFor((m) => m.type === "session.delta" && JSON.stringify(m).includes('"settled"'), "the turn to settle on the Tau connection");
 
     const { body: list } = await api(gw, "/inspector/api/sessions");
     expect(list.sessions).toEqual([expect.objectContaining({ sessionId: s.sessionId, running: false })]);
@@ -48,11 +55,17 @@ describe("one session across dialects", () => {
     const started = view.events.find((e: { type: string }) => e.type === "turn.started");
     const completed = view.events.find((e: { type: string }) => e.type === "turn.completed");
 
-    const [ask, codex] = [...new Set(gw.hub.snapshot().frames.map((f) => f.connection))];
+    const [ask, codex] = [...new Set(gw.hub.snapshot().frames.map((f) => f.connection))].filter((c) => !c.startsWith("tau-"));
     const causedBy = (connection: string, seq: number) => serverFrames(gw, connection).filter((f) => f.cause?.seq === seq && f.cause.sessionId === s.sessionId);
     expect(causedBy(ask!, started.seq).map((f) => f.method)).toEqual(["session/event"]);
     expect(causedBy(codex!, started.seq).map((f) => f.method)).toContain("turn/started");
     expect(causedBy(codex!, completed.seq).map((f) => f.method)).toContain("turn/completed");
+    // The Tau deltas each event came from: the /tau client got those very deltas.
+    expect(started.tau).toEqual({ from: expect.any(Number), to: started.tau.from });
+    expect(completed.tau.from).toBeGreaterThan(started.tau.to);
+    const tauRevisions = tau.messagesOf("session.delta", s.sessionId).map((m) => m.toRevision);
+    expect(tauRevisions).toContain(started.tau.from);
+    expect(tauRevisions).toContain(completed.tau.from);
     // Answers are caused by requests, not by events.
     expect(serverFrames(gw, codex!).filter((f) => f.kind === "response").every((f) => f.cause === undefined)).toBe(true);
 

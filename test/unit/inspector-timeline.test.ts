@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerWords, buildTimeline, decisionWords, frameEventKey, interactionsOf, sessionIdsOf, type TimelineFrame } from "../../inspector/timeline.js";
+import { answerWords, buildTimeline, decisionWords, frameEventKey, interactionsOf, sessionIdsOf, tauDeltaOf, type TimelineFrame } from "../../inspector/timeline.js";
 
 /** The inspector page's session logic, with no DOM: the cross-dialect timeline and the approvals panel. */
 
@@ -72,6 +72,27 @@ describe("buildTimeline", () => {
       [2, "turn.started", 1],
       [3, "tool.use", 1],
     ]);
+  });
+
+  it("puts a Tau delta sent to a /tau client under every event translated from it", () => {
+    const delta = (revision: number, sessionId = S) =>
+      frame({ connection: "tau-4", dialect: "tau", kind: "event", method: "session.delta", json: { version: 18, type: "session.delta", sessionId, fromRevision: revision - 1, toRevision: revision } });
+    const events = [
+      { seq: 2, type: "turn.started", payload: {}, tau: { from: 5, to: 5 } },
+      { seq: 3, type: "model.streaming", payload: {}, tau: { from: 6, to: 8 } },
+      { seq: 4, type: "turn.completed", payload: {}, tau: { from: 9, to: 9 } },
+      { seq: 5, type: "approval.required", payload: { id: "act_1" } },
+    ];
+    const [d5, d7, d9, d10, other] = [delta(5), delta(7), delta(9), delta(10), delta(5, "other")];
+    const rows = buildTimeline(S, events, [d5, d7, d9, d10, other, frame({ connection: "tau-4", dialect: "tau", direction: "client", kind: "request", method: "session.observe", json: { type: "request" } })]);
+    expect(rows.map((r) => [r.seq, r.frames])).toEqual([
+      [2, [d5]],
+      [3, [d7]],
+      [4, [d9]],
+      [5, []],
+    ]);
+    expect(tauDeltaOf(d9)).toEqual({ sessionId: S, revision: 9 });
+    expect(tauDeltaOf(askEvent(1, "session.created"))).toBeUndefined();
   });
 
   it("files the frames that ask clients about an interaction under the event that announced it", () => {

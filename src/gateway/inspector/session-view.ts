@@ -1,5 +1,6 @@
 import type { Event, InteractionRecord } from "../../../generated/ask-v1.0.js";
 import { EventRetentionError } from "../../bridge/event-log.js";
+import type { DeltaSource } from "../../bridge/session-hub.js";
 import type { SessionRecord } from "../../bridge/session-registry.js";
 
 /**
@@ -29,6 +30,8 @@ export interface TimelineEvent {
   payload?: unknown;
   /** The payload's JSON, cut at MAX_PAYLOAD_CHARS, when it is longer. */
   preview?: string;
+  /** The Tau deltas (toRevision) it was translated from: a /tau client observing the session got these. */
+  tau?: DeltaSource;
 }
 
 export interface SessionView extends SessionSummary {
@@ -60,7 +63,7 @@ export async function sessionView(record: SessionRecord, after = 0): Promise<Ses
   return {
     ...summary(record),
     oldestSeq: log.oldestSeq,
-    events: events.map(timelineEvent),
+    events: events.map((event) => withSource(timelineEvent(event), record.hub.deltaSource(event.seq))),
     pending: await record.interactions.shared.list(),
   };
 }
@@ -70,3 +73,5 @@ function timelineEvent(event: Event): TimelineEvent {
   if (json.length <= MAX_PAYLOAD_CHARS) return { seq: event.seq, type: event.type, payload: event.payload };
   return { seq: event.seq, type: event.type, preview: `${json.slice(0, MAX_PAYLOAD_CHARS)}…` };
 }
+
+const withSource = (event: TimelineEvent, tau: DeltaSource | undefined): TimelineEvent => (tau ? { ...event, tau } : event);
