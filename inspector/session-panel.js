@@ -7,6 +7,8 @@ import { buildTimeline, interactionsOf, sessionIdsOf } from "./timeline.js";
 /** Events drawn at once (the newest). */
 const MAX_EVENTS = 300;
 const REFRESH_MS = 150;
+/** Operators' answers the page holds (the gateway keeps as many). */
+const MAX_DECISIONS = 200;
 
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 const clock = (iso) => (iso ? iso.slice(11, 23) : "");
@@ -76,6 +78,7 @@ export function sessionPanel(page) {
       if (cause.sessionId === picked && (cause.interactionId !== undefined || (cause.seq ?? 0) > view.newestSeq)) refresh();
     } else if (type === "decision") {
       decisions.push(data.decision);
+      if (decisions.length > MAX_DECISIONS) decisions.shift();
       if (data.decision.sessionId === picked) refresh();
     }
   }

@@ -163,9 +163,13 @@ export function interactionsOf(sessionId, events, pending, frames, decisions) {
   }
   // Requests sent to clients about each interaction, by connection and index, to find their answers.
   const asked = new Map();
+  const open = new Set();
   for (const frame of frames) {
     const key = frameEventKey(frame);
     if (frame.direction === "server" && key && key.sessionId === sessionId) {
+      // Which approvals were open when a client answered them all: announced and not yet ended, as far as the frames so far tell.
+      if (key.seq !== undefined && announcedAt.has(key.seq)) open.add(announcedAt.get(key.seq));
+      if (key.seq !== undefined && endedAt.has(key.seq)) open.delete(endedAt.get(key.seq));
       // Asked while the interaction was asked about, or as its announcing event was translated;
       // withdrawn as it was settled, or as its outcome event was translated.
       const withdrawal = frame.kind === "notification" && WITHDRAWALS.has(frame.method);
@@ -188,7 +192,7 @@ export function interactionsOf(sessionId, events, pending, frames, decisions) {
     const message = messageOf(frame);
     const params = isObject(message) && isObject(message.params) ? message.params : {};
     if (params.sessionId !== sessionId) continue;
-    const targets = ANSWER_METHODS.has(frame.method) ? [byId.get(params.interactionId)] : [...byId.values()].filter((i) => i.kind === "approval" && (i.pending || i.outcome));
+    const targets = ANSWER_METHODS.has(frame.method) ? [byId.get(params.interactionId)] : [...open].map((id) => byId.get(id)).filter((i) => i?.kind === "approval");
     for (const item of targets) item?.answers.push({ by: frame.connection, dialect: frame.dialect, time: frame.time, words: answerWords(frame), frame });
   }
   for (const decision of decisions) {

@@ -131,6 +131,31 @@ describe("interactionsOf", () => {
     ]);
   });
 
+  it("takes an Ask client's approve-all as the answer to the approvals open when it was sent", () => {
+    const events = [
+      { seq: 3, type: "approval.required", payload: { id: "act_1", toolName: "a" } },
+      { seq: 4, type: "approval.updated", payload: { id: "act_1", status: "rejected" } },
+      { seq: 5, type: "approval.required", payload: { id: "act_2", toolName: "b" } },
+      { seq: 6, type: "approval.updated", payload: { id: "act_2", status: "approved" } },
+      { seq: 7, type: "approval.required", payload: { id: "act_3", toolName: "c" } },
+    ];
+    const seen = (seq: number, type: string) => askEvent(seq, type);
+    const approveAll = frame({
+      connection: "ask-1",
+      dialect: "ask",
+      direction: "client",
+      kind: "request",
+      method: "interaction/approve-all",
+      json: { id: 8, method: "interaction/approve-all", params: { sessionId: S } },
+    });
+    const frames = [seen(3, "approval.required"), seen(4, "approval.updated"), seen(5, "approval.required"), approveAll, seen(6, "approval.updated"), seen(7, "approval.required")];
+    expect(interactionsOf(S, events, [], frames, []).map((i) => [i.id, i.answers.map((a) => a.words)])).toEqual([
+      ["act_1", []],
+      ["act_2", ["interaction/approve-all"]],
+      ["act_3", []],
+    ]);
+  });
+
   it("keeps an interaction pending until its outcome is in the log, and lists one known only from the pending list", () => {
     const items = interactionsOf(
       S,
