@@ -150,7 +150,7 @@ export function sessionPanel(page) {
 
   function interactionBox(item) {
     const status = item.pending ? "pending" : item.outcome?.status ?? "settled";
-    const about = item.kind === "approval" ? `${item.payload?.toolName ?? "?"} ${short(item.payload?.args ?? {}, 120)}` : short(item.payload?.question ?? item.payload ?? "", 160);
+    const about = item.kind === "approval" ? `${item.payload?.toolName ?? "?"} ${short(item.payload?.args ?? {}, 120)}` : short(item.payload?.prompt ?? item.payload ?? "", 160);
     const box = el(
       "div",
       { className: `interaction ${status}`, "data-interaction": item.id, "data-status": status, "data-kind": item.kind },
@@ -192,9 +192,11 @@ export function sessionPanel(page) {
         button("Reject", "reject", () => (value() ? { action: "reject", feedback: value() } : { action: "reject" })),
       );
     }
+    const options = Array.isArray(item.payload?.options) ? item.payload.options.filter((o) => typeof o === "string") : [];
     return el(
       "div",
       { className: "answer-form" },
+      ...options.map((option) => button(option, "respond-option", () => ({ action: "respond", response: option }))),
       text,
       button("Answer", "respond", () => ({ action: "respond", response: value() })),
       button("Decline", "decline", () => ({ action: "decline" })),

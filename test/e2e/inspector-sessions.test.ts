@@ -139,6 +139,26 @@ describe("approvals answered from the inspector", () => {
     expect(cancel.cause).toEqual({ sessionId: s.sessionId, seq: after.events.find((e: { type: string }) => e.type === "approval.updated").seq, type: "approval.updated" });
   });
 
+  it("answers a question (ask_user) from the page: the answer is the tool's result", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway());
+    const s = await sharedSession(gw, cleanups);
+    const sent = await s.ask.request("session/send", { sessionId: s.sessionId, content: '/tool ask_user {"question":"Pick a colour","options":["Red","Blue"]}' });
+    await s.ask.waitFor(() => s.askAsked.length > 0, "the Ask client to be asked");
+    expect(s.askAsked).toEqual([expect.stringMatching(/^interaction\/requestUserInput /)]);
+    const { body: view } = await api(gw, `/inspector/api/sessions/${s.sessionId}`);
+    const [question] = view.pending;
+    expect(question).toMatchObject({ kind: "user_input", payload: { prompt: "Pick a colour", options: ["Red", "Blue"] } });
+
+    const headers = await csrfHeaders(gw);
+    const path = `/inspector/api/sessions/${s.sessionId}/interactions/${question.id}`;
+    expect(await api(gw, path, { method: "POST", body: { action: "approve" }, headers })).toEqual({ status: 409, body: { error: "not_pending", message: `no pending approval ${question.id}` } });
+    expect((await api(gw, path, { method: "POST", body: { action: "respond", response: "Blue" }, headers })).status).toBe(200);
+    expect((await waitForTerminal(s.ask, s.sessionId, sent.turnId)).type).toBe("turn.completed");
+    const events = s.ask.eventsOf(s.sessionId);
+    expect(events.filter((e) => e.type === "input.resolved").map((e) => e.payload)).toEqual([expect.objectContaining({ id: question.id, status: "responded", response: "Blue" })]);
+    expect(events.filter((e) => e.type === "tool.result").map((e) => e.payload)).toEqual([expect.objectContaining({ name: "ask_user", isError: false, output: expect.stringContaining("Blue") })]);
+  });
+
   it("refuses what a page of another site could send, and bad input, each with a clear error", async () => {
     const gw = await cleanups.stopAfterTest(startInspectorGateway({ commandTools: [ECHO_TOOL] }));
     const s = await sharedSession(gw, cleanups);

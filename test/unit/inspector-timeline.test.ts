@@ -162,7 +162,7 @@ describe("interactionsOf", () => {
       EVENTS.slice(0, 3),
       [
         { id: "act_1", kind: "approval", payload: { toolName: "echo-json" } },
-        { id: "ask_2", kind: "user_input", payload: { question: "Colour?" } },
+        { id: "ask_2", kind: "user_input", payload: { prompt: "Colour?" } },
       ],
       [],
       [],
