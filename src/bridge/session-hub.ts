@@ -3,6 +3,7 @@ import type { Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import type { HostOwnership, SessionLogStore } from "../store/index.js";
 import type { TauUpstream, UpstreamServerMessage } from "../tau/upstream.js";
+import { DeltaSources, type DeltaSource } from "./delta-sources.js";
 import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
 import { LogAppender } from "./log-appender.js";
@@ -45,12 +46,6 @@ export interface SharedSessionLog {
   hostKey: string;
 }
 
-/** The Tau deltas (toRevision) an event was translated from: one, or the first and last of a merged stream. */
-export interface DeltaSource {
-  from: number;
-  to: number;
-}
-
 /** How long a replica that does not own the host waits for the owner to begin a new session's log. */
 const FIRST_EVENT_WAIT_MS = 10_000;
 
@@ -66,18 +61,13 @@ export class SessionHub {
   private translator: DeltaTranslator | undefined;
   /** Set by end(): the log is complete and nothing more is appended. */
   private ended = false;
-  private readonly streams = new StreamMerging((event) => this.append(event, "translated", undefined, this.takeStreamedRevisions()));
-  /** The Tau delta being translated now (its toRevision), while it is. */
-  private translatingRevision: number | undefined;
-  /** The deltas whose streamed chunks wait in `streams`. */
-  private streamedRevisions: number[] = [];
-  /** Which Tau deltas (toRevision, first and last) each event of the local log was translated from, for the newest events. */
-  private readonly deltaSources = new Map<number, DeltaSource>();
-  private readonly retention: number;
+  private readonly streams = new StreamMerging((event) => this.append(event, "translated", undefined, this.deltaSources.takeStreamed()));
+  /** Which Tau deltas the events of the local log were translated from. */
+  private readonly deltaSources: DeltaSources;
 
   constructor(options: SessionHubOptions) {
     this.sessionId = options.sessionId;
-    this.retention = options.retention ?? 10_000;
+    this.deltaSources = new DeltaSources(options.retention ?? 10_000);
     this.logLine = options.log ?? (() => undefined);
     this.snapshotMirror = new SnapshotMirror({ sessionId: options.sessionId, upstream: options.upstream, changes: this.translation(), log: this.logLine });
     this.log = new EventLog({
@@ -240,13 +230,7 @@ export class SessionHub {
    * the event.
    */
   deltaSource(seq: number): DeltaSource | undefined {
-    return this.deltaSources.get(seq);
-  }
-
-  private takeStreamedRevisions(): DeltaSource | undefined {
-    const revisions = this.streamedRevisions;
-    this.streamedRevisions = [];
-    return revisions.length === 0 ? undefined : { from: revisions[0]!, to: revisions[revisions.length - 1]! };
+    return this.deltaSources.of(seq);
   }
 
   /**
@@ -266,17 +250,13 @@ export class SessionHub {
       return undefined; // the event reaches the log with the seq the store gives it
     }
     const appended = (this.log.append as (type: Event["type"], payload: unknown) => Event)(event.type, event.payload);
-    if (source) {
-      this.deltaSources.set(appended.seq, source);
-      this.deltaSources.delete(appended.seq - this.retention);
-    }
+    this.deltaSources.record(appended.seq, source);
     return appended;
   }
 
   private emitTranslated(event: EventDraft): void {
     this.streams.flush();
-    const revision = this.translatingRevision;
-    this.append(event, "translated", undefined, revision === undefined ? undefined : { from: revision, to: revision });
+    this.append(event, "translated", undefined, this.deltaSources.current());
   }
 
   /** What the installed state's changes become: Ask events, through a translator that starts over with the state. */
@@ -298,14 +278,7 @@ export class SessionHub {
         }
       },
       reset: (snapshot) => this.publish(translator().resync(snapshot)),
-      delta: (message, before, after) => {
-        this.translatingRevision = message.toRevision;
-        try {
-          this.publish(translator().delta(message, before, after));
-        } finally {
-          this.translatingRevision = undefined;
-        }
-      },
+      delta: (message, before, after) => this.deltaSources.translate(message.toRevision, () => this.publish(translator().delta(message, before, after))),
       pending: (state) => this.publish(translator().pending(state)),
       ephemeral: (message, installed) => this.publish(translator().ephemeral(message, installed)),
       // subagent activity has no Ask event; client-tool messages belong to the interactions
@@ -320,7 +293,7 @@ export class SessionHub {
       if (isMergeable(d)) {
         // Flushed first when of another kind: the chunks waiting keep their own deltas.
         this.streams.add(d);
-        if (this.translatingRevision !== undefined) this.streamedRevisions.push(this.translatingRevision);
+        this.deltaSources.chunkWaits();
       }
       else this.emitTranslated(d);
     }

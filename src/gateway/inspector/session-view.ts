@@ -1,6 +1,6 @@
 import type { Event, InteractionRecord } from "../../../generated/ask-v1.0.js";
 import { EventRetentionError } from "../../bridge/event-log.js";
-import type { DeltaSource } from "../../bridge/session-hub.js";
+import type { DeltaSource } from "../../bridge/delta-sources.js";
 import type { SessionRecord } from "../../bridge/session-registry.js";
 
 /**
