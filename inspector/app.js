@@ -3,6 +3,7 @@ import { followFeed } from "./feed.js";
 import { matchesFilter, parseFilter } from "./filter.js";
 import { collapseFrames, messageOf, streamedText } from "./rows.js";
 import { ciCommand, directionWord, formatDuration, HUNG_AFTER_MS, verdictText } from "./render.js";
+import { sessionPanel } from "./session-panel.js";
 
 const TOKEN_KEY = "tau-gateway-inspector-token";
 /** Frames the page holds (the newest); the gateway keeps its own, per connection. */
@@ -33,6 +34,8 @@ function el(tag, attributes = {}, ...children) {
 function token() {
   return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
 }
+
+const session = sessionPanel({ el, token, frames: () => frames, queueDraw });
 
 function start() {
   feed?.stop();
@@ -66,6 +69,7 @@ function onEvent(type, data) {
       if (data.frame.direction === "client" && data.frame.method === "initialize") refreshConnections();
     }
   }
+  session.onEvent(type, data);
   queueDraw();
 }
 
@@ -91,6 +95,7 @@ function queueDraw() {
     drawQueued = false;
     drawConnections();
     drawFrames();
+    session.draw();
   });
 }
 

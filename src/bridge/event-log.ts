@@ -1,4 +1,5 @@
 import type { Event } from "../../generated/ask-v1.0.js";
+import { withEventCause } from "../shared/event-cause.js";
 
 /**
  * One session's sequenced event log (Ask protocol §2, §5): `seq` starts at 1 and grows by one per
@@ -35,18 +36,21 @@ export class EventLog {
   private readonly outbox: Event[] = [];
   private dispatching = false;
   private readonly onListenerError: ((error: unknown, event: Event) => void) | undefined;
+  /** The session the log is of: what listeners send because of an event names it as their cause (event-cause.ts). */
+  private readonly sessionId: string | undefined;
 
   /**
    * `onListenerError` receives what a listener throws (the event is logged and delivered to the
    * other listeners regardless); without it the first such error is rethrown from `append`.
    */
-  constructor(options: { retention?: number; onListenerError?: (error: unknown, event: Event) => void } = {}) {
+  constructor(options: { retention?: number; onListenerError?: (error: unknown, event: Event) => void; sessionId?: string } = {}) {
     const retention = options.retention ?? DEFAULT_RETENTION;
     if (!Number.isSafeInteger(retention) || retention < 1) {
       throw new RangeError(`event retention must be a positive integer, got ${String(retention)}`);
     }
     this.retention = retention;
     this.onListenerError = options.onListenerError;
+    this.sessionId = options.sessionId;
   }
 
   get newestSeq(): number {
@@ -153,15 +157,20 @@ export class EventLog {
     let failure: { error: unknown } | undefined;
     try {
       for (let event = this.outbox.shift(); event; event = this.outbox.shift()) {
-        for (const listener of [...this.listeners]) {
-          if (!this.listeners.has(listener)) continue; // unsubscribed by an earlier listener
-          try {
-            listener(event);
-          } catch (error) {
-            if (this.onListenerError) this.onListenerError(error, event);
-            else failure ??= { error };
+        const current = event;
+        const deliver = () => {
+          for (const listener of [...this.listeners]) {
+            if (!this.listeners.has(listener)) continue; // unsubscribed by an earlier listener
+            try {
+              listener(current);
+            } catch (error) {
+              if (this.onListenerError) this.onListenerError(error, current);
+              else failure ??= { error };
+            }
           }
-        }
+        };
+        if (this.sessionId === undefined) deliver();
+        else withEventCause({ sessionId: this.sessionId, seq: current.seq, type: current.type }, deliver);
       }
     } finally {
       this.dispatching = false;

@@ -3,6 +3,7 @@ import type { Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import type { HostOwnership, SessionLogStore } from "../store/index.js";
 import type { TauUpstream, UpstreamServerMessage } from "../tau/upstream.js";
+import { DeltaSources, type DeltaSource } from "./delta-sources.js";
 import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
 import { LogAppender } from "./log-appender.js";
@@ -60,14 +61,18 @@ export class SessionHub {
   private translator: DeltaTranslator | undefined;
   /** Set by end(): the log is complete and nothing more is appended. */
   private ended = false;
-  private readonly streams = new StreamMerging((event) => this.append(event, "translated"));
+  private readonly streams = new StreamMerging((event) => this.append(event, "translated", undefined, this.deltaSources.takeStreamed()));
+  /** Which Tau deltas the events of the local log were translated from. */
+  private readonly deltaSources: DeltaSources;
 
   constructor(options: SessionHubOptions) {
     this.sessionId = options.sessionId;
+    this.deltaSources = new DeltaSources(options.retention ?? 10_000);
     this.logLine = options.log ?? (() => undefined);
     this.snapshotMirror = new SnapshotMirror({ sessionId: options.sessionId, upstream: options.upstream, changes: this.translation(), log: this.logLine });
     this.log = new EventLog({
       retention: options.retention,
+      sessionId: options.sessionId,
       // A broken subscriber must not stop the session's other subscribers or its state tracking.
       onListenerError: (error, event) =>
         this.logLine("error", "event subscriber failed", { sessionId: this.sessionId, seq: event.seq, type: event.type, error: errorText(error) }),
@@ -221,11 +226,21 @@ export class SessionHub {
   }
 
   /**
+   * The Tau deltas (by toRevision) an event was translated from, while the log holds it; undefined
+   * for a gateway event, an event of a resync, and with a shared log (whose seqs the store gives).
+   * A Tau client observing the session received those very deltas: the inspector shows them under
+   * the event.
+   */
+  deltaSource(seq: number): DeltaSource | undefined {
+    return this.deltaSources.of(seq);
+  }
+
+  /**
    * `translated` events (what Tau did) go to a shared log only with this replica's fence, so a
    * replica that lost the host adds none; `gateway` events (notices, errors, interactions,
    * session.ended) come from whichever replica serves the request and are appended unfenced there.
    */
-  private append(event: EventDraft, origin: "translated" | "gateway", key?: string): Event | undefined {
+  private append(event: EventDraft, origin: "translated" | "gateway", key?: string, source?: DeltaSource): Event | undefined {
     if (this.ended) {
       this.logLine("debug", "event after the session ended left out", { sessionId: this.sessionId, type: event.type });
       return undefined;
@@ -236,12 +251,14 @@ export class SessionHub {
       this.appender.push(event, fence, key);
       return undefined; // the event reaches the log with the seq the store gives it
     }
-    return (this.log.append as (type: Event["type"], payload: unknown) => Event)(event.type, event.payload);
+    const appended = (this.log.append as (type: Event["type"], payload: unknown) => Event)(event.type, event.payload);
+    this.deltaSources.record(appended.seq, source);
+    return appended;
   }
 
   private emitTranslated(event: EventDraft): void {
     this.streams.flush();
-    this.append(event, "translated");
+    this.append(event, "translated", undefined, this.deltaSources.current());
   }
 
   /** What the installed state's changes become: Ask events, through a translator that starts over with the state. */
@@ -264,7 +281,7 @@ export class SessionHub {
         this.publish(this.translator.history(snapshot));
       },
       reset: (snapshot) => this.publish(translator().resync(snapshot)),
-      delta: (message, before, after) => this.publish(translator().delta(message, before, after)),
+      delta: (message, before, after) => this.deltaSources.translate(message.toRevision, () => this.publish(translator().delta(message, before, after))),
       pending: (state) => this.publish(translator().pending(state)),
       ephemeral: (message, installed) => this.publish(translator().ephemeral(message, installed)),
       // subagent activity has no Ask event; client-tool messages belong to the interactions
@@ -276,7 +293,11 @@ export class SessionHub {
     // Another replica owns the host and reports the session; this hub only keeps its snapshot current.
     if (!this.translating) return;
     for (const d of drafts) {
-      if (isMergeable(d)) this.streams.add(d);
+      if (isMergeable(d)) {
+        // Flushed first when of another kind: the chunks waiting keep their own deltas.
+        this.streams.add(d);
+        this.deltaSources.chunkWaits();
+      }
       else this.emitTranslated(d);
     }
   }

@@ -159,7 +159,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     allowedOrigins: settings.allowedOrigins,
     trustProxy: settings.trustProxy,
     recording,
-    inspector: settings.inspector ? { hub: new InspectorHub(), listenHost: settings.host, hosts: settings.inspectorHosts } : undefined,
+    inspector: settings.inspector ? { hub: new InspectorHub(), listenHost: settings.host, hosts: settings.inspectorHosts, sessions: stack.core?.sessions } : undefined,
   };
   running.app = buildGateway(config);
   const address = await running.app.listen({ host: settings.host, port: settings.port });

@@ -83,6 +83,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   if (inspector) {
     app.register(inspectorRoutes, {
       hub: inspector.hub,
+      sessions: inspector.sessions,
       access: { authenticated: config.tokens !== undefined, hosts: allowedHostNames(inspector.listenHost, inspector.hosts) },
       heartbeatMs: ask?.sseHeartbeatMs,
       maxBufferedBytes: limits.maxBufferedBytes,

@@ -10,6 +10,7 @@ import type { GatewayLimits } from "./limits.js";
 import type { GatewayUpstream } from "./services.js";
 import type { RecordingFolder } from "../transports/recording/recording-folder.js";
 import type { InspectorHub } from "./inspector/inspector-hub.js";
+import type { InspectedSessions } from "./inspector/session-view.js";
 
 /**
  * Everything `buildGateway` needs: the services it fronts, already built and started (their owner
@@ -58,6 +59,8 @@ export interface InspectorConfig {
   listenHost: string;
   /** Other host names the Host header may carry (the name a proxy or an SSH tunnel uses). */
   hosts?: readonly string[];
+  /** The bridge core's sessions: the page's session timelines and approvals (absent: only connections and frames). */
+  sessions?: InspectedSessions;
 }
 
 export interface AskSurfaceConfig {

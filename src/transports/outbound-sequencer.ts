@@ -1,3 +1,4 @@
+import { currentEventCause, writeWithCause, type EventCause } from "../shared/event-cause.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import type { ConnectionOrder } from "./outbound-policy.js";
 
@@ -51,6 +52,8 @@ interface Entry<M> {
   after?: Cause | readonly Cause[];
   /** Called once the entry was written or dropped. */
   done?: () => void;
+  /** The session event (or interaction) the message is part of, declared while it is written (event-cause.ts). */
+  eventCause?: EventCause;
 }
 
 /** Written entries kept at the front of the queue before it is compacted. */
@@ -101,13 +104,14 @@ export class OutboundSequencer<M = string> {
     if (this.closed) return;
     const idle = this.head === this.queue.length;
     const cause = causedBy as unknown as Cause | undefined;
+    const eventCause = currentEventCause();
     if (cause instanceof Cause && cause.owner === this) {
-      if (idle && cause.released) return this.write(text);
-      this.queue.push({ text, after: cause });
+      if (idle && cause.released) return this.writeCaused(text, eventCause);
+      this.queue.push({ text, after: cause, eventCause });
     } else if (this.order.uncaused === "unrelated" || (idle && this.open.size === 0)) {
-      this.write(text);
+      this.writeCaused(text, eventCause);
     } else {
-      this.queue.push({ text, after: this.open.size === 1 ? this.open.values().next().value! : [...this.open] });
+      this.queue.push({ text, after: this.open.size === 1 ? this.open.values().next().value! : [...this.open], eventCause });
     }
   }
 
@@ -150,7 +154,7 @@ export class OutboundSequencer<M = string> {
   }
 
   private writeEntry(entry: Entry<M>): void {
-    if (entry.text !== undefined) this.write(entry.text);
+    if (entry.text !== undefined) this.writeCaused(entry.text, entry.eventCause);
     entry.done?.();
     if (entry.answers) this.answered(entry.answers, entry.text !== undefined);
   }
@@ -170,6 +174,10 @@ export class OutboundSequencer<M = string> {
     };
     if (release === "next-tick") setImmediate(later);
     else setTimeout(later, release.delayMs);
+  }
+
+  private writeCaused(text: M, eventCause: EventCause | undefined): void {
+    writeWithCause(eventCause, () => this.write(text));
   }
 
   private release(cause: Cause): void {

@@ -4,12 +4,15 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { driveTraffic, startInspectorGateway } from "../support/inspector-gateway.js";
+import { waitForTerminal } from "../support/ask-events.js";
+import { TauTestClient } from "../support/tau-client.js";
+import { driveTraffic, ECHO_TOOL, sharedSession, startInspectorGateway } from "../support/inspector-gateway.js";
 
 /**
  * The inspector page in a real browser (Debian's chromium, driven by playwright-core; no browser
  * is ever downloaded): it loads under its Content-Security-Policy, shows an Ask turn and a Codex
- * turn live, marks the invalid frame with its pointer and filters. On failure a screenshot goes to
+ * turn live, marks the invalid frame with its pointer and filters, shows one session used by Ask,
+ * Codex and Tau clients as one timeline and answers its approval. On failure a screenshot goes to
  * test-artifacts/.
  */
 
@@ -91,6 +94,58 @@ describe.skipIf(!present)("the inspector page in Chromium", () => {
       // Picking a connection offers the CI command for its download.
       await page.locator("#connections tbody tr[data-dialect=codex] td").first().click();
       await expect.poll(() => page.locator("#ci-command").textContent()).toMatch(/^npx tau-gateway validate --format github codex-\d+\.jsonl$/);
+      expect(problems).toEqual([]);
+    });
+  });
+
+  it("shows one session used by Ask, Codex and Tau clients as one timeline, and answers its approval", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway({ commandTools: [ECHO_TOOL] }));
+    await onPage("session", async (page, problems) => {
+      await page.goto(`${gw.baseUrl}/inspector`);
+      await page.locator('#feed-state[data-state="open"]').waitFor();
+      const s = await sharedSession(gw, cleanups);
+      // A Tau client observes it too, on its own upstream connection.
+      const tau = await TauTestClient.connect(gw.wsUrl("/tau"));
+      cleanups.push(() => tau.close());
+      await tau.initialize();
+      await tau.request("session.observe", { sessionId: s.sessionId });
+      await s.turn("hello from both");
+      await s.codex.waitFor((m) => m.method === "turn/completed");
+
+      await page.locator(`#session-pick option[value="${s.sessionId}"]`).waitFor({ state: "attached" });
+      await page.selectOption("#session-pick", s.sessionId);
+      // turn.started, under it the frames it became: Ask's session/event, Codex's turn/started, the Tau delta.
+      const started = page.locator('#timeline li.event[data-type="turn.started"]');
+      await started.locator('li.caused-frame[data-dialect="ask"][data-method="session/event"]').waitFor();
+      await started.locator('li.caused-frame[data-dialect="codex"][data-method="turn/started"]').waitFor();
+      await started.locator('li.caused-frame[data-dialect="tau"][data-method="session.delta"]').waitFor();
+      const completed = page.locator('#timeline li.event[data-type="turn.completed"]');
+      await completed.locator('li.caused-frame[data-dialect="ask"]').waitFor();
+      await completed.locator('li.caused-frame[data-dialect="codex"][data-method="turn/completed"]').waitFor();
+      expect(await page.locator("#timeline li.event").first().getAttribute("data-type")).toBe("session.created");
+
+      // An approval both clients are asked about; neither answers.
+      const { turnId } = await s.callTool(7);
+      const approval = page.locator('#approvals .interaction[data-interaction="act_1"]');
+      await page.locator('#approvals .interaction[data-interaction="act_1"][data-status="pending"]').waitFor();
+      await approval.locator('.asked li[data-dialect="ask"]', { hasText: "interaction/requestPermission" }).waitFor();
+      await approval.locator('.asked li[data-dialect="codex"]', { hasText: "item/commandExecution/requestApproval" }).waitFor();
+      await approval.locator('button[data-action="approve"]').click();
+
+      // The command runs for the Ask client's turn; the Codex client's prompt is withdrawn.
+      expect((await waitForTerminal(s.ask, s.sessionId, turnId)).type).toBe("turn.completed");
+      const output = s.ask.eventsOf(s.sessionId).find((e) => e.type === "tool.result")?.payload as { output?: string } | undefined;
+      expect(output?.output).toContain('{"a":7}');
+      const [request] = s.codex.serverRequests("item/commandExecution/requestApproval");
+      await s.codex.waitFor((m) => m.method === "serverRequest/resolved" && m.params.requestId === request!.id);
+
+      // The page says who answered what, and how it ended.
+      const settled = page.locator('#approvals .interaction[data-interaction="act_1"][data-status="approved"]');
+      await settled.waitFor();
+      await settled.locator(".answers li", { hasText: "operator loopback (inspector): approved once" }).waitFor();
+      await settled.locator('.asked li.withdrawn[data-connection^="codex-"]', { hasText: "serverRequest/resolved" }).waitFor();
+      expect(await settled.locator("button").count()).toBe(0);
+      await page.locator('#timeline li.event[data-type="approval.updated"] li.caused-frame[data-dialect="ask"]').waitFor();
       expect(problems).toEqual([]);
     });
   });

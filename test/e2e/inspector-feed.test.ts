@@ -31,7 +31,7 @@ async function watch(url: string) {
       const event = data as InspectorEvent;
       lastSeq = event.seq;
       if (event.type === "frame") frames.push(event.frame);
-      else connections.set(event.connection.id, event.connection);
+      else if (event.type === "connection") connections.set(event.connection.id, event.connection);
     },
   });
   cleanups.push(() => feed.stop());

@@ -194,7 +194,7 @@ export interface EmbeddedStackGateway {
  * fails, closes the app and the stack and removes the directory.
  */
 export async function listenOnEmbeddedStack(
-  settings: { cwdPrefix: string; eventRetention: number; upstreamToken?: string; tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]> },
+  settings: { cwdPrefix: string; eventRetention: number; upstreamToken?: string; tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]>; commandTools?: CommandToolConfig[] },
   build: (stack: BridgeStack) => FastifyInstance,
 ): Promise<EmbeddedStackGateway> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), settings.cwdPrefix)));
@@ -209,7 +209,7 @@ export async function listenOnEmbeddedStack(
     const { upstreamToken, eventRetention } = settings;
     await stack.start(
       { upstream: "embedded", upstreamToken, defaultCwd: cwd, eventRetention, interactionTimeoutMs: 300_000, tenantWorkspaceRoots: settings.tenantWorkspaceRoots },
-      [],
+      settings.commandTools ?? [],
       () => undefined,
     );
     app = build(stack);

@@ -1,4 +1,5 @@
 import type { InteractionRecord } from "../../../generated/ask-v1.0.js";
+import { withEventCause } from "../../shared/event-cause.js";
 import type { Log } from "../../shared/log.js";
 import type { InteractionAnswer, InteractionCounters, SharedInteraction } from "../../store/interactions.js";
 import type { EventDraft } from "../event-draft.js";
@@ -148,7 +149,8 @@ export class PendingInteractions {
    */
   async whenAnnounced<T>(p: Pending<unknown>, ask: () => Promise<T>): Promise<T | undefined> {
     await p.announced;
-    return this.isPending(p) ? ask() : undefined;
+    // What the clients are sent names the interaction as its cause (the inspector shows who was asked).
+    return this.isPending(p) ? withEventCause({ sessionId: this.options.sessionId, interactionId: p.id }, ask) : undefined;
   }
 
   /** Ids carry on after the numbers the session used on other replicas (this one takes the session's calls over). */
@@ -226,7 +228,8 @@ export class PendingInteractions {
     if (entry?.pending !== p) return false;
     this.entries.delete(p.id);
     clearTimeout(entry.timer);
-    entry.asking.abort();
+    // Each client still asked has its prompt withdrawn, in its dialect's words; those words name the interaction as their cause.
+    withEventCause({ sessionId: this.options.sessionId, interactionId: p.id }, () => entry.asking.abort());
     this.options.emit(resolution.event, resolutionKey(p.id));
     if (resolution.reply) this.options.answer(p.call, resolution.reply);
     return true;

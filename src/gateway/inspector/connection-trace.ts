@@ -1,4 +1,5 @@
 import type { Dialect } from "../../registry/model.js";
+import type { EventCause } from "../../shared/event-cause.js";
 import { headerLine, type RecordedDialect } from "../../transports/recording/transcript-lines.js";
 import { TranscriptChecker } from "../../validation/transcript.js";
 import { clientInfo, frameFacts, type FrameFacts } from "./frame-facts.js";
@@ -46,6 +47,8 @@ export interface InspectedFrame extends FrameFacts {
   verdict: FrameVerdict;
   /** For an answer: the index of the request it answers and how long that took. */
   answers?: { index: number; latencyMs: number };
+  /** What the gateway sent it because of: a session event (by seq) or an interaction it asks about (event-cause.ts). */
+  cause?: EventCause;
 }
 
 interface OpenCall {
@@ -84,13 +87,15 @@ export class ConnectionTrace {
   }
 
   /** Checks and keeps the messages of one text as it crossed the wire (a batch: one frame per element). */
-  add(direction: "client" | "server", text: string, at = new Date()): InspectedFrame[] {
+  add(direction: "client" | "server", text: string, at = new Date(), cause?: EventCause): InspectedFrame[] {
     const time = at.toISOString();
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return [this.keep({ connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, raw: text, kind: "other", verdict: frameVerdict(this.checker.line(text)) }, text.length)];
+      const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, raw: text, kind: "other", verdict: frameVerdict(this.checker.line(text)) };
+      if (cause) frame.cause = cause;
+      return [this.keep(frame, text.length)];
     }
     const batch = Array.isArray(value) && value.length > 0;
     const elements: unknown[] = batch ? (value as unknown[]) : [value];
@@ -101,6 +106,7 @@ export class ConnectionTrace {
       const verdict = frameVerdict(this.checker.message(direction, element));
       const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, message: json, ...facts, verdict };
       if (batch) frame.batch = true;
+      if (cause) frame.cause = cause;
       this.pair(frame, at.getTime());
       if (direction === "client") this.client = clientInfo(element) ?? this.client;
       return this.keep(frame, json.length);

@@ -1,7 +1,9 @@
+import { causeOfWrite, trackEventCauses } from "../../shared/event-cause.js";
 import { onFirstMessage, type ConnectionRecording } from "../../transports/recording/connection-recording.js";
 import type { FrameTap, TappedPeer } from "../../transports/recording/frame-tap.js";
 import type { RecordedDialect } from "../../transports/recording/transcript-lines.js";
 import { ConnectionTrace, type ConnectionInfo, type ConnectionLimits, type InspectedFrame } from "./connection-trace.js";
+import type { OperatorDecision } from "./operator-decisions.js";
 
 /**
  * What `serve --inspector` keeps in memory, fed by the same tap as `serve --record`: a trace of
@@ -29,7 +31,11 @@ export const DEFAULT_INSPECTOR_LIMITS: InspectorLimits = {
 
 export type InspectorEvent =
   | { seq: number; type: "connection"; connection: ConnectionInfo }
-  | { seq: number; type: "frame"; frame: SequencedFrame; inflight: ConnectionInfo["inflight"] };
+  | { seq: number; type: "frame"; frame: SequencedFrame; inflight: ConnectionInfo["inflight"] }
+  | { seq: number; type: "decision"; decision: OperatorDecision };
+
+/** Operator answers a fresh snapshot carries. */
+const MAX_DECISIONS = 200;
 
 export type SequencedFrame = InspectedFrame & { seq: number };
 
@@ -37,6 +43,8 @@ export interface InspectorSnapshot {
   seq: number;
   connections: ConnectionInfo[];
   frames: SequencedFrame[];
+  /** Answers operators gave from the page (the newest). */
+  decisions: OperatorDecision[];
 }
 
 export class InspectorHub implements FrameTap {
@@ -44,10 +52,14 @@ export class InspectorHub implements FrameTap {
   private readonly closedIds: string[] = [];
   private readonly events: InspectorEvent[] = [];
   private readonly listeners = new Set<(event: InspectorEvent) => void>();
+  private readonly decisions: OperatorDecision[] = [];
   private seq = 0;
   private opened = 0;
 
-  constructor(readonly limits: InspectorLimits = DEFAULT_INSPECTOR_LIMITS) {}
+  constructor(readonly limits: InspectorLimits = DEFAULT_INSPECTOR_LIMITS) {
+    // Frames the gateway sends name the session event they are part of (the cross-dialect timeline).
+    trackEventCauses();
+  }
 
   connection(dialect: RecordedDialect, transport: string, peer: TappedPeer = {}): ConnectionRecording {
     const id = `${dialect}-${++this.opened}`;
@@ -56,7 +68,9 @@ export class InspectorHub implements FrameTap {
     this.publishConnection(trace);
     const record = (direction: "client" | "server", text: string) => {
       if (trace.closed) return;
-      for (const frame of trace.add(direction, text)) {
+      // Read as the frame is written: what the writer declared it was caused by.
+      const cause = direction === "server" ? causeOfWrite() : undefined;
+      for (const frame of trace.add(direction, text, new Date(), cause)) {
         const sequenced = Object.assign(frame, { seq: ++this.seq });
         this.publish({ seq: sequenced.seq, type: "frame", frame: sequenced, inflight: trace.info().inflight });
       }
@@ -93,7 +107,15 @@ export class InspectorHub implements FrameTap {
       seq: this.seq,
       connections: [...this.traces.values()].map((trace) => trace.info()),
       frames: frames.slice(-this.limits.maxSnapshotFrames),
+      decisions: [...this.decisions],
     };
+  }
+
+  /** An operator answered an interaction from the page: kept (the newest) and published to every open page. */
+  recordDecision(decision: OperatorDecision): void {
+    this.decisions.push(decision);
+    if (this.decisions.length > MAX_DECISIONS) this.decisions.shift();
+    this.publish({ seq: ++this.seq, type: "decision", decision });
   }
 
   /** The events after `seq`, or undefined when some of them are no longer kept (or `seq` is not one of ours). */

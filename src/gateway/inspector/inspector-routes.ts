@@ -5,6 +5,8 @@ import { PLUGIN } from "../plugin-names.js";
 import { refuseInspector, type InspectorAccess } from "./access-guard.js";
 import type { InspectorEvent, InspectorHub } from "./inspector-hub.js";
 import { readPageFiles } from "./page-files.js";
+import { sessionRoutes } from "./session-routes.js";
+import type { InspectedSessions } from "./session-view.js";
 
 export interface InspectorRoutesOptions {
   hub: InspectorHub;
@@ -13,6 +15,8 @@ export interface InspectorRoutesOptions {
   heartbeatMs?: number;
   /** What may wait unread for a feed before it is closed (the page resumes it). Default 8 MiB. */
   maxBufferedBytes?: number;
+  /** The bridge's sessions: their timelines and pending interactions (session-routes.ts); absent, no such routes. */
+  sessions?: InspectedSessions;
 }
 
 /**
@@ -64,6 +68,9 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
   app.get<{ Params: { file: string } }>("/inspector/static/:file", page, async (request, reply) => sendFile(reply, request.params.file === "index.html" ? "" : request.params.file));
 
   app.get("/inspector/api/connections", data, async () => ({ connections: hub.snapshot().connections }));
+
+  const sessions = options.sessions;
+  if (sessions) await app.register(sessionRoutes, { hub, sessions });
 
   app.get<{ Params: { id: string } }>("/inspector/api/connections/:id/transcript", data, async (request, reply) => {
     const trace = hub.trace(request.params.id);

@@ -1,0 +1,91 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { InteractionError } from "../../bridge/interactions/interaction-error.js";
+import type { InspectorHub } from "./inspector-hub.js";
+import { answerProblem, carryOut, OPERATOR_ANSWER_SCHEMA, type OperatorAnswer } from "./operator-decisions.js";
+import { sessionView, summary, type InspectedSessions } from "./session-view.js";
+
+/**
+ * The inspector's session routes, under the inspector's access checks (an operator, the right
+ * Host, the page's own Origin):
+ * - `GET /inspector/api/sessions`: the sessions the bridge serves;
+ * - `GET /inspector/api/sessions/:id?after=SEQ`: one session's events (the timeline's rows; the
+ *   frames each became arrive on the feed, naming the event's seq) and its pending interactions;
+ * - `GET /inspector/api/csrf`: the token the page sends back with an answer;
+ * - `POST /inspector/api/sessions/:id/interactions/:interactionId`: an operator's answer, through
+ *   the normal decision path (operator-decisions.ts).
+ *
+ * The answer changes something, so besides the operator's token it needs what a page of another
+ * site cannot produce: an Origin header naming this very page (browsers always send one with a
+ * POST), a JSON body (no HTML form can send one), and the CSRF token, which only a page that may
+ * read this origin's answers can have read.
+ */
+
+export const CSRF_HEADER = "x-inspector-csrf";
+
+export interface SessionRoutesOptions {
+  hub: InspectorHub;
+  sessions: InspectedSessions;
+}
+
+type SessionParams = { Params: { id: string }; Querystring: { after?: string } };
+type AnswerParams = { Params: { id: string; interactionId: string }; Body: OperatorAnswer };
+
+export async function sessionRoutes(app: FastifyInstance, { hub, sessions }: SessionRoutesOptions): Promise<void> {
+  const csrf = randomBytes(32).toString("base64url");
+  const data = { config: { checksOwnOrigin: true } };
+
+  // Requests this scope refuses before a handler runs (a body that breaks the schema, not JSON) get the inspector's own error shape.
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
+    if (error.statusCode !== undefined && error.statusCode < 500) return reply.code(error.statusCode).send({ error: "invalid_request", message: error.message });
+    throw error;
+  });
+
+  const notFound = (reply: FastifyReply, id: string) =>
+    reply.code(404).send({ error: "not_found", message: `no session ${JSON.stringify(id)} is open on this gateway (a session shows once a client has used it)` });
+
+  app.get("/inspector/api/sessions", data, async () => ({ sessions: sessions.all().map(summary) }));
+
+  app.get("/inspector/api/csrf", data, async () => ({ header: CSRF_HEADER, token: csrf }));
+
+  app.get<SessionParams>("/inspector/api/sessions/:id", data, async (request, reply) => {
+    const record = sessions.get(request.params.id);
+    if (!record) return notFound(reply, request.params.id);
+    const { after } = request.query;
+    if (after !== undefined && !/^\d{1,15}$/.test(after)) return reply.code(400).send({ error: "invalid_request", message: `after must be an event seq (a whole number), got ${JSON.stringify(after)}` });
+    return sessionView(record, after === undefined ? 0 : Number(after));
+  });
+
+  app.post<AnswerParams>("/inspector/api/sessions/:id/interactions/:interactionId", { ...data, schema: { body: OPERATOR_ANSWER_SCHEMA } }, async (request, reply) => {
+    const refused = refuseForgery(request, reply, csrf);
+    if (refused) return refused;
+    const problem = answerProblem(request.body);
+    if (problem) return reply.code(400).send({ error: "invalid_request", message: problem });
+    const { id, interactionId } = request.params;
+    const record = sessions.get(id);
+    if (!record) return notFound(reply, id);
+    try {
+      await carryOut(record.interactions.shared, interactionId, request.body);
+    } catch (error) {
+      if (!(error instanceof InteractionError)) throw error;
+      const status = error.code === "invalid_params" ? 400 : 409;
+      return reply.code(status).send({ error: error.code === "invalid_params" ? "invalid_request" : "not_pending", message: error.message });
+    }
+    const decision = { sessionId: id, interactionId, ...request.body, by: request.principal?.tokenId ?? "loopback", at: new Date().toISOString() };
+    hub.recordDecision(decision);
+    return { decided: true, decision };
+  });
+}
+
+/** Refuses a POST that a page of another site could have made; undefined when it is the inspector page's own. */
+function refuseForgery(request: FastifyRequest, reply: FastifyReply, csrf: string): FastifyReply | undefined {
+  // The access guard already refused an Origin of another site; a POST must carry one.
+  if (request.headers.origin === undefined) return reply.code(403).send({ error: "forbidden_origin", message: "an answer must come from the inspector page (no Origin header)" });
+  const header = request.headers[CSRF_HEADER];
+  const sent = Buffer.from(typeof header === "string" ? header : "");
+  const expected = Buffer.from(csrf);
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
+    return reply.code(403).send({ error: "bad_csrf_token", message: `an answer needs the ${CSRF_HEADER} header the page reads from /inspector/api/csrf` });
+  }
+  return undefined;
+}
