@@ -49,7 +49,7 @@ describe("one session across dialects", () => {
     expect(status).toBe(200);
     // The streamed reply is one event or a few (chunks arriving in one tick are merged).
     const types = view.events.map((e: { type: string }) => e.type);
-    expect(types.filter((t: string) => t !== "model.streaming")).toEqual(["session.created", "turn.started", "turn.completed"]);
+    expect(types.filter((t: string) => t !== "model.streaming")).toEqual(["session.created", "turn.started", "user.message", "turn.completed"]);
     expect(types).toContain("model.streaming");
     expect(view.pending).toEqual([]);
     const started = view.events.find((e: { type: string }) => e.type === "turn.started");
