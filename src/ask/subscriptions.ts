@@ -41,6 +41,10 @@ export class Subscriptions {
     for (const event of backlog) this.send(peer, sessionId, cursor, event);
   }
 
+  isSubscribed(peer: AskPeer, sessionId: string): boolean {
+    return this.cursors.get(sessionId)?.has(peer) ?? false;
+  }
+
   /** Connections subscribed to a session, in subscription order. */
   subscribers(sessionId: string): AskPeer[] {
     return [...(this.cursors.get(sessionId)?.keys() ?? [])].filter((p) => !p.closed);

@@ -8,6 +8,7 @@ import type { CommandExecutionApprovalDecision } from "../../generated/codex-v2.
 import type { ReverseRequester } from "../bridge/interactions/index.js";
 import { COMMAND_APPROVAL_DECISIONS } from "../registry/codex/index.js";
 import { ProtocolValidators } from "../validation/validator.js";
+import type { CodexPeer } from "./peer.js";
 import { answerText, type CodexThread } from "./thread.js";
 
 /**
@@ -16,10 +17,14 @@ import { answerText, type CodexThread } from "./thread.js";
  * ask_user becomes item/tool/requestUserInput (experimental: only for connections that opted in).
  * Decisions map onto the bridge's: accept and acceptForSession approve (once, for the session),
  * decline refuses, cancel refuses and interrupts the turn. An error answer, or one that does not
- * fit the schema, refuses — consent is never inferred.
+ * fit the schema, refuses — consent is never inferred. `reaches` narrows the connections asked (a
+ * client that loaded the thread while an approval was pending is asked alone: joiner-asking.ts).
  */
 export class CodexServerRequests implements ReverseRequester {
-  constructor(private readonly threadOf: (sessionId: string) => CodexThread | undefined) {}
+  constructor(
+    private readonly threadOf: (sessionId: string) => CodexThread | undefined,
+    private readonly reaches: (peer: CodexPeer) => boolean = () => true,
+  ) {}
 
   async requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal): Promise<InteractionRequestPermissionResult | undefined> {
     const thread = this.threadOf(sessionId);
@@ -41,7 +46,7 @@ export class CodexServerRequests implements ReverseRequester {
         availableDecisions: [...COMMAND_APPROVAL_DECISIONS],
       }),
       signal,
-      () => true,
+      this.reaches,
       () => refusal,
     );
     if (answer === undefined) return undefined;
@@ -74,7 +79,7 @@ export class CodexServerRequests implements ReverseRequester {
         ],
       }),
       signal,
-      (peer) => peer.client.experimentalApi,
+      (peer) => peer.client.experimentalApi && this.reaches(peer),
     );
     const response = answerText(answer, QUESTION_ID);
     return response === undefined ? undefined : { response };

@@ -86,7 +86,7 @@ export class CodexThread {
       },
     });
     const running = hub.activeTurnId;
-    if (running) this.translator.adoptRunningTurn(running);
+    if (running) this.catchUpOn(running);
     // From now on, for the thread's whole life: its state must stay current even while no connection has it loaded.
     hub.log.subscribe((event) => this.onEvent(event));
     let reported = JSON.stringify(this.threadSettings());
@@ -100,6 +100,23 @@ export class CodexThread {
       reported = JSON.stringify(threadSettings);
       this.emit("thread/settings/updated", { threadId: this.threadId, threadSettings });
     });
+  }
+
+  /**
+   * A turn already running when the thread is made: the translator goes through what the session's
+   * log holds of it, so the thread knows the turn as if it had been loaded all along — its items,
+   * and the approvals and questions it waits on (a client resuming it is told `waitingOnApproval`
+   * and asked). No connection has the thread loaded yet, so nothing is sent. A turn whose start the
+   * log no longer holds is only known from now on.
+   */
+  private catchUpOn(turnId: string): void {
+    const { log } = this.record.hub;
+    const { events } = log.read(Math.max(0, log.oldestSeq - 1));
+    const startsIt = (event: Event) => event.type === "turn.started" && event.payload.turnId === turnId;
+    let start = events.length - 1;
+    while (start >= 0 && !startsIt(events[start]!)) start--;
+    if (start < 0) return this.translator.adoptRunningTurn(turnId);
+    for (const event of events.slice(start)) this.translator.event(event);
   }
 
   get snapshot(): Snapshot {

@@ -2,6 +2,8 @@ import type { Event, SessionEventsParams, SessionEventsResult, SessionSubscribeP
 import { askError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { EventRetentionError, type EventLog } from "../../bridge/event-log.js";
+import { askJoiningClient } from "../../bridge/interactions/index.js";
+import { PeerReverseRequester } from "../reverse-requests.js";
 
 export async function subscribe({ services, peer }: MethodContext, params: SessionSubscribeParams): Promise<SessionSubscribeResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
@@ -40,7 +42,13 @@ export async function subscribe({ services, peer }: MethodContext, params: Sessi
     cursor = backlog.length ? backlog[backlog.length - 1]!.seq : cursor;
     backlog = [];
   }
-  services.subscriptions.subscribe(peer, record.sessionId, log, cursor, deliveryKind, backlog);
+  const { subscriptions } = services;
+  const joining = !subscriptions.isSubscribed(peer, record.sessionId);
+  subscriptions.subscribe(peer, record.sessionId, log, cursor, deliveryKind, backlog);
+  // Approvals and questions pending now were put to the clients there were: one that takes reverse requests is asked at once.
+  if (joining && peer.capabilities.reverseRequests) {
+    askJoiningClient(record, new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId).filter((p) => p === peer)));
+  }
   return { subscription: { sessionId: record.sessionId, deliveryKind }, ...(snapshot ? { snapshot } : {}) };
 }
 

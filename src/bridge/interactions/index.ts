@@ -8,6 +8,7 @@ export { DEADLINE_GRACE_MS, DEFAULT_INTERACTION_DEADLINE_MS, gatewayClientTools,
 export { decisionGrant, type DecisionGrant } from "./decisions.js";
 export { InteractionError, type InteractionErrorCode } from "./interaction-error.js";
 export type { InteractionShare } from "./interaction-share.js";
+export { askJoiningClient, type JoinedSession } from "./joiner-asking.js";
 export { RemoteAsking } from "./remote-asking.js";
 export { firstAnswer, ReverseRequesterSet, type ReverseRequester } from "./reverse-requester.js";
 export { SharedAnswers } from "./shared-answers.js";

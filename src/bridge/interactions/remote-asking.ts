@@ -1,4 +1,4 @@
-import type { ApprovalDetails, Event, UserInputDetails } from "../../../generated/ask-v1.0.js";
+import type { ApprovalDetails, Event, InteractionRecord, UserInputDetails } from "../../../generated/ask-v1.0.js";
 import type { Log } from "../../shared/log.js";
 import { decisionGrant } from "./decisions.js";
 import type { ReverseRequester } from "./reverse-requester.js";
@@ -6,15 +6,19 @@ import type { SharedAnswers } from "./shared-answers.js";
 import { errorText } from "../../shared/unknown-values.js";
 
 /**
- * On a replica that does not own the session's Tau host, an interaction opened by the owner
- * reaches this replica's clients only as an event in the shared log (`approval.required`,
- * `input.requested`). This asks them as the owner asks its own — the reverse requests each dialect
- * answers (Ask `interaction/requestPermission` / `requestUserInput`, Codex approval and question
- * requests) — and puts the answer into the interaction store, where the first answer from any
- * replica wins. The question is withdrawn from the clients once the log says it was resolved.
+ * Asks clients about interactions they were not asked about when the interactions opened, and
+ * puts their answers into the interaction store, where the first answer from any replica wins:
+ * - on a replica that does not own the session's Tau host, an interaction opened by the owner
+ *   reaches this replica's clients only as an event in the shared log (`approval.required`,
+ *   `input.requested`);
+ * - a client that attaches while interactions are pending is asked about them at once
+ *   (`askPending`, see joiner-asking.ts).
+ * They are asked as the owner asks its own — the reverse requests each dialect answers (Ask
+ * `interaction/requestPermission` / `requestUserInput`, Codex approval and question requests).
+ * The question is withdrawn from the clients once the log says it was resolved.
  */
 export class RemoteAsking {
-  private readonly asking = new Map<string, AbortController>();
+  private readonly open = new Map<string, AbortController>();
 
   constructor(
     private readonly sessionId: string,
@@ -29,10 +33,10 @@ export class RemoteAsking {
   onEvent(event: Event): void {
     switch (event.type) {
       case "approval.required":
-        if (!this.owner()) this.askPermission(event.payload as ApprovalDetails & { id: string });
+        if (!this.owner()) void this.askPermission(event.payload as ApprovalDetails & { id: string });
         return;
       case "input.requested":
-        if (!this.owner()) this.askInput(event.payload as UserInputDetails & { id: string });
+        if (!this.owner()) void this.askInput(event.payload as UserInputDetails & { id: string });
         return;
       case "approval.updated":
       case "input.resolved":
@@ -43,12 +47,25 @@ export class RemoteAsking {
     }
   }
 
-  /** The session is closed here: no question stays open. */
-  close(): void {
-    for (const id of [...this.asking.keys()]) this.withdraw(id);
+  /**
+   * Asks about interactions already pending (approvals and questions; plans are not put this way);
+   * resolves once every one of those questions is settled: answered, withdrawn, or unanswerable.
+   */
+  askPending(pending: readonly InteractionRecord[]): Promise<void> {
+    const asked = pending.map((interaction) => {
+      if (interaction.kind === "approval") return this.askPermission({ id: interaction.id, ...interaction.payload });
+      if (interaction.kind === "user_input") return this.askInput({ id: interaction.id, ...interaction.payload });
+      return undefined;
+    });
+    return Promise.all(asked).then(() => undefined);
   }
 
-  private askPermission(details: ApprovalDetails & { id: string }): void {
+  /** The session is closed here: no question stays open. */
+  close(): void {
+    for (const id of [...this.open.keys()]) this.withdraw(id);
+  }
+
+  private askPermission(details: ApprovalDetails & { id: string }): Promise<void> {
     const { sessionId } = this;
     const signal = this.begin(details.id);
     const params = {
@@ -60,7 +77,7 @@ export class RemoteAsking {
       sessionId,
       interactionId: details.id,
     };
-    this.settle(
+    return this.settle(
       details.id,
       afterDelivery(() => this.reverse.requestPermission(sessionId, params, signal)).then((answer) => {
         if (answer === undefined || signal.aborted) return;
@@ -70,11 +87,11 @@ export class RemoteAsking {
     );
   }
 
-  private askInput(details: UserInputDetails & { id: string }): void {
+  private askInput(details: UserInputDetails & { id: string }): Promise<void> {
     const { sessionId } = this;
     const signal = this.begin(details.id);
     const params = { requestId: details.id, prompt: details.prompt, ...(details.options ? { options: details.options } : {}), sessionId, interactionId: details.id };
-    this.settle(
+    return this.settle(
       details.id,
       afterDelivery(() => this.reverse.requestUserInput(sessionId, params, signal)).then((answer) => {
         if (answer === undefined || signal.aborted) return;
@@ -86,23 +103,24 @@ export class RemoteAsking {
   private begin(id: string): AbortSignal {
     this.withdraw(id);
     const controller = new AbortController();
-    this.asking.set(id, controller);
+    this.open.set(id, controller);
     return controller.signal;
   }
 
   /** An answer that lost to another (on any replica), or a client that failed, changes nothing. */
-  private settle(id: string, answered: Promise<unknown>): void {
-    const controller = this.asking.get(id);
-    answered
+  private settle(id: string, answered: Promise<unknown>): Promise<void> {
+    const controller = this.open.get(id);
+    return answered
       .catch((error: unknown) => this.log?.("debug", "a client's answer to an interaction was not taken", { sessionId: this.sessionId, interactionId: id, error: errorText(error) }))
       .finally(() => {
-        if (this.asking.get(id) === controller) this.asking.delete(id);
-      });
+        if (this.open.get(id) === controller) this.open.delete(id);
+      })
+      .then(() => undefined);
   }
 
   private withdraw(id: string): void {
-    this.asking.get(id)?.abort();
-    this.asking.delete(id);
+    this.open.get(id)?.abort();
+    this.open.delete(id);
   }
 }
 

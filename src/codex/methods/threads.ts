@@ -11,12 +11,14 @@ import type {
   ThreadStartParams,
   ThreadStartResult,
 } from "../../../generated/codex-v2.js";
+import { askJoiningClient } from "../../bridge/interactions/index.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, requestedPolicy } from "../approval-policy.js";
 import { invalidParams } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 import { DynamicTools, dynamicFunctions } from "../dynamic-tools.js";
 import { hostCatalogSnapshot } from "../host-catalog.js";
+import { CodexServerRequests } from "../server-requests.js";
 import type { CodexThread } from "../thread.js";
 
 /**
@@ -60,7 +62,10 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
   // Otherwise it reports the session's mode, as it stands on every replica.
   else await thread.record.interactions.refreshSettings();
   // The thread's live notifications, which loading it brings, follow the response.
+  const joining = !thread.isLoadedBy(peer);
   thread.attach(peer, ctx.cause);
+  // Approvals and questions pending now were put to the clients there were: this one is asked at once.
+  if (joining) askJoiningClient(thread.record, new CodexServerRequests(() => thread, (p) => p === peer), services.log);
   return { thread: thread.thread(params.excludeTurns !== true), ...thread.settings() };
 }
 

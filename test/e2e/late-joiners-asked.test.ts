@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
+import { RawAcpClient } from "../support/acp-raw-client.js";
+import { openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
+import { startTestGateway, type TestGateway } from "../support/gateway.js";
+
+/**
+ * Clients that attach to a session while an approval is pending — a Codex client resuming the
+ * thread, an editor loading the session, an Ask client subscribing — are asked at once, each in
+ * its own words, as the clients that were there when it opened were; whoever decides first, every
+ * other prompt is withdrawn in its own words (Codex serverRequest/resolved, ACP $/cancel_request,
+ * Ask approval.updated), the late joiners' included.
+ */
+
+const echo: CommandToolConfig = {
+  name: "echo-json",
+  description: "Prints the JSON arguments it was given.",
+  parameters: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] },
+  command: "cat",
+};
+const CALL_ECHO = '/tool echo-json {"a":7}\nDone';
+const APPROVAL_REQUEST = "item/commandExecution/requestApproval";
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({ commandTools: [echo] });
+});
+afterAll(() => gw?.stop());
+
+/** A promise and the function that settles it. */
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe("a client that attaches while an approval is pending", () => {
+  it("is asked at once in every dialect; the one that decides withdraws the others' prompts", async () => {
+    // The turn is started by an Ask client that takes no reverse requests: nobody is asked yet.
+    const starter = await gw.client();
+    const sessionId = await openSession(starter);
+    const { turnId } = await starter.request("session/send", { sessionId, content: CALL_ECHO });
+    const approvalId = ((await starter.waitForEvent(sessionId, "approval.required")).payload as { id: string }).id;
+    const [toolUse] = payloadsOf<{ id: string }>(starter.eventsOf(sessionId), "tool.use");
+
+    // A Codex client resumes the thread, the first Codex client ever to touch it.
+    const codex = await gw.codexClient();
+    await codex.initialize();
+    codex.onRequest(APPROVAL_REQUEST, () => undefined);
+    const resumed = await codex.request("thread/resume", { threadId: sessionId });
+    expect(resumed.thread.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
+    const codexAsked = await codex.waitFor((m) => m.method === APPROVAL_REQUEST);
+    expect(codexAsked.params).toMatchObject({ threadId: sessionId, turnId, itemId: toolUse!.id });
+
+    // An editor loads the session.
+    const editor = await RawAcpClient.connect(gw.acpUrl);
+    editor.answer = () => undefined;
+    await editor.initialize();
+    expect((await editor.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] })).error).toBeUndefined();
+    const editorAsked = await editor.next((m) => m.method === "session/request_permission");
+
+    // An Ask client that takes reverse requests subscribes, is asked, and decides.
+    const phone = await gw.client();
+    const phoneAnswer = deferred<unknown>();
+    const phoneAsked = deferred<Record<string, unknown>>();
+    phone.reverse = (method, params) => {
+      expect(method).toBe("interaction/requestPermission");
+      phoneAsked.resolve(params);
+      return phoneAnswer.promise;
+    };
+    await phone.request("initialize", { client: { name: "phone", version: "1" }, capabilities: ["reverseRequests"] });
+    await phone.request("session/subscribe", { sessionId, deliveryKind: "live" });
+    expect(await phoneAsked.promise).toMatchObject({ sessionId, interactionId: approvalId, toolName: "echo-json", input: { a: 7 } });
+    phoneAnswer.resolve({ decision: "allow" });
+
+    expect(await waitForTerminal(starter, sessionId, turnId)).toMatchObject({ type: "turn.completed" });
+    expect(payloadsOf(starter.eventsOf(sessionId), "approval.updated")).toEqual([expect.objectContaining({ id: approvalId, status: "approved" })]);
+    expect(payloadsOf(starter.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ output: '{"a":7}', isError: false })]);
+    // Everyone else's prompt is withdrawn, in their own words.
+    await codex.waitFor((m) => m.method === "serverRequest/resolved" && m.params.requestId === codexAsked.id);
+    expect(await editor.next((m) => m.method === "$/cancel_request")).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: editorAsked.id } });
+    await phone.waitFor(() => payloadsOf(phone.eventsOf(sessionId), "approval.updated").length === 1, "the phone to hear the decision");
+    // Asked once each.
+    expect(codex.serverRequests(APPROVAL_REQUEST)).toHaveLength(1);
+    expect(editor.received.filter((m) => m.method === "session/request_permission")).toHaveLength(1);
+
+    expect(codex.invalid).toEqual([]);
+    expect(phone.invalid).toEqual([]);
+    await editor.close();
+    for (const client of [codex, phone, starter]) client.socket.terminate();
+  });
+
+  it("is asked on thread/resume while another Codex client has the thread loaded, and its decision withdraws that client's request", async () => {
+    const starter = await gw.client();
+    const sessionId = await openSession(starter);
+    const first = await gw.codexClient();
+    await first.initialize();
+    await first.request("thread/resume", { threadId: sessionId });
+    first.onRequest(APPROVAL_REQUEST, () => undefined);
+    const { turnId } = await starter.request("session/send", { sessionId, content: CALL_ECHO });
+    const firstAsked = await first.waitFor((m) => m.method === APPROVAL_REQUEST);
+
+    // The laptop's terminal comes back on a new connection and resumes the thread.
+    const second = await gw.codexClient();
+    await second.initialize();
+    second.onRequest(APPROVAL_REQUEST, () => ({ decision: "accept" }));
+    const resumed = await second.request("thread/resume", { threadId: sessionId, excludeTurns: true });
+    expect(resumed.thread.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
+    const secondAsked = await second.waitFor((m) => m.method === APPROVAL_REQUEST);
+    expect(secondAsked.params).toMatchObject({ threadId: sessionId, turnId, itemId: firstAsked.params.itemId });
+
+    const completed = await second.turnCompleted(turnId);
+    expect(completed.params.turn.status).toBe("completed");
+    await first.waitFor((m) => m.method === "serverRequest/resolved" && m.params.requestId === firstAsked.id);
+    await second.waitFor((m) => m.method === "serverRequest/resolved" && m.params.requestId === secondAsked.id);
+    const command = second.notifications("item/completed").find((m) => m.params.item.id === firstAsked.params.itemId);
+    expect(command?.params.item).toMatchObject({ type: "commandExecution", status: "completed" });
+    expect(payloadsOf(starter.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ output: '{"a":7}', isError: false })]);
+
+    expect(first.invalid).toEqual([]);
+    expect(second.invalid).toEqual([]);
+    for (const client of [first, second, starter]) client.socket.terminate();
+  });
+});
