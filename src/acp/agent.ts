@@ -27,11 +27,6 @@ export interface AcpAgentOptions {
   serverVersion: string;
   /** The operator's command tools (their names decide how their calls show). */
   commandTools?: CommandToolConfig[];
-  /**
-   * How long a turn a connection started may keep running once that connection is gone, before
-   * it is interrupted (the drain timeout): no Tau turn outlives its client for longer.
-   */
-  abandonedTurnGraceMs: number;
   /** Roots session working directories must lie in (as for Ask sessions); default: unconfined. */
   workspaceRoots?: WorkspaceRoots;
   log?: Log;
@@ -104,10 +99,15 @@ export class AcpAgent {
     return client;
   }
 
-  /** The connection is gone: its sessions stop streaming to it, and its turns get the grace period, then are interrupted. */
-  async disconnect(client: AcpClient, graceMs = this.options.abandonedTurnGraceMs): Promise<void> {
+  /**
+   * The connection is gone: its sessions stop streaming to it. The turns it started run on — a
+   * turn belongs to its session, not to a connection (the other clients of the session see it
+   * through, and this editor when it loads the session again); the interaction deadline and the
+   * gateway's drain bound it as they bound every turn.
+   */
+  async disconnect(client: AcpClient): Promise<void> {
     this.clients.delete(client);
-    await this.services.links.closeClient(client, graceMs);
+    await this.services.links.closeClient(client);
   }
 
   /** The requests the agent answers (its notifications go to `notify`). */

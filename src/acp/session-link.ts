@@ -202,15 +202,17 @@ export class SessionLink {
   }
 
   /**
-   * The connection let go of the session (session/close) or went away: no more updates, no more
-   * questions; a turn of this connection still running after `graceMs` is interrupted, so no
-   * Tau turn outlives its client for longer than that.
+   * The connection let go of the session (session/close, the gateway stopping) or went away: no
+   * more updates, no more questions. A turn this connection started belongs to the session and
+   * runs on for its other clients, or for this editor when it loads the session again — unless
+   * `interruptAfterMs` is given (session/close, which cancels it; the gateway stopping): a turn of
+   * this connection still running after that long is interrupted.
    */
-  async detach(graceMs: number): Promise<void> {
+  async detach(interruptAfterMs?: number): Promise<void> {
     for (const controller of this.asking.values()) controller.abort();
     const turn = this.turn;
-    if (turn) {
-      if (graceMs > 0) await Promise.race([turn.ended, delay(graceMs)]);
+    if (turn && interruptAfterMs !== undefined) {
+      if (interruptAfterMs > 0) await Promise.race([turn.ended, delay(interruptAfterMs)]);
       if (this.turn === turn && !this.turnSettled(turn.turnId)) {
         turn.cancelRequested = true;
         await this.interrupt();

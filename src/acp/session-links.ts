@@ -14,7 +14,7 @@ export class SessionLinks {
   private readonly byClient = new Map<AcpClient, Map<string, SessionLink>>();
   private readonly bySession = new Map<string, Set<SessionLink>>();
   private readonly choices = new Map<string, SessionChoices>();
-  /** Links let go of but still in their grace period (see close). */
+  /** Links let go of whose turn is still being cancelled (see close). */
   private readonly leaving = new Set<SessionLink>();
   /** Per session with links: stops telling them of the session's mode changes. */
   private readonly modeWatches = new Map<string, () => void>();
@@ -63,8 +63,8 @@ export class SessionLinks {
     return this.byClient.get(client)?.get(sessionId);
   }
 
-  /** Lets go of one link (see SessionLink.detach for `graceMs`). */
-  async close(link: SessionLink, graceMs: number): Promise<void> {
+  /** Lets go of one link (see SessionLink.detach for `interruptAfterMs`). */
+  async close(link: SessionLink, interruptAfterMs?: number): Promise<void> {
     const ofClient = this.byClient.get(link.client);
     if (ofClient?.get(link.sessionId) === link) ofClient.delete(link.sessionId);
     const links = this.bySession.get(link.sessionId);
@@ -76,23 +76,22 @@ export class SessionLinks {
     }
     this.leaving.add(link);
     try {
-      await link.detach(graceMs);
+      await link.detach(interruptAfterMs);
     } finally {
       this.leaving.delete(link);
     }
   }
 
-  /** Shutting down: every link lets go now, those still in their grace period included. */
+  /** Shutting down: every link lets go now and its turn is interrupted, those still being cancelled included. */
   async closeAll(): Promise<void> {
     const links = [...this.bySession.values()].flatMap((set) => [...set]);
     await Promise.all([...links.map((link) => this.close(link, 0)), ...[...this.leaving].map((link) => link.detach(0))]);
   }
 
-  /** Lets go of every link of a client (it disconnected). */
-  async closeClient(client: AcpClient, graceMs: number): Promise<void> {
+  /** Lets go of every link of a client (it disconnected); the turns it started run on. */
+  async closeClient(client: AcpClient): Promise<void> {
     const links = [...(this.byClient.get(client)?.values() ?? [])];
     this.byClient.delete(client);
-    await Promise.all(links.map((link) => this.close(link, graceMs)));
+    await Promise.all(links.map((link) => this.close(link)));
   }
-
 }

@@ -4,7 +4,6 @@ import { BridgeCore } from "../bridge/bridge-core.js";
 import type { HostRouter } from "../bridge/hosts/host-router.js";
 import { DEADLINE_GRACE_MS, gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { CodexBridge } from "../codex/codex-bridge.js";
-import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
 import type { Log } from "../shared/log.js";
@@ -27,8 +26,6 @@ export interface BridgeStackSettings {
   tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]>;
   eventRetention: number;
   interactionTimeoutMs: number;
-  /** How long a turn may run on after its client went away (the drain timeout; default DEFAULT_DRAIN_TIMEOUT_MS). */
-  drainTimeout?: number;
   /** `memory` (default) or `redis://HOST:PORT[/DB]`: what gateway replicas share. */
   store?: string;
   /** Redis store: host lease time to live. */
@@ -119,7 +116,6 @@ export class BridgeStack {
       core: this.core,
       serverVersion: gatewayVersion(),
       commandTools,
-      abandonedTurnGraceMs: settings.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT_MS,
       workspaceRoots,
       log,
     });

@@ -41,8 +41,8 @@ export interface AcpJsonRpcConnection {
   skipOversized(maxBytes: number): void;
   /** Interrupts the turns of this connection's prompts, which are then answered `cancelled`. */
   interruptTurns(budgetMs: number): Promise<void>;
-  /** The client is gone: see AcpAgent.disconnect for `graceMs` (default: the agent's). */
-  close(graceMs?: number): Promise<void>;
+  /** The client is gone: see AcpAgent.disconnect. */
+  close(): Promise<void>;
 }
 
 export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => void, options: AcpJsonRpcOptions = {}): AcpJsonRpcConnection {
@@ -90,10 +90,10 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     receive: (text) => connection.receive(text),
     skipOversized: (maxBytes) => connection.skipOversized(maxBytes),
     interruptTurns: (budgetMs) => agent.interruptTurns(client, budgetMs),
-    async close(graceMs?: number) {
+    async close() {
       if (connection.closed) return;
       connection.close();
-      await agent.disconnect(client, graceMs);
+      await agent.disconnect(client);
     },
   };
 }

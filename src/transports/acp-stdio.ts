@@ -42,7 +42,7 @@ export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Wr
       return {
         receive: (line) => connection.receive(line),
         oversized: (maxLineBytes) => connection.skipOversized(maxLineBytes),
-        close: () => void connection.close(0),
+        close: () => void connection.close(),
       };
     },
     { maxLineBytes: options.maxLineBytes, onError: options.onError, recording: options.recording },
@@ -54,7 +54,7 @@ export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Wr
     await connection.interruptTurns(SHUTDOWN_TURN_ENDING.turnsMs);
     await stream.whenSettled(SHUTDOWN_TURN_ENDING.answersMs);
   }
-  await connection.close(0);
+  await connection.close();
   await stream.close();
   return why;
 }

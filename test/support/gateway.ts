@@ -36,6 +36,8 @@ export interface TestGatewayOptions {
   /** Reach the Tau host through a counting relay (which can hold the host's messages back). */
   relay?: boolean;
   host?: Omit<TauHostOptions, "port" | "stateDir">;
+  /** --drain-timeout, in ms (default: serve's). */
+  drainTimeoutMs?: number;
 }
 
 export interface TestGateway {
@@ -100,17 +102,16 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   };
   try {
     if (options.relay) relay = await startCountingRelay(host!.url);
-    await stack.start(
-      {
-        upstream: relay?.url ?? host!.url,
-        defaultCwd: cwd,
-        workspaceRoots: options.workspaceRoots,
-        eventRetention: options.eventRetention ?? 10_000,
-        interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
-      },
-      options.commandTools ?? [],
-      () => undefined,
-    );
+    // Every setting goes to the stack and the app alike, as `serve` hands them its one settings object.
+    const settings = {
+      upstream: relay?.url ?? host!.url,
+      defaultCwd: cwd,
+      workspaceRoots: options.workspaceRoots,
+      eventRetention: options.eventRetention ?? 10_000,
+      interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
+      drainTimeout: options.drainTimeoutMs,
+    };
+    await stack.start(settings, options.commandTools ?? [], () => undefined);
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
@@ -121,6 +122,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       },
       codex: { bridge: stack.codex! },
       acp: { agent: stack.acp! },
+      drainTimeoutMs: settings.drainTimeout,
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
     const rpcUrl = `${address.replace("http://", "ws://")}/rpc`;
