@@ -82,17 +82,19 @@ export class SessionLink {
   /**
    * Starts streaming the session's updates: after its history (session/load) or from now on. The
    * replay and the subscription happen in one go, so no event falls between them; interactions
-   * already waiting are put to the client right after.
+   * already waiting are put to the client right after, and after the answer to `cause` (the
+   * session/load or session/resume that attached it: an editor may refuse a request about a session
+   * it has not been told about yet, and a refusal would deny the approval).
    */
-  attach(options: { replay: boolean }): void {
+  attach(options: { replay: boolean; cause?: RequestCause }): void {
     if (options.replay) this.replay();
     this.unsubscribe ??= this.record.hub.log.subscribe((event) => this.onEvent(event));
     // Pending on any replica of the gateway (read from the interaction store).
     this.record.interactions.shared.list().then(
       (pending) => {
         for (const interaction of pending) {
-          if (interaction.kind === "approval") this.askPermission(interaction.id, interaction.payload);
-          else if (interaction.kind === "user_input") this.askQuestion(interaction.id, interaction.payload);
+          if (interaction.kind === "approval") this.askPermission(interaction.id, interaction.payload, options.cause);
+          else if (interaction.kind === "user_input") this.askQuestion(interaction.id, interaction.payload, options.cause);
         }
       },
       (error: unknown) => this.services.log?.("warn", "listing pending interactions failed", { sessionId: this.sessionId, error: String(error) }),
@@ -279,18 +281,18 @@ export class SessionLink {
   // ── Interactions ──────────────────────────────────────────────────────────
 
   /** A command tool call waits for approval: ask the user, unless they rejected the tool for the session. */
-  private askPermission(interactionId: string, approval: ApprovalDetails): void {
-    this.ifPending(interactionId, () => this.putPermission(interactionId, approval));
+  private askPermission(interactionId: string, approval: ApprovalDetails, cause?: RequestCause): void {
+    this.ifPending(interactionId, () => this.putPermission(interactionId, approval, cause));
   }
 
-  private putPermission(interactionId: string, approval: ApprovalDetails): void {
+  private putPermission(interactionId: string, approval: ApprovalDetails, cause?: RequestCause): void {
     const { toolName } = approval;
     if (this.services.choices.rejectsAlways(toolName)) {
       return this.resolve(() => this.record.interactions.shared.reject(interactionId, `${toolName} is rejected for the rest of this session`));
     }
-    const toolCall = this.toolCallFor(interactionId, toolName, `Run ${toolName}`, approval.args);
+    const toolCall = this.toolCallFor(interactionId, toolName, `Run ${toolName}`, approval.args, cause);
     const options = commandToolOptions(toolName);
-    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options }, (answer) => {
+    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options }, cause, (answer) => {
       const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, options);
       const interactions = this.record.interactions.shared;
       switch (choice.kind) {
@@ -315,7 +317,7 @@ export class SessionLink {
   private askPlanApproval(interactionId: string): void {
     if (this.asking.has(interactionId)) return;
     const toolCall = this.toolCallFor(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval");
-    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, (answer) => {
+    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, undefined, (answer) => {
       const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, PLAN_OPTIONS);
       const interactions = this.record.interactions.shared;
       if (choice.kind === "allow_once") return interactions.approvePlan();
@@ -328,11 +330,11 @@ export class SessionLink {
    * client's and no connection of the session can ask, the question is declined at once, so the
    * model asks in its reply instead of waiting for the deadline.
    */
-  private askQuestion(interactionId: string, question: UserInputDetails): void {
-    this.ifPending(interactionId, () => this.putQuestion(interactionId, question));
+  private askQuestion(interactionId: string, question: UserInputDetails, cause?: RequestCause): void {
+    this.ifPending(interactionId, () => this.putQuestion(interactionId, question, cause));
   }
 
-  private putQuestion(interactionId: string, question: UserInputDetails): void {
+  private putQuestion(interactionId: string, question: UserInputDetails, cause?: RequestCause): void {
     if (!this.client.canElicit) {
       const links = this.services.linksOfSession();
       if (links.some((l) => l.prompting) && !links.some((l) => l.client.canElicit && !l.client.peer.closed)) {
@@ -341,7 +343,7 @@ export class SessionLink {
       return;
     }
     const toolCallId = this.updates.link(interactionId, ASK_USER_TOOL);
-    this.ask(interactionId, "elicitation/create", questionForm(this.sessionId, toolCallId, question), (answer) => {
+    this.ask(interactionId, "elicitation/create", questionForm(this.sessionId, toolCallId, question), cause, (answer) => {
       const outcome = answer instanceof Error ? { unanswered: `the question could not be shown (${answer.message})` } : questionAnswer(answer);
       const interactions = this.record.interactions.shared;
       return "answered" in outcome ? interactions.respond(interactionId, outcome.answered) : interactions.decline(interactionId, outcome.unanswered);
@@ -349,11 +351,11 @@ export class SessionLink {
   }
 
   /** The tool call a permission request is about: the card already shown, or one announced now. */
-  private toolCallFor(interactionId: string, toolName: string, title: string, args?: Record<string, unknown>): ToolCallUpdate {
+  private toolCallFor(interactionId: string, toolName: string, title: string, args?: Record<string, unknown>, cause?: RequestCause): ToolCallUpdate {
     let toolCallId = this.updates.link(interactionId, toolName);
     if (!toolCallId) {
       const card = this.updates.waitingCard(interactionId, toolName, title, this.updateContext());
-      this.send(card.update);
+      this.send(card.update, cause);
       toolCallId = card.toolCallId;
     }
     return { toolCallId, status: "pending", ...(args ? { rawInput: args } : {}) };
@@ -364,20 +366,22 @@ export class SessionLink {
   }
 
   /**
-   * Sends a request about an interaction and acts on the answer (or on the failure, as an Error),
-   * unless the interaction was settled meanwhile (its request is then aborted and the answer ignored).
+   * Sends a request about an interaction (after the answer to `cause`, when given) and acts on the
+   * answer (or on the failure, as an Error), unless the interaction was settled meanwhile (its
+   * request is then aborted and the answer ignored).
    */
   private ask<M extends "session/request_permission" | "elicitation/create">(
     interactionId: string,
     method: M,
     params: ServerRequests[M]["params"],
+    cause: RequestCause | undefined,
     decide: (answer: unknown) => Promise<void>,
   ): void {
     // A connection that went away answers nothing: the interaction waits for others, or the deadline.
     if (this.client.peer.closed) return;
     const controller = new AbortController();
     this.asking.set(interactionId, controller);
-    this.client.peer.request(method, params, controller.signal).then(
+    this.client.peer.request(method, params, controller.signal, cause).then(
       (answer) => {
         if (!controller.signal.aborted) this.resolve(() => decide(answer));
       },

@@ -47,17 +47,22 @@ describe("a client that attaches while an approval is pending", () => {
     const codex = await gw.codexClient();
     await codex.initialize();
     codex.onRequest(APPROVAL_REQUEST, () => undefined);
-    const resumed = await codex.request("thread/resume", { threadId: sessionId });
-    expect(resumed.thread.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
+    const resumed = await codex.requestRaw("thread/resume", { threadId: sessionId });
+    expect(resumed.result.thread.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
     const codexAsked = await codex.waitFor((m) => m.method === APPROVAL_REQUEST);
     expect(codexAsked.params).toMatchObject({ threadId: sessionId, turnId, itemId: toolUse!.id });
+    // After the answer that loaded the thread, as every notification loading it brings.
+    expect(codex.received.indexOf(codexAsked)).toBeGreaterThan(codex.received.indexOf(resumed));
 
     // An editor loads the session.
     const editor = await RawAcpClient.connect(gw.acpUrl);
     editor.answer = () => undefined;
     await editor.initialize();
-    expect((await editor.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] })).error).toBeUndefined();
+    const loaded = await editor.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
+    expect(loaded.error).toBeUndefined();
     const editorAsked = await editor.next((m) => m.method === "session/request_permission");
+    // After the answer: an editor may refuse a request about a session it has not been told about yet.
+    expect(editor.received.indexOf(editorAsked)).toBeGreaterThan(editor.received.indexOf(loaded));
 
     // An Ask client that takes reverse requests subscribes, is asked, and decides.
     const phone = await gw.client();

@@ -49,7 +49,7 @@ export async function loadSession(ctx: AcpMethodContext, params: SessionLoadPara
   checkDirectories(params.cwd, params.additionalDirectories);
   const record = await accessSession(ctx, params.sessionId);
   const { link, created } = ctx.services.links.open(ctx.client, record);
-  if (created) link.attach({ replay: true });
+  if (created) link.attach({ replay: true, cause: ctx.cause });
   else link.replay();
   if (params.mcpServers.length > 0) link.send(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices), ctx.cause);
   await record.interactions.refreshSettings();
@@ -61,7 +61,7 @@ export async function resumeSession(ctx: AcpMethodContext, params: SessionResume
   checkDirectories(params.cwd, params.additionalDirectories);
   const record = await accessSession(ctx, params.sessionId);
   const { link, created } = ctx.services.links.open(ctx.client, record);
-  if (created) link.attach({ replay: false });
+  if (created) link.attach({ replay: false, cause: ctx.cause });
   if (params.mcpServers?.length) link.send(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices), ctx.cause);
   await record.interactions.refreshSettings();
   return { modes: modeState(record.interactions.mode) };
