@@ -126,4 +126,24 @@ describe("a client that attaches while an approval is pending", () => {
     expect(second.invalid).toEqual([]);
     for (const client of [first, second, starter]) client.socket.terminate();
   });
+
+  it("is asked a pending question too: a Codex client resuming the thread is told waitingOnUserInput and sent the question", async () => {
+    const starter = await gw.client();
+    const sessionId = await openSession(starter);
+    const { turnId } = await starter.request("session/send", { sessionId, content: '/tool ask_user {"question":"Which colour?","options":["red","blue"]}' });
+    await starter.waitForEvent(sessionId, "input.requested");
+
+    const codex = await gw.codexClient();
+    await codex.initialize();
+    codex.onRequest("item/tool/requestUserInput", (params) => ({ answers: { [params.questions[0].id]: { answers: ["blue"] } } }));
+    const resumed = await codex.request("thread/resume", { threadId: sessionId, excludeTurns: true });
+    expect(resumed.thread.status).toEqual({ type: "active", activeFlags: ["waitingOnUserInput"] });
+    const asked = await codex.waitFor((m) => m.method === "item/tool/requestUserInput");
+    expect(asked.params.questions[0]).toMatchObject({ question: "Which colour?", options: [{ label: "red" }, { label: "blue" }] });
+
+    expect(await waitForTerminal(starter, sessionId, turnId)).toMatchObject({ type: "turn.completed" });
+    expect(payloadsOf(starter.eventsOf(sessionId), "input.resolved")).toEqual([expect.objectContaining({ response: "blue" })]);
+    expect(codex.invalid).toEqual([]);
+    for (const client of [codex, starter]) client.socket.terminate();
+  });
 });
