@@ -104,10 +104,11 @@ export class CodexThread {
 
   /**
    * A turn already running when the thread is made: the translator goes through what the session's
-   * log holds of it, so the thread knows the turn as if it had been loaded all along — its items,
-   * and the approvals and questions it waits on (a client resuming it is told `waitingOnApproval`
-   * and asked). No connection has the thread loaded yet, so nothing is sent. A turn whose start the
-   * log no longer holds is only known from now on.
+   * log holds of it, so the thread knows the turn's tool items and the approvals and questions it
+   * waits on, as if it had been loaded all along (a client resuming it is told `waitingOnApproval`
+   * and asked). The text streamed so far is left out: a resuming client has it in the thread's
+   * history, and live text goes on from there as for a turn adopted. No connection has the thread
+   * loaded yet, so nothing is sent. A turn whose start the log no longer holds is only known from now on.
    */
   private catchUpOn(turnId: string): void {
     const { log } = this.record.hub;
@@ -116,7 +117,9 @@ export class CodexThread {
     let start = events.length - 1;
     while (start >= 0 && !startsIt(events[start]!)) start--;
     if (start < 0) return this.translator.adoptRunningTurn(turnId);
-    for (const event of events.slice(start)) this.translator.event(event);
+    for (const event of events.slice(start)) {
+      if (event.type !== "model.streaming" && event.type !== "model.thinking") this.translator.event(event);
+    }
   }
 
   get snapshot(): Snapshot {
