@@ -1,12 +1,14 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { machineInfo } from "./machine.js";
 import { connectionsWithinLimit, measureIdleConnections, type MemoryResult } from "./memory.js";
 import { measurePatternValidation } from "./patterns.js";
-import { builtCli, repoRoot } from "./processes.js";
+import { buildCheckout } from "./build.js";
+import { compareWithRef } from "./compare.js";
+import { parseRounds } from "./compare-plan.js";
+import { repoRoot } from "./processes.js";
 import { computeRatios, markdownReport, type BenchResults } from "./report.js";
 import { measureRoundTrip, type RoundTripResult, type Target } from "./round-trip.js";
 import { measureDirectRound, measureGatewayRound, type SendRoundResult } from "./send-round.js";
@@ -28,11 +30,18 @@ import { round } from "./stats.js";
  * Benchmarks measure; they assert nothing about timings.
  *
  * Options: --quick (shorter windows, fewer items: for trying the harness, not for reporting),
- * --no-build (use the existing dist/).
+ * --no-build (use the existing dist/), --json-out FILE (write the results there only),
+ * --compare REF [--rounds N] (this build against REF's, alternated in one series: compare.ts).
  */
 
 const { values: flags } = parseArgs({
-  options: { quick: { type: "boolean", default: false }, "no-build": { type: "boolean", default: false } },
+  options: {
+    quick: { type: "boolean", default: false },
+    "no-build": { type: "boolean", default: false },
+    "json-out": { type: "string" },
+    compare: { type: "string" },
+    rounds: { type: "string" },
+  },
   strict: true,
 });
 
@@ -56,22 +65,16 @@ function log(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
 }
 
-/** Builds dist/; returns a note when the build reported errors but still emitted JavaScript. */
-function build(): string | undefined {
-  log("building (npm run build)");
-  const result = spawnSync("npm", ["run", "build", "--silent"], { cwd: repoRoot, stdio: ["ignore", "inherit", "inherit"] });
-  if (result.status === 0) return undefined;
-  // tsc still emits; a type error elsewhere in the tree need not stop a measurement.
-  if (!existsSync(builtCli)) throw new Error(`the build failed and ${builtCli} does not exist`);
-  log("WARNING: the build reported errors; measuring the JavaScript it emitted");
-  return "the build reported type errors; the JavaScript it emitted was measured";
-}
-
 async function main(): Promise<void> {
+  if (flags.compare !== undefined) {
+    if (flags["json-out"] !== undefined) throw new Error("--json-out is for single runs; --compare writes bench/results/compare-<time>.json");
+    return compareWithRef({ ref: flags.compare, rounds: parseRounds(flags.rounds ?? "3"), quick, build: !flags["no-build"], log });
+  }
+  if (flags.rounds !== undefined) throw new Error("--rounds goes with --compare <ref>");
   const began = Date.now();
   const machine = machineInfo();
   const notes: string[] = [];
-  const buildNote = flags["no-build"] ? undefined : build();
+  const buildNote = flags["no-build"] ? undefined : buildCheckout(repoRoot, log);
   if (buildNote) notes.push(buildNote);
   if (quick) notes.push("--quick run: shorter windows and smaller workloads; not for reporting");
   if (machine.loadAverage[0]! > machine.cores / 2) {
@@ -203,6 +206,12 @@ async function main(): Promise<void> {
   const text = `${JSON.stringify(results, null, 2)}\n`;
   const name = `${results.startedAt.replace(/[:.]/g, "-")}.json`;
   process.stdout.write(`${markdownReport(results)}\n`);
+  if (flags["json-out"] !== undefined) {
+    // A run of a comparison (compare.ts), or anyone who wants the results elsewhere: not bench/results/.
+    writeFileSync(flags["json-out"], text);
+    log(`results written to ${flags["json-out"]}`);
+    return;
+  }
   if (quick) {
     // Not for reporting: kept out of bench/results/.
     const path = join(tmpdir(), `tau-gateway-bench-quick-${name}`);
