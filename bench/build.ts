@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 /**
  * `npm run build` in a checkout (this one, or the other build of a comparison). Returns a note when
@@ -8,7 +8,7 @@ import { join } from "node:path";
  * a type error elsewhere in the tree need not stop a measurement.
  */
 export function buildCheckout(root: string, log: (line: string) => void): string | undefined {
-  log(`building (npm run build in ${root})`);
+  log(`building (npm run build in ${resolve(root)})`);
   const result = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: ["ignore", process.stderr, "inherit"] });
   if (result.status === 0) return undefined;
   const cli = cliOf(root);

@@ -55,9 +55,11 @@ export function figuresOf(results: BenchResults): Figure[] {
     if (r.target === "gateway") add(`${name}: gateway CPU µs/round`, r.gatewayCpuUsPerRound, "lower");
     add(`${name}: host CPU µs/round`, r.hostCpuUsPerRound, "lower");
   }
-  add("`validate`: lines/s", results.validation.linesPerSecond, "higher");
-  add("`validate`: peak RSS MiB", results.validation.peakRssMiB, "lower");
+  if (results.validation) {
+    add("`validate`: lines/s", results.validation.linesPerSecond, "higher");
+    add("`validate`: peak RSS MiB", results.validation.peakRssMiB, "lower");
+  }
   for (const m of results.memory) add(`Idle WebSocket on \`${m.route}\`: KiB each`, m.perConnectionKiB, "lower");
-  add("Startup → `/readyz` 200: ms", results.startup.readyMs, "lower");
+  if (results.startup) add("Startup → `/readyz` 200: ms", results.startup.readyMs, "lower");
   return out;
 }

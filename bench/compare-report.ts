@@ -9,6 +9,8 @@ export interface ComparisonSetting {
   old: string;
   new: string;
   schedule: readonly Build[];
+  /** Runs that failed, with why: their figures are missing. */
+  failedRuns: readonly string[];
   quick: boolean;
   /** The notes each build's runs reported (auth, skipped rows, load), each once. */
   notes: Record<Build, readonly string[]>;
@@ -44,6 +46,7 @@ export function comparisonReport(setting: ComparisonSetting, rows: readonly RowC
     `## Benchmark comparison: new = ${setting.new}, old = ${setting.old}`,
     "",
     summary,
+    ...(setting.failedRuns.length === 0 ? [] : ["", `**${setting.failedRuns.length} run${setting.failedRuns.length === 1 ? "" : "s"} failed**, so the figures below are from fewer rounds than planned:`, ...setting.failedRuns.map((failure) => `- ${failure}`)]),
     "",
     `How it ran: ${rounds} round${rounds === 1 ? "" : "s"}, each running the whole benchmark once per build (every part in processes of its own), one after the other in this order: ${setting.schedule.join(", ")}. Every other round swaps the builds so a machine that gets busier or quieter weighs on both alike.${setting.quick ? " `--quick` windows: for trying the harness, not for reporting." : ""}`,
     "",

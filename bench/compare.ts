@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { buildCheckout, cliOf } from "./build.js";
 import { figuresOf } from "./compare-figures.js";
 import { alternationSchedule, type Build } from "./compare-plan.js";
@@ -10,6 +10,7 @@ import { compareRounds, type RoundFigures } from "./compare-stats.js";
 import { machineInfo } from "./machine.js";
 import { repoRoot } from "./processes.js";
 import type { BenchResults } from "./report.js";
+import { UsageError } from "./usage-error.js";
 
 /**
  * `npm run bench -- --compare <ref>`: the working tree's build against the build of a git ref, in
@@ -24,6 +25,8 @@ export interface CompareOptions {
   ref: string;
   rounds: number;
   quick: boolean;
+  /** --only sections, passed on to every run; undefined: all. */
+  only: readonly string[] | undefined;
   /** false with --no-build: measure the working tree's existing dist/. */
   build: boolean;
   log: (line: string) => void;
@@ -35,7 +38,10 @@ export interface ComparisonResults {
   old: { ref: string; commit: string };
   new: { commit: string; uncommittedChanges: boolean };
   schedule: Build[];
+  /** Runs that failed, with why; their figures are missing from the comparison. */
+  failedRuns: string[];
   quick: boolean;
+  only: readonly string[] | undefined;
   runs: Array<{ build: Build; results: BenchResults }>;
 }
 
@@ -46,9 +52,9 @@ function git(args: string[]): { ok: boolean; out: string; err: string } {
 
 /** The commit a ref names, or a clear error when it names none. */
 export function resolveRef(ref: string): string {
-  if (ref.startsWith("-")) throw new Error(`--compare needs a git ref (branch, tag or commit), not "${ref}"`);
+  if (ref.startsWith("-")) throw new UsageError(`--compare needs a git ref (branch, tag or commit), not "${ref}"`);
   const found = git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
-  if (!found.ok || !found.out) throw new Error(`--compare: "${ref}" names no commit in ${repoRoot} (try a branch, a tag or a commit hash; \`git log --oneline\` lists commits)`);
+  if (!found.ok || !found.out) throw new UsageError(`--compare: "${ref}" names no commit in ${resolve(repoRoot)} (try a branch, a tag or a commit hash; \`git log --oneline\` lists commits)`);
   return found.out;
 }
 
@@ -79,8 +85,9 @@ function install(dir: string, log: (line: string) => void): void {
 }
 
 /** One whole benchmark of one build, as a process of its own; its results as written to `out`. */
-function runBench(cli: string, quick: boolean, out: string): Promise<BenchResults> {
-  const args = ["--import", "tsx", join(repoRoot, "bench", "main.ts"), "--no-build", "--json-out", out, ...(quick ? ["--quick"] : [])];
+function runBench(cli: string, options: CompareOptions, out: string): Promise<BenchResults> {
+  const passed = [...(options.quick ? ["--quick"] : []), ...(options.only ? ["--only", options.only.join(",")] : [])];
+  const args = ["--import", "tsx", join(repoRoot, "bench", "main.ts"), "--no-build", "--json-out", out, ...passed];
   // stdout (the single run's tables) is dropped: the comparison prints its own; progress goes to stderr.
   const child = spawn(process.execPath, args, { cwd: repoRoot, env: { ...process.env, TAU_BENCH_CLI: cli }, stdio: ["ignore", "ignore", "inherit"] });
   return new Promise((resolve, reject) => {
@@ -94,7 +101,7 @@ function runBench(cli: string, quick: boolean, out: string): Promise<BenchResult
 
 export async function compareWithRef(options: CompareOptions): Promise<void> {
   const { log } = options;
-  if (process.env.TAU_BENCH_CLI) throw new Error("--compare measures the working tree's build against the ref's: unset TAU_BENCH_CLI");
+  if (process.env.TAU_BENCH_CLI) throw new UsageError("--compare measures the working tree's build against the ref's: unset TAU_BENCH_CLI");
   const began = new Date();
   const schedule = alternationSchedule(options.rounds);
   const oldCommit = resolveRef(options.ref);
@@ -128,23 +135,33 @@ export async function compareWithRef(options: CompareOptions): Promise<void> {
     for (const build of ["old", "new"] as const) if (!existsSync(cli[build])) throw new Error(`the ${build} build has no command line at ${cli[build]}`);
 
     const runs: ComparisonResults["runs"] = [];
+    const failedRuns: string[] = [];
     for (const [index, build] of schedule.entries()) {
-      log(`run ${index + 1} of ${schedule.length}: ${build} build, ${names[build]}`);
-      const results = await runBench(cli[build], options.quick, join(scratch, `${index}-${build}.json`));
-      runs.push({ build, results });
-      notes[build].push(...results.notes);
+      const run = `run ${index + 1} of ${schedule.length} (${build} build)`;
+      log(`${run}: ${names[build]}`);
+      try {
+        const results = await runBench(cli[build], options, join(scratch, `${index}-${build}.json`));
+        runs.push({ build, results });
+        notes[build].push(...results.notes);
+      } catch (err) {
+        // One failed run (a busy machine timing out a start-up, say) costs its figures, not the series.
+        const reason = err instanceof Error ? err.message : String(err);
+        log(`${run} failed, going on without it: ${reason}`);
+        failedRuns.push(`${run}: ${reason}`);
+      }
     }
+    for (const build of ["old", "new"] as const) if (!runs.some((run) => run.build === build)) throw new Error(`every run of the ${build} build failed; their output is above`);
 
     const rounds: RoundFigures[] = runs.map((run) => ({ build: run.build, figures: figuresOf(run.results) }));
     const m = machineInfo();
     const loads = runs.map((run) => run.results.machine.loadAverage[0]).join(", ");
     const machine = `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.kernel}; 1-minute load average at the start of each run: ${loads}. Started ${began.toISOString()}, ${Math.round((Date.now() - began.getTime()) / 1000)} s in all.`;
-    process.stdout.write(`${comparisonReport({ old: names.old, new: names.new, schedule, quick: options.quick, notes, machine }, compareRounds(rounds))}\n`);
+    process.stdout.write(`${comparisonReport({ old: names.old, new: names.new, schedule, failedRuns, quick: options.quick, notes, machine }, compareRounds(rounds))}\n`);
 
-    const record: ComparisonResults = { startedAt: began.toISOString(), old: { ref: options.ref, commit: oldCommit }, new: { commit: newCommit, uncommittedChanges }, schedule, quick: options.quick, runs };
+    const record: ComparisonResults = { startedAt: began.toISOString(), old: { ref: options.ref, commit: oldCommit }, new: { commit: newCommit, uncommittedChanges }, schedule, failedRuns, quick: options.quick, only: options.only, runs };
     const name = `compare-${began.toISOString().replace(/[:.]/g, "-")}.json`;
-    // Like single runs: --quick results are not for reporting and stay out of bench/results/.
-    const dir = options.quick ? tmpdir() : join(repoRoot, "bench", "results");
+    // Like single runs: --quick and --only results are not for reporting and stay out of bench/results/.
+    const dir = options.quick || options.only ? tmpdir() : join(repoRoot, "bench", "results");
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, name), `${JSON.stringify(record, null, 2)}\n`);
     log(`every run's results written to ${join(dir, name)}`);

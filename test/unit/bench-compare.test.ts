@@ -5,6 +5,7 @@ import { alternationSchedule, parseRounds } from "../../bench/compare-plan.js";
 import { comparisonReport, figure, type ComparisonSetting } from "../../bench/compare-report.js";
 import { compareRounds, middle, relativeSpread, verdictOf } from "../../bench/compare-stats.js";
 import { resolveRef } from "../../bench/compare.js";
+import { SECTIONS, selectSections } from "../../bench/sections.js";
 import type { BenchResults } from "../../bench/report.js";
 
 /** `npm run bench -- --compare <ref>`: the order of the runs, the statistics and the table (the runs themselves are not run here). */
@@ -76,7 +77,7 @@ describe("the figures of a run", () => {
   it("names each figure once, with the direction that is better", () => {
     expect(new Set(figures.map((f) => f.label)).size).toBe(figures.length);
     expect(figures).toContainEqual({ label: "`session.list`, 1 client, gateway `/tau`: requests/s", value: latest.roundTrip.find((r) => r.target === "gateway" && r.clients === 1)!.requestsPerSecond, better: "higher" });
-    expect(figures).toContainEqual({ label: "Startup → `/readyz` 200: ms", value: latest.startup.readyMs, better: "lower" });
+    expect(figures).toContainEqual({ label: "Startup → `/readyz` 200: ms", value: latest.startup!.readyMs, better: "lower" });
     expect(figures.find((f) => f.label === "ACP `/acp`, 100 connections: gateway CPU µs/delta")?.better).toBe("lower");
   });
 
@@ -91,6 +92,7 @@ describe("the comparison table", () => {
     old: "main (abc1234567)",
     new: "working tree (def7654321)",
     schedule: alternationSchedule(rounds),
+    failedRuns: [],
     quick: false,
     notes: { old: ["gateway with bearer-token auth", "old note"], new: ["gateway with bearer-token auth", "new note"] },
     machine: "Test machine.",
@@ -121,6 +123,12 @@ describe("the comparison table", () => {
     expect(text).toContain("| rate ↑ | 1,000 | 500 | 0.50× | – | no noise estimate |");
   });
 
+  it("says which runs failed, when some did", () => {
+    expect(comparisonReport(setting(2), rows)).not.toContain("failed");
+    const text = comparisonReport({ ...setting(2), failedRuns: ["run 3 of 4 (new build): exit 1"] }, rows);
+    expect(text).toContain("**1 run failed**, so the figures below are from fewer rounds than planned:\n- run 3 of 4 (new build): exit 1");
+  });
+
   it("gives notes both builds' runs gave once, and says which build gave the others", () => {
     const text = comparisonReport(setting(2), rows);
     expect(text.match(/gateway with bearer-token auth/g)).toHaveLength(1);
@@ -138,5 +146,16 @@ describe("the ref to compare with", () => {
     expect(resolveRef("HEAD")).toMatch(/^[0-9a-f]{40}$/);
     expect(() => resolveRef("no-such-branch-or-tag")).toThrow('--compare: "no-such-branch-or-tag" names no commit');
     expect(() => resolveRef("--all")).toThrow('--compare needs a git ref (branch, tag or commit), not "--all"');
+  });
+});
+
+describe("--only", () => {
+  it("runs every section without it, and the named ones (repeated or comma-separated) with it, in the benchmark's order", () => {
+    expect([...selectSections(undefined)]).toEqual([...SECTIONS]);
+    expect([...selectSections(["startup,round-trip", "memory"])]).toEqual(["round-trip", "memory", "startup"]);
+  });
+
+  it("names the sections there are when given one there is not", () => {
+    expect(() => selectSections(["round-trip,roundtrip"])).toThrow('--only: no section "roundtrip"; the sections are round-trip, streaming,');
   });
 });
