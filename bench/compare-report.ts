@@ -12,6 +12,8 @@ export interface ComparisonSetting {
   /** Runs that failed, with why: their figures are missing. */
   failedRuns: readonly string[];
   quick: boolean;
+  /** --only sections; undefined: every part. */
+  only: readonly string[] | undefined;
   /** The notes each build's runs reported (auth, skipped rows, load), each once. */
   notes: Record<Build, readonly string[]>;
   /** Machine, Node and load, one line. */
@@ -48,13 +50,13 @@ export function comparisonReport(setting: ComparisonSetting, rows: readonly RowC
     summary,
     ...(setting.failedRuns.length === 0 ? [] : ["", `**${setting.failedRuns.length} run${setting.failedRuns.length === 1 ? "" : "s"} failed**, so the figures below are from fewer rounds than planned:`, ...setting.failedRuns.map((failure) => `- ${failure}`)]),
     "",
-    `How it ran: ${rounds} round${rounds === 1 ? "" : "s"}, each running the whole benchmark once per build (every part in processes of its own), one after the other in this order: ${setting.schedule.join(", ")}. Every other round swaps the builds so a machine that gets busier or quieter weighs on both alike.${setting.quick ? " `--quick` windows: for trying the harness, not for reporting." : ""}`,
+    `How it ran: ${rounds} round${rounds === 1 ? "" : "s"}, each running ${setting.only ? `the benchmark's ${setting.only.join(", ")} (\`--only\`)` : "the whole benchmark"} once per build (every part in processes of its own), one after the other in this order: ${setting.schedule.join(", ")}. Every other round swaps the builds so a machine that gets busier or quieter weighs on both alike.${setting.quick ? " `--quick` windows: for trying the harness, not for reporting." : ""}`,
     "",
     "How to read it:",
     "- **Old**, **New**: the median of the build's rounds, and in brackets the lowest and highest round.",
     "- **New ÷ old**: the new median over the old one. ↑ rows are better higher (rates), ↓ rows better lower (latency, CPU, memory).",
-    "- **Noise**: the larger of the two builds' spreads across their own rounds, (highest − lowest) ÷ median: how far the same build moved from round to round on this machine.",
-    "- **Verdict**: **worse** when the new build is worse than the old by more than the noise, better when it is better by more than it, within noise otherwise. The rows through nginx and the Node.js relay run the same relay against each build's Tau host: they show the machine's noise as much as anything.",
+    "- **Noise**: how far the same build moved from round to round on this machine: its highest round over its lowest, less 1, for whichever of the two builds moved more.",
+    "- **Verdict**: **worse** when the new build is worse than the old by a larger factor than the noise (new ÷ old above 1 + noise where lower is better, old ÷ new above it where higher is better), better likewise the other way, within noise otherwise. The rows through nginx and the Node.js relay run the same relay against each build's Tau host: they show the machine's noise as much as anything.",
     "",
     "| Figure | Old | New | New ÷ old | Noise | Verdict |",
     "| --- | ---: | ---: | ---: | ---: | --- |",

@@ -24,7 +24,7 @@ export interface RowComparison {
   newMedian: number | null;
   /** newMedian ÷ oldMedian. */
   ratio: number | null;
-  /** The larger of the two builds' relative spreads across their rounds; null with fewer than 2 rounds of either. */
+  /** The larger of the two builds' relative spreads across their rounds (relativeSpread); null with fewer than 2 rounds of either. */
   noise: number | null;
   verdict: Verdict;
 }
@@ -37,11 +37,15 @@ export function middle(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
 }
 
-/** (max − min) ÷ median: how far one build's figure moved from round to round; null below 2 values. */
+/**
+ * max ÷ min − 1: by how much one build's highest round exceeded its lowest; null below 2 values.
+ * A factor, like the ratio it is compared with, so a slow outlier round counts as much as a fast one.
+ */
 export function relativeSpread(values: readonly number[]): number | null {
-  const mid = middle(values);
-  if (values.length < 2 || mid === null || mid === 0) return null;
-  return (Math.max(...values) - Math.min(...values)) / Math.abs(mid);
+  if (values.length < 2) return null;
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  if (!(low > 0)) return null;
+  return high / low - 1;
 }
 
 /**

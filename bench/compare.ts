@@ -7,7 +7,7 @@ import { figuresOf } from "./compare-figures.js";
 import { alternationSchedule, type Build } from "./compare-plan.js";
 import { comparisonReport } from "./compare-report.js";
 import { compareRounds, type RoundFigures } from "./compare-stats.js";
-import { machineInfo } from "./machine.js";
+import { busyMachineNote, machineInfo, wasBusy } from "./machine.js";
 import { repoRoot } from "./processes.js";
 import type { BenchResults } from "./report.js";
 import { UsageError } from "./usage-error.js";
@@ -84,7 +84,7 @@ function install(dir: string, log: (line: string) => void): void {
   if (result.status !== 0) throw new Error(`npm ci in ${dir} failed (exit ${result.status ?? result.signal})`);
 }
 
-/** One whole benchmark of one build, as a process of its own; its results as written to `out`. */
+/** One benchmark of one build, as a process of its own; its results as written to `out`. */
 function runBench(cli: string, options: CompareOptions, out: string): Promise<BenchResults> {
   const passed = [...(options.quick ? ["--quick"] : []), ...(options.only ? ["--only", options.only.join(",")] : [])];
   const args = ["--import", "tsx", join(repoRoot, "bench", "main.ts"), "--no-build", "--json-out", out, ...passed];
@@ -111,7 +111,7 @@ export async function compareWithRef(options: CompareOptions): Promise<void> {
     old: `${options.ref} (${oldCommit.slice(0, 10)})`,
     new: `working tree (${newCommit.slice(0, 10)}${uncommittedChanges ? " + uncommitted changes" : ""})`,
   };
-  log(`comparing ${names.new} with ${names.old}: ${schedule.length} runs of the whole benchmark${options.quick ? " (--quick)" : ""}, in this order: ${schedule.join(", ")}`);
+  log(`comparing ${names.new} with ${names.old}: ${schedule.length} runs of the benchmark${options.quick ? " (--quick)" : ""}${options.only ? ` (--only ${options.only.join(",")})` : ""}, in this order: ${schedule.join(", ")}`);
 
   const worktree = checkOut(oldCommit, log);
   // Ctrl-C or a kill still removes the worktree (the benchmark runs get the same signal from the terminal).
@@ -142,7 +142,8 @@ export async function compareWithRef(options: CompareOptions): Promise<void> {
       try {
         const results = await runBench(cli[build], options, join(scratch, `${index}-${build}.json`));
         runs.push({ build, results });
-        notes[build].push(...results.notes);
+        // The load at each run's start is in the report's machine line instead.
+        notes[build].push(...results.notes.filter((note) => note !== busyMachineNote(results.machine)));
       } catch (err) {
         // One failed run (a busy machine timing out a start-up, say) costs its figures, not the series.
         const reason = err instanceof Error ? err.message : String(err);
@@ -155,8 +156,12 @@ export async function compareWithRef(options: CompareOptions): Promise<void> {
     const rounds: RoundFigures[] = runs.map((run) => ({ build: run.build, figures: figuresOf(run.results) }));
     const m = machineInfo();
     const loads = runs.map((run) => run.results.machine.loadAverage[0]).join(", ");
-    const machine = `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.kernel}; 1-minute load average at the start of each run: ${loads}. Started ${began.toISOString()}, ${Math.round((Date.now() - began.getTime()) / 1000)} s in all.`;
-    process.stdout.write(`${comparisonReport({ old: names.old, new: names.new, schedule, failedRuns, quick: options.quick, notes, machine }, compareRounds(rounds))}\n`);
+    const busy = runs.filter((run) => wasBusy(run.results.machine)).length;
+    const machine = [
+      `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.kernel}; 1-minute load average at the start of each run: ${loads}. Started ${began.toISOString()}, ${Math.round((Date.now() - began.getTime()) / 1000)} s in all.`,
+      ...(busy ? [`**The machine was busy** (load above half its cores) at the start of ${busy} of ${runs.length} runs: rates and latencies scatter widely then, CPU per request or message less.`] : []),
+    ].join(" ");
+    process.stdout.write(`${comparisonReport({ old: names.old, new: names.new, schedule, failedRuns, quick: options.quick, only: options.only, notes, machine }, compareRounds(rounds))}\n`);
 
     const record: ComparisonResults = { startedAt: began.toISOString(), old: { ref: options.ref, commit: oldCommit }, new: { commit: newCommit, uncommittedChanges }, schedule, failedRuns, quick: options.quick, only: options.only, runs };
     const name = `compare-${began.toISOString().replace(/[:.]/g, "-")}.json`;

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { machineInfo } from "./machine.js";
+import { busyMachineNote, machineInfo, wasBusy } from "./machine.js";
 import { connectionsWithinLimit, measureIdleConnections, type MemoryResult } from "./memory.js";
 import { measurePatternValidation, type PatternValidationResult } from "./patterns.js";
 import { buildCheckout } from "./build.js";
@@ -86,11 +86,7 @@ async function main(): Promise<void> {
   if (buildNote) notes.push(buildNote);
   if (quick) notes.push("--quick run: shorter windows and smaller workloads; not for reporting");
   if (partial) notes.push(`--only ${[...sections].join(",")}: the other parts were not measured`);
-  if (machine.loadAverage[0]! > machine.cores / 2) {
-    notes.push(
-      `1-minute load average ${machine.loadAverage[0]} on ${machine.cores} cores at the start: other work competed for the CPU, so rates are low and noisy; CPU per message is steadier`,
-    );
-  }
+  if (wasBusy(machine)) notes.push(busyMachineNote(machine));
 
   const auth = gatewayAuth();
   notes.push(auth.note);

@@ -39,8 +39,9 @@ describe("the comparison statistics", () => {
     expect(middle([])).toBeNull();
   });
 
-  it("measures a build's noise as (highest − lowest) ÷ median, and has none from one round", () => {
-    expect(relativeSpread([90, 100, 110])).toBeCloseTo(0.2);
+  it("measures a build's noise as highest ÷ lowest − 1, and has none from one round", () => {
+    expect(relativeSpread([100, 90, 110])).toBeCloseTo(110 / 90 - 1);
+    expect(relativeSpread([0, 5])).toBeNull();
     expect(relativeSpread([100])).toBeNull();
   });
 
@@ -66,8 +67,19 @@ describe("the comparison statistics", () => {
     const [rate, cpu] = compareRounds([round("old", 100, 10), round("new", 80, 10), round("new", 78, null), round("old", 104, 11), round("old", 102, 10.5), round("new", 82, 12)]);
     expect(rate).toMatchObject({ label: "rate", old: [100, 104, 102], new: [80, 78, 82], oldMedian: 102, newMedian: 80, verdict: "worse" });
     expect(rate!.ratio).toBeCloseTo(80 / 102);
-    expect(rate!.noise).toBeCloseTo(4 / 80); // the new build's spread, the larger of the two
+    expect(rate!.noise).toBeCloseTo(82 / 78 - 1); // the new build's spread, the larger of the two
     expect(cpu).toMatchObject({ old: [10, 11, 10.5], new: [10, 12], oldMedian: 10.5, newMedian: 11, verdict: "within noise" });
+  });
+
+  it("does not call a build worse for one slow round of the other: the noise is a factor, like the ratio", () => {
+    // Rates of a loaded machine: the old build's rounds differ 13-fold, the new build's medians are lower.
+    const [rate] = compareRounds([
+      { build: "old", figures: [{ label: "rate", value: 687, better: "higher" }] },
+      { build: "new", figures: [{ label: "rate", value: 623, better: "higher" }] },
+      { build: "new", figures: [{ label: "rate", value: 849, better: "higher" }] },
+      { build: "old", figures: [{ label: "rate", value: 8789, better: "higher" }] },
+    ]);
+    expect(rate!.verdict).toBe("within noise");
   });
 });
 
@@ -94,6 +106,7 @@ describe("the comparison table", () => {
     schedule: alternationSchedule(rounds),
     failedRuns: [],
     quick: false,
+    only: undefined,
     notes: { old: ["gateway with bearer-token auth", "old note"], new: ["gateway with bearer-token auth", "new note"] },
     machine: "Test machine.",
   });
@@ -109,8 +122,10 @@ describe("the comparison table", () => {
     expect(text).toContain("## Benchmark comparison: new = working tree (def7654321), old = main (abc1234567)");
     expect(text).toContain("**1 of 2 figures worse beyond noise:** rate.");
     expect(text).toContain("in this order: old, new, new, old.");
+    expect(text).toContain("each running the whole benchmark once per build");
+    expect(comparisonReport({ ...setting(2), only: ["round-trip", "startup"] }, rows)).toContain("each running the benchmark's round-trip, startup (`--only`) once per build");
     expect(text).toContain("| rate ↑ | 1,005 (1,000–1,010) | 710 (700–720) | 0.71× | ±3% | **worse** |");
-    expect(text).toContain("| p50 ms ↓ | 0.210 (0.200–0.220) | 0.200 (0.190–0.210) | 0.95× | ±10% | within noise |");
+    expect(text).toContain("| p50 ms ↓ | 0.210 (0.200–0.220) | 0.200 (0.190–0.210) | 0.95× | ±11% | within noise |");
   });
 
   it("says a single round gives no verdicts", () => {
