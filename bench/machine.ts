@@ -12,6 +12,14 @@ export interface MachineInfo {
   loadAverage: number[];
 }
 
+/** Whether other work competed for the CPU when a run started (load above half the cores). */
+export const wasBusy = (machine: MachineInfo): boolean => machine.loadAverage[0]! > machine.cores / 2;
+
+/** The note a run gives when it started on a busy machine. */
+export function busyMachineNote(machine: MachineInfo): string {
+  return `1-minute load average ${machine.loadAverage[0]} on ${machine.cores} cores at the start: other work competed for the CPU, so rates are low and noisy; CPU per message is steadier`;
+}
+
 export function machineInfo(): MachineInfo {
   let cpu = "unknown";
   try {

@@ -1,25 +1,29 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { machineInfo } from "./machine.js";
+import { busyMachineNote, machineInfo, wasBusy } from "./machine.js";
 import { connectionsWithinLimit, measureIdleConnections, type MemoryResult } from "./memory.js";
-import { measurePatternValidation } from "./patterns.js";
-import { builtCli, repoRoot } from "./processes.js";
+import { measurePatternValidation, type PatternValidationResult } from "./patterns.js";
+import { buildCheckout } from "./build.js";
+import { compareWithRef } from "./compare.js";
+import { parseRounds } from "./compare-plan.js";
+import { repoRoot } from "./processes.js";
+import { SECTIONS, selectSections, type Section } from "./sections.js";
 import { computeRatios, markdownReport, type BenchResults } from "./report.js";
 import { measureRoundTrip, type RoundTripResult, type Target } from "./round-trip.js";
 import { measureDirectRound, measureGatewayRound, type SendRoundResult } from "./send-round.js";
 import { gatewayAuth, startStack } from "./stack.js";
-import { measureStartup } from "./startup.js";
+import { measureStartup, type StartupResult } from "./startup.js";
 import { measureStreaming, type StreamingSummary } from "./streaming.js";
 import { codexExecutable, measureCodexAppServer, measureGatewayAppServer, type CodexPeerResult } from "./codex-peer.js";
 import { measureDialectTranslation } from "./dialect-translation.js";
 import { startNodeRelay, type RunningNodeRelay } from "./node-relay.js";
 import { measureReplicas, type ReplicaResult } from "./replicas.js";
 import { measureTranslation, type TranslationResult } from "./translation.js";
-import { measureValidation } from "./validation.js";
+import { measureValidation, type ValidationBenchResult } from "./validation.js";
 import { round } from "./stats.js";
+import { UsageError } from "./usage-error.js";
 
 /**
  * `npm run bench`: builds, starts the Tau host, the gateway and (when installed) nginx as separate
@@ -28,15 +32,28 @@ import { round } from "./stats.js";
  * Benchmarks measure; they assert nothing about timings.
  *
  * Options: --quick (shorter windows, fewer items: for trying the harness, not for reporting),
- * --no-build (use the existing dist/).
+ * --no-build (use the existing dist/), --json-out FILE (write the results there only),
+ * --only SECTION[,SECTION] (just those parts: sections.ts), --compare REF [--rounds N] (this build
+ * against REF's, alternated in one series: compare.ts).
  */
 
 const { values: flags } = parseArgs({
-  options: { quick: { type: "boolean", default: false }, "no-build": { type: "boolean", default: false } },
+  options: {
+    quick: { type: "boolean", default: false },
+    "no-build": { type: "boolean", default: false },
+    "json-out": { type: "string" },
+    compare: { type: "string" },
+    rounds: { type: "string" },
+    only: { type: "string", multiple: true },
+  },
   strict: true,
 });
 
 const quick = flags.quick === true;
+const sections = selectSections(flags.only);
+const run = (section: Section) => sections.has(section);
+/** Not every part measured: like --quick, not for bench/results/latest.json. */
+const partial = sections.size < SECTIONS.length;
 const settings = {
   warmupMs: quick ? 200 : 500,
   durationMs: quick ? 1000 : 3000,
@@ -56,29 +73,20 @@ function log(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
 }
 
-/** Builds dist/; returns a note when the build reported errors but still emitted JavaScript. */
-function build(): string | undefined {
-  log("building (npm run build)");
-  const result = spawnSync("npm", ["run", "build", "--silent"], { cwd: repoRoot, stdio: ["ignore", "inherit", "inherit"] });
-  if (result.status === 0) return undefined;
-  // tsc still emits; a type error elsewhere in the tree need not stop a measurement.
-  if (!existsSync(builtCli)) throw new Error(`the build failed and ${builtCli} does not exist`);
-  log("WARNING: the build reported errors; measuring the JavaScript it emitted");
-  return "the build reported type errors; the JavaScript it emitted was measured";
-}
-
 async function main(): Promise<void> {
+  if (flags.compare !== undefined) {
+    if (flags["json-out"] !== undefined) throw new UsageError("--json-out is for single runs; --compare writes bench/results/compare-<time>.json");
+    return compareWithRef({ ref: flags.compare, rounds: parseRounds(flags.rounds ?? "3"), quick, only: partial ? [...sections] : undefined, build: !flags["no-build"], log });
+  }
+  if (flags.rounds !== undefined) throw new UsageError("--rounds goes with --compare <ref>");
   const began = Date.now();
   const machine = machineInfo();
   const notes: string[] = [];
-  const buildNote = flags["no-build"] ? undefined : build();
+  const buildNote = flags["no-build"] ? undefined : buildCheckout(repoRoot, log);
   if (buildNote) notes.push(buildNote);
   if (quick) notes.push("--quick run: shorter windows and smaller workloads; not for reporting");
-  if (machine.loadAverage[0]! > machine.cores / 2) {
-    notes.push(
-      `1-minute load average ${machine.loadAverage[0]} on ${machine.cores} cores at the start: other work competed for the CPU, so rates are low and noisy; CPU per message is steadier`,
-    );
-  }
+  if (partial) notes.push(`--only ${[...sections].join(",")}: the other parts were not measured`);
+  if (wasBusy(machine)) notes.push(busyMachineNote(machine));
 
   const auth = gatewayAuth();
   notes.push(auth.note);
@@ -101,29 +109,31 @@ async function main(): Promise<void> {
     targets.push({ name: "node", url: nodeRelay.url, relayPids: [nodeRelay.pid], hostPid });
     targets.push({ name: "gateway", url: stack.access.tau, headers: stack.access.headers, relayPids: [stack.gateway.pid], hostPid });
 
-    for (const clients of [1, 32]) {
+    for (const clients of run("round-trip") ? [1, 32] : []) {
       for (const target of targets) {
         log(`round trip: ${target.name}, ${clients} client(s)`);
         roundTrip.push(await measureRoundTrip(target, clients, settings));
       }
     }
-    for (const target of targets) {
+    for (const target of run("streaming") ? targets : []) {
       log(`streaming: ${target.name}`);
       streaming.push(await measureStreaming(target, settings.streamingDeltas, settings.streamingRuns));
     }
     // One turn lasts a fraction of a second, so single runs scatter: say how much.
-    notes.push(
+    if (run("streaming")) notes.push(
       `streaming: median of ${settings.streamingRuns} turns; runs ranged ${streaming
         .map((s) => `${Math.min(...s.runs).toLocaleString("en-US")}–${Math.max(...s.runs).toLocaleString("en-US")} (${s.target})`)
         .join(", ")} messages/s`,
     );
-    log("translation: warm-up");
-    await measureTranslation(stack.access, stack.hostUrl, 1, 1000);
-    for (const subscribers of [1, 10, 100]) {
+    if (run("translation")) {
+      log("translation: warm-up");
+      await measureTranslation(stack.access, stack.hostUrl, 1, 1000);
+    }
+    for (const subscribers of run("translation") ? [1, 10, 100] : []) {
       log(`translation: ${subscribers} subscriber(s)`);
       translation.push(await measureTranslation(stack.access, stack.hostUrl, subscribers, settings.streamingDeltas, stack.gateway.pid));
     }
-    for (const dialect of ["codex", "acp"] as const) {
+    for (const dialect of run("translation") ? (["codex", "acp"] as const) : []) {
       log(`translation (${dialect}): warm-up`);
       await measureDialectTranslation(dialect, stack.access, stack.hostUrl, 1, 1000);
       for (const subscribers of [1, 10, 100]) {
@@ -132,7 +142,9 @@ async function main(): Promise<void> {
       }
     }
     const codex = codexExecutable();
-    if (codex) {
+    if (!run("peer")) {
+      // not asked for
+    } else if (codex) {
       log(`peer: codex app-server against a mock model API, ${settings.peerRuns} turns`);
       codexPeer.push(await measureCodexAppServer(codex, settings.streamingDeltas, settings.peerRuns));
       log(`peer: tau-gateway app-server, ${settings.peerRuns} turns`);
@@ -141,30 +153,41 @@ async function main(): Promise<void> {
       notes.push("codex app-server peer row skipped: no codex executable (npm ci in interop/, or TAU_BENCH_CODEX)");
     }
     const rounds = { warmupRounds: settings.sendWarmupRounds, rounds: settings.sendRounds, hostPid: stack.host.pid, gatewayPid: stack.gateway.pid };
-    log(`send round: direct (session.submit), ${settings.sendRounds} rounds`);
-    sendRound.push(await measureDirectRound(stack.hostUrl, rounds));
-    log(`send round: gateway (Ask session/send → turn.completed), ${settings.sendRounds} rounds`);
-    sendRound.push(await measureGatewayRound(stack.access, rounds));
+    if (run("send-round")) {
+      log(`send round: direct (session.submit), ${settings.sendRounds} rounds`);
+      sendRound.push(await measureDirectRound(stack.hostUrl, rounds));
+      log(`send round: gateway (Ask session/send → turn.completed), ${settings.sendRounds} rounds`);
+      sendRound.push(await measureGatewayRound(stack.access, rounds));
+    }
   } finally {
     await nodeRelay?.stop();
     await stack.stop();
   }
 
   // Gateway replicas sharing Redis against one replica in memory: processes of their own (skipped without redis-server).
-  const replicaOutcome = await measureReplicas(settings.replicaSubscribers, settings.streamingDeltas, log);
-  if (replicaOutcome.note) notes.push(replicaOutcome.note);
-  const replicas: ReplicaResult[] = replicaOutcome.results;
+  const replicas: ReplicaResult[] = [];
+  if (run("replicas")) {
+    const replicaOutcome = await measureReplicas(settings.replicaSubscribers, settings.streamingDeltas, log);
+    if (replicaOutcome.note) notes.push(replicaOutcome.note);
+    replicas.push(...replicaOutcome.results);
+  }
 
-  log(`validation: ${settings.validationLines} lines`);
-  const validation = await measureValidation(settings.validationLines);
+  let validation: ValidationBenchResult | undefined;
+  if (run("validation")) {
+    log(`validation: ${settings.validationLines} lines`);
+    validation = await measureValidation(settings.validationLines);
+  }
 
-  log("pattern validation: 1 MiB worst-case strings");
-  const patterns = measurePatternValidation(settings.patternRuns);
+  let patterns: PatternValidationResult[] = [];
+  if (run("patterns")) {
+    log("pattern validation: 1 MiB worst-case strings");
+    patterns = measurePatternValidation(settings.patternRuns);
+  }
 
   const memory: MemoryResult[] = [];
-  const within = connectionsWithinLimit(settings.idleConnections);
-  if (within.note) notes.push(within.note);
-  {
+  if (run("memory")) {
+    const within = connectionsWithinLimit(settings.idleConnections);
+    if (within.note) notes.push(within.note);
     // A host of its own, so sessions left by the runs above do not weigh on it.
     const memoryStack = await startStack({ withNginx: false });
     try {
@@ -178,8 +201,11 @@ async function main(): Promise<void> {
     }
   }
 
-  log("startup");
-  const startup = await measureStartup(settings.startupRuns, auth);
+  let startup: StartupResult | undefined;
+  if (run("startup")) {
+    log("startup");
+    startup = await measureStartup(settings.startupRuns, auth);
+  }
 
   const results: BenchResults = {
     startedAt: new Date(began).toISOString(),
@@ -203,7 +229,13 @@ async function main(): Promise<void> {
   const text = `${JSON.stringify(results, null, 2)}\n`;
   const name = `${results.startedAt.replace(/[:.]/g, "-")}.json`;
   process.stdout.write(`${markdownReport(results)}\n`);
-  if (quick) {
+  if (flags["json-out"] !== undefined) {
+    // A run of a comparison (compare.ts), or anyone who wants the results elsewhere: not bench/results/.
+    writeFileSync(flags["json-out"], text);
+    log(`results written to ${flags["json-out"]}`);
+    return;
+  }
+  if (quick || partial) {
     // Not for reporting: kept out of bench/results/.
     const path = join(tmpdir(), `tau-gateway-bench-quick-${name}`);
     writeFileSync(path, text);
@@ -218,6 +250,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`bench: ${err.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
   process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
   process.exitCode = 1;
 });

@@ -61,8 +61,10 @@ async function settledRss(pid: number): Promise<number> {
 }
 
 export async function measureIdleConnections(route: MemoryRoute, count: number, hostUrl: string, auth: GatewayAuth): Promise<MemoryResult> {
-  // The connection cap (when the build has one) must not be what is measured.
-  const extraArgs = serveHasFlag("max-connections") ? ["--max-connections", String(count + 64)] : [];
+  // The connection caps (when the build has them) must not be what is measured: all the connections
+  // come from this one address, and the per-address cap (256 by default) closes the rest at once.
+  const extraArgs: string[] = [];
+  for (const cap of ["max-connections", "max-connections-per-address"]) if (serveHasFlag(cap)) extraArgs.push(`--${cap}`, String(count + 64));
   const { process: gateway, access } = await startGateway({ upstream: hostUrl, auth, extraArgs });
   type Held = { close(): Promise<void> };
   const open = (): Promise<Held> => (route === "/tau" ? BenchTauClient.connect(access.tau, access.headers) : openAsk(access.rpc, access.headers));

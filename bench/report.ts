@@ -28,10 +28,12 @@ export interface BenchResults {
   codexPeer?: CodexPeerResult[];
   /** Absent in results written before the row existed. */
   sendRound?: SendRoundResult[];
-  validation: ValidationBenchResult;
+  /** Absent when --only left it out. */
+  validation?: ValidationBenchResult;
   patterns: PatternValidationResult[];
   memory: MemoryResult[];
-  startup: StartupResult;
+  /** Absent when --only left it out. */
+  startup?: StartupResult;
   ratios: Record<string, number | null>;
 }
 
@@ -119,9 +121,11 @@ export function markdownReport(results: BenchResults): string {
     );
   }
   const v = results.validation;
-  gateway.push(
-    `| \`tau-gateway validate\`, ${fmt(v.lines)} lines (${fmt(v.bytes / 2 ** 20, 1)} MiB) | ${fmt(v.linesPerSecond)} lines/s (${fmt(v.seconds, 2)} s incl. ${fmt(v.fixedCostMs)} ms start-up); peak RSS ${fmt(v.peakRssMiB, 1)} MiB (${v.memoryMethod.startsWith("GNU") ? "GNU time" : "maxRSS at exit"})${v.invalid ? `; ${fmt(v.invalid)} lines INVALID` : ""} |`,
-  );
+  if (v) {
+    gateway.push(
+      `| \`tau-gateway validate\`, ${fmt(v.lines)} lines (${fmt(v.bytes / 2 ** 20, 1)} MiB) | ${fmt(v.linesPerSecond)} lines/s (${fmt(v.seconds, 2)} s incl. ${fmt(v.fixedCostMs)} ms start-up); peak RSS ${fmt(v.peakRssMiB, 1)} MiB (${v.memoryMethod.startsWith("GNU") ? "GNU time" : "maxRSS at exit"})${v.invalid ? `; ${fmt(v.invalid)} lines INVALID` : ""} |`,
+    );
+  }
   for (const m of results.memory) {
     gateway.push(
       m.afterFirstMiB === undefined
@@ -130,7 +134,7 @@ export function markdownReport(results: BenchResults): string {
     );
   }
   const s = results.startup;
-  gateway.push(`| Startup, \`serve\` with embedded host → \`/readyz\` 200 | ${fmt(s.readyMs)} ms (median of ${s.runs}; listening after ${fmt(s.listeningMs)} ms) |`);
+  if (s) gateway.push(`| Startup, \`serve\` with embedded host → \`/readyz\` 200 | ${fmt(s.readyMs)} ms (median of ${s.runs}; listening after ${fmt(s.listeningMs)} ms) |`);
 
   const patterns: string[] = [
     "| String field pattern | Fields | Slowest 1 MiB input found | Validation ms | Plain 1 MiB of `a` ms |",
