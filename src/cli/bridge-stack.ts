@@ -1,9 +1,11 @@
-import { AcpAgent } from "../acp/agent.js";
-import { AskBridge } from "../ask/ask-bridge.js";
+import type { AcpAgent } from "../acp/agent.js";
+import type { AskBridge } from "../ask/ask-bridge.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
 import type { HostRouter } from "../bridge/hosts/host-router.js";
+import type { ClientToolDefinition } from "../../generated/tau-v18.js";
 import { DEADLINE_GRACE_MS, gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
-import { CodexBridge } from "../codex/codex-bridge.js";
+import type { CodexBridge } from "../codex/codex-bridge.js";
+import type { GatewayDialect } from "../gateway/dialects.js";
 import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
 import type { Log } from "../shared/log.js";
@@ -12,6 +14,9 @@ import { openStore, type GatewayStore } from "../store/index.js";
 import type { PlacementStore } from "../store/placement.js";
 import { redactUrl } from "../tau/connection.js";
 import { reconnectDelay, TauUpstream, UpstreamVersionError } from "../tau/upstream.js";
+import type { JsonRpcDialect } from "../transports/call-observer.js";
+import type { GatewaySurfaceOptions, LoadedDialect } from "./dialects/descriptor.js";
+import { loadDialects } from "./dialects/loaded.js";
 
 export interface BridgeStackSettings {
   /** `embedded` or ws:// URLs of Tau hosts (none: `embedded`). */
@@ -36,9 +41,9 @@ export interface BridgeStackSettings {
 
 /**
  * What every command that hosts sessions runs: the upstream Tau hosts (the embedded one by
- * default), a bridge connection to each, the bridge core every dialect shares, and the dialects on
- * the core — Ask, Codex app-server and ACP. `serve` puts HTTP and WebSockets in front of them,
- * `stdio`, `app-server` and `acp` a pair of pipes. With a shared store (Redis) each host also gets a
+ * default), a bridge connection to each, the bridge core every dialect shares, and on the core a
+ * surface for each dialect of the list (dialects/index.ts). `serve` puts HTTP and WebSockets in
+ * front of them, each stdio command a pair of pipes. With a shared store (Redis) each host also gets a
  * connection that advertises no tools, for the hosts whose lease another replica holds.
  */
 export class BridgeStack {
@@ -46,9 +51,8 @@ export class BridgeStack {
   /** Tau requests of the dialects, each sent to its host; health and counts over every host. */
   upstream: HostRouter | undefined;
   core: BridgeCore | undefined;
-  bridge: AskBridge | undefined;
-  codex: CodexBridge | undefined;
-  acp: AcpAgent | undefined;
+  /** The dialects served, each with its surface on the core (in the list's order). */
+  private dialects: Array<{ dialect: LoadedDialect; surface: unknown }> = [];
   /** The first host's URL (where `/tau` clients are relayed). */
   url: string | undefined;
   /** Every host's URL, in the order given. */
@@ -105,28 +109,14 @@ export class BridgeStack {
     const router = this.core.upstream;
     // One set of roots for every dialect that creates sessions: Ask, ACP and Codex alike.
     const workspaceRoots = { shared: settings.workspaceRoots ?? [], byTenant: settings.tenantWorkspaceRoots };
-    this.bridge = new AskBridge({
+    const context = {
       core: this.core,
       defaultCwd: settings.defaultCwd,
       workspaceRoots,
-      serverVersion: gatewayVersion(),
-      log,
-    });
-    this.acp = new AcpAgent({
-      core: this.core,
-      serverVersion: gatewayVersion(),
       commandTools,
-      workspaceRoots,
-      log,
-    });
-    this.codex = new CodexBridge({
-      core: this.core,
-      defaultCwd: settings.defaultCwd,
-      workspaceRoots,
       serverVersion: gatewayVersion(),
-      // A Codex client's dynamic tools need a connection of their own (Tau takes a connection's tools
-      // once), to the thread's host; a call may wait for a person as long as an interaction does.
-      toolConnection: (clientTools, sessionId) =>
+      log,
+      toolConnection: (clientTools: ClientToolDefinition[], sessionId: string) =>
         new TauUpstream({
           url: router.knownHost(sessionId)?.url ?? this.urls[0]!,
           token,
@@ -138,8 +128,8 @@ export class BridgeStack {
           reconnect: false,
           log,
         }),
-      log,
-    });
+    };
+    this.dialects = (await loadDialects()).map((dialect) => ({ dialect, surface: dialect.descriptor.createSurface(context) }));
     // Before the upstreams start, so the core sees every message and reconnect.
     this.core.start();
     if (this.connections.length === 1) {
@@ -175,11 +165,41 @@ export class BridgeStack {
     timer.unref();
   }
 
+  /** The surface of the dialect named `name` (once started). */
+  surfaceOf<Surface>(name: JsonRpcDialect): Surface {
+    const served = this.dialects.find(({ dialect }) => dialect.name === name);
+    if (!served) throw new Error(`no ${name} surface: the bridge stack is not started`);
+    return served.surface as Surface;
+  }
+
+  /** The Ask bridge (for tests, which drive it directly). */
+  get bridge(): AskBridge | undefined {
+    return this.surfaceIfStarted("ask");
+  }
+
+  /** The Codex app-server bridge (for tests). */
+  get codex(): CodexBridge | undefined {
+    return this.surfaceIfStarted("codex");
+  }
+
+  /** The ACP agent (for tests). */
+  get acp(): AcpAgent | undefined {
+    return this.surfaceIfStarted("acp");
+  }
+
+  private surfaceIfStarted<Surface>(name: JsonRpcDialect): Surface | undefined {
+    return this.dialects.find(({ dialect }) => dialect.name === name)?.surface as Surface | undefined;
+  }
+
+  /** Every dialect as the gateway mounts it: `serve`'s list of routes. */
+  gatewayDialects(options: GatewaySurfaceOptions): GatewayDialect[] {
+    return this.dialects.map(({ dialect, surface }) => dialect.descriptor.gateway(surface, { name: dialect.name, route: dialect.route }, options));
+  }
+
   /** Closes in reverse order of starting, each step independent of the others. */
   async close(): Promise<void> {
-    // First, while Tau can still hear it: turns of ACP clients still running are interrupted.
-    await this.acp?.close().catch(() => undefined);
-    await this.bridge?.close().catch(() => undefined);
+    // First, while Tau can still hear it: what the surfaces hold (turns of ACP clients still running are interrupted).
+    for (const { dialect, surface } of [...this.dialects].reverse()) await dialect.descriptor.closeSurface?.(surface).catch(() => undefined);
     await this.core?.close().catch(() => undefined);
     this.closed = true;
     await Promise.all([...this.connections, ...this.plainConnections].map((upstream) => upstream.close().catch(() => undefined)));

@@ -2,6 +2,8 @@ import { pino, type LevelWithSilent } from "pino";
 import { loadToolsConfig, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { CommandExit, UsageError, type CommandIO } from "./io.js";
 import type { Log } from "../shared/log.js";
+import { UpstreamVersionError } from "../tau/upstream.js";
+import { errorText } from "../shared/unknown-values.js";
 import { readSettings, type SettingSpec, type SettingValues } from "./settings.js";
 
 /**
@@ -42,4 +44,13 @@ export async function readCommandTools(command: string, path: string | undefined
 export function stderrLog(command: string, level: LevelWithSilent): Log {
   const logger = pino({ level, base: { component: `tau-gateway-${command}` } }, pino.destination(2));
   return (lvl, message, fields) => (fields ? logger[lvl](fields, message) : logger[lvl](message));
+}
+
+/** What a command says on stderr when it cannot start serving. */
+export function startupMessage(err: unknown): string {
+  if (err instanceof UpstreamVersionError) return `refusing to serve: ${err.message}`;
+  const message = errorText(err);
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") return `cannot listen: ${message}`;
+  return message;
 }

@@ -1,7 +1,8 @@
 import type { LevelWithSilent } from "pino";
 import { GatewayRelay } from "../transports/gateway-relay.js";
 import { NdjsonStream } from "../transports/ndjson-stream.js";
-import { RELAY_DIALECTS, type RelayDialectName } from "../transports/relay-dialects.js";
+import type { RelayDialect } from "../transports/relay-dialects.js";
+import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
 import { untilAborted } from "../transports/stop-signal.js";
 import { stderrLog } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
@@ -17,16 +18,14 @@ import { envName, nonEmpty, type SettingSpec } from "./settings.js";
 /** How long a line waits for a lost gateway connection to come back before its requests are answered -32012. */
 const HOLD_MS = 30_000;
 
-/** The routes of the gateway's WebSocket dialects: a --remote URL ending in another dialect's route is a mistake. */
-const ROUTES: Record<RelayDialectName, string> = { acp: "/acp", codex: "/", ask: "/rpc" };
-const NAMED_ROUTES = ["/acp", "/rpc", "/tau"];
-
 /**
- * The URL of the dialect's route on the gateway at `text`: its base URL (`ws://HOST:PORT`,
- * `wss://…`, or `http(s)://…`, turned into ws(s)), with a reverse proxy's path prefix if any, to
- * which the route is added; a URL that already ends with the route is taken as it is.
+ * The URL of `route` on the gateway at `text`: its base URL (`ws://HOST:PORT`, `wss://…`, or
+ * `http(s)://…`, turned into ws(s)), with a reverse proxy's path prefix if any, to which the route
+ * is added; a URL that already ends with the route is taken as it is. A URL ending in one of
+ * `otherRoutes` (the gateway's other WebSocket routes) is a mistake.
  */
-export function remoteRoute(dialect: RelayDialectName): (text: string) => string {
+export function remoteRoute(route: string, otherRoutes: readonly string[]): (text: string) => string {
+  const namedRoutes = otherRoutes.filter((other) => other !== "/" && other !== route);
   return (text) => {
     let url: URL;
     try {
@@ -37,9 +36,8 @@ export function remoteRoute(dialect: RelayDialectName): (text: string) => string
     const scheme = { "ws:": "ws:", "wss:": "wss:", "http:": "ws:", "https:": "wss:" }[url.protocol];
     if (scheme === undefined) throw new Error("must be a ws://, wss://, http:// or https:// URL");
     if (url.searchParams.has("access_token")) throw new Error("put the token in --remote-token, not in the URL");
-    const route = ROUTES[dialect];
     const path = url.pathname.replace(/\/+$/, "");
-    const other = NAMED_ROUTES.find((named) => named !== route && path.endsWith(named));
+    const other = namedRoutes.find((named) => path.endsWith(named));
     if (other !== undefined) throw new Error(`names the ${other} route; give the gateway's base URL (ws://HOST:PORT), this command adds ${route}`);
     const full = new URL(url.toString());
     full.protocol = scheme;
@@ -48,9 +46,10 @@ export function remoteRoute(dialect: RelayDialectName): (text: string) => string
   };
 }
 
-export const remoteSettings = (dialect: RelayDialectName) =>
+/** `--remote` and `--remote-token` of a stdio command whose dialect's route is `route`. */
+export const remoteSettings = (route: string, otherRoutes: readonly string[]) =>
   ({
-    remote: { flag: "remote", parse: remoteRoute(dialect) },
+    remote: { flag: "remote", parse: remoteRoute(route, otherRoutes) },
     remoteToken: { flag: "remote-token", parse: nonEmpty, secret: true },
   }) satisfies Record<string, SettingSpec<unknown>>;
 
@@ -81,11 +80,11 @@ export interface RelaySettings {
  * reached or refuses the token at start, or refuses it on a reconnect later. A flag that only a
  * local bridge uses is a usage error (exit 2), since it would silently do nothing.
  */
-export function relayToGateway(command: string, dialectName: RelayDialectName, settings: RelaySettings, argv: string[], io: CommandIO): Promise<number> {
-  return exitStatus(() => relay(command, dialectName, settings, argv, io));
+export function relayToGateway(command: string, dialect: RelayDialect, dialectName: RecordedDialect, settings: RelaySettings, argv: string[], io: CommandIO): Promise<number> {
+  return exitStatus(() => relay(command, dialect, dialectName, settings, argv, io));
 }
 
-async function relay(command: string, dialectName: RelayDialectName, settings: RelaySettings, argv: string[], io: CommandIO): Promise<number> {
+async function relay(command: string, dialect: RelayDialect, dialectName: RecordedDialect, settings: RelaySettings, argv: string[], io: CommandIO): Promise<number> {
   const local = argv.map((arg) => /^--([^=]+)/.exec(arg)?.[1]).find((flag) => flag !== undefined && !RELAY_FLAGS.includes(flag));
   if (local !== undefined) {
     io.stderr(`tau-gateway ${command}: --${local} has no effect with --remote: the gateway's own settings apply\nRun "tau-gateway ${command} --help" for the options.\n`);
@@ -96,7 +95,7 @@ async function relay(command: string, dialectName: RelayDialectName, settings: R
   const recording = await openRecordingFile(command, settings, dialectName, io, log);
   let relay: GatewayRelay;
   try {
-    relay = await GatewayRelay.open({ dialect: RELAY_DIALECTS[dialectName], url: settings.remote, token: settings.remoteToken, log, holdMs: HOLD_MS, output: process.stdout });
+    relay = await GatewayRelay.open({ dialect, url: settings.remote, token: settings.remoteToken, log, holdMs: HOLD_MS, output: process.stdout });
   } catch (err) {
     io.stderr(`tau-gateway ${command}: ${(err as Error).message}\n`);
     recording?.close();

@@ -1,16 +1,18 @@
 /** Command dispatch for the `tau-gateway` executable. */
+import { DIALECTS } from "./dialects/index.js";
 import type { CommandIO } from "./io.js";
+
+/** A line of the command list: the name padded to the summaries' column. */
+const line = (name: string, summary: string) => `  ${name.padEnd(10)} ${summary} (see: tau-gateway ${name} --help)`;
 
 const USAGE = `usage: tau-gateway <command> [options]
 
 Commands:
-  host       run the embedded reference Tau host alone (see: tau-gateway host --help)
-  serve      run the gateway (see: tau-gateway serve --help)
-  stdio      the Ask JSON-RPC surface on stdin/stdout (see: tau-gateway stdio --help)
-  app-server the Codex app-server protocol on stdin/stdout (see: tau-gateway app-server --help)
-  acp        an Agent Client Protocol agent on stdin/stdout, for editors (see: tau-gateway acp --help)
-  validate   check JSONL transcripts against the tau-gateway schema (see: tau-gateway validate --help)
-  schema     schema diff OLD NEW: what a new schema bundle breaks for clients (see: tau-gateway schema --help)
+${line("host", "run the embedded reference Tau host alone")}
+${line("serve", "run the gateway")}
+${DIALECTS.map((dialect) => line(dialect.command, dialect.summary)).join("\n")}
+${line("validate", "check JSONL transcripts against the tau-gateway schema")}
+${line("schema", "schema diff OLD NEW: what a new schema bundle breaks for clients")}
   help       show this help
 
 Run "tau-gateway <command> --help" for a command's options.`;
@@ -27,9 +29,16 @@ const commands: Record<string, Command> = {
   schema: async (argv, io) => (await import("./schema.js")).runSchema(argv, io),
   host: async (argv, io, env) => (await import("./host.js")).runHost(argv, io, env),
   serve: async (argv, io, env) => (await import("./serve.js")).runServe(argv, io, env),
-  stdio: async (argv, io, env) => (await import("./stdio.js")).runStdio(argv, io, env),
-  "app-server": async (argv, io, env) => (await import("./app-server.js")).runAppServer(argv, io, env),
-  acp: async (argv, io, env) => (await import("./acp.js")).runAcp(argv, io, env),
+  // Each dialect's stdio command: the one skeleton, given the dialect.
+  ...Object.fromEntries(
+    DIALECTS.map((entry): [string, Command] => [
+      entry.command,
+      async (argv, io, env) => {
+        const [{ runStdioCommand }, { loadDialect }] = await Promise.all([import("./stdio-command.js"), import("./dialects/loaded.js")]);
+        return runStdioCommand(await loadDialect(entry), argv, io, env);
+      },
+    ]),
+  ),
 };
 
 /**

@@ -9,18 +9,16 @@ import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
 import { gatewayVersion } from "../gateway/version.js";
 import type { Log } from "../shared/log.js";
 import { startTracing } from "../shared/tracing.js";
-import { UpstreamVersionError } from "../tau/upstream.js";
 import { RecordingFolder } from "../transports/recording/recording-folder.js";
 import { InspectorHub } from "../gateway/inspector/inspector-hub.js";
 import { INSPECTOR_USAGE, inspectorSettings } from "./inspector-settings.js";
 import { ACCESS_USAGE, accessSettings, loadTokens } from "./access-settings.js";
 import { BridgeStack } from "./bridge-stack.js";
-import { readCommandSettings, readCommandTools } from "./command-setup.js";
+import { readCommandSettings, readCommandTools, startupMessage } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
 import { RECORD_USAGE, recordLimits, recordSettings } from "./record-settings.js";
 import { bridgeSettings, envName, integer, logSettings, nonEmpty, socketSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
-import { errorText } from "../shared/unknown-values.js";
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
 
@@ -124,7 +122,7 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   return 0;
 }
 
-/** The composition root of `serve`: the bridge stack (upstream host, bridge connection, Ask and Codex bridges, ACP agent), then the HTTP front on it. */
+/** The composition root of `serve`: the bridge stack (upstream hosts, bridge connections, core, every dialect's surface), then the HTTP front on it. */
 async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: Log, tokens?: TokenRegistry): Promise<void> {
   const { stack } = running;
   const recording = settings.record === undefined ? undefined : await RecordingFolder.create(settings.record, recordLimits(settings), log);
@@ -133,14 +131,11 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     tauUpstream: { url: stack.url!, token: settings.upstreamToken },
     upstream: stack.upstream!,
     store: stack.store,
-    ask: {
-      bridge: stack.bridge!,
+    dialects: stack.gatewayDialects({
       jsonrpc: { jsonrpcMember: settings.jsonrpcMember },
-      sseHeartbeatMs: settings.sseHeartbeatMs,
       socket: settings.socket === undefined ? undefined : { path: settings.socket, mode: settings.socketMode },
-    },
-    acp: { agent: stack.acp! },
-    codex: { bridge: stack.codex! },
+    }),
+    sseHeartbeatMs: settings.sseHeartbeatMs,
     drainTimeoutMs: settings.drainTimeout,
     turns: stack.core,
     logger: { level: settings.logLevel, stream: process.stderr },
@@ -180,14 +175,6 @@ class Running {
     await this.stack.close();
     await this.stopTracing().catch(() => undefined);
   }
-}
-
-export function startupMessage(err: unknown): string {
-  if (err instanceof UpstreamVersionError) return `refusing to serve: ${err.message}`;
-  const message = errorText(err);
-  const code = (err as NodeJS.ErrnoException)?.code;
-  if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") return `cannot listen: ${message}`;
-  return message;
 }
 
 /** Calls `listener` on the next SIGINT or SIGTERM; returns a function that stops listening. */

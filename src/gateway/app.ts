@@ -1,8 +1,6 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { gatewayCallGates } from "./call-gates.js";
-import { askSocketListener } from "./ask-socket.js";
 import { accessControl } from "./auth/access-control.js";
-import { DEFAULT_TENANT } from "./auth/tokens.js";
 import { clientSockets } from "./client-sockets.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type GatewayConfig } from "./config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "./drain.js";
@@ -13,11 +11,7 @@ import { gatewayMetrics } from "./metrics-plugin.js";
 import { networkLimits, nodeServerOptions } from "./network-limits.js";
 import { requestIdGenerator, requestIdHeader } from "./request-id.js";
 import { lazySchemaCompilers } from "./schema-compilers.js";
-import { acpWebSocketRoute } from "./routes/acp-websocket.js";
-import { askEventsRoute } from "./routes/ask-events.js";
-import { askHttpRoute } from "./routes/ask-http.js";
-import { askWebSocketRoute } from "./routes/ask-websocket.js";
-import { codexWebSocketRoute } from "./routes/codex-websocket.js";
+import { dialectWebSocketRoute } from "./routes/dialect-websocket.js";
 import { livenessRoute, readinessRoute } from "./routes/health.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { schemaRoutes } from "./routes/schema.js";
@@ -28,10 +22,10 @@ import { teeTaps } from "../transports/recording/frame-tap.js";
 import { gatewayServices } from "./services.js";
 
 /**
- * The gateway's HTTP/WebSocket front: `/tau` (Tau passthrough), `/rpc` and `/rpc/events` (Ask,
- * when the config provides a bridge, and a Unix socket when it names one), WebSocket `/` (Codex
- * app-server, when the config provides its bridge), `/acp` (ACP, when it provides an agent),
- * `/healthz`, `/readyz`, `/metrics`, `/schema`. First the plugins that decorate the root instance
+ * The gateway's HTTP/WebSocket front: `/tau` (Tau passthrough), each dialect of the config's list
+ * on its WebSocket route and its further routes (Ask: `/rpc`, `POST /rpc`, `/rpc/events`, a Unix
+ * socket when it names one; Codex app-server: `/`; ACP: `/acp`), `/healthz`, `/readyz`,
+ * `/metrics`, `/schema`. First the plugins that decorate the root instance
  * for the others, in the order their hooks must run; then every route as an encapsulated plugin
  * that declares what it relies on. Closing the instance closes every client WebSocket (1001),
  * socket client, event stream and passthrough upstream connection; the services in the config
@@ -50,7 +44,8 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   // Every client frame, to the recording folder (`--record`) and the inspector (`--inspector`) alike.
   const frameTap = teeTaps(config.recording, config.inspector?.hub);
 
-  app.register(gatewayServices, { upstream: config.upstream, store: config.store, askBridge: config.ask?.bridge, codexBridge: config.codex?.bridge, acpAgent: config.acp?.agent });
+  const dialects = config.dialects ?? [];
+  app.register(gatewayServices, { upstream: config.upstream, store: config.store, dialects });
   app.register(gatewayMetrics);
   app.register(networkLimits, { limits, trustProxy: config.trustProxy ?? false });
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check. At close
@@ -67,25 +62,18 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   app.register(schemaRoutes);
   app.register(metricsRoute);
   app.register(tauRoute, { tauUpstream: config.tauUpstream, maxInflight: limits.maxInflight });
-  const ask = config.ask;
-  if (ask) {
-    app.register(askWebSocketRoute, { jsonrpc: ask.jsonrpc });
-    app.register(askHttpRoute, { jsonrpc: ask.jsonrpc, bodyLimit: maxMessageBytes, recording: frameTap });
-    app.register(askEventsRoute, { heartbeatMs: ask.sseHeartbeatMs, maxBufferedBytes: limits.maxBufferedBytes, recording: frameTap });
-    if (ask.socket) {
-      const tenant = config.tokens ? DEFAULT_TENANT : undefined;
-      app.register(askSocketListener, { ...ask.socket, jsonrpc: ask.jsonrpc, tenant, limits, maxMessageBytes, recording: frameTap });
-    }
+  const routesContext = { limits, maxMessageBytes, authenticated: config.tokens !== undefined, sseHeartbeatMs: config.sseHeartbeatMs, recording: frameTap };
+  for (const dialect of dialects) {
+    app.register(dialectWebSocketRoute, { dialect });
+    if (dialect.routes) app.register(dialect.routes, routesContext);
   }
-  if (config.codex) app.register(codexWebSocketRoute);
-  if (config.acp) app.register(acpWebSocketRoute);
   const inspector = config.inspector;
   if (inspector) {
     app.register(inspectorRoutes, {
       hub: inspector.hub,
       sessions: inspector.sessions,
       access: { authenticated: config.tokens !== undefined, hosts: allowedHostNames(inspector.listenHost, inspector.hosts) },
-      heartbeatMs: ask?.sseHeartbeatMs,
+      heartbeatMs: config.sseHeartbeatMs,
       maxBufferedBytes: limits.maxBufferedBytes,
     });
   }

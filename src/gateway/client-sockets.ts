@@ -10,7 +10,7 @@ import type { FrameTap, TappedPeer } from "../transports/recording/frame-tap.js"
 import { gatewayWebSocketClass, setRecording, setSendBufferBound, setTransport } from "./gateway-websocket.js";
 import { startKeepalive } from "./keepalive.js";
 import type { GatewayLimits } from "./limits.js";
-import { routeLabel, type GatewayMetrics } from "./metrics.js";
+import type { GatewayMetrics } from "./metrics.js";
 import { PLUGIN } from "./plugin-names.js";
 
 export interface ClientSocketsOptions {
@@ -23,8 +23,6 @@ export interface ClientSocketsOptions {
   recording?: FrameTap;
 }
 
-/** The dialect each WebSocket route speaks, for recordings. */
-const ROUTE_DIALECTS: Record<string, RecordedDialect> = { "/rpc": "ask", "/": "codex", "/acp": "acp", "/tau": "tau" };
 
 /**
  * The WebSocket server (@fastify/websocket, which decorates `websocketServer`) and the rules every
@@ -35,6 +33,8 @@ const ROUTE_DIALECTS: Record<string, RecordedDialect> = { "/rpc": "ask", "/": "c
  */
 const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, maxMessageBytes, closeHandshakeMs, recording }) => {
   const metrics = app.metrics;
+  // The dialect each WebSocket route speaks, for recordings.
+  const routeDialects = new Map<string, RecordedDialect>([["/tau", "tau"], ...app.dialects.map((dialect) => [dialect.route, dialect.name] as const)]);
   const cap = new ConnectionCap(limits.maxConnections);
 
   // First, so its own onRequest hook marks upgrade requests (`request.ws`) before the cap may refuse one:
@@ -86,7 +86,7 @@ const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, 
     const server = app.websocketServer;
     const routes = new WeakMap<WebSocket, string>();
     server.on("connection", (socket, request) => {
-      const route = routeLabel(request.url);
+      const route = metrics.routeLabel(request.url);
       routes.set(socket, route);
       metrics.connectionOpened(route, (listener) => socket.once("close", listener));
       setSendBufferBound(socket, {
@@ -98,7 +98,7 @@ const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, 
       });
       // The upgrade request's socket is the one `ws` writes to (an injected test request has none).
       setTransport(socket, request.socket as Duplex | undefined);
-      const dialect = ROUTE_DIALECTS[route];
+      const dialect = routeDialects.get(route);
       if (recording && dialect) setRecording(socket, recording.connection(dialect, `websocket ${route}`, peers.get(request)));
     });
     if (limits.keepaliveMs > 0) {
@@ -118,8 +118,8 @@ const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, 
 export const clientSockets = fp(sockets, {
   name: PLUGIN.clientSockets,
   fastify: "5.x",
-  dependencies: [PLUGIN.metrics],
-  decorators: { fastify: ["metrics"] },
+  dependencies: [PLUGIN.services, PLUGIN.metrics],
+  decorators: { fastify: ["dialects", "metrics"] },
 });
 
 /**
@@ -132,7 +132,7 @@ export const clientSockets = fp(sockets, {
 function clientSocketErrorHandler(metrics: GatewayMetrics): NonNullable<WebsocketPluginOptions["errorHandler"]> {
   const reported = new WeakSet<WebSocket>();
   return function (error, socket, request) {
-    const route = routeLabel(request.url);
+    const route = metrics.routeLabel(request.url);
     const kind = clientFaultKind(error);
     if (kind) {
       metrics.clientFault(route, kind);

@@ -1,11 +1,8 @@
-import type { AcpAgent } from "../acp/agent.js";
-import type { AskBridge } from "../ask/ask-bridge.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
-import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { GatewayStore } from "../store/index.js";
-import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
 import type { OriginAllowlist } from "./auth/origins.js";
 import type { TokenRegistry } from "./auth/tokens.js";
+import type { GatewayDialect } from "./dialects.js";
 import type { GatewayLimits } from "./limits.js";
 import type { GatewayUpstream } from "./services.js";
 import type { RecordingFolder } from "../transports/recording/recording-folder.js";
@@ -24,12 +21,13 @@ export interface GatewayConfig {
   upstream: GatewayUpstream;
   /** What gateway replicas share (absent: nothing, as with `--store memory`); `/readyz` and `/metrics` report on it. */
   store?: GatewayStore;
-  /** The Ask surface: WebSocket and HTTP `/rpc` and `GET /rpc/events`; without it those routes do not exist. */
-  ask?: AskSurfaceConfig;
-  /** The Codex app-server surface: WebSocket `/`; without it that route does not exist. */
-  codex?: CodexSurfaceConfig;
-  /** The ACP surface: WebSocket `/acp`; without it the route does not exist. */
-  acp?: { agent: AcpAgent };
+  /**
+   * The client dialects served, each on its WebSocket route and its further routes (the CLI builds
+   * the list from src/cli/dialects/); a dialect not in it has no route. Absent: only `/tau`.
+   */
+  dialects?: readonly GatewayDialect[];
+  /** Interval of `: keepalive` comments on event streams (`GET /rpc/events`, the inspector's feed). Default 15000. */
+  sseHeartbeatMs?: number;
   /** pino options; false (the default) logs nothing. */
   logger?: GatewayLoggerOptions | false;
   /** Largest message accepted from clients (WebSocket message or HTTP body), in bytes. Default 32 MiB. */
@@ -61,26 +59,6 @@ export interface InspectorConfig {
   hosts?: readonly string[];
   /** The bridge core's sessions: the page's session timelines and approvals (absent: only connections and frames). */
   sessions?: InspectedSessions;
-}
-
-export interface AskSurfaceConfig {
-  /** The Ask bridge, started by the caller. */
-  bridge: AskBridge;
-  /** Framing of every Ask connection (WebSocket, HTTP request, event stream); tenants and gates are the gateway's. */
-  jsonrpc: Pick<AskJsonRpcOptions, "jsonrpcMember" | "maxBatch">;
-  /** Interval of `: keepalive` comments on event streams. Default 15000. */
-  sseHeartbeatMs?: number;
-  /**
-   * A Unix socket serving the Ask surface as NDJSON to local clients (bound when the app gets
-   * ready). Its file mode is its access control: clients present no token and act for tenant
-   * "default" when the gateway has tokens, for no tenant otherwise.
-   */
-  socket?: { path: string; mode: number };
-}
-
-export interface CodexSurfaceConfig {
-  /** The Codex bridge, started by the caller. */
-  bridge: CodexBridge;
 }
 
 export interface GatewayLoggerOptions {

@@ -13,11 +13,10 @@ declare module "fastify" {
   }
 }
 
-/** The metrics registry, and the figures it reads at scrape time: the services' and the `/tau` passthrough's. */
+/** The metrics registry, and the figures it reads at scrape time: the services' (dialects included) and the `/tau` passthrough's. */
 const metrics: FastifyPluginAsync = async (app) => {
   app.decorate("tauPassthrough", newPassthroughCounters());
-  const bridge = app.hasDecorator("askBridge") ? app.askBridge : undefined;
-  app.decorate("metrics", new GatewayMetrics({ passthrough: app.tauPassthrough, upstream: app.upstream, bridge, store: app.store }));
+  app.decorate("metrics", new GatewayMetrics({ passthrough: app.tauPassthrough, upstream: app.upstream, dialects: app.dialects, store: app.store }));
 };
 
-export const gatewayMetrics = fp(metrics, { name: PLUGIN.metrics, fastify: "5.x", dependencies: [PLUGIN.services], decorators: { fastify: ["upstream"] } });
+export const gatewayMetrics = fp(metrics, { name: PLUGIN.metrics, fastify: "5.x", dependencies: [PLUGIN.services], decorators: { fastify: ["upstream", "dialects"] } });

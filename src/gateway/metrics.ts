@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { AskBridgeStats } from "../ask/ask-bridge.js";
 import type { GatewayStore } from "../store/index.js";
 import type { ClientFaultKind } from "./client-faults.js";
+import type { GatewayDialect } from "./dialects.js";
 
 /** Which stage of a connection a network deadline cut: sent nothing, headers unfinished, body unfinished. */
 export type NetworkTimeoutStage = "idle" | "headers" | "request";
@@ -18,18 +18,19 @@ export interface MetricsSources {
     readonly connected?: boolean;
     readonly hosts?: ReadonlyArray<{ key: string; connected: boolean }>;
   };
-  /** The Ask bridge (events, interactions); absent when the gateway serves no Ask surface. */
-  bridge?: { readonly stats: AskBridgeStats };
+  /** The dialects served, for the route labels of their paths and the figures they keep themselves (Ask: events, interactions). */
+  dialects?: readonly Pick<GatewayDialect, "route" | "routeLabels" | "metrics">[];
   /** What replicas share; absent (or memory) when nothing is. */
   store?: GatewayStore;
 }
 
-/** Routes with their own label value; anything else is "other" (label values must stay few). */
-const KNOWN_ROUTES = new Set(["/", "/tau", "/rpc", "/rpc/events", "/acp"]);
-
-export function routeLabel(url: string | undefined): string {
-  const path = (url ?? "").split("?")[0]!;
-  return KNOWN_ROUTES.has(path) ? path : "other";
+/** The label value of a request's path: its route when the gateway has it, else "other" (label values must stay few). */
+export function routeLabels(dialects: MetricsSources["dialects"] = []): (url: string | undefined) => string {
+  const known = new Set(["/tau", ...dialects.flatMap((dialect) => [dialect.route, ...(dialect.routeLabels ?? [])])]);
+  return (url) => {
+    const path = (url ?? "").split("?")[0]!;
+    return known.has(path) ? path : "other";
+  };
 }
 
 /** Request durations: from a ping (milliseconds) to a `/tau` turn request answered when the turn settles (minutes). */
@@ -43,6 +44,8 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
+  /** The route label of a request's URL (see routeLabels). */
+  readonly routeLabel: (url: string | undefined) => string;
   /** Client requests of the JSON-RPC dialects answered -32602, by dialect. */
   private readonly invalidParams = new Map<string, number>();
 
@@ -59,6 +62,7 @@ export class GatewayMetrics {
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
+    this.routeLabel = routeLabels(sources.dialects);
     collectDefaultMetrics({ register: this.registry });
 
     this.connections = new Gauge({ name: "tau_gateway_connections", help: "Open client WebSocket connections, by route.", labelNames: ["route"], registers });
@@ -150,59 +154,7 @@ export class GatewayMetrics {
       },
     });
     if (sources.store) GatewayMetrics.storeMetrics(sources.store, registers);
-    const bridge = sources.bridge;
-    if (bridge) {
-      new Counter({
-        name: "tau_gateway_events_emitted_total",
-        help: "Ask events appended to session event logs.",
-        registers,
-        collect() {
-          this.reset();
-          this.inc(bridge.stats.eventsEmitted);
-        },
-      });
-      new Counter({
-        name: "tau_gateway_events_delivered_total",
-        help: "Ask events sent to subscribed connections (one per event and subscriber).",
-        registers,
-        collect() {
-          this.reset();
-          this.inc(bridge.stats.eventsDelivered);
-        },
-      });
-      new Counter({
-        name: "tau_gateway_session_snapshot_fetches_total",
-        help: "session.snapshot requests the Ask bridge sent upstream, by reason: resync (a delta did not apply) or list (session/list reading a session the gateway has not opened).",
-        labelNames: ["reason"],
-        registers,
-        collect() {
-          this.reset();
-          const fetches = bridge.stats.snapshotFetches;
-          this.inc({ reason: "resync" }, fetches.resync);
-          this.inc({ reason: "list" }, fetches.list);
-        },
-      });
-      new Counter({
-        name: "tau_gateway_resumes_total",
-        help: "Subscriptions resuming after a cursor, by outcome: recovered (every event after it delivered) or reset (history lost: -32602 with the oldest seq, or the log's new epoch from its session.reset).",
-        labelNames: ["outcome"],
-        registers,
-        collect() {
-          this.reset();
-          const { resumes } = bridge.stats;
-          this.inc({ outcome: "recovered" }, resumes.recovered);
-          this.inc({ outcome: "reset" }, resumes.reset);
-        },
-      });
-      new Gauge({
-        name: "tau_gateway_pending_interactions",
-        help: "Approvals and user-input requests waiting for an answer.",
-        registers,
-        collect() {
-          this.set(bridge.stats.pendingInteractions);
-        },
-      });
-    }
+    for (const dialect of sources.dialects ?? []) dialect.metrics?.(registers);
   }
 
   /** Records one answered client request (either dialect). */

@@ -1,10 +1,8 @@
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
-import type { AcpAgent } from "../acp/agent.js";
-import type { AskBridge } from "../ask/ask-bridge.js";
-import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { GatewayStore } from "../store/index.js";
 import type { TauUpstream } from "../tau/upstream.js";
+import type { GatewayDialect } from "./dialects.js";
 import { PLUGIN } from "./plugin-names.js";
 
 /**
@@ -28,12 +26,8 @@ declare module "fastify" {
     upstream: GatewayUpstream;
     /** What gateway replicas share; undefined when nothing is shared. */
     store: GatewayStore | undefined;
-    /** The Ask bridge behind `/rpc` and `/rpc/events`; decorated only when the gateway serves Ask clients. */
-    askBridge: AskBridge;
-    /** The Codex app-server bridge behind WebSocket `/`; decorated only when the gateway serves Codex clients. */
-    codexBridge: CodexBridge;
-    /** The ACP agent behind `/acp`; decorated only when the gateway serves ACP clients. */
-    acpAgent: AcpAgent;
+    /** The client dialects the gateway serves, each on its own routes (none: only `/tau`). */
+    dialects: readonly GatewayDialect[];
   }
 }
 
@@ -41,21 +35,15 @@ declare module "fastify" {
 export interface GatewayServices {
   upstream: GatewayUpstream;
   store?: GatewayStore;
-  /** Absent: the gateway serves no Ask surface. */
-  askBridge?: AskBridge;
-  /** Absent: the gateway serves no Codex app-server surface. */
-  codexBridge?: CodexBridge;
-  /** Absent: the gateway serves no ACP surface. */
-  acpAgent?: AcpAgent;
+  /** The client dialects served (absent or empty: only the `/tau` passthrough). */
+  dialects?: readonly GatewayDialect[];
 }
 
 /** Puts the services the caller built on the root instance, for every plugin after it. */
-const services: FastifyPluginAsync<GatewayServices> = async (app, { upstream, store, askBridge, codexBridge, acpAgent }) => {
+const services: FastifyPluginAsync<GatewayServices> = async (app, { upstream, store, dialects = [] }) => {
   app.decorate("upstream", upstream);
   app.decorate("store", store);
-  if (askBridge) app.decorate("askBridge", askBridge);
-  if (codexBridge) app.decorate("codexBridge", codexBridge);
-  if (acpAgent) app.decorate("acpAgent", acpAgent);
+  app.decorate("dialects", dialects);
 };
 
 export const gatewayServices = fp(services, { name: PLUGIN.services, fastify: "5.x" });

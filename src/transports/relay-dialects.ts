@@ -15,7 +15,7 @@ export interface RelayDialect {
   /** The dialect's name in logs. */
   name: string;
   /** The gateway's WebSocket route for it. */
-  route: "/acp" | "/" | "/rpc";
+  route: string;
   /**
    * Whether the relay's own messages carry `"jsonrpc":"2.0"`: always (ACP), never (Codex), or as
    * the gateway's latest answer did (Ask: the gateway's --jsonrpc-member decides).

@@ -15,6 +15,7 @@ import { startCountingRelay } from "../support/counting-relay.js";
 import { startTestGateway } from "../support/gateway.js";
 import { postRpc } from "../support/http-gateway.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";
+import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
 
 /**
  * The order of what one Ask connection writes, line by line, as an Ask host writes it: a response
@@ -197,7 +198,7 @@ async function gatewayBehindRelay(options: { maxInflight?: number; commandTools?
   const app = buildGateway({
     tauUpstream: { url: host.url },
     upstream: stack.upstream!,
-    ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
+    dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" } })],
     limits: options.maxInflight === undefined ? undefined : { maxInflight: options.maxInflight },
     drainTimeoutMs: 60_000,
   });

@@ -13,6 +13,7 @@ import { serveCli } from "../support/cli.js";
 import { listenOnEmbeddedStack } from "../support/gateway.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";
 import { exitWithin, spawnStdio } from "../support/stdio-child.js";
+import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
 
 /**
  * The Ask surface on a Unix socket, NDJSON: in the same process as `tau-gateway stdio` (as the Ask
@@ -172,7 +173,7 @@ describe("tau-gateway serve --socket", () => {
         buildGateway({
           tauUpstream: { url: stack.url! },
           upstream: stack.upstream!,
-          ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" }, socket: { path, mode: 0o660 } },
+          dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" }, socket: { path, mode: 0o660 } })],
           tokens: TokenRegistry.single("s3cret"),
         }),
       ),
@@ -205,7 +206,7 @@ describe("tau-gateway serve --socket", () => {
         buildGateway({
           tauUpstream: { url: stack.url! },
           upstream: stack.upstream!,
-          ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" }, socket: { path, mode: 0o600 } },
+          dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" }, socket: { path, mode: 0o600 } })],
           drainTimeoutMs: 2000,
         }),
       ),

@@ -13,6 +13,7 @@ import { answerInitialize, startFakeTauPeer } from "../support/fake-tau-peer.js"
 import { postRpc, startHttpGateway } from "../support/http-gateway.js";
 import { SseTestClient } from "../support/sse-client.js";
 import { TauTestClient } from "../support/tau-client.js";
+import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
 
 /**
  * Graceful drain: the controller on its own (refusal, waiting, the deadline), then the gateway
@@ -198,7 +199,7 @@ describe("the gateway while draining", () => {
     const app: FastifyInstance = buildGateway({
       tauUpstream: { url: peer.url },
       upstream,
-      ask: { bridge, jsonrpc: { jsonrpcMember: "include" } },
+      dialects: [askGatewayDialect(bridge, { jsonrpc: { jsonrpcMember: "include" } })],
       drainTimeoutMs: 100,
     });
     cleanups.push(() => app.close());

@@ -10,7 +10,7 @@ import { GatewayMetrics } from "../../src/gateway/metrics.js";
 import { gatewayMetrics } from "../../src/gateway/metrics-plugin.js";
 import { askEventsRoute } from "../../src/gateway/routes/ask-events.js";
 import { askHttpRoute } from "../../src/gateway/routes/ask-http.js";
-import { askWebSocketRoute } from "../../src/gateway/routes/ask-websocket.js";
+import { dialectWebSocketRoute } from "../../src/gateway/routes/dialect-websocket.js";
 import { readinessRoute } from "../../src/gateway/routes/health.js";
 import { metricsRoute } from "../../src/gateway/routes/metrics.js";
 import { tauRoute } from "../../src/gateway/routes/tau.js";
@@ -28,7 +28,7 @@ describe("plugin metadata", () => {
     ["/readyz", readinessRoute, {}, "upstream"],
     ["/metrics", metricsRoute, {}, "metrics"],
     ["/tau", tauRoute, { tauUpstream: { url: "ws://127.0.0.1:1" }, maxInflight: 1 }, "upstream"],
-    ["WebSocket /rpc", askWebSocketRoute, { jsonrpc: { jsonrpcMember: "include" } }, "askBridge"],
+    ["a dialect's WebSocket route", dialectWebSocketRoute, { dialect: { name: "ask", route: "/rpc", serveWebSocket: () => undefined } }, "callGates"],
     ["POST /rpc", askHttpRoute, { jsonrpc: { jsonrpcMember: "include" }, bodyLimit: 1024 }, "askBridge"],
     ["GET /rpc/events", askEventsRoute, {}, "askBridge"],
     [
@@ -38,7 +38,7 @@ describe("plugin metadata", () => {
       "askBridge",
     ],
     ["metrics", gatewayMetrics, {}, "upstream"],
-    ["client sockets", clientSockets, { limits: DEFAULT_LIMITS, maxMessageBytes: 1024 }, "metrics"],
+    ["client sockets", clientSockets, { limits: DEFAULT_LIMITS, maxMessageBytes: 1024 }, "dialects"],
     ["drain", gatewayDrain, { timeoutMs: 1 }, "upstream"],
     ["call gates", gatewayCallGates, { maxInflight: 1 }, "metrics"],
   ];

@@ -14,6 +14,7 @@ import { expectContiguous, expectOneTerminalPerTurn, waitForTerminal } from "../
 import { CodexTestClient } from "../support/codex-client.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 import { TauTestClient } from "../support/tau-client.js";
+import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
 
 /**
  * Turns the gateway did not watch — a session worked only through `/tau`, or before the gateway
@@ -126,7 +127,7 @@ async function gatewayOn(hostUrl: string, cwd: string): Promise<{ rpcUrl: string
     await stack.close();
   };
   await stack.start({ upstream: hostUrl, defaultCwd: cwd, eventRetention: 10_000, interactionTimeoutMs: 300_000 }, [], () => undefined);
-  app = buildGateway({ tauUpstream: { url: hostUrl }, upstream: stack.upstream!, ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } } });
+  app = buildGateway({ tauUpstream: { url: hostUrl }, upstream: stack.upstream!, dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" } })] });
   const address = await app.listen({ host: "127.0.0.1", port: 0 });
   return { rpcUrl: `${address.replace("http://", "ws://")}/rpc`, stop };
 }

@@ -37,9 +37,7 @@ async function gatewayBehindRelay(cleanups: Cleanups, relayOptions: CountingRela
   const app = buildGateway({
     tauUpstream: { url: host.url },
     upstream: stack.upstream!,
-    ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
-    codex: { bridge: stack.codex! },
-    acp: { agent: stack.acp! },
+    dialects: stack.gatewayDialects({ jsonrpc: { jsonrpcMember: "include" } }),
   });
   cleanups.push(() => app.close());
   const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });

@@ -115,13 +115,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
-      ask: {
-        bridge: stack.bridge!,
+      dialects: stack.gatewayDialects({
         jsonrpc: { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch },
         ...(socketPath ? { socket: { path: socketPath, mode: 0o600 } } : {}),
-      },
-      codex: { bridge: stack.codex! },
-      acp: { agent: stack.acp! },
+      }),
       drainTimeoutMs: settings.drainTimeout,
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });

@@ -3,6 +3,7 @@ import { buildGateway } from "../../src/gateway/app.js";
 import type { GatewayConfig } from "../../src/gateway/config.js";
 import type { DrainController } from "../../src/gateway/drain.js";
 import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
+import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
 
 /**
  * The whole gateway in-process as `tau-gateway serve` wires it — embedded Tau host, bridge stack,
@@ -36,7 +37,8 @@ export async function startHttpGateway(options: HttpGatewayOptions = {}): Promis
     buildGateway({
       tauUpstream: { url: stack.url! },
       upstream: stack.upstream!,
-      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" }, sseHeartbeatMs: options.sseHeartbeatMs },
+      dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" } })],
+      sseHeartbeatMs: options.sseHeartbeatMs,
       drainTimeoutMs: options.drainTimeoutMs,
       maxMessageBytes: options.maxMessageBytes,
       logger: { level: "info", stream: logStream },

@@ -25,9 +25,7 @@ export async function startInspectorGateway(
     buildGateway({
       tauUpstream: { url: stack.url! },
       upstream: stack.upstream!,
-      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
-      codex: { bridge: stack.codex! },
-      acp: { agent: stack.acp! },
+      dialects: stack.gatewayDialects({ jsonrpc: { jsonrpcMember: "include" } }),
       tokens: options.tokens,
       inspector: options.inspector === false ? undefined : { hub, listenHost: "127.0.0.1", hosts: options.hosts, sessions: stack.core!.sessions },
     }),

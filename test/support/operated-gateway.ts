@@ -11,6 +11,7 @@ import { startTauHost, type RunningTauHost } from "../../src/host/index.js";
 import { AskTestClient } from "./ask-client.js";
 import { parsePrometheus, type Sample } from "./prometheus.js";
 import { resultOf, TauTestClient } from "./tau-client.js";
+import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
 
 /**
  * A whole gateway as `tau-gateway serve` wires it (embedded host, bridge stack, `/tau`, `/rpc`,
@@ -69,7 +70,7 @@ export async function startOperatedGateway(options: OperatedGatewayOptions = {})
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
-      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
+      dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" } })],
       maxMessageBytes: options.maxMessageBytes,
       limits: options.limits,
       tokens: options.tokens,

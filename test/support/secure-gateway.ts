@@ -41,9 +41,7 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
     buildGateway({
       tauUpstream: { url: stack.url!, token: options.upstreamToken },
       upstream: stack.upstream!,
-      ask: { bridge: stack.bridge!, jsonrpc: { jsonrpcMember: "include" } },
-      codex: { bridge: stack.codex! },
-      acp: { agent: stack.acp! },
+      dialects: stack.gatewayDialects({ jsonrpc: { jsonrpcMember: "include" } }),
       logger: { level: "trace", stream },
       tokens: options.tokens,
       allowedOrigins: options.allowedOrigins,

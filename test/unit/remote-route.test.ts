@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { remoteRoute } from "../../src/cli/remote.js";
+import { GATEWAY_ROUTES } from "../../src/cli/dialects/loaded.js";
+import { remoteRoute as routeOn } from "../../src/cli/remote.js";
+
+const ROUTES = { ask: "/rpc", codex: "/", acp: "/acp" } as const;
+/** The --remote URL parser of a dialect's command, among the gateway's routes. */
+const remoteRoute = (dialect: keyof typeof ROUTES) => routeOn(ROUTES[dialect], GATEWAY_ROUTES);
 
 /** `--remote URL`: the gateway's base URL, to which each command adds its dialect's route. */
 describe("the --remote URL", () => {

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { readSettings, socketSettings } from "../../src/cli/settings.js";
-import { runStdio } from "../../src/cli/stdio.js";
+import { run } from "../../src/cli/run.js";
 import { runCommand } from "../support/cli.js";
 
 /** The socket settings (`--socket`, `--socket-mode`) and where `stdio` reads them from, including the Ask host's own variable. */
@@ -10,7 +10,7 @@ const stdioSpecs = { socket: { ...socketSettings.socket, alsoEnv: "ASK_APP_SERVE
 
 async function stdioRefuses(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> {
   let stderr = "";
-  const code = await runStdio(argv, { stdin: Readable.from([]), stdout: () => undefined, stderr: (text) => void (stderr += text) }, env);
+  const code = await run(["stdio", ...argv], { stdin: Readable.from([]), stdout: () => undefined, stderr: (text) => void (stderr += text) }, env);
   return { code, stderr };
 }
 

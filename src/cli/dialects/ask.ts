@@ -1,24 +1,26 @@
-import type { AskBridge } from "../ask/ask-bridge.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../gateway/config.js";
-import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../gateway/drain.js";
-import { DEFAULT_LIMITS } from "../gateway/limits.js";
-import type { Log } from "../shared/log.js";
-import { connectionGate } from "../transports/call-gates.js";
-import { serveAskNdjson, type AskNdjsonOptions } from "../transports/ask-ndjson.js";
-import { UnixSocketListener } from "../transports/unix-socket-listener.js";
-import { BridgeStack } from "./bridge-stack.js";
-import { readCommandSettings, readCommandTools, stderrLog } from "./command-setup.js";
-import { exitStatus, type CommandIO } from "./io.js";
-import { closeRecordingFile, openRecordingFile, RECORD_FILE_USAGE, recordFileSettings } from "./record-settings.js";
-import { limitSettings } from "./limit-settings.js";
-import { relayToGateway, REMOTE_USAGE, remoteSettings } from "./remote.js";
-import { startupMessage } from "./serve.js";
-import { bridgeSettings, envName, integer, logSettings, socketSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
+import { AskBridge } from "../../ask/ask-bridge.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../gateway/config.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../../gateway/drain.js";
+import { DEFAULT_LIMITS } from "../../gateway/limits.js";
+import { askGatewayDialect } from "../../gateway/routes/ask-routes.js";
+import { askRegistry } from "../../registry/ask/index.js";
+import type { Log } from "../../shared/log.js";
+import { serveAskNdjson, type AskNdjsonOptions } from "../../transports/ask-ndjson.js";
+import { RELAY_DIALECTS } from "../../transports/relay-dialects.js";
+import { untilAborted } from "../../transports/stop-signal.js";
+import { UnixSocketListener } from "../../transports/unix-socket-listener.js";
+import { limitSettings } from "../limit-settings.js";
+import { RECORD_FILE_USAGE } from "../record-settings.js";
+import { REMOTE_USAGE } from "../remote.js";
+import { startupMessage } from "../command-setup.js";
+import { bridgeSettings, envName, socketSettings, STORE_USAGE } from "../settings.js";
+import type { DialectDescriptor, StdioRun } from "./descriptor.js";
+import type { StdioSettingValues } from "./stdio-settings.js";
 
 /** The Ask host's own variable for its socket, so a client that sets it finds ours. */
 const ASK_SOCKET_VARIABLE = "ASK_APP_SERVER_SOCKET";
 
-export const STDIO_USAGE = `usage: tau-gateway stdio [options]
+const USAGE = `usage: tau-gateway stdio [options]
 
 Serves the Ask JSON-RPC surface as newline-delimited JSON on stdin/stdout, for clients that
 spawn an app-server executable, and with --socket also on a Unix socket, for clients that attach to
@@ -54,62 +56,63 @@ ${RECORD_FILE_USAGE}
 While stdout is not being read, stdin is not read either. It exits 0 once stdin ends or stdout is
 gone and the work in flight is answered, or on SIGTERM/SIGINT after draining: requests arriving
 meanwhile are answered -32012, work in flight gets --drain-timeout, a second signal stops waiting;
-turns still running then are interrupted and their subscribers get turn.aborted.`;
+turns still running then are interrupted and their subscribers get turn.aborted. With the OTEL_*
+variables set it exports a span of every call, as serve does (docs/deployment.md).`;
 
-const stdioSettings = {
-  ...remoteSettings("ask"),
-  ...upstreamSettings,
-  ...storeSettings,
-  ...bridgeSettings,
-  // stdout belongs to the protocol and stderr is often shown to a user: only problems by default.
-  logLevel: { ...logSettings.logLevel, default: "warn" as SettingValues<typeof logSettings>["logLevel"] },
-  maxInflight: limitSettings.maxInflight,
-  maxMessageBytes: limitSettings.maxMessageBytes,
-  drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
-  ...recordFileSettings,
+const { jsonrpcMember, defaultCwd, workspaceRoots } = bridgeSettings;
+
+const settings = {
+  jsonrpcMember,
+  defaultCwd,
+  workspaceRoots,
   socket: { ...socketSettings.socket, alsoEnv: ASK_SOCKET_VARIABLE },
   socketMode: socketSettings.socketMode,
   maxConnections: limitSettings.maxConnections,
   maxBufferedBytes: limitSettings.maxBufferedBytes,
 };
 
-type StdioSettings = SettingValues<typeof stdioSettings>;
+type AskStdioSettings = StdioSettingValues<typeof settings>;
 
-export function runStdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  return exitStatus(() => stdio(argv, io, env));
-}
+/** The Ask JSON-RPC dialect: WebSocket `/rpc` with `POST /rpc`, `/rpc/events` and a socket on the gateway; `tau-gateway stdio`. */
+export const askDialect: DialectDescriptor<AskBridge, typeof settings> = {
+  registry: askRegistry,
+  createSurface: (context) =>
+    new AskBridge({ core: context.core, defaultCwd: context.defaultCwd, workspaceRoots: context.workspaceRoots, serverVersion: context.serverVersion, log: context.log }),
+  closeSurface: (bridge) => bridge.close(),
+  gateway: (bridge, _mount, options) => askGatewayDialect(bridge, options),
+  command: { usage: USAGE, settings, relay: RELAY_DIALECTS.ask, serve },
+};
 
-async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
-  const settings = readCommandSettings("stdio", STDIO_USAGE, argv, env, stdioSettings, io);
-  if (settings.remote !== undefined) return relayToGateway("stdio", "ask", { ...settings, remote: settings.remote }, argv, io);
-  const commandTools = await readCommandTools("stdio", settings.toolsConfig, io);
-  const log = stderrLog("stdio", settings.logLevel);
-
-  const recording = await openRecordingFile("stdio", settings, "ask", io, log);
-  const stack = new BridgeStack();
+/**
+ * Ask on stdin/stdout, and on the socket when one is named. Its drain is the gateway's: requests
+ * arriving while it drains are refused -32012, the turns in flight (open upstream requests) get the
+ * drain timeout, and at the deadline those still running are interrupted and their subscribers told.
+ */
+async function serve(bridge: AskBridge, run: StdioRun<AskStdioSettings>): Promise<number> {
+  const { settings, io, log } = run;
   const drain = new DrainController({ timeoutMs: settings.drainTimeout });
-  // Watched from the start: a signal during startup stops the command as soon as it is up.
-  const signals = watchStopSignals(() => drain.force());
+  run.hurry.addEventListener("abort", () => drain.force(), { once: true });
+  drain.addSource("upstream requests", () => run.upstream.openRequests);
+  drain.atDeadline(async (budgetMs) => ({ ...(await run.core.endRunningTurns(budgetMs)) }));
+  const connection = (): AskNdjsonOptions => ({
+    jsonrpcMember: settings.jsonrpcMember,
+    // The in-flight limit is per connection; the drain refuses new work once shutdown starts.
+    gate: run.gate(drain.gate),
+    maxLineBytes: settings.maxMessageBytes,
+    onError: (err) => log("error", "Ask connection failed to handle a message", { err }),
+  });
   let socket: UnixSocketListener | undefined;
   try {
     try {
-      await stack.start(settings, commandTools, log);
-      const upstream = stack.upstream!;
-      // Turns in flight are open upstream requests (Tau answers session.submit when the turn settles).
-      drain.addSource("upstream requests", () => upstream.openRequests);
-      // At the deadline the turns still running are interrupted and their subscribers told so.
-      const core = stack.core!;
-      drain.atDeadline(async (budgetMs) => ({ ...(await core.endRunningTurns(budgetMs)) }));
-      if (settings.socket !== undefined) socket = await listenOnSocket(stack.bridge!, settings, drain, log);
+      if (settings.socket !== undefined) socket = await listenOnSocket(bridge, settings, connection, log);
     } catch (err) {
       io.stderr(`tau-gateway stdio: ${startupMessage(err)}\n`);
       return 1;
     }
-
     // Only the client on stdin/stdout is recorded (not the socket's).
-    const stream = serveAskNdjson(stack.bridge!, io.stdin, process.stdout, { ...connectionOptions(settings, drain, log), recording });
-    const why = await Promise.race([stream.ended, signals.first]);
-    signals.stopping();
+    const stream = serveAskNdjson(bridge, io.stdin, process.stdout, { ...connection(), recording: run.recording });
+    const why = await Promise.race([stream.ended, untilAborted(run.stop).then(() => run.stop.reason as string)]);
+    run.stopping();
     log("info", "draining: refusing new work, waiting for work in flight", { why, drainTimeoutMs: settings.drainTimeout });
     void socket?.stopAccepting();
     // Nobody reads the answers any more: there is nothing to wait for.
@@ -123,48 +126,8 @@ async function stdio(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
     if (!flushed) setTimeout(() => process.exit(0), 100).unref();
     return 0;
   } finally {
-    signals.stop();
     await socket?.close();
-    await stack.close();
-    await closeRecordingFile(recording);
   }
-}
-
-/**
- * SIGINT and SIGTERM for the command's lifetime: the first one settles `first` (the command starts
- * stopping); one that arrives once it is stopping anyway (a second signal, or one after stdin
- * ended) calls `hurry`.
- */
-function watchStopSignals(hurry: () => void): { first: Promise<NodeJS.Signals>; stopping(): void; stop(): void } {
-  let stopping = false;
-  let settleFirst!: (signal: NodeJS.Signals) => void;
-  const first = new Promise<NodeJS.Signals>((resolve) => (settleFirst = resolve));
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) return hurry();
-    stopping = true;
-    settleFirst(signal);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return {
-    first,
-    stopping: () => void (stopping = true),
-    stop: () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    },
-  };
-}
-
-/** What every connection of the command gets: stdin/stdout and each socket client alike. */
-function connectionOptions(settings: StdioSettings, drain: DrainController, log: Log): AskNdjsonOptions {
-  return {
-    jsonrpcMember: settings.jsonrpcMember,
-    // The in-flight limit is per connection; the drain refuses new work once shutdown starts.
-    gate: connectionGate("ask", { maxInflight: settings.maxInflight, drain: drain.gate }),
-    maxLineBytes: settings.maxMessageBytes,
-    onError: (err) => log("error", "Ask connection failed to handle a message", { err }),
-  };
 }
 
 /**
@@ -172,7 +135,7 @@ function connectionOptions(settings: StdioSettings, drain: DrainController, log:
  * the running process and share its sessions, each with its own subscriptions and cursors. Access
  * is the socket file's mode; clients act, like stdio, for no tenant.
  */
-function listenOnSocket(bridge: AskBridge, settings: StdioSettings, drain: DrainController, log: Log): Promise<UnixSocketListener> {
+function listenOnSocket(bridge: AskBridge, settings: AskStdioSettings, connection: () => AskNdjsonOptions, log: Log): Promise<UnixSocketListener> {
   return UnixSocketListener.listen({
     path: settings.socket!,
     mode: settings.socketMode,
@@ -180,7 +143,7 @@ function listenOnSocket(bridge: AskBridge, settings: StdioSettings, drain: Drain
     onRefused: () => log("warn", "socket client refused: connection limit reached", { maxConnections: settings.maxConnections }),
     serve: (client) =>
       serveAskNdjson(bridge, client, client, {
-        ...connectionOptions(settings, drain, log),
+        ...connection(),
         maxBufferedBytes: settings.maxBufferedBytes,
         onSlowConsumer: () => log("warn", "slow socket client disconnected: too much data waiting unread", { maxBufferedBytes: settings.maxBufferedBytes }),
       }),

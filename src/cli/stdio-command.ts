@@ -1,0 +1,102 @@
+import { gatewayVersion } from "../gateway/version.js";
+import { startTracing } from "../shared/tracing.js";
+import { connectionGate } from "../transports/call-gates.js";
+import { BridgeStack } from "./bridge-stack.js";
+import { readCommandSettings, readCommandTools, startupMessage, stderrLog } from "./command-setup.js";
+import type { LoadedDialect, StdioRun } from "./dialects/descriptor.js";
+import { GATEWAY_ROUTES } from "./dialects/loaded.js";
+import { stdioCommandSettings, type SettingSpecs } from "./dialects/stdio-settings.js";
+import { exitStatus, type CommandIO } from "./io.js";
+import { closeRecordingFile, openRecordingFile } from "./record-settings.js";
+import { relayToGateway, remoteSettings } from "./remote.js";
+import type { SettingValues } from "./settings.js";
+
+/**
+ * The one skeleton of every stdio command (`stdio`, `app-server`, `acp`): what differs between
+ * them is their dialect's descriptor. Settings from flags and environment (the common ones, the
+ * dialect's own, `--remote`); with `--remote`, a relay to a running gateway and nothing else;
+ * otherwise tracing (when the OTEL_* variables ask for it), `--record FILE`, the bridge stack (the
+ * embedded host or the upstream hosts, the core, the dialects), the stop signals, then the
+ * dialect's own serving on stdin/stdout; and at the end everything closed in reverse, the spans
+ * still buffered exported last.
+ */
+export function runStdioCommand(dialect: LoadedDialect, argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
+  return exitStatus(() => stdioCommand(dialect, argv, io, env));
+}
+
+async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
+  const { command, descriptor } = dialect;
+  const common = { ...remoteSettings(dialect.route, GATEWAY_ROUTES), ...stdioCommandSettings };
+  // The dialect's own settings are its serve's business: here only the common ones are read.
+  const own: SettingSpecs = descriptor.command.settings;
+  const settings: SettingValues<typeof common> = readCommandSettings(command, descriptor.command.usage, argv, env, { ...common, ...own }, io);
+  if (settings.remote !== undefined) return relayToGateway(command, descriptor.command.relay, dialect.name, { ...settings, remote: settings.remote }, argv, io);
+  const commandTools = await readCommandTools(command, settings.toolsConfig, io);
+  const log = stderrLog(command, settings.logLevel);
+
+  // Watched from the start: a signal during start-up stops the command as soon as it is up.
+  const signals = watchStopSignals();
+  // Before anything that calls Tau, so every call is traced (when the OTEL_* variables ask for it).
+  const stopTracing = await startTracing(env, gatewayVersion());
+  const recording = await openRecordingFile(command, settings, dialect.name, io, log).catch(async (err: unknown) => {
+    signals.unwatch();
+    await stopTracing();
+    throw err;
+  });
+  const stack = new BridgeStack();
+  try {
+    try {
+      // Sessions of a dialect whose command has no --default-cwd name their own (ACP): the current directory is never used.
+      await stack.start({ defaultCwd: process.cwd(), ...settings }, commandTools, log);
+    } catch (err) {
+      io.stderr(`tau-gateway ${command}: ${startupMessage(err)}\n`);
+      return 1;
+    }
+    const run: StdioRun<typeof settings> = {
+      settings,
+      io,
+      log,
+      core: stack.core!,
+      upstream: stack.upstream!,
+      recording,
+      gate: (drain) => connectionGate(dialect.name, { maxInflight: settings.maxInflight, drain }),
+      stop: signals.stop,
+      hurry: signals.hurry,
+      stopping: signals.stopping,
+    };
+    return await descriptor.command.serve(stack.surfaceOf(dialect.name), run);
+  } finally {
+    signals.unwatch();
+    await stack.close();
+    await closeRecordingFile(recording);
+    // Last, so the spans of the shutdown (turns interrupted, sessions unobserved) are exported too.
+    await stopTracing().catch((err: unknown) => log("warn", "exporting the last spans failed", { err }));
+  }
+}
+
+/**
+ * SIGINT and SIGTERM for the command's lifetime: the first one aborts `stop` (the command starts
+ * stopping), with the signal as its reason; one that arrives once it is stopping anyway (a second
+ * signal, or one after stdin ended) aborts `hurry`.
+ */
+function watchStopSignals() {
+  const stop = new AbortController();
+  const hurry = new AbortController();
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return hurry.abort(signal);
+    stopping = true;
+    stop.abort(signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    stop: stop.signal,
+    hurry: hurry.signal,
+    stopping: () => void (stopping = true),
+    unwatch: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
