@@ -1,5 +1,5 @@
 import { JSONRPC_ERROR_CODES } from "../registry/error-codes.js";
-import type { Dialect } from "../registry/model.js";
+import type { Dialect } from "../registry/index.js";
 import type { Log } from "../shared/log.js";
 import type { RpcError } from "../shared/rpc-error.js";
 import type { ValidationIssue } from "../validation/issues.js";

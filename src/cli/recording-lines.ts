@@ -1,4 +1,4 @@
-import type { Dialect } from "../registry/model.js";
+import type { Dialect } from "../registry/index.js";
 import { isObject } from "../shared/unknown-values.js";
 import type { LineVerdict, TranscriptChecker } from "../validation/transcript.js";
 
@@ -8,15 +8,13 @@ import type { LineVerdict, TranscriptChecker } from "../validation/transcript.js
  * kept as it came under `text`.
  */
 
-const DIALECTS = new Set<string>(["tau", "ask", "codex", "acp"]);
-
-/** The dialect a recording's header line names, or undefined when the line is no header. */
-export function recordingDialect(text: string): Dialect | undefined {
+/** The dialect a recording's header line names (one of `dialects`), or undefined when the line is no header. */
+export function recordingDialect(text: string, dialects: readonly Dialect[]): Dialect | undefined {
   if (!text.includes('"recording"')) return undefined;
   try {
     const value = JSON.parse(text) as { recording?: { dialect?: unknown }; message?: unknown };
     const dialect = value?.recording?.dialect;
-    return !("message" in value) && typeof dialect === "string" && DIALECTS.has(dialect) ? (dialect as Dialect) : undefined;
+    return !("message" in value) && typeof dialect === "string" && dialects.includes(dialect as Dialect) ? (dialect as Dialect) : undefined;
   } catch {
     return undefined;
   }

@@ -1,15 +1,17 @@
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
-import type { Dialect } from "../registry/model.js";
+import type { Dialect } from "../registry/index.js";
 import { TranscriptChecker } from "../validation/transcript.js";
+import { ProtocolValidators } from "../validation/validator.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 import { lineBatches } from "./line-batches.js";
 import { checkRecordingLine, recordingDialect } from "./recording-lines.js";
 import { isReportFormat, REPORT_FORMATS, type ReportFormat } from "./validate-reports/index.js";
 import { errorText, systemErrorText } from "../shared/unknown-values.js";
 
-export const VALIDATE_USAGE = `usage: tau-gateway validate [--dialect tau|ask|codex|acp] [--tau-version 18|13] [--format text|json|github|junit|sarif] FILE... | -
+/** The usage text, naming the dialects the schema has. */
+const validateUsage = (dialects: readonly Dialect[]) => `usage: tau-gateway validate [--dialect ${dialects.join("|")}] [--tau-version 18|13] [--format text|json|github|junit|sarif] FILE... | -
 
 Checks JSONL transcripts against the tau-gateway schema. Without --dialect each line's dialect
 is detected: Tau messages carry version and type; JSON-RPC lines are Ask unless their method (or
@@ -34,7 +36,6 @@ junit and sarif print one document once every file was read.
 Exit status: 0 all valid, 1 some line invalid, 2 usage or I/O error; 0 without a summary
 when the reader of the output closes early (… | head).`;
 
-const DIALECTS: readonly Dialect[] = ["tau", "ask", "codex", "acp"];
 
 interface Options {
   dialect?: Dialect;
@@ -57,7 +58,8 @@ function parse(argv: string[]): Options {
   });
   if (values.help) throw new UsageError("", 0);
   const dialect = values.dialect;
-  if (dialect !== undefined && !DIALECTS.includes(dialect as Dialect)) throw new UsageError(`--dialect must be tau, ask, codex or acp (got ${JSON.stringify(dialect)})`);
+  const dialects = ProtocolValidators.shared().dialects;
+  if (dialect !== undefined && !dialects.includes(dialect as Dialect)) throw new UsageError(`--dialect must be ${dialects.slice(0, -1).join(", ")} or ${dialects.at(-1)} (got ${JSON.stringify(dialect)})`);
   const version = values["tau-version"];
   if (version !== undefined && version !== "18" && version !== "13") throw new UsageError(`--tau-version must be 18 or 13 (got ${JSON.stringify(version)})`);
   const format = values.format;
@@ -74,10 +76,10 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
     const code = err instanceof UsageError ? err.exitCode : 2;
     const message = errorText(err);
     if (code === 0) {
-      io.stdout(`${VALIDATE_USAGE}\n`);
+      io.stdout(`${validateUsage(ProtocolValidators.shared().dialects)}\n`);
       return 0;
     }
-    io.stderr(`tau-gateway validate: ${message}\n${VALIDATE_USAGE}\n`);
+    io.stderr(`tau-gateway validate: ${message}\n${validateUsage(ProtocolValidators.shared().dialects)}\n`);
     return code;
   }
   const output = io.watchStdout?.();
@@ -105,7 +107,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
       if (!seenLine) {
         seenLine = true;
         // A recording's header: the file's dialect (unless --dialect says otherwise), not a message.
-        const recorded = recordingDialect(text);
+        const recorded = recordingDialect(text, ProtocolValidators.shared().dialects);
         if (recorded) {
           checker = new TranscriptChecker({ dialect: options.dialect ?? recorded, tauVersion: options.tauVersion });
           return;

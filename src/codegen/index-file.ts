@@ -1,3 +1,4 @@
+import type { Dialect } from "../registry/index.js";
 import type { DialectRegistry, Sender } from "../registry/model.js";
 import { eventName, messageName, methodTypeBase, notificationName, paramsName, payloadName, requestName, responseName, resultName } from "../registry/names.js";
 import { inRange, type VersionRange } from "../registry/schema.js";
@@ -10,7 +11,7 @@ import { fastValidatorsPath } from "./fast-validators.js";
  * its kind, direction, the versions it exists in and the definitions that describe it, so client
  * tooling can discover the surface without parsing the bundles.
  */
-export function buildIndex(registries: DialectRegistry[]): SchemaIndex {
+export function buildIndex(registries: readonly DialectRegistry<Dialect>[]): SchemaIndex {
   return {
     description: "Index of the tau-gateway registry. Generated; do not edit.",
     bundles: registries.flatMap((r) =>

@@ -7,5 +7,8 @@ import { tauRegistry } from "./tau/index.js";
 export { acpRegistry, askRegistry, codexRegistry, tauRegistry };
 export * from "./model.js";
 
-/** Every dialect, in the order their bundles are generated. */
-export const registries: DialectRegistry[] = [tauRegistry, askRegistry, codexRegistry, acpRegistry];
+/** Every dialect, in the order their bundles are generated: the one list of the registry's dialects. */
+export const registries = [tauRegistry, askRegistry, codexRegistry, acpRegistry] as const satisfies readonly DialectRegistry[];
+
+/** A dialect's name: one of the registries' above. */
+export type Dialect = (typeof registries)[number]["dialect"];

@@ -6,8 +6,6 @@ import type { Schema, VersionRange } from "./schema.js";
  * nothing else in the project may describe a wire shape.
  */
 
-export type Dialect = "tau" | "ask" | "codex" | "acp";
-
 /** Who sends the message. `client` = the client of the dialect (Tau client / Ask client / ACP client). */
 export type Sender = "client" | "server";
 
@@ -108,8 +106,12 @@ export interface ErrorCodeEntry {
   versions?: VersionRange;
 }
 
-export interface DialectRegistry {
-  dialect: Dialect;
+/**
+ * One dialect's registry. `Name` is the dialect's name; the dialects are the registries index.ts
+ * lists, and `Dialect` there is the union of their names.
+ */
+export interface DialectRegistry<Name extends string = string> {
+  dialect: Name;
   title: string;
   /** Versions a bundle is generated for, oldest first; the last one is current. */
   versions: ReadonlyArray<number | string>;

@@ -1,4 +1,5 @@
-import type { Dialect, EntryKind } from "./model.js";
+import type { Dialect } from "./index.js";
+import type { EntryKind } from "./model.js";
 
 /**
  * The shape of schema/index.json, the machine-readable list of the registry that codegen writes and

@@ -3,7 +3,7 @@
  * method (a registry name, never free client text, so label values stay bounded), how it ended
  * and how long it took.
  */
-import type { Dialect } from "../registry/model.js";
+import type { Dialect } from "../registry/index.js";
 
 /** The dialects whose client requests are counted: every dialect of the registry. */
 export type CallDialect = Dialect;

@@ -1,4 +1,4 @@
-import type { Dialect, Sender } from "../registry/model.js";
+import type { Dialect, Sender } from "../registry/index.js";
 import type { ValidationIssue } from "./issues.js";
 import { ProtocolValidators, type BundleValidator, type ValidationResult } from "./validator.js";
 import { isObject } from "../shared/unknown-values.js";
@@ -47,7 +47,8 @@ export class TranscriptChecker {
     private readonly options: TranscriptOptions = {},
     validators = ProtocolValidators.shared(),
   ) {
-    this.bundles = { tau: validators.get("tau", options.tauVersion), ask: validators.get("ask"), codex: validators.get("codex"), acp: validators.get("acp") };
+    // Every dialect's current bundle; Tau's at the version asked for.
+    this.bundles = Object.fromEntries(validators.dialects.map((dialect) => [dialect, validators.get(dialect, dialect === "tau" ? options.tauVersion : undefined)])) as Record<Dialect, BundleValidator>;
   }
 
   /** Checks one line of text. Blank lines are skipped by the caller. */

@@ -1,7 +1,7 @@
 import type { ErrorObject } from "ajv";
 import type { Ajv2019, ValidateFunction } from "ajv/dist/2019.js";
 import { ajv2019 } from "../shared/lazy-ajv.js";
-import type { Dialect, Sender } from "../registry/model.js";
+import type { Dialect, Sender } from "../registry/index.js";
 import type { IndexBundle, IndexEntry, SchemaIndex } from "../registry/schema-index.js";
 import { explain, relevantErrors, type ValidationIssue } from "./issues.js";
 import { loadFastChecks, type FastCheck } from "./precompiled.js";
@@ -319,6 +319,11 @@ export class ProtocolValidators {
     const bundle = this.bundles.get(key(dialect, v));
     if (!bundle) throw new Error(`no ${dialect} schema for version ${String(v)}`);
     return bundle;
+  }
+
+  /** Every dialect with a bundle, in the index's order. */
+  get dialects(): Dialect[] {
+    return [...new Set(this.index.bundles.map((b) => b.dialect))];
   }
 
   versions(dialect: Dialect): Array<number | string> {

@@ -39,7 +39,7 @@ export interface DialectDescriptor<Surface, Own extends SettingSpecs> {
    * Its registry: every message it has, as data. Its `dialect` is the dialect's name everywhere:
    * the label of its metrics and spans, the dialect of its recordings.
    */
-  readonly registry: DialectRegistry;
+  readonly registry: DialectRegistry<JsonRpcDialect>;
   /** Builds its surface on the bridge core the dialects share. */
   createSurface(context: SurfaceContext): Surface;
   /** Ends what its surface holds (turns it must interrupt while Tau can still hear it), before the core closes. */

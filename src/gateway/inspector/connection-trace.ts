@@ -1,4 +1,4 @@
-import type { Dialect } from "../../registry/model.js";
+import type { Dialect } from "../../registry/index.js";
 import type { EventCause } from "../../shared/event-cause.js";
 import { headerLine, type RecordedDialect } from "../../transports/recording/transcript-lines.js";
 import { TranscriptChecker } from "../../validation/transcript.js";

@@ -18,7 +18,7 @@ export const ACP_PROTOCOL_VERSION = 1;
  * other dialects, those are `<Method>Params` and `<Method>Result`, and `<Method>Request` /
  * `<Method>Response` are the whole JSON-RPC messages.
  */
-export const acpRegistry: DialectRegistry = {
+export const acpRegistry: DialectRegistry<"acp"> = {
   dialect: "acp",
   title: "Agent Client Protocol (agent side)",
   versions: [ACP_PROTOCOL_VERSION],

@@ -10,7 +10,7 @@ import { typeDefinitions } from "./types.js";
 /** Ask's PROTOCOL_VERSION; hosts announce it and do not negotiate. */
 export const ASK_PROTOCOL_VERSION = "1.0";
 
-export const askRegistry: DialectRegistry = {
+export const askRegistry: DialectRegistry<"ask"> = {
   dialect: "ask",
   title: "Ask session protocol",
   versions: [ASK_PROTOCOL_VERSION],

@@ -16,7 +16,7 @@ export const CODEX_PROTOCOL_VERSION = "2";
 /** The @openai/codex release whose schema the registry follows. */
 export const CODEX_REFERENCE_VERSION = "0.169.0";
 
-export const codexRegistry: DialectRegistry = {
+export const codexRegistry: DialectRegistry<"codex"> = {
   dialect: "codex",
   title: "Codex app-server protocol",
   versions: [CODEX_PROTOCOL_VERSION],

@@ -23,7 +23,7 @@ export const TAU_SETTLING_METHODS: ReadonlySet<string> = new Set(tauMethods.filt
 /** Tau's own sentences for each method's invalid params (see `MethodEntry.invalidParams`). */
 export const TAU_PARAMS_WORDING: ReadonlyMap<string, ParamsWording> = new Map(tauMethods.flatMap((m) => (m.invalidParams ? [[m.name, m.invalidParams] as const] : [])));
 
-export const tauRegistry: DialectRegistry = {
+export const tauRegistry: DialectRegistry<"tau"> = {
   dialect: "tau",
   title: "Tau session protocol",
   versions: [13, TAU_PROTOCOL_VERSION],

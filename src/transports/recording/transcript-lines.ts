@@ -1,3 +1,4 @@
+import type { Dialect } from "../../registry/index.js";
 /**
  * The lines of a recorded transcript, in the form `tau-gateway validate` reads: a header naming
  * the dialect, then one line per message, `{"direction":"client"|"server","message":{…},"time":…}`.
@@ -5,7 +6,8 @@
  * not JSON is kept as it came, under `text`, so validate reports it for what it is.
  */
 
-export type RecordedDialect = "ask" | "codex" | "acp" | "tau";
+/** A recording's dialect: any of the registry's. */
+export type RecordedDialect = Dialect;
 
 /** The first line of a recording: validate takes the file's dialect from it. */
 export function headerLine(header: { dialect: RecordedDialect; connection: string; transport: string; started: Date }): string {

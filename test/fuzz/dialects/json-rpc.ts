@@ -1,5 +1,5 @@
 import type fc from "fast-check";
-import type { Dialect } from "../../../src/registry/model.js";
+import type { Dialect } from "../../../src/registry/index.js";
 import { casePieces, type Piece } from "../generators/pieces.js";
 import { clientMessages } from "../generators/registry-messages.js";
 import { nextMessage } from "../infra/channel-wait.js";

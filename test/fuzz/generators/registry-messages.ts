@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { readSchemaFile } from "../../../src/validation/schema-files.js";
-import type { Dialect } from "../../../src/registry/model.js";
+import type { Dialect } from "../../../src/registry/index.js";
 import { ProtocolValidators } from "../../../src/validation/validator.js";
 import type { FuzzSizes } from "../settings.js";
 import { anyJson } from "./hostile.js";

@@ -1,4 +1,4 @@
-import type { Dialect } from "../../../src/registry/model.js";
+import type { Dialect } from "../../../src/registry/index.js";
 import { ProtocolValidators } from "../../../src/validation/validator.js";
 import { formatIssue } from "../../../src/validation/issues.js";
 import type { DialectAnswers } from "./answer-ledger.js";
