@@ -2,7 +2,6 @@ import type { AcpAgent } from "../acp/agent.js";
 import type { AskBridge } from "../ask/ask-bridge.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
 import type { HostRouter } from "../bridge/hosts/host-router.js";
-import type { ClientToolDefinition } from "../../generated/tau-v18.js";
 import { DEADLINE_GRACE_MS, gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
 import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { GatewayDialect } from "../gateway/dialects.js";
@@ -15,7 +14,7 @@ import type { PlacementStore } from "../store/placement.js";
 import { redactUrl } from "../tau/connection.js";
 import { reconnectDelay, TauUpstream, UpstreamVersionError } from "../tau/upstream.js";
 import type { JsonRpcDialect } from "../transports/call-observer.js";
-import type { GatewaySurfaceOptions, LoadedDialect } from "./dialects/descriptor.js";
+import type { GatewaySurfaceOptions, LoadedDialect, SurfaceContext } from "./dialects/descriptor.js";
 import { loadDialects } from "./dialects/loaded.js";
 
 export interface BridgeStackSettings {
@@ -109,14 +108,14 @@ export class BridgeStack {
     const router = this.core.upstream;
     // One set of roots for every dialect that creates sessions: Ask, ACP and Codex alike.
     const workspaceRoots = { shared: settings.workspaceRoots ?? [], byTenant: settings.tenantWorkspaceRoots };
-    const context = {
+    const context: SurfaceContext = {
       core: this.core,
       defaultCwd: settings.defaultCwd,
       workspaceRoots,
       commandTools,
       serverVersion: gatewayVersion(),
       log,
-      toolConnection: (clientTools: ClientToolDefinition[], sessionId: string) =>
+      toolConnection: (clientTools, sessionId) =>
         new TauUpstream({
           url: router.knownHost(sessionId)?.url ?? this.urls[0]!,
           token,

@@ -16,7 +16,7 @@ An Agent Client Protocol (ACP v1) agent on stdin/stdout, for editors that spawn 
 agent_servers, acpx, …): newline-delimited JSON-RPC, logs on stderr as JSON lines. Ends when
 stdin closes or on SIGTERM/SIGINT, once requests in flight are answered (a prompt still running
 after --drain-timeout is interrupted). With the OTEL_* variables set it exports a span of every
-call, as serve does (docs/deployment.md).
+call, as serve does (docs/operations.md).
 
   --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
                                 sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}

@@ -57,7 +57,7 @@ While stdout is not being read, stdin is not read either. It exits 0 once stdin 
 gone and the work in flight is answered, or on SIGTERM/SIGINT after draining: requests arriving
 meanwhile are answered -32012, work in flight gets --drain-timeout, a second signal stops waiting;
 turns still running then are interrupted and their subscribers get turn.aborted. With the OTEL_*
-variables set it exports a span of every call, as serve does (docs/deployment.md).`;
+variables set it exports a span of every call, as serve does (docs/operations.md).`;
 
 const { jsonrpcMember, defaultCwd, workspaceRoots } = bridgeSettings;
 

@@ -18,7 +18,7 @@ client passes no flags: every option is read from its environment variable too. 
 stderr as JSON lines. Ends when stdin closes (once every request received is answered), or on
 SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered, and turns still running
 are interrupted, each reported with turn/completed, before the output closes). With the OTEL_*
-variables set it exports a span of every call, as serve does (docs/deployment.md).
+variables set it exports a span of every call, as serve does (docs/operations.md).
 
   --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
                                 sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
