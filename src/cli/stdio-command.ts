@@ -36,6 +36,7 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
 
   // Watched from the start: a signal during start-up stops the command as soon as it is up.
   const signals = watchStopSignals();
+  signals.stop.addEventListener("abort", () => log("info", "stopping: reading no more input; a second signal stops waiting for work in flight", { signal: signals.stop.reason }), { once: true });
   // Before anything that calls Tau, so every call is traced (when the OTEL_* variables ask for it).
   const stopTracing = await startTracing(env, gatewayVersion());
   const recording = await openRecordingFile(command, settings, dialect.name, io, log).catch(async (err: unknown) => {
@@ -52,6 +53,8 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
       io.stderr(`tau-gateway ${command}: ${startupMessage(err)}\n`);
       return 1;
     }
+    // Once input has ended the command is stopping anyway: the next signal stops the waiting.
+    io.stdin.once("end", signals.stopping);
     const run: StdioRun<typeof settings> = {
       settings,
       io,

@@ -17,6 +17,8 @@ export interface AcpStdioOptions {
   gate?: CallGate;
   /** Ends the input early, as its end would (SIGTERM). */
   stop?: AbortSignal;
+  /** Stops waiting for the requests in flight before `drainTimeoutMs` has passed (a second signal). */
+  hurry?: AbortSignal;
   /** A connection failed to handle a line (a bug: it answers its own failures). */
   onError?(error: unknown): void;
   /** Records every line both ways (`--record FILE`). */
@@ -29,8 +31,8 @@ export interface AcpStdioOptions {
  * line each way, with the bounds every stdio surface has (ndjson-stream.ts: line length, no reading
  * while stdout is backed up; the in-flight limit is `options.gate`). When input ends — the editor
  * closed it, or `stop` says the process is stopping — requests in flight get `drainTimeoutMs` to be
- * answered; turns still running then are interrupted (and their prompts answered `cancelled`)
- * before this resolves, so none outlives the process.
+ * answered (or until `hurry` aborts); turns still running then are interrupted (and their prompts
+ * answered `cancelled`) before this resolves, so none outlives the process.
  */
 export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Writable, options: AcpStdioOptions): Promise<NdjsonEnd | "stopped"> {
   let connection!: ReturnType<typeof attachAcpJsonRpc>;
@@ -49,7 +51,7 @@ export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Wr
   );
   const why = await Promise.race([stream.ended, untilAborted(options.stop)]);
   stream.stopReading();
-  await stream.whenSettled(options.drainTimeoutMs);
+  await Promise.race([stream.whenSettled(options.drainTimeoutMs), untilAborted(options.hurry)]);
   if (stream.inFlight > 0) {
     await connection.interruptTurns(SHUTDOWN_TURN_ENDING.turnsMs);
     await stream.whenSettled(SHUTDOWN_TURN_ENDING.answersMs);

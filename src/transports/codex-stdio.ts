@@ -14,6 +14,8 @@ export interface CodexStdioOptions extends CodexJsonRpcOptions {
   drainTimeoutMs: number;
   /** Ends the input early, as its end would (SIGTERM). */
   stop?: AbortSignal;
+  /** Stops waiting for the requests in flight before `drainTimeoutMs` has passed (a second signal). */
+  hurry?: AbortSignal;
   /** Records every line both ways (`--record FILE`). */
   recording?: ConnectionRecording;
   /**
@@ -48,7 +50,7 @@ export async function serveCodexStdio(bridge: CodexBridge, input: Readable, outp
   const why = await Promise.race([stream.ended, untilAborted(options.stop)]);
   if (why === "stopped" && options.endTurns) {
     stream.stopReading();
-    await stream.whenSettled(options.drainTimeoutMs);
+    await Promise.race([stream.whenSettled(options.drainTimeoutMs), untilAborted(options.hurry)]);
     await options.endTurns(SHUTDOWN_TURN_ENDING.turnsMs);
   }
   await stream.close(options.drainTimeoutMs);

@@ -6,6 +6,7 @@ import { agentMessageProblems } from "../support/acp-official-schema.js";
 import { spawnAcpAgent, spawnTauHost, type AgentProcess, type HostProcess } from "../support/acp-process.js";
 import { Cleanups } from "../support/cleanups.js";
 import { TauTestClient } from "../support/tau-client.js";
+import { eventually } from "../support/ask-events.js";
 
 /**
  * How `tau-gateway acp` ends, on a Tau host in a process of its own (as `--upstream` to a real
@@ -66,6 +67,23 @@ describe("tau-gateway acp ending", () => {
       expect(agent.stderr()).toBe("");
     }, 60_000);
   }
+
+  it("on a second SIGTERM: stops waiting for the prompt at once, interrupts its turn, answers it cancelled, exit 0", async () => {
+    const agent = spawnAcpAgent(["--upstream", host.url, "--drain-timeout", "120000", "--log-level", "info"], cleanups);
+    agent.write({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
+    agent.write({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: workDir, mcpServers: [] } });
+    const { sessionId } = (await agent.next((m) => m.id === 1)).result;
+    agent.write({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "/bash echo started\n/sleep 60000" }] } });
+    await agent.next((m) => m.params?.update?.sessionUpdate === "tool_call_update");
+    agent.child.kill("SIGTERM");
+    // The first signal starts the drain (the prompt would get two minutes); the second ends the wait.
+    await eventually(() => agent.stderr().includes('"msg":"stopping'), "the agent's log line that it is stopping");
+    expect(agent.child.exitCode).toBeNull();
+    agent.child.kill("SIGTERM");
+    expect(await agent.exit).toEqual({ code: 0, signal: null });
+    expect(agent.sent().find((m: any) => m.id === 2)).toEqual({ jsonrpc: "2.0", id: 2, result: { stopReason: "cancelled" } });
+    expect(await lastTurn(sessionId)).toEqual({ lifecycle: "idle", outcome: { status: "aborted", stopReason: "aborted" } });
+  }, 60_000);
 
   it("answers what is in flight before exiting when stdin closes", async () => {
     const agent = spawnAcpAgent(["--upstream", host.url], cleanups);

@@ -15,7 +15,7 @@ const USAGE = `usage: tau-gateway acp [options]
 An Agent Client Protocol (ACP v1) agent on stdin/stdout, for editors that spawn one (Zed's
 agent_servers, acpx, …): newline-delimited JSON-RPC, logs on stderr as JSON lines. Ends when
 stdin closes or on SIGTERM/SIGINT, once requests in flight are answered (a prompt still running
-after --drain-timeout is interrupted). With the OTEL_* variables set it exports a span of every
+after --drain-timeout, or at a second signal, is interrupted). With the OTEL_* variables set it exports a span of every
 call, as serve does (docs/operations.md).
 
   --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
@@ -54,13 +54,15 @@ export const acpDialect: DialectDescriptor<AcpAgent, Record<never, never>> = {
     // Every ACP session names its own cwd: no --default-cwd, no --workspace-root.
     settings: {},
     relay: RELAY_DIALECTS.acp,
-    // A signal ends the input as EOF would: work in flight is answered (or interrupted), then the process exits.
-    serve: async (agent, { settings, log, io, recording, stop, gate }) => {
+    // A signal ends the input as EOF would: work in flight is answered (or interrupted, at once on a
+    // second signal), then the process exits.
+    serve: async (agent, { settings, log, io, recording, stop, hurry, gate }) => {
       await serveAcpStdio(agent, io.stdin, process.stdout, {
         drainTimeoutMs: settings.drainTimeout,
         maxLineBytes: settings.maxMessageBytes,
         gate: gate(),
         stop,
+        hurry,
         onError: (err) => log("error", "ACP connection failed to handle a message", { err }),
         recording,
       });

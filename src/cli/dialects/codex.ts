@@ -16,8 +16,9 @@ Serves the Codex app-server protocol (v2) as newline-delimited JSON on stdin/std
 that spawns "<codexPath> app-server" runs it when given the tau-gateway executable. A spawning
 client passes no flags: every option is read from its environment variable too. Logs go to
 stderr as JSON lines. Ends when stdin closes (once every request received is answered), or on
-SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered, and turns still running
-are interrupted, each reported with turn/completed, before the output closes). With the OTEL_*
+SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered, a second signal stops
+waiting, and turns still running are interrupted, each reported with turn/completed, before the
+output closes). With the OTEL_*
 variables set it exports a span of every call, as serve does (docs/operations.md).
 
   --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
@@ -63,12 +64,13 @@ export const codexDialect: DialectDescriptor<CodexBridge, typeof settings> = {
     relay: RELAY_DIALECTS.codex,
     // A signal ends the input: requests already received are still answered, the turns still
     // running are interrupted and the client hears each end (turn/completed), then everything closes.
-    serve: async (bridge, { settings, io, log, recording, core, stop, gate }) => {
+    serve: async (bridge, { settings, io, log, recording, core, stop, hurry, gate }) => {
       if (stop.aborted) io.stdin.destroy();
       else stop.addEventListener("abort", () => io.stdin.destroy(), { once: true });
       await serveCodexStdio(bridge, io.stdin, process.stdout, {
         log,
         stop,
+        hurry,
         drainTimeoutMs: settings.drainTimeout,
         maxLineBytes: settings.maxMessageBytes,
         gate: gate(),
