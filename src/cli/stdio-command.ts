@@ -70,6 +70,7 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
     return await descriptor.command.serve(stack.surfaceOf(dialect.name), run);
   } finally {
     signals.unwatch();
+    io.stdin.off("end", signals.stopping);
     await stack.close();
     await closeRecordingFile(recording);
     // Last, so the spans of the shutdown (turns interrupted, sessions unobserved) are exported too.

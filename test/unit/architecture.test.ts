@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,7 +17,7 @@ import { findCycles, floorsOf, readImportGraph } from "../support/import-graph.j
  * re-export from any runtime layer. store (what gateway replicas share: session logs, host leases)
  * sits between tau and the host/bridge pair.
  */
-const RUNTIME_RANK = {
+const RUNTIME_RANK: Record<string, number> = {
   shared: 0,
   registry: 1,
   validation: 2,
@@ -25,27 +25,38 @@ const RUNTIME_RANK = {
   store: 4,
   host: 5,
   bridge: 5,
-  ask: 6,
-  codex: 6,
-  acp: 6,
   transports: 7,
   gateway: 8,
   cli: 9,
   entry: 10,
-} as const;
+};
 
-type RuntimeLayer = keyof typeof RUNTIME_RANK;
-type Layer = RuntimeLayer | "codegen" | "generated";
+/** Where every client dialect sits: over the bridge core, under the transports. */
+const DIALECT_RANK = 6;
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/**
+ * The client dialects' folders: a folder of src/ named as a registry of src/registry/ is that
+ * dialect's translator (Tau's registry describes the upstream, whose folder is src/tau), so a new
+ * dialect takes its rank without this file naming it.
+ */
+const DIALECTS: readonly string[] = readdirSync(join(root, "src", "registry"), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && entry.name !== "tau" && existsSync(join(root, "src", entry.name)))
+  .map((entry) => entry.name);
+
+type Layer = string;
+
+const rankOf = (layer: Layer): number => (DIALECTS.includes(layer) ? DIALECT_RANK : RUNTIME_RANK[layer]!);
 
 const BELOW_GENERATED: readonly Layer[] = ["shared", "registry", "codegen"];
-const DIALECTS: readonly Layer[] = ["ask", "codex", "acp"];
 
 /** The layer a repository path belongs to; undefined when it is in none. */
 function layerOf(path: string): Layer | undefined {
   if (path === "src/index.ts") return "entry";
   if (path.startsWith("generated/")) return "generated";
   const folder = /^src\/([^/]+)\//.exec(path)?.[1];
-  if (folder === "codegen" || (folder !== undefined && folder !== "entry" && folder in RUNTIME_RANK)) return folder as Layer;
+  if (folder === "codegen" || (folder !== undefined && folder !== "entry" && (folder in RUNTIME_RANK || DIALECTS.includes(folder)))) return folder;
   return undefined;
 }
 
@@ -57,12 +68,10 @@ function forbidden(from: Layer, to: Layer): string | undefined {
   if (to === "generated") return BELOW_GENERATED.includes(from) ? "generated/ is produced from this layer" : undefined;
   if (from === "generated") return "generated/ imports nothing of src/";
   if (DIALECTS.includes(from) && to === "host") return "a dialect builds on the bridge core, never on the host";
-  if (RUNTIME_RANK[to] < RUNTIME_RANK[from]) return undefined;
-  if (RUNTIME_RANK[to] === RUNTIME_RANK[from]) return "siblings (host and bridge, or two dialects) never import each other";
+  if (rankOf(to) < rankOf(from)) return undefined;
+  if (rankOf(to) === rankOf(from)) return "siblings (host and bridge, or two dialects) never import each other";
   return "upward import";
 }
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /**
  * How deep the session core may be: a reader follows any chain of its files importing files in
@@ -153,6 +162,10 @@ describe("the layer rules themselves", () => {
     expect(forbidden("bridge", "store")).toBeUndefined();
     expect(forbidden("store", "tau")).toBeUndefined();
     expect(forbidden("store", "bridge")).toBe("upward import");
+  });
+
+  it("find the dialects' folders by their registries", () => {
+    expect([...DIALECTS].sort()).toEqual(["acp", "ask", "codex"]);
   });
 
   it("map paths to layers", () => {
