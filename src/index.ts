@@ -1,5 +1,5 @@
 /** Public entry point of the tau-gateway package. */
-export { acpRegistry, askRegistry, registries, tauRegistry } from "./registry/index.js";
+export { acpRegistry, askRegistry, registries, tauRegistry, type Dialect } from "./registry/index.js";
 export type * from "./registry/model.js";
 export { explain, formatIssue, type ValidationIssue } from "./validation/issues.js";
 export { TranscriptChecker, detectDialect, type LineVerdict, type TranscriptOptions } from "./validation/transcript.js";
