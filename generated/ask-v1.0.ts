@@ -797,6 +797,14 @@ export interface ModelStreamingEvent {
  */
 export interface ModelStreamingPayload {
   delta: string;
+  /**
+   * Gateway extension: the id of the Tau message the chunk belongs to. Chunks of one message share it, and it names the message as the other dialects' history does, so a client that joins mid-message knows which message the rest continues.
+   */
+  messageId?: string;
+  /**
+   * Gateway extension: where in the message's text the chunk begins (UTF-16 code units, as JavaScript counts). A client that already has the message up to some point (from history read while the events were on their way) keeps only what lies beyond it.
+   */
+  offset?: number;
 }
 /**
  * A chunk of the model's reasoning text; empty chunks are never sent.
@@ -811,6 +819,14 @@ export interface ModelThinkingEvent {
  */
 export interface ModelThinkingPayload {
   delta: string;
+  /**
+   * Gateway extension: the id of the Tau message the chunk belongs to. Chunks of one message share it, and it names the message as the other dialects' history does, so a client that joins mid-message knows which message the rest continues.
+   */
+  messageId?: string;
+  /**
+   * Gateway extension: where in the message's thinking the chunk begins (UTF-16 code units, as JavaScript counts). A client that already has the message up to some point (from history read while the events were on their way) keeps only what lies beyond it.
+   */
+  offset?: number;
 }
 /**
  * A tool call started executing.

@@ -9197,7 +9197,7 @@ return errors === 0;
 validate274.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema109 = {"title":"ModelStreamingEvent","description":"A chunk of assistant text; empty chunks are never sent.","type":"object","properties":{"type":{"type":"string","const":"model.streaming"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/ModelStreamingPayload"}},"required":["type","seq","payload"]};
-const schema110 = {"title":"ModelStreamingPayload","description":"Payload of model.streaming.","type":"object","properties":{"delta":{"type":"string"}},"required":["delta"]};
+const schema110 = {"title":"ModelStreamingPayload","description":"Payload of model.streaming.","type":"object","properties":{"delta":{"type":"string"},"messageId":{"type":"string","description":"Gateway extension: the id of the Tau message the chunk belongs to. Chunks of one message share it, and it names the message as the other dialects' history does, so a client that joins mid-message knows which message the rest continues."},"offset":{"description":"Gateway extension: where in the message's text the chunk begins (UTF-16 code units, as JavaScript counts). A client that already has the message up to some point (from history read while the events were on their way) keeps only what lies beyond it.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["delta"]};
 
 function validate278(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9234,6 +9234,56 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate278.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.offset !== undefined){
+let data2 = data.offset;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate278.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate278.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data2 < 0 || isNaN(data2)){
+validate278.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs5){
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
 }
 }
 }
@@ -9247,7 +9297,7 @@ if(errors === 0){
 validate278.errors = vErrors;
 return errors === 0;
 }
-validate278.evaluated = {"props":{"delta":true},"dynamicProps":false,"dynamicItems":false};
+validate278.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate277(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9356,7 +9406,7 @@ return errors === 0;
 validate277.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema111 = {"title":"ModelThinkingEvent","description":"A chunk of the model's reasoning text; empty chunks are never sent.","type":"object","properties":{"type":{"type":"string","const":"model.thinking"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/ModelThinkingPayload"}},"required":["type","seq","payload"]};
-const schema112 = {"title":"ModelThinkingPayload","description":"Payload of model.thinking.","type":"object","properties":{"delta":{"type":"string"}},"required":["delta"]};
+const schema112 = {"title":"ModelThinkingPayload","description":"Payload of model.thinking.","type":"object","properties":{"delta":{"type":"string"},"messageId":{"type":"string","description":"Gateway extension: the id of the Tau message the chunk belongs to. Chunks of one message share it, and it names the message as the other dialects' history does, so a client that joins mid-message knows which message the rest continues."},"offset":{"description":"Gateway extension: where in the message's thinking the chunk begins (UTF-16 code units, as JavaScript counts). A client that already has the message up to some point (from history read while the events were on their way) keeps only what lies beyond it.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["delta"]};
 
 function validate281(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9393,6 +9443,56 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate281.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.offset !== undefined){
+let data2 = data.offset;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate281.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate281.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data2 < 0 || isNaN(data2)){
+validate281.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs5){
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
 }
 }
 }
@@ -9406,7 +9506,7 @@ if(errors === 0){
 validate281.errors = vErrors;
 return errors === 0;
 }
-validate281.evaluated = {"props":{"delta":true},"dynamicProps":false,"dynamicItems":false};
+validate281.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -19638,6 +19738,56 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate536.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.offset !== undefined){
+let data2 = data.offset;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate536.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate536.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data2 < 0 || isNaN(data2)){
+validate536.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs5){
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
 }
 }
 }
@@ -19651,7 +19801,7 @@ if(errors === 0){
 validate536.errors = vErrors;
 return errors === 0;
 }
-validate536.evaluated = {"props":{"delta":true},"dynamicProps":false,"dynamicItems":false};
+validate536.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.ModelThinkingEvent = validate537;
 
@@ -19797,6 +19947,56 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.messageId !== undefined){
+let data1 = data.messageId;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate539.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.offset !== undefined){
+let data2 = data.offset;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate539.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate539.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data2 < 0 || isNaN(data2)){
+validate539.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs5){
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
 }
 }
 }
@@ -19810,7 +20010,7 @@ if(errors === 0){
 validate539.errors = vErrors;
 return errors === 0;
 }
-validate539.evaluated = {"props":{"delta":true},"dynamicProps":false,"dynamicItems":false};
+validate539.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.NoticeEvent = validate540;
 

@@ -2,6 +2,7 @@ import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "../../gener
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { AcpClient } from "./client-state.js";
+import { beyondHeld, heldAfter, type StreamedChunk } from "../bridge/streamed-chunks.js";
 import { entriesOf } from "../bridge/translation/session-history.js";
 import { entryUpdates, unfinishedToolCalls } from "./history.js";
 import { planEntries } from "./plan-entries.js";
@@ -35,10 +36,32 @@ export interface UpdateContext {
 
 export class EventUpdates {
   private readonly toolCalls = new Map<string, KnownToolCall>();
+  /** How far into each message's text and thinking the client has been given it (`text:<id>`, `thinking:<id>`). */
+  private readonly held = new Map<string, number>();
 
   /** A tool call the client already knows about (from a replayed history). */
   known(toolCallId: string, name: string, finished: boolean): void {
     this.toolCalls.set(toolCallId, { name, finished });
+  }
+
+  /** The client was given a message's text or thinking up to `length` (a replayed history): live chunks give only the rest. */
+  given(messageId: string, kind: "text" | "thinking", length: number): void {
+    this.held.set(`${kind}:${messageId}`, length);
+  }
+
+  /** A streamed chunk as the client is to get it: what it was not given yet, named after its message; none when that is nothing. */
+  private chunk(
+    sessionUpdate: "agent_message_chunk" | "agent_thought_chunk",
+    kind: "text" | "thinking",
+    payload: StreamedChunk & { messageId?: string },
+  ): SessionUpdate[] {
+    const { messageId } = payload;
+    if (messageId === undefined) return [{ sessionUpdate, content: { type: "text", text: payload.delta } }];
+    const key = `${kind}:${messageId}`;
+    const held = this.held.get(key) ?? 0;
+    const text = beyondHeld(held, payload);
+    this.held.set(key, heldAfter(held, payload));
+    return text === "" ? [] : [{ sessionUpdate, messageId, content: { type: "text", text } }];
   }
 
   translate(event: Event, context: UpdateContext): SessionUpdate[] {
@@ -49,10 +72,11 @@ export class EventUpdates {
         if (record && context.snapshot) return entriesOf(record, context.snapshot).flatMap((entry) => entryUpdates(entry, undefined, context.commandTools));
         return text ? [{ sessionUpdate: "user_message_chunk", messageId, content: { type: "text", text } }] : [];
       }
+      // Named after their Tau message, as session/load's replay names them: the live rest of a replayed message is that message.
       case "model.streaming":
-        return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.payload.delta } }];
+        return this.chunk("agent_message_chunk", "text", event.payload);
       case "model.thinking":
-        return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.payload.delta } }];
+        return this.chunk("agent_thought_chunk", "thinking", event.payload);
       case "tool.use": {
         const { id, name, args } = event.payload;
         if (this.toolCalls.has(id)) return [];
@@ -85,7 +109,13 @@ export class EventUpdates {
       case "plan.proposed":
         return [{ sessionUpdate: "plan", entries: planEntries(event.payload.plan) }];
       case "turn.completed":
+        // A settled turn's messages stream no more: what the client holds of them need not be remembered.
+        this.held.clear();
         return context.snapshot ? usageUpdate(context.snapshot) : [];
+      case "turn.failed":
+      case "turn.aborted":
+        this.held.clear();
+        return [];
       case "notice": {
         if (!context.client.takesNotices) return [];
         const { severity, title, content } = event.payload;

@@ -9,7 +9,8 @@ import { presentTool } from "./tool-presentation.js";
  * it and whether or not the gateway watched it: user messages as `user_message_chunk`, assistant
  * text and thinking as `agent_message_chunk` and `agent_thought_chunk`, and each tool call once,
  * as a `tool_call` with its final status and output. Chunks carry their Tau message id as
- * `messageId`.
+ * `messageId`, and how much of each message's text and thinking the replay gave is told (live
+ * chunks give only the rest).
  */
 
 export interface ReplayedToolCall {
@@ -18,9 +19,17 @@ export interface ReplayedToolCall {
   finished: boolean;
 }
 
+/** How much of a message's text or thinking the replay gave. */
+export interface ReplayedText {
+  messageId: string;
+  kind: "text" | "thinking";
+  length: number;
+}
+
 export interface Replay {
   updates: SessionUpdate[];
   toolCalls: ReplayedToolCall[];
+  texts: ReplayedText[];
 }
 
 /** A dispatched tool run's status as ACP shows it; a call still running is in progress. */
@@ -38,14 +47,20 @@ export function replayHistory(snapshot: Snapshot, commandTools: ReadonlySet<stri
   const updates: SessionUpdate[] = [];
   const toolCalls: ReplayedToolCall[] = [];
   const cwd = snapshot.executionEnvironment.cwd;
+  const given = new Map<string, ReplayedText>();
   for (const entry of historyEntries(snapshot)) {
     updates.push(...entryUpdates(entry, cwd, commandTools));
     if (entry.kind === "tool") {
       const status = STATUS[entry.status];
       toolCalls.push({ id: entry.id, name: entry.name, finished: status === "completed" || status === "failed" });
+    } else if (entry.kind === "text" || entry.kind === "thinking") {
+      const key = `${entry.kind}:${entry.messageId}`;
+      const text = given.get(key) ?? { messageId: entry.messageId, kind: entry.kind, length: 0 };
+      text.length += entry.text.length;
+      given.set(key, text);
     }
   }
-  return { updates, toolCalls };
+  return { updates, toolCalls, texts: [...given.values()] };
 }
 
 /** What one history entry is as updates (a user message is one chunk per content block). */

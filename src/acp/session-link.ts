@@ -105,8 +105,10 @@ export class SessionLink {
   replay(): void {
     const { snapshot } = this.record.hub;
     if (!snapshot) return;
-    const { updates, toolCalls } = replayHistory(snapshot, this.services.commandTools);
+    const { updates, toolCalls, texts } = replayHistory(snapshot, this.services.commandTools);
     for (const call of toolCalls) this.updates.known(call.id, call.name, call.finished);
+    // The snapshot may run ahead of the session's events: what it gave of a message, the live chunks do not give again.
+    for (const { messageId, kind, length } of texts) this.updates.given(messageId, kind, length);
     for (const update of updates) this.send(update);
   }
 

@@ -1,7 +1,7 @@
 import type { EventDraft } from "./event-draft.js";
 
 /**
- * Consecutive streamed chunks of one kind that arrive in one tick become one event. A Tau host
+ * Consecutive streamed chunks of one kind and one message that arrive in one tick become one event. A Tau host
  * streams a reply in small deltas (a few characters each) and a busy gateway reads many of them at
  * once; as one event each, every subscriber gets a frame, an envelope and a write per few
  * characters, and a fan-out falls behind the host. Merged, the text is the same, in the same
@@ -27,23 +27,24 @@ export function isMergeable(draft: EventDraft): draft is StreamDraft {
 }
 
 export class StreamMerging {
-  private waiting: { type: StreamDraft["type"]; chunks: string[]; chars: number } | undefined;
+  private waiting: { type: StreamDraft["type"]; messageId: string | undefined; offset: number | undefined; chunks: string[]; chars: number } | undefined;
   private scheduled = false;
 
   /** `release` appends a draft to the log (called with merged chunks, in order). */
   constructor(private readonly release: (draft: EventDraft) => void) {}
 
-  /** A streamed chunk: merged with the one waiting when that is of the same type, else waits on its own. */
+  /** A streamed chunk: merged with the one waiting when that is of the same type and message and it follows on, else waits on its own. */
   add(draft: StreamDraft): void {
-    const { delta } = draft.payload;
+    const { delta, messageId, offset } = draft.payload;
     const waiting = this.waiting;
-    if (waiting && waiting.type === draft.type && waiting.chars + delta.length <= MAX_MERGED_CHARS) {
+    const followsOn = waiting?.offset === undefined || offset === undefined || waiting.offset + waiting.chars === offset;
+    if (waiting && waiting.type === draft.type && waiting.messageId === messageId && followsOn && waiting.chars + delta.length <= MAX_MERGED_CHARS) {
       waiting.chunks.push(delta);
       waiting.chars += delta.length;
       return;
     }
     this.flush();
-    this.waiting = { type: draft.type, chunks: [delta], chars: delta.length };
+    this.waiting = { type: draft.type, messageId, offset, chunks: [delta], chars: delta.length };
     if (!this.scheduled) {
       this.scheduled = true;
       process.nextTick(() => {
@@ -58,6 +59,8 @@ export class StreamMerging {
     const waiting = this.waiting;
     if (!waiting) return;
     this.waiting = undefined;
-    this.release({ type: waiting.type, payload: { delta: waiting.chunks.join("") } });
+    const messageId = waiting.messageId === undefined ? {} : { messageId: waiting.messageId };
+    const offset = waiting.offset === undefined ? {} : { offset: waiting.offset };
+    this.release({ type: waiting.type, payload: { delta: waiting.chunks.join(""), ...messageId, ...offset } });
   }
 }

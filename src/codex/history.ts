@@ -2,6 +2,7 @@ import type { ThreadItem, Turn, TurnError, UserInput } from "../../generated/cod
 import type { MessagePayload, Snapshot, TurnOutcome } from "../../generated/tau-v18.js";
 import { messageText } from "../bridge/message-content.js";
 import { sessionHistory, type HistoryEntry } from "../bridge/translation/session-history.js";
+import { textItemId } from "./text-items.js";
 import { completedToolItem, startedToolItem, toolKind, type ToolCatalog } from "./tool-items.js";
 
 /**
@@ -10,7 +11,9 @@ import { completedToolItem, startedToolItem, toolKind, type ToolCatalog } from "
  * the session had, whoever ran it and whether or not the gateway watched it: each Tau turn a turn,
  * its user messages userMessage items, the assistant's thinking and text reasoning and
  * agentMessage items, its tool runs the items they are live (commands, tools, plans). Ids are
- * Tau's, so they match nothing the live stream invented, and never change between reads.
+ * Tau's and never change between reads; a message's text items have the ids the live stream gives
+ * them (text-items.ts), so a message still being written goes on live under the id its history
+ * item has.
  */
 
 /** The user's input of the turn whose user message has this id. */
@@ -76,9 +79,9 @@ function itemsOf(entries: HistoryEntry[], cwd: string, catalog: ToolCatalog): Th
       continue;
     }
     const thinking = ofMessage.flatMap((e) => (e.kind === "thinking" ? [e.text] : [])).join("");
-    if (thinking) items.push({ type: "reasoning", id: `${messageId}-reasoning`, summary: [thinking], content: [] });
+    if (thinking) items.push({ type: "reasoning", id: textItemId(messageId, "reasoning"), summary: [thinking], content: [] });
     const text = ofMessage.flatMap((e) => (e.kind === "text" ? [e.text] : [])).join("");
-    if (text) items.push({ type: "agentMessage", id: messageId, text });
+    if (text) items.push({ type: "agentMessage", id: textItemId(messageId, "agentMessage"), text });
     for (const entry of ofMessage) {
       if (entry.kind !== "tool" || entry.status === "streaming") continue;
       const started = startedToolItem(entry.id, entry.name, entry.args, toolKind(entry.name, entry.args, catalog), cwd);

@@ -9,6 +9,7 @@ import type { TauUpstream } from "../tau/upstream.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, policyOf, sandboxOf } from "./approval-policy.js";
 import { lastActivityMs } from "../bridge/session-activity.js";
 import { preview, turnsOf, userInputOf } from "./history.js";
+import { openTextItem } from "./text-items.js";
 import type { CodexPeer } from "./peer.js";
 import type { ToolCatalog } from "./tool-items.js";
 import { TurnTranslator } from "./turn-translator.js";
@@ -107,8 +108,9 @@ export class CodexThread {
    * log holds of it, so the thread knows the turn's tool items and the approvals and questions it
    * waits on, as if it had been loaded all along (a client resuming it is told `waitingOnApproval`
    * and asked). The text streamed so far is left out: a resuming client has it in the thread's
-   * history, and live text goes on from there as for a turn adopted. No connection has the thread
-   * loaded yet, so nothing is sent. A turn whose start the log no longer holds is only known from now on.
+   * history, and the message being streamed goes on in the item that history gives it (its text so
+   * far as the session has it). No connection has the thread loaded yet, so nothing is sent. A turn
+   * whose start the log no longer holds is only known from now on.
    */
   private catchUpOn(turnId: string): void {
     const { log } = this.record.hub;
@@ -116,10 +118,10 @@ export class CodexThread {
     const startsIt = (event: Event) => event.type === "turn.started" && event.payload.turnId === turnId;
     let start = events.length - 1;
     while (start >= 0 && !startsIt(events[start]!)) start--;
-    if (start < 0) return this.translator.adoptRunningTurn(turnId);
-    for (const event of events.slice(start)) {
+    for (const event of start < 0 ? [] : events.slice(start)) {
       if (event.type !== "model.streaming" && event.type !== "model.thinking") this.translator.event(event);
     }
+    this.translator.adoptRunningTurn(turnId, openTextItem(this.snapshot, turnId));
   }
 
   get snapshot(): Snapshot {
@@ -195,7 +197,23 @@ export class CodexThread {
 
   /** The Codex thread object; turns only when asked for. */
   thread(includeTurns: boolean, status: ThreadStatus = this.loaded ? this.status : { type: "notLoaded" }): Thread {
-    return threadObject(this.snapshot, this.options.serverVersion, status, includeTurns ? turnsOf(this.snapshot, this.catalog) : []);
+    return threadObject(this.snapshot, this.options.serverVersion, status, includeTurns ? this.turns() : []);
+  }
+
+  /**
+   * The thread's turns read from the snapshot, the item being streamed holding what its deltas
+   * have carried so far: the rest reaches a connection that loads the thread now as deltas of that
+   * item, so what it is given and what follows join up exactly (with a shared store the snapshot
+   * may run a little ahead of the session's events). Text the events never carried (lost to a
+   * resync) leaves the snapshot's version standing.
+   */
+  private turns(): Thread["turns"] {
+    const turns = turnsOf(this.snapshot, this.catalog);
+    const streaming = this.translator.streamingItem;
+    const item = streaming && turns.find((t) => t.id === streaming.turnId)?.items.find((i) => i.id === streaming.id);
+    if (item?.type === "agentMessage" && item.text.startsWith(streaming!.text)) item.text = streaming!.text;
+    else if (item?.type === "reasoning" && (item.summary ?? []).join("").startsWith(streaming!.text)) item.summary = [streaming!.text];
+    return turns;
   }
 
   /** What thread/start and thread/resume report about how the thread runs. */

@@ -10,6 +10,8 @@ import type {
   TurnError,
   UserInput,
 } from "../../generated/codex-v2.js";
+import { beyondHeld, heldAfter, type StreamedChunk } from "../bridge/streamed-chunks.js";
+import { textItemId, type OpenTextItem, type TextItemType } from "./text-items.js";
 import { completedToolItem, startedToolItem, toolKind, type ThreadItemContent, type ToolCatalog } from "./tool-items.js";
 import { userInput } from "./history.js";
 import { planSteps } from "./plan-steps.js";
@@ -21,6 +23,10 @@ import { planSteps } from "./plan-steps.js";
  * with that item's id, item/completed with the final item — the token usage, and turn/completed
  * last, exactly once (the hub's translator already guarantees one end per turn, across upstream
  * restarts too). The thread's status follows what the turn waits for.
+ *
+ * A message's text and thinking are items named after the Tau message (text-items.ts), as the
+ * thread's history names them: a connection that resumed the thread mid-message gets the rest as
+ * deltas of the item its history holds, and that item's item/completed with the whole text.
  *
  * A command that asks for approval starts only once the thread waits on it, as in Codex (spec
  * §10.5: status `[waitingOnApproval]`, then item/started, then the request). Tau reports the tool
@@ -55,8 +61,12 @@ interface OpenTurn {
 
 interface TextItem {
   readonly id: string;
-  readonly type: "agentMessage" | "reasoning";
+  readonly type: TextItemType;
+  /** The Tau message it belongs to (undefined: a chunk that named none). */
+  readonly messageId: string | undefined;
   text: string;
+  /** How far into the message's text (or thinking) the item goes: later chunks give only what lies beyond. */
+  held: number;
 }
 
 interface ToolItem {
@@ -80,6 +90,8 @@ const zeroUsage = (): TokenUsageBreakdown => ({ totalTokens: 0, inputTokens: 0, 
 export class TurnTranslator {
   private turn: OpenTurn | undefined;
   private text: TextItem | undefined;
+  /** Ids of the text items the open turn has had (a message that returns to a kind gets a new one). */
+  private readonly textIds = new Set<string>();
   /** Tool items by Tau tool id, while their turn runs. */
   private readonly tools = new Map<string, ToolItem>();
   /** Approval interaction id → the command item it decides. */
@@ -90,14 +102,29 @@ export class TurnTranslator {
 
   constructor(private readonly host: TranslatorHost) {}
 
-  /** A turn already running when the thread was loaded: its end is reported, its start was not seen. */
-  adoptRunningTurn(turnId: string): void {
+  /**
+   * A turn already running when the thread was loaded: its end is reported, its start was not
+   * seen. The item it is streaming (`open`, as the session has it so far) goes on with the rest.
+   */
+  adoptRunningTurn(turnId: string, open?: OpenTextItem): void {
     this.turn ??= { id: turnId, startedAt: Date.now(), waiting: new Map() };
     this.lastStatus = "active";
+    if (open && !this.text) {
+      const id = textItemId(open.messageId, open.type);
+      // The message's thinking, when its text is under way, is an item of the history already.
+      if (open.type === "agentMessage") this.textIds.add(textItemId(open.messageId, "reasoning"));
+      this.textIds.add(id);
+      this.text = { id, type: open.type, messageId: open.messageId, text: open.text, held: open.text.length };
+    }
   }
 
   get currentTurnId(): string | undefined {
     return this.turn?.id;
+  }
+
+  /** The text item the running turn is streaming, as the thread's connections have been told it so far. */
+  get streamingItem(): { readonly turnId: string; readonly id: string; readonly text: string } | undefined {
+    return this.turn && this.text ? { turnId: this.turn.id, id: this.text.id, text: this.text.text } : undefined;
   }
 
   /** The thread's status as the notifications have reported it. */
@@ -138,9 +165,9 @@ export class TurnTranslator {
       case "user.message":
         return this.userMessage(event.payload.messageId, event.payload.text);
       case "model.thinking":
-        return this.stream("reasoning", event.payload.delta);
+        return this.stream("reasoning", event.payload);
       case "model.streaming":
-        return this.stream("agentMessage", event.payload.delta);
+        return this.stream("agentMessage", event.payload);
       case "tool.use":
         return this.toolStarted(event.payload.id, event.payload.name, event.payload.args);
       case "tool.result":
@@ -180,6 +207,7 @@ export class TurnTranslator {
   private startTurn(turnId: string): void {
     if (this.turn?.id === turnId) return;
     this.turn = { id: turnId, startedAt: Date.now(), waiting: new Map() };
+    this.textIds.clear();
     this.failed = false;
     this.reportStatus();
     const { threadId } = this.host;
@@ -202,12 +230,19 @@ export class TurnTranslator {
     this.itemCompleted(item);
   }
 
-  private stream(type: TextItem["type"], delta: string): void {
+  private stream(type: TextItemType, chunk: StreamedChunk & { messageId?: string }): void {
     const turn = this.turn;
-    if (!turn || delta === "") return;
-    if (this.text?.type !== type) {
+    const { messageId } = chunk;
+    if (!turn || chunk.delta === "") return;
+    let delta = chunk.delta;
+    if (this.text?.type === type && this.text.messageId === messageId) {
+      // Only what the item does not hold yet (it may have been given more than the events carried so far).
+      delta = beyondHeld(this.text.held, chunk);
+      this.text.held = heldAfter(this.text.held, chunk);
+      if (delta === "") return;
+    } else {
       this.closeText();
-      this.text = { id: randomUUID(), type, text: "" };
+      this.text = { id: this.newTextItemId(type, messageId), type, messageId, text: "", held: heldAfter(0, chunk) };
       this.itemStarted(type === "agentMessage" ? { type, id: this.text.id, text: "" } : { type, id: this.text.id, summary: [], content: [] });
     }
     this.text.text += delta;
@@ -215,6 +250,14 @@ export class TurnTranslator {
     if (type === "agentMessage") this.host.emit("item/agentMessage/delta", { ...where, delta });
     // Plain thinking travels as a summary: the terminal UI always shows summaries, raw reasoning only on request.
     else this.host.emit("item/reasoning/summaryTextDelta", { ...where, delta, summaryIndex: 0 });
+  }
+
+  /** The message's item id; the same kind of one message again (text, thinking, text) gets a fresh one, as does a chunk that named no message. */
+  private newTextItemId(type: TextItemType, messageId: string | undefined): string {
+    const named = messageId === undefined ? undefined : textItemId(messageId, type);
+    const id = named === undefined || this.textIds.has(named) ? randomUUID() : named;
+    this.textIds.add(id);
+    return id;
   }
 
   private closeText(): void {
@@ -324,6 +367,7 @@ export class TurnTranslator {
     const startedAt = this.turn?.id === turnId ? this.turn.startedAt : undefined;
     if (this.turn?.id === turnId) {
       this.turn = undefined;
+      this.textIds.clear();
       this.tools.clear();
       this.approvals.clear();
     }

@@ -55,7 +55,7 @@ async function expectAskHistory(ask: AskTestClient, sessionId: string, turnIds: 
     { messageId: turnIds[0], turnId: turnIds[0], text: FIRST },
     { messageId: turnIds[1], turnId: turnIds[1], text: SECOND },
   ]);
-  expect(payloads(events, "model.thinking")).toEqual([{ delta: "pondering" }]);
+  expect(payloads(events, "model.thinking")).toEqual([{ delta: "pondering", messageId: expect.any(String) }]);
   expect(payloads(events, "tool.use")).toEqual([expect.objectContaining({ name: "bash", args: { command: "echo hi" } })]);
   expect(payloads(events, "tool.result")).toEqual([expect.objectContaining({ name: "bash", output: "hi\n", isError: false })]);
   expect(payloads(events, "turn.completed")).toEqual([

@@ -181,7 +181,7 @@ describe("SessionHub", () => {
     gate = () => true;
     await hub.resync();
     expect(types()).toEqual(["session.created", "session.reset", "turn.started", "user.message", "model.streaming", "turn.completed"]);
-    expect(ofType("model.streaming")[0].payload).toEqual({ delta: "You said: while cut off" });
+    expect(ofType("model.streaming")[0].payload).toEqual({ delta: "You said: while cut off", messageId: expect.any(String) });
     expect(ofType("session.reset")[0].payload).toEqual({ cause: "resync", epoch: hub.snapshot!.timeline.epoch });
     expect(ofType("turn.completed")[0].payload).toMatchObject({ turnId: "turn-away", response: "You said: while cut off" });
     await expectSnapshotCurrent();

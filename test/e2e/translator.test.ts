@@ -318,7 +318,7 @@ describe("DeltaTranslator on the embedded host's deltas", () => {
     const reply = rec.snapshot.messages.find((m) => m.message.role === "assistant" && m.state === "committed")!.message as any;
     expect(drafts.slice(1)).toEqual([
       // What the turn said while away is told before its end.
-      { type: "model.streaming", payload: { delta: "You said: while away" } },
+      { type: "model.streaming", payload: { delta: "You said: while away", messageId: expect.any(String), offset: 0 } },
       {
         type: "turn.completed",
         payload: { turnId: "t-away", response: "You said: while away", inputTokens: reply.usage.input, outputTokens: reply.usage.output, cost: reply.usage.cost.total },
@@ -356,7 +356,7 @@ describe("DeltaTranslator on the embedded host's deltas", () => {
       ["turn.completed", "t-meanwhile"],
     ]);
     // The turn nobody reported is told whole, from the snapshot.
-    expect(drafts[4]!.payload).toEqual({ delta: "You said: meanwhile" });
+    expect(drafts[4]!.payload).toEqual({ delta: "You said: meanwhile", messageId: expect.any(String) });
     // Had the reported events been trimmed to nothing about turns, no old turn is reported again.
     const trimmed = DeltaTranslator.resumingAfter(snapshot, [{ type: "model.streaming", payload: { delta: "x" } }]).resync(snapshot);
     expect(trimmed.map((d) => d.type)).toEqual(["session.reset"]);
@@ -371,7 +371,7 @@ describe("DeltaTranslator on the embedded host's deltas", () => {
     const drafts = await rec.resync();
     expect(drafts.map((d) => d.type)).toEqual(["session.reset", "turn.started", "user.message", "model.streaming", "turn.completed"]);
     expect(drafts[2].payload).toEqual({ messageId: "t-unseen", turnId: "t-unseen", text: "unseen" });
-    expect(drafts[3].payload).toEqual({ delta: "You said: unseen" });
+    expect(drafts[3].payload).toEqual({ delta: "You said: unseen", messageId: expect.any(String) });
     expect(drafts[4].payload).toMatchObject({ turnId: "t-unseen", response: "You said: unseen" });
   });
 
@@ -384,7 +384,7 @@ describe("DeltaTranslator on the embedded host's deltas", () => {
     const drafts = await rec.resync();
     expect(drafts.map((d) => d.type)).toEqual(["session.reset", "tool.use", "tool.result", "model.streaming", "turn.completed"]);
     expect(drafts[2]!.payload).toMatchObject({ name: "bash", output: "away\n", isError: false });
-    expect(drafts[3]!.payload).toEqual({ delta: "You said: later words\nTool bash returned: away" });
+    expect(drafts[3]!.payload).toEqual({ delta: "You said: later words\nTool bash returned: away", messageId: expect.any(String), offset: 0 });
     expect(rec.of("turn.started")).toEqual([{ turnId: "t-half" }]);
     expectOneTerminal("t-half", "turn.completed");
   });
@@ -448,18 +448,18 @@ describe("DeltaTranslator on hand-made deltas over a real baseline", () => {
 
   it("text committed without streaming is emitted once; committing it again adds nothing", () => {
     expect(patch([{ type: "message.append", message: { id: "m-direct", state: "committed", modelVisible: true, message: finished("Direct answer") } }])).toEqual([
-      { type: "model.streaming", payload: { delta: "Direct answer" } },
+      { type: "model.streaming", payload: { delta: "Direct answer", messageId: "m-direct", offset: 0 } },
     ]);
     expect(patch([{ type: "message.replace", message: { id: "m-direct", state: "committed", modelVisible: true, message: finished("Direct answer") } }])).toEqual([]);
   });
 
-  it("partly streamed text: the commit emits only the missing suffix", () => {
+  it("partly streamed text: the commit emits only the missing suffix, both naming their message and where in it they begin", () => {
     expect(patch([{ type: "message.append", message: draftMessage("m-part") }])).toEqual([]);
     expect(patch([{ type: "message.content.append", messageId: "m-part", text: "Hel", timestamp: 2 }])).toEqual([
-      { type: "model.streaming", payload: { delta: "Hel" } },
+      { type: "model.streaming", payload: { delta: "Hel", messageId: "m-part", offset: 0 } },
     ]);
     expect(patch([{ type: "message.replace", message: { id: "m-part", state: "committed", modelVisible: true, message: finished("Hello world") } }])).toEqual([
-      { type: "model.streaming", payload: { delta: "lo world" } },
+      { type: "model.streaming", payload: { delta: "lo world", messageId: "m-part", offset: 3 } },
     ]);
   });
 

@@ -8,9 +8,10 @@ import { buildGateway } from "../../src/gateway/app.js";
 import { startTauHost, type RunningTauHost, type TauHostOptions } from "../../src/host/index.js";
 import { TauUpstream } from "../../src/tau/upstream.js";
 import { AskTestClient } from "./ask-client.js";
+import { eventually } from "./ask-events.js";
 import { CodexTestClient } from "./codex-client.js";
 import type { Cleanups } from "./cleanups.js";
-import { startCountingRelay, type CountingRelay } from "./counting-relay.js";
+import { startCountingRelay, type CountingRelay, type CountingRelayOptions } from "./counting-relay.js";
 
 /**
  * A gateway for tests, put together as `tau-gateway serve` does: an embedded Tau host (started
@@ -33,8 +34,8 @@ export interface TestGatewayOptions {
   workspaceRoots?: string[];
   /** Also serve Ask on a Unix socket (in a fresh temporary directory), as `serve --socket` does. */
   socket?: boolean;
-  /** Reach the Tau host through a counting relay (which can hold the host's messages back). */
-  relay?: boolean;
+  /** Reach the Tau host through a counting relay (which can hold the host's messages back), with these options if given. */
+  relay?: boolean | CountingRelayOptions;
   host?: Omit<TauHostOptions, "port" | "stateDir">;
   /** --drain-timeout, in ms (default: serve's). */
   drainTimeoutMs?: number;
@@ -101,7 +102,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
   };
   try {
-    if (options.relay) relay = await startCountingRelay(host!.url);
+    if (options.relay) relay = await startCountingRelay(host!.url, options.relay === true ? {} : options.relay);
     // Every setting goes to the stack and the app alike, as `serve` hands them its one settings object.
     const settings = {
       upstream: relay?.url ?? host!.url,
@@ -218,4 +219,11 @@ export async function listenOnEmbeddedStack(
     await stop();
     throw error;
   }
+}
+
+/** Drops a client's WebSocket at once and resolves once the gateway has seen it go. */
+export async function dropConnection(gw: Pick<TestGateway, "app">, socket: import("ws").WebSocket): Promise<void> {
+  const before = gw.app.websocketServer.clients.size;
+  socket.terminate();
+  await eventually(() => gw.app.websocketServer.clients.size === before - 1, "the gateway to see the connection go");
 }

@@ -50,6 +50,17 @@ describe("StreamMerging", () => {
     expect(released).toHaveLength(5);
   });
 
+  it("chunks of different messages stay separate events, each naming its message", async () => {
+    const { released, publish } = merging();
+    const of = (messageId: string, delta: string) => draft("model.streaming", { delta, messageId });
+    publish(of("m1", "first "));
+    publish(of("m1", "reply"));
+    publish(of("m2", "second "));
+    publish(of("m2", "reply"));
+    await endOfTick();
+    expect(released).toEqual([of("m1", "first reply"), of("m2", "second reply")]);
+  });
+
   it("chunks of different ticks stay separate events", async () => {
     const { released, publish } = merging();
     publish(text("one "));

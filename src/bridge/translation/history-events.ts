@@ -25,9 +25,9 @@ export function entryEvents(entry: HistoryEntry, turnId: string | undefined): Ev
     case "user":
       return [userMessageEvent(entry.messageId, turnId, entry.text)];
     case "thinking":
-      return [draft("model.thinking", { delta: entry.text })];
+      return [draft("model.thinking", { delta: entry.text, messageId: entry.messageId })];
     case "text":
-      return [draft("model.streaming", { delta: entry.text })];
+      return [draft("model.streaming", { delta: entry.text, messageId: entry.messageId })];
     case "tool": {
       if (entry.status === "streaming") return [];
       const { id, name, args, ending } = entry;

@@ -24,9 +24,10 @@ import { TurnLedger } from "./turn-ledger.js";
  * together with the snapshots around it and remembers what it already reported, so each turn gets
  * one `turn.started` and exactly one terminal event, each tool one `tool.use` before one
  * `tool.result`, each user message one `user.message`, and streamed text is never repeated when
- * its message is committed. It reports what the session did, whichever client started the work.
- * Turns it never saw (before the gateway looked, or while it was away) are told whole, from the
- * snapshot (history-events.ts).
+ * its message is committed; streamed chunks name the message they belong to and where in it they
+ * begin. It reports what the session did, whichever client started the work. Turns it never saw
+ * (before the gateway looked, or while it was away) are told whole, from the snapshot
+ * (history-events.ts).
  */
 
 export type { EventDraft } from "../event-draft.js";
@@ -200,13 +201,14 @@ export class DeltaTranslator {
         return;
       case "message.content.append": {
         const mark = this.mark(change.messageId);
+        const { messageId } = change;
         if (change.thinking) {
+          out.push(draft("model.thinking", { delta: change.thinking, messageId, offset: mark.thinking }));
           mark.thinking += change.thinking.length;
-          out.push(draft("model.thinking", { delta: change.thinking }));
         }
         if (change.text) {
+          out.push(draft("model.streaming", { delta: change.text, messageId, offset: mark.text }));
           mark.text += change.text.length;
-          out.push(draft("model.streaming", { delta: change.text }));
         }
         return;
       }
@@ -314,9 +316,10 @@ export class DeltaTranslator {
     if (record.message.role !== "assistant" || !SHOWN_STATES[record.state]) return;
     const mark = this.mark(record.id);
     const thinking = messageThinking(record.message);
-    if (thinking.length > mark.thinking) out.push(draft("model.thinking", { delta: thinking.slice(mark.thinking) }));
+    const messageId = record.id;
+    if (thinking.length > mark.thinking) out.push(draft("model.thinking", { delta: thinking.slice(mark.thinking), messageId, offset: mark.thinking }));
     const text = messageText(record.message);
-    if (text.length > mark.text) out.push(draft("model.streaming", { delta: text.slice(mark.text) }));
+    if (text.length > mark.text) out.push(draft("model.streaming", { delta: text.slice(mark.text), messageId, offset: mark.text }));
     mark.thinking = Math.max(mark.thinking, thinking.length);
     mark.text = Math.max(mark.text, text.length);
     this.ledger.record(record);

@@ -28,6 +28,23 @@ const endReason = opt(
   }),
 );
 
+/** Which message a streamed chunk belongs to (gateway extension). */
+const streamedMessageId = opt(
+  str({
+    description:
+      "Gateway extension: the id of the Tau message the chunk belongs to. Chunks of one message share it, and it names the message as the other dialects' history does, so a client that joins mid-message knows which message the rest continues.",
+  }),
+);
+
+/** Where in its message a streamed chunk begins (gateway extension). */
+const streamedOffset = (what: string) =>
+  opt(
+    describe(
+      `Gateway extension: where in the message's ${what} the chunk begins (UTF-16 code units, as JavaScript counts). A client that already has the message up to some point (from history read while the events were on their way) keeps only what lies beyond it.`,
+      int({ min: 0 }),
+    ),
+  );
+
 const askEvents: EventEntry[] = [
   event("session.created", "A session came into existence; always seq 1.", obj({ sessionId: ref("SessionId") })),
   event(
@@ -57,8 +74,8 @@ const askEvents: EventEntry[] = [
     obj({ turnId: str(), error: str({ description: "What went wrong." }) }),
   ),
   event("turn.aborted", "A turn was interrupted, e.g. by session/abort.", obj({ turnId: str() })),
-  event("model.streaming", "A chunk of assistant text; empty chunks are never sent.", obj({ delta: str() })),
-  event("model.thinking", "A chunk of the model's reasoning text; empty chunks are never sent.", obj({ delta: str() })),
+  event("model.streaming", "A chunk of assistant text; empty chunks are never sent.", obj({ delta: str(), messageId: streamedMessageId, offset: streamedOffset("text") })),
+  event("model.thinking", "A chunk of the model's reasoning text; empty chunks are never sent.", obj({ delta: str(), messageId: streamedMessageId, offset: streamedOffset("thinking") })),
   event(
     "tool.use",
     "A tool call started executing.",
