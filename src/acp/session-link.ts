@@ -45,6 +45,8 @@ const SETTLE_GRACE_MS = 1000;
 /** A prompt turn of this connection, from `session.submit` until it is answered. */
 class OpenTurn {
   started = false;
+  /** This connection's prompt started the turn (false: it steered into another client's turn). */
+  startedHere = true;
   /** The text this connection steered into another client's turn, until the conversation shows it. */
   steered: string | undefined;
   cancelRequested = false;
@@ -169,6 +171,7 @@ export class SessionLink {
   private async steer(text: string, turnId: string): Promise<StopReason> {
     const turn = new OpenTurn(turnId);
     turn.started = true;
+    turn.startedHere = false;
     turn.steered = text;
     this.turn = turn;
     try {
@@ -198,6 +201,18 @@ export class SessionLink {
     return this.interrupt();
   }
 
+  /**
+   * session/close: cancels this connection's own work only — its prompt's turn, or its prompt not
+   * started yet. A turn another client started belongs to the session and runs on for them.
+   */
+  cancelOwn(): Promise<void> {
+    const turn = this.turn;
+    if (!turn) return Promise.resolve();
+    turn.cancelRequested = true;
+    // Steered into another client's turn: answered `cancelled` when that turn ends, which runs on.
+    return turn.startedHere ? this.interrupt() : Promise.resolve();
+  }
+
   /** The connection's prompt is to be answered `cancelled` however its turn ends (its turn is interrupted by the caller); false when none is open. */
   markCancelled(): boolean {
     if (!this.turn) return false;
@@ -210,7 +225,8 @@ export class SessionLink {
    * more updates, no more questions. A turn this connection started belongs to the session and
    * runs on for its other clients, or for this editor when it loads the session again — unless
    * `interruptAfterMs` is given (session/close, which cancels it; the gateway stopping): a turn of
-   * this connection still running after that long is interrupted.
+   * this connection still running after that long is interrupted — one it only steered into, only
+   * when the gateway stops (0).
    */
   async detach(interruptAfterMs?: number): Promise<void> {
     for (const controller of this.asking.values()) controller.abort();
@@ -219,7 +235,7 @@ export class SessionLink {
       if (interruptAfterMs > 0) await Promise.race([turn.ended, delay(interruptAfterMs)]);
       if (this.turn === turn && !this.turnSettled(turn.turnId)) {
         turn.cancelRequested = true;
-        await this.interrupt();
+        if (turn.startedHere || interruptAfterMs === 0) await this.interrupt();
       }
     }
     this.unsubscribe?.();

@@ -122,3 +122,32 @@ describe("a turn whose starter drops and comes back", () => {
     back.socket.terminate();
   });
 });
+
+describe("an editor that closes a session another client's turn is running in", () => {
+  it("lets go of it without stopping that turn; its prompt steered into the turn is answered cancelled, and the turn completes", async () => {
+    // The turn is started by an Ask client that takes no reverse requests: nobody is asked but the editor.
+    const starter = await gw.client();
+    const sessionId = await openSession(starter);
+    const { turnId } = await starter.request("session/send", { sessionId, content: CALL_ECHO });
+    const approvalId = ((await starter.waitForEvent(sessionId, "approval.required")).payload as { id: string }).id;
+
+    const editor = await RawAcpClient.connect(gw.acpUrl);
+    editor.answer = () => undefined;
+    await editor.initialize();
+    expect((await editor.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] })).error).toBeUndefined();
+    await editor.next((m) => m.method === "session/request_permission");
+    // The editor's prompt steers into the running turn, then the editor closes the session.
+    editor.send({ jsonrpc: "2.0", id: 77, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "and then stop" }] } });
+    await starter.waitForEvent(sessionId, "queue.updated");
+    expect(await editor.request("session/close", { sessionId })).toMatchObject({ result: {} });
+
+    // The turn is the starter's: it still waits on its approval, and completes once approved.
+    await starter.request("interaction/approve", { sessionId, interactionId: approvalId });
+    expect(await waitForTerminal(starter, sessionId, turnId)).toMatchObject({ type: "turn.completed" });
+    expect(payloadsOf(starter.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ output: '{"a":7}', isError: false })]);
+    // The editor's own prompt: cancelled (ACP: close cancels the connection's work).
+    expect(await editor.next((m) => m.id === 77)).toMatchObject({ result: { stopReason: "cancelled" } });
+    await editor.close();
+    starter.socket.terminate();
+  });
+});

@@ -70,7 +70,7 @@ export async function resumeSession(ctx: AcpMethodContext, params: SessionResume
 /** session/close: cancels this connection's turn in the session and stops its updates; the Tau session stays. */
 export async function closeSession(ctx: AcpMethodContext, params: SessionCloseParams): Promise<SessionCloseResult> {
   const link = linkedSession(ctx, params.sessionId, true);
-  await link.cancel();
+  await link.cancelOwn();
   await ctx.services.links.close(link, CLOSE_GRACE_MS);
   return {};
 }
