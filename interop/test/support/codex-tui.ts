@@ -1,0 +1,120 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { interopRoot } from "./gateway-process.js";
+
+/**
+ * The Codex terminal UI (the pinned @openai/codex) under tmux, driven as a person would: it is
+ * started against a gateway's WebSocket `/` with a bearer token, keys are typed into it, and what
+ * it shows is read back with `tmux capture-pane`, polled until the awaited text appears or goes.
+ */
+
+const CODEX = join(interopRoot, "node_modules", ".bin", "codex");
+
+export const hasTmux = (() => {
+  try {
+    execFileSync("tmux", ["-V"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
+
+export interface TuiOptions {
+  /** Working directory of the UI (the thread's). */
+  cwd: string;
+  /** HOME of the UI: Codex keeps its state there. */
+  home: string;
+  /** The gateway's ws://HOST:PORT. */
+  url: string;
+  token: string;
+  /** Arguments before `--remote` (e.g. `resume THREAD_ID`). */
+  args?: string[];
+}
+
+let started = 0;
+
+export class CodexTui {
+  private constructor(readonly session: string) {}
+
+  /** Starts the UI in a new tmux session of 160×45 cells. */
+  static start({ cwd, home, url, token, args = [] }: TuiOptions): CodexTui {
+    mkdirSync(home, { recursive: true });
+    const session = `tau-gateway-tui-${process.pid}-${++started}`;
+    const command = `cd ${cwd} && HOME=${home} TAU_TOKEN=${token} ${CODEX} ${args.join(" ")} --remote ${url} --remote-auth-token-env TAU_TOKEN`;
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", command);
+    return new CodexTui(session);
+  }
+
+  /** What the pane shows now. */
+  screen(): string {
+    return tmux("capture-pane", "-t", this.session, "-p");
+  }
+
+  /** Resolves with the screen once it shows `text`. */
+  async shows(text: string, timeoutMs = 60_000): Promise<string> {
+    return this.until((screen) => screen.includes(text), `showed ${JSON.stringify(text)}`, timeoutMs);
+  }
+
+  /** Resolves with the screen once it no longer shows `text`. */
+  async hides(text: string, timeoutMs = 60_000): Promise<string> {
+    return this.until((screen) => !screen.includes(text), `stopped showing ${JSON.stringify(text)}`, timeoutMs);
+  }
+
+  /** Types `text` literally (no key names). */
+  type(text: string): void {
+    tmux("send-keys", "-t", this.session, "-l", text);
+  }
+
+  /** Presses keys by tmux name (`Enter`, `C-j`, `y`). */
+  press(...keys: string[]): void {
+    tmux("send-keys", "-t", this.session, ...keys);
+  }
+
+  /**
+   * Sends a message of several lines: the first typed and awaited on screen, the others after
+   * C-j (a new line in the composer). The scripted agent reads directives from lines starting with
+   * "/": they follow a first line, so the UI does not take them for its own slash commands.
+   */
+  async send(lines: string[]): Promise<void> {
+    const [first, ...rest] = lines;
+    this.type(first!);
+    await this.shows(`› ${first}`);
+    for (const line of rest) {
+      this.press("C-j");
+      this.type(line);
+      await this.shows(line);
+    }
+    this.press("Enter");
+  }
+
+  /** The id of the thread the UI is on, as its /status shows it. */
+  async threadId(): Promise<string> {
+    this.type("/status");
+    await this.shows("/status");
+    this.press("Enter");
+    const screen = await this.until((s) => /Session:\s+\S+/.test(s), "showed its session", 30_000);
+    return /Session:\s+(\S+)/.exec(screen)![1]!;
+  }
+
+  /** Ends the UI at once, as a closed laptop lid or a lost terminal does. */
+  kill(): void {
+    try {
+      tmux("kill-session", "-t", this.session);
+    } catch {
+      // already gone
+    }
+  }
+
+  private async until(holds: (screen: string) => boolean, what: string, timeoutMs: number): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (holds(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`the screen never ${what}:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
