@@ -22,7 +22,8 @@ import { isObject } from "../shared/unknown-values.js";
  *   up to `holdMs`, after which their requests get the same -32012 and the lines are dropped;
  * - on the new link it repeats the client's handshake (its `initialize`, and for Codex
  *   `initialized`) and the dialect's stream resumes (Ask: each `session/subscribe` from the last
- *   seq forwarded), keeping their answers from the client, which already had them;
+ *   seq forwarded; Codex: `thread/resume` of each thread the client opened; ACP: `session/resume`
+ *   of each session), keeping their answers from the client, which already had them;
  * - the client's answers to requests the lost link asked are dropped: the gateway that asked them
  *   is gone (a pending approval is asked again on the new link by whoever still needs it).
  *
@@ -167,6 +168,12 @@ export class GatewayRelay {
     const batch = Array.isArray(message) ? message : undefined;
     const elements: unknown[] = batch ?? [message];
     const requests: OpenRequest[] = [];
+    const asSent = elements.map((element) => (isObject(element) ? this.resume?.toGateway?.(element) : undefined));
+    // What goes to the gateway, where the dialect's resume translates it (Ask seqs after a log began again).
+    if (asSent.some((changed) => changed !== undefined)) {
+      const sent = elements.map((element, i) => asSent[i] ?? element);
+      line = JSON.stringify(batch ? sent : sent[0]);
+    }
     for (const element of elements) {
       if (!isObject(element)) continue;
       if (typeof element.method === "string" && isRequestId(element.id)) {
@@ -264,9 +271,13 @@ export class GatewayRelay {
     const elements: unknown[] = Array.isArray(message) ? message : [message];
     const notifications: Message[] = [];
     let answersClient = false;
-    for (const element of elements) {
+    /** The elements as the client must read them, where the dialect's resume translates them. */
+    const asWritten = new Map<number, Message>();
+    for (const [index, element] of elements.entries()) {
       if (!isObject(element)) continue;
       if (typeof element.method === "string") {
+        const changed = this.resume?.toClient?.(element);
+        if (changed) asWritten.set(index, changed);
         if (isRequestId(element.id)) this.gatewayRequests.set(keyOf(element.id), { id: element.id, params: element.params });
         else notifications.push(element);
         // The gateway withdrew one of its requests itself (another client decided): the client may
@@ -283,10 +294,17 @@ export class GatewayRelay {
       if (!request) continue;
       answersClient = true;
       if ("result" in element) this.answered(request, element.result);
+      const changed = this.resume?.toClient?.(element, request.method);
+      if (changed) asWritten.set(index, changed);
       request.settle();
     }
-    // A line is one message: JSON that was sent pretty-printed is written again on one line.
-    this.output.push(text.includes("\n") ? JSON.stringify(message) : text, answersClient);
+    if (asWritten.size > 0) {
+      const written = elements.map((element, index) => asWritten.get(index) ?? element);
+      this.output.push(JSON.stringify(Array.isArray(message) ? written : written[0]), answersClient);
+    } else {
+      // A line is one message: JSON that was sent pretty-printed is written again on one line.
+      this.output.push(text.includes("\n") ? JSON.stringify(message) : text, answersClient);
+    }
     for (const notification of notifications) this.resume?.forwarded(notification.method as string, notification.params);
     this.pauseWhileOutputBackedUp();
   }
@@ -383,18 +401,23 @@ export class GatewayRelay {
       if ("error" in answer) this.log("error", "the gateway refused the client's handshake on the new connection", { error: answer.error });
       for (const [method, params] of this.handshakeNotifications) socket.send(this.framed({ method, ...(params === undefined ? {} : { params }) }));
     }
+    const looked = (await this.resume?.prepare?.((method, params) => this.ownRequest(method, params), (notice) => this.output.push(this.framed(notice)))) ?? [];
+    if (this.socket !== socket) return false;
     const resumes = await Promise.all((this.resume?.replays() ?? []).map(async ({ method, params }) => ({ method, params, answer: await this.ownRequest(method, params) })));
     if (this.socket !== socket) return false;
-    if (resumes.some(({ answer }) => isObject(answer.error) && answer.error.code === this.dialect.unavailableCode)) {
+    const unavailable = (answer: Message) => isObject(answer.error) && answer.error.code === this.dialect.unavailableCode;
+    if (looked.some(unavailable) || resumes.some(({ answer }) => unavailable(answer))) {
       // The gateway is up but cannot serve the sessions yet (its Tau host is still being taken
       // over): this link is let go unannounced and the next attempt repeats everything.
-      this.log("info", "the gateway cannot resume the streams yet; trying again", { error: resumes.find(({ answer }) => "error" in answer)!.answer.error });
+      this.log("info", "the gateway cannot resume the streams yet; trying again", { error: [...looked, ...resumes.map(({ answer }) => answer)].find(unavailable)?.error });
       this.socket = undefined;
       socket.terminate();
       return false;
     }
     for (const { method, params, answer } of resumes) {
-      if ("error" in answer) this.log("warn", `resuming with ${method} failed`, { params, error: answer.error });
+      if (!("error" in answer)) continue;
+      this.log("warn", `resuming with ${method} failed`, { params, error: answer.error });
+      this.resume?.refused?.(params);
     }
     return true;
   }

@@ -3,6 +3,7 @@ import { ASK_ERROR_CODES } from "../registry/ask/errors.js";
 import { CODEX_ERROR_CODES } from "../registry/codex/errors.js";
 import { CODEX_OUTBOUND } from "./codex-jsonrpc.js";
 import { PIPE_TRANSPORT, type OutboundPolicy } from "./outbound-policy.js";
+import { acpSessionReattach, codexThreadReattach } from "./relay-session-reattach.js";
 import { AskSubscriptionResume, type StreamResume } from "./relay-stream-resume.js";
 
 /**
@@ -46,7 +47,7 @@ export interface RelayDialect {
    * relay-spaced-writer.ts); undefined: no pause.
    */
   pauseAfterResponseMs?: number;
-  /** What is resumed on a new link besides the handshake (Ask: event subscriptions). */
+  /** What is resumed on a new link besides the handshake (Ask: event subscriptions; Codex and ACP: the sessions the client opened). */
   resume?(): StreamResume;
 }
 
@@ -68,6 +69,7 @@ export const RELAY_DIALECTS = {
     handshakeNotifications: [],
     withdrawal: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
     withdrawalMethod: "$/cancel_request",
+    resume: acpSessionReattach,
   },
   codex: {
     name: "Codex",
@@ -85,6 +87,7 @@ export const RELAY_DIALECTS = {
       const threadId = (params as { threadId?: unknown } | undefined)?.threadId;
       return typeof threadId === "string" ? { method: "serverRequest/resolved", params: { threadId, requestId: id } } : undefined;
     },
+    resume: codexThreadReattach,
   },
   ask: {
     name: "Ask",

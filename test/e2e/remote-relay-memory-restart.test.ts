@@ -1,0 +1,130 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { agentMessageProblems } from "../support/acp-official-schema.js";
+import { spawnAcpAgent, spawnTauHost } from "../support/acp-process.js";
+import { AskTestClient } from "../support/ask-client.js";
+import { expectContiguous, openSession, payloadsOf, runTurn } from "../support/ask-events.js";
+import { cleanupsAfterEach } from "../support/cleanups.js";
+import { serveCli } from "../support/cli.js";
+import { CodexTestClient } from "../support/codex-client.js";
+import { freePort } from "../support/free-port.js";
+import { spawnLineChild } from "../support/line-child.js";
+import { until } from "../support/replica-set.js";
+
+/**
+ * A gateway on the memory store (the default) behind three --remote relays restarts; its Tau host
+ * lives on, so the sessions do too, but the gateway forgot every connection's sessions and every
+ * session's event log. Each relay reconnects and puts its client back on the sessions it followed,
+ * in its dialect's words, so that what happens in them afterwards reaches it.
+ */
+
+const cleanups = cleanupsAfterEach();
+
+describe("a gateway on the memory store restarted under --remote relays", () => {
+  it(
+    "puts every relayed client back on its session: later turns reach the Ask terminal, the Codex client and the editor",
+    async () => {
+      const cwd = realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-remote-memory-")));
+      cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+      const host = await spawnTauHost([], cleanups);
+      const port = await freePort();
+      const serveArgs = ["--port", String(port), "--upstream", host.url, "--store", "memory", "--log-level", "warn", "--default-cwd", cwd];
+      const startGateway = async () => {
+        const gateway = await serveCli(serveArgs, cleanups);
+        await until(async () => (await fetch(`${gateway.baseUrl}/readyz`)).status === 200 || undefined, "the gateway to be ready");
+        return gateway;
+      };
+      let gateway = await startGateway();
+      const remote = `ws://127.0.0.1:${port}`;
+
+      // An Ask terminal through `stdio --remote`, subscribed to a session it made, with a few turns behind it.
+      let terminal!: AskTestClient;
+      const askRelay = spawnLineChild(["stdio", "--remote", remote], cleanups, (line) => terminal.receive(line));
+      terminal = new AskTestClient(askRelay.write);
+      const sessionId = await openSession(terminal);
+      for (const n of [1, 2, 3]) await runTurn(terminal, sessionId, `before the restart ${n}`);
+      const seqBefore = terminal.eventsOf(sessionId).at(-1)!.seq;
+
+      // A Codex client through `app-server --remote`, following the session as a thread.
+      let codex!: CodexTestClient;
+      const codexRelay = spawnLineChild(["app-server", "--remote", remote], cleanups, (line) => codex.receive(line));
+      codex = new CodexTestClient(codexRelay.write);
+      await codex.initialize();
+      await codex.request("thread/resume", { threadId: sessionId });
+
+      // An editor through `acp --remote`, with the session loaded.
+      const editor = spawnAcpAgent(["--remote", remote], cleanups);
+      editor.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+      await editor.next((m) => m.id === 1);
+      editor.write({ jsonrpc: "2.0", id: 2, method: "session/load", params: { sessionId, cwd, mcpServers: [] } });
+      await editor.next((m) => m.id === 2);
+
+      gateway.child.kill("SIGKILL");
+      await gateway.exit;
+      gateway = await startGateway();
+      // Each relay is on the new gateway once a request through it is answered (lines wait for the new link).
+      await until(() => terminal.request("session/list", {}).then(() => true), "the Ask relay to reconnect");
+      await until(() => codex.request("thread/list", {}).then(() => true), "the Codex relay to reconnect");
+      let listId = 100;
+      await until(async () => {
+        const id = ++listId;
+        editor.write({ jsonrpc: "2.0", id, method: "session/list", params: {} });
+        return "result" in (await editor.next((m) => m.id === id)) || undefined;
+      }, "the editor's relay to reconnect");
+
+      // A phone on the restarted gateway prompts the session.
+      const phone = await AskTestClient.websocket(`${remote}/rpc`);
+      cleanups.push(() => phone.socket.terminate());
+      await phone.request("initialize", { client: { name: "phone", version: "1" } });
+      await phone.request("session/subscribe", { sessionId });
+      const after = await runTurn(phone, sessionId, "after the restart");
+      expect(after.terminal).toMatchObject({ type: "turn.completed", payload: { response: "You said: after the restart" } });
+
+      // The Codex client follows the thread again, and can start turns in it.
+      await codex.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === after.sent.turnId, 20_000);
+      const codexTurn = await codex.turn(sessionId, "from Codex after the restart");
+      expect(codexTurn.completed.params.turn.status).toBe("completed");
+      expect(codex.invalid).toEqual([]);
+
+      // The editor follows the session again, and can prompt it.
+      await editor.next((m) => m.method === "session/update" && m.params.update.sessionUpdate === "agent_message_chunk" && m.params.update.content.text.includes("after the restart"));
+      editor.write({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "from the editor after the restart" }] } });
+      expect(await editor.next((m) => m.id === 3, 30_000)).toMatchObject({ result: { stopReason: "end_turn" } });
+
+      // The Ask terminal is told that the log began again, numbered after what it had, then given
+      // the new log from its start: every later turn reaches it, and no seq comes twice.
+      await terminal.waitFor(
+        () => terminal.eventsOf(sessionId).some((e) => e.type === "turn.completed" && (e.payload as { response?: string }).response === "You said: from the editor after the restart"),
+        "the editor's turn on the terminal",
+      );
+      const events = terminal.eventsOf(sessionId);
+      expectContiguous(events);
+      const afterRestart = events.filter((e) => e.seq > seqBefore);
+      expect(afterRestart[0]).toEqual({ seq: seqBefore + 1, type: "session.reset", payload: { cause: "resync" } });
+      expect(afterRestart.slice(1).map((e) => e.type)).toEqual(phone.eventsOf(sessionId).map((e) => e.type));
+      expect(payloadsOf<{ response: string }>(afterRestart, "turn.completed").map((p) => p.response)).toEqual([
+        "You said: after the restart",
+        "You said: from Codex after the restart",
+        "You said: from the editor after the restart",
+      ]);
+      expect(terminal.invalid).toEqual([]);
+
+      // The terminal's own requests speak its numbering: session/events reads the new log, renumbered
+      // (the reset was the relay's word to it, and is in no log).
+      const read = await terminal.request("session/events", { sessionId, afterSeq: seqBefore });
+      expect(read.events).toEqual(afterRestart.slice(1));
+      const runAgain = await runTurn(terminal, sessionId, "from the terminal after the restart");
+      expect(runAgain.terminal.seq).toBe(terminal.eventsOf(sessionId).at(-1)!.seq);
+      expectContiguous(terminal.eventsOf(sessionId));
+
+      editor.closeInput();
+      askRelay.end();
+      codexRelay.end();
+      for (const exit of [editor.exit, askRelay.exit, codexRelay.exit]) expect(await exit).toEqual({ code: 0, signal: null });
+      expect(agentMessageProblems(editor.sent(), editor.received())).toEqual([]);
+    },
+    180_000,
+  );
+});
