@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentMessageProblems } from "../support/acp-official-schema.js";
 import { spawnAcpAgent, spawnTauHost } from "../support/acp-process.js";
-import { AskTestClient } from "../support/ask-client.js";
+import { AskTestClient, rpcError } from "../support/ask-client.js";
 import { expectContiguous, openSession, payloadsOf, runTurn } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { serveCli } from "../support/cli.js";
@@ -14,15 +14,17 @@ import { spawnLineChild } from "../support/line-child.js";
 import { until } from "../support/replica-set.js";
 
 /**
- * A gateway on the memory store (the default) behind three --remote relays restarts; its Tau host
- * lives on, so the sessions do too, but the gateway forgot every connection's sessions and every
- * session's event log. Each relay reconnects and puts its client back on the sessions it followed,
- * in its dialect's words, so that what happens in them afterwards reaches it.
+ * A gateway behind three --remote relays restarts and forgets every connection's sessions; on the
+ * memory store (the default) it also begins every session's log again at seq 1. With a Tau host of
+ * its own the sessions live on: each relay puts its client back on the sessions it followed, in its
+ * dialect's words, so that what happens in them afterwards reaches it (the Ask terminal told that
+ * the log began again). With the embedded host the sessions went with the gateway: each client's
+ * next request about them gets its dialect's not-found answer.
  */
 
 const cleanups = cleanupsAfterEach();
 
-describe("a gateway on the memory store restarted under --remote relays", () => {
+describe("a gateway restarted under --remote relays, its sessions and logs forgotten", () => {
   it(
     "puts every relayed client back on its session: later turns reach the Ask terminal, the Codex client and the editor",
     async () => {
@@ -126,5 +128,55 @@ describe("a gateway on the memory store restarted under --remote relays", () => 
       expect(agentMessageProblems(editor.sent(), editor.received())).toEqual([]);
     },
     180_000,
+  );
+
+  it(
+    "lets go of sessions that went with the gateway's embedded host: each client's next request meets its dialect's not-found answer",
+    async () => {
+      const cwd = realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-remote-gone-")));
+      cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+      const port = await freePort();
+      const startGateway = async () => {
+        const gateway = await serveCli(["--port", String(port), "--log-level", "warn", "--default-cwd", cwd], cleanups);
+        await until(async () => (await fetch(`${gateway.baseUrl}/readyz`)).status === 200 || undefined, "the gateway to be ready");
+        return gateway;
+      };
+      let gateway = await startGateway();
+      const remote = `ws://127.0.0.1:${port}`;
+
+      let terminal!: AskTestClient;
+      const askRelay = spawnLineChild(["stdio", "--remote", remote], cleanups, (line) => terminal.receive(line));
+      terminal = new AskTestClient(askRelay.write);
+      const sessionId = await openSession(terminal);
+      await runTurn(terminal, sessionId, "before the restart");
+      let codex!: CodexTestClient;
+      const codexRelay = spawnLineChild(["app-server", "--remote", remote], cleanups, (line) => codex.receive(line));
+      codex = new CodexTestClient(codexRelay.write);
+      await codex.initialize();
+      await codex.request("thread/resume", { threadId: sessionId });
+      const editor = spawnAcpAgent(["--remote", remote], cleanups);
+      editor.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+      await editor.next((m) => m.id === 1);
+      editor.write({ jsonrpc: "2.0", id: 2, method: "session/load", params: { sessionId, cwd, mcpServers: [] } });
+      await editor.next((m) => m.id === 2);
+
+      // The embedded host ends with its gateway: the session is gone for good.
+      gateway.child.kill("SIGKILL");
+      await gateway.exit;
+      gateway = await startGateway();
+
+      expect(await rpcError(terminal.request("session/send", { sessionId, content: "anyone there?" }))).toMatchObject({ code: -32004 });
+      const codexAnswer = await codex.requestRaw("turn/start", { threadId: sessionId, input: [{ type: "text", text: "anyone there?" }] });
+      expect(codexAnswer.error).toMatchObject({ message: expect.stringContaining("not found") });
+      editor.write({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "anyone there?" }] } });
+      expect(await editor.next((m) => m.id === 3, 30_000)).toMatchObject({ error: { code: -32002 } });
+
+      // Each relay still serves its client: a new session works end to end.
+      const fresh = await openSession(terminal);
+      expect((await runTurn(terminal, fresh, "a new start")).terminal).toMatchObject({ type: "turn.completed" });
+      expect(terminal.invalid).toEqual([]);
+      expect(codex.invalid).toEqual([]);
+    },
+    120_000,
   );
 });
