@@ -12,9 +12,8 @@ import { isObject } from "../shared/unknown-values.js";
 /**
  * A stdio client's link to a running gateway (`acp --remote`, `app-server --remote`, `stdio
  * --remote`): each line the client writes goes to the gateway's WebSocket route as one text
- * message, and each message the gateway sends becomes one line. The relay knows nothing of
- * sessions; it passes messages on unchanged and keeps only what it needs to be honest when the link
- * drops (a gateway restart):
+ * message, and each message the gateway sends becomes one line. The relay passes messages on
+ * unchanged and keeps only what it needs to be honest when the link drops (a gateway restart):
  *
  * - requests the lost link carried are answered by the relay, -32012 "gateway unavailable, retry",
  *   in the dialect's shape, instead of hanging;
@@ -22,8 +21,9 @@ import { isObject } from "../shared/unknown-values.js";
  *   up to `holdMs`, after which their requests get the same -32012 and the lines are dropped;
  * - on the new link it repeats the client's handshake (its `initialize`, and for Codex
  *   `initialized`) and the dialect's stream resumes (Ask: each `session/subscribe` from the last
- *   seq forwarded; Codex: `thread/resume` of each thread the client opened; ACP: `session/resume`
- *   of each session), keeping their answers from the client, which already had them;
+ *   seq forwarded, or, when the session's log began again, a `session.reset` and the new log
+ *   renumbered after it; Codex: `thread/resume` of each thread the client opened; ACP:
+ *   `session/resume` of each session), keeping their answers from the client, which had them;
  * - the client's answers to requests the lost link asked are dropped: the gateway that asked them
  *   is gone (a pending approval is asked again on the new link by whoever still needs it).
  *
