@@ -182,6 +182,7 @@ function sharedSession(name: string, start: (env: Record<string, string>) => Pro
       const sent = await phone.request("session/send", { sessionId, content: `Run it while the terminal is away\n${EDIT_TOOL(3)}` });
       await tui.shows(DIALOG);
       await editor.waitFor(() => editor.permissions.length === asked + 1, "the permission request");
+      await phone.waitFor(() => payloadsOf(seen(), "approval.required").length === 3, "the third approval.required");
       const interactionId = payloadsOf<{ id: string }>(seen(), "approval.required").at(-1)!.id;
       tui.kill();
       try {

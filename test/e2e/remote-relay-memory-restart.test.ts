@@ -106,7 +106,8 @@ describe("a gateway restarted under --remote relays, its sessions and logs forgo
       const afterRestart = events.filter((e) => e.seq > seqBefore);
       expect(afterRestart[0]).toEqual({ seq: seqBefore + 1, type: "session.reset", payload: { cause: "resync" } });
       expect(afterRestart.slice(1).map((e) => e.type)).toEqual(phone.eventsOf(sessionId).map((e) => e.type));
-      expect(payloadsOf<{ response: string }>(afterRestart, "turn.completed").map((p) => p.response)).toEqual([
+      // (The new log may retell earlier turns from Tau's history; the ones after the restart are these, once each.)
+      expect(payloadsOf<{ response: string }>(afterRestart, "turn.completed").map((p) => p.response).filter((r) => r.includes("after the restart"))).toEqual([
         "You said: after the restart",
         "You said: from Codex after the restart",
         "You said: from the editor after the restart",
