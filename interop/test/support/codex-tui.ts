@@ -93,9 +93,22 @@ export class CodexTui {
   /** The id of the thread the UI is on, as its /status shows it. */
   async threadId(): Promise<string> {
     this.type("/status");
-    await this.shows("/status");
-    this.press("Enter");
-    const screen = await this.until((s) => /Session:\s+\S+/.test(s), "showed its session", 30_000);
+    await this.shows("› /status");
+    // An Enter that comes while the command popup is still opening leaves the command in the
+    // composer: it is pressed again for as long as the composer holds it.
+    let pressed = 0;
+    const screen = await this.until(
+      (s) => {
+        if (/Session:\s+\S+/.test(s)) return true;
+        if (s.includes("› /status") && Date.now() - pressed > 1_000) {
+          this.press("Enter");
+          pressed = Date.now();
+        }
+        return false;
+      },
+      "showed its session",
+      30_000,
+    );
     return /Session:\s+(\S+)/.exec(screen)![1]!;
   }
 
