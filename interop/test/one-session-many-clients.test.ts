@@ -130,10 +130,11 @@ function sharedSession(name: string, start: (env: Record<string, string>) => Pro
 
     it("asks an approval of all three; the terminal decides it, the phone is told and the editor's request is withdrawn", async () => {
       const asked = editor.permissions.length;
+      const required = payloadsOf(seen(), "approval.required").length;
       const sent = await phone.request("session/send", { sessionId, content: `Run it from the phone\n${EDIT_TOOL(2)}` });
       await tui.shows(DIALOG);
       await editor.waitFor(() => editor.permissions.length === asked + 1, "the permission request");
-      await phone.waitFor(() => payloadsOf(seen(), "approval.required").length === 2, "the second approval.required");
+      await phone.waitFor(() => payloadsOf(seen(), "approval.required").length === required + 1, "the phone's approval.required");
       const interactionId = payloadsOf<{ id: string }>(seen(), "approval.required").at(-1)!.id;
 
       tui.press("y");
@@ -179,10 +180,11 @@ function sharedSession(name: string, start: (env: Record<string, string>) => Pro
 
     it("keeps an approval pending when the terminal drops, and asks the terminal again when it resumes the thread", async () => {
       const asked = editor.permissions.length;
+      const required = payloadsOf(seen(), "approval.required").length;
       const sent = await phone.request("session/send", { sessionId, content: `Run it while the terminal is away\n${EDIT_TOOL(3)}` });
       await tui.shows(DIALOG);
       await editor.waitFor(() => editor.permissions.length === asked + 1, "the permission request");
-      await phone.waitFor(() => payloadsOf(seen(), "approval.required").length === 3, "the third approval.required");
+      await phone.waitFor(() => payloadsOf(seen(), "approval.required").length === required + 1, "the phone's approval.required");
       const interactionId = payloadsOf<{ id: string }>(seen(), "approval.required").at(-1)!.id;
       tui.kill();
       try {
