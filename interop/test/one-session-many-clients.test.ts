@@ -137,7 +137,7 @@ function sharedSession(name: string, start: (env: Record<string, string>) => Pro
       await phone.waitFor(() => payloadsOf(seen(), "approval.required").length === required + 1, "the phone's approval.required");
       const interactionId = payloadsOf<{ id: string }>(seen(), "approval.required").at(-1)!.id;
 
-      tui.press("y");
+      await tui.answer(DIALOG, "y");
       await phone.waitFor(() => approvalsOf(seen()).some((a) => a.id === interactionId), "the terminal's decision");
       expect(approvalsOf(seen()).filter((a) => a.id === interactionId)).toEqual([{ id: interactionId, status: "approved" }]);
       const permission = editor.permissions[asked]!;
@@ -195,7 +195,7 @@ function sharedSession(name: string, start: (env: Record<string, string>) => Pro
         tui = CodexTui.start({ cwd: run.cwd, home: home(), url: at.tuiAgain, token: TOKEN, args: ["resume", sessionId] });
         // Within the approval's deadline (60 s), so that a failure here leaves it for the phone to decide.
         await tui.shows(DIALOG, 30_000);
-        tui.press("y");
+        await tui.answer(DIALOG, "y");
         await phone.waitFor(() => approvalsOf(seen()).some((a) => a.id === interactionId), "the resumed terminal's decision");
         expect(approvalsOf(seen()).filter((a) => a.id === interactionId)).toEqual([{ id: interactionId, status: "approved" }]);
         await editor.permissions[asked]!.withdrawn;

@@ -74,6 +74,27 @@ export class CodexTui {
   }
 
   /**
+   * Answers the dialog that shows `dialog` with `key`, pressed again while it still shows (a key
+   * pressed as a dialog first paints, e.g. in a UI that just resumed a thread, can be lost);
+   * resolves once the dialog is gone.
+   */
+  async answer(dialog: string, key: string, timeoutMs = 30_000): Promise<string> {
+    let pressed = 0;
+    return this.until(
+      (screen) => {
+        if (!screen.includes(dialog)) return true;
+        if (Date.now() - pressed > 2_000) {
+          this.press(key);
+          pressed = Date.now();
+        }
+        return false;
+      },
+      `closed the dialog after ${JSON.stringify(key)}`,
+      timeoutMs,
+    );
+  }
+
+  /**
    * Sends a message of several lines: the first typed and awaited on screen, the others after
    * C-j (a new line in the composer). The scripted agent reads directives from lines starting with
    * "/": they follow a first line, so the UI does not take them for its own slash commands.
