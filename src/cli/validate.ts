@@ -2,11 +2,10 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { Dialect } from "../registry/index.js";
-import { TranscriptChecker } from "../validation/transcript.js";
+import { TranscriptReader } from "../validation/recording-lines.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 import { lineBatches } from "./line-batches.js";
-import { checkRecordingLine, recordingDialect } from "./recording-lines.js";
 import { isReportFormat, REPORT_FORMATS, type ReportFormat } from "./validate-reports/index.js";
 import { errorText, systemErrorText } from "../shared/unknown-values.js";
 
@@ -89,7 +88,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
   for (const file of options.files) {
     if (output?.aborted) break;
     // Ids are correlated within one transcript; each file is its own conversation.
-    let checker = new TranscriptChecker({ dialect: options.dialect, tauVersion: options.tauVersion });
+    const reader = new TranscriptReader({ dialect: options.dialect, tauVersion: options.tauVersion });
     report.file(file === "-" ? "<stdin>" : file);
     let input: Readable;
     try {
@@ -99,24 +98,14 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
       return 2;
     }
     let lineNo = 0;
-    let seenLine = false;
-    /** Checks one line and reports what is wrong with it. */
+    /** Checks one line and reports what is wrong with it (a blank line or a recording's header is no message). */
     const checkLine = (text: string) => {
       lineNo++;
-      if (text.trim() === "") return;
-      if (!seenLine) {
-        seenLine = true;
-        // A recording's header: the file's dialect (unless --dialect says otherwise), not a message.
-        const recorded = recordingDialect(text, ProtocolValidators.shared().dialects);
-        if (recorded) {
-          checker = new TranscriptChecker({ dialect: options.dialect ?? recorded, tauVersion: options.tauVersion });
-          return;
-        }
-      }
-      const verdict = checkRecordingLine(checker, text);
-      if (verdict.ok) valid++;
+      const read = reader.read(text);
+      if (read.type !== "message") return;
+      if (read.verdict.ok) valid++;
       else invalid++;
-      report.line(lineNo, verdict);
+      report.line(lineNo, read.verdict);
     };
     try {
       reading: for await (const lines of lineBatches(input)) {
