@@ -10,7 +10,7 @@
 const KEYS = new Set(["dialect", "dir", "session", "method", "conn", "status", "id", "kind"]);
 const DIALECTS = new Set(["ask", "codex", "acp", "tau"]);
 const DIRECTIONS = { in: "client", client: "client", out: "server", server: "server" };
-const STATUSES = new Set(["valid", "invalid", "unknown-method", "unpaired", "duplicate-id", "not-json"]);
+const STATUSES = new Set(["valid", "invalid", "unknown-method", "unpaired", "duplicate-id", "not-json", "sequence-gap"]);
 
 /**
  * @typedef {{ key: string, value: string, negated: boolean, test: (frame: FilterableFrame) => boolean }} FilterTerm

@@ -49,7 +49,7 @@ export function streamKey(frame) {
   return undefined;
 }
 
-const SEVERITY = ["valid", "unpaired", "duplicate-id", "unknown-method", "invalid", "not-json"];
+const SEVERITY = ["valid", "sequence-gap", "unpaired", "duplicate-id", "unknown-method", "invalid", "not-json"];
 const worse = (a, b) => (SEVERITY.indexOf(b) > SEVERITY.indexOf(a) ? b : a);
 
 /**

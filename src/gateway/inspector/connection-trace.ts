@@ -3,11 +3,13 @@ import type { EventCause } from "../../shared/event-cause.js";
 import { headerLine, type RecordedDialect } from "../../transports/recording/transcript-lines.js";
 import { TranscriptChecker } from "../../validation/transcript.js";
 import { clientInfo, frameFacts, type FrameFacts } from "./frame-facts.js";
-import { frameVerdict, type FrameVerdict } from "./frame-verdict.js";
+import { frameVerdict, withSequenceGap, type FrameVerdict } from "./frame-verdict.js";
+import { SequenceGaps } from "./sequence-gaps.js";
 
 /**
  * One client connection as the inspector sees it: its frames, checked in order by the same
- * transcript checker `tau-gateway validate` runs on a recording of it (so the page and CI agree),
+ * transcript checker `tau-gateway validate` runs on a recording of it (so the page and CI agree)
+ * and for gaps in what the gateway numbers (sequence-gaps.ts),
  * requests paired with their answers, and the calls still waiting for one. Only the newest frames
  * are kept (by count and by bytes); the checker and the pairing see every frame.
  */
@@ -58,6 +60,7 @@ interface OpenCall {
 
 export class ConnectionTrace {
   private readonly checker: TranscriptChecker;
+  private readonly gaps: SequenceGaps;
   private readonly kept: InspectedFrame[] = [];
   private keptBytes = 0;
   private count = 0;
@@ -76,6 +79,7 @@ export class ConnectionTrace {
     private readonly limits: ConnectionLimits,
   ) {
     this.checker = new TranscriptChecker({ dialect: dialect as Dialect });
+    this.gaps = new SequenceGaps(dialect);
   }
 
   get closed(): boolean {
@@ -103,7 +107,7 @@ export class ConnectionTrace {
       // One line per frame, as a recording holds it (a client may send pretty-printed JSON).
       const json = batch || /[\r\n]/.test(text) ? JSON.stringify(element) : text;
       const facts = frameFacts(this.dialect, element);
-      const verdict = frameVerdict(this.checker.message(direction, element));
+      const verdict = withSequenceGap(frameVerdict(this.checker.message(direction, element)), this.gaps.observe(direction, element));
       const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, message: json, ...facts, verdict };
       if (batch) frame.batch = true;
       if (cause) frame.cause = cause;

@@ -5,7 +5,7 @@ import type { LineVerdict } from "../../validation/transcript.js";
  * The inspector's verdict on one frame, from the transcript checker `tau-gateway validate` runs:
  * its issues, plus the one word the page shows and filters on.
  */
-export type VerdictStatus = "valid" | "invalid" | "unknown-method" | "unpaired" | "duplicate-id" | "not-json";
+export type VerdictStatus = "valid" | "invalid" | "unknown-method" | "unpaired" | "duplicate-id" | "not-json" | "sequence-gap";
 
 export interface FrameVerdict {
   status: VerdictStatus;
@@ -19,6 +19,15 @@ export function frameVerdict(line: LineVerdict): FrameVerdict {
   const { issues, subject } = line;
   if (line.ok) return { status: "valid", subject, issues };
   return { status: statusOf(issues), subject, issues };
+}
+
+/**
+ * Adds the gap `sequence-gaps.ts` found to a verdict: its status when the validator found nothing
+ * else (the validator's own finding names the frame first), its issue after the validator's.
+ */
+export function withSequenceGap(verdict: FrameVerdict, gap: ValidationIssue | undefined): FrameVerdict {
+  if (!gap) return verdict;
+  return { status: verdict.status === "valid" ? "sequence-gap" : verdict.status, subject: verdict.subject, issues: [...verdict.issues, gap] };
 }
 
 function statusOf(issues: readonly ValidationIssue[]): VerdictStatus {
