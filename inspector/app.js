@@ -4,6 +4,7 @@ import { matchesFilter, parseFilter } from "./filter.js";
 import { collapseFrames, messageOf, streamedText } from "./rows.js";
 import { ciCommand, directionWord, formatDuration, HUNG_AFTER_MS, verdictText } from "./render.js";
 import { sessionPanel } from "./session-panel.js";
+import { setupTranscriptDrop } from "./transcript-drop.js";
 
 const TOKEN_KEY = "tau-gateway-inspector-token";
 /** Frames the page holds (the newest); the gateway keeps its own, per connection. */
@@ -14,6 +15,8 @@ const MAX_ROWS = 1500;
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 const connections = new Map();
 let frames = [];
+/** A transcript checked offline ({name, frames}), shown instead of the live frames while set. */
+let transcript;
 let filter = parseFilter("");
 let selected;
 let feed;
@@ -81,11 +84,11 @@ async function refreshConnections() {
   queueDraw();
 }
 
-function authorizedFetch(url) {
-  const headers = {};
+function authorizedFetch(url, init = {}) {
+  const headers = { ...init.headers };
   const t = token();
   if (t) headers.authorization = `Bearer ${t}`;
-  return fetch(url, { headers, cache: "no-store" });
+  return fetch(url, { ...init, headers, cache: "no-store" });
 }
 
 function queueDraw() {
@@ -148,9 +151,10 @@ async function download(id) {
 }
 
 function drawFrames() {
-  const visible = frames.filter((frame) => (selected === undefined || frame.connection === selected) && matchesFilter(filter, frame));
+  const source = transcript ? transcript.frames : frames;
+  const visible = source.filter((frame) => (transcript !== undefined || selected === undefined || frame.connection === selected) && matchesFilter(filter, frame));
   const rows = collapseFrames(visible).slice(-MAX_ROWS);
-  $("frames-count").textContent = `(${visible.length} of ${frames.length})`;
+  $("frames-count").textContent = `(${visible.length} of ${source.length}${transcript ? ` in ${transcript.name}` : ""})`;
   const body = $("frames").querySelector("tbody");
   const out = [];
   for (const row of rows) {
@@ -161,11 +165,11 @@ function drawFrames() {
 }
 
 function frameCells(frame, label) {
-  const latency = frame.answers ? formatDuration(frame.answers.latencyMs) : "";
+  const latency = frame.answers?.latencyMs !== undefined ? formatDuration(frame.answers.latencyMs) : "";
   const what = label ?? [frame.method, frame.id !== undefined ? `#${frame.id}` : ""].filter(Boolean).join(" ");
   return [
     el("td", {}, frame.index),
-    el("td", {}, frame.time.slice(11, 23)),
+    el("td", {}, (frame.time ?? "").slice(11, 23)),
     el("td", {}, frame.connection),
     el("td", {}, directionWord(frame.direction)),
     el("td", {}, frame.kind),
@@ -223,6 +227,19 @@ $("copy-ci").addEventListener("click", async () => {
     getSelection()?.selectAllChildren($("ci-command"));
     $("copy-ci").textContent = "Selected: press Ctrl+C";
   }
+});
+
+setupTranscriptDrop({
+  post: (url, body) => authorizedFetch(url, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body }),
+  onShow(checked) {
+    transcript = checked;
+    expanded.clear();
+    queueDraw();
+  },
+  onClear() {
+    transcript = undefined;
+    queueDraw();
+  },
 });
 
 // Ages and hung calls move on without new events.

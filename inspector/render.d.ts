@@ -2,5 +2,5 @@
 export function formatDuration(ms: number): string;
 export function verdictText(verdict: { status: string; issues: { pointer: string; message: string }[] }): string;
 export const HUNG_AFTER_MS: number;
-export function directionWord(direction: string): "in" | "out";
+export function directionWord(direction: string | undefined): "in" | "out" | "?";
 export function ciCommand(connectionId: string): string;

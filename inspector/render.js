@@ -18,8 +18,8 @@ export function verdictText(verdict) {
 /** How long a call may wait before the connections list marks it as hanging. */
 export const HUNG_AFTER_MS = 30_000;
 
-/** "in" for what a client sent, "out" for what the gateway sent it (the filter's `dir:` words). */
-export const directionWord = (direction) => (direction === "client" ? "in" : "out");
+/** "in" for what a client sent, "out" for what the gateway sent it (the filter's `dir:` words); "?" for a bare transcript line. */
+export const directionWord = (direction) => (direction === "client" ? "in" : direction === "server" ? "out" : "?");
 
 /** The command a client's CI runs on a downloaded transcript (its header names the dialect). */
 export function ciCommand(connectionId) {

@@ -2,6 +2,7 @@ import type { Dialect } from "../../registry/index.js";
 import type { EventCause } from "../../shared/event-cause.js";
 import { headerLine, type RecordedDialect } from "../../transports/recording/transcript-lines.js";
 import { TranscriptChecker } from "../../validation/transcript.js";
+import { CallPairing } from "./call-pairing.js";
 import { clientInfo, frameFacts, type FrameFacts } from "./frame-facts.js";
 import { frameVerdict, withSequenceGap, type FrameVerdict } from "./frame-verdict.js";
 import { SequenceGaps } from "./sequence-gaps.js";
@@ -47,15 +48,10 @@ export interface InspectedFrame extends FrameFacts {
   raw?: string;
   batch?: true;
   verdict: FrameVerdict;
-  /** For an answer: the index of the request it answers and how long that took. */
-  answers?: { index: number; latencyMs: number };
+  /** For an answer: the index of the request it answers and how long that took (when both times are known). */
+  answers?: { index: number; latencyMs?: number };
   /** What the gateway sent it because of: a session event (by seq) or an interaction it asks about (event-cause.ts). */
   cause?: EventCause;
-}
-
-interface OpenCall {
-  index: number;
-  at: number;
 }
 
 export class ConnectionTrace {
@@ -65,8 +61,7 @@ export class ConnectionTrace {
   private keptBytes = 0;
   private count = 0;
   private dropped = 0;
-  /** Calls waiting for an answer, by who sent them and id. */
-  private readonly open = { client: new Map<string | number, OpenCall>(), server: new Map<string | number, OpenCall>() };
+  private readonly calls = new CallPairing();
   private client: ConnectionInfo["client"];
   private closedAt: Date | undefined;
 
@@ -111,26 +106,11 @@ export class ConnectionTrace {
       const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, message: json, ...facts, verdict };
       if (batch) frame.batch = true;
       if (cause) frame.cause = cause;
-      this.pair(frame, at.getTime());
+      const answers = this.calls.pair(frame, at.getTime());
+      if (answers) frame.answers = answers;
       if (direction === "client") this.client = clientInfo(element) ?? this.client;
       return this.keep(frame, json.length);
     });
-  }
-
-  /** Requests open a call; a response or error closes the other side's call with the same id. */
-  private pair(frame: InspectedFrame, at: number): void {
-    if (frame.id === undefined) return;
-    if (frame.kind === "request") {
-      const calls = this.open[frame.direction];
-      if (!calls.has(frame.id)) calls.set(frame.id, { index: frame.index, at });
-      return;
-    }
-    if (frame.kind !== "response" && frame.kind !== "error") return;
-    const calls = this.open[frame.direction === "client" ? "server" : "client"];
-    const call = calls.get(frame.id);
-    if (!call) return;
-    calls.delete(frame.id);
-    frame.answers = { index: call.index, latencyMs: at - call.at };
   }
 
   private keep(frame: InspectedFrame, bytes: number): InspectedFrame {
@@ -149,8 +129,8 @@ export class ConnectionTrace {
   }
 
   info(): ConnectionInfo {
-    const waiting = [...this.open.client.values(), ...this.open.server.values()];
-    const oldest = waiting.reduce<number | undefined>((min, call) => (min === undefined || call.at < min ? call.at : min), undefined);
+    const waiting = this.calls.waiting();
+    const oldest = waiting.reduce<number | undefined>((min, call) => (call.at !== undefined && (min === undefined || call.at < min) ? call.at : min), undefined);
     return {
       id: this.id,
       dialect: this.dialect,

@@ -7,6 +7,7 @@ import type { InspectorEvent, InspectorHub } from "./inspector-hub.js";
 import { readPageFiles } from "./page-files.js";
 import { sessionRoutes } from "./session-routes.js";
 import type { InspectedSessions } from "./session-view.js";
+import { DEFAULT_MAX_TRANSCRIPT_BYTES, transcriptRoute } from "./transcript-route.js";
 
 export interface InspectorRoutesOptions {
   hub: InspectorHub;
@@ -17,6 +18,8 @@ export interface InspectorRoutesOptions {
   maxBufferedBytes?: number;
   /** The bridge's sessions: their timelines and pending interactions (session-routes.ts); absent, no such routes. */
   sessions?: InspectedSessions;
+  /** Largest transcript the page may send to be checked. Default 8 MiB. */
+  maxTranscriptBytes?: number;
 }
 
 /**
@@ -80,6 +83,9 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
       .header("content-disposition", `attachment; filename="${trace.id}.jsonl"`)
       .send(trace.transcript());
   });
+
+  // A transcript dropped on the page, checked by validate's own reader and checker.
+  app.register(transcriptRoute, { maxBytes: options.maxTranscriptBytes ?? DEFAULT_MAX_TRANSCRIPT_BYTES });
 
   app.get("/inspector/feed", data, async (request, reply) => {
     const header = request.headers["last-event-id"];
