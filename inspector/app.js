@@ -5,6 +5,7 @@ import { collapseFrames, messageOf, streamedText } from "./rows.js";
 import { ciCommand, directionWord, formatDuration, HUNG_AFTER_MS, verdictText } from "./render.js";
 import { sessionPanel } from "./session-panel.js";
 import { setupTranscriptDrop } from "./transcript-drop.js";
+import { viewerText } from "./viewer.js";
 
 const TOKEN_KEY = "tau-gateway-inspector-token";
 /** Frames the page holds (the newest); the gateway keeps its own, per connection. */
@@ -51,8 +52,18 @@ function start() {
       badge.dataset.state = state;
       badge.textContent = state === "open" ? "live" : state === "refused" ? `refused: ${detail}` : `reconnecting (${detail})`;
       $("token-form").hidden = state !== "refused";
+      if (state === "open") void showViewer();
     },
   });
+}
+
+/** Says whose traffic the page shows (an operator: everyone's; a tenant: its own), and marks the body for read-only controls. */
+async function showViewer() {
+  const response = await authorizedFetch("/inspector/api/viewer");
+  if (!response.ok) return;
+  const viewer = await response.json();
+  document.body.dataset.viewer = viewer.operator ? "operator" : "tenant";
+  $("viewer").textContent = viewerText(viewer);
 }
 
 function onEvent(type, data) {

@@ -21,7 +21,7 @@ export const ACCESS_USAGE = `  --token TOKEN                 the one bearer toke
                                 prefer the variable: a flag shows in the process list ${envName("token")}
   --tokens-file FILE            JSON list of {id, token | sha256, tenant, workspaceRoots?, operator?}: one token per
                                 client or tenant; workspaceRoots replace --workspace-root for that tenant;
-                                operator: true lets the token open --inspector ${envName("tokens-file")}
+                                operator: true lets the token see every tenant in --inspector ${envName("tokens-file")}
   --insecure-no-auth            allow serving a non-loopback address without tokens (default off) ${envName("insecure-no-auth")}
   --allowed-origins A,B         browser origins allowed for WebSockets and CORS, or * (default none;
                                 requests without an Origin header are always allowed) ${envName("allowed-origins")}

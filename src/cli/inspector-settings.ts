@@ -7,8 +7,9 @@ export const inspectorSettings = {
 } satisfies Record<string, SettingSpec<unknown>>;
 
 export const INSPECTOR_USAGE = `  --inspector                   serve the live inspector at /inspector: every client connection and
-                                frame with its validation verdict; with tokens only an operator's
-                                ("operator": true in the tokens file), without only from loopback
+                                frame with its validation verdict; with tokens an operator's
+                                ("operator": true in the tokens file) sees every tenant, any other
+                                token its own tenant's; without tokens only from loopback
                                 (default off) ${envName("inspector")}
   --inspector-hosts A,B         host names the inspector also answers to besides the loopback names
                                 and the listen address, e.g. the name a proxy serves it under ${envName("inspector-hosts")}`;

@@ -7,6 +7,7 @@ import { clientFaultKind, describeFault, faultCloseCode } from "./client-faults.
 import { ConnectionCap, connectionLimitMessage } from "./connection-cap.js";
 import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
 import type { FrameTap, TappedPeer } from "../transports/recording/frame-tap.js";
+import { tappedPeerOf } from "./tapped-peer.js";
 import { gatewayWebSocketClass, setRecording, setSendBufferBound, setTransport } from "./gateway-websocket.js";
 import { startKeepalive } from "./keepalive.js";
 import type { GatewayLimits } from "./limits.js";
@@ -77,7 +78,7 @@ const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, 
   const peers = new WeakMap<object, TappedPeer>();
   if (recording) {
     app.addHook("preHandler", async (request) => {
-      if (isWebSocketUpgrade(request)) peers.set(request.raw, { tenant: request.tenant, tokenId: request.principal?.tokenId, remoteAddress: request.ip });
+      if (isWebSocketUpgrade(request)) peers.set(request.raw, tappedPeerOf(request));
     });
   }
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { followFeed, SseParser } from "../../inspector/feed.js";
-import type { InspectorEvent, InspectorSnapshot, SequencedFrame } from "../../src/gateway/inspector/inspector-hub.js";
+import { SseParser } from "../../inspector/feed.js";
+import type { SequencedFrame } from "../../src/gateway/inspector/inspector-hub.js";
 import { TranscriptChecker } from "../../src/validation/transcript.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
+import { watchInspectorFeed } from "../support/inspector-feed-watch.js";
 import { driveTraffic, startInspectorGateway } from "../support/inspector-gateway.js";
 
 /**
@@ -13,37 +14,7 @@ import { driveTraffic, startInspectorGateway } from "../support/inspector-gatewa
 
 const cleanups = cleanupsAfterEach();
 
-/** Follows the feed with the page's own module until `until` holds for the frames seen. */
-async function watch(url: string) {
-  const frames: SequencedFrame[] = [];
-  const connections = new Map<string, any>();
-  let lastSeq = 0;
-  const feed = followFeed({
-    url,
-    onEvent(type, data: InspectorEvent | InspectorSnapshot) {
-      if (type === "snapshot") {
-        const snapshot = data as InspectorSnapshot;
-        frames.push(...snapshot.frames);
-        for (const c of snapshot.connections) connections.set(c.id, c);
-        lastSeq = snapshot.seq;
-        return;
-      }
-      const event = data as InspectorEvent;
-      lastSeq = event.seq;
-      if (event.type === "frame") frames.push(event.frame);
-      else if (event.type === "connection") connections.set(event.connection.id, event.connection);
-    },
-  });
-  cleanups.push(() => feed.stop());
-  const until = async (predicate: () => boolean, what: string) => {
-    const deadline = Date.now() + 15_000;
-    while (!predicate()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
-  return { frames, connections, until, lastSeq: () => lastSeq, stop: () => feed.stop() };
-}
+const watch = (url: string) => watchInspectorFeed(url, cleanups);
 
 describe("the inspector feed", () => {
   it("shows an Ask turn and a Codex turn with the validator's verdicts, pairing and the invalid frame's pointer", async () => {
@@ -73,7 +44,7 @@ describe("the inspector feed", () => {
     const codexConnection = feed.connections.get(notValid[0]!.connection);
     expect(codexConnection).toMatchObject({ dialect: "codex", transport: "websocket /" });
     const listed = (await (await fetch(`${gw.baseUrl}/inspector/api/connections`)).json()) as { connections: any[] };
-    expect(listed.connections.find((c) => c.id === codexConnection.id).client).toMatchObject({ name: expect.any(String) });
+    expect(listed.connections.find((c) => c.id === codexConnection!.id).client).toMatchObject({ name: expect.any(String) });
   });
 
   it("downloads a connection as a recording that the validator reads to the same verdicts", async () => {

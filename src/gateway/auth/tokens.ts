@@ -9,7 +9,7 @@ import { explain, formatIssue } from "../../validation/issues.js";
  * The gateway's own credentials: bearer tokens, each naming the tenant it acts for. Tokens come
  * from a file (`--tokens-file`, a JSON list of `{id, token | sha256, tenant, workspaceRoots?, operator?}`;
  * a tenant's `workspaceRoots` confine its sessions' working directories; `operator` lets a token
- * open the inspector, which shows every tenant's traffic) or as one token
+ * see every tenant's traffic in the inspector, where other tokens see their own tenant's) or as one token
  * (`--token` / `TAU_GATEWAY_TOKEN`, tenant "default"). Only SHA-256 digests are kept, and every
  * check compares digests in constant time, so neither the token text nor how much of it matched
  * can leak through memory dumps or response timing.
@@ -19,7 +19,7 @@ import { explain, formatIssue } from "../../validation/issues.js";
 export interface Principal {
   readonly tokenId: string;
   readonly tenant: string;
-  /** Marked `"operator": true` in the tokens file: may open the inspector (`serve --inspector`). */
+  /** Marked `"operator": true` in the tokens file: sees every tenant in the inspector (`serve --inspector`). */
   readonly operator?: boolean;
 }
 

@@ -8,8 +8,9 @@ import { trustedPeer } from "../trusted-peer.js";
  *   address, or the names given with --inspector-hosts): a page of another site that got its name
  *   to resolve to this address (DNS rebinding) is refused.
  * - An Origin header, when a browser sends one, must be this same origin.
- * - With tokens, only an operator's (`"operator": true` in the tokens file, or the single --token).
- *   The page's own files hold no data and load without one; every data route needs it.
+ * - With tokens, a valid token: an operator's (`"operator": true` in the tokens file) sees every
+ *   tenant's traffic, any other token its own tenant's (inspector-viewer.ts). The page's own files
+ *   hold no data and load without one; every data route needs it.
  * - Without tokens, only a peer on this machine, reached directly (no proxy's forwarding headers).
  */
 
@@ -61,7 +62,7 @@ function sameOrigin(origin: string | undefined, host: string | undefined): boole
 }
 
 /** Refuses the request (and returns the reply) when it may not see the inspector; undefined when it may. */
-export function refuseInspector(access: InspectorAccess, request: FastifyRequest, reply: FastifyReply, needsData: boolean): FastifyReply | undefined {
+export function refuseInspector(access: InspectorAccess, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
   const name = hostNameOf(request.headers.host);
   if (name === undefined || !access.hosts.includes(name)) {
     return refuse(reply, 403, "forbidden_host", `the inspector answers only to the host names ${access.hosts.join(", ")} (see --inspector-hosts)`);
@@ -74,9 +75,8 @@ export function refuseInspector(access: InspectorAccess, request: FastifyRequest
     }
     return undefined;
   }
-  if (needsData && request.principal?.operator !== true) {
-    return refuse(reply, 403, "not_operator", 'the inspector needs an operator\'s token ("operator": true in the tokens file)');
-  }
+  // The front door already refused a data request without a valid token (401); what a token may
+  // see (an operator everything, another its own tenant's) is inspector-viewer.ts's to say.
   return undefined;
 }
 

@@ -77,6 +77,11 @@ export class ConnectionTrace {
     this.gaps = new SequenceGaps(dialect);
   }
 
+  /** The tenant the connection authenticated as (none without tokens). */
+  get tenant(): string | undefined {
+    return this.peer.tenant;
+  }
+
   get closed(): boolean {
     return this.closedAt !== undefined;
   }

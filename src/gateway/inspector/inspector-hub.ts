@@ -100,12 +100,14 @@ export class InspectorHub implements FrameTap {
     return this.traces.get(id);
   }
 
-  snapshot(): InspectorSnapshot {
-    const frames = [...this.traces.values()].flatMap((trace) => trace.frames() as SequencedFrame[]);
+  /** What is kept now; `visible` (given a connection's tenant) leaves out the connections, and frames, it refuses. */
+  snapshot(visible: (tenant: string | undefined) => boolean = () => true): InspectorSnapshot {
+    const traces = [...this.traces.values()].filter((trace) => visible(trace.tenant));
+    const frames = traces.flatMap((trace) => trace.frames() as SequencedFrame[]);
     frames.sort((a, b) => a.seq - b.seq);
     return {
       seq: this.seq,
-      connections: [...this.traces.values()].map((trace) => trace.info()),
+      connections: traces.map((trace) => trace.info()),
       frames: frames.slice(-this.limits.maxSnapshotFrames),
       decisions: [...this.decisions],
     };

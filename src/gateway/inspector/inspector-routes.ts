@@ -1,9 +1,10 @@
-import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { PassThrough } from "node:stream";
 import { PLUGIN } from "../plugin-names.js";
 import { refuseInspector, type InspectorAccess } from "./access-guard.js";
 import type { InspectorEvent, InspectorHub } from "./inspector-hub.js";
+import { seesEvent, snapshotFor, sees, viewerOf } from "./inspector-viewer.js";
 import { readPageFiles } from "./page-files.js";
 import { sessionRoutes } from "./session-routes.js";
 import type { InspectedSessions } from "./session-view.js";
@@ -44,8 +45,9 @@ const SECURITY_HEADERS = {
  * connections and a connection's frames as a recording (`/inspector/api/…`), and the live feed
  * (`GET /inspector/feed`, server-sent events: a snapshot, then every connection change and frame,
  * each with an id a reconnecting page sends back as `Last-Event-ID` to get only what it missed).
- * Every route passes the checks of access-guard.ts; the page's files need no token, the rest an
- * operator's.
+ * Every route passes the checks of access-guard.ts; the page's files need no token, the rest a
+ * valid one, and show what its viewer may see (inspector-viewer.ts: an operator everything, a
+ * tenant its own connections); `/inspector/api/viewer` says which.
  */
 const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, options) => {
   const { hub, access } = options;
@@ -57,7 +59,7 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
 
   app.addHook("onRequest", async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
-    return refuseInspector(access, request, reply, request.routeOptions.config?.tokenOptional !== true);
+    return refuseInspector(access, request, reply);
   });
 
   const page = { config: { tokenOptional: true, checksOwnOrigin: true } };
@@ -70,14 +72,19 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
   app.get("/inspector", page, async (_request, reply) => sendFile(reply, "index.html"));
   app.get<{ Params: { file: string } }>("/inspector/static/:file", page, async (request, reply) => sendFile(reply, request.params.file === "index.html" ? "" : request.params.file));
 
-  app.get("/inspector/api/connections", data, async () => ({ connections: hub.snapshot().connections }));
+  const viewer = (request: FastifyRequest) => viewerOf(request, access.authenticated);
+
+  app.get("/inspector/api/viewer", data, async (request) => viewer(request));
+
+  app.get("/inspector/api/connections", data, async (request) => ({ connections: snapshotFor(viewer(request), hub).connections }));
 
   const sessions = options.sessions;
   if (sessions) await app.register(sessionRoutes, { hub, sessions });
 
   app.get<{ Params: { id: string } }>("/inspector/api/connections/:id/transcript", data, async (request, reply) => {
     const trace = hub.trace(request.params.id);
-    if (!trace) return reply.code(404).send({ error: "not_found", message: `no connection ${JSON.stringify(request.params.id)} is kept (closed connections go after a while)` });
+    // Another tenant's connection is, to this viewer, one that does not exist.
+    if (!trace || !sees(viewer(request), trace.tenant)) return reply.code(404).send({ error: "not_found", message: `no connection ${JSON.stringify(request.params.id)} is kept (closed connections go after a while)` });
     return reply
       .type("application/x-ndjson; charset=utf-8")
       .header("content-disposition", `attachment; filename="${trace.id}.jsonl"`)
@@ -100,11 +107,12 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
       }
       body.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
-    const send = (event: InspectorEvent) => write(event.type, event.seq, event);
+    const watcher = viewer(request);
+    const send = (event: InspectorEvent) => seesEvent(watcher, hub, event) && write(event.type, event.seq, event);
     const missed = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? hub.since(Number(lastEventId)) : undefined;
     if (missed) missed.forEach(send);
     else {
-      const snapshot = hub.snapshot();
+      const snapshot = snapshotFor(watcher, hub);
       write("snapshot", snapshot.seq, snapshot);
     }
     const unsubscribe = hub.subscribe(send);

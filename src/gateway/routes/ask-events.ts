@@ -5,6 +5,7 @@ import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
 import type { FrameTap } from "../../transports/recording/frame-tap.js";
 import { openAskSseStream, SSE_HEADERS, type AskSseStream } from "../../transports/ask-sse.js";
 import { PLUGIN } from "../plugin-names.js";
+import { tappedPeerOf } from "../tapped-peer.js";
 import { requestTenant } from "./ask-http.js";
 
 export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
@@ -50,7 +51,7 @@ const askEvents: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options
       afterSeq = Number(cursorText);
     }
 
-    const recording = options.recording?.connectionOnFirstMessage("ask", "sse GET /rpc/events");
+    const recording = options.recording?.connectionOnFirstMessage("ask", "sse GET /rpc/events", tappedPeerOf(request));
     const stream = openAskSseStream({
       tenant: requestTenant(request),
       recording,
@@ -91,7 +92,7 @@ export const askEventsRoute = fp(askEvents, {
   fastify: "5.x",
   encapsulate: true,
   dependencies: [PLUGIN.services, PLUGIN.callGates, PLUGIN.metrics, PLUGIN.accessControl],
-  decorators: { fastify: ["askBridge", "callGates", "metrics"], request: ["tenant"] },
+  decorators: { fastify: ["askBridge", "callGates", "metrics"], request: ["tenant", "principal"] },
 });
 
 function single(value: string | string[] | undefined): string | undefined {

@@ -6,6 +6,7 @@ import { answerAskHttp } from "../../transports/ask-http.js";
 import type { AskJsonRpcOptions } from "../../transports/ask-jsonrpc.js";
 import type { FrameTap } from "../../transports/recording/frame-tap.js";
 import { httpConnectionRecordings } from "../http-connection-recordings.js";
+import { tappedPeerOf } from "../tapped-peer.js";
 import { nonUtf8Charset } from "../json-charset.js";
 import { PLUGIN } from "../plugin-names.js";
 
@@ -59,7 +60,7 @@ const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) =>
   app.post("/rpc", { bodyLimit: options.bodyLimit }, async (request, reply) => {
     // A POST without a body (and so without a content type) never reaches the parser.
     if (typeof request.body !== "string") return reply.code(415).send(unsupportedMediaType());
-    const recording = recordingOf?.(request.raw.socket);
+    const recording = recordingOf?.(request.raw.socket, tappedPeerOf(request));
     recording?.client(request.body);
     const answer = await answerAskHttp(bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request), gate: callGates.httpRequest(carrierOfHeaders(request.headers)) });
     if (answer === undefined) return reply.code(204).send();
@@ -73,7 +74,7 @@ export const askHttpRoute = fp(askHttp, {
   fastify: "5.x",
   encapsulate: true,
   dependencies: [PLUGIN.services, PLUGIN.callGates, PLUGIN.accessControl],
-  decorators: { fastify: ["askBridge", "callGates"], request: ["tenant"] },
+  decorators: { fastify: ["askBridge", "callGates"], request: ["tenant", "principal"] },
 });
 
 const rpcError = (code: number, message: string) => ({ jsonrpc: "2.0", id: null, error: { code, message } });

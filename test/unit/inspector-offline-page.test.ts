@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { directionWord } from "../../inspector/render.js";
 import { transcriptSummary, transcriptUrl } from "../../inspector/transcript.js";
+import { viewerText } from "../../inspector/viewer.js";
 
-/** The inspector page's handling of a dropped transcript that needs no DOM. */
+/** The inspector page's logic that needs no DOM for a dropped transcript and for whose view it is. */
 
 describe("a transcript checked from the page", () => {
   it("goes to the check route, with a dialect only when one of the four is picked", () => {
@@ -18,5 +19,13 @@ describe("a transcript checked from the page", () => {
 
   it("shows a bare line's unknown direction as such", () => {
     expect([directionWord("client"), directionWord("server"), directionWord(undefined)]).toEqual(["in", "out", "?"]);
+  });
+});
+
+describe("the viewer the page names", () => {
+  it("tells an operator from a tenant's read-only view", () => {
+    expect(viewerText({ operator: true })).toBe("every tenant (loopback, no tokens)");
+    expect(viewerText({ operator: true, tenant: "ops" })).toBe("operator (ops): every tenant");
+    expect(viewerText({ operator: false, tenant: "a" })).toBe("tenant a: its own connections, read-only");
   });
 });
