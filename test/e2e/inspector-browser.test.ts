@@ -1,19 +1,23 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
+import { AskTestClient } from "../support/ask-client.js";
+import { openSession, waitForTerminal } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { waitForTerminal } from "../support/ask-events.js";
-import { TauTestClient } from "../support/tau-client.js";
+import { runCommand } from "../support/cli.js";
 import { driveTraffic, ECHO_TOOL, sharedSession, startInspectorGateway } from "../support/inspector-gateway.js";
+import { TauTestClient } from "../support/tau-client.js";
 
 /**
  * The inspector page in a real browser (Debian's chromium, driven by playwright-core; no browser
  * is ever downloaded): it loads under its Content-Security-Policy, shows an Ask turn and a Codex
  * turn live, marks the invalid frame with its pointer and filters, shows one session used by Ask,
- * Codex and Tau clients as one timeline and answers its approval. On failure a screenshot goes to
- * test-artifacts/.
+ * Codex and Tau clients as one timeline and answers its approval; checks a dropped transcript;
+ * downloads a connection and copies its CI command; shows a tenant only its own traffic. On
+ * failure a screenshot goes to test-artifacts/.
  */
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -22,6 +26,7 @@ if (!present) console.warn(`inspector browser test skipped: ${CHROMIUM} is absen
 
 const cleanups = cleanupsAfterEach();
 let browser: Browser | undefined;
+const dir = mkdtempSync(join(tmpdir(), "inspector-browser-"));
 
 beforeAll(async () => {
   if (!present) return;
@@ -33,6 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 /** Runs `body` on a fresh page; on failure keeps a screenshot in test-artifacts/ and rethrows. */
@@ -150,18 +156,116 @@ describe.skipIf(!present)("the inspector page in Chromium", () => {
     });
   });
 
-  it("asks for an operator's token when the gateway has tokens, and refuses a tenant's", async () => {
-    const tokens = TokenRegistry.parse(JSON.stringify([{ id: "ops", token: "op-token", tenant: "ops", operator: true }, { id: "a", token: "tenant-token", tenant: "a" }]), "tokens.json");
+  it("checks a transcript dropped on the page: the invalid frame with its pointer, filters, back to live", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway());
+    await onPage("transcript", async (page, problems) => {
+      await page.goto(`${gw.baseUrl}/inspector`);
+      await page.locator('#feed-state[data-state="open"]').waitFor();
+      const transcript = [
+        JSON.stringify({ recording: { format: 1, dialect: "codex", connection: "ci-run", transport: "websocket /", started: "2026-01-01T00:00:00.000Z" } }),
+        JSON.stringify({ direction: "client", time: "2026-01-01T00:00:00.000Z", message: { id: 1, method: "initialize", params: { clientInfo: { name: "ci", version: "1" } } } }),
+        JSON.stringify({ direction: "client", time: "2026-01-01T00:00:01.000Z", message: { id: 2, method: "turn/start", params: { threadId: "t1", input: "not a list" } } }),
+        "{not json",
+      ].join("\n");
+      // Dropped anywhere on the page, as a file from the desktop would be.
+      const dataTransfer = await page.evaluateHandle((text) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text], "ci-run.jsonl", { type: "application/x-ndjson" }));
+        return transfer;
+      }, transcript);
+      await page.dispatchEvent("main", "dragover", { dataTransfer });
+      await page.dispatchEvent("main", "drop", { dataTransfer });
+      await expect.poll(() => page.locator("#transcript-state").textContent()).toBe("ci-run.jsonl (codex): 4 lines, 1 valid, 2 invalid");
+      const rows = page.locator("#frames tbody tr.frame");
+      await expect.poll(() => rows.count()).toBe(3);
+      const invalid = page.locator('#frames tr[data-status="invalid"]');
+      expect(await invalid.getAttribute("data-method")).toBe("turn/start");
+      expect(await invalid.getAttribute("data-pointer")).toMatch(/^\/params\/input/);
+      expect(await invalid.locator("td").first().textContent()).toBe("3");
+      expect(await page.locator('#frames tr[data-status="not-json"] td').first().textContent()).toBe("4");
+      await page.fill("#filter", "invalid");
+      await expect.poll(() => rows.count()).toBe(2);
+      await page.fill("#filter", "status:not-json");
+      await expect.poll(() => rows.count()).toBe(1);
+      await page.fill("#filter", "");
+
+      // A file picked instead, with a dialect forced; then back to the live frames.
+      await page.selectOption("#transcript-dialect", "acp");
+      await page.setInputFiles("#transcript-file", { name: "acp.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n') });
+      await expect.poll(() => page.locator("#transcript-state").textContent()).toBe("acp.jsonl (acp): 1 line, 1 valid, 0 invalid");
+      await page.click("#transcript-close");
+      await driveTraffic(gw, cleanups);
+      await page.locator('#frames tr[data-method="turn/completed"]').first().waitFor();
+      expect(await page.locator("#frames-count").textContent()).not.toContain(".jsonl");
+      expect(problems).toEqual([]);
+    });
+  });
+
+  it("downloads a connection's frames as a recording validate reads, and copies the CI command", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway());
+    await driveTraffic(gw, cleanups);
+    await onPage("download", async (page, problems) => {
+      await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: gw.baseUrl });
+      await page.goto(`${gw.baseUrl}/inspector`);
+      const codex = page.locator("#connections tbody tr[data-dialect=codex]");
+      await codex.waitFor();
+      const id = await codex.getAttribute("data-connection");
+      // The button must be clickable where it is drawn (not under the frames pane).
+      const [download] = await Promise.all([page.waitForEvent("download"), codex.locator("button[data-download]").click()]);
+      expect(download.suggestedFilename()).toBe(`${id}.jsonl`);
+      const path = join(dir, `${id}.jsonl`);
+      await download.saveAs(path);
+      const result = await runCommand(["validate", "--format", "json", path]);
+      // The recording's one bad request, as the page marked it.
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stdout.trimEnd().split("\n").at(-1)!)).toMatchObject({ invalid: 1 });
+      await expect.poll(() => page.locator("#ci-command").textContent()).toBe(`npx tau-gateway validate --format github ${id}.jsonl`);
+      await page.click("#copy-ci");
+      await expect.poll(() => page.locator("#copy-ci").textContent()).toBe("Copied");
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`npx tau-gateway validate --format github ${id}.jsonl`);
+      expect(problems).toEqual([]);
+    });
+  });
+
+  it("asks for a token when the gateway has tokens; a tenant's shows its own traffic only, an operator's everyone's", async () => {
+    const tokens = TokenRegistry.parse(
+      JSON.stringify([
+        { id: "ops", token: "op-token", tenant: "ops", operator: true },
+        { id: "a", token: "tenant-a-token", tenant: "a" },
+        { id: "b", token: "tenant-b-token", tenant: "b" },
+      ]),
+      "tokens.json",
+    );
     const gw = await cleanups.stopAfterTest(startInspectorGateway({ tokens }));
-    await onPage("token", async (page) => {
+    for (const token of ["tenant-a-token", "tenant-b-token"]) {
+      const client = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: { authorization: `Bearer ${token}` } });
+      cleanups.push(() => client.socket.close());
+      await openSession(client);
+    }
+    await onPage("token", async (page, problems) => {
       await page.goto(`${gw.baseUrl}/inspector`);
       await page.locator('#feed-state[data-state="refused"]').waitFor();
-      await page.fill("#token", "tenant-token");
+      await page.fill("#token", "tenant-a-token");
       await page.click("#token-form button");
-      await expect.poll(() => page.locator("#feed-state").textContent()).toContain("operator");
+      await page.locator('#feed-state[data-state="open"]').waitFor();
+      await expect.poll(() => page.locator("#viewer").textContent()).toBe("tenant a: its own connections, read-only");
+      expect(await page.locator("body").getAttribute("data-viewer")).toBe("tenant");
+      await page.locator("#frames tbody tr.frame").first().waitFor();
+      const principals = () => page.locator("#connections tbody tr td:nth-child(3)").allTextContents();
+      expect(await principals()).toEqual(["a (a)"]);
+      const tenantFrames = await page.locator("#frames tbody tr.frame").count();
+
+      // The operator's token, in a fresh tab: both tenants.
+      await page.evaluate(() => sessionStorage.clear());
+      await page.reload();
+      await page.locator('#feed-state[data-state="refused"]').waitFor();
       await page.fill("#token", "op-token");
       await page.click("#token-form button");
       await page.locator('#feed-state[data-state="open"]').waitFor();
+      await expect.poll(() => page.locator("#viewer").textContent()).toBe("operator (ops): every tenant");
+      await expect.poll(async () => (await principals()).sort()).toEqual(["a (a)", "b (b)"]);
+      await expect.poll(() => page.locator("#frames tbody tr.frame").count()).toBe(2 * tenantFrames);
+      expect(problems.filter((p) => !/401|403/.test(p))).toEqual([]);
     });
   });
 });
