@@ -6,6 +6,7 @@ import { basename, isAbsolute, join, posix } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../support/cli.js";
 import { freePort } from "../support/free-port.js";
+import { PAGE_FILES } from "../../src/gateway/inspector/page-files.js";
 
 /**
  * Without a Docker engine (test/container/ runs the real image where one starts), this reproduces
@@ -245,12 +246,15 @@ describe("Dockerfile runtime stage", () => {
     expect(created.status).toBe(200);
     expect(await created.json()).toMatchObject({ id: 1, result: { session: { sessionId: expect.any(String) } } });
 
-    // The inspector's page ships with the image (its data needs an operator's token, which a single token is not).
+    // The inspector's page ships with the image, every file of it; the single token (not an
+    // operator's) sees its own tenant's traffic: the POST /rpc above.
     const page = await fetch(`http://127.0.0.1:${port}/inspector`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("/inspector/static/app.js");
-    expect((await fetch(`http://127.0.0.1:${port}/inspector/static/app.js`)).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${port}/inspector/api/connections`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403);
+    for (const file of PAGE_FILES.filter((name) => name !== "index.html")) expect((await fetch(`http://127.0.0.1:${port}/inspector/static/${file}`)).status, file).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/inspector/api/connections`)).status).toBe(401);
+    const listed = await fetch(`http://127.0.0.1:${port}/inspector/api/connections`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await listed.json()) as { connections: { tenant?: string; transport: string }[] }).connections).toContainEqual(expect.objectContaining({ tenant: "default", transport: "http POST /rpc" }));
 
     child.kill("SIGTERM");
     expect(await exit).toEqual({ code: 0, signal: null });
