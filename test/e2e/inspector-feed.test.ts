@@ -3,6 +3,7 @@ import { SseParser } from "../../inspector/feed.js";
 import type { SequencedFrame } from "../../src/gateway/inspector/inspector-hub.js";
 import { TranscriptChecker } from "../../src/validation/transcript.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
+import { TauTestClient } from "../support/tau-client.js";
 import { watchInspectorFeed } from "../support/inspector-feed-watch.js";
 import { driveTraffic, startInspectorGateway } from "../support/inspector-gateway.js";
 
@@ -106,4 +107,20 @@ describe("the inspector feed", () => {
     expect(missed[1]).toMatchObject({ direction: "server", kind: "error", answers: { index: missed[0]!.index } });
     expect(gw.hub.snapshot().connections.find((c) => c.dialect === "acp")!.client).toEqual({ name: "resume-test", version: "9" });
   });
+
+  it("follows the /tau passthrough's delta revisions through a turn and finds no gap in them", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway());
+    const client = await TauTestClient.connect(gw.wsUrl("/tau"));
+    cleanups.push(() => client.close());
+    await client.initialize();
+    const sessionId = await client.createSession(gw.cwd);
+    await client.call("session.observe", { sessionId });
+    await client.call("session.submit", { sessionId, text: "through the inspector", historyEntryId: "t1" });
+    const tau = gw.hub.snapshot().connections.find((c) => c.dialect === "tau")!;
+    const frames = gw.hub.trace(tau.id)!.frames();
+    const deltas = frames.filter((f) => f.method === "session.delta");
+    expect(deltas.length).toBeGreaterThan(2);
+    expect(frames.filter((f) => f.verdict.status !== "valid")).toEqual([]);
+  });
 });
+
