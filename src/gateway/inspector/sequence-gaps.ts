@@ -9,8 +9,8 @@ import type { ValidationIssue } from "../../validation/issues.js";
  *   the same numbers). A subscription is never skipped (the gateway's log grows by one per event
  *   and delivery moves the cursor one event at a time), so a seq more than one past the last one
  *   of that session on the connection is events lost on the way. A lower seq is a replay or a log
- *   that began again (new epoch), not a gap. The client's `session/subscribe` or
- *   `session/unsubscribe` starts the session over (a live subscription starts at the newest seq).
+ *   that began again (new epoch), not a gap. The client's `session/subscribe` starts the session
+ *   over (a live subscription starts at the newest seq).
  * - Tau: a `session.delta` patch must continue from the revision the last delta of its session
  *   went to (`fromRevision`); a reset starts the session over, a stale delta (not past the last
  *   revision) is no gap, and the client's `session.observe` or `session.unobserve` starts it over.
@@ -35,18 +35,17 @@ export class SequenceGaps {
     const params = isObject(message.params) ? message.params : undefined;
     if (!params) return undefined;
     const session = typeof params.sessionId === "string" ? params.sessionId : "";
-    if (direction !== "server" && (message.method === "session/subscribe" || message.method === "session/unsubscribe") && "id" in message) {
+    if (direction !== "server" && message.method === "session/subscribe" && "id" in message) {
       this.last.delete(session);
       return undefined;
     }
     if (direction === "client" || message.method !== "session/event" || "id" in message || !isObject(params.event)) return undefined;
     const seq = params.event.seq;
-    if (!Number.isSafeInteger(seq)) return undefined;
+    if (typeof seq !== "number" || !Number.isSafeInteger(seq)) return undefined;
     const previous = this.last.get(session);
-    this.last.set(session, seq as number);
-    if (previous === undefined || (seq as number) <= previous + 1) return undefined;
-    const missing = (seq as number) - previous - 1;
-    const range = missing === 1 ? `seq ${previous + 1}` : `seqs ${previous + 1}–${(seq as number) - 1}`;
+    this.last.set(session, seq);
+    if (previous === undefined || seq <= previous + 1) return undefined;
+    const range = seq - previous === 2 ? `seq ${previous + 1}` : `seqs ${previous + 1}–${seq - 1}`;
     return {
       pointer: "/params/event/seq",
       message: `sequence gap: seq ${seq} follows seq ${previous} of session ${JSON.stringify(session)} on this connection; ${range} never sent`,
@@ -64,16 +63,16 @@ export class SequenceGaps {
     }
     if (direction === "client" || message.type !== "session.delta") return undefined;
     const to = message.toRevision;
-    if (!Number.isSafeInteger(to)) return undefined;
+    if (typeof to !== "number" || !Number.isSafeInteger(to)) return undefined;
     const previous = this.last.get(session);
     const reset = isObject(message.delta) && message.delta.type === "snapshot.reset";
     if (reset || previous === undefined) {
-      this.last.set(session, to as number);
+      this.last.set(session, to);
       return undefined;
     }
     // Stale: the client ignores it, and nothing was skipped.
-    if ((to as number) <= previous) return undefined;
-    this.last.set(session, to as number);
+    if (to <= previous) return undefined;
+    this.last.set(session, to);
     if (message.fromRevision === previous) return undefined;
     return {
       pointer: "/fromRevision",
