@@ -158,4 +158,40 @@ describe("the inspector's tenant views", () => {
     expect(snapshot).not.toContain(`"connection":"${bobs.id}"`);
     expect(snapshot).not.toContain(`"id":"${bobs.id}"`);
   });
+
+  it("lists a tenant only its own sessions, and leaves answering to operators", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway({ tokens: tokens() }));
+    const sessionOf = async (token: string) => {
+      const client = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: bearer(token) });
+      cleanups.push(() => client.socket.close());
+      return openSession(client);
+    };
+    const [alices, bobs] = [await sessionOf(TOKENS.a), await sessionOf(TOKENS.b)];
+    const get = (url: string, token: string) => fetch(`${gw.baseUrl}${url}`, { headers: bearer(token) });
+    const listed = async (token: string) => ((await (await get("/inspector/api/sessions", token)).json()) as { sessions: { sessionId: string; tenant?: string }[] }).sessions;
+
+    expect((await listed(TOKENS.a)).map((s) => [s.sessionId, s.tenant])).toEqual([[alices, "a"]]);
+    expect((await listed(TOKENS.ops)).map((s) => s.sessionId).sort()).toEqual([alices, bobs].sort());
+    expect((await get(`/inspector/api/sessions/${bobs}`, TOKENS.a)).status).toBe(404);
+    expect((await get(`/inspector/api/sessions/${alices}`, TOKENS.a)).status).toBe(200);
+
+    // Even with the page's CSRF token and Origin, a tenant's answer is refused before anything is looked up.
+    const csrf = (await (await get("/inspector/api/csrf", TOKENS.a)).json()) as { header: string; token: string };
+    const answer = await fetch(`${gw.baseUrl}/inspector/api/sessions/${alices}/interactions/act_1`, {
+      method: "POST",
+      headers: { ...bearer(TOKENS.a), origin: gw.baseUrl, "content-type": "application/json", [csrf.header]: csrf.token },
+      body: JSON.stringify({ action: "approve" }),
+    });
+    expect(answer.status).toBe(403);
+    expect(await answer.json()).toMatchObject({ error: "not_operator" });
+    // The operator's gets past that check (to the interaction, which does not exist).
+    const operatorCsrf = (await (await get("/inspector/api/csrf", TOKENS.ops)).json()) as { token: string };
+    const operator = await fetch(`${gw.baseUrl}/inspector/api/sessions/${alices}/interactions/act_1`, {
+      method: "POST",
+      headers: { ...bearer(TOKENS.ops), origin: gw.baseUrl, "content-type": "application/json", [csrf.header]: operatorCsrf.token },
+      body: JSON.stringify({ action: "approve" }),
+    });
+    expect(operator.status).toBe(409);
+  });
 });
+

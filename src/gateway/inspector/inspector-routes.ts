@@ -76,10 +76,12 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
 
   app.get("/inspector/api/viewer", data, async (request) => viewer(request));
 
+  const sessionTenant = (id: string) => sessions?.get(id)?.tenant;
+
   app.get("/inspector/api/connections", data, async (request) => ({ connections: snapshotFor(viewer(request), hub).connections }));
 
   const sessions = options.sessions;
-  if (sessions) await app.register(sessionRoutes, { hub, sessions });
+  if (sessions) await app.register(sessionRoutes, { hub, sessions, viewer });
 
   app.get<{ Params: { id: string } }>("/inspector/api/connections/:id/transcript", data, async (request, reply) => {
     const trace = hub.trace(request.params.id);
@@ -108,11 +110,11 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
       body.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
     const watcher = viewer(request);
-    const send = (event: InspectorEvent) => seesEvent(watcher, hub, event) && write(event.type, event.seq, event);
+    const send = (event: InspectorEvent) => seesEvent(watcher, hub, event, sessionTenant) && write(event.type, event.seq, event);
     const missed = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? hub.since(Number(lastEventId)) : undefined;
     if (missed) missed.forEach(send);
     else {
-      const snapshot = snapshotFor(watcher, hub);
+      const snapshot = snapshotFor(watcher, hub, sessionTenant);
       write("snapshot", snapshot.seq, snapshot);
     }
     const unsubscribe = hub.subscribe(send);

@@ -2,12 +2,13 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InteractionError } from "../../bridge/interactions/interaction-error.js";
 import type { InspectorHub } from "./inspector-hub.js";
+import { sees, type InspectorViewer } from "./inspector-viewer.js";
 import { answerProblem, carryOut, OPERATOR_ANSWER_SCHEMA, type OperatorAnswer } from "./operator-decisions.js";
 import { sessionView, summary, type InspectedSessions } from "./session-view.js";
 
 /**
- * The inspector's session routes, under the inspector's access checks (an operator, the right
- * Host, the page's own Origin):
+ * The inspector's session routes, under the inspector's access checks (a valid token, the right
+ * Host, the page's own Origin); a tenant's token sees its own tenant's sessions and answers none:
  * - `GET /inspector/api/sessions`: the sessions the bridge serves;
  * - `GET /inspector/api/sessions/:id?after=SEQ`: one session's events (the timeline's rows; the
  *   frames each became arrive on the feed, naming the event's seq) and its pending interactions;
@@ -26,12 +27,14 @@ export const CSRF_HEADER = "x-inspector-csrf";
 export interface SessionRoutesOptions {
   hub: InspectorHub;
   sessions: InspectedSessions;
+  /** Who asks: an operator sees every session and may answer; a tenant sees its own sessions, read-only (inspector-viewer.ts). */
+  viewer: (request: FastifyRequest) => InspectorViewer;
 }
 
 type SessionParams = { Params: { id: string }; Querystring: { after?: string } };
 type AnswerParams = { Params: { id: string; interactionId: string }; Body: OperatorAnswer };
 
-export async function sessionRoutes(app: FastifyInstance, { hub, sessions }: SessionRoutesOptions): Promise<void> {
+export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewer }: SessionRoutesOptions): Promise<void> {
   const csrf = randomBytes(32).toString("base64url");
   const data = { config: { checksOwnOrigin: true } };
 
@@ -44,12 +47,18 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions }: Ses
   const notFound = (reply: FastifyReply, id: string) =>
     reply.code(404).send({ error: "not_found", message: `no session ${JSON.stringify(id)} is open on this gateway (a session shows once a client has used it)` });
 
-  app.get("/inspector/api/sessions", data, async () => ({ sessions: sessions.all().map(summary) }));
+  /** The session, when the viewer may see it: another tenant's session is, to a tenant, one that does not exist. */
+  const visible = (request: FastifyRequest, id: string) => {
+    const record = sessions.get(id);
+    return record && sees(viewer(request), record.tenant) ? record : undefined;
+  };
+
+  app.get("/inspector/api/sessions", data, async (request) => ({ sessions: sessions.all().filter((record) => sees(viewer(request), record.tenant)).map(summary) }));
 
   app.get("/inspector/api/csrf", data, async () => ({ header: CSRF_HEADER, token: csrf }));
 
   app.get<SessionParams>("/inspector/api/sessions/:id", data, async (request, reply) => {
-    const record = sessions.get(request.params.id);
+    const record = visible(request, request.params.id);
     if (!record) return notFound(reply, request.params.id);
     const { after } = request.query;
     if (after !== undefined && !/^\d{1,15}$/.test(after)) return reply.code(400).send({ error: "invalid_request", message: `after must be an event seq (a whole number), got ${JSON.stringify(after)}` });
@@ -57,12 +66,15 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions }: Ses
   });
 
   app.post<AnswerParams>("/inspector/api/sessions/:id/interactions/:interactionId", { ...data, schema: { body: OPERATOR_ANSWER_SCHEMA } }, async (request, reply) => {
+    if (!viewer(request).operator) {
+      return reply.code(403).send({ error: "not_operator", message: 'answering from the inspector is an operator\'s to do ("operator": true in the tokens file); a tenant\'s token sees its own sessions, read-only' });
+    }
     const refused = refuseForgery(request, reply, csrf);
     if (refused) return refused;
     const problem = answerProblem(request.body);
     if (problem) return reply.code(400).send({ error: "invalid_request", message: problem });
     const { id, interactionId } = request.params;
-    const record = sessions.get(id);
+    const record = visible(request, id);
     if (!record) return notFound(reply, id);
     try {
       await carryOut(record.interactions.shared, interactionId, request.body);
