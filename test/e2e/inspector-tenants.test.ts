@@ -175,22 +175,20 @@ describe("the inspector's tenant views", () => {
     expect((await get(`/inspector/api/sessions/${bobs}`, TOKENS.a)).status).toBe(404);
     expect((await get(`/inspector/api/sessions/${alices}`, TOKENS.a)).status).toBe(200);
 
-    // Even with the page's CSRF token and Origin, a tenant's answer is refused before anything is looked up.
-    const csrf = (await (await get("/inspector/api/csrf", TOKENS.a)).json()) as { header: string; token: string };
-    const answer = await fetch(`${gw.baseUrl}/inspector/api/sessions/${alices}/interactions/act_1`, {
-      method: "POST",
-      headers: { ...bearer(TOKENS.a), origin: gw.baseUrl, "content-type": "application/json", [csrf.header]: csrf.token },
-      body: JSON.stringify({ action: "approve" }),
-    });
-    expect(answer.status).toBe(403);
-    expect(await answer.json()).toMatchObject({ error: "not_operator" });
+    // A tenant gets no CSRF token, and even with the operator's and the page's Origin, its answer is refused.
+    expect((await get("/inspector/api/csrf", TOKENS.a)).status).toBe(403);
+    const csrf = (await (await get("/inspector/api/csrf", TOKENS.ops)).json()) as { header: string; token: string };
+    const answer = (token: string) =>
+      fetch(`${gw.baseUrl}/inspector/api/sessions/${alices}/interactions/act_1`, {
+        method: "POST",
+        headers: { ...bearer(token), origin: gw.baseUrl, "content-type": "application/json", [csrf.header]: csrf.token },
+        body: JSON.stringify({ action: "approve" }),
+      });
+    const refused = await answer(TOKENS.a);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: "not_operator" });
     // The operator's gets past that check (to the interaction, which does not exist).
-    const operatorCsrf = (await (await get("/inspector/api/csrf", TOKENS.ops)).json()) as { token: string };
-    const operator = await fetch(`${gw.baseUrl}/inspector/api/sessions/${alices}/interactions/act_1`, {
-      method: "POST",
-      headers: { ...bearer(TOKENS.ops), origin: gw.baseUrl, "content-type": "application/json", [csrf.header]: operatorCsrf.token },
-      body: JSON.stringify({ action: "approve" }),
-    });
+    const operator = await answer(TOKENS.ops);
     expect(operator.status).toBe(409);
   });
 });

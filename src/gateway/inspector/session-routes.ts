@@ -44,6 +44,9 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewe
     throw error;
   });
 
+  const notOperator = (reply: FastifyReply) =>
+    reply.code(403).send({ error: "not_operator", message: 'answering from the inspector is an operator\'s to do ("operator": true in the tokens file); a tenant\'s token sees its own sessions, read-only' });
+
   const notFound = (reply: FastifyReply, id: string) =>
     reply.code(404).send({ error: "not_found", message: `no session ${JSON.stringify(id)} is open on this gateway (a session shows once a client has used it)` });
 
@@ -55,7 +58,8 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewe
 
   app.get("/inspector/api/sessions", data, async (request) => ({ sessions: sessions.all().filter((record) => sees(viewer(request), record.tenant)).map(summary) }));
 
-  app.get("/inspector/api/csrf", data, async () => ({ header: CSRF_HEADER, token: csrf }));
+  // Only those who may answer get the token answers need.
+  app.get("/inspector/api/csrf", data, async (request, reply) => (viewer(request).operator ? { header: CSRF_HEADER, token: csrf } : notOperator(reply)));
 
   app.get<SessionParams>("/inspector/api/sessions/:id", data, async (request, reply) => {
     const record = visible(request, request.params.id);
@@ -66,9 +70,7 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewe
   });
 
   app.post<AnswerParams>("/inspector/api/sessions/:id/interactions/:interactionId", { ...data, schema: { body: OPERATOR_ANSWER_SCHEMA } }, async (request, reply) => {
-    if (!viewer(request).operator) {
-      return reply.code(403).send({ error: "not_operator", message: 'answering from the inspector is an operator\'s to do ("operator": true in the tokens file); a tenant\'s token sees its own sessions, read-only' });
-    }
+    if (!viewer(request).operator) return notOperator(reply);
     const refused = refuseForgery(request, reply, csrf);
     if (refused) return refused;
     const problem = answerProblem(request.body);
