@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
 import { openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { ECHO_TOOL, CALL_ECHO, deferred } from "../support/echo-tool.js";
 
 /**
  * Clients that attach to a session while an approval is pending — a Codex client resuming the
@@ -12,27 +12,13 @@ import { startTestGateway, type TestGateway } from "../support/gateway.js";
  * Ask approval.updated), the late joiners' included.
  */
 
-const echo: CommandToolConfig = {
-  name: "echo-json",
-  description: "Prints the JSON arguments it was given.",
-  parameters: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] },
-  command: "cat",
-};
-const CALL_ECHO = '/tool echo-json {"a":7}\nDone';
 const APPROVAL_REQUEST = "item/commandExecution/requestApproval";
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ commandTools: [echo] });
+  gw = await startTestGateway({ commandTools: [ECHO_TOOL] });
 });
 afterAll(() => gw?.stop());
-
-/** A promise and the function that settles it. */
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 describe("a client that attaches while an approval is pending", () => {
   it("is asked at once in every dialect; the one that decides withdraws the others' prompts", async () => {

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Event } from "../../generated/ask-v1.0.js";
-import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
 import type { AskTestClient } from "../support/ask-client.js";
 import { eventually, openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import type { CodexTestClient } from "../support/codex-client.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 import { snapshotOnHost, userTexts } from "../support/tau-client.js";
+import { ECHO_TOOL, CALL_ECHO, deferred } from "../support/echo-tool.js";
 
 /**
  * One Tau session worked by clients of several dialects at once, on one real gateway in front of
@@ -14,26 +14,12 @@ import { snapshotOnHost, userTexts } from "../support/tau-client.js";
  * when it needs a decision, a client leaving decides nothing, and every dialect tells its real state.
  */
 
-const echo: CommandToolConfig = {
-  name: "echo-json",
-  description: "Prints the JSON arguments it was given.",
-  parameters: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] },
-  command: "cat",
-};
-const CALL_ECHO = '/tool echo-json {"a":7}\nDone';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ commandTools: [echo] });
+  gw = await startTestGateway({ commandTools: [ECHO_TOOL] });
 });
 afterAll(() => gw?.stop());
-
-/** A promise and the function that settles it. */
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 /** Drops `client`'s connection at once and resolves once the gateway has seen it go. */
 async function drop(client: { socket: import("ws").WebSocket }): Promise<void> {

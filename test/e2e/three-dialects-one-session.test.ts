@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
 import { eventually, expectContiguous, openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { ECHO_TOOL } from "../support/echo-tool.js";
 
 /**
  * One session with an Ask, a Codex and an ACP client on it at once, as a phone, a terminal and an
@@ -11,16 +11,10 @@ import { startTestGateway, type TestGateway } from "../support/gateway.js";
  * its cursor and misses nothing; a turn started from the editor reaches the other two.
  */
 
-const echo: CommandToolConfig = {
-  name: "echo-json",
-  description: "Prints the JSON arguments it was given.",
-  parameters: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] },
-  command: "cat",
-};
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ commandTools: [echo] });
+  gw = await startTestGateway({ commandTools: [ECHO_TOOL] });
 });
 afterAll(() => gw?.stop());
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
 import { eventually, openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { ECHO_TOOL, CALL_ECHO } from "../support/echo-tool.js";
 
 /**
  * A turn belongs to its session, not to the connection that started it: in every dialect, the
@@ -11,18 +11,11 @@ import { startTestGateway, type TestGateway } from "../support/gateway.js";
  * timeout is 0 here: no grace period after a drop is what keeps the turn alive.
  */
 
-const echo: CommandToolConfig = {
-  name: "echo-json",
-  description: "Prints the JSON arguments it was given.",
-  parameters: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] },
-  command: "cat",
-};
-const CALL_ECHO = '/tool echo-json {"a":7}\nDone';
 const APPROVAL_REQUEST = "item/commandExecution/requestApproval";
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ commandTools: [echo], drainTimeoutMs: 0 });
+  gw = await startTestGateway({ commandTools: [ECHO_TOOL], drainTimeoutMs: 0 });
 });
 afterAll(() => gw?.stop());
 

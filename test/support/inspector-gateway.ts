@@ -1,4 +1,5 @@
 import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
+import { ECHO_TOOL } from "./echo-tool.js";
 import { buildGateway } from "../../src/gateway/app.js";
 import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
 import { InspectorHub } from "../../src/gateway/inspector/inspector-hub.js";
@@ -53,12 +54,7 @@ export async function driveTraffic(gw: InspectorGateway, cleanups: { push(fn: ()
 }
 
 /** The command tool the shared-session traffic calls: it prints its JSON arguments once approved. */
-export const ECHO_TOOL: CommandToolConfig = {
-  name: "echo-json",
-  description: "Prints the JSON arguments it was given.",
-  parameters: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] },
-  command: "cat",
-};
+export { ECHO_TOOL };
 
 /**
  * One session used by an Ask client and a Codex client at once, both of which would be asked about
