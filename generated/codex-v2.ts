@@ -16,10 +16,14 @@ export type ClientMessage =
   | CollaborationModeListRequest
   | PermissionProfileListRequest
   | SkillsListRequest
+  | HooksListRequest
+  | PluginInstalledRequest
+  | AccountBedrockCheckGovCloudRequirementsRequest
   | ThreadStartRequest
   | ThreadResumeRequest
   | ThreadReadRequest
   | ThreadListRequest
+  | ThreadTurnsListRequest
   | ThreadLoadedListRequest
   | TurnStartRequest
   | TurnSteerRequest
@@ -59,6 +63,11 @@ export type DynamicToolSpec =
       description: string;
       tools: DynamicToolFunction[];
     };
+export type SortDirection = "asc" | "desc";
+/**
+ * How much of a turn's items a payload holds: none (notLoaded), a display summary, or all of them (full, the default).
+ */
+export type TurnItemsView = "notLoaded" | "summary" | "full";
 export type UserInput =
   | {
       type: "text";
@@ -464,6 +473,51 @@ export interface SkillsListParams {
   forceReload?: boolean;
 }
 /**
+ * Hooks per working directory (the thread's, with threadId); the gateway runs no Codex hooks, so each lists none.
+ */
+export interface HooksListRequest {
+  jsonrpc?: JsonRpcVersion;
+  id?: RequestId;
+  method: "hooks/list";
+  params?: HooksListParams | null;
+}
+/**
+ * Params of hooks/list.
+ */
+export interface HooksListParams {
+  cwds?: string[];
+  threadId?: string | null;
+}
+/**
+ * Installed plugins by marketplace; the gateway has no plugins.
+ */
+export interface PluginInstalledRequest {
+  jsonrpc?: JsonRpcVersion;
+  id?: RequestId;
+  method: "plugin/installed";
+  params?: PluginInstalledParams | null;
+}
+/**
+ * Params of plugin/installed.
+ */
+export interface PluginInstalledParams {
+  cwds?: string[] | null;
+  installSuggestionPluginNames?: string[] | null;
+}
+/**
+ * Advisory check of the Bedrock configuration; the gateway signs in to no Bedrock account, so none resolves to GovCloud and nothing needs a warning. Experimental: only for connections that set capabilities.experimentalApi.
+ */
+export interface AccountBedrockCheckGovCloudRequirementsRequest {
+  jsonrpc?: JsonRpcVersion;
+  id?: RequestId;
+  method: "account/bedrock/checkGovCloudRequirements";
+  params?: AccountBedrockCheckGovCloudRequirementsParams | null;
+}
+/**
+ * No params.
+ */
+export interface AccountBedrockCheckGovCloudRequirementsParams {}
+/**
  * Start a thread: a new Tau session; thread/started follows the response.
  */
 export interface ThreadStartRequest {
@@ -562,6 +616,25 @@ export interface ThreadListParams {
    * A path or a list of paths.
    */
   cwd?: unknown;
+}
+/**
+ * A page of a thread's turns, from the history thread/read gives; newest first unless sortDirection is asc. A cursor is one this method returned: nextCursor continues after the page's last turn, backwardsCursor (for the opposite sortDirection) starts again at its first.
+ */
+export interface ThreadTurnsListRequest {
+  jsonrpc?: JsonRpcVersion;
+  id?: RequestId;
+  method: "thread/turns/list";
+  params: ThreadTurnsListParams;
+}
+/**
+ * Params of thread/turns/list.
+ */
+export interface ThreadTurnsListParams {
+  threadId: string;
+  cursor?: string | null;
+  limit?: number | null;
+  sortDirection?: SortDirection | null;
+  itemsView?: TurnItemsView | null;
 }
 /**
  * Ids of the threads loaded on this connection.
@@ -818,6 +891,7 @@ export interface Turn {
   startedAt?: number | null;
   completedAt?: number | null;
   durationMs?: number | null;
+  itemsView?: TurnItemsView;
 }
 export interface McpToolCallResult {
   content: unknown[];
@@ -1318,6 +1392,58 @@ export interface SkillsListResponse {
   error?: never;
 }
 /**
+ * Result of hooks/list.
+ */
+export interface HooksListResult {
+  data: {
+    cwd: string;
+    hooks: unknown[];
+    errors: unknown[];
+    warnings: string[];
+  }[];
+}
+/**
+ * Success response to hooks/list.
+ */
+export interface HooksListResponse {
+  jsonrpc?: JsonRpcVersion;
+  id: RequestId;
+  result: HooksListResult;
+  error?: never;
+}
+/**
+ * Result of plugin/installed.
+ */
+export interface PluginInstalledResult {
+  marketplaces: unknown[];
+  marketplaceLoadErrors?: unknown[];
+}
+/**
+ * Success response to plugin/installed.
+ */
+export interface PluginInstalledResponse {
+  jsonrpc?: JsonRpcVersion;
+  id: RequestId;
+  result: PluginInstalledResult;
+  error?: never;
+}
+/**
+ * Result of account/bedrock/checkGovCloudRequirements.
+ */
+export interface AccountBedrockCheckGovCloudRequirementsResult {
+  isGovCloud: boolean;
+  shouldWarn: boolean;
+}
+/**
+ * Success response to account/bedrock/checkGovCloudRequirements.
+ */
+export interface AccountBedrockCheckGovCloudRequirementsResponse {
+  jsonrpc?: JsonRpcVersion;
+  id: RequestId;
+  result: AccountBedrockCheckGovCloudRequirementsResult;
+  error?: never;
+}
+/**
  * Result of thread/start.
  */
 export interface ThreadStartResult {
@@ -1399,6 +1525,23 @@ export interface ThreadListResponse {
   jsonrpc?: JsonRpcVersion;
   id: RequestId;
   result: ThreadListResult;
+  error?: never;
+}
+/**
+ * Result of thread/turns/list.
+ */
+export interface ThreadTurnsListResult {
+  data: Turn[];
+  nextCursor?: string | null;
+  backwardsCursor?: string | null;
+}
+/**
+ * Success response to thread/turns/list.
+ */
+export interface ThreadTurnsListResponse {
+  jsonrpc?: JsonRpcVersion;
+  id: RequestId;
+  result: ThreadTurnsListResult;
   error?: never;
 }
 /**
@@ -1547,6 +1690,18 @@ export interface ClientRequests {
     params: SkillsListParams;
     result: SkillsListResult;
   };
+  "hooks/list": {
+    params: HooksListParams;
+    result: HooksListResult;
+  };
+  "plugin/installed": {
+    params: PluginInstalledParams;
+    result: PluginInstalledResult;
+  };
+  "account/bedrock/checkGovCloudRequirements": {
+    params: AccountBedrockCheckGovCloudRequirementsParams;
+    result: AccountBedrockCheckGovCloudRequirementsResult;
+  };
   "thread/start": {
     params: ThreadStartParams;
     result: ThreadStartResult;
@@ -1562,6 +1717,10 @@ export interface ClientRequests {
   "thread/list": {
     params: ThreadListParams;
     result: ThreadListResult;
+  };
+  "thread/turns/list": {
+    params: ThreadTurnsListParams;
+    result: ThreadTurnsListResult;
   };
   "thread/loaded/list": {
     params: ThreadLoadedListParams;
@@ -1641,7 +1800,7 @@ export const BEFORE_INITIALIZE: ReadonlySet<keyof ClientRequests | keyof ClientN
 /**
  * Client requests only a connection that opted in to the experimental API may send.
  */
-export const EXPERIMENTAL_METHODS: ReadonlySet<keyof ClientRequests> = new Set(["collaborationMode/list"]);
+export const EXPERIMENTAL_METHODS: ReadonlySet<keyof ClientRequests> = new Set(["collaborationMode/list", "account/bedrock/checkGovCloudRequirements"]);
 /**
  * Params fields, by method, only the experimental API has: a value for one (null counts as none) needs the opt-in.
  */

@@ -24,8 +24,8 @@ const names = (registry: DialectRegistry, kind: string, sender: string) =>
 
 const CLIENT_REQUESTS = [
   "initialize", "account/read", "model/list", "config/read", "configRequirements/read", "collaborationMode/list",
-  "permissionProfile/list", "skills/list", "thread/start", "thread/resume", "thread/read", "thread/list",
-  "thread/loaded/list", "turn/start", "turn/steer", "turn/interrupt",
+  "permissionProfile/list", "skills/list", "hooks/list", "plugin/installed", "account/bedrock/checkGovCloudRequirements",
+  "thread/start", "thread/resume", "thread/read", "thread/list", "thread/turns/list", "thread/loaded/list", "turn/start", "turn/steer", "turn/interrupt",
 ];
 const SERVER_NOTIFICATIONS = [
   "thread/started", "thread/status/changed", "thread/settings/updated", "turn/started", "turn/completed", "item/started", "item/completed",

@@ -1,12 +1,16 @@
 import type {
+  AccountBedrockCheckGovCloudRequirementsResult,
   AccountReadResult,
   CollaborationModeListResult,
   ConfigReadResult,
   ConfigRequirementsReadResult,
+  HooksListParams,
+  HooksListResult,
   Model,
   ModelListParams,
   ModelListResult,
   PermissionProfileListResult,
+  PluginInstalledResult,
   SkillsListResult,
 } from "../../../generated/codex-v2.js";
 import type { Catalog, Snapshot } from "../../../generated/tau-v18.js";
@@ -15,8 +19,8 @@ import { hostCatalogSnapshot } from "../host-catalog.js";
 
 /**
  * What a Codex client reads before its first thread: no account is needed, the models are the Tau
- * host's personas, and the gateway has no configuration, requirements, permission profiles or
- * skills of its own to report.
+ * host's personas, and the gateway has no configuration, requirements, permission profiles,
+ * skills, hooks, plugins or Bedrock account of its own to report.
  */
 
 export async function accountRead(): Promise<AccountReadResult> {
@@ -50,6 +54,25 @@ export async function permissionProfileList(): Promise<PermissionProfileListResu
 
 export async function skillsList(): Promise<SkillsListResult> {
   return { data: [] };
+}
+
+/** The gateway runs no Codex hooks: per working directory asked about (the thread's, or the default one), none. */
+export async function hooksList({ services, peer }: CodexMethodContext, params: HooksListParams): Promise<HooksListResult> {
+  const cwds = params.threadId
+    ? [(await services.threads.open(params.threadId, peer.tenant)).snapshot.executionEnvironment.cwd]
+    : params.cwds?.length
+      ? params.cwds
+      : [services.workspaces.defaultFor(peer.tenant)];
+  return { data: cwds.map((cwd) => ({ cwd, hooks: [], errors: [], warnings: [] })) };
+}
+
+export async function pluginInstalled(): Promise<PluginInstalledResult> {
+  return { marketplaces: [], marketplaceLoadErrors: [] };
+}
+
+/** Experimental (the registry says so). No Bedrock sign-in, so no GovCloud region and nothing to warn about. */
+export async function bedrockCheckGovCloudRequirements(): Promise<AccountBedrockCheckGovCloudRequirementsResult> {
+  return { isGovCloud: false, shouldWarn: false };
 }
 
 function personaModels(snapshot: Snapshot): Model[] {

@@ -10,6 +10,8 @@ import type {
   ThreadResumeResult,
   ThreadStartParams,
   ThreadStartResult,
+  ThreadTurnsListParams,
+  ThreadTurnsListResult,
 } from "../../../generated/codex-v2.js";
 import { askJoiningClient } from "../../bridge/interactions/index.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
@@ -20,6 +22,7 @@ import { DynamicTools, dynamicFunctions } from "../dynamic-tools.js";
 import { hostCatalogSnapshot } from "../host-catalog.js";
 import { CodexServerRequests } from "../server-requests.js";
 import type { CodexThread } from "../thread.js";
+import { turnPage } from "../turn-pages.js";
 
 /**
  * thread/*: a thread is a Tau session. thread/start creates one (in the client's cwd, with the
@@ -72,6 +75,12 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
 export async function threadRead({ services, peer }: CodexMethodContext, params: ThreadReadParams): Promise<ThreadReadResult> {
   const thread = await services.threads.open(params.threadId, peer.tenant);
   return { thread: thread.thread(params.includeTurns === true) };
+}
+
+/** A page of the thread's turns, from the history thread/read gives (turn-pages.ts has the paging). */
+export async function threadTurnsList({ services, peer }: CodexMethodContext, params: ThreadTurnsListParams): Promise<ThreadTurnsListResult> {
+  const thread = await services.threads.open(params.threadId, peer.tenant);
+  return turnPage(thread.thread(true).turns, params);
 }
 
 /** The tenant's threads, most recently updated first; `cursor` is the offset the previous page ended at. */

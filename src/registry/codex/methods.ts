@@ -159,6 +159,34 @@ export const codexMethodEntries: MethodEntry[] = [
     obj({ cwds: opt(arr(str())), forceReload: opt(bool()) }),
     obj({ data: arr(ref("SkillsListEntry")) }),
   ),
+  request(
+    "hooks/list",
+    "Hooks per working directory (the thread's, with threadId); the gateway runs no Codex hooks, so each lists none.",
+    obj({ cwds: opt(arr(str())), threadId: opt(nullableString()) }),
+    obj({
+      data: arr(
+        obj({
+          cwd: str(),
+          hooks: arr(any("A hook; the gateway has none.")),
+          errors: arr(any("A hook configuration error; the gateway has none.")),
+          warnings: arr(str()),
+        }),
+      ),
+    }),
+  ),
+  request(
+    "plugin/installed",
+    "Installed plugins by marketplace; the gateway has no plugins.",
+    obj({ cwds: opt(nullable(arr(str()))), installSuggestionPluginNames: opt(nullable(arr(str()))) }),
+    obj({ marketplaces: arr(any("A plugin marketplace; the gateway has none.")), marketplaceLoadErrors: opt(arr(any("A marketplace load error; the gateway has none."))) }),
+  ),
+  request(
+    "account/bedrock/checkGovCloudRequirements",
+    "Advisory check of the Bedrock configuration; the gateway signs in to no Bedrock account, so none resolves to GovCloud and nothing needs a warning.",
+    describe("No params.", obj({})),
+    obj({ isGovCloud: bool(), shouldWarn: bool() }),
+    { experimental: true },
+  ),
 
   // ── Threads ──
   request(
@@ -194,6 +222,18 @@ export const codexMethodEntries: MethodEntry[] = [
     obj({ ...page, searchTerm: opt(nullableString()), cwd: opt(any("A path or a list of paths.")) }),
     obj({ data: arr(ref("Thread")), nextCursor, backwardsCursor: opt(nullableString()) }),
     { experimentalFields: ["ancestorThreadId", "attachedToThreadId", "includeAttachedThreads", "parentThreadId", "projectId"] },
+  ),
+  request(
+    "thread/turns/list",
+    "A page of a thread's turns, from the history thread/read gives; newest first unless sortDirection is asc. A cursor is one this method returned: nextCursor continues after the page's last turn, backwardsCursor (for the opposite sortDirection) starts again at its first.",
+    obj({
+      threadId: str(),
+      cursor: opt(nullableString()),
+      limit: opt(nullable(int({ min: 0, max: 4294967295 }))),
+      sortDirection: opt(nullable(ref("SortDirection"))),
+      itemsView: opt(nullable(ref("TurnItemsView"))),
+    }),
+    obj({ data: arr(ref("Turn")), nextCursor, backwardsCursor: opt(nullableString()) }),
   ),
   request(
     "thread/loaded/list",

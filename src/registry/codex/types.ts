@@ -167,7 +167,13 @@ export const typeDefinitions: Record<string, Schema> = {
     startedAt: opt(nullable(int({ min: 0 }))),
     completedAt: opt(nullable(int({ min: 0 }))),
     durationMs: opt(nullable(int({ min: 0 }))),
+    itemsView: opt(ref("TurnItemsView")),
   }),
+  TurnItemsView: describe(
+    "How much of a turn's items a payload holds: none (notLoaded), a display summary, or all of them (full, the default).",
+    oneOfStrings(["notLoaded", "summary", "full"]),
+  ),
+  SortDirection: oneOfStrings(["asc", "desc"]),
 
   // ── Input ──
   ByteRange: obj({ start: int({ min: 0 }), end: int({ min: 0 }) }),
