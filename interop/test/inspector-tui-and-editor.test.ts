@@ -110,7 +110,7 @@ describe.skipIf(!hasTmux)("the inspector watching the Codex terminal UI and an A
     expect(await api("/inspector/api/viewer")).toEqual({ status: 200, body: { operator: true, tenant: "ops" } });
   });
 
-  it("shows both clients' connections and every frame of a turn from each with its verdict, valid but the requests for methods the gateway does not serve, and the session's timeline across both", async () => {
+  it("shows both clients' connections and every frame of a turn from each with its verdict, all valid, and the session's timeline across both", async () => {
     // The terminal starts the session with its turn; the editor loads it and sends one of its own.
     await tui.send(["Hello from the terminal"]);
     await tui.shows("You said: Hello from the terminal");
