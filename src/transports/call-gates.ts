@@ -38,13 +38,14 @@ export function connectionGate(dialect: JsonRpcDialect, setup: GateSetup): CallG
   return composeCallGates(tracingGate(dialect, setup.upgrade), setup.observe && observingGate(setup.observe, dialect), inflightLimitGate(setup.maxInflight), setup.drain);
 }
 
-/** Runs a call through every gate, the first one outermost. */
+/** The gate of no gates: runs the call. */
+const runCallOnly: CallGate = (_method, call) => call();
+
+/** Runs a call through every gate, the first one outermost (the innermost runs the call itself). */
 export function composeCallGates(...gates: Array<CallGate | undefined>): CallGate {
   const present = gates.filter((g): g is CallGate => g !== undefined);
-  return present.reduceRight<CallGate>(
-    (inner, outer) => (method, call, notification, request) => outer(method, () => inner(method, call, notification, request), notification, request),
-    (_method, call) => call(),
-  );
+  if (present.length === 0) return runCallOnly;
+  return present.reduceRight((inner, outer) => (method, call, notification, request) => outer(method, () => inner(method, call, notification, request), notification, request));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { carrierIn, inSpan, type SpanAttributes, type SpanRequest, type TraceCarrier } from "../shared/tracing.js";
+import { carrierIn, inSpan, tracingActive, type SpanAttributes, type SpanRequest, type TraceCarrier } from "../shared/tracing.js";
 import type { CallDialect } from "./call-observer.js";
 import type { CallGate, CallRequest } from "./jsonrpc-envelope.js";
 
@@ -22,9 +22,11 @@ export function clientCallSpan(dialect: CallDialect, method: string, params: unk
 /**
  * A gate that runs each request of a JSON-RPC connection in its client call span; `upgrade`: the
  * trace context of the HTTP request or WebSocket upgrade the connection arrived on. Notifications
- * run untraced, as they run unmetered: nothing is answered.
+ * run untraced, as they run unmetered: nothing is answered. None while tracing is off (it starts
+ * with the process, before any connection), so an untraced connection holds no gate for it.
  */
-export function tracingGate(dialect: CallDialect, upgrade?: TraceCarrier): CallGate {
+export function tracingGate(dialect: CallDialect, upgrade?: TraceCarrier): CallGate | undefined {
+  if (!tracingActive()) return undefined;
   return (method, call, notification, request) => {
     if (notification) return call();
     return inSpan(() => clientCallSpan(dialect, method, request?.params, requestCarrier(request) ?? upgrade), call, jsonRpcFailure);

@@ -57,6 +57,13 @@ export interface ConnectionOrder {
   uncaused: OutboundPolicy["uncaused"];
 }
 
+/** The orders made so far, by policy and transport: every connection of a dialect on one kind of wire shares one. */
+const orders = new WeakMap<OutboundPolicy, WeakMap<TransportProfile, ConnectionOrder>>();
+
 export function connectionOrder(policy: OutboundPolicy, transport: TransportProfile): ConnectionOrder {
-  return { ...policy, caused: policy.caused === "own-read" ? transport.ownRead : policy.caused };
+  let byTransport = orders.get(policy);
+  if (!byTransport) orders.set(policy, (byTransport = new WeakMap()));
+  let order = byTransport.get(transport);
+  if (!order) byTransport.set(transport, (order = Object.freeze({ ...policy, caused: policy.caused === "own-read" ? transport.ownRead : policy.caused })));
+  return order;
 }

@@ -64,8 +64,11 @@ export class OutboundSequencer<M = string> {
   private readonly queue: Array<Entry<M>> = [];
   /** Index of the first entry not yet written (entries before it are spent). */
   private head = 0;
-  /** Requests whose caused messages may not be written yet. */
-  private readonly open = new Set<Cause>();
+  /**
+   * Requests whose caused messages may not be written yet; made when a request arrives and let go
+   * once none is left, so an idle connection holds no set.
+   */
+  private open: Set<Cause> | undefined = undefined;
   private closed = false;
 
   constructor(
@@ -77,7 +80,7 @@ export class OutboundSequencer<M = string> {
   reserve(): ResponseSlot<M> {
     const cause = new Cause(this);
     if (this.closed) return { cause: cause as unknown as RequestCause, fill: () => Promise.resolve() };
-    this.open.add(cause);
+    (this.open ??= new Set()).add(cause);
     const entry: Entry<M> = { text: undefined, answers: cause, filled: false };
     const written = new Promise<void>((resolve) => (entry.done = resolve));
     if (this.order.answers === "arrival") this.queue.push(entry);
@@ -108,10 +111,11 @@ export class OutboundSequencer<M = string> {
     if (cause instanceof Cause && cause.owner === this) {
       if (idle && cause.released) return this.writeCaused(text, eventCause);
       this.queue.push({ text, after: cause, eventCause });
-    } else if (this.order.uncaused === "unrelated" || (idle && this.open.size === 0)) {
+    } else if (this.order.uncaused === "unrelated" || (idle && this.open === undefined)) {
       this.writeCaused(text, eventCause);
     } else {
-      this.queue.push({ text, after: this.open.size === 1 ? this.open.values().next().value! : [...this.open], eventCause });
+      const open = this.open === undefined ? [] : this.open.size === 1 ? this.open.values().next().value! : [...this.open];
+      this.queue.push({ text, after: open, eventCause });
     }
   }
 
@@ -126,7 +130,7 @@ export class OutboundSequencer<M = string> {
     for (let i = this.head; i < this.queue.length; i++) this.queue[i]!.done?.();
     this.queue.length = 0;
     this.head = 0;
-    this.open.clear();
+    this.open = undefined;
   }
 
   private ready(entry: Entry<M>, closing: boolean): boolean {
@@ -182,6 +186,7 @@ export class OutboundSequencer<M = string> {
 
   private release(cause: Cause): void {
     cause.released = true;
-    this.open.delete(cause);
+    this.open?.delete(cause);
+    if (this.open?.size === 0) this.open = undefined;
   }
 }
