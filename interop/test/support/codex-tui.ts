@@ -20,7 +20,13 @@ export const hasTmux = (() => {
   }
 })();
 
-const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
+/**
+ * A tmux server of this test run's own (`-L`, named by vitest.config.ts, killed when the run
+ * ends): runs side by side on one machine (or a person's own tmux) never share one, so none can
+ * take another's server down with it.
+ */
+const SOCKET = process.env.TAU_INTEROP_TMUX ?? `tau-gateway-interop-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync("tmux", ["-L", SOCKET, ...args], { encoding: "utf8" });
 
 export interface TuiOptions {
   /** Working directory of the UI (the thread's). */
@@ -44,7 +50,9 @@ export class CodexTui {
     mkdirSync(home, { recursive: true });
     const session = `tau-gateway-tui-${process.pid}-${++started}`;
     const command = `cd ${cwd} && HOME=${home} TAU_TOKEN=${token} ${CODEX} ${args.join(" ")} --remote ${url} --remote-auth-token-env TAU_TOKEN`;
-    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", command);
+    // The server is told not to exit once its last session is killed (a UI killed and another
+    // started right after would otherwise reach a server on its way out).
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", command, ";", "set-option", "-g", "exit-empty", "off");
     return new CodexTui(session);
   }
 
