@@ -154,8 +154,9 @@ export class NdjsonStream {
       return;
     }
     // The one place lines leave, whichever dialect wrote them.
-    this.options.recording?.server(line);
-    this.output.write(`${line}\n`);
+    const sent = escapeLineSeparators(line);
+    this.options.recording?.server(sent);
+    this.output.write(`${sent}\n`);
     if (this.output.writableNeedDrain) this.pauseReading();
   }
 
@@ -230,4 +231,13 @@ export class NdjsonStream {
     this.input.off("data", this.onData);
     this.input.pause();
   }
+}
+
+/**
+ * U+2028 and U+2029 written as JSON escapes: JSON allows them raw inside strings, but line readers
+ * split on them (Node 24's readline does), which would cut one message in two. They can stand only
+ * inside strings, where the escape means the same character.
+ */
+function escapeLineSeparators(line: string): string {
+  return /[\u2028\u2029]/.test(line) ? line.replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029") : line;
 }
