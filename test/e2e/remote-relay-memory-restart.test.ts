@@ -7,10 +7,8 @@ import { spawnAcpAgent, spawnTauHost } from "../support/acp-process.js";
 import { AskTestClient, rpcError } from "../support/ask-client.js";
 import { expectContiguous, openSession, payloadsOf, runTurn } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { serveCli } from "../support/cli.js";
-import { CodexTestClient } from "../support/codex-client.js";
 import { freePort } from "../support/free-port.js";
-import { spawnLineChild } from "../support/line-child.js";
+import { askThroughRelay, codexThroughRelay, readyServe } from "../support/relayed-clients.js";
 import { until } from "../support/replica-set.js";
 
 /**
@@ -33,27 +31,18 @@ describe("a gateway restarted under --remote relays, its sessions and logs forgo
       const host = await spawnTauHost([], cleanups);
       const port = await freePort();
       const serveArgs = ["--port", String(port), "--upstream", host.url, "--store", "memory", "--log-level", "warn", "--default-cwd", cwd];
-      const startGateway = async () => {
-        const gateway = await serveCli(serveArgs, cleanups);
-        await until(async () => (await fetch(`${gateway.baseUrl}/readyz`)).status === 200 || undefined, "the gateway to be ready");
-        return gateway;
-      };
+      const startGateway = () => readyServe(serveArgs, cleanups);
       let gateway = await startGateway();
       const remote = `ws://127.0.0.1:${port}`;
 
       // An Ask terminal through `stdio --remote`, subscribed to a session it made, with a few turns behind it.
-      let terminal!: AskTestClient;
-      const askRelay = spawnLineChild(["stdio", "--remote", remote], cleanups, (line) => terminal.receive(line));
-      terminal = new AskTestClient(askRelay.write);
+      const { terminal, relay: askRelay } = askThroughRelay(remote, cleanups);
       const sessionId = await openSession(terminal);
       for (const n of [1, 2, 3]) await runTurn(terminal, sessionId, `before the restart ${n}`);
       const seqBefore = terminal.eventsOf(sessionId).at(-1)!.seq;
 
       // A Codex client through `app-server --remote`, following the session as a thread.
-      let codex!: CodexTestClient;
-      const codexRelay = spawnLineChild(["app-server", "--remote", remote], cleanups, (line) => codex.receive(line));
-      codex = new CodexTestClient(codexRelay.write);
-      await codex.initialize();
+      const { codex, relay: codexRelay } = await codexThroughRelay(remote, cleanups);
       await codex.request("thread/resume", { threadId: sessionId });
 
       // An editor through `acp --remote`, with the session loaded.
@@ -145,23 +134,14 @@ describe("a gateway restarted under --remote relays, its sessions and logs forgo
       const cwd = realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-remote-gone-")));
       cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
       const port = await freePort();
-      const startGateway = async () => {
-        const gateway = await serveCli(["--port", String(port), "--log-level", "warn", "--default-cwd", cwd], cleanups);
-        await until(async () => (await fetch(`${gateway.baseUrl}/readyz`)).status === 200 || undefined, "the gateway to be ready");
-        return gateway;
-      };
+      const startGateway = () => readyServe(["--port", String(port), "--log-level", "warn", "--default-cwd", cwd], cleanups);
       let gateway = await startGateway();
       const remote = `ws://127.0.0.1:${port}`;
 
-      let terminal!: AskTestClient;
-      const askRelay = spawnLineChild(["stdio", "--remote", remote], cleanups, (line) => terminal.receive(line));
-      terminal = new AskTestClient(askRelay.write);
+      const { terminal, relay: askRelay } = askThroughRelay(remote, cleanups);
       const sessionId = await openSession(terminal);
       await runTurn(terminal, sessionId, "before the restart");
-      let codex!: CodexTestClient;
-      const codexRelay = spawnLineChild(["app-server", "--remote", remote], cleanups, (line) => codex.receive(line));
-      codex = new CodexTestClient(codexRelay.write);
-      await codex.initialize();
+      const { codex, relay: codexRelay } = await codexThroughRelay(remote, cleanups);
       await codex.request("thread/resume", { threadId: sessionId });
       const editor = spawnAcpAgent(["--remote", remote], cleanups);
       editor.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });

@@ -5,14 +5,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentMessageProblems } from "../support/acp-official-schema.js";
 import { spawnAcpAgent, spawnTauHost } from "../support/acp-process.js";
-import { AskTestClient } from "../support/ask-client.js";
 import { expectContiguous, openSession, runTurn, waitForTerminal } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { serveCli } from "../support/cli.js";
-import { CodexTestClient } from "../support/codex-client.js";
 import { freePort } from "../support/free-port.js";
-import { spawnLineChild } from "../support/line-child.js";
 import { startLoopbackRedis } from "../support/redis-server.js";
+import { askThroughRelay, codexThroughRelay, readyServe } from "../support/relayed-clients.js";
 import { until } from "../support/replica-set.js";
 
 /**
@@ -35,26 +32,17 @@ describe("a gateway restarted under --remote relays", () => {
       const redis = await startLoopbackRedis(cleanups);
       const port = await freePort();
       const serveArgs = ["--port", String(port), "--upstream", host.url, "--store", redis.url, "--store-lease-ms", "1000", "--log-level", "warn", "--default-cwd", cwd];
-      const startGateway = async () => {
-        const gateway = await serveCli(serveArgs, cleanups);
-        await until(async () => (await fetch(`${gateway.baseUrl}/readyz`)).status === 200 || undefined, "the gateway to be ready");
-        return gateway;
-      };
+      const startGateway = () => readyServe(serveArgs, cleanups);
       let gateway = await startGateway();
       const remote = `ws://127.0.0.1:${port}`;
 
       // An Ask terminal through `stdio --remote`, subscribed to a session it made.
-      let terminal!: AskTestClient;
-      const askRelay = spawnLineChild(["stdio", "--remote", remote], cleanups, (line) => terminal.receive(line));
-      terminal = new AskTestClient(askRelay.write);
+      const { terminal, relay: askRelay } = askThroughRelay(remote, cleanups);
       const sessionId = await openSession(terminal);
       await runTurn(terminal, sessionId, "before the restart");
 
       // A Codex client through `app-server --remote`.
-      let codex!: CodexTestClient;
-      const codexRelay = spawnLineChild(["app-server", "--remote", remote], cleanups, (line) => codex.receive(line));
-      codex = new CodexTestClient(codexRelay.write);
-      await codex.initialize();
+      const { codex, relay: codexRelay } = await codexThroughRelay(remote, cleanups);
       expect((await codex.request("thread/list", {})).data.map((t: { id: string }) => t.id)).toContain(sessionId);
 
       // An editor through `acp --remote`, with a prompt in flight when the gateway dies.
