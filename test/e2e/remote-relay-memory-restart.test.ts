@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentMessageProblems } from "../support/acp-official-schema.js";
-import { spawnAcpAgent, spawnTauHost } from "../support/acp-process.js";
+import { spawnTauHost } from "../support/acp-process.js";
 import { AskTestClient, rpcError } from "../support/ask-client.js";
 import { expectContiguous, openSession, payloadsOf, runTurn } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { freePort } from "../support/free-port.js";
-import { askThroughRelay, codexThroughRelay, readyServe } from "../support/relayed-clients.js";
+import { askThroughRelay, codexThroughRelay, editorThroughRelay, readyServe } from "../support/relayed-clients.js";
 import { until } from "../support/replica-set.js";
 
 /**
@@ -46,11 +46,7 @@ describe("a gateway restarted under --remote relays, its sessions and logs forgo
       await codex.request("thread/resume", { threadId: sessionId });
 
       // An editor through `acp --remote`, with the session loaded.
-      const editor = spawnAcpAgent(["--remote", remote], cleanups);
-      editor.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
-      await editor.next((m) => m.id === 1);
-      editor.write({ jsonrpc: "2.0", id: 2, method: "session/load", params: { sessionId, cwd, mcpServers: [] } });
-      await editor.next((m) => m.id === 2);
+      const editor = await editorThroughRelay(remote, sessionId, cwd, cleanups);
 
       gateway.child.kill("SIGKILL");
       await gateway.exit;
@@ -143,11 +139,7 @@ describe("a gateway restarted under --remote relays, its sessions and logs forgo
       await runTurn(terminal, sessionId, "before the restart");
       const { codex, relay: codexRelay } = await codexThroughRelay(remote, cleanups);
       await codex.request("thread/resume", { threadId: sessionId });
-      const editor = spawnAcpAgent(["--remote", remote], cleanups);
-      editor.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
-      await editor.next((m) => m.id === 1);
-      editor.write({ jsonrpc: "2.0", id: 2, method: "session/load", params: { sessionId, cwd, mcpServers: [] } });
-      await editor.next((m) => m.id === 2);
+      const editor = await editorThroughRelay(remote, sessionId, cwd, cleanups);
 
       // The embedded host ends with its gateway: the session is gone for good.
       gateway.child.kill("SIGKILL");

@@ -1,3 +1,4 @@
+import { spawnAcpAgent, type AgentProcess } from "./acp-process.js";
 import type { Cleanups } from "./cleanups.js";
 import { AskTestClient } from "./ask-client.js";
 import { serveCli } from "./cli.js";
@@ -27,4 +28,14 @@ export async function codexThroughRelay(remote: string, cleanups: Cleanups): Pro
   codex = new CodexTestClient(relay.write);
   await codex.initialize();
   return { codex, relay };
+}
+
+/** An editor through `tau-gateway acp --remote URL`, initialized, with `sessionId` loaded (requests 1 and 2). */
+export async function editorThroughRelay(remote: string, sessionId: string, cwd: string, cleanups: Cleanups): Promise<AgentProcess> {
+  const editor = spawnAcpAgent(["--remote", remote], cleanups);
+  editor.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+  await editor.next((m) => m.id === 1);
+  editor.write({ jsonrpc: "2.0", id: 2, method: "session/load", params: { sessionId, cwd, mcpServers: [] } });
+  await editor.next((m) => m.id === 2);
+  return editor;
 }
