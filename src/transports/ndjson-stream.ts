@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { LineSplitter, OVERSIZED_LINE, type LineFrame } from "./ndjson-lines.js";
 import { TickStartReading } from "../shared/tick-start-reading.js";
+import { MESSAGES_IN_FLIGHT_BOUND, READ_ON_IN_FLIGHT } from "./in-flight-bound.js";
 import type { ConnectionRecording } from "./recording/recording-folder.js";
 
 /**
@@ -10,9 +11,11 @@ import type { ConnectionRecording } from "./recording/recording-folder.js";
  * notifications back through `send`. What it does for every dialect:
  *
  * - framing, with a bound on a line's length (ndjson-lines.ts);
- * - backpressure: while the peer leaves our output unread, its input is not read either, so a
- *   flood of requests waits in the peer's pipe instead of in our memory (the lines of a chunk
- *   already read wait with it and are handled once the output drains);
+ * - backpressure: while the peer leaves our output unread, or `MESSAGES_IN_FLIGHT_BOUND` lines
+ *   are handled but not yet answered (their answers held in request order behind a slow one, or
+ *   still being made), its input is not read either, so a flood of requests waits in the peer's
+ *   pipe instead of in our memory (the lines of a chunk already read wait with it and are handled
+ *   once the output drains and the answers catch up);
  * - optionally, the slow-consumer rule of the WebSocket routes: a peer with more than
  *   `maxBufferedBytes` unread (from earlier ticks) when there is more to send is disconnected;
  * - the lifecycle: `ended` says when the peer is done (its input ended and every line was handed
@@ -62,6 +65,8 @@ export class NdjsonStream {
   private stopped = false;
   private outputGone = false;
   private waitingForDrain = false;
+  /** Reading waits for lines in flight to settle (in-flight-bound.ts). */
+  private waitingForAnswers = false;
   private closing: Promise<{ flushed: boolean }> | undefined;
   private inFlightCount = 0;
   /**
@@ -176,9 +181,18 @@ export class NdjsonStream {
   private readonly onDrain = () => {
     if (!this.waitingForDrain) return;
     this.waitingForDrain = false;
-    this.dispatchQueued(false);
-    if (!this.waitingForDrain && !this.stopped && !this.inputEnded) this.input.resume();
+    this.readOn();
   };
+
+  /** Hands on the lines that waited, then reads again unless something is still in the way. */
+  private readOn(): void {
+    this.dispatchQueued(false);
+    if (!this.held() && !this.stopped && !this.inputEnded) this.input.resume();
+  }
+
+  private held(): boolean {
+    return this.waitingForDrain || this.waitingForAnswers;
+  }
 
   private readonly onOutputGone = () => {
     if (this.outputGone) return;
@@ -193,6 +207,7 @@ export class NdjsonStream {
   private dispatchQueued(regardless: boolean): void {
     while (this.queue.length > 0) {
       if (!regardless && (this.waitingForDrain || this.output.writableNeedDrain)) return this.pauseReading();
+      if (!regardless && (this.waitingForAnswers || this.inFlightCount >= MESSAGES_IN_FLIGHT_BOUND)) return this.pauseForAnswers();
       const frame = this.queue.shift()!;
       if (frame === OVERSIZED_LINE) this.connection.oversized(this.options.maxLineBytes);
       else this.dispatch(frame);
@@ -216,11 +231,21 @@ export class NdjsonStream {
   private lineSettled(): void {
     this.inFlightCount--;
     if (this.inFlightCount === 0) for (const wake of [...this.settledWaiters]) wake();
+    if (this.waitingForAnswers && this.inFlightCount <= READ_ON_IN_FLIGHT) {
+      this.waitingForAnswers = false;
+      this.readOn();
+    }
   }
 
   private pauseReading(): void {
     if (this.outputGone) return;
     this.waitingForDrain = true;
+    this.input.pause();
+  }
+
+  private pauseForAnswers(): void {
+    if (this.outputGone) return;
+    this.waitingForAnswers = true;
     this.input.pause();
   }
 

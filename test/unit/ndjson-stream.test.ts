@@ -1,6 +1,7 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { LineSplitter, OVERSIZED_LINE } from "../../src/transports/ndjson-lines.js";
+import { MESSAGES_IN_FLIGHT_BOUND, READ_ON_IN_FLIGHT } from "../../src/transports/in-flight-bound.js";
 import { NdjsonStream, type NdjsonConnection } from "../../src/transports/ndjson-stream.js";
 
 /**
@@ -122,6 +123,52 @@ describe("NdjsonStream", () => {
     await stream.whenSettled();
     expect(output.lines).toEqual(lines(5000).map((l) => `got:${l}`));
     expect(dialect.state.received).toEqual(lines(5000));
+  });
+
+  it("stops reading while MESSAGES_IN_FLIGHT_BOUND lines wait for their answers, and reads on once READ_ON_IN_FLIGHT are left", async () => {
+    const input = new PassThrough();
+    const output = new StalledPeer(1 << 20);
+    output.startReading();
+    // A dialect whose answers wait until the test lets them go (a slow first request holding the rest in order).
+    const received: string[] = [];
+    const waiting: Array<() => void> = [];
+    const connect = (send: (line: string) => void): NdjsonConnection => ({
+      receive: (line) => {
+        received.push(line);
+        return new Promise<void>((resolve) =>
+          waiting.push(() => {
+            send(`got:${line}`);
+            resolve();
+          }),
+        );
+      },
+      oversized: () => undefined,
+      close: () => undefined,
+    });
+    const stream = new NdjsonStream(input, output, connect, { maxLineBytes: 1024 });
+    const total = MESSAGES_IN_FLIGHT_BOUND * 3;
+    input.write(`${lines(total).join("\n")}\n`);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(received).toHaveLength(MESSAGES_IN_FLIGHT_BOUND);
+    expect(input.isPaused()).toBe(true);
+
+    // Answering all but one of enough to read on leaves it waiting; that one reads on, up to the bound again.
+    for (const answer of waiting.splice(0, MESSAGES_IN_FLIGHT_BOUND - READ_ON_IN_FLIGHT - 1)) answer();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(received).toHaveLength(MESSAGES_IN_FLIGHT_BOUND);
+    waiting.shift()!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(received).toHaveLength(READ_ON_IN_FLIGHT + MESSAGES_IN_FLIGHT_BOUND);
+
+    // Everything is handled, each line once and in order, as the answers keep coming.
+    input.end();
+    while (received.length < total || waiting.length > 0) {
+      for (const answer of waiting.splice(0)) answer();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await stream.ended).toBe("input ended");
+    expect(received).toEqual(lines(total));
+    expect(output.lines).toEqual(lines(total).map((l) => `got:${l}`));
   });
 
   it("answers an oversized line through the dialect and goes on with the next one", async () => {
