@@ -55,8 +55,10 @@ describe("pumpWebSocketMessages", () => {
     await once(client, "open");
     const serverSide = await accepted;
 
+    // About 1 KiB each: one read off the socket brings far fewer than the bound, so the pause shows.
     const total = MESSAGES_IN_FLIGHT_BOUND * 3;
-    for (let i = 0; i < total; i++) client.send(`m${i}`);
+    const message = (i: number) => `m${i}:${"x".repeat(1024)}`;
+    for (let i = 0; i < total; i++) client.send(message(i));
     await until(() => received.length >= MESSAGES_IN_FLIGHT_BOUND, wake);
     expect(serverSide.isPaused).toBe(true);
     // What the socket had already read when it paused is still handed on: in flight, like the rest.
@@ -79,6 +81,6 @@ describe("pumpWebSocketMessages", () => {
     const drain = setInterval(settleAll, 1);
     closers.push(async () => clearInterval(drain));
     await until(() => received.length === total, wake);
-    expect(received).toEqual(Array.from({ length: total }, (_, i) => `m${i}`));
+    expect(received).toEqual(Array.from({ length: total }, (_, i) => message(i)));
   });
 });
