@@ -92,12 +92,14 @@ export class SessionLink {
     if (options.replay) this.replay();
     this.unsubscribe ??= this.record.hub.log.subscribe((event) => this.onEvent(event));
     // Pending on any replica of the gateway (read from the interaction store).
-    this.record.interactions.shared.list().then(
-      (pending) => {
+    const { shared } = this.record.interactions;
+    Promise.all([shared.list(), shared.plans()]).then(
+      ([pending, plans]) => {
         for (const interaction of pending) {
           if (interaction.kind === "approval") this.askPermission(interaction.id, interaction.payload, options.cause);
           else if (interaction.kind === "user_input") this.askQuestion(interaction.id, interaction.payload, options.cause);
         }
+        for (const plan of plans) this.askPlanApproval(plan.id, options.cause);
       },
       (error: unknown) => this.services.log?.("warn", "listing pending interactions failed", { sessionId: this.sessionId, error: String(error) }),
     );
@@ -332,10 +334,10 @@ export class SessionLink {
   }
 
   /** A proposed plan: approving it lets the model carry it out (and, in plan mode, unlocks the command tools). */
-  private askPlanApproval(interactionId: string): void {
+  private askPlanApproval(interactionId: string, cause?: RequestCause): void {
     if (this.asking.has(interactionId)) return;
-    const toolCall = this.toolCallFor(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval");
-    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, undefined, (answer) => {
+    const toolCall = this.toolCallFor(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval", undefined, cause);
+    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, cause, (answer) => {
       const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, PLAN_OPTIONS);
       const interactions = this.record.interactions.shared;
       if (choice.kind === "allow_once") return interactions.approvePlan();

@@ -9,7 +9,8 @@ import type { ReverseRequester } from "../bridge/interactions/index.js";
 import { COMMAND_APPROVAL_DECISIONS } from "../registry/codex/index.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import type { CodexPeer } from "./peer.js";
-import { answerText, type CodexThread } from "./thread.js";
+import { answerText } from "./question-answers.js";
+import type { CodexThread } from "./thread.js";
 
 /**
  * How the bridge's interactions reach Codex clients: an approval of one of the gateway's command

@@ -10,6 +10,7 @@ import { approvalModeOf, DEFAULT_APPROVAL_POLICY, policyOf, sandboxOf } from "./
 import { lastActivityMs } from "../bridge/session-activity.js";
 import { preview, turnsOf, userInputOf } from "./history.js";
 import { openTextItem } from "./text-items.js";
+import { PlanQuestions } from "./plan-questions.js";
 import type { CodexPeer } from "./peer.js";
 import type { ToolCatalog } from "./tool-items.js";
 import { TurnTranslator } from "./turn-translator.js";
@@ -66,8 +67,7 @@ export class CodexThread {
    * turn/completed, and are settled after it, as Codex orders them.
    */
   private interruptedTurn: string | undefined;
-  /** Plans offered for approval through item/tool/requestUserInput, by interaction id. */
-  private readonly offeredPlans = new Set<string>();
+  private readonly plans: PlanQuestions;
 
   constructor(private readonly options: CodexThreadOptions) {
     this.record = options.record;
@@ -85,6 +85,13 @@ export class CodexThread {
         this.settleRequests((r) => r.turnId === turnId);
         if (this.interruptedTurn === turnId) this.interruptedTurn = undefined;
       },
+    });
+    this.plans = new PlanQuestions({
+      threadId: this.threadId,
+      interactions: this.record.interactions,
+      follow: (listener) => hub.log.subscribe(listener),
+      ask: (method, params, signal, accepts) => this.ask(method, params, signal, accepts),
+      log: this.options.log,
     });
     const running = hub.activeTurnId;
     if (running) this.catchUpOn(running);
@@ -305,6 +312,11 @@ export class CodexThread {
     this.interruptedTurn = turnId;
   }
 
+  /** `peer` loaded the thread just now: plans waiting for approval are put to it at once (plan-questions.ts). */
+  askJoiningAboutPlans(peer: CodexPeer): void {
+    this.plans.askJoining(peer);
+  }
+
   /** Interrupts the running turn (a `cancel` decision); failures are logged, the decision stands. */
   interrupt(): void {
     if (this.currentTurnId !== undefined) this.interrupting(this.currentTurnId);
@@ -323,66 +335,8 @@ export class CodexThread {
 
   private onEvent(event: Event): void {
     this.translator.event(event);
-    if (event.type === "plan.proposed") this.offerPlan(event.payload.id, event.payload.plan);
+    this.plans.onEvent(event);
   }
-
-  /**
-   * A plan the agent proposed (submit_plan) goes to the connections that take experimental server
-   * requests as a question (approve or not); the answer settles it like plan/approve or
-   * plan/reject. Without such a connection it waits for an Ask client or the deadline.
-   */
-  private offerPlan(interactionId: string, plan: string): void {
-    if (this.offeredPlans.has(interactionId)) return;
-    this.offeredPlans.add(interactionId);
-    const settled = new AbortController();
-    const ended = this.record.hub.log.subscribe((event) => {
-      if ((event.type === "plan.approved" || event.type === "plan.rejected") && event.payload.id === interactionId) {
-        ended();
-        settled.abort();
-      }
-    });
-    void this.ask(
-      "item/tool/requestUserInput",
-      (turnId) => ({
-        threadId: this.threadId,
-        turnId,
-        itemId: interactionId,
-        isBlocking: true,
-        questions: [
-          {
-            id: PLAN_QUESTION_ID,
-            header: "Plan",
-            question: `Approve this plan?\n\n${plan}`,
-            isOther: true,
-            isSecret: false,
-            options: [
-              { label: APPROVE_PLAN, description: "Carry it out" },
-              { label: "Reject", description: "Do not carry it out; the answer goes to the agent" },
-            ],
-          },
-        ],
-      }),
-      settled.signal,
-      (peer) => peer.client.experimentalApi,
-    ).then((answer) => {
-      const response = answerText(answer, PLAN_QUESTION_ID);
-      if (response === undefined || settled.signal.aborted) return;
-      const plans = this.record.interactions.shared;
-      const decided = response === APPROVE_PLAN ? plans.approvePlan() : plans.rejectPlan(response === "Reject" ? undefined : response);
-      // Settled meanwhile by someone else (on any replica): first resolution wins.
-      return decided.catch(() => undefined);
-    });
-  }
-}
-
-const PLAN_QUESTION_ID = "plan";
-const APPROVE_PLAN = "Approve";
-
-/** The answers a client gave to question `questionId` of item/tool/requestUserInput, as one text. */
-export function answerText(result: unknown, questionId: string): string | undefined {
-  const answers = (result as { answers?: Record<string, { answers?: unknown }> } | undefined)?.answers?.[questionId]?.answers;
-  if (!Array.isArray(answers) || !answers.every((a) => typeof a === "string")) return undefined;
-  return answers.join("\n");
 }
 
 export function threadObject(snapshot: Snapshot, serverVersion: string, status: ThreadStatus, turns: Thread["turns"]): Thread {

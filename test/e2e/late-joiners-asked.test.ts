@@ -9,7 +9,8 @@ import { ECHO_TOOL, CALL_ECHO, deferred } from "../support/echo-tool.js";
  * thread, an editor loading the session, an Ask client subscribing — are asked at once, each in
  * its own words, as the clients that were there when it opened were; whoever decides first, every
  * other prompt is withdrawn in its own words (Codex serverRequest/resolved, ACP $/cancel_request,
- * Ask approval.updated), the late joiners' included.
+ * Ask approval.updated), the late joiners' included. Plans alike: a Codex client that takes
+ * experimental server requests gets the plan question, an editor session/request_permission.
  */
 
 const APPROVAL_REQUEST = "item/commandExecution/requestApproval";
@@ -131,5 +132,77 @@ describe("a client that attaches while an approval is pending", () => {
     expect(payloadsOf(starter.eventsOf(sessionId), "input.resolved")).toEqual([expect.objectContaining({ response: "blue" })]);
     expect(codex.invalid).toEqual([]);
     for (const client of [codex, starter]) client.socket.terminate();
+  });
+  it("is asked about a pending plan: a Codex client resuming the thread and an editor loading the session, the first answer deciding", async () => {
+    // Proposed while nobody who can decide a plan is attached (an Ask client decides with plan/*).
+    const starter = await gw.client();
+    const sessionId = await openSession(starter);
+    const { turnId } = await starter.request("session/send", { sessionId, content: '/tool submit_plan {"plan":"- read the code\\n- write the test"}' });
+    const planId = ((await starter.waitForEvent(sessionId, "plan.proposed")).payload as { id: string }).id;
+
+    const editor = await RawAcpClient.connect(gw.acpUrl);
+    editor.answer = () => undefined;
+    await editor.initialize();
+    const loaded = await editor.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
+    expect(loaded.error).toBeUndefined();
+    const editorAsked = await editor.next((m) => m.method === "session/request_permission");
+    expect(editor.received.indexOf(editorAsked)).toBeGreaterThan(editor.received.indexOf(loaded));
+    expect((editorAsked.params as { options: Array<{ optionId: string }> }).options.map((o) => o.optionId)).toEqual(["allow_once", "reject_once"]);
+
+    const codex = await gw.codexClient();
+    await codex.initialize();
+    const codexAnswer = deferred<unknown>();
+    codex.onRequest("item/tool/requestUserInput", () => codexAnswer.promise);
+    const resumed = await codex.requestRaw("thread/resume", { threadId: sessionId, excludeTurns: true });
+    const codexAsked = await codex.waitFor((m) => m.method === "item/tool/requestUserInput");
+    expect(codex.received.indexOf(codexAsked)).toBeGreaterThan(codex.received.indexOf(resumed));
+    expect(codexAsked.params).toMatchObject({ threadId: sessionId, turnId, itemId: planId });
+    expect(codexAsked.params.questions[0].question).toContain("- read the code");
+    codexAnswer.resolve({ answers: { [codexAsked.params.questions[0].id]: { answers: ["Approve"] } } });
+
+    expect(await starter.waitForEvent(sessionId, "plan.approved")).toMatchObject({ payload: { id: planId } });
+    expect(await waitForTerminal(starter, sessionId, turnId)).toMatchObject({ type: "turn.completed" });
+    // The editor's request is withdrawn; each was asked once.
+    expect(await editor.next((m) => m.method === "$/cancel_request")).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: editorAsked.id } });
+    await codex.waitFor((m) => m.method === "serverRequest/resolved" && m.params.requestId === codexAsked.id);
+    expect(codex.serverRequests("item/tool/requestUserInput")).toHaveLength(1);
+    expect(editor.received.filter((m) => m.method === "session/request_permission")).toHaveLength(1);
+    expect(payloadsOf(starter.eventsOf(sessionId), "plan.rejected")).toEqual([]);
+
+    expect(codex.invalid).toEqual([]);
+    await editor.close();
+    for (const client of [codex, starter]) client.socket.terminate();
+  });
+
+  it("is not asked about a plan a Codex client without the experimental API cannot answer, and a plan proposed after it resumed is asked once", async () => {
+    const starter = await gw.client();
+    const sessionId = await openSession(starter);
+    // A resumed connection that takes questions, attached before the plan: asked as the plan is proposed, and only then.
+    const codex = await gw.codexClient();
+    await codex.initialize();
+    const asked = deferred<Record<string, any>>();
+    const answer = deferred<unknown>();
+    codex.onRequest("item/tool/requestUserInput", (params) => {
+      asked.resolve(params);
+      return answer.promise;
+    });
+    await codex.request("thread/resume", { threadId: sessionId, excludeTurns: true });
+    // A connection without the experimental API, resuming while the plan waits: never asked.
+    const plain = await gw.codexClient();
+    await plain.initialize(null);
+    const { turnId } = await starter.request("session/send", { sessionId, content: '/tool submit_plan {"plan":"- one step"}' });
+    await starter.waitForEvent(sessionId, "plan.proposed");
+    await plain.request("thread/resume", { threadId: sessionId, excludeTurns: true });
+
+    const question = await asked.promise;
+    expect(question.turnId).toBe(turnId);
+    answer.resolve({ answers: { [question.questions[0].id]: { answers: ["Not now"] } } });
+    expect(await starter.waitForEvent(sessionId, "plan.rejected")).toMatchObject({ payload: { feedback: "Not now" } });
+    expect(await waitForTerminal(starter, sessionId, turnId)).toMatchObject({ type: "turn.completed" });
+    expect(codex.serverRequests("item/tool/requestUserInput")).toHaveLength(1);
+    expect(plain.serverRequests("item/tool/requestUserInput")).toHaveLength(0);
+    expect(codex.invalid).toEqual([]);
+    expect(plain.invalid).toEqual([]);
+    for (const client of [codex, plain, starter]) client.socket.terminate();
   });
 });

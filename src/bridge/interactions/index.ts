@@ -11,7 +11,7 @@ export type { InteractionShare } from "./interaction-share.js";
 export { askJoiningClient, type JoinedSession } from "./joiner-asking.js";
 export { RemoteAsking } from "./remote-asking.js";
 export { firstAnswer, ReverseRequesterSet, type ReverseRequester } from "./reverse-requester.js";
-export { SharedAnswers } from "./shared-answers.js";
+export { SharedAnswers, type PendingPlan } from "./shared-answers.js";
 export { SUBMIT_PLAN_PARAMETERS } from "./submit-plan-tool.js";
 export { SessionInteractions, type InteractionEventSink, type SessionInteractionsOptions } from "./session-interactions.js";
 export type { GatewayTool } from "./gateway-tool.js";

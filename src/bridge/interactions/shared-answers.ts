@@ -6,6 +6,12 @@ import { InteractionError } from "./interaction-error.js";
 import type { InteractionShare } from "./interaction-share.js";
 import { NO_PENDING_PLAN } from "./submit-plan-tool.js";
 
+/** A plan waiting for approval: its interaction id and its text. */
+export interface PendingPlan {
+  readonly id: string;
+  readonly plan: string;
+}
+
 /**
  * The clients' side of one session's interactions, on any replica: what is pending, read from the
  * interaction store, and answers, which win or lose there (first answer wins). The winning answer
@@ -21,6 +27,11 @@ export class SharedAnswers {
   /** interaction/list: pending approvals and user-input requests, oldest first (plans are resolved with plan/* and not listed). */
   async list(): Promise<InteractionRecord[]> {
     return (await this.pending()).flatMap((i) => (i.record ? [i.record as InteractionRecord] : []));
+  }
+
+  /** Plans proposed and not yet decided, oldest first, with their text (for a client that joins while one waits). */
+  async plans(): Promise<PendingPlan[]> {
+    return (await this.pending()).flatMap((i) => (i.kind === "plan" && typeof i.data === "string" ? [{ id: i.id, plan: i.data }] : []));
   }
 
   async approve(interactionId: string, scope: ApprovalScope = "once"): Promise<void> {

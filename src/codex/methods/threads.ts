@@ -67,8 +67,11 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
   // The thread's live notifications, which loading it brings, follow the response.
   const joining = !thread.isLoadedBy(peer);
   thread.attach(peer, ctx.cause);
-  // Approvals and questions pending now were put to the clients there were: this one is asked at once.
-  if (joining) askJoiningClient(thread.record, new CodexServerRequests(() => thread, (p) => p === peer), services.log);
+  // Approvals, questions and plans pending now were put to the clients there were: this one is asked at once.
+  if (joining) {
+    askJoiningClient(thread.record, new CodexServerRequests(() => thread, (p) => p === peer), services.log);
+    thread.askJoiningAboutPlans(peer);
+  }
   return { thread: thread.thread(params.excludeTurns !== true), ...thread.settings() };
 }
 
