@@ -21,6 +21,19 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.stop());
 
+/** An editor that loads the session and leaves its permission request unanswered; resolves once it is asked. */
+async function editorLoadsAndIsAsked(sessionId: string) {
+  const editor = await RawAcpClient.connect(gw.acpUrl);
+  editor.answer = () => undefined;
+  await editor.initialize();
+  const loaded = await editor.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
+  expect(loaded.error).toBeUndefined();
+  const editorAsked = await editor.next((m) => m.method === "session/request_permission");
+  // After the answer: an editor may refuse a request about a session it has not been told about yet.
+  expect(editor.received.indexOf(editorAsked)).toBeGreaterThan(editor.received.indexOf(loaded));
+  return { editor, editorAsked };
+}
+
 describe("a client that attaches while an approval is pending", () => {
   it("is asked at once in every dialect; the one that decides withdraws the others' prompts", async () => {
     // The turn is started by an Ask client that takes no reverse requests: nobody is asked yet.
@@ -42,14 +55,7 @@ describe("a client that attaches while an approval is pending", () => {
     expect(codex.received.indexOf(codexAsked)).toBeGreaterThan(codex.received.indexOf(resumed));
 
     // An editor loads the session.
-    const editor = await RawAcpClient.connect(gw.acpUrl);
-    editor.answer = () => undefined;
-    await editor.initialize();
-    const loaded = await editor.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
-    expect(loaded.error).toBeUndefined();
-    const editorAsked = await editor.next((m) => m.method === "session/request_permission");
-    // After the answer: an editor may refuse a request about a session it has not been told about yet.
-    expect(editor.received.indexOf(editorAsked)).toBeGreaterThan(editor.received.indexOf(loaded));
+    const { editor, editorAsked } = await editorLoadsAndIsAsked(sessionId);
 
     // An Ask client that takes reverse requests subscribes, is asked, and decides.
     const phone = await gw.client();
@@ -140,13 +146,7 @@ describe("a client that attaches while an approval is pending", () => {
     const { turnId } = await starter.request("session/send", { sessionId, content: '/tool submit_plan {"plan":"- read the code\\n- write the test"}' });
     const planId = ((await starter.waitForEvent(sessionId, "plan.proposed")).payload as { id: string }).id;
 
-    const editor = await RawAcpClient.connect(gw.acpUrl);
-    editor.answer = () => undefined;
-    await editor.initialize();
-    const loaded = await editor.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
-    expect(loaded.error).toBeUndefined();
-    const editorAsked = await editor.next((m) => m.method === "session/request_permission");
-    expect(editor.received.indexOf(editorAsked)).toBeGreaterThan(editor.received.indexOf(loaded));
+    const { editor, editorAsked } = await editorLoadsAndIsAsked(sessionId);
     expect((editorAsked.params as { options: Array<{ optionId: string }> }).options.map((o) => o.optionId)).toEqual(["allow_once", "reject_once"]);
 
     const codex = await gw.codexClient();
