@@ -1,5 +1,5 @@
 // The inspector page's session panel, the DOM side: pick a session, see its events with the frames
-// each became on every connection, and its approvals and questions, which an operator may answer.
+// each became on every connection, and its approvals, questions and plans, which an operator may answer.
 // The grouping is timeline.js's (no DOM); the data comes from /inspector/api/sessions… and the feed.
 import { directionWord, verdictText } from "./render.js";
 import { buildTimeline, interactionsOf, sessionIdsOf } from "./timeline.js";
@@ -9,6 +9,8 @@ const MAX_EVENTS = 300;
 const REFRESH_MS = 150;
 /** Operators' answers the page holds (the gateway keeps as many). */
 const MAX_DECISIONS = 200;
+/** What the panel calls each kind of interaction. */
+const KIND_WORDS = { approval: "approval", user_input: "question", plan: "plan" };
 
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 const clock = (iso) => (iso ? iso.slice(11, 23) : "");
@@ -26,7 +28,7 @@ export function sessionPanel(page) {
   let served = [];
   let picked = "";
   /** The picked session's events and pending interactions, from the API. */
-  let view = { events: [], pending: [], newestSeq: 0 };
+  let view = { events: [], pending: [], plans: [], newestSeq: 0 };
   let decisions = [];
   let csrf;
   let refreshTimer;
@@ -55,7 +57,7 @@ export function sessionPanel(page) {
     if (!id) return;
     const response = await request(`/inspector/api/sessions/${encodeURIComponent(id)}`);
     if (id !== picked) return;
-    view = response.ok ? await response.json() : { events: [], pending: [], newestSeq: 0 };
+    view = response.ok ? await response.json() : { events: [], pending: [], plans: [], newestSeq: 0 };
     page.queueDraw();
   }
 
@@ -85,7 +87,7 @@ export function sessionPanel(page) {
 
   $("session-pick").addEventListener("change", (event) => {
     picked = /** @type {HTMLSelectElement} */ (event.target).value;
-    view = { events: [], pending: [], newestSeq: 0 };
+    view = { events: [], pending: [], plans: [], newestSeq: 0 };
     refusals.clear();
     void loadView();
     page.queueDraw();
@@ -106,11 +108,12 @@ export function sessionPanel(page) {
       drawn.timeline = timelineKey;
       $("timeline").replaceChildren(...rows.map(eventRow));
     }
-    const items = interactionsOf(picked, view.events, view.pending, frames, decisions);
+    const pendingPlans = (view.plans ?? []).map((p) => ({ id: p.id, kind: "plan", payload: { id: p.id, plan: p.plan } }));
+    const items = interactionsOf(picked, view.events, [...view.pending, ...pendingPlans], frames, decisions);
     const approvalsKey = JSON.stringify(items.map((i) => [i.id, i.pending, i.asked.length, i.withdrawn.length, i.answers.length, i.outcome?.status, refusals.get(i.id)]));
     if (approvalsKey !== drawn.approvals) {
       drawn.approvals = approvalsKey;
-      $("approvals").replaceChildren(...(items.length ? items.map(interactionBox) : [el("p", { className: "empty" }, "No approvals or questions in this session.")]));
+      $("approvals").replaceChildren(...(items.length ? items.map(interactionBox) : [el("p", { className: "empty" }, "No approvals, questions or plans in this session.")]));
     }
   }
 
@@ -150,11 +153,16 @@ export function sessionPanel(page) {
 
   function interactionBox(item) {
     const status = item.pending ? "pending" : item.outcome?.status ?? "settled";
-    const about = item.kind === "approval" ? `${item.payload?.toolName ?? "?"} ${short(item.payload?.args ?? {}, 120)}` : short(item.payload?.prompt ?? item.payload ?? "", 160);
+    const about =
+      item.kind === "approval"
+        ? `${item.payload?.toolName ?? "?"} ${short(item.payload?.args ?? {}, 120)}`
+        : item.kind === "plan"
+          ? short(item.payload?.plan ?? "", 160)
+          : short(item.payload?.prompt ?? item.payload ?? "", 160);
     const box = el(
       "div",
       { className: `interaction ${status}`, "data-interaction": item.id, "data-status": status, "data-kind": item.kind },
-      el("div", { className: "interaction-head" }, el("strong", {}, item.id), ` ${item.kind === "approval" ? "approval" : "question"}: ${about} — `, el("span", { className: "status" }, status)),
+      el("div", { className: "interaction-head" }, el("strong", {}, item.id), ` ${KIND_WORDS[item.kind] ?? "question"}: ${about} — `, el("span", { className: "status" }, status)),
       el(
         "ul",
         { className: "asked" },
@@ -175,13 +183,23 @@ export function sessionPanel(page) {
   }
 
   function answerForm(item) {
-    const text = el("input", { type: "text", className: item.kind === "approval" ? "feedback" : "response", placeholder: item.kind === "approval" ? "feedback (with Reject)" : "answer", spellcheck: "false" });
+    const decides = item.kind === "approval" || item.kind === "plan";
+    const text = el("input", { type: "text", className: decides ? "feedback" : "response", placeholder: decides ? "feedback (with Reject)" : "answer", spellcheck: "false" });
     const button = (label, action, body) => {
       const b = el("button", { type: "button", "data-action": action }, label);
       b.addEventListener("click", () => void answer(item.id, body()));
       return b;
     };
     const value = () => /** @type {HTMLInputElement} */ (text).value;
+    if (item.kind === "plan") {
+      return el(
+        "div",
+        { className: "answer-form" },
+        button("Approve the plan", "approve", () => ({ action: "approve" })),
+        text,
+        button("Reject", "reject", () => (value() ? { action: "reject", feedback: value() } : { action: "reject" })),
+      );
+    }
     if (item.kind === "approval") {
       return el(
         "div",

@@ -93,6 +93,11 @@ const ANSWER_METHODS = new Set(["interaction/approve", "interaction/reject", "in
 /** How a dialect tells a client a request of the gateway's no longer needs an answer (Codex, ACP). */
 const WITHDRAWALS = new Set(["serverRequest/resolved", "$/cancel_request"]);
 const ALL_METHODS = new Set(["interaction/approve-all", "interaction/reject-all"]);
+/** Ask's answers to the session's pending plans (every one of them). */
+const PLAN_METHODS = new Set(["plan/approve", "plan/reject"]);
+/** The events that announce an interaction, and those that end one, with the kind they are of. */
+const ANNOUNCING = { "approval.required": "approval", "input.requested": "user_input", "plan.proposed": "plan" };
+const ENDING = { "approval.updated": "approval", "input.resolved": "user_input", "plan.approved": "plan", "plan.rejected": "plan" };
 
 /** What an answer said, in a few words: a decision, an answer text, an error. */
 export function answerWords(frame) {
@@ -114,18 +119,19 @@ export function answerWords(frame) {
 
 /** What an operator's answer from the page said. */
 export function decisionWords(decision) {
-  if (decision.action === "approve") return `approved ${decision.scope === "session" ? "for the session" : "once"}`;
+  // A plan's approval has no scope.
+  if (decision.action === "approve") return decision.scope === undefined ? "approved" : `approved ${decision.scope === "session" ? "for the session" : "once"}`;
   if (decision.action === "reject") return `rejected${decision.feedback ? `: ${decision.feedback}` : ""}`;
   if (decision.action === "respond") return `answered ${JSON.stringify(decision.response)}`;
   return `declined${decision.reason ? `: ${decision.reason}` : ""}`;
 }
 
 /**
- * The approvals and questions of `sessionId`, oldest first: what each asks, whether it is still
+ * The approvals, questions and plans of `sessionId`, oldest first: what each asks, whether it is still
  * pending (then the operator may answer it), which connections were asked (the requests sent for
  * it, and the notices withdrawing them once it was settled: Codex's serverRequest/resolved, ACP's
  * $/cancel_request), who answered what and when (a client's
- * answer to its request, an Ask client's interaction/* call, an operator on this page), and how it
+ * answer to its request, an Ask client's interaction/* or plan/* call, an operator on this page), and how it
  * ended.
  * @param {string} sessionId
  * @param {{ seq: number, type: string, payload?: any }[]} events
@@ -145,14 +151,15 @@ export function interactionsOf(sessionId, events, pending, frames, decisions) {
   for (const event of events) {
     const payload = isObject(event.payload) ? event.payload : undefined;
     if (!payload || typeof payload.id !== "string") continue;
-    if (event.type === "approval.required" || event.type === "input.requested") {
-      const item = entry(payload.id, event.type === "approval.required" ? "approval" : "user_input");
+    if (Object.hasOwn(ANNOUNCING, event.type)) {
+      const item = entry(payload.id, ANNOUNCING[event.type]);
       item.payload = payload;
       item.seq = event.seq;
       announcedAt.set(event.seq, payload.id);
-    } else if (event.type === "approval.updated" || event.type === "input.resolved") {
-      const item = entry(payload.id, event.type === "approval.updated" ? "approval" : "user_input");
-      item.outcome = { seq: event.seq, ...payload };
+    } else if (Object.hasOwn(ENDING, event.type)) {
+      const item = entry(payload.id, ENDING[event.type]);
+      // A plan's outcome is its event's name (plan.approved, plan.rejected).
+      item.outcome = { seq: event.seq, ...(item.kind === "plan" ? { status: event.type.slice("plan.".length) } : {}), ...payload };
       endedAt.set(event.seq, payload.id);
     }
   }
@@ -167,7 +174,7 @@ export function interactionsOf(sessionId, events, pending, frames, decisions) {
   for (const frame of frames) {
     const key = frameEventKey(frame);
     if (frame.direction === "server" && key && key.sessionId === sessionId) {
-      // Which approvals were open when a client answered them all: announced and not yet ended, as far as the frames so far tell.
+      // Which interactions were open when a client answered them all (approve-all, plan/*): announced and not yet ended, as far as the frames so far tell.
       if (key.seq !== undefined && announcedAt.has(key.seq)) open.add(announcedAt.get(key.seq));
       if (key.seq !== undefined && endedAt.has(key.seq)) open.delete(endedAt.get(key.seq));
       // Asked while the interaction was asked about, or as its announcing event was translated;
@@ -188,11 +195,12 @@ export function interactionsOf(sessionId, events, pending, frames, decisions) {
       if (item) item.answers.push({ by: frame.connection, dialect: frame.dialect, time: frame.time, words: answerWords(frame), frame });
       continue;
     }
-    if (frame.kind !== "request" || (!ANSWER_METHODS.has(frame.method) && !ALL_METHODS.has(frame.method))) continue;
+    if (frame.kind !== "request" || (!ANSWER_METHODS.has(frame.method) && !ALL_METHODS.has(frame.method) && !PLAN_METHODS.has(frame.method))) continue;
     const message = messageOf(frame);
     const params = isObject(message) && isObject(message.params) ? message.params : {};
     if (params.sessionId !== sessionId) continue;
-    const targets = ANSWER_METHODS.has(frame.method) ? [byId.get(params.interactionId)] : [...open].map((id) => byId.get(id)).filter((i) => i?.kind === "approval");
+    const openOf = (kind) => [...open].map((id) => byId.get(id)).filter((i) => i?.kind === kind);
+    const targets = ANSWER_METHODS.has(frame.method) ? [byId.get(params.interactionId)] : openOf(PLAN_METHODS.has(frame.method) ? "plan" : "approval");
     for (const item of targets) item?.answers.push({ by: frame.connection, dialect: frame.dialect, time: frame.time, words: answerWords(frame), frame });
   }
   for (const decision of decisions) {

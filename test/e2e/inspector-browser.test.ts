@@ -104,7 +104,7 @@ describe.skipIf(!present)("the inspector page in Chromium", () => {
     });
   });
 
-  it("shows one session used by Ask, Codex and Tau clients as one timeline, and answers its approval", async () => {
+  it("shows one session used by Ask, Codex and Tau clients as one timeline, and answers its approval and its plan", async () => {
     const gw = await cleanups.stopAfterTest(startInspectorGateway({ commandTools: [ECHO_TOOL] }));
     await onPage("session", async (page, problems) => {
       await page.goto(`${gw.baseUrl}/inspector`);
@@ -152,6 +152,19 @@ describe.skipIf(!present)("the inspector page in Chromium", () => {
       await settled.locator('.asked li.withdrawn[data-connection^="codex-"]', { hasText: "serverRequest/resolved" }).waitFor();
       expect(await settled.locator("button").count()).toBe(0);
       await page.locator('#timeline li.event[data-type="approval.updated"] li.caused-frame[data-dialect="ask"]').waitFor();
+
+      // A plan the agent proposes: the Codex client is asked (it takes experimental requests); the operator approves it.
+      const planned = await s.ask.request("session/send", { sessionId: s.sessionId, content: '/tool submit_plan {"plan":"- one careful step"}' });
+      const plan = page.locator('#approvals .interaction[data-interaction="plan_1"]');
+      await page.locator('#approvals .interaction[data-interaction="plan_1"][data-kind="plan"][data-status="pending"]').waitFor();
+      await plan.locator(".interaction-head", { hasText: "plan: - one careful step" }).waitFor();
+      await plan.locator('.asked li[data-dialect="codex"]', { hasText: "item/tool/requestUserInput" }).waitFor();
+      await plan.locator('button[data-action="approve"]').click();
+      expect((await waitForTerminal(s.ask, s.sessionId, planned.turnId)).type).toBe("turn.completed");
+      const approvedPlan = page.locator('#approvals .interaction[data-interaction="plan_1"][data-status="approved"]');
+      await approvedPlan.waitFor();
+      await approvedPlan.locator(".answers li", { hasText: "operator loopback (inspector): approved" }).waitFor();
+      await approvedPlan.locator('.asked li.withdrawn[data-connection^="codex-"]', { hasText: "serverRequest/resolved" }).waitFor();
       expect(problems).toEqual([]);
     });
   });

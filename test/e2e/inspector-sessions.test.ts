@@ -159,6 +159,37 @@ describe("approvals answered from the inspector", () => {
     expect(events.filter((e) => e.type === "tool.result").map((e) => e.payload)).toEqual([expect.objectContaining({ name: "ask_user", isError: false, output: expect.stringContaining("Blue") })]);
   });
 
+  it("approves a plan (submit_plan) from the page: listed with its text, refused a scope or an answer, decided once", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway());
+    const s = await sharedSession(gw, cleanups);
+    const sent = await s.ask.request("session/send", { sessionId: s.sessionId, content: '/tool submit_plan {"plan":"- read the code\\n- write the test"}' });
+    const proposed = await s.ask.waitForEvent(s.sessionId, "plan.proposed");
+    const planId = (proposed.payload as { id: string }).id;
+    const codexAsked = await s.codex.waitFor((m) => m.method === "item/tool/requestUserInput");
+    const { body: view } = await api(gw, `/inspector/api/sessions/${s.sessionId}`);
+    expect(view.plans).toEqual([{ id: planId, plan: "- read the code\n- write the test" }]);
+    expect(view.pending).toEqual([]);
+
+    const headers = await csrfHeaders(gw);
+    const path = `/inspector/api/sessions/${s.sessionId}/interactions/${planId}`;
+    const post = (body: unknown) => api(gw, path, { method: "POST", body, headers });
+    expect(await post({ action: "approve", scope: "session" })).toEqual({
+      status: 400,
+      body: { error: "invalid_request", message: `a plan is approved (without a scope) or rejected; "approve" with scope "session" does not apply to ${planId}` },
+    });
+    expect(await post({ action: "respond", response: "yes" })).toMatchObject({ status: 400, body: { error: "invalid_request" } });
+    expect(await post({ action: "approve" })).toMatchObject({ status: 200, body: { decided: true, decision: { interactionId: planId, action: "approve" } } });
+    expect(await post({ action: "reject" })).toEqual({ status: 409, body: { error: "not_pending", message: `no pending plan ${planId}` } });
+
+    expect((await waitForTerminal(s.ask, s.sessionId, sent.turnId)).type).toBe("turn.completed");
+    const events = s.ask.eventsOf(s.sessionId);
+    expect(events.filter((e) => e.type === "plan.approved").map((e) => e.payload)).toEqual([expect.objectContaining({ id: planId })]);
+    expect(events.filter((e) => e.type === "tool.result").map((e) => e.payload)).toEqual([expect.objectContaining({ name: "submit_plan", isError: false, output: expect.stringContaining("approved") })]);
+    // The Codex client's question is withdrawn.
+    await s.codex.waitFor((m) => m.method === "serverRequest/resolved" && m.params.requestId === codexAsked.id);
+    expect((await api(gw, `/inspector/api/sessions/${s.sessionId}`)).body.plans).toEqual([]);
+  });
+
   it("refuses what a page of another site could send, and bad input, each with a clear error", async () => {
     const gw = await cleanups.stopAfterTest(startInspectorGateway({ commandTools: [ECHO_TOOL] }));
     const s = await sharedSession(gw, cleanups);

@@ -174,6 +174,34 @@ describe("interactionsOf", () => {
     expect(interactionsOf(S, EVENTS, [{ id: "act_1", kind: "approval" }], [], [])[0]!.pending).toBe(false);
   });
 
+  it("follows a plan: proposed, asked of a Codex client and an editor, answered by an Ask client's plan/reject, withdrawn, rejected", () => {
+    const events = [
+      { seq: 3, type: "plan.proposed", payload: { id: "plan_1", plan: "- one step" } },
+      { seq: 4, type: "plan.rejected", payload: { id: "plan_1", plan: "- one step", feedback: "smaller" } },
+      { seq: 5, type: "plan.proposed", payload: { id: "plan_2", plan: "- smaller" } },
+    ];
+    const codexAsked = frame({ kind: "request", method: "item/tool/requestUserInput", cause: { sessionId: S, seq: 3, type: "plan.proposed" } });
+    const acpAsked = frame({ connection: "acp-3", dialect: "acp", kind: "request", method: "session/request_permission", cause: { sessionId: S, seq: 3, type: "plan.proposed" } });
+    const planReject = frame({
+      connection: "ask-1",
+      dialect: "ask",
+      direction: "client",
+      kind: "request",
+      method: "plan/reject",
+      json: { id: 4, method: "plan/reject", params: { sessionId: S, feedback: "smaller" } },
+    });
+    const acpCancel = frame({ connection: "acp-3", dialect: "acp", method: "$/cancel_request", cause: { sessionId: S, seq: 4, type: "plan.rejected" } });
+    const frames = [askEvent(3, "plan.proposed"), codexAsked, acpAsked, planReject, askEvent(4, "plan.rejected"), acpCancel, askEvent(5, "plan.proposed")];
+    const [first, second, ...rest] = interactionsOf(S, events, [{ id: "plan_2", kind: "plan", payload: { id: "plan_2", plan: "- smaller" } }], frames, []);
+    expect(rest).toEqual([]);
+    expect(first).toMatchObject({ id: "plan_1", kind: "plan", pending: false, payload: { plan: "- one step" }, outcome: { seq: 4, status: "rejected", feedback: "smaller" } });
+    expect(first!.asked).toEqual([codexAsked, acpAsked]);
+    expect(first!.withdrawn).toEqual([acpCancel]);
+    expect(first!.answers.map((a) => [a.by, a.words])).toEqual([["ask-1", 'plan/reject "smaller"']]);
+    // Proposed after the plan/reject: not what it answered.
+    expect(second).toMatchObject({ id: "plan_2", kind: "plan", pending: true, answers: [] });
+  });
+
   it("counts the asking and withdrawing done as the announcing and the outcome events are translated (ACP)", () => {
     const acpAsked = frame({ connection: "acp-3", dialect: "acp", kind: "request", method: "session/request_permission", cause: { sessionId: S, seq: 3, type: "approval.required" } });
     const acpUpdate = frame({ connection: "acp-3", dialect: "acp", method: "session/update", cause: { sessionId: S, seq: 3, type: "approval.required" } });
@@ -192,6 +220,7 @@ describe("the words of answers", () => {
     expect(answerWords(frame({ json: { id: 1, error: { code: -1, message: "no" } } }))).toBe("error: no");
     expect(answerWords(frame({ json: { id: 1, method: "interaction/respond", params: { response: "Blue" } } }))).toBe('interaction/respond "Blue"');
     expect(decisionWords({ sessionId: S, interactionId: "a", action: "approve", scope: "session", by: "x", at: "" })).toBe("approved for the session");
+    expect(decisionWords({ sessionId: S, interactionId: "plan_1", action: "approve", by: "x", at: "" })).toBe("approved");
     expect(decisionWords({ sessionId: S, interactionId: "a", action: "reject", feedback: "too risky", by: "x", at: "" })).toBe("rejected: too risky");
     expect(decisionWords({ sessionId: S, interactionId: "a", action: "respond", response: "Blue", by: "x", at: "" })).toBe('answered "Blue"');
     expect(decisionWords({ sessionId: S, interactionId: "a", action: "decline", by: "x", at: "" })).toBe("declined");

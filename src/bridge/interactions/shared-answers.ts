@@ -4,7 +4,7 @@ import { notPendingInput } from "./ask-user-tool.js";
 import { checkedScope, notPendingApproval } from "./command-tools.js";
 import { InteractionError } from "./interaction-error.js";
 import type { InteractionShare } from "./interaction-share.js";
-import { NO_PENDING_PLAN } from "./submit-plan-tool.js";
+import { NO_PENDING_PLAN, notPendingPlan } from "./submit-plan-tool.js";
 
 /** A plan waiting for approval: its interaction id and its text. */
 export interface PendingPlan {
@@ -60,6 +60,11 @@ export class SharedAnswers {
 
   async decline(interactionId: string, reason: string): Promise<void> {
     await this.answer(interactionId, "user_input", { action: "decline", reason }, notPendingInput);
+  }
+
+  /** One plan decided by its id (an operator's answer on the inspector page); plan/approve and plan/reject decide every pending plan. */
+  async decidePlan(interactionId: string, decision: { action: "approve" } | { action: "reject"; feedback?: string }): Promise<void> {
+    if (!(await this.resolve(interactionId, "plan", decision))) throw new InteractionError("plan_not_found", notPendingPlan(interactionId));
   }
 
   async approvePlan(): Promise<void> {

@@ -34,6 +34,9 @@ type PlanDecision = { action: "approve" } | { action: "reject"; feedback?: strin
 /** The error when no plan is pending. */
 export const NO_PENDING_PLAN = "no plan is pending";
 
+/** The error when one plan, named by its id, is not pending. */
+export const notPendingPlan = (interactionId: string) => `no pending plan ${interactionId}`;
+
 /** A plan's interaction keeps the plan text. */
 const PLAN: InteractionKind<string> = {
   idKind: "plan",

@@ -1,12 +1,13 @@
 import type { Event, InteractionRecord } from "../../../generated/ask-v1.0.js";
 import { EventRetentionError } from "../../bridge/event-log.js";
 import type { DeltaSource } from "../../bridge/delta-sources.js";
+import type { PendingPlan } from "../../bridge/interactions/shared-answers.js";
 import type { SessionRecord } from "../../bridge/session-registry.js";
 
 /**
  * The sessions the bridge core serves, as the inspector shows them: each session's event log (the
  * one every dialect's subscribers translate, so an event's seq is the key its frames carry, see
- * shared/event-cause.ts) and its pending approvals and questions.
+ * shared/event-cause.ts) and its pending approvals, questions and plans.
  */
 
 /** Where the inspector finds the sessions (the bridge core's hosted sessions). */
@@ -41,6 +42,8 @@ export interface SessionView extends SessionSummary {
   oldestSeq: number;
   /** Approvals and questions waiting for an answer, oldest first. */
   pending: InteractionRecord[];
+  /** Plans waiting for approval, oldest first. */
+  plans: PendingPlan[];
 }
 
 export const MAX_EVENTS = 500;
@@ -65,6 +68,7 @@ export async function sessionView(record: SessionRecord, after = 0): Promise<Ses
     oldestSeq: log.oldestSeq,
     events: events.map((event) => withSource(timelineEvent(event), record.hub.deltaSource(event.seq))),
     pending: await record.interactions.shared.list(),
+    plans: await record.interactions.shared.plans(),
   };
 }
 
