@@ -189,6 +189,12 @@ export class TurnTranslator {
         return this.wait("waitingOnUserInput", +1);
       case "input.resolved":
         return this.wait("waitingOnUserInput", -1);
+      // A proposed plan is put to the clients as a question (plan-questions.ts): the thread waits on user input until it is decided.
+      case "plan.proposed":
+        return this.wait("waitingOnUserInput", +1);
+      case "plan.approved":
+      case "plan.rejected":
+        return event.payload.id === undefined ? undefined : this.wait("waitingOnUserInput", -1);
       case "turn.completed":
         // The gateway's own translator always names the turn; an anonymous end belongs to the open turn.
         return this.endTurn(event.payload.turnId ?? this.turn?.id, "completed", undefined, {

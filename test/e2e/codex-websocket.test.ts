@@ -253,6 +253,11 @@ describe("questions and dynamic tools", () => {
       { step: "write the test", status: "completed" },
     ]);
     expect(agentText(messages)).toContain("approved the plan");
+    // The thread waits on user input while the plan is put to the client, as for a question, and no longer once it is decided.
+    const statuses = c.notifications("thread/status/changed").filter((m) => m.params.threadId === threadId);
+    expect(statuses.map((m) => m.params.status.activeFlags ?? m.params.status.type)).toEqual([[], ["waitingOnUserInput"], [], "idle"]);
+    const waiting = statuses.find((m) => m.params.status.activeFlags?.includes("waitingOnUserInput"));
+    expect(c.received.indexOf(waiting!)).toBeLessThan(c.received.findIndex((m) => m.method === "item/tool/requestUserInput"));
   });
 
   it("a tool Tau runs that is neither a command nor the client's is an mcpToolCall of server tau", async () => {

@@ -154,6 +154,7 @@ describe("a client that attaches while an approval is pending", () => {
     const codexAnswer = deferred<unknown>();
     codex.onRequest("item/tool/requestUserInput", () => codexAnswer.promise);
     const resumed = await codex.requestRaw("thread/resume", { threadId: sessionId, excludeTurns: true });
+    expect(resumed.result.thread.status).toEqual({ type: "active", activeFlags: ["waitingOnUserInput"] });
     const codexAsked = await codex.waitFor((m) => m.method === "item/tool/requestUserInput");
     expect(codex.received.indexOf(codexAsked)).toBeGreaterThan(codex.received.indexOf(resumed));
     expect(codexAsked.params).toMatchObject({ threadId: sessionId, turnId, itemId: planId });
