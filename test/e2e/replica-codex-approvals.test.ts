@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import type { ServingCli } from "../support/cli.js";
-import { CodexTestClient, completedItems } from "../support/codex-client.js";
+import { agentText, CodexTestClient, completedItems } from "../support/codex-client.js";
 import { CALL_MARK, markRuns, markToolsFile } from "../support/mark-tool.js";
 import { leasesOwned, startReplicaSet } from "../support/replica-set.js";
 
@@ -99,6 +99,42 @@ describe("a Codex client on the replica that owns the Tau host, with a shared st
   it(
     "is asked about the approval once; accept runs the command once and the turn completes",
     () => expectAskedAndRunOnce("A"),
+    TEST_TIMEOUT,
+  );
+});
+
+describe("a plan proposed on one replica, a Codex client joining on the other", () => {
+  it(
+    "is asked about the plan once it resumes the thread; its approval decides, and the first client's question is withdrawn",
+    async () => {
+      const set = await startReplicaSet(cleanups, { replicas: 2 });
+      const [a, b] = set.replicas as [ServingCli, ServingCli];
+      const connect = async (replica: ServingCli) => {
+        const client = await CodexTestClient.websocket(replica.baseUrl.replace("http://", "ws://"));
+        cleanups.push(() => client.socket.terminate());
+        await client.initialize();
+        return client;
+      };
+      // The laptop on A starts the turn; its plan question stays open (nobody is at the laptop).
+      const laptop = await connect(a);
+      laptop.onRequest(QUESTION, () => new Promise(() => undefined));
+      const { thread } = await laptop.request("thread/start", {});
+      const { turn } = await laptop.request("turn/start", { threadId: thread.id, input: [{ type: "text", text: '/tool submit_plan {"plan":"- one step"}', text_elements: [] }] });
+      const laptopAsked = await laptop.waitFor((m) => m.method === QUESTION, TURN_TIMEOUT);
+
+      // The phone resumes the thread on B: asked at once, from the shared store.
+      const phone = await connect(b);
+      phone.onRequest(QUESTION, (params) => ({ answers: { [params.questions[0].id]: { answers: ["Approve"] } } }));
+      const resumed = await phone.request("thread/resume", { threadId: thread.id, excludeTurns: true });
+      expect(resumed.thread.status).toEqual({ type: "active", activeFlags: ["waitingOnUserInput"] });
+      const completed = await laptop.turnCompleted(turn.id, TURN_TIMEOUT);
+      expect(completed.params.turn.status).toBe("completed");
+      expect(phone.serverRequests(QUESTION)).toEqual([expect.objectContaining({ params: expect.objectContaining({ threadId: thread.id, turnId: turn.id, itemId: laptopAsked.params.itemId }) })]);
+      expect(agentText(laptop.turnMessages(turn.id))).toContain("approved the plan");
+      await laptop.waitFor((m) => m.method === "serverRequest/resolved" && m.params.requestId === laptopAsked.id, TURN_TIMEOUT);
+      expect(laptop.invalid).toEqual([]);
+      expect(phone.invalid).toEqual([]);
+    },
     TEST_TIMEOUT,
   );
 });
