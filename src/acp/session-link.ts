@@ -12,6 +12,7 @@ import { acpError } from "./errors.js";
 import { EventUpdates, type UpdateContext } from "./event-updates.js";
 import { replayHistory } from "./history.js";
 import { commandToolOptions, permissionChoice, PLAN_OPTIONS, type PermissionChoice } from "./permission-options.js";
+import { planEntries } from "./plan-entries.js";
 import { questionAnswer, questionForm } from "./question-form.js";
 import type { SessionChoices } from "./session-choices.js";
 
@@ -99,7 +100,11 @@ export class SessionLink {
           if (interaction.kind === "approval") this.askPermission(interaction.id, interaction.payload, options.cause);
           else if (interaction.kind === "user_input") this.askQuestion(interaction.id, interaction.payload, options.cause);
         }
-        for (const plan of plans) this.askPlanApproval(plan.id, options.cause);
+        for (const { id, plan } of plans) {
+          // The plan the editor missed, as its plan panel shows one, then the request to approve it.
+          if (!this.asking.has(id)) this.send({ sessionUpdate: "plan", entries: planEntries(plan) }, options.cause);
+          this.askPlanApproval(id, plan, options.cause);
+        }
       },
       (error: unknown) => this.services.log?.("warn", "listing pending interactions failed", { sessionId: this.sessionId, error: String(error) }),
     );
@@ -271,7 +276,7 @@ export class SessionLink {
       case "input.requested":
         return this.askQuestion(event.payload.id, event.payload);
       case "plan.proposed":
-        return this.askPlanApproval(event.payload.id);
+        return this.askPlanApproval(event.payload.id, event.payload.plan);
       case "approval.updated":
       case "input.resolved":
         return this.stopAsking(event.payload.id);
@@ -334,9 +339,9 @@ export class SessionLink {
   }
 
   /** A proposed plan: approving it lets the model carry it out (and, in plan mode, unlocks the command tools). */
-  private askPlanApproval(interactionId: string, cause?: RequestCause): void {
+  private askPlanApproval(interactionId: string, plan: string, cause?: RequestCause): void {
     if (this.asking.has(interactionId)) return;
-    const toolCall = this.toolCallFor(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval", undefined, cause);
+    const toolCall = this.toolCallFor(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval", { plan }, cause);
     this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, cause, (answer) => {
       const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, PLAN_OPTIONS);
       const interactions = this.record.interactions.shared;

@@ -148,6 +148,11 @@ describe("a client that attaches while an approval is pending", () => {
 
     const { editor, editorAsked } = await editorLoadsAndIsAsked(sessionId);
     expect((editorAsked.params as { options: Array<{ optionId: string }> }).options.map((o) => o.optionId)).toEqual(["allow_once", "reject_once"]);
+    expect((editorAsked.params as { toolCall: unknown }).toolCall).toMatchObject({ status: "pending", rawInput: { plan: "- read the code\n- write the test" } });
+    // The plan it missed, for its plan panel, before it is asked.
+    const planUpdates = editor.received.filter((m) => m.method === "session/update" && (m.params as any).update.sessionUpdate === "plan");
+    expect(planUpdates.map((m) => (m.params as any).update.entries.map((e: { content: string }) => e.content))).toEqual([["read the code", "write the test"]]);
+    expect(editor.received.indexOf(planUpdates[0]!)).toBeLessThan(editor.received.indexOf(editorAsked));
 
     const codex = await gw.codexClient();
     await codex.initialize();
