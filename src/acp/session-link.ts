@@ -345,8 +345,9 @@ export class SessionLink {
     this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, cause, (answer) => {
       const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, PLAN_OPTIONS);
       const interactions = this.record.interactions.shared;
-      if (choice.kind === "allow_once") return interactions.approvePlan();
-      return interactions.rejectPlan(choice.kind === "unusable" ? `no usable answer (${choice.reason})` : undefined);
+      // This plan alone: another one proposed meanwhile has a request of its own.
+      if (choice.kind === "allow_once") return interactions.decidePlan(interactionId, { action: "approve" });
+      return interactions.decidePlan(interactionId, { action: "reject", ...(choice.kind === "unusable" ? { feedback: `no usable answer (${choice.reason})` } : {}) });
     });
   }
 

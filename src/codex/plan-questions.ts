@@ -108,7 +108,8 @@ export class PlanQuestions {
         const response = answerText(answer, PLAN_QUESTION_ID);
         if (response === undefined || settled.signal.aborted) return;
         const plans = this.thread.interactions.shared;
-        const decision = response === APPROVE_PLAN ? plans.approvePlan() : plans.rejectPlan(response === "Reject" ? undefined : response);
+        // This plan alone: another one proposed meanwhile has a question of its own.
+        const decision = plans.decidePlan(id, response === APPROVE_PLAN ? { action: "approve" } : { action: "reject", ...(response === "Reject" ? {} : { feedback: response }) });
         // Settled meanwhile by someone else (on any replica): the first resolution wins.
         return decision.catch(() => undefined);
       });

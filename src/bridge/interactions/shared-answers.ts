@@ -62,7 +62,7 @@ export class SharedAnswers {
     await this.answer(interactionId, "user_input", { action: "decline", reason }, notPendingInput);
   }
 
-  /** One plan decided by its id (an operator's answer on the inspector page); plan/approve and plan/reject decide every pending plan. */
+  /** One plan decided by its id (the answer to a question about it, or an operator's on the inspector page); plan/approve and plan/reject decide every pending plan. */
   async decidePlan(interactionId: string, decision: { action: "approve" } | { action: "reject"; feedback?: string }): Promise<void> {
     if (!(await this.resolve(interactionId, "plan", decision))) throw new InteractionError("plan_not_found", notPendingPlan(interactionId));
   }
