@@ -1,11 +1,11 @@
 # tau-gateway container image.
 #
-# Two stages: `build` compiles the TypeScript and bundles the command line (dist/tau-gateway.mjs) with
-# the dev dependencies; the runtime stage gets only what runs: the production dependencies, the
-# bundle and its chunks, the validators' code caches (dist/validator-cache/), the committed schema/
-# (served by /schema and used by the validators), generated/validators/ (their precompiled fast
-# checks) and inspector/ (the page `serve --inspector` serves, static files used as they are). Not the compiled library (dist/src, dist/generated) nor the source maps, which embed
-# every source file.
+# Two stages: `build` bundles the command line (dist/tau-gateway.mjs) with the dev dependencies; the
+# runtime stage gets only what runs: the production dependencies, the bundle and its chunks, the
+# validators' code caches (dist/validator-cache/), the committed schema/ (served by /schema and used
+# by the validators), generated/validators/ (their precompiled fast checks) and inspector/ (the page
+# `serve --inspector` serves, static files used as they are). Not the source maps, which embed every
+# source file.
 # test/e2e/docker-runtime.test.ts reproduces the runtime stage from this file;
 # test/container/ builds and runs the real image where a Docker engine can start.
 #
@@ -21,13 +21,15 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY generated ./generated
 COPY schema ./schema
-# The validators' code caches are made here, by the same Node that runs them (V8 rejects another's).
-RUN npm run build && rm -rf dist/src dist/generated && find dist -name '*.map' -delete
+# The bundle alone (esbuild): the compiled library and its .d.ts that `npm run build` also makes are
+# not shipped, and the type-check is CI's (npm run typecheck). The validators' code caches are made
+# here, by the same Node that runs them (V8 rejects another's).
+RUN npm run build:cli && find dist -name '*.map' -delete
 
 FROM ${NODE_IMAGE}
 # bookworm-slim rather than alpine: the embedded Tau host runs commands (session.exec, /bash) with

@@ -11,7 +11,7 @@ import { PAGE_FILES } from "../../src/gateway/inspector/page-files.js";
 /**
  * Without a Docker engine (test/container/ runs the real image where one starts), this reproduces
  * the Dockerfile's runtime stage by hand, reading every step from the Dockerfile itself (a change
- * there changes what runs here): the build stage's output (`npm run build`, then what it removes),
+ * there changes what runs here): the build stage's output (its `npm run build:cli`, then what it removes),
  * a clean directory holding only what the runtime stage COPYs, its `npm ci --omit=dev` (production
  * dependencies only), then the image's ENTRYPOINT and CMD with the image's ENV, the HEALTHCHECK
  * command against it, and SIGTERM. Slow (a real npm install), so one test.
@@ -104,7 +104,13 @@ describe("Dockerfile runtime stage", () => {
     expect(withArgs(build[0]!.args.split(/\s+/)[0]!)).toBe(base);
     expect(runtime[0]!.args, "the base is chosen by a build argument").toMatch(/^\$/);
     expect(build.some((i) => i.keyword === "RUN" && /npm ci\b/.test(i.args) && !/--omit=dev/.test(i.args)), "the build stage installs dev dependencies").toBe(true);
-    expect(build.some((i) => i.keyword === "RUN" && /npm run build/.test(i.args)), "the build stage builds").toBe(true);
+    // The build stage's build: `npm run SCRIPT` (build, or build:cli for the bundle alone).
+    const buildScript = build
+      .filter((i) => i.keyword === "RUN")
+      .flatMap((i) => i.args.split("&&").map((s) => s.trim()))
+      .map((step) => /^npm run (build(?::cli)?)$/.exec(step)?.[1])
+      .find((script) => script !== undefined);
+    expect(buildScript, "the build stage runs npm run build or npm run build:cli").toBeDefined();
     const user = of("USER").at(-1)?.args;
     expect(user, "USER").toBeDefined();
     expect(["root", "0"]).not.toContain(user!.split(":")[0]);
@@ -134,10 +140,10 @@ describe("Dockerfile runtime stage", () => {
     const appDir = inRoot(workdir);
     mkdirSync(appDir, { recursive: true });
 
-    // The build stage: what `npm run build` writes to dist/ (into our own copy, not the shared tree).
+    // The build stage: what its `npm run SCRIPT` writes to dist/ (into our own copy, not the shared tree).
     const builtDist = join(root, ".build-stage-dist");
-    const built = await run("npm", ["run", "build", "--silent", "--", "--outDir", builtDist], { cwd: repoRoot });
-    expect(built.code, `npm run build failed:\n${built.output}`).toBe(0);
+    const built = await run("npm", ["run", buildScript!, "--silent", "--", "--outDir", builtDist], { cwd: repoRoot });
+    expect(built.code, `npm run ${buildScript} failed:\n${built.output}`).toBe(0);
     const buildWorkdir = workdirOf(build);
     // What the build stage removes from dist/ after building (the compiled library, source maps).
     for (const step of build.filter((i) => i.keyword === "RUN").flatMap((i) => i.args.split("&&").map((s) => s.trim()))) {
