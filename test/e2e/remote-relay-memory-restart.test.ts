@@ -87,10 +87,11 @@ describe("a gateway restarted under --remote relays, its sessions and logs forgo
       // numbered after what it had — and is given the new log from its start. Where the new log
       // tells the same event there (a turn's text streamed in the same pieces), it is the same log,
       // and the terminal simply goes on.
-      await terminal.waitFor(
-        () => terminal.eventsOf(sessionId).some((e) => e.type === "turn.completed" && (e.payload as { response?: string }).response === "You said: from the editor after the restart"),
-        "the editor's turn on the terminal",
-      );
+      const editorTurnDone = (client: AskTestClient) => () =>
+        client.eventsOf(sessionId).some((e) => e.type === "turn.completed" && (e.payload as { response?: string }).response === "You said: from the editor after the restart");
+      await terminal.waitFor(editorTurnDone(terminal), "the editor's turn on the terminal");
+      // The phone's copy of the new log is compared with the terminal's: it must have got as far.
+      await phone.waitFor(editorTurnDone(phone), "the editor's turn on the phone");
       const events = terminal.eventsOf(sessionId);
       expectContiguous(events);
       const afterRestart = events.filter((e) => e.seq > seqBefore);
