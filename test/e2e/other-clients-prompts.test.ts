@@ -3,6 +3,9 @@ import type { Event } from "../../generated/ask-v1.0.js";
 import { agentMessageProblems } from "../support/acp-official-schema.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
 import { openSession, waitForTerminal } from "../support/ask-events.js";
+import type { WebSocket } from "ws";
+import type { AskTestClient } from "../support/ask-client.js";
+import type { CodexTestClient } from "../support/codex-client.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 /**
@@ -17,6 +20,16 @@ beforeAll(async () => {
   gw = await startTestGateway();
 });
 afterAll(() => gw?.stop());
+
+/** Everything each client was sent was valid in its dialect (ACP: by the official schema); then all three go. */
+async function expectValidThenClose(ask: AskTestClient & { socket: WebSocket }, codex: CodexTestClient & { socket: WebSocket }, acp: RawAcpClient) {
+  expect(ask.invalid).toEqual([]);
+  expect(codex.invalid).toEqual([]);
+  expect(agentMessageProblems(acp.received, acp.sent)).toEqual([]);
+  await acp.close();
+  codex.socket.terminate();
+  ask.socket.terminate();
+}
 
 const userMessages = (events: readonly Event[]) => events.filter((e) => e.type === "user.message").map((e) => (e.payload as { text: string }).text);
 
@@ -65,12 +78,7 @@ describe("prompts of other clients", () => {
     expect(codexUserItems()).toEqual(["From the phone", "From the editor", "From the terminal", "/sleep 1500\nLong one", "Steer from the editor"]);
     expect(userChunks().map((u) => u.content.text)).toEqual(["From the phone", "From the terminal", "/sleep 1500\nLong one"]);
 
-    expect(ask.invalid).toEqual([]);
-    expect(codex.invalid).toEqual([]);
-    expect(agentMessageProblems(acp.received, acp.sent)).toEqual([]);
-    await acp.close();
-    codex.socket.terminate();
-    ask.socket.terminate();
+    await expectValidThenClose(ask, codex, acp);
   });
 });
 
@@ -102,11 +110,6 @@ describe("an approval mode changed by one client", () => {
     const { workspace } = await ask.request("workspace/readState", { sessionId });
     expect(workspace.mode).toBe("require");
 
-    expect(ask.invalid).toEqual([]);
-    expect(codex.invalid).toEqual([]);
-    expect(agentMessageProblems(acp.received, acp.sent)).toEqual([]);
-    await acp.close();
-    codex.socket.terminate();
-    ask.socket.terminate();
+    await expectValidThenClose(ask, codex, acp);
   });
 });

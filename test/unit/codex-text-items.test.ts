@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Event } from "../../generated/ask-v1.0.js";
-import { TurnTranslator } from "../../src/codex/turn-translator.js";
+import { translatorFixture } from "../support/turn-translator-fixture.js";
 
 /**
  * Which item a streamed chunk goes to: a message's text and thinking are items named after the
@@ -9,25 +8,11 @@ import { TurnTranslator } from "../../src/codex/turn-translator.js";
  * session is streaming. The translator is fed the session's events as the hub logs them.
  */
 
-type Emitted = { method: string; params: any };
-
 function translator() {
-  const emitted: Emitted[] = [];
-  const t = new TurnTranslator({
-    threadId: "thr",
-    cwd: () => "/work",
-    catalog: () => ({ commandTools: new Map(), dynamicTools: new Set() }),
-    userInput: () => [],
-    contextWindow: () => undefined,
-    mayAsk: () => false,
-    emit: (method, params) => emitted.push({ method, params }),
-    turnEnded: () => undefined,
-  });
-  let seq = 0;
-  const feed = (type: Event["type"], payload: Record<string, unknown>) => t.event({ type, seq: ++seq, payload } as Event);
+  const fixture = translatorFixture();
   const items = (method: "item/started" | "item/completed") =>
-    emitted.filter((e) => e.method === method && e.params.item.type !== "userMessage").map((e) => e.params.item);
-  return { t, emitted, feed, items };
+    fixture.emitted.filter((e) => e.method === method && e.params.item.type !== "userMessage").map((e) => e.params.item);
+  return { ...fixture, items };
 }
 
 describe("the items streamed text becomes", () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Event } from "../../generated/ask-v1.0.js";
-import { TurnTranslator } from "../../src/codex/turn-translator.js";
+import { translatorFixture } from "../support/turn-translator-fixture.js";
 
 /**
  * User messages that join a running turn without a turn of their own (Tau v18 steering at a safe
@@ -9,22 +8,7 @@ import { TurnTranslator } from "../../src/codex/turn-translator.js";
  * as the hub logs them; what it emits is recorded.
  */
 
-function translator() {
-  const emitted: Array<{ method: string; params: any }> = [];
-  const t = new TurnTranslator({
-    threadId: "thr",
-    cwd: () => "/work",
-    catalog: () => ({ commandTools: new Map(), dynamicTools: new Set() }),
-    userInput: () => [{ type: "text", text: "first", text_elements: [] }],
-    contextWindow: () => undefined,
-    mayAsk: () => false,
-    emit: (method, params) => emitted.push({ method, params }),
-    turnEnded: () => undefined,
-  });
-  let seq = 0;
-  const feed = (type: Event["type"], payload: Record<string, unknown>) => t.event({ type, seq: ++seq, payload } as Event);
-  return { emitted, feed };
-}
+const translator = () => translatorFixture([{ type: "text", text: "first", text_elements: [] }]);
 
 const items = (emitted: Array<{ method: string; params: any }>) =>
   emitted.filter((e) => e.method === "item/started" || e.method === "item/completed").map((e) => [e.method, e.params.item.type, e.params.item.id]);

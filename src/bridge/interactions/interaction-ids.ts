@@ -10,6 +10,11 @@ export type InteractionIdKind = "approval" | "user_input" | "plan";
 
 const PREFIX: Record<InteractionIdKind, string> = { approval: "act", user_input: "input", plan: "plan" };
 
+/** Whether `interactionId` has the shape of an id of `kind` (`plan_3` is a plan's). */
+export function isInteractionIdOf(kind: InteractionIdKind, interactionId: string): boolean {
+  return new RegExp(`^${PREFIX[kind]}_\\d+$`).test(interactionId);
+}
+
 export class InteractionIds {
   private readonly counters: Record<InteractionIdKind, number>;
 

@@ -1,9 +1,7 @@
 import type { ApprovalScope } from "../../../generated/ask-v1.0.js";
 import { InteractionError } from "../../bridge/interactions/interaction-error.js";
+import { isInteractionIdOf } from "../../bridge/interactions/interaction-ids.js";
 import type { SharedAnswers } from "../../bridge/interactions/shared-answers.js";
-
-/** Plans' interaction ids (interaction-ids.ts): `plan_<n>`. */
-const isPlanId = (interactionId: string) => /^plan_\d+$/.test(interactionId);
 
 /**
  * An operator's answer to a session's approval or question, given on the inspector page. It goes
@@ -71,7 +69,7 @@ export function answerProblem(answer: OperatorAnswer): string | undefined {
  * own, as the agent's submit_plan asked; it takes no scope, and no respond or decline.
  */
 export function carryOut(answers: SharedAnswers, interactionId: string, answer: OperatorAnswer): Promise<void> {
-  if (isPlanId(interactionId)) {
+  if (isInteractionIdOf("plan", interactionId)) {
     if (answer.action === "approve" && answer.scope === undefined) return answers.decidePlan(interactionId, { action: "approve" });
     if (answer.action === "reject") return answers.decidePlan(interactionId, { action: "reject", ...(answer.feedback ? { feedback: answer.feedback } : {}) });
     return Promise.reject(new InteractionError("invalid_params", `a plan is approved (without a scope) or rejected; "${answer.action}"${answer.scope ? ` with scope "${answer.scope}"` : ""} does not apply to ${interactionId}`));
