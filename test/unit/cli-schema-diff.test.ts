@@ -69,7 +69,7 @@ describe("schema diff finds what breaks a client", () => {
     expect(r.code).toBe(1);
     expect(lines(r.stdout).map((l) => JSON.parse(l))).toEqual([
       { severity: "breaking", kind: "server-notification", method: "turn/completed", pointer: "", message: "server notification removed" },
-      { breaking: 1, additive: 0 },
+      { breaking: 1, additive: 0, warnings: 0 },
     ]);
   });
 
@@ -85,7 +85,11 @@ describe("schema diff finds what breaks a client", () => {
     expect(r.code).toBe(1);
     const out = lines(r.stdout);
     expect(out).toContain("breaking request thread/start /params/workspaceId: new required field");
-    expect(out).toContain('breaking request thread/start /params/approvalPolicy: enum narrowed: no longer accepts "on-request"');
+    // AskForApproval is shared by four requests: said once, for the definition, with them.
+    expect(out).toContain('breaking AskForApproval /: enum narrowed: no longer accepts "on-request"');
+    expect(out[out.indexOf('breaking AskForApproval /: enum narrowed: no longer accepts "on-request"') + 1]).toBe(
+      "  reaches 4 methods: requests thread/fork, thread/resume, thread/start, turn/start (e.g. request thread/fork /params/approvalPolicy)",
+    );
     expect(out).toContain("breaking request thread/start /params/ephemeral: no longer accepts values of type boolean (retyped: was boolean or null, now string or null)");
     // What the client receives keeps working with the narrower enum: results name approvalPolicy too, and are not flagged.
     expect(out.filter((l) => l.includes("/result/") && l.includes("approvalPolicy"))).toEqual([]);
@@ -102,17 +106,21 @@ describe("schema diff finds what breaks a client", () => {
     const r = await diff(codexStable, changed);
     expect(r.code).toBe(1);
     const out = lines(r.stdout);
-    expect(out).toContain("breaking request thread/start /result/thread/preview: removed");
-    expect(out).toContain("breaking request thread/start /result/thread/createdAt: may now be of type string (retyped: was integer, now string)");
-    expect(out).toContain("additive request thread/start /result/thread/colour: new field");
-    expect(out).toContain("breaking server-notification thread/started /params/thread/preview: removed");
+    // Thread is in nine results and notifications: each change is said once, for Thread.
+    expect(out.filter((l) => !l.startsWith("  "))).toEqual([
+      "additive Thread /colour: new field",
+      "breaking Thread /createdAt: may now be of type string (retyped: was integer, now string)",
+      "breaking Thread /preview: removed",
+      "2 breaking, 1 additive",
+    ]);
+    expect(out[1]).toMatch(/^ {2}reaches 9 methods: requests thread\/fork, thread\/list, .*, thread\/unarchive; server notification thread\/started \(e\.g\. request thread\/fork \/result\/thread\)$/);
   });
 
   it("the experimental Codex bundle only adds to the stable one (real bundles of one release)", async () => {
     const r = await diff(codexStable, codexExperimental);
     expect(r.code).toBe(0);
     const out = lines(r.stdout);
-    expect(out.every((l) => l.startsWith("additive ") || l === out.at(-1))).toBe(true);
+    expect(out.every((l) => l.startsWith("additive ") || l.startsWith("  reaches ") || l === out.at(-1))).toBe(true);
     expect(out).toContain("additive request collaborationMode/list /: new request");
     expect(out).toContain("additive request thread/start /params/dynamicTools: new optional field");
     // Going back is breaking: a client written against the experimental API loses methods.

@@ -1,4 +1,5 @@
 import { methodKey, type MethodKind, type SchemaNode, type Surface, type SurfaceMethod } from "./surface.js";
+import { matchCodexResults } from "./codex-results.js";
 import { isObject } from "../../shared/unknown-values.js";
 import { unescapePointerSegment } from "../../shared/json-pointer.js";
 
@@ -8,7 +9,7 @@ import { unescapePointerSegment } from "../../shared/json-pointer.js";
  *   message definition; a request `XRequest` has its success response in `XResponse`.
  * - the official Codex app-server bundle (`codex app-server generate-json-schema`): the
  *   `ClientRequest`, `ClientNotification`, `ServerRequest`, `ServerNotification` unions; a request's
- *   result is the definition named like its params with `Response` for `Params`.
+ *   result is found by the names Codex gives responses (codex-results.ts).
  * - the official ACP schema: definitions annotated with `x-method` and `x-side` (the side that
  *   handles it), `XRequest` / `XNotification` being the params and `XResponse` the result.
  */
@@ -79,13 +80,16 @@ function ours(document: Json, defs: Json): Surface {
       if (side === "server" && typeof type === "string" && type !== "response") add(methods, { kind: "server-notification", name: type, params: def });
     }
   }
-  return { layout: "tau-gateway", document, methods };
+  return { layout: "tau-gateway", document, methods, envelopes: new Map(), warnings: [] };
 }
 
 function codexOfficial(document: Json, definitions: Json): Surface {
   const methods = new Map<string, SurfaceMethod>();
+  const envelopes: Surface["envelopes"] = new Map();
+  const warnings: string[] = [];
   const v2 = isObject(definitions.v2) ? definitions.v2 : {};
-  const definition = (name: string | undefined) => (name === undefined ? undefined : ((definitions[name] ?? v2[name]) as SchemaNode | undefined));
+  const definition = (name: string) => (definitions[name] ?? v2[name]) as SchemaNode | undefined;
+  const names = [...Object.keys(definitions), ...Object.keys(v2)];
   const unions: Array<[string, MethodKind]> = [
     ["ClientRequest", "request"],
     ["ClientNotification", "notification"],
@@ -95,21 +99,38 @@ function codexOfficial(document: Json, definitions: Json): Surface {
   for (const [union, kind] of unions) {
     const node = definitions[union];
     if (!isObject(node)) continue;
-    for (const member of [...(Array.isArray(node.oneOf) ? node.oneOf : []), ...(Array.isArray(node.anyOf) ? node.anyOf : [])]) {
+    const members = [...(Array.isArray(node.oneOf) ? node.oneOf : []), ...(Array.isArray(node.anyOf) ? node.anyOf : [])];
+    const found: SurfaceMethod[] = [];
+    for (const member of members) {
       if (!isObject(member) || !isObject(member.properties)) continue;
       const name = pinnedValue(member.properties.method);
-      if (typeof name !== "string") continue;
-      const params = member.properties.params as SchemaNode | undefined;
-      let result: SchemaNode | undefined;
-      if (kind === "request" || kind === "server-request") {
-        const paramsName = refName(params);
-        const title = typeof member.title === "string" ? member.title : undefined;
-        result = definition(paramsName?.replace(/Params$/, "Response")) ?? definition(title?.replace(/Request$/, "Response"));
-      }
-      add(methods, { kind, name, params, result });
+      if (typeof name === "string") found.push({ kind, name, params: member.properties.params as SchemaNode | undefined });
     }
+    if (kind === "request" || kind === "server-request") {
+      const { results, ambiguous } = matchCodexResults(
+        found.map((m) => ({ method: m.name, paramsName: coreRefName(m.params) })),
+        names,
+      );
+      for (const m of found) {
+        const result = results.get(m.name);
+        if (result !== undefined) m.result = definition(result);
+      }
+      for (const [method, fits] of ambiguous) warnings.push(`${union} ${method}: its result could be any of ${fits.join(", ")}`);
+    }
+    found.forEach((m) => add(methods, m));
+    // What stands beside the union's `oneOf` is part of every member.
+    if (isObject(node.properties)) envelopes.set(kind, { name: union, schema: { type: "object", properties: node.properties, required: node.required ?? [] } });
   }
-  return { layout: "codex (official)", document, methods };
+  return { layout: "codex (official)", document, methods, envelopes, warnings };
+}
+
+/** The definition a node names: a `$ref`, or one inside a nullable `anyOf` or an `allOf` wrapper. */
+function coreRefName(node: unknown): string | undefined {
+  if (!isObject(node)) return undefined;
+  if (typeof node.$ref === "string") return refName(node);
+  const wrapped = [node.anyOf, node.oneOf, node.allOf].find(Array.isArray) as unknown[] | undefined;
+  const refs = (wrapped ?? []).filter((n) => !(isObject(n) && n.type === "null"));
+  return refs.length === 1 ? refName(refs[0]) : undefined;
 }
 
 function acpOfficial(document: Json, defs: Json): Surface {
@@ -130,5 +151,5 @@ function acpOfficial(document: Json, defs: Json): Surface {
     }
   }
   for (const m of found) add(methods, { ...m, result: results.get(methodKey(m.kind, m.name)) });
-  return { layout: "acp (official)", document, methods };
+  return { layout: "acp (official)", document, methods, envelopes: new Map(), warnings: [] };
 }

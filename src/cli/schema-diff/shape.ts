@@ -43,8 +43,12 @@ function collect(document: Json, raw: SchemaNode, shape: Shape, depth: number): 
   if (node === false || !isObject(node)) return;
   const alternatives = [...(Array.isArray(node.anyOf) ? node.anyOf : []), ...(Array.isArray(node.oneOf) ? node.oneOf : [])];
   if (alternatives.length) {
-    for (const alternative of alternatives) collect(document, alternative as SchemaNode, shape, depth + 1);
-    return;
+    const inner: Shape = { any: false, free: new Set(), values: new Map(), objects: [], arrays: [] };
+    for (const alternative of alternatives) collect(document, alternative as SchemaNode, inner, depth + 1);
+    // Keywords beside the union apply to every alternative: properties standing next to a `oneOf`
+    // (Codex's ThreadItem.startedAtMs, ThreadRealtimeItem.observedAtMs) belong to each variant.
+    if (hasObjectKeywords(node)) inner.objects = inner.objects.map((o) => withSharedProperties(node, o));
+    return merge(shape, inner);
   }
   if (Array.isArray(node.allOf) && node.allOf.length) return collectAll(document, node, shape, depth);
   if ("const" in node) return addValue(shape, node.const);
@@ -61,6 +65,31 @@ function collect(document: Json, raw: SchemaNode, shape: Shape, depth: number): 
     else if (type === "array") shape.arrays.push(node);
     else if (SCALAR_TYPES.has(type)) shape.free.add(type);
   }
+}
+
+const hasObjectKeywords = (node: Json) => isObject(node.properties) || Array.isArray(node.required);
+
+/**
+ * An alternative with the properties and required fields of the union it is in. The same pair
+ * gives the same object every time: comparisons remember the pairs they compared by identity, and
+ * that is how a recursive type ends.
+ */
+const sharedCache = new WeakMap<Json, WeakMap<Json, Json>>();
+function withSharedProperties(union: Json, alternative: Json): Json {
+  let byAlternative = sharedCache.get(union);
+  if (!byAlternative) sharedCache.set(union, (byAlternative = new WeakMap()));
+  let merged = byAlternative.get(alternative);
+  if (!merged) {
+    const required = new Set([...(Array.isArray(union.required) ? (union.required as string[]) : []), ...(Array.isArray(alternative.required) ? (alternative.required as string[]) : [])]);
+    merged = {
+      ...alternative,
+      properties: { ...(isObject(union.properties) ? union.properties : {}), ...(isObject(alternative.properties) ? alternative.properties : {}) },
+      required: [...required],
+    };
+    if (alternative.additionalProperties === undefined && union.additionalProperties !== undefined) merged.additionalProperties = union.additionalProperties;
+    byAlternative.set(alternative, merged);
+  }
+  return merged;
 }
 
 /**

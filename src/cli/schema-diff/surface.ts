@@ -19,7 +19,7 @@ export interface SurfaceMethod {
   name: string;
   /** The params (for a Tau server message: the whole message), when the bundle defines them. */
   params?: SchemaNode;
-  /** The result of a request, when the bundle defines it. */
+  /** The result of a request, when the bundle defines it (a request without one is warned about). */
   result?: SchemaNode;
 }
 
@@ -29,6 +29,13 @@ export interface Surface {
   /** The whole document, against which `$ref`s resolve. */
   document: Record<string, unknown>;
   methods: Map<string, SurfaceMethod>;
+  /**
+   * What every message of a kind carries besides its method and params, by the name of the union
+   * that says so: the official Codex `ServerNotification` has `emittedAtMs` beside its `oneOf`.
+   */
+  envelopes: Map<MethodKind, { name: string; schema: SchemaNode }>;
+  /** What the reader could not settle (a request whose result two definitions fit equally). */
+  warnings: string[];
 }
 
 export const methodKey = (kind: MethodKind, name: string) => `${kind} ${name}`;
