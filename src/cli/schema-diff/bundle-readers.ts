@@ -86,7 +86,7 @@ function ours(document: Json, defs: Json): Surface {
 function codexOfficial(document: Json, definitions: Json): Surface {
   const methods = new Map<string, SurfaceMethod>();
   const envelopes: Surface["envelopes"] = new Map();
-  const warnings: string[] = [];
+  const warnings: Surface["warnings"] = [];
   const v2 = isObject(definitions.v2) ? definitions.v2 : {};
   const definition = (name: string) => (definitions[name] ?? v2[name]) as SchemaNode | undefined;
   const names = [...Object.keys(definitions), ...Object.keys(v2)];
@@ -115,7 +115,7 @@ function codexOfficial(document: Json, definitions: Json): Surface {
         const result = results.get(m.name);
         if (result !== undefined) m.result = definition(result);
       }
-      for (const [method, fits] of ambiguous) warnings.push(`${union} ${method}: its result could be any of ${fits.join(", ")}`);
+      for (const [method, fits] of ambiguous) warnings.push({ method, text: `${union} ${method}: its result could be any of ${fits.join(", ")}` });
     }
     found.forEach((m) => add(methods, m));
     // What stands beside the union's `oneOf` is part of every member.

@@ -50,7 +50,7 @@ const hasResult = (kind: MethodKind) => kind === "request" || kind === "server-r
 export function compareSurfaces(before: Surface, after: Surface, view: View = "client"): Comparison {
   const engine = new Engine(before, after, view);
   const methodChanges: MethodChange[] = [];
-  const warnings: Warning[] = [...before.warnings.map((text) => ({ text: `OLD: ${text}` })), ...after.warnings.map((text) => ({ text: `NEW: ${text}` }))];
+  const warnings: Warning[] = [...before.warnings.map((w) => ({ ...w, text: `OLD: ${w.text}` })), ...after.warnings.map((w) => ({ ...w, text: `NEW: ${w.text}` }))];
   for (const [key, old] of before.methods) {
     const current = after.methods.get(key);
     if (!current) {

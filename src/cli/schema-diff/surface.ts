@@ -34,8 +34,8 @@ export interface Surface {
    * that says so: the official Codex `ServerNotification` has `emittedAtMs` beside its `oneOf`.
    */
   envelopes: Map<MethodKind, { name: string; schema: SchemaNode }>;
-  /** What the reader could not settle (a request whose result two definitions fit equally). */
-  warnings: string[];
+  /** What the reader could not settle (a request whose result two definitions fit equally), with the method it is about. */
+  warnings: Array<{ method: string; text: string }>;
 }
 
 export const methodKey = (kind: MethodKind, name: string) => `${kind} ${name}`;

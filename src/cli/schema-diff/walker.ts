@@ -152,7 +152,10 @@ export class Walker {
       const many = before.length === 1 ? after : before;
       const pair = (o: Json): [Json, Json] => (before.length === 1 ? [before[0]!, o] : [o, after[0]!]);
       const findings = this.collect(() => many.forEach((o) => this.object(...pair(o), flow, pointer, within(o))));
-      const merged = mergeVariants(findings, variant.length, many.map((o) => name(o)).filter((n): n is string => n !== undefined), tag);
+      const names = many.map(name);
+      // Variants without a name cannot be told apart: what they find is said as it is.
+      if (names.some((n) => n === undefined)) return findings.forEach((f) => this.sink(f));
+      const merged = mergeVariants(findings, variant.length, names as string[], tag);
       const becameUnion = before.length === 1 && tag !== undefined && pinnedValue(propertiesOf(before[0]!)[tag]) === undefined;
       if (!becameUnion) return merged.forEach((f) => this.sink(f));
       return this.unionSummary(merged, pointer, variant, tag, after.map(value));
