@@ -75,6 +75,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
       access: { authenticated: config.tokens !== undefined, hosts: allowedHostNames(inspector.listenHost, inspector.hosts) },
       heartbeatMs: config.sseHeartbeatMs,
       maxBufferedBytes: limits.maxBufferedBytes,
+      stallTimeoutMs: limits.idleTimeoutMs,
     });
   }
   return app;

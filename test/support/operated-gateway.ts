@@ -43,6 +43,8 @@ export interface OperatedGatewayOptions {
   tokens?: TokenRegistry;
   /** Fastify's trustProxy, as `serve --trust-proxy` sets it. */
   trustProxy?: boolean | string[];
+  /** Also serve Ask on this Unix socket (`serve --socket`). */
+  socketPath?: string;
 }
 
 export async function startOperatedGateway(options: OperatedGatewayOptions = {}): Promise<OperatedGateway> {
@@ -70,7 +72,7 @@ export async function startOperatedGateway(options: OperatedGatewayOptions = {})
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
-      dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" } })],
+      dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" }, ...(options.socketPath ? { socket: { path: options.socketPath, mode: 0o600 } } : {}) })],
       maxMessageBytes: options.maxMessageBytes,
       limits: options.limits,
       tokens: options.tokens,
