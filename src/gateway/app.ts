@@ -16,7 +16,7 @@ import { livenessRoute, readinessRoute } from "./routes/health.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { schemaRoutes } from "./routes/schema.js";
 import { tauRoute } from "./routes/tau.js";
-import { allowedHostNames } from "./inspector/access-guard.js";
+import { allowedHostNames } from "./auth/hosts.js";
 import { inspectorRoutes } from "./inspector/inspector-routes.js";
 import { teeTaps } from "../transports/recording/frame-tap.js";
 import { gatewayServices } from "./services.js";
@@ -51,9 +51,9 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check. At close
   // the WebSocket close handshake gets what is left of the drain (`app.drain` exists by then).
   app.register(clientSockets, { limits, maxMessageBytes, closeHandshakeMs: () => app.drain.closeHandshakeBudgetMs(), recording: frameTap });
-  // Before every route: request id, then Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
+  // Before every route: request id, then (without tokens) Host allowlist, Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
   app.register(requestIdHeader);
-  app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins });
+  app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins, allowedHosts: config.allowedHosts });
   app.register(gatewayDrain, { timeoutMs: config.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS, turns: config.turns });
   app.register(gatewayCallGates, { maxInflight: limits.maxInflight });
 

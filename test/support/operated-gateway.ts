@@ -43,6 +43,8 @@ export interface OperatedGatewayOptions {
   tokens?: TokenRegistry;
   /** Fastify's trustProxy, as `serve --trust-proxy` sets it. */
   trustProxy?: boolean | string[];
+  /** Without tokens: the Host names served (`serve --allowed-hosts`, with the loopback names). */
+  allowedHosts?: "*" | readonly string[];
   /** Also serve Ask on this Unix socket (`serve --socket`). */
   socketPath?: string;
 }
@@ -77,6 +79,7 @@ export async function startOperatedGateway(options: OperatedGatewayOptions = {})
       limits: options.limits,
       tokens: options.tokens,
       trustProxy: options.trustProxy,
+      allowedHosts: options.allowedHosts,
     });
     const httpUrl = await app.listen({ host: "127.0.0.1", port: 0 });
     const wsUrl = httpUrl.replace("http://", "ws://");

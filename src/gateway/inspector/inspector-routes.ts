@@ -65,8 +65,8 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
     return refuseInspector(access, request, reply);
   });
 
-  const page = { config: { tokenOptional: true, checksOwnOrigin: true } };
-  const data = { config: { checksOwnOrigin: true } };
+  const page = { config: { tokenOptional: true, checksOwnOrigin: true, checksOwnHost: true } };
+  const data = { config: { checksOwnOrigin: true, checksOwnHost: true } };
   const sendFile = (reply: FastifyReply, name: string) => {
     const file = files.get(name);
     if (!file) return reply.code(404).send({ error: "not_found", message: `the inspector has no file ${JSON.stringify(name)}` });

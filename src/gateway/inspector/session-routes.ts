@@ -36,7 +36,7 @@ type AnswerParams = { Params: { id: string; interactionId: string }; Body: Opera
 
 export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewer }: SessionRoutesOptions): Promise<void> {
   const csrf = randomBytes(32).toString("base64url");
-  const data = { config: { checksOwnOrigin: true } };
+  const data = { config: { checksOwnOrigin: true, checksOwnHost: true } };
 
   // Requests this scope refuses before a handler runs (a body that breaks the schema, not JSON) get the inspector's own error shape.
   app.setErrorHandler((error: FastifyError, _request, reply) => {
