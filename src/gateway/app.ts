@@ -60,7 +60,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   app.register(livenessRoute);
   app.register(readinessRoute);
   app.register(schemaRoutes);
-  app.register(metricsRoute);
+  app.register(metricsRoute, { operatorsOnly: (config.tokens?.tenantCount ?? 0) > 1 });
   app.register(tauRoute, { tauUpstream: config.tauUpstream, maxInflight: limits.maxInflight });
   const routesContext = { limits, maxMessageBytes, authenticated: config.tokens !== undefined, sseHeartbeatMs: config.sseHeartbeatMs, recording: frameTap };
   for (const dialect of dialects) {
