@@ -5,7 +5,7 @@ import { Deadline } from "../../shared/deadline.js";
 import { PLUGIN } from "../plugin-names.js";
 import { refuseInspector, type InspectorAccess } from "./access-guard.js";
 import type { InspectorEvent, InspectorHub } from "./inspector-hub.js";
-import { seesEvent, snapshotFor, sees, viewerOf } from "./inspector-viewer.js";
+import { eventFor, missedBy, seesEvent, snapshotFor, sees, viewerOf } from "./inspector-viewer.js";
 import { readPageFiles } from "./page-files.js";
 import { sessionRoutes } from "./session-routes.js";
 import type { InspectedSessions } from "./session-view.js";
@@ -123,8 +123,12 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
       put(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
     const watcher = viewer(request);
-    const send = (event: InspectorEvent) => seesEvent(watcher, hub, event, sessionTenant) && write(event.type, event.seq, event);
-    const missed = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? hub.since(Number(lastEventId)) : undefined;
+    const send = (event: InspectorEvent) => {
+      if (!seesEvent(watcher, hub, event, sessionTenant)) return;
+      const shown = eventFor(watcher, hub, event);
+      write(shown.type, shown.seq, shown);
+    };
+    const missed = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? missedBy(watcher, hub, Number(lastEventId)) : undefined;
     if (missed) missed.forEach(send);
     else {
       const snapshot = snapshotFor(watcher, hub, sessionTenant);

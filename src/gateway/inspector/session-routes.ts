@@ -86,7 +86,7 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewe
       return reply.code(status).send({ error: error.code === "invalid_params" ? "invalid_request" : "not_pending", message: error.message });
     }
     const decision = { sessionId: id, interactionId, ...request.body, by: request.principal?.tokenId ?? "loopback", at: new Date().toISOString() };
-    hub.recordDecision(decision);
+    hub.recordDecision(decision, record.tenant);
     return { decided: true, decision };
   });
 }
