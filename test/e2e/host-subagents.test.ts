@@ -71,9 +71,9 @@ describe("/subagent", () => {
 
   it("runs two at once; session.interruptSubagent stops the slow one through the mutation queue and the turn goes on", async () => {
     const turn = client.send("session.submit", { sessionId, text: "/subagent quick fast task\n/subagent-slow 600000 slow long task\nboth" });
-    const working = await client.waitFor((m) => m.type === "session.subagentActivities" && m.changes.some((c: any) => c.state?.activities.some((a: any) => a.text === "Working on slow…")));
+    const working = await client.waitFor((m) => m.type === "session.subagentActivities" && m.changes.some((c: any) => c.state?.activities.some((a: any) => a.text === "Working on slow…")), "the slow sub-agent at work");
     const slowId = working.changes[0].agentId;
-    const quick = await client.waitFor((m) => m.type === "session.delta" && m.delta.changes?.some((c: any) => c.type === "agent.set" && c.agent.title === "quick" && c.agent.run.status === "succeeded"));
+    const quick = await client.waitFor((m) => m.type === "session.delta" && m.delta.changes?.some((c: any) => c.type === "agent.set" && c.agent.title === "quick" && c.agent.run.status === "succeeded"), "the quick sub-agent to succeed");
     expect(quick).toBeDefined();
     expect(client.hasResponse(turn.id)).toBe(false);
 
@@ -92,7 +92,7 @@ describe("/subagent", () => {
 
   it("outlives session.interrupt, which ends only the turn", async () => {
     const turn = client.send("session.submit", { sessionId, text: "/subagent-slow 600000 watcher keep watching" });
-    const working = await client.waitFor((m) => m.type === "session.subagentActivities" && m.changes.some((c: any) => c.state?.activities.length === 2));
+    const working = await client.waitFor((m) => m.type === "session.subagentActivities" && m.changes.some((c: any) => c.state?.activities.length === 2), "the watcher at work");
     await client.call("session.interrupt", { sessionId });
     expect(resultOf(await turn.response).turn.status).toBe("aborted");
     expect((await agentsOf())[0].run.status).toBe("running");
