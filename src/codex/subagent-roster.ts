@@ -45,8 +45,9 @@ export class SubagentRoster {
       case "subagent.activity": {
         const { agentId, runRevision, index, activities } = event.payload;
         const turnId = childTurnId(agentId, runRevision);
+        const known = this.live.get(agentId);
         activities.forEach((activity, i) => {
-          if (activity.type === "assistant") this.live.get(agentId) && (this.live.get(agentId)!.lastSaid = activity.text);
+          if (activity.type === "assistant" && known) known.lastSaid = activity.text;
           const item = activityThreadItem(turnId, index + i, activity);
           this.toChild(agentId, "item/started", { threadId: agentId, turnId, item, startedAtMs: Date.now() });
           this.toChild(agentId, "item/completed", { threadId: agentId, turnId, item, completedAtMs: Date.now() });
