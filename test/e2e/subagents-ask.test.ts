@@ -1,5 +1,8 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectContiguous, openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
+import { eventually, expectContiguous, openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 /**
@@ -68,5 +71,28 @@ describe("sub-agents as Ask events", () => {
     await waitForTerminal(joiner, sessionId, turnId);
     expect(payloadsOf<any>(joiner.eventsOf(sessionId), "subagent.completed")).toEqual([expect.objectContaining({ agentId, status: "interrupted" })]);
     expect(joiner.invalid).toEqual([]);
+  });
+
+  it("a sub-agent cut off by a host restart ends interrupted for the clients, once, after the reconnect at the latest", async () => {
+    const stateDir = realpathSync(mkdtempSync(join(tmpdir(), "subagent-restart-")));
+    const restarting = await startTestGateway({ stateDir });
+    try {
+      const ask = await restarting.client();
+      const sessionId = await openSession(ask);
+      const { turnId } = await ask.request("session/send", { sessionId, content: "/subagent-slow 600000 watcher keep watching" });
+      await ask.waitFor(() => payloadsOf(ask.eventsOf(sessionId), "subagent.activity").length === 2, "the watcher at work");
+      await restarting.stopHost();
+      await eventually(() => !restarting.stack.upstream!.connected, "the bridge connection to drop");
+      await restarting.startHost();
+      await waitForTerminal(ask, sessionId, turnId);
+      await ask.waitFor(() => payloadsOf(ask.eventsOf(sessionId), "subagent.completed").length > 0, "the watcher's end");
+      expect(payloadsOf<any>(ask.eventsOf(sessionId), "subagent.completed")).toEqual([expect.objectContaining({ title: "watcher", status: "interrupted" })]);
+      expect(payloadsOf(ask.eventsOf(sessionId), "subagent.started")).toHaveLength(1);
+      expectContiguous(ask.eventsOf(sessionId));
+      expect(ask.invalid).toEqual([]);
+    } finally {
+      await restarting.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 });
