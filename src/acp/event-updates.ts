@@ -136,7 +136,7 @@ export class EventUpdates {
         return [{ sessionUpdate: "compaction_update", compactionId: operationId, status: acpStatus, ...(why ? { error: why } : {}) }];
       }
       default:
-        return this.subagents.translate(event);
+        return this.subagents.translate(event, context.snapshot);
     }
   }
 

@@ -28,7 +28,8 @@ const MAX_SHOWN = 64;
 export class SubagentCards {
   private readonly cards = new Map<string, Card>();
 
-  translate(event: Event): SessionUpdate[] {
+  /** `snapshot`: the session's, to announce the card of a run whose start this connection never saw (it resumed meanwhile). */
+  translate(event: Event, snapshot?: Snapshot): SessionUpdate[] {
     switch (event.type) {
       case "subagent.started": {
         const { agentId, runRevision, title, model } = event.payload;
@@ -51,7 +52,13 @@ export class SubagentCards {
         const { agentId, runRevision, activities } = event.payload;
         const toolCallId = subagentCardId(agentId, runRevision);
         const card = this.cards.get(toolCallId);
-        if (!card || card.finished) return [];
+        if (!card) {
+          const agent = snapshot?.agents[agentId];
+          if (!agent || agent.run.revision !== runRevision) return [];
+          const started = this.translate({ type: "subagent.started", seq: 0, payload: { agentId, runRevision, title: agent.title, model: agent.model.id, workingDirectory: agent.workingDirectory } });
+          return [...started, ...this.translate(event)];
+        }
+        if (card.finished) return [];
         card.activities.push(...activities);
         card.activities.splice(0, Math.max(0, card.activities.length - MAX_SHOWN));
         return [{ sessionUpdate: "tool_call_update", toolCallId, content: contentOf(card.activities) }];

@@ -139,6 +139,11 @@ describe("sub-agents on one session with three clients", () => {
     const agentId = card.params.update._meta.subagent.sessionId;
     await acp.next((m) => m.method === "session/update" && m.params.update.toolCallId === card.params.update.toolCallId && m.params.update.content?.length === 2);
 
+    // An editor that resumes the session (nothing replayed) meanwhile gets the card announced with the run's next change (here its end).
+    const resumer = await RawAcpClient.connect(gw.acpUrl);
+    await resumer.initialize();
+    expect((await resumer.request("session/resume", { sessionId, cwd: gw.cwd, mcpServers: [] })).error).toBeUndefined();
+
     // A terminal attached to the child thread while it runs gets its run live.
     const codex = await gw.codexClient();
     await codex.initialize();
@@ -153,8 +158,13 @@ describe("sub-agents on one session with three clients", () => {
     await codex.waitFor((m) => m.method === "turn/completed" && m.params.threadId === agentId && m.params.turn.id === childTurnId && m.params.turn.status === "interrupted");
     // The parent's turn, which waited for it, completes.
     expect(await waitForTerminal(ask, sessionId, turnId)).toMatchObject({ type: "turn.completed" });
+    const resumed = await resumer.next((m) => m.method === "session/update" && m.params.update.toolCallId === card.params.update.toolCallId && m.params.update.status === "failed");
+    expect(resumer.received.find((m) => m.params?.update?.toolCallId === card.params.update.toolCallId).params.update).toMatchObject({ sessionUpdate: "tool_call", title: "Sub-agent: watcher" });
+    expect(resumed.params.update.rawOutput).toMatchObject({ status: "interrupted" });
     expect(codex.invalid).toEqual([]);
     expect(agentMessageProblems(acp.received, acp.sent)).toEqual([]);
+    expect(agentMessageProblems(resumer.received, resumer.sent)).toEqual([]);
     await acp.close();
+    await resumer.close();
   });
 });
