@@ -102,6 +102,17 @@ describe("/subagent", () => {
     expect(await client.call("session.interruptSubagent", { sessionId, subagentId: working.changes[0].agentId })).toEqual({ found: true });
   });
 
+  it("outlives a compaction, which keeps the session's sub-agents", async () => {
+    await client.call("session.submit", { sessionId, text: "some history first" });
+    const turn = client.send("session.submit", { sessionId, text: "/subagent-slow 600000 keeper keep going" });
+    const working = await client.waitFor((m) => m.type === "session.subagentActivities" && m.changes.some((c: any) => c.state?.activities.length === 2), "the keeper at work");
+    await client.call("session.compact", { sessionId, mode: "summary-only" });
+    expect(resultOf(await turn.response).turn.status).toBe("aborted");
+    expect((await agentsOf())[0]).toMatchObject({ title: "keeper", run: { status: "running" } });
+    await client.call("session.interruptSubagent", { sessionId, subagentId: working.changes[0].agentId });
+    expect((await agentsOf())[0].run.status).toBe("interrupted");
+  });
+
   it("interruptSubagent of an unknown id finds none; a malformed directive fails the turn saying why", async () => {
     expect(await client.call("session.interruptSubagent", { sessionId, subagentId: "nobody" })).toEqual({ found: false });
     const result = await client.call("session.submit", { sessionId, text: "/subagent lonely" });
