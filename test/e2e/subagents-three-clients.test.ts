@@ -3,6 +3,7 @@ import { agentMessageProblems } from "../support/acp-official-schema.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
 import { openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { codexOnSession, editorOnSession } from "../support/session-joiners.js";
 
 /**
  * A turn that starts two sub-agents, on one session with a Codex, an ACP and an Ask client on it:
@@ -25,12 +26,8 @@ describe("sub-agents on one session with three clients", () => {
   it("are seen live and on resume by a Codex, an ACP and an Ask client; the Codex client interrupts one", async () => {
     const ask = await gw.client();
     const sessionId = await openSession(ask);
-    const codex = await gw.codexClient();
-    await codex.initialize();
-    await codex.request("thread/resume", { threadId: sessionId });
-    const acp = await RawAcpClient.connect(gw.acpUrl);
-    await acp.initialize();
-    expect((await acp.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] })).error).toBeUndefined();
+    const codex = await codexOnSession(gw, sessionId);
+    const acp = await editorOnSession(gw, sessionId);
 
     const { turnId } = await ask.request("session/send", { sessionId, content: PROMPT });
     const started = () => payloadsOf<any>(ask.eventsOf(sessionId), "subagent.started");
