@@ -8,10 +8,12 @@ import { threadObject } from "./thread.js";
 export interface ThreadDigest {
   tenant: string | undefined;
   thread: Thread;
+  /** Epoch milliseconds. */
+  createdAtMs: number;
   /** Epoch milliseconds of the last message. */
   updatedAtMs: number;
 }
 
 export function threadDigestOf(snapshot: Snapshot, serverVersion: string): ThreadDigest {
-  return { tenant: sessionTenant(snapshot), thread: threadObject(snapshot, serverVersion, { type: "notLoaded" }, []), updatedAtMs: lastActivityMs(snapshot) };
+  return { tenant: sessionTenant(snapshot), thread: threadObject(snapshot, serverVersion, { type: "notLoaded" }, []), createdAtMs: snapshot.createdAt, updatedAtMs: lastActivityMs(snapshot) };
 }

@@ -1,5 +1,4 @@
 import type {
-  Thread,
   ThreadListParams,
   ThreadListResult,
   ThreadLoadedListParams,
@@ -22,6 +21,7 @@ import { DynamicTools, dynamicFunctions } from "../dynamic-tools.js";
 import { hostCatalogSnapshot } from "../host-catalog.js";
 import { CodexServerRequests } from "../server-requests.js";
 import type { CodexThread } from "../thread.js";
+import { checkListParams, threadListPage, type ListedThread } from "../thread-list.js";
 import { turnPage } from "../turn-pages.js";
 
 /**
@@ -86,30 +86,21 @@ export async function threadTurnsList({ services, peer }: CodexMethodContext, pa
   return turnPage(thread.thread(true).turns, params);
 }
 
-/** The tenant's threads, most recently updated first; `cursor` is the offset the previous page ended at. */
+/** The tenant's threads, a page at a time, filtered and ordered as asked (thread-list.ts has the rules). */
 export async function threadList({ services, peer }: CodexMethodContext, params: ThreadListParams): Promise<ThreadListResult> {
-  const offset = params.cursor ? Number(params.cursor) : 0;
-  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidParams("cursor", "not a cursor this server returned");
+  checkListParams(params);
   const { sessions } = await services.core.upstream.request("session.list", {});
   // Closed with Ask's session/close: every dialect finds them gone.
   const closed = await services.core.sessions.closedAmong(sessions.map((s) => s.sessionId));
-  const cwds = cwdFilter(params.cwd);
-  const term = params.searchTerm?.toLowerCase();
-  const found: Array<{ thread: Thread; order: number }> = [];
+  const listed: ListedThread[] = [];
   for (const { sessionId } of sessions) {
     if (closed.has(sessionId)) continue;
     const digest = await services.threadDigests.digest(sessionId);
     if (!digest || digest.tenant !== peer.tenant) continue;
     const loaded = services.threads.get(sessionId);
-    const thread = loaded ? loaded.thread(false) : digest.thread;
-    if (cwds && !cwds.includes(thread.cwd)) continue;
-    if (term && !thread.preview.toLowerCase().includes(term)) continue;
-    found.push({ thread, order: digest.updatedAtMs });
+    listed.push({ thread: loaded ? loaded.thread(false) : digest.thread, createdAtMs: digest.createdAtMs, updatedAtMs: digest.updatedAtMs });
   }
-  found.sort((a, b) => b.order - a.order);
-  const limit = params.limit ?? 50;
-  const page = found.slice(offset, offset + limit).map((f) => f.thread);
-  return { data: page, nextCursor: offset + limit < found.length ? String(offset + limit) : null };
+  return threadListPage(listed, params);
 }
 
 export async function threadLoadedList({ services, peer }: CodexMethodContext, params: ThreadLoadedListParams): Promise<ThreadLoadedListResult> {
@@ -127,8 +118,3 @@ async function personaNamed({ services }: CodexMethodContext, model: string | nu
   return snapshot?.catalog.personas.some((p) => p.id === model) ? model : undefined;
 }
 
-function cwdFilter(value: unknown): string[] | undefined {
-  if (typeof value === "string") return [value];
-  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
-  return undefined;
-}

@@ -29,6 +29,9 @@ export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-acces
 export const APPROVALS_REVIEWERS = ["user", "auto_review", "guardian_subagent"] as const;
 export const THREAD_ACTIVE_FLAGS = ["waitingOnApproval", "waitingOnUserInput"] as const;
 export const SESSION_SOURCES = ["cli", "vscode", "exec", "appServer", "unknown"] as const;
+/** What thread/list's `sourceKinds` filters on: the plain sources and each kind of sub-agent. */
+export const THREAD_SOURCE_KINDS = ["cli", "vscode", "exec", "appServer", "subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther", "unknown"] as const;
+export const THREAD_SORT_KEYS = ["created_at", "updated_at", "recency_at", "section_position"] as const;
 export const TURN_STATUSES = ["completed", "interrupted", "failed", "inProgress"] as const;
 export const COMMAND_EXECUTION_STATUSES = ["inProgress", "completed", "failed", "declined"] as const;
 export const TOOL_CALL_STATUSES = ["inProgress", "completed", "failed"] as const;
@@ -125,6 +128,9 @@ export const typeDefinitions: Record<string, Schema> = {
     "Where the thread was started; the gateway reports appServer.",
     union(oneOfStrings(SESSION_SOURCES), obj({ custom: str() }, { strict: true }), obj({ subAgent: any() }, { strict: true })),
   ),
+  ThreadSourceKind: oneOfStrings(THREAD_SOURCE_KINDS),
+  ThreadSortKey: oneOfStrings(THREAD_SORT_KEYS),
+  ThreadListCwdFilter: describe("One path, or several (a thread matches any of them exactly).", union(str(), arr(str()))),
   Thread: obj(
     {
       id: str(),
