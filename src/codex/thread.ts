@@ -202,8 +202,17 @@ export class CodexThread {
     if (this.dynamic?.owner === peer) this.useDynamicTools(undefined);
   }
 
+  /**
+   * The status thread/list and thread/read report: the live one while a connection here has the
+   * thread loaded or a turn of it runs, whoever runs it (another Codex connection, a client of
+   * another dialect), as the app-server reports a thread it runs; otherwise notLoaded.
+   */
+  get reportedStatus(): ThreadStatus {
+    return this.loaded || this.currentTurnId !== undefined ? this.status : { type: "notLoaded" };
+  }
+
   /** The Codex thread object; turns only when asked for. */
-  thread(includeTurns: boolean, status: ThreadStatus = this.loaded ? this.status : { type: "notLoaded" }): Thread {
+  thread(includeTurns: boolean, status: ThreadStatus = this.reportedStatus): Thread {
     return threadObject(this.snapshot, this.options.serverVersion, status, includeTurns ? this.turns() : []);
   }
 

@@ -1,4 +1,5 @@
 import type {
+  Thread,
   ThreadListParams,
   ThreadListResult,
   ThreadLoadedListParams,
@@ -87,20 +88,32 @@ export async function threadTurnsList({ services, peer }: CodexMethodContext, pa
 }
 
 /** The tenant's threads, a page at a time, filtered and ordered as asked (thread-list.ts has the rules). */
-export async function threadList({ services, peer }: CodexMethodContext, params: ThreadListParams): Promise<ThreadListResult> {
+export async function threadList(ctx: CodexMethodContext, params: ThreadListParams): Promise<ThreadListResult> {
+  const { services, peer } = ctx;
   checkListParams(params);
   const { sessions } = await services.core.upstream.request("session.list", {});
   // Closed with Ask's session/close: every dialect finds them gone.
   const closed = await services.core.sessions.closedAmong(sessions.map((s) => s.sessionId));
   const listed: ListedThread[] = [];
-  for (const { sessionId } of sessions) {
+  for (const { sessionId, lifecycle } of sessions) {
     if (closed.has(sessionId)) continue;
     const digest = await services.threadDigests.digest(sessionId);
     if (!digest || digest.tenant !== peer.tenant) continue;
-    const loaded = services.threads.get(sessionId);
-    listed.push({ thread: loaded ? loaded.thread(false) : digest.thread, createdAtMs: digest.createdAtMs, updatedAtMs: digest.updatedAtMs });
+    listed.push({ thread: await listedThread(ctx, sessionId, lifecycle === "running", digest.thread), createdAtMs: digest.createdAtMs, updatedAtMs: digest.updatedAtMs });
   }
   return threadListPage(listed, params);
+}
+
+/**
+ * A listed thread with the status of whatever runs it: a thread a connection here has loaded, or
+ * whose session runs a turn here (any dialect's), reports its own (active, with what it waits
+ * on); a session the host runs for another gateway or replica is active; any other is notLoaded.
+ */
+async function listedThread({ services, peer }: CodexMethodContext, sessionId: string, hostRunning: boolean, digest: Thread): Promise<Thread> {
+  const known = services.threads.get(sessionId);
+  if (known) return known.thread(false);
+  if (services.core.sessions.get(sessionId)?.hub.running) return (await services.threads.open(sessionId, peer.tenant)).thread(false);
+  return hostRunning ? { ...digest, status: { type: "active", activeFlags: [] } } : digest;
 }
 
 export async function threadLoadedList({ services, peer }: CodexMethodContext, params: ThreadLoadedListParams): Promise<ThreadLoadedListResult> {
