@@ -8,6 +8,7 @@ import type { RequestCause } from "../shared/request-cause.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, policyOf, sandboxOf } from "./approval-policy.js";
 import { lastActivityMs } from "../bridge/session-activity.js";
+import { sessionEphemeral } from "../bridge/session-attributes.js";
 import { preview, turnsOf, userInputOf } from "./history.js";
 import { openTextItem } from "./text-items.js";
 import { PlanQuestions } from "./plan-questions.js";
@@ -129,6 +130,11 @@ export class CodexThread {
       if (event.type !== "model.streaming" && event.type !== "model.thinking") this.translator.event(event);
     }
     this.translator.adoptRunningTurn(turnId, openTextItem(this.snapshot, turnId));
+  }
+
+  /** Made by thread/start with `ephemeral: true`: listed to nobody, not resumable, closed when its last client leaves. */
+  get ephemeral(): boolean {
+    return sessionEphemeral(this.snapshot);
   }
 
   get snapshot(): Snapshot {
@@ -353,7 +359,7 @@ export function threadObject(snapshot: Snapshot, serverVersion: string, status: 
     id: snapshot.sessionId,
     sessionId: snapshot.sessionId,
     preview: preview(snapshot),
-    ephemeral: false,
+    ephemeral: sessionEphemeral(snapshot),
     modelProvider: MODEL_PROVIDER,
     createdAt: Math.floor(snapshot.createdAt / 1000),
     updatedAt: Math.floor(lastActivityMs(snapshot) / 1000),

@@ -98,7 +98,7 @@ export async function listSessions(ctx: AcpMethodContext, params: SessionListPar
   for (const { sessionId } of sessions) {
     if (closed.has(sessionId)) continue;
     const listed = await ctx.services.listed.digest(sessionId);
-    if (!listed || listed.tenant !== ctx.client.peer.tenant) continue;
+    if (!listed || listed.tenant !== ctx.client.peer.tenant || listed.ephemeral) continue;
     if (params.cwd != null && listed.cwd !== params.cwd) continue;
     found.push({ sessionId, cwd: listed.cwd, updatedAt: new Date(listed.at).toISOString(), at: listed.at });
   }

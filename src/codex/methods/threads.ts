@@ -16,7 +16,7 @@ import type {
 import { askJoiningClient } from "../../bridge/interactions/index.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, requestedPolicy } from "../approval-policy.js";
-import { invalidParams } from "../codex-errors.js";
+import { codexError, invalidParams } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 import { DynamicTools, dynamicFunctions } from "../dynamic-tools.js";
 import { hostCatalogSnapshot } from "../host-catalog.js";
@@ -44,7 +44,7 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
   const personaId = await personaNamed(ctx, params.model);
   const { sessionId } = await services.core.upstream.request("session.create", {
     executionEnvironment: { kind: "local", cwd },
-    attributes: createAttributes(peer.tenant, approvalModeOf(policy)),
+    attributes: createAttributes(peer.tenant, approvalModeOf(policy), { ephemeral: params.ephemeral === true }),
     ...(personaId ? { personaId } : {}),
   });
   const thread = await services.threads.open(sessionId, peer.tenant);
@@ -61,6 +61,8 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
 export async function threadResume(ctx: CodexMethodContext, params: ThreadResumeParams): Promise<ThreadResumeResult> {
   const { services, peer } = ctx;
   const thread = await services.threads.open(params.threadId, peer.tenant);
+  // Nothing of an ephemeral thread is kept to resume from, as Codex writes no rollout of one.
+  if (thread.ephemeral) throw codexError("invalid_request", `no rollout found for thread id ${params.threadId}`);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
   if (policy !== undefined) await thread.setApprovalPolicy(policy);
   // Otherwise it reports the session's mode, as it stands on every replica.
@@ -78,12 +80,14 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
 
 export async function threadRead({ services, peer }: CodexMethodContext, params: ThreadReadParams): Promise<ThreadReadResult> {
   const thread = await services.threads.open(params.threadId, peer.tenant);
+  if (thread.ephemeral && params.includeTurns === true) throw codexError("invalid_request", "ephemeral threads do not support includeTurns");
   return { thread: thread.thread(params.includeTurns === true) };
 }
 
 /** A page of the thread's turns, from the history thread/read gives (turn-pages.ts has the paging). */
 export async function threadTurnsList({ services, peer }: CodexMethodContext, params: ThreadTurnsListParams): Promise<ThreadTurnsListResult> {
   const thread = await services.threads.open(params.threadId, peer.tenant);
+  if (thread.ephemeral) throw codexError("invalid_request", "ephemeral threads do not support thread/turns/list");
   return turnPage(thread.thread(true).turns, params);
 }
 
@@ -98,7 +102,8 @@ export async function threadList(ctx: CodexMethodContext, params: ThreadListPara
   for (const { sessionId, lifecycle } of sessions) {
     if (closed.has(sessionId)) continue;
     const digest = await services.threadDigests.digest(sessionId);
-    if (!digest || digest.tenant !== peer.tenant) continue;
+    // An ephemeral thread is listed to nobody, as Codex lists none.
+    if (!digest || digest.tenant !== peer.tenant || digest.thread.ephemeral) continue;
     listed.push({ thread: await listedThread(ctx, sessionId, lifecycle === "running", digest.thread), createdAtMs: digest.createdAtMs, updatedAtMs: digest.updatedAtMs });
   }
   return threadListPage(listed, params);
