@@ -63,6 +63,8 @@ export type DynamicToolSpec =
       description: string;
       tools: DynamicToolFunction[];
     };
+export type ThreadSortKey = "created_at" | "updated_at" | "recency_at" | "section_position";
+export type SortDirection = "asc" | "desc";
 export type ThreadSourceKind =
   | "cli"
   | "vscode"
@@ -74,7 +76,10 @@ export type ThreadSourceKind =
   | "subAgentThreadSpawn"
   | "subAgentOther"
   | "unknown";
-export type SortDirection = "asc" | "desc";
+/**
+ * One path, or several (a thread matches any of them exactly).
+ */
+export type ThreadListCwdFilter = string | string[];
 /**
  * How much of a turn's items a payload holds: none (notLoaded), a display summary, or all of them (full, the default).
  */
@@ -659,7 +664,7 @@ export interface ThreadReadParams {
   includeTurns?: boolean;
 }
 /**
- * Threads of this tenant, most recently updated first; turns are not included.
+ * Threads of this tenant, newest first by creation unless sortKey and sortDirection say otherwise; turns are not included. Every filter of the official params is applied (the gateway has no archive, sections or projects, so asking for archived threads, a section or a project finds none); originators, which only hosted backends filter on, are refused.
  */
 export interface ThreadListRequest {
   jsonrpc?: JsonRpcVersion;
@@ -673,12 +678,57 @@ export interface ThreadListRequest {
 export interface ThreadListParams {
   cursor?: string | null;
   limit?: number | null;
-  searchTerm?: string | null;
+  sortKey?: ThreadSortKey | null;
+  sortDirection?: SortDirection | null;
   /**
-   * A path or a list of paths.
+   * None or empty: every source but the sub-agents'. Sub-agent kinds (subAgent, subAgentThreadSpawn) list the child threads of Tau's sub-agents.
    */
-  cwd?: unknown;
   sourceKinds?: ThreadSourceKind[] | null;
+  archived?: boolean | null;
+  cwd?: ThreadListCwdFilter | null;
+  /**
+   * A substring of the thread's title (its preview), matched case-sensitively.
+   */
+  searchTerm?: string | null;
+  modelProviders?: string[] | null;
+  /**
+   * At most 100; an empty list matches nothing.
+   */
+  includedThreadIds?: string[] | null;
+  /**
+   * At most 100.
+   */
+  excludedThreadIds?: string[] | null;
+  /**
+   * Refused unless empty: only hosted backends filter on it.
+   */
+  originators?: string[] | null;
+  /**
+   * Null: unsectioned threads (all of them); a section id: none, as the gateway has no sections.
+   */
+  sectionId?: string | null;
+  /**
+   * The gateway signs in to no account: a tenant's threads are the ones it lists either way.
+   */
+  currentAccountOnly?: boolean;
+  useStateDbOnly?: boolean;
+  /**
+   * Experimental: the sub-agent threads spawned by this thread.
+   */
+  parentThreadId?: string | null;
+  /**
+   * Experimental: the sub-agent threads descending from this thread, at any depth.
+   */
+  ancestorThreadId?: string | null;
+  /**
+   * Experimental: threads attached to this one; the gateway attaches none.
+   */
+  attachedToThreadId?: string | null;
+  includeAttachedThreads?: boolean;
+  /**
+   * Experimental: null for unassigned threads (all of them); the gateway has no projects.
+   */
+  projectId?: string | null;
 }
 /**
  * A page of a thread's turns, from the history thread/read gives; newest first unless sortDirection is asc. A cursor is one this method returned: nextCursor continues after the page's last turn, backwardsCursor (for the opposite sortDirection) starts again at its first.

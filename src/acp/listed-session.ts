@@ -1,6 +1,6 @@
 import type { Snapshot } from "../../generated/tau-v18.js";
 import { lastActivityMs } from "../bridge/session-activity.js";
-import { sessionTenant } from "../bridge/session-attributes.js";
+import { sessionEphemeral, sessionTenant } from "../bridge/session-attributes.js";
 
 /** What ACP's session/list shows of a session. */
 export interface ListedSession {
@@ -8,8 +8,10 @@ export interface ListedSession {
   cwd: string;
   /** When the session last changed: its newest message, or its creation (epoch ms). */
   at: number;
+  /** A Codex ephemeral thread's session: listed to nobody. */
+  ephemeral: boolean;
 }
 
 export function listedSessionOf(snapshot: Snapshot): ListedSession {
-  return { tenant: sessionTenant(snapshot), cwd: snapshot.executionEnvironment.cwd, at: lastActivityMs(snapshot) };
+  return { tenant: sessionTenant(snapshot), cwd: snapshot.executionEnvironment.cwd, at: lastActivityMs(snapshot), ephemeral: sessionEphemeral(snapshot) };
 }

@@ -1,5 +1,5 @@
 import type { Snapshot } from "../../generated/tau-v18.js";
-import { sessionTenant } from "../bridge/session-attributes.js";
+import { sessionEphemeral, sessionTenant } from "../bridge/session-attributes.js";
 import { SnapshotDigests, type SnapshotDigestOptions } from "../bridge/snapshot-digests.js";
 
 /**
@@ -13,6 +13,8 @@ export interface SessionFacts {
   createdAt: number;
   /** Model id as Ask hosts report it (no provider prefix). */
   model: string;
+  /** A Codex ephemeral thread's session: listed to nobody. */
+  ephemeral: boolean;
 }
 
 export type SessionFactsOptions = Omit<SnapshotDigestOptions<SessionFacts>, "digest" | "freshForMs">;
@@ -26,7 +28,7 @@ export class SessionFactsReader extends SnapshotDigests<SessionFacts> {
 
 /** The list facts of a snapshot (also used for sessions the gateway has open). */
 export function factsOf(snapshot: Snapshot): SessionFacts {
-  return { tenant: sessionTenant(snapshot), createdAt: snapshot.createdAt, model: modelName(snapshot) };
+  return { tenant: sessionTenant(snapshot), createdAt: snapshot.createdAt, model: modelName(snapshot), ephemeral: sessionEphemeral(snapshot) };
 }
 
 /** Ask hosts report the model without a provider prefix. */

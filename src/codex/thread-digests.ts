@@ -9,6 +9,8 @@ import { threadObject } from "./thread.js";
 export interface ThreadDigest {
   tenant: string | undefined;
   thread: Thread;
+  /** Epoch milliseconds. */
+  createdAtMs: number;
   /** Epoch milliseconds of the last message. */
   updatedAtMs: number;
   /** The child threads of the session's sub-agents. */
@@ -16,5 +18,5 @@ export interface ThreadDigest {
 }
 
 export function threadDigestOf(snapshot: Snapshot, serverVersion: string): ThreadDigest {
-  return { tenant: sessionTenant(snapshot), thread: threadObject(snapshot, serverVersion, { type: "notLoaded" }, []), updatedAtMs: lastActivityMs(snapshot), children: childThreadsOf(snapshot, serverVersion) };
+  return { tenant: sessionTenant(snapshot), thread: threadObject(snapshot, serverVersion, { type: "notLoaded" }, []), createdAtMs: snapshot.createdAt, updatedAtMs: lastActivityMs(snapshot), children: childThreadsOf(snapshot, serverVersion) };
 }

@@ -8,6 +8,7 @@ import type { RequestCause } from "../shared/request-cause.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, policyOf, sandboxOf } from "./approval-policy.js";
 import { lastActivityMs } from "../bridge/session-activity.js";
+import { sessionEphemeral } from "../bridge/session-attributes.js";
 import { preview, turnsOf, userInputOf } from "./history.js";
 import { openTextItem } from "./text-items.js";
 import { PlanQuestions } from "./plan-questions.js";
@@ -142,6 +143,11 @@ export class CodexThread {
     this.translator.adoptRunningTurn(turnId, openTextItem(this.snapshot, turnId));
   }
 
+  /** Made by thread/start with `ephemeral: true`: listed to nobody, not resumable, closed when its last client leaves. */
+  get ephemeral(): boolean {
+    return sessionEphemeral(this.snapshot);
+  }
+
   get snapshot(): Snapshot {
     return this.record.hub.snapshot!;
   }
@@ -214,8 +220,17 @@ export class CodexThread {
     if (this.dynamic?.owner === peer) this.useDynamicTools(undefined);
   }
 
+  /**
+   * The status thread/list and thread/read report: the live one while a connection here has the
+   * thread loaded or a turn of it runs, whoever runs it (another Codex connection, a client of
+   * another dialect), as the app-server reports a thread it runs; otherwise notLoaded.
+   */
+  get reportedStatus(): ThreadStatus {
+    return this.loaded || this.currentTurnId !== undefined ? this.status : { type: "notLoaded" };
+  }
+
   /** The Codex thread object; turns only when asked for. */
-  thread(includeTurns: boolean, status: ThreadStatus = this.loaded ? this.status : { type: "notLoaded" }): Thread {
+  thread(includeTurns: boolean, status: ThreadStatus = this.reportedStatus): Thread {
     return threadObject(this.snapshot, this.options.serverVersion, status, includeTurns ? this.turns() : []);
   }
 
@@ -366,7 +381,7 @@ export function threadObject(snapshot: Snapshot, serverVersion: string, status: 
     id: snapshot.sessionId,
     sessionId: snapshot.sessionId,
     preview: preview(snapshot),
-    ephemeral: false,
+    ephemeral: sessionEphemeral(snapshot),
     modelProvider: MODEL_PROVIDER,
     createdAt: Math.floor(snapshot.createdAt / 1000),
     updatedAt: Math.floor(lastActivityMs(snapshot) / 1000),

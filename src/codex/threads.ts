@@ -1,6 +1,7 @@
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { CommandToolConfig } from "../bridge/interactions/index.js";
 import { SessionError } from "../bridge/session-error.js";
+import { closeSession } from "../bridge/session-close.js";
 import type { Log } from "../shared/log.js";
 import { TauResponseError } from "../tau/upstream.js";
 import { findChild } from "./child-threads.js";
@@ -71,7 +72,24 @@ export class CodexThreads {
     return [...this.threads.values()].filter((t) => t.isLoadedBy(peer));
   }
 
+  /**
+   * The connection went away. An ephemeral thread it was the last client of goes with it: its
+   * session is closed for every dialect (its turn interrupted, its pending questions cancelled),
+   * as the app-server drops an ephemeral thread once no client has it loaded.
+   */
   dropPeer(peer: CodexPeer): void {
-    for (const thread of this.threads.values()) thread.detach(peer);
+    for (const thread of [...this.threads.values()]) {
+      const had = thread.isLoadedBy(peer);
+      thread.detach(peer);
+      if (had && thread.ephemeral && !thread.loaded) this.closeEphemeral(thread);
+    }
+  }
+
+  private closeEphemeral(thread: CodexThread): void {
+    this.threads.delete(thread.threadId);
+    const { upstream, sessions } = this.options.core;
+    closeSession({ upstream, sessions }, thread.record, { log: this.options.log }).catch((error: unknown) =>
+      this.options.log?.("warn", "closing an ephemeral thread whose last client left failed; the session stays open", { threadId: thread.threadId, error: String(error) }),
+    );
   }
 }

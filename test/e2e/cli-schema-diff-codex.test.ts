@@ -11,7 +11,7 @@ import { repoRoot, runCliProcess } from "../support/cli.js";
 
 const fixtures = join(repoRoot, "test", "fixtures");
 const v169 = join(fixtures, "codex-0.169.0");
-const v171 = join(fixtures, "codex-app-server-schema-0.171.0");
+const v171 = join(fixtures, "codex-0.171.0");
 
 const THREAD_ITEM_METHODS =
   "requests review/start, thread/fork, thread/items/list, thread/list, thread/metadata/update, thread/read, thread/resume, thread/revert, thread/start, thread/turns/list, thread/unarchive, turn/start; server notifications item/completed, item/started, thread/started, turn/completed, turn/started";

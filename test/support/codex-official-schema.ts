@@ -1,18 +1,27 @@
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ValidateFunction } from "ajv";
+import { CLIENT_WINDOW } from "../../src/shared/client-window.js";
 
 /**
- * The official Codex app-server schema of @openai/codex 0.169.0 (test/fixtures/codex-0.169.0),
- * compiled with ajv (draft-07), and the names of its definitions per method. Messages the gateway
- * sends are checked here, against Codex's own schema rather than the gateway's registry.
+ * The official Codex app-server schemas of the oldest and the newest @openai/codex of the client
+ * window (test/fixtures/codex-VERSION: 0.169.0 and 0.171.0), compiled with ajv (draft-07), and the
+ * names of their definitions per method. Messages the gateway sends are checked here, against
+ * Codex's own schemas rather than the gateway's registry: valid in every release of the window.
  */
 
 export type OfficialSchema = { definitions: Record<string, any> & { v2: Record<string, any> } };
 
-/** Where the committed schema is: the stable bundle here, the experimental one in experimental/. */
-export const OFFICIAL_SCHEMA_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "codex-0.169.0");
+const codexWindow = CLIENT_WINDOW.find((f) => f.package === "@openai/codex")!;
+/** The releases whose official schema is committed, oldest first. */
+export const OFFICIAL_RELEASES: readonly string[] = [codexWindow.oldest, codexWindow.newest];
+
+/** Where a release's committed schema is: the stable bundle there, the experimental one in experimental/. */
+export const officialSchemaDir = (release: string): string => join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", `codex-${release}`);
+
+/** The oldest release's (the pinned one). */
+export const OFFICIAL_SCHEMA_DIR = officialSchemaDir(OFFICIAL_RELEASES[0]!);
 export const OFFICIAL_BUNDLE = "codex_app_server_protocol.schemas.json";
 
 /** The stable or experimental bundle from `dir` (laid out as `generate-json-schema --out dir` and `--experimental --out dir/experimental` make it). */
@@ -51,11 +60,24 @@ export interface OfficialValidator {
 }
 
 /**
+ * Validates server → client messages against the schema of every release of the window (`dirs`):
+ * a problem is named with the release whose schema finds it.
+ */
+export function officialValidator(dirs: readonly string[] = OFFICIAL_RELEASES.map(officialSchemaDir)): OfficialValidator {
+  const validators = dirs.map((dir) => ({ dir, validator: releaseValidator(dir) }));
+  return {
+    serverMessage(message, respondsTo) {
+      return validators.flatMap(({ dir, validator }) => validator.serverMessage(message, respondsTo).map((p) => (dirs.length > 1 ? `${basename(dir)}: ${p}` : p)));
+    },
+  };
+}
+
+/**
  * Validates server → client messages: notifications against ServerNotification, requests against
  * ServerRequest, responses against the official response of their method (the experimental bundle
  * for methods only it has), errors against JSONRPCError.
  */
-export function officialValidator(dir = OFFICIAL_SCHEMA_DIR): OfficialValidator {
+function releaseValidator(dir: string): OfficialValidator {
   const stable = readOfficialSchema("stable", dir);
   const experimental = readOfficialSchema("experimental", dir);
   const compilers = [stable, experimental].map((schema, i) => {

@@ -2,15 +2,19 @@ import { describe, expect, it } from "vitest";
 import { CODEX_METHOD_NAMES } from "../../src/codex/codex-bridge.js";
 import { EXPERIMENTAL_FIELDS, EXPERIMENTAL_METHODS } from "../../generated/codex-v2.js";
 import { experimentalFieldUsed } from "../../src/codex/experimental-fields.js";
-import { officialDefinition, officialMethods, readOfficialSchema } from "../support/codex-official-schema.js";
+import { OFFICIAL_RELEASES, officialDefinition, officialMethods, officialSchemaDir, readOfficialSchema } from "../support/codex-official-schema.js";
 
 /**
- * The experimental params fields the Codex surface gates are exactly those the official 0.169.0
- * experimental bundle has and the stable one lacks, for every method the gateway serves.
+ * The experimental params fields the Codex surface gates are exactly those the official
+ * experimental bundle has and the stable one lacks, for every method the gateway serves, in each
+ * release of the client window (0.169.0 and 0.171.0 agree).
  */
 
-const stable = readOfficialSchema("stable");
-const experimental = readOfficialSchema("experimental");
+const releases = OFFICIAL_RELEASES.map((release) => ({
+  release,
+  stable: readOfficialSchema("stable", officialSchemaDir(release)),
+  experimental: readOfficialSchema("experimental", officialSchemaDir(release)),
+}));
 
 function fieldsOf(schema: ReturnType<typeof readOfficialSchema>, method: string): Set<string> {
   const params = officialMethods(schema, "ClientRequest").get(method);
@@ -18,7 +22,7 @@ function fieldsOf(schema: ReturnType<typeof readOfficialSchema>, method: string)
   return new Set(Object.keys(definition?.properties ?? {}));
 }
 
-describe("experimental params fields", () => {
+describe.each(releases)("experimental params fields of $release", ({ stable, experimental }) => {
   it("are the fields only the experimental bundle has, method by method", () => {
     const expected: Record<string, string[]> = {};
     for (const method of CODEX_METHOD_NAMES) {

@@ -3,22 +3,26 @@ import type { DialectRegistry } from "../../src/registry/index.js";
 import { codexRegistry } from "../../src/registry/index.js";
 import { readSchemaFile } from "../../src/validation/schema-files.js";
 import { ProtocolValidators } from "../../src/validation/validator.js";
-import { officialDefinition, officialMethods, officialResultName, readOfficialSchema } from "../support/codex-official-schema.js";
+import { OFFICIAL_RELEASES, officialDefinition, officialMethods, officialResultName, officialSchemaDir, readOfficialSchema, type OfficialSchema } from "../support/codex-official-schema.js";
 import { conformanceProblems, type Direction } from "../support/schema-conformance.js";
 
 /**
- * The Codex dialect of the registry against the official schema of @openai/codex 0.169.0 (the
- * experimental bundle, which has every member of the stable one and the experimental methods the
- * gateway serves): every entry exists there with its kind, and the fields, required members, enum
- * values and union members the registry states are the official ones.
+ * The Codex dialect of the registry against the official schemas of the oldest and the newest
+ * @openai/codex of the client window, 0.169.0 and 0.171.0 (the experimental bundles, which have
+ * every member of the stable ones and the experimental methods the gateway serves): every entry
+ * exists in each with its kind; what the gateway sends has the fields, required members, enum
+ * values and union members of every release; what it accepts, those of at least one (a field
+ * 0.171.0 added is taken from 0.171.0 clients, which is no problem for 0.169.0 ones).
  */
 
-const official = readOfficialSchema("experimental");
+const releases = OFFICIAL_RELEASES.map((release) => ({ release, schema: readOfficialSchema("experimental", officialSchemaDir(release)) }));
+const official = releases[0]!.schema;
 const bundle = readSchemaFile<{ $defs: Record<string, any> }>("codex-v2.schema.json");
-const schemas = {
+const schemasOf = (schema: OfficialSchema) => ({
   ours: (ref: string) => bundle.$defs[ref.replace("#/$defs/", "")],
-  official: (ref: string) => officialDefinition(official, ref.split("/").pop()!),
-};
+  official: (ref: string) => officialDefinition(schema, ref.split("/").pop()!),
+});
+const schemas = schemasOf(official);
 const names = (registry: DialectRegistry, kind: string, sender: string) =>
   [...registry.methods, ...registry.notifications].filter((e) => e.kind === kind && e.sender === sender).map((e) => e.name);
 
@@ -34,13 +38,27 @@ const SERVER_NOTIFICATIONS = [
 ];
 const SERVER_REQUESTS = ["item/commandExecution/requestApproval", "item/tool/requestUserInput", "item/tool/call"];
 
-function check(ourDefinition: string, officialName: string | undefined, direction: Direction): string[] {
+function check(schema: OfficialSchema, ourDefinition: string, officialName: string | undefined, direction: Direction): string[] {
   if (officialName === undefined) return [`${ourDefinition}: no official counterpart`];
   const ours = bundle.$defs[ourDefinition];
-  const theirs = officialDefinition(official, officialName);
+  const theirs = officialDefinition(schema, officialName);
   if (!ours) return [`no ${ourDefinition} in schema/codex-v2.schema.json`];
   if (!theirs) return [`no official ${officialName}`];
-  return conformanceProblems(schemas, ours, theirs, direction, ourDefinition);
+  return conformanceProblems(schemasOf(schema), ours, theirs, direction, ourDefinition);
+}
+
+/** What clients send, as one release's schema has it: the params of the requests, the results of the server requests. */
+function receivedProblems(schema: OfficialSchema): string[] {
+  const codex = ProtocolValidators.shared().get("codex");
+  const requests = officialMethods(schema, "ClientRequest");
+  const serverRequests = officialMethods(schema, "ServerRequest");
+  return [
+    ...CLIENT_REQUESTS.flatMap((method) => {
+      const paramsName = requests.get(method);
+      return paramsName ? check(schema, codex.method(method)!.definitions.params!, paramsName, "received") : [];
+    }),
+    ...SERVER_REQUESTS.flatMap((method) => check(schema, codex.method(method)!.definitions.result!, officialResultName(method, serverRequests.get(method)), "received")),
+  ];
 }
 
 describe("the Codex registry", () => {
@@ -51,36 +69,33 @@ describe("the Codex registry", () => {
     expect(names(codexRegistry, "notification", "client")).toEqual(["initialized"]);
   });
 
-  it("names only methods of the official schema, each in the direction it has there", () => {
-    expect(CLIENT_REQUESTS.filter((m) => !officialMethods(official, "ClientRequest").has(m))).toEqual([]);
-    expect(SERVER_NOTIFICATIONS.filter((m) => !officialMethods(official, "ServerNotification").has(m))).toEqual([]);
-    expect(SERVER_REQUESTS.filter((m) => !officialMethods(official, "ServerRequest").has(m))).toEqual([]);
-    expect(officialMethods(official, "ClientNotification").has("initialized")).toBe(true);
+  it.each(releases)("names only methods of the official schema of $release, each in the direction it has there", ({ schema }) => {
+    expect(CLIENT_REQUESTS.filter((m) => !officialMethods(schema, "ClientRequest").has(m))).toEqual([]);
+    expect(SERVER_NOTIFICATIONS.filter((m) => !officialMethods(schema, "ServerNotification").has(m))).toEqual([]);
+    expect(SERVER_REQUESTS.filter((m) => !officialMethods(schema, "ServerRequest").has(m))).toEqual([]);
+    expect(officialMethods(schema, "ClientNotification").has("initialized")).toBe(true);
   });
 
-  it("has the official fields, required members, enum values and union members in what clients send", () => {
-    const requests = officialMethods(official, "ClientRequest");
-    const problems = CLIENT_REQUESTS.flatMap((method) => {
-      const paramsName = requests.get(method);
-      return paramsName ? check(ProtocolValidators.shared().get("codex").method(method)!.definitions.params!, paramsName, "received") : [];
-    });
-    // Server requests' answers come from clients too.
-    const serverRequests = officialMethods(official, "ServerRequest");
-    for (const method of SERVER_REQUESTS) {
-      problems.push(...check(ProtocolValidators.shared().get("codex").method(method)!.definitions.result!, officialResultName(method, serverRequests.get(method)), "received"));
-    }
-    expect(problems).toEqual([]);
+  it("has the official fields, required members, enum values and union members in what clients of some release of the window send", () => {
+    const [first, ...others] = releases.map(({ schema }) => receivedProblems(schema));
+    expect(first!.filter((problem) => others.every((problems) => problems.includes(problem)))).toEqual([]);
   });
 
-  it("has the official fields, required members, enum values and union members in what the gateway sends", () => {
+  it("takes what a 0.171.0 client sends that 0.169.0 has not (the comparison is per release)", () => {
+    const [oldest, newest] = releases.map(({ schema }) => receivedProblems(schema));
+    expect(oldest).toContain("ThreadListParams.includedThreadIds: not an official field");
+    expect(newest).not.toContain("ThreadListParams.includedThreadIds: not an official field");
+  });
+
+  it.each(releases)("has the official fields, required members, enum values and union members of $release in what the gateway sends", ({ schema }) => {
     const codex = ProtocolValidators.shared().get("codex");
-    const requests = officialMethods(official, "ClientRequest");
-    const notifications = officialMethods(official, "ServerNotification");
-    const serverRequests = officialMethods(official, "ServerRequest");
+    const requests = officialMethods(schema, "ClientRequest");
+    const notifications = officialMethods(schema, "ServerNotification");
+    const serverRequests = officialMethods(schema, "ServerRequest");
     const problems = [
-      ...CLIENT_REQUESTS.flatMap((method) => check(codex.method(method)!.definitions.result!, officialResultName(method, requests.get(method)), "sent")),
-      ...SERVER_NOTIFICATIONS.flatMap((method) => check(codex.method(method)!.definitions.params!, notifications.get(method)!, "sent")),
-      ...SERVER_REQUESTS.flatMap((method) => check(codex.method(method)!.definitions.params!, serverRequests.get(method)!, "sent")),
+      ...CLIENT_REQUESTS.flatMap((method) => check(schema, codex.method(method)!.definitions.result!, officialResultName(method, requests.get(method)), "sent")),
+      ...SERVER_NOTIFICATIONS.flatMap((method) => check(schema, codex.method(method)!.definitions.params!, notifications.get(method)!, "sent")),
+      ...SERVER_REQUESTS.flatMap((method) => check(schema, codex.method(method)!.definitions.params!, serverRequests.get(method)!, "sent")),
     ];
     expect(problems).toEqual([]);
   });

@@ -1,15 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { interopRoot } from "./gateway-process.js";
+import { CODEX_RELEASES, type CodexRelease } from "./codex-releases.js";
 
 /**
- * The Codex terminal UI (the pinned @openai/codex) under tmux, driven as a person would: it is
+ * The Codex terminal UI (a release of codex-releases.ts, the pinned one unless told) under tmux, driven as a person would: it is
  * started against a gateway's WebSocket `/` with a bearer token, keys are typed into it, and what
  * it shows is read back with `tmux capture-pane`, polled until the awaited text appears or goes.
  */
 
-const CODEX = join(interopRoot, "node_modules", ".bin", "codex");
 
 export const hasTmux = (() => {
   try {
@@ -38,6 +37,8 @@ export interface TuiOptions {
   token: string;
   /** Arguments before `--remote` (e.g. `resume THREAD_ID`). */
   args?: string[];
+  /** Which release of the UI: the pinned one unless told. */
+  release?: CodexRelease;
 }
 
 let started = 0;
@@ -46,10 +47,10 @@ export class CodexTui {
   private constructor(readonly session: string) {}
 
   /** Starts the UI in a new tmux session of 160×45 cells. */
-  static start({ cwd, home, url, token, args = [] }: TuiOptions): CodexTui {
+  static start({ cwd, home, url, token, args = [], release = CODEX_RELEASES[0]! }: TuiOptions): CodexTui {
     mkdirSync(home, { recursive: true });
     const session = `tau-gateway-tui-${process.pid}-${++started}`;
-    const command = `cd ${cwd} && HOME=${home} TAU_TOKEN=${token} ${CODEX} ${args.join(" ")} --remote ${url} --remote-auth-token-env TAU_TOKEN`;
+    const command = `cd ${cwd} && HOME=${home} TAU_TOKEN=${token} ${process.execPath} ${release.bin} ${args.join(" ")} --remote ${url} --remote-auth-token-env TAU_TOKEN`;
     // The server is told not to exit once its last session is killed (a UI killed and another
     // started right after would otherwise reach a server on its way out).
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", command, ";", "set-option", "-g", "exit-empty", "off");
@@ -117,6 +118,25 @@ export class CodexTui {
       await this.shows(line);
     }
     this.press("Enter");
+  }
+
+  /**
+   * The text of every warning the UI holds, paged through with F2 and → (the UIs that keep them
+   * say so in the footer, "N warnings · f2 to view"), else the screen as it is.
+   */
+  async warnings(): Promise<string> {
+    const screen = this.screen();
+    if (!/warnings? · f2 to view/.test(screen)) return screen;
+    this.press("F2");
+    const first = await this.until((s) => /Warnings · 1 of \d+/.test(s), "listed its warnings", 10_000);
+    const count = Number(/Warnings · 1 of (\d+)/.exec(first)![1]);
+    const pages = [first];
+    for (let n = 2; n <= count; n++) {
+      this.press("Right");
+      pages.push(await this.shows(`Warnings · ${n} of ${count}`, 10_000));
+    }
+    this.press("Escape");
+    return pages.join("\n");
   }
 
   /** The id of the thread the UI is on, as its /status shows it. */

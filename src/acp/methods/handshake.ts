@@ -1,5 +1,6 @@
 import type { AuthenticateParams, AuthenticateResult, InitializeParams, InitializeResult } from "../../../generated/acp-v1.js";
 import { ACP_PROTOCOL_VERSION } from "../../registry/acp/index.js";
+import { clientOutsideWindow, outsideWindowMessage } from "../../shared/client-window.js";
 import type { AcpMethodContext } from "../context.js";
 import { invalidParams } from "../errors.js";
 
@@ -8,12 +9,15 @@ import { invalidParams } from "../errors.js";
  * them), list, resume and close; prompts of text, with embedded resources inlined as text (Tau's
  * session.submit takes text only, so no images or audio); no MCP servers of the client's (Tau
  * has its own tools). It authenticates connections at the transport — the bearer token of the
- * WebSocket upgrade; the user's own process on stdio — so it advertises no auth methods.
+ * WebSocket upgrade; the user's own process on stdio — so it advertises no auth methods. A client
+ * of a known family whose version is outside the tested window is served, and the log says so.
  */
 export async function initialize({ services, client }: AcpMethodContext, params: InitializeParams): Promise<InitializeResult> {
   client.capabilities = params.clientCapabilities ?? {};
   client.info = params.clientInfo ?? undefined;
   client.initialized = true;
+  const outside = clientOutsideWindow("acp", params.clientInfo);
+  if (outside) services.log?.("warn", outsideWindowMessage(outside), { client: params.clientInfo?.name, version: outside.version, dialect: "acp" });
   return {
     // One version exists; a client asking for another gets ours and decides.
     protocolVersion: ACP_PROTOCOL_VERSION,

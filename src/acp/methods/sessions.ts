@@ -21,6 +21,7 @@ import type { AcpMethodContext } from "../context.js";
 import { invalidParams } from "../errors.js";
 import { isModeId, ACP_MODE_IDS, modeState } from "../modes.js";
 import { accessSession, linkedSession } from "../session-access.js";
+import { sessionPage, type ListedInfo } from "../session-pages.js";
 
 /** How long session/close waits for the cancelled turn to end before interrupting it again. */
 const CLOSE_GRACE_MS = 5_000;
@@ -86,24 +87,25 @@ export async function setMode(ctx: AcpMethodContext, params: SessionSetModeParam
 
 /**
  * session/list: the tenant's sessions on the Tau host, most recently active first, optionally only
- * those rooted at cwd. Everything fits one page, so there is never a cursor to continue from.
+ * those rooted at cwd (an absolute path, as ACP requires), a page at a time (session-pages.ts).
  */
 export async function listSessions(ctx: AcpMethodContext, params: SessionListParams): Promise<SessionListResult> {
-  if (params.cursor != null) throw invalidParams("cursor", "unknown cursor: every session is listed in one page");
+  if (params.cwd != null && !isAbsolute(params.cwd)) throw invalidParams("cwd", "must be an absolute path");
+  // A bad cursor is refused before anything is read.
+  if (params.cursor != null) sessionPage([], params.cursor);
   const { core } = ctx.services;
   const { sessions } = await core.upstream.request("session.list", {});
   // Closed with Ask's session/close: every dialect finds them gone.
   const closed = await core.sessions.closedAmong(sessions.map((s) => s.sessionId));
-  const found: Array<SessionInfo & { at: number }> = [];
+  const found: ListedInfo[] = [];
   for (const { sessionId } of sessions) {
     if (closed.has(sessionId)) continue;
     const listed = await ctx.services.listed.digest(sessionId);
-    if (!listed || listed.tenant !== ctx.client.peer.tenant) continue;
+    if (!listed || listed.tenant !== ctx.client.peer.tenant || listed.ephemeral) continue;
     if (params.cwd != null && listed.cwd !== params.cwd) continue;
     found.push({ sessionId, cwd: listed.cwd, updatedAt: new Date(listed.at).toISOString(), at: listed.at });
   }
-  found.sort((a, b) => b.at - a.at);
-  return { sessions: found.map(({ at: _at, ...info }) => info) };
+  return sessionPage(found, params.cursor);
 }
 
 function checkDirectories(cwd: string, additionalDirectories: string[] | undefined): void {

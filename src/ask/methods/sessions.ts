@@ -13,7 +13,7 @@ import { invalidParams } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { approvalModeFor } from "../../bridge/interactions/index.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
-import { closeSession } from "../session-close.js";
+import { closeSession } from "../../bridge/session-close.js";
 import { checkToolNames, notAppliedNotices } from "../session-create-request.js";
 import { factsOf, modelName, type SessionFacts } from "../session-facts.js";
 import { decodeListCursor, encodeListCursor, type ListPosition } from "../session-list-cursor.js";
@@ -53,7 +53,7 @@ export async function list({ services, peer }: MethodContext, params: SessionLis
   for (const s of sessions) {
     if (closed.has(s.sessionId)) continue;
     const facts = await knownFacts(services, s.sessionId);
-    if (!facts || facts.tenant !== peer.tenant) continue;
+    if (!facts || facts.tenant !== peer.tenant || facts.ephemeral) continue;
     const position: ListPosition = { createdAt: facts.createdAt, sessionId: s.sessionId };
     if (after && !isAfter(position, after)) continue;
     const running = s.lifecycle === "running";
@@ -81,7 +81,7 @@ export async function resume({ services, peer }: MethodContext, params: SessionR
 
 export async function close({ services, peer }: MethodContext, params: SessionCloseParams): Promise<SessionCloseResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
-  await closeSession(services, record);
+  await closeSession({ upstream: services.upstream, sessions: services.sessions, ended: (id) => services.subscriptions.dropSession(id) }, record);
   return { closed: true, sessionId: record.sessionId };
 }
 

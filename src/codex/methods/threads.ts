@@ -16,12 +16,13 @@ import type {
 import { askJoiningClient } from "../../bridge/interactions/index.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, requestedPolicy } from "../approval-policy.js";
-import { invalidParams } from "../codex-errors.js";
+import { codexError, invalidParams } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 import { DynamicTools, dynamicFunctions } from "../dynamic-tools.js";
 import { hostCatalogSnapshot } from "../host-catalog.js";
 import { CodexServerRequests } from "../server-requests.js";
 import type { CodexThread } from "../thread.js";
+import { checkListParams, threadListPage, type ListedThread } from "../thread-list.js";
 import { turnPage } from "../turn-pages.js";
 
 /**
@@ -43,7 +44,7 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
   const personaId = await personaNamed(ctx, params.model);
   const { sessionId } = await services.core.upstream.request("session.create", {
     executionEnvironment: { kind: "local", cwd },
-    attributes: createAttributes(peer.tenant, approvalModeOf(policy)),
+    attributes: createAttributes(peer.tenant, approvalModeOf(policy), { ephemeral: params.ephemeral === true }),
     ...(personaId ? { personaId } : {}),
   });
   const thread = await services.threads.open(sessionId, peer.tenant);
@@ -67,6 +68,8 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
     return { thread, ...child.parent.settings(), cwd: thread.cwd };
   }
   const thread = await services.threads.open(params.threadId, peer.tenant);
+  // Nothing of an ephemeral thread is kept to resume from, as Codex writes no rollout of one.
+  if (thread.ephemeral) throw codexError("invalid_request", `no rollout found for thread id ${params.threadId}`);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
   if (policy !== undefined) await thread.setApprovalPolicy(policy);
   // Otherwise it reports the session's mode, as it stands on every replica.
@@ -86,46 +89,47 @@ export async function threadRead({ services, peer }: CodexMethodContext, params:
   const child = await services.threads.openChild(params.threadId, peer.tenant);
   if (child) return { thread: child.parent.childThread(child.agentId, params.includeTurns === true)! };
   const thread = await services.threads.open(params.threadId, peer.tenant);
+  if (thread.ephemeral && params.includeTurns === true) throw codexError("invalid_request", "ephemeral threads do not support includeTurns");
   return { thread: thread.thread(params.includeTurns === true) };
 }
 
 /** A page of the thread's turns, from the history thread/read gives (turn-pages.ts has the paging). */
 export async function threadTurnsList({ services, peer }: CodexMethodContext, params: ThreadTurnsListParams): Promise<ThreadTurnsListResult> {
   const thread = await services.threads.open(params.threadId, peer.tenant);
+  if (thread.ephemeral) throw codexError("invalid_request", "ephemeral threads do not support thread/turns/list");
   return turnPage(thread.thread(true).turns, params);
 }
 
-/** The tenant's threads, most recently updated first; `cursor` is the offset the previous page ended at. */
-export async function threadList({ services, peer }: CodexMethodContext, params: ThreadListParams): Promise<ThreadListResult> {
-  const offset = params.cursor ? Number(params.cursor) : 0;
-  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidParams("cursor", "not a cursor this server returned");
+/** The tenant's threads, a page at a time, filtered and ordered as asked (thread-list.ts has the rules). */
+export async function threadList(ctx: CodexMethodContext, params: ThreadListParams): Promise<ThreadListResult> {
+  const { services, peer } = ctx;
+  checkListParams(params);
   const { sessions } = await services.core.upstream.request("session.list", {});
   // Closed with Ask's session/close: every dialect finds them gone.
   const closed = await services.core.sessions.closedAmong(sessions.map((s) => s.sessionId));
-  const cwds = cwdFilter(params.cwd);
-  const term = params.searchTerm?.toLowerCase();
-  const kinds = params.sourceKinds ?? [];
-  // Sub-agents' child threads are listed only when sub-agent kinds are asked for; only those, when nothing else is.
-  const children = kinds.some((k) => CHILD_KINDS.has(k));
-  const parents = kinds.length === 0 || !kinds.every((k) => SUB_AGENT_KINDS.has(k));
-  const found: Array<{ thread: Thread; order: number }> = [];
-  for (const { sessionId } of sessions) {
+  const listed: ListedThread[] = [];
+  for (const { sessionId, lifecycle } of sessions) {
     if (closed.has(sessionId)) continue;
     const digest = await services.threadDigests.digest(sessionId);
-    if (!digest || digest.tenant !== peer.tenant) continue;
-    const loaded = services.threads.get(sessionId);
-    const thread = loaded ? loaded.thread(false) : digest.thread;
-    const candidates = [...(parents ? [{ thread, order: digest.updatedAtMs }] : []), ...(children ? digest.children.map((c) => ({ thread: c, order: c.updatedAt * 1000 })) : [])];
-    for (const candidate of candidates) {
-      if (cwds && !cwds.includes(candidate.thread.cwd)) continue;
-      if (term && !candidate.thread.preview.toLowerCase().includes(term)) continue;
-      found.push(candidate);
-    }
+    // An ephemeral thread is listed to nobody, as Codex lists none.
+    if (!digest || digest.tenant !== peer.tenant || digest.thread.ephemeral) continue;
+    listed.push({ thread: await listedThread(ctx, sessionId, lifecycle === "running", digest.thread), createdAtMs: digest.createdAtMs, updatedAtMs: digest.updatedAtMs });
+    // Its sub-agents' child threads, which sourceKinds (subAgent, subAgentThreadSpawn) asks for.
+    for (const child of digest.children) listed.push({ thread: child, createdAtMs: child.createdAt * 1000, updatedAtMs: child.updatedAt * 1000 });
   }
-  found.sort((a, b) => b.order - a.order);
-  const limit = params.limit ?? 50;
-  const page = found.slice(offset, offset + limit).map((f) => f.thread);
-  return { data: page, nextCursor: offset + limit < found.length ? String(offset + limit) : null };
+  return threadListPage(listed, params);
+}
+
+/**
+ * A listed thread with the status of whatever runs it: a thread a connection here has loaded, or
+ * whose session runs a turn here (any dialect's), reports its own (active, with what it waits
+ * on); a session the host runs for another gateway or replica is active; any other is notLoaded.
+ */
+async function listedThread({ services, peer }: CodexMethodContext, sessionId: string, hostRunning: boolean, digest: Thread): Promise<Thread> {
+  const known = services.threads.get(sessionId);
+  if (known) return known.thread(false);
+  if (services.core.sessions.get(sessionId)?.hub.running) return (await services.threads.open(sessionId, peer.tenant)).thread(false);
+  return hostRunning ? { ...digest, status: { type: "active", activeFlags: [] } } : digest;
 }
 
 export async function threadLoadedList({ services, peer }: CodexMethodContext, params: ThreadLoadedListParams): Promise<ThreadLoadedListResult> {
@@ -143,13 +147,3 @@ async function personaNamed({ services }: CodexMethodContext, model: string | nu
   return snapshot?.catalog.personas.some((p) => p.id === model) ? model : undefined;
 }
 
-/** The source kinds a Tau sub-agent's thread (a thread_spawn sub-agent) is of. */
-const CHILD_KINDS: ReadonlySet<string> = new Set(["subAgent", "subAgentThreadSpawn"]);
-/** Every sub-agent kind (the others — review, compact, other — Tau has no threads of). */
-const SUB_AGENT_KINDS: ReadonlySet<string> = new Set(["subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther"]);
-
-function cwdFilter(value: unknown): string[] | undefined {
-  if (typeof value === "string") return [value];
-  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
-  return undefined;
-}

@@ -30,11 +30,13 @@ export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-acces
 export const APPROVALS_REVIEWERS = ["user", "auto_review", "guardian_subagent"] as const;
 export const THREAD_ACTIVE_FLAGS = ["waitingOnApproval", "waitingOnUserInput"] as const;
 export const SESSION_SOURCES = ["cli", "vscode", "exec", "appServer", "unknown"] as const;
+/** What thread/list's `sourceKinds` filters on: the plain sources and each kind of sub-agent. */
 export const THREAD_SOURCE_KINDS = ["cli", "vscode", "exec", "appServer", "subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther", "unknown"] as const;
 export const COLLAB_AGENT_TOOLS = ["spawnAgent", "sendInput", "resumeAgent", "wait", "closeAgent", "sendMessage", "followupTask", "interruptAgent", "listAgents"] as const;
 export const COLLAB_AGENT_STATUSES = ["pendingInit", "running", "interrupted", "completed", "errored", "shutdown", "notFound"] as const;
 export const COLLAB_TOOL_CALL_STATUSES = ["inProgress", "completed", "failed", "interrupted"] as const;
 export const SUB_AGENT_ACTIVITY_KINDS = ["started", "interacted", "interrupted", "completed"] as const;
+export const THREAD_SORT_KEYS = ["created_at", "updated_at", "recency_at", "section_position"] as const;
 export const TURN_STATUSES = ["completed", "interrupted", "failed", "inProgress"] as const;
 export const COMMAND_EXECUTION_STATUSES = ["inProgress", "completed", "failed", "declined"] as const;
 export const TOOL_CALL_STATUSES = ["inProgress", "completed", "failed"] as const;
@@ -148,6 +150,8 @@ export const typeDefinitions: Record<string, Schema> = {
     obj({ other: str() }, { strict: true }),
   ),
   ThreadSourceKind: oneOfStrings(THREAD_SOURCE_KINDS),
+  ThreadSortKey: oneOfStrings(THREAD_SORT_KEYS),
+  ThreadListCwdFilter: describe("One path, or several (a thread matches any of them exactly).", union(str(), arr(str()))),
   Thread: obj(
     {
       id: str(),

@@ -1,14 +1,14 @@
 import type { Log } from "../shared/log.js";
-import { sessionNotFound } from "./ask-errors.js";
-import { draft } from "../bridge/event-draft.js";
-import type { HostRouter } from "../bridge/hosts/host-router.js";
-import type { HostedSessions } from "../bridge/hosts/hosted-sessions.js";
-import type { SessionRecord } from "../bridge/session-registry.js";
-import { turnsEnded } from "../bridge/turn-endings.js";
-import type { Subscriptions } from "./subscriptions.js";
+import { draft } from "./event-draft.js";
+import type { HostRouter } from "./hosts/host-router.js";
+import type { HostedSessions } from "./hosts/hosted-sessions.js";
+import type { SessionRecord } from "./session-registry.js";
+import { sessionNotFound } from "./session-error.js";
+import { turnsEnded } from "./turn-endings.js";
 
 /**
- * session/close, as Ask hosts close a session: what is running stops first, and its subscribers
+ * Closing a session for every dialect (Ask's session/close, a Codex ephemeral thread whose last
+ * client left), as Ask hosts close a session: what is running stops first, and its subscribers
  * see it stop — the interrupted turn's terminal event, then `session.ended`, then nothing more.
  *
  * 1. The session is marked closed at once, so every later call naming it is -32004 (a send racing
@@ -24,8 +24,9 @@ import type { Subscriptions } from "./subscriptions.js";
  * 4. Pending interactions end as cancelled ("session closed").
  * 5. A running turn is interrupted and its terminal event awaited (turn.aborted, or whatever it
  *    settles with), at most `settleTimeoutMs`.
- * 6. `session.ended` is appended and the log closed to anything after it; subscriptions to the
- *    session end, the record is dropped and the session is unobserved upstream.
+ * 6. `session.ended` is appended and the log closed to anything after it; `ended` lets the
+ *    dialect end what follows the session (Ask's subscriptions), the record is dropped and the
+ *    session is unobserved upstream.
  *
  * Tau has no delete: the session stays on the host, idle, with its history.
  */
@@ -35,11 +36,12 @@ export const CLOSE_SETTLE_TIMEOUT_MS = 10_000;
 export interface CloseServices {
   readonly upstream: Pick<HostRouter, "request">;
   readonly sessions: HostedSessions;
-  readonly subscriptions: Subscriptions;
+  /** What else ends with the session once `session.ended` is delivered. */
+  readonly ended?: (sessionId: string) => void;
 }
 
 export async function closeSession(services: CloseServices, record: SessionRecord, options: { settleTimeoutMs?: number; log?: Log } = {}): Promise<void> {
-  const { upstream, sessions, subscriptions } = services;
+  const { upstream, sessions } = services;
   const { sessionId, hub } = record;
   if (!sessions.beginClose(sessionId)) throw sessionNotFound(sessionId);
   // Replicas sharing a store: another one closing it first makes this close find it gone.
@@ -84,7 +86,7 @@ export async function closeSession(services: CloseServices, record: SessionRecor
   hub.end(draft("session.ended", { sessionId, reason: "closed" }));
   // A shared log gives session.ended its seq in the store: subscribers get it once it is back here.
   if (hub.sharedLog) await hub.appended();
-  subscriptions.dropSession(sessionId);
+  services.ended?.(sessionId);
   sessions.forget(sessionId);
   await hub.detach();
 }
