@@ -1008,6 +1008,10 @@ export interface Turn {
   completedAt?: number | null;
   durationMs?: number | null;
   itemsView?: TurnItemsView;
+  /**
+   * The first turn of the chain of work that led to this turn; a Tau turn starts its own chain, so its own id.
+   */
+  rootTurnId?: string | null;
 }
 export interface McpToolCallResult {
   content: unknown[];

@@ -33227,7 +33227,7 @@ return errors === 0;
 }
 validate524.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema227 = {"title":"Turn","type":"object","properties":{"id":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/$defs/ThreadItem"}},"status":{"$ref":"#/$defs/TurnStatus"},"error":{"anyOf":[{"$ref":"#/$defs/TurnError"},{"type":"null"}]},"startedAt":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"completedAt":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"durationMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"itemsView":{"$ref":"#/$defs/TurnItemsView"}},"required":["id","items","status"]};
+const schema227 = {"title":"Turn","type":"object","properties":{"id":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/$defs/ThreadItem"}},"status":{"$ref":"#/$defs/TurnStatus"},"error":{"anyOf":[{"$ref":"#/$defs/TurnError"},{"type":"null"}]},"startedAt":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"completedAt":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"durationMs":{"anyOf":[{"type":"integer","minimum":0,"maximum":9007199254740991},{"type":"null"}]},"itemsView":{"$ref":"#/$defs/TurnItemsView"},"rootTurnId":{"description":"The first turn of the chain of work that led to this turn; a Tau turn starts its own chain, so its own id.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["id","items","status"]};
 const schema228 = {"title":"TurnStatus","type":"string","enum":["completed","interrupted","failed","inProgress"]};
 
 function validate530(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -33733,6 +33733,79 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.rootTurnId !== undefined){
+let data9 = data.rootTurnId;
+const _errs31 = errors;
+const _errs32 = errors;
+let valid6 = false;
+const _errs33 = errors;
+if(typeof data9 !== "string"){
+const err17 = {instancePath:instancePath+"/rootTurnId",schemaPath:"#/properties/rootTurnId/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+const _errs34 = errors;
+if(errors === _errs33){
+}
+var _valid4 = _errs33 === errors;
+valid6 = valid6 || _valid4;
+if(_valid4){
+}
+const _errs35 = errors;
+if(data9 !== null){
+const err18 = {instancePath:instancePath+"/rootTurnId",schemaPath:"#/properties/rootTurnId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+const _errs36 = errors;
+if(errors === _errs35){
+}
+var _valid4 = _errs35 === errors;
+valid6 = valid6 || _valid4;
+if(_valid4){
+}
+if(!valid6){
+const err19 = {instancePath:instancePath+"/rootTurnId",schemaPath:"#/properties/rootTurnId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+validate528.errors = vErrors;
+return false;
+}
+else {
+errors = _errs32;
+if(vErrors !== null){
+if(_errs32){
+vErrors.length = _errs32;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs31){
+}
+var valid0 = _errs31 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -33753,7 +33826,7 @@ if(errors === 0){
 validate528.errors = vErrors;
 return errors === 0;
 }
-validate528.evaluated = {"props":{"id":true,"items":true,"status":true,"error":true,"startedAt":true,"completedAt":true,"durationMs":true,"itemsView":true},"dynamicProps":false,"dynamicItems":false};
+validate528.evaluated = {"props":{"id":true,"items":true,"status":true,"error":true,"startedAt":true,"completedAt":true,"durationMs":true,"itemsView":true,"rootTurnId":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate519(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -52357,6 +52430,79 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.rootTurnId !== undefined){
+let data9 = data.rootTurnId;
+const _errs31 = errors;
+const _errs32 = errors;
+let valid6 = false;
+const _errs33 = errors;
+if(typeof data9 !== "string"){
+const err17 = {instancePath:instancePath+"/rootTurnId",schemaPath:"#/properties/rootTurnId/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+const _errs34 = errors;
+if(errors === _errs33){
+}
+var _valid4 = _errs33 === errors;
+valid6 = valid6 || _valid4;
+if(_valid4){
+}
+const _errs35 = errors;
+if(data9 !== null){
+const err18 = {instancePath:instancePath+"/rootTurnId",schemaPath:"#/properties/rootTurnId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+const _errs36 = errors;
+if(errors === _errs35){
+}
+var _valid4 = _errs35 === errors;
+valid6 = valid6 || _valid4;
+if(_valid4){
+}
+if(!valid6){
+const err19 = {instancePath:instancePath+"/rootTurnId",schemaPath:"#/properties/rootTurnId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+validate797.errors = vErrors;
+return false;
+}
+else {
+errors = _errs32;
+if(vErrors !== null){
+if(_errs32){
+vErrors.length = _errs32;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs31){
+}
+var valid0 = _errs31 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -52377,7 +52523,7 @@ if(errors === 0){
 validate797.errors = vErrors;
 return errors === 0;
 }
-validate797.evaluated = {"props":{"id":true,"items":true,"status":true,"error":true,"startedAt":true,"completedAt":true,"durationMs":true,"itemsView":true},"dynamicProps":false,"dynamicItems":false};
+validate797.evaluated = {"props":{"id":true,"items":true,"status":true,"error":true,"startedAt":true,"completedAt":true,"durationMs":true,"itemsView":true,"rootTurnId":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.TurnCompletedNotification = validate802;
 

@@ -1,4 +1,4 @@
-import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "../../generated/acp-v1.js";
+import type { SessionUpdate, ToolCallContent, ToolCallStatus, ToolCallUpdate } from "../../generated/acp-v1.js";
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { AcpClient } from "./client-state.js";
@@ -168,6 +168,15 @@ export class EventUpdates {
     }
     this.toolCalls.set(interactionId, { name: toolName, finished: false, interactionId });
     return { toolCallId: interactionId, update: { sessionUpdate: "tool_call", toolCallId: interactionId, title, name: toolName, kind: "other", status: "pending" } };
+  }
+
+  /**
+   * The tool call a permission request is about, with the title and kind its card has, so a
+   * client that shows the request on its own (as codex-acp's requests are shown) can tell what it asks.
+   */
+  permissionCall(toolCallId: string, toolName: string, args: Record<string, unknown> | undefined, context: UpdateContext): ToolCallUpdate {
+    const { kind, title } = presentTool(toolName, args, context.snapshot?.executionEnvironment.cwd, context.commandTools);
+    return { toolCallId, title, kind, status: "pending", ...(args ? { rawInput: args } : {}) };
   }
 
   private linkedTo(interactionId: string): string | undefined {

@@ -394,7 +394,7 @@ export class SessionLink {
       this.send(card.update, cause);
       toolCallId = card.toolCallId;
     }
-    return { toolCallId, status: "pending", ...(args ? { rawInput: args } : {}) };
+    return this.updates.permissionCall(toolCallId, toolName, args, this.updateContext());
   }
 
   private updateContext(): UpdateContext {

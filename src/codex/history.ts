@@ -41,8 +41,10 @@ export function turnsOf(snapshot: Snapshot, catalog: ToolCatalog): Turn[] {
     if (!record) return []; // messages before the first turn belong to none
     const turnId = record.userHistoryEntryId;
     const items = itemsOf(group.entries, snapshot, catalog);
-    if (record.state === "running") return [{ id: turnId, items, status: "inProgress", error: null }];
-    return [{ id: turnId, items, ...outcomeOf(record.outcome) }];
+    // Every item of the turn is here (itemsView full); a Tau turn is the first of its own chain (rootTurnId).
+    const turn = { id: turnId, rootTurnId: turnId, items, itemsView: "full" as const };
+    if (record.state === "running") return [{ ...turn, status: "inProgress", error: null }];
+    return [{ ...turn, ...outcomeOf(record.outcome) }];
   });
 }
 

@@ -16,6 +16,7 @@ import type { SubagentRoster } from "./subagent-roster.js";
 import { completedToolItem, startedToolItem, toolKind, type ThreadItemContent, type ToolCatalog } from "./tool-items.js";
 import { userInput } from "./history.js";
 import { planSteps } from "./plan-steps.js";
+import { runningTurn } from "./running-turn.js";
 
 /**
  * A session's event stream (the hub's log: turns, streamed text and thinking, tools, the gateway's
@@ -60,6 +61,8 @@ interface OpenTurn {
   readonly startedAt: number;
   /** What the turn waits for, counted (several approvals may wait at once). */
   readonly waiting: Map<ThreadActiveFlag, number>;
+  /** The turn's last agent message so far: turn/completed carries it as the turn's summary, as Codex does. */
+  lastAgentMessage?: ThreadItem;
 }
 
 interface TextItem {
@@ -220,7 +223,7 @@ export class TurnTranslator {
     this.failed = false;
     this.reportStatus();
     const { threadId } = this.host;
-    this.host.emit("turn/started", { threadId, turn: { id: turnId, items: [], status: "inProgress", error: null } });
+    this.host.emit("turn/started", { threadId, turn: runningTurn(turnId, this.turn.startedAt) });
     const userMessage: ThreadItem = { type: "userMessage", id: `${turnId}-input`, content: this.host.userInput(turnId) };
     this.itemStarted(userMessage);
     this.itemCompleted(userMessage);
@@ -370,7 +373,7 @@ export class TurnTranslator {
     if (turnId === undefined) return;
     if (this.turn?.id !== turnId) {
       // A turn this thread never saw start (it ran before the thread was loaded): announce it, so its end is not an orphan.
-      this.host.emit("turn/started", { threadId, turn: { id: turnId, items: [], status: "inProgress", error: null } });
+      this.host.emit("turn/started", { threadId, turn: runningTurn(turnId) });
     } else {
       this.closeText();
       // Commands still held when their turn ends start now: every item the turn had is reported.
@@ -382,6 +385,7 @@ export class TurnTranslator {
       this.host.emit("thread/tokenUsage/updated", { threadId, turnId, tokenUsage: { total: { ...this.total }, last, modelContextWindow: this.host.contextWindow() ?? null } });
     }
     const startedAt = this.turn?.id === turnId ? this.turn.startedAt : undefined;
+    const summary = this.turn?.id === turnId ? this.turn.lastAgentMessage : undefined;
     if (this.turn?.id === turnId) {
       this.turn = undefined;
       this.textIds.clear();
@@ -394,7 +398,10 @@ export class TurnTranslator {
     const completedAt = Date.now();
     const turn: Turn = {
       id: turnId,
-      items: [],
+      rootTurnId: turnId,
+      // What the turn ended with, as Codex's summary view: its last agent message, when it wrote one.
+      items: summary ? [summary] : [],
+      itemsView: summary ? "summary" : "notLoaded",
       status,
       error: error ?? null,
       ...(startedAt === undefined ? {} : { startedAt: Math.floor(startedAt / 1000), completedAt: Math.floor(completedAt / 1000), durationMs: completedAt - startedAt }),
@@ -419,6 +426,7 @@ export class TurnTranslator {
 
   private itemCompleted(item: ThreadItem): void {
     if (!this.turn) return;
+    if (item.type === "agentMessage") this.turn.lastAgentMessage = item;
     this.host.emit("item/completed", { threadId: this.host.threadId, turnId: this.turn.id, item, completedAtMs: Date.now() });
   }
 }

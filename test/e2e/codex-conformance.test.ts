@@ -117,3 +117,26 @@ describe("experimental fields", () => {
     expect((await opted.request("thread/list", { parentThreadId: thread.id })).data).toEqual(expect.any(Array));
   });
 });
+
+describe("a turn as it is announced and reported", () => {
+  it("runs notLoaded as its own root, started at a time, and completes with its last agent message as the summary", async () => {
+    const c = await client();
+    const threadId = await started(c);
+    const { turn } = await c.request("turn/start", { threadId, input: [{ type: "text", text: "Summarise me", text_elements: [] }] });
+    expect(turn).toMatchObject({ id: turn.id, rootTurnId: turn.id, items: [], itemsView: "notLoaded", status: "inProgress" });
+    const completed = await c.turnCompleted(turn.id);
+    const announced = c.received.find((m) => m.method === "turn/started" && m.params.turn.id === turn.id)!;
+    expect(announced.params.turn).toMatchObject({ rootTurnId: turn.id, itemsView: "notLoaded", startedAt: expect.any(Number) });
+    const [reply] = completedItems(c.turnMessages(turn.id), "agentMessage");
+    expect(completed.params.turn).toMatchObject({ rootTurnId: turn.id, itemsView: "summary", items: [reply], status: "completed" });
+    const read = await c.request("thread/read", { threadId, includeTurns: true });
+    expect(read.thread.turns.at(-1)).toMatchObject({ id: turn.id, rootTurnId: turn.id, itemsView: "full" });
+  });
+
+  it("reports no summary for a turn that wrote no message", async () => {
+    const c = await client();
+    const threadId = await started(c);
+    const { completed } = await c.turn(threadId, "/fail nothing to say");
+    expect(completed.params.turn).toMatchObject({ items: [], itemsView: "notLoaded", status: "failed" });
+  });
+});

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type {
-  Turn,
   TurnInterruptParams,
   TurnInterruptResult,
   TurnStartParams,
@@ -14,6 +13,7 @@ import { requestedPolicy } from "../approval-policy.js";
 import { codexError } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 import type { CodexThread } from "../thread.js";
+import { runningTurn } from "../running-turn.js";
 import { inputText } from "../user-input.js";
 import { childTurnId } from "../child-threads.js";
 
@@ -24,7 +24,6 @@ import { childTurnId } from "../child-threads.js";
  * know its id.
  */
 
-const inProgress = (id: string): Turn => ({ id, items: [], status: "inProgress", error: null });
 
 export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams): Promise<TurnStartResult> {
   const { services, peer } = ctx;
@@ -36,7 +35,7 @@ export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams
   thread.attach(peer, ctx.cause);
   const running = thread.record.hub.activeTurnId;
   // A turn/start during a running turn gets that turn back, as in Codex; its input steers the turn rather than being lost.
-  if (running) return { turn: inProgress(await steer(ctx, thread, text)) };
+  if (running) return { turn: runningTurn(await steer(ctx, thread, text)) };
   const turnId = randomUUID();
   const { outcome, request } = await turnAcceptance(
     thread.record.hub.log,
@@ -45,11 +44,11 @@ export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams
   );
   if (outcome === "accepted") {
     request.catch((error: unknown) => services.log?.("debug", "session.submit ended with an error after the turn started", { threadId: thread.threadId, error: String(error) }));
-    return { turn: inProgress(turnId) };
+    return { turn: runningTurn(turnId) };
   }
   // Lost the race with a turn another client started: steer that one instead.
   if (outcome.error instanceof TauResponseError && outcome.error.code === "busy" && thread.record.hub.activeTurnId) {
-    return { turn: inProgress(await steer(ctx, thread, text)) };
+    return { turn: runningTurn(await steer(ctx, thread, text)) };
   }
   throw outcome.error;
 }

@@ -198,6 +198,7 @@ export const typeDefinitions: Record<string, Schema> = {
     completedAt: opt(nullable(int({ min: 0 }))),
     durationMs: opt(nullable(int({ min: 0 }))),
     itemsView: opt(ref("TurnItemsView")),
+    rootTurnId: opt(describe("The first turn of the chain of work that led to this turn; a Tau turn starts its own chain, so its own id.", nullableString())),
   }),
   TurnItemsView: describe(
     "How much of a turn's items a payload holds: none (notLoaded), a display summary, or all of them (full, the default).",
