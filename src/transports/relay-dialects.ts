@@ -41,6 +41,8 @@ export interface RelayDialect {
   withdrawal?(id: string | number, params: unknown): { method: string; params: Record<string, unknown> } | undefined;
   /** The method of that withdrawal, whose `requestId` the gateway also sends when another client decided. */
   withdrawalMethod?: string;
+  /** The first id of the relay's own numbering of the gateway's requests to the client (relay-reverse-requests.ts), as the local command numbers them. */
+  firstRequestId: number;
   /**
    * How long what follows a response waits before it is written on the relay's stdout: the pipe's
    * pause where the dialect wants a request's consequences read apart from its response (see
@@ -69,6 +71,7 @@ export const RELAY_DIALECTS = {
     handshakeNotifications: [],
     withdrawal: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
     withdrawalMethod: "$/cancel_request",
+    firstRequestId: 0,
     resume: acpSessionReattach,
   },
   codex: {
@@ -82,6 +85,7 @@ export const RELAY_DIALECTS = {
     handshakeRequest: "initialize",
     handshakeNotifications: ["initialized"],
     withdrawalMethod: "serverRequest/resolved",
+    firstRequestId: 0,
     pauseAfterResponseMs: pipePause(CODEX_OUTBOUND),
     withdrawal: (id, params) => {
       const threadId = (params as { threadId?: unknown } | undefined)?.threadId;
@@ -98,6 +102,8 @@ export const RELAY_DIALECTS = {
     answersOversized: true,
     handshakeRequest: "initialize",
     handshakeNotifications: [],
+    // Above the range clients use, as Ask hosts (and the gateway) number them.
+    firstRequestId: 10001,
     resume: () => new AskSubscriptionResume(),
   },
 } as const satisfies Record<string, RelayDialect>;
