@@ -197,6 +197,8 @@ export class GatewayRelay {
     if (passed.length === 0) return Promise.resolve();
     // What goes to the gateway, where ids or the dialect's resume translate it (Ask seqs after a log began again).
     if (changed) line = JSON.stringify(batch ? passed : passed[0]);
+    const rejoins = this.dialect.rejoins;
+    if (!batch && rejoins) for (const request of requests) if (rejoins.includes(request.method)) request.resend = line;
     return Promise.all([this.forward(line, requests), ...requests.map((request) => request.answered)]).then(() => undefined);
   }
 
@@ -374,6 +376,11 @@ export class GatewayRelay {
     for (const answer of this.ownRequests.values()) answer({ error: { message: "the connection closed" } });
     this.ownRequests.clear();
     if (this.closed) return;
+    // Sent again once the new link has resumed the streams (held lines go after the resumes).
+    for (const request of this.requests.where((r) => r.sentOn === lost && r.resend !== undefined)) {
+      request.sentOn = undefined;
+      void this.held.hold(request.resend!, [request]);
+    }
     this.answerUnavailable(
       this.requests.takeWhere((request) => request.sentOn === lost),
       `the connection to the gateway at ${this.shownUrl} was lost before it answered (close code ${code})`,
@@ -437,7 +444,9 @@ export class GatewayRelay {
    */
   private async repeatHandshake(socket: WebSocket): Promise<boolean> {
     if (this.handshakeParams !== undefined) {
-      const answer = await this.ownRequest(this.dialect.handshakeRequest, this.handshakeParams);
+      // As the client's went, through the dialect's resume (ACP's asks for the places of updates).
+      const handshake = { id: 0, method: this.dialect.handshakeRequest, params: this.handshakeParams };
+      const answer = await this.ownRequest(handshake.method, (this.resume?.toGateway?.(handshake) ?? handshake).params);
       if (this.socket !== socket) return false;
       if ("error" in answer) this.log("error", "the gateway refused the client's handshake on the new connection", { error: answer.error });
       for (const [method, params] of this.handshakeNotifications) socket.send(this.framed({ method, ...(params === undefined ? {} : { params }) }));

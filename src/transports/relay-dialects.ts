@@ -3,7 +3,8 @@ import { ASK_ERROR_CODES } from "../registry/ask/errors.js";
 import { CODEX_ERROR_CODES } from "../registry/codex/errors.js";
 import { CODEX_OUTBOUND } from "./codex-jsonrpc.js";
 import { PIPE_TRANSPORT, type OutboundPolicy } from "./outbound-policy.js";
-import { acpSessionReattach, codexThreadReattach } from "./relay-session-reattach.js";
+import { AcpSessionResume } from "./relay-acp-resume.js";
+import { codexThreadReattach } from "./relay-session-reattach.js";
 import { AskSubscriptionResume, type StreamResume } from "./relay-stream-resume.js";
 
 /**
@@ -49,6 +50,12 @@ export interface RelayDialect {
    * relay-spaced-writer.ts); undefined: no pause.
    */
   pauseAfterResponseMs?: number;
+  /**
+   * Requests the lost link did not answer that are sent again on the new one (after the resumes)
+   * instead of being answered -32012: the resume makes the repeat rejoin what the first one started
+   * (ACP's session/prompt, relay-acp-resume.ts). One in a batch is answered -32012 as any other.
+   */
+  rejoins?: readonly string[];
   /** What is resumed on a new link besides the handshake (Ask: event subscriptions; Codex and ACP: the sessions the client opened). */
   resume?(): StreamResume;
 }
@@ -72,7 +79,8 @@ export const RELAY_DIALECTS = {
     withdrawal: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
     withdrawalMethod: "$/cancel_request",
     firstRequestId: 0,
-    resume: acpSessionReattach,
+    rejoins: ["session/prompt"],
+    resume: () => new AcpSessionResume(),
   },
   codex: {
     name: "Codex",

@@ -262,18 +262,27 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
   }
 
   it(
-    "an approval the lost gateway asked is withdrawn from the ACP client in ACP's words ($/cancel_request), its prompt answered -32012",
+    "an approval the lost gateway asked is withdrawn from the ACP client in ACP's words ($/cancel_request); its prompt, waiting to rejoin its turn, is answered -32012 when the relay stops",
     async () => {
       const gateway = await serveWithTool();
-      const { agent, sessionId } = await acpAgentWithSession(gateway);
+      const agent = spawnAcpAgent(["--remote", gateway.ws, "--drain-timeout", "300"], cleanups);
+      agent.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+      await agent.next((m) => m.id === 1);
+      agent.write({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: gateway.cwd, mcpServers: [] } });
+      const { sessionId } = (await agent.next((m) => m.id === 2)).result as { sessionId: string };
       agent.write({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: '/tool echo-args {"a":1}' }] } });
       const asked = await agent.next((m) => m.method === "session/request_permission" && "id" in m);
 
       gateway.child.kill("SIGKILL");
       await gateway.exit;
       expect(await agent.next((m) => m.method === "$/cancel_request")).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: asked.id } });
-      expect(await agent.next((m) => m.id === 3)).toMatchObject({ jsonrpc: "2.0", id: 3, error: { code: -32012, message: expect.stringContaining("gateway unavailable, retry") } });
+      // The prompt waits for a new link to rejoin its turn (up to the hold bound); the gateway does not come back.
       agent.closeInput();
+      expect(await agent.next((m) => m.id === 3)).toMatchObject({
+        jsonrpc: "2.0",
+        id: 3,
+        error: { code: -32012, message: "gateway unavailable, retry: the relay stopped before the gateway answered" },
+      });
       expect(await agent.exit).toEqual({ code: 0, signal: null });
       expect(agentMessageProblems(agent.sent(), agent.received())).toEqual([]);
     },

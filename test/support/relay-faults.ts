@@ -22,12 +22,13 @@ export interface FaultyLink {
   observe(sessionId: string): Promise<AskTestClient>;
 }
 
-export async function gatewayBehindProxy(cleanups: Cleanups): Promise<FaultyLink> {
+/** `serveArgs`: more of serve's options (`--upstream` a host of the test's own, with a stream delay). */
+export async function gatewayBehindProxy(cleanups: Cleanups, serveArgs: string[] = []): Promise<FaultyLink> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-relay-faults-")));
   cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
   const tools = join(cwd, "tools.json");
   writeFileSync(tools, JSON.stringify({ tools: [{ name: "echo-args", description: "Prints its JSON arguments.", parameters: { type: "object" }, command: "cat" }] }));
-  const gateway = await readyServe(["--port", "0", "--log-level", "warn", "--default-cwd", cwd, "--tools-config", tools], cleanups);
+  const gateway = await readyServe(["--port", "0", "--log-level", "warn", "--default-cwd", cwd, "--tools-config", tools, ...serveArgs], cleanups);
   const { port } = new URL(gateway.baseUrl);
   const proxy = await startTcpProxy({ host: "127.0.0.1", port: Number(port) }, cleanups);
   return {

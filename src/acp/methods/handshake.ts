@@ -2,6 +2,7 @@ import type { AuthenticateParams, AuthenticateResult, InitializeParams, Initiali
 import { ACP_PROTOCOL_VERSION } from "../../registry/acp/index.js";
 import type { AcpMethodContext } from "../context.js";
 import { invalidParams } from "../errors.js";
+import { asksForPositions } from "../relay-positions.js";
 
 /**
  * What the gateway can do for an ACP client (protocol §3): sessions it can load (Tau keeps
@@ -13,6 +14,7 @@ import { invalidParams } from "../errors.js";
 export async function initialize({ services, client }: AcpMethodContext, params: InitializeParams): Promise<InitializeResult> {
   client.capabilities = params.clientCapabilities ?? {};
   client.info = params.clientInfo ?? undefined;
+  client.relayed = asksForPositions(params);
   client.initialized = true;
   return {
     // One version exists; a client asking for another gets ours and decides.
