@@ -4,7 +4,7 @@ import { CODEX_ERROR_CODES } from "../registry/codex/errors.js";
 import { CODEX_OUTBOUND } from "./codex-jsonrpc.js";
 import { PIPE_TRANSPORT, type OutboundPolicy } from "./outbound-policy.js";
 import { AcpSessionResume } from "./relay-acp-resume.js";
-import { codexThreadReattach } from "./relay-session-reattach.js";
+import { CodexThreadResume } from "./relay-codex-resume.js";
 import { AskSubscriptionResume, type StreamResume } from "./relay-stream-resume.js";
 
 /**
@@ -99,7 +99,7 @@ export const RELAY_DIALECTS = {
       const threadId = (params as { threadId?: unknown } | undefined)?.threadId;
       return typeof threadId === "string" ? { method: "serverRequest/resolved", params: { threadId, requestId: id } } : undefined;
     },
-    resume: codexThreadReattach,
+    resume: () => new CodexThreadResume(),
   },
   ask: {
     name: "Ask",

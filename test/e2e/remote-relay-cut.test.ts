@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { agentMessageProblems } from "../support/acp-official-schema.js";
 import { spawnAcpAgent, spawnTauHost } from "../support/acp-process.js";
+import { AskTestClient } from "../support/ask-client.js";
+import { expectContiguous, waitForTerminal } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { gatewayBehindProxy } from "../support/relay-faults.js";
+import { agentText, CodexTestClient } from "../support/codex-client.js";
+import { spawnLineChild } from "../support/line-child.js";
+import { gatewayBehindProxy, streamedText } from "../support/relay-faults.js";
 
 /**
  * A relay's connection cut in the middle of a streamed reply (a loopback TCP proxy resets it; the
@@ -59,6 +63,70 @@ describe("a relay's connection cut mid-reply", () => {
       agent.closeInput();
       expect(await agent.exit).toEqual({ code: 0, signal: null });
       expect(agentMessageProblems(agent.sent(), agent.received())).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "app-server --remote: the client gets every delta of the reply once, joining up to the completed item",
+    async () => {
+      const link = await slowGatewayBehindProxy();
+      let codex!: CodexTestClient;
+      const relay = spawnLineChild(["app-server", "--remote", link.remote], cleanups, (line) => codex.receive(line));
+      codex = new CodexTestClient(relay.write);
+      await codex.initialize();
+      const { thread } = await codex.request("thread/start", { cwd: link.cwd });
+      const observer = await link.observe(thread.id);
+      const { turn } = await codex.request("turn/start", { threadId: thread.id, input: [{ type: "text", text: LONG_REPLY, text_elements: [] }] });
+      await codex.waitFor((m) => m.method === "item/agentMessage/delta");
+      link.proxy.drop();
+      expect(observer.eventsOf(thread.id).some((e) => e.type === "turn.completed")).toBe(false);
+
+      await codex.turnCompleted(turn.id, 60_000);
+      expect(link.proxy.connections).toBeGreaterThanOrEqual(2);
+      const messages = codex.turnMessages(turn.id);
+      const deltas = messages.filter((m) => m.method === "item/agentMessage/delta").map((m) => m.params.delta as string);
+      expect(agentText(messages)).toBe(`You said: ${LONG_REPLY}`);
+      expect(deltas.join("")).toBe(agentText(messages));
+      expect(messages.filter((m) => m.method === "turn/started")).toHaveLength(1);
+      expect(messages.filter((m) => m.method === "turn/completed")).toHaveLength(1);
+      expect(JSON.stringify(codex.received)).not.toContain("tauGateway");
+
+      relay.end();
+      expect(await relay.exit).toEqual({ code: 0, signal: null });
+      expect(codex.invalid).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "stdio --remote: the Ask terminal's event stream goes on from its cursor, every event once, every character once",
+    async () => {
+      const link = await slowGatewayBehindProxy();
+      let terminal!: AskTestClient;
+      const relay = spawnLineChild(["stdio", "--remote", link.remote], cleanups, (line) => terminal.receive(line));
+      terminal = new AskTestClient(relay.write);
+      await terminal.request("initialize", { client: { name: "ask-terminal", version: "1" } });
+      const { session } = await terminal.request("session/create", {});
+      const sessionId = session.sessionId as string;
+      await terminal.request("session/subscribe", { sessionId });
+      const observer = await link.observe(sessionId);
+      const { turnId } = await terminal.request("session/send", { sessionId, content: LONG_REPLY });
+      await terminal.waitForEvent(sessionId, "model.streaming");
+      link.proxy.drop();
+      expect(observer.eventsOf(sessionId).some((e) => e.type === "turn.completed")).toBe(false);
+
+      const ended = await waitForTerminal(terminal, sessionId, turnId);
+      expect(ended).toMatchObject({ type: "turn.completed", payload: { response: `You said: ${LONG_REPLY}` } });
+      expect(link.proxy.connections).toBeGreaterThanOrEqual(2);
+      expectContiguous(terminal.eventsOf(sessionId));
+      expect(streamedText(terminal, sessionId)).toBe(`You said: ${LONG_REPLY}`);
+      await waitForTerminal(observer, sessionId, turnId);
+      expect(terminal.eventsOf(sessionId)).toEqual(observer.eventsOf(sessionId).slice(0, terminal.eventsOf(sessionId).length));
+
+      relay.end();
+      expect(await relay.exit).toEqual({ code: 0, signal: null });
+      expect(terminal.invalid).toEqual([]);
     },
     TIMEOUT,
   );

@@ -21,6 +21,7 @@ export async function initialize({ services, peer }: CodexMethodContext, params:
     clientInfo: params.clientInfo,
     experimentalApi: params.capabilities?.experimentalApi === true,
     optedOut: new Set(params.capabilities?.optOutNotificationMethods ?? []),
+    relayed: params.capabilities?.tauGatewayRelay === true,
   };
   return {
     userAgent: `tau-gateway/${services.serverVersion} (${platform()}; node ${process.versions.node})`,
