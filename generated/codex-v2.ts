@@ -430,6 +430,10 @@ export interface InitializeCapabilities {
    * Notifications the connection does not want.
    */
   optOutNotificationMethods?: string[] | null;
+  /**
+   * Gateway extension, for `app-server --remote` relays: each thread notification made of a session event carries tauGatewayAt [seq, index], its place in the session's log (docs/remote.md).
+   */
+  tauGatewayRelay?: boolean;
 }
 /**
  * The signed-in account; the gateway needs none.
@@ -646,6 +650,13 @@ export interface ThreadResumeParams {
   config?: {} | null;
   baseInstructions?: string | null;
   developerInstructions?: string | null;
+  /**
+   * Gateway extension, for `app-server --remote` relays: the thread's notifications after this place in the session's log ([seq, index], from tauGatewayAt) follow the response, then the live ones.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  tauGatewayResumeAfter?: number[];
 }
 /**
  * Read a thread; its turns only with includeTurns.

@@ -1799,7 +1799,7 @@ exports.ClientMessage = validate65;
 const schema30 = {"title":"ClientMessage","description":"Every message a client may send.","anyOf":[{"$ref":"#/$defs/InitializeRequest"},{"$ref":"#/$defs/AccountReadRequest"},{"$ref":"#/$defs/ModelListRequest"},{"$ref":"#/$defs/ConfigReadRequest"},{"$ref":"#/$defs/ConfigRequirementsReadRequest"},{"$ref":"#/$defs/CollaborationModeListRequest"},{"$ref":"#/$defs/PermissionProfileListRequest"},{"$ref":"#/$defs/SkillsListRequest"},{"$ref":"#/$defs/HooksListRequest"},{"$ref":"#/$defs/PluginInstalledRequest"},{"$ref":"#/$defs/AccountBedrockCheckGovCloudRequirementsRequest"},{"$ref":"#/$defs/ThreadStartRequest"},{"$ref":"#/$defs/ThreadResumeRequest"},{"$ref":"#/$defs/ThreadReadRequest"},{"$ref":"#/$defs/ThreadListRequest"},{"$ref":"#/$defs/ThreadTurnsListRequest"},{"$ref":"#/$defs/ThreadLoadedListRequest"},{"$ref":"#/$defs/TurnStartRequest"},{"$ref":"#/$defs/TurnSteerRequest"},{"$ref":"#/$defs/TurnInterruptRequest"},{"$ref":"#/$defs/InitializedNotification"},{"$ref":"#/$defs/SuccessResponse"},{"$ref":"#/$defs/ErrorResponse"}]};
 const schema31 = {"title":"InitializeRequest","description":"Handshake: the first request of a connection; every other request before it is refused.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"initialize"},"params":{"$ref":"#/$defs/InitializeParams"}},"required":["method","params"]};
 const schema32 = {"title":"InitializeParams","description":"Params of initialize.","type":"object","properties":{"clientInfo":{"$ref":"#/$defs/ClientInfo"},"capabilities":{"anyOf":[{"$ref":"#/$defs/InitializeCapabilities"},{"type":"null"}]}},"required":["clientInfo"]};
-const schema33 = {"title":"InitializeCapabilities","type":"object","description":"What the client supports; unknown capabilities are ignored.","properties":{"experimentalApi":{"description":"Opts in to experimental methods, fields and server requests (default false).","type":"boolean"},"requestAttestation":{"type":"boolean"},"requiredHumanApproval":{"type":"boolean"},"optOutNotificationMethods":{"description":"Notifications the connection does not want.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}}};
+const schema33 = {"title":"InitializeCapabilities","type":"object","description":"What the client supports; unknown capabilities are ignored.","properties":{"experimentalApi":{"description":"Opts in to experimental methods, fields and server requests (default false).","type":"boolean"},"requestAttestation":{"type":"boolean"},"requiredHumanApproval":{"type":"boolean"},"optOutNotificationMethods":{"description":"Notifications the connection does not want.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"tauGatewayRelay":{"description":"Gateway extension, for `app-server --remote` relays: each thread notification made of a session event carries tauGatewayAt [seq, index], its place in the session's log (docs/remote.md).","type":"boolean"}}};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1964,6 +1964,23 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayRelay !== undefined){
+let data5 = data.tauGatewayRelay;
+const _errs15 = errors;
+if(typeof data5 !== "boolean"){
+validate71.errors = [{instancePath:instancePath+"/tauGatewayRelay",schemaPath:"#/properties/tauGatewayRelay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs16 = errors;
+if(errors === _errs15){
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -1979,7 +1996,7 @@ if(errors === 0){
 validate71.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"experimentalApi":true,"requestAttestation":true,"requiredHumanApproval":true,"optOutNotificationMethods":true},"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":{"experimentalApi":true,"requestAttestation":true,"requiredHumanApproval":true,"optOutNotificationMethods":true,"tauGatewayRelay":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2036,6 +2053,7 @@ props0.experimentalApi = true;
 props0.requestAttestation = true;
 props0.requiredHumanApproval = true;
 props0.optOutNotificationMethods = true;
+props0.tauGatewayRelay = true;
 }
 const _errs5 = errors;
 if(data1 !== null){
@@ -6112,7 +6130,7 @@ return errors === 0;
 validate125.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema55 = {"title":"ThreadResumeRequest","description":"Load a thread on this connection (from any connection, after a restart too), with its history as turns unless excludeTurns.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"thread/resume"},"params":{"$ref":"#/$defs/ThreadResumeParams"}},"required":["method","params"]};
-const schema56 = {"title":"ThreadResumeParams","description":"Params of thread/resume.","type":"object","properties":{"threadId":{"type":"string"},"excludeTurns":{"type":"boolean"},"cwd":{"anyOf":[{"type":"string"},{"type":"null"}]},"model":{"anyOf":[{"type":"string"},{"type":"null"}]},"modelProvider":{"anyOf":[{"type":"string"},{"type":"null"}]},"approvalPolicy":{"oneOf":[{"$ref":"#/$defs/AskForApproval"},{"description":"Gateway extension: read as on-request.","type":"string","const":"on-failure"},{"type":"null"}]},"approvalsReviewer":{"anyOf":[{"$ref":"#/$defs/ApprovalsReviewer"},{"type":"null"}]},"sandbox":{"anyOf":[{"$ref":"#/$defs/SandboxMode"},{"type":"null"}]},"config":{"anyOf":[{"type":"object"},{"type":"null"}]},"baseInstructions":{"anyOf":[{"type":"string"},{"type":"null"}]},"developerInstructions":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["threadId"]};
+const schema56 = {"title":"ThreadResumeParams","description":"Params of thread/resume.","type":"object","properties":{"threadId":{"type":"string"},"excludeTurns":{"type":"boolean"},"cwd":{"anyOf":[{"type":"string"},{"type":"null"}]},"model":{"anyOf":[{"type":"string"},{"type":"null"}]},"modelProvider":{"anyOf":[{"type":"string"},{"type":"null"}]},"approvalPolicy":{"oneOf":[{"$ref":"#/$defs/AskForApproval"},{"description":"Gateway extension: read as on-request.","type":"string","const":"on-failure"},{"type":"null"}]},"approvalsReviewer":{"anyOf":[{"$ref":"#/$defs/ApprovalsReviewer"},{"type":"null"}]},"sandbox":{"anyOf":[{"$ref":"#/$defs/SandboxMode"},{"type":"null"}]},"config":{"anyOf":[{"type":"object"},{"type":"null"}]},"baseInstructions":{"anyOf":[{"type":"string"},{"type":"null"}]},"developerInstructions":{"anyOf":[{"type":"string"},{"type":"null"}]},"tauGatewayResumeAfter":{"description":"Gateway extension, for `app-server --remote` relays: the thread's notifications after this place in the session's log ([seq, index], from tauGatewayAt) follow the response, then the live ones.","type":"array","items":{"type":"integer","minimum":0,"maximum":9007199254740991},"minItems":2,"maxItems":2}},"required":["threadId"]};
 
 function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6839,6 +6857,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayResumeAfter !== undefined){
+let data11 = data.tauGatewayResumeAfter;
+const _errs58 = errors;
+const _errs59 = errors;
+if(errors === _errs58){
+if(Array.isArray(data11)){
+if(data11.length > 2){
+validate143.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter",schemaPath:"#/properties/tauGatewayResumeAfter/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data11.length < 2){
+validate143.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter",schemaPath:"#/properties/tauGatewayResumeAfter/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+var valid10 = true;
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+const _errs60 = errors;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+validate143.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter/" + i0,schemaPath:"#/properties/tauGatewayResumeAfter/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs61 = errors;
+if(errors === _errs60){
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 9007199254740991 || isNaN(data12)){
+validate143.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter/" + i0,schemaPath:"#/properties/tauGatewayResumeAfter/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data12 < 0 || isNaN(data12)){
+validate143.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter/" + i0,schemaPath:"#/properties/tauGatewayResumeAfter/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs60){
+}
+}
+var valid10 = _errs60 === errors;
+if(!valid10){
+break;
+}
+}
+if(valid10){
+}
+}
+}
+}
+else {
+validate143.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter",schemaPath:"#/properties/tauGatewayResumeAfter/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs58){
+}
+}
+var valid0 = _errs58 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -6862,7 +6948,7 @@ if(errors === 0){
 validate143.errors = vErrors;
 return errors === 0;
 }
-validate143.evaluated = {"props":{"threadId":true,"excludeTurns":true,"cwd":true,"model":true,"modelProvider":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"config":true,"baseInstructions":true,"developerInstructions":true},"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":{"threadId":true,"excludeTurns":true,"cwd":true,"model":true,"modelProvider":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"config":true,"baseInstructions":true,"developerInstructions":true,"tauGatewayResumeAfter":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -19652,6 +19738,23 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayRelay !== undefined){
+let data5 = data.tauGatewayRelay;
+const _errs15 = errors;
+if(typeof data5 !== "boolean"){
+validate325.errors = [{instancePath:instancePath+"/tauGatewayRelay",schemaPath:"#/properties/tauGatewayRelay/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs16 = errors;
+if(errors === _errs15){
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -19667,7 +19770,7 @@ if(errors === 0){
 validate325.errors = vErrors;
 return errors === 0;
 }
-validate325.evaluated = {"props":{"experimentalApi":true,"requestAttestation":true,"requiredHumanApproval":true,"optOutNotificationMethods":true},"dynamicProps":false,"dynamicItems":false};
+validate325.evaluated = {"props":{"experimentalApi":true,"requestAttestation":true,"requiredHumanApproval":true,"optOutNotificationMethods":true,"tauGatewayRelay":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.InitializeParams = validate326;
 
@@ -19725,6 +19828,7 @@ props0.experimentalApi = true;
 props0.requestAttestation = true;
 props0.requiredHumanApproval = true;
 props0.optOutNotificationMethods = true;
+props0.tauGatewayRelay = true;
 }
 const _errs5 = errors;
 if(data1 !== null){
@@ -46497,6 +46601,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayResumeAfter !== undefined){
+let data11 = data.tauGatewayResumeAfter;
+const _errs58 = errors;
+const _errs59 = errors;
+if(errors === _errs58){
+if(Array.isArray(data11)){
+if(data11.length > 2){
+validate695.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter",schemaPath:"#/properties/tauGatewayResumeAfter/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data11.length < 2){
+validate695.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter",schemaPath:"#/properties/tauGatewayResumeAfter/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+var valid10 = true;
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+const _errs60 = errors;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+validate695.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter/" + i0,schemaPath:"#/properties/tauGatewayResumeAfter/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs61 = errors;
+if(errors === _errs60){
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 9007199254740991 || isNaN(data12)){
+validate695.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter/" + i0,schemaPath:"#/properties/tauGatewayResumeAfter/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data12 < 0 || isNaN(data12)){
+validate695.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter/" + i0,schemaPath:"#/properties/tauGatewayResumeAfter/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs60){
+}
+}
+var valid10 = _errs60 === errors;
+if(!valid10){
+break;
+}
+}
+if(valid10){
+}
+}
+}
+}
+else {
+validate695.errors = [{instancePath:instancePath+"/tauGatewayResumeAfter",schemaPath:"#/properties/tauGatewayResumeAfter/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs58){
+}
+}
+var valid0 = _errs58 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -46520,7 +46692,7 @@ if(errors === 0){
 validate695.errors = vErrors;
 return errors === 0;
 }
-validate695.evaluated = {"props":{"threadId":true,"excludeTurns":true,"cwd":true,"model":true,"modelProvider":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"config":true,"baseInstructions":true,"developerInstructions":true},"dynamicProps":false,"dynamicItems":false};
+validate695.evaluated = {"props":{"threadId":true,"excludeTurns":true,"cwd":true,"model":true,"modelProvider":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"config":true,"baseInstructions":true,"developerInstructions":true,"tauGatewayResumeAfter":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.ThreadResumeRequest = validate699;
 

@@ -6,6 +6,8 @@ export class AcpClient {
   initialized = false;
   capabilities: ClientCapabilities = {};
   info: Implementation | undefined;
+  /** A `--remote` relay's connection: its session updates carry their place in the log (relay-positions.ts). */
+  relayed = false;
 
   constructor(readonly peer: AcpPeer) {}
 

@@ -14,6 +14,7 @@ import { replayHistory } from "./history.js";
 import { commandToolOptions, permissionChoice, PLAN_OPTIONS, type PermissionChoice } from "./permission-options.js";
 import { planEntries } from "./plan-entries.js";
 import { questionAnswer, questionForm } from "./question-form.js";
+import { eventsAfter, indexed, positionMeta, type LogPosition } from "./relay-positions.js";
 import type { SessionChoices } from "./session-choices.js";
 
 /**
@@ -68,6 +69,8 @@ export class SessionLink {
   private turn: OpenTurn | undefined;
   /** Requests to the client about an interaction, by interaction id: aborted once it is settled. */
   private readonly asking = new Map<string, AbortController>();
+  /** Turns of a relay's prompts that will rejoin on this connection (relay-positions.ts): their user messages are the editor's own. */
+  private readonly rejoining = new Set<string>();
 
   constructor(
     readonly client: AcpClient,
@@ -89,8 +92,15 @@ export class SessionLink {
    * session/load or session/resume that attached it: an editor may refuse a request about a session
    * it has not been told about yet, and a refusal would deny the approval).
    */
-  attach(options: { replay: boolean; cause?: RequestCause }): void {
+  attach(options: { replay: boolean; cause?: RequestCause; after?: LogPosition; ownPrompts?: string[] }): void {
     if (options.replay) this.replay();
+    for (const turnId of options.ownPrompts ?? []) this.rejoining.add(turnId);
+    // A relay resuming after a place in the log gets what followed it first, in the same go as the subscription.
+    if (options.after && !this.unsubscribe) {
+      const context = this.updateContext();
+      const missed = eventsAfter(this.record.hub.log, options.after, (event) => this.updates.translate(event, context)) ?? [];
+      for (const { event, skip } of missed) this.onEvent(event, skip);
+    }
     this.unsubscribe ??= this.record.hub.log.subscribe((event) => this.onEvent(event));
     // Pending on any replica of the gateway (read from the interaction store).
     const { shared } = this.record.interactions;
@@ -136,8 +146,10 @@ export class SessionLink {
    * (`causedBy`) goes out after that request's answer (an editor drops updates of a session it
    * has not been told about yet).
    */
-  send(update: SessionUpdate, causedBy?: RequestCause): void {
-    if (!this.client.peer.closed) this.client.peer.notify("session/update", { sessionId: this.sessionId, update }, causedBy);
+  send(update: SessionUpdate, causedBy?: RequestCause, at?: LogPosition): void {
+    if (this.client.peer.closed) return;
+    const meta = at && this.client.relayed ? { _meta: positionMeta(at) } : {};
+    this.client.peer.notify("session/update", { sessionId: this.sessionId, update, ...meta }, causedBy);
   }
 
   /**
@@ -145,17 +157,21 @@ export class SessionLink {
    * another client's turn runs, `text` steers into it (as Codex's turn/start and Ask's session/send
    * do) and the prompt is answered when the turn that took it settles.
    */
-  async prompt(text: string): Promise<StopReason> {
+  async prompt(text: string, turnId?: string): Promise<StopReason> {
     if (this.turn) throw acpError("busy", "a prompt is already running in this session on this connection: cancel it or wait for its answer");
+    // A prompt repeated with the id of its turn (a relay's, after its connection was cut) rejoins that turn.
+    if (turnId !== undefined && (this.record.hub.snapshot?.turns[turnId] || submitting.has(turnId))) return this.rejoin(turnId);
     const running = this.record.hub.activeTurnId;
     if (running) return this.steer(text, running);
-    const turn = new OpenTurn(randomUUID());
+    const turn = new OpenTurn(turnId ?? randomUUID());
     this.turn = turn;
     try {
       const submitted = this.services.upstream.request("session.submit", { sessionId: this.sessionId, text, historyEntryId: turn.turnId }).then(
         (result) => ({ outcome: result.turn }),
         (error: unknown) => ({ error }),
       );
+      submitting.set(turn.turnId, submitted);
+      void submitted.then(() => submitting.delete(turn.turnId));
       const first = await Promise.race([turn.ended.then(() => undefined), submitted]);
       if (first && "error" in first) {
         // Lost the race with a turn another client started: steer into that one instead.
@@ -177,6 +193,40 @@ export class SessionLink {
       return turn.cancelRequested ? "cancelled" : reason;
     } catch (error) {
       // A cancelled prompt is answered `cancelled` however its turn came apart (protocol §6).
+      if (turn.cancelRequested) return "cancelled";
+      throw error;
+    } finally {
+      if (this.turn === turn) this.turn = undefined;
+    }
+  }
+
+  /**
+   * A turn this connection's client started before (on a connection of its relay's that was cut):
+   * answered when it settles, as its first prompt would have been. The answer Tau gives its
+   * session.submit, still awaited on this gateway, is the outcome; otherwise (another replica
+   * submitted it) the session's log says when it settles.
+   */
+  private async rejoin(turnId: string): Promise<StopReason> {
+    const turn = new OpenTurn(turnId);
+    turn.started = true;
+    this.turn = turn;
+    this.rejoining.delete(turnId);
+    try {
+      let outcome = this.settledOutcome(turnId);
+      const submitted = submitting.get(turnId);
+      if (!outcome && submitted) {
+        const answer = await submitted;
+        if ("error" in answer) throw answer.error;
+        await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
+        outcome = this.settledOutcome(turnId) ?? answer.outcome;
+      } else if (!outcome) {
+        await turn.ended;
+        outcome = this.settledOutcome(turnId) ?? (turn.aborted ? ABORTED : undefined);
+      }
+      if (!outcome) throw acpError("internal_error", "the turn ended without an outcome");
+      const reason = stopReason(outcome);
+      return turn.cancelRequested ? "cancelled" : reason;
+    } catch (error) {
       if (turn.cancelRequested) return "cancelled";
       throw error;
     } finally {
@@ -259,12 +309,13 @@ export class SessionLink {
     this.unsubscribe = undefined;
   }
 
-  private onEvent(event: Event): void {
+  /** An event of the session's log; `skip`: how many of its updates the client has already (a relay resuming). */
+  private onEvent(event: Event, skip = 0): void {
     const turn = this.turn;
     // Its own prompt an editor shows already; other clients' prompts it is told of, live.
     if (event.type === "user.message" && this.ownPrompt(event.payload)) return;
     const updates = this.updates.translate(event, this.updateContext());
-    for (const update of updates) this.send(update);
+    for (const { update, index } of indexed(updates, skip)) this.send(update, undefined, [event.seq, index]);
     switch (event.type) {
       case "turn.started":
         if (turn && turn.turnId === event.payload.turnId) {
@@ -305,6 +356,7 @@ export class SessionLink {
    * text an id of its own; several steers at once arrive joined, and then count as others').
    */
   private ownPrompt(message: { messageId: string; text: string }): boolean {
+    if (this.rejoining.has(message.messageId)) return true;
     const turn = this.turn;
     if (!turn) return false;
     if (turn.steered === undefined) return message.messageId === turn.turnId;
@@ -471,6 +523,12 @@ export class SessionLink {
     return this.settledOutcome(turnId) !== undefined;
   }
 }
+
+/**
+ * The session.submit calls of this gateway's prompts, by turn id, until Tau answers them: a prompt
+ * that rejoins its turn (see rejoin) may arrive on a new connection before Tau has the turn.
+ */
+const submitting = new Map<string, Promise<{ outcome: TurnOutcome } | { error: unknown }>>();
 
 /** How a settled turn answers session/prompt; a failed or blocked turn is an error carrying Tau's message. */
 export function stopReason(outcome: TurnOutcome): StopReason {

@@ -1,5 +1,6 @@
 import type { LevelWithSilent } from "pino";
 import { GatewayRelay } from "../transports/gateway-relay.js";
+import { displayUrl } from "../transports/gateway-socket.js";
 import { NdjsonStream } from "../transports/ndjson-stream.js";
 import type { RelayDialect } from "../transports/relay-dialects.js";
 import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
@@ -49,7 +50,8 @@ export function remoteRoute(route: string, otherRoutes: readonly string[]): (tex
 /** `--remote` and `--remote-token` of a stdio command whose dialect's route is `route`. */
 export const remoteSettings = (route: string, otherRoutes: readonly string[]) =>
   ({
-    remote: { flag: "remote", parse: remoteRoute(route, otherRoutes) },
+    // A token a user put in the URL (refused) or its password is never repeated in the error.
+    remote: { flag: "remote", parse: remoteRoute(route, otherRoutes), shown: displayUrl },
     remoteToken: { flag: "remote-token", parse: nonEmpty, secret: true },
   }) satisfies Record<string, SettingSpec<unknown>>;
 

@@ -21,6 +21,8 @@ export interface SettingSpec<T> {
   switch?: boolean;
   /** A credential: an error about it never repeats the value. */
   secret?: boolean;
+  /** How an error shows the value, when it may hold a credential (a URL's password or query); default: as given. */
+  shown?(text: string): string;
   /**
    * A variable read when neither the flag nor `TAU_GATEWAY_…` is set: the name another program
    * uses for the same setting, for clients that set it when they spawn us in its place.
@@ -79,11 +81,14 @@ export function readSettings<S extends Record<string, SettingSpec<unknown>>>(arg
     try {
       out[key] = spec.parse(text);
     } catch (err) {
-      throw new UsageError(`invalid ${source} ${spec.secret ? "(value not shown)" : JSON.stringify(text)}: ${(err as Error).message}`);
+      throw new UsageError(`invalid ${source} ${shownValue(spec, text)}: ${(err as Error).message}`);
     }
   }
   return out as SettingValues<S>;
 }
+
+const shownValue = (spec: SettingSpec<unknown>, text: string): string =>
+  spec.secret ? "(value not shown)" : JSON.stringify(spec.shown ? spec.shown(text) : text);
 
 /** The values of a repeatable setting: every flag given, else the variable's list, else none. */
 function readRepeated(spec: SettingSpec<unknown>, fromFlags: string[] | undefined, fromVariable: string | undefined, variable: string): unknown[] {
@@ -95,7 +100,7 @@ function readRepeated(spec: SettingSpec<unknown>, fromFlags: string[] | undefine
     try {
       return spec.parse(text);
     } catch (err) {
-      throw new UsageError(`invalid ${source} ${spec.secret ? "(value not shown)" : JSON.stringify(text)}: ${(err as Error).message}`);
+      throw new UsageError(`invalid ${source} ${shownValue(spec, text)}: ${(err as Error).message}`);
     }
   });
   try {

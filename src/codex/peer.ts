@@ -9,6 +9,8 @@ export interface CodexClientState {
   experimentalApi: boolean;
   /** capabilities.optOutNotificationMethods. */
   optedOut: ReadonlySet<string>;
+  /** capabilities.tauGatewayRelay: a `--remote` relay's connection (relay-positions.ts). */
+  relayed?: boolean;
 }
 
 /** One Codex app-server client connection, whatever carries it (WebSocket, stdio). */

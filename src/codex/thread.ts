@@ -16,6 +16,7 @@ import { SubagentRoster } from "./subagent-roster.js";
 import { childThreadObject, childTurn } from "./child-threads.js";
 import type { CodexPeer } from "./peer.js";
 import type { ToolCatalog } from "./tool-items.js";
+import { AT_FIELD, RecentNotifications, type LogPosition } from "./relay-positions.js";
 import { TurnTranslator } from "./turn-translator.js";
 
 export interface CodexThreadOptions {
@@ -73,6 +74,9 @@ export class CodexThread {
   private readonly plans: PlanQuestions;
   /** The thread's sub-agents and their child threads (subagent-roster.ts). */
   readonly subagents: SubagentRoster;
+  /** The event being translated, and how many notifications it made so far: their place in the log, for relays. */
+  private current: { seq: number; index: number } | undefined;
+  private readonly recent = new RecentNotifications();
 
   constructor(private readonly options: CodexThreadOptions) {
     this.record = options.record;
@@ -205,6 +209,21 @@ export class CodexThread {
   /** The connection loaded the thread; with `cause`, what the thread sends it from now on is caused by that request of its. */
   attach(peer: CodexPeer, cause?: RequestCause): void {
     this.peers.set(peer, cause ?? this.peers.get(peer));
+    if (peer.client.relayed) this.recent.keep();
+  }
+
+  /**
+   * A relay's connection made again resumes where its client was (relay-positions.ts): what the
+   * thread sent after `after` again, after `cause`'s response, then the live ones. False when that
+   * is no longer kept (the client then has the thread's turns from thread/resume).
+   */
+  resumeAfter(peer: CodexPeer, after: LogPosition, cause?: RequestCause): boolean {
+    const missed = this.recent.after(after);
+    if (!missed) return false;
+    for (const { at, method, params } of missed) {
+      if (!peer.client.optedOut.has(method)) peer.notify(method as keyof ServerNotifications, { ...params, [AT_FIELD]: at } as never, cause);
+    }
+    return true;
   }
 
   /** What the thread sends a connection that loaded it is caused by `cause` (that connection's request) from now on. */
@@ -290,8 +309,12 @@ export class CodexThread {
 
   /** Sends a notification of the thread to every connection that loaded it and did not opt out. */
   emit<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]): void {
+    const at: LogPosition | undefined = this.current && [this.current.seq, this.current.index++];
+    if (at) this.recent.record(at, method, params);
     for (const [peer, cause] of this.peers) {
-      if (!peer.closed && !peer.client.optedOut.has(method)) peer.notify(method, params, cause);
+      if (peer.closed || peer.client.optedOut.has(method)) continue;
+      // A relay's connection is told each notification's place in the log (relay-positions.ts).
+      peer.notify(method, at && peer.client.relayed ? { ...params, [AT_FIELD]: at } : params, cause);
     }
   }
 
@@ -370,9 +393,14 @@ export class CodexThread {
   }
 
   private onEvent(event: Event): void {
-    this.subagents.onEvent(event);
-    this.translator.event(event);
-    this.plans.onEvent(event);
+    this.current = { seq: event.seq, index: 0 };
+    try {
+      this.subagents.onEvent(event);
+      this.translator.event(event);
+      this.plans.onEvent(event);
+    } finally {
+      this.current = undefined;
+    }
   }
 }
 

@@ -4,7 +4,10 @@ import type { Log } from "../shared/log.js";
 import { displayUrl, GatewayRefusedError, openGatewaySocket } from "./gateway-socket.js";
 import type { NdjsonConnection } from "./ndjson-stream.js";
 import type { RelayDialect } from "./relay-dialects.js";
-import { isRequestId, keyOf, OpenRequests, type OpenRequest, type RequestId } from "./relay-requests.js";
+import { HeldLines } from "./relay-held-lines.js";
+import { fromLinkId, isOwnId, ownId, toLinkId } from "./relay-own-ids.js";
+import { isRequestId, OpenRequests, type OpenRequest, type RequestId } from "./relay-requests.js";
+import { ReverseRequests } from "./relay-reverse-requests.js";
 import { SpacedWriter } from "./relay-spaced-writer.js";
 import type { StreamResume } from "./relay-stream-resume.js";
 import { isObject } from "../shared/unknown-values.js";
@@ -24,8 +27,10 @@ import { isObject } from "../shared/unknown-values.js";
  *   seq forwarded, or, when the session's log began again, a `session.reset` and the new log
  *   renumbered after it; Codex: `thread/resume` of each thread the client opened; ACP:
  *   `session/resume` of each session), keeping their answers from the client, which had them;
- * - the client's answers to requests the lost link asked are dropped: the gateway that asked them
- *   is gone (a pending approval is asked again on the new link by whoever still needs it).
+ * - the gateway's requests reach the client under ids of the relay's own (relay-reverse-requests.ts):
+ *   the client's answers to requests the lost link asked, or that were withdrawn, are stale and
+ *   dropped (a pending approval is asked again on the new link, under a new id);
+ * - what waits for a new link is bounded (`holdBytes`): past it stdin is not read.
  *
  * The token refused on a new link (rotated or revoked) ends the relay: `fatal` settles.
  */
@@ -41,6 +46,8 @@ export interface GatewayRelayOptions {
   holdMs: number;
   /** Ping interval of the link (default HEARTBEAT_MS); a gateway that has not answered one ping by the next is taken as gone. */
   heartbeatMs?: number;
+  /** How much of the client's input is held for a new link before stdin is no longer read (default 8 MiB). */
+  holdBytes?: number;
   /** Delay before the first reconnect attempt, doubled after each failed one up to `maxMs`. */
   backoff?: { firstMs: number; maxMs: number };
   /**
@@ -53,16 +60,12 @@ export interface GatewayRelayOptions {
 const DEFAULT_BACKOFF = { firstMs: 100, maxMs: 5_000 };
 /** Ping interval of the link; a gateway that has not answered the previous ping by the next is taken as gone. */
 export const HEARTBEAT_MS = 20_000;
-/** Ids of the relay's own requests (repeated handshakes and resumes): strings no client is likely to use. */
-const OWN_ID_PREFIX = "tau-gateway-relay:";
+const DEFAULT_HOLD_BYTES = 8 * 1024 * 1024;
 
 type Message = Record<string, unknown>;
 
-interface HeldLine {
-  text: string;
-  requests: OpenRequest[];
-  timer: NodeJS.Timeout;
-}
+/** An element of a message left out of what is passed on (a stale answer, an unknown withdrawal). */
+const LEFT_OUT = Symbol("left out");
 
 export class GatewayRelay {
   /** Settles with the reason when the relay gives up (the token was refused on a new link). */
@@ -81,12 +84,14 @@ export class GatewayRelay {
   private reconnecting = false;
   private closed = false;
   private wakeReconnect: (() => void) | undefined;
-  private readonly held: HeldLine[] = [];
-  /** The gateway's requests on the current link that the client has not answered yet, by id. */
-  private readonly gatewayRequests = new Map<string, { id: RequestId; params: unknown; withdrawn?: boolean }>();
+  private readonly held: HeldLines;
+  /** The gateway's requests to the client, under the relay's ids. */
+  private readonly reverse: ReverseRequests;
   /** The relay's own requests on the current link, by id. */
   private readonly ownRequests = new Map<string, (answer: Message) => void>();
   private nextOwnId = 1;
+  /** The bound of held input was logged (once each time it is reached). */
+  private toldHeldFull = false;
   /** The client's handshake as it was answered, to repeat on a new link. */
   private handshakeParams: unknown;
   private readonly handshakeNotifications = new Map<string, unknown>();
@@ -108,6 +113,12 @@ export class GatewayRelay {
     this.fatal = new Promise((resolve) => (this.giveUp = resolve));
     this.sendToClient = (line) => void this.unwritten.push(line);
     this.output = new SpacedWriter((line) => this.sendToClient(line), options.dialect.pauseAfterResponseMs);
+    this.reverse = new ReverseRequests(options.dialect.firstRequestId);
+    this.held = new HeldLines(options.holdMs, options.holdBytes ?? DEFAULT_HOLD_BYTES, (line) => {
+      this.log("warn", "a message waited too long for the gateway to come back and was dropped", { holdMs: options.holdMs });
+      const expired = new Set(line.requests);
+      this.answerUnavailable(this.requests.takeWhere((request) => expired.has(request)), `no connection to the gateway within ${options.holdMs} ms`);
+    });
     this.attach(socket);
     this.up = true;
   }
@@ -124,6 +135,7 @@ export class GatewayRelay {
     return {
       receive: (line) => this.fromClient(line),
       oversized: (maxLineBytes) => this.oversized(maxLineBytes),
+      ready: () => this.heldRoom(),
       close: () => void this.close(),
     };
   }
@@ -135,8 +147,9 @@ export class GatewayRelay {
 
   /** Answers every request still open -32012 (the relay is stopping before the gateway answered them). */
   failOpenRequests(why: string): void {
-    for (const line of this.held.splice(0)) clearTimeout(line.timer);
+    const dropped = this.held.take();
     this.answerUnavailable(this.requests.takeWhere(() => true), why);
+    for (const line of dropped) line.done();
   }
 
   /** Stops: open requests are answered -32012, the link is closed and not reopened. */
@@ -164,52 +177,73 @@ export class GatewayRelay {
       message = JSON.parse(line);
     } catch {
       // Not JSON: the gateway answers it (parse error) in its own words.
-      this.forward(line, []);
-      return Promise.resolve();
+      return this.forward(line, []);
     }
     const batch = Array.isArray(message) ? message : undefined;
     const elements: unknown[] = batch ?? [message];
     const requests: OpenRequest[] = [];
-    const asSent = elements.map((element) => (isObject(element) ? this.resume?.toGateway?.(element) : undefined));
-    // What goes to the gateway, where the dialect's resume translates it (Ask seqs after a log began again).
-    if (asSent.some((changed) => changed !== undefined)) {
-      const sent = elements.map((element, i) => asSent[i] ?? element);
-      line = JSON.stringify(batch ? sent : sent[0]);
-    }
-    for (const element of elements) {
-      if (!isObject(element)) continue;
+    let changed = false;
+    const sent = elements.map((element) => {
+      if (!isObject(element)) return element;
+      const linked = this.toLink(element);
+      if (linked !== element) changed = true;
       if (typeof element.method === "string" && isRequestId(element.id)) {
         requests.push(this.requests.add(element.id, element.method, element.params, batch));
       } else if (typeof element.method === "string" && !("id" in element) && this.dialect.handshakeNotifications.includes(element.method)) {
         this.handshakeNotifications.set(element.method, element.params);
       }
-    }
-    if (!batch && isObject(message) && !("method" in message) && isRequestId(message.id) && !this.gatewayRequests.delete(keyOf(message.id))) {
-      // An answer to a request of a link that is gone: nobody waits for it any more.
-      this.log("info", "an answer to a request of a lost gateway connection was dropped", { id: message.id });
-      return Promise.resolve();
-    }
-    this.forward(line, requests);
-    return Promise.all(requests.map((request) => request.answered)).then(() => undefined);
+      return linked;
+    });
+    const passed = sent.filter((element) => element !== LEFT_OUT);
+    // Only stale answers: nothing to pass on (an empty batch would be an invalid request of the client's).
+    if (passed.length === 0) return Promise.resolve();
+    // What goes to the gateway, where ids or the dialect's resume translate it (Ask seqs after a log began again).
+    if (changed) line = JSON.stringify(batch ? passed : passed[0]);
+    const rejoins = this.dialect.rejoins;
+    if (!batch && rejoins) for (const request of requests) if (rejoins.includes(request.method)) request.resend = line;
+    return Promise.all([this.forward(line, requests), ...requests.map((request) => request.answered)]).then(() => undefined);
   }
 
-  private forward(text: string, requests: OpenRequest[]): void {
+  /** A client message as it goes on the link; LEFT_OUT for an answer that is stale. */
+  private toLink(element: Message): Message | typeof LEFT_OUT {
+    let out = this.resume?.toGateway?.(element) ?? element;
+    if (typeof out.method !== "string") {
+      if (!isRequestId(out.id)) return out;
+      const gatewayId = this.reverse.answered(out.id);
+      if (gatewayId === undefined) {
+        // Withdrawn, asked on a lost link, or never asked: nobody waits for it, and it decides nothing.
+        this.log("info", "a stale answer (to a request withdrawn or asked on a lost gateway connection) was dropped", { id: out.id });
+        return LEFT_OUT;
+      }
+      return gatewayId === out.id ? out : { ...out, id: gatewayId };
+    }
+    if (isRequestId(out.id) && toLinkId(out.id) !== out.id) out = { ...out, id: toLinkId(out.id) };
+    // The client withdrawing a request of its own (ACP's $/cancel_request) names it as the link does.
+    if (out.method === this.dialect.withdrawalMethod && isObject(out.params) && isRequestId(out.params.requestId) && toLinkId(out.params.requestId) !== out.params.requestId) {
+      out = { ...out, params: { ...out.params, requestId: toLinkId(out.params.requestId) } };
+    }
+    return out;
+  }
+
+  /** Sends a line on the link, or holds it for the next; settles once it is sent or dropped. */
+  private forward(text: string, requests: OpenRequest[]): Promise<void> {
     if (this.up && this.socket) {
       this.socket.send(text);
       for (const request of requests) request.sentOn = this.generation;
-      return;
+      return Promise.resolve();
     }
-    const line: HeldLine = {
-      text,
-      requests,
-      timer: setTimeout(() => {
-        this.held.splice(this.held.indexOf(line), 1);
-        this.log("warn", "a message waited too long for the gateway to come back and was dropped", { holdMs: this.options.holdMs });
-        const expired = new Set(requests);
-        this.answerUnavailable(this.requests.takeWhere((request) => expired.has(request)), `no connection to the gateway within ${this.options.holdMs} ms`);
-      }, this.options.holdMs),
-    };
-    this.held.push(line);
+    return this.held.hold(text, requests);
+  }
+
+  /** While the held lines are at their bound, no more of stdin is read. */
+  private heldRoom(): Promise<void> | undefined {
+    const room = this.held.room();
+    if (room && !this.toldHeldFull) {
+      this.toldHeldFull = true;
+      this.log("warn", "the gateway is away and the input held for it is at its bound: stdin is not read until it is back", { heldBytes: this.held.heldBytes });
+      void room.then(() => (this.toldHeldFull = false));
+    }
+    return room;
   }
 
   private oversized(maxLineBytes: number): void {
@@ -234,7 +268,6 @@ export class GatewayRelay {
   private attach(socket: WebSocket): void {
     this.socket = socket;
     this.generation += 1;
-    this.gatewayRequests.clear();
     socket.on("message", (data, isBinary) => {
       if (this.socket === socket) this.fromGateway(isBinary ? Buffer.from(data as Buffer).toString("utf8") : String(data));
     });
@@ -264,7 +297,7 @@ export class GatewayRelay {
       this.output.push(text.replace(/\r?\n/g, " "));
       return;
     }
-    if (isObject(message) && typeof message.id === "string" && message.id.startsWith(OWN_ID_PREFIX) && !("method" in message)) {
+    if (isObject(message) && isOwnId(message.id) && !("method" in message)) {
       const answer = this.ownRequests.get(message.id);
       this.ownRequests.delete(message.id);
       answer?.(message);
@@ -273,42 +306,53 @@ export class GatewayRelay {
     const elements: unknown[] = Array.isArray(message) ? message : [message];
     const notifications: Message[] = [];
     let answersClient = false;
-    /** The elements as the client must read them, where the dialect's resume translates them. */
-    const asWritten = new Map<number, Message>();
-    for (const [index, element] of elements.entries()) {
-      if (!isObject(element)) continue;
-      if (typeof element.method === "string") {
-        const changed = this.resume?.toClient?.(element);
-        if (changed) asWritten.set(index, changed);
-        if (isRequestId(element.id)) this.gatewayRequests.set(keyOf(element.id), { id: element.id, params: element.params });
-        else notifications.push(element);
-        // The gateway withdrew one of its requests itself (another client decided): the client may
-        // still answer it, but it is not withdrawn a second time when the link is lost.
-        if (element.method === this.dialect.withdrawalMethod && isObject(element.params) && isRequestId(element.params.requestId)) {
-          const request = this.gatewayRequests.get(keyOf(element.params.requestId));
-          if (request) request.withdrawn = true;
-        }
-        continue;
+    let changed = false;
+    const written = elements.map((element) => {
+      if (!isObject(element)) return element;
+      if (typeof element.method !== "string") {
+        if (!isRequestId(element.id)) return element;
+        this.gatewayWritesJsonrpc = "jsonrpc" in element;
+        const id = fromLinkId(element.id);
+        const request = this.requests.take(id);
+        const answer = id === element.id ? element : { ...element, id };
+        if (answer !== element) changed = true;
+        if (!request) return answer;
+        answersClient = true;
+        if ("result" in answer) this.answered(request, answer.result);
+        const translated = this.resume?.toClient?.(answer, request.method);
+        request.settle();
+        if (translated) changed = true;
+        return translated ?? answer;
       }
-      if (!isRequestId(element.id)) continue;
-      this.gatewayWritesJsonrpc = "jsonrpc" in element;
-      const request = this.requests.take(element.id);
-      if (!request) continue;
-      answersClient = true;
-      if ("result" in element) this.answered(request, element.result);
-      const changed = this.resume?.toClient?.(element, request.method);
-      if (changed) asWritten.set(index, changed);
-      request.settle();
-    }
-    if (asWritten.size > 0) {
-      const written = elements.map((element, index) => asWritten.get(index) ?? element);
-      this.output.push(JSON.stringify(Array.isArray(message) ? written : written[0]), answersClient);
-    } else {
+      const out = this.toClientMessage(element);
+      if (out !== element) changed = true;
+      if (out !== LEFT_OUT && !isRequestId(element.id)) notifications.push(element);
+      return out;
+    });
+    const kept = written.filter((element) => element !== LEFT_OUT);
+    if (kept.length > 0) {
+      if (changed) this.output.push(JSON.stringify(Array.isArray(message) ? kept : kept[0]), answersClient);
       // A line is one message: JSON that was sent pretty-printed is written again on one line.
-      this.output.push(text.includes("\n") ? JSON.stringify(message) : text, answersClient);
+      else this.output.push(text.includes("\n") ? JSON.stringify(message) : text, answersClient);
     }
     for (const notification of notifications) this.resume?.forwarded(notification.method as string, notification.params);
     this.pauseWhileOutputBackedUp();
+  }
+
+  /** A request or notification of the gateway as the client reads it: its own requests under the relay's ids. */
+  private toClientMessage(element: Message): Message | typeof LEFT_OUT {
+    let out = this.resume?.toClient?.(element) ?? element;
+    if (isRequestId(out.id)) return { ...out, id: this.reverse.asked(out.id, out.params) };
+    if (out.method === this.dialect.withdrawalMethod && isObject(out.params) && isRequestId(out.params.requestId)) {
+      // The gateway withdrew one of its requests itself (another client decided): named as the client knows it.
+      const id = this.reverse.withdrawnByGateway(out.params.requestId);
+      if (id === undefined) {
+        this.log("debug", "a withdrawal of a request the client was never asked was dropped", { requestId: out.params.requestId });
+        return LEFT_OUT;
+      }
+      out = { ...out, params: { ...out.params, requestId: id } };
+    }
+    return out;
   }
 
   private answered(request: OpenRequest, result: unknown): void {
@@ -334,6 +378,11 @@ export class GatewayRelay {
     for (const answer of this.ownRequests.values()) answer({ error: { message: "the connection closed" } });
     this.ownRequests.clear();
     if (this.closed) return;
+    // Sent again once the new link has resumed the streams (held lines go after the resumes).
+    for (const request of this.requests.where((r) => r.sentOn === lost && r.resend !== undefined)) {
+      request.sentOn = undefined;
+      void this.held.hold(request.resend!, [request]);
+    }
     this.answerUnavailable(
       this.requests.takeWhere((request) => request.sentOn === lost),
       `the connection to the gateway at ${this.shownUrl} was lost before it answered (close code ${code})`,
@@ -345,11 +394,10 @@ export class GatewayRelay {
 
   /** The client's prompts for the lost link's requests are withdrawn in the dialect's words (nobody can take the answers now). */
   private withdrawGatewayRequests(): void {
-    for (const { id, params, withdrawn } of this.gatewayRequests.values()) {
-      const notice = this.closed || withdrawn ? undefined : this.dialect.withdrawal?.(id, params);
+    for (const { id, params } of this.reverse.lost()) {
+      const notice = this.closed ? undefined : this.dialect.withdrawal?.(id, params);
       if (notice) this.output.push(this.framed(notice));
     }
-    this.gatewayRequests.clear();
   }
 
   private async reconnect(): Promise<void> {
@@ -381,9 +429,9 @@ export class GatewayRelay {
         if (!(await this.repeatHandshake(socket))) continue;
         this.up = true;
         this.log("info", "reconnected to the gateway", { url: this.shownUrl });
-        for (const line of this.held.splice(0)) {
-          clearTimeout(line.timer);
-          this.forward(line.text, line.requests);
+        for (const line of this.held.take()) {
+          void this.forward(line.text, line.requests);
+          line.done();
         }
         return;
       }
@@ -398,7 +446,9 @@ export class GatewayRelay {
    */
   private async repeatHandshake(socket: WebSocket): Promise<boolean> {
     if (this.handshakeParams !== undefined) {
-      const answer = await this.ownRequest(this.dialect.handshakeRequest, this.handshakeParams);
+      // As the client's went, through the dialect's resume (ACP's asks for the places of updates).
+      const handshake = { id: 0, method: this.dialect.handshakeRequest, params: this.handshakeParams };
+      const answer = await this.ownRequest(handshake.method, (this.resume?.toGateway?.(handshake) ?? handshake).params);
       if (this.socket !== socket) return false;
       if ("error" in answer) this.log("error", "the gateway refused the client's handshake on the new connection", { error: answer.error });
       for (const [method, params] of this.handshakeNotifications) socket.send(this.framed({ method, ...(params === undefined ? {} : { params }) }));
@@ -425,7 +475,7 @@ export class GatewayRelay {
   }
 
   private ownRequest(method: string, params: unknown): Promise<Message> {
-    const id = `${OWN_ID_PREFIX}${this.nextOwnId++}`;
+    const id = ownId(this.nextOwnId++);
     return new Promise((resolve) => {
       this.ownRequests.set(id, resolve);
       this.socket!.send(this.framed({ id, method, params }));

@@ -24,11 +24,22 @@ export class GatewayUnreachableError extends Error {
 /** How long the TCP connection and the upgrade may take. */
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
-/** A URL for messages: without credentials, which a URL might carry as user:password. */
+/**
+ * A URL for messages and logs: without the credentials a URL may carry, as user:password or in
+ * its query (`?access_token=…`, `?token=…`: every query value is hidden, whatever its name). Text
+ * that is not a URL is shown with anything like either cut out.
+ */
 export function displayUrl(url: string): string {
-  const shown = new URL(url);
+  let shown: URL;
+  try {
+    shown = new URL(url);
+  } catch {
+    return url.replace(/\/\/[^/?#]*@/, "//").replace(/[?#].*$/s, "?REDACTED");
+  }
   shown.username = "";
   shown.password = "";
+  for (const name of new Set(shown.searchParams.keys())) shown.searchParams.set(name, "REDACTED");
+  shown.hash = "";
   return shown.toString();
 }
 
@@ -39,12 +50,18 @@ export function displayUrl(url: string): string {
  */
 export function openGatewaySocket(url: string, token: string | undefined): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, {
-      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
-      // The relay passes messages through as they are: no compression to negotiate.
-      perMessageDeflate: false,
-    });
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(url, {
+        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+        handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+        // The relay passes messages through as they are: no compression to negotiate.
+        perMessageDeflate: false,
+      });
+    } catch {
+      // ws's own message repeats the URL as given, query and password included.
+      return reject(new GatewayUnreachableError(displayUrl(url), new Error("the URL cannot be connected to")));
+    }
     let refusedWith: number | undefined;
     socket.once("unexpected-response", (request, response) => {
       refusedWith = response.statusCode ?? 0;

@@ -33,6 +33,11 @@ export interface NdjsonConnection {
   receive(line: string): Promise<void>;
   /** A line longer than the bound arrived and was skipped; the dialect may tell the peer. */
   oversized(maxLineBytes: number): void;
+  /**
+   * Whether it takes another line now: undefined yes; a promise, no more lines are handed to it (and
+   * the input is not read) until it settles (a relay whose gateway is away holds no more than a bound).
+   */
+  ready?(): Promise<void> | undefined;
   /** The peer is gone or the stream is closing: nothing more will be received or sent. */
   close(): void;
 }
@@ -82,6 +87,8 @@ export class NdjsonStream {
   private waitingForDrain = false;
   /** Reading waits for lines in flight to settle (in-flight-bound.ts). */
   private waitingForAnswers = false;
+  /** Reading waits for the connection to take lines again (its `ready`). */
+  private waitingForConnection = false;
   private closing: Promise<{ flushed: boolean }> | undefined;
   private inFlightCount = 0;
   /**
@@ -227,7 +234,7 @@ export class NdjsonStream {
   }
 
   private held(): boolean {
-    return this.waitingForDrain || this.waitingForAnswers;
+    return this.waitingForDrain || this.waitingForAnswers || this.waitingForConnection;
   }
 
   private readonly onOutputGone = () => {
@@ -246,6 +253,9 @@ export class NdjsonStream {
     while (this.queue.length > 0) {
       if (!regardless && (this.waitingForDrain || this.output.writableNeedDrain)) return this.pauseReading();
       if (!regardless && (this.waitingForAnswers || this.inFlightCount >= MESSAGES_IN_FLIGHT_BOUND)) return this.pauseForAnswers();
+      if (!regardless && this.waitingForConnection) return;
+      const notReady = regardless ? undefined : this.connection.ready?.();
+      if (notReady) return this.pauseForConnection(notReady);
       const frame = this.queue.shift()!;
       if (frame === OVERSIZED_LINE) {
         this.firstLine.disarm();
@@ -284,6 +294,17 @@ export class NdjsonStream {
     this.waitingForDrain = true;
     this.stall.arm();
     this.input.pause();
+  }
+
+  private pauseForConnection(ready: Promise<void>): void {
+    if (this.outputGone) return;
+    this.waitingForConnection = true;
+    this.input.pause();
+    const readOn = () => {
+      this.waitingForConnection = false;
+      this.readOn();
+    };
+    ready.then(readOn, readOn);
   }
 
   private pauseForAnswers(): void {

@@ -3,7 +3,8 @@ import { ASK_ERROR_CODES } from "../registry/ask/errors.js";
 import { CODEX_ERROR_CODES } from "../registry/codex/errors.js";
 import { CODEX_OUTBOUND } from "./codex-jsonrpc.js";
 import { PIPE_TRANSPORT, type OutboundPolicy } from "./outbound-policy.js";
-import { acpSessionReattach, codexThreadReattach } from "./relay-session-reattach.js";
+import { AcpSessionResume } from "./relay-acp-resume.js";
+import { CodexThreadResume } from "./relay-codex-resume.js";
 import { AskSubscriptionResume, type StreamResume } from "./relay-stream-resume.js";
 
 /**
@@ -41,12 +42,20 @@ export interface RelayDialect {
   withdrawal?(id: string | number, params: unknown): { method: string; params: Record<string, unknown> } | undefined;
   /** The method of that withdrawal, whose `requestId` the gateway also sends when another client decided. */
   withdrawalMethod?: string;
+  /** The first id of the relay's own numbering of the gateway's requests to the client (relay-reverse-requests.ts), as the local command numbers them. */
+  firstRequestId: number;
   /**
    * How long what follows a response waits before it is written on the relay's stdout: the pipe's
    * pause where the dialect wants a request's consequences read apart from its response (see
    * relay-spaced-writer.ts); undefined: no pause.
    */
   pauseAfterResponseMs?: number;
+  /**
+   * Requests the lost link did not answer that are sent again on the new one (after the resumes)
+   * instead of being answered -32012: the resume makes the repeat rejoin what the first one started
+   * (ACP's session/prompt, relay-acp-resume.ts). One in a batch is answered -32012 as any other.
+   */
+  rejoins?: readonly string[];
   /** What is resumed on a new link besides the handshake (Ask: event subscriptions; Codex and ACP: the sessions the client opened). */
   resume?(): StreamResume;
 }
@@ -69,7 +78,9 @@ export const RELAY_DIALECTS = {
     handshakeNotifications: [],
     withdrawal: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
     withdrawalMethod: "$/cancel_request",
-    resume: acpSessionReattach,
+    firstRequestId: 0,
+    rejoins: ["session/prompt"],
+    resume: () => new AcpSessionResume(),
   },
   codex: {
     name: "Codex",
@@ -82,12 +93,13 @@ export const RELAY_DIALECTS = {
     handshakeRequest: "initialize",
     handshakeNotifications: ["initialized"],
     withdrawalMethod: "serverRequest/resolved",
+    firstRequestId: 0,
     pauseAfterResponseMs: pipePause(CODEX_OUTBOUND),
     withdrawal: (id, params) => {
       const threadId = (params as { threadId?: unknown } | undefined)?.threadId;
       return typeof threadId === "string" ? { method: "serverRequest/resolved", params: { threadId, requestId: id } } : undefined;
     },
-    resume: codexThreadReattach,
+    resume: () => new CodexThreadResume(),
   },
   ask: {
     name: "Ask",
@@ -98,6 +110,8 @@ export const RELAY_DIALECTS = {
     answersOversized: true,
     handshakeRequest: "initialize",
     handshakeNotifications: [],
+    // Above the range clients use, as Ask hosts (and the gateway) number them.
+    firstRequestId: 10001,
     resume: () => new AskSubscriptionResume(),
   },
 } as const satisfies Record<string, RelayDialect>;

@@ -14,6 +14,8 @@ export interface OpenRequest {
   batch: object | undefined;
   /** The link generation that carried it; undefined while it waits for a link. */
   sentOn: number | undefined;
+  /** The line to send again on a new link when the one that carried it is lost (RelayDialect.rejoins). */
+  resend?: string;
   /** Settles `answered`. */
   settle(): void;
   /** Settles once the request is answered, by the gateway or by the relay. */
@@ -47,6 +49,11 @@ export class OpenRequests {
     const request = this.open.get(keyOf(id));
     if (request) this.open.delete(keyOf(id));
     return request;
+  }
+
+  /** The open requests `which` accepts, left in the table. */
+  where(which: (request: OpenRequest) => boolean): OpenRequest[] {
+    return [...this.open.values()].filter(which);
   }
 
   /** Takes out every open request `which` accepts, grouped as the client sent them (one group per batch, or one request). */

@@ -41,6 +41,11 @@ export class SessionReattach implements StreamResume {
   refused(params: Record<string, unknown>): void {
     for (const [id, reopen] of this.open) if (reopen === params) this.open.delete(id);
   }
+
+  /** The same, by the session's id. */
+  refusedSession(id: string): void {
+    this.open.delete(id);
+  }
 }
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);

@@ -174,6 +174,14 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
         error: { code: -32600, message: "Invalid Request: a message of more than 2000 bytes was skipped (the gateway's limit)", data: { limit: 2000 } },
       });
 
+      // Ids under the relay's own reserved prefix are the client's like any other: each answered, under its id.
+      for (const id of ["tau-gateway-relay:1", "tau-gateway-relay:client:2"]) terminal.send({ id, method: "session/list", params: {} });
+      await terminal.waitFor(() => terminal.received.filter((m: any) => typeof m.id === "string" && m.id.startsWith("tau-gateway-relay:")).length === 2, "the answers");
+      expect(terminal.received.filter((m: any) => typeof m.id === "string" && m.id.startsWith("tau-gateway-relay:"))).toEqual([
+        { jsonrpc: "2.0", id: "tau-gateway-relay:1", result: expect.objectContaining({ sessions: expect.any(Array) }) },
+        { jsonrpc: "2.0", id: "tau-gateway-relay:client:2", result: expect.objectContaining({ sessions: expect.any(Array) }) },
+      ]);
+
       // Input ends right after a request: it is answered before the relay exits.
       const linesBefore = child.lines.length;
       child.write(JSON.stringify({ jsonrpc: "2.0", id: 500, method: "session/resume", params: { sessionId } }));
@@ -254,18 +262,27 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
   }
 
   it(
-    "an approval the lost gateway asked is withdrawn from the ACP client in ACP's words ($/cancel_request), its prompt answered -32012",
+    "an approval the lost gateway asked is withdrawn from the ACP client in ACP's words ($/cancel_request); its prompt, waiting to rejoin its turn, is answered -32012 when the relay stops",
     async () => {
       const gateway = await serveWithTool();
-      const { agent, sessionId } = await acpAgentWithSession(gateway);
+      const agent = spawnAcpAgent(["--remote", gateway.ws, "--drain-timeout", "300"], cleanups);
+      agent.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+      await agent.next((m) => m.id === 1);
+      agent.write({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: gateway.cwd, mcpServers: [] } });
+      const { sessionId } = (await agent.next((m) => m.id === 2)).result as { sessionId: string };
       agent.write({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: '/tool echo-args {"a":1}' }] } });
       const asked = await agent.next((m) => m.method === "session/request_permission" && "id" in m);
 
       gateway.child.kill("SIGKILL");
       await gateway.exit;
       expect(await agent.next((m) => m.method === "$/cancel_request")).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: asked.id } });
-      expect(await agent.next((m) => m.id === 3)).toMatchObject({ jsonrpc: "2.0", id: 3, error: { code: -32012, message: expect.stringContaining("gateway unavailable, retry") } });
+      // The prompt waits for a new link to rejoin its turn (up to the hold bound); the gateway does not come back.
       agent.closeInput();
+      expect(await agent.next((m) => m.id === 3)).toMatchObject({
+        jsonrpc: "2.0",
+        id: 3,
+        error: { code: -32012, message: "gateway unavailable, retry: the relay stopped before the gateway answered" },
+      });
       expect(await agent.exit).toEqual({ code: 0, signal: null });
       expect(agentMessageProblems(agent.sent(), agent.received())).toEqual([]);
     },
@@ -316,6 +333,19 @@ describe("stdio commands relaying to a running gateway (--remote)", () => {
       const result = await runCommand([...args]);
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.stderr).toContain(message);
+    }
+  });
+
+  it("never repeats a token or password given in the --remote URL, in a usage error or a connect error", async () => {
+    for (const [args, code, message] of [
+      [["stdio", "--remote", "ws://127.0.0.1:1/?access_token=secret-in-query-1"], 2, 'invalid --remote "ws://127.0.0.1:1/?access_token=REDACTED": put the token in --remote-token'],
+      [["acp", "--remote", "ws://someone:secret-password-2@127.0.0.1:1/rpc"], 2, 'invalid --remote "ws://127.0.0.1:1/rpc": names the /rpc route'],
+      [["app-server", "--remote", "http://someone:secret-password-3@127.0.0.1:1/?token=secret-in-query-4"], 1, "cannot reach the gateway at ws://127.0.0.1:1/?token=REDACTED"],
+    ] as const) {
+      const result = await runCommand([...args]);
+      expect(result.code, args.join(" ")).toBe(code);
+      expect(result.stderr).toContain(message);
+      expect(result.stderr).not.toMatch(/secret-/);
     }
   });
 });

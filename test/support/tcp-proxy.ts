@@ -6,11 +6,15 @@ import type { Cleanups } from "./cleanups.js";
  * parts. `blackhole()` stops carrying bytes either way while every connection stays open and new
  * ones are accepted and carry nothing: what is sent meanwhile is dropped for good (a middlebox
  * that lost the flow), or with `{ hold: true }` held and delivered in order on `heal()` (as TCP
- * retransmission would after a short outage). `heal()` carries bytes again.
+ * retransmission would after a short outage). `heal()` carries bytes again. `drop()` resets every
+ * connection open now, both ways (a NAT or load balancer that forgot the flows); new ones are
+ * carried as before. `connections` counts the connections accepted so far.
  */
 export interface TcpProxy {
   port: number;
   blackhole(options?: { hold?: boolean }): void;
+  drop(): void;
+  readonly connections: number;
   heal(): void;
   close(): Promise<void>;
 }
@@ -20,12 +24,14 @@ export async function startTcpProxy(target: { host: string; port: number }, clea
   let holding = false;
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
+  let accepted = 0;
   const carry = (from: Socket, to: Socket) =>
     from.on("data", (chunk: Buffer) => {
       if (!blocked) to.write(chunk);
       else if (holding) held.push(() => to.write(chunk));
     });
   const server: Server = createServer((client) => {
+    accepted++;
     const upstream = createConnection(target);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -46,6 +52,12 @@ export async function startTcpProxy(target: { host: string; port: number }, clea
     blackhole: ({ hold = false } = {}) => {
       blocked = true;
       holding = hold;
+    },
+    drop: () => {
+      for (const socket of sockets) socket.resetAndDestroy();
+    },
+    get connections() {
+      return accepted;
     },
     heal: () => {
       blocked = false;

@@ -3,6 +3,7 @@ import { ACP_PROTOCOL_VERSION } from "../../registry/acp/index.js";
 import { clientOutsideWindow, outsideWindowMessage } from "../../shared/client-window.js";
 import type { AcpMethodContext } from "../context.js";
 import { invalidParams } from "../errors.js";
+import { asksForPositions } from "../relay-positions.js";
 
 /**
  * What the gateway can do for an ACP client (protocol §3): sessions it can load (Tau keeps
@@ -15,6 +16,7 @@ import { invalidParams } from "../errors.js";
 export async function initialize({ services, client }: AcpMethodContext, params: InitializeParams): Promise<InitializeResult> {
   client.capabilities = params.clientCapabilities ?? {};
   client.info = params.clientInfo ?? undefined;
+  client.relayed = asksForPositions(params);
   client.initialized = true;
   const outside = clientOutsideWindow("acp", params.clientInfo);
   if (outside) services.log?.("warn", outsideWindowMessage(outside), { client: params.clientInfo?.name, version: outside.version, dialect: "acp" });

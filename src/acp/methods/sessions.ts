@@ -20,6 +20,7 @@ import { createAttributes } from "../../bridge/session-attributes.js";
 import type { AcpMethodContext } from "../context.js";
 import { invalidParams } from "../errors.js";
 import { isModeId, ACP_MODE_IDS, modeState } from "../modes.js";
+import { ownPrompts, resumeAfter } from "../relay-positions.js";
 import { accessSession, linkedSession } from "../session-access.js";
 import { sessionPage, type ListedInfo } from "../session-pages.js";
 
@@ -62,7 +63,8 @@ export async function resumeSession(ctx: AcpMethodContext, params: SessionResume
   checkDirectories(params.cwd, params.additionalDirectories);
   const record = await accessSession(ctx, params.sessionId);
   const { link, created } = ctx.services.links.open(ctx.client, record);
-  if (created) link.attach({ replay: false, cause: ctx.cause });
+  // A relay's connection made again resumes where the editor was (relay-positions.ts).
+  if (created) link.attach({ replay: false, cause: ctx.cause, after: resumeAfter(params), ownPrompts: ownPrompts(params) });
   if (params.mcpServers?.length) link.send(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices), ctx.cause);
   await record.interactions.refreshSettings();
   return { modes: modeState(record.interactions.mode) };

@@ -26,6 +26,7 @@ export async function initialize({ services, peer }: CodexMethodContext, params:
     clientInfo: params.clientInfo,
     experimentalApi: params.capabilities?.experimentalApi === true,
     optedOut: new Set(params.capabilities?.optOutNotificationMethods ?? []),
+    relayed: params.capabilities?.tauGatewayRelay === true,
   };
   const outside = clientOutsideWindow("codex", params.clientInfo);
   if (outside) services.log?.("warn", outsideWindowMessage(outside), { client: params.clientInfo.name, version: outside.version, dialect: "codex" });

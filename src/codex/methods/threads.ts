@@ -17,6 +17,7 @@ import { askJoiningClient } from "../../bridge/interactions/index.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, requestedPolicy } from "../approval-policy.js";
 import { codexError, invalidParams } from "../codex-errors.js";
+import { resumeAfter } from "../relay-positions.js";
 import type { CodexMethodContext } from "../context.js";
 import { DynamicTools, dynamicFunctions } from "../dynamic-tools.js";
 import { hostCatalogSnapshot } from "../host-catalog.js";
@@ -77,6 +78,9 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
   // The thread's live notifications, which loading it brings, follow the response.
   const joining = !thread.isLoadedBy(peer);
   thread.attach(peer, ctx.cause);
+  // A relay's connection made again gets what it missed first, in the same go (relay-positions.ts).
+  const after = peer.client.relayed ? resumeAfter(params) : undefined;
+  if (after && !thread.resumeAfter(peer, after, ctx.cause)) services.log?.("warn", "a relay resumed a thread from a place no longer kept: what it missed is in the thread's turns only", { threadId: thread.threadId });
   // Approvals, questions and plans pending now were put to the clients there were: this one is asked at once.
   if (joining) {
     askJoiningClient(thread.record, new CodexServerRequests(() => thread, (p) => p === peer), services.log);

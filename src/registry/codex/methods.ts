@@ -206,7 +206,17 @@ export const codexMethodEntries: MethodEntry[] = [
   request(
     "thread/resume",
     "Load a thread on this connection (from any connection, after a restart too), with its history as turns unless excludeTurns.",
-    obj({ threadId: str(), excludeTurns: opt(bool()), ...threadSettings }),
+    obj({
+      threadId: str(),
+      excludeTurns: opt(bool()),
+      ...threadSettings,
+      tauGatewayResumeAfter: opt(
+        describe(
+          "Gateway extension, for `app-server --remote` relays: the thread's notifications after this place in the session's log ([seq, index], from tauGatewayAt) follow the response, then the live ones.",
+          arr(int({ min: 0 }), { min: 2, max: 2 }),
+        ),
+      ),
+    }),
     threadOpened(),
     { experimentalFields: ["history", "initialTurnsPage", "path", "permissions", "runtimeWorkspaceRoots"] },
   ),

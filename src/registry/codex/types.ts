@@ -82,6 +82,12 @@ export const typeDefinitions: Record<string, Schema> = {
       requestAttestation: opt(bool()),
       requiredHumanApproval: opt(bool()),
       optOutNotificationMethods: opt(describe("Notifications the connection does not want.", nullable(arr(str())))),
+      tauGatewayRelay: opt(
+        describe(
+          "Gateway extension, for `app-server --remote` relays: each thread notification made of a session event carries tauGatewayAt [seq, index], its place in the session's log (docs/remote.md).",
+          bool(),
+        ),
+      ),
     },
     { description: "What the client supports; unknown capabilities are ignored." },
   ),

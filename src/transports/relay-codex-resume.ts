@@ -1,0 +1,55 @@
+import { AT_FIELD, RELAY_CAPABILITY, RESUME_AFTER, type LogPosition } from "../codex/relay-positions.js";
+import { isObject } from "../shared/unknown-values.js";
+import { isRequestId } from "./relay-requests.js";
+import { codexThreadReattach } from "./relay-session-reattach.js";
+import type { StreamResume } from "./relay-stream-resume.js";
+
+type Message = Record<string, unknown>;
+
+/**
+ * Codex threads over a relay's new link, resumed where the client was (src/codex/relay-positions.ts
+ * says what the gateway does of it): the relay's connection asks, in its `initialize`, for each
+ * thread notification's place in the session's log; the relay keeps the last one it passed on per
+ * thread (and takes the field off), and resumes each thread the client opened with `thread/resume`
+ * after that place, so the new link sends again what the client missed, once.
+ */
+export class CodexThreadResume implements StreamResume {
+  private readonly threads = codexThreadReattach();
+  /** The place in its log of the last notification passed on, per thread. */
+  private readonly at = new Map<string, LogPosition>();
+
+  answered(method: string, params: unknown, result: unknown): void {
+    this.threads.answered(method, params, result);
+  }
+
+  forwarded(_method: string, params: unknown): void {
+    if (!isObject(params) || typeof params.threadId !== "string") return;
+    const at = params[AT_FIELD];
+    if (Array.isArray(at) && at.length === 2) this.at.set(params.threadId, [at[0], at[1]]);
+  }
+
+  toGateway(message: Message): Message | undefined {
+    if (message.method !== "initialize" || !isRequestId(message.id)) return undefined;
+    const params = isObject(message.params) ? message.params : {};
+    const capabilities = isObject(params.capabilities) ? params.capabilities : {};
+    return { ...message, params: { ...params, capabilities: { ...capabilities, [RELAY_CAPABILITY]: true } } };
+  }
+
+  toClient(message: Message): Message | undefined {
+    if (typeof message.method !== "string" || !isObject(message.params) || !(AT_FIELD in message.params)) return undefined;
+    // The field is the relay's business: the client gets the notification as a direct connection would.
+    const { [AT_FIELD]: _at, ...params } = message.params;
+    return { ...message, params };
+  }
+
+  replays(): Array<{ method: string; params: Record<string, unknown> }> {
+    return this.threads.replays().map(({ method, params }) => {
+      const at = this.at.get(params.threadId as string);
+      return { method, params: at ? { ...params, [RESUME_AFTER]: at } : params };
+    });
+  }
+
+  refused(params: Record<string, unknown>): void {
+    if (typeof params.threadId === "string") this.threads.refusedSession(params.threadId);
+  }
+}
