@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { startTauHost } from "../host/index.js";
 import { UsageError, type CommandIO } from "./io.js";
+import { nextStopSignal } from "./stop-signals.js";
 
 export const HOST_USAGE = `usage: tau-gateway host [--host HOST] [--port PORT] [--auth-token TOKEN] [--state-dir DIR] [--stream-delay-ms MS]
 
@@ -81,15 +82,7 @@ export async function runHost(argv: string[], io: CommandIO, env: NodeJS.Process
     return 1;
   }
   io.stderr(`tau host listening on ${host.url}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  await nextStopSignal();
   await host.close();
   return 0;
 }
