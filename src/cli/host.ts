@@ -1,3 +1,4 @@
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startTauHost } from "../host/index.js";
 import { UsageError, type CommandIO } from "./io.js";
@@ -67,6 +68,16 @@ export async function runHost(argv: string[], io: CommandIO, env: NodeJS.Process
     }
     io.stderr(`tau-gateway host: ${(err as Error).message}\n${HOST_USAGE}\n`);
     return code;
+  }
+  if (options.stateDir !== undefined) {
+    // Checked first, so an unusable folder is named with its cause instead of failing later as something else.
+    try {
+      mkdirSync(options.stateDir, { recursive: true });
+      accessSync(options.stateDir, constants.R_OK | constants.W_OK);
+    } catch (err) {
+      io.stderr(`tau-gateway host: cannot use --state-dir ${JSON.stringify(options.stateDir)}: ${(err as Error).message}\n`);
+      return 1;
+    }
   }
   let host;
   try {
