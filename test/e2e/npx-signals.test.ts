@@ -73,7 +73,7 @@ const npmRun = ["npm", "run", "--silent", "gateway"];
  * To npm's process alone (`kill PID`, a CI step stopping what it started, a supervisor), or to its
  * whole process group, as a terminal's Ctrl-C sends it. A SIGINT to npm alone is not among them:
  * npm passes it to the shell, which waits for its command, so nothing reaches the gateway or ends
- * (docs/deployment.md says so).
+ * (docs/operations.md says so).
  */
 const ways: Array<{ how: string; command: string[]; signal: NodeJS.Signals; to: "npm" | "group" }> = [
   { how: "npx tau-gateway serve", command: npx, signal: "SIGTERM", to: "npm" },
