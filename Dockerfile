@@ -20,7 +20,9 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: the package's `prepare` (the whole build, for installs from git) needs the
+# sources, which are copied after the dependencies so that their layer is cached.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src

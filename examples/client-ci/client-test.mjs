@@ -4,25 +4,32 @@
 // an error answer); stop the gateway; validate what was recorded and write a JUnit report.
 //
 //   node client-test.mjs [REPORT_DIR]        (default: ./contract-report)
+//   GATEWAY_URL=ws://HOST:PORT node client-test.mjs
+//                                            (the client alone, against a gateway started by
+//                                            the caller, as github-workflow.yml's `npm test` step)
 //
-// The gateway is `npx tau-gateway`, or `node $TAU_GATEWAY_BIN` when that is set (this repository's
-// CI runs its own build). Exit status: validate's (0 every message valid, 1 some invalid), or 2
-// when the gateway or the client fails.
+// The gateway is the tau-gateway package installed beside this file (npm install --save-dev
+// tau-gateway, see docs/contract-tests.md), run as `node <its bin>`: one process, so the SIGTERM
+// that stops it reaches it and its exit means every recording is complete. TAU_GATEWAY_BIN=FILE
+// runs another build. Exit status: validate's (0 every message valid, 1 some invalid), or 2 when
+// the gateway or the client fails.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import WebSocket from "ws";
 
-const reportDir = resolve(process.argv[2] ?? "contract-report");
-const recordings = join(reportDir, "recordings");
-rmSync(reportDir, { recursive: true, force: true });
-mkdirSync(recordings, { recursive: true });
+/** The installed package's `bin`, as npm links it into node_modules/.bin. */
+function installedBin() {
+  const manifest = createRequire(import.meta.url).resolve("tau-gateway/package.json");
+  return join(dirname(manifest), JSON.parse(readFileSync(manifest, "utf8")).bin["tau-gateway"]);
+}
 
-const gatewayCommand = process.env.TAU_GATEWAY_BIN ? [process.execPath, process.env.TAU_GATEWAY_BIN] : ["npx", "--no-install", "tau-gateway"];
+const gatewayCommand = [process.execPath, process.env.TAU_GATEWAY_BIN ?? installedBin()];
 const tauGateway = (args, options) => spawn(gatewayCommand[0], [...gatewayCommand.slice(1), ...args], options);
 
 /** Starts `tau-gateway serve --record` on a free port; resolves with its address once it listens. */
-function startGateway() {
+function startGateway(recordings) {
   const child = tauGateway(["serve", "--port", "0", "--record", recordings, "--log-level", "warn"], { stdio: ["ignore", "inherit", "pipe"] });
   return new Promise((resolvePromise, reject) => {
     let stderr = "";
@@ -74,21 +81,39 @@ async function runClient(url) {
   await new Promise((r) => socket.once("close", r));
 }
 
-let status = 2;
-const { child, url } = await startGateway();
-try {
-  await runClient(url);
-  child.kill("SIGTERM");
-  await new Promise((r) => child.once("exit", r));
-  const files = readdirSync(recordings).map((name) => join(recordings, name));
-  const validate = spawnSync(gatewayCommand[0], [...gatewayCommand.slice(1), "validate", "--format", "junit", ...files], { encoding: "utf8" });
-  writeFileSync(join(reportDir, "junit.xml"), validate.stdout);
-  process.stderr.write(validate.stderr);
-  status = validate.status ?? 2;
-  console.log(`${files.length} recording(s) validated; JUnit report: ${join(reportDir, "junit.xml")}`);
-} catch (err) {
-  console.error(`client test failed: ${err.message}`);
-} finally {
-  if (child.exitCode === null) child.kill("SIGKILL");
+if (process.env.GATEWAY_URL) {
+  await runClient(process.env.GATEWAY_URL).then(
+    () => console.log(`client test passed against ${process.env.GATEWAY_URL}`),
+    (err) => {
+      console.error(`client test failed: ${err.message}`);
+      process.exitCode = 2;
+    },
+  );
+} else {
+  process.exit(await contractTest(resolve(process.argv[2] ?? "contract-report")));
 }
-process.exit(status);
+
+/** The whole contract test: the gateway started recording, the client, the gateway stopped, the recordings validated. */
+async function contractTest(reportDir) {
+  const recordings = join(reportDir, "recordings");
+  rmSync(reportDir, { recursive: true, force: true });
+  mkdirSync(recordings, { recursive: true });
+  let status = 2;
+  const { child, url } = await startGateway(recordings);
+  try {
+    await runClient(url);
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+    const files = readdirSync(recordings).map((name) => join(recordings, name));
+    const validate = spawnSync(gatewayCommand[0], [...gatewayCommand.slice(1), "validate", "--format", "junit", ...files], { encoding: "utf8" });
+    writeFileSync(join(reportDir, "junit.xml"), validate.stdout);
+    process.stderr.write(validate.stderr);
+    status = validate.status ?? 2;
+    console.log(`${files.length} recording(s) validated; JUnit report: ${join(reportDir, "junit.xml")}`);
+  } catch (err) {
+    console.error(`client test failed: ${err.message}`);
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  }
+  return status;
+}

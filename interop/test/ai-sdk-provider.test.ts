@@ -1,7 +1,11 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { generateText, streamText } from "ai";
 import { createCodexAppServer } from "ai-sdk-provider-codex-app-server";
 import { afterEach, describe, expect, it } from "vitest";
-import { interopRun, officialProblems, sentMethods, TAU_GATEWAY, type InteropRun } from "./support/gateway-process.js";
+import { interopRoot, interopRun, officialProblems, sentMethods, TAU_GATEWAY, type InteropRun } from "./support/gateway-process.js";
+import { startServe } from "./support/gateway-servers.js";
 
 /**
  * The Vercel AI SDK (`ai` 6) through `ai-sdk-provider-codex-app-server` 1.1.7, whose `codexPath`
@@ -61,5 +65,33 @@ describe("ai-sdk-provider-codex-app-server with tau-gateway as its Codex", () =>
     expect(text).toContain("After the tool");
     expect(sentMethods(run)).not.toContain("item/commandExecution/requestApproval");
     expect(officialProblems(run)).toEqual([]);
+  });
+
+  it("the README's example, as written: relays to the running gateway with its token, prints the answer and exits", async () => {
+    const readme = readFileSync(join(interopRoot, "..", "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("**Vercel AI SDK provider**"));
+    const open = section.indexOf("```js\n") + 6;
+    const script = section.slice(open, section.indexOf("\n```", open));
+    // The gateway as the README starts it for the Codex terminal UI just before: with the token the script sends.
+    const token = /TAU_GATEWAY_TOKEN=(\S+) npm start/.exec(readme)![1]!;
+    const gateway = await startServe([], { TAU_GATEWAY_TOKEN: token });
+    // Beside this package's node_modules (ai, the provider); the README's codexPath is the installed bin, here this checkout's.
+    const dir = mkdtempSync(join(interopRoot, ".readme-ai-"));
+    try {
+      expect(script).toContain('codexPath: "node_modules/.bin/tau-gateway"');
+      writeFileSync(join(dir, "ai-hello.mjs"), script.replace('"node_modules/.bin/tau-gateway"', JSON.stringify(TAU_GATEWAY)).replace("ws://127.0.0.1:8080", gateway.url));
+      const child = spawn(process.execPath, [join(dir, "ai-hello.mjs")], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect({ code, stdout, stderr: stderr.split("\n").filter((l) => /error/i.test(l)) }).toEqual({ code: 0, stdout: "You said: Hello\n", stderr: [] });
+      // It worked on the running gateway's sessions: the turn is that gateway's.
+      expect(gateway.stderr()).not.toMatch(/"level":50/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await gateway.kill();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { SessionUpdate } from "../../generated/acp-v1.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import { messageUsage } from "../bridge/message-content.js";
+import { usdAmount } from "../shared/money.js";
 
 /**
  * `usage_update` from a session's snapshot: `used` is what the latest committed assistant message
@@ -17,7 +18,7 @@ export function usageUpdate(snapshot: Snapshot): SessionUpdate[] {
         sessionUpdate: "usage_update",
         used: payload.usage.totalTokens,
         size: snapshot.bootstrap.model.contextWindow,
-        cost: { amount: snapshot.costTotal, currency: "USD" },
+        cost: { amount: usdAmount(snapshot.costTotal), currency: "USD" },
       },
     ];
   }

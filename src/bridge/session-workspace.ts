@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { TauResponseError } from "../tau/upstream-errors.js";
 
 /**
  * Where sessions may work, whichever dialect creates them (Ask `session/create`'s
@@ -73,4 +74,20 @@ function realPath(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Why the Tau host refused to create a session in `path`, in words a client on another machine
+ * understands; undefined for any other failure. The host checks the directory on its own file
+ * system: an editor relaying to a gateway in a container or on another machine sends a folder of
+ * its own machine, which the host answers only with its `invalid_params` (the working directory is
+ * the one value of session.create a client chooses).
+ */
+export function workingDirectoryRefused(err: unknown, path: string): string | undefined {
+  if (!(err instanceof TauResponseError) || err.method !== "session.create" || err.code !== "invalid_params") return undefined;
+  return (
+    `${JSON.stringify(path)} is not a directory the Tau host can work in (it answered: ${err.message}). ` +
+    "The host sees its own file system: a client on another machine than the host, or a gateway or host in a container, " +
+    "needs that directory under the same path there (a mounted volume), or a path of the host's own (docs/remote.md)"
+  );
 }

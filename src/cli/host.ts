@@ -1,6 +1,8 @@
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startTauHost } from "../host/index.js";
 import { UsageError, type CommandIO } from "./io.js";
+import { nextStopSignal } from "./stop-signals.js";
 
 export const HOST_USAGE = `usage: tau-gateway host [--host HOST] [--port PORT] [--auth-token TOKEN] [--state-dir DIR] [--stream-delay-ms MS]
 
@@ -67,6 +69,16 @@ export async function runHost(argv: string[], io: CommandIO, env: NodeJS.Process
     io.stderr(`tau-gateway host: ${(err as Error).message}\n${HOST_USAGE}\n`);
     return code;
   }
+  if (options.stateDir !== undefined) {
+    // Checked first, so an unusable folder is named with its cause instead of failing later as something else.
+    try {
+      mkdirSync(options.stateDir, { recursive: true });
+      accessSync(options.stateDir, constants.R_OK | constants.W_OK);
+    } catch (err) {
+      io.stderr(`tau-gateway host: cannot use --state-dir ${JSON.stringify(options.stateDir)}: ${(err as Error).message}\n`);
+      return 1;
+    }
+  }
   let host;
   try {
     host = await startTauHost({
@@ -81,15 +93,7 @@ export async function runHost(argv: string[], io: CommandIO, env: NodeJS.Process
     return 1;
   }
   io.stderr(`tau host listening on ${host.url}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  await nextStopSignal();
   await host.close();
   return 0;
 }

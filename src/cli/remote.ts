@@ -9,6 +9,7 @@ import { stderrLog } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { closeRecordingFile, openRecordingFile } from "./record-settings.js";
 import { envName, nonEmpty, type SettingSpec } from "./settings.js";
+import { onStopSignals } from "./stop-signals.js";
 
 /**
  * `--remote URL` of the stdio commands (`acp`, `app-server`, `stdio`): instead of serving a bridge
@@ -107,9 +108,7 @@ async function relay(command: string, dialect: RelayDialect, dialectName: Record
 
   const stopping = new AbortController();
   const hurry = new AbortController();
-  const onSignal = () => (stopping.signal.aborted ? hurry.abort() : stopping.abort());
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const unwatchSignals = onStopSignals(() => (stopping.signal.aborted ? hurry.abort() : stopping.abort()));
   const stream = new NdjsonStream(io.stdin, process.stdout, (send) => relay.connection(send), {
     maxLineBytes: settings.maxMessageBytes,
     onError: (err) => log("error", "relaying a message failed", { err }),
@@ -133,8 +132,7 @@ async function relay(command: string, dialect: RelayDialect, dialectName: Record
     if (!flushed) setTimeout(() => process.exit(0), 100).unref();
     return 0;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    unwatchSignals();
     await relay.close();
     await closeRecordingFile(recording);
   }

@@ -1,6 +1,7 @@
 /** Command dispatch for the `tau-gateway` executable. */
 import { DIALECTS } from "./dialects/index.js";
 import type { CommandIO } from "./io.js";
+import { gatewayVersion } from "../gateway/version.js";
 
 /** A line of the command list: the name padded to the summaries' column. */
 const line = (name: string, summary: string) => `  ${name.padEnd(10)} ${summary} (see: tau-gateway ${name} --help)`;
@@ -13,7 +14,8 @@ ${line("serve", "run the gateway")}
 ${DIALECTS.map((dialect) => line(dialect.command, dialect.summary)).join("\n")}
 ${line("validate", "check JSONL transcripts against the tau-gateway schema")}
 ${line("schema", "schema diff OLD NEW: what a new schema bundle breaks for clients")}
-  help       show this help
+  help       show this help (also --help)
+  --version  print the version of tau-gateway
 
 Run "tau-gateway <command> --help" for a command's options.`;
 
@@ -50,6 +52,10 @@ export async function run(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv)
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    io.stdout(`${gatewayVersion()}\n`);
     return 0;
   }
   const command = commands[name];

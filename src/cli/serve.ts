@@ -19,6 +19,7 @@ import { readCommandSettings, readCommandTools, startupMessage } from "./command
 import { exitStatus, type CommandIO } from "./io.js";
 import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
 import { RECORD_USAGE, recordLimits, recordSettings } from "./record-settings.js";
+import { nextStopSignal, onStopSignals } from "./stop-signals.js";
 import { bridgeSettings, envName, integer, logSettings, nonEmpty, socketSettings, storeSettings, STORE_USAGE, upstreamSettings, type SettingValues } from "./settings.js";
 
 export const SERVE_USAGE = `usage: tau-gateway serve [options]
@@ -112,10 +113,10 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
     return 1;
   }
 
-  const signal = await nextSignal();
+  const signal = await nextStopSignal();
   running.app?.log.info({ signal, drainTimeoutMs: settings.drainTimeout }, "draining: refusing new work, waiting for work in flight");
   // A second signal stops waiting; what is still open is failed as at the deadline.
-  const stopWaiting = onNextSignal(() => running.app?.drain.force());
+  const stopWaiting = onStopSignals(() => running.app?.drain.force());
   const outcome = await running.app?.drain.drain();
   stopWaiting();
   running.app?.log.info({ ...outcome }, "shutting down");
@@ -177,31 +178,4 @@ class Running {
     await this.stack.close();
     await this.stopTracing().catch(() => undefined);
   }
-}
-
-/** Calls `listener` on the next SIGINT or SIGTERM; returns a function that stops listening. */
-function onNextSignal(listener: () => void): () => void {
-  const on = () => {
-    stop();
-    listener();
-  };
-  const stop = () => {
-    process.off("SIGINT", on);
-    process.off("SIGTERM", on);
-  };
-  process.on("SIGINT", on);
-  process.on("SIGTERM", on);
-  return stop;
-}
-
-export function nextSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off("SIGINT", on);
-      process.off("SIGTERM", on);
-      resolve(signal);
-    };
-    process.on("SIGINT", on);
-    process.on("SIGTERM", on);
-  });
 }

@@ -9,6 +9,7 @@ import { stdioCommandSettings, type SettingSpecs } from "./dialects/stdio-settin
 import { exitStatus, type CommandIO } from "./io.js";
 import { closeRecordingFile, openRecordingFile } from "./record-settings.js";
 import { relayToGateway, remoteSettings } from "./remote.js";
+import { onStopSignals } from "./stop-signals.js";
 import type { SettingValues } from "./settings.js";
 
 /**
@@ -79,7 +80,7 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
 }
 
 /**
- * SIGINT and SIGTERM for the command's lifetime: the first one aborts `stop` (the command starts
+ * SIGINT and SIGTERM (and the end of npm's shell, stop-signals.ts) for the command's lifetime: the first one aborts `stop` (the command starts
  * stopping), with the signal as its reason; one that arrives once it is stopping anyway (a second
  * signal, or one after stdin ended) aborts `hurry`.
  */
@@ -87,20 +88,10 @@ function watchStopSignals() {
   const stop = new AbortController();
   const hurry = new AbortController();
   let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) return hurry.abort(signal);
+  const unwatch = onStopSignals((cause) => {
+    if (stopping) return hurry.abort(cause);
     stopping = true;
-    stop.abort(signal);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return {
-    stop: stop.signal,
-    hurry: hurry.signal,
-    stopping: () => void (stopping = true),
-    unwatch: () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    },
-  };
+    stop.abort(cause);
+  });
+  return { stop: stop.signal, hurry: hurry.signal, stopping: () => void (stopping = true), unwatch };
 }

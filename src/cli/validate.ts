@@ -19,7 +19,8 @@ and --dialect acp for ACP ones (ACP shares method names with Ask). A line is a b
 {"direction":"client"|"server","message":{...}} (client = sent by the client; other members,
 such as a time, are ignored). Responses are checked against the result of the request with the
 same id earlier in the same file. A recording (serve --record, --record FILE) starts with a
-header line {"recording":{"dialect":...}} that sets the file's dialect; a recorded line holding
+header line {"recording":{"dialect":...}} that sets the file's dialect (over --dialect, which is
+for files without one); a recorded line holding
 text that was not JSON ({"direction":...,"text":...}) is reported as such.
 
 Output (--format):

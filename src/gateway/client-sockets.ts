@@ -7,6 +7,7 @@ import { clientFaultKind, describeFault, faultCloseCode } from "./client-faults.
 import { ConnectionCap, connectionLimitMessage } from "./connection-cap.js";
 import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
 import type { FrameTap, TappedPeer } from "../transports/recording/frame-tap.js";
+import { GATEWAY_DIALECT_HEADER } from "../transports/gateway-socket.js";
 import { tappedPeerOf } from "./tapped-peer.js";
 import { gatewayWebSocketClass, setRecording, setSendBufferBound, setTransport } from "./gateway-websocket.js";
 import { startKeepalive } from "./keepalive.js";
@@ -85,6 +86,11 @@ const sockets: FastifyPluginAsync<ClientSocketsOptions> = async (app, { limits, 
   let stopKeepalive: (() => void) | undefined;
   app.addHook("onReady", async () => {
     const server = app.websocketServer;
+    // Says it is tau-gateway, and which dialect the route speaks: a --remote relay refuses a URL without it.
+    server.on("headers", (headers, request) => {
+      const dialect = routeDialects.get(new URL(request.url ?? "/", "http://gateway").pathname);
+      if (dialect !== undefined) headers.push(`${GATEWAY_DIALECT_HEADER}: ${dialect}`);
+    });
     const routes = new WeakMap<WebSocket, string>();
     server.on("connection", (socket, request) => {
       const route = metrics.routeLabel(request.url);

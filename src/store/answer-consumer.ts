@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { Log } from "../shared/log.js";
 import type { AnswerConsumer, AnswerDelivery, InteractionAnswer } from "./interactions.js";
 import type { InteractionScripts } from "./interaction-scripts.js";
+import { STORE_COMMAND_TIMEOUT_MS } from "./store-health.js";
 
 export interface AnswerConsumerOptions {
   /** The host's answer stream. */
@@ -42,8 +43,10 @@ export class RedisAnswerConsumer implements AnswerConsumer {
     private readonly deliver: AnswerDelivery,
     private readonly options: AnswerConsumerOptions,
   ) {
-    // A blocking read holds its connection: it gets one of its own.
-    this.reader = client.duplicate();
+    // A blocking read holds its connection: it gets one of its own, whose command timeout starts
+    // after the block. Under the store's own timeout a read that waited its full blockMs for
+    // nothing (a healthy store with no answers) would fail as "Command timed out".
+    this.reader = client.duplicate({ commandTimeout: options.blockMs + STORE_COMMAND_TIMEOUT_MS });
     this.loop = this.run();
   }
 

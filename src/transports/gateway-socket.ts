@@ -21,6 +21,24 @@ export class GatewayUnreachableError extends Error {
   }
 }
 
+/**
+ * The header tau-gateway puts on every WebSocket upgrade it accepts, naming the route's dialect.
+ * A relay (`--remote`) requires it: without it the URL is some other server's — a Tau host
+ * (`--upstream`'s kind of URL), another app — whose messages the relay must not pass off as a
+ * gateway's.
+ */
+export const GATEWAY_DIALECT_HEADER = "x-tau-gateway-dialect";
+
+/** The server at the URL accepted the WebSocket but is not tau-gateway (no GATEWAY_DIALECT_HEADER). */
+export class NotAGatewayError extends Error {
+  constructor(url: string) {
+    super(
+      `${url} is not a tau-gateway endpoint: the server accepted the WebSocket without saying it is tau-gateway (a Tau host, or another server). ` +
+        "--remote takes the address of a running tau-gateway serve (ws://HOST:PORT); a Tau host is served with --upstream",
+    );
+  }
+}
+
 /** How long the TCP connection and the upgrade may take. */
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
@@ -45,8 +63,8 @@ export function displayUrl(url: string): string {
 
 /**
  * Opens one WebSocket to a gateway route, presenting `token` as `Authorization: Bearer …`.
- * Resolves once open; rejects with GatewayRefusedError or GatewayUnreachableError, whose messages
- * name the URL but never the token.
+ * Resolves once open; rejects with GatewayRefusedError, GatewayUnreachableError or
+ * NotAGatewayError, whose messages name the URL but never the token.
  */
 export function openGatewaySocket(url: string, token: string | undefined): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
@@ -63,6 +81,8 @@ export function openGatewaySocket(url: string, token: string | undefined): Promi
       return reject(new GatewayUnreachableError(displayUrl(url), new Error("the URL cannot be connected to")));
     }
     let refusedWith: number | undefined;
+    let isGateway = false;
+    socket.once("upgrade", (response) => void (isGateway = response.headers[GATEWAY_DIALECT_HEADER] !== undefined));
     socket.once("unexpected-response", (request, response) => {
       refusedWith = response.statusCode ?? 0;
       response.resume();
@@ -76,7 +96,10 @@ export function openGatewaySocket(url: string, token: string | undefined): Promi
     };
     const onOpen = () => {
       socket.off("error", onError);
-      resolve(socket);
+      if (isGateway) return resolve(socket);
+      socket.on("error", () => undefined);
+      socket.terminate();
+      reject(new NotAGatewayError(displayUrl(url)));
     };
     socket.once("error", onError);
     socket.once("open", onOpen);

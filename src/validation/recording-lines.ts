@@ -31,7 +31,11 @@ export class TranscriptReader {
   private checker: TranscriptChecker;
   private seenLine = false;
 
-  /** `options.dialect` forces a dialect (validate's --dialect); otherwise a recording's header sets it. */
+  /**
+   * A recording's header sets its file's dialect; `options.dialect` (validate's --dialect) is for
+   * files without one. The header wins: the gateway wrote it knowing the connection's dialect, and a
+   * folder of recordings (`serve --record`) mixes dialects under one --dialect.
+   */
   constructor(
     private readonly options: TranscriptOptions = {},
     private readonly validators = ProtocolValidators.shared(),
@@ -43,10 +47,10 @@ export class TranscriptReader {
     if (text.trim() === "") return { type: "blank" };
     if (!this.seenLine) {
       this.seenLine = true;
-      // A recording's header: the file's dialect (unless one was forced), not a message.
+      // A recording's header: the file's dialect, not a message.
       const recorded = recordingDialect(text, this.validators.dialects);
       if (recorded) {
-        this.checker = new TranscriptChecker({ ...this.options, dialect: this.options.dialect ?? recorded }, this.validators);
+        this.checker = new TranscriptChecker({ ...this.options, dialect: recorded }, this.validators);
         return { type: "header", dialect: recorded };
       }
     }

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { cleanupsAfterEach } from "../support/cleanups.js";
@@ -32,6 +35,18 @@ describe("tau-gateway host", () => {
     const result = await runCommand(["host", "--port", String(port)]);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`tau-gateway host: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
+  });
+
+  it("names an unusable --state-dir and why (a file, not a folder), and exits 1 without listening", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tau-gateway-state-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "a-file");
+    writeFileSync(file, "");
+    for (const stateDir of [file, join(file, "below")]) {
+      const result = await runCommand(["host", "--port", "0", "--state-dir", stateDir]);
+      expect(result.code, stateDir).toBe(1);
+      expect(result.stderr, stateDir).toMatch(new RegExp(`^tau-gateway host: cannot use --state-dir "${stateDir}": (EEXIST|ENOTDIR)\\b.*\\n$`));
+    }
   });
 
   it("rejects a bad port with a usage error (exit 2)", async () => {

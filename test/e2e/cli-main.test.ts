@@ -1,8 +1,8 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCliProcess, runCommand } from "../support/cli.js";
+import { repoRoot, runCliProcess, runCommand } from "../support/cli.js";
 
 /**
  * The `tau-gateway` executable: command dispatch (in-process), and the one real process that shows
@@ -17,6 +17,14 @@ describe("tau-gateway", () => {
       expect(result.stdout).toMatch(/^usage: tau-gateway <command> \[options\]\n/);
       for (const command of ["host", "serve", "stdio", "validate"]) expect(result.stdout).toContain(`\n  ${command} `);
     }
+  });
+
+  it("prints the package's version with --version, -v or version, and exits 0", async () => {
+    const { version } = JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8")) as { version: string };
+    for (const argv of [["--version"], ["-v"], ["version"]]) expect(await runCommand(argv), argv[0]).toEqual({ code: 0, stdout: `${version}\n`, stderr: "" });
+    // The bundle finds the package.json above it too, as an installed package does.
+    expect(await runCliProcess(["--version"])).toEqual({ code: 0, stdout: `${version}\n`, stderr: "" });
+    expect((await runCommand([])).stdout).toContain("\n  --version  ");
   });
 
   it("refuses an unknown command on stderr with exit 2", async () => {

@@ -7,6 +7,7 @@ import { parseToolsConfig } from "../../src/bridge/interactions/index.js";
 import { HOST_TOOL_NAMES } from "../../src/registry/tau/index.js";
 import { openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
+import { agentText } from "../support/codex-client.js";
 import { runCommand } from "../support/cli.js";
 import { readDoc } from "../support/docs.js";
 import { startTestGateway } from "../support/gateway.js";
@@ -84,5 +85,28 @@ describe("the documented command tools", () => {
     const run = await runCommand(["stdio", "--tools-config", file]);
     expect(run.code).toBe(2);
     expect(run.stderr.trimEnd().split("\n")).toEqual(lines.map((line) => line.replaceAll("tools.json", file)));
+  });
+});
+
+describe("docs/codex.md's terminal UI example", () => {
+  it("its tools.json defines echo-args, and the directive it types gets the approval and the answer the page shows", async () => {
+    const text = readDoc("codex.md");
+    const section = text.slice(text.indexOf("### The Codex terminal UI"));
+    const tools = parseToolsConfig(block(section, "tools.json`", "json"), "codex.md tools.json");
+    // The page's `serve --tools-config tools.json`, on the embedded host.
+    expect(section).toContain("serve --tools-config tools.json");
+    const gw = await cleanups.stopAfterTest(startTestGateway({ commandTools: tools }));
+    const codex = await gw.codexClient();
+    cleanups.push(() => codex.socket.close());
+    const asked: unknown[] = [];
+    codex.onRequest("item/commandExecution/requestApproval", (params) => (asked.push(params), { decision: "accept" }));
+    await codex.initialize();
+    const { thread } = await codex.request("thread/start", {});
+    const typed = /Typing `([^`]+)`, Ctrl-J, `([^`]+)`/.exec(section.replace(/\n/g, " "))!;
+    const turn = await codex.turn(thread.id, `${typed[1]}\n${typed[2]}`);
+    expect(asked).toHaveLength(1);
+    const answer = /the agent's answer "(.+?)"\./.exec(section.replace(/\n/g, " "))![1]!;
+    expect(answer).toBe('Tool echo-args returned: {"a":1}');
+    expect(agentText(turn.messages)).toContain(answer);
   });
 });

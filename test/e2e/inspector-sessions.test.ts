@@ -4,6 +4,7 @@ import type { SequencedFrame } from "../../src/gateway/inspector/inspector-hub.j
 import { waitForTerminal } from "../support/ask-events.js";
 import { TauTestClient } from "../support/tau-client.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
+import { readDoc } from "../support/docs.js";
 import { ECHO_TOOL, sharedSession, startInspectorGateway, type InspectorGateway } from "../support/inspector-gateway.js";
 
 /**
@@ -201,6 +202,8 @@ describe("approvals answered from the inspector", () => {
     // The Codex client's question is withdrawn.
     await s.codex.waitFor((m) => m.method === "serverRequest/resolved" && m.params.requestId === codexAsked.id);
     expect((await api(gw, `/inspector/api/sessions/${s.sessionId}`)).body.plans).toEqual([]);
+    // As docs/inspector.md says.
+    expect(readDoc("inspector.md").replace(/\s+/g, " ")).toContain("Pending plans (`submit_plan`) are listed apart, in the session's `plans` (`[{id, plan}]`, beside `pending`), and answered at the same path with `{\"action\":\"approve\"}` (no scope)");
   });
 
   it("refuses what a page of another site could send, and bad input, each with a clear error", async () => {

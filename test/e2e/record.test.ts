@@ -11,6 +11,7 @@ import { runCliProcess, runCommand, serveCli, type ServingCli } from "../support
 import { CodexTestClient } from "../support/codex-client.js";
 import { CALL_MARK, markToolsFile } from "../support/mark-tool.js";
 import { SseTestClient } from "../support/sse-client.js";
+import { docBlocks } from "../support/docs.js";
 import { errorOf, TauTestClient } from "../support/tau-client.js";
 
 /**
@@ -136,6 +137,23 @@ describe("serve --record", () => {
       expect(r.stdout, dialect).toBe(`${lines.length - 1} valid, 0 invalid\n`);
       expect(r.code, dialect).toBe(0);
     }
+    // The validate commands of the docs, as written, on the whole folder: every file's header names
+    // its dialect, over any --dialect (validate.md's CI step, contract-tests.md's "2. Validate").
+    const everyFile = [...files.values()].flat();
+    const documented = [...docBlocks("validate.md", "sh"), ...docBlocks("contract-tests.md", "sh")]
+      .flatMap((block) => block.split("\n"))
+      .map((line) => line.replace(/\s+#.*$/, "").trim())
+      .filter((line) => line.startsWith("npx tau-gateway validate "));
+    expect(documented.length).toBeGreaterThanOrEqual(5);
+    for (const line of documented) {
+      const words = line.replace(/\s*>\s*\S+$/, "").split(/\s+/).slice(2);
+      expect(words.at(-1), line).toBe("recordings/*.jsonl");
+      const r = await runCommand([...words.slice(0, -1), ...everyFile]);
+      expect({ line, code: r.code }).toEqual({ line, code: 0 });
+      expect(r.stdout + r.stderr, line).toContain(" valid, 0 invalid");
+    }
+    // A --dialect meant for headerless transcripts does not override the headers.
+    for (const dialect of ["ask", "codex"]) expect((await runCommand(["validate", "--dialect", dialect, ...everyFile])).stdout, dialect).toMatch(/ valid, 0 invalid\n$/);
     // What each recording holds: the reverse requests and their answers, the error answers.
     const read = (dialect: string) => readFileSync(files.get(dialect)![0]!, "utf8");
     expect(read("ask")).toContain('"method":"interaction/requestPermission"');

@@ -1,7 +1,9 @@
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerConsumer, InteractionAnswer, SharedInteraction } from "../../src/store/interactions.js";
 import { MemoryInteractionStore } from "../../src/store/memory-interactions.js";
 import { RedisInteractionStore } from "../../src/store/redis-interactions.js";
+import { STORE_COMMAND_TIMEOUT_MS } from "../../src/store/store-health.js";
 import { startRedis, type RunningRedis } from "../support/redis-server.js";
 
 /**
@@ -286,6 +288,31 @@ describe("delivery to the owner", () => {
       expect((await a.pending(hostKey, "s1")).map((i) => i.id)).toEqual(["act_2"]);
     } finally {
       await consumer.stop();
+    }
+  });
+
+  it("a blocking read that waits its whole block for nothing is no failure, on a connection with the store's command timeout", { timeout: 30_000 }, async () => {
+    // The store's own connection settings (redis-store.ts): every command times out after
+    // STORE_COMMAND_TIMEOUT_MS. The block is longer, so a read bound by that timeout would fail every round.
+    const client = new Redis({ host: "127.0.0.1", port: redis.port, lazyConnect: true, maxRetriesPerRequest: 2, commandTimeout: STORE_COMMAND_TIMEOUT_MS });
+    const warnings: string[] = [];
+    const store = new RedisInteractionStore(client, {
+      replicaId: "A",
+      claimIdleMs: 60_000,
+      blockMs: STORE_COMMAND_TIMEOUT_MS + 500,
+      log: (level, message, fields) => void (level !== "debug" && level !== "info" && warnings.push(`${message} ${JSON.stringify(fields)}`)),
+    });
+    // Each round sweeps (one ZRANGEBYSCORE) before its blocking read: the third sweep follows two whole reads.
+    let sweeps = 0;
+    const zrangebyscore = client.zrangebyscore.bind(client);
+    client.zrangebyscore = ((...args: Parameters<typeof zrangebyscore>) => (sweeps++, zrangebyscore(...args))) as typeof client.zrangebyscore;
+    const consumer = store.consume(newHost(), async () => true);
+    try {
+      await until(() => sweeps >= 3, "two whole blocking reads", 20_000);
+      expect(warnings).toEqual([]);
+    } finally {
+      await consumer.stop();
+      client.disconnect();
     }
   });
 });

@@ -27,3 +27,13 @@ export function docSection(page: string, heading: string): string {
   const end = next.exec(text)?.index;
   return text.slice(start, end);
 }
+
+/** The fenced blocks of `language` (e.g. "sh") in docs/PAGE, in order, without their fences. */
+export function docBlocks(page: string, language: string): string[] {
+  return fencedBlocks(readDoc(page), language);
+}
+
+/** The fenced blocks of `language` in a Markdown text. */
+export function fencedBlocks(text: string, language: string): string[] {
+  return [...text.matchAll(new RegExp(`^\`\`\`${language}\n([\\s\\S]*?)\n\`\`\`$`, "gm"))].map((m) => m[1]!);
+}

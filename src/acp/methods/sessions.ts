@@ -17,6 +17,7 @@ import type {
   SessionUpdate,
 } from "../../../generated/acp-v1.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
+import { workingDirectoryRefused } from "../../bridge/session-workspace.js";
 import type { AcpMethodContext } from "../context.js";
 import { invalidParams } from "../errors.js";
 import { isModeId, ACP_MODE_IDS, modeState } from "../modes.js";
@@ -34,10 +35,15 @@ export async function newSession(ctx: AcpMethodContext, params: SessionNewParams
   // Within the workspace roots of the client's tenant, as an Ask session/create is.
   const placed = workspaces.place(params.cwd, ctx.client.peer.tenant);
   if (!placed.ok) throw invalidParams("cwd", placed.reason);
-  const { sessionId } = await core.upstream.request("session.create", {
-    executionEnvironment: { kind: "local", cwd: placed.path },
-    attributes: createAttributes(ctx.client.peer.tenant, "on_request"),
-  });
+  const { sessionId } = await core.upstream
+    .request("session.create", {
+      executionEnvironment: { kind: "local", cwd: placed.path },
+      attributes: createAttributes(ctx.client.peer.tenant, "on_request"),
+    })
+    .catch((err: unknown) => {
+      const refused = workingDirectoryRefused(err, placed.path);
+      throw refused ? invalidParams("cwd", refused) : err;
+    });
   const record = await core.sessions.open(sessionId);
   const { link } = links.open(ctx.client, record);
   link.attach({ replay: false });

@@ -14,6 +14,7 @@ import type { MethodContext } from "../context.js";
 import { approvalModeFor } from "../../bridge/interactions/index.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
 import { closeSession } from "../../bridge/session-close.js";
+import { workingDirectoryRefused } from "../../bridge/session-workspace.js";
 import { checkToolNames, notAppliedNotices } from "../session-create-request.js";
 import { factsOf, modelName, type SessionFacts } from "../session-facts.js";
 import { decodeListCursor, encodeListCursor, type ListPosition } from "../session-list-cursor.js";
@@ -29,10 +30,15 @@ export async function create({ services, peer }: MethodContext, params: SessionC
   if (!placed.ok) throw invalidParams("workspace.workspacePath", placed.reason);
   const cwd = placed.path;
   const mode = approvalModeFor(params.mode);
-  const { sessionId } = await services.upstream.request("session.create", {
-    executionEnvironment: { kind: "local", cwd },
-    attributes: createAttributes(peer.tenant, mode),
-  });
+  const { sessionId } = await services.upstream
+    .request("session.create", {
+      executionEnvironment: { kind: "local", cwd },
+      attributes: createAttributes(peer.tenant, mode),
+    })
+    .catch((err: unknown) => {
+      const refused = workingDirectoryRefused(err, cwd);
+      throw refused ? invalidParams("workspace.workspacePath", refused) : err;
+    });
   const record = await services.sessions.open(sessionId);
   const snapshot = record.hub.snapshot!;
   for (const notice of notAppliedNotices(params, snapshot)) record.hub.emit(notice);

@@ -1,5 +1,6 @@
 import type { MessageRecord, Snapshot } from "../../../generated/tau-v18.js";
 import { messageText, messageUsage } from "../message-content.js";
+import { usdAmount } from "../../shared/money.js";
 
 /**
  * What `turn.completed` reports (DESIGN §4.3): the assistant text of the turn and the tokens and
@@ -81,5 +82,5 @@ function totals(messages: MessageRecord[]): TurnTotals {
     const text = messageText(record.message);
     if (text.length > 0) response = text;
   }
-  return { response, inputTokens, outputTokens, cost };
+  return { response, inputTokens, outputTokens, cost: usdAmount(cost) };
 }

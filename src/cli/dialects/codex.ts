@@ -26,6 +26,8 @@ variables set it exports a span of every call, as serve does (docs/operations.md
   --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --default-cwd DIR             working directory of threads started without one (default: current) ${envName("default-cwd")}
+  --workspace-root DIR          confine thread working directories to DIR and below; repeatable
+                                (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
   --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
   --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
   --drain-timeout MS            time requests in flight get once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}

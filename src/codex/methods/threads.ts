@@ -15,6 +15,7 @@ import type {
 } from "../../../generated/codex-v2.js";
 import { askJoiningClient } from "../../bridge/interactions/index.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
+import { workingDirectoryRefused } from "../../bridge/session-workspace.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, requestedPolicy } from "../approval-policy.js";
 import { codexError, invalidParams } from "../codex-errors.js";
 import { resumeAfter } from "../relay-positions.js";
@@ -43,11 +44,17 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
   if (!placed.ok) throw invalidParams("cwd", placed.reason);
   const cwd = placed.path;
   const personaId = await personaNamed(ctx, params.model);
-  const { sessionId } = await services.core.upstream.request("session.create", {
-    executionEnvironment: { kind: "local", cwd },
-    attributes: createAttributes(peer.tenant, approvalModeOf(policy), { ephemeral: params.ephemeral === true }),
-    ...(personaId ? { personaId } : {}),
-  });
+  const { sessionId } = await services.core.upstream
+    .request("session.create", {
+      executionEnvironment: { kind: "local", cwd },
+      attributes: createAttributes(peer.tenant, approvalModeOf(policy), { ephemeral: params.ephemeral === true }),
+      ...(personaId ? { personaId } : {}),
+    })
+    .catch((err: unknown) => {
+      // The persona is one the host listed; what it can refuse is the directory.
+      const refused = workingDirectoryRefused(err, cwd);
+      throw refused ? invalidParams("cwd", refused) : err;
+    });
   const thread = await services.threads.open(sessionId, peer.tenant);
   thread.createdWith(policy);
   thread.attach(peer, ctx.cause);
