@@ -1,4 +1,5 @@
 import type { Writable } from "node:stream";
+import { parseBoundedJson } from "../shared/json-bounds.js";
 import type WebSocket from "ws";
 import type { Log } from "../shared/log.js";
 import { displayUrl, GatewayRefusedError, openGatewaySocket } from "./gateway-socket.js";
@@ -159,9 +160,9 @@ export class GatewayRelay {
   private fromClient(line: string): Promise<void> {
     let message: unknown;
     try {
-      message = JSON.parse(line);
+      message = parseBoundedJson(line);
     } catch {
-      // Not JSON: the gateway answers it (parse error) in its own words.
+      // Not JSON, or past the bounds on its shape: the gateway answers it in its own words.
       this.forward(line, []);
       return Promise.resolve();
     }

@@ -1,6 +1,7 @@
 import type { Dialect } from "../../registry/index.js";
 import type { EventCause } from "../../shared/event-cause.js";
 import { headerLine, type RecordedDialect } from "../../transports/recording/transcript-lines.js";
+import { parseBoundedJson } from "../../shared/json-bounds.js";
 import { TranscriptChecker } from "../../validation/transcript.js";
 import { CallPairing } from "./call-pairing.js";
 import { clientInfo, frameFacts, type FrameFacts } from "./frame-facts.js";
@@ -95,7 +96,8 @@ export class ConnectionTrace {
     const time = at.toISOString();
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      // Bounded first (json-bounds.ts): a frame the gateway refused for its shape costs nothing here either.
+      value = parseBoundedJson(text);
     } catch {
       const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, raw: text, kind: "other", verdict: frameVerdict(this.checker.line(text)) };
       if (cause) frame.cause = cause;
