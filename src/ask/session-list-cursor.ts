@@ -1,3 +1,4 @@
+import { parseBoundedJson } from "../shared/json-bounds.js";
 /**
  * session/list cursors: the position of the last session of a page in the list's order (creation
  * time, then id), as base64url JSON. Opaque to clients; anything that does not decode to a
@@ -18,7 +19,7 @@ export function encodeListCursor(position: ListPosition): string {
 export function decodeListCursor(cursor: string): ListPosition | null {
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    value = parseBoundedJson(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
     return null;
   }

@@ -3,6 +3,14 @@ import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { Dialect } from "../registry/index.js";
 import { TranscriptReader } from "../validation/recording-lines.js";
+import type { JsonBounds } from "../shared/json-bounds.js";
+
+/**
+ * validate runs on the user's own files, holding no one else's event loop: a line of any number
+ * of values is checked (a Tau snapshot can hold many), and only nesting deep enough to overflow
+ * the stack of the schema check is refused, as a verdict on that line.
+ */
+const OFFLINE_JSON_BOUNDS: JsonBounds = { maxDepth: 1_000, maxValues: Number.POSITIVE_INFINITY };
 import { ProtocolValidators } from "../validation/validator.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
 import { lineBatches } from "./line-batches.js";
@@ -89,7 +97,7 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
   for (const file of options.files) {
     if (output?.aborted) break;
     // Ids are correlated within one transcript; each file is its own conversation.
-    const reader = new TranscriptReader({ dialect: options.dialect, tauVersion: options.tauVersion });
+    const reader = new TranscriptReader({ dialect: options.dialect, tauVersion: options.tauVersion, jsonBounds: OFFLINE_JSON_BOUNDS });
     report.file(file === "-" ? "<stdin>" : file);
     let input: Readable;
     try {

@@ -2,7 +2,7 @@ import type { DynamicToolCallOutputContentItem, DynamicToolFunction, DynamicTool
 import type { ClientToolDefinition, ContentBlock } from "../../generated/tau-v18.js";
 import {
   ClientToolCalls,
-  compileArgumentSchema,
+  checkSchemaDocument,
   errorReply,
   GATEWAY_TOOL_NAMES,
   TOOL_NAME_PATTERN,
@@ -15,6 +15,7 @@ import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { invalidParams } from "./codex-errors.js";
+import { exceedsNodes, MAX_DYNAMIC_TOOLS, MAX_TOOL_SCHEMA_NODES, nextTurn } from "./dynamic-tool-bounds.js";
 import type { CodexPeer } from "./peer.js";
 import type { CodexThread } from "./thread.js";
 import { errorText } from "../shared/unknown-values.js";
@@ -23,8 +24,10 @@ import { errorText } from "../shared/unknown-values.js";
  * A Codex client's dynamic tools (thread/start `dynamicTools`) as Tau client tools. Tau takes a
  * connection's tools once, when it initializes, and offers them in the sessions that connection
  * observes; so each thread with dynamic tools gets a connection of its own that advertises them
- * and observes the session. A call Tau makes is acked and checked like the gateway's own tools
- * (ClientToolCalls), then asked of the client that registered the tool with item/tool/call; the
+ * and observes the session. A call Tau makes is acked like the gateway's own tools
+ * (ClientToolCalls), then asked of the client that registered the tool with item/tool/call, which
+ * checks the arguments against its schema, as with Codex (the gateway only checks that the schema
+ * is one: a client's schema costs no compiling, and its patterns are never run here); the
  * client's content items are the result. The connection closes with the client's, and Tau cancels
  * what was still running. Namespaced tools (the terminal UI's own) are not offered: Codex keeps them
  * for its own model.
@@ -33,12 +36,17 @@ import { errorText } from "../shared/unknown-values.js";
 /** Opens the connection that advertises `tools`, to the host of session `sessionId` (the composition root knows the hosts). */
 export type ToolConnectionFactory = (tools: ClientToolDefinition[], sessionId: string) => TauUpstream;
 
-/** The function tools of a thread/start, checked: names Tau and the models accept, not taken, schemas that compile. */
-export function dynamicFunctions(specs: DynamicToolSpec[], taken: readonly string[]): DynamicToolFunction[] {
+/**
+ * The function tools of a thread/start, checked: no more than MAX_DYNAMIC_TOOLS, names Tau and the
+ * models accept, not taken, JSON Schemas of bounded size, each checked in a turn of its own so
+ * that other clients are served in between (dynamic-tool-bounds.ts).
+ */
+export async function dynamicFunctions(specs: DynamicToolSpec[], taken: readonly string[]): Promise<DynamicToolFunction[]> {
+  if (specs.length > MAX_DYNAMIC_TOOLS) throw invalidParams("dynamicTools", `${specs.length} tools are more than the ${MAX_DYNAMIC_TOOLS} the gateway takes`);
   const functions: DynamicToolFunction[] = [];
   const seen = new Set<string>();
-  specs.forEach((spec, index) => {
-    if (spec.type !== "function") return;
+  for (const [index, spec] of specs.entries()) {
+    if (spec.type !== "function") continue;
     const at = `dynamicTools[${index}]`;
     if (!new RegExp(TOOL_NAME_PATTERN).test(spec.name)) throw invalidParams(`${at}.name`, `must match ${TOOL_NAME_PATTERN}`);
     if (GATEWAY_TOOL_NAMES.includes(spec.name) || HOST_TOOL_NAMES.includes(spec.name) || taken.includes(spec.name) || seen.has(spec.name)) {
@@ -47,14 +55,18 @@ export function dynamicFunctions(specs: DynamicToolSpec[], taken: readonly strin
     if (typeof spec.inputSchema !== "object" || spec.inputSchema === null || Array.isArray(spec.inputSchema)) {
       throw invalidParams(`${at}.inputSchema`, "must be a JSON Schema object");
     }
+    if (exceedsNodes(spec.inputSchema, MAX_TOOL_SCHEMA_NODES)) {
+      throw invalidParams(`${at}.inputSchema`, `holds more than the ${MAX_TOOL_SCHEMA_NODES} objects and arrays the gateway takes in one tool's schema`);
+    }
+    if (index > 0) await nextTurn();
     try {
-      compileArgumentSchema(spec.inputSchema);
+      checkSchemaDocument(spec.inputSchema);
     } catch (error) {
       throw invalidParams(`${at}.inputSchema`, `not a usable JSON Schema: ${(error as Error).message}`);
     }
     seen.add(spec.name);
     functions.push(spec);
-  });
+  }
   return functions;
 }
 
@@ -71,7 +83,7 @@ export class DynamicTools {
     log?: Log,
   ) {
     this.names = new Set(functions.map((f) => f.name));
-    this.tools = new Map(functions.map((f) => [f.name, { parameters: f.inputSchema as object, start: (call: ToolCall, args: unknown) => this.call(call, f.name, args) }]));
+    this.tools = new Map(functions.map((f) => [f.name, { start: (call: ToolCall, args: unknown) => this.call(call, f.name, args) }]));
     this.calls = new ClientToolCalls({
       sessionId: thread.threadId,
       upstream: connection,

@@ -1,4 +1,5 @@
 import type { Turn, TurnItemsView } from "../../generated/codex-v2.js";
+import { parseBoundedJson } from "../shared/json-bounds.js";
 import { invalidParams } from "./codex-errors.js";
 
 /**
@@ -56,7 +57,7 @@ const encode = (anchor: Anchor): string => Buffer.from(JSON.stringify(anchor)).t
 function decode(cursor: string): Anchor {
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    value = parseBoundedJson(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
     throw notACursor();
   }

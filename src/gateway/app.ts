@@ -20,6 +20,7 @@ import { allowedHostNames } from "./auth/hosts.js";
 import { inspectorRoutes } from "./inspector/inspector-routes.js";
 import { teeTaps } from "../transports/recording/frame-tap.js";
 import { gatewayServices } from "./services.js";
+import { useBoundedJsonBodies } from "./bounded-json-body.js";
 
 /**
  * The gateway's HTTP/WebSocket front: `/tau` (Tau passthrough), each dialect of the config's list
@@ -40,6 +41,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
     trustProxy: config.trustProxy ?? false,
     schemaController: { compilersFactory: lazySchemaCompilers },
   });
+  useBoundedJsonBodies(app);
   const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   // Every client frame, to the recording folder (`--record`) and the inspector (`--inspector`) alike.
   const frameTap = teeTaps(config.recording, config.inspector?.hub);

@@ -1,4 +1,5 @@
 import type { ModelUsage, Severity } from "../../generated/tau-v18.js";
+import { parseBoundedJson } from "../shared/json-bounds.js";
 import { COST_PER_TOKEN } from "./catalog.js";
 
 /**
@@ -85,7 +86,7 @@ function parseDirective(name: string, rest: string, line: string): ScriptStep {
       const source = rest.slice(toolName.length).trim();
       if (json.length === 0 || source === "") return { kind: "tool", name: toolName, args: {} };
       try {
-        const args: unknown = JSON.parse(source);
+        const args: unknown = parseBoundedJson(source);
         if (typeof args !== "object" || args === null || Array.isArray(args)) return invalid("the arguments must be a JSON object");
         return { kind: "tool", name: toolName, args: args as Record<string, unknown> };
       } catch (err) {

@@ -1,4 +1,5 @@
 import type { Writable } from "node:stream";
+import { parseBoundedJson } from "../shared/json-bounds.js";
 import type WebSocket from "ws";
 import type { Log } from "../shared/log.js";
 import { displayUrl, GatewayRefusedError, openGatewaySocket } from "./gateway-socket.js";
@@ -174,9 +175,9 @@ export class GatewayRelay {
   private fromClient(line: string): Promise<void> {
     let message: unknown;
     try {
-      message = JSON.parse(line);
+      message = parseBoundedJson(line);
     } catch {
-      // Not JSON: the gateway answers it (parse error) in its own words.
+      // Not JSON, or past the bounds on its shape: the gateway answers it in its own words.
       return this.forward(line, []);
     }
     const batch = Array.isArray(message) ? message : undefined;

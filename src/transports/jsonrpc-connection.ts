@@ -282,6 +282,7 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
       const parsed = parseMessage(text);
       if (parsed === undefined) return;
       if ("parseError" in parsed) return reserve().fill(textOf(unidentifiable("parse_error", parsed.parseError)));
+      if ("refused" in parsed) return reserve().fill(textOf(unidentifiable("invalid_request", parsed.refused, { limit: parsed.limit })));
       const { value } = parsed;
       if (isObject(value) && !("method" in value) && value.id !== undefined && ("result" in value || "error" in value)) {
         // An answer to one of our requests takes no place in either order: it is handed to the

@@ -1,3 +1,4 @@
+import { jsonBoundsError } from "../shared/json-bounds.js";
 import { isObject } from "../shared/unknown-values.js";
 /**
  * The pieces of a JSON-RPC 2.0 connection every dialect (Ask, Codex app-server, ACP) frames the
@@ -35,9 +36,14 @@ export function serializer(member: JsonRpcMember): (message: object) => string {
   };
 }
 
-/** One incoming text message, parsed; `undefined` for blank text (a keep-alive line), or the parse error's message. */
-export function parseMessage(text: string): { value: unknown } | { parseError: string } | undefined {
+/**
+ * One incoming text message, parsed; `undefined` for blank text (a keep-alive line), the parse
+ * error's message, or the bound (json-bounds.ts) its shape passes, found before parsing.
+ */
+export function parseMessage(text: string): { value: unknown } | { parseError: string } | { refused: string; limit: number } | undefined {
   if (text.trim() === "") return undefined;
+  const refused = jsonBoundsError(text);
+  if (refused) return { refused: `Invalid Request: a message ${refused.message} was refused`, limit: refused.limit };
   try {
     return { value: JSON.parse(text) };
   } catch (err) {

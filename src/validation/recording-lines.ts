@@ -1,5 +1,6 @@
 import type { Dialect } from "../registry/index.js";
 import type { Sender } from "../registry/model.js";
+import { parseBoundedJson } from "../shared/json-bounds.js";
 import { isObject } from "../shared/unknown-values.js";
 import { TranscriptChecker, type LineVerdict, type TranscriptOptions } from "./transcript.js";
 import { ProtocolValidators } from "./validator.js";
@@ -47,8 +48,8 @@ export class TranscriptReader {
     if (text.trim() === "") return { type: "blank" };
     if (!this.seenLine) {
       this.seenLine = true;
-      // A recording's header: the file's dialect, not a message.
-      const recorded = recordingDialect(text, this.validators.dialects);
+      // A recording's header: the file's dialect (unless one was forced), not a message.
+      const recorded = recordingDialect(text, this.validators.dialects, this.checker);
       if (recorded) {
         this.checker = new TranscriptChecker({ ...this.options, dialect: recorded }, this.validators);
         return { type: "header", dialect: recorded };
@@ -59,10 +60,10 @@ export class TranscriptReader {
 }
 
 /** The dialect a recording's header line names (one of `dialects`), or undefined when the line is no header. */
-export function recordingDialect(text: string, dialects: readonly Dialect[]): Dialect | undefined {
+export function recordingDialect(text: string, dialects: readonly Dialect[], checker?: TranscriptChecker): Dialect | undefined {
   if (!text.includes('"recording"')) return undefined;
   try {
-    const value = JSON.parse(text) as { recording?: { dialect?: unknown }; message?: unknown };
+    const value = parseBoundedJson(text, checker?.jsonBounds) as { recording?: { dialect?: unknown }; message?: unknown };
     const dialect = value?.recording?.dialect;
     return !("message" in value) && typeof dialect === "string" && dialects.includes(dialect as Dialect) ? (dialect as Dialect) : undefined;
   } catch {
@@ -77,9 +78,9 @@ export function recordingDialect(text: string, dialects: readonly Dialect[]): Di
 function readMessageLine(checker: TranscriptChecker, text: string): ReadLine & { type: "message" } {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseBoundedJson(text, checker.jsonBounds);
   } catch {
-    // The checker words what is wrong with it.
+    // The checker words what is wrong with it (not JSON, or past the bounds on its shape).
     return { type: "message", verdict: checker.line(text), text };
   }
   const time = isObject(value) && typeof value.time === "string" ? value.time : undefined;

@@ -1,6 +1,7 @@
 import type { Dialect, Sender } from "../registry/index.js";
 import type { ValidationIssue } from "./issues.js";
 import { ProtocolValidators, type BundleValidator, type ValidationResult } from "./validator.js";
+import { JSON_BOUNDS, JsonBoundsError, parseBoundedJson, type JsonBounds } from "../shared/json-bounds.js";
 import { isObject } from "../shared/unknown-values.js";
 
 /**
@@ -15,6 +16,8 @@ export interface TranscriptOptions {
   dialect?: Dialect;
   /** Tau protocol version to check against (default: current). */
   tauVersion?: number;
+  /** The shape a line may have to be parsed at all (default: the gateway's, JSON_BOUNDS). */
+  jsonBounds?: JsonBounds;
 }
 
 export interface LineVerdict {
@@ -51,12 +54,18 @@ export class TranscriptChecker {
     this.bundles = Object.fromEntries(validators.dialects.map((dialect) => [dialect, validators.get(dialect, dialect === "tau" ? options.tauVersion : undefined)])) as Record<Dialect, BundleValidator>;
   }
 
+  /** The bounds a line's shape must keep to be parsed. */
+  get jsonBounds(): JsonBounds {
+    return this.options.jsonBounds ?? JSON_BOUNDS;
+  }
+
   /** Checks one line of text. Blank lines are skipped by the caller. */
   line(text: string): LineVerdict {
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseBoundedJson(text, this.jsonBounds);
     } catch (err) {
+      if (err instanceof JsonBoundsError) return { ok: false, issues: [{ pointer: "", message: `not checked: ${err.message}`, keyword: "json" }] };
       return { ok: false, issues: [{ pointer: "", message: `not valid JSON: ${(err as Error).message}`, keyword: "json" }] };
     }
     return this.parsedLine(value);

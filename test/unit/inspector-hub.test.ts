@@ -3,7 +3,7 @@ import { InspectorHub, type InspectorEvent } from "../../src/gateway/inspector/i
 
 /** The inspector's memory: bounded per connection, in closed connections and in events, and resumable. */
 
-const limits = { maxFrames: 3, maxBytes: 10_000, maxClosedConnections: 1, maxEvents: 5, maxSnapshotFrames: 100 };
+const limits = { maxFrames: 3, maxBytes: 10_000, maxClosedConnections: 1, maxEvents: 5, maxSnapshotFrames: 100, maxTotalBytes: 64 * 1024 * 1024 };
 const request = (id: number, method = "session/list") => JSON.stringify({ jsonrpc: "2.0", id, method, params: {} });
 
 describe("the inspector hub", () => {
@@ -24,6 +24,29 @@ describe("the inspector hub", () => {
     connection.client(request(1));
     connection.client(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/list", params: { cursor: "x".repeat(200) } }));
     expect(hub.trace("ask-1")!.frames().map((f) => f.index)).toEqual([2]);
+  });
+
+  it("bounds the bytes kept over every connection: the oldest frames go, whichever connection they are of", () => {
+    const frame = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "session/list", params: { pad: "x".repeat(60) } });
+    const size = frame(1).length;
+    const hub = new InspectorHub({ ...limits, maxFrames: 100, maxBytes: 100 * size, maxEvents: 100, maxTotalBytes: 4 * size });
+    const a = hub.connection("ask", "websocket /rpc");
+    const b = hub.connection("ask", "websocket /rpc");
+    a.client(frame(1));
+    b.client(frame(2));
+    a.client(frame(3));
+    b.client(frame(4));
+    b.client(frame(5));
+    a.close();
+    a.client(frame(6)); // closed: not kept
+    b.client(frame(7));
+    // Four frames fit: 5 pushed out 1 (of the other connection), 7 pushed out 2.
+    expect(hub.trace("ask-1")!.frames().map((f) => JSON.parse(f.message!).id)).toEqual([3]);
+    expect(hub.trace("ask-2")!.frames().map((f) => JSON.parse(f.message!).id)).toEqual([4, 5, 7]);
+    expect(hub.trace("ask-1")!.info().dropped).toBe(1);
+    expect(hub.bytes.frames).toBeLessThanOrEqual(4 * size);
+    // The events a feed resumes from are bounded by the same bytes.
+    expect(hub.bytes.events).toBeLessThanOrEqual(4 * size);
   });
 
   it("forgets the oldest closed connections first and never a live one", () => {

@@ -165,7 +165,7 @@ export class ClientToolCalls {
     const { toolName, arguments: args } = call.message;
     const tool = this.options.toolNamed(toolName);
     if (!tool) return this.answer(call, errorReply(`unknown tool ${JSON.stringify(toolName)}: the gateway does not provide it`));
-    const problems = argumentProblems(tool.parameters, args);
+    const problems = tool.parameters === undefined ? undefined : argumentProblems(tool.parameters, args);
     if (problems !== undefined) return this.answer(call, errorReply(`invalid arguments: ${problems}`));
     tool.start(call, args);
   }

@@ -3,9 +3,12 @@ import type { ToolCall, ToolReply } from "./tool-call.js";
 import type { PendingInteractions } from "./pending-interactions.js";
 import type { ReverseRequester } from "./reverse-requester.js";
 
-/** A client tool the gateway serves: the parameters its arguments must fit, and what a call does. */
+/**
+ * A client tool the gateway serves: the parameters its arguments must fit (none: whoever runs the
+ * tool checks its arguments, as a Codex client does its dynamic tools'), and what a call does.
+ */
 export interface GatewayTool {
-  readonly parameters: object;
+  readonly parameters?: object;
   /** Takes over an acked call whose arguments fit `parameters`; it must end in exactly one answer. */
   start(call: ToolCall, args: unknown): void;
 }

@@ -38,7 +38,7 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
   const { services, peer } = ctx;
   const experimental = peer.client.experimentalApi;
   const policy = requestedPolicy(params.approvalPolicy, experimental) ?? DEFAULT_APPROVAL_POLICY;
-  const functions = dynamicFunctions(params.dynamicTools ?? [], services.core.commandTools.map((t) => t.name));
+  const functions = await dynamicFunctions(params.dynamicTools ?? [], services.core.commandTools.map((t) => t.name));
   // Within the workspace roots of the client's tenant, as an Ask session/create is.
   const placed = services.workspaces.place(params.cwd, peer.tenant);
   if (!placed.ok) throw invalidParams("cwd", placed.reason);

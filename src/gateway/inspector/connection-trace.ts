@@ -1,6 +1,7 @@
 import type { Dialect } from "../../registry/index.js";
 import type { EventCause } from "../../shared/event-cause.js";
 import { headerLine, type RecordedDialect } from "../../transports/recording/transcript-lines.js";
+import { parseBoundedJson } from "../../shared/json-bounds.js";
 import { TranscriptChecker } from "../../validation/transcript.js";
 import { CallPairing } from "./call-pairing.js";
 import { clientInfo, frameFacts, type FrameFacts } from "./frame-facts.js";
@@ -12,7 +13,8 @@ import { SequenceGaps } from "./sequence-gaps.js";
  * transcript checker `tau-gateway validate` runs on a recording of it (so the page and CI agree)
  * and for gaps in what the gateway numbers (sequence-gaps.ts),
  * requests paired with their answers, and the calls still waiting for one. Only the newest frames
- * are kept (by count and by bytes); the checker and the pairing see every frame.
+ * are kept (by count and by bytes, and the hub may take the oldest for its bound over every
+ * connection); the checker and the pairing see every frame.
  */
 
 export interface ConnectionLimits {
@@ -72,6 +74,8 @@ export class ConnectionTrace {
     readonly opened: Date,
     private readonly peer: { tenant?: string; tokenId?: string },
     private readonly limits: ConnectionLimits,
+    /** Told of each frame it starts keeping (true) and stops keeping (false). */
+    private readonly onKept: (frame: InspectedFrame, kept: boolean) => void = () => undefined,
   ) {
     this.checker = new TranscriptChecker({ dialect: dialect as Dialect });
     this.gaps = new SequenceGaps(dialect);
@@ -95,7 +99,8 @@ export class ConnectionTrace {
     const time = at.toISOString();
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      // Bounded first (json-bounds.ts): a frame the gateway refused for its shape costs nothing here either.
+      value = parseBoundedJson(text);
     } catch {
       const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, raw: text, kind: "other", verdict: frameVerdict(this.checker.line(text)) };
       if (cause) frame.cause = cause;
@@ -121,12 +126,28 @@ export class ConnectionTrace {
   private keep(frame: InspectedFrame, bytes: number): InspectedFrame {
     this.kept.push(frame);
     this.keptBytes += bytes;
-    while (this.kept.length > this.limits.maxFrames || (this.keptBytes > this.limits.maxBytes && this.kept.length > 1)) {
-      const oldest = this.kept.shift()!;
-      this.keptBytes -= (oldest.message ?? oldest.raw ?? "").length;
-      this.dropped++;
-    }
+    this.onKept(frame, true);
+    while (this.kept.length > this.limits.maxFrames || (this.keptBytes > this.limits.maxBytes && this.kept.length > 1)) this.dropOldest();
     return frame;
+  }
+
+  /** Drops the oldest frame kept if it is `frame` (the hub's bound over every connection); whether it did. */
+  dropIfOldest(frame: InspectedFrame): boolean {
+    if (this.kept[0] !== frame) return false;
+    this.dropOldest();
+    return true;
+  }
+
+  /** Bytes of the frames kept. */
+  get bytes(): number {
+    return this.keptBytes;
+  }
+
+  private dropOldest(): void {
+    const oldest = this.kept.shift()!;
+    this.keptBytes -= frameBytes(oldest);
+    this.onKept(oldest, false);
+    this.dropped++;
   }
 
   frames(): readonly InspectedFrame[] {
@@ -162,3 +183,6 @@ export class ConnectionTrace {
     return `${lines.join("\n")}\n`;
   }
 }
+
+/** What a kept frame counts for in the bounds: the length of its text. */
+export const frameBytes = (frame: InspectedFrame): number => (frame.message ?? frame.raw ?? "").length;

@@ -3,14 +3,16 @@ import { causeOfWrite, trackEventCauses } from "../../shared/event-cause.js";
 import { onFirstMessage, type ConnectionRecording } from "../../transports/recording/connection-recording.js";
 import type { FrameTap, TappedPeer } from "../../transports/recording/frame-tap.js";
 import type { RecordedDialect } from "../../transports/recording/transcript-lines.js";
-import { ConnectionTrace, type ConnectionInfo, type ConnectionLimits, type InspectedFrame } from "./connection-trace.js";
+import { ConnectionTrace, frameBytes, type ConnectionInfo, type ConnectionLimits, type InspectedFrame } from "./connection-trace.js";
 import type { OperatorDecision } from "./operator-decisions.js";
 
 /**
  * What `serve --inspector` keeps in memory, fed by the same tap as `serve --record`: a trace of
  * every client connection (the live ones and the last few closed), and the latest events in one
  * numbered sequence, so a page whose feed dropped resumes where it left off (`Last-Event-ID`).
- * Everything is bounded: frames and bytes per connection, closed connections kept, events kept.
+ * Everything is bounded: frames and bytes per connection, bytes over every connection together
+ * (live and closed: the oldest frames go first, whichever connection they are of), closed
+ * connections kept, events kept (by count and by the bytes of their frames).
  *
  * What a tenant's token sees must not count the other tenants' traffic, so besides the hub's own
  * sequence every event of a tenant's connection (and every operator answer in a tenant's session)
@@ -26,6 +28,8 @@ export interface InspectorLimits extends ConnectionLimits {
   maxEvents: number;
   /** Frames a fresh snapshot carries (the newest, over all connections). */
   maxSnapshotFrames: number;
+  /** Bytes of frames kept over every connection; and, apart, of the frames in the events kept for resuming feeds. */
+  maxTotalBytes: number;
 }
 
 export const DEFAULT_INSPECTOR_LIMITS: InspectorLimits = {
@@ -34,6 +38,7 @@ export const DEFAULT_INSPECTOR_LIMITS: InspectorLimits = {
   maxClosedConnections: 50,
   maxEvents: 10_000,
   maxSnapshotFrames: 3000,
+  maxTotalBytes: 64 * 1024 * 1024,
 };
 
 export type InspectorEvent =
@@ -66,6 +71,11 @@ export class InspectorHub implements FrameTap {
   private readonly tenantSeqs = new Map<string, number>();
   /** The tenant and tenant number of each event of a tenant, and of each frame of a tenant's connection. */
   private readonly scopes = new WeakMap<object, { tenant: string; seq: number }>();
+  /** Every frame kept, oldest first, for the bound over all connections (entries of frames dropped since are skipped). */
+  private readonly keptOrder: Array<{ trace: ConnectionTrace; frame: InspectedFrame }> = [];
+  private readonly kept = new Set<InspectedFrame>();
+  private keptBytes = 0;
+  private eventBytes = 0;
 
   constructor(readonly limits: InspectorLimits = DEFAULT_INSPECTOR_LIMITS) {
     // Frames the gateway sends name the session event they are part of (the cross-dialect timeline).
@@ -75,7 +85,11 @@ export class InspectorHub implements FrameTap {
   connection(dialect: RecordedDialect, transport: string, peer: TappedPeer = {}): ConnectionRecording {
     // A tenant's ids must not count the connections of every tenant: random, where tenantless ones are counted.
     const id = peer.tenant === undefined ? `${dialect}-${++this.opened}` : `${dialect}-${randomBytes(4).toString("hex")}`;
-    const trace = new ConnectionTrace(id, dialect, transport, new Date(), { tenant: peer.tenant, tokenId: peer.tokenId }, this.limits);
+    const trace = new ConnectionTrace(id, dialect, transport, new Date(), { tenant: peer.tenant, tokenId: peer.tokenId }, this.limits, (frame, kept) => {
+      if (kept) this.kept.add(frame);
+      else this.kept.delete(frame);
+      this.keptBytes += kept ? frameBytes(frame) : -frameBytes(frame);
+    });
     this.traces.set(id, trace);
     this.publishConnection(trace);
     const record = (direction: "client" | "server", text: string) => {
@@ -84,6 +98,8 @@ export class InspectorHub implements FrameTap {
       const cause = direction === "server" ? causeOfWrite() : undefined;
       for (const frame of trace.add(direction, text, new Date(), cause)) {
         const sequenced = Object.assign(frame, { seq: ++this.seq });
+        this.keptOrder.push({ trace, frame });
+        this.boundKeptBytes();
         const event: InspectorEvent = { seq: sequenced.seq, type: "frame", frame: sequenced, inflight: trace.info().inflight };
         const scope = this.number(event, trace.tenant);
         if (scope) this.scopes.set(sequenced, scope);
@@ -98,7 +114,7 @@ export class InspectorHub implements FrameTap {
         trace.close();
         this.publishConnection(trace);
         this.closedIds.push(id);
-        while (this.closedIds.length > this.limits.maxClosedConnections) this.traces.delete(this.closedIds.shift()!);
+        while (this.closedIds.length > this.limits.maxClosedConnections) this.forget(this.closedIds.shift()!);
       },
     };
   }
@@ -185,6 +201,35 @@ export class InspectorHub implements FrameTap {
     return () => this.listeners.delete(listener);
   }
 
+  /** Bytes of frames kept over every connection, and in the events kept (the bounds' measures). */
+  get bytes(): { frames: number; events: number } {
+    return { frames: this.keptBytes, events: this.eventBytes };
+  }
+
+  private forget(id: string): void {
+    const trace = this.traces.get(id);
+    if (!trace) return;
+    this.traces.delete(id);
+    while (trace.frames().length > 0) trace.dropIfOldest(trace.frames()[0]!);
+    this.compactKeptOrder();
+  }
+
+  /** The oldest frames go, whichever connection they are of, until the kept bytes are within the bound. */
+  private boundKeptBytes(): void {
+    while (this.keptBytes > this.limits.maxTotalBytes && this.keptOrder.length > 0) {
+      const { trace, frame } = this.keptOrder.shift()!;
+      trace.dropIfOldest(frame);
+    }
+    this.compactKeptOrder();
+  }
+
+  /** Entries of frames a connection dropped by its own bounds stay until they lead; past twice the frames kept, they are cleared. */
+  private compactKeptOrder(): void {
+    if (this.keptOrder.length <= 2 * this.kept.size + 64) return;
+    const live = this.keptOrder.filter(({ frame }) => this.kept.has(frame));
+    this.keptOrder.splice(0, this.keptOrder.length, ...live);
+  }
+
   private publishConnection(trace: ConnectionTrace): void {
     const event: InspectorEvent = { seq: ++this.seq, type: "connection", connection: trace.info() };
     this.number(event, trace.tenant);
@@ -193,7 +238,12 @@ export class InspectorHub implements FrameTap {
 
   private publish(event: InspectorEvent): void {
     this.events.push(event);
-    if (this.events.length > this.limits.maxEvents) this.events.splice(0, this.events.length - this.limits.maxEvents);
+    this.eventBytes += eventBytes(event);
+    let drop = Math.max(0, this.events.length - this.limits.maxEvents);
+    for (let bytes = this.eventBytes; bytes > this.limits.maxTotalBytes && drop < this.events.length - 1; ) bytes -= eventBytes(this.events[drop++]!);
+    if (drop > 0) for (const dropped of this.events.splice(0, drop)) this.eventBytes -= eventBytes(dropped);
     for (const listener of this.listeners) listener(event);
   }
 }
+
+const eventBytes = (event: InspectorEvent): number => (event.type === "frame" ? frameBytes(event.frame) : 0);

@@ -1,5 +1,5 @@
-import { createWriteStream, readdirSync, statSync, type WriteStream } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { createWriteStream, readdirSync, stat, statSync, truncate, unlink, type WriteStream } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Log } from "../../shared/log.js";
 import { onFirstMessage, type ConnectionRecording } from "./connection-recording.js";
@@ -13,6 +13,11 @@ import { headerLine, messageLines, type RecordedDialect } from "./transcript-lin
  * Bounded twice: a file stops growing at `maxFileBytes` and the folder at `maxFolderBytes` (what
  * it held when the gateway started counts); a file is only ever cut between two lines, and each
  * cut is logged once, with the file and the limit.
+ *
+ * Failures are loud and leave files whole: a folder the gateway cannot write to is refused at
+ * start; a write that fails (a full disk: ENOSPC) stops that recording, the file is truncated to
+ * the lines written whole before it (removed when there are none), and it is logged once per
+ * folder and kind of error, not once per connection.
  */
 
 export const DEFAULT_RECORD_MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -24,6 +29,9 @@ export interface RecordingLimits {
 }
 
 export type { ConnectionRecording };
+
+/** The file system calls a recording's stream makes (node:fs's by default; a test injects failing writes). */
+export type RecordingFs = NonNullable<Parameters<typeof createWriteStream>[1] & object>["fs"];
 
 const NOT_RECORDING: ConnectionRecording = { client: () => undefined, server: () => undefined, close: () => undefined };
 
@@ -42,18 +50,30 @@ export class RecordingFolder {
   private connections = 0;
   private folderFull = false;
   private readonly open = new Set<FileRecording>();
+  private readonly failuresSaid = new Set<string>();
   private readonly stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 
   private constructor(
     readonly dir: string,
     private readonly limits: RecordingLimits,
     private readonly log: Log,
+    private readonly fs?: RecordingFs,
   ) {}
 
-  /** Makes the folder if needed and counts what it already holds against the folder limit. */
-  static async create(dir: string, limits: RecordingLimits, log: Log): Promise<RecordingFolder> {
+  /**
+   * Makes the folder if needed, checks that a file can be made in it (rejects with why not), and
+   * counts what it already holds against the folder limit.
+   */
+  static async create(dir: string, limits: RecordingLimits, log: Log, fs?: RecordingFs): Promise<RecordingFolder> {
     await mkdir(dir, { recursive: true });
-    const folder = new RecordingFolder(dir, limits, log);
+    const probe = join(dir, `.tau-gateway-probe-${process.pid}`);
+    try {
+      await writeFile(probe, "", { flag: "wx" });
+    } catch (err) {
+      throw new Error(`cannot record to ${dir}: no file can be made in it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+    await rm(probe, { force: true });
+    const folder = new RecordingFolder(dir, limits, log, fs);
     for (const name of readdirSync(dir)) {
       try {
         folder.used += statSync(join(dir, name)).size;
@@ -69,7 +89,7 @@ export class RecordingFolder {
     if (this.folderFull) return NOT_RECORDING;
     const connection = `${this.stamp}-${process.pid}-${String(++this.connections).padStart(4, "0")}`;
     const path = join(this.dir, `${dialect}-${connection}.jsonl`);
-    return new FileRecording(path, this.limits.maxFileBytes, this, this.log, headerLine({ dialect, connection, transport, started: new Date() }));
+    return new FileRecording(path, this.limits.maxFileBytes, this, this.log, headerLine({ dialect, connection, transport, started: new Date() }), "wx", this.fs);
   }
 
   /**
@@ -97,6 +117,14 @@ export class RecordingFolder {
     return true;
   }
 
+  /** A recording failed (its file could not be made, or written): said once per kind of error; the rest at debug. */
+  failed(path: string, err: NodeJS.ErrnoException, what: string): void {
+    const kind = err.code ?? err.message;
+    const first = !this.failuresSaid.has(kind);
+    this.failuresSaid.add(kind);
+    this.log(first ? "warn" : "debug", `recording failed: ${what}${first ? "; further failures of this kind are logged at debug" : ""}`, { dir: this.dir, file: path, error: err.message });
+  }
+
   track(recording: FileRecording): void {
     this.open.add(recording);
     void recording.finished.then(() => this.open.delete(recording));
@@ -113,6 +141,9 @@ export class RecordingFolder {
 export class FileRecording implements ConnectionRecording {
   private readonly stream: WriteStream;
   private written = 0;
+  /** Bytes the file is known to hold whole: lines are written one call each, so this is always between two lines. */
+  private onDisk = 0;
+  private isOpen = false;
   private cut = false;
   private closed = false;
   /** Resolves once the file is closed (everything written is on disk). */
@@ -127,20 +158,30 @@ export class FileRecording implements ConnectionRecording {
     private readonly log: Log,
     header: string,
     flags = "wx",
+    fs?: RecordingFs,
   ) {
-    this.stream = createWriteStream(path, { flags });
+    this.stream = createWriteStream(path, { flags, ...(fs ? { fs } : {}) });
     this.opened = new Promise((resolve, reject) => {
       this.stream.once("open", () => resolve());
       this.stream.once("error", reject);
     });
     this.opened.catch(() => undefined);
-    this.stream.on("error", (err) => {
-      // A file that cannot even be opened is its owner's to report (recordingFile rejects).
-      if (this.cut || this.stream.pending) return;
+    this.stream.once("open", () => (this.isOpen = true));
+    let failure: Promise<void> = Promise.resolve();
+    this.stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (this.cut) return;
       this.cut = true;
-      this.log("warn", "recording failed: cannot write the recording file", { file: path, error: err.message });
+      if (!this.isOpen) {
+        // A file of its own (recordingFile) is its owner's to report: it rejects; a folder's is the folder's to say.
+        this.folder?.failed(path, err, "cannot make a recording file");
+        return;
+      }
+      if (this.folder) this.folder.failed(path, err, "cannot write the recording file; it keeps the lines written whole before");
+      else this.log("warn", "recording failed: cannot write the recording file; it keeps the lines written whole before", { file: path, error: err.message });
+      failure = this.keepWholeLines();
     });
-    this.finished = new Promise((resolve) => this.stream.once("close", () => resolve()));
+    const closed = new Promise<void>((resolve) => this.stream.once("close", () => resolve()));
+    this.finished = closed.then(() => failure);
     folder?.track(this);
     this.write(header);
   }
@@ -175,6 +216,21 @@ export class FileRecording implements ConnectionRecording {
       return;
     }
     this.written += bytes;
-    this.stream.write(lines);
+    this.stream.write(lines, (err) => {
+      if (!err) this.onDisk += bytes;
+    });
+  }
+
+  /** After a failed write: the file cut back to its whole lines (a partial write may have left half of one), or removed when it has none. */
+  private keepWholeLines(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => resolve();
+      stat(this.path, (err, stats) => {
+        // Not a regular file (a pipe, /dev/full): nothing to cut back, and never anything to remove.
+        if (err || !stats.isFile()) return done();
+        if (this.onDisk === 0) unlink(this.path, done);
+        else truncate(this.path, this.onDisk, done);
+      });
+    });
   }
 }

@@ -1,0 +1,97 @@
+/**
+ * Bounds on the shape of JSON a peer sends, checked before JSON.parse. JSON.parse is synchronous
+ * and its cost grows with the number of values, not the bytes: 32 MiB of `[[[[…` or of `{},{},…`
+ * holds the event loop for seconds (and deep values then overflow the stack of whatever walks
+ * them), while 32 MiB of one base64 string parses in milliseconds. So a message is scanned first,
+ * by a loop that looks only at brackets, commas and quotes (strings are skipped with indexOf), and
+ * that stops at the first bound passed: refusing the worst message costs what a small one does.
+ */
+
+export interface JsonBounds {
+  /** Arrays and objects nested in one another. */
+  maxDepth: number;
+  /** Arrays, objects and the values after a comma, counted together (about the number of values). */
+  maxValues: number;
+}
+
+/** Deep enough for any protocol message and the JSON Schemas clients put in them; parsing 64 levels costs nothing. */
+export const MAX_JSON_DEPTH = 64;
+/** A message at this bound parses in tens of milliseconds on a small machine. */
+export const MAX_JSON_VALUES = 100_000;
+
+export const JSON_BOUNDS: JsonBounds = { maxDepth: MAX_JSON_DEPTH, maxValues: MAX_JSON_VALUES };
+
+/** What a parse refused for its shape, before parsing (its message says which bound). */
+export class JsonBoundsError extends Error {
+  constructor(
+    message: string,
+    readonly bound: "depth" | "values",
+    readonly limit: number,
+  ) {
+    super(message);
+    this.name = "JsonBoundsError";
+  }
+}
+
+const STRUCTURE = /[[\]{}",]/g;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * The bound `text` passes, or undefined when it passes none. Text that is not JSON at all passes
+ * here too (JSON.parse then says what is wrong with it); the scan never costs more than one pass.
+ */
+export function jsonBoundsError(text: string, bounds: JsonBounds = JSON_BOUNDS): JsonBoundsError | undefined {
+  let depth = 0;
+  let values = 0;
+  const next = { backslash: text.indexOf("\\") };
+  const structure = new RegExp(STRUCTURE);
+  for (let match = structure.exec(text); match !== null; match = structure.exec(text)) {
+    const at = match.index;
+    const c = text.charCodeAt(at);
+    if (c === QUOTE) {
+      const end = stringEnd(text, at, next);
+      if (end < 0) return undefined;
+      structure.lastIndex = end + 1;
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (++depth > bounds.maxDepth) return new JsonBoundsError(`nested more than ${bounds.maxDepth} levels deep (the gateway's limit)`, "depth", bounds.maxDepth);
+      if (++values > bounds.maxValues) return tooMany(bounds);
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      depth--;
+    } else if (++values > bounds.maxValues) {
+      return tooMany(bounds);
+    }
+  }
+  return undefined;
+}
+
+const tooMany = (bounds: JsonBounds) => new JsonBoundsError(`more than ${bounds.maxValues} values (the gateway's limit)`, "values", bounds.maxValues);
+
+/**
+ * The index of the quote closing the string opened at `open`, or -1. A string without backslashes
+ * is skipped with one indexOf; one with escapes is stepped through from its first backslash, so
+ * every character is looked at at most once (`next` keeps where the next backslash is).
+ */
+function stringEnd(text: string, open: number, next: { backslash: number }): number {
+  const quote = text.indexOf('"', open + 1);
+  if (quote < 0) return -1;
+  if (next.backslash !== -1 && next.backslash <= open) next.backslash = text.indexOf("\\", open + 1);
+  if (next.backslash === -1 || next.backslash > quote) return quote;
+  for (let i = next.backslash; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) return i;
+    i += c === BACKSLASH ? 2 : 1;
+  }
+  return -1;
+}
+
+/** JSON.parse, after the bounds: throws JsonBoundsError for a shape past them, SyntaxError for text that is not JSON. */
+export function parseBoundedJson(text: string, bounds: JsonBounds = JSON_BOUNDS): unknown {
+  const refused = jsonBoundsError(text, bounds);
+  if (refused) throw refused;
+  return JSON.parse(text);
+}
