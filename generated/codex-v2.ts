@@ -223,7 +223,7 @@ export type ThreadStatus =
     };
 export type ThreadActiveFlag = "waitingOnApproval" | "waitingOnUserInput";
 /**
- * Where the thread was started; the gateway reports appServer, and subAgent (thread_spawn) for the child thread of a Tau sub-agent.
+ * Where the thread was started; the gateway reports vscode (as the app-server does for its clients' threads), and subAgent (thread_spawn) for the child thread of a Tau sub-agent.
  */
 export type SessionSource =
   | ("cli" | "vscode" | "exec" | "appServer" | "unknown")

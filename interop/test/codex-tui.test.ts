@@ -13,7 +13,8 @@ import { interopRun, TAU_GATEWAY, type InteropRun } from "./support/gateway-proc
  * is answered "y", and the command's output and the agent's streamed answer appear. 0.171.0 first
  * lists sub-agent threads (`thread/list` with `sourceKinds: ["subAgentThreadSpawn"]`) and takes
  * any thread it is given there for a sub-agent's, whose composer sends nothing: the prompt reaching
- * the agent at all is the check that the filter holds. Skipped without tmux.
+ * the agent at all is the check that the filter holds. `codex resume` then finds the thread in its
+picker, which lists cli and vscode threads only, and resumes it. Skipped without tmux.
  */
 
 const TOKEN = "tui-interop-token-5d21";
@@ -54,5 +55,16 @@ describe.skipIf(!hasTmux).each(CODEX_RELEASES)("the Codex terminal UI $version w
     // userAgent names the Codex release the gateway serves: no warning of an older server, among
     // the warnings the UI keeps (F2) or on the screen.
     expect(await tui.warnings()).not.toContain("older than your Codex CLI");
+
+    // `codex resume` lists what thread/list gives for sourceKinds [cli, vscode]: the gateway's
+    // threads are there as Codex's own (source vscode), and the one picked comes back.
+    tui.kill();
+    const picker = CodexTui.start({ cwd: run.cwd, home: join(run.cwd, "..", "home"), url, token: TOKEN, release, args: ["resume"] });
+    stops.push(() => picker.kill());
+    await picker.shows("Resume a previous session");
+    await picker.shows("Run the tool please");
+    picker.press("Enter");
+    const resumed = await picker.shows("You said: Run the tool please");
+    expect(resumed).not.toContain("Resume a previous session");
   });
 });

@@ -7,8 +7,16 @@ import type { SessionSource, ThreadSourceKind } from "../../generated/codex-v2.j
  * "review"}`, …) is classified as Codex classifies it, with nothing else to change here.
  */
 
-/** The kinds listed when `sourceKinds` is absent or empty: every one but a sub-agent's (Codex: "interactive sources"). */
-export const DEFAULT_SOURCE_KINDS: ReadonlySet<ThreadSourceKind> = new Set(["cli", "vscode", "exec", "appServer", "unknown"]);
+/**
+ * The source of every thread the gateway serves but a sub-agent's: `vscode`, as the real app-server
+ * (0.169.0, 0.171.0) labels the threads its clients start. Codex's `appServer` kind is its MCP
+ * server's threads, which the Codex terminal UI's resume picker and `codex resume --last` leave
+ * out (they ask for `sourceKinds: ["cli", "vscode"]`).
+ */
+export const GATEWAY_THREAD_SOURCE = "vscode" satisfies SessionSource;
+
+/** The kinds listed when `sourceKinds` is absent or empty: Codex's interactive sources, cli and vscode. */
+export const DEFAULT_SOURCE_KINDS: ReadonlySet<ThreadSourceKind> = new Set(["cli", "vscode"]);
 
 /** The kind of one source: a plain source is its own kind; a custom one is unknown; a sub-agent's by what spawned it. */
 export function sourceKindOf(source: SessionSource): ThreadSourceKind {

@@ -18,6 +18,7 @@ import type { CodexPeer } from "./peer.js";
 import type { ToolCatalog } from "./tool-items.js";
 import { AT_FIELD, RecentNotifications, type LogPosition } from "./relay-positions.js";
 import { TurnTranslator } from "./turn-translator.js";
+import { GATEWAY_THREAD_SOURCE } from "./thread-sources.js";
 
 export interface CodexThreadOptions {
   record: SessionRecord;
@@ -416,7 +417,7 @@ export function threadObject(snapshot: Snapshot, serverVersion: string, status: 
     status,
     cwd: snapshot.executionEnvironment.cwd,
     cliVersion: serverVersion,
-    source: "appServer",
+    source: GATEWAY_THREAD_SOURCE,
     turns,
     projectId: null,
     model: snapshot.settings.personaId,

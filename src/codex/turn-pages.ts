@@ -40,9 +40,16 @@ export function turnPage(turns: readonly Turn[], request: TurnPageRequest): Turn
   };
 }
 
-/** notLoaded leaves items out, as asked; otherwise every item is there (full), a summary's too. */
+/**
+ * The items asked for: notLoaded none, full every one, and summary (the default, as in Codex) what
+ * Codex's summary view keeps of a turn: its first user message and its last agent message.
+ */
 function withItemsView(turn: Turn, view: TurnItemsView | null | undefined): Turn {
-  return view === "notLoaded" ? { ...turn, items: [], itemsView: "notLoaded" } : { ...turn, itemsView: "full" };
+  if (view === "notLoaded") return { ...turn, items: [], itemsView: "notLoaded" };
+  if (view === "full") return { ...turn, itemsView: "full" };
+  const user = turn.items.find((item) => item.type === "userMessage");
+  const reply = [...turn.items].reverse().find((item) => item.type === "agentMessage");
+  return { ...turn, items: [user, reply].filter((item) => item !== undefined), itemsView: "summary" };
 }
 
 function startOf(ordered: readonly Turn[], anchor: Anchor): number {

@@ -37,6 +37,15 @@ describe("initialize", () => {
     expect(await rpcError(c.request("thread/loaded/list", {}))).toMatchObject({ code: -32600, message: "-32600: Not initialized" });
     expect((await c.request("initialize", { clientInfo: { name: "tab\tand spaces: fine", version: "1" } })).userAgent).toMatch(/^tau-gateway\//);
   });
+
+  it("answers an initialize without a usable clientInfo with -32602 naming it, never an internal error, and stays uninitialized", async () => {
+    const c = await client();
+    for (const params of [{}, { clientInfo: "codex" }, { clientInfo: { version: "1" } }]) {
+      const error = await rpcError(c.request("initialize", params));
+      expect(error, JSON.stringify(params)).toMatchObject({ code: -32602, message: expect.stringContaining("clientInfo") });
+    }
+    expect(await rpcError(c.request("thread/loaded/list", {}))).toMatchObject({ code: -32600, message: "-32600: Not initialized" });
+  });
 });
 
 describe("a declined command", () => {

@@ -22,12 +22,19 @@ describe("thread/turns/list", () => {
     const [t1, t2, t3] = turns.map((t: { id: string }) => t.id);
     expect(turns).toHaveLength(3);
 
-    // As the terminal UI asks: the newest turn, with all its items.
+    // As the terminal UI asks (for the thread's first prompt): the newest turn, in Codex's default summary view.
     const newest = await c.request("thread/turns/list", { threadId, cursor: null, limit: 1, sortDirection: null, itemsView: null });
-    expect(newest.data).toEqual([{ ...turns[2], itemsView: "full" }]);
+    expect(newest.data).toEqual([{ ...turns[2], itemsView: "summary" }]);
     const second = await c.request("thread/turns/list", { threadId, cursor: newest.nextCursor, limit: 1 });
     expect(ids(second)).toEqual([t2]);
-    expect(second.data[0].items.map((i: { type: string }) => i.type)).toEqual(["userMessage", "commandExecution", "agentMessage"]);
+    // A summary is the turn's first user message and its last agent message, as Codex's; full is every item.
+    const types = (page: { data: Array<{ items: Array<{ type: string }> }> }) => page.data[0]!.items.map((i) => i.type);
+    expect(types(second)).toEqual(["userMessage", "agentMessage"]);
+    expect(second.data[0].itemsView).toBe("summary");
+    expect(second.data[0].items).toEqual([turns[1].items[0], turns[1].items.at(-1)]);
+    const full = await c.request("thread/turns/list", { threadId, cursor: newest.nextCursor, limit: 1, itemsView: "full" });
+    expect(full.data).toEqual([{ ...turns[1], itemsView: "full" }]);
+    expect(types(await c.request("thread/turns/list", { threadId, cursor: newest.nextCursor, limit: 1, itemsView: "summary" }))).toEqual(["userMessage", "agentMessage"]);
     const last = await c.request("thread/turns/list", { threadId, cursor: second.nextCursor, limit: 1 });
     expect(ids(last)).toEqual([t1]);
     expect(last.nextCursor).toBeNull();

@@ -44,15 +44,17 @@ async function client(): Promise<CodexTestClient> {
 }
 
 describe("thread/list sources", () => {
-  it("lists a gateway thread (source appServer) by default, for appServer, and never as a sub-agent's", async () => {
+  it("lists a gateway thread (source vscode, as the app-server's own) by default and for the terminal UI's resume picker, never as appServer's or a sub-agent's", async () => {
     const c = await client();
     const { cwd, threads } = await threadsIn(c, ["hello"]);
     const listed = await c.request("thread/list", { cwd });
     expect(ids(listed)).toEqual(threads);
-    expect(listed.data[0].source).toBe("appServer");
+    expect(listed.data[0].source).toBe("vscode");
     expect(ids(await c.request("thread/list", { cwd, sourceKinds: [] }))).toEqual(threads);
-    expect(ids(await c.request("thread/list", { cwd, sourceKinds: ["exec", "appServer"] }))).toEqual(threads);
-    for (const kind of ["cli", "vscode", "exec", "unknown", "subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther"]) {
+    // What `codex resume` (and `--last`) asks for, with and without --include-non-interactive.
+    expect(ids(await c.request("thread/list", { cwd, sourceKinds: ["cli", "vscode"], archived: false }))).toEqual(threads);
+    expect(ids(await c.request("thread/list", { cwd, sourceKinds: ["cli", "vscode", "exec", "appServer"] }))).toEqual(threads);
+    for (const kind of ["cli", "exec", "appServer", "unknown", "subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther"]) {
       expect(ids(await c.request("thread/list", { cwd, sourceKinds: [kind] })), kind).toEqual([]);
     }
   });

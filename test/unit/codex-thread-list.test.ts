@@ -5,7 +5,7 @@ import { parentThreadOf, sourceKindOf, sourceMatches } from "../../src/codex/thr
 
 /**
  * thread/list's classification of sources and its sub-agent filters, on threads of every source
- * Codex has (the gateway's own threads are all appServer, so the e2e suite cannot make the others):
+ * Codex has (the gateway's own threads are all vscode, so the e2e suite cannot make the others):
  * a sub-agent thread is listed under its kind and under its parent and ancestors, never by default.
  */
 
@@ -30,19 +30,22 @@ describe("thread sources", () => {
     expect(parentThreadOf({ subAgent: "review" })).toBeUndefined();
   });
 
-  it("matches sub-agents only when asked for (subAgent names them all), everything else by default", () => {
+  it("matches sub-agents only when asked for (subAgent names them all), and by default only Codex's interactive sources", () => {
     expect(sourceMatches(spawned("p"), undefined)).toBe(false);
     expect(sourceMatches(spawned("p"), [])).toBe(false);
     expect(sourceMatches(spawned("p"), ["subAgentThreadSpawn"])).toBe(true);
     expect(sourceMatches(spawned("p"), ["subAgent"])).toBe(true);
     expect(sourceMatches({ subAgent: "review" }, ["subAgentThreadSpawn"])).toBe(false);
-    expect(sourceMatches("appServer", null)).toBe(true);
-    expect(sourceMatches("appServer", ["cli"])).toBe(false);
+    expect(sourceMatches("vscode", null)).toBe(true);
+    expect(sourceMatches("cli", [])).toBe(true);
+    for (const source of ["exec", "appServer", "unknown"] as const) expect(sourceMatches(source, undefined), source).toBe(false);
+    expect(sourceMatches("appServer", ["exec", "appServer"])).toBe(true);
+    expect(sourceMatches("vscode", ["appServer"])).toBe(false);
   });
 });
 
 describe("thread/list over sub-agent threads", () => {
-  const threads = [listed("root", "appServer", 1), listed("child", spawned("root"), 2), listed("grandchild", spawned("child", 2), 3), listed("other", "appServer", 4)];
+  const threads = [listed("root", "vscode", 1), listed("child", spawned("root"), 2), listed("grandchild", spawned("child", 2), 3), listed("other", "vscode", 4)];
   const ids = (params: Parameters<typeof threadListPage>[1]) => threadListPage(threads, params).data.map((t) => t.id);
 
   it("lists the parent's spawned threads with parentThreadId, every descendant with ancestorThreadId", () => {

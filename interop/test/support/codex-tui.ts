@@ -164,7 +164,8 @@ export class CodexTui {
   /** Ends the UI at once, as a closed laptop lid or a lost terminal does. */
   kill(): void {
     try {
-      tmux("kill-session", "-t", this.session);
+      // Quietly: a session killed twice (by the test, then by its clean-up) is already gone.
+      execFileSync("tmux", ["-L", SOCKET, "kill-session", "-t", this.session], { stdio: "ignore" });
     } catch {
       // already gone
     }

@@ -136,7 +136,7 @@ export const typeDefinitions: Record<string, Schema> = {
     tagged("active", { activeFlags: arr(ref("ThreadActiveFlag")) }),
   ),
   SessionSource: describe(
-    "Where the thread was started; the gateway reports appServer, and subAgent (thread_spawn) for the child thread of a Tau sub-agent.",
+    "Where the thread was started; the gateway reports vscode (as the app-server does for its clients' threads), and subAgent (thread_spawn) for the child thread of a Tau sub-agent.",
     union(oneOfStrings(SESSION_SOURCES), obj({ custom: str() }, { strict: true }), obj({ subAgent: ref("SubAgentSource") }, { strict: true })),
   ),
   SubAgentSource: union(

@@ -120,6 +120,8 @@ const lists: CodexScenario[] = [
   simple("thread/list with modelProviders of nobody", "thread/list", () => ({ modelProviders: ["nobody"] })),
   simple("thread/list with empty modelProviders", "thread/list", () => ({ modelProviders: [] })),
   simple("thread/list with archived false", "thread/list", () => ({ archived: false })),
+  // What the terminal UI's resume picker (`codex resume`) asks for its first page.
+  simple("thread/list as the resume picker asks", "thread/list", (ctx) => ({ limit: 25, sortKey: "updated_at", modelProviders: [ctx.fixtures.modelProvider], sourceKinds: ["cli", "vscode"], archived: false, cwd: ctx.cwd })),
   simple("thread/list with archived true", "thread/list", () => ({ archived: true })),
   simple("thread/list with includedThreadIds", "thread/list", (ctx) => ({ includedThreadIds: [ctx.fixtures.elsewhere] })),
   simple("thread/list with excludedThreadIds", "thread/list", (ctx) => ({ excludedThreadIds: [ctx.fixtures.talked] })),
@@ -188,6 +190,14 @@ const turns: CodexScenario[] = [
     await ctx.turn(id, "Remember this");
     await ctx.client.requestRaw("thread/read", { threadId: id, includeTurns: true });
   }),
+  onThread(
+    "thread/turns/list of a turn that ran a command",
+    async (ctx, id) => {
+      await ctx.turn(id, `Run it\n${TOOL}`);
+      await ctx.client.requestRaw("thread/turns/list", { threadId: id });
+    },
+    { approval: "accept" },
+  ),
   onThread("thread/resume after a turn", async (ctx, id) => {
     await ctx.turn(id, "Remember that");
     await ctx.client.requestRaw("thread/resume", { threadId: id });
