@@ -181,7 +181,7 @@ it("backs off reading a session whose snapshot cannot be read, and reads it agai
   resultOf(await driver.initialize());
   const sessionId = await driver.createSession(tmpdir());
   const [first, second] = await Promise.all([facts.read(sessionId), facts.read(sessionId)]);
-  expect(first).toEqual({ tenant: undefined, createdAt: expect.any(Number), model: expect.any(String) });
+  expect(first).toEqual({ tenant: undefined, createdAt: expect.any(Number), model: expect.any(String), ephemeral: false });
   expect(second).toBe(first);
   expect(await facts.read(sessionId)).toBe(first);
   expect(relay.count("session.snapshot")).toBe(6);

@@ -4,8 +4,8 @@
  * the registry names exists there, the fields the official schema requires are required by the
  * registry where the gateway sends the value (and the registry requires no more where it receives
  * one), enum values are the official ones, and each union member the registry lists is a member
- * there (matched by its `type` tag, its constant or its single key). Union members and values
- * described as a gateway extension are skipped; they are the documented exceptions.
+ * there (matched by its `type` tag, its constant or its single key). Union members, values and
+ * optional fields described as a gateway extension are skipped; they are the documented exceptions.
  */
 
 type Json = Record<string, any>;
@@ -61,7 +61,9 @@ export function conformanceProblems(schemas: Schemas, ours: Json, official: Json
       const theirRequired = new Set<string>(target.required ?? []);
       for (const [name, schema] of Object.entries(a.properties as Json)) {
         if (!(name in target.properties)) {
-          problems.push(`${at}.${name}: not an official field`);
+          // An optional field the gateway documents as its own extension is no drift (required ones are).
+          const extension = typeof (schema as Json).description === "string" && EXTENSION.test((schema as Json).description) && !ourRequired.has(name);
+          if (!extension) problems.push(`${at}.${name}: not an official field`);
           continue;
         }
         compare(schema as Json, target.properties[name], `${at}.${name}`);
