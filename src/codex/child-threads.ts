@@ -5,6 +5,7 @@ import { toolCallArguments } from "../bridge/message-content.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import { activityOf, spawnedBy } from "../bridge/translation/subagent-events.js";
 import { userInput } from "./history.js";
+import { runningTurn } from "./running-turn.js";
 import { TAU_TOOL_SERVER } from "./tool-items.js";
 
 /**
@@ -66,7 +67,8 @@ export function childTurn(snapshot: Snapshot, agent: AgentRun, list: SubagentAct
   activities.forEach((activity, index) => items.push(activityThreadItem(turnId, index, activityOf(activity))));
   const said = activities.filter((a) => a.type === "assistant").at(-1);
   if (run.status === "succeeded" && (said?.type !== "assistant" || said.text !== run.response)) items.push({ type: "agentMessage", id: `${turnId}-response`, text: run.response });
-  const times = { startedAt: Math.floor(run.startedAt / 1000) };
+  // Every item of the run is here (itemsView full); a run is the first of its own chain of work (rootTurnId).
+  const times = { rootTurnId: turnId, itemsView: "full" as const, startedAt: Math.floor(run.startedAt / 1000) };
   switch (run.status) {
     case "running":
       return { id: turnId, items, status: "inProgress", error: null, ...times };
@@ -77,6 +79,38 @@ export function childTurn(snapshot: Snapshot, agent: AgentRun, list: SubagentAct
     case "failed":
       return { id: turnId, items, status: "failed", error: { message: run.failure.message, codexErrorInfo: "other" }, ...times, ...ended(run.startedAt, run.finishedAt) };
   }
+}
+
+/**
+ * The run as turn/started announces it: none of its items loaded yet (`itemsView: "notLoaded"`, not
+ * the default "full", which would tell a client the run has no items), when it started.
+ */
+export function startedChildTurn(agentId: string, runRevision: number, agent: AgentRun | undefined): Turn {
+  const run = agent?.run.revision === runRevision ? agent.run : undefined;
+  return runningTurn(childTurnId(agentId, runRevision), run?.startedAt);
+}
+
+/**
+ * The run as turn/completed ends it: its last agent message as Codex's summary view (the answer, or
+ * what it last said), else no items loaded; when it started and ended, from the snapshot's run.
+ */
+export function endedChildTurn(
+  agentId: string,
+  runRevision: number,
+  agent: AgentRun | undefined,
+  ending: { status: Turn["status"]; error: Turn["error"]; lastMessage?: Extract<ThreadItem, { type: "agentMessage" }> },
+): Turn {
+  const id = childTurnId(agentId, runRevision);
+  const run = agent?.run.revision === runRevision && agent.run.status !== "running" ? agent.run : undefined;
+  return {
+    id,
+    rootTurnId: id,
+    items: ending.lastMessage ? [ending.lastMessage] : [],
+    itemsView: ending.lastMessage ? "summary" : "notLoaded",
+    status: ending.status,
+    error: ending.error,
+    ...(run ? { startedAt: Math.floor(run.startedAt / 1000), ...ended(run.startedAt, run.finishedAt) } : {}),
+  };
 }
 
 const ended = (startedAt: number, finishedAt: number) => ({ completedAt: Math.floor(finishedAt / 1000), durationMs: Math.max(0, Math.round(finishedAt - startedAt)) });
