@@ -10,7 +10,8 @@ import { startServe, type ServeGateway } from "./support/gateway-servers.js";
  * Tau's sub-agents in the newest Codex terminal UI (0.171.0), as it shows its own: the transcript's
  * agent-tool lines ("Spawned Scout", "Waiting for 2 agents", "Finished waiting"), `/subagents`
  * ("Sub-agents running" with what each running one last did, and the picker of the session's
- * agents, each a child thread), a child thread opened from the picker with its run, and Esc there
+ * agents, each a child thread), a child thread opened from the picker with its run (working while it
+ * runs), and Esc there
  * interrupting that sub-agent alone. The scripted agent starts the sub-agents (`/subagent`,
  * `/subagent-slow`, see docs/embedded-host.md). Every message the gateway sent is checked against
  * the official schemas of the client window. Skipped without tmux.
@@ -55,9 +56,10 @@ describe.skipIf(!hasTmux)(`the Codex terminal UI ${newest.version} with Tau's su
     expect(screen).toMatch(/\d\. • Scout\s+[0-9a-f-]{36}/);
     expect(screen).toMatch(/\d\. • Runner\s+[0-9a-f-]{36}/);
 
-    // The running sub-agent's child thread: its task, what it did so far; Esc interrupts it alone.
+    // The running sub-agent's child thread: its task, what it did so far, still at work (what it
+    // said is commentary, not an answer); Esc interrupts it alone.
     await tui.pick("Runner", PICKER);
-    screen = await tui.shows("Working on Runner…");
+    screen = await tui.until((s) => s.includes("Working on Runner…") && /Working \(\d+s • esc to interrupt\)/.test(s), "showed the running child thread");
     expect(screen).toMatch(/› work slowly\s+• Called tau\.read\s+└ Read work slowly/);
     expect(screen).toContain("`Runner`");
     tui.press("Escape");

@@ -3,7 +3,7 @@ import type { ServerNotifications, ThreadItem } from "../../generated/codex-v2.j
 import type { Snapshot } from "../../generated/tau-v18.js";
 import { spawnedBy } from "../bridge/translation/subagent-events.js";
 import type { RequestCause } from "../shared/request-cause.js";
-import { activityThreadItem, childThreadObject, childTurnId, endedChildTurn, startedChildTurn } from "./child-threads.js";
+import { activityThreadItem, childThreadObject, childTurnId, endedChildTurn, responseItem, startedChildTurn } from "./child-threads.js";
 import type { CodexPeer } from "./peer.js";
 
 type AgentMessageItem = Extract<ThreadItem, { type: "agentMessage" }>;
@@ -66,10 +66,15 @@ export class SubagentRoster {
         const { agentId, runRevision, status, response, error } = event.payload;
         const turnId = childTurnId(agentId, runRevision);
         let lastMessage = this.live.get(agentId)?.lastSaid;
-        if (status === "succeeded" && response !== undefined && lastMessage?.text !== response) {
-          lastMessage = { type: "agentMessage", id: `${turnId}-response`, text: response };
-          this.toChild(agentId, "item/started", { threadId: agentId, turnId, item: lastMessage, startedAtMs: Date.now() });
-          this.toChild(agentId, "item/completed", { threadId: agentId, turnId, item: lastMessage, completedAtMs: Date.now() });
+        if (status === "succeeded" && response !== undefined) {
+          if (lastMessage?.text === response) {
+            // It said its answer last: announced as commentary then (nobody knew), the summary names it the answer, as thread/read does.
+            lastMessage = { ...lastMessage, phase: "final_answer" };
+          } else {
+            lastMessage = responseItem(turnId, response);
+            this.toChild(agentId, "item/started", { threadId: agentId, turnId, item: lastMessage, startedAtMs: Date.now() });
+            this.toChild(agentId, "item/completed", { threadId: agentId, turnId, item: lastMessage, completedAtMs: Date.now() });
+          }
         }
         this.toChild(agentId, "thread/status/changed", { threadId: agentId, status: { type: "idle" } });
         const codexStatus = status === "succeeded" ? "completed" : status;

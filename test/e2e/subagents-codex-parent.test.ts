@@ -59,10 +59,16 @@ describe("child threads heard by the parent thread's Codex clients", () => {
       durationMs: run.durationMs,
     });
     expect(run).toMatchObject({ rootTurnId: run.id, itemsView: "full", status: "completed" });
-    // The run's items as the live notifications carried them are the items thread/read shows (the task input aside).
+    // The run's items as the live notifications carried them are the items thread/read shows (the
+    // task input aside): what it said while it ran is commentary (an agent message of no phase
+    // would read as the answer, and the terminal UI would stop showing the run as working); once
+    // it has succeeded, what it said last, its response, is the answer.
     const completed = heard.filter((m) => m.method === "item/completed").map((m) => m.params.item);
-    expect(completed).toEqual(run.items.filter((i: any) => i.type !== "userMessage"));
+    const said = completed.filter((i) => i.type === "agentMessage");
+    expect(said.length).toBeGreaterThan(0);
+    expect(said.every((i) => i.phase === "commentary")).toBe(true);
     expect(completed.at(-1)).toMatchObject({ type: "agentMessage", text: "Done: fast task" });
+    expect(run.items.filter((i: any) => i.type !== "userMessage")).toEqual([...completed.slice(0, -1), { ...completed.at(-1), phase: "final_answer" }]);
     expect(heard.filter((m) => m.method.startsWith("item/")).every((m) => m.params.turnId === run.id)).toBe(true);
     expect(codex.invalid).toEqual([]);
   });

@@ -204,7 +204,8 @@ export class CodexTui {
     }
   }
 
-  private async until(holds: (screen: string) => boolean, what: string, timeoutMs: number): Promise<string> {
+  /** Resolves with the screen once `holds` is true of it (`what` names the wait in the error). */
+  async until(holds: (screen: string) => boolean, what: string, timeoutMs = 60_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const screen = this.screen();
