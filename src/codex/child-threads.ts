@@ -5,6 +5,7 @@ import { toolCallArguments } from "../bridge/message-content.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import { activityOf, spawnedBy } from "../bridge/translation/subagent-events.js";
 import { userInput } from "./history.js";
+import { runningTurn } from "./running-turn.js";
 import { TAU_TOOL_SERVER } from "./tool-items.js";
 
 /**
@@ -20,14 +21,20 @@ import { TAU_TOOL_SERVER } from "./tool-items.js";
 /** The id of the turn a sub-agent's run is in its thread. */
 export const childTurnId = (agentId: string, runRevision: number) => `${agentId}-run-${runRevision}`;
 
-/** The item an activity is, at its position in the run. */
+type AgentMessageItem = Extract<ThreadItem, { type: "agentMessage" }>;
+
+/**
+ * The item an activity is, at its position in the run. What a sub-agent says or is told while it
+ * works is `commentary` (mid-turn text): an agent message of unknown phase reads as the turn's
+ * answer to the terminal UI, which then stops showing the run as working.
+ */
 export function activityThreadItem(turnId: string, index: number, activity: SubagentActivity): ThreadItem {
   const id = `${turnId}-${index}`;
   switch (activity.type) {
     case "assistant":
-      return { type: "agentMessage", id, text: activity.text };
+      return { type: "agentMessage", id, text: activity.text, phase: "commentary" };
     case "notice":
-      return { type: "agentMessage", id, text: [activity.title, ...(activity.content ?? [])].join("\n") };
+      return { type: "agentMessage", id, text: [activity.title, ...(activity.content ?? [])].join("\n"), phase: "commentary" };
     case "tool": {
       const text = [`${activity.action} ${activity.subject}`, ...(activity.details ?? [])].join("\n");
       const ok = activity.outcome === "succeeded";
@@ -64,9 +71,15 @@ export function childTurn(snapshot: Snapshot, agent: AgentRun, list: SubagentAct
   const activities: Activity[] = list?.runRevision === run.revision ? list.activities : [];
   const items: ThreadItem[] = [{ type: "userMessage", id: `${turnId}-input`, content: userInput(taskOf(snapshot, agent)) }];
   activities.forEach((activity, index) => items.push(activityThreadItem(turnId, index, activityOf(activity))));
-  const said = activities.filter((a) => a.type === "assistant").at(-1);
-  if (run.status === "succeeded" && (said?.type !== "assistant" || said.text !== run.response)) items.push({ type: "agentMessage", id: `${turnId}-response`, text: run.response });
-  const times = { startedAt: Math.floor(run.startedAt / 1000) };
+  if (run.status === "succeeded") {
+    // The answer: what it said last when that is its response (then no longer commentary), else an item of its own.
+    const said = activities.map((a) => a.type).lastIndexOf("assistant");
+    const last = said < 0 ? undefined : (items[said + 1] as AgentMessageItem);
+    if (last?.text === run.response) items[said + 1] = { ...last, phase: "final_answer" };
+    else items.push(responseItem(turnId, run.response));
+  }
+  // Every item of the run is here (itemsView full); a run is the first of its own chain of work (rootTurnId).
+  const times = { rootTurnId: turnId, itemsView: "full" as const, startedAt: Math.floor(run.startedAt / 1000) };
   switch (run.status) {
     case "running":
       return { id: turnId, items, status: "inProgress", error: null, ...times };
@@ -77,6 +90,41 @@ export function childTurn(snapshot: Snapshot, agent: AgentRun, list: SubagentAct
     case "failed":
       return { id: turnId, items, status: "failed", error: { message: run.failure.message, codexErrorInfo: "other" }, ...times, ...ended(run.startedAt, run.finishedAt) };
   }
+}
+
+/** A sub-agent's response as the answer of its run's turn. */
+export const responseItem = (turnId: string, response: string): AgentMessageItem => ({ type: "agentMessage", id: `${turnId}-response`, text: response, phase: "final_answer" });
+
+/**
+ * The run as turn/started announces it: none of its items loaded yet (`itemsView: "notLoaded"`, not
+ * the default "full", which would tell a client the run has no items), when it started.
+ */
+export function startedChildTurn(agentId: string, runRevision: number, agent: AgentRun | undefined): Turn {
+  const run = agent?.run.revision === runRevision ? agent.run : undefined;
+  return runningTurn(childTurnId(agentId, runRevision), run?.startedAt);
+}
+
+/**
+ * The run as turn/completed ends it: its last agent message as Codex's summary view (the answer, or
+ * what it last said), else no items loaded; when it started and ended, from the snapshot's run.
+ */
+export function endedChildTurn(
+  agentId: string,
+  runRevision: number,
+  agent: AgentRun | undefined,
+  ending: { status: Turn["status"]; error: Turn["error"]; lastMessage?: AgentMessageItem },
+): Turn {
+  const id = childTurnId(agentId, runRevision);
+  const run = agent?.run.revision === runRevision && agent.run.status !== "running" ? agent.run : undefined;
+  return {
+    id,
+    rootTurnId: id,
+    items: ending.lastMessage ? [ending.lastMessage] : [],
+    itemsView: ending.lastMessage ? "summary" : "notLoaded",
+    status: ending.status,
+    error: ending.error,
+    ...(run ? { startedAt: Math.floor(run.startedAt / 1000), ...ended(run.startedAt, run.finishedAt) } : {}),
+  };
 }
 
 const ended = (startedAt: number, finishedAt: number) => ({ completedAt: Math.floor(finishedAt / 1000), durationMs: Math.max(0, Math.round(finishedAt - startedAt)) });

@@ -88,6 +88,7 @@ export class CodexThread {
       serverVersion: options.serverVersion,
       snapshot: () => this.snapshot,
       emit: (method, params) => this.emit(method, params),
+      peers: () => this.peers,
     });
     this.translator = new TurnTranslator({
       threadId: this.threadId,

@@ -141,24 +141,58 @@ export class CodexTui {
 
   /** The id of the thread the UI is on, as its /status shows it. */
   async threadId(): Promise<string> {
-    this.type("/status");
-    await this.shows("› /status");
-    // An Enter that comes while the command popup is still opening leaves the command in the
-    // composer: it is pressed again for as long as the composer holds it.
+    const screen = await this.command("/status", (s) => /Session:\s+\S+/.test(s));
+    return /Session:\s+(\S+)/.exec(screen)![1]!;
+  }
+
+  /**
+   * Runs one of the UI's slash commands and resolves with the screen once `done` holds. An Enter
+   * that comes while the command popup is still opening leaves the command in the composer: it is
+   * pressed again for as long as the composer holds it.
+   */
+  async command(command: string, done: (screen: string) => boolean, timeoutMs = 30_000): Promise<string> {
+    this.type(command);
+    await this.shows(`› ${command}`);
     let pressed = 0;
-    const screen = await this.until(
+    return this.until(
       (s) => {
-        if (/Session:\s+\S+/.test(s)) return true;
-        if (s.includes("› /status") && Date.now() - pressed > 1_000) {
+        if (done(s)) return true;
+        if (s.includes(`› ${command}`) && Date.now() - pressed > 1_000) {
           this.press("Enter");
           pressed = Date.now();
         }
         return false;
       },
-      "showed its session",
-      30_000,
+      `ran ${command}`,
+      timeoutMs,
     );
-    return /Session:\s+(\S+)/.exec(screen)![1]!;
+  }
+
+  /**
+   * Picks the row of a selection list (`› 2. • Scout …`) whose label is `label`: Down until it is
+   * the selected one (once per move seen on screen, again if one seems lost), then Enter; resolves
+   * once the list (the screen showing `list`) is gone.
+   */
+  async pick(label: string, list: string, timeoutMs = 30_000): Promise<string> {
+    const selected = new RegExp(`›\\s+\\d+\\.\\s+(?:•\\s+)?${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`);
+    let pressedOn: string | undefined;
+    let pressedAt = 0;
+    await this.until(
+      (s) => {
+        if (selected.test(s)) return true;
+        const current = /^.*›\s+\d+\..*$/m.exec(s)?.[0];
+        if (current !== undefined && (current !== pressedOn || Date.now() - pressedAt > 2_000)) {
+          this.press("Down");
+          pressedOn = current;
+          pressedAt = Date.now();
+        }
+        return false;
+      },
+      `selected ${JSON.stringify(label)}`,
+      timeoutMs,
+    );
+    this.press("Enter");
+    return this.hides(list, timeoutMs);
   }
 
   /** Ends the UI at once, as a closed laptop lid or a lost terminal does. */
@@ -171,7 +205,8 @@ export class CodexTui {
     }
   }
 
-  private async until(holds: (screen: string) => boolean, what: string, timeoutMs: number): Promise<string> {
+  /** Resolves with the screen once `holds` is true of it (`what` names the wait in the error). */
+  async until(holds: (screen: string) => boolean, what: string, timeoutMs = 60_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const screen = this.screen();

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -76,7 +76,7 @@ export function generatedSchemaDir(release: CodexRelease = CODEX_RELEASES[0]!): 
  * rejects (responses are checked against the response of the request they answer, matched by id
  * in the transcript).
  */
-export function officialProblems(run: InteropRun): string[] {
+export function officialProblems(run: Pick<InteropRun, "transcript">): string[] {
   validator ??= officialValidator(CODEX_RELEASES.map((r) => generatedSchemaDir(r)));
   const requests = new Map<string, string>();
   const problems: string[] = [];
@@ -90,6 +90,14 @@ export function officialProblems(run: InteropRun): string[] {
     if (found.length) problems.push(`${JSON.stringify(message).slice(0, 300)} → ${found.join("; ")}`);
   }
   return problems;
+}
+
+/** The messages of the recordings `tau-gateway serve --record DIR` wrote (every connection's, file by file), as a transcript. */
+export function recordedTranscript(dir: string): ReturnType<InteropRun["transcript"]> {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((file) => readFileSync(join(dir, file), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line)))
+    .filter((line) => "direction" in line);
 }
 
 /** The methods the gateway sent, in order (notifications and server requests). */
