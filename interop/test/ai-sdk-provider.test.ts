@@ -6,6 +6,7 @@ import { createCodexAppServer } from "ai-sdk-provider-codex-app-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { interopRoot, interopRun, officialProblems, sentMethods, TAU_GATEWAY, type InteropRun } from "./support/gateway-process.js";
 import { startServe } from "./support/gateway-servers.js";
+import { docBlock } from "../../test/support/docs.js";
 
 /**
  * The Vercel AI SDK (`ai` 6) through `ai-sdk-provider-codex-app-server` 1.1.7, whose `codexPath`
@@ -69,9 +70,7 @@ describe("ai-sdk-provider-codex-app-server with tau-gateway as its Codex", () =>
 
   it("the README's example, as written: relays to the running gateway with its token, prints the answer and exits", async () => {
     const readme = readFileSync(join(interopRoot, "..", "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("**Vercel AI SDK provider**"));
-    const open = section.indexOf("```js\n") + 6;
-    const script = section.slice(open, section.indexOf("\n```", open));
+    const script = docBlock("README.md", "import { generateText } from \"ai\";");
     // The gateway as the README starts it for the Codex terminal UI just before: with the token the script sends.
     const token = /TAU_GATEWAY_TOKEN=(\S+) npm start/.exec(readme)![1]!;
     const gateway = await startServe([], { TAU_GATEWAY_TOKEN: token });
