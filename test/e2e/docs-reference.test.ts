@@ -48,7 +48,8 @@ describe("docs/ask.md", () => {
 });
 
 describe("docs/schema.md", () => {
-  it("the ajv snippet compiles the bundle's ClientMessage and it checks a message; the types snippet type-checks", async () => {
+  // tsc loads the whole TypeScript compiler: seconds on an idle machine, tens under load.
+  it("the ajv snippet compiles the bundle's ClientMessage and it checks a message; the types snippet type-checks", { timeout: 90_000 }, async () => {
     const repo = clientRepository(cleanups);
     const ajv = docBlock("docs/schema.md", 'import { Ajv2019 } from "ajv/dist/2019.js";');
     const check = `
