@@ -47,7 +47,7 @@ async function record(repo: ClientRepository): Promise<string[]> {
 
 describe("docs/contract-tests.md", () => {
   // Four real `npx` runs (npm starts, then the bin): the slowest test of the docs.
-  it("records a gateway's connections, one file per connection headed as shown, and each validate line passes them", { timeout: 120_000 }, async () => {
+  it("records a gateway's connections, one file per connection headed as shown, and each validate line passes them", { timeout: 180_000 }, async () => {
     const repo = clientRepository(cleanups);
     const files = await record(repo);
     expect(files.map((f) => f.replace(/-.*/, ""))).toEqual(["ask", "codex"]);
