@@ -5,7 +5,8 @@ import { generateText, streamText } from "ai";
 import { createCodexAppServer } from "ai-sdk-provider-codex-app-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { interopRoot, interopRun, officialProblems, sentMethods, TAU_GATEWAY, type InteropRun } from "./support/gateway-process.js";
-import { startServe } from "./support/gateway-servers.js";
+import { printed, startServe, tauGateway } from "./support/gateway-servers.js";
+import { docBlock } from "../../test/support/docs.js";
 
 /**
  * The Vercel AI SDK (`ai` 6) through `ai-sdk-provider-codex-app-server` 1.1.7, whose `codexPath`
@@ -69,29 +70,61 @@ describe("ai-sdk-provider-codex-app-server with tau-gateway as its Codex", () =>
 
   it("the README's example, as written: relays to the running gateway with its token, prints the answer and exits", async () => {
     const readme = readFileSync(join(interopRoot, "..", "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("**Vercel AI SDK provider**"));
-    const open = section.indexOf("```js\n") + 6;
-    const script = section.slice(open, section.indexOf("\n```", open));
     // The gateway as the README starts it for the Codex terminal UI just before: with the token the script sends.
     const token = /TAU_GATEWAY_TOKEN=(\S+) npm start/.exec(readme)![1]!;
-    const gateway = await startServe([], { TAU_GATEWAY_TOKEN: token });
-    // Beside this package's node_modules (ai, the provider); the README's codexPath is the installed bin, here this checkout's.
-    const dir = mkdtempSync(join(interopRoot, ".readme-ai-"));
+    const script = docBlock("README.md", "import { generateText } from \"ai\";");
+    expect(script).toContain('codexPath: "node_modules/.bin/tau-gateway"');
+    await relayedScript(script, '"node_modules/.bin/tau-gateway"', token);
+  });
+
+  it("docs/remote.md's example, as written: relays to the running gateway with its token, prints the answer and exits", async () => {
+    const script = docBlock("docs/remote.md", "import { generateText } from \"ai\";");
+    expect(script).toContain('codexPath: "/path/to/node_modules/.bin/tau-gateway"');
+    await relayedScript(script, '"/path/to/node_modules/.bin/tau-gateway"', /TAU_GATEWAY_REMOTE_TOKEN: "([^"]+)"/.exec(script)![1]!);
+  });
+
+  it("docs/codex.md's example, as written: on the Tau host it names, with the command tools of the file it names", async () => {
+    const script = docBlock("docs/codex.md", "import { generateText } from \"ai\";");
+    const host = tauGateway(["host", "--port", "0"]);
+    const dir = mkdtempSync(join(interopRoot, ".docs-ai-"));
     try {
-      expect(script).toContain('codexPath: "node_modules/.bin/tau-gateway"');
-      writeFileSync(join(dir, "ai-hello.mjs"), script.replace('"node_modules/.bin/tau-gateway"', JSON.stringify(TAU_GATEWAY)).replace("ws://127.0.0.1:8080", gateway.url));
-      const child = spawn(process.execPath, [join(dir, "ai-hello.mjs")], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-      expect({ code, stdout, stderr: stderr.split("\n").filter((l) => /error/i.test(l)) }).toEqual({ code: 0, stdout: "You said: Hello\n", stderr: [] });
-      // It worked on the running gateway's sessions: the turn is that gateway's.
-      expect(gateway.stderr()).not.toMatch(/"level":50/);
+      const hostUrl = await printed(host, /^tau host listening on (ws:\/\/\S+)$/m, "the Tau host");
+      const tools = join(dir, "tools.json");
+      writeFileSync(tools, JSON.stringify({ tools: [{ name: "echo-args", description: "Prints its arguments.", parameters: { type: "object" }, command: "cat" }] }));
+      expect(script).toContain('"ws://tau-host:8787"');
+      expect(script).toContain('"/etc/tools.json"');
+      const run = await runScript(dir, script.replace('"node_modules/.bin/tau-gateway"', JSON.stringify(TAU_GATEWAY)).replace("ws://tau-host:8787", hostUrl).replace("/etc/tools.json", tools));
+      expect({ code: run.code, stdout: run.stdout, errors: run.errors }).toEqual({ code: 0, stdout: "You said: Hello\n", errors: [] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
-      await gateway.kill();
+      await host.kill();
     }
   });
 });
+
+/** Runs SCRIPT as DIR/script.mjs (beside this package's node_modules: ai, the provider) to its exit. */
+async function runScript(dir: string, script: string): Promise<{ code: number | null; stdout: string; errors: string[] }> {
+  writeFileSync(join(dir, "script.mjs"), script);
+  const child = spawn(process.execPath, [join(dir, "script.mjs")], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, stdout, errors: stderr.split("\n").filter((l) => /error/i.test(l)) };
+}
+
+/** A script that relays to a running gateway (started with TOKEN): CODEX_PATH replaced by this checkout's bin. */
+async function relayedScript(script: string, codexPath: string, token: string): Promise<void> {
+  const gateway = await startServe([], { TAU_GATEWAY_TOKEN: token });
+  const dir = mkdtempSync(join(interopRoot, ".docs-ai-"));
+  try {
+    const run = await runScript(dir, script.replace(codexPath, JSON.stringify(TAU_GATEWAY)).replace("ws://127.0.0.1:8080", gateway.url));
+    expect({ code: run.code, stdout: run.stdout, errors: run.errors }).toEqual({ code: 0, stdout: "You said: Hello\n", errors: [] });
+    // It worked on the running gateway's sessions: the turn is that gateway's.
+    expect(gateway.stderr()).not.toMatch(/"level":50/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await gateway.kill();
+  }
+}

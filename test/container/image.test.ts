@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AskTestClient } from "../support/ask-client.js";
 import { CodexTestClient } from "../support/codex-client.js";
-import { docSection } from "../support/docs.js";
+import { docBlock } from "../support/docs.js";
 import { freePort } from "../support/free-port.js";
 import { listeningOn, nginxExample } from "../support/nginx.js";
 import { openStalledWebSocket } from "../support/stalled-websocket.js";
@@ -118,8 +118,7 @@ async function stopContainer(name: string): Promise<{ exitCode: number; logs: st
 
 /** Debian's nginx in a container, set up with the steps and the block of docs/deployment.md (only its ports changed). */
 async function startNginx(gatewayPort: string): Promise<string> {
-  const steps = /```sh\n(sudo cp tau-gateway\.conf[\s\S]*?)```/.exec(docSection("deployment.md", "## Behind nginx"))?.[1];
-  expect(steps, "the site's installation steps in docs/deployment.md").toBeDefined();
+  const steps = `${docBlock("docs/deployment.md", "sudo cp tau-gateway.conf")}\n`;
   const port = await freePort();
   const site = listeningOn(nginxExample(), port).replace(/server 127\.0\.0\.1:8080;/, `server 127.0.0.1:${gatewayPort};`);
   expect(site).toContain(`listen 127.0.0.1:${port} default_server;`);

@@ -1,12 +1,10 @@
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AskTestClient } from "../support/ask-client.js";
 import { spawnAcpAgent } from "../support/acp-process.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { repoRoot } from "../support/cli.js";
-import { fencedBlocks, readDoc } from "../support/docs.js";
+import { docBlock } from "../support/docs.js";
 import { readyServe } from "../support/relayed-clients.js";
 
 /**
@@ -19,10 +17,10 @@ import { readyServe } from "../support/relayed-clients.js";
 
 const cleanups = cleanupsAfterEach();
 
-const pages: Array<[string, string]> = [
-  ["README.md", readFileSync(join(repoRoot, "README.md"), "utf8")],
-  ["docs/acp.md", readDoc("acp.md")],
-  ["docs/remote.md", readDoc("remote.md")],
+const pages: Array<[string, () => string]> = [
+  ["README.md", () => docBlock("README.md", "{\n  \"agent_servers\"")],
+  ["docs/acp.md", () => docBlock("docs/acp.md", "{\n  \"agent_servers\"")],
+  ["docs/remote.md", () => docBlock("docs/remote.md", "{\n  \"agent_servers\"")],
 ];
 
 interface AgentServer {
@@ -32,11 +30,9 @@ interface AgentServer {
 }
 
 describe("the documented Zed settings", () => {
-  for (const [page, text] of pages) {
+  for (const [page, settingsBlock] of pages) {
     it(`${page}: the agent relays to the running gateway and shares its sessions`, { timeout: 60_000 }, async () => {
-      const settings = fencedBlocks(text, "json").find((block) => block.includes('"agent_servers"'));
-      expect(settings, `${page} shows Zed's agent_servers`).toBeDefined();
-      const tau = (JSON.parse(settings!) as { agent_servers: Record<string, AgentServer> }).agent_servers.Tau!;
+      const tau = (JSON.parse(settingsBlock()) as { agent_servers: Record<string, AgentServer> }).agent_servers.Tau!;
       expect(tau.command).toBe("tau-gateway");
       expect(tau.args[0]).toBe("acp");
       expect(tau.args, "it relays (--remote), so the editor shares the gateway's sessions").toContain("--remote");

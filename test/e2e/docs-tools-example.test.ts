@@ -9,7 +9,7 @@ import { openSession, payloadsOf, waitForTerminal } from "../support/ask-events.
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { agentText } from "../support/codex-client.js";
 import { runCommand } from "../support/cli.js";
-import { readDoc } from "../support/docs.js";
+import { docBlock, readDoc } from "../support/docs.js";
 import { startTestGateway } from "../support/gateway.js";
 
 /**
@@ -23,23 +23,14 @@ const EXAMPLE_DIR = "/opt/tau-tools";
 
 const section = () => readDoc("command-tools.md");
 
-/** The first fenced block of `language` after `marker` in the section. */
-function block(text: string, marker: string, language: string): string {
-  const at = text.indexOf(marker);
-  expect(at, marker).toBeGreaterThan(-1);
-  const open = text.indexOf(`\`\`\`${language}\n`, at);
-  return text.slice(open + language.length + 4, text.indexOf("\n```", open));
-}
-
 const quotedResults = (text: string) => [...text.matchAll(/"type":"tool\.result".*?"output":("(?:[^"\\]|\\.)*")/g)].map((m) => JSON.parse(m[1]!) as string);
 
 describe("the documented command tools", () => {
   it("the example runs as shown: approved and counted, a failing exit, arguments refused before anyone is asked", async () => {
-    const text = section();
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "docs-tools-")));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    writeFileSync(join(dir, "word-count.mjs"), block(text, "word-count.mjs`:", "js"));
-    const config = block(text, "tools.json`:", "json").replaceAll(EXAMPLE_DIR, dir);
+    writeFileSync(join(dir, "word-count.mjs"), docBlock("docs/command-tools.md", "// Reads the tool's arguments"));
+    const config = docBlock("docs/command-tools.md", "{\n  \"tools\"").replaceAll(EXAMPLE_DIR, dir);
     const tools = parseToolsConfig(config, "docs tools.json");
     expect(tools.map((t) => t.name)).toEqual(["word_count"]);
 
@@ -64,8 +55,9 @@ describe("the documented command tools", () => {
     expect(refused.some((e) => e.type.startsWith("approval."))).toBe(false);
     const results = [counted, empty, refused].map((events) => payloadsOf<{ output: string; isError: boolean }>(events, "tool.result")[0]!);
     expect(results.map((r) => r.isError)).toEqual([false, true, true]);
-    // The outputs the page's transcript shows, in its order.
-    expect(results.map((r) => r.output)).toEqual(quotedResults(text));
+    // The outputs the page's transcripts show, in their order.
+    const transcripts = [docBlock("docs/command-tools.md", "-> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/create\""), docBlock("docs/command-tools.md", "<- {\"jsonrpc\":\"2.0\",\"method\":\"session/event\"")];
+    expect(results.map((r) => r.output)).toEqual(quotedResults(transcripts.join("\n")));
     expect(client.invalid).toEqual([]);
   });
 
@@ -75,8 +67,7 @@ describe("the documented command tools", () => {
     const listed = [...reservedRow.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!).filter((name) => name !== "name");
     expect(listed.sort()).toEqual([...GATEWAY_TOOL_NAMES, ...HOST_TOOL_NAMES].sort());
 
-    const shown = text.slice(text.indexOf("stops the command at start"));
-    const lines = block(shown, "", "").split("\n");
+    const lines = docBlock("docs/command-tools.md", "tau-gateway stdio: invalid --tools-config").split("\n");
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "docs-tools-")));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, "tools.json");
@@ -92,7 +83,7 @@ describe("docs/codex.md's terminal UI example", () => {
   it("its tools.json defines echo-args, and the directive it types gets the approval and the answer the page shows", async () => {
     const text = readDoc("codex.md");
     const section = text.slice(text.indexOf("### The Codex terminal UI"));
-    const tools = parseToolsConfig(block(section, "tools.json`", "json"), "codex.md tools.json");
+    const tools = parseToolsConfig(docBlock("docs/codex.md", "{ \"tools\": [{ \"name\": \"echo-args\""), "codex.md tools.json");
     // The page's `serve --tools-config tools.json`, on the embedded host.
     expect(section).toContain("serve --tools-config tools.json");
     const gw = await cleanups.stopAfterTest(startTestGateway({ commandTools: tools }));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { expectContiguous, expectOneTerminalPerTurn, waitForTerminal } from "../support/ask-events.js";
 import { AskTestClient } from "../support/ask-client.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
-import { docSection } from "../support/docs.js";
+import { docBlock } from "../support/docs.js";
 import { freePort } from "../support/free-port.js";
 import { listeningOn, nginxBinary, nginxExample, startTestNginx } from "../support/nginx.js";
 import { startReplicaSet, until } from "../support/replica-set.js";
@@ -19,7 +19,7 @@ const cleanups = cleanupsAfterEach();
 /** The documented nginx configuration with its upstream block replaced by the replicas' one, for these ports. */
 function replicasSite(listenPort: number, replicaPorts: string[]): string {
   const site = nginxExample();
-  const upstream = /```conf\n(upstream tau_gateway \{[\s\S]*?\})\n```/.exec(docSection("deployment.md", "## Replicas and a shared store"))![1]!;
+  const upstream = docBlock("docs/deployment.md", "upstream tau_gateway {\n    server 10.0.0.11:8080;");
   const servers = [...upstream.matchAll(/server \S+;/g)];
   expect(servers, "the example's three replicas").toHaveLength(3);
   let replaced = upstream;

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../support/cli.js";
+import { docBlock, shellCommands } from "../support/docs.js";
 
 /**
  * The package as a client repository installs it: `npm pack` in a clean copy of this checkout's
@@ -21,9 +22,9 @@ afterAll(() => {
   for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 });
 
-function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -65,10 +66,18 @@ describe("the package", () => {
     expect(paths.some((p) => p.startsWith("generated/validators/")), "the precompiled validators").toBe(true);
     expect(paths.filter((p) => /^(src|test|scripts|bench|interop|examples|\.ci)\//.test(p)), "no sources, tests or CI files").toEqual([]);
 
-    // A client repository installs the tarball.
+    // A client repository installs the tarball, with the README's command (contract-tests.md shows the same).
     const client = tempDir("tau-gateway-client-");
     writeFileSync(join(client, "package.json"), JSON.stringify({ name: "client", private: true }));
-    const installed = await run("npm", ["install", "--save-dev", "--no-audit", "--no-fund", "--prefer-offline", join(packDir, manifest!.filename)], client);
+    const readmeInstall = shellCommands(docBlock("README.md", "npm install --save-dev github:OWNER/tau-gateway#COMMIT"));
+    const contractInstall = shellCommands(docBlock("docs/contract-tests.md", "npm install --save-dev github:OWNER/tau-gateway#COMMIT"));
+    expect(contractInstall).toEqual(readmeInstall.slice(0, 2));
+    // The git line is this test's clean copy built by `prepare`; the tarball line runs as written.
+    const [, tarballInstall, version] = readmeInstall;
+    expect(tarballInstall).toBe(`npm install --save-dev ./${manifest!.filename}`);
+    cpSync(join(packDir, manifest!.filename), join(client, manifest!.filename));
+    const offline = { npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false" };
+    const installed = await run("bash", ["-c", tarballInstall!], client, offline);
     if (installed.code !== 0 && NETWORK_ERROR.test(installed.stderr)) throw new Error(`npm install could not reach the npm registry; this test needs network access (or a warm npm cache):\n${installed.stderr}`);
     expect(installed.code, `npm install failed:\n${installed.stderr}`).toBe(0);
     const devDependencies = Object.keys((JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies);
@@ -76,8 +85,11 @@ describe("the package", () => {
 
     // The bin, as npm linked it.
     const bin = join(client, "node_modules/.bin/tau-gateway");
-    const { version } = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string };
-    expect(await run(bin, ["--version"], client)).toEqual({ code: 0, stdout: `${version}\n`, stderr: "" });
+    const { version: packageVersion } = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string };
+    expect(await run(bin, ["--version"], client)).toEqual({ code: 0, stdout: `${packageVersion}\n`, stderr: "" });
+    // The README's `npx tau-gateway --version`: npx runs the installed bin, fetching nothing.
+    expect(version).toBe("npx tau-gateway --version");
+    expect(await run("bash", ["-c", version!], client, { npm_config_offline: "true" })).toMatchObject({ code: 0, stdout: `${packageVersion}\n` });
     const gateway = spawn(bin, ["serve", "--port", "0", "--log-level", "warn"], { cwd: client, stdio: ["ignore", "ignore", "pipe"] });
     children.push(gateway);
     const exit = new Promise<number | null>((resolve) => gateway.once("exit", (code) => resolve(code)));

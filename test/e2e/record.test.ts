@@ -11,7 +11,7 @@ import { runCliProcess, runCommand, serveCli, type ServingCli } from "../support
 import { CodexTestClient } from "../support/codex-client.js";
 import { CALL_MARK, markToolsFile } from "../support/mark-tool.js";
 import { SseTestClient } from "../support/sse-client.js";
-import { docBlocks } from "../support/docs.js";
+import { docBlock } from "../support/docs.js";
 import { errorOf, TauTestClient } from "../support/tau-client.js";
 
 /**
@@ -140,7 +140,7 @@ describe("serve --record", () => {
     // The validate commands of the docs, as written, on the whole folder: every file's header names
     // its dialect, over any --dialect (validate.md's CI step, contract-tests.md's "2. Validate").
     const everyFile = [...files.values()].flat();
-    const documented = [...docBlocks("validate.md", "sh"), ...docBlocks("contract-tests.md", "sh")]
+    const documented = [docBlock("docs/validate.md", "npx tau-gateway validate"), docBlock("docs/contract-tests.md", "npx tau-gateway validate recordings/")]
       .flatMap((block) => block.split("\n"))
       .map((line) => line.replace(/\s+#.*$/, "").trim())
       .filter((line) => line.startsWith("npx tau-gateway validate "));

@@ -37,7 +37,7 @@ export function tauGateway(args: string[], env: Record<string, string> = {}): Ga
 }
 
 /** Resolves with the first group of `pattern` once the process's stderr shows it. */
-function printed(process: GatewayProcess, pattern: RegExp, what: string): Promise<string> {
+export function printed(process: GatewayProcess, pattern: RegExp, what: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what} did not start in time:\n${process.stderr()}`)), 60_000);
     const check = () => {
