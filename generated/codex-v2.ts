@@ -798,6 +798,10 @@ export interface TurnStartParams {
   sandboxPolicy?: SandboxPolicy | null;
   effort?: ReasoningEffort | null;
   clientUserMessageId?: string | null;
+  /**
+   * Gateway extension, for `app-server --remote` relays: an idempotency key (a UUID, the turn's id when the request starts one); turn/start sent again with the same key within 10 minutes answers as the first did instead of running again (docs/remote.md).
+   */
+  tauGatewayRequestKey?: string;
 }
 export interface TextElement {
   byteRange: ByteRange;

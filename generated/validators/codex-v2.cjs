@@ -9948,7 +9948,7 @@ return errors === 0;
 validate178.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema70 = {"title":"TurnStartRequest","description":"Start a turn with the user's input; its notifications follow the response. During a running turn the input steers it and the running turn is returned.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"turn/start"},"params":{"$ref":"#/$defs/TurnStartParams"}},"required":["method","params"]};
-const schema71 = {"title":"TurnStartParams","description":"Params of turn/start.","type":"object","properties":{"threadId":{"type":"string"},"input":{"type":"array","items":{"$ref":"#/$defs/UserInput"}},"cwd":{"anyOf":[{"type":"string"},{"type":"null"}]},"model":{"anyOf":[{"type":"string"},{"type":"null"}]},"approvalPolicy":{"oneOf":[{"$ref":"#/$defs/AskForApproval"},{"description":"Gateway extension: read as on-request.","type":"string","const":"on-failure"},{"type":"null"}]},"approvalsReviewer":{"anyOf":[{"$ref":"#/$defs/ApprovalsReviewer"},{"type":"null"}]},"sandboxPolicy":{"anyOf":[{"$ref":"#/$defs/SandboxPolicy"},{"type":"null"}]},"effort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"clientUserMessageId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["threadId","input"]};
+const schema71 = {"title":"TurnStartParams","description":"Params of turn/start.","type":"object","properties":{"threadId":{"type":"string"},"input":{"type":"array","items":{"$ref":"#/$defs/UserInput"}},"cwd":{"anyOf":[{"type":"string"},{"type":"null"}]},"model":{"anyOf":[{"type":"string"},{"type":"null"}]},"approvalPolicy":{"oneOf":[{"$ref":"#/$defs/AskForApproval"},{"description":"Gateway extension: read as on-request.","type":"string","const":"on-failure"},{"type":"null"}]},"approvalsReviewer":{"anyOf":[{"$ref":"#/$defs/ApprovalsReviewer"},{"type":"null"}]},"sandboxPolicy":{"anyOf":[{"$ref":"#/$defs/SandboxPolicy"},{"type":"null"}]},"effort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"clientUserMessageId":{"anyOf":[{"type":"string"},{"type":"null"}]},"tauGatewayRequestKey":{"description":"Gateway extension, for `app-server --remote` relays: an idempotency key (a UUID, the turn's id when the request starts one); turn/start sent again with the same key within 10 minutes answers as the first did instead of running again (docs/remote.md).","type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"required":["threadId","input"]};
 const schema72 = {"title":"UserInput","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"text"},"text":{"type":"string"},"text_elements":{"type":"array","items":{"$ref":"#/$defs/TextElement"}}},"required":["type","text"]},{"type":"object","properties":{"type":{"type":"string","const":"image"},"url":{"type":"string"},"fileId":{"type":"string"},"detail":{"anyOf":[{"$ref":"#/$defs/ImageDetail"},{"type":"null"}]}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","const":"localImage"},"path":{"type":"string"},"detail":{"anyOf":[{"$ref":"#/$defs/ImageDetail"},{"type":"null"}]}},"required":["type","path"]},{"type":"object","properties":{"type":{"type":"string","const":"audio"},"url":{"type":"string"},"fileId":{"type":"string"}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","const":"localAudio"},"path":{"type":"string"}},"required":["type","path"]},{"type":"object","properties":{"type":{"type":"string","const":"skill"},"name":{"type":"string"},"path":{"type":"string"}},"required":["type","name","path"]},{"type":"object","properties":{"type":{"type":"string","const":"mention"},"name":{"type":"string"},"path":{"type":"string"}},"required":["type","name","path"]}],"discriminator":{"propertyName":"type"},"type":"object"};
 const schema73 = {"title":"TextElement","type":"object","properties":{"byteRange":{"$ref":"#/$defs/ByteRange"},"placeholder":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["byteRange"]};
 
@@ -11310,6 +11310,7 @@ return errors === 0;
 }
 validate202.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
+const pattern2 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", "u");
 
 function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11909,6 +11910,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayRequestKey !== undefined){
+let data10 = data.tauGatewayRequestKey;
+const _errs46 = errors;
+const _errs47 = errors;
+if(errors === _errs46){
+if(typeof data10 === "string"){
+if(!pattern2.test(data10)){
+validate187.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"+"\""}];
+return false;
+}
+else {
+}
+}
+else {
+validate187.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs46){
+}
+}
+var valid0 = _errs46 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -11930,7 +11958,7 @@ if(errors === 0){
 validate187.errors = vErrors;
 return errors === 0;
 }
-validate187.evaluated = {"props":{"threadId":true,"input":true,"cwd":true,"model":true,"approvalPolicy":true,"approvalsReviewer":true,"sandboxPolicy":true,"effort":true,"clientUserMessageId":true},"dynamicProps":false,"dynamicItems":false};
+validate187.evaluated = {"props":{"threadId":true,"input":true,"cwd":true,"model":true,"approvalPolicy":true,"approvalsReviewer":true,"sandboxPolicy":true,"effort":true,"clientUserMessageId":true,"tauGatewayRequestKey":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -54373,6 +54401,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayRequestKey !== undefined){
+let data10 = data.tauGatewayRequestKey;
+const _errs46 = errors;
+const _errs47 = errors;
+if(errors === _errs46){
+if(typeof data10 === "string"){
+if(!pattern2.test(data10)){
+validate829.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"+"\""}];
+return false;
+}
+else {
+}
+}
+else {
+validate829.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs46){
+}
+}
+var valid0 = _errs46 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -54394,7 +54449,7 @@ if(errors === 0){
 validate829.errors = vErrors;
 return errors === 0;
 }
-validate829.evaluated = {"props":{"threadId":true,"input":true,"cwd":true,"model":true,"approvalPolicy":true,"approvalsReviewer":true,"sandboxPolicy":true,"effort":true,"clientUserMessageId":true},"dynamicProps":false,"dynamicItems":false};
+validate829.evaluated = {"props":{"threadId":true,"input":true,"cwd":true,"model":true,"approvalPolicy":true,"approvalsReviewer":true,"sandboxPolicy":true,"effort":true,"clientUserMessageId":true,"tauGatewayRequestKey":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.TurnStartRequest = validate835;
 

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { REQUEST_KEY } from "../bridge/request-recall.js";
 import { AT_FIELD, RELAY_CAPABILITY, RESUME_AFTER, type LogPosition } from "../codex/relay-positions.js";
 import { isObject } from "../shared/unknown-values.js";
 import { isRequestId } from "./relay-requests.js";
@@ -11,7 +13,9 @@ type Message = Record<string, unknown>;
  * says what the gateway does of it): the relay's connection asks, in its `initialize`, for each
  * thread notification's place in the session's log; the relay keeps the last one it passed on per
  * thread (and takes the field off), and resumes each thread the client opened with `thread/resume`
- * after that place, so the new link sends again what the client missed, once.
+ * after that place, so the new link sends again what the client missed, once. Each turn/start
+ * goes with an idempotency key of the relay's, so that one the lost link did not answer can be
+ * sent again (RelayDialect.rejoins) without starting a second turn.
  */
 export class CodexThreadResume implements StreamResume {
   private readonly threads = codexThreadReattach();
@@ -29,7 +33,10 @@ export class CodexThreadResume implements StreamResume {
   }
 
   toGateway(message: Message): Message | undefined {
-    if (message.method !== "initialize" || !isRequestId(message.id)) return undefined;
+    if (!isRequestId(message.id)) return undefined;
+    // A turn/start may be sent again on a new link: with a key, so that the repeat does not run it twice.
+    if (message.method === "turn/start" && isObject(message.params)) return { ...message, params: { ...message.params, [REQUEST_KEY]: randomUUID() } };
+    if (message.method !== "initialize") return undefined;
     const params = isObject(message.params) ? message.params : {};
     const capabilities = isObject(params.capabilities) ? params.capabilities : {};
     return { ...message, params: { ...params, capabilities: { ...capabilities, [RELAY_CAPABILITY]: true } } };

@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import { REQUEST_KEY } from "../bridge/request-recall.js";
+import { isRequestId } from "./relay-requests.js";
 import { isObject } from "../shared/unknown-values.js";
 
 type Message = Record<string, unknown>;
@@ -112,6 +115,10 @@ export class AskSubscriptionResume implements StreamResume {
   }
 
   toGateway(message: Message): Message | undefined {
+    // A session/send may be sent again on a new link: with a key, so that the repeat does not deliver it twice.
+    if (message.method === "session/send" && isRequestId(message.id) && isObject(message.params)) {
+      return { ...message, params: { ...message.params, [REQUEST_KEY]: randomUUID() } };
+    }
     if ((message.method !== "session/subscribe" && message.method !== "session/events") || !isObject(message.params)) return undefined;
     const params = this.toGatewayParams(message.params);
     return params === message.params ? undefined : { ...message, params };
