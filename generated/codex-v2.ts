@@ -1598,6 +1598,13 @@ export interface ThreadStartResult {
   sandbox: SandboxPolicy;
   reasoningEffort?: ReasoningEffort | null;
   serviceTier?: string | null;
+  /**
+   * Gateway extension, for `app-server --remote` relays (capabilities.tauGatewayRelay): the place in the session's log ([seq, index]) of the thread's last notification as the connection loaded it, to resume after if none reaches it.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  tauGatewayAt?: number[];
 }
 /**
  * Success response to thread/start.
@@ -1624,6 +1631,13 @@ export interface ThreadResumeResult {
   sandbox: SandboxPolicy;
   reasoningEffort?: ReasoningEffort | null;
   serviceTier?: string | null;
+  /**
+   * Gateway extension, for `app-server --remote` relays (capabilities.tauGatewayRelay): the place in the session's log ([seq, index]) of the thread's last notification as the connection loaded it, to resume after if none reaches it.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  tauGatewayAt?: number[];
 }
 /**
  * Success response to thread/resume.

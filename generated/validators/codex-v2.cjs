@@ -46830,7 +46830,7 @@ validate699.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params
 
 exports.ThreadResumeResponse = validate703;
 const schema283 = {"title":"ThreadResumeResponse","description":"Success response to thread/resume.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadResumeResult"},"error":false},"required":["id","result"]};
-const schema284 = {"title":"ThreadResumeResult","description":"Result of thread/resume.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
+const schema284 = {"title":"ThreadResumeResult","description":"Result of thread/resume.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]},"tauGatewayAt":{"description":"Gateway extension, for `app-server --remote` relays (capabilities.tauGatewayRelay): the place in the session's log ([seq, index]) of the thread's last notification as the connection loaded it, to resume after if none reaches it.","type":"array","items":{"type":"integer","minimum":0,"maximum":9007199254740991},"minItems":2,"maxItems":2}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
 
 function validate706(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -47098,6 +47098,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayAt !== undefined){
+let data9 = data.tauGatewayAt;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs22){
+if(Array.isArray(data9)){
+if(data9.length > 2){
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data9.length < 2){
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+const _errs24 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs25 = errors;
+if(errors === _errs24){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 9007199254740991 || isNaN(data10)){
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data10 < 0 || isNaN(data10)){
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs24){
+}
+}
+var valid3 = _errs24 === errors;
+if(!valid3){
+break;
+}
+}
+if(valid3){
+}
+}
+}
+}
+else {
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs22){
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -47119,7 +47187,7 @@ if(errors === 0){
 validate706.errors = vErrors;
 return errors === 0;
 }
-validate706.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate706.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true,"tauGatewayAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate703(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -47482,6 +47550,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayAt !== undefined){
+let data9 = data.tauGatewayAt;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs22){
+if(Array.isArray(data9)){
+if(data9.length > 2){
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data9.length < 2){
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+const _errs24 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs25 = errors;
+if(errors === _errs24){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 9007199254740991 || isNaN(data10)){
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data10 < 0 || isNaN(data10)){
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs24){
+}
+}
+var valid3 = _errs24 === errors;
+if(!valid3){
+break;
+}
+}
+if(valid3){
+}
+}
+}
+}
+else {
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs22){
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -47503,7 +47639,7 @@ if(errors === 0){
 validate713.errors = vErrors;
 return errors === 0;
 }
-validate713.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate713.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true,"tauGatewayAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.ThreadSettings = validate719;
 
@@ -48994,7 +49130,7 @@ validate737.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params
 
 exports.ThreadStartResponse = validate741;
 const schema293 = {"title":"ThreadStartResponse","description":"Success response to thread/start.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadStartResult"},"error":false},"required":["id","result"]};
-const schema294 = {"title":"ThreadStartResult","description":"Result of thread/start.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
+const schema294 = {"title":"ThreadStartResult","description":"Result of thread/start.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]},"tauGatewayAt":{"description":"Gateway extension, for `app-server --remote` relays (capabilities.tauGatewayRelay): the place in the session's log ([seq, index]) of the thread's last notification as the connection loaded it, to resume after if none reaches it.","type":"array","items":{"type":"integer","minimum":0,"maximum":9007199254740991},"minItems":2,"maxItems":2}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
 
 function validate744(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -49262,6 +49398,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayAt !== undefined){
+let data9 = data.tauGatewayAt;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs22){
+if(Array.isArray(data9)){
+if(data9.length > 2){
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data9.length < 2){
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+const _errs24 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs25 = errors;
+if(errors === _errs24){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 9007199254740991 || isNaN(data10)){
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data10 < 0 || isNaN(data10)){
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs24){
+}
+}
+var valid3 = _errs24 === errors;
+if(!valid3){
+break;
+}
+}
+if(valid3){
+}
+}
+}
+}
+else {
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs22){
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -49283,7 +49487,7 @@ if(errors === 0){
 validate744.errors = vErrors;
 return errors === 0;
 }
-validate744.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate744.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true,"tauGatewayAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate741(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -49646,6 +49850,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayAt !== undefined){
+let data9 = data.tauGatewayAt;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs22){
+if(Array.isArray(data9)){
+if(data9.length > 2){
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data9.length < 2){
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+const _errs24 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs25 = errors;
+if(errors === _errs24){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 9007199254740991 || isNaN(data10)){
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data10 < 0 || isNaN(data10)){
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs24){
+}
+}
+var valid3 = _errs24 === errors;
+if(!valid3){
+break;
+}
+}
+if(valid3){
+}
+}
+}
+}
+else {
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs22){
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -49667,7 +49939,7 @@ if(errors === 0){
 validate751.errors = vErrors;
 return errors === 0;
 }
-validate751.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate751.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true,"tauGatewayAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.ThreadStartedNotification = validate757;
 

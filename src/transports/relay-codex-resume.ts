@@ -4,7 +4,7 @@ import { AT_FIELD, RELAY_CAPABILITY, RESUME_AFTER, type LogPosition } from "../c
 import { isObject } from "../shared/unknown-values.js";
 import { isRequestId } from "./relay-requests.js";
 import { codexThreadReattach } from "./relay-session-reattach.js";
-import type { StreamResume } from "./relay-stream-resume.js";
+import { before, positionIn, type StreamResume } from "./relay-stream-resume.js";
 
 type Message = Record<string, unknown>;
 
@@ -24,12 +24,17 @@ export class CodexThreadResume implements StreamResume {
 
   answered(method: string, params: unknown, result: unknown): void {
     this.threads.answered(method, params, result);
+    // Where the thread was as the connection loaded it: a cut before any of its notifications came resumes from there.
+    if ((method !== "thread/start" && method !== "thread/resume") || !isObject(result) || !isObject(result.thread)) return;
+    const at = positionIn(result[AT_FIELD]);
+    const threadId = result.thread.id;
+    if (at && typeof threadId === "string" && !before(at, this.at.get(threadId))) this.at.set(threadId, at);
   }
 
   forwarded(_method: string, params: unknown): void {
     if (!isObject(params) || typeof params.threadId !== "string") return;
-    const at = params[AT_FIELD];
-    if (Array.isArray(at) && at.length === 2) this.at.set(params.threadId, [at[0], at[1]]);
+    const at = positionIn(params[AT_FIELD]);
+    if (at) this.at.set(params.threadId, at);
   }
 
   toGateway(message: Message): Message | undefined {
@@ -42,7 +47,11 @@ export class CodexThreadResume implements StreamResume {
     return { ...message, params: { ...params, capabilities: { ...capabilities, [RELAY_CAPABILITY]: true } } };
   }
 
-  toClient(message: Message): Message | undefined {
+  toClient(message: Message, answering?: string): Message | undefined {
+    if ((answering === "thread/start" || answering === "thread/resume") && isObject(message.result) && AT_FIELD in message.result) {
+      const { [AT_FIELD]: _at, ...result } = message.result;
+      return { ...message, result };
+    }
     if (typeof message.method !== "string" || !isObject(message.params) || !(AT_FIELD in message.params)) return undefined;
     // The field is the relay's business: the client gets the notification as a direct connection would.
     const { [AT_FIELD]: _at, ...params } = message.params;
@@ -60,3 +69,4 @@ export class CodexThreadResume implements StreamResume {
     if (typeof params.threadId === "string") this.threads.refusedSession(params.threadId);
   }
 }
+

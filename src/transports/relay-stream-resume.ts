@@ -35,6 +35,12 @@ export interface StreamResume {
   refused?(params: Record<string, unknown>): void;
 }
 
+/** A [seq, index] the gateway sent, if one. */
+export const positionIn = (at: unknown): [seq: number, index: number] | undefined => (Array.isArray(at) && at.length === 2 && at.every(Number.isSafeInteger) ? [at[0], at[1]] : undefined);
+
+/** Whether `a` comes before `b` (nothing comes before an unknown place). */
+export const before = (a: [seq: number, index: number], b: [seq: number, index: number] | undefined): boolean => b !== undefined && (a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]));
+
 /**
  * Ask's event streams: each `session/subscribe` the client made is repeated with `afterSeq` set to
  * the last seq the relay forwarded for that session, so the gateway replays exactly what the client

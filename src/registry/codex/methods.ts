@@ -93,6 +93,12 @@ const threadOpened = (extra: Record<string, unknown> = {}) =>
     sandbox: ref("SandboxPolicy"),
     reasoningEffort: opt(nullable(ref("ReasoningEffort"))),
     serviceTier: opt(nullableString()),
+    tauGatewayAt: opt(
+      describe(
+        "Gateway extension, for `app-server --remote` relays (capabilities.tauGatewayRelay): the place in the session's log ([seq, index]) of the thread's last notification as the connection loaded it, to resume after if none reaches it.",
+        arr(int({ min: 0 }), { min: 2, max: 2 }),
+      ),
+    ),
     ...extra,
   });
 
