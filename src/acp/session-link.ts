@@ -161,8 +161,11 @@ export class SessionLink {
     if (this.turn) throw acpError("busy", "a prompt is already running in this session on this connection: cancel it or wait for its answer");
     // A prompt repeated with the id of its turn (a relay's, after its connection was cut) rejoins that turn.
     if (turnId !== undefined && (this.record.hub.snapshot?.turns[turnId] || submitting.has(turnId))) return this.rejoin(turnId);
+    // One that steered into another client's turn is answered by that steer, not steered again.
+    const steer = turnId === undefined ? undefined : steered.get(turnId);
+    if (steer) return this.steer(text, steer.into, { request: steer.outcome });
     const running = this.record.hub.activeTurnId;
-    if (running) return this.steer(text, running);
+    if (running) return this.steer(text, running, { promptTurnId: turnId });
     const turn = new OpenTurn(turnId ?? randomUUID());
     this.turn = turn;
     try {
@@ -179,7 +182,7 @@ export class SessionLink {
         const lostRace = first.error instanceof TauResponseError && first.error.code === "busy" && !turn.cancelRequested && other !== undefined;
         if (!lostRace) throw first.error;
         this.turn = undefined;
-        return await this.steer(text, other);
+        return await this.steer(text, other, { promptTurnId: turnId });
       }
       // Tau answered first: its last deltas are normally already in, give them a moment otherwise.
       if (first) await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
@@ -234,15 +237,24 @@ export class SessionLink {
     }
   }
 
-  /** `text` into the running turn `turnId` (see prompt): answered with how Tau's turn that took it settled. */
-  private async steer(text: string, turnId: string): Promise<StopReason> {
+  /**
+   * `text` into the running turn `turnId` (see prompt): answered with how Tau's turn that took it
+   * settled. `promptTurnId`: the relay's turn id of the prompt, under which the steer is kept for a
+   * repeat of the prompt; `request`: that kept steer, which the repeat waits for instead.
+   */
+  private async steer(text: string, turnId: string, how: { promptTurnId?: string; request?: Promise<TurnOutcome> }): Promise<StopReason> {
     const turn = new OpenTurn(turnId);
     turn.started = true;
     turn.startedHere = false;
     turn.steered = text;
     this.turn = turn;
     try {
-      const { turn: outcome } = await this.services.upstream.request("session.steer", { sessionId: this.sessionId, text });
+      let request = how.request;
+      if (!request) {
+        request = this.services.upstream.request("session.steer", { sessionId: this.sessionId, text }).then((answer) => answer.turn);
+        if (how.promptTurnId !== undefined) keepSteer(how.promptTurnId, turnId, request);
+      }
+      const outcome = await request;
       // Its last deltas are normally already in; give them a moment otherwise.
       await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
       const reason = stopReason(outcome);
@@ -529,6 +541,23 @@ export class SessionLink {
  * that rejoins its turn (see rejoin) may arrive on a new connection before Tau has the turn.
  */
 const submitting = new Map<string, Promise<{ outcome: TurnOutcome } | { error: unknown }>>();
+
+/**
+ * A relay's prompts that steered into a running turn (another client's), by the prompt's turn id
+ * (relay-positions.ts): the repeat of such a prompt after the relay's connection was cut is
+ * answered by the steer it made, instead of steering the text in a second time. Kept as long as a
+ * relay takes to come back, and at most STEERS_KEPT of them.
+ */
+const steered = new Map<string, { into: string; outcome: Promise<TurnOutcome> }>();
+const STEER_KEPT_MS = 10 * 60_000;
+const STEERS_KEPT = 10_000;
+
+function keepSteer(promptTurnId: string, into: string, outcome: Promise<TurnOutcome>): void {
+  outcome.catch(() => undefined);
+  steered.set(promptTurnId, { into, outcome });
+  if (steered.size > STEERS_KEPT) steered.delete(steered.keys().next().value!);
+  setTimeout(() => steered.delete(promptTurnId), STEER_KEPT_MS).unref();
+}
 
 /** How a settled turn answers session/prompt; a failed or blocked turn is an error carrying Tau's message. */
 export function stopReason(outcome: TurnOutcome): StopReason {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { spawnAcpAgent } from "../support/acp-process.js";
+import { spawnAcpAgent, spawnTauHost } from "../support/acp-process.js";
 import { expectContiguous, waitForTerminal } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { agentText } from "../support/codex-client.js";
@@ -124,4 +124,41 @@ describe("a relay's connection cut between a prompt and its answer", () => {
       TIMEOUT,
     );
   }
+
+  it(
+    "acp --remote, the gateway had it, steering another client's turn: the text is steered in once and the prompt answered by that turn",
+    async () => {
+      const host = await spawnTauHost(["--stream-delay-ms", "15"], cleanups);
+      const link = await gatewayBehindProxy(cleanups, ["--upstream", host.url]);
+      const agent = spawnAcpAgent(["--remote", link.remote], cleanups);
+      agent.write({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+      await agent.next((m) => m.id === 1);
+      agent.write({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: link.cwd, mcpServers: [] } });
+      const { sessionId } = (await agent.next((m) => m.id === 2)).result as { sessionId: string };
+      // Another client's long turn runs: the editor's prompt steers into it.
+      const other = await link.observe(sessionId);
+      const long = Array.from({ length: 30 }, (_, i) => `part ${i} of the other turn`).join(" ");
+      await other.request("session/send", { sessionId, content: long });
+      await other.waitForEvent(sessionId, "model.streaming");
+
+      link.proxy.blackhole({ only: "fromTarget" });
+      agent.write({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "steered once" }] } });
+      await other.waitFor(
+        () => other.eventsOf(sessionId).some((e) => e.type === "queue.updated" && JSON.stringify(e.payload).includes("steered once")),
+        "the steer in the session's queue",
+      );
+      link.proxy.heal();
+      link.proxy.drop();
+
+      expect(await agent.next((m) => m.id === 3, 60_000)).toEqual({ jsonrpc: "2.0", id: 3, result: expect.objectContaining({ stopReason: "end_turn" }) });
+      expect(link.proxy.connections).toBeGreaterThanOrEqual(2);
+      const told = (await link.userMessages(sessionId)).join("\n");
+      expect(told.split("steered once")).toHaveLength(2);
+
+      agent.closeInput();
+      expect(await agent.exit).toEqual({ code: 0, signal: null });
+      expect(answersTo(agent.sent(), 3)).toHaveLength(1);
+    },
+    TIMEOUT,
+  );
 });
