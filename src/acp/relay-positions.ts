@@ -22,7 +22,9 @@ import { isObject } from "../shared/unknown-values.js";
  * - `session/prompt._meta["tau-gateway/turnId"]: UUID`: the turn's id. The relay repeats a prompt
  *   whose answer the lost connection did not bring with the same id: a prompt whose turn exists (or
  *   is on its way to Tau) rejoins that turn and is answered when it settles, instead of running
- *   the prompt a second time.
+ *   the prompt a second time; one that steered into another client's turn is answered by that
+ *   steer. The id means something only in its session: the same id in another session is
+ *   another prompt.
  */
 
 export const RELAY_META = "tau-gateway/relay";
