@@ -392,6 +392,10 @@ export interface SessionSendParams {
    */
   expectedTurnId?: string;
   mode?: SendMode;
+  /**
+   * Gateway extension, for `stdio --remote` relays: an idempotency key (a UUID, the turn's id when the message starts or queues one); session/send sent again with the same key within 10 minutes answers as the first did instead of delivering the message again (docs/remote.md).
+   */
+  tauGatewayRequestKey?: string;
 }
 /**
  * Abort the running turn; it then ends with turn.aborted. Answers aborted:true on an idle session too (nothing to abort).

@@ -798,6 +798,10 @@ export interface TurnStartParams {
   sandboxPolicy?: SandboxPolicy | null;
   effort?: ReasoningEffort | null;
   clientUserMessageId?: string | null;
+  /**
+   * Gateway extension, for `app-server --remote` relays: an idempotency key (a UUID, the turn's id when the request starts one); turn/start sent again with the same key within 10 minutes answers as the first did instead of running again (docs/remote.md).
+   */
+  tauGatewayRequestKey?: string;
 }
 export interface TextElement {
   byteRange: ByteRange;
@@ -1594,6 +1598,13 @@ export interface ThreadStartResult {
   sandbox: SandboxPolicy;
   reasoningEffort?: ReasoningEffort | null;
   serviceTier?: string | null;
+  /**
+   * Gateway extension, for `app-server --remote` relays (capabilities.tauGatewayRelay): the place in the session's log ([seq, index]) of the thread's last notification as the connection loaded it, to resume after if none reaches it.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  tauGatewayAt?: number[];
 }
 /**
  * Success response to thread/start.
@@ -1620,6 +1631,13 @@ export interface ThreadResumeResult {
   sandbox: SandboxPolicy;
   reasoningEffort?: ReasoningEffort | null;
   serviceTier?: string | null;
+  /**
+   * Gateway extension, for `app-server --remote` relays (capabilities.tauGatewayRelay): the place in the session's log ([seq, index]) of the thread's last notification as the connection loaded it, to resume after if none reaches it.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  tauGatewayAt?: number[];
 }
 /**
  * Success response to thread/resume.

@@ -3308,7 +3308,7 @@ return errors === 0;
 validate106.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema48 = {"title":"SessionSendRequest","description":"Prompt an idle session, or inject a message into the running turn.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"session/send"},"params":{"$ref":"#/$defs/SessionSendParams"}},"required":["method","params"]};
-const schema49 = {"title":"SessionSendParams","type":"object","description":"mode (gateway extension): for a running session, steer delivers at the next model call (status steered), queue at the next turn boundary (status queued). Without mode a running session is steered and the status is queued, the Ask host's word for it.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"content":{"type":"string","minLength":1,"pattern":"\\S","description":"The message text."},"expectedTurnId":{"type":"string","description":"Staleness guard: only deliver into this turn."},"mode":{"$ref":"#/$defs/SendMode"}},"required":["sessionId","content"]};
+const schema49 = {"title":"SessionSendParams","type":"object","description":"mode (gateway extension): for a running session, steer delivers at the next model call (status steered), queue at the next turn boundary (status queued). Without mode a running session is steered and the status is queued, the Ask host's word for it.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"content":{"type":"string","minLength":1,"pattern":"\\S","description":"The message text."},"expectedTurnId":{"type":"string","description":"Staleness guard: only deliver into this turn."},"mode":{"$ref":"#/$defs/SendMode"},"tauGatewayRequestKey":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Gateway extension, for `stdio --remote` relays: an idempotency key (a UUID, the turn's id when the message starts or queues one); session/send sent again with the same key within 10 minutes answers as the first did instead of delivering the message again (docs/remote.md)."}},"required":["sessionId","content"]};
 const schema50 = {"title":"SendMode","description":"How a message sent to a running session is delivered: queue = next turn boundary, steer = next model call.","type":"string","enum":["queue","steer"]};
 
 function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3340,6 +3340,7 @@ return errors === 0;
 }
 validate118.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
+const pattern6 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", "u");
 
 function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3438,6 +3439,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayRequestKey !== undefined){
+let data4 = data.tauGatewayRequestKey;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs7){
+if(typeof data4 === "string"){
+if(!pattern6.test(data4)){
+validate116.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"+"\""}];
+return false;
+}
+else {
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs7){
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -3454,7 +3482,7 @@ if(errors === 0){
 validate116.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":{"sessionId":true,"content":true,"expectedTurnId":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":{"sessionId":true,"content":true,"expectedTurnId":true,"mode":true,"tauGatewayRequestKey":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -30084,6 +30112,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayRequestKey !== undefined){
+let data4 = data.tauGatewayRequestKey;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs7){
+if(typeof data4 === "string"){
+if(!pattern6.test(data4)){
+validate770.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"+"\""}];
+return false;
+}
+else {
+}
+}
+else {
+validate770.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs7){
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -30100,7 +30155,7 @@ if(errors === 0){
 validate770.errors = vErrors;
 return errors === 0;
 }
-validate770.evaluated = {"props":{"sessionId":true,"content":true,"expectedTurnId":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
+validate770.evaluated = {"props":{"sessionId":true,"content":true,"expectedTurnId":true,"mode":true,"tauGatewayRequestKey":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.SessionSendRequest = validate773;
 

@@ -9948,7 +9948,7 @@ return errors === 0;
 validate178.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema70 = {"title":"TurnStartRequest","description":"Start a turn with the user's input; its notifications follow the response. During a running turn the input steers it and the running turn is returned.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"turn/start"},"params":{"$ref":"#/$defs/TurnStartParams"}},"required":["method","params"]};
-const schema71 = {"title":"TurnStartParams","description":"Params of turn/start.","type":"object","properties":{"threadId":{"type":"string"},"input":{"type":"array","items":{"$ref":"#/$defs/UserInput"}},"cwd":{"anyOf":[{"type":"string"},{"type":"null"}]},"model":{"anyOf":[{"type":"string"},{"type":"null"}]},"approvalPolicy":{"oneOf":[{"$ref":"#/$defs/AskForApproval"},{"description":"Gateway extension: read as on-request.","type":"string","const":"on-failure"},{"type":"null"}]},"approvalsReviewer":{"anyOf":[{"$ref":"#/$defs/ApprovalsReviewer"},{"type":"null"}]},"sandboxPolicy":{"anyOf":[{"$ref":"#/$defs/SandboxPolicy"},{"type":"null"}]},"effort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"clientUserMessageId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["threadId","input"]};
+const schema71 = {"title":"TurnStartParams","description":"Params of turn/start.","type":"object","properties":{"threadId":{"type":"string"},"input":{"type":"array","items":{"$ref":"#/$defs/UserInput"}},"cwd":{"anyOf":[{"type":"string"},{"type":"null"}]},"model":{"anyOf":[{"type":"string"},{"type":"null"}]},"approvalPolicy":{"oneOf":[{"$ref":"#/$defs/AskForApproval"},{"description":"Gateway extension: read as on-request.","type":"string","const":"on-failure"},{"type":"null"}]},"approvalsReviewer":{"anyOf":[{"$ref":"#/$defs/ApprovalsReviewer"},{"type":"null"}]},"sandboxPolicy":{"anyOf":[{"$ref":"#/$defs/SandboxPolicy"},{"type":"null"}]},"effort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"clientUserMessageId":{"anyOf":[{"type":"string"},{"type":"null"}]},"tauGatewayRequestKey":{"description":"Gateway extension, for `app-server --remote` relays: an idempotency key (a UUID, the turn's id when the request starts one); turn/start sent again with the same key within 10 minutes answers as the first did instead of running again (docs/remote.md).","type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"required":["threadId","input"]};
 const schema72 = {"title":"UserInput","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"text"},"text":{"type":"string"},"text_elements":{"type":"array","items":{"$ref":"#/$defs/TextElement"}}},"required":["type","text"]},{"type":"object","properties":{"type":{"type":"string","const":"image"},"url":{"type":"string"},"fileId":{"type":"string"},"detail":{"anyOf":[{"$ref":"#/$defs/ImageDetail"},{"type":"null"}]}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","const":"localImage"},"path":{"type":"string"},"detail":{"anyOf":[{"$ref":"#/$defs/ImageDetail"},{"type":"null"}]}},"required":["type","path"]},{"type":"object","properties":{"type":{"type":"string","const":"audio"},"url":{"type":"string"},"fileId":{"type":"string"}},"required":["type"]},{"type":"object","properties":{"type":{"type":"string","const":"localAudio"},"path":{"type":"string"}},"required":["type","path"]},{"type":"object","properties":{"type":{"type":"string","const":"skill"},"name":{"type":"string"},"path":{"type":"string"}},"required":["type","name","path"]},{"type":"object","properties":{"type":{"type":"string","const":"mention"},"name":{"type":"string"},"path":{"type":"string"}},"required":["type","name","path"]}],"discriminator":{"propertyName":"type"},"type":"object"};
 const schema73 = {"title":"TextElement","type":"object","properties":{"byteRange":{"$ref":"#/$defs/ByteRange"},"placeholder":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["byteRange"]};
 
@@ -11310,6 +11310,7 @@ return errors === 0;
 }
 validate202.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
+const pattern2 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", "u");
 
 function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11909,6 +11910,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayRequestKey !== undefined){
+let data10 = data.tauGatewayRequestKey;
+const _errs46 = errors;
+const _errs47 = errors;
+if(errors === _errs46){
+if(typeof data10 === "string"){
+if(!pattern2.test(data10)){
+validate187.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"+"\""}];
+return false;
+}
+else {
+}
+}
+else {
+validate187.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs46){
+}
+}
+var valid0 = _errs46 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -11930,7 +11958,7 @@ if(errors === 0){
 validate187.errors = vErrors;
 return errors === 0;
 }
-validate187.evaluated = {"props":{"threadId":true,"input":true,"cwd":true,"model":true,"approvalPolicy":true,"approvalsReviewer":true,"sandboxPolicy":true,"effort":true,"clientUserMessageId":true},"dynamicProps":false,"dynamicItems":false};
+validate187.evaluated = {"props":{"threadId":true,"input":true,"cwd":true,"model":true,"approvalPolicy":true,"approvalsReviewer":true,"sandboxPolicy":true,"effort":true,"clientUserMessageId":true,"tauGatewayRequestKey":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -46802,7 +46830,7 @@ validate699.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params
 
 exports.ThreadResumeResponse = validate703;
 const schema283 = {"title":"ThreadResumeResponse","description":"Success response to thread/resume.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadResumeResult"},"error":false},"required":["id","result"]};
-const schema284 = {"title":"ThreadResumeResult","description":"Result of thread/resume.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
+const schema284 = {"title":"ThreadResumeResult","description":"Result of thread/resume.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]},"tauGatewayAt":{"description":"Gateway extension, for `app-server --remote` relays (capabilities.tauGatewayRelay): the place in the session's log ([seq, index]) of the thread's last notification as the connection loaded it, to resume after if none reaches it.","type":"array","items":{"type":"integer","minimum":0,"maximum":9007199254740991},"minItems":2,"maxItems":2}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
 
 function validate706(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -47070,6 +47098,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayAt !== undefined){
+let data9 = data.tauGatewayAt;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs22){
+if(Array.isArray(data9)){
+if(data9.length > 2){
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data9.length < 2){
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+const _errs24 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs25 = errors;
+if(errors === _errs24){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 9007199254740991 || isNaN(data10)){
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data10 < 0 || isNaN(data10)){
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs24){
+}
+}
+var valid3 = _errs24 === errors;
+if(!valid3){
+break;
+}
+}
+if(valid3){
+}
+}
+}
+}
+else {
+validate706.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs22){
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -47091,7 +47187,7 @@ if(errors === 0){
 validate706.errors = vErrors;
 return errors === 0;
 }
-validate706.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate706.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true,"tauGatewayAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate703(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -47454,6 +47550,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayAt !== undefined){
+let data9 = data.tauGatewayAt;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs22){
+if(Array.isArray(data9)){
+if(data9.length > 2){
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data9.length < 2){
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+const _errs24 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs25 = errors;
+if(errors === _errs24){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 9007199254740991 || isNaN(data10)){
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data10 < 0 || isNaN(data10)){
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs24){
+}
+}
+var valid3 = _errs24 === errors;
+if(!valid3){
+break;
+}
+}
+if(valid3){
+}
+}
+}
+}
+else {
+validate713.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs22){
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -47475,7 +47639,7 @@ if(errors === 0){
 validate713.errors = vErrors;
 return errors === 0;
 }
-validate713.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate713.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true,"tauGatewayAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.ThreadSettings = validate719;
 
@@ -48966,7 +49130,7 @@ validate737.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params
 
 exports.ThreadStartResponse = validate741;
 const schema293 = {"title":"ThreadStartResponse","description":"Success response to thread/start.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/ThreadStartResult"},"error":false},"required":["id","result"]};
-const schema294 = {"title":"ThreadStartResult","description":"Result of thread/start.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
+const schema294 = {"title":"ThreadStartResult","description":"Result of thread/start.","type":"object","properties":{"thread":{"$ref":"#/$defs/Thread"},"model":{"type":"string"},"modelProvider":{"type":"string"},"cwd":{"type":"string","description":"Absolute path."},"approvalPolicy":{"$ref":"#/$defs/AskForApproval"},"approvalsReviewer":{"$ref":"#/$defs/ApprovalsReviewer"},"sandbox":{"$ref":"#/$defs/SandboxPolicy"},"reasoningEffort":{"anyOf":[{"$ref":"#/$defs/ReasoningEffort"},{"type":"null"}]},"serviceTier":{"anyOf":[{"type":"string"},{"type":"null"}]},"tauGatewayAt":{"description":"Gateway extension, for `app-server --remote` relays (capabilities.tauGatewayRelay): the place in the session's log ([seq, index]) of the thread's last notification as the connection loaded it, to resume after if none reaches it.","type":"array","items":{"type":"integer","minimum":0,"maximum":9007199254740991},"minItems":2,"maxItems":2}},"required":["thread","model","modelProvider","cwd","approvalPolicy","approvalsReviewer","sandbox"]};
 
 function validate744(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -49234,6 +49398,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayAt !== undefined){
+let data9 = data.tauGatewayAt;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs22){
+if(Array.isArray(data9)){
+if(data9.length > 2){
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data9.length < 2){
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+const _errs24 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs25 = errors;
+if(errors === _errs24){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 9007199254740991 || isNaN(data10)){
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data10 < 0 || isNaN(data10)){
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs24){
+}
+}
+var valid3 = _errs24 === errors;
+if(!valid3){
+break;
+}
+}
+if(valid3){
+}
+}
+}
+}
+else {
+validate744.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs22){
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -49255,7 +49487,7 @@ if(errors === 0){
 validate744.errors = vErrors;
 return errors === 0;
 }
-validate744.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate744.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true,"tauGatewayAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate741(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -49618,6 +49850,74 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayAt !== undefined){
+let data9 = data.tauGatewayAt;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs22){
+if(Array.isArray(data9)){
+if(data9.length > 2){
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
+if(data9.length < 2){
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+const _errs24 = errors;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs25 = errors;
+if(errors === _errs24){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 9007199254740991 || isNaN(data10)){
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data10 < 0 || isNaN(data10)){
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt/" + i0,schemaPath:"#/properties/tauGatewayAt/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs24){
+}
+}
+var valid3 = _errs24 === errors;
+if(!valid3){
+break;
+}
+}
+if(valid3){
+}
+}
+}
+}
+else {
+validate751.errors = [{instancePath:instancePath+"/tauGatewayAt",schemaPath:"#/properties/tauGatewayAt/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs22){
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -49639,7 +49939,7 @@ if(errors === 0){
 validate751.errors = vErrors;
 return errors === 0;
 }
-validate751.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true},"dynamicProps":false,"dynamicItems":false};
+validate751.evaluated = {"props":{"thread":true,"model":true,"modelProvider":true,"cwd":true,"approvalPolicy":true,"approvalsReviewer":true,"sandbox":true,"reasoningEffort":true,"serviceTier":true,"tauGatewayAt":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.ThreadStartedNotification = validate757;
 
@@ -54373,6 +54673,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.tauGatewayRequestKey !== undefined){
+let data10 = data.tauGatewayRequestKey;
+const _errs46 = errors;
+const _errs47 = errors;
+if(errors === _errs46){
+if(typeof data10 === "string"){
+if(!pattern2.test(data10)){
+validate829.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"+"\""}];
+return false;
+}
+else {
+}
+}
+else {
+validate829.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs46){
+}
+}
+var valid0 = _errs46 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -54394,7 +54721,7 @@ if(errors === 0){
 validate829.errors = vErrors;
 return errors === 0;
 }
-validate829.evaluated = {"props":{"threadId":true,"input":true,"cwd":true,"model":true,"approvalPolicy":true,"approvalsReviewer":true,"sandboxPolicy":true,"effort":true,"clientUserMessageId":true},"dynamicProps":false,"dynamicItems":false};
+validate829.evaluated = {"props":{"threadId":true,"input":true,"cwd":true,"model":true,"approvalPolicy":true,"approvalsReviewer":true,"sandboxPolicy":true,"effort":true,"clientUserMessageId":true,"tauGatewayRequestKey":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.TurnStartRequest = validate835;
 

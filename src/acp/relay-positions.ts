@@ -13,6 +13,8 @@ import { isObject } from "../shared/unknown-values.js";
  *   `session/update` that comes from the session's event log then carries its place there,
  *   `_meta["tau-gateway/at"]: [seq, index]` (the event's seq, and which of the updates made of that
  *   event it is); the relay keeps the last one it passed on, and removes the tag.
+ * - the answers to `session/new`, `session/load` and `session/resume` carry the place the
+ *   connection takes the session up at, `_meta["tau-gateway/at"]` (after every event so far).
  * - `session/resume._meta["tau-gateway/after"]: [seq, index]`: the new connection is sent what
  *   came after that place first (the rest of that event's updates, then every later event's), then
  *   the live updates, with no gap and nothing twice. `_meta["tau-gateway/ownPrompts"]` names the
@@ -20,7 +22,9 @@ import { isObject } from "../shared/unknown-values.js";
  * - `session/prompt._meta["tau-gateway/turnId"]: UUID`: the turn's id. The relay repeats a prompt
  *   whose answer the lost connection did not bring with the same id: a prompt whose turn exists (or
  *   is on its way to Tau) rejoins that turn and is answered when it settles, instead of running
- *   the prompt a second time.
+ *   the prompt a second time; one that steered into another client's turn is answered by that
+ *   steer. The id means something only in its session: the same id in another session is
+ *   another prompt.
  */
 
 export const RELAY_META = "tau-gateway/relay";
@@ -80,6 +84,16 @@ export function eventsAfter(log: EventLog, [seq, index]: LogPosition, learn: (ev
   }
   return after;
 }
+
+/** An index past every update an event makes: a place after the whole event. */
+const EVERY_UPDATE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The place a relay's connection is at as it takes a session up (session/new, load, resume): after
+ * every event the log has now. It comes in the answer's `_meta["tau-gateway/at"]`, so that a cut
+ * before any update of the session reached the relay still resumes from there rather than live.
+ */
+export const placeNow = (log: EventLog): LogPosition => [log.newestSeq, EVERY_UPDATE];
 
 /** A session/update's `_meta` with its place in the log, for a relay's connection. */
 export const positionMeta = (at: LogPosition): Record<string, unknown> => ({ [AT_META]: at });

@@ -80,6 +80,11 @@ export class SessionLink {
     this.sessionId = record.sessionId;
   }
 
+  /** A turn id as the gateway-wide tables of prompts in flight key it: within its session only (a client names any id it likes). */
+  private keyOf(turnId: string): string {
+    return `${this.sessionId} ${turnId}`;
+  }
+
   /** A prompt turn of this connection is running. */
   get prompting(): boolean {
     return this.turn !== undefined;
@@ -160,9 +165,12 @@ export class SessionLink {
   async prompt(text: string, turnId?: string): Promise<StopReason> {
     if (this.turn) throw acpError("busy", "a prompt is already running in this session on this connection: cancel it or wait for its answer");
     // A prompt repeated with the id of its turn (a relay's, after its connection was cut) rejoins that turn.
-    if (turnId !== undefined && (this.record.hub.snapshot?.turns[turnId] || submitting.has(turnId))) return this.rejoin(turnId);
+    if (turnId !== undefined && (this.record.hub.snapshot?.turns[turnId] || submitting.has(this.keyOf(turnId)))) return this.rejoin(turnId);
+    // One that steered into another client's turn is answered by that steer, not steered again.
+    const steer = turnId === undefined ? undefined : steered.get(this.keyOf(turnId));
+    if (steer) return this.steer(text, steer.into, { request: steer.outcome });
     const running = this.record.hub.activeTurnId;
-    if (running) return this.steer(text, running);
+    if (running) return this.steer(text, running, { promptTurnId: turnId });
     const turn = new OpenTurn(turnId ?? randomUUID());
     this.turn = turn;
     try {
@@ -170,8 +178,9 @@ export class SessionLink {
         (result) => ({ outcome: result.turn }),
         (error: unknown) => ({ error }),
       );
-      submitting.set(turn.turnId, submitted);
-      void submitted.then(() => submitting.delete(turn.turnId));
+      const key = this.keyOf(turn.turnId);
+      submitting.set(key, submitted);
+      void submitted.then(() => submitting.delete(key));
       const first = await Promise.race([turn.ended.then(() => undefined), submitted]);
       if (first && "error" in first) {
         // Lost the race with a turn another client started: steer into that one instead.
@@ -179,7 +188,7 @@ export class SessionLink {
         const lostRace = first.error instanceof TauResponseError && first.error.code === "busy" && !turn.cancelRequested && other !== undefined;
         if (!lostRace) throw first.error;
         this.turn = undefined;
-        return await this.steer(text, other);
+        return await this.steer(text, other, { promptTurnId: turnId });
       }
       // Tau answered first: its last deltas are normally already in, give them a moment otherwise.
       if (first) await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
@@ -213,7 +222,7 @@ export class SessionLink {
     this.rejoining.delete(turnId);
     try {
       let outcome = this.settledOutcome(turnId);
-      const submitted = submitting.get(turnId);
+      const submitted = submitting.get(this.keyOf(turnId));
       if (!outcome && submitted) {
         const answer = await submitted;
         if ("error" in answer) throw answer.error;
@@ -234,15 +243,24 @@ export class SessionLink {
     }
   }
 
-  /** `text` into the running turn `turnId` (see prompt): answered with how Tau's turn that took it settled. */
-  private async steer(text: string, turnId: string): Promise<StopReason> {
+  /**
+   * `text` into the running turn `turnId` (see prompt): answered with how Tau's turn that took it
+   * settled. `promptTurnId`: the relay's turn id of the prompt, under which the steer is kept for a
+   * repeat of the prompt; `request`: that kept steer, which the repeat waits for instead.
+   */
+  private async steer(text: string, turnId: string, how: { promptTurnId?: string; request?: Promise<TurnOutcome> }): Promise<StopReason> {
     const turn = new OpenTurn(turnId);
     turn.started = true;
     turn.startedHere = false;
     turn.steered = text;
     this.turn = turn;
     try {
-      const { turn: outcome } = await this.services.upstream.request("session.steer", { sessionId: this.sessionId, text });
+      let request = how.request;
+      if (!request) {
+        request = this.services.upstream.request("session.steer", { sessionId: this.sessionId, text }).then((answer) => answer.turn);
+        if (how.promptTurnId !== undefined) keepSteer(this.keyOf(how.promptTurnId), turnId, request);
+      }
+      const outcome = await request;
       // Its last deltas are normally already in; give them a moment otherwise.
       await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
       const reason = stopReason(outcome);
@@ -525,10 +543,27 @@ export class SessionLink {
 }
 
 /**
- * The session.submit calls of this gateway's prompts, by turn id, until Tau answers them: a prompt
+ * The session.submit calls of this gateway's prompts, by session and turn id (SessionLink.keyOf), until Tau answers them: a prompt
  * that rejoins its turn (see rejoin) may arrive on a new connection before Tau has the turn.
  */
 const submitting = new Map<string, Promise<{ outcome: TurnOutcome } | { error: unknown }>>();
+
+/**
+ * A relay's prompts that steered into a running turn (another client's), by session and the prompt's turn id
+ * (relay-positions.ts): the repeat of such a prompt after the relay's connection was cut is
+ * answered by the steer it made, instead of steering the text in a second time. Kept as long as a
+ * relay takes to come back, and at most STEERS_KEPT of them.
+ */
+const steered = new Map<string, { into: string; outcome: Promise<TurnOutcome> }>();
+const STEER_KEPT_MS = 10 * 60_000;
+const STEERS_KEPT = 10_000;
+
+function keepSteer(key: string, into: string, outcome: Promise<TurnOutcome>): void {
+  outcome.catch(() => undefined);
+  steered.set(key, { into, outcome });
+  if (steered.size > STEERS_KEPT) steered.delete(steered.keys().next().value!);
+  setTimeout(() => steered.delete(key), STEER_KEPT_MS).unref();
+}
 
 /** How a settled turn answers session/prompt; a failed or blocked turn is an error carrying Tau's message. */
 export function stopReason(outcome: TurnOutcome): StopReason {

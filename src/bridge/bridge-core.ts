@@ -13,6 +13,7 @@ import { HostRouter } from "./hosts/host-router.js";
 import { HostedSessions } from "./hosts/hosted-sessions.js";
 import { TauHostLink } from "./hosts/tau-host-link.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS, ReverseRequesterSet, type CommandToolConfig } from "./interactions/index.js";
+import { RequestRecall } from "./request-recall.js";
 import { endRunningTurns, type EndedTurns } from "./turn-endings.js";
 
 /** A Tau host the core serves: its stable name (store/host-key.ts) and its connections. */
@@ -80,6 +81,8 @@ export class BridgeCore {
   /** The reverse requests of every dialect; an interaction's first answer wins. */
   readonly reverse = new ReverseRequesterSet();
   readonly startedAt = Date.now();
+  /** Prompts sent again under their idempotency key (a relay's, after its connection was cut) get the first one's outcome. */
+  readonly recall = new RequestRecall();
   private state: "new" | "started" | "closed" = "new";
   private readonly log: Log | undefined;
 

@@ -78,6 +78,8 @@ export class CodexThread {
   /** The event being translated, and how many notifications it made so far: their place in the log, for relays. */
   private current: { seq: number; index: number } | undefined;
   private readonly recent = new RecentNotifications();
+  /** The place of the last notification sent (placeNow). */
+  private lastAt: LogPosition | undefined;
 
   constructor(private readonly options: CodexThreadOptions) {
     this.record = options.record;
@@ -208,6 +210,15 @@ export class CodexThread {
     return [...this.peers.keys()].some((p) => !p.closed);
   }
 
+  /**
+   * The place in the log of the last notification the thread sent ([0, 0]: none yet): a relay's
+   * connection that loads the thread is told it (relay-positions.ts), so that a cut before any
+   * notification of the thread reached it still resumes from there rather than live.
+   */
+  placeNow(): LogPosition {
+    return this.lastAt ?? [0, 0];
+  }
+
   /** The connection loaded the thread; with `cause`, what the thread sends it from now on is caused by that request of its. */
   attach(peer: CodexPeer, cause?: RequestCause): void {
     this.peers.set(peer, cause ?? this.peers.get(peer));
@@ -312,7 +323,10 @@ export class CodexThread {
   /** Sends a notification of the thread to every connection that loaded it and did not opt out. */
   emit<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]): void {
     const at: LogPosition | undefined = this.current && [this.current.seq, this.current.index++];
-    if (at) this.recent.record(at, method, params);
+    if (at) {
+      this.recent.record(at, method, params);
+      this.lastAt = at;
+    }
     for (const [peer, cause] of this.peers) {
       if (peer.closed || peer.client.optedOut.has(method)) continue;
       // A relay's connection is told each notification's place in the log (relay-positions.ts).

@@ -175,3 +175,6 @@ export function obj(props: Record<string, unknown>, options: ObjOptions = {}): S
 
 /** The same object with a description attached (descriptions are copied into generated docs). */
 export const describe = (description: string, schema: Schema): Schema => ({ description, ...schema });
+
+/** A relay's idempotency key (a UUID), as the gateway extensions `tauGatewayRequestKey` take it (src/bridge/request-recall.ts). */
+export const REQUEST_KEY_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";

@@ -2,12 +2,17 @@ import type { Writable } from "node:stream";
 import { parseBoundedJson } from "../shared/json-bounds.js";
 import type WebSocket from "ws";
 import type { Log } from "../shared/log.js";
-import { displayUrl, GatewayRefusedError, openGatewaySocket } from "./gateway-socket.js";
+import { displayUrl, openGatewaySocket } from "./gateway-socket.js";
 import type { NdjsonConnection } from "./ndjson-stream.js";
 import type { RelayDialect } from "./relay-dialects.js";
 import { HeldLines } from "./relay-held-lines.js";
-import { fromLinkId, isOwnId, ownId, toLinkId } from "./relay-own-ids.js";
-import { isRequestId, OpenRequests, type OpenRequest, type RequestId } from "./relay-requests.js";
+import { repeatHandshake } from "./relay-handshake.js";
+import { DEFAULT_BACKOFF, HEARTBEAT_MS, reconnect, watchLink } from "./relay-link.js";
+import { RelayOwnAnswers } from "./relay-own-answers.js";
+import { fromLinkId, isOwnId, OwnRequests } from "./relay-own-ids.js";
+import { RelayRejoins } from "./relay-rejoins.js";
+import { LEFT_OUT, RelayTranslation } from "./relay-translation.js";
+import { isRequestId, OpenRequests, type OpenRequest } from "./relay-requests.js";
 import { ReverseRequests } from "./relay-reverse-requests.js";
 import { SpacedWriter } from "./relay-spaced-writer.js";
 import type { StreamResume } from "./relay-stream-resume.js";
@@ -20,7 +25,9 @@ import { isObject } from "../shared/unknown-values.js";
  * unchanged and keeps only what it needs to be honest when the link drops (a gateway restart):
  *
  * - requests the lost link carried are answered by the relay, -32012 "gateway unavailable, retry",
- *   in the dialect's shape, instead of hanging;
+ *   in the dialect's shape, instead of hanging; but a prompt (RelayDialect.rejoins) is sent again
+ *   on the new link under the same idempotency key, and answered by the turn it started if the
+ *   gateway had it (relay-rejoins.ts), so that it runs once;
  * - it reconnects with backoff; lines the client writes meanwhile wait (in order) for the new link,
  *   up to `holdMs`, after which their requests get the same -32012 and the lines are dropped;
  * - on the new link it repeats the client's handshake (its `initialize`, and for Codex
@@ -58,15 +65,10 @@ export interface GatewayRelayOptions {
   output?: Writable;
 }
 
-const DEFAULT_BACKOFF = { firstMs: 100, maxMs: 5_000 };
-/** Ping interval of the link; a gateway that has not answered the previous ping by the next is taken as gone. */
-export const HEARTBEAT_MS = 20_000;
+export { HEARTBEAT_MS };
 const DEFAULT_HOLD_BYTES = 8 * 1024 * 1024;
 
 type Message = Record<string, unknown>;
-
-/** An element of a message left out of what is passed on (a stale answer, an unknown withdrawal). */
-const LEFT_OUT = Symbol("left out");
 
 export class GatewayRelay {
   /** Settles with the reason when the relay gives up (the token was refused on a new link). */
@@ -88,18 +90,19 @@ export class GatewayRelay {
   private readonly held: HeldLines;
   /** The gateway's requests to the client, under the relay's ids. */
   private readonly reverse: ReverseRequests;
+  private readonly translation: RelayTranslation;
   /** The relay's own requests on the current link, by id. */
-  private readonly ownRequests = new Map<string, (answer: Message) => void>();
-  private nextOwnId = 1;
+  private readonly ownRequests = new OwnRequests();
   /** The bound of held input was logged (once each time it is reached). */
   private toldHeldFull = false;
   /** The client's handshake as it was answered, to repeat on a new link. */
   private handshakeParams: unknown;
   private readonly handshakeNotifications = new Map<string, unknown>();
-  /** Whether the gateway's answers carry "jsonrpc" (for a dialect that mirrors it). */
-  private gatewayWritesJsonrpc = true;
   /** Writes a line to the client (through `output`, once the stream is attached). */
   private readonly output: SpacedWriter;
+  private readonly own: RelayOwnAnswers;
+  /** The lost link's prompts sent again, and what waits for their answers. */
+  private readonly rejoins: RelayRejoins;
   private sendToClient: (line: string) => void;
   private readonly unwritten: string[] = [];
 
@@ -114,11 +117,14 @@ export class GatewayRelay {
     this.fatal = new Promise((resolve) => (this.giveUp = resolve));
     this.sendToClient = (line) => void this.unwritten.push(line);
     this.output = new SpacedWriter((line) => this.sendToClient(line), options.dialect.pauseAfterResponseMs);
+    this.own = new RelayOwnAnswers(options.dialect, (line) => this.output.push(line));
+    this.rejoins = new RelayRejoins(options.dialect.rejoinsAnsweredFirst === true, (text) => this.fromGateway(text));
     this.reverse = new ReverseRequests(options.dialect.firstRequestId);
+    this.translation = new RelayTranslation(options.dialect, this.resume, this.reverse, options.log);
     this.held = new HeldLines(options.holdMs, options.holdBytes ?? DEFAULT_HOLD_BYTES, (line) => {
       this.log("warn", "a message waited too long for the gateway to come back and was dropped", { holdMs: options.holdMs });
       const expired = new Set(line.requests);
-      this.answerUnavailable(this.requests.takeWhere((request) => expired.has(request)), `no connection to the gateway within ${options.holdMs} ms`);
+      this.own.unavailable(this.requests.takeWhere((request) => expired.has(request)), `no connection to the gateway within ${options.holdMs} ms`);
     });
     this.attach(socket);
     this.up = true;
@@ -149,7 +155,7 @@ export class GatewayRelay {
   /** Answers every request still open -32012 (the relay is stopping before the gateway answered them). */
   failOpenRequests(why: string): void {
     const dropped = this.held.take();
-    this.answerUnavailable(this.requests.takeWhere(() => true), why);
+    this.own.unavailable(this.requests.takeWhere(() => true), why);
     for (const line of dropped) line.done();
   }
 
@@ -186,7 +192,7 @@ export class GatewayRelay {
     let changed = false;
     const sent = elements.map((element) => {
       if (!isObject(element)) return element;
-      const linked = this.toLink(element);
+      const linked = this.translation.toLink(element);
       if (linked !== element) changed = true;
       if (typeof element.method === "string" && isRequestId(element.id)) {
         requests.push(this.requests.add(element.id, element.method, element.params, batch));
@@ -203,27 +209,6 @@ export class GatewayRelay {
     const rejoins = this.dialect.rejoins;
     if (!batch && rejoins) for (const request of requests) if (rejoins.includes(request.method)) request.resend = line;
     return Promise.all([this.forward(line, requests), ...requests.map((request) => request.answered)]).then(() => undefined);
-  }
-
-  /** A client message as it goes on the link; LEFT_OUT for an answer that is stale. */
-  private toLink(element: Message): Message | typeof LEFT_OUT {
-    let out = this.resume?.toGateway?.(element) ?? element;
-    if (typeof out.method !== "string") {
-      if (!isRequestId(out.id)) return out;
-      const gatewayId = this.reverse.answered(out.id);
-      if (gatewayId === undefined) {
-        // Withdrawn, asked on a lost link, or never asked: nobody waits for it, and it decides nothing.
-        this.log("info", "a stale answer (to a request withdrawn or asked on a lost gateway connection) was dropped", { id: out.id });
-        return LEFT_OUT;
-      }
-      return gatewayId === out.id ? out : { ...out, id: gatewayId };
-    }
-    if (isRequestId(out.id) && toLinkId(out.id) !== out.id) out = { ...out, id: toLinkId(out.id) };
-    // The client withdrawing a request of its own (ACP's $/cancel_request) names it as the link does.
-    if (out.method === this.dialect.withdrawalMethod && isObject(out.params) && isRequestId(out.params.requestId) && toLinkId(out.params.requestId) !== out.params.requestId) {
-      out = { ...out, params: { ...out.params, requestId: toLinkId(out.params.requestId) } };
-    }
-    return out;
   }
 
   /** Sends a line on the link, or holds it for the next; settles once it is sent or dropped. */
@@ -248,20 +233,9 @@ export class GatewayRelay {
   }
 
   private oversized(maxLineBytes: number): void {
-    if (!this.dialect.answersOversized) {
-      this.log("info", `${this.dialect.name} message dropped without an answer`, { reason: `a message of more than ${maxLineBytes} bytes was skipped` });
-      return;
-    }
-    this.output.push(
-      this.framed({
-        id: null,
-        error: {
-          code: this.dialect.invalidRequestCode,
-          message: `Invalid Request: a message of more than ${maxLineBytes} bytes was skipped (the gateway's limit)`,
-          data: { limit: maxLineBytes },
-        },
-      }),
-    );
+    const answer = this.own.oversized(maxLineBytes);
+    if (answer) this.output.push(answer);
+    else this.log("info", `${this.dialect.name} message dropped without an answer`, { reason: `a message of more than ${maxLineBytes} bytes was skipped` });
   }
 
   // --- from the gateway -----------------------------------------------------------------------
@@ -269,23 +243,10 @@ export class GatewayRelay {
   private attach(socket: WebSocket): void {
     this.socket = socket;
     this.generation += 1;
-    socket.on("message", (data, isBinary) => {
-      if (this.socket === socket) this.fromGateway(isBinary ? Buffer.from(data as Buffer).toString("utf8") : String(data));
-    });
-    socket.on("error", (error) => this.log("debug", "gateway connection error", { error: error.message }));
-    // A gateway that vanished without closing (a machine gone, a network cut) answers no ping:
-    // the link is taken as lost at the next one instead of when TCP gives up.
-    let answered = true;
-    socket.on("pong", () => (answered = true));
-    const heartbeat = setInterval(() => {
-      if (!answered) return socket.terminate();
-      answered = false;
-      socket.ping();
-    }, this.options.heartbeatMs ?? HEARTBEAT_MS);
-    heartbeat.unref();
-    socket.on("close", (code) => {
-      clearInterval(heartbeat);
-      if (this.socket === socket) this.linkLost(code);
+    watchLink(socket, this.options.heartbeatMs ?? HEARTBEAT_MS, {
+      message: (text) => this.socket === socket && this.fromGateway(text),
+      lost: (code) => this.socket === socket && this.linkLost(code),
+      log: this.log,
     });
   }
 
@@ -299,12 +260,11 @@ export class GatewayRelay {
       return;
     }
     if (isObject(message) && isOwnId(message.id) && !("method" in message)) {
-      const answer = this.ownRequests.get(message.id);
-      this.ownRequests.delete(message.id);
-      answer?.(message);
-      return;
+      return this.ownRequests.answer({ ...message, id: message.id });
     }
     const elements: unknown[] = Array.isArray(message) ? message : [message];
+    // What the gateway sends while a resent prompt is open waits for its answer (relay-rejoins.ts).
+    if (this.rejoins.holds(text, elements.some((e) => isObject(e) && typeof e.method !== "string" && isRequestId(e.id)))) return;
     const notifications: Message[] = [];
     let answersClient = false;
     let changed = false;
@@ -312,7 +272,7 @@ export class GatewayRelay {
       if (!isObject(element)) return element;
       if (typeof element.method !== "string") {
         if (!isRequestId(element.id)) return element;
-        this.gatewayWritesJsonrpc = "jsonrpc" in element;
+        this.own.gatewayWritesJsonrpc = "jsonrpc" in element;
         const id = fromLinkId(element.id);
         const request = this.requests.take(id);
         const answer = id === element.id ? element : { ...element, id };
@@ -325,7 +285,7 @@ export class GatewayRelay {
         if (translated) changed = true;
         return translated ?? answer;
       }
-      const out = this.toClientMessage(element);
+      const out = this.translation.toClient(element);
       if (out !== element) changed = true;
       if (out !== LEFT_OUT && !isRequestId(element.id)) notifications.push(element);
       return out;
@@ -338,22 +298,6 @@ export class GatewayRelay {
     }
     for (const notification of notifications) this.resume?.forwarded(notification.method as string, notification.params);
     this.pauseWhileOutputBackedUp();
-  }
-
-  /** A request or notification of the gateway as the client reads it: its own requests under the relay's ids. */
-  private toClientMessage(element: Message): Message | typeof LEFT_OUT {
-    let out = this.resume?.toClient?.(element) ?? element;
-    if (isRequestId(out.id)) return { ...out, id: this.reverse.asked(out.id, out.params) };
-    if (out.method === this.dialect.withdrawalMethod && isObject(out.params) && isRequestId(out.params.requestId)) {
-      // The gateway withdrew one of its requests itself (another client decided): named as the client knows it.
-      const id = this.reverse.withdrawnByGateway(out.params.requestId);
-      if (id === undefined) {
-        this.log("debug", "a withdrawal of a request the client was never asked was dropped", { requestId: out.params.requestId });
-        return LEFT_OUT;
-      }
-      out = { ...out, params: { ...out.params, requestId: id } };
-    }
-    return out;
   }
 
   private answered(request: OpenRequest, result: unknown): void {
@@ -375,16 +319,18 @@ export class GatewayRelay {
     const lost = this.generation;
     this.socket = undefined;
     this.up = false;
+    // What waited for a resent prompt came from the gateway: the client gets it before the withdrawals.
+    this.rejoins.releaseAll();
     this.withdrawGatewayRequests();
-    for (const answer of this.ownRequests.values()) answer({ error: { message: "the connection closed" } });
-    this.ownRequests.clear();
+    this.ownRequests.lost();
     if (this.closed) return;
     // Sent again once the new link has resumed the streams (held lines go after the resumes).
     for (const request of this.requests.where((r) => r.sentOn === lost && r.resend !== undefined)) {
       request.sentOn = undefined;
+      this.rejoins.add(request);
       void this.held.hold(request.resend!, [request]);
     }
-    this.answerUnavailable(
+    this.own.unavailable(
       this.requests.takeWhere((request) => request.sentOn === lost),
       `the connection to the gateway at ${this.shownUrl} was lost before it answered (close code ${code})`,
     );
@@ -397,110 +343,54 @@ export class GatewayRelay {
   private withdrawGatewayRequests(): void {
     for (const { id, params } of this.reverse.lost()) {
       const notice = this.closed ? undefined : this.dialect.withdrawal?.(id, params);
-      if (notice) this.output.push(this.framed(notice));
+      if (notice) this.output.push(this.own.framed(notice));
     }
   }
 
   private async reconnect(): Promise<void> {
     this.reconnecting = true;
-    const backoff = this.options.backoff ?? DEFAULT_BACKOFF;
-    let delay = backoff.firstMs;
     try {
-      while (!this.closed) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          this.wakeReconnect = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wakeReconnect = undefined;
-        if (this.closed) return;
-        delay = Math.min(delay * 2, backoff.maxMs);
-        let socket: WebSocket;
-        try {
-          socket = await openGatewaySocket(this.options.url, this.options.token);
-        } catch (error) {
-          if (error instanceof GatewayRefusedError && error.status === 401) return this.giveUp(error);
-          this.log("debug", "reconnecting to the gateway failed; trying again", { error: (error as Error).message, retryInMs: delay });
-          continue;
-        }
-        if (this.closed) return void socket.close(1000, "client done");
-        this.attach(socket);
-        if (!(await this.repeatHandshake(socket))) continue;
-        this.up = true;
-        this.log("info", "reconnected to the gateway", { url: this.shownUrl });
-        for (const line of this.held.take()) {
-          void this.forward(line.text, line.requests);
-          line.done();
-        }
-        return;
-      }
+      await reconnect({
+        url: this.options.url,
+        token: this.options.token,
+        backoff: this.options.backoff ?? DEFAULT_BACKOFF,
+        log: this.log,
+        stopped: () => this.closed,
+        onWake: (wake) => (this.wakeReconnect = wake),
+        refused: (error) => this.giveUp(error),
+        established: async (socket) => {
+          this.attach(socket);
+          if (!(await repeatHandshake(socket, this.handshake()))) return false;
+          this.up = true;
+          this.log("info", "reconnected to the gateway", { url: this.shownUrl });
+          for (const line of this.held.take()) {
+            void this.forward(line.text, line.requests);
+            line.done();
+          }
+          return true;
+        },
+      });
     } finally {
       this.reconnecting = false;
     }
   }
 
-  /**
-   * Repeats the client's handshake and the dialect's resumes on a new link, their answers kept
-   * from the client. Resolves false when the link was lost meanwhile (the loop tries again).
-   */
-  private async repeatHandshake(socket: WebSocket): Promise<boolean> {
-    if (this.handshakeParams !== undefined) {
-      // As the client's went, through the dialect's resume (ACP's asks for the places of updates).
-      const handshake = { id: 0, method: this.dialect.handshakeRequest, params: this.handshakeParams };
-      const answer = await this.ownRequest(handshake.method, (this.resume?.toGateway?.(handshake) ?? handshake).params);
-      if (this.socket !== socket) return false;
-      if ("error" in answer) this.log("error", "the gateway refused the client's handshake on the new connection", { error: answer.error });
-      for (const [method, params] of this.handshakeNotifications) socket.send(this.framed({ method, ...(params === undefined ? {} : { params }) }));
-    }
-    const looked = (await this.resume?.prepare?.((method, params) => this.ownRequest(method, params), (notice) => this.output.push(this.framed(notice)))) ?? [];
-    if (this.socket !== socket) return false;
-    const resumes = await Promise.all((this.resume?.replays() ?? []).map(async ({ method, params }) => ({ method, params, answer: await this.ownRequest(method, params) })));
-    if (this.socket !== socket) return false;
-    const unavailable = (answer: Message) => isObject(answer.error) && answer.error.code === this.dialect.unavailableCode;
-    if (looked.some(unavailable) || resumes.some(({ answer }) => unavailable(answer))) {
-      // The gateway is up but cannot serve the sessions yet (its Tau host is still being taken
-      // over): this link is let go unannounced and the next attempt repeats everything.
-      this.log("info", "the gateway cannot resume the streams yet; trying again", { error: [...looked, ...resumes.map(({ answer }) => answer)].find(unavailable)?.error });
-      this.socket = undefined;
-      socket.terminate();
-      return false;
-    }
-    for (const { method, params, answer } of resumes) {
-      if (!("error" in answer)) continue;
-      this.log("warn", `resuming with ${method} failed`, { params, error: answer.error });
-      this.resume?.refused?.(params);
-    }
-    return true;
-  }
-
-  private ownRequest(method: string, params: unknown): Promise<Message> {
-    const id = ownId(this.nextOwnId++);
-    return new Promise((resolve) => {
-      this.ownRequests.set(id, resolve);
-      this.socket!.send(this.framed({ id, method, params }));
-    });
-  }
-
-  // --- the relay's own answers ----------------------------------------------------------------
-
-  private answerUnavailable(groups: OpenRequest[][], why: string): void {
-    for (const group of groups) {
-      const answers = group.map((request) =>
-        this.framedObject({ id: request.id, error: { code: this.dialect.unavailableCode, message: `gateway unavailable, retry: ${why}`, data: { method: request.method } } }),
-      );
-      this.output.push(JSON.stringify(group[0]!.batch ? answers : answers[0]));
-      for (const request of group) request.settle();
-    }
-  }
-
-  private framedObject(message: { id?: RequestId | null } & Message): Message {
-    const include = this.dialect.jsonrpcMember === "include" || (this.dialect.jsonrpcMember === "mirror" && this.gatewayWritesJsonrpc);
-    return include ? { jsonrpc: "2.0", ...message } : message;
-  }
-
-  private framed(message: { id?: RequestId | null } & Message): string {
-    return JSON.stringify(this.framedObject(message));
+  /** What repeatHandshake needs of the relay. */
+  private handshake(): Parameters<typeof repeatHandshake>[1] {
+    return {
+      dialect: this.dialect,
+      resume: this.resume,
+      log: this.log,
+      params: this.handshakeParams,
+      notifications: this.handshakeNotifications,
+      request: (method, params) => this.ownRequests.request(method, params, (message) => this.socket!.send(this.own.framed(message))),
+      send: (message) => this.socket?.send(this.own.framed(message)),
+      tell: (message) => this.output.push(this.own.framed(message)),
+      current: (socket) => this.socket === socket,
+      letGo: (socket) => {
+        this.socket = undefined;
+        socket.terminate();
+      },
+    };
   }
 }

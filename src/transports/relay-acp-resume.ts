@@ -3,9 +3,12 @@ import { AFTER_META, AT_META, OWN_PROMPTS_META, RELAY_META, TURN_META, type LogP
 import { isObject } from "../shared/unknown-values.js";
 import { isRequestId, keyOf } from "./relay-requests.js";
 import { acpSessionReattach } from "./relay-session-reattach.js";
-import type { StreamResume } from "./relay-stream-resume.js";
+import { before, positionIn, type StreamResume } from "./relay-stream-resume.js";
 
 type Message = Record<string, unknown>;
+
+/** The requests that take a session up on the connection, whose answers say where in its log. */
+const TAKES_UP = new Set(["session/new", "session/load", "session/resume"]);
 
 /**
  * ACP's sessions over a relay's new link, resumed where the editor was (src/acp/relay-positions.ts
@@ -27,12 +30,17 @@ export class AcpSessionResume implements StreamResume {
 
   answered(method: string, params: unknown, result: unknown): void {
     this.sessions.answered(method, params, result);
+    // Where the session was as the connection took it up: a cut before any of its updates came resumes from there.
+    if (!TAKES_UP.has(method) || !isObject(result) || !isObject(result._meta)) return;
+    const at = positionIn(result._meta[AT_META]);
+    const sessionId = method === "session/new" ? result.sessionId : isObject(params) ? params.sessionId : undefined;
+    if (at && typeof sessionId === "string" && !before(at, this.at.get(sessionId))) this.at.set(sessionId, at);
   }
 
   forwarded(method: string, params: unknown): void {
     if (method !== "session/update" || !isObject(params) || typeof params.sessionId !== "string" || !isObject(params._meta)) return;
-    const at = params._meta[AT_META];
-    if (Array.isArray(at) && at.length === 2) this.at.set(params.sessionId, [at[0], at[1]]);
+    const at = positionIn(params._meta[AT_META]);
+    if (at) this.at.set(params.sessionId, at);
   }
 
   toGateway(message: Message): Message | undefined {
@@ -46,6 +54,11 @@ export class AcpSessionResume implements StreamResume {
 
   toClient(message: Message, answering?: string): Message | undefined {
     if (answering === "session/prompt" && isRequestId(message.id)) this.prompts.delete(keyOf(message.id));
+    if (answering && TAKES_UP.has(answering) && isObject(message.result) && isObject(message.result._meta) && AT_META in message.result._meta) {
+      const { [AT_META]: _at, ...meta } = message.result._meta;
+      const { _meta: _tagged, ...result } = message.result;
+      return { ...message, result: Object.keys(meta).length > 0 ? { ...result, _meta: meta } : result };
+    }
     if (message.method !== "session/update" || !isObject(message.params) || !isObject(message.params._meta) || !(AT_META in message.params._meta)) return undefined;
     // The tag is the relay's business: the editor gets the update as a direct connection would.
     const { [AT_META]: _at, ...meta } = message.params._meta;

@@ -52,10 +52,18 @@ export interface RelayDialect {
   pauseAfterResponseMs?: number;
   /**
    * Requests the lost link did not answer that are sent again on the new one (after the resumes)
-   * instead of being answered -32012: the resume makes the repeat rejoin what the first one started
-   * (ACP's session/prompt, relay-acp-resume.ts). One in a batch is answered -32012 as any other.
+   * instead of being answered -32012: each went with an idempotency key of the relay's (ACP's
+   * session/prompt its turn id, relay-acp-resume.ts; Codex's turn/start and Ask's session/send
+   * `tauGatewayRequestKey`, src/bridge/request-recall.ts), so the repeat answers as the first did
+   * if the gateway had it, and runs only if it never arrived. One in a batch is answered -32012 as
+   * any other.
    */
   rejoins?: readonly string[];
+  /**
+   * While such a request is open on the new link, the gateway's other messages wait for its answer
+   * (relay-rejoins.ts): the dialect's client reads a prompt's answer before what it brought about.
+   */
+  rejoinsAnsweredFirst?: boolean;
   /** What is resumed on a new link besides the handshake (Ask: event subscriptions; Codex and ACP: the sessions the client opened). */
   resume?(): StreamResume;
 }
@@ -95,6 +103,8 @@ export const RELAY_DIALECTS = {
     withdrawalMethod: "serverRequest/resolved",
     firstRequestId: 0,
     pauseAfterResponseMs: pipePause(CODEX_OUTBOUND),
+    rejoins: ["turn/start"],
+    rejoinsAnsweredFirst: true,
     withdrawal: (id, params) => {
       const threadId = (params as { threadId?: unknown } | undefined)?.threadId;
       return typeof threadId === "string" ? { method: "serverRequest/resolved", params: { threadId, requestId: id } } : undefined;
@@ -112,6 +122,8 @@ export const RELAY_DIALECTS = {
     handshakeNotifications: [],
     // Above the range clients use, as Ask hosts (and the gateway) number them.
     firstRequestId: 10001,
+    rejoins: ["session/send"],
+    rejoinsAnsweredFirst: true,
     resume: () => new AskSubscriptionResume(),
   },
 } as const satisfies Record<string, RelayDialect>;

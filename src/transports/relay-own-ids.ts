@@ -22,3 +22,31 @@ export const toLinkId = (id: RequestId): RequestId => (typeof id === "string" &&
 
 /** The client's id of an id on the link. */
 export const fromLinkId = (id: RequestId): RequestId => (typeof id === "string" && id.startsWith(CLIENT_ESCAPE) ? id.slice(CLIENT_ESCAPE.length) : id);
+
+/** The relay's own requests on the current link, waiting for the gateway's answers (taken out of the stream). */
+export class OwnRequests {
+  private readonly waiting = new Map<string, (answer: Record<string, unknown>) => void>();
+  private next = 1;
+
+  /** Sends a request (`send` puts it on the link); resolves with the gateway's answer, or an error once the link is lost. */
+  request(method: string, params: unknown, send: (message: { id: string; method: string; params: unknown }) => void): Promise<Record<string, unknown>> {
+    const id = ownId(this.next++);
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      send({ id, method, params });
+    });
+  }
+
+  /** Takes the gateway's answer to one of them. */
+  answer(message: { id: string } & Record<string, unknown>): void {
+    const resolve = this.waiting.get(message.id);
+    this.waiting.delete(message.id);
+    resolve?.(message);
+  }
+
+  /** The link is lost: nothing more will answer them. */
+  lost(): void {
+    for (const resolve of this.waiting.values()) resolve({ error: { message: "the connection closed" } });
+    this.waiting.clear();
+  }
+}

@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import { REQUEST_KEY } from "../bridge/request-recall.js";
+import { isRequestId } from "./relay-requests.js";
 import { isObject } from "../shared/unknown-values.js";
 
 type Message = Record<string, unknown>;
@@ -31,6 +34,12 @@ export interface StreamResume {
    */
   refused?(params: Record<string, unknown>): void;
 }
+
+/** A [seq, index] the gateway sent, if one. */
+export const positionIn = (at: unknown): [seq: number, index: number] | undefined => (Array.isArray(at) && at.length === 2 && at.every(Number.isSafeInteger) ? [at[0], at[1]] : undefined);
+
+/** Whether `a` comes before `b` (nothing comes before an unknown place). */
+export const before = (a: [seq: number, index: number], b: [seq: number, index: number] | undefined): boolean => b !== undefined && (a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]));
 
 /**
  * Ask's event streams: each `session/subscribe` the client made is repeated with `afterSeq` set to
@@ -112,6 +121,10 @@ export class AskSubscriptionResume implements StreamResume {
   }
 
   toGateway(message: Message): Message | undefined {
+    // A session/send may be sent again on a new link: with a key, so that the repeat does not deliver it twice.
+    if (message.method === "session/send" && isRequestId(message.id) && isObject(message.params)) {
+      return { ...message, params: { ...message.params, [REQUEST_KEY]: randomUUID() } };
+    }
     if ((message.method !== "session/subscribe" && message.method !== "session/events") || !isObject(message.params)) return undefined;
     const params = this.toGatewayParams(message.params);
     return params === message.params ? undefined : { ...message, params };

@@ -6,6 +6,7 @@ import type { Cleanups } from "./cleanups.js";
 import type { Event } from "../../generated/ask-v1.0.js";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
 import { readyServe } from "./relayed-clients.js";
+import { snapshotOnHost, userTexts } from "./tau-client.js";
 
 /**
  * A gateway for the relays' network-fault tests: `serve` with a command tool that asks for
@@ -20,6 +21,8 @@ export interface FaultyLink {
   cwd: string;
   /** An Ask client on the gateway's own port, subscribed to `sessionId` from its start. */
   observe(sessionId: string): Promise<AskTestClient>;
+  /** The text of each user message of the session, as the Tau host has them (read through the gateway's /tau). */
+  userMessages(sessionId: string): Promise<string[]>;
 }
 
 /** `serveArgs`: more of serve's options (`--upstream` a host of the test's own, with a stream delay). */
@@ -35,6 +38,7 @@ export async function gatewayBehindProxy(cleanups: Cleanups, serveArgs: string[]
     remote: `ws://127.0.0.1:${proxy.port}`,
     proxy,
     cwd,
+    userMessages: async (sessionId) => userTexts(await snapshotOnHost(`${gateway.baseUrl.replace("http://", "ws://")}/tau`, sessionId)),
     async observe(sessionId) {
       const observer = await AskTestClient.websocket(`${gateway.baseUrl.replace("http://", "ws://")}/rpc`);
       cleanups.push(() => observer.socket.terminate());

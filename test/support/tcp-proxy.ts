@@ -6,13 +6,17 @@ import type { Cleanups } from "./cleanups.js";
  * parts. `blackhole()` stops carrying bytes either way while every connection stays open and new
  * ones are accepted and carry nothing: what is sent meanwhile is dropped for good (a middlebox
  * that lost the flow), or with `{ hold: true }` held and delivered in order on `heal()` (as TCP
- * retransmission would after a short outage). `heal()` carries bytes again. `drop()` resets every
+ * retransmission would after a short outage); with `{ only: "fromClient" }` or `{ only: "fromTarget" }`
+ * only that direction's bytes are dropped (a request that never arrives; an answer that never
+ * comes back). `dropped()` settles when a chunk of the client's is next dropped (what it sent went
+ * nowhere). `heal()` carries bytes again. `drop()` resets every
  * connection open now, both ways (a NAT or load balancer that forgot the flows); new ones are
  * carried as before. `connections` counts the connections accepted so far.
  */
 export interface TcpProxy {
   port: number;
-  blackhole(options?: { hold?: boolean }): void;
+  blackhole(options?: { hold?: boolean; only?: "fromClient" | "fromTarget" }): void;
+  dropped(): Promise<void>;
   drop(): void;
   readonly connections: number;
   heal(): void;
@@ -22,13 +26,16 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }, cleanups?: Cleanups): Promise<TcpProxy> {
   let blocked = false;
   let holding = false;
+  let only: "fromClient" | "fromTarget" | undefined;
+  const droppedWaiters: Array<() => void> = [];
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
   let accepted = 0;
-  const carry = (from: Socket, to: Socket) =>
+  const carry = (from: Socket, to: Socket, direction: "fromClient" | "fromTarget") =>
     from.on("data", (chunk: Buffer) => {
-      if (!blocked) to.write(chunk);
+      if (!blocked || (only !== undefined && only !== direction)) to.write(chunk);
       else if (holding) held.push(() => to.write(chunk));
+      else if (direction === "fromClient") for (const wake of droppedWaiters.splice(0)) wake();
     });
   const server: Server = createServer((client) => {
     accepted++;
@@ -42,17 +49,19 @@ export async function startTcpProxy(target: { host: string; port: number }, clea
         upstream.destroy();
       });
     }
-    carry(client, upstream);
-    carry(upstream, client);
+    carry(client, upstream, "fromClient");
+    carry(upstream, client, "fromTarget");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
   const proxy: TcpProxy = {
     port,
-    blackhole: ({ hold = false } = {}) => {
+    blackhole: ({ hold = false, only: direction } = {}) => {
       blocked = true;
       holding = hold;
+      only = direction;
     },
+    dropped: () => new Promise((resolve) => droppedWaiters.push(resolve)),
     drop: () => {
       for (const socket of sockets) socket.resetAndDestroy();
     },
@@ -61,6 +70,7 @@ export async function startTcpProxy(target: { host: string; port: number }, clea
     },
     heal: () => {
       blocked = false;
+      only = undefined;
       for (const deliver of held.splice(0)) deliver();
     },
     close: async () => {

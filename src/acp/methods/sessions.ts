@@ -1,3 +1,4 @@
+import type { SessionRecord } from "../../bridge/session-registry.js";
 import { isAbsolute } from "node:path";
 import type {
   McpServer,
@@ -21,7 +22,7 @@ import { workingDirectoryRefused } from "../../bridge/session-workspace.js";
 import type { AcpMethodContext } from "../context.js";
 import { invalidParams } from "../errors.js";
 import { isModeId, ACP_MODE_IDS, modeState } from "../modes.js";
-import { ownPrompts, resumeAfter } from "../relay-positions.js";
+import { ownPrompts, placeNow, positionMeta, resumeAfter } from "../relay-positions.js";
 import { accessSession, linkedSession } from "../session-access.js";
 import { sessionPage, type ListedInfo } from "../session-pages.js";
 
@@ -49,8 +50,11 @@ export async function newSession(ctx: AcpMethodContext, params: SessionNewParams
   link.attach({ replay: false });
   // An editor knows the session only once this answer arrives: say what was not taken afterwards.
   if (params.mcpServers.length > 0) link.send(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices), ctx.cause);
-  return { sessionId, modes: modeState(record.interactions.mode) };
+  return { sessionId, modes: modeState(record.interactions.mode), ...placeFor(ctx, record) };
 }
+
+/** A relay's connection is told where in the log it takes the session up (relay-positions.ts). */
+const placeFor = (ctx: AcpMethodContext, record: SessionRecord) => (ctx.client.relayed ? { _meta: positionMeta(placeNow(record.hub.log)) } : {});
 
 /** session/load: the session's conversation as updates, then the answer; from then on its live updates. */
 export async function loadSession(ctx: AcpMethodContext, params: SessionLoadParams): Promise<SessionLoadResult> {
@@ -61,7 +65,7 @@ export async function loadSession(ctx: AcpMethodContext, params: SessionLoadPara
   else link.replay();
   if (params.mcpServers.length > 0) link.send(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices), ctx.cause);
   await record.interactions.refreshSettings();
-  return { modes: modeState(record.interactions.mode) };
+  return { modes: modeState(record.interactions.mode), ...placeFor(ctx, record) };
 }
 
 /** session/resume: live updates from now on, without the history. */
@@ -73,7 +77,7 @@ export async function resumeSession(ctx: AcpMethodContext, params: SessionResume
   if (created) link.attach({ replay: false, cause: ctx.cause, after: resumeAfter(params), ownPrompts: ownPrompts(params) });
   if (params.mcpServers?.length) link.send(mcpServersNotTaken(params.mcpServers, ctx.client.takesNotices), ctx.cause);
   await record.interactions.refreshSettings();
-  return { modes: modeState(record.interactions.mode) };
+  return { modes: modeState(record.interactions.mode), ...placeFor(ctx, record) };
 }
 
 /** session/close: cancels this connection's turn in the session and stops its updates; the Tau session stays. */

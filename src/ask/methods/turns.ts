@@ -5,6 +5,7 @@ import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.j
 import { askError, sessionNotFound, toAskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import type { SessionRecord } from "../../bridge/session-registry.js";
+import { RecallMismatchError } from "../../bridge/request-recall.js";
 import { turnAcceptance } from "../../bridge/turn-acceptance.js";
 
 /**
@@ -19,22 +20,35 @@ import { turnAcceptance } from "../../bridge/turn-acceptance.js";
  * event, since the send request was already answered.
  */
 export async function send(ctx: MethodContext, params: SessionSendParams): Promise<SessionSendResult> {
+  const { tauGatewayRequestKey: key, ...rest } = params;
+  if (key === undefined) return sendOnce(ctx, params);
+  // A relay's session/send sent again after its connection was cut answers as the first did (request-recall.ts).
+  try {
+    return await ctx.services.core.recall.once({ tenant: ctx.peer.tenant, method: "session/send" }, key.toLowerCase(), rest, () => sendOnce(ctx, params, key.toLowerCase()));
+  } catch (error) {
+    if (error instanceof RecallMismatchError) throw askError("invalid_params", `tauGatewayRequestKey: ${error.message}`);
+    throw error;
+  }
+}
+
+/** `key`: the relay's request key, the id of the turn the message starts or queues (Tau refuses a second user message under it). */
+async function sendOnce(ctx: MethodContext, params: SessionSendParams, key?: string): Promise<SessionSendResult> {
   const { sessions } = ctx.services;
   const record = await sessions.access(params.sessionId, ctx.peer.tenant);
   // Checked and registered in one synchronous step: a close that began while access resolved
   // refuses this send; one that begins after it waits for it (sends-in-flight.ts).
   if (sessions.isClosed(record.sessionId)) throw sessionNotFound(record.sessionId);
-  return record.sends.track(deliver(ctx, record, params));
+  return record.sends.track(deliver(ctx, record, params, key));
 }
 
-async function deliver(ctx: MethodContext, record: SessionRecord, params: SessionSendParams): Promise<SessionSendResult> {
+async function deliver(ctx: MethodContext, record: SessionRecord, params: SessionSendParams, key: string | undefined): Promise<SessionSendResult> {
   const { hub } = record;
   const active = hub.activeTurnId;
   if (params.expectedTurnId !== undefined && params.expectedTurnId !== active) {
     return { accepted: false, status: "stale", turnId: active ?? null };
   }
   if (!hub.running) {
-    const turnId = randomUUID();
+    const turnId = key ?? randomUUID();
     const submitted = await accept(
       ctx,
       record,
@@ -47,12 +61,12 @@ async function deliver(ctx: MethodContext, record: SessionRecord, params: Sessio
       // Lost the race with another client's turn: the session is running now, so steer or queue.
       // Busy for another reason (a mutation such as a compaction): retrying would only spin.
       if (!hub.running) throw askError("busy", "session.submit: the session is busy with another request; retry once it has finished");
-      return send(ctx, { ...params, expectedTurnId: undefined });
+      return sendOnce(ctx, { ...params, expectedTurnId: undefined }, key);
     }
     return { accepted: true, status: "steered", turnId };
   }
   if (params.mode === "queue") {
-    const turnId = randomUUID();
+    const turnId = key ?? randomUUID();
     await accept(ctx, record, "session.queue", { sessionId: record.sessionId, text: params.content, historyEntryId: turnId }, (e) =>
       (e.type === "queue.updated" && e.payload.messages.some((m) => m.id === turnId || (m.mode === "queue" && m.text === params.content))) ||
       (e.type === "turn.started" && e.payload.turnId === turnId),

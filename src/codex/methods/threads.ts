@@ -18,7 +18,7 @@ import { createAttributes } from "../../bridge/session-attributes.js";
 import { workingDirectoryRefused } from "../../bridge/session-workspace.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, requestedPolicy } from "../approval-policy.js";
 import { codexError, invalidParams } from "../codex-errors.js";
-import { resumeAfter } from "../relay-positions.js";
+import { AT_FIELD, resumeAfter } from "../relay-positions.js";
 import type { CodexMethodContext } from "../context.js";
 import { DynamicTools, dynamicFunctions } from "../dynamic-tools.js";
 import { hostCatalogSnapshot } from "../host-catalog.js";
@@ -63,8 +63,11 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
   }
   const started = thread.thread(false, { type: "idle" });
   peer.notify("thread/started", { thread: started }, ctx.cause);
-  return { thread: started, ...thread.settings() };
+  return { thread: started, ...thread.settings(), ...placeFor(peer, thread) };
 }
+
+/** A relay's connection is told where in the log the thread is as it loads it (relay-positions.ts). */
+const placeFor = (peer: CodexMethodContext["peer"], thread: CodexThread) => (peer.client.relayed ? { [AT_FIELD]: thread.placeNow() } : {});
 
 export async function threadResume(ctx: CodexMethodContext, params: ThreadResumeParams): Promise<ThreadResumeResult> {
   const { services, peer } = ctx;
@@ -93,7 +96,7 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
     askJoiningClient(thread.record, new CodexServerRequests(() => thread, (p) => p === peer), services.log);
     thread.askJoiningAboutPlans(peer);
   }
-  return { thread: thread.thread(params.excludeTurns !== true), ...thread.settings() };
+  return { thread: thread.thread(params.excludeTurns !== true), ...thread.settings(), ...placeFor(peer, thread) };
 }
 
 export async function threadRead({ services, peer }: CodexMethodContext, params: ThreadReadParams): Promise<ThreadReadResult> {

@@ -7,6 +7,7 @@ import type {
   TurnSteerParams,
   TurnSteerResult,
 } from "../../../generated/codex-v2.js";
+import { RecallMismatchError } from "../../bridge/request-recall.js";
 import { turnAcceptance } from "../../bridge/turn-acceptance.js";
 import { TauResponseError } from "../../tau/upstream.js";
 import { requestedPolicy } from "../approval-policy.js";
@@ -26,6 +27,19 @@ import { childTurnId } from "../child-threads.js";
 
 
 export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams): Promise<TurnStartResult> {
+  const { tauGatewayRequestKey: key, ...rest } = params;
+  if (key === undefined) return startTurn(ctx, params);
+  // A relay's turn/start sent again after its connection was cut answers as the first did (request-recall.ts).
+  try {
+    return await ctx.services.core.recall.once({ tenant: ctx.peer.tenant, method: "turn/start" }, key.toLowerCase(), rest, () => startTurn(ctx, params, key.toLowerCase()));
+  } catch (error) {
+    if (error instanceof RecallMismatchError) throw codexError("invalid_params", `tauGatewayRequestKey: ${error.message}`);
+    throw error;
+  }
+}
+
+/** `turnId`: the id of the turn it starts (a relay's request key), so that Tau refuses a second user message under it. */
+async function startTurn(ctx: CodexMethodContext, params: TurnStartParams, turnId: string = randomUUID()): Promise<TurnStartResult> {
   const { services, peer } = ctx;
   await refuseChild(ctx, params.threadId, "start a turn on");
   const thread = await services.threads.open(params.threadId, peer.tenant);
@@ -36,7 +50,6 @@ export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams
   const running = thread.record.hub.activeTurnId;
   // A turn/start during a running turn gets that turn back, as in Codex; its input steers the turn rather than being lost.
   if (running) return { turn: runningTurn(await steer(ctx, thread, text)) };
-  const turnId = randomUUID();
   const { outcome, request } = await turnAcceptance(
     thread.record.hub.log,
     () => services.core.upstream.request("session.submit", { sessionId: thread.threadId, text, historyEntryId: turnId }),

@@ -1,5 +1,5 @@
 import type { MethodEntry } from "../model.js";
-import { any, arr, bool, describe, int, nonEmpty, nullable, obj, opt, ref, str, type Schema } from "../schema.js";
+import { any, arr, bool, describe, int, nonEmpty, nullable, obj, opt, ref, REQUEST_KEY_PATTERN, str, type Schema } from "../schema.js";
 import { ASK_TOOL_NAMES } from "./types.js";
 import { clientRequest } from "../request-entries.js";
 
@@ -178,6 +178,13 @@ export const askMethodEntries: MethodEntry[] = [
         content: nonEmpty({ description: "The message text." }),
         expectedTurnId: opt(str({ description: "Staleness guard: only deliver into this turn." })),
         mode: opt(ref("SendMode")),
+        tauGatewayRequestKey: opt(
+          str({
+            pattern: REQUEST_KEY_PATTERN,
+            description:
+              "Gateway extension, for `stdio --remote` relays: an idempotency key (a UUID, the turn's id when the message starts or queues one); session/send sent again with the same key within 10 minutes answers as the first did instead of delivering the message again (docs/remote.md).",
+          }),
+        ),
       },
       {
         description:

@@ -1,5 +1,5 @@
 import type { MethodEntry } from "../model.js";
-import { any, arr, bool, describe, int, literal, nullable, obj, opt, ref, str, union, type Schema } from "../schema.js";
+import { any, arr, bool, describe, int, literal, nullable, obj, opt, ref, REQUEST_KEY_PATTERN, str, union, type Schema } from "../schema.js";
 
 /**
  * The client → server requests the gateway serves (every other method is answered -32601), with
@@ -93,6 +93,12 @@ const threadOpened = (extra: Record<string, unknown> = {}) =>
     sandbox: ref("SandboxPolicy"),
     reasoningEffort: opt(nullable(ref("ReasoningEffort"))),
     serviceTier: opt(nullableString()),
+    tauGatewayAt: opt(
+      describe(
+        "Gateway extension, for `app-server --remote` relays (capabilities.tauGatewayRelay): the place in the session's log ([seq, index]) of the thread's last notification as the connection loaded it, to resume after if none reaches it.",
+        arr(int({ min: 0 }), { min: 2, max: 2 }),
+      ),
+    ),
     ...extra,
   });
 
@@ -286,6 +292,12 @@ export const codexMethodEntries: MethodEntry[] = [
       sandboxPolicy: opt(nullable(ref("SandboxPolicy"))),
       effort: opt(nullable(ref("ReasoningEffort"))),
       clientUserMessageId: opt(nullableString()),
+      tauGatewayRequestKey: opt(
+        describe(
+          "Gateway extension, for `app-server --remote` relays: an idempotency key (a UUID, the turn's id when the request starts one); turn/start sent again with the same key within 10 minutes answers as the first did instead of running again (docs/remote.md).",
+          str({ pattern: REQUEST_KEY_PATTERN }),
+        ),
+      ),
     }),
     obj({ turn: ref("Turn") }),
     { experimentalFields: EXPERIMENTAL_TURN_START_FIELDS },
