@@ -1,5 +1,5 @@
 import { gatewayVersion } from "../gateway/version.js";
-import { startTracing } from "../shared/tracing.js";
+import { startTracing, tracingFlushBudget } from "../shared/tracing.js";
 import { connectionGate } from "../transports/call-gates.js";
 import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools, startupMessage, stderrLog } from "./command-setup.js";
@@ -39,10 +39,11 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
   const signals = watchStopSignals();
   signals.stop.addEventListener("abort", () => log("info", "stopping: reading no more input; a second signal stops waiting for work in flight", { signal: signals.stop.reason }), { once: true });
   // Before anything that calls Tau, so every call is traced (when the OTEL_* variables ask for it).
-  const stopTracing = await startTracing(env, gatewayVersion());
+  const stopTracing = await startTracing(env, gatewayVersion(), log);
+  const tracingBudgetMs = tracingFlushBudget(settings.drainTimeout);
   const recording = await openRecordingFile(command, settings, dialect.name, io, log).catch(async (err: unknown) => {
     signals.unwatch();
-    await stopTracing();
+    await stopTracing(tracingBudgetMs);
     throw err;
   });
   const stack = new BridgeStack();
@@ -75,7 +76,7 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
     await stack.close();
     await closeRecordingFile(recording);
     // Last, so the spans of the shutdown (turns interrupted, sessions unobserved) are exported too.
-    await stopTracing().catch((err: unknown) => log("warn", "exporting the last spans failed", { err }));
+    await stopTracing(tracingBudgetMs).catch((err: unknown) => log("warn", "exporting the last spans failed", { err }));
   }
 }
 
