@@ -37,7 +37,8 @@ export async function bundleCli(outDir) {
   // Chunk names carry a content hash, so stale chunks of an earlier build are removed first.
   rmSync(join(outDir, "chunks"), { recursive: true, force: true });
   await build({
-    entryPoints: { "tau-gateway": join(repoRoot, "src/cli/main.ts") },
+    // The inspector's transcript checks run in a worker thread of their own module (transcript-check.ts finds it here).
+    entryPoints: { "tau-gateway": join(repoRoot, "src/cli/main.ts"), "transcript-worker": join(repoRoot, "src/gateway/inspector/transcript-worker.ts") },
     outdir: outDir,
     outExtension: { ".js": ".mjs" },
     chunkNames: "chunks/[name]-[hash]",

@@ -15,6 +15,13 @@ export interface CommandIO {
    * stdout cannot fail.
    */
   watchStdout?(): AbortSignal;
+  /** Bytes written to stdout that its reader has not taken yet. */
+  unreadStdout?(): number;
+  /**
+   * Ends the process now with `code`, once stderr has taken what was written to it: for a command
+   * whose parent stopped reading stdout, whose unread output would otherwise hold the process for ever.
+   */
+  exitNow?(code: number): void;
 }
 
 export const processIO = (): CommandIO => ({
@@ -22,6 +29,13 @@ export const processIO = (): CommandIO => ({
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
   watchStdout: () => watchWrites(process.stdout),
+  unreadStdout: () => process.stdout.writableLength,
+  exitNow: (code) => {
+    const exit = () => process.exit(code);
+    // stderr may be unread too: it gets a moment, not a hold on the process.
+    setTimeout(exit, 500).unref();
+    process.stderr.write("", exit);
+  },
 });
 
 const watched = new WeakMap<NodeJS.WritableStream, AbortSignal>();

@@ -9,7 +9,7 @@ import { pinoLog } from "../gateway/log.js";
 import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
 import { gatewayVersion } from "../gateway/version.js";
 import type { Log } from "../shared/log.js";
-import { startTracing } from "../shared/tracing.js";
+import { startTracing, tracingFlushBudget, type StopTracing } from "../shared/tracing.js";
 import { RecordingFolder } from "../transports/recording/recording-folder.js";
 import { InspectorHub } from "../gateway/inspector/inspector-hub.js";
 import { INSPECTOR_USAGE, inspectorSettings } from "./inspector-settings.js";
@@ -105,7 +105,8 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
   const log: Log = (level, message, fields) => (running.app ? pinoLog(running.app.log)(level, message, fields) : undefined);
   try {
     // Before anything that calls Tau, so every call is traced (when the OTEL_* variables ask for it).
-    running.stopTracing = await startTracing(env, gatewayVersion());
+    running.stopTracing = await startTracing(env, gatewayVersion(), log);
+    running.tracingBudgetMs = tracingFlushBudget(settings.drainTimeout);
     await start(settings, commandTools, running, io, log, tokens);
   } catch (err) {
     await running.close();
@@ -171,11 +172,12 @@ class Running {
   readonly stack = new BridgeStack();
   app: FastifyInstance | undefined;
   /** Exports the spans still buffered and stops tracing (a no-op when it is off). */
-  stopTracing: () => Promise<void> = async () => undefined;
+  stopTracing: StopTracing = async () => undefined;
+  tracingBudgetMs = 0;
 
   async close(): Promise<void> {
     await this.app?.close().catch(() => undefined);
     await this.stack.close();
-    await this.stopTracing().catch(() => undefined);
+    await this.stopTracing(this.tracingBudgetMs).catch(() => undefined);
   }
 }

@@ -1,6 +1,6 @@
 import { gatewayVersion } from "../gateway/version.js";
-import { startTracing } from "../shared/tracing.js";
-import { connectionGate } from "../transports/call-gates.js";
+import { startTracing, tracingFlushBudget } from "../shared/tracing.js";
+import { connectionGate, refuseOnceStopping } from "../transports/call-gates.js";
 import { BridgeStack } from "./bridge-stack.js";
 import { readCommandSettings, readCommandTools, startupMessage, stderrLog } from "./command-setup.js";
 import type { LoadedDialect, StdioRun } from "./dialects/descriptor.js";
@@ -21,8 +21,16 @@ import type { SettingValues } from "./settings.js";
  * dialect's own serving on stdin/stdout; and at the end everything closed in reverse, the spans
  * still buffered exported last.
  */
-export function runStdioCommand(dialect: LoadedDialect, argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
-  return exitStatus(() => stdioCommand(dialect, argv, io, env));
+export async function runStdioCommand(dialect: LoadedDialect, argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
+  const code = await exitStatus(() => stdioCommand(dialect, argv, io, env));
+  // Everything is closed, and the output got its grace to flush: what is still unread the parent
+  // will never read (it stopped reading stdout), and would hold the process for ever.
+  const unread = io.unreadStdout?.() ?? 0;
+  if (unread > 0 && io.exitNow) {
+    io.stderr(`${JSON.stringify({ level: 40, time: Date.now(), component: `tau-gateway-${dialect.command}`, unreadBytes: unread, msg: "stdout is not read: exiting without the output the parent left unread" })}\n`);
+    io.exitNow(code);
+  }
+  return code;
 }
 
 async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
@@ -37,12 +45,13 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
 
   // Watched from the start: a signal during start-up stops the command as soon as it is up.
   const signals = watchStopSignals();
-  signals.stop.addEventListener("abort", () => log("info", "stopping: reading no more input; a second signal stops waiting for work in flight", { signal: signals.stop.reason }), { once: true });
+  signals.stop.addEventListener("abort", () => log("info", "stopping: new requests are refused; a second signal stops waiting for work in flight", { signal: signals.stop.reason }), { once: true });
   // Before anything that calls Tau, so every call is traced (when the OTEL_* variables ask for it).
-  const stopTracing = await startTracing(env, gatewayVersion());
+  const stopTracing = await startTracing(env, gatewayVersion(), log);
+  const tracingBudgetMs = tracingFlushBudget(settings.drainTimeout);
   const recording = await openRecordingFile(command, settings, dialect.name, io, log).catch(async (err: unknown) => {
     signals.unwatch();
-    await stopTracing();
+    await stopTracing(tracingBudgetMs);
     throw err;
   });
   const stack = new BridgeStack();
@@ -63,7 +72,8 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
       core: stack.core!,
       upstream: stack.upstream!,
       recording,
-      gate: (drain) => connectionGate(dialect.name, { maxInflight: settings.maxInflight, drain }),
+      // Once stopping, a request gets the retryable refusal of a draining gateway, never silence.
+      gate: (drain) => connectionGate(dialect.name, { maxInflight: settings.maxInflight, drain: drain ?? refuseOnceStopping(signals.stop) }),
       stop: signals.stop,
       hurry: signals.hurry,
       stopping: signals.stopping,
@@ -72,10 +82,12 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
   } finally {
     signals.unwatch();
     io.stdin.off("end", signals.stopping);
+    // Read no more: an input left open (its writer still there) would keep the process running.
+    io.stdin.destroy();
     await stack.close();
     await closeRecordingFile(recording);
     // Last, so the spans of the shutdown (turns interrupted, sessions unobserved) are exported too.
-    await stopTracing().catch((err: unknown) => log("warn", "exporting the last spans failed", { err }));
+    await stopTracing(tracingBudgetMs).catch((err: unknown) => log("warn", "exporting the last spans failed", { err }));
   }
 }
 

@@ -10,6 +10,7 @@ import { CODEX_FAILURES, codexError, requiresExperimentalApi } from "./codex-err
 import type { CodexMethodContext, CodexServices } from "./context.js";
 import { experimentalFieldUsed } from "./experimental-fields.js";
 import type { ToolConnectionFactory } from "./dynamic-tools.js";
+import { ToolConnections } from "./tool-connections.js";
 import * as catalog from "./methods/catalog.js";
 import * as handshake from "./methods/handshake.js";
 import * as threads from "./methods/threads.js";
@@ -86,7 +87,7 @@ export class CodexBridge {
 
   constructor(options: CodexBridgeOptions) {
     const threads = new CodexThreads({ core: options.core, serverVersion: options.serverVersion, log: options.log });
-    this.services = { core: options.core, threads, threadDigests: new ListedSessions(options.core, (snapshot) => threadDigestOf(snapshot, options.serverVersion)), workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots), serverVersion: options.serverVersion, toolConnection: options.toolConnection, log: options.log };
+    this.services = { core: options.core, threads, threadDigests: new ListedSessions(options.core, (snapshot) => threadDigestOf(snapshot, options.serverVersion)), workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots), serverVersion: options.serverVersion, toolConnections: new ToolConnections(options.toolConnection, (sessionId) => options.core.upstream.knownHost(sessionId)?.url ?? ""), log: options.log };
     this.surface = new DialectSurface<CodexMethodContext, CodexCalls, keyof typeof CODEX_ERROR_CODES>(METHODS, {
       dialect: "codex",
       failures: CODEX_FAILURES,

@@ -1,7 +1,7 @@
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
-import type { ToolConnectionFactory } from "./dynamic-tools.js";
+import type { ToolConnections } from "./tool-connections.js";
 import type { CodexPeer } from "./peer.js";
 import type { ListedSessions } from "../bridge/listed-sessions.js";
 import type { WorkspacePolicy } from "../bridge/session-workspace.js";
@@ -17,8 +17,8 @@ export interface CodexServices {
   /** Where threads may start (the cwd of one started without a cwd, and the workspace roots). */
   readonly workspaces: WorkspacePolicy;
   readonly serverVersion: string;
-  /** Opens an upstream connection that advertises a client's dynamic tools. */
-  readonly toolConnection: ToolConnectionFactory;
+  /** The upstream connections that advertise clients' dynamic tools, shared by the threads with the same tools. */
+  readonly toolConnections: ToolConnections;
   readonly log?: Log;
 }
 

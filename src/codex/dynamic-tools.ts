@@ -1,5 +1,5 @@
 import type { DynamicToolCallOutputContentItem, DynamicToolFunction, DynamicToolSpec } from "../../generated/codex-v2.js";
-import type { ClientToolDefinition, ContentBlock } from "../../generated/tau-v18.js";
+import type { ContentBlock } from "../../generated/tau-v18.js";
 import {
   ClientToolCalls,
   checkSchemaDocument,
@@ -13,6 +13,7 @@ import {
 import { HOST_TOOL_NAMES } from "../registry/tau/index.js";
 import type { Log } from "../shared/log.js";
 import type { TauUpstream } from "../tau/upstream.js";
+import type { ToolConnectionLease, ToolConnections } from "./tool-connections.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { invalidParams } from "./codex-errors.js";
 import { exceedsNodes, MAX_DYNAMIC_TOOLS, MAX_TOOL_SCHEMA_NODES, nextTurn } from "./dynamic-tool-bounds.js";
@@ -23,18 +24,17 @@ import { errorText } from "../shared/unknown-values.js";
 /**
  * A Codex client's dynamic tools (thread/start `dynamicTools`) as Tau client tools. Tau takes a
  * connection's tools once, when it initializes, and offers them in the sessions that connection
- * observes; so each thread with dynamic tools gets a connection of its own that advertises them
- * and observes the session. A call Tau makes is acked like the gateway's own tools
+ * observes; so a thread with dynamic tools has its session observed on a connection that
+ * advertises them, shared by every thread with the same tools on that host (tool-connections.ts). A call Tau makes is acked like the gateway's own tools
  * (ClientToolCalls), then asked of the client that registered the tool with item/tool/call, which
  * checks the arguments against its schema, as with Codex (the gateway only checks that the schema
  * is one: a client's schema costs no compiling, and its patterns are never run here); the
- * client's content items are the result. The connection closes with the client's, and Tau cancels
- * what was still running. Namespaced tools (the terminal UI's own) are not offered: Codex keeps them
+ * client's content items are the result. The session is let go of with the client's connection
+ * (the shared connection closes with its last session), and Tau cancels what was still running. Namespaced tools (the terminal UI's own) are not offered: Codex keeps them
  * for its own model.
  */
 
-/** Opens the connection that advertises `tools`, to the host of session `sessionId` (the composition root knows the hosts). */
-export type ToolConnectionFactory = (tools: ClientToolDefinition[], sessionId: string) => TauUpstream;
+export type { ToolConnectionFactory } from "./tool-connections.js";
 
 /**
  * The function tools of a thread/start, checked: no more than MAX_DYNAMIC_TOOLS, names Tau and the
@@ -79,6 +79,7 @@ export class DynamicTools {
     readonly owner: CodexPeer,
     private readonly thread: CodexThread,
     private readonly connection: TauUpstream,
+    private readonly lease: ToolConnectionLease,
     functions: DynamicToolFunction[],
     log?: Log,
   ) {
@@ -93,32 +94,28 @@ export class DynamicTools {
     });
   }
 
-  /** Connects, advertises the tools and attaches them to the thread's session. */
-  static async open(owner: CodexPeer, thread: CodexThread, functions: DynamicToolFunction[], connect: ToolConnectionFactory, log?: Log): Promise<DynamicTools> {
-    const connection = connect(
+  /** Attaches the tools to the thread's session, on the connection that advertises them (shared, tool-connections.ts). */
+  static async open(owner: CodexPeer, thread: CodexThread, functions: DynamicToolFunction[], connections: ToolConnections, log?: Log): Promise<DynamicTools> {
+    // Calls may come as soon as the session is observed, before the lease is in hand: held until then.
+    let tools: DynamicTools | undefined;
+    const early: Parameters<Parameters<TauUpstream["onMessage"]>[0]>[0][] = [];
+    const deliver = (message: (typeof early)[number]) => {
+      if (message.type === "session.clientTool.call") tools!.calls.onCall(message);
+      else if (message.type === "session.clientTool.cancel") tools!.calls.onCancel(message);
+    };
+    const lease = await connections.attach(
       functions.map((f) => ({ name: f.name, description: f.description, parameters: f.inputSchema as Record<string, unknown> })),
       thread.threadId,
+      (message) => (tools ? deliver(message) : void early.push(message)),
     );
-    const tools = new DynamicTools(owner, thread, connection, functions, log);
-    connection.onMessage((message) => {
-      if (message.sessionId !== thread.threadId) return;
-      if (message.type === "session.clientTool.call") tools.calls.onCall(message);
-      else if (message.type === "session.clientTool.cancel") tools.calls.onCancel(message);
-    });
-    try {
-      await connection.start();
-      // Observing attaches the connection's tools to the session (Tau spec §7).
-      await connection.request("session.observe", { sessionId: thread.threadId });
-    } catch (error) {
-      await connection.close().catch(() => undefined);
-      throw error;
-    }
+    tools = new DynamicTools(owner, thread, lease.connection, lease, functions, log);
+    for (const message of early.splice(0)) deliver(message);
     return tools;
   }
 
   async close(): Promise<void> {
     this.calls.forgetIdle();
-    await this.connection.close().catch(() => undefined);
+    await this.lease.release();
   }
 
   private call(call: ToolCall, tool: string, args: unknown): void {

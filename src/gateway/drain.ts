@@ -1,6 +1,7 @@
 import { SHUTDOWN_TURN_ENDING } from "../bridge/turn-endings.js";
 import { GATEWAY_ERROR_CODES } from "../registry/error-codes.js";
 import { RpcError } from "../shared/rpc-error.js";
+import { drainingRefusal } from "../transports/call-gates.js";
 import type { CallGate } from "../transports/jsonrpc-envelope.js";
 
 /**
@@ -207,12 +208,7 @@ export class DrainController {
 }
 
 /** A request that arrives while draining: nothing was done, so it is safe to send it elsewhere. */
-function refused(method: string): RpcError {
-  return new RpcError(GATEWAY_ERROR_CODES.upstream_unavailable, `gateway shutting down: ${method} was not started; retry on another instance`, {
-    reason: "draining",
-    retryable: true,
-  });
-}
+const refused = drainingRefusal;
 
 /** A request still running at the deadline: it may or may not have taken effect upstream. */
 function abandonedAtDeadline(timeoutMs: number): RpcError {

@@ -1,15 +1,16 @@
 import { context, SpanKind, SpanStatusCode, type Context, type Tracer } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
-import type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier } from "./tracing-types.js";
+import { BoundedSpanExporter } from "./bounded-span-exporter.js";
+import type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier, TracingLog } from "./tracing-types.js";
 
 /**
  * The OpenTelemetry SDK, set up from the standard variables. Only tracing.ts imports this file,
- * and only once tracing is on. The exporter speaks OTLP/HTTP with JSON bodies; it reads its
- * headers, timeout and compression from the `OTEL_EXPORTER_OTLP_*` variables itself, and the
+ * and only once tracing is on. The exporter speaks OTLP/HTTP with JSON bodies, each export
+ * bounded in time (bounded-span-exporter.ts); the batch processor's queue is bounded too
+ * (`OTEL_BSP_MAX_QUEUE_SIZE`, 2,048 spans by default: spans past it are dropped). The
  * provider reads `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG`. The context manager is the
  * Node one (AsyncLocalStorage), so a call to Tau made while a client call runs is its child.
  */
@@ -21,16 +22,25 @@ const carrierGetter = {
   get: (carrier: TraceCarrier, key: string) => (key === "traceparent" ? carrier.traceparent : key === "tracestate" ? carrier.tracestate : undefined),
 };
 
-export function startSdk(env: NodeJS.ProcessEnv, version: string): ActiveTracing {
-  const exporter = new OTLPTraceExporter({ url: tracesUrl(env) });
+export function startSdk(env: NodeJS.ProcessEnv, version: string, log: TracingLog): ActiveTracing {
+  const exporter = new BoundedSpanExporter(tracesUrl(env), (message, fields) => log("warn", message, fields));
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the env detector) win over the defaults.
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: SERVICE_NAME, [ATTR_SERVICE_VERSION]: version }).merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter, { exportTimeoutMillis: exporter.timeoutMs + 1_000 })] });
   provider.register({ propagator: w3c });
   const tracer = provider.getTracer(SERVICE_NAME, version);
   return {
     inSpan: (span, work, failure) => runInSpan(tracer, span, work, failure),
-    shutdown: () => provider.shutdown(),
+    shutdown: async (budgetMs) => {
+      // The last spans get `budgetMs` to go out; past it the export is given up: its requests and sockets are destroyed.
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<"gave up">((resolve) => (timer = setTimeout(() => resolve("gave up"), budgetMs)));
+      const outcome = await Promise.race([provider.shutdown().then(() => "flushed" as const, () => "gave up" as const), gaveUp]);
+      clearTimeout(timer);
+      await exporter.shutdown();
+      if (outcome === "gave up") log("warn", "tracing: gave up exporting the last spans", { budgetMs });
+      return outcome;
+    },
   };
 }
 

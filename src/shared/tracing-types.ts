@@ -21,6 +21,9 @@ export interface SpanRequest {
 export interface ActiveTracing {
   /** Runs `work` in a new span (the current span inside it), ending it when `work` settles; `failure` names a failure's attributes. */
   inSpan<T>(span: SpanRequest, work: () => Promise<T>, failure?: (error: unknown) => SpanAttributes): Promise<T>;
-  /** Exports what is still buffered and stops the SDK. */
-  shutdown(): Promise<void>;
+  /** Exports what is still buffered within `budgetMs` (then gives it up) and stops the SDK. */
+  shutdown(budgetMs: number): Promise<"flushed" | "gave up">;
 }
+
+/** Where tracing says what went wrong with its exports. */
+export type TracingLog = (level: "info" | "warn", message: string, fields: Record<string, unknown>) => void;

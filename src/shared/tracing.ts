@@ -6,10 +6,22 @@
  * without tracing never loads it (and `serve` starts as fast as before).
  */
 
-import type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier } from "./tracing-types.js";
+import type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier, TracingLog } from "./tracing-types.js";
 import { isObject } from "./unknown-values.js";
 
-export type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier } from "./tracing-types.js";
+export type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier, TracingLog } from "./tracing-types.js";
+
+/** A stop of tracing: the last spans get `budgetMs` to be exported, then are given up. */
+export type StopTracing = (budgetMs: number) => Promise<void>;
+
+/**
+ * The share of a command's drain budget (`--drain-timeout`) its last spans get to be exported once
+ * everything else has stopped: a collector that is down or slow delays a stop by no more.
+ */
+export const TRACING_FLUSH_SHARE = 0.25;
+
+/** The export budget of a stop whose drain budget is `drainTimeoutMs`. */
+export const tracingFlushBudget = (drainTimeoutMs: number): number => Math.round(drainTimeoutMs * TRACING_FLUSH_SHARE);
 
 let active: ActiveTracing | undefined;
 
@@ -40,16 +52,17 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
 
 /**
  * Starts tracing for this process when `env` asks for it (see `tracingRequested`); resolves with
- * a function that flushes and stops it (a no-op when tracing stayed off).
+ * a function that flushes and stops it within a budget (a no-op when tracing stayed off). `log`
+ * hears of failed exports (once per run of failures) and of spans given up at the stop.
  */
-export async function startTracing(env: NodeJS.ProcessEnv, version: string): Promise<() => Promise<void>> {
+export async function startTracing(env: NodeJS.ProcessEnv, version: string, log: TracingLog = () => undefined): Promise<StopTracing> {
   if (active !== undefined || !tracingRequested(env)) return async () => undefined;
   const { startSdk } = await import("./tracing-sdk.js");
-  const started = startSdk(env, version);
+  const started = startSdk(env, version, log);
   active = started;
-  return async () => {
+  return async (budgetMs) => {
     if (active === started) active = undefined;
-    await started.shutdown();
+    await started.shutdown(budgetMs);
   };
 }
 

@@ -50,13 +50,16 @@ export async function serveAcpStdio(agent: AcpAgent, input: Readable, output: Wr
     { maxLineBytes: options.maxLineBytes, onError: options.onError, recording: options.recording },
   );
   const why = await Promise.race([stream.ended, untilAborted(options.stop)]);
-  stream.stopReading();
+  // Input is still read while the prompts in flight finish: a new request is refused as retryable
+  // (options.gate), a cancel is heard.
   await Promise.race([stream.whenSettled(options.drainTimeoutMs), untilAborted(options.hurry)]);
+  stream.stopReading();
   if (stream.inFlight > 0) {
     await connection.interruptTurns(SHUTDOWN_TURN_ENDING.turnsMs);
     await stream.whenSettled(SHUTDOWN_TURN_ENDING.answersMs);
   }
-  await connection.close();
+  // The stream first: lines read but not yet handed on are answered before the connection closes.
   await stream.close();
+  await connection.close();
   return why;
 }

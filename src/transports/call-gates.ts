@@ -38,6 +38,23 @@ export function connectionGate(dialect: JsonRpcDialect, setup: GateSetup): CallG
   return composeCallGates(tracingGate(dialect, setup.upgrade), setup.observe && observingGate(setup.observe, dialect), inflightLimitGate(setup.maxInflight), setup.drain);
 }
 
+/**
+ * The answer to a request that arrives once its gateway or command has started stopping: nothing
+ * of it was started, so a client may safely retry it elsewhere (-32012 with `retryable: true`).
+ */
+export function drainingRefusal(method: string): RpcError {
+  return gatewayError("upstream_unavailable", `gateway shutting down: ${method} was not started; retry on another instance`, { reason: "draining", retryable: true });
+}
+
+/**
+ * A stdio command's drain: once `stopping` aborts (the first SIGTERM), every new request is
+ * answered with `drainingRefusal` instead of being left unread or unanswered; requests already
+ * running go on.
+ */
+export function refuseOnceStopping(stopping: AbortSignal): CallGate {
+  return (method, call) => (stopping.aborted ? Promise.reject(drainingRefusal(method)) : call());
+}
+
 /** The gate of no gates: runs the call. */
 const runCallOnly: CallGate = (_method, call) => call();
 

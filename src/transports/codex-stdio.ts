@@ -49,9 +49,13 @@ export async function serveCodexStdio(bridge: CodexBridge, input: Readable, outp
   );
   const why = await Promise.race([stream.ended, untilAborted(options.stop)]);
   if (why === "stopped" && options.endTurns) {
-    stream.stopReading();
+    // Input is still read while the requests in flight finish: a new one is refused (options.gate), not left unread.
     await Promise.race([stream.whenSettled(options.drainTimeoutMs), untilAborted(options.hurry)]);
+    stream.stopReading();
     await options.endTurns(SHUTDOWN_TURN_ENDING.turnsMs);
+    // The requests in flight had their drain time: the close gives them (and the output) only its own grace.
+    await stream.close();
+    return why;
   }
   await stream.close(options.drainTimeoutMs);
   return why;

@@ -55,6 +55,26 @@ function fillingFs(room: number): { fs: RecordingFs; written(): Promise<void> } 
   return { fs: filling, written: () => new Promise((resolve) => (succeeded = resolve)) };
 }
 
+/** node:fs, but no write completes until `release()`: a disk far slower than the traffic. */
+function heldFs(): { fs: RecordingFs; release(): void } {
+  const held: Array<() => void> = [];
+  let releasing = false;
+  const later = (run: () => void) => (releasing ? run() : void held.push(run));
+  const slow = {
+    ...fs,
+    write: (fd: number, buffer: Buffer, offset: number, length: number, position: unknown, done: (err: Error | null, written?: number) => void) =>
+      later(() => fs.write(fd, buffer, offset, length, position as null, done)),
+    writev: (fd: number, buffers: Buffer[], position: unknown, done: (err: Error | null, written?: number) => void) => later(() => fs.writev(fd, buffers, position as null, done)),
+  } as unknown as RecordingFs;
+  return {
+    fs: slow,
+    release: () => {
+      releasing = true;
+      for (const run of held.splice(0)) run();
+    },
+  };
+}
+
 describe("--record failures", () => {
   it.each([
     ["serve", ["serve", "--port", "0", "--record", UNWRITABLE_DIR], `cannot record to ${UNWRITABLE_DIR}: no file can be made in it`],
@@ -102,4 +122,36 @@ describe("--record failures", () => {
     expect(result.stderr.match(/recording failed/g)).toHaveLength(1);
     expect(result.stderr).toContain("ENOSPC");
   }, 60_000);
+
+  it("a disk slower than the traffic: what waits for it is bounded over every connection, cuts and skips are logged once, files stay whole", async () => {
+    const dir = tempDir();
+    const logged: Array<{ level: LogLevel; message: string }> = [];
+    const disk = heldFs();
+    const maxPendingBytes = 64 * 1024;
+    const folder = await RecordingFolder.create(dir, { maxFileBytes: 1 << 30, maxFolderBytes: 1 << 30, maxPendingBytes }, (level, message) => void logged.push({ level, message }), disk.fs);
+    const line = (i: number) => JSON.stringify({ jsonrpc: "2.0", id: i, method: "ping", params: { pad: "x".repeat(1000) } });
+    // Ten connections of 1 MB each: without the bound all of it would wait in memory.
+    const recordings = Array.from({ length: 10 }, (_, i) => folder.connection("ask", `websocket /rpc ${i}`));
+    let mostPending = 0;
+    for (let i = 1; i <= 1_000; i++) {
+      for (const recording of recordings) recording.client(line(i));
+      mostPending = Math.max(mostPending, folder.pendingBytes);
+    }
+    expect(mostPending).toBeLessThanOrEqual(maxPendingBytes);
+    // While the disk is behind, a new connection is not recorded (and leaves no file).
+    folder.connection("codex", "websocket /").client(line(1));
+    const warnings = logged.filter((l) => l.level === "warn").map((l) => l.message);
+    expect(warnings).toEqual(["recording cut: the disk is slower than the traffic; this connection's later messages are not recorded"]);
+    disk.release();
+    await folder.close();
+    expect(folder.pendingBytes).toBe(0);
+    expect(logged.map((l) => l.message)).toContain("recording resumed: the disk caught up; new connections are recorded again");
+    const files = readdirSync(dir);
+    expect(files.every((name) => name.startsWith("ask-"))).toBe(true);
+    for (const name of files) {
+      const text = readFileSync(join(dir, name), "utf8");
+      expect(text.endsWith("\n"), name).toBe(true);
+      for (const l of text.trimEnd().split("\n")) expect(() => JSON.parse(l), `${name}: ${l.slice(0, 80)}`).not.toThrow();
+    }
+  });
 });

@@ -26,7 +26,7 @@ describe("when tracing is on", () => {
     );
     expect(result).toBe(42);
     expect(described).toBe(false);
-    await stop();
+    await stop(0);
   });
 });
 

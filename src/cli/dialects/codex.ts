@@ -64,11 +64,10 @@ export const codexDialect: DialectDescriptor<CodexBridge, typeof settings> = {
     usage: USAGE,
     settings,
     relay: RELAY_DIALECTS.codex,
-    // A signal ends the input: requests already received are still answered, the turns still
-    // running are interrupted and the client hears each end (turn/completed), then everything closes.
+    // A signal starts the stop: requests already received are still answered, new ones refused as
+    // retryable, the turns still running are interrupted and the client hears each end
+    // (turn/completed), then everything closes.
     serve: async (bridge, { settings, io, log, recording, core, stop, hurry, gate }) => {
-      if (stop.aborted) io.stdin.destroy();
-      else stop.addEventListener("abort", () => io.stdin.destroy(), { once: true });
       await serveCodexStdio(bridge, io.stdin, process.stdout, {
         log,
         stop,

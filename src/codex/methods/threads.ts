@@ -59,7 +59,7 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
   thread.createdWith(policy);
   thread.attach(peer, ctx.cause);
   if (functions.length > 0) {
-    thread.useDynamicTools(await DynamicTools.open(peer, thread, functions, services.toolConnection, services.log));
+    thread.useDynamicTools(await DynamicTools.open(peer, thread, functions, services.toolConnections, services.log));
   }
   const started = thread.thread(false, { type: "idle" });
   peer.notify("thread/started", { thread: started }, ctx.cause);

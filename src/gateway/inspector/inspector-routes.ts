@@ -24,6 +24,8 @@ export interface InspectorRoutesOptions {
   sessions?: InspectedSessions;
   /** Largest transcript the page may send to be checked. Default 8 MiB. */
   maxTranscriptBytes?: number;
+  /** Longest a transcript's check may take (in its worker thread). Default 30 s. */
+  transcriptCheckMs?: number;
 }
 
 /**
@@ -97,7 +99,7 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
   });
 
   // A transcript dropped on the page, checked by validate's own reader and checker.
-  app.register(transcriptRoute, { maxBytes: options.maxTranscriptBytes ?? DEFAULT_MAX_TRANSCRIPT_BYTES });
+  app.register(transcriptRoute, { maxBytes: options.maxTranscriptBytes ?? DEFAULT_MAX_TRANSCRIPT_BYTES, checkTimeoutMs: options.transcriptCheckMs });
 
   app.get("/inspector/feed", data, async (request, reply) => {
     const header = request.headers["last-event-id"];

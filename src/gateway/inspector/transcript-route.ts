@@ -2,7 +2,7 @@ import type { FastifyError, FastifyPluginAsync } from "fastify";
 import type { Dialect } from "../../registry/index.js";
 import { ProtocolValidators } from "../../validation/validator.js";
 import { nonUtf8Charset } from "../json-charset.js";
-import { transcriptVerdicts } from "./transcript-verdicts.js";
+import { DEFAULT_TRANSCRIPT_CHECK_MS, TranscriptChecks } from "./transcript-check.js";
 
 /**
  * `POST /inspector/api/transcript`: a JSONL transcript or recording in the body (what the page
@@ -11,11 +11,15 @@ import { transcriptVerdicts } from "./transcript-verdicts.js";
  * scope, so it passes the same checks as its other data routes (Host, Origin, token). Nothing is
  * kept. A body over the limit gets 413, another media type or charset 415, an unknown `dialect`
  * 400, each with `{error, message}`; lines that are wrong are verdicts, one per line, not errors.
+ * The check runs in a worker thread (transcript-check.ts), never on the gateway's event loop: one
+ * that takes longer than `checkTimeoutMs` gets 422, and one more than the worker has room to queue 503.
  */
 
 export interface TranscriptRouteOptions {
   /** Largest transcript accepted, in bytes. */
   maxBytes: number;
+  /** Longest a check may take (default DEFAULT_TRANSCRIPT_CHECK_MS). */
+  checkTimeoutMs?: number;
 }
 
 /** 8 MiB: a long session's recording; beyond it, `tau-gateway validate` reads files of any size. */
@@ -23,7 +27,9 @@ export const DEFAULT_MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024;
 
 const MEDIA_TYPES = ["application/x-ndjson", "application/jsonl", "application/json", "text/plain"];
 
-export const transcriptRoute: FastifyPluginAsync<TranscriptRouteOptions> = async (app, { maxBytes }) => {
+export const transcriptRoute: FastifyPluginAsync<TranscriptRouteOptions> = async (app, { maxBytes, checkTimeoutMs }) => {
+  const checks = new TranscriptChecks(checkTimeoutMs ?? DEFAULT_TRANSCRIPT_CHECK_MS);
+  app.addHook("onClose", () => checks.close());
   // The transcript is read line by line as text: a JSON body is no exception.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(MEDIA_TYPES, { parseAs: "string", bodyLimit: maxBytes }, (request, body, done) => {
@@ -47,7 +53,10 @@ export const transcriptRoute: FastifyPluginAsync<TranscriptRouteOptions> = async
     if (dialect !== undefined && dialect !== "" && !dialects.includes(dialect as Dialect)) {
       return reply.code(400).send({ error: "bad_dialect", message: `dialect must be one of ${dialects.join(", ")} (got ${JSON.stringify(dialect)})` });
     }
-    return transcriptVerdicts(request.body, { dialect: dialect ? (dialect as Dialect) : undefined });
+    const outcome = await checks.check(request.body, dialect ? (dialect as Dialect) : undefined);
+    if (outcome.ok) return reply.type("application/json; charset=utf-8").send(outcome.json);
+    if (outcome.reason === "busy") return reply.code(503).header("retry-after", "5").send({ error: "transcript_checks_busy", message: outcome.message });
+    return reply.code(422).send({ error: outcome.reason === "timeout" ? "transcript_check_timeout" : "transcript_check_failed", message: outcome.message });
   });
 };
 

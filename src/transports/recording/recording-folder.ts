@@ -3,6 +3,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Log } from "../../shared/log.js";
 import { onFirstMessage, type ConnectionRecording } from "./connection-recording.js";
+import { DEFAULT_RECORD_MAX_PENDING_BYTES, RecordingBacklog } from "./recording-backlog.js";
 import { headerLine, messageLines, type RecordedDialect } from "./transcript-lines.js";
 
 /**
@@ -13,6 +14,9 @@ import { headerLine, messageLines, type RecordedDialect } from "./transcript-lin
  * Bounded twice: a file stops growing at `maxFileBytes` and the folder at `maxFolderBytes` (what
  * it held when the gateway started counts); a file is only ever cut between two lines, and each
  * cut is logged once, with the file and the limit.
+ *
+ * The lines waiting for the disk are bounded too, over every connection (recording-backlog.ts): a
+ * slow disk cuts recordings and skips new connections, each said once, instead of growing memory.
  *
  * Failures are loud and leave files whole: a folder the gateway cannot write to is refused at
  * start; a write that fails (a full disk: ENOSPC) stops that recording, the file is truncated to
@@ -26,6 +30,8 @@ export const DEFAULT_RECORD_MAX_BYTES = 1024 * 1024 * 1024;
 export interface RecordingLimits {
   maxFileBytes: number;
   maxFolderBytes: number;
+  /** Lines waiting for the disk, over every connection (default DEFAULT_RECORD_MAX_PENDING_BYTES). */
+  maxPendingBytes?: number;
 }
 
 export type { ConnectionRecording };
@@ -40,7 +46,8 @@ const NOT_RECORDING: ConnectionRecording = { client: () => undefined, server: ()
  * exists, bounded by `maxFileBytes` alone. Resolves once the file is open.
  */
 export async function recordingFile(path: string, dialect: RecordedDialect, transport: string, maxFileBytes: number, log: Log): Promise<FileRecording> {
-  const recording = new FileRecording(path, maxFileBytes, undefined, log, headerLine({ dialect, connection: `${process.pid}-0001`, transport, started: new Date() }), "w");
+  const backlog = new RecordingBacklog(DEFAULT_RECORD_MAX_PENDING_BYTES, log, { file: path });
+  const recording = new FileRecording(path, maxFileBytes, undefined, log, headerLine({ dialect, connection: `${process.pid}-0001`, transport, started: new Date() }), "w", undefined, backlog);
   await recording.opened;
   return recording;
 }
@@ -52,13 +59,22 @@ export class RecordingFolder {
   private readonly open = new Set<FileRecording>();
   private readonly failuresSaid = new Set<string>();
   private readonly stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  /** One backlog for every connection of the folder (serve has one folder). */
+  private readonly backlog: RecordingBacklog;
 
   private constructor(
     readonly dir: string,
     private readonly limits: RecordingLimits,
     private readonly log: Log,
     private readonly fs?: RecordingFs,
-  ) {}
+  ) {
+    this.backlog = new RecordingBacklog(limits.maxPendingBytes ?? DEFAULT_RECORD_MAX_PENDING_BYTES, log, { dir });
+  }
+
+  /** Bytes of every recording of the folder waiting for the disk. */
+  get pendingBytes(): number {
+    return this.backlog.pendingBytes;
+  }
 
   /**
    * Makes the folder if needed, checks that a file can be made in it (rejects with why not), and
@@ -86,10 +102,10 @@ export class RecordingFolder {
 
   /** The recording of a new connection (`transport`: how it arrived, e.g. "websocket /rpc"). */
   connection(dialect: RecordedDialect, transport: string): ConnectionRecording {
-    if (this.folderFull) return NOT_RECORDING;
+    if (this.folderFull || !this.backlog.admits()) return NOT_RECORDING;
     const connection = `${this.stamp}-${process.pid}-${String(++this.connections).padStart(4, "0")}`;
     const path = join(this.dir, `${dialect}-${connection}.jsonl`);
-    return new FileRecording(path, this.limits.maxFileBytes, this, this.log, headerLine({ dialect, connection, transport, started: new Date() }), "wx", this.fs);
+    return new FileRecording(path, this.limits.maxFileBytes, this, this.log, headerLine({ dialect, connection, transport, started: new Date() }), "wx", this.fs, this.backlog);
   }
 
   /**
@@ -159,6 +175,7 @@ export class FileRecording implements ConnectionRecording {
     header: string,
     flags = "wx",
     fs?: RecordingFs,
+    private readonly backlog?: RecordingBacklog,
   ) {
     this.stream = createWriteStream(path, { flags, ...(fs ? { fs } : {}) });
     this.opened = new Promise((resolve, reject) => {
@@ -215,8 +232,13 @@ export class FileRecording implements ConnectionRecording {
       this.cut = true;
       return;
     }
+    if (this.backlog && !this.backlog.take(bytes, this.path)) {
+      this.cut = true;
+      return;
+    }
     this.written += bytes;
     this.stream.write(lines, (err) => {
+      this.backlog?.release(bytes);
       if (!err) this.onDisk += bytes;
     });
   }

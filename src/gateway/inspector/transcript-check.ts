@@ -1,0 +1,131 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Dialect } from "../../registry/index.js";
+import type { TranscriptJob, TranscriptJobResult } from "./transcript-worker.js";
+
+/**
+ * Transcript checks of the inspector, in one worker thread (transcript-worker.ts), off the
+ * gateway's event loop: one check at a time, a few waiting (more are refused at once), each
+ * bounded in time (past it the worker is ended, and the next check starts a new one) and in memory
+ * (the worker's heap). The worker is started at the first check and ended once idle.
+ */
+
+/** How long one check may take: a transcript of the largest size the route takes is checked in a few seconds. */
+export const DEFAULT_TRANSCRIPT_CHECK_MS = 30_000;
+/** Checks waiting for the worker, besides the one it runs. */
+export const TRANSCRIPT_CHECKS_WAITING = 4;
+/** The worker's heap: a check holds the transcript, its messages and its verdicts. */
+const WORKER_HEAP_MB = 512;
+/** An idle worker is ended after this long. */
+const IDLE_MS = 30_000;
+
+export type TranscriptCheckOutcome =
+  | { ok: true; json: string }
+  | { ok: false; reason: "busy" | "timeout" | "failed"; message: string };
+
+interface Waiting {
+  job: TranscriptJob;
+  done(outcome: TranscriptCheckOutcome): void;
+}
+
+export class TranscriptChecks {
+  private worker: Worker | undefined;
+  private running: (Waiting & { timer: NodeJS.Timeout }) | undefined;
+  private readonly waiting: Waiting[] = [];
+  private nextId = 1;
+  private idle: NodeJS.Timeout | undefined;
+
+  constructor(private readonly timeoutMs = DEFAULT_TRANSCRIPT_CHECK_MS) {}
+
+  check(text: string, dialect: Dialect | undefined): Promise<TranscriptCheckOutcome> {
+    if (this.waiting.length >= TRANSCRIPT_CHECKS_WAITING) {
+      return Promise.resolve({ ok: false, reason: "busy", message: `${TRANSCRIPT_CHECKS_WAITING + 1} transcripts are being checked or wait to be; try again once they are done` });
+    }
+    return new Promise((done) => {
+      this.waiting.push({ job: { id: this.nextId++, text, dialect }, done });
+      this.startNext();
+    });
+  }
+
+  /** Ends the worker (a check running is answered as failed). */
+  async close(): Promise<void> {
+    clearTimeout(this.idle);
+    for (const waiting of this.waiting.splice(0)) waiting.done({ ok: false, reason: "failed", message: "the gateway is stopping" });
+    this.finish({ ok: false, reason: "failed", message: "the gateway is stopping" });
+    await this.endWorker();
+  }
+
+  private startNext(): void {
+    if (this.running) return;
+    const next = this.waiting.shift();
+    if (!next) {
+      clearTimeout(this.idle);
+      this.idle = setTimeout(() => void this.endWorker(), IDLE_MS).unref();
+      return;
+    }
+    clearTimeout(this.idle);
+    const worker = this.ensureWorker();
+    const timer = setTimeout(() => {
+      // A check past its time is ended with its worker: there is no stopping it otherwise.
+      this.finish({ ok: false, reason: "timeout", message: `checking the transcript took more than ${this.timeoutMs} ms; run tau-gateway validate on it` });
+      void this.endWorker().then(() => this.startNext());
+    }, this.timeoutMs);
+    this.running = { ...next, timer };
+    worker.postMessage(next.job);
+  }
+
+  private finish(outcome: TranscriptCheckOutcome, id?: number): void {
+    const running = this.running;
+    if (!running || (id !== undefined && running.job.id !== id)) return;
+    clearTimeout(running.timer);
+    this.running = undefined;
+    running.done(outcome);
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const entry = workerEntry();
+    const resourceLimits = { maxOldGenerationSizeMb: WORKER_HEAP_MB };
+    const worker = entry.source
+      ? // From source (tests): tsx's loader registered in the worker, then the module.
+        new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(entry.url.href)}); })`, { eval: true, resourceLimits })
+      : new Worker(entry.url, { resourceLimits });
+    worker.unref();
+    worker.on("message", (result: TranscriptJobResult) => {
+      this.finish("json" in result ? { ok: true, json: result.json } : { ok: false, reason: "failed", message: `the check failed: ${result.error}` }, result.id);
+      this.startNext();
+    });
+    const gone = (why: string) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.finish({ ok: false, reason: "failed", message: `the check failed: ${why}` });
+      this.startNext();
+    };
+    worker.on("error", (error) => gone(error.message));
+    worker.on("exit", (code) => gone(`its worker exited (${code})`));
+    this.worker = worker;
+    return worker;
+  }
+
+  private async endWorker(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
+}
+
+/**
+ * Where the worker's module is: beside this one when compiled by tsc, at the root of dist/ (this
+ * file's folder, or its parent for a chunk) in the command-line bundle, and the TypeScript source,
+ * loaded through tsx, when the gateway runs from source (tests).
+ */
+function workerEntry(): { url: URL; source?: boolean } {
+  const here = new URL(import.meta.url);
+  if (here.pathname.endsWith(".ts")) return { url: new URL("./transcript-worker.ts", here), source: true };
+  for (const candidate of ["./transcript-worker.js", "./transcript-worker.mjs", "../transcript-worker.mjs"]) {
+    const url = new URL(candidate, here);
+    if (existsSync(fileURLToPath(url))) return { url };
+  }
+  throw new Error("the transcript worker's module is missing from this installation");
+}
