@@ -61,5 +61,6 @@ export function figuresOf(results: BenchResults): Figure[] {
   }
   for (const m of results.memory) add(`Idle WebSocket on \`${m.route}\`: KiB each`, m.perConnectionKiB, "lower");
   if (results.startup) add("Startup → `/readyz` 200: ms", results.startup.readyMs, "lower");
+  if (results.startup?.cpuMs !== undefined) add("Startup → `/readyz` 200: gateway CPU ms", results.startup.cpuMs, "lower");
   return out;
 }

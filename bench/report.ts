@@ -134,7 +134,7 @@ export function markdownReport(results: BenchResults): string {
     );
   }
   const s = results.startup;
-  if (s) gateway.push(`| Startup, \`serve\` with embedded host → \`/readyz\` 200 | ${fmt(s.readyMs)} ms (median of ${s.runs}; listening after ${fmt(s.listeningMs)} ms) |`);
+  if (s) gateway.push(`| Startup, \`serve\` with embedded host → \`/readyz\` 200 | ${fmt(s.readyMs)} ms (median of ${s.runs}; listening after ${fmt(s.listeningMs)} ms${s.cpuMs === undefined || !Number.isFinite(s.cpuMs) ? "" : `; ${fmt(s.cpuMs)} ms of gateway CPU`}) |`);
 
   const patterns: string[] = [
     "| String field pattern | Fields | Slowest 1 MiB input found | Validation ms | Plain 1 MiB of `a` ms |",
