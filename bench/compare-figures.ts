@@ -58,6 +58,7 @@ export function figuresOf(results: BenchResults): Figure[] {
   if (results.validation) {
     add("`validate`: lines/s", results.validation.linesPerSecond, "higher");
     add("`validate`: peak RSS MiB", results.validation.peakRssMiB, "lower");
+    if (results.validation.jobs) add("`validate --jobs 2`, two files: lines/s", results.validation.jobs.linesPerSecondJobs2, "higher");
   }
   for (const m of results.memory) add(`Idle WebSocket on \`${m.route}\`: KiB each`, m.perConnectionKiB, "lower");
   if (results.startup) add("Startup → `/readyz` 200: ms", results.startup.readyMs, "lower");

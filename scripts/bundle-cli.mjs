@@ -42,17 +42,15 @@ const fastifyLazyRequires = {
  */
 export async function bundleCli(outDir) {
   // Earlier layouts' and builds' files: a cache is named by its bundle's hash, so old ones are removed.
-  for (const stale of ["chunks", "cli-cache", "tau-gateway.mjs.map"]) rmSync(join(outDir, stale), { recursive: true, force: true });
+  for (const stale of ["chunks", "cli-cache", "tau-gateway.mjs.map", "validate-worker.cjs", "validate-worker.cjs.map", "tau-gateway-validate.cjs", "tau-gateway-validate.cjs.map"]) rmSync(join(outDir, stale), { recursive: true, force: true });
   const common = { bundle: true, platform: "node", target: "node20", logLevel: "warning" };
   // One CommonJS file rather than ES module chunks: Node 20 caches the compiled code of neither, but
   // a script can be given V8's cache (src/cli/cached-script.ts). What only some runs need (ioredis
   // for a Redis store, OpenTelemetry, each command's and dialect's modules) is still imported
   // lazily: esbuild wraps such a module in a function run at its first import(), and with the cache
   // a function never run costs neither a parse nor a compile.
-  await build({
+  const commonJs = {
     ...common,
-    entryPoints: [join(repoRoot, "src/cli/main.ts")],
-    outfile: join(outDir, "tau-gateway.cjs"),
     format: "cjs",
     sourcemap: "linked",
     // import.meta.url (the package's folders are found from it) as the bundle's own file URL.
@@ -61,7 +59,14 @@ export async function bundleCli(outDir) {
     // ws loads these native add-ons when they are installed and works without them.
     external: ["bufferutil", "utf-8-validate"],
     plugins: [fastifyLazyRequires],
-  });
+  };
+  await build({ ...commonJs, entryPoints: [join(repoRoot, "src/cli/main.ts")], outfile: join(outDir, "tau-gateway.cjs") });
+  // The worker threads of `validate --jobs N` (src/cli/validate-jobs.ts finds it beside the bundle):
+  // a thread has modules of its own, so the validation code it bundles again is no second copy of any state.
+  await build({ ...commonJs, entryPoints: [join(repoRoot, "src/cli/validate-worker.ts")], outfile: join(outDir, "validate-worker.cjs") });
+  // `validate` alone, which the launcher runs for that command: a check of a transcript then loads
+  // none of the gateway's modules (a third of its memory when it ran from the whole bundle).
+  await build({ ...commonJs, entryPoints: [join(repoRoot, "src/cli/validate-main.ts")], outfile: join(outDir, "tau-gateway-validate.cjs") });
   // The launcher `bin` names: an ES module of a few lines (node built-ins only), told the bundle's hash.
   const bundleFile = join(outDir, "tau-gateway.cjs");
   // The entry's `#!` line, legal only at the very start of a script, which the launcher wraps in a

@@ -20,8 +20,8 @@ export interface CachedScript {
   readonly file: string;
   readonly script: Script;
   readonly cache: CodeCacheUse;
-  /** Where this source's cache is (or would be) kept. */
-  readonly cachePath: string;
+  /** Where this source's cache is (or would be) kept; undefined for a script run without one. */
+  readonly cachePath: string | undefined;
 }
 
 /** The cache of the bundle whose SHA-256 is `sha256`, in `cacheDir`. */
@@ -30,11 +30,11 @@ export function codeCachePath(cacheDir: string, sha256: string): string {
 }
 
 /** Compiles `file` wrapped as Node wraps a CommonJS module, with the cache at `cachePath` when there is one. */
-export function compileCommonJs(file: string, cachePath: string): CachedScript {
+export function compileCommonJs(file: string, cachePath?: string): CachedScript {
   const source = readFileSync(file, "utf8");
   let cachedData: Buffer | undefined;
   try {
-    cachedData = readFileSync(cachePath);
+    if (cachePath !== undefined) cachedData = readFileSync(cachePath);
   } catch {
     // No cache for this source: compiled as usual.
   }
@@ -52,7 +52,7 @@ export function runCommonJs(compiled: CachedScript): unknown {
 }
 
 /** Writes the cache of everything V8 has compiled of the script so far (written whole, then renamed: a process starting meanwhile never reads half a cache). */
-export function writeCodeCache(compiled: CachedScript): string {
+export function writeCodeCache(compiled: CachedScript & { cachePath: string }): string {
   mkdirSync(dirname(compiled.cachePath), { recursive: true });
   writeFileSync(`${compiled.cachePath}.tmp`, compiled.script.createCachedData());
   renameSync(`${compiled.cachePath}.tmp`, compiled.cachePath);
