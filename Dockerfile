@@ -1,7 +1,8 @@
 # tau-gateway container image.
 #
-# Two stages: `build` bundles the command line (dist/tau-gateway.mjs) with the dev dependencies; the
-# runtime stage gets only what runs: the production dependencies, the bundle and its chunks, the
+# Two stages: `build` bundles the command line (dist/tau-gateway.mjs, which runs dist/tau-gateway.cjs)
+# with the dev dependencies; the runtime stage gets only what runs: the production dependencies, the
+# launcher, the bundle and its code cache (dist/cli-cache/, made by a start of the bundle), the
 # validators' code caches (dist/validator-cache/), the committed schema/ (served by /schema and used
 # by the validators), generated/validators/ (their precompiled fast checks) and inspector/ (the page
 # `serve --inspector` serves, static files used as they are). Not the source maps, which embed every
@@ -29,8 +30,8 @@ COPY src ./src
 COPY generated ./generated
 COPY schema ./schema
 # The bundle alone (esbuild): the compiled library and its .d.ts that `npm run build` also makes are
-# not shipped, and the type-check is CI's (npm run typecheck). The validators' code caches are made
-# here, by the same Node that runs them (V8 rejects another's).
+# not shipped, and the type-check is CI's (npm run typecheck). The code caches are made here, by the
+# same Node that runs them (V8 rejects another's).
 RUN npm run build:cli && find dist -name '*.map' -delete
 
 FROM ${NODE_IMAGE}

@@ -58,8 +58,10 @@ export function figuresOf(results: BenchResults): Figure[] {
   if (results.validation) {
     add("`validate`: lines/s", results.validation.linesPerSecond, "higher");
     add("`validate`: peak RSS MiB", results.validation.peakRssMiB, "lower");
+    if (results.validation.jobs) add("`validate --jobs 2`, two files: lines/s", results.validation.jobs.linesPerSecondJobs2, "higher");
   }
   for (const m of results.memory) add(`Idle WebSocket on \`${m.route}\`: KiB each`, m.perConnectionKiB, "lower");
   if (results.startup) add("Startup → `/readyz` 200: ms", results.startup.readyMs, "lower");
+  if (results.startup?.cpuMs !== undefined) add("Startup → `/readyz` 200: gateway CPU ms", results.startup.cpuMs, "lower");
   return out;
 }

@@ -38,11 +38,13 @@ export interface SpawnOptions {
   timeoutMs?: number;
   /** Extra node flags (e.g. --cpu-prof). */
   nodeFlags?: string[];
+  /** The command line to run instead of `builtCli` (another build's, to measure two side by side). */
+  cli?: string;
 }
 
 /** Starts `node dist/tau-gateway.mjs …` (or TAU_BENCH_CLI) and waits for its ready line. */
 export function startProcess(label: string, options: SpawnOptions): Promise<Started> {
-  const args = [...(options.nodeFlags ?? []), builtCli, ...options.args];
+  const args = [...(options.nodeFlags ?? []), options.cli ?? builtCli, ...options.args];
   const began = performance.now();
   const child = spawn(process.execPath, args, { cwd: repoRoot, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
   const tail: string[] = [];

@@ -19,8 +19,9 @@ import { measureTranslation } from "./translation.js";
  *
  *   tsx bench/profile.ts [--no-build] [--top N] [--only WORKLOAD]...
  *
- * It profiles the bundle users run (dist/tau-gateway.mjs), whose functions are listed by chunk; for
- * time per source file run it with TAU_BENCH_CLI=dist/src/cli/main.js (the same code, unbundled).
+ * It profiles the bundle users run (dist/tau-gateway.mjs running dist/tau-gateway.cjs), whose
+ * functions are listed by line of the bundle; for time per source file run it with
+ * TAU_BENCH_CLI=dist/src/cli/main.js (the same code, unbundled).
  */
 
 const { values: flags } = parseArgs({

@@ -123,8 +123,13 @@ export function markdownReport(results: BenchResults): string {
   const v = results.validation;
   if (v) {
     gateway.push(
-      `| \`tau-gateway validate\`, ${fmt(v.lines)} lines (${fmt(v.bytes / 2 ** 20, 1)} MiB) | ${fmt(v.linesPerSecond)} lines/s (${fmt(v.seconds, 2)} s incl. ${fmt(v.fixedCostMs)} ms start-up); peak RSS ${fmt(v.peakRssMiB, 1)} MiB (${v.memoryMethod.startsWith("GNU") ? "GNU time" : "maxRSS at exit"})${v.invalid ? `; ${fmt(v.invalid)} lines INVALID` : ""} |`,
+      `| \`tau-gateway validate\`, ${fmt(v.lines)} lines (${fmt(v.bytes / 2 ** 20, 1)} MiB) | ${fmt(v.linesPerSecond)} lines/s (${fmt(v.seconds, 2)} s incl. ${fmt(v.fixedCostMs)} ms start-up${v.cpuLinesPerSecond ? `; ${fmt(v.cpuLinesPerSecond)} lines per CPU second` : ""}); peak RSS ${fmt(v.peakRssMiB, 1)} MiB (${v.memoryMethod.startsWith("GNU") ? "GNU time" : "maxRSS at exit"})${v.invalid ? `; ${fmt(v.invalid)} lines INVALID` : ""} |`,
     );
+    if (v.jobs) {
+      gateway.push(
+        `| \`tau-gateway validate --jobs 2\`, the same lines as ${v.jobs.files} files | ${fmt(v.jobs.linesPerSecondJobs2)} lines/s vs ${fmt(v.jobs.linesPerSecondJobs1)} with \`--jobs 1\`, ${x(ratio(v.jobs.linesPerSecondJobs2, v.jobs.linesPerSecondJobs1))} |`,
+      );
+    }
   }
   for (const m of results.memory) {
     gateway.push(
@@ -134,7 +139,7 @@ export function markdownReport(results: BenchResults): string {
     );
   }
   const s = results.startup;
-  if (s) gateway.push(`| Startup, \`serve\` with embedded host → \`/readyz\` 200 | ${fmt(s.readyMs)} ms (median of ${s.runs}; listening after ${fmt(s.listeningMs)} ms) |`);
+  if (s) gateway.push(`| Startup, \`serve\` with embedded host → \`/readyz\` 200 | ${fmt(s.readyMs)} ms (median of ${s.runs}; listening after ${fmt(s.listeningMs)} ms${s.cpuMs === undefined || !Number.isFinite(s.cpuMs) ? "" : `; ${fmt(s.cpuMs)} ms of gateway CPU`}) |`);
 
   const patterns: string[] = [
     "| String field pattern | Fields | Slowest 1 MiB input found | Validation ms | Plain 1 MiB of `a` ms |",

@@ -11,6 +11,8 @@ import { writeTranscript } from "./transcript.js";
  * whole command, so process start and loading the validators are included; a 10-line run gives that
  * fixed cost separately) and peak resident memory, from GNU time's "Maximum resident set size"
  * or, without it, from `process.resourceUsage().maxRSS` written at exit by a preloaded module.
+ * Then the same number of lines as two files, checked with `--jobs 2` (a worker thread per file)
+ * and, in the same run, with `--jobs 1`: how far the workers scale on this machine's cores.
  */
 
 export interface ValidationBenchResult {
@@ -24,12 +26,18 @@ export interface ValidationBenchResult {
   fixedCostMs: number;
   peakRssMiB: number;
   memoryMethod: string;
+  /** Lines per second of the command's CPU time (user + system, GNU time): steadier than wall time on a busy machine. */
+  cpuLinesPerSecond?: number;
+  /** The same lines as two files: lines/s with --jobs 2 and with --jobs 1, in the same run. */
+  jobs?: { files: number; linesPerSecondJobs2: number; linesPerSecondJobs1: number };
 }
 
 interface Run {
   ms: number;
   stdout: string;
   peakKiB: number;
+  /** User + system CPU of the command (GNU time), NaN without it. */
+  cpuMs: number;
 }
 
 const GNU_TIME = "/usr/bin/time";
@@ -46,6 +54,12 @@ export async function measureValidation(lines: number): Promise<ValidationBenchR
     await runValidate(prefix, small, dir); // warm the file cache and the compiled-code cache
     const fixed = await runValidate(prefix, small, dir);
     const full = await runValidate(prefix, big, dir);
+    const halves = [join(dir, "half-1.jsonl"), join(dir, "half-2.jsonl")];
+    for (const half of halves) await writeTranscript(half, Math.ceil(lines / 2));
+    // A build from before --jobs refuses it (exit 2): that row is left out for it.
+    const jobs2 = await runValidate(prefix, halves, dir, ["--jobs", "2"]).catch(() => undefined);
+    const jobs1 = jobs2 && (await runValidate(prefix, halves, dir, ["--jobs", "1"]));
+    const halvesLines = 2 * Math.ceil(lines / 2);
     const summary = /(\d+) valid, (\d+) invalid/.exec(full.stdout);
     return {
       lines,
@@ -57,18 +71,21 @@ export async function measureValidation(lines: number): Promise<ValidationBenchR
       fixedCostMs: round(fixed.ms, 0),
       peakRssMiB: round(full.peakKiB / 1024, 1),
       memoryMethod: useGnuTime ? "GNU time -v (Maximum resident set size)" : "process.resourceUsage().maxRSS at exit (--import preload)",
+      cpuLinesPerSecond: Number.isFinite(full.cpuMs) ? round(lines / (full.cpuMs / 1000), 0) : undefined,
+      jobs: jobs2 && jobs1 ? { files: 2, linesPerSecondJobs2: round(halvesLines / (jobs2.ms / 1000), 0), linesPerSecondJobs1: round(halvesLines / (jobs1.ms / 1000), 0) } : undefined,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function runValidate(prefix: string[], file: string, dir: string): Promise<Run> {
+function runValidate(prefix: string[], file: string | string[], dir: string, options: string[] = []): Promise<Run> {
+  const files = typeof file === "string" ? [file] : file;
   const preload = join(dir, "max-rss.mjs");
   if (!prefix.length && !existsSync(preload)) {
     writeFileSync(preload, 'process.on("exit", () => process.stderr.write(`maxrss_kib=${process.resourceUsage().maxRSS}\\n`));\n');
   }
-  const nodeArgs = prefix.length ? [builtCli, "validate", file] : ["--import", preload, builtCli, "validate", file];
+  const nodeArgs = prefix.length ? [builtCli, "validate", ...options, ...files] : ["--import", preload, builtCli, "validate", ...options, ...files];
   const [command, ...args] = [...prefix, process.execPath, ...nodeArgs];
   return new Promise((resolve, reject) => {
     const started = now();
@@ -83,7 +100,10 @@ function runValidate(prefix: string[], file: string, dir: string): Promise<Run> 
       if (code !== 0 && code !== 1) return reject(new Error(`validate exited ${code}: ${stderr.slice(-500)}`));
       const gnu = /Maximum resident set size \(kbytes\):\s*(\d+)/.exec(stderr);
       const preloaded = /maxrss_kib=(\d+)/.exec(stderr);
-      resolve({ ms, stdout, peakKiB: Number(gnu?.[1] ?? preloaded?.[1] ?? Number.NaN) });
+      const user = /User time \(seconds\):\s*([\d.]+)/.exec(stderr);
+      const system = /System time \(seconds\):\s*([\d.]+)/.exec(stderr);
+      const cpuMs = user && system ? (Number(user[1]) + Number(system[1])) * 1000 : Number.NaN;
+      resolve({ ms, stdout, peakKiB: Number(gnu?.[1] ?? preloaded?.[1] ?? Number.NaN), cpuMs });
     });
   });
 }

@@ -1,24 +1,15 @@
-import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { Dialect } from "../registry/index.js";
-import { TranscriptReader } from "../validation/recording-lines.js";
-import type { JsonBounds } from "../shared/json-bounds.js";
-
-/**
- * validate runs on the user's own files, holding no one else's event loop: a line of any number
- * of values is checked (a Tau snapshot can hold many), and only nesting deep enough to overflow
- * the stack of the schema check is refused, as a verdict on that line.
- */
-const OFFLINE_JSON_BOUNDS: JsonBounds = { maxDepth: 1_000, maxValues: Number.POSITIVE_INFINITY };
 import { ProtocolValidators } from "../validation/validator.js";
 import { readerWentAway, UsageError, type CommandIO } from "./io.js";
-import { lineBatches } from "./line-batches.js";
+import { checkTranscript, FileReadError, openTranscript, type CheckedLine } from "./validate-file.js";
+import { checkFilesInWorkers } from "./validate-jobs.js";
 import { isReportFormat, REPORT_FORMATS, type ReportFormat } from "./validate-reports/index.js";
 import { errorText, systemErrorText } from "../shared/unknown-values.js";
 
 /** The usage text, naming the dialects the schema has. */
-const validateUsage = (dialects: readonly Dialect[]) => `usage: tau-gateway validate [--dialect ${dialects.join("|")}] [--tau-version 18|13] [--format text|json|github|junit|sarif] FILE... | -
+const validateUsage = (dialects: readonly Dialect[]) => `usage: tau-gateway validate [--dialect ${dialects.join("|")}] [--tau-version 18|13] [--format text|json|github|junit|sarif] [--jobs N] FILE... | -
 
 Checks JSONL transcripts against the tau-gateway schema. Without --dialect each line's dialect
 is detected: Tau messages carry version and type; JSON-RPC lines are Ask unless their method (or
@@ -41,6 +32,8 @@ Output (--format):
           (with its pointers and messages); the totals go to stderr
   sarif   SARIF 2.1.0: a result per error, located at its line; the totals go to stderr
 junit and sarif print one document once every file was read.
+--jobs N checks up to N files at once, each in a worker thread of its own (each file whole: ids
+are correlated within a file); the report is the same, in the same order, as without it.
 Exit status: 0 all valid, 1 some line invalid, 2 usage or I/O error; 0 without a summary
 when the reader of the output closes early (… | head).`;
 
@@ -49,6 +42,7 @@ interface Options {
   dialect?: Dialect;
   tauVersion?: number;
   format: ReportFormat;
+  jobs: number;
   files: string[];
 }
 
@@ -61,6 +55,7 @@ function parse(argv: string[]): Options {
       dialect: { type: "string" },
       "tau-version": { type: "string" },
       format: { type: "string", default: "text" },
+      jobs: { type: "string", default: "1" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -72,8 +67,10 @@ function parse(argv: string[]): Options {
   if (version !== undefined && version !== "18" && version !== "13") throw new UsageError(`--tau-version must be 18 or 13 (got ${JSON.stringify(version)})`);
   const format = values.format;
   if (!isReportFormat(format)) throw new UsageError(`--format must be ${Object.keys(REPORT_FORMATS).join(", ")} (got ${JSON.stringify(format)})`);
+  const jobs = values.jobs;
+  if (!/^[1-9][0-9]{0,2}$/.test(jobs)) throw new UsageError(`--jobs must be a whole number from 1 to 999 (got ${JSON.stringify(jobs)})`);
   if (!positionals.length) throw new UsageError("no input: give one or more files, or - for stdin");
-  return { dialect: dialect as Dialect | undefined, tauVersion: version === undefined ? undefined : Number(version), format, files: positionals };
+  return { dialect: dialect as Dialect | undefined, tauVersion: version === undefined ? undefined : Number(version), format, jobs: Number(jobs), files: positionals };
 }
 
 export async function runValidate(argv: string[], io: CommandIO): Promise<number> {
@@ -94,42 +91,38 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
   const report = REPORT_FORMATS[options.format](io);
   let valid = 0;
   let invalid = 0;
-  for (const file of options.files) {
-    if (output?.aborted) break;
-    // Ids are correlated within one transcript; each file is its own conversation.
-    const reader = new TranscriptReader({ dialect: options.dialect, tauVersion: options.tauVersion, jsonBounds: OFFLINE_JSON_BOUNDS });
-    report.file(file === "-" ? "<stdin>" : file);
-    let input: Readable;
-    try {
-      input = file === "-" ? io.stdin : await openFile(file);
-    } catch (err) {
-      io.stderr(`tau-gateway validate: cannot read ${file}: ${systemErrorText(err)}\n`);
-      return 2;
-    }
-    let lineNo = 0;
-    /** Checks one line and reports what is wrong with it (a blank line or a recording's header is no message). */
-    const checkLine = (text: string) => {
-      lineNo++;
-      const read = reader.read(text);
-      if (read.type !== "message") return;
-      if (read.verdict.ok) valid++;
+  const reportLines = (lines: CheckedLine[]) => {
+    for (const [lineNo, verdict] of lines) {
+      if (output?.aborted) return;
+      if (verdict.ok) valid++;
       else invalid++;
-      report.line(lineNo, read.verdict);
-    };
-    try {
-      reading: for await (const lines of lineBatches(input)) {
-        for (const text of lines) {
-          if (output?.aborted) {
-            // Nobody reads the report any more: stop reading too.
-            input.destroy();
-            break reading;
-          }
-          checkLine(text);
-        }
+      report.line(lineNo, verdict);
+    }
+  };
+  const failed = (file: string, stage: "open" | "read", message: string) => {
+    io.stderr(stage === "open" ? `tau-gateway validate: cannot read ${file}: ${message}\n` : `tau-gateway validate: error reading ${file}: ${message}\n`);
+    return 2;
+  };
+  const settings = { dialect: options.dialect, tauVersion: options.tauVersion };
+  if (options.jobs > 1 && options.files.length > 1 && !options.files.includes("-")) {
+    for await (const event of checkFilesInWorkers(options.files, settings, options.jobs)) {
+      if (output?.aborted) break;
+      if (event.type === "file") report.file(options.files[event.index]!);
+      else if (event.type === "lines") reportLines(event.lines);
+      else return failed(options.files[event.index]!, event.stage, event.message);
+    }
+  } else {
+    for (const file of options.files) {
+      if (output?.aborted) break;
+      report.file(file === "-" ? "<stdin>" : file);
+      try {
+        const input: Readable = file === "-" ? io.stdin : await openTranscript(file);
+        // Nobody reads the report any more: stop reading too.
+        await checkTranscript(input, settings, reportLines, () => output?.aborted === true);
+      } catch (err) {
+        const failure = err instanceof FileReadError ? err : new FileReadError("read", err);
+        return failed(file, failure.stage, systemErrorText(failure.cause));
       }
-    } catch (err) {
-      io.stderr(`tau-gateway validate: error reading ${file}: ${systemErrorText(err)}\n`);
-      return 2;
     }
   }
   if (output?.aborted) {
@@ -140,13 +133,4 @@ export async function runValidate(argv: string[], io: CommandIO): Promise<number
   }
   report.end({ valid, invalid });
   return invalid ? 1 : 0;
-}
-
-/** Opens a file, surfacing "not found" and friends before any output is written. */
-function openFile(path: string): Promise<Readable> {
-  return new Promise((resolve, reject) => {
-    const stream = createReadStream(path);
-    stream.once("open", () => resolve(stream));
-    stream.once("error", reject);
-  });
 }

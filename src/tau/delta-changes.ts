@@ -9,7 +9,7 @@ import type {
   TurnRecord,
 } from "../../generated/tau-v18.js";
 import { InvalidDeltaError } from "./delta-errors.js";
-import { checkSnapshotInvariants } from "./delta-invariants.js";
+import { checkLocalInvariants, checkSnapshotInvariants, type LocalCheck } from "./delta-invariants.js";
 import { deleteById, getById, hasId, sameJson, setById, type IdRecord } from "./delta-records.js";
 import { isObject } from "../shared/unknown-values.js";
 
@@ -24,12 +24,18 @@ import { isObject } from "../shared/unknown-values.js";
 export function applyChanges(snapshot: Snapshot, changes: Change[]): Snapshot {
   const draft = new Draft(snapshot);
   let mayBreakReferences = false;
+  const local: LocalCheck[] = [];
   changes.forEach((change, index) => {
-    if (!applyOne(draft, change, index)) mayBreakReferences = true;
+    const verdict = applyOne(draft, change, index);
+    if (verdict === false) mayBreakReferences = true;
+    else if (verdict !== true) local.push(verdict);
   });
   // §6.2 rule 4: only changes that can break references or order need the full (linear) check;
-  // streamed text, lifecycle and cost updates are the hot path and cannot.
+  // streamed text, lifecycle and cost updates are the hot path and cannot. The changes of every
+  // turn (a message appended or replaced, its timeline item, the agent state) are checked for what
+  // they can break, on the patched snapshot, so other changes of the patch count.
   if (mayBreakReferences) checkSnapshotInvariants(draft.s);
+  else if (local.length > 0) checkLocalInvariants(draft.s, local);
   return draft.s;
 }
 
@@ -78,15 +84,18 @@ class Draft {
   }
 }
 
-/** Applies one change to the draft; returns true when it cannot break references or order. */
-function applyOne(d: Draft, change: Change, index: number): boolean {
+/**
+ * Applies one change to the draft; returns true when it cannot break references or order, the local
+ * check of what it can break, or false when only the full check will do.
+ */
+function applyOne(d: Draft, change: Change, index: number): boolean | LocalCheck {
   const s = d.s;
   const type = isObject(change) && typeof change.type === "string" ? change.type : undefined;
   const invalid = (reason: string) => new InvalidDeltaError(reason, index, type);
   switch (change?.type) {
     case "agent-state.set":
       s.agentState = change.agentState;
-      return false; // may move or drop the usage checkpoint
+      return { kind: "usage-checkpoint" }; // may move or drop the usage checkpoint
     case "lifecycle.set":
       s.lifecycle = change.lifecycle;
       return true;
@@ -100,17 +109,17 @@ function applyOne(d: Draft, change: Change, index: number): boolean {
       setTurn(d.record("turns"), change.turn, invalid);
       return true;
     case "message.append":
-      if (s.messages.some((m) => m.id === change.message.id)) {
+      if (findMessage(s.messages, change.message.id) >= 0) {
         throw invalid(`message id ${quote(change.message.id)} already exists (use message.replace to change it)`);
       }
       d.messages().push(change.message);
-      return false;
+      return { kind: "message", id: change.message.id };
     case "message.replace": {
       const messages = d.messages();
       const at = findMessage(messages, change.message.id);
       if (at < 0) messages.push(change.message);
       else messages[at] = change.message;
-      return false;
+      return { kind: "message", id: change.message.id };
     }
     case "message.content.append":
       return appendContent(d.messages(), change, invalid);
@@ -125,7 +134,7 @@ function applyOne(d: Draft, change: Change, index: number): boolean {
         throw invalid(`timeline item id ${quote(item.id)} already exists`);
       d.timelineItems().push(item);
       d.timeline().sequence = item.sequence;
-      return false;
+      return { kind: "timeline-item", id: item.id };
     }
     case "timeline.remove": {
       const at = s.timeline.items.findIndex((item) => item.id === change.id);

@@ -28,6 +28,87 @@ export function checkSnapshotInvariants(snapshot: Snapshot): void {
   checkUsageCheckpoint(snapshot, messages);
 }
 
+/**
+ * What one change of the kinds every turn makes can break, checked on the patched snapshot instead
+ * of the whole of it (checkLocalInvariants): an appended or replaced message, an appended timeline
+ * item, a new agent state.
+ */
+export type LocalCheck = { kind: "message"; id: string } | { kind: "timeline-item"; id: string } | { kind: "usage-checkpoint" };
+
+/** Messages by id without indexing them all: the few lookups of a local check search from the end, where new messages are. */
+type MessageLookup = Pick<Map<string, MessageRecord>, "get" | "has">;
+
+function lookupFromEnd(list: MessageRecord[]): MessageLookup {
+  const get = (id: string) => {
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].id === id) return list[i];
+    return undefined;
+  };
+  return { get, has: (id) => get(id) !== undefined };
+}
+
+/**
+ * Throws InvalidDeltaError naming the first violated invariant among those `checks` can break. The
+ * installed snapshot passed the full check, and these changes touch nothing but what is checked
+ * here: a message (its own place, the tools whose call, origin or result it is, the usage
+ * checkpoint naming it; what only needs it to exist still finds it), a timeline item (its target,
+ * the one item of its tool or operation) or the agent state (the checkpoint). So a turn costs what
+ * it changes, not the session's length, as a delta does (delta-changes.ts).
+ */
+export function checkLocalInvariants(snapshot: Snapshot, checks: readonly LocalCheck[]): void {
+  const messages = lookupFromEnd(snapshot.messages);
+  for (const check of checks) {
+    if (check.kind === "usage-checkpoint") checkUsageCheckpoint(snapshot, messages);
+    else if (check.kind === "message") checkMessage(snapshot, check.id, messages);
+    else checkTimelineItem(snapshot, check.id, messages);
+  }
+}
+
+function checkMessage(snapshot: Snapshot, id: string, messages: MessageLookup): void {
+  const list = snapshot.messages;
+  let index = list.length - 1;
+  while (index >= 0 && list[index].id !== id) index--;
+  if (index < 0) return; // replaced again, then removed by a later change of the same patch: nothing refers to it
+  const record = list[index];
+  if (index > 0 && record.message.role === "system" && !("metadata" in record.message)) {
+    fail(`message ${quote(record.id)} at index ${index} is a system message without metadata (only messages[0] may be the base system prompt)`);
+  }
+  for (const tool of Object.values(snapshot.tools)) {
+    const position = tool.status === "streaming" ? tool.origin : tool.call;
+    const result = tool.status === "streaming" ? undefined : tool.resultMessageId;
+    if (position.messageId === id || result === id) checkToolReferences(snapshot, tool, messages);
+  }
+  if (snapshot.agentState.usageCheckpoint?.historyEntryId === id) checkUsageCheckpoint(snapshot, messages);
+}
+
+function checkTimelineItem(snapshot: Snapshot, id: string, messages: MessageLookup): void {
+  const items = snapshot.timeline.items;
+  let at = items.length - 1;
+  while (at >= 0 && items[at].id !== id) at--;
+  if (at < 0) return; // removed by a later change of the same patch
+  const item = items[at];
+  const count = (matches: (other: (typeof items)[number]) => boolean) => items.reduce((n, other) => (matches(other) ? n + 1 : n), 0);
+  switch (item.type) {
+    case "message":
+      if (!messages.has(item.messageId)) fail(`timeline item ${quote(item.id)} references a missing message ${quote(item.messageId)}`);
+      break;
+    case "tool": {
+      if (!hasId(snapshot.tools, item.toolId)) fail(`timeline item ${quote(item.id)} references a missing tool ${quote(item.toolId)}`);
+      const found = count((other) => other.type === "tool" && other.toolId === item.toolId);
+      if (found !== 1) fail(`tool ${quote(item.toolId)} must appear exactly once in the timeline (found ${found})`);
+      break;
+    }
+    case "operation": {
+      if (!hasId(snapshot.operations, item.operationId)) fail(`timeline item ${quote(item.id)} references a missing operation ${quote(item.operationId)}`);
+      const found = count((other) => other.type === "operation" && other.operationId === item.operationId);
+      if (found !== 1) fail(`operation ${quote(item.operationId)} must appear exactly once in the timeline (found ${found})`);
+      break;
+    }
+    case "notice":
+      if (!subjectExists(snapshot, messages, item.notice.subject)) fail(`notice ${quote(item.id)} has a missing subject ${describeSubject(item.notice.subject)}`);
+      break;
+  }
+}
+
 /** Unique ids; only messages[0] may be the base system prompt (a system message without metadata). */
 function indexMessages(list: MessageRecord[]): Map<string, MessageRecord> {
   const byId = new Map<string, MessageRecord>();
@@ -117,7 +198,7 @@ function checkTimeline(snapshot: Snapshot, messages: Map<string, MessageRecord>)
  * §5.6: the call (or streaming origin) points at the matching toolCall block, the result is a
  * matching toolResult message, and each facet is about this tool.
  */
-function checkToolReferences(snapshot: Snapshot, tool: ToolRun, messages: Map<string, MessageRecord>): void {
+function checkToolReferences(snapshot: Snapshot, tool: ToolRun, messages: MessageLookup): void {
   const position = tool.status === "streaming" ? tool.origin : tool.call;
   const label = tool.status === "streaming" ? "origin" : "call";
   const record = messages.get(position.messageId);
@@ -148,7 +229,7 @@ function checkToolReferences(snapshot: Snapshot, tool: ToolRun, messages: Map<st
 }
 
 /** The checkpoint measures a finished, model-visible reply in the current model context. */
-function checkUsageCheckpoint(snapshot: Snapshot, messages: Map<string, MessageRecord>): void {
+function checkUsageCheckpoint(snapshot: Snapshot, messages: MessageLookup): void {
   const checkpoint = snapshot.agentState.usageCheckpoint;
   if (!checkpoint) return;
   const where = `usage checkpoint message ${quote(checkpoint.historyEntryId)}`;
@@ -167,7 +248,7 @@ function checkUsageCheckpoint(snapshot: Snapshot, messages: Map<string, MessageR
   }
 }
 
-function subjectExists(snapshot: Snapshot, messages: Map<string, MessageRecord>, subject: Subject): boolean {
+function subjectExists(snapshot: Snapshot, messages: MessageLookup, subject: Subject): boolean {
   switch (subject.type) {
     case "session":
       return true;

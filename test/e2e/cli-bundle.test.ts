@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { cleanupsAfterEach } from "../support/cleanups.js";
@@ -7,11 +9,12 @@ import { outputAtExit, repoRoot, type CliResult } from "../support/cli.js";
 import { startLoopbackRedis } from "../support/redis-server.js";
 
 /**
- * The command users run is the bundle `npm run build` and `npm run build:cli` write
- * (scripts/bundle-cli.mjs; dist/tau-gateway.mjs, `bin` in package.json). The test run built it once
+ * The command users run is what `npm run build` and `npm run build:cli` write
+ * (scripts/bundle-cli.mjs): dist/tau-gateway.mjs (`bin` in package.json), a launcher that runs the
+ * bundle dist/tau-gateway.cjs with the code cache in dist/cli-cache/. The test run built it once
  * (test/setup/built-cli.ts) into a directory of its own laid out as an installed package
  * (package.json, schema/, generated/ and node_modules/ beside dist/): every command starts from it
- * and answers; what only some runs need stays out of the start-up path.
+ * and answers; what only some runs need is never run by the others.
  */
 
 const cleanups = cleanupsAfterEach();
@@ -67,22 +70,55 @@ async function readyzAndCreate(baseUrl: string): Promise<void> {
   expect(await created.json()).toMatchObject({ id: 1, result: { session: { sessionId: expect.any(String) } } });
 }
 
-/** The chunks a module loads before running (its static imports, transitively): dynamic `import()`s excluded. */
-function staticClosure(file: string, seen = new Set<string>()): Set<string> {
-  if (seen.has(file)) return seen;
-  seen.add(file);
-  for (const match of readFileSync(file, "utf8").matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*"(\.[^"]+)"|^import\s*"(\.[^"]+)"/gm)) {
-    staticClosure(join(dirname(file), match[1] ?? match[2]!), seen);
+/** Runs `node BUNDLE ARGS` with V8's coverage on until it is ready, stops it with SIGTERM and returns how often each function of dist/tau-gateway.cjs ran, by name. */
+async function functionCountsOfAStart(args: string[], ready: (baseUrl: string) => Promise<void>): Promise<Map<string, number>> {
+  const coverageDir = mkdtempSync(join(tmpdir(), "tau-gateway-coverage-"));
+  cleanups.push(() => rmSync(coverageDir, { recursive: true, force: true }));
+  const gateway = startBundle(args, { NODE_V8_COVERAGE: coverageDir });
+  const [, baseUrl] = await stderrLine(gateway, /tau-gateway listening on (http:\/\/\S+)/);
+  await ready(baseUrl!);
+  gateway.child.kill("SIGTERM");
+  expect(await gateway.exit).toBe(0);
+  const counts = new Map<string, number>();
+  for (const name of readdirSync(coverageDir)) {
+    const { result } = JSON.parse(readFileSync(join(coverageDir, name), "utf8")) as { result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[] };
+    for (const script of result.filter((s) => s.url.endsWith("/dist/tau-gateway.cjs"))) {
+      for (const fn of script.functions) counts.set(fn.functionName, (counts.get(fn.functionName) ?? 0) + fn.ranges[0]!.count);
+    }
   }
-  return seen;
+  return counts;
+}
+
+/** The module bodies (esbuild names each module's wrapper by its path) of `pkg` that ran. */
+function modulesRun(counts: Map<string, number>, pkg: string): string[] {
+  return [...counts].filter(([name, count]) => name.includes(`node_modules/${pkg}/`) && count > 0).map(([name]) => name);
+}
+function modulesOf(counts: Map<string, number>, pkg: string): string[] {
+  return [...counts.keys()].filter((name) => name.includes(`node_modules/${pkg}/`));
 }
 
 describe("the command-line bundle", () => {
-  it("is what bin names, one file plus lazily loaded chunks, and prints the help", async () => {
+  it("is what bin names, a launcher running one bundle beside it, and prints the help", async () => {
     expect(bundle).toBe(join(root, bin));
     expect(bundle.endsWith(".mjs")).toBe(true);
+    expect(existsSync(join(dirname(bundle), "tau-gateway.cjs"))).toBe(true);
     const help = await runToEnd(process.execPath, [bundle, "help"], { cwd: root });
     expect(help).toMatchObject({ code: 0, stdout: expect.stringContaining("usage: tau-gateway <command>") });
+  });
+
+  it("comes with V8's code cache of the bundle, named by its SHA-256 as the launcher knows it, which a fresh process uses", async () => {
+    const cjs = join(dirname(bundle), "tau-gateway.cjs");
+    const sha256 = createHash("sha256").update(readFileSync(cjs)).digest("hex");
+    expect(readFileSync(bundle, "utf8")).toContain(sha256);
+    expect(readdirSync(join(dirname(bundle), "cli-cache"))).toEqual([`tau-gateway-${sha256}.v8cache`]);
+    const probe = [
+      `import { codeCachePath, compileCommonJs } from ${JSON.stringify(join(repoRoot, "src/cli/cached-script.ts"))};`,
+      `const compiled = compileCommonJs(${JSON.stringify(cjs)}, codeCachePath(${JSON.stringify(join(dirname(bundle), "cli-cache"))}, ${JSON.stringify(sha256)}));`,
+      "console.log(JSON.stringify({ cache: compiled.cache }));",
+    ].join("\n");
+    const loaded = await runToEnd(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], { cwd: repoRoot });
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect(JSON.parse(loaded.stdout)).toEqual({ cache: "used" });
   });
 
   it("validates a transcript, finding the schema above the bundle", async () => {
@@ -94,9 +130,9 @@ describe("the command-line bundle", () => {
   });
 
   it("leaves ajv's compiler out of the bundle and requires it when a rejected message is first explained", async () => {
-    const chunks = readdirSync(join(dirname(bundle), "chunks")).filter((name) => name.endsWith(".mjs"));
+    // esbuild heads each module's code with a `// PATH` comment.
     const withAjv = (file: string) => /^\/\/ \S*node_modules\/ajv\//m.test(readFileSync(file, "utf8"));
-    expect([bundle, ...chunks.map((name) => join(dirname(bundle), "chunks", name))].filter(withAjv)).toEqual([]);
+    expect([bundle, join(dirname(bundle), "tau-gateway.cjs")].filter(withAjv)).toEqual([]);
     // A request whose params break the schema: the detailed tier compiles its check to say why.
     const line = JSON.stringify({ direction: "client", message: { version: 18, type: "request", id: "r1", method: "session.submit", params: { sessionId: "s", text: 42 } } });
     const checked = await runToEnd(process.execPath, [bundle, "validate", "-"], { cwd: root, stdin: `${line}\n` });
@@ -129,21 +165,16 @@ describe("the command-line bundle", () => {
     expect(await gateway.exit).toBe(0);
   });
 
-  it("loads ioredis only for a Redis store: not reachable from serve's static imports, and serve with --store redis:// works", async () => {
-    const entry = readFileSync(bundle, "utf8");
-    const serveChunk = /import\("(\.\/chunks\/serve-[^"]+\.mjs)"\)/.exec(entry)?.[1];
-    expect(serveChunk, "serve is loaded lazily from its own chunk").toBeDefined();
-    const loadedForServe = [...staticClosure(bundle), ...staticClosure(join(dirname(bundle), serveChunk!))];
-    // esbuild heads each module's code with a `// PATH` comment.
-    const withIoredis = (file: string) => /^\/\/ \S*node_modules\/ioredis\//m.test(readFileSync(file, "utf8"));
-    expect(loadedForServe.filter(withIoredis)).toEqual([]);
-    const chunks = readdirSync(join(dirname(bundle), "chunks")).filter((name) => name.endsWith(".mjs"));
-    expect(chunks.filter((name) => withIoredis(join(dirname(bundle), "chunks", name))).length, "ioredis is in a chunk of its own").toBe(1);
+  it("runs ioredis and OpenTelemetry only when they are used: serve without a Redis store or OTEL_* never runs their modules, with --store redis:// it does", async () => {
+    const plain = await functionCountsOfAStart(["serve", "--port", "0"], readyzAndCreate);
+    expect(modulesOf(plain, "ioredis").length, "ioredis is in the bundle").toBeGreaterThan(0);
+    expect(modulesOf(plain, "@opentelemetry/sdk-trace-base").length, "the tracing SDK is in the bundle").toBeGreaterThan(0);
+    expect(modulesRun(plain, "ioredis")).toEqual([]);
+    expect(modulesRun(plain, "@opentelemetry/sdk-trace-base")).toEqual([]);
 
     const redis = await startLoopbackRedis(cleanups);
-    const gateway = startBundle(["serve", "--port", "0", "--store", `${redis.url}/0`]);
-    const [, baseUrl] = await stderrLine(gateway, /tau-gateway listening on (http:\/\/\S+)/);
-    await readyzAndCreate(baseUrl!);
+    const withRedis = await functionCountsOfAStart(["serve", "--port", "0", "--store", `${redis.url}/0`], readyzAndCreate);
+    expect(modulesRun(withRedis, "ioredis").length).toBeGreaterThan(0);
   });
 
   it("runs the embedded host alone", async () => {

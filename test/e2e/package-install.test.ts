@@ -61,7 +61,8 @@ describe("the package", () => {
     for (const expected of ["dist/tau-gateway.mjs", "dist/src/index.js", "dist/src/index.d.ts", "schema/index.json", "inspector/index.html", "package.json", "README.md"]) {
       expect(paths, expected).toContain(expected);
     }
-    expect(paths.some((p) => p.startsWith("dist/chunks/")), "the bundle's chunks").toBe(true);
+    expect(paths, "the command line's bundle").toContain("dist/tau-gateway.cjs");
+    expect(paths.some((p) => p.startsWith("dist/cli-cache/")), "the bundle's code cache").toBe(true);
     expect(paths.some((p) => p.startsWith("dist/validator-cache/")), "the validators' code caches").toBe(true);
     expect(paths.some((p) => p.startsWith("generated/validators/")), "the precompiled validators").toBe(true);
     expect(paths.filter((p) => /^(src|test|scripts|bench|interop|examples|\.ci)\//.test(p)), "no sources, tests or CI files").toEqual([]);

@@ -771,6 +771,45 @@ describe("broken references", () => {
     expect(err.reason).toContain('references a missing message "ghost"');
   });
 
+  // Appends and replacements of messages, appended timeline items and the agent state are checked
+  // for what they can break, not with the whole snapshot (checkLocalInvariants): the same errors.
+  it("a replaced message must still be what the tools that point at it need", () => {
+    const noCall: MessageRecord = { ...base.messages[2], message: assistant([{ type: "text", text: "no call" }], "toolUse") };
+    expect(invalidDelta(() => applyChanges(base, [{ type: "message.replace", message: noCall }])).reason).toContain(
+      'tool "call-1" call (message "m2", content index 1) is not a toolCall block with id "call-1"',
+    );
+    const notAResult: MessageRecord = { ...base.messages[3], message: assistant([{ type: "text", text: "x" }]) };
+    expect(invalidDelta(() => applyChanges(base, [{ type: "message.replace", message: notAResult }])).reason).toContain(
+      'resultMessageId "m3" is not a toolResult message',
+    );
+    const systemLater: MessageRecord = { ...base.messages[4], message: { role: "system", content: "late", timestamp: 1 } };
+    expect(invalidDelta(() => applyChanges(base, [{ type: "message.replace", message: systemLater }])).reason).toContain(
+      "without metadata",
+    );
+  });
+
+  it("an appended timeline item must be its tool's or operation's only one", () => {
+    expect(invalidDelta(() => applyChanges(base, [{ type: "timeline.append", item: toolItem("i8", 8, "call-1") }])).reason).toContain(
+      'tool "call-1" must appear exactly once in the timeline (found 2)',
+    );
+    const secondOperationItem = { type: "operation" as const, id: "i8", sequence: 8, createdAt: 1008, operationId: "op-1" };
+    expect(invalidDelta(() => applyChanges(base, [{ type: "timeline.append", item: secondOperationItem }])).reason).toContain(
+      'operation "op-1" must appear exactly once in the timeline (found 2)',
+    );
+    expect(invalidDelta(() => applyChanges(base, [{ type: "timeline.append", item: toolItem("i8", 8, "ghost") }])).reason).toContain(
+      'references a missing tool "ghost"',
+    );
+  });
+
+  it("checks an appended item and message on the patched snapshot, so the rest of the patch counts", () => {
+    const message: MessageRecord = { id: "m5", state: "committed", modelVisible: true, message: assistant([{ type: "text", text: "later" }]) };
+    const next = applyValid([{ type: "timeline.append", item: messageItem("i8", 8, "m5") }, { type: "message.append", message }]);
+    expect(next.timeline.items.at(-1)).toEqual(messageItem("i8", 8, "m5"));
+    expect(
+      invalidDelta(() => applyChanges(base, [{ type: "message.append", message }, { type: "timeline.append", item: messageItem("i8", 8, "m6") }])).reason,
+    ).toContain('references a missing message "m6"');
+  });
+
   it("every tool must appear in the timeline", () => {
     expect(invalidDelta(() => applyChanges(base, [{ type: "timeline.remove", id: "i3" }])).reason).toContain(
       'tool "call-1" must appear exactly once',

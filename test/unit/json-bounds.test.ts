@@ -1,5 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { jsonBoundsError, parseBoundedJson } from "../../src/shared/json-bounds.js";
+import { JSON_BOUNDS, jsonBoundsError, parseBoundedJson, type JsonBounds } from "../../src/shared/json-bounds.js";
+
+/** The bounds by their definition, one character at a time: the bound passed first, or undefined. */
+function referenceBound(text: string, b: JsonBounds): "depth" | "values" | undefined {
+  let depth = 0;
+  let values = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      if (i >= text.length) return undefined;
+    } else if (c === "[" || c === "{") {
+      if (++depth > b.maxDepth) return "depth";
+      if (++values > b.maxValues) return "values";
+    } else if (c === "]" || c === "}") depth--;
+    else if (c === "," && ++values > b.maxValues) return "values";
+  }
+  return undefined;
+}
 
 const bounds = { maxDepth: 3, maxValues: 5 };
 
@@ -28,5 +46,32 @@ describe("json bounds", () => {
     expect(() => parseBoundedJson("[1,", bounds)).toThrow(SyntaxError);
     expect(() => parseBoundedJson("[[[[0]]]]", bounds)).toThrow("nested more than 3 levels deep");
     expect(parseBoundedJson('{"a":[1,2]}', bounds)).toEqual({ a: [1, 2] });
+  });
+
+  // Most messages are told apart without the scan (fewer brackets than the depth bound, shorter
+  // than the values bound): the answers must be the scan's, on both sides of each bound.
+  it("answers as the scan does at the default bounds, for messages on either side of each bound", () => {
+    const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+    expect(jsonBoundsError(deep(JSON_BOUNDS.maxDepth))).toBeUndefined();
+    expect(jsonBoundsError(deep(JSON_BOUNDS.maxDepth + 1))?.bound).toBe("depth");
+    expect(jsonBoundsError("[".repeat(JSON_BOUNDS.maxDepth + 1))?.bound).toBe("depth");
+    // Brackets in strings count only at a glance: past the bound, the scan looks again and passes them.
+    const bracketsInStrings = JSON.stringify({ version: 18, type: "request", id: "r1", method: "session.submit", params: { text: "[{".repeat(200) } });
+    expect(jsonBoundsError(bracketsInStrings)).toBeUndefined();
+    const manyValues = `[${"0,".repeat(JSON_BOUNDS.maxValues)}0]`;
+    expect(jsonBoundsError(manyValues)?.bound).toBe("values");
+    expect(jsonBoundsError(`[${"0,".repeat(JSON_BOUNDS.maxValues - 2)}0]`)).toBeUndefined();
+    expect(jsonBoundsError(JSON.stringify({ text: "x".repeat(JSON_BOUNDS.maxValues * 2) }))).toBeUndefined();
+
+    const pieces = ["[", "]", "{", "}", ",", '"[{,"', '"\\"', '"\\\\"', "0", '"a"', ":"];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    for (const b of [{ maxDepth: 3, maxValues: 12 }, { maxDepth: 8, maxValues: 40 }, JSON_BOUNDS]) {
+      for (let n = 0; n < 2000; n++) {
+        const length = Math.floor(random() * 60);
+        const text = Array.from({ length }, () => pieces[Math.floor(random() * pieces.length)]).join("");
+        expect(jsonBoundsError(text, b)?.bound, text).toBe(referenceBound(text, b));
+      }
+    }
   });
 });

@@ -280,8 +280,7 @@ export class DeltaTranslator {
       this.ledger.start(record.id, after);
       out.push(draft("turn.started", { turnId: record.id }));
     }
-    const running = Object.values(after.turns).filter((t) => t.state === "running" && t.userHistoryEntryId !== record.id);
-    const turnId = ownTurn ? record.id : running[running.length - 1]?.userHistoryEntryId;
+    const turnId = ownTurn ? record.id : lastRunningTurn(after, record.id);
     out.push(userMessageEvent(record.id, turnId, messageText(record.message)));
   }
 
@@ -454,4 +453,11 @@ export class DeltaTranslator {
     if (!mark) this.streamed.set(messageId, (mark = { text: 0, thinking: 0 }));
     return mark;
   }
+}
+
+/** The newest running turn other than `except`'s (only read for a message without a turn of its own: every turn's record is walked). */
+function lastRunningTurn(snapshot: Snapshot, except: string): string | undefined {
+  let last: string | undefined;
+  for (const turn of Object.values(snapshot.turns)) if (turn.state === "running" && turn.userHistoryEntryId !== except) last = turn.userHistoryEntryId;
+  return last;
 }

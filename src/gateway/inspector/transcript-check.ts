@@ -116,14 +116,14 @@ export class TranscriptChecks {
 }
 
 /**
- * Where the worker's module is: beside this one when compiled by tsc, at the root of dist/ (this
- * file's folder, or its parent for a chunk) in the command-line bundle, and the TypeScript source,
+ * Where the worker's module is: beside this one when compiled by tsc, beside the command-line
+ * bundle at the root of dist/ (transcript-worker.cjs), and the TypeScript source,
  * loaded through tsx, when the gateway runs from source (tests).
  */
 function workerEntry(): { url: URL; source?: boolean } {
   const here = new URL(import.meta.url);
   if (here.pathname.endsWith(".ts")) return { url: new URL("./transcript-worker.ts", here), source: true };
-  for (const candidate of ["./transcript-worker.js", "./transcript-worker.mjs", "../transcript-worker.mjs"]) {
+  for (const candidate of ["./transcript-worker.js", "./transcript-worker.cjs"]) {
     const url = new URL(candidate, here);
     if (existsSync(fileURLToPath(url))) return { url };
   }

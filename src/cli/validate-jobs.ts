@@ -1,0 +1,87 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { CheckedLine, FileSettings } from "./validate-file.js";
+import type { FileJob, WorkerReply } from "./validate-worker.js";
+
+/**
+ * `tau-gateway validate --jobs N`: the files checked by N worker threads at once, each file whole
+ * by one worker (ids are correlated within a file), and what was found handed on in the files'
+ * order, as one thread would have found it: a file's verdicts wait until every file before it is
+ * done.
+ */
+
+export type CheckedEvent =
+  | { type: "file"; index: number }
+  | { type: "lines"; lines: CheckedLine[] }
+  | { type: "failed"; index: number; stage: "open" | "read"; message: string };
+
+/**
+ * The worker's script beside this module: validate-worker.cjs in the command line's bundle
+ * (scripts/bundle-cli.mjs builds it), validate-worker.js in the compiled library, the TypeScript
+ * source (run through tsx) in a checkout.
+ */
+function workerScript(): { file: string; execArgv?: string[] } {
+  for (const name of ["validate-worker.cjs", "validate-worker.js"]) {
+    const file = fileURLToPath(new URL(`./${name}`, import.meta.url));
+    if (existsSync(file)) return { file };
+  }
+  return { file: fileURLToPath(new URL("./validate-worker.ts", import.meta.url)), execArgv: ["--import", "tsx"] };
+}
+
+interface FileState {
+  lines: CheckedLine[][];
+  end?: { done: true } | { failed: "open" | "read"; message: string };
+}
+
+export async function* checkFilesInWorkers(paths: readonly string[], settings: FileSettings, jobs: number): AsyncGenerator<CheckedEvent> {
+  const script = workerScript();
+  const states = paths.map((): FileState => ({ lines: [] }));
+  let nextJob = 0;
+  let wake: (() => void) | undefined;
+  let broken: Error | undefined;
+  const workers: Worker[] = [];
+  const give = (worker: Worker) => {
+    if (nextJob >= paths.length) return;
+    const index = nextJob++;
+    worker.postMessage({ index, path: paths[index]!, settings } satisfies FileJob);
+  };
+  for (let i = 0; i < Math.min(jobs, paths.length); i++) {
+    const worker = new Worker(script.file, { execArgv: script.execArgv });
+    worker.on("message", (reply: WorkerReply) => {
+      const state = states[reply.index]!;
+      if ("lines" in reply) state.lines.push(reply.lines);
+      else {
+        state.end = "done" in reply ? { done: true } : { failed: reply.failed, message: reply.message };
+        give(worker);
+      }
+      wake?.();
+    });
+    worker.on("error", (err) => {
+      broken = err;
+      wake?.();
+    });
+    workers.push(worker);
+    give(worker);
+  }
+  try {
+    for (let index = 0; index < paths.length; index++) {
+      const state = states[index]!;
+      yield { type: "file", index };
+      for (;;) {
+        while (state.lines.length > 0) yield { type: "lines", lines: state.lines.shift()! };
+        if (state.end) break;
+        if (broken) throw broken;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+      if ("failed" in state.end) {
+        yield { type: "failed", index, stage: state.end.failed, message: state.end.message };
+        return;
+      }
+      states[index] = { lines: [], end: state.end }; // what was reported is let go
+    }
+  } finally {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+}
