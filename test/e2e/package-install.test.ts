@@ -20,7 +20,8 @@ const children: Array<ReturnType<typeof spawn>> = [];
 afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
-});
+  // A checkout's copy and an installed node_modules: tens of thousands of files to remove on a loaded machine.
+}, 120_000);
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
