@@ -10,6 +10,7 @@ import { compareWithRef } from "./compare.js";
 import { parseRounds } from "./compare-plan.js";
 import { repoRoot } from "./processes.js";
 import { SECTIONS, selectSections, type Section } from "./sections.js";
+import { measureHostileInputs, type HostileResult } from "./hostile.js";
 import { computeRatios, markdownReport, type BenchResults } from "./report.js";
 import { measureRoundTrip, type RoundTripResult, type Target } from "./round-trip.js";
 import { measureDirectRound, measureGatewayRound, type SendRoundResult } from "./send-round.js";
@@ -184,6 +185,9 @@ async function main(): Promise<void> {
     patterns = measurePatternValidation(settings.patternRuns);
   }
 
+  let hostile: HostileResult[] | undefined;
+  if (run("hostile")) hostile = await measureHostileInputs(log);
+
   const memory: MemoryResult[] = [];
   if (run("memory")) {
     const within = connectionsWithinLimit(settings.idleConnections);
@@ -222,6 +226,7 @@ async function main(): Promise<void> {
     sendRound,
     validation,
     patterns,
+    hostile,
     memory,
     startup,
     ratios: computeRatios({ roundTrip, streaming, sendRound }),

@@ -2,6 +2,7 @@ import type { MachineInfo } from "./machine.js";
 import type { CodexPeerResult } from "./codex-peer.js";
 import type { MemoryResult } from "./memory.js";
 import type { PatternValidationResult } from "./patterns.js";
+import { HOSTILE_STALL_TARGET_MS, type HostileResult } from "./hostile.js";
 import type { ReplicaResult } from "./replicas.js";
 import type { RoundTripResult } from "./round-trip.js";
 import type { SendRoundResult } from "./send-round.js";
@@ -31,6 +32,8 @@ export interface BenchResults {
   /** Absent when --only left it out. */
   validation?: ValidationBenchResult;
   patterns: PatternValidationResult[];
+  /** The worst event-loop stall under each hostile input (absent in older results and when --only left it out). */
+  hostile?: HostileResult[];
   memory: MemoryResult[];
   /** Absent when --only left it out. */
   startup?: StartupResult;
@@ -150,12 +153,18 @@ export function markdownReport(results: BenchResults): string {
     patterns.push(`| ${code(p.pattern)} | ${fmt(p.fields)} | ${code(p.worstInput)} | ${worst} | ${cell(p.plainMs, 1)} |`);
   }
 
+  const hostile: string[] = [
+    `| Hostile input (defaults) | Answer | Worst event-loop stall ms (target ≤ ${HOSTILE_STALL_TARGET_MS}) |`,
+    "| --- | --- | ---: |",
+  ];
+  for (const h of results.hostile ?? []) hostile.push(`| ${h.input} | ${h.outcome} | ${fmt(h.worstStallMs)}${h.worstStallMs > HOSTILE_STALL_TARGET_MS ? " (over)" : ""} |`);
+
   const m = results.machine;
   const about = [
     `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.kernel}${results.nginx ? `, nginx ${results.nginx}` : ""}; load average ${m.loadAverage.join(" / ")} (1/5/15 min) at the start.`,
     `Run ${results.startedAt}, ${fmt(results.durationSeconds)} s.`,
   ];
-  return [relay.join("\n"), "", gateway.join("\n"), "", patterns.join("\n"), "", about.join(" "), ...results.notes.map((n) => `- ${n}`)].join("\n");
+  return [relay.join("\n"), "", gateway.join("\n"), "", patterns.join("\n"), "", ...(results.hostile?.length ? [hostile.join("\n"), ""] : []), about.join(" "), ...results.notes.map((n) => `- ${n}`)].join("\n");
 }
 
 /** What tells each dialect's clients the turn has ended (the lag is measured to it). */
