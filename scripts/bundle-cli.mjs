@@ -10,6 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -36,6 +37,22 @@ const fastifyLazyRequires = {
 };
 
 /**
+ * `import("http")` of a Node module (OpenTelemetry's exporter loads node:http and node:https that
+ * way) would stay an import() in a CommonJS bundle, which V8 refuses in a script the launcher
+ * compiles without a module loader (Node's loaders for scripts are experimental and warn): it is
+ * made a require of the module instead, its exports as an import() would give them.
+ */
+const builtinDynamicImports = {
+  name: "builtin-dynamic-imports",
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) =>
+      args.kind === "dynamic-import" && isBuiltin(args.path) ? { path: args.path, namespace: "builtin-dynamic-import" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "builtin-dynamic-import" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+  },
+};
+
+/**
  * Writes dist/tau-gateway.mjs (the launcher), dist/tau-gateway.cjs (the command line, one file) and
  * its source map, the bundle's code cache (dist/cli-cache/) and the validators' (dist/validator-cache/)
  * into `outDir`.
@@ -58,7 +75,7 @@ export async function bundleCli(outDir) {
     inject: [join(repoRoot, "scripts/cli-import-meta-url.mjs")],
     // ws loads these native add-ons when they are installed and works without them.
     external: ["bufferutil", "utf-8-validate"],
-    plugins: [fastifyLazyRequires],
+    plugins: [fastifyLazyRequires, builtinDynamicImports],
   };
   await build({ ...commonJs, entryPoints: [join(repoRoot, "src/cli/main.ts")], outfile: join(outDir, "tau-gateway.cjs") });
   // The worker threads of `validate --jobs N` (src/cli/validate-jobs.ts finds it beside the bundle):

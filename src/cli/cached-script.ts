@@ -39,6 +39,8 @@ export function compileCommonJs(file: string, cachePath?: string): CachedScript 
     // No cache for this source: compiled as usual.
   }
   // The same text whether the cache is made or used: V8 checks the length of exactly this.
+  // No import() in it: V8 refuses one in a script compiled without a loader, and Node's loaders for
+  // scripts are experimental (the build turns the bundle's imports of Node's modules into require).
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
   return { file, script, cachePath, cache: cachedData === undefined ? "none" : script.cachedDataRejected ? "rejected" : "used" };
 }
