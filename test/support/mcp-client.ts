@@ -1,0 +1,70 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { inject } from "vitest";
+import { serverMessageProblems } from "./mcp-official-schema.js";
+
+/**
+ * The official MCP SDK client in tests, on a transport that keeps every message both ways, so a
+ * test can check all the server sent against the official schema (mcp-official-schema.ts).
+ */
+export class RecordingTransport implements Transport {
+  readonly fromServer: JSONRPCMessage[] = [];
+  readonly fromClient: JSONRPCMessage[] = [];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport["onmessage"];
+
+  constructor(readonly inner: Transport) {}
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  async start(): Promise<void> {
+    this.inner.onmessage = (message, extra) => {
+      this.fromServer.push(message);
+      this.onmessage?.(message, extra);
+    };
+    this.inner.onclose = () => this.onclose?.();
+    this.inner.onerror = (error) => this.onerror?.(error);
+    await this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: Parameters<Transport["send"]>[1]): Promise<void> {
+    this.fromClient.push(message);
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  /** What the server sent that the official schema refuses. */
+  problems(): string[] {
+    return serverMessageProblems(this.fromServer, this.fromClient);
+  }
+}
+
+/** `tau-gateway mcp ARGS` as an MCP host spawns it (the test run's bundle), with its own HOME. */
+export function stdioTransport(args: string[], env: Record<string, string> = {}): RecordingTransport {
+  const bundle = inject("cliBundle");
+  return new RecordingTransport(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [bundle, "mcp", ...args],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+      stderr: "pipe",
+    }),
+  );
+}
+
+/** An SDK client; `elicitation`: it declares form elicitation (its handler set by the test). */
+export function sdkClient(options: { elicitation?: boolean } = {}): Client {
+  return new Client({ name: "tau-gateway-tests", version: "1.0.0" }, { capabilities: options.elicitation ? { elicitation: { form: {} } } : {} });
+}
