@@ -82,6 +82,9 @@ async function turn(ctx: McpMethodContext, record: SessionRecord, text: string, 
       },
       log: services.log,
     });
+    // The answer in a read of its own after the last progress: an SDK client hands notifications to
+    // their handler a microtask late, and drops one that shares a read with the answer.
+    if (progress > 0) await new Promise((resolve) => setImmediate(resolve));
     return { text: report.error ? `${report.text}\n\n[${report.status}: ${report.error}]`.trim() : report.text, structured: report };
   } finally {
     if (key !== undefined) client.calls.delete(key);

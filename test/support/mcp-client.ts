@@ -1,8 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { inject } from "vitest";
+import WebSocket from "ws";
 import { serverMessageProblems } from "./mcp-official-schema.js";
 
 /**
@@ -67,4 +69,13 @@ export function stdioTransport(args: string[], env: Record<string, string> = {})
 /** An SDK client; `elicitation`: it declares form elicitation (its handler set by the test). */
 export function sdkClient(options: { elicitation?: boolean } = {}): Client {
   return new Client({ name: "tau-gateway-tests", version: "1.0.0" }, { capabilities: options.elicitation ? { elicitation: { form: {} } } : {} });
+}
+
+/**
+ * The SDK's WebSocket transport on `url` (the gateway's `/mcp/ws`). It uses the global WebSocket,
+ * which this Node has not: the ws package's stands in, as the browser's would.
+ */
+export function webSocketTransport(url: string): RecordingTransport {
+  (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+  return new RecordingTransport(new WebSocketClientTransport(new URL(url)));
 }
