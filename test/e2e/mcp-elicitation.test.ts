@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
 import { CALL_ECHO, ECHO_TOOL } from "../support/echo-tool.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
-import { sdkClient, webSocketTransport, type RecordingTransport } from "../support/mcp-client.js";
+import { sdkClient, stdioTransport, webSocketTransport, type RecordingTransport } from "../support/mcp-client.js";
 
 /**
  * MCP clients on sessions other clients use: the SDK client's tool call streams its reply as
@@ -117,6 +117,20 @@ describe("an MCP client on a session an Ask client watches", () => {
     expect(payloadsOf(ask.eventsOf(sessionId), "tool.result").filter((r) => r.name === "echo-json" && !r.isError)).toHaveLength(1);
     // Its answer is not sent: the next request of the client is answered as usual.
     expect(await client.ping()).toEqual({});
+    ask.socket.terminate();
+  });
+
+  it("is reached through tau-gateway mcp --remote, on the same sessions", async () => {
+    const ask = await gw.client();
+    const sessionId = await openSession(ask);
+    const transport = stdioTransport(["--remote", gw.rpcUrl.replace(/\/rpc$/, "")], { HOME: gw.cwd });
+    const client = sdkClient();
+    await client.connect(transport);
+    transports.push(transport);
+    clients.push(client);
+    const replied = await client.callTool({ name: "tau-reply", arguments: { sessionId, prompt: "Through the relay" } });
+    expect(replied.structuredContent).toEqual(expect.objectContaining({ sessionId, text: "You said: Through the relay" }));
+    await eventually(() => payloadsOf(ask.eventsOf(sessionId), "turn.completed").length === 1, "the Ask client to see the turn");
     ask.socket.terminate();
   });
 
