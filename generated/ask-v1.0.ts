@@ -97,6 +97,10 @@ export type Event =
   | QueueUpdatedEvent
   | UserMessageEvent
   | ModeUpdatedEvent
+  | SubagentStartedEvent
+  | SubagentActivityEvent
+  | SubagentCompletedEvent
+  | SubagentRemovedEvent
   | NoticeEvent;
 /**
  * Payload of approval.required.
@@ -124,6 +128,38 @@ export type CompactionKind = "auto" | "manual";
  * Canonical approval mode a session reports: off, require or auto.
  */
 export type ApprovalMode = "off" | "require" | "auto";
+/**
+ * One thing a sub-agent did, as Tau reports it on its activity channel: what it said (assistant), a tool it used (tool: its name, how it ended and what it acted on), or a notice.
+ */
+export type SubagentActivity =
+  | {
+      type: "assistant";
+      text: string;
+    }
+  | {
+      type: "tool";
+      toolName: string;
+      outcome: "succeeded" | "failed" | "blocked" | "cancelled";
+      /**
+       * What the tool did, e.g. Read.
+       */
+      action: string;
+      /**
+       * What it acted on.
+       */
+      subject: string;
+      details?: string[];
+    }
+  | {
+      type: "notice";
+      severity: "info" | "warn" | "error";
+      title: string;
+      content?: string[];
+    };
+/**
+ * How a sub-agent's run ended: succeeded with a response, failed with an error, or interrupted (by a client's interrupt, or the host stopping).
+ */
+export type SubagentStatus = "succeeded" | "failed" | "interrupted";
 /**
  * A host capability advertised by initialize; clients may gate UI features on it.
  */
@@ -1235,6 +1271,111 @@ export interface ModeUpdatedPayload {
   approvalMode: ApprovalMode;
 }
 /**
+ * A sub-agent began a run, whichever client's turn started it: it works beside the turn (which may end before it does) until subagent.completed. (gateway extension)
+ */
+export interface SubagentStartedEvent {
+  type: "subagent.started";
+  seq: number;
+  payload: SubagentStartedPayload;
+}
+/**
+ * Payload of subagent.started.
+ */
+export interface SubagentStartedPayload {
+  /**
+   * Tau's id of the sub-agent.
+   */
+  agentId: string;
+  /**
+   * Which run of the sub-agent (a sub-agent can be given more work later).
+   */
+  runRevision: number;
+  title: string;
+  /**
+   * The model the sub-agent runs.
+   */
+  model: string;
+  /**
+   * Its reasoning effort.
+   */
+  reasoning?: string;
+  workingDirectory: string;
+  /**
+   * The turn running when it started, if the gateway saw it start.
+   */
+  turnId?: string;
+  /**
+   * The tool call (Tau's spawn_agent) that started it, when known.
+   */
+  toolCallId?: string;
+}
+/**
+ * What a running sub-agent did since the last subagent.activity of its run: the new activities, in order. A client keeps a run's list by appending; Tau keeps the last 64 of a run. (gateway extension)
+ */
+export interface SubagentActivityEvent {
+  type: "subagent.activity";
+  seq: number;
+  payload: SubagentActivityPayload;
+}
+/**
+ * Payload of subagent.activity.
+ */
+export interface SubagentActivityPayload {
+  agentId: string;
+  runRevision: number;
+  /**
+   * The position in the run's activities of the first one here (counting from the run's first, also those Tau no longer keeps).
+   */
+  index: number;
+  activities: SubagentActivity[];
+}
+/**
+ * A sub-agent's run ended. (gateway extension)
+ */
+export interface SubagentCompletedEvent {
+  type: "subagent.completed";
+  seq: number;
+  payload: SubagentCompletedPayload;
+}
+/**
+ * Payload of subagent.completed.
+ */
+export interface SubagentCompletedPayload {
+  agentId: string;
+  runRevision: number;
+  title: string;
+  status: SubagentStatus;
+  /**
+   * Its answer, when succeeded.
+   */
+  response?: string;
+  /**
+   * Why it failed or was interrupted.
+   */
+  error?: string;
+  inputTokens: number;
+  outputTokens: number;
+  /**
+   * The sub-agent's cost so far.
+   */
+  cost: number;
+  durationMs?: number;
+}
+/**
+ * Tau disposed of a sub-agent: it is no longer part of the session. (gateway extension)
+ */
+export interface SubagentRemovedEvent {
+  type: "subagent.removed";
+  seq: number;
+  payload: SubagentRemovedPayload;
+}
+/**
+ * Payload of subagent.removed.
+ */
+export interface SubagentRemovedPayload {
+  agentId: string;
+}
+/**
  * A host notice for the user; severity mirrors Tau's notice severities. (gateway extension)
  */
 export interface NoticeEvent {
@@ -1981,6 +2122,10 @@ export interface Events {
   "queue.updated": QueueUpdatedPayload;
   "user.message": UserMessagePayload;
   "mode.updated": ModeUpdatedPayload;
+  "subagent.started": SubagentStartedPayload;
+  "subagent.activity": SubagentActivityPayload;
+  "subagent.completed": SubagentCompletedPayload;
+  "subagent.removed": SubagentRemovedPayload;
   notice: NoticePayload;
 }
 /**

@@ -63,6 +63,17 @@ export type DynamicToolSpec =
       description: string;
       tools: DynamicToolFunction[];
     };
+export type ThreadSourceKind =
+  | "cli"
+  | "vscode"
+  | "exec"
+  | "appServer"
+  | "subAgent"
+  | "subAgentReview"
+  | "subAgentCompact"
+  | "subAgentThreadSpawn"
+  | "subAgentOther"
+  | "unknown";
 export type SortDirection = "asc" | "desc";
 /**
  * How much of a turn's items a payload holds: none (notLoaded), a display summary, or all of them (full, the default).
@@ -207,7 +218,7 @@ export type ThreadStatus =
     };
 export type ThreadActiveFlag = "waitingOnApproval" | "waitingOnUserInput";
 /**
- * Where the thread was started; the gateway reports appServer.
+ * Where the thread was started; the gateway reports appServer, and subAgent (thread_spawn) for the child thread of a Tau sub-agent.
  */
 export type SessionSource =
   | ("cli" | "vscode" | "exec" | "appServer" | "unknown")
@@ -215,7 +226,21 @@ export type SessionSource =
       custom: string;
     }
   | {
-      subAgent: unknown;
+      subAgent: SubAgentSource;
+    };
+export type SubAgentSource =
+  | ("review" | "compact" | "memory_consolidation")
+  | {
+      thread_spawn: {
+        parent_thread_id: string;
+        depth: number;
+        agent_nickname?: string | null;
+        agent_path?: string | null;
+        agent_role?: string | null;
+      };
+    }
+  | {
+      other: string;
     };
 /**
  * The items the gateway reports: the user's input, the agent's text and thinking, its commands (Tau's bash and the gateway's command tools), its other tools, the client's dynamic tools, plans.
@@ -283,6 +308,29 @@ export type ThreadItem =
       type: "plan";
       id: string;
       text: string;
+    }
+  | {
+      type: "collabAgentToolCall";
+      id: string;
+      tool: CollabAgentTool;
+      status: CollabAgentToolCallStatus;
+      senderThreadId: string;
+      receiverThreadIds: string[];
+      agentsStates: {
+        [k: string]: CollabAgentState | undefined;
+      };
+      prompt?: string | null;
+      model?: string | null;
+      reasoningEffort?: ReasoningEffort | null;
+    }
+  | {
+      type: "subAgentActivity";
+      id: string;
+      kind: SubAgentActivityKind;
+      agentThreadId: string;
+      agentPath: string;
+      model?: string | null;
+      reasoningEffort?: ReasoningEffort | null;
     };
 export type MessagePhase = "commentary" | "partial_answer" | "final_answer";
 export type CommandExecutionStatus = "inProgress" | "completed" | "failed" | "declined";
@@ -301,6 +349,20 @@ export type DynamicToolCallOutputContentItem =
       type: "inputAudio";
       audioUrl: string;
     };
+export type CollabAgentTool =
+  | "spawnAgent"
+  | "sendInput"
+  | "resumeAgent"
+  | "wait"
+  | "closeAgent"
+  | "sendMessage"
+  | "followupTask"
+  | "interruptAgent"
+  | "listAgents";
+export type CollabAgentToolCallStatus = "inProgress" | "completed" | "failed" | "interrupted";
+export type CollabAgentStatus =
+  "pendingInit" | "running" | "interrupted" | "completed" | "errored" | "shutdown" | "notFound";
+export type SubAgentActivityKind = "started" | "interacted" | "interrupted" | "completed";
 export type TurnStatus = "completed" | "interrupted" | "failed" | "inProgress";
 export type CodexErrorInfo =
   | (
@@ -616,6 +678,7 @@ export interface ThreadListParams {
    * A path or a list of paths.
    */
   cwd?: unknown;
+  sourceKinds?: ThreadSourceKind[] | null;
 }
 /**
  * A page of a thread's turns, from the history thread/read gives; newest first unless sortDirection is asc. A cursor is one this method returned: nextCursor continues after the page's last turn, backwardsCursor (for the opposite sortDirection) starts again at its first.
@@ -848,7 +911,7 @@ export interface ThreadStartedParams {
   thread: Thread;
 }
 /**
- * A thread is one Tau session; its id is the session id.
+ * A thread is one Tau session (its id is the session id), or one Tau sub-agent of a session (its id is the sub-agent's).
  */
 export interface Thread {
   id: string;
@@ -882,6 +945,9 @@ export interface Thread {
   path?: string | null;
   name?: string | null;
   model?: string | null;
+  parentThreadId?: string | null;
+  agentNickname?: string | null;
+  agentRole?: string | null;
 }
 export interface Turn {
   id: string;
@@ -899,6 +965,10 @@ export interface McpToolCallResult {
 }
 export interface McpToolCallError {
   message: string;
+}
+export interface CollabAgentState {
+  status: CollabAgentStatus;
+  message?: string | null;
 }
 export interface TurnError {
   message: string;

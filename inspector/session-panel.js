@@ -36,7 +36,7 @@ export function sessionPanel(page) {
   /** What each interaction's last answer from the page was refused with. */
   const refusals = new Map();
   /** What was drawn last, so a redraw that changes nothing leaves the DOM (and what is being typed) alone. */
-  const drawn = { picker: "", timeline: "", approvals: "" };
+  const drawn = { picker: "", timeline: "", approvals: "", subagents: "" };
 
   function request(url, init = {}) {
     const headers = { ...(init.headers ?? {}) };
@@ -99,7 +99,8 @@ export function sessionPanel(page) {
     if (!picked) {
       if (drawn.timeline !== "") $("timeline").replaceChildren();
       if (drawn.approvals !== "") $("approvals").replaceChildren();
-      drawn.timeline = drawn.approvals = "";
+      if (drawn.subagents !== "") $("subagents").replaceChildren();
+      drawn.timeline = drawn.approvals = drawn.subagents = "";
       return;
     }
     const rows = buildTimeline(picked, view.events, frames).slice(-MAX_EVENTS);
@@ -115,6 +116,26 @@ export function sessionPanel(page) {
       drawn.approvals = approvalsKey;
       $("approvals").replaceChildren(...(items.length ? items.map(interactionBox) : [el("p", { className: "empty" }, "No approvals, questions or plans in this session.")]));
     }
+    const agents = view.subagents ?? [];
+    const agentsKey = JSON.stringify(agents);
+    if (agentsKey !== drawn.subagents) {
+      drawn.subagents = agentsKey;
+      $("subagents").replaceChildren(...(agents.length ? agents.map(subagentBox) : [el("p", { className: "empty" }, "No sub-agents in this session.")]));
+    }
+  }
+
+  /** One sub-agent: title, state (with its answer or failure), tokens and cost, what it did lately. */
+  function subagentBox(agent) {
+    const state = agent.state === "running" && agent.interruptRequested ? "running (interrupt requested)" : agent.state;
+    const outcome = agent.response !== undefined ? `Answer: ${short(agent.response)}` : agent.error !== undefined ? `Why: ${short(agent.error)}` : "";
+    return el(
+      "div",
+      { className: `subagent ${agent.state}`, "data-agent": agent.agentId },
+      el("div", {}, el("strong", {}, agent.title), ` — ${state} · ${agent.model} · ${agent.inputTokens} in / ${agent.outputTokens} out · $${agent.cost.toFixed(6)}`),
+      outcome ? el("div", {}, outcome) : "",
+      el("div", { className: "empty" }, `${agent.activityCount} activit${agent.activityCount === 1 ? "y" : "ies"} kept`),
+      el("ul", {}, ...agent.recentActivities.map((text) => el("li", {}, text))),
+    );
   }
 
   function drawPicker(frames) {

@@ -8099,7 +8099,7 @@ return errors === 0;
 validate252.evaluated = {"props":{"jsonrpc":true,"id":true,"error":true,"result":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.Event = validate256;
-const schema96 = {"title":"Event","description":"Any event carried by session/event.","oneOf":[{"$ref":"#/$defs/SessionCreatedEvent"},{"$ref":"#/$defs/SessionEndedEvent"},{"$ref":"#/$defs/TurnStartedEvent"},{"$ref":"#/$defs/TurnCompletedEvent"},{"$ref":"#/$defs/TurnFailedEvent"},{"$ref":"#/$defs/TurnAbortedEvent"},{"$ref":"#/$defs/ModelStreamingEvent"},{"$ref":"#/$defs/ModelThinkingEvent"},{"$ref":"#/$defs/ToolUseEvent"},{"$ref":"#/$defs/ToolDeltaEvent"},{"$ref":"#/$defs/ToolResultEvent"},{"$ref":"#/$defs/ApprovalRequiredEvent"},{"$ref":"#/$defs/ApprovalUpdatedEvent"},{"$ref":"#/$defs/PlanProposedEvent"},{"$ref":"#/$defs/PlanApprovedEvent"},{"$ref":"#/$defs/PlanRejectedEvent"},{"$ref":"#/$defs/TodosUpdatedEvent"},{"$ref":"#/$defs/ErrorEvent"},{"$ref":"#/$defs/FileChangedEvent"},{"$ref":"#/$defs/InputRequestedEvent"},{"$ref":"#/$defs/InputResolvedEvent"},{"$ref":"#/$defs/CompactionStartedEvent"},{"$ref":"#/$defs/CompactionCompletedEvent"},{"$ref":"#/$defs/SessionResetEvent"},{"$ref":"#/$defs/QueueUpdatedEvent"},{"$ref":"#/$defs/UserMessageEvent"},{"$ref":"#/$defs/ModeUpdatedEvent"},{"$ref":"#/$defs/NoticeEvent"}],"discriminator":{"propertyName":"type"},"type":"object"};
+const schema96 = {"title":"Event","description":"Any event carried by session/event.","oneOf":[{"$ref":"#/$defs/SessionCreatedEvent"},{"$ref":"#/$defs/SessionEndedEvent"},{"$ref":"#/$defs/TurnStartedEvent"},{"$ref":"#/$defs/TurnCompletedEvent"},{"$ref":"#/$defs/TurnFailedEvent"},{"$ref":"#/$defs/TurnAbortedEvent"},{"$ref":"#/$defs/ModelStreamingEvent"},{"$ref":"#/$defs/ModelThinkingEvent"},{"$ref":"#/$defs/ToolUseEvent"},{"$ref":"#/$defs/ToolDeltaEvent"},{"$ref":"#/$defs/ToolResultEvent"},{"$ref":"#/$defs/ApprovalRequiredEvent"},{"$ref":"#/$defs/ApprovalUpdatedEvent"},{"$ref":"#/$defs/PlanProposedEvent"},{"$ref":"#/$defs/PlanApprovedEvent"},{"$ref":"#/$defs/PlanRejectedEvent"},{"$ref":"#/$defs/TodosUpdatedEvent"},{"$ref":"#/$defs/ErrorEvent"},{"$ref":"#/$defs/FileChangedEvent"},{"$ref":"#/$defs/InputRequestedEvent"},{"$ref":"#/$defs/InputResolvedEvent"},{"$ref":"#/$defs/CompactionStartedEvent"},{"$ref":"#/$defs/CompactionCompletedEvent"},{"$ref":"#/$defs/SessionResetEvent"},{"$ref":"#/$defs/QueueUpdatedEvent"},{"$ref":"#/$defs/UserMessageEvent"},{"$ref":"#/$defs/ModeUpdatedEvent"},{"$ref":"#/$defs/SubagentStartedEvent"},{"$ref":"#/$defs/SubagentActivityEvent"},{"$ref":"#/$defs/SubagentCompletedEvent"},{"$ref":"#/$defs/SubagentRemovedEvent"},{"$ref":"#/$defs/NoticeEvent"}],"discriminator":{"propertyName":"type"},"type":"object"};
 const schema97 = {"title":"SessionCreatedEvent","description":"A session came into existence; always seq 1.","type":"object","properties":{"type":{"type":"string","const":"session.created"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/SessionCreatedPayload"}},"required":["type","seq","payload"]};
 const schema98 = {"title":"SessionCreatedPayload","description":"Payload of session.created.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["sessionId"]};
 
@@ -12743,8 +12743,8 @@ return errors === 0;
 }
 validate329.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema144 = {"title":"NoticeEvent","description":"A host notice for the user; severity mirrors Tau's notice severities. (gateway extension)","type":"object","properties":{"type":{"type":"string","const":"notice"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/NoticePayload"}},"required":["type","seq","payload"]};
-const schema145 = {"title":"NoticePayload","description":"Payload of notice.","type":"object","properties":{"severity":{"type":"string","enum":["info","warn","error"]},"title":{"type":"string"},"content":{"type":"array","items":{"type":"string"}},"kind":{"type":"string","description":"Dotted notice kind, e.g. for filtering."}},"required":["severity","title"]};
+const schema144 = {"title":"SubagentStartedEvent","description":"A sub-agent began a run, whichever client's turn started it: it works beside the turn (which may end before it does) until subagent.completed. (gateway extension)","type":"object","properties":{"type":{"type":"string","const":"subagent.started"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/SubagentStartedPayload"}},"required":["type","seq","payload"]};
+const schema145 = {"title":"SubagentStartedPayload","description":"Payload of subagent.started.","type":"object","properties":{"agentId":{"type":"string","minLength":1,"pattern":"\\S","description":"Tau's id of the sub-agent."},"runRevision":{"description":"Which run of the sub-agent (a sub-agent can be given more work later).","type":"integer","minimum":1,"maximum":9007199254740991},"title":{"type":"string"},"model":{"type":"string","description":"The model the sub-agent runs."},"reasoning":{"type":"string","description":"Its reasoning effort."},"workingDirectory":{"type":"string"},"turnId":{"type":"string","description":"The turn running when it started, if the gateway saw it start."},"toolCallId":{"type":"string","description":"The tool call (Tau's spawn_agent) that started it, when known."}},"required":["agentId","runRevision","title","model","workingDirectory"]};
 
 function validate334(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -12760,27 +12760,36 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.severity === undefined) && (missing0 = "severity")) || ((data.title === undefined) && (missing0 = "title"))){
+if((((((data.agentId === undefined) && (missing0 = "agentId")) || ((data.runRevision === undefined) && (missing0 = "runRevision"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.workingDirectory === undefined) && (missing0 = "workingDirectory"))){
 validate334.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.severity !== undefined){
-let data0 = data.severity;
+if(data.agentId !== undefined){
+let data0 = data.agentId;
 const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate334.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate334.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
-const _errs2 = errors;
-const vSchema0 = schema145.properties.severity.enum;
-if(!(((data0 === "info") || (data0 === "warn")) || (data0 === "error"))){
-validate334.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/enum",keyword:"enum",params:{allowedValues: schema145.properties.severity.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(!pattern2.test(data0)){
+validate334.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
 }
+}
+}
+else {
+validate334.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 if(errors === _errs1){
+}
 }
 var valid0 = _errs1 === errors;
 }
@@ -12788,15 +12797,31 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.title !== undefined){
-let data1 = data.title;
+if(data.runRevision !== undefined){
+let data1 = data.runRevision;
 const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate334.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate334.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate334.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate334.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
 }
 var valid0 = _errs3 === errors;
 }
@@ -12804,38 +12829,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.content !== undefined){
-let data2 = data.content;
+if(data.title !== undefined){
+let data2 = data.title;
 const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate334.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 const _errs6 = errors;
 if(errors === _errs5){
-if(Array.isArray(data2)){
-var valid1 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-validate334.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-}
-var valid1 = _errs7 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-}
-}
-else {
-validate334.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-if(errors === _errs5){
-}
 }
 var valid0 = _errs5 === errors;
 }
@@ -12843,11 +12845,27 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.kind !== undefined){
-let data4 = data.kind;
+if(data.model !== undefined){
+let data3 = data.model;
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+validate334.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reasoning !== undefined){
+let data4 = data.reasoning;
 const _errs9 = errors;
 if(typeof data4 !== "string"){
-validate334.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate334.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -12859,6 +12877,58 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.workingDirectory !== undefined){
+let data5 = data.workingDirectory;
+const _errs11 = errors;
+if(typeof data5 !== "string"){
+validate334.errors = [{instancePath:instancePath+"/workingDirectory",schemaPath:"#/properties/workingDirectory/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs12 = errors;
+if(errors === _errs11){
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data6 = data.turnId;
+const _errs13 = errors;
+if(typeof data6 !== "string"){
+validate334.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs14 = errors;
+if(errors === _errs13){
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolCallId !== undefined){
+let data7 = data.toolCallId;
+const _errs15 = errors;
+if(typeof data7 !== "string"){
+validate334.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs16 = errors;
+if(errors === _errs15){
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
 }
 }
 }
@@ -12875,7 +12945,7 @@ if(errors === 0){
 validate334.errors = vErrors;
 return errors === 0;
 }
-validate334.evaluated = {"props":{"severity":true,"title":true,"content":true,"kind":true},"dynamicProps":false,"dynamicItems":false};
+validate334.evaluated = {"props":{"agentId":true,"runRevision":true,"title":true,"model":true,"reasoning":true,"workingDirectory":true,"turnId":true,"toolCallId":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate333(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -12905,8 +12975,8 @@ validate333.errors = [{instancePath:instancePath+"/type",schemaPath:"#/propertie
 return false;
 }
 const _errs2 = errors;
-if("notice" !== data0){
-validate333.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+if("subagent.started" !== data0){
+validate333.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.started"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -12982,6 +13052,1550 @@ validate333.errors = vErrors;
 return errors === 0;
 }
 validate333.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema146 = {"title":"SubagentActivityEvent","description":"What a running sub-agent did since the last subagent.activity of its run: the new activities, in order. A client keeps a run's list by appending; Tau keeps the last 64 of a run. (gateway extension)","type":"object","properties":{"type":{"type":"string","const":"subagent.activity"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/SubagentActivityPayload"}},"required":["type","seq","payload"]};
+const schema147 = {"title":"SubagentActivityPayload","description":"Payload of subagent.activity.","type":"object","properties":{"agentId":{"type":"string","minLength":1,"pattern":"\\S"},"runRevision":{"type":"integer","minimum":1,"maximum":9007199254740991},"index":{"description":"The position in the run's activities of the first one here (counting from the run's first, also those Tau no longer keeps).","type":"integer","minimum":0,"maximum":9007199254740991},"activities":{"type":"array","items":{"$ref":"#/$defs/SubagentActivity"}}},"required":["agentId","runRevision","index","activities"]};
+const schema148 = {"title":"SubagentActivity","description":"One thing a sub-agent did, as Tau reports it on its activity channel: what it said (assistant), a tool it used (tool: its name, how it ended and what it acted on), or a notice.","oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"assistant"},"text":{"type":"string"}},"required":["type","text"]},{"type":"object","properties":{"type":{"type":"string","const":"tool"},"toolName":{"type":"string"},"outcome":{"type":"string","enum":["succeeded","failed","blocked","cancelled"]},"action":{"type":"string","description":"What the tool did, e.g. Read."},"subject":{"type":"string","description":"What it acted on."},"details":{"type":"array","items":{"type":"string"}}},"required":["type","toolName","outcome","action","subject"]},{"type":"object","properties":{"type":{"type":"string","const":"notice"},"severity":{"type":"string","enum":["info","warn","error"]},"title":{"type":"string"},"content":{"type":"array","items":{"type":"string"}}},"required":["type","severity","title"]}],"discriminator":{"propertyName":"type"},"type":"object"};
+
+function validate338(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate338.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let valid0 = false;
+const tag0 = data.type;
+if(typeof tag0 == "string"){
+if(false){
+}
+else if(tag0 === "assistant"){
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs2){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.text === undefined) && (missing0 = "text"))){
+validate338.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs4 = errors;
+if(typeof data0 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs5 = errors;
+if("assistant" !== data0){
+validate338.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs4){
+}
+var valid2 = _errs4 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.text !== undefined){
+let data1 = data.text;
+const _errs6 = errors;
+if(typeof data1 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var valid2 = _errs6 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+}
+}
+}
+}
+else {
+validate338.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs2){
+}
+}
+var valid1 = _errs2 === errors;
+var props0 = {};
+props0.type = true;
+props0.text = true;
+valid0 = valid1;
+}
+else if(tag0 === "tool"){
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs8){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((((((data.type === undefined) && (missing1 = "type")) || ((data.toolName === undefined) && (missing1 = "toolName"))) || ((data.outcome === undefined) && (missing1 = "outcome"))) || ((data.action === undefined) && (missing1 = "action"))) || ((data.subject === undefined) && (missing1 = "subject"))){
+validate338.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs10 = errors;
+if(typeof data2 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs11 = errors;
+if("tool" !== data2){
+validate338.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs10){
+}
+var valid4 = _errs10 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.toolName !== undefined){
+let data3 = data.toolName;
+const _errs12 = errors;
+if(typeof data3 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/oneOf/1/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs13 = errors;
+if(errors === _errs12){
+}
+var valid4 = _errs12 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.outcome !== undefined){
+let data4 = data.outcome;
+const _errs14 = errors;
+if(typeof data4 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/oneOf/1/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs15 = errors;
+const vSchema0 = schema148.oneOf[1].properties.outcome.enum;
+if(!((((data4 === "succeeded") || (data4 === "failed")) || (data4 === "blocked")) || (data4 === "cancelled"))){
+validate338.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/oneOf/1/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema148.oneOf[1].properties.outcome.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs14){
+}
+var valid4 = _errs14 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.action !== undefined){
+let data5 = data.action;
+const _errs16 = errors;
+if(typeof data5 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/action",schemaPath:"#/oneOf/1/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs17 = errors;
+if(errors === _errs16){
+}
+var valid4 = _errs16 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.subject !== undefined){
+let data6 = data.subject;
+const _errs18 = errors;
+if(typeof data6 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/subject",schemaPath:"#/oneOf/1/properties/subject/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs19 = errors;
+if(errors === _errs18){
+}
+var valid4 = _errs18 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.details !== undefined){
+let data7 = data.details;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs20){
+if(Array.isArray(data7)){
+var valid5 = true;
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+const _errs22 = errors;
+if(typeof data8 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/details/" + i0,schemaPath:"#/oneOf/1/properties/details/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs23 = errors;
+if(errors === _errs22){
+}
+var valid5 = _errs22 === errors;
+if(!valid5){
+break;
+}
+}
+if(valid5){
+}
+}
+else {
+validate338.errors = [{instancePath:instancePath+"/details",schemaPath:"#/oneOf/1/properties/details/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs20){
+}
+}
+var valid4 = _errs20 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate338.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs8){
+}
+}
+var valid3 = _errs8 === errors;
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.toolName = true;
+props0.outcome = true;
+props0.action = true;
+props0.subject = true;
+props0.details = true;
+}
+valid0 = valid3;
+}
+else if(tag0 === "notice"){
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs24){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((((data.type === undefined) && (missing2 = "type")) || ((data.severity === undefined) && (missing2 = "severity"))) || ((data.title === undefined) && (missing2 = "title"))){
+validate338.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data9 = data.type;
+const _errs26 = errors;
+if(typeof data9 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs27 = errors;
+if("notice" !== data9){
+validate338.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs26){
+}
+var valid7 = _errs26 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data.severity !== undefined){
+let data10 = data.severity;
+const _errs28 = errors;
+if(typeof data10 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/oneOf/2/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs29 = errors;
+const vSchema1 = schema148.oneOf[2].properties.severity.enum;
+if(!(((data10 === "info") || (data10 === "warn")) || (data10 === "error"))){
+validate338.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/oneOf/2/properties/severity/enum",keyword:"enum",params:{allowedValues: schema148.oneOf[2].properties.severity.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs28){
+}
+var valid7 = _errs28 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data.title !== undefined){
+let data11 = data.title;
+const _errs30 = errors;
+if(typeof data11 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/title",schemaPath:"#/oneOf/2/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs31 = errors;
+if(errors === _errs30){
+}
+var valid7 = _errs30 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data.content !== undefined){
+let data12 = data.content;
+const _errs32 = errors;
+const _errs33 = errors;
+if(errors === _errs32){
+if(Array.isArray(data12)){
+var valid8 = true;
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+let data13 = data12[i1];
+const _errs34 = errors;
+if(typeof data13 !== "string"){
+validate338.errors = [{instancePath:instancePath+"/content/" + i1,schemaPath:"#/oneOf/2/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs35 = errors;
+if(errors === _errs34){
+}
+var valid8 = _errs34 === errors;
+if(!valid8){
+break;
+}
+}
+if(valid8){
+}
+}
+else {
+validate338.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/2/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs32){
+}
+}
+var valid7 = _errs32 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+}
+}
+}
+}
+}
+}
+else {
+validate338.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs24){
+}
+}
+var valid6 = _errs24 === errors;
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.severity = true;
+props0.title = true;
+props0.content = true;
+}
+valid0 = valid6;
+}
+else {
+validate338.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+return false;
+}
+}
+else {
+validate338.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+return false;
+}
+if(valid0){
+}
+}
+else {
+validate338.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate338.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate338.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+
+function validate337(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate337.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.agentId === undefined) && (missing0 = "agentId")) || ((data.runRevision === undefined) && (missing0 = "runRevision"))) || ((data.index === undefined) && (missing0 = "index"))) || ((data.activities === undefined) && (missing0 = "activities"))){
+validate337.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.agentId !== undefined){
+let data0 = data.agentId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate337.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate337.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate337.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.runRevision !== undefined){
+let data1 = data.runRevision;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate337.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate337.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate337.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.index !== undefined){
+let data2 = data.index;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate337.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate337.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data2 < 0 || isNaN(data2)){
+validate337.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs5){
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.activities !== undefined){
+let data3 = data.activities;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs7){
+if(Array.isArray(data3)){
+var valid1 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+const _errs9 = errors;
+if(!(validate338(data4, {instancePath:instancePath+"/activities/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate338.errors : vErrors.concat(validate338.errors);
+errors = vErrors.length;
+}
+else {
+var props0 = validate338.evaluated.props;
+}
+var valid1 = _errs9 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+}
+}
+else {
+validate337.errors = [{instancePath:instancePath+"/activities",schemaPath:"#/properties/activities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs7){
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate337.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate337.errors = vErrors;
+return errors === 0;
+}
+validate337.evaluated = {"props":{"agentId":true,"runRevision":true,"index":true,"activities":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate336(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate336.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate336.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate336.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("subagent.activity" !== data0){
+validate336.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.activity"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate336.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate336.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate336.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate337(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate337.errors : vErrors.concat(validate337.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate336.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate336.errors = vErrors;
+return errors === 0;
+}
+validate336.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema149 = {"title":"SubagentCompletedEvent","description":"A sub-agent's run ended. (gateway extension)","type":"object","properties":{"type":{"type":"string","const":"subagent.completed"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/SubagentCompletedPayload"}},"required":["type","seq","payload"]};
+const schema150 = {"title":"SubagentCompletedPayload","description":"Payload of subagent.completed.","type":"object","properties":{"agentId":{"type":"string","minLength":1,"pattern":"\\S"},"runRevision":{"type":"integer","minimum":1,"maximum":9007199254740991},"title":{"type":"string"},"status":{"$ref":"#/$defs/SubagentStatus"},"response":{"type":"string","description":"Its answer, when succeeded."},"error":{"type":"string","description":"Why it failed or was interrupted."},"inputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"outputTokens":{"type":"integer","minimum":0,"maximum":9007199254740991},"cost":{"description":"The sub-agent's cost so far.","type":"number","minimum":0},"durationMs":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["agentId","runRevision","title","status","inputTokens","outputTokens","cost"]};
+const schema151 = {"title":"SubagentStatus","description":"How a sub-agent's run ended: succeeded with a response, failed with an error, or interrupted (by a client's interrupt, or the host stopping).","type":"string","enum":["succeeded","failed","interrupted"]};
+
+function validate343(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate343.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate343.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema151.enum;
+if(!(((data === "succeeded") || (data === "failed")) || (data === "interrupted"))){
+validate343.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema151.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate343.errors = vErrors;
+return errors === 0;
+}
+validate343.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate342(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate342.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((data.agentId === undefined) && (missing0 = "agentId")) || ((data.runRevision === undefined) && (missing0 = "runRevision"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.inputTokens === undefined) && (missing0 = "inputTokens"))) || ((data.outputTokens === undefined) && (missing0 = "outputTokens"))) || ((data.cost === undefined) && (missing0 = "cost"))){
+validate342.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.agentId !== undefined){
+let data0 = data.agentId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate342.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate342.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate342.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.runRevision !== undefined){
+let data1 = data.runRevision;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate342.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate342.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate342.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data2 = data.title;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate342.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data3 = data.status;
+const _errs7 = errors;
+if(!(validate343(data3, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate343.errors : vErrors.concat(validate343.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.response !== undefined){
+let data4 = data.response;
+const _errs8 = errors;
+if(typeof data4 !== "string"){
+validate342.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data5 = data.error;
+const _errs10 = errors;
+if(typeof data5 !== "string"){
+validate342.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs11 = errors;
+if(errors === _errs10){
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.inputTokens !== undefined){
+let data6 = data.inputTokens;
+const _errs12 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate342.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs13 = errors;
+if(errors === _errs12){
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 9007199254740991 || isNaN(data6)){
+validate342.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data6 < 0 || isNaN(data6)){
+validate342.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs12){
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.outputTokens !== undefined){
+let data7 = data.outputTokens;
+const _errs14 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate342.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs15 = errors;
+if(errors === _errs14){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 9007199254740991 || isNaN(data7)){
+validate342.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data7 < 0 || isNaN(data7)){
+validate342.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs14){
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cost !== undefined){
+let data8 = data.cost;
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs16){
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+validate342.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+else {
+validate342.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+if(errors === _errs16){
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.durationMs !== undefined){
+let data9 = data.durationMs;
+const _errs18 = errors;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+validate342.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs19 = errors;
+if(errors === _errs18){
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 9007199254740991 || isNaN(data9)){
+validate342.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data9 < 0 || isNaN(data9)){
+validate342.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs18){
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate342.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate342.errors = vErrors;
+return errors === 0;
+}
+validate342.evaluated = {"props":{"agentId":true,"runRevision":true,"title":true,"status":true,"response":true,"error":true,"inputTokens":true,"outputTokens":true,"cost":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate341(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate341.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate341.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate341.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("subagent.completed" !== data0){
+validate341.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.completed"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate341.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate341.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate341.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate342(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate342.errors : vErrors.concat(validate342.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate341.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate341.errors = vErrors;
+return errors === 0;
+}
+validate341.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema152 = {"title":"SubagentRemovedEvent","description":"Tau disposed of a sub-agent: it is no longer part of the session. (gateway extension)","type":"object","properties":{"type":{"type":"string","const":"subagent.removed"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/SubagentRemovedPayload"}},"required":["type","seq","payload"]};
+const schema153 = {"title":"SubagentRemovedPayload","description":"Payload of subagent.removed.","type":"object","properties":{"agentId":{"type":"string","minLength":1,"pattern":"\\S"}},"required":["agentId"]};
+
+function validate347(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate347.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.agentId === undefined) && (missing0 = "agentId")){
+validate347.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.agentId !== undefined){
+let data0 = data.agentId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate347.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate347.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate347.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate347.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate347.errors = vErrors;
+return errors === 0;
+}
+validate347.evaluated = {"props":{"agentId":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate346(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate346.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate346.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate346.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("subagent.removed" !== data0){
+validate346.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.removed"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate346.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate346.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate346.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate347(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate347.errors : vErrors.concat(validate347.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate346.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate346.errors = vErrors;
+return errors === 0;
+}
+validate346.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema154 = {"title":"NoticeEvent","description":"A host notice for the user; severity mirrors Tau's notice severities. (gateway extension)","type":"object","properties":{"type":{"type":"string","const":"notice"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"$ref":"#/$defs/NoticePayload"}},"required":["type","seq","payload"]};
+const schema155 = {"title":"NoticePayload","description":"Payload of notice.","type":"object","properties":{"severity":{"type":"string","enum":["info","warn","error"]},"title":{"type":"string"},"content":{"type":"array","items":{"type":"string"}},"kind":{"type":"string","description":"Dotted notice kind, e.g. for filtering."}},"required":["severity","title"]};
+
+function validate350(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate350.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.severity === undefined) && (missing0 = "severity")) || ((data.title === undefined) && (missing0 = "title"))){
+validate350.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.severity !== undefined){
+let data0 = data.severity;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate350.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+const vSchema0 = schema155.properties.severity.enum;
+if(!(((data0 === "info") || (data0 === "warn")) || (data0 === "error"))){
+validate350.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/enum",keyword:"enum",params:{allowedValues: schema155.properties.severity.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data1 = data.title;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate350.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+let data2 = data.content;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs5){
+if(Array.isArray(data2)){
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+validate350.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid1 = _errs7 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+}
+}
+else {
+validate350.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs5){
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+let data4 = data.kind;
+const _errs9 = errors;
+if(typeof data4 !== "string"){
+validate350.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate350.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate350.errors = vErrors;
+return errors === 0;
+}
+validate350.evaluated = {"props":{"severity":true,"title":true,"content":true,"kind":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate349(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate349.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate349.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate349.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("notice" !== data0){
+validate349.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate349.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate349.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate349.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate350(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate350.errors : vErrors.concat(validate350.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate349.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate349.errors = vErrors;
+return errors === 0;
+}
+validate349.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate256(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -13460,7 +15074,7 @@ props0.payload = true;
 }
 valid0 = valid27;
 }
-else if(tag0 === "notice"){
+else if(tag0 === "subagent.started"){
 const _errs29 = errors;
 if(!(validate333(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate333.errors : vErrors.concat(validate333.errors);
@@ -13476,6 +15090,74 @@ props0.seq = true;
 props0.payload = true;
 }
 valid0 = valid28;
+}
+else if(tag0 === "subagent.activity"){
+const _errs30 = errors;
+if(!(validate336(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate336.errors : vErrors.concat(validate336.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid29 = _errs30 === errors;
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.seq = true;
+props0.payload = true;
+}
+valid0 = valid29;
+}
+else if(tag0 === "subagent.completed"){
+const _errs31 = errors;
+if(!(validate341(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate341.errors : vErrors.concat(validate341.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid30 = _errs31 === errors;
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.seq = true;
+props0.payload = true;
+}
+valid0 = valid30;
+}
+else if(tag0 === "subagent.removed"){
+const _errs32 = errors;
+if(!(validate346(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate346.errors : vErrors.concat(validate346.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid31 = _errs32 === errors;
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.seq = true;
+props0.payload = true;
+}
+valid0 = valid31;
+}
+else if(tag0 === "notice"){
+const _errs33 = errors;
+if(!(validate349(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate349.errors : vErrors.concat(validate349.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid32 = _errs33 === errors;
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.seq = true;
+props0.payload = true;
+}
+valid0 = valid32;
 }
 else {
 validate256.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
@@ -13502,13 +15184,13 @@ return errors === 0;
 }
 validate256.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.EventEnvelope = validate364;
-const schema146 = {"title":"EventEnvelope","type":"object","description":"The canonical event envelope in its generic form, for readers that must tolerate event types they do not know.","properties":{"type":{"type":"string"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"type":"object","additionalProperties":{}}},"required":["type","seq","payload"]};
+exports.EventEnvelope = validate384;
+const schema156 = {"title":"EventEnvelope","type":"object","description":"The canonical event envelope in its generic form, for readers that must tolerate event types they do not know.","properties":{"type":{"type":"string"},"seq":{"type":"integer","minimum":1,"maximum":9007199254740991},"payload":{"type":"object","additionalProperties":{}}},"required":["type","seq","payload"]};
 
-function validate364(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate384(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate364.evaluated;
+const evaluated0 = validate384.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13520,7 +15202,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate364.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate384.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13528,7 +15210,7 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate364.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate384.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -13544,19 +15226,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate364.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate384.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate364.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate384.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate364.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate384.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -13581,7 +15263,7 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 const _errs7 = errors;
 }
 else {
-validate364.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate384.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
@@ -13599,23 +15281,23 @@ if(valid0){
 }
 }
 else {
-validate364.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate384.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate364.errors = vErrors;
+validate384.errors = vErrors;
 return errors === 0;
 }
-validate364.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate384.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.FileChangedEvent = validate365;
+exports.FileChangedEvent = validate385;
 
-function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate365.evaluated;
+const evaluated0 = validate385.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13627,7 +15309,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate365.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate385.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13635,12 +15317,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate365.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate385.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("file.changed" !== data0){
-validate365.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "file.changed"},message:"must be equal to constant"}];
+validate385.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "file.changed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13657,19 +15339,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate365.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate385.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate365.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate385.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate365.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate385.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -13706,23 +15388,23 @@ if(valid0){
 }
 }
 else {
-validate365.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate385.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate365.errors = vErrors;
+validate385.errors = vErrors;
 return errors === 0;
 }
-validate365.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate385.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.FileChangedPayload = validate367;
+exports.FileChangedPayload = validate387;
 
-function validate367(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate367.evaluated;
+const evaluated0 = validate387.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13735,23 +15417,23 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 }
 else {
-validate367.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate387.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate367.errors = vErrors;
+validate387.errors = vErrors;
 return errors === 0;
 }
-validate367.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate387.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeParams = validate368;
+exports.InitializeParams = validate388;
 
-function validate368(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate388(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate368.evaluated;
+const evaluated0 = validate388.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13780,7 +15462,7 @@ if(data.clientName !== undefined){
 let data1 = data.clientName;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate368.errors = [{instancePath:instancePath+"/clientName",schemaPath:"#/properties/clientName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate388.errors = [{instancePath:instancePath+"/clientName",schemaPath:"#/properties/clientName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -13800,7 +15482,7 @@ if(errors === _errs4){
 if(Array.isArray(data2)){
 }
 else {
-validate368.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate388.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs4){
@@ -13817,23 +15499,23 @@ if(valid0){
 }
 }
 else {
-validate368.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate388.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate368.errors = vErrors;
+validate388.errors = vErrors;
 return errors === 0;
 }
-validate368.evaluated = {"props":{"client":true,"clientName":true,"capabilities":true},"dynamicProps":false,"dynamicItems":false};
+validate388.evaluated = {"props":{"client":true,"clientName":true,"capabilities":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeRequest = validate370;
+exports.InitializeRequest = validate390;
 
-function validate370(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate390(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate370.evaluated;
+const evaluated0 = validate390.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13845,7 +15527,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate370.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate390.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13883,12 +15565,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate370.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate390.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("initialize" !== data2){
-validate370.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "initialize"},message:"must be equal to constant"}];
+validate390.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "initialize"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13948,7 +15630,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate370.errors = vErrors;
+validate390.errors = vErrors;
 return false;
 }
 else {
@@ -13977,26 +15659,26 @@ if(valid0){
 }
 }
 else {
-validate370.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate390.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate370.errors = vErrors;
+validate390.errors = vErrors;
 return errors === 0;
 }
-validate370.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate390.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeResponse = validate374;
-const schema151 = {"title":"InitializeResponse","description":"Success response to initialize.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InitializeResult"},"error":false},"required":["id","result"]};
-const schema152 = {"title":"InitializeResult","description":"Result of initialize.","type":"object","properties":{"protocolVersion":{"type":"string"},"capabilities":{"description":"Only what the host really emits.","type":"array","items":{"$ref":"#/$defs/Capability"},"uniqueItems":true},"server":{"$ref":"#/$defs/ServerInfo"}},"required":["protocolVersion","capabilities","server"]};
-const schema153 = {"title":"ServerInfo","type":"object","description":"Name and version of the host.","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"]};
+exports.InitializeResponse = validate394;
+const schema161 = {"title":"InitializeResponse","description":"Success response to initialize.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InitializeResult"},"error":false},"required":["id","result"]};
+const schema162 = {"title":"InitializeResult","description":"Result of initialize.","type":"object","properties":{"protocolVersion":{"type":"string"},"capabilities":{"description":"Only what the host really emits.","type":"array","items":{"$ref":"#/$defs/Capability"},"uniqueItems":true},"server":{"$ref":"#/$defs/ServerInfo"}},"required":["protocolVersion","capabilities","server"]};
+const schema163 = {"title":"ServerInfo","type":"object","description":"Name and version of the host.","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"]};
 
-function validate379(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate399(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate379.evaluated;
+const evaluated0 = validate399.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14008,7 +15690,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.version === undefined) && (missing0 = "version"))){
-validate379.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate399.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14016,7 +15698,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate379.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate399.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -14032,7 +15714,7 @@ if(data.version !== undefined){
 let data1 = data.version;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate379.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate399.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -14049,22 +15731,22 @@ if(valid0){
 }
 }
 else {
-validate379.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate399.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate379.errors = vErrors;
+validate399.errors = vErrors;
 return errors === 0;
 }
-validate379.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
+validate399.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate397(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate377.evaluated;
+const evaluated0 = validate397.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14076,7 +15758,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.protocolVersion === undefined) && (missing0 = "protocolVersion")) || ((data.capabilities === undefined) && (missing0 = "capabilities"))) || ((data.server === undefined) && (missing0 = "server"))){
-validate377.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate397.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14084,7 +15766,7 @@ if(data.protocolVersion !== undefined){
 let data0 = data.protocolVersion;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate377.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate397.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -14128,7 +15810,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data1[i1], data1[j0])){
-validate377.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate397.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 valid2 = false;
 break outer0;
@@ -14141,7 +15823,7 @@ if(valid2){
 }
 }
 else {
-validate377.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate397.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -14156,8 +15838,8 @@ if(valid0){
 if(data.server !== undefined){
 let data3 = data.server;
 const _errs6 = errors;
-if(!(validate379(data3, {instancePath:instancePath+"/server",parentData:data,parentDataProperty:"server",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate379.errors : vErrors.concat(validate379.errors);
+if(!(validate399(data3, {instancePath:instancePath+"/server",parentData:data,parentDataProperty:"server",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate399.errors : vErrors.concat(validate399.errors);
 errors = vErrors.length;
 }
 else {
@@ -14174,22 +15856,22 @@ if(valid0){
 }
 }
 else {
-validate377.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate397.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate377.errors = vErrors;
+validate397.errors = vErrors;
 return errors === 0;
 }
-validate377.evaluated = {"props":{"protocolVersion":true,"capabilities":true,"server":true},"dynamicProps":false,"dynamicItems":false};
+validate397.evaluated = {"props":{"protocolVersion":true,"capabilities":true,"server":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate374(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate394(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate374.evaluated;
+const evaluated0 = validate394.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14201,7 +15883,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate374.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate394.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14238,8 +15920,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate377(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate377.errors : vErrors.concat(validate377.errors);
+if(!(validate397(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate397.errors : vErrors.concat(validate397.errors);
 errors = vErrors.length;
 }
 else {
@@ -14253,7 +15935,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate374.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate394.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -14267,23 +15949,23 @@ if(valid0){
 }
 }
 else {
-validate374.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate394.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate374.errors = vErrors;
+validate394.errors = vErrors;
 return errors === 0;
 }
-validate374.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate394.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InitializeResult = validate382;
+exports.InitializeResult = validate402;
 
-function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate402(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate382.evaluated;
+const evaluated0 = validate402.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14295,7 +15977,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.protocolVersion === undefined) && (missing0 = "protocolVersion")) || ((data.capabilities === undefined) && (missing0 = "capabilities"))) || ((data.server === undefined) && (missing0 = "server"))){
-validate382.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate402.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14303,7 +15985,7 @@ if(data.protocolVersion !== undefined){
 let data0 = data.protocolVersion;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate382.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate402.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -14347,7 +16029,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data1[i1], data1[j0])){
-validate382.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate402.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 valid2 = false;
 break outer0;
@@ -14360,7 +16042,7 @@ if(valid2){
 }
 }
 else {
-validate382.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate402.errors = [{instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -14375,8 +16057,8 @@ if(valid0){
 if(data.server !== undefined){
 let data3 = data.server;
 const _errs6 = errors;
-if(!(validate379(data3, {instancePath:instancePath+"/server",parentData:data,parentDataProperty:"server",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate379.errors : vErrors.concat(validate379.errors);
+if(!(validate399(data3, {instancePath:instancePath+"/server",parentData:data,parentDataProperty:"server",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate399.errors : vErrors.concat(validate399.errors);
 errors = vErrors.length;
 }
 else {
@@ -14393,23 +16075,23 @@ if(valid0){
 }
 }
 else {
-validate382.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate402.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate382.errors = vErrors;
+validate402.errors = vErrors;
 return errors === 0;
 }
-validate382.evaluated = {"props":{"protocolVersion":true,"capabilities":true,"server":true},"dynamicProps":false,"dynamicItems":false};
+validate402.evaluated = {"props":{"protocolVersion":true,"capabilities":true,"server":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InputRequestedEvent = validate385;
+exports.InputRequestedEvent = validate405;
 
-function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate405(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate385.evaluated;
+const evaluated0 = validate405.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14421,7 +16103,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate385.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate405.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14429,12 +16111,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate385.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate405.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("input.requested" !== data0){
-validate385.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "input.requested"},message:"must be equal to constant"}];
+validate405.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "input.requested"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14451,19 +16133,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate385.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate405.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate385.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate405.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate385.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate405.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -14500,23 +16182,23 @@ if(valid0){
 }
 }
 else {
-validate385.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate405.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate385.errors = vErrors;
+validate405.errors = vErrors;
 return errors === 0;
 }
-validate385.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate405.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InputRequestedPayload = validate387;
+exports.InputRequestedPayload = validate407;
 
-function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate407(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate387.evaluated;
+const evaluated0 = validate407.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14529,7 +16211,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.id === undefined) && (missing0 = "id")){
-validate387.errors = [{instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate407.errors = [{instancePath,schemaPath:"#/allOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14537,7 +16219,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate387.errors = [{instancePath:instancePath+"/id",schemaPath:"#/allOf/0/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate407.errors = [{instancePath:instancePath+"/id",schemaPath:"#/allOf/0/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -14553,7 +16235,7 @@ if(valid1){
 }
 }
 else {
-validate387.errors = [{instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate407.errors = [{instancePath,schemaPath:"#/allOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs0){
@@ -14574,17 +16256,17 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate387.errors = vErrors;
+validate407.errors = vErrors;
 return errors === 0;
 }
-validate387.evaluated = {"props":{"prompt":true,"options":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate407.evaluated = {"props":{"prompt":true,"options":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InputResolvedEvent = validate389;
+exports.InputResolvedEvent = validate409;
 
-function validate389(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate409(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate389.evaluated;
+const evaluated0 = validate409.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14596,7 +16278,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate389.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate409.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14604,12 +16286,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate389.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate409.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("input.resolved" !== data0){
-validate389.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "input.resolved"},message:"must be equal to constant"}];
+validate409.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "input.resolved"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14626,19 +16308,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate389.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate409.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate389.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate409.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate389.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate409.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -14675,23 +16357,23 @@ if(valid0){
 }
 }
 else {
-validate389.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate409.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate389.errors = vErrors;
+validate409.errors = vErrors;
 return errors === 0;
 }
-validate389.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate409.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InputResolvedPayload = validate391;
+exports.InputResolvedPayload = validate411;
 
-function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate411(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate391.evaluated;
+const evaluated0 = validate411.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14703,7 +16385,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.status === undefined) && (missing0 = "status"))){
-validate391.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate411.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14711,7 +16393,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate391.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate411.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -14727,13 +16409,13 @@ if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate391.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate411.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 const vSchema0 = schema134.properties.status.enum;
 if(!(((data1 === "responded") || (data1 === "cancelled")) || (data1 === "expired"))){
-validate391.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema134.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate411.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema134.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -14750,7 +16432,7 @@ if(data.response !== undefined){
 let data2 = data.response;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate391.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate411.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -14766,7 +16448,7 @@ if(data.reason !== undefined){
 let data3 = data.reason;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate391.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate411.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -14785,23 +16467,23 @@ if(valid0){
 }
 }
 else {
-validate391.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate411.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate391.errors = vErrors;
+validate411.errors = vErrors;
 return errors === 0;
 }
-validate391.evaluated = {"props":{"id":true,"status":true,"response":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate411.evaluated = {"props":{"id":true,"status":true,"response":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveAllParams = validate392;
+exports.InteractionApproveAllParams = validate412;
 
-function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate392.evaluated;
+const evaluated0 = validate412.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14813,7 +16495,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate392.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate412.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14852,23 +16534,23 @@ if(valid0){
 }
 }
 else {
-validate392.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate412.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate392.errors = vErrors;
+validate412.errors = vErrors;
 return errors === 0;
 }
-validate392.evaluated = {"props":{"sessionId":true,"scope":true},"dynamicProps":false,"dynamicItems":false};
+validate412.evaluated = {"props":{"sessionId":true,"scope":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveAllRequest = validate395;
+exports.InteractionApproveAllRequest = validate415;
 
-function validate395(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate415(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate395.evaluated;
+const evaluated0 = validate415.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14880,7 +16562,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate395.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate415.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14918,12 +16600,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate395.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate415.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/approve-all" !== data2){
-validate395.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/approve-all"},message:"must be equal to constant"}];
+validate415.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/approve-all"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14958,25 +16640,25 @@ if(valid0){
 }
 }
 else {
-validate395.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate415.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate395.errors = vErrors;
+validate415.errors = vErrors;
 return errors === 0;
 }
-validate395.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate415.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveAllResponse = validate399;
-const schema161 = {"title":"InteractionApproveAllResponse","description":"Success response to interaction/approve-all.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionApproveAllResult"},"error":false},"required":["id","result"]};
-const schema162 = {"title":"InteractionApproveAllResult","description":"Result of interaction/approve-all.","type":"object","properties":{"approved":{"description":"Number approved.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["approved"]};
+exports.InteractionApproveAllResponse = validate419;
+const schema171 = {"title":"InteractionApproveAllResponse","description":"Success response to interaction/approve-all.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionApproveAllResult"},"error":false},"required":["id","result"]};
+const schema172 = {"title":"InteractionApproveAllResult","description":"Result of interaction/approve-all.","type":"object","properties":{"approved":{"description":"Number approved.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["approved"]};
 
-function validate402(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate402.evaluated;
+const evaluated0 = validate422.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14988,7 +16670,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.approved === undefined) && (missing0 = "approved")){
-validate402.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate422.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14996,19 +16678,19 @@ if(data.approved !== undefined){
 let data0 = data.approved;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate402.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate422.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate402.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate422.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate402.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate422.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -15028,22 +16710,22 @@ if(valid0){
 }
 }
 else {
-validate402.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate422.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate402.errors = vErrors;
+validate422.errors = vErrors;
 return errors === 0;
 }
-validate402.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
+validate422.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate399(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate399.evaluated;
+const evaluated0 = validate419.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15055,7 +16737,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate399.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate419.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15092,8 +16774,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate402(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate402.errors : vErrors.concat(validate402.errors);
+if(!(validate422(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate422.errors : vErrors.concat(validate422.errors);
 errors = vErrors.length;
 }
 else {
@@ -15107,7 +16789,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate399.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate419.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -15121,23 +16803,23 @@ if(valid0){
 }
 }
 else {
-validate399.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate419.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate399.errors = vErrors;
+validate419.errors = vErrors;
 return errors === 0;
 }
-validate399.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate419.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveAllResult = validate404;
+exports.InteractionApproveAllResult = validate424;
 
-function validate404(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate424(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate404.evaluated;
+const evaluated0 = validate424.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15149,7 +16831,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.approved === undefined) && (missing0 = "approved")){
-validate404.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate424.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15157,19 +16839,19 @@ if(data.approved !== undefined){
 let data0 = data.approved;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate404.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate424.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate404.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate424.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate404.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate424.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -15189,23 +16871,23 @@ if(valid0){
 }
 }
 else {
-validate404.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate424.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate404.errors = vErrors;
+validate424.errors = vErrors;
 return errors === 0;
 }
-validate404.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
+validate424.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveParams = validate405;
+exports.InteractionApproveParams = validate425;
 
-function validate405(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate405.evaluated;
+const evaluated0 = validate425.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15217,7 +16899,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate405.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate425.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15243,12 +16925,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate405.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate425.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate405.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate425.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -15256,7 +16938,7 @@ else {
 }
 }
 else {
-validate405.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate425.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -15289,23 +16971,23 @@ if(valid0){
 }
 }
 else {
-validate405.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate425.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate405.errors = vErrors;
+validate425.errors = vErrors;
 return errors === 0;
 }
-validate405.evaluated = {"props":{"sessionId":true,"interactionId":true,"scope":true},"dynamicProps":false,"dynamicItems":false};
+validate425.evaluated = {"props":{"sessionId":true,"interactionId":true,"scope":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveRequest = validate408;
+exports.InteractionApproveRequest = validate428;
 
-function validate408(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate408.evaluated;
+const evaluated0 = validate428.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15317,7 +16999,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate408.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate428.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15355,12 +17037,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate408.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate428.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/approve" !== data2){
-validate408.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/approve"},message:"must be equal to constant"}];
+validate428.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/approve"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15395,25 +17077,25 @@ if(valid0){
 }
 }
 else {
-validate408.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate408.errors = vErrors;
+validate428.errors = vErrors;
 return errors === 0;
 }
-validate408.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate428.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveResponse = validate412;
-const schema166 = {"title":"InteractionApproveResponse","description":"Success response to interaction/approve.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionApproveResult"},"error":false},"required":["id","result"]};
-const schema167 = {"title":"InteractionApproveResult","description":"Result of interaction/approve.","type":"object","properties":{"approved":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["approved","interactionId"]};
+exports.InteractionApproveResponse = validate432;
+const schema176 = {"title":"InteractionApproveResponse","description":"Success response to interaction/approve.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionApproveResult"},"error":false},"required":["id","result"]};
+const schema177 = {"title":"InteractionApproveResult","description":"Result of interaction/approve.","type":"object","properties":{"approved":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["approved","interactionId"]};
 
-function validate415(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate435(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate415.evaluated;
+const evaluated0 = validate435.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15425,7 +17107,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.approved === undefined) && (missing0 = "approved")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate415.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate435.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15433,7 +17115,7 @@ if(data.approved !== undefined){
 let data0 = data.approved;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate415.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate435.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -15449,7 +17131,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate415.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate435.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -15466,22 +17148,22 @@ if(valid0){
 }
 }
 else {
-validate415.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate435.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate415.errors = vErrors;
+validate435.errors = vErrors;
 return errors === 0;
 }
-validate415.evaluated = {"props":{"approved":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate435.evaluated = {"props":{"approved":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate432(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate412.evaluated;
+const evaluated0 = validate432.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15493,7 +17175,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate412.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate432.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15530,8 +17212,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate415(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate415.errors : vErrors.concat(validate415.errors);
+if(!(validate435(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate435.errors : vErrors.concat(validate435.errors);
 errors = vErrors.length;
 }
 else {
@@ -15545,7 +17227,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate412.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate432.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -15559,23 +17241,23 @@ if(valid0){
 }
 }
 else {
-validate412.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate432.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate412.errors = vErrors;
+validate432.errors = vErrors;
 return errors === 0;
 }
-validate412.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate432.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionApproveResult = validate417;
+exports.InteractionApproveResult = validate437;
 
-function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate437(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate417.evaluated;
+const evaluated0 = validate437.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15587,7 +17269,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.approved === undefined) && (missing0 = "approved")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate417.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate437.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15595,7 +17277,7 @@ if(data.approved !== undefined){
 let data0 = data.approved;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate417.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate437.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -15611,7 +17293,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate417.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate437.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -15628,24 +17310,24 @@ if(valid0){
 }
 }
 else {
-validate417.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate437.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate417.errors = vErrors;
+validate437.errors = vErrors;
 return errors === 0;
 }
-validate417.evaluated = {"props":{"approved":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate437.evaluated = {"props":{"approved":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionKind = validate418;
-const schema169 = {"title":"InteractionKind","description":"What an interaction asks for: a tool approval, a plan decision or user input.","type":"string","enum":["approval","plan","user_input"]};
+exports.InteractionKind = validate438;
+const schema179 = {"title":"InteractionKind","description":"What an interaction asks for: a tool approval, a plan decision or user input.","type":"string","enum":["approval","plan","user_input"]};
 
-function validate418(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate438(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate418.evaluated;
+const evaluated0 = validate438.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15653,30 +17335,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate418.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate438.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema169.enum;
+const vSchema0 = schema179.enum;
 if(!(((data === "approval") || (data === "plan")) || (data === "user_input"))){
-validate418.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema169.enum},message:"must be equal to one of the allowed values"}];
+validate438.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema179.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate418.errors = vErrors;
+validate438.errors = vErrors;
 return errors === 0;
 }
-validate418.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate438.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionListParams = validate419;
+exports.InteractionListParams = validate439;
 
-function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate439(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate419.evaluated;
+const evaluated0 = validate439.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15688,7 +17370,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate419.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate439.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15711,23 +17393,23 @@ if(valid0){
 }
 }
 else {
-validate419.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate439.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate419.errors = vErrors;
+validate439.errors = vErrors;
 return errors === 0;
 }
-validate419.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate439.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionListRequest = validate421;
+exports.InteractionListRequest = validate441;
 
-function validate421(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate441(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate421.evaluated;
+const evaluated0 = validate441.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15739,7 +17421,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate421.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate441.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15777,12 +17459,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate421.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate441.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/list" !== data2){
-validate421.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/list"},message:"must be equal to constant"}];
+validate441.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15817,27 +17499,27 @@ if(valid0){
 }
 }
 else {
-validate421.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate441.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate421.errors = vErrors;
+validate441.errors = vErrors;
 return errors === 0;
 }
-validate421.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate441.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionListResponse = validate425;
-const schema172 = {"title":"InteractionListResponse","description":"Success response to interaction/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionListResult"},"error":false},"required":["id","result"]};
-const schema173 = {"title":"InteractionListResult","description":"Result of interaction/list.","type":"object","properties":{"interactions":{"type":"array","items":{"$ref":"#/$defs/InteractionRecord"}}},"required":["interactions"]};
-const schema174 = {"title":"InteractionRecord","description":"An interaction as interaction/list returns it: {id, kind, status, payload}, discriminated by kind.","oneOf":[{"$ref":"#/$defs/ApprovalInteraction"},{"$ref":"#/$defs/PlanInteraction"},{"$ref":"#/$defs/UserInputInteraction"}],"discriminator":{"propertyName":"kind"},"type":"object"};
-const schema175 = {"title":"PlanInteraction","type":"object","description":"A plan proposal, resolved by plan/approve or plan/reject.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"plan"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"type":"object","properties":{"plan":{"type":"string"}},"required":["plan"]}},"required":["id","kind","status","payload"]};
+exports.InteractionListResponse = validate445;
+const schema182 = {"title":"InteractionListResponse","description":"Success response to interaction/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionListResult"},"error":false},"required":["id","result"]};
+const schema183 = {"title":"InteractionListResult","description":"Result of interaction/list.","type":"object","properties":{"interactions":{"type":"array","items":{"$ref":"#/$defs/InteractionRecord"}}},"required":["interactions"]};
+const schema184 = {"title":"InteractionRecord","description":"An interaction as interaction/list returns it: {id, kind, status, payload}, discriminated by kind.","oneOf":[{"$ref":"#/$defs/ApprovalInteraction"},{"$ref":"#/$defs/PlanInteraction"},{"$ref":"#/$defs/UserInputInteraction"}],"discriminator":{"propertyName":"kind"},"type":"object"};
+const schema185 = {"title":"PlanInteraction","type":"object","description":"A plan proposal, resolved by plan/approve or plan/reject.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"plan"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"type":"object","properties":{"plan":{"type":"string"}},"required":["plan"]}},"required":["id","kind","status","payload"]};
 
-function validate430(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate450(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate430.evaluated;
+const evaluated0 = validate450.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15849,7 +17531,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate430.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate450.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15857,7 +17539,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate430.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate450.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -15873,12 +17555,12 @@ if(data.kind !== undefined){
 let data1 = data.kind;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate430.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate450.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("plan" !== data1){
-validate430.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+validate450.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15914,7 +17596,7 @@ if(errors === _errs6){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if((data3.plan === undefined) && (missing1 = "plan")){
-validate430.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate450.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -15922,7 +17604,7 @@ if(data3.plan !== undefined){
 let data4 = data3.plan;
 const _errs8 = errors;
 if(typeof data4 !== "string"){
-validate430.errors = [{instancePath:instancePath+"/payload/plan",schemaPath:"#/properties/payload/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate450.errors = [{instancePath:instancePath+"/payload/plan",schemaPath:"#/properties/payload/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
@@ -15938,7 +17620,7 @@ if(valid1){
 }
 }
 else {
-validate430.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate450.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs6){
@@ -15957,23 +17639,23 @@ if(valid0){
 }
 }
 else {
-validate430.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate450.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate430.errors = vErrors;
+validate450.errors = vErrors;
 return errors === 0;
 }
-validate430.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate450.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema176 = {"title":"UserInputInteraction","type":"object","description":"A question for the user, answered by interaction/respond or interaction/requestUserInput.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"user_input"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"$ref":"#/$defs/UserInputDetails"}},"required":["id","kind","status","payload"]};
+const schema186 = {"title":"UserInputInteraction","type":"object","description":"A question for the user, answered by interaction/respond or interaction/requestUserInput.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"user_input"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"$ref":"#/$defs/UserInputDetails"}},"required":["id","kind","status","payload"]};
 
-function validate432(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate452(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate432.evaluated;
+const evaluated0 = validate452.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15985,7 +17667,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate432.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate452.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15993,7 +17675,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate432.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate452.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -16009,12 +17691,12 @@ if(data.kind !== undefined){
 let data1 = data.kind;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate432.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate452.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("user_input" !== data1){
-validate432.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "user_input"},message:"must be equal to constant"}];
+validate452.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "user_input"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -16064,22 +17746,22 @@ if(valid0){
 }
 }
 else {
-validate432.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate452.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate432.errors = vErrors;
+validate452.errors = vErrors;
 return errors === 0;
 }
-validate432.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate452.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate429(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate449(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate429.evaluated;
+const evaluated0 = validate449.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16113,8 +17795,8 @@ valid0 = valid1;
 }
 else if(tag0 === "plan"){
 const _errs3 = errors;
-if(!(validate430(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate430.errors : vErrors.concat(validate430.errors);
+if(!(validate450(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
 errors = vErrors.length;
 }
 else {
@@ -16131,8 +17813,8 @@ valid0 = valid2;
 }
 else if(tag0 === "user_input"){
 const _errs4 = errors;
-if(!(validate432(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate432.errors : vErrors.concat(validate432.errors);
+if(!(validate452(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate452.errors : vErrors.concat(validate452.errors);
 errors = vErrors.length;
 }
 else {
@@ -16148,35 +17830,35 @@ props0.payload = true;
 valid0 = valid3;
 }
 else {
-validate429.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
+validate449.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate429.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
+validate449.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate429.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate449.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate429.errors = vErrors;
+validate449.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate429.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate449.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate448(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate428.evaluated;
+const evaluated0 = validate448.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16188,7 +17870,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.interactions === undefined) && (missing0 = "interactions")){
-validate428.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate448.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16203,12 +17885,12 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate429(data1, {instancePath:instancePath+"/interactions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate429.errors : vErrors.concat(validate429.errors);
+if(!(validate449(data1, {instancePath:instancePath+"/interactions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate449.errors : vErrors.concat(validate449.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate429.evaluated.props;
+var props0 = validate449.evaluated.props;
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -16219,7 +17901,7 @@ if(valid1){
 }
 }
 else {
-validate428.errors = [{instancePath:instancePath+"/interactions",schemaPath:"#/properties/interactions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate448.errors = [{instancePath:instancePath+"/interactions",schemaPath:"#/properties/interactions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -16235,22 +17917,22 @@ if(valid0){
 }
 }
 else {
-validate428.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate448.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate428.errors = vErrors;
+validate448.errors = vErrors;
 return errors === 0;
 }
-validate428.evaluated = {"props":{"interactions":true},"dynamicProps":false,"dynamicItems":false};
+validate448.evaluated = {"props":{"interactions":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate445(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate425.evaluated;
+const evaluated0 = validate445.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16262,7 +17944,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate425.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate445.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16299,8 +17981,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate428(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate428.errors : vErrors.concat(validate428.errors);
+if(!(validate448(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate448.errors : vErrors.concat(validate448.errors);
 errors = vErrors.length;
 }
 else {
@@ -16314,7 +17996,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate425.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate445.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -16328,23 +18010,23 @@ if(valid0){
 }
 }
 else {
-validate425.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate445.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate425.errors = vErrors;
+validate445.errors = vErrors;
 return errors === 0;
 }
-validate425.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate445.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionListResult = validate440;
+exports.InteractionListResult = validate460;
 
-function validate440(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate460(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate440.evaluated;
+const evaluated0 = validate460.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16356,7 +18038,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.interactions === undefined) && (missing0 = "interactions")){
-validate440.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate460.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16371,12 +18053,12 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate429(data1, {instancePath:instancePath+"/interactions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate429.errors : vErrors.concat(validate429.errors);
+if(!(validate449(data1, {instancePath:instancePath+"/interactions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate449.errors : vErrors.concat(validate449.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate429.evaluated.props;
+var props0 = validate449.evaluated.props;
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -16387,7 +18069,7 @@ if(valid1){
 }
 }
 else {
-validate440.errors = [{instancePath:instancePath+"/interactions",schemaPath:"#/properties/interactions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate460.errors = [{instancePath:instancePath+"/interactions",schemaPath:"#/properties/interactions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -16403,23 +18085,23 @@ if(valid0){
 }
 }
 else {
-validate440.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate460.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate440.errors = vErrors;
+validate460.errors = vErrors;
 return errors === 0;
 }
-validate440.evaluated = {"props":{"interactions":true},"dynamicProps":false,"dynamicItems":false};
+validate460.evaluated = {"props":{"interactions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionPermissionQueryParams = validate442;
+exports.InteractionPermissionQueryParams = validate462;
 
-function validate442(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate462(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate442.evaluated;
+const evaluated0 = validate462.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16447,23 +18129,23 @@ if(valid0){
 }
 }
 else {
-validate442.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate462.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate442.errors = vErrors;
+validate462.errors = vErrors;
 return errors === 0;
 }
-validate442.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate462.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionPermissionQueryRequest = validate444;
+exports.InteractionPermissionQueryRequest = validate464;
 
-function validate444(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate464(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate444.evaluated;
+const evaluated0 = validate464.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16475,7 +18157,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate444.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate464.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16513,12 +18195,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate444.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate464.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/requestPermission" !== data2){
-validate444.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestPermission"},message:"must be equal to constant"}];
+validate464.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestPermission"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -16576,7 +18258,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate444.errors = vErrors;
+validate464.errors = vErrors;
 return false;
 }
 else {
@@ -16605,25 +18287,25 @@ if(valid0){
 }
 }
 else {
-validate444.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate464.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate444.errors = vErrors;
+validate464.errors = vErrors;
 return errors === 0;
 }
-validate444.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate464.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionPermissionQueryResponse = validate448;
-const schema180 = {"title":"InteractionPermissionQueryResponse","description":"Success response to interaction/requestPermission.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionPermissionQueryResult"},"error":false},"required":["id","result"]};
-const schema181 = {"title":"InteractionPermissionQueryResult","description":"Result of interaction/requestPermission.","type":"object","properties":{"mode":{"$ref":"#/$defs/ApprovalMode"},"pending":{"description":"Whether the session has an approval waiting for a decision.","type":"boolean"}},"required":["mode","pending"]};
+exports.InteractionPermissionQueryResponse = validate468;
+const schema190 = {"title":"InteractionPermissionQueryResponse","description":"Success response to interaction/requestPermission.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionPermissionQueryResult"},"error":false},"required":["id","result"]};
+const schema191 = {"title":"InteractionPermissionQueryResult","description":"Result of interaction/requestPermission.","type":"object","properties":{"mode":{"$ref":"#/$defs/ApprovalMode"},"pending":{"description":"Whether the session has an approval waiting for a decision.","type":"boolean"}},"required":["mode","pending"]};
 
-function validate451(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate471(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate451.evaluated;
+const evaluated0 = validate471.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16635,7 +18317,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.pending === undefined) && (missing0 = "pending"))){
-validate451.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate471.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16658,7 +18340,7 @@ if(data.pending !== undefined){
 let data1 = data.pending;
 const _errs2 = errors;
 if(typeof data1 !== "boolean"){
-validate451.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/properties/pending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate471.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/properties/pending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -16675,22 +18357,22 @@ if(valid0){
 }
 }
 else {
-validate451.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate471.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate451.errors = vErrors;
+validate471.errors = vErrors;
 return errors === 0;
 }
-validate451.evaluated = {"props":{"mode":true,"pending":true},"dynamicProps":false,"dynamicItems":false};
+validate471.evaluated = {"props":{"mode":true,"pending":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate448(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate468(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate448.evaluated;
+const evaluated0 = validate468.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16702,7 +18384,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate448.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate468.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16739,8 +18421,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate451(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate451.errors : vErrors.concat(validate451.errors);
+if(!(validate471(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate471.errors : vErrors.concat(validate471.errors);
 errors = vErrors.length;
 }
 else {
@@ -16754,7 +18436,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate448.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate468.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -16768,23 +18450,23 @@ if(valid0){
 }
 }
 else {
-validate448.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate468.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate448.errors = vErrors;
+validate468.errors = vErrors;
 return errors === 0;
 }
-validate448.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate468.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionPermissionQueryResult = validate454;
+exports.InteractionPermissionQueryResult = validate474;
 
-function validate454(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate474(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate454.evaluated;
+const evaluated0 = validate474.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16796,7 +18478,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.pending === undefined) && (missing0 = "pending"))){
-validate454.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate474.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16819,7 +18501,7 @@ if(data.pending !== undefined){
 let data1 = data.pending;
 const _errs2 = errors;
 if(typeof data1 !== "boolean"){
-validate454.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/properties/pending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate474.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/properties/pending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -16836,23 +18518,23 @@ if(valid0){
 }
 }
 else {
-validate454.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate474.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate454.errors = vErrors;
+validate474.errors = vErrors;
 return errors === 0;
 }
-validate454.evaluated = {"props":{"mode":true,"pending":true},"dynamicProps":false,"dynamicItems":false};
+validate474.evaluated = {"props":{"mode":true,"pending":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRecord = validate456;
+exports.InteractionRecord = validate476;
 
-function validate456(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate476(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate456.evaluated;
+const evaluated0 = validate476.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16886,8 +18568,8 @@ valid0 = valid1;
 }
 else if(tag0 === "plan"){
 const _errs3 = errors;
-if(!(validate430(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate430.errors : vErrors.concat(validate430.errors);
+if(!(validate450(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate450.errors : vErrors.concat(validate450.errors);
 errors = vErrors.length;
 }
 else {
@@ -16904,8 +18586,8 @@ valid0 = valid2;
 }
 else if(tag0 === "user_input"){
 const _errs4 = errors;
-if(!(validate432(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate432.errors : vErrors.concat(validate432.errors);
+if(!(validate452(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate452.errors : vErrors.concat(validate452.errors);
 errors = vErrors.length;
 }
 else {
@@ -16921,36 +18603,36 @@ props0.payload = true;
 valid0 = valid3;
 }
 else {
-validate456.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
+validate476.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "kind", tagValue: tag0},message:"value of tag \"kind\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate456.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
+validate476.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "kind", tagValue: tag0},message:"tag \"kind\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate456.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate476.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate456.errors = vErrors;
+validate476.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate456.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate476.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.InteractionRejectAllParams = validate460;
+exports.InteractionRejectAllParams = validate480;
 
-function validate460(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate480(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate460.evaluated;
+const evaluated0 = validate480.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16962,7 +18644,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate460.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate480.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -16985,7 +18667,7 @@ if(data.feedback !== undefined){
 let data1 = data.feedback;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate460.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate480.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -17002,23 +18684,23 @@ if(valid0){
 }
 }
 else {
-validate460.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate480.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate460.errors = vErrors;
+validate480.errors = vErrors;
 return errors === 0;
 }
-validate460.evaluated = {"props":{"sessionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate480.evaluated = {"props":{"sessionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectAllRequest = validate462;
+exports.InteractionRejectAllRequest = validate482;
 
-function validate462(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate482(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate462.evaluated;
+const evaluated0 = validate482.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17030,7 +18712,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate462.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate482.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17068,12 +18750,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate462.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate482.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/reject-all" !== data2){
-validate462.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/reject-all"},message:"must be equal to constant"}];
+validate482.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/reject-all"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -17108,25 +18790,25 @@ if(valid0){
 }
 }
 else {
-validate462.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate482.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate462.errors = vErrors;
+validate482.errors = vErrors;
 return errors === 0;
 }
-validate462.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate482.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectAllResponse = validate466;
-const schema186 = {"title":"InteractionRejectAllResponse","description":"Success response to interaction/reject-all.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRejectAllResult"},"error":false},"required":["id","result"]};
-const schema187 = {"title":"InteractionRejectAllResult","description":"Result of interaction/reject-all.","type":"object","properties":{"rejected":{"description":"Number rejected.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["rejected"]};
+exports.InteractionRejectAllResponse = validate486;
+const schema196 = {"title":"InteractionRejectAllResponse","description":"Success response to interaction/reject-all.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRejectAllResult"},"error":false},"required":["id","result"]};
+const schema197 = {"title":"InteractionRejectAllResult","description":"Result of interaction/reject-all.","type":"object","properties":{"rejected":{"description":"Number rejected.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["rejected"]};
 
-function validate469(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate489(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate469.evaluated;
+const evaluated0 = validate489.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17138,7 +18820,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.rejected === undefined) && (missing0 = "rejected")){
-validate469.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate489.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17146,19 +18828,19 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate469.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate489.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate469.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate489.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate469.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate489.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -17178,22 +18860,22 @@ if(valid0){
 }
 }
 else {
-validate469.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate489.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate469.errors = vErrors;
+validate489.errors = vErrors;
 return errors === 0;
 }
-validate469.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+validate489.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate466(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate486(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate466.evaluated;
+const evaluated0 = validate486.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17205,7 +18887,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate466.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate486.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17242,8 +18924,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate469(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate469.errors : vErrors.concat(validate469.errors);
+if(!(validate489(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate489.errors : vErrors.concat(validate489.errors);
 errors = vErrors.length;
 }
 else {
@@ -17257,7 +18939,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate466.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate486.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -17271,23 +18953,23 @@ if(valid0){
 }
 }
 else {
-validate466.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate486.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate466.errors = vErrors;
+validate486.errors = vErrors;
 return errors === 0;
 }
-validate466.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate486.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectAllResult = validate471;
+exports.InteractionRejectAllResult = validate491;
 
-function validate471(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate491(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate471.evaluated;
+const evaluated0 = validate491.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17299,7 +18981,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.rejected === undefined) && (missing0 = "rejected")){
-validate471.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate491.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17307,19 +18989,19 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate471.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate491.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate471.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate491.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate471.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate491.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -17339,23 +19021,23 @@ if(valid0){
 }
 }
 else {
-validate471.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate491.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate471.errors = vErrors;
+validate491.errors = vErrors;
 return errors === 0;
 }
-validate471.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+validate491.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectParams = validate472;
+exports.InteractionRejectParams = validate492;
 
-function validate472(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate492(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate472.evaluated;
+const evaluated0 = validate492.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17367,7 +19049,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate472.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate492.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17393,12 +19075,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate472.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate492.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate472.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate492.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -17406,7 +19088,7 @@ else {
 }
 }
 else {
-validate472.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate492.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -17422,7 +19104,7 @@ if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate472.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate492.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -17440,23 +19122,23 @@ if(valid0){
 }
 }
 else {
-validate472.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate492.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate472.errors = vErrors;
+validate492.errors = vErrors;
 return errors === 0;
 }
-validate472.evaluated = {"props":{"sessionId":true,"interactionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate492.evaluated = {"props":{"sessionId":true,"interactionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectRequest = validate474;
+exports.InteractionRejectRequest = validate494;
 
-function validate474(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate494(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate474.evaluated;
+const evaluated0 = validate494.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17468,7 +19150,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate474.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate494.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17506,12 +19188,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate474.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate494.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/reject" !== data2){
-validate474.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/reject"},message:"must be equal to constant"}];
+validate494.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/reject"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -17546,25 +19228,25 @@ if(valid0){
 }
 }
 else {
-validate474.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate494.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate474.errors = vErrors;
+validate494.errors = vErrors;
 return errors === 0;
 }
-validate474.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate494.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectResponse = validate478;
-const schema191 = {"title":"InteractionRejectResponse","description":"Success response to interaction/reject.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRejectResult"},"error":false},"required":["id","result"]};
-const schema192 = {"title":"InteractionRejectResult","description":"Result of interaction/reject.","type":"object","properties":{"rejected":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["rejected","interactionId"]};
+exports.InteractionRejectResponse = validate498;
+const schema201 = {"title":"InteractionRejectResponse","description":"Success response to interaction/reject.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRejectResult"},"error":false},"required":["id","result"]};
+const schema202 = {"title":"InteractionRejectResult","description":"Result of interaction/reject.","type":"object","properties":{"rejected":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["rejected","interactionId"]};
 
-function validate481(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate501(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate481.evaluated;
+const evaluated0 = validate501.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17576,7 +19258,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.rejected === undefined) && (missing0 = "rejected")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate481.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate501.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17584,7 +19266,7 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate481.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate501.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -17600,7 +19282,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate481.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate501.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -17617,22 +19299,22 @@ if(valid0){
 }
 }
 else {
-validate481.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate501.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate481.errors = vErrors;
+validate501.errors = vErrors;
 return errors === 0;
 }
-validate481.evaluated = {"props":{"rejected":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate501.evaluated = {"props":{"rejected":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate478(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate498(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate478.evaluated;
+const evaluated0 = validate498.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17644,7 +19326,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate478.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate498.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17681,8 +19363,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate481(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate481.errors : vErrors.concat(validate481.errors);
+if(!(validate501(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate501.errors : vErrors.concat(validate501.errors);
 errors = vErrors.length;
 }
 else {
@@ -17696,7 +19378,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate478.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate498.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -17710,23 +19392,23 @@ if(valid0){
 }
 }
 else {
-validate478.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate498.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate478.errors = vErrors;
+validate498.errors = vErrors;
 return errors === 0;
 }
-validate478.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate498.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRejectResult = validate483;
+exports.InteractionRejectResult = validate503;
 
-function validate483(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate503(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate483.evaluated;
+const evaluated0 = validate503.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17738,7 +19420,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.rejected === undefined) && (missing0 = "rejected")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate483.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate503.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17746,7 +19428,7 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate483.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate503.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -17762,7 +19444,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate483.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate503.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -17779,25 +19461,25 @@ if(valid0){
 }
 }
 else {
-validate483.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate503.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate483.errors = vErrors;
+validate503.errors = vErrors;
 return errors === 0;
 }
-validate483.evaluated = {"props":{"rejected":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate503.evaluated = {"props":{"rejected":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionParams = validate484;
-const schema194 = {"title":"InteractionRequestPermissionParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"toolName":{"type":"string"},"input":{"description":"Arguments of the gated call."},"riskLevel":{"$ref":"#/$defs/RiskLevel"},"reason":{"type":"string","description":"Why approval is needed."},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","toolName"]};
-const schema195 = {"title":"RiskLevel","description":"How risky the gated call is.","type":"string","enum":["low","medium","high","critical"]};
+exports.InteractionRequestPermissionParams = validate504;
+const schema204 = {"title":"InteractionRequestPermissionParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"toolName":{"type":"string"},"input":{"description":"Arguments of the gated call."},"riskLevel":{"$ref":"#/$defs/RiskLevel"},"reason":{"type":"string","description":"Why approval is needed."},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","toolName"]};
+const schema205 = {"title":"RiskLevel","description":"How risky the gated call is.","type":"string","enum":["low","medium","high","critical"]};
 
-function validate485(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate505(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate485.evaluated;
+const evaluated0 = validate505.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17805,29 +19487,29 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate485.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate505.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema195.enum;
+const vSchema0 = schema205.enum;
 if(!((((data === "low") || (data === "medium")) || (data === "high")) || (data === "critical"))){
-validate485.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"}];
+validate505.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema205.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate485.errors = vErrors;
+validate505.errors = vErrors;
 return errors === 0;
 }
-validate485.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate505.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate484(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate504(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate484.evaluated;
+const evaluated0 = validate504.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17839,7 +19521,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.requestId === undefined) && (missing0 = "requestId")) || ((data.toolName === undefined) && (missing0 = "toolName"))){
-validate484.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate504.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -17847,7 +19529,7 @@ if(data.requestId !== undefined){
 let data0 = data.requestId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate484.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate504.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -17863,7 +19545,7 @@ if(data.toolName !== undefined){
 let data1 = data.toolName;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate484.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate504.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -17878,8 +19560,8 @@ if(valid0){
 if(data.riskLevel !== undefined){
 let data2 = data.riskLevel;
 const _errs5 = errors;
-if(!(validate485(data2, {instancePath:instancePath+"/riskLevel",parentData:data,parentDataProperty:"riskLevel",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate485.errors : vErrors.concat(validate485.errors);
+if(!(validate505(data2, {instancePath:instancePath+"/riskLevel",parentData:data,parentDataProperty:"riskLevel",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate505.errors : vErrors.concat(validate505.errors);
 errors = vErrors.length;
 }
 else {
@@ -17894,7 +19576,7 @@ if(data.reason !== undefined){
 let data3 = data.reason;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate484.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate504.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -17925,7 +19607,7 @@ if(data.interactionId !== undefined){
 let data5 = data.interactionId;
 const _errs9 = errors;
 if(typeof data5 !== "string"){
-validate484.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate504.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -17946,24 +19628,24 @@ if(valid0){
 }
 }
 else {
-validate484.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate504.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate484.errors = vErrors;
+validate504.errors = vErrors;
 return errors === 0;
 }
-validate484.evaluated = {"props":{"requestId":true,"toolName":true,"input":true,"riskLevel":true,"reason":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate504.evaluated = {"props":{"requestId":true,"toolName":true,"input":true,"riskLevel":true,"reason":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionRequest = validate488;
-const schema196 = {"title":"InteractionRequestPermissionRequest","description":"Ask the client to approve or deny a gated tool call (app-server interop).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"interaction/requestPermission"},"params":{"$ref":"#/$defs/InteractionRequestPermissionParams"}},"required":["id","method","params"]};
+exports.InteractionRequestPermissionRequest = validate508;
+const schema206 = {"title":"InteractionRequestPermissionRequest","description":"Ask the client to approve or deny a gated tool call (app-server interop).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"interaction/requestPermission"},"params":{"$ref":"#/$defs/InteractionRequestPermissionParams"}},"required":["id","method","params"]};
 
-function validate488(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate508(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate488.evaluated;
+const evaluated0 = validate508.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17975,7 +19657,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.method === undefined) && (missing0 = "method"))) || ((data.params === undefined) && (missing0 = "params"))){
-validate488.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate508.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18013,12 +19695,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate488.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate508.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/requestPermission" !== data2){
-validate488.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestPermission"},message:"must be equal to constant"}];
+validate508.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestPermission"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -18034,8 +19716,8 @@ if(valid0){
 if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
-if(!(validate484(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate484.errors : vErrors.concat(validate484.errors);
+if(!(validate504(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate504.errors : vErrors.concat(validate504.errors);
 errors = vErrors.length;
 }
 else {
@@ -18053,26 +19735,26 @@ if(valid0){
 }
 }
 else {
-validate488.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate508.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate488.errors = vErrors;
+validate508.errors = vErrors;
 return errors === 0;
 }
-validate488.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate508.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionResponse = validate492;
-const schema197 = {"title":"InteractionRequestPermissionResponse","description":"Success response to interaction/requestPermission.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRequestPermissionResult"},"error":false},"required":["id","result"]};
-const schema198 = {"title":"InteractionRequestPermissionResult","description":"Result of interaction/requestPermission.","type":"object","properties":{"decision":{"$ref":"#/$defs/PermissionDecision"},"reason":{"type":"string","description":"Why, as ZCode-style clients send it."},"feedback":{"type":"string","description":"Rejection feedback passed to the agent."}},"required":["decision"]};
-const schema199 = {"title":"PermissionDecision","description":"A client's answer to interaction/requestPermission: allow, approve, accept and allow_once approve the call; acceptForSession and allow_always approve the tool for the session; anything else denies.","type":"string","enum":["allow","deny","approve","reject","accept","decline","allow_once","allow_always","acceptForSession","cancel"]};
+exports.InteractionRequestPermissionResponse = validate512;
+const schema207 = {"title":"InteractionRequestPermissionResponse","description":"Success response to interaction/requestPermission.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRequestPermissionResult"},"error":false},"required":["id","result"]};
+const schema208 = {"title":"InteractionRequestPermissionResult","description":"Result of interaction/requestPermission.","type":"object","properties":{"decision":{"$ref":"#/$defs/PermissionDecision"},"reason":{"type":"string","description":"Why, as ZCode-style clients send it."},"feedback":{"type":"string","description":"Rejection feedback passed to the agent."}},"required":["decision"]};
+const schema209 = {"title":"PermissionDecision","description":"A client's answer to interaction/requestPermission: allow, approve, accept and allow_once approve the call; acceptForSession and allow_always approve the tool for the session; anything else denies.","type":"string","enum":["allow","deny","approve","reject","accept","decline","allow_once","allow_always","acceptForSession","cancel"]};
 
-function validate496(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate516(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate496.evaluated;
+const evaluated0 = validate516.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18080,29 +19762,29 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate496.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate516.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema199.enum;
+const vSchema0 = schema209.enum;
 if(!((((((((((data === "allow") || (data === "deny")) || (data === "approve")) || (data === "reject")) || (data === "accept")) || (data === "decline")) || (data === "allow_once")) || (data === "allow_always")) || (data === "acceptForSession")) || (data === "cancel"))){
-validate496.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema199.enum},message:"must be equal to one of the allowed values"}];
+validate516.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema209.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate496.errors = vErrors;
+validate516.errors = vErrors;
 return errors === 0;
 }
-validate496.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate516.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate495(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate515(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate495.evaluated;
+const evaluated0 = validate515.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18114,15 +19796,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.decision === undefined) && (missing0 = "decision")){
-validate495.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate515.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.decision !== undefined){
 let data0 = data.decision;
 const _errs1 = errors;
-if(!(validate496(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate496.errors : vErrors.concat(validate496.errors);
+if(!(validate516(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate516.errors : vErrors.concat(validate516.errors);
 errors = vErrors.length;
 }
 else {
@@ -18137,7 +19819,7 @@ if(data.reason !== undefined){
 let data1 = data.reason;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate495.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate515.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -18153,7 +19835,7 @@ if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate495.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate515.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -18171,22 +19853,22 @@ if(valid0){
 }
 }
 else {
-validate495.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate515.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate495.errors = vErrors;
+validate515.errors = vErrors;
 return errors === 0;
 }
-validate495.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate515.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate492(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate512(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate492.evaluated;
+const evaluated0 = validate512.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18198,7 +19880,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate492.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate512.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18235,8 +19917,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate495(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate495.errors : vErrors.concat(validate495.errors);
+if(!(validate515(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate515.errors : vErrors.concat(validate515.errors);
 errors = vErrors.length;
 }
 else {
@@ -18250,7 +19932,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate492.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate512.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -18264,23 +19946,23 @@ if(valid0){
 }
 }
 else {
-validate492.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate512.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate492.errors = vErrors;
+validate512.errors = vErrors;
 return errors === 0;
 }
-validate492.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate512.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionResult = validate499;
+exports.InteractionRequestPermissionResult = validate519;
 
-function validate499(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate519(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate499.evaluated;
+const evaluated0 = validate519.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18292,15 +19974,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.decision === undefined) && (missing0 = "decision")){
-validate499.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate519.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.decision !== undefined){
 let data0 = data.decision;
 const _errs1 = errors;
-if(!(validate496(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate496.errors : vErrors.concat(validate496.errors);
+if(!(validate516(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate516.errors : vErrors.concat(validate516.errors);
 errors = vErrors.length;
 }
 else {
@@ -18315,7 +19997,7 @@ if(data.reason !== undefined){
 let data1 = data.reason;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate499.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate519.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -18331,7 +20013,7 @@ if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate499.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate519.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -18349,24 +20031,24 @@ if(valid0){
 }
 }
 else {
-validate499.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate519.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate499.errors = vErrors;
+validate519.errors = vErrors;
 return errors === 0;
 }
-validate499.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate519.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputParams = validate501;
-const schema201 = {"title":"InteractionRequestUserInputParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"prompt":{"type":"string"},"options":{"description":"Suggested answers.","type":"array","items":{"type":"string"}},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","prompt"]};
+exports.InteractionRequestUserInputParams = validate521;
+const schema211 = {"title":"InteractionRequestUserInputParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"prompt":{"type":"string"},"options":{"description":"Suggested answers.","type":"array","items":{"type":"string"}},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","prompt"]};
 
-function validate501(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate521(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate501.evaluated;
+const evaluated0 = validate521.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18378,7 +20060,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.requestId === undefined) && (missing0 = "requestId")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate501.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate521.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18386,7 +20068,7 @@ if(data.requestId !== undefined){
 let data0 = data.requestId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate501.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate521.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -18402,7 +20084,7 @@ if(data.prompt !== undefined){
 let data1 = data.prompt;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate501.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate521.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -18426,7 +20108,7 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate501.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate521.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -18441,7 +20123,7 @@ if(valid1){
 }
 }
 else {
-validate501.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate521.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs5){
@@ -18472,7 +20154,7 @@ if(data.interactionId !== undefined){
 let data5 = data.interactionId;
 const _errs10 = errors;
 if(typeof data5 !== "string"){
-validate501.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate521.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs11 = errors;
@@ -18492,24 +20174,24 @@ if(valid0){
 }
 }
 else {
-validate501.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate521.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate501.errors = vErrors;
+validate521.errors = vErrors;
 return errors === 0;
 }
-validate501.evaluated = {"props":{"requestId":true,"prompt":true,"options":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate521.evaluated = {"props":{"requestId":true,"prompt":true,"options":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputRequest = validate503;
-const schema202 = {"title":"InteractionRequestUserInputRequest","description":"Ask the client for free-form user input (app-server interop).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"interaction/requestUserInput"},"params":{"$ref":"#/$defs/InteractionRequestUserInputParams"}},"required":["id","method","params"]};
+exports.InteractionRequestUserInputRequest = validate523;
+const schema212 = {"title":"InteractionRequestUserInputRequest","description":"Ask the client for free-form user input (app-server interop).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"interaction/requestUserInput"},"params":{"$ref":"#/$defs/InteractionRequestUserInputParams"}},"required":["id","method","params"]};
 
-function validate503(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate523(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate503.evaluated;
+const evaluated0 = validate523.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18521,7 +20203,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.method === undefined) && (missing0 = "method"))) || ((data.params === undefined) && (missing0 = "params"))){
-validate503.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate523.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18559,12 +20241,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate503.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate523.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/requestUserInput" !== data2){
-validate503.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestUserInput"},message:"must be equal to constant"}];
+validate523.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestUserInput"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -18580,8 +20262,8 @@ if(valid0){
 if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
-if(!(validate501(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate501.errors : vErrors.concat(validate501.errors);
+if(!(validate521(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate521.errors : vErrors.concat(validate521.errors);
 errors = vErrors.length;
 }
 else {
@@ -18599,25 +20281,25 @@ if(valid0){
 }
 }
 else {
-validate503.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate523.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate503.errors = vErrors;
+validate523.errors = vErrors;
 return errors === 0;
 }
-validate503.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate523.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputResponse = validate507;
-const schema203 = {"title":"InteractionRequestUserInputResponse","description":"Success response to interaction/requestUserInput.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRequestUserInputResult"},"error":false},"required":["id","result"]};
-const schema204 = {"title":"InteractionRequestUserInputResult","description":"Result of interaction/requestUserInput.","type":"object","properties":{"response":{"type":"string"}},"required":["response"]};
+exports.InteractionRequestUserInputResponse = validate527;
+const schema213 = {"title":"InteractionRequestUserInputResponse","description":"Success response to interaction/requestUserInput.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRequestUserInputResult"},"error":false},"required":["id","result"]};
+const schema214 = {"title":"InteractionRequestUserInputResult","description":"Result of interaction/requestUserInput.","type":"object","properties":{"response":{"type":"string"}},"required":["response"]};
 
-function validate510(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate530(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate510.evaluated;
+const evaluated0 = validate530.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18629,7 +20311,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.response === undefined) && (missing0 = "response")){
-validate510.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate530.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18637,7 +20319,7 @@ if(data.response !== undefined){
 let data0 = data.response;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate510.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate530.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -18653,22 +20335,22 @@ if(valid0){
 }
 }
 else {
-validate510.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate530.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate510.errors = vErrors;
+validate530.errors = vErrors;
 return errors === 0;
 }
-validate510.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
+validate530.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate507(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate527(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate507.evaluated;
+const evaluated0 = validate527.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18680,7 +20362,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate507.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate527.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18717,8 +20399,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate510(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate510.errors : vErrors.concat(validate510.errors);
+if(!(validate530(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate530.errors : vErrors.concat(validate530.errors);
 errors = vErrors.length;
 }
 else {
@@ -18732,7 +20414,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate507.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate527.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -18746,23 +20428,23 @@ if(valid0){
 }
 }
 else {
-validate507.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate527.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate507.errors = vErrors;
+validate527.errors = vErrors;
 return errors === 0;
 }
-validate507.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate527.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputResult = validate512;
+exports.InteractionRequestUserInputResult = validate532;
 
-function validate512(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate532(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate512.evaluated;
+const evaluated0 = validate532.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18774,7 +20456,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.response === undefined) && (missing0 = "response")){
-validate512.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate532.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18782,7 +20464,7 @@ if(data.response !== undefined){
 let data0 = data.response;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate512.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate532.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -18798,23 +20480,23 @@ if(valid0){
 }
 }
 else {
-validate512.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate532.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate512.errors = vErrors;
+validate532.errors = vErrors;
 return errors === 0;
 }
-validate512.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
+validate532.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondParams = validate513;
+exports.InteractionRespondParams = validate533;
 
-function validate513(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate533(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate513.evaluated;
+const evaluated0 = validate533.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18826,7 +20508,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))) || ((data.response === undefined) && (missing0 = "response"))){
-validate513.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate533.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18852,12 +20534,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate513.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate533.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate513.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate533.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -18865,7 +20547,7 @@ else {
 }
 }
 else {
-validate513.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate533.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -18881,7 +20563,7 @@ if(data.response !== undefined){
 let data2 = data.response;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate513.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate533.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -18899,23 +20581,23 @@ if(valid0){
 }
 }
 else {
-validate513.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate533.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate513.errors = vErrors;
+validate533.errors = vErrors;
 return errors === 0;
 }
-validate513.evaluated = {"props":{"sessionId":true,"interactionId":true,"response":true},"dynamicProps":false,"dynamicItems":false};
+validate533.evaluated = {"props":{"sessionId":true,"interactionId":true,"response":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondRequest = validate515;
+exports.InteractionRespondRequest = validate535;
 
-function validate515(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate535(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate515.evaluated;
+const evaluated0 = validate535.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18927,7 +20609,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate515.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate535.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -18965,12 +20647,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate515.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate535.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/respond" !== data2){
-validate515.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/respond"},message:"must be equal to constant"}];
+validate535.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/respond"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -19005,25 +20687,25 @@ if(valid0){
 }
 }
 else {
-validate515.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate535.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate515.errors = vErrors;
+validate535.errors = vErrors;
 return errors === 0;
 }
-validate515.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate535.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondResponse = validate519;
-const schema208 = {"title":"InteractionRespondResponse","description":"Success response to interaction/respond.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRespondResult"},"error":false},"required":["id","result"]};
-const schema209 = {"title":"InteractionRespondResult","description":"Result of interaction/respond.","type":"object","properties":{"responded":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["responded","interactionId"]};
+exports.InteractionRespondResponse = validate539;
+const schema218 = {"title":"InteractionRespondResponse","description":"Success response to interaction/respond.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRespondResult"},"error":false},"required":["id","result"]};
+const schema219 = {"title":"InteractionRespondResult","description":"Result of interaction/respond.","type":"object","properties":{"responded":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["responded","interactionId"]};
 
-function validate522(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate542(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate522.evaluated;
+const evaluated0 = validate542.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19035,7 +20717,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.responded === undefined) && (missing0 = "responded")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate522.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate542.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19043,7 +20725,7 @@ if(data.responded !== undefined){
 let data0 = data.responded;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate522.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate542.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -19059,7 +20741,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate522.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate542.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19076,22 +20758,22 @@ if(valid0){
 }
 }
 else {
-validate522.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate542.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate522.errors = vErrors;
+validate542.errors = vErrors;
 return errors === 0;
 }
-validate522.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate542.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate519(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate539(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate519.evaluated;
+const evaluated0 = validate539.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19103,7 +20785,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate519.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate539.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19140,8 +20822,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate522(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate522.errors : vErrors.concat(validate522.errors);
+if(!(validate542(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate542.errors : vErrors.concat(validate542.errors);
 errors = vErrors.length;
 }
 else {
@@ -19155,7 +20837,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate519.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate539.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -19169,23 +20851,23 @@ if(valid0){
 }
 }
 else {
-validate519.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate539.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate519.errors = vErrors;
+validate539.errors = vErrors;
 return errors === 0;
 }
-validate519.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate539.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondResult = validate524;
+exports.InteractionRespondResult = validate544;
 
-function validate524(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate544(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate524.evaluated;
+const evaluated0 = validate544.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19197,7 +20879,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.responded === undefined) && (missing0 = "responded")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate524.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate544.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19205,7 +20887,7 @@ if(data.responded !== undefined){
 let data0 = data.responded;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate524.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate544.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -19221,7 +20903,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate524.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate544.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19238,23 +20920,23 @@ if(valid0){
 }
 }
 else {
-validate524.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate544.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate524.errors = vErrors;
+validate544.errors = vErrors;
 return errors === 0;
 }
-validate524.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate544.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionStatus = validate525;
+exports.InteractionStatus = validate545;
 
-function validate525(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate545(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate525.evaluated;
+const evaluated0 = validate545.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19262,31 +20944,31 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate525.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate545.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 const vSchema0 = schema17.enum;
 if(!((((((data === "pending") || (data === "approved")) || (data === "rejected")) || (data === "responded")) || (data === "cancelled")) || (data === "expired"))){
-validate525.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum},message:"must be equal to one of the allowed values"}];
+validate545.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate525.errors = vErrors;
+validate545.errors = vErrors;
 return errors === 0;
 }
-validate525.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate545.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.JsonRpcRequest = validate526;
-const schema212 = {"title":"JsonRpcRequest","type":"object","description":"Any request or notification before method-specific validation.","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string"},"params":{"type":["object","array","null"]}},"required":["method"]};
+exports.JsonRpcRequest = validate546;
+const schema222 = {"title":"JsonRpcRequest","type":"object","description":"Any request or notification before method-specific validation.","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string"},"params":{"type":["object","array","null"]}},"required":["method"]};
 
-function validate526(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate546(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate526.evaluated;
+const evaluated0 = validate546.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19298,7 +20980,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate526.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate546.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19336,7 +21018,7 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate526.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate546.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19352,7 +21034,7 @@ if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
 if(typeof data3 != "object"){
-validate526.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: schema212.properties.params.type},message:"must be object,array,null"}];
+validate546.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: schema222.properties.params.type},message:"must be object,array,null"}];
 return false;
 }
 const _errs6 = errors;
@@ -19371,23 +21053,23 @@ if(valid0){
 }
 }
 else {
-validate526.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate546.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate526.errors = vErrors;
+validate546.errors = vErrors;
 return errors === 0;
 }
-validate526.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate546.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.JsonRpcVersion = validate529;
+exports.JsonRpcVersion = validate549;
 
-function validate529(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate549(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate529.evaluated;
+const evaluated0 = validate549.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19395,29 +21077,29 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate529.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate549.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 if("2.0" !== data){
-validate529.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+validate549.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate529.errors = vErrors;
+validate549.errors = vErrors;
 return errors === 0;
 }
-validate529.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate549.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.ModeUpdatedEvent = validate530;
+exports.ModeUpdatedEvent = validate550;
 
-function validate530(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate550(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate530.evaluated;
+const evaluated0 = validate550.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19429,7 +21111,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate530.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate550.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19437,12 +21119,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate530.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate550.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("mode.updated" !== data0){
-validate530.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "mode.updated"},message:"must be equal to constant"}];
+validate550.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "mode.updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -19459,19 +21141,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate530.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate550.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate530.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate550.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate530.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate550.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -19508,23 +21190,23 @@ if(valid0){
 }
 }
 else {
-validate530.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate550.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate530.errors = vErrors;
+validate550.errors = vErrors;
 return errors === 0;
 }
-validate530.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate550.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModeUpdatedPayload = validate532;
+exports.ModeUpdatedPayload = validate552;
 
-function validate532(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate552(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate532.evaluated;
+const evaluated0 = validate552.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19536,7 +21218,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.approvalMode === undefined) && (missing0 = "approvalMode"))){
-validate532.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate552.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19544,13 +21226,13 @@ if(data.mode !== undefined){
 let data0 = data.mode;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate532.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate552.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 const vSchema0 = schema143.properties.mode.enum;
 if(!((((data0 === "on_request") || (data0 === "auto")) || (data0 === "never")) || (data0 === "plan"))){
-validate532.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema143.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+validate552.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema143.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -19583,23 +21265,23 @@ if(valid0){
 }
 }
 else {
-validate532.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate552.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate532.errors = vErrors;
+validate552.errors = vErrors;
 return errors === 0;
 }
-validate532.evaluated = {"props":{"mode":true,"approvalMode":true},"dynamicProps":false,"dynamicItems":false};
+validate552.evaluated = {"props":{"mode":true,"approvalMode":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelStreamingEvent = validate534;
+exports.ModelStreamingEvent = validate554;
 
-function validate534(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate554(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate534.evaluated;
+const evaluated0 = validate554.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19611,7 +21293,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate534.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate554.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19619,12 +21301,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate534.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("model.streaming" !== data0){
-validate534.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.streaming"},message:"must be equal to constant"}];
+validate554.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.streaming"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -19641,19 +21323,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate534.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate554.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate534.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate554.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate534.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate554.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -19690,23 +21372,23 @@ if(valid0){
 }
 }
 else {
-validate534.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate554.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate534.errors = vErrors;
+validate554.errors = vErrors;
 return errors === 0;
 }
-validate534.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate554.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelStreamingPayload = validate536;
+exports.ModelStreamingPayload = validate556;
 
-function validate536(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate556(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate536.evaluated;
+const evaluated0 = validate556.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19718,7 +21400,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.delta === undefined) && (missing0 = "delta")){
-validate536.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate556.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19726,7 +21408,7 @@ if(data.delta !== undefined){
 let data0 = data.delta;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate536.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate556.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -19742,7 +21424,7 @@ if(data.messageId !== undefined){
 let data1 = data.messageId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate536.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate556.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19758,19 +21440,19 @@ if(data.offset !== undefined){
 let data2 = data.offset;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate536.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate556.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate536.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate556.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate536.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate556.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -19792,23 +21474,23 @@ if(valid0){
 }
 }
 else {
-validate536.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate556.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate536.errors = vErrors;
+validate556.errors = vErrors;
 return errors === 0;
 }
-validate536.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
+validate556.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelThinkingEvent = validate537;
+exports.ModelThinkingEvent = validate557;
 
-function validate537(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate557(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate537.evaluated;
+const evaluated0 = validate557.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19820,7 +21502,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate537.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate557.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19828,12 +21510,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate537.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate557.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("model.thinking" !== data0){
-validate537.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.thinking"},message:"must be equal to constant"}];
+validate557.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.thinking"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -19850,19 +21532,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate537.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate557.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate537.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate557.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate537.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate557.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -19899,23 +21581,23 @@ if(valid0){
 }
 }
 else {
-validate537.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate557.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate537.errors = vErrors;
+validate557.errors = vErrors;
 return errors === 0;
 }
-validate537.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate557.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelThinkingPayload = validate539;
+exports.ModelThinkingPayload = validate559;
 
-function validate539(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate559(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate539.evaluated;
+const evaluated0 = validate559.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19927,7 +21609,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.delta === undefined) && (missing0 = "delta")){
-validate539.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate559.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -19935,7 +21617,7 @@ if(data.delta !== undefined){
 let data0 = data.delta;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate539.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate559.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -19951,7 +21633,7 @@ if(data.messageId !== undefined){
 let data1 = data.messageId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate539.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate559.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -19967,19 +21649,19 @@ if(data.offset !== undefined){
 let data2 = data.offset;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate539.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate559.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate539.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate559.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate539.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate559.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -20001,23 +21683,23 @@ if(valid0){
 }
 }
 else {
-validate539.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate559.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate539.errors = vErrors;
+validate559.errors = vErrors;
 return errors === 0;
 }
-validate539.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
+validate559.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.NoticeEvent = validate540;
+exports.NoticeEvent = validate560;
 
-function validate540(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate560(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate540.evaluated;
+const evaluated0 = validate560.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20029,7 +21711,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate540.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate560.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20037,12 +21719,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate540.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate560.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("notice" !== data0){
-validate540.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate560.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -20059,19 +21741,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate540.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate560.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate540.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate560.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate540.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate560.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -20090,8 +21772,8 @@ if(valid0){
 if(data.payload !== undefined){
 let data2 = data.payload;
 const _errs5 = errors;
-if(!(validate334(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate334.errors : vErrors.concat(validate334.errors);
+if(!(validate350(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate350.errors : vErrors.concat(validate350.errors);
 errors = vErrors.length;
 }
 else {
@@ -20108,23 +21790,23 @@ if(valid0){
 }
 }
 else {
-validate540.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate560.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate540.errors = vErrors;
+validate560.errors = vErrors;
 return errors === 0;
 }
-validate540.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate560.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.NoticePayload = validate542;
+exports.NoticePayload = validate562;
 
-function validate542(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate562(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate542.evaluated;
+const evaluated0 = validate562.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20136,7 +21818,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.severity === undefined) && (missing0 = "severity")) || ((data.title === undefined) && (missing0 = "title"))){
-validate542.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate562.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20144,13 +21826,13 @@ if(data.severity !== undefined){
 let data0 = data.severity;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate542.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate562.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
-const vSchema0 = schema145.properties.severity.enum;
+const vSchema0 = schema155.properties.severity.enum;
 if(!(((data0 === "info") || (data0 === "warn")) || (data0 === "error"))){
-validate542.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/enum",keyword:"enum",params:{allowedValues: schema145.properties.severity.enum},message:"must be equal to one of the allowed values"}];
+validate562.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/enum",keyword:"enum",params:{allowedValues: schema155.properties.severity.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -20167,7 +21849,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate542.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate562.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -20191,7 +21873,7 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate542.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate562.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -20206,7 +21888,7 @@ if(valid1){
 }
 }
 else {
-validate542.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate562.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs5){
@@ -20222,7 +21904,7 @@ if(data.kind !== undefined){
 let data4 = data.kind;
 const _errs9 = errors;
 if(typeof data4 !== "string"){
-validate542.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate562.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -20241,23 +21923,23 @@ if(valid0){
 }
 }
 else {
-validate542.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate562.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate542.errors = vErrors;
+validate562.errors = vErrors;
 return errors === 0;
 }
-validate542.evaluated = {"props":{"severity":true,"title":true,"content":true,"kind":true},"dynamicProps":false,"dynamicItems":false};
+validate562.evaluated = {"props":{"severity":true,"title":true,"content":true,"kind":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PermissionDecision = validate543;
+exports.PermissionDecision = validate563;
 
-function validate543(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate563(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate543.evaluated;
+const evaluated0 = validate563.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20265,30 +21947,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate543.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate563.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema199.enum;
+const vSchema0 = schema209.enum;
 if(!((((((((((data === "allow") || (data === "deny")) || (data === "approve")) || (data === "reject")) || (data === "accept")) || (data === "decline")) || (data === "allow_once")) || (data === "allow_always")) || (data === "acceptForSession")) || (data === "cancel"))){
-validate543.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema199.enum},message:"must be equal to one of the allowed values"}];
+validate563.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema209.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate543.errors = vErrors;
+validate563.errors = vErrors;
 return errors === 0;
 }
-validate543.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate563.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.PingParams = validate544;
+exports.PingParams = validate564;
 
-function validate544(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate564(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate544.evaluated;
+const evaluated0 = validate564.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20300,23 +21982,23 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 }
 else {
-validate544.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate564.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate544.errors = vErrors;
+validate564.errors = vErrors;
 return errors === 0;
 }
-validate544.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate564.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.PingRequest = validate545;
+exports.PingRequest = validate565;
 
-function validate545(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate565(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate545.evaluated;
+const evaluated0 = validate565.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20328,7 +22010,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate545.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate565.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20366,12 +22048,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate545.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate565.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("ping" !== data2){
-validate545.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "ping"},message:"must be equal to constant"}];
+validate565.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "ping"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -20427,7 +22109,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate545.errors = vErrors;
+validate565.errors = vErrors;
 return false;
 }
 else {
@@ -20456,1085 +22138,20 @@ if(valid0){
 }
 }
 else {
-validate545.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate565.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate545.errors = vErrors;
+validate565.errors = vErrors;
 return errors === 0;
 }
-validate545.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate565.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PingResponse = validate549;
-const schema225 = {"title":"PingResponse","description":"Success response to ping.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PingResult"},"error":false},"required":["id","result"]};
-const schema226 = {"title":"PingResult","description":"Result of ping.","type":"object","properties":{"status":{"type":"string","description":"Always ok."},"version":{"type":"string","description":"Host version."},"protocolVersion":{"type":"string","description":"Ask protocol version, 1.0."},"uptime":{"description":"Seconds since the host started.","type":"integer","minimum":0,"maximum":9007199254740991},"sessions":{"description":"Live session count.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["status","version","protocolVersion"]};
-
-function validate552(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate552.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.status === undefined) && (missing0 = "status")) || ((data.version === undefined) && (missing0 = "version"))) || ((data.protocolVersion === undefined) && (missing0 = "protocolVersion"))){
-validate552.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.status !== undefined){
-let data0 = data.status;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate552.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.version !== undefined){
-let data1 = data.version;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate552.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.protocolVersion !== undefined){
-let data2 = data.protocolVersion;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate552.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs6 = errors;
-if(errors === _errs5){
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.uptime !== undefined){
-let data3 = data.uptime;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate552.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 9007199254740991 || isNaN(data3)){
-validate552.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data3 < 0 || isNaN(data3)){
-validate552.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs7){
-}
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.sessions !== undefined){
-let data4 = data.sessions;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate552.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs10 = errors;
-if(errors === _errs9){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 9007199254740991 || isNaN(data4)){
-validate552.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data4 < 0 || isNaN(data4)){
-validate552.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs9){
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-}
-else {
-validate552.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate552.errors = vErrors;
-return errors === 0;
-}
-validate552.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
-
-
-function validate549(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate549.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate549.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs2 = errors;
-if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.result !== undefined){
-let data2 = data.result;
-const _errs3 = errors;
-if(!(validate552(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate552.errors : vErrors.concat(validate552.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined){
-let data3 = data.error;
-var valid0 = false;
-validate549.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate549.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate549.errors = vErrors;
-return errors === 0;
-}
-validate549.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PingResult = validate554;
-
-function validate554(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate554.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.status === undefined) && (missing0 = "status")) || ((data.version === undefined) && (missing0 = "version"))) || ((data.protocolVersion === undefined) && (missing0 = "protocolVersion"))){
-validate554.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.status !== undefined){
-let data0 = data.status;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate554.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.version !== undefined){
-let data1 = data.version;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate554.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.protocolVersion !== undefined){
-let data2 = data.protocolVersion;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate554.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs6 = errors;
-if(errors === _errs5){
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.uptime !== undefined){
-let data3 = data.uptime;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate554.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 9007199254740991 || isNaN(data3)){
-validate554.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data3 < 0 || isNaN(data3)){
-validate554.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs7){
-}
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.sessions !== undefined){
-let data4 = data.sessions;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate554.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs10 = errors;
-if(errors === _errs9){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 9007199254740991 || isNaN(data4)){
-validate554.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data4 < 0 || isNaN(data4)){
-validate554.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs9){
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-}
-else {
-validate554.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate554.errors = vErrors;
-return errors === 0;
-}
-validate554.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PlanApproveParams = validate555;
-
-function validate555(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate555.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate555.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-if(!(validate93(data0, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate555.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate555.errors = vErrors;
-return errors === 0;
-}
-validate555.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PlanApproveRequest = validate557;
-
-function validate557(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate557.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate557.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs2 = errors;
-if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.method !== undefined){
-let data2 = data.method;
-const _errs3 = errors;
-if(typeof data2 !== "string"){
-validate557.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if("plan/approve" !== data2){
-validate557.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/approve"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.params !== undefined){
-let data3 = data.params;
-const _errs5 = errors;
-if(!(validate204(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate557.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate557.errors = vErrors;
-return errors === 0;
-}
-validate557.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PlanApproveResponse = validate561;
-const schema230 = {"title":"PlanApproveResponse","description":"Success response to plan/approve.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PlanApproveResult"},"error":false},"required":["id","result"]};
-const schema231 = {"title":"PlanApproveResult","description":"Result of plan/approve.","type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"]};
-
-function validate564(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate564.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.approved === undefined) && (missing0 = "approved")){
-validate564.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.approved !== undefined){
-let data0 = data.approved;
-const _errs1 = errors;
-if(typeof data0 !== "boolean"){
-validate564.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate564.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate564.errors = vErrors;
-return errors === 0;
-}
-validate564.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
-
-
-function validate561(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate561.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate561.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs2 = errors;
-if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.result !== undefined){
-let data2 = data.result;
-const _errs3 = errors;
-if(!(validate564(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate564.errors : vErrors.concat(validate564.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined){
-let data3 = data.error;
-var valid0 = false;
-validate561.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate561.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate561.errors = vErrors;
-return errors === 0;
-}
-validate561.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PlanApproveResult = validate566;
-
-function validate566(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate566.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.approved === undefined) && (missing0 = "approved")){
-validate566.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.approved !== undefined){
-let data0 = data.approved;
-const _errs1 = errors;
-if(typeof data0 !== "boolean"){
-validate566.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate566.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate566.errors = vErrors;
-return errors === 0;
-}
-validate566.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PlanApprovedEvent = validate567;
-
-function validate567(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate567.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate567.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-let data0 = data.type;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate567.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if("plan.approved" !== data0){
-validate567.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.approved"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.seq !== undefined){
-let data1 = data.seq;
-const _errs3 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate567.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 9007199254740991 || isNaN(data1)){
-validate567.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data1 < 1 || isNaN(data1)){
-validate567.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs3){
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(!(validate296(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate296.errors : vErrors.concat(validate296.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-else {
-validate567.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate567.errors = vErrors;
-return errors === 0;
-}
-validate567.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PlanApprovedPayload = validate569;
-
-function validate569(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate569.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.plan === undefined) && (missing0 = "plan")){
-validate569.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.plan !== undefined){
-let data0 = data.plan;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate569.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate569.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-else {
-validate569.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate569.errors = vErrors;
-return errors === 0;
-}
-validate569.evaluated = {"props":{"plan":true,"id":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PlanInteraction = validate570;
-
-function validate570(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate570.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate570.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate570.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.kind !== undefined){
-let data1 = data.kind;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-validate570.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if("plan" !== data1){
-validate570.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.status !== undefined){
-let data2 = data.status;
-const _errs5 = errors;
-if(!(validate41(data2, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data3 = data.payload;
-const _errs6 = errors;
-const _errs7 = errors;
-if(errors === _errs6){
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-let missing1;
-if((data3.plan === undefined) && (missing1 = "plan")){
-validate570.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data3.plan !== undefined){
-let data4 = data3.plan;
-const _errs8 = errors;
-if(typeof data4 !== "string"){
-validate570.errors = [{instancePath:instancePath+"/payload/plan",schemaPath:"#/properties/payload/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs9 = errors;
-if(errors === _errs8){
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-}
-}
-}
-else {
-validate570.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === _errs6){
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate570.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate570.errors = vErrors;
-return errors === 0;
-}
-validate570.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PlanProposedEvent = validate572;
+exports.PingResponse = validate569;
+const schema235 = {"title":"PingResponse","description":"Success response to ping.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PingResult"},"error":false},"required":["id","result"]};
+const schema236 = {"title":"PingResult","description":"Result of ping.","type":"object","properties":{"status":{"type":"string","description":"Always ok."},"version":{"type":"string","description":"Host version."},"protocolVersion":{"type":"string","description":"Ask protocol version, 1.0."},"uptime":{"description":"Seconds since the host started.","type":"integer","minimum":0,"maximum":9007199254740991},"sessions":{"description":"Live session count.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["status","version","protocolVersion"]};
 
 function validate572(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21550,25 +22167,19 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+if((((data.status === undefined) && (missing0 = "status")) || ((data.version === undefined) && (missing0 = "version"))) || ((data.protocolVersion === undefined) && (missing0 = "protocolVersion"))){
 validate572.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.type !== undefined){
-let data0 = data.type;
+if(data.status !== undefined){
+let data0 = data.status;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate572.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate572.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
-if("plan.proposed" !== data0){
-validate572.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.proposed"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
 if(errors === _errs1){
 }
 var valid0 = _errs1 === errors;
@@ -21577,31 +22188,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.seq !== undefined){
-let data1 = data.seq;
+if(data.version !== undefined){
+let data1 = data.version;
 const _errs3 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate572.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data1 !== "string"){
+validate572.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 9007199254740991 || isNaN(data1)){
-validate572.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data1 < 1 || isNaN(data1)){
-validate572.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs3){
-}
 }
 var valid0 = _errs3 === errors;
 }
@@ -21609,14 +22204,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
+if(data.protocolVersion !== undefined){
+let data2 = data.protocolVersion;
 const _errs5 = errors;
-if(!(validate293(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate293.errors : vErrors.concat(validate293.errors);
-errors = vErrors.length;
+if(typeof data2 !== "string"){
+validate572.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
-else {
+const _errs6 = errors;
+if(errors === _errs5){
 }
 var valid0 = _errs5 === errors;
 }
@@ -21624,6 +22220,72 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.uptime !== undefined){
+let data3 = data.uptime;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate572.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate572.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data3 < 0 || isNaN(data3)){
+validate572.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs7){
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sessions !== undefined){
+let data4 = data.sessions;
+const _errs9 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate572.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 9007199254740991 || isNaN(data4)){
+validate572.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data4 < 0 || isNaN(data4)){
+validate572.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs9){
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
 }
 }
 }
@@ -21639,9 +22301,102 @@ if(errors === 0){
 validate572.errors = vErrors;
 return errors === 0;
 }
-validate572.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate572.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanProposedPayload = validate574;
+
+function validate569(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate569.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
+validate569.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.result !== undefined){
+let data2 = data.result;
+const _errs3 = errors;
+if(!(validate572(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate572.errors : vErrors.concat(validate572.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data3 = data.error;
+var valid0 = false;
+validate569.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate569.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate569.errors = vErrors;
+return errors === 0;
+}
+validate569.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PingResult = validate574;
 
 function validate574(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21657,16 +22412,16 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.id === undefined) && (missing0 = "id")) || ((data.plan === undefined) && (missing0 = "plan"))){
+if((((data.status === undefined) && (missing0 = "status")) || ((data.version === undefined) && (missing0 = "version"))) || ((data.protocolVersion === undefined) && (missing0 = "protocolVersion"))){
 validate574.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.id !== undefined){
-let data0 = data.id;
+if(data.status !== undefined){
+let data0 = data.status;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate574.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate574.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -21678,11 +22433,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.plan !== undefined){
-let data1 = data.plan;
+if(data.version !== undefined){
+let data1 = data.version;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate574.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate574.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -21694,6 +22449,89 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.protocolVersion !== undefined){
+let data2 = data.protocolVersion;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate574.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.uptime !== undefined){
+let data3 = data.uptime;
+const _errs7 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate574.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate574.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data3 < 0 || isNaN(data3)){
+validate574.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs7){
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sessions !== undefined){
+let data4 = data.sessions;
+const _errs9 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate574.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 9007199254740991 || isNaN(data4)){
+validate574.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data4 < 0 || isNaN(data4)){
+validate574.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs9){
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
 }
 }
 }
@@ -21708,9 +22546,9 @@ if(errors === 0){
 validate574.errors = vErrors;
 return errors === 0;
 }
-validate574.evaluated = {"props":{"id":true,"plan":true},"dynamicProps":false,"dynamicItems":false};
+validate574.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectParams = validate575;
+exports.PlanApproveParams = validate575;
 
 function validate575(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21746,23 +22584,6 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.feedback !== undefined){
-let data1 = data.feedback;
-const _errs2 = errors;
-if(typeof data1 !== "string"){
-validate575.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs3 = errors;
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
 }
 }
 }
@@ -21776,9 +22597,9 @@ if(errors === 0){
 validate575.errors = vErrors;
 return errors === 0;
 }
-validate575.evaluated = {"props":{"sessionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate575.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectRequest = validate577;
+exports.PlanApproveRequest = validate577;
 
 function validate577(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21837,8 +22658,8 @@ validate577.errors = [{instancePath:instancePath+"/method",schemaPath:"#/propert
 return false;
 }
 const _errs4 = errors;
-if("plan/reject" !== data2){
-validate577.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/reject"},message:"must be equal to constant"}];
+if("plan/approve" !== data2){
+validate577.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/approve"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -21854,8 +22675,8 @@ if(valid0){
 if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
-if(!(validate211(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
+if(!(validate204(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
 errors = vErrors.length;
 }
 else {
@@ -21884,9 +22705,9 @@ return errors === 0;
 }
 validate577.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectResponse = validate581;
-const schema240 = {"title":"PlanRejectResponse","description":"Success response to plan/reject.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PlanRejectResult"},"error":false},"required":["id","result"]};
-const schema241 = {"title":"PlanRejectResult","description":"Result of plan/reject.","type":"object","properties":{"rejected":{"type":"boolean"}},"required":["rejected"]};
+exports.PlanApproveResponse = validate581;
+const schema240 = {"title":"PlanApproveResponse","description":"Success response to plan/approve.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PlanApproveResult"},"error":false},"required":["id","result"]};
+const schema241 = {"title":"PlanApproveResult","description":"Result of plan/approve.","type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"]};
 
 function validate584(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21902,16 +22723,16 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.rejected === undefined) && (missing0 = "rejected")){
+if((data.approved === undefined) && (missing0 = "approved")){
 validate584.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.rejected !== undefined){
-let data0 = data.rejected;
+if(data.approved !== undefined){
+let data0 = data.approved;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate584.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate584.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -21936,7 +22757,7 @@ if(errors === 0){
 validate584.errors = vErrors;
 return errors === 0;
 }
-validate584.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+validate584.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate581(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -22031,7 +22852,7 @@ return errors === 0;
 }
 validate581.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectResult = validate586;
+exports.PlanApproveResult = validate586;
 
 function validate586(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -22047,16 +22868,16 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.rejected === undefined) && (missing0 = "rejected")){
+if((data.approved === undefined) && (missing0 = "approved")){
 validate586.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.rejected !== undefined){
-let data0 = data.rejected;
+if(data.approved !== undefined){
+let data0 = data.approved;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate586.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate586.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -22081,9 +22902,9 @@ if(errors === 0){
 validate586.errors = vErrors;
 return errors === 0;
 }
-validate586.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+validate586.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectedEvent = validate587;
+exports.PlanApprovedEvent = validate587;
 
 function validate587(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -22112,8 +22933,8 @@ validate587.errors = [{instancePath:instancePath+"/type",schemaPath:"#/propertie
 return false;
 }
 const _errs2 = errors;
-if("plan.rejected" !== data0){
-validate587.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.rejected"},message:"must be equal to constant"}];
+if("plan.approved" !== data0){
+validate587.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.approved"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -22161,8 +22982,8 @@ if(valid0){
 if(data.payload !== undefined){
 let data2 = data.payload;
 const _errs5 = errors;
-if(!(validate299(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate299.errors : vErrors.concat(validate299.errors);
+if(!(validate296(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate296.errors : vErrors.concat(validate296.errors);
 errors = vErrors.length;
 }
 else {
@@ -22190,7 +23011,7 @@ return errors === 0;
 }
 validate587.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectedPayload = validate589;
+exports.PlanApprovedPayload = validate589;
 
 function validate589(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -22243,11 +23064,872 @@ else {
 var valid0 = true;
 }
 if(valid0){
+}
+}
+}
+}
+else {
+validate589.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate589.errors = vErrors;
+return errors === 0;
+}
+validate589.evaluated = {"props":{"plan":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanInteraction = validate590;
+
+function validate590(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate590.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate590.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate590.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.kind !== undefined){
+let data1 = data.kind;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate590.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if("plan" !== data1){
+validate590.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data2 = data.status;
+const _errs5 = errors;
+if(!(validate41(data2, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data3 = data.payload;
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs6){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing1;
+if((data3.plan === undefined) && (missing1 = "plan")){
+validate590.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data3.plan !== undefined){
+let data4 = data3.plan;
+const _errs8 = errors;
+if(typeof data4 !== "string"){
+validate590.errors = [{instancePath:instancePath+"/payload/plan",schemaPath:"#/properties/payload/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+else {
+validate590.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs6){
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate590.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate590.errors = vErrors;
+return errors === 0;
+}
+validate590.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanProposedEvent = validate592;
+
+function validate592(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate592.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate592.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate592.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("plan.proposed" !== data0){
+validate592.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.proposed"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate592.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate592.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate592.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate293(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate293.errors : vErrors.concat(validate293.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate592.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate592.errors = vErrors;
+return errors === 0;
+}
+validate592.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanProposedPayload = validate594;
+
+function validate594(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate594.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.id === undefined) && (missing0 = "id")) || ((data.plan === undefined) && (missing0 = "plan"))){
+validate594.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate594.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.plan !== undefined){
+let data1 = data.plan;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate594.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate594.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate594.errors = vErrors;
+return errors === 0;
+}
+validate594.evaluated = {"props":{"id":true,"plan":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanRejectParams = validate595;
+
+function validate595(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate595.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
+validate595.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+if(!(validate93(data0, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.feedback !== undefined){
+let data1 = data.feedback;
+const _errs2 = errors;
+if(typeof data1 !== "string"){
+validate595.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate595.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate595.errors = vErrors;
+return errors === 0;
+}
+validate595.evaluated = {"props":{"sessionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanRejectRequest = validate597;
+
+function validate597(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate597.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate597.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data2 = data.method;
+const _errs3 = errors;
+if(typeof data2 !== "string"){
+validate597.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if("plan/reject" !== data2){
+validate597.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/reject"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data3 = data.params;
+const _errs5 = errors;
+if(!(validate211(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate597.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate597.errors = vErrors;
+return errors === 0;
+}
+validate597.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanRejectResponse = validate601;
+const schema250 = {"title":"PlanRejectResponse","description":"Success response to plan/reject.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PlanRejectResult"},"error":false},"required":["id","result"]};
+const schema251 = {"title":"PlanRejectResult","description":"Result of plan/reject.","type":"object","properties":{"rejected":{"type":"boolean"}},"required":["rejected"]};
+
+function validate604(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate604.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.rejected === undefined) && (missing0 = "rejected")){
+validate604.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rejected !== undefined){
+let data0 = data.rejected;
+const _errs1 = errors;
+if(typeof data0 !== "boolean"){
+validate604.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate604.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate604.errors = vErrors;
+return errors === 0;
+}
+validate604.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate601(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate601.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
+validate601.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.result !== undefined){
+let data2 = data.result;
+const _errs3 = errors;
+if(!(validate604(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate604.errors : vErrors.concat(validate604.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data3 = data.error;
+var valid0 = false;
+validate601.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate601.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate601.errors = vErrors;
+return errors === 0;
+}
+validate601.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanRejectResult = validate606;
+
+function validate606(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate606.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.rejected === undefined) && (missing0 = "rejected")){
+validate606.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rejected !== undefined){
+let data0 = data.rejected;
+const _errs1 = errors;
+if(typeof data0 !== "boolean"){
+validate606.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate606.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate606.errors = vErrors;
+return errors === 0;
+}
+validate606.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanRejectedEvent = validate607;
+
+function validate607(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate607.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate607.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate607.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("plan.rejected" !== data0){
+validate607.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.rejected"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate607.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate607.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate607.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate299(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate299.errors : vErrors.concat(validate299.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate607.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate607.errors = vErrors;
+return errors === 0;
+}
+validate607.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanRejectedPayload = validate609;
+
+function validate609(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate609.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.plan === undefined) && (missing0 = "plan")){
+validate609.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.plan !== undefined){
+let data0 = data.plan;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate609.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+validate609.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate589.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate609.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -22263,13 +23945,13 @@ if(data.status !== undefined){
 let data3 = data.status;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate589.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate609.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
 const vSchema0 = schema124.properties.status.enum;
 if(!(((data3 === "rejected") || (data3 === "cancelled")) || (data3 === "expired"))){
-validate589.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema124.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate609.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema124.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -22286,7 +23968,7 @@ if(data.reason !== undefined){
 let data4 = data.reason;
 const _errs9 = errors;
 if(typeof data4 !== "string"){
-validate589.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate609.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -22306,23 +23988,23 @@ if(valid0){
 }
 }
 else {
-validate589.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate609.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate589.errors = vErrors;
+validate609.errors = vErrors;
 return errors === 0;
 }
-validate589.evaluated = {"props":{"plan":true,"id":true,"feedback":true,"status":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate609.evaluated = {"props":{"plan":true,"id":true,"feedback":true,"status":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.QueueUpdatedEvent = validate590;
+exports.QueueUpdatedEvent = validate610;
 
-function validate590(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate610(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate590.evaluated;
+const evaluated0 = validate610.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22334,7 +24016,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate590.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate610.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22342,12 +24024,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate590.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate610.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("queue.updated" !== data0){
-validate590.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "queue.updated"},message:"must be equal to constant"}];
+validate610.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "queue.updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -22364,19 +24046,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate590.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate610.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate590.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate610.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate590.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate610.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -22413,23 +24095,23 @@ if(valid0){
 }
 }
 else {
-validate590.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate610.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate590.errors = vErrors;
+validate610.errors = vErrors;
 return errors === 0;
 }
-validate590.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate610.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.QueueUpdatedPayload = validate592;
+exports.QueueUpdatedPayload = validate612;
 
-function validate592(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate612(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate592.evaluated;
+const evaluated0 = validate612.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22441,7 +24123,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.messages === undefined) && (missing0 = "messages")){
-validate592.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate612.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22471,7 +24153,7 @@ if(valid1){
 }
 }
 else {
-validate592.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate612.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -22487,23 +24169,23 @@ if(valid0){
 }
 }
 else {
-validate592.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate612.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate592.errors = vErrors;
+validate612.errors = vErrors;
 return errors === 0;
 }
-validate592.evaluated = {"props":{"messages":true},"dynamicProps":false,"dynamicItems":false};
+validate612.evaluated = {"props":{"messages":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.QueuedMessage = validate594;
+exports.QueuedMessage = validate614;
 
-function validate594(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate614(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate594.evaluated;
+const evaluated0 = validate614.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22515,7 +24197,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.text === undefined) && (missing0 = "text"))){
-validate594.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate614.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22526,12 +24208,12 @@ const _errs2 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate594.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate614.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data0)){
-validate594.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate614.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -22539,7 +24221,7 @@ else {
 }
 }
 else {
-validate594.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate614.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs1){
@@ -22573,12 +24255,12 @@ const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data2 === "string"){
 if(func2(data2) < 1){
-validate594.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate614.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data2)){
-validate594.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate614.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -22586,7 +24268,7 @@ else {
 }
 }
 else {
-validate594.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate614.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -22604,23 +24286,23 @@ if(valid0){
 }
 }
 else {
-validate594.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate614.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate594.errors = vErrors;
+validate614.errors = vErrors;
 return errors === 0;
 }
-validate594.evaluated = {"props":{"id":true,"mode":true,"text":true},"dynamicProps":false,"dynamicItems":false};
+validate614.evaluated = {"props":{"id":true,"mode":true,"text":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.RequestId = validate596;
+exports.RequestId = validate616;
 
-function validate596(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate616(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate596.evaluated;
+const evaluated0 = validate616.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22702,7 +24384,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate596.errors = vErrors;
+validate616.errors = vErrors;
 return false;
 }
 else {
@@ -22718,17 +24400,17 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate596.errors = vErrors;
+validate616.errors = vErrors;
 return errors === 0;
 }
-validate596.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate616.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.RiskLevel = validate597;
+exports.RiskLevel = validate617;
 
-function validate597(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate617(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate597.evaluated;
+const evaluated0 = validate617.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22736,30 +24418,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate597.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate617.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema195.enum;
+const vSchema0 = schema205.enum;
 if(!((((data === "low") || (data === "medium")) || (data === "high")) || (data === "critical"))){
-validate597.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema195.enum},message:"must be equal to one of the allowed values"}];
+validate617.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema205.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate597.errors = vErrors;
+validate617.errors = vErrors;
 return errors === 0;
 }
-validate597.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate617.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SendMode = validate598;
+exports.SendMode = validate618;
 
-function validate598(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate618(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate598.evaluated;
+const evaluated0 = validate618.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22767,31 +24449,31 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate598.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate618.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 const vSchema0 = schema50.enum;
 if(!((data === "queue") || (data === "steer"))){
-validate598.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"}];
+validate618.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate598.errors = vErrors;
+validate618.errors = vErrors;
 return errors === 0;
 }
-validate598.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate618.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SendStatus = validate599;
-const schema251 = {"title":"SendStatus","description":"What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.","type":"string","enum":["queued","steered","stale"]};
+exports.SendStatus = validate619;
+const schema261 = {"title":"SendStatus","description":"What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.","type":"string","enum":["queued","steered","stale"]};
 
-function validate599(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate619(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate599.evaluated;
+const evaluated0 = validate619.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22799,30 +24481,30 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate599.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate619.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema251.enum;
+const vSchema0 = schema261.enum;
 if(!(((data === "queued") || (data === "steered")) || (data === "stale"))){
-validate599.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema251.enum},message:"must be equal to one of the allowed values"}];
+validate619.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema261.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate599.errors = vErrors;
+validate619.errors = vErrors;
 return errors === 0;
 }
-validate599.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate619.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.ServerInfo = validate600;
+exports.ServerInfo = validate620;
 
-function validate600(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate620(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate600.evaluated;
+const evaluated0 = validate620.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22834,7 +24516,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.version === undefined) && (missing0 = "version"))){
-validate600.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate620.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22842,7 +24524,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate600.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate620.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -22858,7 +24540,7 @@ if(data.version !== undefined){
 let data1 = data.version;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate600.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate620.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22875,26 +24557,26 @@ if(valid0){
 }
 }
 else {
-validate600.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate620.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate600.errors = vErrors;
+validate620.errors = vErrors;
 return errors === 0;
 }
-validate600.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
+validate620.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ServerMessage = validate601;
-const schema253 = {"title":"ServerMessage","description":"Every message a server may send.","anyOf":[{"$ref":"#/$defs/InteractionRequestPermissionRequest"},{"$ref":"#/$defs/InteractionRequestUserInputRequest"},{"$ref":"#/$defs/SessionEventNotification"},{"$ref":"#/$defs/SuccessResponse"},{"$ref":"#/$defs/ErrorResponse"}]};
-const schema254 = {"title":"SessionEventNotification","description":"Delivers one session event envelope {type, seq, payload} to a subscribed connection.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"session/event"},"params":{"$ref":"#/$defs/SessionEventParams"}},"required":["method","params"]};
-const schema255 = {"title":"SessionEventParams","type":"object","description":"sessionId (gateway extension): the session the event belongs to.","properties":{"event":{"$ref":"#/$defs/Event"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["event"]};
+exports.ServerMessage = validate621;
+const schema263 = {"title":"ServerMessage","description":"Every message a server may send.","anyOf":[{"$ref":"#/$defs/InteractionRequestPermissionRequest"},{"$ref":"#/$defs/InteractionRequestUserInputRequest"},{"$ref":"#/$defs/SessionEventNotification"},{"$ref":"#/$defs/SuccessResponse"},{"$ref":"#/$defs/ErrorResponse"}]};
+const schema264 = {"title":"SessionEventNotification","description":"Delivers one session event envelope {type, seq, payload} to a subscribed connection.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"session/event"},"params":{"$ref":"#/$defs/SessionEventParams"}},"required":["method","params"]};
+const schema265 = {"title":"SessionEventParams","type":"object","description":"sessionId (gateway extension): the session the event belongs to.","properties":{"event":{"$ref":"#/$defs/Event"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["event"]};
 
-function validate606(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate626(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate606.evaluated;
+const evaluated0 = validate626.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22906,7 +24588,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.event === undefined) && (missing0 = "event")){
-validate606.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate626.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22946,22 +24628,22 @@ if(valid0){
 }
 }
 else {
-validate606.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate626.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate606.errors = vErrors;
+validate626.errors = vErrors;
 return errors === 0;
 }
-validate606.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate626.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate604(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate624(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate604.evaluated;
+const evaluated0 = validate624.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22973,7 +24655,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate604.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate624.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22996,12 +24678,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate604.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate624.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("session/event" !== data1){
-validate604.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
+validate624.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -23017,8 +24699,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate606(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate606.errors : vErrors.concat(validate606.errors);
+if(!(validate626(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate626.errors : vErrors.concat(validate626.errors);
 errors = vErrors.length;
 }
 else {
@@ -23035,22 +24717,22 @@ if(valid0){
 }
 }
 else {
-validate604.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate624.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate604.errors = vErrors;
+validate624.errors = vErrors;
 return errors === 0;
 }
-validate604.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate624.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate601(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate621(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate601.evaluated;
+const evaluated0 = validate621.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23060,8 +24742,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate488(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate488.errors : vErrors.concat(validate488.errors);
+if(!(validate508(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate508.errors : vErrors.concat(validate508.errors);
 errors = vErrors.length;
 }
 else {
@@ -23076,8 +24758,8 @@ props0.method = true;
 props0.params = true;
 }
 const _errs2 = errors;
-if(!(validate503(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate503.errors : vErrors.concat(validate503.errors);
+if(!(validate523(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate523.errors : vErrors.concat(validate523.errors);
 errors = vErrors.length;
 }
 else {
@@ -23094,8 +24776,8 @@ props0.params = true;
 }
 }
 const _errs3 = errors;
-if(!(validate604(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate604.errors : vErrors.concat(validate604.errors);
+if(!(validate624(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate624.errors : vErrors.concat(validate624.errors);
 errors = vErrors.length;
 }
 else {
@@ -23155,7 +24837,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate601.errors = vErrors;
+validate621.errors = vErrors;
 return false;
 }
 else {
@@ -23171,18 +24853,18 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate601.errors = vErrors;
+validate621.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate601.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate621.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.SessionAbortParams = validate613;
+exports.SessionAbortParams = validate633;
 
-function validate613(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate633(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate613.evaluated;
+const evaluated0 = validate633.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23194,7 +24876,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate613.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate633.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23217,23 +24899,23 @@ if(valid0){
 }
 }
 else {
-validate613.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate633.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate613.errors = vErrors;
+validate633.errors = vErrors;
 return errors === 0;
 }
-validate613.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate633.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionAbortRequest = validate615;
+exports.SessionAbortRequest = validate635;
 
-function validate615(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate635(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate615.evaluated;
+const evaluated0 = validate635.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23245,7 +24927,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate615.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate635.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23283,12 +24965,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate615.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate635.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/abort" !== data2){
-validate615.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/abort"},message:"must be equal to constant"}];
+validate635.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/abort"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -23323,25 +25005,25 @@ if(valid0){
 }
 }
 else {
-validate615.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate635.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate615.errors = vErrors;
+validate635.errors = vErrors;
 return errors === 0;
 }
-validate615.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate635.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionAbortResponse = validate619;
-const schema258 = {"title":"SessionAbortResponse","description":"Success response to session/abort.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionAbortResult"},"error":false},"required":["id","result"]};
-const schema259 = {"title":"SessionAbortResult","description":"Result of session/abort.","type":"object","properties":{"aborted":{"type":"boolean"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["aborted","sessionId"]};
+exports.SessionAbortResponse = validate639;
+const schema268 = {"title":"SessionAbortResponse","description":"Success response to session/abort.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionAbortResult"},"error":false},"required":["id","result"]};
+const schema269 = {"title":"SessionAbortResult","description":"Result of session/abort.","type":"object","properties":{"aborted":{"type":"boolean"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["aborted","sessionId"]};
 
-function validate622(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate642(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate622.evaluated;
+const evaluated0 = validate642.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23353,7 +25035,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.aborted === undefined) && (missing0 = "aborted")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate622.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate642.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23361,7 +25043,7 @@ if(data.aborted !== undefined){
 let data0 = data.aborted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate622.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate642.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -23393,22 +25075,22 @@ if(valid0){
 }
 }
 else {
-validate622.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate642.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate622.errors = vErrors;
+validate642.errors = vErrors;
 return errors === 0;
 }
-validate622.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate642.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate619(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate639(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate619.evaluated;
+const evaluated0 = validate639.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23420,7 +25102,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate619.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate639.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23457,8 +25139,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate622(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate622.errors : vErrors.concat(validate622.errors);
+if(!(validate642(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate642.errors : vErrors.concat(validate642.errors);
 errors = vErrors.length;
 }
 else {
@@ -23472,7 +25154,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate619.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate639.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -23486,23 +25168,23 @@ if(valid0){
 }
 }
 else {
-validate619.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate639.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate619.errors = vErrors;
+validate639.errors = vErrors;
 return errors === 0;
 }
-validate619.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate639.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionAbortResult = validate625;
+exports.SessionAbortResult = validate645;
 
-function validate625(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate645(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate625.evaluated;
+const evaluated0 = validate645.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23514,7 +25196,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.aborted === undefined) && (missing0 = "aborted")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate625.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate645.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23522,7 +25204,7 @@ if(data.aborted !== undefined){
 let data0 = data.aborted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate625.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate645.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -23554,23 +25236,23 @@ if(valid0){
 }
 }
 else {
-validate625.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate645.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate625.errors = vErrors;
+validate645.errors = vErrors;
 return errors === 0;
 }
-validate625.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate645.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetParams = validate627;
+exports.SessionArtifactGetParams = validate647;
 
-function validate627(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate647(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate627.evaluated;
+const evaluated0 = validate647.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23582,7 +25264,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.artifactId === undefined) && (missing0 = "artifactId"))){
-validate627.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate647.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23608,12 +25290,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate627.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate647.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate627.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate647.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -23621,7 +25303,7 @@ else {
 }
 }
 else {
-validate627.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate647.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -23638,23 +25320,23 @@ if(valid0){
 }
 }
 else {
-validate627.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate647.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate627.errors = vErrors;
+validate647.errors = vErrors;
 return errors === 0;
 }
-validate627.evaluated = {"props":{"sessionId":true,"artifactId":true},"dynamicProps":false,"dynamicItems":false};
+validate647.evaluated = {"props":{"sessionId":true,"artifactId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetRequest = validate629;
+exports.SessionArtifactGetRequest = validate649;
 
-function validate629(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate649(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate629.evaluated;
+const evaluated0 = validate649.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23666,7 +25348,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate629.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate649.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23704,12 +25386,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate629.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate649.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/artifact/get" !== data2){
-validate629.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifact/get"},message:"must be equal to constant"}];
+validate649.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifact/get"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -23744,25 +25426,25 @@ if(valid0){
 }
 }
 else {
-validate629.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate649.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate629.errors = vErrors;
+validate649.errors = vErrors;
 return errors === 0;
 }
-validate629.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate649.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetResponse = validate633;
-const schema263 = {"title":"SessionArtifactGetResponse","description":"Success response to session/artifact/get.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionArtifactGetResult"},"error":false},"required":["id","result"]};
-const schema264 = {"title":"SessionArtifactGetResult","description":"Result of session/artifact/get.","type":"object","properties":{"artifact":{"$ref":"#/$defs/ArtifactRecord"}},"required":["artifact"]};
+exports.SessionArtifactGetResponse = validate653;
+const schema273 = {"title":"SessionArtifactGetResponse","description":"Success response to session/artifact/get.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionArtifactGetResult"},"error":false},"required":["id","result"]};
+const schema274 = {"title":"SessionArtifactGetResult","description":"Result of session/artifact/get.","type":"object","properties":{"artifact":{"$ref":"#/$defs/ArtifactRecord"}},"required":["artifact"]};
 
-function validate636(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate656(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate636.evaluated;
+const evaluated0 = validate656.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23774,7 +25456,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifact === undefined) && (missing0 = "artifact")){
-validate636.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate656.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23797,22 +25479,22 @@ if(valid0){
 }
 }
 else {
-validate636.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate656.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate636.errors = vErrors;
+validate656.errors = vErrors;
 return errors === 0;
 }
-validate636.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
+validate656.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate633(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate653(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate633.evaluated;
+const evaluated0 = validate653.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23824,7 +25506,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate633.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate653.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23861,8 +25543,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate636(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate636.errors : vErrors.concat(validate636.errors);
+if(!(validate656(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate656.errors : vErrors.concat(validate656.errors);
 errors = vErrors.length;
 }
 else {
@@ -23876,7 +25558,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate633.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate653.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -23890,23 +25572,23 @@ if(valid0){
 }
 }
 else {
-validate633.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate653.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate633.errors = vErrors;
+validate653.errors = vErrors;
 return errors === 0;
 }
-validate633.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate653.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetResult = validate639;
+exports.SessionArtifactGetResult = validate659;
 
-function validate639(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate659(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate639.evaluated;
+const evaluated0 = validate659.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23918,7 +25600,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifact === undefined) && (missing0 = "artifact")){
-validate639.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate659.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23941,23 +25623,23 @@ if(valid0){
 }
 }
 else {
-validate639.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate659.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate639.errors = vErrors;
+validate659.errors = vErrors;
 return errors === 0;
 }
-validate639.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
+validate659.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsParams = validate641;
+exports.SessionArtifactsParams = validate661;
 
-function validate641(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate661(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate641.evaluated;
+const evaluated0 = validate661.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23969,7 +25651,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate641.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate661.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23992,23 +25674,23 @@ if(valid0){
 }
 }
 else {
-validate641.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate661.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate641.errors = vErrors;
+validate661.errors = vErrors;
 return errors === 0;
 }
-validate641.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate661.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsRequest = validate643;
+exports.SessionArtifactsRequest = validate663;
 
-function validate643(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate663(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate643.evaluated;
+const evaluated0 = validate663.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24020,7 +25702,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate643.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate663.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24058,12 +25740,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate643.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate663.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/artifacts" !== data2){
-validate643.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifacts"},message:"must be equal to constant"}];
+validate663.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifacts"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24098,25 +25780,25 @@ if(valid0){
 }
 }
 else {
-validate643.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate663.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate643.errors = vErrors;
+validate663.errors = vErrors;
 return errors === 0;
 }
-validate643.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate663.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsResponse = validate647;
-const schema268 = {"title":"SessionArtifactsResponse","description":"Success response to session/artifacts.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionArtifactsResult"},"error":false},"required":["id","result"]};
-const schema269 = {"title":"SessionArtifactsResult","description":"Result of session/artifacts.","type":"object","properties":{"artifacts":{"type":"array","items":{"$ref":"#/$defs/ArtifactRecord"}}},"required":["artifacts"]};
+exports.SessionArtifactsResponse = validate667;
+const schema278 = {"title":"SessionArtifactsResponse","description":"Success response to session/artifacts.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionArtifactsResult"},"error":false},"required":["id","result"]};
+const schema279 = {"title":"SessionArtifactsResult","description":"Result of session/artifacts.","type":"object","properties":{"artifacts":{"type":"array","items":{"$ref":"#/$defs/ArtifactRecord"}}},"required":["artifacts"]};
 
-function validate650(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate670(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate650.evaluated;
+const evaluated0 = validate670.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24128,7 +25810,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifacts === undefined) && (missing0 = "artifacts")){
-validate650.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate670.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24158,7 +25840,7 @@ if(valid1){
 }
 }
 else {
-validate650.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate670.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -24174,22 +25856,22 @@ if(valid0){
 }
 }
 else {
-validate650.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate670.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate650.errors = vErrors;
+validate670.errors = vErrors;
 return errors === 0;
 }
-validate650.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
+validate670.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate647(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate667(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate647.evaluated;
+const evaluated0 = validate667.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24201,7 +25883,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate647.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate667.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24238,8 +25920,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate650(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate650.errors : vErrors.concat(validate650.errors);
+if(!(validate670(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate670.errors : vErrors.concat(validate670.errors);
 errors = vErrors.length;
 }
 else {
@@ -24253,7 +25935,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate647.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate667.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -24267,23 +25949,23 @@ if(valid0){
 }
 }
 else {
-validate647.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate667.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate647.errors = vErrors;
+validate667.errors = vErrors;
 return errors === 0;
 }
-validate647.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate667.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsResult = validate653;
+exports.SessionArtifactsResult = validate673;
 
-function validate653(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate673(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate653.evaluated;
+const evaluated0 = validate673.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24295,7 +25977,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifacts === undefined) && (missing0 = "artifacts")){
-validate653.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate673.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24325,7 +26007,7 @@ if(valid1){
 }
 }
 else {
-validate653.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate673.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -24341,23 +26023,23 @@ if(valid0){
 }
 }
 else {
-validate653.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate673.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate653.errors = vErrors;
+validate673.errors = vErrors;
 return errors === 0;
 }
-validate653.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
+validate673.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseParams = validate655;
+exports.SessionCloseParams = validate675;
 
-function validate655(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate675(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate655.evaluated;
+const evaluated0 = validate675.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24369,7 +26051,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate655.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate675.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24392,23 +26074,23 @@ if(valid0){
 }
 }
 else {
-validate655.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate675.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate655.errors = vErrors;
+validate675.errors = vErrors;
 return errors === 0;
 }
-validate655.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate675.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseRequest = validate657;
+exports.SessionCloseRequest = validate677;
 
-function validate657(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate677(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate657.evaluated;
+const evaluated0 = validate677.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24420,7 +26102,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate657.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate677.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24458,12 +26140,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate657.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate677.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/close" !== data2){
-validate657.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/close"},message:"must be equal to constant"}];
+validate677.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/close"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24498,25 +26180,25 @@ if(valid0){
 }
 }
 else {
-validate657.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate677.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate657.errors = vErrors;
+validate677.errors = vErrors;
 return errors === 0;
 }
-validate657.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate677.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseResponse = validate661;
-const schema273 = {"title":"SessionCloseResponse","description":"Success response to session/close.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionCloseResult"},"error":false},"required":["id","result"]};
-const schema274 = {"title":"SessionCloseResult","description":"Result of session/close.","type":"object","properties":{"closed":{"type":"boolean"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["closed","sessionId"]};
+exports.SessionCloseResponse = validate681;
+const schema283 = {"title":"SessionCloseResponse","description":"Success response to session/close.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionCloseResult"},"error":false},"required":["id","result"]};
+const schema284 = {"title":"SessionCloseResult","description":"Result of session/close.","type":"object","properties":{"closed":{"type":"boolean"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["closed","sessionId"]};
 
-function validate664(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate684(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate664.evaluated;
+const evaluated0 = validate684.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24528,7 +26210,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.closed === undefined) && (missing0 = "closed")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate664.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate684.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24536,7 +26218,7 @@ if(data.closed !== undefined){
 let data0 = data.closed;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate664.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate684.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -24568,22 +26250,22 @@ if(valid0){
 }
 }
 else {
-validate664.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate684.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate664.errors = vErrors;
+validate684.errors = vErrors;
 return errors === 0;
 }
-validate664.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate684.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate661(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate681(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate661.evaluated;
+const evaluated0 = validate681.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24595,7 +26277,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate661.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate681.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24632,8 +26314,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate664(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate664.errors : vErrors.concat(validate664.errors);
+if(!(validate684(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate684.errors : vErrors.concat(validate684.errors);
 errors = vErrors.length;
 }
 else {
@@ -24647,7 +26329,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate661.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate681.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -24661,23 +26343,23 @@ if(valid0){
 }
 }
 else {
-validate661.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate681.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate661.errors = vErrors;
+validate681.errors = vErrors;
 return errors === 0;
 }
-validate661.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate681.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseResult = validate667;
+exports.SessionCloseResult = validate687;
 
-function validate667(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate687(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate667.evaluated;
+const evaluated0 = validate687.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24689,7 +26371,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.closed === undefined) && (missing0 = "closed")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate667.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate687.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24697,7 +26379,7 @@ if(data.closed !== undefined){
 let data0 = data.closed;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate667.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate687.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -24729,23 +26411,23 @@ if(valid0){
 }
 }
 else {
-validate667.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate687.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate667.errors = vErrors;
+validate687.errors = vErrors;
 return errors === 0;
 }
-validate667.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate687.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateParams = validate669;
+exports.SessionCreateParams = validate689;
 
-function validate669(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate689(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate669.evaluated;
+const evaluated0 = validate689.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24910,7 +26592,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate669.errors = vErrors;
+validate689.errors = vErrors;
 return false;
 }
 else {
@@ -24936,7 +26618,7 @@ if(data.mode !== undefined){
 let data2 = data.mode;
 const _errs13 = errors;
 if(typeof data2 !== "string"){
-validate669.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate689.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs14 = errors;
@@ -24952,7 +26634,7 @@ if(data.model !== undefined){
 let data3 = data.model;
 const _errs15 = errors;
 if(typeof data3 !== "string"){
-validate669.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate689.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs16 = errors;
@@ -24976,7 +26658,7 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate669.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate689.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
@@ -24991,7 +26673,7 @@ if(valid4){
 }
 }
 else {
-validate669.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate689.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs17){
@@ -25007,7 +26689,7 @@ if(data.systemPrompt !== undefined){
 let data6 = data.systemPrompt;
 const _errs21 = errors;
 if(typeof data6 !== "string"){
-validate669.errors = [{instancePath:instancePath+"/systemPrompt",schemaPath:"#/properties/systemPrompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate689.errors = [{instancePath:instancePath+"/systemPrompt",schemaPath:"#/properties/systemPrompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs22 = errors;
@@ -25026,23 +26708,23 @@ if(valid0){
 }
 }
 else {
-validate669.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate689.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate669.errors = vErrors;
+validate689.errors = vErrors;
 return errors === 0;
 }
-validate669.evaluated = {"props":{"workspace":true,"mode":true,"model":true,"tools":true,"systemPrompt":true},"dynamicProps":false,"dynamicItems":false};
+validate689.evaluated = {"props":{"workspace":true,"mode":true,"model":true,"tools":true,"systemPrompt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateRequest = validate670;
+exports.SessionCreateRequest = validate690;
 
-function validate670(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate690(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate670.evaluated;
+const evaluated0 = validate690.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25054,7 +26736,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate670.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate690.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25092,12 +26774,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate670.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate690.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/create" !== data2){
-validate670.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/create"},message:"must be equal to constant"}];
+validate690.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/create"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -25159,7 +26841,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate670.errors = vErrors;
+validate690.errors = vErrors;
 return false;
 }
 else {
@@ -25188,26 +26870,26 @@ if(valid0){
 }
 }
 else {
-validate670.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate690.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate670.errors = vErrors;
+validate690.errors = vErrors;
 return errors === 0;
 }
-validate670.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate690.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateResponse = validate674;
-const schema278 = {"title":"SessionCreateResponse","description":"Success response to session/create.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionCreateResult"},"error":false},"required":["id","result"]};
-const schema279 = {"title":"SessionCreateResult","description":"Result of session/create.","type":"object","properties":{"session":{"$ref":"#/$defs/SessionInfo"}},"required":["session"]};
-const schema280 = {"title":"SessionInfo","type":"object","description":"A newly created session.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"model":{"type":"string","description":"Model id without any provider/ prefix."},"createdAt":{"type":"string","description":"ISO 8601 creation time."}},"required":["sessionId","model","createdAt"]};
+exports.SessionCreateResponse = validate694;
+const schema288 = {"title":"SessionCreateResponse","description":"Success response to session/create.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionCreateResult"},"error":false},"required":["id","result"]};
+const schema289 = {"title":"SessionCreateResult","description":"Result of session/create.","type":"object","properties":{"session":{"$ref":"#/$defs/SessionInfo"}},"required":["session"]};
+const schema290 = {"title":"SessionInfo","type":"object","description":"A newly created session.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"model":{"type":"string","description":"Model id without any provider/ prefix."},"createdAt":{"type":"string","description":"ISO 8601 creation time."}},"required":["sessionId","model","createdAt"]};
 
-function validate678(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate698(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate678.evaluated;
+const evaluated0 = validate698.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25219,7 +26901,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate678.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate698.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25242,7 +26924,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate678.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate698.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -25258,7 +26940,7 @@ if(data.createdAt !== undefined){
 let data2 = data.createdAt;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate678.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate698.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -25276,22 +26958,22 @@ if(valid0){
 }
 }
 else {
-validate678.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate698.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate678.errors = vErrors;
+validate698.errors = vErrors;
 return errors === 0;
 }
-validate678.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate698.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate677(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate697(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate677.evaluated;
+const evaluated0 = validate697.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25303,15 +26985,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.session === undefined) && (missing0 = "session")){
-validate677.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate697.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.session !== undefined){
 let data0 = data.session;
 const _errs1 = errors;
-if(!(validate678(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate678.errors : vErrors.concat(validate678.errors);
+if(!(validate698(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate698.errors : vErrors.concat(validate698.errors);
 errors = vErrors.length;
 }
 else {
@@ -25326,22 +27008,22 @@ if(valid0){
 }
 }
 else {
-validate677.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate697.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate677.errors = vErrors;
+validate697.errors = vErrors;
 return errors === 0;
 }
-validate677.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
+validate697.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate674(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate694(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate674.evaluated;
+const evaluated0 = validate694.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25353,7 +27035,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate674.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate694.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25390,8 +27072,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate677(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate677.errors : vErrors.concat(validate677.errors);
+if(!(validate697(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate697.errors : vErrors.concat(validate697.errors);
 errors = vErrors.length;
 }
 else {
@@ -25405,7 +27087,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate674.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate694.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -25419,23 +27101,23 @@ if(valid0){
 }
 }
 else {
-validate674.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate694.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate674.errors = vErrors;
+validate694.errors = vErrors;
 return errors === 0;
 }
-validate674.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate694.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateResult = validate682;
+exports.SessionCreateResult = validate702;
 
-function validate682(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate702(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate682.evaluated;
+const evaluated0 = validate702.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25447,15 +27129,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.session === undefined) && (missing0 = "session")){
-validate682.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate702.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.session !== undefined){
 let data0 = data.session;
 const _errs1 = errors;
-if(!(validate678(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate678.errors : vErrors.concat(validate678.errors);
+if(!(validate698(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate698.errors : vErrors.concat(validate698.errors);
 errors = vErrors.length;
 }
 else {
@@ -25470,23 +27152,23 @@ if(valid0){
 }
 }
 else {
-validate682.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate702.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate682.errors = vErrors;
+validate702.errors = vErrors;
 return errors === 0;
 }
-validate682.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
+validate702.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreatedEvent = validate684;
+exports.SessionCreatedEvent = validate704;
 
-function validate684(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate704(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate684.evaluated;
+const evaluated0 = validate704.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25498,7 +27180,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate684.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate704.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25506,12 +27188,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate684.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate704.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("session.created" !== data0){
-validate684.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.created"},message:"must be equal to constant"}];
+validate704.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.created"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -25528,19 +27210,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate684.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate704.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate684.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate704.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate684.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate704.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -25577,23 +27259,23 @@ if(valid0){
 }
 }
 else {
-validate684.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate704.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate684.errors = vErrors;
+validate704.errors = vErrors;
 return errors === 0;
 }
-validate684.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate704.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreatedPayload = validate686;
+exports.SessionCreatedPayload = validate706;
 
-function validate686(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate706(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate686.evaluated;
+const evaluated0 = validate706.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25605,7 +27287,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate686.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate706.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25628,23 +27310,23 @@ if(valid0){
 }
 }
 else {
-validate686.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate706.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate686.errors = vErrors;
+validate706.errors = vErrors;
 return errors === 0;
 }
-validate686.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate706.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEndedEvent = validate688;
+exports.SessionEndedEvent = validate708;
 
-function validate688(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate708(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate688.evaluated;
+const evaluated0 = validate708.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25656,7 +27338,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate688.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate708.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25664,12 +27346,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate688.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate708.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("session.ended" !== data0){
-validate688.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.ended"},message:"must be equal to constant"}];
+validate708.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.ended"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -25686,19 +27368,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate688.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate708.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate688.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate708.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate688.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate708.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -25735,23 +27417,23 @@ if(valid0){
 }
 }
 else {
-validate688.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate708.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate688.errors = vErrors;
+validate708.errors = vErrors;
 return errors === 0;
 }
-validate688.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate708.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEndedPayload = validate690;
+exports.SessionEndedPayload = validate710;
 
-function validate690(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate710(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate690.evaluated;
+const evaluated0 = validate710.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25763,7 +27445,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate690.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate710.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25786,7 +27468,7 @@ if(data.reason !== undefined){
 let data1 = data.reason;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate690.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate710.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -25803,23 +27485,23 @@ if(valid0){
 }
 }
 else {
-validate690.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate710.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate690.errors = vErrors;
+validate710.errors = vErrors;
 return errors === 0;
 }
-validate690.evaluated = {"props":{"sessionId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate710.evaluated = {"props":{"sessionId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventNotification = validate692;
+exports.SessionEventNotification = validate712;
 
-function validate692(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate712(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate692.evaluated;
+const evaluated0 = validate712.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25831,7 +27513,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate692.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate712.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25854,12 +27536,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate692.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate712.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("session/event" !== data1){
-validate692.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
+validate712.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -25875,8 +27557,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate606(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate606.errors : vErrors.concat(validate606.errors);
+if(!(validate626(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate626.errors : vErrors.concat(validate626.errors);
 errors = vErrors.length;
 }
 else {
@@ -25893,23 +27575,23 @@ if(valid0){
 }
 }
 else {
-validate692.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate712.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate692.errors = vErrors;
+validate712.errors = vErrors;
 return errors === 0;
 }
-validate692.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate712.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventParams = validate695;
+exports.SessionEventParams = validate715;
 
-function validate695(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate715(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate695.evaluated;
+const evaluated0 = validate715.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25921,7 +27603,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.event === undefined) && (missing0 = "event")){
-validate695.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate715.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25961,23 +27643,23 @@ if(valid0){
 }
 }
 else {
-validate695.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate715.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate695.errors = vErrors;
+validate715.errors = vErrors;
 return errors === 0;
 }
-validate695.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate715.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsParams = validate698;
+exports.SessionEventsParams = validate718;
 
-function validate698(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate718(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate698.evaluated;
+const evaluated0 = validate718.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25989,7 +27671,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate698.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate718.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26012,19 +27694,19 @@ if(data.afterSeq !== undefined){
 let data1 = data.afterSeq;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate698.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate718.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs3 = errors;
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate698.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate718.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < -1 || isNaN(data1)){
-validate698.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
+validate718.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
 return false;
 }
 else {
@@ -26044,19 +27726,19 @@ if(data.limit !== undefined){
 let data2 = data.limit;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate698.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate718.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs5 = errors;
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 1000 || isNaN(data2)){
-validate698.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+validate718.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate698.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate718.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -26078,23 +27760,23 @@ if(valid0){
 }
 }
 else {
-validate698.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate718.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate698.errors = vErrors;
+validate718.errors = vErrors;
 return errors === 0;
 }
-validate698.evaluated = {"props":{"sessionId":true,"afterSeq":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate718.evaluated = {"props":{"sessionId":true,"afterSeq":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsRequest = validate700;
+exports.SessionEventsRequest = validate720;
 
-function validate700(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate720(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate700.evaluated;
+const evaluated0 = validate720.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26106,7 +27788,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate700.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate720.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26144,12 +27826,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate700.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate720.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/events" !== data2){
-validate700.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/events"},message:"must be equal to constant"}];
+validate720.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/events"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26184,25 +27866,25 @@ if(valid0){
 }
 }
 else {
-validate700.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate720.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate700.errors = vErrors;
+validate720.errors = vErrors;
 return errors === 0;
 }
-validate700.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate720.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsResponse = validate704;
-const schema290 = {"title":"SessionEventsResponse","description":"Success response to session/events.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionEventsResult"},"error":false},"required":["id","result"]};
-const schema291 = {"title":"SessionEventsResult","description":"Result of session/events.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"events":{"type":"array","items":{"$ref":"#/$defs/Event"}},"hasMore":{"description":"With a positive limit: whether events remain after the last one returned. false with limit 0, null without a limit.","anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["sessionId","events","hasMore"]};
+exports.SessionEventsResponse = validate724;
+const schema300 = {"title":"SessionEventsResponse","description":"Success response to session/events.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionEventsResult"},"error":false},"required":["id","result"]};
+const schema301 = {"title":"SessionEventsResult","description":"Result of session/events.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"events":{"type":"array","items":{"$ref":"#/$defs/Event"}},"hasMore":{"description":"With a positive limit: whether events remain after the last one returned. false with limit 0, null without a limit.","anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["sessionId","events","hasMore"]};
 
-function validate707(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate727(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate707.evaluated;
+const evaluated0 = validate727.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26214,7 +27896,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.hasMore === undefined) && (missing0 = "hasMore"))){
-validate707.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate727.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26260,7 +27942,7 @@ if(valid1){
 }
 }
 else {
-validate707.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate727.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -26322,7 +28004,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate707.errors = vErrors;
+validate727.errors = vErrors;
 return false;
 }
 else {
@@ -26350,22 +28032,22 @@ if(valid0){
 }
 }
 else {
-validate707.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate727.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate707.errors = vErrors;
+validate727.errors = vErrors;
 return errors === 0;
 }
-validate707.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
+validate727.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate704(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate724(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate704.evaluated;
+const evaluated0 = validate724.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26377,7 +28059,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate704.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate724.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26414,8 +28096,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate707(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate707.errors : vErrors.concat(validate707.errors);
+if(!(validate727(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate727.errors : vErrors.concat(validate727.errors);
 errors = vErrors.length;
 }
 else {
@@ -26429,7 +28111,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate704.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate724.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -26443,23 +28125,23 @@ if(valid0){
 }
 }
 else {
-validate704.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate724.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate704.errors = vErrors;
+validate724.errors = vErrors;
 return errors === 0;
 }
-validate704.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate724.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsResult = validate711;
+exports.SessionEventsResult = validate731;
 
-function validate711(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate731(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate711.evaluated;
+const evaluated0 = validate731.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26471,7 +28153,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.hasMore === undefined) && (missing0 = "hasMore"))){
-validate711.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate731.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26517,7 +28199,7 @@ if(valid1){
 }
 }
 else {
-validate711.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate731.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -26579,7 +28261,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate711.errors = vErrors;
+validate731.errors = vErrors;
 return false;
 }
 else {
@@ -26607,23 +28289,23 @@ if(valid0){
 }
 }
 else {
-validate711.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate731.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate711.errors = vErrors;
+validate731.errors = vErrors;
 return errors === 0;
 }
-validate711.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
+validate731.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionId = validate714;
+exports.SessionId = validate734;
 
-function validate714(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate734(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate714.evaluated;
+const evaluated0 = validate734.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26634,12 +28316,12 @@ const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if(func2(data) < 1){
-validate714.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate734.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data)){
-validate714.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate734.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -26647,23 +28329,23 @@ else {
 }
 }
 else {
-validate714.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate734.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate714.errors = vErrors;
+validate734.errors = vErrors;
 return errors === 0;
 }
-validate714.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate734.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionInfo = validate715;
+exports.SessionInfo = validate735;
 
-function validate715(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate735(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate715.evaluated;
+const evaluated0 = validate735.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26675,7 +28357,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate715.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate735.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26698,7 +28380,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate715.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate735.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -26714,7 +28396,7 @@ if(data.createdAt !== undefined){
 let data2 = data.createdAt;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate715.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate735.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -26732,23 +28414,23 @@ if(valid0){
 }
 }
 else {
-validate715.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate735.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate715.errors = vErrors;
+validate735.errors = vErrors;
 return errors === 0;
 }
-validate715.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate735.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListParams = validate717;
+exports.SessionListParams = validate737;
 
-function validate717(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate737(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate717.evaluated;
+const evaluated0 = validate737.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26762,19 +28444,19 @@ if(data.limit !== undefined){
 let data0 = data.limit;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate717.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate737.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1000 || isNaN(data0)){
-validate717.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+validate737.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate717.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate737.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -26797,12 +28479,12 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate717.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate737.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate717.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate737.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -26810,7 +28492,7 @@ else {
 }
 }
 else {
-validate717.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate737.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -26826,23 +28508,23 @@ if(valid0){
 }
 }
 else {
-validate717.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate737.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate717.errors = vErrors;
+validate737.errors = vErrors;
 return errors === 0;
 }
-validate717.evaluated = {"props":{"limit":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
+validate737.evaluated = {"props":{"limit":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListRequest = validate718;
+exports.SessionListRequest = validate738;
 
-function validate718(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate738(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate718.evaluated;
+const evaluated0 = validate738.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26854,7 +28536,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate718.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate738.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26892,12 +28574,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate718.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate738.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/list" !== data2){
-validate718.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/list"},message:"must be equal to constant"}];
+validate738.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26956,7 +28638,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate718.errors = vErrors;
+validate738.errors = vErrors;
 return false;
 }
 else {
@@ -26985,26 +28667,26 @@ if(valid0){
 }
 }
 else {
-validate718.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate738.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate718.errors = vErrors;
+validate738.errors = vErrors;
 return errors === 0;
 }
-validate718.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate738.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListResponse = validate722;
-const schema297 = {"title":"SessionListResponse","description":"Success response to session/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionListResult"},"error":false},"required":["id","result"]};
-const schema298 = {"title":"SessionListResult","type":"object","description":"nextCursor is a gateway extension.","properties":{"sessions":{"type":"array","items":{"$ref":"#/$defs/SessionSummary"}},"nextCursor":{"anyOf":[{"type":"string","description":"Gateway extension: pass as cursor for the next page; null on the last page. Pages do not shift when sessions are created meanwhile (newer ones sort before the first page)."},{"type":"null"}]}},"required":["sessions"]};
-const schema299 = {"title":"SessionSummary","type":"object","description":"One entry of session/list.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"model":{"anyOf":[{"type":"string","description":"Model id; null when the session has not been observed yet."},{"type":"null"}]},"createdAt":{"anyOf":[{"type":"string","description":"ISO 8601 creation time; null when not known yet."},{"type":"null"}]},"running":{"type":"boolean"},"idle":{"type":"boolean"}},"required":["sessionId","model","createdAt","running","idle"]};
+exports.SessionListResponse = validate742;
+const schema307 = {"title":"SessionListResponse","description":"Success response to session/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionListResult"},"error":false},"required":["id","result"]};
+const schema308 = {"title":"SessionListResult","type":"object","description":"nextCursor is a gateway extension.","properties":{"sessions":{"type":"array","items":{"$ref":"#/$defs/SessionSummary"}},"nextCursor":{"anyOf":[{"type":"string","description":"Gateway extension: pass as cursor for the next page; null on the last page. Pages do not shift when sessions are created meanwhile (newer ones sort before the first page)."},{"type":"null"}]}},"required":["sessions"]};
+const schema309 = {"title":"SessionSummary","type":"object","description":"One entry of session/list.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"model":{"anyOf":[{"type":"string","description":"Model id; null when the session has not been observed yet."},{"type":"null"}]},"createdAt":{"anyOf":[{"type":"string","description":"ISO 8601 creation time; null when not known yet."},{"type":"null"}]},"running":{"type":"boolean"},"idle":{"type":"boolean"}},"required":["sessionId","model","createdAt","running","idle"]};
 
-function validate726(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate746(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate726.evaluated;
+const evaluated0 = validate746.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27016,7 +28698,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))){
-validate726.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate746.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27085,7 +28767,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate726.errors = vErrors;
+validate746.errors = vErrors;
 return false;
 }
 else {
@@ -27157,7 +28839,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate726.errors = vErrors;
+validate746.errors = vErrors;
 return false;
 }
 else {
@@ -27183,7 +28865,7 @@ if(data.running !== undefined){
 let data3 = data.running;
 const _errs14 = errors;
 if(typeof data3 !== "boolean"){
-validate726.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate746.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs15 = errors;
@@ -27199,7 +28881,7 @@ if(data.idle !== undefined){
 let data4 = data.idle;
 const _errs16 = errors;
 if(typeof data4 !== "boolean"){
-validate726.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate746.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs17 = errors;
@@ -27219,794 +28901,17 @@ if(valid0){
 }
 }
 else {
-validate726.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate746.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate726.errors = vErrors;
+validate746.errors = vErrors;
 return errors === 0;
 }
-validate726.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
+validate746.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
 
-
-function validate725(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate725.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessions === undefined) && (missing0 = "sessions")){
-validate725.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessions !== undefined){
-let data0 = data.sessions;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs1){
-if(Array.isArray(data0)){
-var valid1 = true;
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-const _errs3 = errors;
-if(!(validate726(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate726.errors : vErrors.concat(validate726.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs3 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-}
-}
-else {
-validate725.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-if(errors === _errs1){
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nextCursor !== undefined){
-let data2 = data.nextCursor;
-const _errs4 = errors;
-const _errs5 = errors;
-let valid2 = false;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-const err0 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-}
-var _valid0 = _errs6 === errors;
-valid2 = valid2 || _valid0;
-if(_valid0){
-}
-const _errs8 = errors;
-if(data2 !== null){
-const err1 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-const _errs9 = errors;
-if(errors === _errs8){
-}
-var _valid0 = _errs8 === errors;
-valid2 = valid2 || _valid0;
-if(_valid0){
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate725.errors = vErrors;
-return false;
-}
-else {
-errors = _errs5;
-if(vErrors !== null){
-if(_errs5){
-vErrors.length = _errs5;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs4){
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-else {
-validate725.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate725.errors = vErrors;
-return errors === 0;
-}
-validate725.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
-
-
-function validate722(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate722.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate722.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs2 = errors;
-if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.result !== undefined){
-let data2 = data.result;
-const _errs3 = errors;
-if(!(validate725(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate725.errors : vErrors.concat(validate725.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined){
-let data3 = data.error;
-var valid0 = false;
-validate722.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
-return false;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate722.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate722.errors = vErrors;
-return errors === 0;
-}
-validate722.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.SessionListResult = validate730;
-
-function validate730(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate730.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessions === undefined) && (missing0 = "sessions")){
-validate730.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessions !== undefined){
-let data0 = data.sessions;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs1){
-if(Array.isArray(data0)){
-var valid1 = true;
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-const _errs3 = errors;
-if(!(validate726(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate726.errors : vErrors.concat(validate726.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs3 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-}
-}
-else {
-validate730.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-if(errors === _errs1){
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nextCursor !== undefined){
-let data2 = data.nextCursor;
-const _errs4 = errors;
-const _errs5 = errors;
-let valid2 = false;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-const err0 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-}
-var _valid0 = _errs6 === errors;
-valid2 = valid2 || _valid0;
-if(_valid0){
-}
-const _errs8 = errors;
-if(data2 !== null){
-const err1 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-const _errs9 = errors;
-if(errors === _errs8){
-}
-var _valid0 = _errs8 === errors;
-valid2 = valid2 || _valid0;
-if(_valid0){
-}
-if(!valid2){
-const err2 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate730.errors = vErrors;
-return false;
-}
-else {
-errors = _errs5;
-if(vErrors !== null){
-if(_errs5){
-vErrors.length = _errs5;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs4){
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-else {
-validate730.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate730.errors = vErrors;
-return errors === 0;
-}
-validate730.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.SessionMode = validate732;
-const schema301 = {"title":"SessionMode","description":"session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access \u2192 off; auto \u2192 auto; on_request, build, edit and plan \u2192 require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.","type":"string","enum":["on_request","build","edit","auto","never","off","yolo","plan","full_access"]};
-
-function validate732(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate732.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate732.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema301.enum;
-if(!(((((((((data === "on_request") || (data === "build")) || (data === "edit")) || (data === "auto")) || (data === "never")) || (data === "off")) || (data === "yolo")) || (data === "plan")) || (data === "full_access"))){
-validate732.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema301.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate732.errors = vErrors;
-return errors === 0;
-}
-validate732.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.SessionResetEvent = validate733;
-
-function validate733(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate733.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate733.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.type !== undefined){
-let data0 = data.type;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate733.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if("session.reset" !== data0){
-validate733.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.reset"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.seq !== undefined){
-let data1 = data.seq;
-const _errs3 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate733.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 9007199254740991 || isNaN(data1)){
-validate733.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data1 < 1 || isNaN(data1)){
-validate733.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs3){
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(!(validate318(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate318.errors : vErrors.concat(validate318.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-else {
-validate733.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate733.errors = vErrors;
-return errors === 0;
-}
-validate733.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.SessionResetPayload = validate735;
-
-function validate735(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate735.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.cause === undefined) && (missing0 = "cause")){
-validate735.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.cause !== undefined){
-let data0 = data.cause;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate735.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-const vSchema0 = schema136.properties.cause.enum;
-if(!(((data0 === "compaction") || (data0 === "rewind")) || (data0 === "resync"))){
-validate735.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/enum",keyword:"enum",params:{allowedValues: schema136.properties.cause.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.epoch !== undefined){
-let data1 = data.epoch;
-const _errs3 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate735.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs4 = errors;
-if(errors === _errs3){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 9007199254740991 || isNaN(data1)){
-validate735.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data1 < 1 || isNaN(data1)){
-validate735.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs3){
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-else {
-validate735.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate735.errors = vErrors;
-return errors === 0;
-}
-validate735.evaluated = {"props":{"cause":true,"epoch":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.SessionResumeParams = validate736;
-
-function validate736(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate736.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate736.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-if(!(validate93(data0, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate736.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate736.errors = vErrors;
-return errors === 0;
-}
-validate736.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.SessionResumeRequest = validate738;
-
-function validate738(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate738.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate738.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.jsonrpc !== undefined){
-let data0 = data.jsonrpc;
-const _errs1 = errors;
-if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs2 = errors;
-if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.method !== undefined){
-let data2 = data.method;
-const _errs3 = errors;
-if(typeof data2 !== "string"){
-validate738.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs4 = errors;
-if("session/resume" !== data2){
-validate738.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/resume"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.params !== undefined){
-let data3 = data.params;
-const _errs5 = errors;
-if(!(validate92(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate738.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate738.errors = vErrors;
-return errors === 0;
-}
-validate738.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.SessionResumeResponse = validate742;
-const schema306 = {"title":"SessionResumeResponse","description":"Success response to session/resume.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionResumeResult"},"error":false},"required":["id","result"]};
-const schema307 = {"title":"SessionResumeResult","description":"Result of session/resume.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"running":{"description":"A turn is in progress.","type":"boolean"},"idle":{"description":"The session is ready for a prompt.","type":"boolean"},"createdAt":{"type":"string","description":"ISO 8601 creation time."}},"required":["sessionId","running","idle","createdAt"]};
 
 function validate745(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -28022,19 +28927,42 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
+if((data.sessions === undefined) && (missing0 = "sessions")){
 validate745.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
+if(data.sessions !== undefined){
+let data0 = data.sessions;
 const _errs1 = errors;
-if(!(validate93(data0, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+const _errs2 = errors;
+if(errors === _errs1){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+const _errs3 = errors;
+if(!(validate746(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate746.errors : vErrors.concat(validate746.errors);
 errors = vErrors.length;
 }
 else {
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+}
+}
+else {
+validate745.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs1){
+}
 }
 var valid0 = _errs1 === errors;
 }
@@ -28042,30 +28970,70 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.running !== undefined){
-let data1 = data.running;
-const _errs2 = errors;
-if(typeof data1 !== "boolean"){
-validate745.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs3 = errors;
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
+if(data.nextCursor !== undefined){
+let data2 = data.nextCursor;
+const _errs4 = errors;
+const _errs5 = errors;
+let valid2 = false;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+const err0 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
 }
 else {
-var valid0 = true;
+vErrors.push(err0);
 }
-if(valid0){
-if(data.idle !== undefined){
-let data2 = data.idle;
-const _errs4 = errors;
-if(typeof data2 !== "boolean"){
-validate745.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+errors++;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var _valid0 = _errs6 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+}
+const _errs8 = errors;
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var _valid0 = _errs8 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate745.errors = vErrors;
 return false;
 }
-const _errs5 = errors;
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
 if(errors === _errs4){
 }
 var valid0 = _errs4 === errors;
@@ -28074,24 +29042,6 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.createdAt !== undefined){
-let data3 = data.createdAt;
-const _errs6 = errors;
-if(typeof data3 !== "string"){
-validate745.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
 }
 }
 }
@@ -28106,7 +29056,7 @@ if(errors === 0){
 validate745.errors = vErrors;
 return errors === 0;
 }
-validate745.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate745.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate742(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -28201,109 +29151,7 @@ return errors === 0;
 }
 validate742.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResumeResult = validate748;
-
-function validate748(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate748.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate748.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.sessionId !== undefined){
-let data0 = data.sessionId;
-const _errs1 = errors;
-if(!(validate93(data0, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.running !== undefined){
-let data1 = data.running;
-const _errs2 = errors;
-if(typeof data1 !== "boolean"){
-validate748.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs3 = errors;
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.idle !== undefined){
-let data2 = data.idle;
-const _errs4 = errors;
-if(typeof data2 !== "boolean"){
-validate748.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs5 = errors;
-if(errors === _errs4){
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.createdAt !== undefined){
-let data3 = data.createdAt;
-const _errs6 = errors;
-if(typeof data3 !== "string"){
-validate748.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate748.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate748.errors = vErrors;
-return errors === 0;
-}
-validate748.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.SessionSendParams = validate750;
+exports.SessionListResult = validate750;
 
 function validate750(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -28319,8 +29167,386 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.content === undefined) && (missing0 = "content"))){
+if((data.sessions === undefined) && (missing0 = "sessions")){
 validate750.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessions !== undefined){
+let data0 = data.sessions;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+const _errs3 = errors;
+if(!(validate746(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate746.errors : vErrors.concat(validate746.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+}
+}
+else {
+validate750.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nextCursor !== undefined){
+let data2 = data.nextCursor;
+const _errs4 = errors;
+const _errs5 = errors;
+let valid2 = false;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+const err0 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var _valid0 = _errs6 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+}
+const _errs8 = errors;
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var _valid0 = _errs8 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate750.errors = vErrors;
+return false;
+}
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs4){
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate750.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate750.errors = vErrors;
+return errors === 0;
+}
+validate750.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionMode = validate752;
+const schema311 = {"title":"SessionMode","description":"session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access \u2192 off; auto \u2192 auto; on_request, build, edit and plan \u2192 require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.","type":"string","enum":["on_request","build","edit","auto","never","off","yolo","plan","full_access"]};
+
+function validate752(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate752.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate752.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema311.enum;
+if(!(((((((((data === "on_request") || (data === "build")) || (data === "edit")) || (data === "auto")) || (data === "never")) || (data === "off")) || (data === "yolo")) || (data === "plan")) || (data === "full_access"))){
+validate752.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema311.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate752.errors = vErrors;
+return errors === 0;
+}
+validate752.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionResetEvent = validate753;
+
+function validate753(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate753.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate753.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate753.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("session.reset" !== data0){
+validate753.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.reset"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate753.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate753.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate753.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate318(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate318.errors : vErrors.concat(validate318.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate753.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate753.errors = vErrors;
+return errors === 0;
+}
+validate753.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionResetPayload = validate755;
+
+function validate755(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate755.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.cause === undefined) && (missing0 = "cause")){
+validate755.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.cause !== undefined){
+let data0 = data.cause;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate755.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+const vSchema0 = schema136.properties.cause.enum;
+if(!(((data0 === "compaction") || (data0 === "rewind")) || (data0 === "resync"))){
+validate755.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/enum",keyword:"enum",params:{allowedValues: schema136.properties.cause.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.epoch !== undefined){
+let data1 = data.epoch;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate755.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate755.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate755.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+else {
+validate755.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate755.errors = vErrors;
+return errors === 0;
+}
+validate755.evaluated = {"props":{"cause":true,"epoch":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionResumeParams = validate756;
+
+function validate756(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate756.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.sessionId === undefined) && (missing0 = "sessionId")){
+validate756.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28339,93 +29565,27 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.content !== undefined){
-let data1 = data.content;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs2){
-if(typeof data1 === "string"){
-if(func2(data1) < 1){
-validate750.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern2.test(data1)){
-validate750.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
-return false;
-}
-else {
 }
 }
 }
 else {
-validate750.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs2){
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.expectedTurnId !== undefined){
-let data2 = data.expectedTurnId;
-const _errs4 = errors;
-if(typeof data2 !== "string"){
-validate750.errors = [{instancePath:instancePath+"/expectedTurnId",schemaPath:"#/properties/expectedTurnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs5 = errors;
-if(errors === _errs4){
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mode !== undefined){
-let data3 = data.mode;
-const _errs6 = errors;
-if(!(validate118(data3, {instancePath:instancePath+"/mode",parentData:data,parentDataProperty:"mode",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate750.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate756.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate750.errors = vErrors;
+validate756.errors = vErrors;
 return errors === 0;
 }
-validate750.evaluated = {"props":{"sessionId":true,"content":true,"expectedTurnId":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
+validate756.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendRequest = validate753;
+exports.SessionResumeRequest = validate758;
 
-function validate753(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate758(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate753.evaluated;
+const evaluated0 = validate758.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28437,7 +29597,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate753.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate758.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28475,12 +29635,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate753.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate758.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
-if("session/send" !== data2){
-validate753.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/send"},message:"must be equal to constant"}];
+if("session/resume" !== data2){
+validate758.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/resume"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -28496,8 +29656,8 @@ if(valid0){
 if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
-if(!(validate116(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
+if(!(validate92(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 else {
@@ -28515,25 +29675,25 @@ if(valid0){
 }
 }
 else {
-validate753.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate758.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate753.errors = vErrors;
+validate758.errors = vErrors;
 return errors === 0;
 }
-validate753.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate758.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendResponse = validate757;
-const schema311 = {"title":"SessionSendResponse","description":"Success response to session/send.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSendResult"},"error":false},"required":["id","result"]};
-const schema312 = {"title":"SessionSendResult","description":"Result of session/send.","type":"object","properties":{"accepted":{"description":"false only when status is stale.","type":"boolean"},"status":{"$ref":"#/$defs/SendStatus"},"turnId":{"anyOf":[{"type":"string","description":"The turn the message starts or applies to."},{"type":"null"}]}},"required":["accepted","status"]};
+exports.SessionResumeResponse = validate762;
+const schema316 = {"title":"SessionResumeResponse","description":"Success response to session/resume.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionResumeResult"},"error":false},"required":["id","result"]};
+const schema317 = {"title":"SessionResumeResult","description":"Result of session/resume.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"running":{"description":"A turn is in progress.","type":"boolean"},"idle":{"description":"The session is ready for a prompt.","type":"boolean"},"createdAt":{"type":"string","description":"ISO 8601 creation time."}},"required":["sessionId","running","idle","createdAt"]};
 
-function validate760(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate765(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate760.evaluated;
+const evaluated0 = validate765.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28544,20 +29704,19 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.accepted === undefined) && (missing0 = "accepted")) || ((data.status === undefined) && (missing0 = "status"))){
-validate760.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
+validate765.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.accepted !== undefined){
-let data0 = data.accepted;
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
 const _errs1 = errors;
-if(typeof data0 !== "boolean"){
-validate760.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
+if(!(validate93(data0, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
 }
-const _errs2 = errors;
-if(errors === _errs1){
+else {
 }
 var valid0 = _errs1 === errors;
 }
@@ -28565,85 +29724,30 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.status !== undefined){
-let data1 = data.status;
+if(data.running !== undefined){
+let data1 = data.running;
+const _errs2 = errors;
+if(typeof data1 !== "boolean"){
+validate765.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
 const _errs3 = errors;
-if(!(validate599(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate599.errors : vErrors.concat(validate599.errors);
-errors = vErrors.length;
+if(errors === _errs2){
 }
-else {
-}
-var valid0 = _errs3 === errors;
+var valid0 = _errs2 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.turnId !== undefined){
-let data2 = data.turnId;
+if(data.idle !== undefined){
+let data2 = data.idle;
 const _errs4 = errors;
-const _errs5 = errors;
-let valid1 = false;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-const err0 = {instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-}
-var _valid0 = _errs6 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-}
-const _errs8 = errors;
-if(data2 !== null){
-const err1 = {instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-const _errs9 = errors;
-if(errors === _errs8){
-}
-var _valid0 = _errs8 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-}
-if(!valid1){
-const err2 = {instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate760.errors = vErrors;
+if(typeof data2 !== "boolean"){
+validate765.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-else {
-errors = _errs5;
-if(vErrors !== null){
-if(_errs5){
-vErrors.length = _errs5;
-}
-else {
-vErrors = null;
-}
-}
-}
+const _errs5 = errors;
 if(errors === _errs4){
 }
 var valid0 = _errs4 === errors;
@@ -28652,28 +29756,45 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.createdAt !== undefined){
+let data3 = data.createdAt;
+const _errs6 = errors;
+if(typeof data3 !== "string"){
+validate765.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
 }
 }
 else {
-validate760.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate765.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate760.errors = vErrors;
+validate765.errors = vErrors;
 return errors === 0;
 }
-validate760.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate765.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate757(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate762(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate757.evaluated;
+const evaluated0 = validate762.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28685,7 +29806,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate757.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate762.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28722,8 +29843,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate760(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate760.errors : vErrors.concat(validate760.errors);
+if(!(validate765(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate765.errors : vErrors.concat(validate765.errors);
 errors = vErrors.length;
 }
 else {
@@ -28737,7 +29858,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate757.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate762.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -28751,23 +29872,350 @@ if(valid0){
 }
 }
 else {
-validate757.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate762.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate757.errors = vErrors;
+validate762.errors = vErrors;
 return errors === 0;
 }
-validate757.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate762.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendResult = validate763;
+exports.SessionResumeResult = validate768;
 
-function validate763(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate768(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate763.evaluated;
+const evaluated0 = validate768.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
+validate768.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+if(!(validate93(data0, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.running !== undefined){
+let data1 = data.running;
+const _errs2 = errors;
+if(typeof data1 !== "boolean"){
+validate768.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs3 = errors;
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.idle !== undefined){
+let data2 = data.idle;
+const _errs4 = errors;
+if(typeof data2 !== "boolean"){
+validate768.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.createdAt !== undefined){
+let data3 = data.createdAt;
+const _errs6 = errors;
+if(typeof data3 !== "string"){
+validate768.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate768.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate768.errors = vErrors;
+return errors === 0;
+}
+validate768.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionSendParams = validate770;
+
+function validate770(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate770.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.content === undefined) && (missing0 = "content"))){
+validate770.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.sessionId !== undefined){
+let data0 = data.sessionId;
+const _errs1 = errors;
+if(!(validate93(data0, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+let data1 = data.content;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs2){
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+validate770.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data1)){
+validate770.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate770.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs2){
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.expectedTurnId !== undefined){
+let data2 = data.expectedTurnId;
+const _errs4 = errors;
+if(typeof data2 !== "string"){
+validate770.errors = [{instancePath:instancePath+"/expectedTurnId",schemaPath:"#/properties/expectedTurnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mode !== undefined){
+let data3 = data.mode;
+const _errs6 = errors;
+if(!(validate118(data3, {instancePath:instancePath+"/mode",parentData:data,parentDataProperty:"mode",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate770.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate770.errors = vErrors;
+return errors === 0;
+}
+validate770.evaluated = {"props":{"sessionId":true,"content":true,"expectedTurnId":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionSendRequest = validate773;
+
+function validate773(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate773.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
+validate773.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data2 = data.method;
+const _errs3 = errors;
+if(typeof data2 !== "string"){
+validate773.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs4 = errors;
+if("session/send" !== data2){
+validate773.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/send"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.params !== undefined){
+let data3 = data.params;
+const _errs5 = errors;
+if(!(validate116(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate773.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate773.errors = vErrors;
+return errors === 0;
+}
+validate773.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionSendResponse = validate777;
+const schema321 = {"title":"SessionSendResponse","description":"Success response to session/send.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSendResult"},"error":false},"required":["id","result"]};
+const schema322 = {"title":"SessionSendResult","description":"Result of session/send.","type":"object","properties":{"accepted":{"description":"false only when status is stale.","type":"boolean"},"status":{"$ref":"#/$defs/SendStatus"},"turnId":{"anyOf":[{"type":"string","description":"The turn the message starts or applies to."},{"type":"null"}]}},"required":["accepted","status"]};
+
+function validate780(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate780.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28779,7 +30227,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.accepted === undefined) && (missing0 = "accepted")) || ((data.status === undefined) && (missing0 = "status"))){
-validate763.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate780.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28787,7 +30235,7 @@ if(data.accepted !== undefined){
 let data0 = data.accepted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate763.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate780.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -28802,8 +30250,8 @@ if(valid0){
 if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
-if(!(validate599(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate599.errors : vErrors.concat(validate599.errors);
+if(!(validate619(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate619.errors : vErrors.concat(validate619.errors);
 errors = vErrors.length;
 }
 else {
@@ -28864,7 +30312,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate763.errors = vErrors;
+validate780.errors = vErrors;
 return false;
 }
 else {
@@ -28892,23 +30340,257 @@ if(valid0){
 }
 }
 else {
-validate763.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate780.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate763.errors = vErrors;
+validate780.errors = vErrors;
 return errors === 0;
 }
-validate763.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate780.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeParams = validate765;
 
-function validate765(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate777(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate765.evaluated;
+const evaluated0 = validate777.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
+validate777.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.jsonrpc !== undefined){
+let data0 = data.jsonrpc;
+const _errs1 = errors;
+if(!(validate63(data0, {instancePath:instancePath+"/jsonrpc",parentData:data,parentDataProperty:"jsonrpc",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs2 = errors;
+if(!(validate65(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.result !== undefined){
+let data2 = data.result;
+const _errs3 = errors;
+if(!(validate780(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate780.errors : vErrors.concat(validate780.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data3 = data.error;
+var valid0 = false;
+validate777.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+return false;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate777.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate777.errors = vErrors;
+return errors === 0;
+}
+validate777.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionSendResult = validate783;
+
+function validate783(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate783.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.accepted === undefined) && (missing0 = "accepted")) || ((data.status === undefined) && (missing0 = "status"))){
+validate783.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.accepted !== undefined){
+let data0 = data.accepted;
+const _errs1 = errors;
+if(typeof data0 !== "boolean"){
+validate783.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data1 = data.status;
+const _errs3 = errors;
+if(!(validate619(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate619.errors : vErrors.concat(validate619.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data2 = data.turnId;
+const _errs4 = errors;
+const _errs5 = errors;
+let valid1 = false;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+const err0 = {instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+const _errs8 = errors;
+if(data2 !== null){
+const err1 = {instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+if(!valid1){
+const err2 = {instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate783.errors = vErrors;
+return false;
+}
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs4){
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate783.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate783.errors = vErrors;
+return errors === 0;
+}
+validate783.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionSubscribeParams = validate785;
+
+function validate785(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate785.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28920,7 +30602,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate765.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate785.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28958,19 +30640,19 @@ if(data.afterSeq !== undefined){
 let data2 = data.afterSeq;
 const _errs3 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate765.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate785.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate765.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate785.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < -1 || isNaN(data2)){
-validate765.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
+validate785.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
 return false;
 }
 else {
@@ -28990,7 +30672,7 @@ if(data.includeSnapshot !== undefined){
 let data3 = data.includeSnapshot;
 const _errs5 = errors;
 if(typeof data3 !== "boolean"){
-validate765.errors = [{instancePath:instancePath+"/includeSnapshot",schemaPath:"#/properties/includeSnapshot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate785.errors = [{instancePath:instancePath+"/includeSnapshot",schemaPath:"#/properties/includeSnapshot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs6 = errors;
@@ -29009,23 +30691,23 @@ if(valid0){
 }
 }
 else {
-validate765.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate785.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate765.errors = vErrors;
+validate785.errors = vErrors;
 return errors === 0;
 }
-validate765.evaluated = {"props":{"sessionId":true,"deliveryKind":true,"afterSeq":true,"includeSnapshot":true},"dynamicProps":false,"dynamicItems":false};
+validate785.evaluated = {"props":{"sessionId":true,"deliveryKind":true,"afterSeq":true,"includeSnapshot":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeRequest = validate768;
+exports.SessionSubscribeRequest = validate788;
 
-function validate768(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate788(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate768.evaluated;
+const evaluated0 = validate788.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29037,7 +30719,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate768.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate788.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29075,12 +30757,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate768.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate788.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/subscribe" !== data2){
-validate768.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/subscribe"},message:"must be equal to constant"}];
+validate788.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/subscribe"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -29115,26 +30797,26 @@ if(valid0){
 }
 }
 else {
-validate768.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate788.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate768.errors = vErrors;
+validate788.errors = vErrors;
 return errors === 0;
 }
-validate768.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate788.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeResponse = validate772;
-const schema316 = {"title":"SessionSubscribeResponse","description":"Success response to session/subscribe.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSubscribeResult"},"error":false},"required":["id","result"]};
-const schema317 = {"title":"SessionSubscribeResult","description":"Result of session/subscribe.","type":"object","properties":{"subscription":{"$ref":"#/$defs/Subscription"},"snapshot":{"description":"Events after afterSeq, when includeSnapshot.","type":"array","items":{"$ref":"#/$defs/Event"}}},"required":["subscription"]};
-const schema318 = {"title":"Subscription","type":"object","description":"The subscription session/subscribe recorded for this connection.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"deliveryKind":{"$ref":"#/$defs/DeliveryKind"}},"required":["sessionId","deliveryKind"]};
+exports.SessionSubscribeResponse = validate792;
+const schema326 = {"title":"SessionSubscribeResponse","description":"Success response to session/subscribe.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSubscribeResult"},"error":false},"required":["id","result"]};
+const schema327 = {"title":"SessionSubscribeResult","description":"Result of session/subscribe.","type":"object","properties":{"subscription":{"$ref":"#/$defs/Subscription"},"snapshot":{"description":"Events after afterSeq, when includeSnapshot.","type":"array","items":{"$ref":"#/$defs/Event"}}},"required":["subscription"]};
+const schema328 = {"title":"Subscription","type":"object","description":"The subscription session/subscribe recorded for this connection.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"deliveryKind":{"$ref":"#/$defs/DeliveryKind"}},"required":["sessionId","deliveryKind"]};
 
-function validate776(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate796(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate776.evaluated;
+const evaluated0 = validate796.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29146,7 +30828,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.deliveryKind === undefined) && (missing0 = "deliveryKind"))){
-validate776.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate796.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29185,22 +30867,22 @@ if(valid0){
 }
 }
 else {
-validate776.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate796.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate776.errors = vErrors;
+validate796.errors = vErrors;
 return errors === 0;
 }
-validate776.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
+validate796.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate775(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate795(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate775.evaluated;
+const evaluated0 = validate795.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29212,15 +30894,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.subscription === undefined) && (missing0 = "subscription")){
-validate775.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate795.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.subscription !== undefined){
 let data0 = data.subscription;
 const _errs1 = errors;
-if(!(validate776(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate776.errors : vErrors.concat(validate776.errors);
+if(!(validate796(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate796.errors : vErrors.concat(validate796.errors);
 errors = vErrors.length;
 }
 else {
@@ -29258,7 +30940,7 @@ if(valid1){
 }
 }
 else {
-validate775.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate795.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -29275,22 +30957,22 @@ if(valid0){
 }
 }
 else {
-validate775.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate795.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate775.errors = vErrors;
+validate795.errors = vErrors;
 return errors === 0;
 }
-validate775.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
+validate795.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate772(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate792(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate772.evaluated;
+const evaluated0 = validate792.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29302,7 +30984,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate772.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate792.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29339,8 +31021,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate775(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate775.errors : vErrors.concat(validate775.errors);
+if(!(validate795(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate795.errors : vErrors.concat(validate795.errors);
 errors = vErrors.length;
 }
 else {
@@ -29354,7 +31036,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate772.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate792.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -29368,23 +31050,23 @@ if(valid0){
 }
 }
 else {
-validate772.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate792.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate772.errors = vErrors;
+validate792.errors = vErrors;
 return errors === 0;
 }
-validate772.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate792.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeResult = validate782;
+exports.SessionSubscribeResult = validate802;
 
-function validate782(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate802(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate782.evaluated;
+const evaluated0 = validate802.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29396,15 +31078,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.subscription === undefined) && (missing0 = "subscription")){
-validate782.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate802.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.subscription !== undefined){
 let data0 = data.subscription;
 const _errs1 = errors;
-if(!(validate776(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate776.errors : vErrors.concat(validate776.errors);
+if(!(validate796(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate796.errors : vErrors.concat(validate796.errors);
 errors = vErrors.length;
 }
 else {
@@ -29442,7 +31124,7 @@ if(valid1){
 }
 }
 else {
-validate782.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate802.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -29459,23 +31141,23 @@ if(valid0){
 }
 }
 else {
-validate782.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate802.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate782.errors = vErrors;
+validate802.errors = vErrors;
 return errors === 0;
 }
-validate782.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
+validate802.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSummary = validate785;
+exports.SessionSummary = validate805;
 
-function validate785(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate805(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate785.evaluated;
+const evaluated0 = validate805.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29487,7 +31169,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))){
-validate785.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate805.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29556,7 +31238,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate785.errors = vErrors;
+validate805.errors = vErrors;
 return false;
 }
 else {
@@ -29628,7 +31310,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate785.errors = vErrors;
+validate805.errors = vErrors;
 return false;
 }
 else {
@@ -29654,7 +31336,7 @@ if(data.running !== undefined){
 let data3 = data.running;
 const _errs14 = errors;
 if(typeof data3 !== "boolean"){
-validate785.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate805.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs15 = errors;
@@ -29670,7 +31352,7 @@ if(data.idle !== undefined){
 let data4 = data.idle;
 const _errs16 = errors;
 if(typeof data4 !== "boolean"){
-validate785.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate805.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs17 = errors;
@@ -29690,23 +31372,1637 @@ if(valid0){
 }
 }
 else {
-validate785.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate805.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate785.errors = vErrors;
+validate805.errors = vErrors;
 return errors === 0;
 }
-validate785.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
+validate805.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.Subscription = validate787;
+exports.SubagentActivity = validate807;
 
-function validate787(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate807(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate787.evaluated;
+const evaluated0 = validate807.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let valid0 = false;
+const tag0 = data.type;
+if(typeof tag0 == "string"){
+if(false){
+}
+else if(tag0 === "assistant"){
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs2){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) && (missing0 = "type")) || ((data.text === undefined) && (missing0 = "text"))){
+validate807.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs4 = errors;
+if(typeof data0 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs5 = errors;
+if("assistant" !== data0){
+validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs4){
+}
+var valid2 = _errs4 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.text !== undefined){
+let data1 = data.text;
+const _errs6 = errors;
+if(typeof data1 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var valid2 = _errs6 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+}
+}
+}
+}
+else {
+validate807.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs2){
+}
+}
+var valid1 = _errs2 === errors;
+var props0 = {};
+props0.type = true;
+props0.text = true;
+valid0 = valid1;
+}
+else if(tag0 === "tool"){
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs8){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((((((data.type === undefined) && (missing1 = "type")) || ((data.toolName === undefined) && (missing1 = "toolName"))) || ((data.outcome === undefined) && (missing1 = "outcome"))) || ((data.action === undefined) && (missing1 = "action"))) || ((data.subject === undefined) && (missing1 = "subject"))){
+validate807.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs10 = errors;
+if(typeof data2 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs11 = errors;
+if("tool" !== data2){
+validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs10){
+}
+var valid4 = _errs10 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.toolName !== undefined){
+let data3 = data.toolName;
+const _errs12 = errors;
+if(typeof data3 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/oneOf/1/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs13 = errors;
+if(errors === _errs12){
+}
+var valid4 = _errs12 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.outcome !== undefined){
+let data4 = data.outcome;
+const _errs14 = errors;
+if(typeof data4 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/oneOf/1/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs15 = errors;
+const vSchema0 = schema148.oneOf[1].properties.outcome.enum;
+if(!((((data4 === "succeeded") || (data4 === "failed")) || (data4 === "blocked")) || (data4 === "cancelled"))){
+validate807.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/oneOf/1/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema148.oneOf[1].properties.outcome.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs14){
+}
+var valid4 = _errs14 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.action !== undefined){
+let data5 = data.action;
+const _errs16 = errors;
+if(typeof data5 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/action",schemaPath:"#/oneOf/1/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs17 = errors;
+if(errors === _errs16){
+}
+var valid4 = _errs16 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.subject !== undefined){
+let data6 = data.subject;
+const _errs18 = errors;
+if(typeof data6 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/subject",schemaPath:"#/oneOf/1/properties/subject/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs19 = errors;
+if(errors === _errs18){
+}
+var valid4 = _errs18 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.details !== undefined){
+let data7 = data.details;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs20){
+if(Array.isArray(data7)){
+var valid5 = true;
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+const _errs22 = errors;
+if(typeof data8 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/details/" + i0,schemaPath:"#/oneOf/1/properties/details/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs23 = errors;
+if(errors === _errs22){
+}
+var valid5 = _errs22 === errors;
+if(!valid5){
+break;
+}
+}
+if(valid5){
+}
+}
+else {
+validate807.errors = [{instancePath:instancePath+"/details",schemaPath:"#/oneOf/1/properties/details/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs20){
+}
+}
+var valid4 = _errs20 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate807.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs8){
+}
+}
+var valid3 = _errs8 === errors;
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.toolName = true;
+props0.outcome = true;
+props0.action = true;
+props0.subject = true;
+props0.details = true;
+}
+valid0 = valid3;
+}
+else if(tag0 === "notice"){
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs24){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((((data.type === undefined) && (missing2 = "type")) || ((data.severity === undefined) && (missing2 = "severity"))) || ((data.title === undefined) && (missing2 = "title"))){
+validate807.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data9 = data.type;
+const _errs26 = errors;
+if(typeof data9 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs27 = errors;
+if("notice" !== data9){
+validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs26){
+}
+var valid7 = _errs26 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data.severity !== undefined){
+let data10 = data.severity;
+const _errs28 = errors;
+if(typeof data10 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/oneOf/2/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs29 = errors;
+const vSchema1 = schema148.oneOf[2].properties.severity.enum;
+if(!(((data10 === "info") || (data10 === "warn")) || (data10 === "error"))){
+validate807.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/oneOf/2/properties/severity/enum",keyword:"enum",params:{allowedValues: schema148.oneOf[2].properties.severity.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs28){
+}
+var valid7 = _errs28 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data.title !== undefined){
+let data11 = data.title;
+const _errs30 = errors;
+if(typeof data11 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/title",schemaPath:"#/oneOf/2/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs31 = errors;
+if(errors === _errs30){
+}
+var valid7 = _errs30 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data.content !== undefined){
+let data12 = data.content;
+const _errs32 = errors;
+const _errs33 = errors;
+if(errors === _errs32){
+if(Array.isArray(data12)){
+var valid8 = true;
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+let data13 = data12[i1];
+const _errs34 = errors;
+if(typeof data13 !== "string"){
+validate807.errors = [{instancePath:instancePath+"/content/" + i1,schemaPath:"#/oneOf/2/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs35 = errors;
+if(errors === _errs34){
+}
+var valid8 = _errs34 === errors;
+if(!valid8){
+break;
+}
+}
+if(valid8){
+}
+}
+else {
+validate807.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/2/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs32){
+}
+}
+var valid7 = _errs32 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+}
+}
+}
+}
+}
+}
+else {
+validate807.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs24){
+}
+}
+var valid6 = _errs24 === errors;
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.severity = true;
+props0.title = true;
+props0.content = true;
+}
+valid0 = valid6;
+}
+else {
+validate807.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+return false;
+}
+}
+else {
+validate807.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+return false;
+}
+if(valid0){
+}
+}
+else {
+validate807.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate807.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate807.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+exports.SubagentActivityEvent = validate808;
+
+function validate808(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate808.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate808.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate808.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("subagent.activity" !== data0){
+validate808.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.activity"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate808.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate808.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate808.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate337(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate337.errors : vErrors.concat(validate337.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate808.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate808.errors = vErrors;
+return errors === 0;
+}
+validate808.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SubagentActivityPayload = validate810;
+
+function validate810(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate810.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.agentId === undefined) && (missing0 = "agentId")) || ((data.runRevision === undefined) && (missing0 = "runRevision"))) || ((data.index === undefined) && (missing0 = "index"))) || ((data.activities === undefined) && (missing0 = "activities"))){
+validate810.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.agentId !== undefined){
+let data0 = data.agentId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate810.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate810.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate810.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.runRevision !== undefined){
+let data1 = data.runRevision;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate810.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate810.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate810.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.index !== undefined){
+let data2 = data.index;
+const _errs5 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate810.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate810.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data2 < 0 || isNaN(data2)){
+validate810.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs5){
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.activities !== undefined){
+let data3 = data.activities;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs7){
+if(Array.isArray(data3)){
+var valid1 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+const _errs9 = errors;
+if(!(validate338(data4, {instancePath:instancePath+"/activities/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate338.errors : vErrors.concat(validate338.errors);
+errors = vErrors.length;
+}
+else {
+var props0 = validate338.evaluated.props;
+}
+var valid1 = _errs9 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+}
+}
+else {
+validate810.errors = [{instancePath:instancePath+"/activities",schemaPath:"#/properties/activities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs7){
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate810.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate810.errors = vErrors;
+return errors === 0;
+}
+validate810.evaluated = {"props":{"agentId":true,"runRevision":true,"index":true,"activities":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SubagentCompletedEvent = validate812;
+
+function validate812(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate812.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate812.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate812.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("subagent.completed" !== data0){
+validate812.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.completed"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate812.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate812.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate812.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate342(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate342.errors : vErrors.concat(validate342.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate812.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate812.errors = vErrors;
+return errors === 0;
+}
+validate812.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SubagentCompletedPayload = validate814;
+
+function validate814(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate814.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((data.agentId === undefined) && (missing0 = "agentId")) || ((data.runRevision === undefined) && (missing0 = "runRevision"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.inputTokens === undefined) && (missing0 = "inputTokens"))) || ((data.outputTokens === undefined) && (missing0 = "outputTokens"))) || ((data.cost === undefined) && (missing0 = "cost"))){
+validate814.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.agentId !== undefined){
+let data0 = data.agentId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate814.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate814.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate814.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.runRevision !== undefined){
+let data1 = data.runRevision;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate814.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate814.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate814.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data2 = data.title;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate814.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data3 = data.status;
+const _errs7 = errors;
+if(!(validate343(data3, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate343.errors : vErrors.concat(validate343.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.response !== undefined){
+let data4 = data.response;
+const _errs8 = errors;
+if(typeof data4 !== "string"){
+validate814.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+let data5 = data.error;
+const _errs10 = errors;
+if(typeof data5 !== "string"){
+validate814.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs11 = errors;
+if(errors === _errs10){
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.inputTokens !== undefined){
+let data6 = data.inputTokens;
+const _errs12 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate814.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs13 = errors;
+if(errors === _errs12){
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 9007199254740991 || isNaN(data6)){
+validate814.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data6 < 0 || isNaN(data6)){
+validate814.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs12){
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.outputTokens !== undefined){
+let data7 = data.outputTokens;
+const _errs14 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate814.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs15 = errors;
+if(errors === _errs14){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 9007199254740991 || isNaN(data7)){
+validate814.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data7 < 0 || isNaN(data7)){
+validate814.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs14){
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cost !== undefined){
+let data8 = data.cost;
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs16){
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+validate814.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+else {
+validate814.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+if(errors === _errs16){
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.durationMs !== undefined){
+let data9 = data.durationMs;
+const _errs18 = errors;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+validate814.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs19 = errors;
+if(errors === _errs18){
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 9007199254740991 || isNaN(data9)){
+validate814.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data9 < 0 || isNaN(data9)){
+validate814.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs18){
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate814.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate814.errors = vErrors;
+return errors === 0;
+}
+validate814.evaluated = {"props":{"agentId":true,"runRevision":true,"title":true,"status":true,"response":true,"error":true,"inputTokens":true,"outputTokens":true,"cost":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SubagentRemovedEvent = validate816;
+
+function validate816(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate816.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate816.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate816.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("subagent.removed" !== data0){
+validate816.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.removed"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate816.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate816.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate816.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate347(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate347.errors : vErrors.concat(validate347.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate816.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate816.errors = vErrors;
+return errors === 0;
+}
+validate816.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SubagentRemovedPayload = validate818;
+
+function validate818(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate818.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.agentId === undefined) && (missing0 = "agentId")){
+validate818.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.agentId !== undefined){
+let data0 = data.agentId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate818.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate818.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate818.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate818.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate818.errors = vErrors;
+return errors === 0;
+}
+validate818.evaluated = {"props":{"agentId":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SubagentStartedEvent = validate819;
+
+function validate819(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate819.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate819.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate819.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if("subagent.started" !== data0){
+validate819.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.started"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seq !== undefined){
+let data1 = data.seq;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate819.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate819.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate819.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(!(validate334(data2, {instancePath:instancePath+"/payload",parentData:data,parentDataProperty:"payload",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate334.errors : vErrors.concat(validate334.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate819.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate819.errors = vErrors;
+return errors === 0;
+}
+validate819.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SubagentStartedPayload = validate821;
+
+function validate821(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate821.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.agentId === undefined) && (missing0 = "agentId")) || ((data.runRevision === undefined) && (missing0 = "runRevision"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.workingDirectory === undefined) && (missing0 = "workingDirectory"))){
+validate821.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.agentId !== undefined){
+let data0 = data.agentId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate821.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate821.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate821.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.runRevision !== undefined){
+let data1 = data.runRevision;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate821.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs4 = errors;
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate821.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate821.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs3){
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.title !== undefined){
+let data2 = data.title;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate821.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+let data3 = data.model;
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+validate821.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reasoning !== undefined){
+let data4 = data.reasoning;
+const _errs9 = errors;
+if(typeof data4 !== "string"){
+validate821.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.workingDirectory !== undefined){
+let data5 = data.workingDirectory;
+const _errs11 = errors;
+if(typeof data5 !== "string"){
+validate821.errors = [{instancePath:instancePath+"/workingDirectory",schemaPath:"#/properties/workingDirectory/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs12 = errors;
+if(errors === _errs11){
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turnId !== undefined){
+let data6 = data.turnId;
+const _errs13 = errors;
+if(typeof data6 !== "string"){
+validate821.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs14 = errors;
+if(errors === _errs13){
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolCallId !== undefined){
+let data7 = data.toolCallId;
+const _errs15 = errors;
+if(typeof data7 !== "string"){
+validate821.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs16 = errors;
+if(errors === _errs15){
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate821.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate821.errors = vErrors;
+return errors === 0;
+}
+validate821.evaluated = {"props":{"agentId":true,"runRevision":true,"title":true,"model":true,"reasoning":true,"workingDirectory":true,"turnId":true,"toolCallId":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SubagentStatus = validate822;
+
+function validate822(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate822.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate822.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema151.enum;
+if(!(((data === "succeeded") || (data === "failed")) || (data === "interrupted"))){
+validate822.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema151.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate822.errors = vErrors;
+return errors === 0;
+}
+validate822.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.Subscription = validate823;
+
+function validate823(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate823.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29718,7 +33014,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.deliveryKind === undefined) && (missing0 = "deliveryKind"))){
-validate787.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate823.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29757,23 +33053,23 @@ if(valid0){
 }
 }
 else {
-validate787.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate823.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate787.errors = vErrors;
+validate823.errors = vErrors;
 return errors === 0;
 }
-validate787.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
+validate823.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SuccessResponse = validate790;
+exports.SuccessResponse = validate826;
 
-function validate790(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate826(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate790.evaluated;
+const evaluated0 = validate826.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29785,7 +33081,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate790.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate826.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29822,7 +33118,7 @@ if(valid0){
 if(data.error !== undefined){
 let data2 = data.error;
 var valid0 = false;
-validate790.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate826.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -29835,23 +33131,23 @@ if(valid0){
 }
 }
 else {
-validate790.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate826.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate790.errors = vErrors;
+validate826.errors = vErrors;
 return errors === 0;
 }
-validate790.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate826.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TodoItem = validate793;
+exports.TodoItem = validate829;
 
-function validate793(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate829(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate793.evaluated;
+const evaluated0 = validate829.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29939,7 +33235,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate793.errors = vErrors;
+validate829.errors = vErrors;
 return false;
 }
 else {
@@ -29965,7 +33261,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs7 = errors;
 if(typeof data1 !== "string"){
-validate793.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate829.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -29981,7 +33277,7 @@ if(data.status !== undefined){
 let data2 = data.status;
 const _errs9 = errors;
 if(typeof data2 !== "string"){
-validate793.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate829.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -29998,23 +33294,23 @@ if(valid0){
 }
 }
 else {
-validate793.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate829.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate793.errors = vErrors;
+validate829.errors = vErrors;
 return errors === 0;
 }
-validate793.evaluated = {"props":{"id":true,"title":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+validate829.evaluated = {"props":{"id":true,"title":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TodosUpdatedEvent = validate794;
+exports.TodosUpdatedEvent = validate830;
 
-function validate794(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate830(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate794.evaluated;
+const evaluated0 = validate830.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30026,7 +33322,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate794.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate830.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30034,12 +33330,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate794.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate830.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("todos.updated" !== data0){
-validate794.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "todos.updated"},message:"must be equal to constant"}];
+validate830.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "todos.updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30056,19 +33352,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate794.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate830.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate794.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate830.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate794.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate830.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30105,23 +33401,23 @@ if(valid0){
 }
 }
 else {
-validate794.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate830.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate794.errors = vErrors;
+validate830.errors = vErrors;
 return errors === 0;
 }
-validate794.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate830.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TodosUpdatedPayload = validate796;
+exports.TodosUpdatedPayload = validate832;
 
-function validate796(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate832(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate796.evaluated;
+const evaluated0 = validate832.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30133,7 +33429,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.todos === undefined) && (missing0 = "todos")){
-validate796.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate832.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30163,7 +33459,7 @@ if(valid1){
 }
 }
 else {
-validate796.errors = [{instancePath:instancePath+"/todos",schemaPath:"#/properties/todos/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate832.errors = [{instancePath:instancePath+"/todos",schemaPath:"#/properties/todos/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -30179,23 +33475,23 @@ if(valid0){
 }
 }
 else {
-validate796.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate832.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate796.errors = vErrors;
+validate832.errors = vErrors;
 return errors === 0;
 }
-validate796.evaluated = {"props":{"todos":true},"dynamicProps":false,"dynamicItems":false};
+validate832.evaluated = {"props":{"todos":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolDeltaEvent = validate798;
+exports.ToolDeltaEvent = validate834;
 
-function validate798(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate834(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate798.evaluated;
+const evaluated0 = validate834.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30207,7 +33503,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate798.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate834.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30215,12 +33511,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate798.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate834.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("tool.delta" !== data0){
-validate798.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.delta"},message:"must be equal to constant"}];
+validate834.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.delta"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30237,19 +33533,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate798.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate834.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate798.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate834.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate798.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate834.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30286,23 +33582,23 @@ if(valid0){
 }
 }
 else {
-validate798.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate834.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate798.errors = vErrors;
+validate834.errors = vErrors;
 return errors === 0;
 }
-validate798.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate834.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolDeltaPayload = validate800;
+exports.ToolDeltaPayload = validate836;
 
-function validate800(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate836(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate800.evaluated;
+const evaluated0 = validate836.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30314,7 +33610,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.partial === undefined) && (missing0 = "partial"))){
-validate800.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate836.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30322,7 +33618,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate800.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate836.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30338,7 +33634,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate800.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate836.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -30354,7 +33650,7 @@ if(data.partial !== undefined){
 let data2 = data.partial;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate800.errors = [{instancePath:instancePath+"/partial",schemaPath:"#/properties/partial/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate836.errors = [{instancePath:instancePath+"/partial",schemaPath:"#/properties/partial/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -30372,23 +33668,23 @@ if(valid0){
 }
 }
 else {
-validate800.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate836.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate800.errors = vErrors;
+validate836.errors = vErrors;
 return errors === 0;
 }
-validate800.evaluated = {"props":{"id":true,"name":true,"partial":true},"dynamicProps":false,"dynamicItems":false};
+validate836.evaluated = {"props":{"id":true,"name":true,"partial":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolResultEvent = validate801;
+exports.ToolResultEvent = validate837;
 
-function validate801(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate837(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate801.evaluated;
+const evaluated0 = validate837.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30400,7 +33696,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate801.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate837.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30408,12 +33704,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate801.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate837.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("tool.result" !== data0){
-validate801.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.result"},message:"must be equal to constant"}];
+validate837.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.result"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30430,19 +33726,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate801.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate837.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate801.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate837.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate801.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate837.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30479,23 +33775,23 @@ if(valid0){
 }
 }
 else {
-validate801.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate837.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate801.errors = vErrors;
+validate837.errors = vErrors;
 return errors === 0;
 }
-validate801.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate837.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolResultPayload = validate803;
+exports.ToolResultPayload = validate839;
 
-function validate803(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate839(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate803.evaluated;
+const evaluated0 = validate839.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30507,7 +33803,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.isError === undefined) && (missing0 = "isError"))){
-validate803.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate839.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30515,7 +33811,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate803.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate839.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30531,7 +33827,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate803.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate839.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -30547,7 +33843,7 @@ if(data.isError !== undefined){
 let data2 = data.isError;
 const _errs5 = errors;
 if(typeof data2 !== "boolean"){
-validate803.errors = [{instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate839.errors = [{instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs6 = errors;
@@ -30637,7 +33933,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate803.errors = vErrors;
+validate839.errors = vErrors;
 return false;
 }
 else {
@@ -30666,23 +33962,23 @@ if(valid0){
 }
 }
 else {
-validate803.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate839.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate803.errors = vErrors;
+validate839.errors = vErrors;
 return errors === 0;
 }
-validate803.evaluated = {"props":{"id":true,"name":true,"output":true,"isError":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate839.evaluated = {"props":{"id":true,"name":true,"output":true,"isError":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolUseEvent = validate804;
+exports.ToolUseEvent = validate840;
 
-function validate804(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate840(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate804.evaluated;
+const evaluated0 = validate840.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30694,7 +33990,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate804.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate840.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30702,12 +33998,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate804.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate840.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("tool.use" !== data0){
-validate804.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.use"},message:"must be equal to constant"}];
+validate840.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.use"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30724,19 +34020,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate804.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate840.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate804.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate840.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate804.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate840.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30773,23 +34069,23 @@ if(valid0){
 }
 }
 else {
-validate804.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate840.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate804.errors = vErrors;
+validate840.errors = vErrors;
 return errors === 0;
 }
-validate804.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate840.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolUsePayload = validate806;
+exports.ToolUsePayload = validate842;
 
-function validate806(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate842(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate806.evaluated;
+const evaluated0 = validate842.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30801,7 +34097,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))){
-validate806.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate842.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30809,7 +34105,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate806.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate842.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -30825,7 +34121,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate806.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate842.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -30846,7 +34142,7 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 const _errs7 = errors;
 }
 else {
-validate806.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate842.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
@@ -30864,23 +34160,23 @@ if(valid0){
 }
 }
 else {
-validate806.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate842.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate806.errors = vErrors;
+validate842.errors = vErrors;
 return errors === 0;
 }
-validate806.evaluated = {"props":{"id":true,"name":true,"args":true},"dynamicProps":false,"dynamicItems":false};
+validate842.evaluated = {"props":{"id":true,"name":true,"args":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnAbortedEvent = validate807;
+exports.TurnAbortedEvent = validate843;
 
-function validate807(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate843(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate807.evaluated;
+const evaluated0 = validate843.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30892,7 +34188,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate807.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate843.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30900,12 +34196,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate843.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.aborted" !== data0){
-validate807.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.aborted"},message:"must be equal to constant"}];
+validate843.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.aborted"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30922,19 +34218,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate807.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate843.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate807.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate843.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate807.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate843.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30971,23 +34267,23 @@ if(valid0){
 }
 }
 else {
-validate807.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate843.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate807.errors = vErrors;
+validate843.errors = vErrors;
 return errors === 0;
 }
-validate807.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate843.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnAbortedPayload = validate809;
+exports.TurnAbortedPayload = validate845;
 
-function validate809(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate845(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate809.evaluated;
+const evaluated0 = validate845.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30999,7 +34295,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.turnId === undefined) && (missing0 = "turnId")){
-validate809.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate845.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31007,7 +34303,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate809.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate845.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -31023,23 +34319,23 @@ if(valid0){
 }
 }
 else {
-validate809.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate845.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate809.errors = vErrors;
+validate845.errors = vErrors;
 return errors === 0;
 }
-validate809.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate845.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnCompletedEvent = validate810;
+exports.TurnCompletedEvent = validate846;
 
-function validate810(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate846(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate810.evaluated;
+const evaluated0 = validate846.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31051,7 +34347,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate810.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate846.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31059,12 +34355,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate810.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate846.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.completed" !== data0){
-validate810.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.completed"},message:"must be equal to constant"}];
+validate846.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.completed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -31081,19 +34377,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate810.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate846.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate810.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate846.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate810.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate846.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -31130,23 +34426,23 @@ if(valid0){
 }
 }
 else {
-validate810.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate846.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate810.errors = vErrors;
+validate846.errors = vErrors;
 return errors === 0;
 }
-validate810.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate846.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnCompletedPayload = validate812;
+exports.TurnCompletedPayload = validate848;
 
-function validate812(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate848(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate812.evaluated;
+const evaluated0 = validate848.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31158,7 +34454,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.response === undefined) && (missing0 = "response")){
-validate812.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate848.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31166,7 +34462,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate812.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate848.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -31182,7 +34478,7 @@ if(data.response !== undefined){
 let data1 = data.response;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate812.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate848.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -31198,19 +34494,19 @@ if(data.inputTokens !== undefined){
 let data2 = data.inputTokens;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate812.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate848.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate812.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate848.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate812.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate848.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -31230,19 +34526,19 @@ if(data.outputTokens !== undefined){
 let data3 = data.outputTokens;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate812.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate848.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate812.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate848.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate812.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate848.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -31265,14 +34561,14 @@ const _errs10 = errors;
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate812.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate848.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 }
 }
 else {
-validate812.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate848.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 if(errors === _errs9){
@@ -31292,23 +34588,23 @@ if(valid0){
 }
 }
 else {
-validate812.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate848.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate812.errors = vErrors;
+validate848.errors = vErrors;
 return errors === 0;
 }
-validate812.evaluated = {"props":{"turnId":true,"response":true,"inputTokens":true,"outputTokens":true,"cost":true},"dynamicProps":false,"dynamicItems":false};
+validate848.evaluated = {"props":{"turnId":true,"response":true,"inputTokens":true,"outputTokens":true,"cost":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnFailedEvent = validate813;
+exports.TurnFailedEvent = validate849;
 
-function validate813(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate849(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate813.evaluated;
+const evaluated0 = validate849.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31320,7 +34616,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate813.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate849.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31328,12 +34624,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate813.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate849.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.failed" !== data0){
-validate813.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.failed"},message:"must be equal to constant"}];
+validate849.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.failed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -31350,19 +34646,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate813.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate849.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate813.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate849.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate813.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate849.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -31399,23 +34695,23 @@ if(valid0){
 }
 }
 else {
-validate813.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate849.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate813.errors = vErrors;
+validate849.errors = vErrors;
 return errors === 0;
 }
-validate813.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate849.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnFailedPayload = validate815;
+exports.TurnFailedPayload = validate851;
 
-function validate815(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate851(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate815.evaluated;
+const evaluated0 = validate851.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31427,7 +34723,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.turnId === undefined) && (missing0 = "turnId")) || ((data.error === undefined) && (missing0 = "error"))){
-validate815.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate851.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31435,7 +34731,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate815.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate851.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -31451,7 +34747,7 @@ if(data.error !== undefined){
 let data1 = data.error;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate815.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate851.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -31468,23 +34764,23 @@ if(valid0){
 }
 }
 else {
-validate815.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate851.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate815.errors = vErrors;
+validate851.errors = vErrors;
 return errors === 0;
 }
-validate815.evaluated = {"props":{"turnId":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate851.evaluated = {"props":{"turnId":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartedEvent = validate816;
+exports.TurnStartedEvent = validate852;
 
-function validate816(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate852(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate816.evaluated;
+const evaluated0 = validate852.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31496,7 +34792,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate816.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate852.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31504,12 +34800,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate816.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate852.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.started" !== data0){
-validate816.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.started"},message:"must be equal to constant"}];
+validate852.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.started"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -31526,19 +34822,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate816.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate852.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate816.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate852.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate816.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate852.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -31575,23 +34871,23 @@ if(valid0){
 }
 }
 else {
-validate816.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate852.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate816.errors = vErrors;
+validate852.errors = vErrors;
 return errors === 0;
 }
-validate816.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate852.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartedPayload = validate818;
+exports.TurnStartedPayload = validate854;
 
-function validate818(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate854(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate818.evaluated;
+const evaluated0 = validate854.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31603,7 +34899,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.turnId === undefined) && (missing0 = "turnId")){
-validate818.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate854.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31611,7 +34907,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate818.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate854.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -31627,23 +34923,23 @@ if(valid0){
 }
 }
 else {
-validate818.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate854.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate818.errors = vErrors;
+validate854.errors = vErrors;
 return errors === 0;
 }
-validate818.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate854.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.UserInputDetails = validate819;
+exports.UserInputDetails = validate855;
 
-function validate819(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate855(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate819.evaluated;
+const evaluated0 = validate855.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31655,7 +34951,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.prompt === undefined) && (missing0 = "prompt")){
-validate819.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate855.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31663,7 +34959,7 @@ if(data.prompt !== undefined){
 let data0 = data.prompt;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate819.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate855.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -31682,7 +34978,7 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(Array.isArray(data1)){
 if(data1.length > 64){
-validate819.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
+validate855.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
 return false;
 }
 else {
@@ -31692,7 +34988,7 @@ for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate819.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate855.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -31708,7 +35004,7 @@ if(valid1){
 }
 }
 else {
-validate819.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate855.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -31725,23 +35021,23 @@ if(valid0){
 }
 }
 else {
-validate819.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate855.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate819.errors = vErrors;
+validate855.errors = vErrors;
 return errors === 0;
 }
-validate819.evaluated = {"props":{"prompt":true,"options":true},"dynamicProps":false,"dynamicItems":false};
+validate855.evaluated = {"props":{"prompt":true,"options":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.UserInputInteraction = validate820;
+exports.UserInputInteraction = validate856;
 
-function validate820(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate856(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate820.evaluated;
+const evaluated0 = validate856.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31753,7 +35049,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate820.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate856.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31761,7 +35057,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate820.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate856.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -31777,12 +35073,12 @@ if(data.kind !== undefined){
 let data1 = data.kind;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate820.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate856.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("user_input" !== data1){
-validate820.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "user_input"},message:"must be equal to constant"}];
+validate856.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "user_input"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -31832,23 +35128,23 @@ if(valid0){
 }
 }
 else {
-validate820.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate856.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate820.errors = vErrors;
+validate856.errors = vErrors;
 return errors === 0;
 }
-validate820.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate856.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.UserMessageEvent = validate823;
+exports.UserMessageEvent = validate859;
 
-function validate823(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate859(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate823.evaluated;
+const evaluated0 = validate859.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31860,7 +35156,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate823.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate859.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31868,12 +35164,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate823.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate859.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("user.message" !== data0){
-validate823.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "user.message"},message:"must be equal to constant"}];
+validate859.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "user.message"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -31890,19 +35186,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate823.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate859.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate823.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate859.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate823.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate859.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -31939,23 +35235,23 @@ if(valid0){
 }
 }
 else {
-validate823.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate859.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate823.errors = vErrors;
+validate859.errors = vErrors;
 return errors === 0;
 }
-validate823.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate859.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.UserMessagePayload = validate825;
+exports.UserMessagePayload = validate861;
 
-function validate825(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate861(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate825.evaluated;
+const evaluated0 = validate861.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31967,7 +35263,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.messageId === undefined) && (missing0 = "messageId")) || ((data.text === undefined) && (missing0 = "text"))){
-validate825.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate861.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31978,12 +35274,12 @@ const _errs2 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate825.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate861.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data0)){
-validate825.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate861.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -31991,7 +35287,7 @@ else {
 }
 }
 else {
-validate825.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate861.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs1){
@@ -32007,7 +35303,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate825.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate861.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -32023,7 +35319,7 @@ if(data.text !== undefined){
 let data2 = data.text;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate825.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate861.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -32041,23 +35337,23 @@ if(valid0){
 }
 }
 else {
-validate825.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate861.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate825.errors = vErrors;
+validate861.errors = vErrors;
 return errors === 0;
 }
-validate825.evaluated = {"props":{"messageId":true,"turnId":true,"text":true},"dynamicProps":false,"dynamicItems":false};
+validate861.evaluated = {"props":{"messageId":true,"turnId":true,"text":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateParams = validate826;
+exports.WorkspaceReadStateParams = validate862;
 
-function validate826(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate862(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate826.evaluated;
+const evaluated0 = validate862.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32085,23 +35381,23 @@ if(valid0){
 }
 }
 else {
-validate826.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate862.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate826.errors = vErrors;
+validate862.errors = vErrors;
 return errors === 0;
 }
-validate826.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate862.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateRequest = validate828;
+exports.WorkspaceReadStateRequest = validate864;
 
-function validate828(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate864(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate828.evaluated;
+const evaluated0 = validate864.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32113,7 +35409,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate828.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate864.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32151,12 +35447,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate828.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate864.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("workspace/readState" !== data2){
-validate828.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "workspace/readState"},message:"must be equal to constant"}];
+validate864.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "workspace/readState"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -32214,7 +35510,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate828.errors = vErrors;
+validate864.errors = vErrors;
 return false;
 }
 else {
@@ -32243,26 +35539,26 @@ if(valid0){
 }
 }
 else {
-validate828.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate864.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate828.errors = vErrors;
+validate864.errors = vErrors;
 return errors === 0;
 }
-validate828.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate864.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateResponse = validate832;
-const schema346 = {"title":"WorkspaceReadStateResponse","description":"Success response to workspace/readState.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/WorkspaceReadStateResult"},"error":false},"required":["id","result"]};
-const schema347 = {"title":"WorkspaceReadStateResult","description":"Result of workspace/readState.","type":"object","properties":{"workspace":{"$ref":"#/$defs/WorkspaceState"},"settings":{"$ref":"#/$defs/WorkspaceSettings"}},"required":["workspace","settings"]};
-const schema348 = {"title":"WorkspaceState","type":"object","description":"A session's working directory, its git branch and the approval mode in force.","properties":{"path":{"anyOf":[{"type":"string"},{"type":"null"}]},"name":{"anyOf":[{"type":"string"},{"type":"null"}]},"gitBranch":{"anyOf":[{"type":"string"},{"type":"null"}]},"mode":{"$ref":"#/$defs/ApprovalMode"},"sessionId":{"$ref":"#/$defs/SessionId"},"running":{"type":"boolean"}},"required":["path","name","gitBranch","mode"]};
+exports.WorkspaceReadStateResponse = validate868;
+const schema366 = {"title":"WorkspaceReadStateResponse","description":"Success response to workspace/readState.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/WorkspaceReadStateResult"},"error":false},"required":["id","result"]};
+const schema367 = {"title":"WorkspaceReadStateResult","description":"Result of workspace/readState.","type":"object","properties":{"workspace":{"$ref":"#/$defs/WorkspaceState"},"settings":{"$ref":"#/$defs/WorkspaceSettings"}},"required":["workspace","settings"]};
+const schema368 = {"title":"WorkspaceState","type":"object","description":"A session's working directory, its git branch and the approval mode in force.","properties":{"path":{"anyOf":[{"type":"string"},{"type":"null"}]},"name":{"anyOf":[{"type":"string"},{"type":"null"}]},"gitBranch":{"anyOf":[{"type":"string"},{"type":"null"}]},"mode":{"$ref":"#/$defs/ApprovalMode"},"sessionId":{"$ref":"#/$defs/SessionId"},"running":{"type":"boolean"}},"required":["path","name","gitBranch","mode"]};
 
-function validate836(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate872(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate836.evaluated;
+const evaluated0 = validate872.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32274,7 +35570,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.path === undefined) && (missing0 = "path")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.gitBranch === undefined) && (missing0 = "gitBranch"))) || ((data.mode === undefined) && (missing0 = "mode"))){
-validate836.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate872.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32328,7 +35624,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate836.errors = vErrors;
+validate872.errors = vErrors;
 return false;
 }
 else {
@@ -32400,7 +35696,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate836.errors = vErrors;
+validate872.errors = vErrors;
 return false;
 }
 else {
@@ -32472,7 +35768,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate836.errors = vErrors;
+validate872.errors = vErrors;
 return false;
 }
 else {
@@ -32528,7 +35824,7 @@ if(data.running !== undefined){
 let data5 = data.running;
 const _errs21 = errors;
 if(typeof data5 !== "boolean"){
-validate836.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate872.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs22 = errors;
@@ -32549,23 +35845,23 @@ if(valid0){
 }
 }
 else {
-validate836.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate872.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate836.errors = vErrors;
+validate872.errors = vErrors;
 return errors === 0;
 }
-validate836.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
+validate872.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema349 = {"title":"WorkspaceSettings","type":"object","description":"Settings block of workspace/readState, kept for legacy clients.","properties":{"model":{"type":"object","properties":{"current":{"type":"object","properties":{"modelId":{"anyOf":[{"type":"string","description":"Model id without provider prefix; null when no session tells it."},{"type":"null"}]},"providerId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["modelId","providerId"]}},"required":["current"]},"permissions":{"type":"object","properties":{"mode":{"type":"string","description":"The approval mode: off, require or auto."}},"required":["mode"]}},"required":["model","permissions"]};
+const schema369 = {"title":"WorkspaceSettings","type":"object","description":"Settings block of workspace/readState, kept for legacy clients.","properties":{"model":{"type":"object","properties":{"current":{"type":"object","properties":{"modelId":{"anyOf":[{"type":"string","description":"Model id without provider prefix; null when no session tells it."},{"type":"null"}]},"providerId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["modelId","providerId"]}},"required":["current"]},"permissions":{"type":"object","properties":{"mode":{"type":"string","description":"The approval mode: off, require or auto."}},"required":["mode"]}},"required":["model","permissions"]};
 
-function validate840(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate876(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate840.evaluated;
+const evaluated0 = validate876.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32577,7 +35873,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.permissions === undefined) && (missing0 = "permissions"))){
-validate840.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate876.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32589,7 +35885,7 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.current === undefined) && (missing1 = "current")){
-validate840.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate876.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -32601,7 +35897,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing2;
 if(((data1.modelId === undefined) && (missing2 = "modelId")) || ((data1.providerId === undefined) && (missing2 = "providerId"))){
-validate840.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate876.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -32655,7 +35951,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate840.errors = vErrors;
+validate876.errors = vErrors;
 return false;
 }
 else {
@@ -32727,7 +36023,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate840.errors = vErrors;
+validate876.errors = vErrors;
 return false;
 }
 else {
@@ -32754,7 +36050,7 @@ if(valid2){
 }
 }
 else {
-validate840.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate876.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs3){
@@ -32770,7 +36066,7 @@ if(valid1){
 }
 }
 else {
-validate840.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate876.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -32790,7 +36086,7 @@ if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing3;
 if((data4.mode === undefined) && (missing3 = "mode")){
-validate840.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate876.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -32798,7 +36094,7 @@ if(data4.mode !== undefined){
 let data5 = data4.mode;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate840.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate876.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
@@ -32814,7 +36110,7 @@ if(valid5){
 }
 }
 else {
-validate840.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate876.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs17){
@@ -32831,22 +36127,22 @@ if(valid0){
 }
 }
 else {
-validate840.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate876.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate840.errors = vErrors;
+validate876.errors = vErrors;
 return errors === 0;
 }
-validate840.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
+validate876.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate835(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate871(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate835.evaluated;
+const evaluated0 = validate871.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32858,15 +36154,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.workspace === undefined) && (missing0 = "workspace")) || ((data.settings === undefined) && (missing0 = "settings"))){
-validate835.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate871.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.workspace !== undefined){
 let data0 = data.workspace;
 const _errs1 = errors;
-if(!(validate836(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate836.errors : vErrors.concat(validate836.errors);
+if(!(validate872(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate872.errors : vErrors.concat(validate872.errors);
 errors = vErrors.length;
 }
 else {
@@ -32880,8 +36176,8 @@ if(valid0){
 if(data.settings !== undefined){
 let data1 = data.settings;
 const _errs2 = errors;
-if(!(validate840(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate840.errors : vErrors.concat(validate840.errors);
+if(!(validate876(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate876.errors : vErrors.concat(validate876.errors);
 errors = vErrors.length;
 }
 else {
@@ -32897,22 +36193,22 @@ if(valid0){
 }
 }
 else {
-validate835.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate871.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate835.errors = vErrors;
+validate871.errors = vErrors;
 return errors === 0;
 }
-validate835.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
+validate871.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate832(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate868(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate832.evaluated;
+const evaluated0 = validate868.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32924,7 +36220,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate832.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate868.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32961,8 +36257,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate835(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate835.errors : vErrors.concat(validate835.errors);
+if(!(validate871(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate871.errors : vErrors.concat(validate871.errors);
 errors = vErrors.length;
 }
 else {
@@ -32976,7 +36272,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate832.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate868.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -32990,23 +36286,23 @@ if(valid0){
 }
 }
 else {
-validate832.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate868.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate832.errors = vErrors;
+validate868.errors = vErrors;
 return errors === 0;
 }
-validate832.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate868.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateResult = validate843;
+exports.WorkspaceReadStateResult = validate879;
 
-function validate843(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate879(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate843.evaluated;
+const evaluated0 = validate879.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33018,15 +36314,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.workspace === undefined) && (missing0 = "workspace")) || ((data.settings === undefined) && (missing0 = "settings"))){
-validate843.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate879.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.workspace !== undefined){
 let data0 = data.workspace;
 const _errs1 = errors;
-if(!(validate836(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate836.errors : vErrors.concat(validate836.errors);
+if(!(validate872(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate872.errors : vErrors.concat(validate872.errors);
 errors = vErrors.length;
 }
 else {
@@ -33040,8 +36336,8 @@ if(valid0){
 if(data.settings !== undefined){
 let data1 = data.settings;
 const _errs2 = errors;
-if(!(validate840(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate840.errors : vErrors.concat(validate840.errors);
+if(!(validate876(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate876.errors : vErrors.concat(validate876.errors);
 errors = vErrors.length;
 }
 else {
@@ -33057,23 +36353,23 @@ if(valid0){
 }
 }
 else {
-validate843.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate879.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate843.errors = vErrors;
+validate879.errors = vErrors;
 return errors === 0;
 }
-validate843.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
+validate879.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceSettings = validate846;
+exports.WorkspaceSettings = validate882;
 
-function validate846(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate882(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate846.evaluated;
+const evaluated0 = validate882.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33085,7 +36381,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.permissions === undefined) && (missing0 = "permissions"))){
-validate846.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate882.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33097,7 +36393,7 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.current === undefined) && (missing1 = "current")){
-validate846.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate882.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -33109,7 +36405,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing2;
 if(((data1.modelId === undefined) && (missing2 = "modelId")) || ((data1.providerId === undefined) && (missing2 = "providerId"))){
-validate846.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate882.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -33163,7 +36459,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate846.errors = vErrors;
+validate882.errors = vErrors;
 return false;
 }
 else {
@@ -33235,7 +36531,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate846.errors = vErrors;
+validate882.errors = vErrors;
 return false;
 }
 else {
@@ -33262,7 +36558,7 @@ if(valid2){
 }
 }
 else {
-validate846.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate882.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs3){
@@ -33278,7 +36574,7 @@ if(valid1){
 }
 }
 else {
-validate846.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate882.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -33298,7 +36594,7 @@ if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing3;
 if((data4.mode === undefined) && (missing3 = "mode")){
-validate846.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate882.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -33306,7 +36602,7 @@ if(data4.mode !== undefined){
 let data5 = data4.mode;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate846.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate882.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
@@ -33322,7 +36618,7 @@ if(valid5){
 }
 }
 else {
-validate846.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate882.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs17){
@@ -33339,23 +36635,23 @@ if(valid0){
 }
 }
 else {
-validate846.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate882.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate846.errors = vErrors;
+validate882.errors = vErrors;
 return errors === 0;
 }
-validate846.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
+validate882.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceState = validate847;
+exports.WorkspaceState = validate883;
 
-function validate847(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate883(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate847.evaluated;
+const evaluated0 = validate883.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33367,7 +36663,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.path === undefined) && (missing0 = "path")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.gitBranch === undefined) && (missing0 = "gitBranch"))) || ((data.mode === undefined) && (missing0 = "mode"))){
-validate847.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate883.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33421,7 +36717,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate847.errors = vErrors;
+validate883.errors = vErrors;
 return false;
 }
 else {
@@ -33493,7 +36789,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate847.errors = vErrors;
+validate883.errors = vErrors;
 return false;
 }
 else {
@@ -33565,7 +36861,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate847.errors = vErrors;
+validate883.errors = vErrors;
 return false;
 }
 else {
@@ -33621,7 +36917,7 @@ if(data.running !== undefined){
 let data5 = data.running;
 const _errs21 = errors;
 if(typeof data5 !== "boolean"){
-validate847.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate883.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs22 = errors;
@@ -33642,14 +36938,14 @@ if(valid0){
 }
 }
 else {
-validate847.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate883.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate847.errors = vErrors;
+validate883.errors = vErrors;
 return errors === 0;
 }
-validate847.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
+validate883.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
 

@@ -6,6 +6,7 @@ import { beyondHeld, heldAfter, type StreamedChunk } from "../bridge/streamed-ch
 import { entriesOf } from "../bridge/translation/session-history.js";
 import { entryUpdates, unfinishedToolCalls } from "./history.js";
 import { planEntries } from "./plan-entries.js";
+import { SubagentCards } from "./subagent-cards.js";
 import { presentTool } from "./tool-presentation.js";
 import { usageUpdate } from "./usage.js";
 
@@ -38,6 +39,8 @@ export class EventUpdates {
   private readonly toolCalls = new Map<string, KnownToolCall>();
   /** How far into each message's text and thinking the client has been given it (`text:<id>`, `thinking:<id>`). */
   private readonly held = new Map<string, number>();
+  /** The session's sub-agents, each a card of its own (subagent-cards.ts). */
+  readonly subagents = new SubagentCards();
 
   /** A tool call the client already knows about (from a replayed history). */
   known(toolCallId: string, name: string, finished: boolean): void {
@@ -133,7 +136,7 @@ export class EventUpdates {
         return [{ sessionUpdate: "compaction_update", compactionId: operationId, status: acpStatus, ...(why ? { error: why } : {}) }];
       }
       default:
-        return [];
+        return this.subagents.translate(event, context.snapshot);
     }
   }
 

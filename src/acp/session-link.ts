@@ -119,6 +119,16 @@ export class SessionLink {
     // The snapshot may run ahead of the session's events: what it gave of a message, the live chunks do not give again.
     for (const { messageId, kind, length } of texts) this.updates.given(messageId, kind, length);
     for (const update of updates) this.send(update);
+    // Its sub-agents as they stand, after the conversation.
+    for (const update of this.updates.subagents.replay(snapshot, this.record.hub.subagentActivities)) this.send(update);
+  }
+
+  /** session/cancel naming one of this session's sub-agents (its card's `_meta.subagent.sessionId`): interrupts that sub-agent alone. */
+  async interruptSubagent(agentId: string): Promise<boolean> {
+    const agent = this.record.hub.snapshot?.agents[agentId];
+    if (!agent) return false;
+    if (agent.run.status === "running") await this.services.upstream.request("session.interruptSubagent", { sessionId: this.sessionId, subagentId: agentId });
+    return true;
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Event } from "../../generated/ask-v1.0.js";
-import type { Snapshot } from "../../generated/tau-v18.js";
+import type { Snapshot, SubagentActivitiesState } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import type { HostOwnership, SessionLogStore } from "../store/index.js";
 import type { TauUpstream, UpstreamServerMessage } from "../tau/upstream.js";
@@ -144,6 +144,11 @@ export class SessionHub {
     return this.snapshotMirror.snapshot;
   }
 
+  /** The sub-agents' activity lists as the session's activity channel has them now. */
+  get subagentActivities(): SubagentActivitiesState | undefined {
+    return this.snapshotMirror.activities;
+  }
+
   get running(): boolean {
     return this.snapshot?.lifecycle === "running";
   }
@@ -265,26 +270,28 @@ export class SessionHub {
   private translation(): SnapshotChanges {
     const translator = () => this.translator as DeltaTranslator;
     return {
-      started: (snapshot) => {
+      started: (snapshot, activities) => {
         if (this.shared && this.log.newestSeq > 0) {
           // The shared log holds what another hub reported (another replica, or this one before it lost the host): continue it.
-          this.translator = DeltaTranslator.resumingAfter(snapshot, this.log.read(this.log.oldestSeq - 1).events);
+          this.translator = DeltaTranslator.resumingAfter(snapshot, this.log.read(this.log.oldestSeq - 1).events, activities);
           this.publish(this.translator.resync(snapshot));
           return;
         }
-        this.translator = new DeltaTranslator(snapshot);
+        this.translator = new DeltaTranslator(snapshot, activities);
         if (this.log.newestSeq > 0 || !this.translating) return;
         this.emitTranslated(draft("session.created", { sessionId: this.sessionId }));
         // What the session did before the gateway looked (through another Tau client, or before a
         // restart of a gateway whose log was in memory), told from the snapshot: the log holds the
         // whole conversation, and a turn still running continues live.
-        this.publish(this.translator.history(snapshot));
+        this.publish(this.translator.history(snapshot, activities));
       },
       reset: (snapshot) => this.publish(translator().resync(snapshot)),
       delta: (message, before, after) => this.deltaSources.translate(message.toRevision, () => this.publish(translator().delta(message, before, after))),
       pending: (state) => this.publish(translator().pending(state)),
       ephemeral: (message, installed) => this.publish(translator().ephemeral(message, installed)),
-      // subagent activity has no Ask event; client-tool messages belong to the interactions
+      activities: (message) => this.publish(translator().activities(message)),
+      activityState: (state) => this.publish(translator().activityState(state)),
+      // client-tool messages belong to the interactions
       ignored: (message) => void (message.type satisfies IgnoredServerMessageType),
     };
   }

@@ -142,6 +142,11 @@ export class SessionRegistry {
     return [...this.settled.values()];
   }
 
+  /** The open records `tenant` may use (those access() gives it): what a count shown to the tenant counts. */
+  visibleTo(tenant: string | undefined): SessionRecord[] {
+    return this.all().filter((record) => record.tenant === tenant && !this.closes.has(record.sessionId));
+  }
+
   /** Routes a message from a Tau connection (the bridge connection unless `from` says otherwise) to the session it names. */
   route(message: UpstreamServerMessage, from?: TauUpstream): void {
     if (message.type === "session.clientTool.call" || message.type === "session.clientTool.cancel") return this.clientTools.route(message);

@@ -1,4 +1,11 @@
-import type { PendingUserMessagesState, SessionDeltaMessage, SessionEphemeralMessage, Snapshot } from "../../generated/tau-v18.js";
+import type {
+  PendingUserMessagesState,
+  SessionDeltaMessage,
+  SessionEphemeralMessage,
+  SessionSubagentActivitiesMessage,
+  Snapshot,
+  SubagentActivitiesState,
+} from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import { applyDelta, DeltaGapError, InvalidDeltaError } from "../tau/delta-applier.js";
 import { TauResponseError, type TauUpstream, type UpstreamServerMessage } from "../tau/upstream.js";
@@ -22,18 +29,25 @@ import { errorText } from "../shared/unknown-values.js";
 
 /** What changed in the installed state; each call comes after the state it names is installed. */
 export interface SnapshotChanges {
-  /** The first state installed from the current connection (after attach or rebind): start from it. */
-  started(snapshot: Snapshot): void;
+  /** The first state installed from the current connection (after attach or rebind): start from it (with the sub-agent activities observe gave). */
+  started(snapshot: Snapshot, activities: SubagentActivitiesState | undefined): void;
   /** The state changed without us and the held deltas cannot replay it: start over from it. */
   reset(snapshot: Snapshot): void;
   delta(message: SessionDeltaMessage, before: Snapshot, after: Snapshot): void;
   pending(state: PendingUserMessagesState): void;
   ephemeral(message: SessionEphemeralMessage, installed: Snapshot): void;
-  /** Server messages that change nothing of the installed state (subagent activity, client tools). */
+  /** A message of the sub-agent activity channel (not yet checked for being newer). */
+  activities(message: SessionSubagentActivitiesMessage): void;
+  /** The activity channel's whole state, from an observe of a session already installed. */
+  activityState(state: SubagentActivitiesState): void;
+  /** Server messages that change nothing of the installed state (client tools). */
   ignored(message: UnmirroredMessage): void;
 }
 
-export type UnmirroredMessage = Exclude<UpstreamServerMessage, { type: "session.delta" | "session.pendingUserMessages" | "session.ephemeral" }>;
+export type UnmirroredMessage = Exclude<
+  UpstreamServerMessage,
+  { type: "session.delta" | "session.pendingUserMessages" | "session.ephemeral" | "session.subagentActivities" }
+>;
 
 export interface SnapshotMirrorOptions {
   sessionId: string;
@@ -53,6 +67,8 @@ export class SnapshotMirror {
   /** Whether `installed` came from the current connection; the old one stays readable meanwhile. */
   private current = false;
   private pendingRevision = 0;
+  /** The sub-agent activity lists as the channel has them (spec §6.3), for clients that join. */
+  private installedActivities: SubagentActivitiesState | undefined;
   /** True between attach and detach: only then do upstream messages mean anything. */
   private observing = false;
   /** Fetches scheduled or running; while any is, incoming messages wait in `held`. */
@@ -74,6 +90,11 @@ export class SnapshotMirror {
   /** The installed snapshot (after every applied delta). */
   get snapshot(): Snapshot | undefined {
     return this.installed;
+  }
+
+  /** The sub-agents' current activity lists (transient: empty after a host restart). */
+  get activities(): SubagentActivitiesState | undefined {
+    return this.installedActivities;
   }
 
   /** Whether the state was installed from the current connection (false between a rebind and its observe). */
@@ -159,6 +180,9 @@ export class SnapshotMirror {
         case "session.ephemeral":
           if (this.installed && this.current) this.changes.ephemeral(message, this.installed);
           return;
+        case "session.subagentActivities":
+          this.applyActivities(message);
+          return;
         default:
           this.changes.ignored(message);
           return;
@@ -201,6 +225,21 @@ export class SnapshotMirror {
     this.changes.pending(state);
   }
 
+  /** Activity lists change only with a newer revision: `agent.set` replaces an agent's list, `agent.remove` deletes it. */
+  private applyActivities(message: SessionSubagentActivitiesMessage): void {
+    if (!this.current) return;
+    const installed = this.installedActivities;
+    if (installed && message.revision > installed.revision) {
+      const agents = { ...installed.agents };
+      for (const change of message.changes) {
+        if (change.type === "agent.set") agents[change.agentId] = change.state;
+        else delete agents[change.agentId];
+      }
+      this.installedActivities = { revision: message.revision, agents };
+    }
+    this.changes.activities(message);
+  }
+
   /**
    * Schedules a fetch of the whole state. Messages are held from now on (not only once the fetch
    * starts), so nothing is applied to a snapshot that is about to be replaced.
@@ -229,11 +268,13 @@ export class SnapshotMirror {
   private async install(method: Fetch): Promise<void> {
     let snapshot: Snapshot;
     let pending: PendingUserMessagesState | undefined;
+    let activities: SubagentActivitiesState | undefined;
     if (!this.observing) return; // detached while this fetch waited its turn
     if (method === "session.observe") {
       const result = await this.upstreamInUse.request("session.observe", { sessionId: this.sessionId });
       snapshot = result.snapshot;
       pending = result.pendingUserMessages;
+      activities = result.subagentActivities;
     } else {
       this.snapshotFetches += 1;
       snapshot = await this.upstreamInUse.request("session.snapshot", { sessionId: this.sessionId });
@@ -243,11 +284,18 @@ export class SnapshotMirror {
     if (!this.current || !this.installed) {
       this.installed = snapshot;
       this.current = true;
-      this.changes.started(snapshot);
+      this.installedActivities = activities;
+      this.changes.started(snapshot, activities);
+      activities = undefined;
     } else if (snapshot.revision !== this.installed.revision && !this.heldDeltasReach(snapshot.revision)) {
       // State changed without us and the deltas we hold cannot replay it: start over from the fetched state.
       this.installed = snapshot;
       this.changes.reset(snapshot);
+    }
+    if (activities) {
+      // Observe's lists are the channel's truth on this connection (after a host restart its revision starts again).
+      this.installedActivities = activities;
+      this.changes.activityState(activities);
     }
     if (pending) this.installPending(pending);
   }

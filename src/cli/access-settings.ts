@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { parseHostAllowlist, type HostAllowlist } from "../gateway/auth/hosts.js";
 import { parseAllowedOrigins, type OriginAllowlist } from "../gateway/auth/origins.js";
 import { checkTokenText, TokenRegistry } from "../gateway/auth/tokens.js";
 import { UsageError } from "./io.js";
@@ -14,6 +15,7 @@ export const accessSettings = {
   tokensFile: { flag: "tokens-file", parse: nonEmpty },
   insecureNoAuth: { flag: "insecure-no-auth", default: false, parse: yesNo, switch: true },
   allowedOrigins: { flag: "allowed-origins", default: [] as OriginAllowlist, parse: parseAllowedOrigins },
+  allowedHosts: { flag: "allowed-hosts", default: [] as HostAllowlist, parse: parseHostAllowlist },
   trustProxy: { flag: "trust-proxy", default: false as boolean | string[], parse: trustProxyValue },
 } satisfies Record<string, SettingSpec<unknown>>;
 
@@ -25,6 +27,9 @@ export const ACCESS_USAGE = `  --token TOKEN                 the one bearer toke
   --insecure-no-auth            allow serving a non-loopback address without tokens (default off) ${envName("insecure-no-auth")}
   --allowed-origins A,B         browser origins allowed for WebSockets and CORS, or * (default none;
                                 requests without an Origin header are always allowed) ${envName("allowed-origins")}
+  --allowed-hosts A,B           without tokens: host names requests may name in Host besides the
+                                loopback names, the listen address and any IP address, or * (a
+                                DNS-rebinding page names its own; ignored with tokens) ${envName("allowed-hosts")}
   --trust-proxy false|true|ADDRS  believe X-Forwarded-For from every peer (true) or only from these
                                 proxy addresses/CIDRs, e.g. 127.0.0.1,10.0.0.0/8 (default false) ${envName("trust-proxy")}`;
 

@@ -1,9 +1,10 @@
+import { parseHostList } from "../gateway/auth/hosts.js";
 import { envName, yesNo, type SettingSpec } from "./settings.js";
 
 /** `serve --inspector`: the live inspector page, off unless asked for. */
 export const inspectorSettings = {
   inspector: { flag: "inspector", default: false, parse: yesNo, switch: true },
-  inspectorHosts: { flag: "inspector-hosts", default: [] as string[], parse: hostList },
+  inspectorHosts: { flag: "inspector-hosts", default: [] as string[], parse: parseHostList },
 } satisfies Record<string, SettingSpec<unknown>>;
 
 export const INSPECTOR_USAGE = `  --inspector                   serve the live inspector at /inspector: every client connection and
@@ -13,14 +14,3 @@ export const INSPECTOR_USAGE = `  --inspector                   serve the live i
                                 (default off) ${envName("inspector")}
   --inspector-hosts A,B         host names the inspector also answers to besides the loopback names
                                 and the listen address, e.g. the name a proxy serves it under ${envName("inspector-hosts")}`;
-
-function hostList(text: string): string[] {
-  const names = text
-    .split(",")
-    .map((name) => name.trim())
-    .filter((name) => name !== "");
-  for (const name of names) {
-    if (/[\s/?#@\\]/.test(name) || name.includes("://")) throw new Error(`${JSON.stringify(name)} is not a host name (give names like gateway.example.com, no scheme or port)`);
-  }
-  return names;
-}

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { CommandToolConfig } from "../bridge/interactions/index.js";
 import { buildGateway } from "../gateway/app.js";
+import { allowedHostNames } from "../gateway/auth/hosts.js";
 import type { TokenRegistry } from "../gateway/auth/tokens.js";
 import type { GatewayConfig } from "../gateway/config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
@@ -152,6 +153,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     },
     tokens,
     allowedOrigins: settings.allowedOrigins,
+    allowedHosts: settings.allowedHosts === "*" ? "*" : allowedHostNames(settings.host, settings.allowedHosts),
     trustProxy: settings.trustProxy,
     recording,
     inspector: settings.inspector ? { hub: new InspectorHub(), listenHost: settings.host, hosts: settings.inspectorHosts, sessions: stack.core?.sessions } : undefined,

@@ -3,6 +3,7 @@ import type { MessagePayload, Snapshot, TurnOutcome } from "../../generated/tau-
 import { messageText } from "../bridge/message-content.js";
 import { sessionHistory, type HistoryEntry } from "../bridge/translation/session-history.js";
 import { textItemId } from "./text-items.js";
+import { activityItem, agentsOfCall, endKind } from "./subagent-items.js";
 import { completedToolItem, startedToolItem, toolKind, type ToolCatalog } from "./tool-items.js";
 
 /**
@@ -39,7 +40,7 @@ export function turnsOf(snapshot: Snapshot, catalog: ToolCatalog): Turn[] {
     const record = group.turn;
     if (!record) return []; // messages before the first turn belong to none
     const turnId = record.userHistoryEntryId;
-    const items = itemsOf(group.entries, snapshot.executionEnvironment.cwd, catalog);
+    const items = itemsOf(group.entries, snapshot, catalog);
     if (record.state === "running") return [{ id: turnId, items, status: "inProgress", error: null }];
     return [{ id: turnId, items, ...outcomeOf(record.outcome) }];
   });
@@ -64,7 +65,8 @@ const turnError = (message: string): TurnError => ({ message, codexErrorInfo: "o
  * A turn's items: per assistant message its thinking as one reasoning item and its text as one
  * agentMessage item (ids derived from the message's), then its tool calls.
  */
-function itemsOf(entries: HistoryEntry[], cwd: string, catalog: ToolCatalog): ThreadItem[] {
+function itemsOf(entries: HistoryEntry[], snapshot: Snapshot, catalog: ToolCatalog): ThreadItem[] {
+  const cwd = snapshot.executionEnvironment.cwd;
   const items: ThreadItem[] = [];
   const byMessage = new Map<string, HistoryEntry[]>();
   for (const entry of entries) {
@@ -84,9 +86,14 @@ function itemsOf(entries: HistoryEntry[], cwd: string, catalog: ToolCatalog): Th
     if (text) items.push({ type: "agentMessage", id: textItemId(messageId, "agentMessage"), text });
     for (const entry of ofMessage) {
       if (entry.kind !== "tool" || entry.status === "streaming") continue;
-      const started = startedToolItem(entry.id, entry.name, entry.args, toolKind(entry.name, entry.args, catalog), cwd);
+      const started = startedToolItem(entry.id, entry.name, entry.args, toolKind(entry.name, entry.args, catalog), cwd, snapshot.sessionId);
       if (!started) continue;
-      items.push(entry.ending ? completedToolItem(started, entry.ending) : started);
+      const agents = started.type === "collabAgentToolCall" ? agentsOfCall(snapshot, entry.id) : [];
+      items.push(entry.ending ? completedToolItem(started, { ...entry.ending, agents }) : started);
+      // A sub-agent's start follows the call that spawned it; its end, the wait that saw it end (as live).
+      if (started.type !== "collabAgentToolCall" || !entry.ending) continue;
+      if (started.tool === "spawnAgent") items.push(...agents.map((agent) => activityItem(agent, "started")));
+      if (started.tool === "wait") items.push(...agents.filter((a) => a.status !== "running").map((agent) => activityItem(agent, endKind(agent))));
     }
   }
   return items;

@@ -11,6 +11,8 @@ import { lastActivityMs } from "../bridge/session-activity.js";
 import { preview, turnsOf, userInputOf } from "./history.js";
 import { openTextItem } from "./text-items.js";
 import { PlanQuestions } from "./plan-questions.js";
+import { SubagentRoster } from "./subagent-roster.js";
+import { childThreadObject, childTurn } from "./child-threads.js";
 import type { CodexPeer } from "./peer.js";
 import type { ToolCatalog } from "./tool-items.js";
 import { TurnTranslator } from "./turn-translator.js";
@@ -68,11 +70,19 @@ export class CodexThread {
    */
   private interruptedTurn: string | undefined;
   private readonly plans: PlanQuestions;
+  /** The thread's sub-agents and their child threads (subagent-roster.ts). */
+  readonly subagents: SubagentRoster;
 
   constructor(private readonly options: CodexThreadOptions) {
     this.record = options.record;
     this.threadId = options.record.sessionId;
     const hub = this.record.hub;
+    this.subagents = new SubagentRoster({
+      threadId: this.threadId,
+      serverVersion: options.serverVersion,
+      snapshot: () => this.snapshot,
+      emit: (method, params) => this.emit(method, params),
+    });
     this.translator = new TurnTranslator({
       threadId: this.threadId,
       cwd: () => this.snapshot.executionEnvironment.cwd,
@@ -81,6 +91,7 @@ export class CodexThread {
       contextWindow: () => this.snapshot.bootstrap.model.contextWindow,
       mayAsk: (toolName) => this.options.commandTools.has(toolName) && this.record.interactions.mayAsk(toolName),
       emit: (method, params) => this.emit(method, params),
+      subagents: this.subagents,
       turnEnded: (turnId) => {
         this.settleRequests((r) => r.turnId === turnId);
         if (this.interruptedTurn === turnId) this.interruptedTurn = undefined;
@@ -160,7 +171,7 @@ export class CodexThread {
   }
 
   get catalog(): ToolCatalog {
-    return { commandTools: this.options.commandTools, dynamicTools: this.dynamic?.names ?? new Set() };
+    return { commandTools: this.options.commandTools, dynamicTools: this.dynamic?.names ?? new Set(), threadId: this.threadId };
   }
 
   /** The client's dynamic tools (replacing earlier ones, which are closed). */
@@ -198,6 +209,7 @@ export class CodexThread {
   /** The connection went away: its open requests are forgotten, and its dynamic tools leave with it. */
   detach(peer: CodexPeer): void {
     this.peers.delete(peer);
+    this.subagents.detach(peer);
     for (const request of [...this.openRequests]) if (request.peer === peer) this.openRequests.delete(request);
     if (this.dynamic?.owner === peer) this.useDynamicTools(undefined);
   }
@@ -205,6 +217,15 @@ export class CodexThread {
   /** The Codex thread object; turns only when asked for. */
   thread(includeTurns: boolean, status: ThreadStatus = this.loaded ? this.status : { type: "notLoaded" }): Thread {
     return threadObject(this.snapshot, this.options.serverVersion, status, includeTurns ? this.turns() : []);
+  }
+
+  /** The child thread of one of the session's sub-agents (child-threads.ts); its run as a turn only when asked for. */
+  childThread(agentId: string, includeTurns: boolean): Thread | undefined {
+    const snapshot = this.snapshot;
+    const agent = snapshot.agents[agentId];
+    if (!agent) return undefined;
+    const turns = includeTurns ? [childTurn(snapshot, agent, this.record.hub.subagentActivities?.agents[agentId])] : [];
+    return childThreadObject(snapshot, agent, this.options.serverVersion, turns);
   }
 
   /**
@@ -334,6 +355,7 @@ export class CodexThread {
   }
 
   private onEvent(event: Event): void {
+    this.subagents.onEvent(event);
     this.translator.event(event);
     this.plans.onEvent(event);
   }

@@ -3,6 +3,7 @@ import type { CommandToolConfig } from "../bridge/interactions/index.js";
 import { SessionError } from "../bridge/session-error.js";
 import type { Log } from "../shared/log.js";
 import { TauResponseError } from "../tau/upstream.js";
+import { findChild } from "./child-threads.js";
 import { threadNotFound } from "./codex-errors.js";
 import type { CodexPeer } from "./peer.js";
 import { CodexThread } from "./thread.js";
@@ -48,6 +49,17 @@ export class CodexThreads {
       this.threads.set(threadId, thread);
     }
     return thread;
+  }
+
+  /**
+   * The child thread of a sub-agent of a session the tenant may see and the gateway holds open: its
+   * parent thread (opened) and the sub-agent's id. Undefined when no such sub-agent is known.
+   */
+  async openChild(threadId: string, tenant: string | undefined): Promise<{ parent: CodexThread; agentId: string } | undefined> {
+    const { sessions } = this.options.core;
+    const found = findChild(sessions.all(), threadId, tenant);
+    if (!found || sessions.isClosed(found.record.sessionId)) return undefined;
+    return { parent: await this.open(found.record.sessionId, tenant), agentId: threadId };
   }
 
   get(threadId: string): CodexThread | undefined {

@@ -1,11 +1,14 @@
 import type { ThreadItem } from "../../generated/codex-v2.js";
+import type { CollabAgentTool } from "../../generated/codex-v2.js";
 import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { collabToolOf, completedCollabItem, startedCollabItem, type KnownAgent } from "./subagent-items.js";
 
 /**
  * What a Tau tool call looks like to a Codex client: Tau's `bash` and the gateway's command tools
  * are commands (`commandExecution`), a tool the client registered itself is a `dynamicToolCall`,
  * `submit_plan` is a `plan`, every other tool is an `mcpToolCall` of server `tau` (the item type
- * the clients draw for arbitrary tools). `ask_user` has no item: Codex asks with
+ * the clients draw for arbitrary tools), Tau's agent tools (spawn_agent, wait_for_agents, …) are
+ * `collabAgentToolCall` items (subagent-items.ts). `ask_user` has no item: Codex asks with
  * item/tool/requestUserInput alone.
  */
 
@@ -14,6 +17,7 @@ export type ToolKind =
   | { kind: "dynamic" }
   | { kind: "plan"; text: string }
   | { kind: "mcp" }
+  | { kind: "collab"; tool: CollabAgentTool }
   | { kind: "question" };
 
 export interface ToolCatalog {
@@ -21,6 +25,8 @@ export interface ToolCatalog {
   readonly commandTools: ReadonlyMap<string, CommandToolConfig>;
   /** Tools the thread's client registered (thread/start dynamicTools). */
   readonly dynamicTools: ReadonlySet<string>;
+  /** The thread the tools run in: agent tools name it as their sender. */
+  readonly threadId?: string;
 }
 
 /** Tau's shell tool. */
@@ -32,6 +38,8 @@ export function toolKind(name: string, args: Record<string, unknown> | undefined
   if (name === ASK_USER_TOOL) return { kind: "question" };
   if (name === SUBMIT_PLAN_TOOL) return { kind: "plan", text: typeof args?.plan === "string" ? args.plan : "" };
   if (catalog.dynamicTools.has(name)) return { kind: "dynamic" };
+  const collab = collabToolOf(name);
+  if (collab) return { kind: "collab", tool: collab };
   if (name === BASH_TOOL) return { kind: "command", command: typeof args?.command === "string" ? args.command : JSON.stringify(args ?? {}) };
   const tool = catalog.commandTools.get(name);
   if (tool) return { kind: "command", command: commandLine(tool, args) };
@@ -56,11 +64,15 @@ export interface ToolOutcome {
   durationMs: number | null;
   /** The client declined the command (it never ran). */
   declined?: boolean;
+  /** For an agent tool: the sub-agents it dealt with, as they stand now. */
+  agents?: readonly KnownAgent[];
 }
 
 /** The item when the tool starts (status inProgress), or undefined for a kind without items. */
-export function startedToolItem(id: string, name: string, args: Record<string, unknown> | undefined, kind: ToolKind, cwd: string): ThreadItem | undefined {
+export function startedToolItem(id: string, name: string, args: Record<string, unknown> | undefined, kind: ToolKind, cwd: string, threadId = ""): ThreadItem | undefined {
   switch (kind.kind) {
+    case "collab":
+      return startedCollabItem(id, kind.tool, threadId, args);
     case "question":
       return undefined;
     case "plan":
@@ -96,6 +108,8 @@ export function completedToolItem(started: ThreadItem, outcome: ToolOutcome, con
         error: isError ? { message: output } : null,
         durationMs,
       };
+    case "collabAgentToolCall":
+      return completedCollabItem(started, isError, outcome.agents ?? []);
     default:
       return started;
   }

@@ -12,6 +12,7 @@ import type {
 } from "../../generated/codex-v2.js";
 import { beyondHeld, heldAfter, type StreamedChunk } from "../bridge/streamed-chunks.js";
 import { textItemId, type OpenTextItem, type TextItemType } from "./text-items.js";
+import type { SubagentRoster } from "./subagent-roster.js";
 import { completedToolItem, startedToolItem, toolKind, type ThreadItemContent, type ToolCatalog } from "./tool-items.js";
 import { userInput } from "./history.js";
 import { planSteps } from "./plan-steps.js";
@@ -50,6 +51,8 @@ export interface TranslatorHost {
   emit<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]): void;
   /** A turn ended (after its turn/completed): its server requests still open are settled. */
   turnEnded(turnId: string): void;
+  /** The thread's sub-agents: who an agent-tool item deals with, and the activity items after it. */
+  subagents?: Pick<SubagentRoster, "agentsOf" | "itemsAfter">;
 }
 
 interface OpenTurn {
@@ -278,7 +281,7 @@ export class TurnTranslator {
     if (!turn || this.tools.has(id)) return;
     this.closeText();
     const kind = toolKind(name, args, this.host.catalog());
-    const item = startedToolItem(id, name, args, kind, this.host.cwd());
+    const item = startedToolItem(id, name, args, kind, this.host.cwd(), this.host.threadId);
     if (!item) return;
     const held = item.type === "commandExecution" && this.host.mayAsk(name);
     this.tools.set(id, { name, item, claimed: false, declined: false, held });
@@ -297,7 +300,15 @@ export class TurnTranslator {
     if (tool.item.type === "commandExecution" && outcome.output !== "" && !tool.declined) {
       this.host.emit("item/commandExecution/outputDelta", { threadId: this.host.threadId, turnId: this.turn.id, itemId: id, delta: outcome.output });
     }
-    this.itemCompleted(completedToolItem(tool.item, { ...outcome, declined: tool.declined }, tool.contentItems));
+    const agents = tool.item.type === "collabAgentToolCall" ? this.host.subagents?.agentsOf(tool.item) : undefined;
+    const completed = completedToolItem(tool.item, { ...outcome, declined: tool.declined, agents }, tool.contentItems);
+    this.itemCompleted(completed);
+    if (completed.type === "collabAgentToolCall") {
+      for (const item of this.host.subagents?.itemsAfter(completed) ?? []) {
+        this.itemStarted(item);
+        this.itemCompleted(item);
+      }
+    }
     if (tool.endsApprovalWait) this.wait("waitingOnApproval", -1);
   }
 

@@ -16,7 +16,7 @@ import { livenessRoute, readinessRoute } from "./routes/health.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { schemaRoutes } from "./routes/schema.js";
 import { tauRoute } from "./routes/tau.js";
-import { allowedHostNames } from "./inspector/access-guard.js";
+import { allowedHostNames } from "./auth/hosts.js";
 import { inspectorRoutes } from "./inspector/inspector-routes.js";
 import { teeTaps } from "../transports/recording/frame-tap.js";
 import { gatewayServices } from "./services.js";
@@ -51,16 +51,16 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   // Connection cap first: a full gateway refuses an upgrade (503) before any other check. At close
   // the WebSocket close handshake gets what is left of the drain (`app.drain` exists by then).
   app.register(clientSockets, { limits, maxMessageBytes, closeHandshakeMs: () => app.drain.closeHandshakeBudgetMs(), recording: frameTap });
-  // Before every route: request id, then Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
+  // Before every route: request id, then (without tokens) Host allowlist, Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
   app.register(requestIdHeader);
-  app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins });
+  app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins, allowedHosts: config.allowedHosts });
   app.register(gatewayDrain, { timeoutMs: config.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS, turns: config.turns });
   app.register(gatewayCallGates, { maxInflight: limits.maxInflight });
 
   app.register(livenessRoute);
   app.register(readinessRoute);
   app.register(schemaRoutes);
-  app.register(metricsRoute);
+  app.register(metricsRoute, { operatorsOnly: (config.tokens?.tenantCount ?? 0) > 1 });
   app.register(tauRoute, { tauUpstream: config.tauUpstream, maxInflight: limits.maxInflight });
   const routesContext = { limits, maxMessageBytes, authenticated: config.tokens !== undefined, sseHeartbeatMs: config.sseHeartbeatMs, recording: frameTap };
   for (const dialect of dialects) {
@@ -75,6 +75,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
       access: { authenticated: config.tokens !== undefined, hosts: allowedHostNames(inspector.listenHost, inspector.hosts) },
       heartbeatMs: config.sseHeartbeatMs,
       maxBufferedBytes: limits.maxBufferedBytes,
+      stallTimeoutMs: limits.idleTimeoutMs,
     });
   }
   return app;

@@ -18,7 +18,7 @@ export interface AskSocketOptions {
   jsonrpc: Pick<AskJsonRpcOptions, "jsonrpcMember" | "maxBatch">;
   /** The tenant every socket client acts for (a socket client presents no token). */
   tenant: string | undefined;
-  limits: Pick<GatewayLimits, "maxConnections" | "maxBufferedBytes">;
+  limits: Pick<GatewayLimits, "maxConnections" | "maxBufferedBytes" | "idleTimeoutMs">;
   /** Longest line a client may send. */
   maxMessageBytes: number;
   /** Where each client's messages are recorded (`serve --record`) and inspected (`--inspector`). */
@@ -60,6 +60,16 @@ const askSocket: FastifyPluginAsync<AskSocketOptions> = async (app, options) => 
           onSlowConsumer: () => {
             metrics.slowConsumerDropped(SOCKET_ROUTE);
             app.log.warn({ route: SOCKET_ROUTE, maxBufferedBytes: limits.maxBufferedBytes }, "slow client disconnected: too much data waiting unread");
+          },
+          // A client that never says a line, or stops reading what it is sent, holds a slot of the cap for nothing.
+          firstLineTimeoutMs: limits.idleTimeoutMs,
+          stallTimeoutMs: limits.idleTimeoutMs,
+          onDeadline: (stage) => {
+            metrics.networkTimeout(SOCKET_ROUTE, stage);
+            app.log.info(
+              { route: SOCKET_ROUTE, stage, idleTimeoutMs: limits.idleTimeoutMs },
+              stage === "idle" ? "socket client disconnected: it sent no line within the idle deadline" : "socket client disconnected: it took nothing of what waited for it within the idle deadline",
+            );
           },
           onError: (err) => app.log.error({ err }, "Ask socket connection failed to handle a message"),
         });

@@ -1,5 +1,6 @@
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { GatewayStore } from "../store/index.js";
+import type { HostAllowlist } from "./auth/hosts.js";
 import type { OriginAllowlist } from "./auth/origins.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import type { GatewayDialect } from "./dialects.js";
@@ -42,6 +43,11 @@ export interface GatewayConfig {
   tokens?: TokenRegistry;
   /** Browser origins allowed for WebSocket upgrades and CORS (`*` = any); requests without Origin always pass. Default none. */
   allowedOrigins?: OriginAllowlist;
+  /**
+   * Without tokens: the host names requests may name in `Host` (any IP address passes too), so a
+   * DNS-rebinding page cannot use the gateway; `*` = any. Ignored with tokens. Default: the loopback names.
+   */
+  allowedHosts?: HostAllowlist;
   /** Whose X-Forwarded-For is believed (Fastify's trustProxy): every peer (true) or these proxy addresses/CIDRs. Default false. */
   trustProxy?: boolean | string[];
   /** Records every client WebSocket's messages here (`serve --record`); absent: nothing is recorded. */

@@ -3,8 +3,14 @@ import type { GatewayStore } from "../store/index.js";
 import type { ClientFaultKind } from "./client-faults.js";
 import type { GatewayDialect } from "./dialects.js";
 
-/** Which stage of a connection a network deadline cut: sent nothing, headers unfinished, body unfinished. */
-export type NetworkTimeoutStage = "idle" | "headers" | "request";
+/**
+ * Which deadline cut a connection: it sent nothing (`idle`), its headers or its body did not
+ * finish (`headers`, `request`), or it took nothing of what waited for it (`stalled`: an event
+ * stream or a Unix-socket client that stopped reading).
+ */
+export type NetworkTimeoutStage = "idle" | "headers" | "request" | "stalled";
+/** Where: `http` (a TCP connection before it has a route, or between requests), an event stream's route, `socket` (the Unix socket). */
+export type NetworkTimeoutRoute = "http" | "socket" | "/rpc/events" | "/inspector/feed";
 import type { CallObserver, CallRecord } from "../transports/call-observer.js";
 import type { PassthroughCounters } from "../transports/tau-passthrough.js";
 
@@ -56,7 +62,7 @@ export class GatewayMetrics {
   private readonly durations: Histogram<"dialect" | "method">;
   private readonly slowConsumers: Counter<"route">;
   private readonly keepaliveTimeouts: Counter<"route">;
-  private readonly networkTimeouts: Counter<"stage">;
+  private readonly networkTimeouts: Counter<"route" | "stage">;
   private readonly oversizedMessages: Counter<"route">;
   private readonly clientFaults: Counter<"route" | "kind">;
 
@@ -100,8 +106,8 @@ export class GatewayMetrics {
     });
     this.networkTimeouts = new Counter({
       name: "tau_gateway_network_timeouts_total",
-      help: "Client connections closed by a network deadline, by stage: idle (sent nothing), headers (headers unfinished, WebSocket upgrades included), request (body unfinished).",
-      labelNames: ["stage"],
+      help: "Client connections closed by a network deadline, by route (http: a TCP connection without a request in progress; /rpc/events, /inspector/feed: event streams; socket: the Unix socket) and stage: idle (sent nothing), headers (headers unfinished, WebSocket upgrades included), request (body unfinished), stalled (took nothing of what waited for it).",
+      labelNames: ["route", "stage"],
       registers,
     });
     this.oversizedMessages = new Counter({
@@ -223,8 +229,8 @@ export class GatewayMetrics {
     this.keepaliveTimeouts.inc({ route });
   }
 
-  networkTimeout(stage: NetworkTimeoutStage): void {
-    this.networkTimeouts.inc({ stage });
+  networkTimeout(route: NetworkTimeoutRoute, stage: NetworkTimeoutStage): void {
+    this.networkTimeouts.inc({ route, stage });
   }
 
   oversizedMessage(route: string): void {

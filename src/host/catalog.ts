@@ -26,7 +26,11 @@ export const SCRIPTED_MODEL: ModelInfo = {
 /** Cost of one token, input or output. */
 export const COST_PER_TOKEN = 0.000001;
 
-export const BOOTSTRAP: Bootstrap = { model: SCRIPTED_MODEL, prompt: { environmentTag: "local" } };
+/** Sub-agents can start (the /subagent directives), so the prompt carries their system prompt (spec §5.1). */
+export const BOOTSTRAP: Bootstrap = {
+  model: SCRIPTED_MODEL,
+  prompt: { environmentTag: "local", subagentSystemPrompt: "You are a sub-agent of Tau's scripted agent. You work on one task and answer with its result." },
+};
 
 interface PersonaDefinition extends Persona {
   systemPrompt: string;
@@ -37,7 +41,7 @@ const PERSONAS: PersonaDefinition[] = [
     id: "default",
     label: "Default",
     description: "General-purpose scripted assistant.",
-    subagentLaunchModels: [],
+    subagentLaunchModels: [SCRIPTED_MODEL.id],
     source: "builtin",
     systemPrompt: "You are Tau's scripted agent. You echo user text and follow /directives deterministically.",
   },
@@ -45,7 +49,7 @@ const PERSONAS: PersonaDefinition[] = [
     id: "reviewer",
     label: "Reviewer",
     description: "Code-review persona; the scripted agent answers the same way.",
-    subagentLaunchModels: [],
+    subagentLaunchModels: [SCRIPTED_MODEL.id],
     source: "builtin",
     systemPrompt: "You are Tau's scripted agent in the reviewer persona. You echo user text and follow /directives deterministically.",
   },

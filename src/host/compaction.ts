@@ -53,7 +53,8 @@ export function planCompaction(snapshot: Snapshot, operation: Operation, mode: C
       timeline: { epoch, sequence, items },
       tools: {},
       operations: { [operation.id]: operation },
-      agents: {},
+      // Sub-agents are supervised runs, not conversation: they outlive a compaction (a running one goes on).
+      agents: snapshot.agents,
       facets: {},
     },
     compactionMessage,

@@ -12,6 +12,11 @@ import { COST_PER_TOKEN } from "./catalog.js";
  *   /length                the reply stops with stopReason "length"
  *   /sleep MS              a pause of MS milliseconds (interruptible)
  *   /notice SEVERITY TEXT  a timeline notice (severity info, warn or error)
+ *   /subagent TITLE TASK   a sub-agent (spawn_agent) that works on TASK and succeeds
+ *   /subagent-fail TITLE MESSAGE        a sub-agent whose run fails with MESSAGE
+ *   /subagent-slow MS TITLE TASK        a sub-agent that works MS milliseconds (interruptible), then succeeds
+ *
+ * A turn that started sub-agents waits for them (wait_for_agents) before it replies.
  *
  * The reply is "You said: T" for the reply text T, followed by one line per tool call result; a
  * malformed directive fails the turn with a message saying why. Everything is deterministic.
@@ -24,7 +29,18 @@ export type ScriptStep =
   | { kind: "fail"; message: string }
   | { kind: "length" }
   | { kind: "sleep"; ms: number }
-  | { kind: "notice"; severity: Severity; text: string };
+  | { kind: "notice"; severity: Severity; text: string }
+  | { kind: "subagent"; plan: SubagentPlan };
+
+/** What a scripted sub-agent does (subagent-run.ts runs it). */
+export interface SubagentPlan {
+  title: string;
+  task: string;
+  /** Set: the run fails with this message after its first activity. */
+  failure?: string;
+  /** How long the run works before it answers (interruptible). */
+  workMs: number;
+}
 
 export interface Script {
   steps: ScriptStep[];
@@ -34,7 +50,7 @@ export interface Script {
 
 // One separator only: the argument is trimmed anyway, and "[ \t]+(.*)" would try every split of a
 // long run of blanks (quadratic on a prompt line that ends in a lone CR).
-export const DIRECTIVE = /^\/(think|bash|tool|fail|length|sleep|notice)(?:[ \t](.*))?$/;
+export const DIRECTIVE = /^\/(think|bash|tool|fail|length|sleep|notice|subagent|subagent-fail|subagent-slow)(?:[ \t](.*))?$/;
 const SEVERITIES: readonly Severity[] = ["info", "warn", "error"];
 /** Longest accepted /sleep, so a typo cannot park a turn for days. */
 export const MAX_SLEEP_MS = 10 * 60 * 1000;
@@ -92,9 +108,32 @@ function parseDirective(name: string, rest: string, line: string): ScriptStep {
       if (!title || words.length === 0) return invalid("a notice text is required");
       return { kind: "notice", severity: severity as Severity, text: title.slice(0, NOTICE_TITLE_MAX) };
     }
+    case "subagent":
+    case "subagent-fail":
+    case "subagent-slow":
+      return parseSubagent(name, rest, invalid);
     default:
       return invalid("unknown directive");
   }
+}
+
+/** `/subagent TITLE TASK`, `/subagent-fail TITLE MESSAGE`, `/subagent-slow MS TITLE TASK`: the title is one word. */
+function parseSubagent(name: string, rest: string, invalid: (why: string) => ScriptStep): ScriptStep {
+  let workMs = 0;
+  let words = rest;
+  if (name === "subagent-slow") {
+    const [ms] = rest.split(/\s+/);
+    if (!/^\d+$/.test(ms ?? "")) return invalid("a whole number of milliseconds is required first");
+    workMs = Number(ms);
+    if (workMs > MAX_SLEEP_MS) return invalid(`at most ${MAX_SLEEP_MS} milliseconds`);
+    words = rest.slice(ms!.length).trim();
+  }
+  const [title] = words.split(/\s+/);
+  const text = words.slice(title?.length ?? 0).trim();
+  if (!title) return invalid("a title is required");
+  if (!text) return invalid(name === "subagent-fail" ? "a failure message is required" : "a task is required");
+  const plan: SubagentPlan = name === "subagent-fail" ? { title, task: text, failure: text, workMs } : { title, task: text, workMs };
+  return { kind: "subagent", plan };
 }
 
 /** The final reply: "You said: …" plus one line per tool result, or "Done." when there is neither. */

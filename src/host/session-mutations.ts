@@ -103,9 +103,13 @@ export function rewind(session: SessionRuntime, historyEntryId: string): Promise
   });
 }
 
-/** The scripted agent starts no subagents, so there is never one to interrupt. */
-export function interruptSubagent(session: SessionRuntime): Promise<{ found: boolean }> {
-  return session.serialize(() => ({ found: false }));
+/**
+ * Through the mutation queue, without touching the main turn (spec §4.6): the sub-agent's run is
+ * interrupted and the answer waits until it has settled. `found` says whether the session has a
+ * sub-agent of that id (one that is not running is found, with nothing to stop).
+ */
+export function interruptSubagent(session: SessionRuntime, subagentId: string): Promise<{ found: boolean }> {
+  return session.serialize(async () => ({ found: await session.subagents.interrupt(subagentId) }));
 }
 
 function startOperation(session: SessionRuntime, kind: Operation["kind"]): Operation {

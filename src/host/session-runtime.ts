@@ -22,6 +22,7 @@ import { PendingMessages, type PendingEntry } from "./pending-messages.js";
 import type { PersistedSession, SessionStore } from "./persistence.js";
 import { busy, cancelled, internalError, invalidRequest, ProtocolError } from "./protocol-error.js";
 import { SessionState } from "./session-state.js";
+import { Subagents } from "./subagents.js";
 import { runScriptedTurn } from "./turn-runner.js";
 
 export interface RuntimeDependencies {
@@ -45,6 +46,7 @@ export class SessionRuntime {
   readonly state: SessionState;
   readonly pending: PendingMessages;
   readonly ephemeral: EphemeralContexts;
+  readonly subagents: Subagents;
   private readonly mutations: MutationQueue;
   /** User history entries of the current context, in order. */
   private readonly historyEntryIds: Set<string>;
@@ -68,6 +70,7 @@ export class SessionRuntime {
       this.state.publish({ version: 18, type: "session.pendingUserMessages", sessionId: this.id, state }),
     );
     this.ephemeral = new EphemeralContexts((event) => this.state.publish({ version: 18, type: "session.ephemeral", sessionId: this.id, event }));
+    this.subagents = new Subagents({ state: this.state, streamDelayMs: deps.streamDelayMs, cwd: () => this.cwd, log: deps.log });
     this.mutations = new MutationQueue(() => this.drain());
     this.persist();
   }
@@ -80,9 +83,9 @@ export class SessionRuntime {
     return this.state.snapshot;
   }
 
-  /** The scripted agent never starts subagents, so this channel stays empty. */
+  /** The sub-agent activity channel's baseline (transient: empty after a restart). */
   subagentActivities(): SubagentActivitiesState {
-    return { revision: 1, agents: {} };
+    return this.subagents.activities();
   }
 
   get cwd(): string {
@@ -241,6 +244,7 @@ export class SessionRuntime {
       turn.abort();
       await turn.settled;
     }
+    await this.subagents.shutdown();
   }
 
   // ── Turn execution ───────────────────────────────────────────────────────────────────────────
@@ -294,6 +298,7 @@ export class SessionRuntime {
           clientTools: this.deps.broker.toolsFor(this.id),
           callClientTool: (name, args, signal) => this.deps.broker.call(this.id, "main", name, args, signal),
           steeringWaiting: () => this.pending.hasSteers,
+          subagents: this.subagents,
         },
         turn.request.text,
       );

@@ -11,6 +11,8 @@ export interface ToolEnd {
   isError: boolean;
   summary?: string;
   error?: string;
+  /** The result message's `details` (e.g. which sub-agent a spawn_agent call started). */
+  details?: unknown;
 }
 
 /**
@@ -66,7 +68,15 @@ export class ToolRunRecorder {
           id: resultId,
           state: "committed",
           modelVisible: true,
-          message: { role: "toolResult", toolCallId: this.run.toolCallId, toolName: this.run.toolName, content: end.content, isError: end.isError, timestamp: now },
+          message: {
+            role: "toolResult",
+            toolCallId: this.run.toolCallId,
+            toolName: this.run.toolName,
+            content: end.content,
+            ...(end.details === undefined ? {} : { details: end.details }),
+            isError: end.isError,
+            timestamp: now,
+          },
         },
       },
       { type: "tool.set", tool: this.run },

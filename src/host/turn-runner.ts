@@ -5,6 +5,8 @@ import { PatchBuilder } from "./patch-builder.js";
 import { AbortedError, pause, throwIfAborted } from "./pause.js";
 import { composeReply, parseScript } from "./scripted-agent.js";
 import type { SessionState } from "./session-state.js";
+import { runSpawnStep, runWaitStep, type SpawnedAgent } from "./subagent-steps.js";
+import type { SubagentLauncher } from "./subagents.js";
 import { runBashStep, runClientToolStep, type ToolStepEnvironment } from "./tool-steps.js";
 
 export interface TurnEnvironment {
@@ -18,6 +20,8 @@ export interface TurnEnvironment {
   callClientTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ClientToolOutcome>;
   /** True when steering is waiting; checked at every safe boundary. */
   steeringWaiting(): boolean;
+  /** Starts the session's sub-agents (/subagent directives). */
+  subagents: SubagentLauncher;
 }
 
 /**
@@ -32,6 +36,7 @@ export async function runScriptedTurn(env: TurnEnvironment, text: string): Promi
   const assistant = new AssistantStream(env);
   const tools: ToolStepEnvironment = { ...env, assistant };
   const toolSummaries: string[] = [];
+  const spawned: SpawnedAgent[] = [];
   let finalStop: "stop" | "length" = "stop";
   try {
     for (const step of script.steps) {
@@ -55,6 +60,12 @@ export async function runScriptedTurn(env: TurnEnvironment, text: string): Promi
         case "sleep":
           await pause(step.ms, env.signal);
           break;
+        case "subagent": {
+          const { summary, spawned: agent } = runSpawnStep(tools, env.subagents, step.plan);
+          toolSummaries.push(summary);
+          spawned.push(agent);
+          break;
+        }
         case "notice":
           env.state.commit(
             { type: "notice" },
@@ -73,6 +84,8 @@ export async function runScriptedTurn(env: TurnEnvironment, text: string): Promi
         return { status: "completed", stopReason: assistant.lastStopReason === "toolUse" ? "toolUse" : "stop" };
       }
     }
+    // Before it answers, the turn waits for the sub-agents it started (as a model calls wait_for_agents).
+    if (spawned.length > 0) toolSummaries.push(await runWaitStep(tools, spawned));
     await assistant.stream("text", composeReply(script.replyLines, toolSummaries));
     throwIfAborted(env.signal);
     assistant.commit(finalStop);

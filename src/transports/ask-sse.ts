@@ -3,6 +3,7 @@ import { PassThrough } from "node:stream";
 import type { SessionEventParams } from "../../generated/ask-v1.0.js";
 import type { AskPeer } from "../ask/ask-bridge.js";
 import type { ConnectionRecording } from "./recording/recording-folder.js";
+import { Deadline } from "../shared/deadline.js";
 import { TickStartReading } from "../shared/tick-start-reading.js";
 
 /**
@@ -20,7 +21,9 @@ import { TickStartReading } from "../shared/tick-start-reading.js";
  *
  * Backpressure: once the body stream reports it is full, frames wait in a queue until it drains;
  * a client that still has more than `maxBufferedBytes` unread from earlier ticks when there is more
- * to send is disconnected, never allowed to grow memory without bound.
+ * to send is disconnected, never allowed to grow memory without bound, and so is one that takes
+ * nothing for `stallTimeoutMs` while the stream is full (heartbeats alone would take hours to
+ * reach the byte bound, holding the connection all that time).
  *
  * `session.ended` is a session's last event: once its frame is written (after whatever still waits
  * in the queue), the stream ends. A client reconnecting with `Last-Event-ID` then finds no session.
@@ -34,6 +37,13 @@ export interface AskSseOptions {
   maxBufferedBytes: number;
   /** Called once if the client is disconnected for reading too slowly. */
   onSlowConsumer?: () => void;
+  /**
+   * How long the stream may stay backed up with the client taking none of it (a reader that
+   * stopped reading, or a peer gone without a word); then it is closed. 0 or absent: never.
+   */
+  stallTimeoutMs?: number;
+  /** Called once if the client is disconnected for taking nothing for `stallTimeoutMs`. */
+  onStalled?: () => void;
   /**
    * `serve --record`: each event written to the stream, as the `session/event` notification a
    * JSON-RPC connection gets (the frame's `data` is its params).
@@ -70,10 +80,22 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
   let endWhenWritten = false;
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  const stall = new Deadline(options.stallTimeoutMs ?? 0, () => {
+    if (ended || !waitingForDrain) return;
+    options.onStalled?.();
+    finish();
+    body.destroy();
+  });
+  const backedUp = () => {
+    waitingForDrain = true;
+    stall.arm();
+    body.once("drain", flush);
+  };
 
   const finish = () => {
     if (ended) return;
     ended = true;
+    stall.disarm();
     clearInterval(heartbeat);
     queue.length = 0;
     markClosed();
@@ -96,21 +118,17 @@ export function openAskSseStream(options: AskSseOptions): AskSseStream {
       }
       return;
     }
-    if (!body.write(frame)) {
-      waitingForDrain = true;
-      body.once("drain", flush);
-    }
+    if (!body.write(frame)) backedUp();
   };
 
   const flush = () => {
+    // The client took what waited: the stall deadline starts again if the stream fills up again.
     waitingForDrain = false;
+    stall.disarm();
     while (queue.length && !waitingForDrain && !ended) {
       const frame = queue.shift()!;
       queuedBytes -= Buffer.byteLength(frame);
-      if (!body.write(frame)) {
-        waitingForDrain = true;
-        body.once("drain", flush);
-      }
+      if (!body.write(frame)) backedUp();
     }
     if (endWhenWritten && !waitingForDrain) endStream();
   };

@@ -39,6 +39,8 @@ export interface GatewayRelayOptions {
   log: Log;
   /** How long a line waits for a lost link to come back. */
   holdMs: number;
+  /** Ping interval of the link (default HEARTBEAT_MS); a gateway that has not answered one ping by the next is taken as gone. */
+  heartbeatMs?: number;
   /** Delay before the first reconnect attempt, doubled after each failed one up to `maxMs`. */
   backoff?: { firstMs: number; maxMs: number };
   /**
@@ -50,7 +52,7 @@ export interface GatewayRelayOptions {
 
 const DEFAULT_BACKOFF = { firstMs: 100, maxMs: 5_000 };
 /** Ping interval of the link; a gateway that has not answered the previous ping by the next is taken as gone. */
-const HEARTBEAT_MS = 20_000;
+export const HEARTBEAT_MS = 20_000;
 /** Ids of the relay's own requests (repeated handshakes and resumes): strings no client is likely to use. */
 const OWN_ID_PREFIX = "tau-gateway-relay:";
 
@@ -245,7 +247,7 @@ export class GatewayRelay {
       if (!answered) return socket.terminate();
       answered = false;
       socket.ping();
-    }, HEARTBEAT_MS);
+    }, this.options.heartbeatMs ?? HEARTBEAT_MS);
     heartbeat.unref();
     socket.on("close", (code) => {
       clearInterval(heartbeat);

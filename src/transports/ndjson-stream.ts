@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { LineSplitter, OVERSIZED_LINE, type LineFrame } from "./ndjson-lines.js";
+import { Deadline } from "../shared/deadline.js";
 import { TickStartReading } from "../shared/tick-start-reading.js";
 import { MESSAGES_IN_FLIGHT_BOUND, READ_ON_IN_FLIGHT } from "./in-flight-bound.js";
 import type { ConnectionRecording } from "./recording/recording-folder.js";
@@ -43,14 +44,28 @@ export interface NdjsonStreamOptions {
   maxBufferedBytes?: number;
   /** Called once when the peer is disconnected for `maxBufferedBytes`. */
   onSlowConsumer?(): void;
+  /**
+   * A peer that sends no whole line within this long of connecting is disconnected (one that
+   * never speaks would hold its slot for good). 0 or absent: never. For a socket's clients, not
+   * for stdin, whose writer is the parent that spawned us.
+   */
+  firstLineTimeoutMs?: number;
+  /** A peer that takes none of its backed-up output for this long is disconnected. 0 or absent: never. */
+  stallTimeoutMs?: number;
+  /** Called once when the peer is disconnected by one of the two deadlines above. */
+  onDeadline?(stage: "idle" | "stalled"): void;
   /** A connection's receive() rejected (a dialect bug: it should answer its own failures). */
   onError?(error: unknown): void;
   /** Records every line received and written (`--record`); its owner closes it. */
   recording?: ConnectionRecording;
 }
 
-/** Why a stream ended: its input ended, its output failed or closed (the peer went away), it was too slow, or close() was called. */
-export type NdjsonEnd = "input ended" | "output closed" | "slow consumer" | "closed";
+/**
+ * Why a stream ended: its input ended, its output failed or closed (the peer went away), it was
+ * too slow, it missed a deadline (sent no line in time, or took none of its output in time), or
+ * close() was called.
+ */
+export type NdjsonEnd = "input ended" | "output closed" | "slow consumer" | "never spoke" | "stalled" | "closed";
 
 export class NdjsonStream {
   /** Settles once, when the peer is done with the stream; the owner decides when to close() it. */
@@ -76,6 +91,8 @@ export class NdjsonStream {
    */
   private readonly unreadBeforeThisTick = new TickStartReading(() => this.output.writableLength);
   private readonly settledWaiters = new Set<() => void>();
+  private readonly firstLine: Deadline;
+  private readonly stall: Deadline;
 
   constructor(
     private readonly input: Readable,
@@ -86,6 +103,9 @@ export class NdjsonStream {
     this.ended = new Promise((resolve) => (this.finish = resolve));
     this.splitter = new LineSplitter(options.maxLineBytes);
     this.connection = connect((line) => this.send(line));
+    this.firstLine = new Deadline(options.firstLineTimeoutMs ?? 0, () => this.missedDeadline("never spoke"));
+    this.stall = new Deadline(options.stallTimeoutMs ?? 0, () => this.waitingForDrain && this.missedDeadline("stalled"));
+    this.firstLine.arm();
 
     output.on("error", this.onOutputGone);
     output.on("close", this.onOutputGone);
@@ -128,6 +148,8 @@ export class NdjsonStream {
   }
 
   private async shutDown(graceMs: number): Promise<{ flushed: boolean }> {
+    this.firstLine.disarm();
+    this.stall.disarm();
     this.stopReading();
     this.dispatchQueued(true);
     await this.whenSettled(graceMs);
@@ -151,11 +173,8 @@ export class NdjsonStream {
     if (this.outputGone || this.output.destroyed || this.output.writableEnded) return;
     const bound = this.options.maxBufferedBytes;
     if (bound !== undefined && this.unreadBeforeThisTick.get() > bound) {
-      this.outputGone = true;
-      this.finish("slow consumer");
+      this.cutOff("slow consumer");
       this.options.onSlowConsumer?.();
-      this.stopReading();
-      this.output.destroy();
       return;
     }
     // The one place lines leave, whichever dialect wrote them.
@@ -163,6 +182,22 @@ export class NdjsonStream {
     this.options.recording?.server(sent);
     this.output.write(`${sent}\n`);
     if (this.output.writableNeedDrain) this.pauseReading();
+  }
+
+  /** Disconnects the peer: nothing more is read from it or written to it. */
+  private cutOff(end: NdjsonEnd): void {
+    this.outputGone = true;
+    this.firstLine.disarm();
+    this.stall.disarm();
+    this.finish(end);
+    this.stopReading();
+    this.output.destroy();
+  }
+
+  private missedDeadline(end: "never spoke" | "stalled"): void {
+    if (this.outputGone || this.closing) return;
+    this.cutOff(end);
+    this.options.onDeadline?.(end === "never spoke" ? "idle" : "stalled");
   }
 
   private readonly onData = (chunk: Buffer | string) => {
@@ -181,6 +216,7 @@ export class NdjsonStream {
   private readonly onDrain = () => {
     if (!this.waitingForDrain) return;
     this.waitingForDrain = false;
+    this.stall.disarm();
     this.readOn();
   };
 
@@ -197,6 +233,8 @@ export class NdjsonStream {
   private readonly onOutputGone = () => {
     if (this.outputGone) return;
     this.outputGone = true;
+    this.firstLine.disarm();
+    this.stall.disarm();
     // Nobody reads our answers any more: stop taking work for them.
     this.stopReading();
     this.queue.length = 0;
@@ -209,13 +247,17 @@ export class NdjsonStream {
       if (!regardless && (this.waitingForDrain || this.output.writableNeedDrain)) return this.pauseReading();
       if (!regardless && (this.waitingForAnswers || this.inFlightCount >= MESSAGES_IN_FLIGHT_BOUND)) return this.pauseForAnswers();
       const frame = this.queue.shift()!;
-      if (frame === OVERSIZED_LINE) this.connection.oversized(this.options.maxLineBytes);
+      if (frame === OVERSIZED_LINE) {
+        this.firstLine.disarm();
+        this.connection.oversized(this.options.maxLineBytes);
+      }
       else this.dispatch(frame);
     }
     if (this.inputEnded && !this.stopped) this.finish("input ended");
   }
 
   private dispatch(line: string): void {
+    this.firstLine.disarm();
     // The one place a peer's lines arrive (a line too long to read is skipped unread, and not recorded).
     this.options.recording?.client(line);
     this.inFlightCount++;
@@ -240,6 +282,7 @@ export class NdjsonStream {
   private pauseReading(): void {
     if (this.outputGone) return;
     this.waitingForDrain = true;
+    this.stall.arm();
     this.input.pause();
   }
 

@@ -21,6 +21,8 @@ import { tryUpgrade } from "../support/secure-gateway.js";
 
 const ALICE = "tok-alice-acp-51c2";
 const BOB = "tok-bob-acp-9e07";
+/** An operator's token: with several tenants, /metrics answers only such tokens. */
+const OPERATOR = "tok-operator-5e1f";
 const cleanups = new Cleanups();
 const workDir = realpathSync(mkdtempSync(join(tmpdir(), "tau-gateway-acp-ws-")));
 let gateway: ServingCli;
@@ -33,6 +35,7 @@ beforeAll(async () => {
     JSON.stringify([
       { id: "alice", token: ALICE, tenant: "tenant-a" },
       { id: "bob", token: BOB, tenant: "tenant-b" },
+      { id: "operator", token: OPERATOR, tenant: "operations", operator: true },
     ]),
   );
   gateway = await serveCli(["--port", "0", "--tokens-file", tokensFile, "--drain-timeout", "500", "--log-level", "warn"], cleanups);
@@ -132,7 +135,7 @@ describe("WebSocket /acp", () => {
   }, 60_000);
 
   it("counts ACP requests in the metrics", async () => {
-    const response = await fetch(`${gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ALICE}` } });
+    const response = await fetch(`${gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${OPERATOR}` } });
     const text = await response.text();
     expect(text).toMatch(/tau_gateway_requests_total\{dialect="acp",method="session\/prompt",outcome="ok"\} [1-9]/);
     expect(text).toMatch(/tau_gateway_requests_total\{dialect="acp",method="session\/load",outcome="resource_not_found"\} [1-9]/);

@@ -12,6 +12,8 @@ import { startSecureGateway, tryUpgrade, type SecureGateway } from "../support/s
 
 const ALICE = "tok-alice-5e1b";
 const BOB = "tok-bob-92cd";
+/** An operator's token: with several tenants, /metrics answers only such tokens. */
+const OPERATOR = "tok-operator-5e1f";
 
 let gw: SecureGateway;
 const clients: CodexTestClient[] = [];
@@ -21,6 +23,7 @@ beforeAll(async () => {
     JSON.stringify([
       { id: "alice", token: ALICE, tenant: "tenant-a" },
       { id: "bob", token: BOB, tenant: "tenant-b" },
+      { id: "operator", token: OPERATOR, tenant: "operations", operator: true },
     ]),
     "tokens.json",
   );
@@ -66,7 +69,7 @@ describe("WebSocket / at the front door", () => {
   it("counts the dialect's requests and connections in the metrics", async () => {
     const c = await codex(ALICE);
     await rpcError(c.request("turn/start", { threadId: 1 }));
-    const response = await fetch(`${gw.baseUrl}/metrics`, { headers: { authorization: `Bearer ${ALICE}` } });
+    const response = await fetch(`${gw.baseUrl}/metrics`, { headers: { authorization: `Bearer ${OPERATOR}` } });
     const samples = parsePrometheus(await response.text());
     expect(sampleValue(samples, "tau_gateway_requests_total", { dialect: "codex", method: "initialize", outcome: "ok" })).toBeGreaterThanOrEqual(1);
     // The client's `initialized` is a notification: nothing is answered, nothing counted.

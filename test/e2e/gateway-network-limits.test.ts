@@ -37,7 +37,41 @@ describe("network deadlines", () => {
     await silent.opened;
     await silent.closed;
     expect(silent.received()).toBe("");
-    expect(sampleValue(await gw.scrape(), "tau_gateway_network_timeouts_total", { stage: "idle" })).toBe(1);
+    expect(sampleValue(await gw.scrape(), "tau_gateway_network_timeouts_total", { route: "http", stage: "idle" })).toBe(1);
+  });
+
+  it("closes a silent connection at the idle deadline, not at the later headers or request deadline", async () => {
+    const gw = await gateway({ limits: { idleTimeoutMs: 1000, headersTimeoutMs: 60_000, requestTimeoutMs: 60_000 } });
+    const silent = tcp(gw.httpUrl);
+    await silent.opened;
+    await silent.closed;
+    // No 408: the headers deadline did not do it, the idle one did.
+    expect(silent.received()).toBe("");
+    const samples = await gw.scrape();
+    expect(sampleValue(samples, "tau_gateway_network_timeouts_total", { route: "http", stage: "idle" })).toBe(1);
+    expect(sampleValue(samples, "tau_gateway_network_timeouts_total", { stage: "headers" })).toBe(0);
+  });
+
+  it("closes a kept-alive connection once it has been idle for the idle deadline, and advertises that deadline", async () => {
+    // Fastify's keepAliveTimeout (72 s, plus Node's 1 s buffer) used to win over the idle deadline.
+    const gw = await gateway({ limits: { idleTimeoutMs: 1000, headersTimeoutMs: 60_000, requestTimeoutMs: 60_000 } });
+    const kept = tcp(gw.httpUrl);
+    await kept.opened;
+    kept.socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n");
+    await kept.closed;
+    expect(kept.received()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(kept.received().toLowerCase()).toContain("keep-alive: timeout=1");
+    expect(sampleValue(await gw.scrape(), "tau_gateway_network_timeouts_total", { route: "http", stage: "idle" })).toBe(1);
+  });
+
+  it("does not let connections that never speak hold a per-address slot", async () => {
+    const gw = await gateway({ limits: { idleTimeoutMs: 1000, maxConnectionsPerAddress: 2 } });
+    const silent = [tcp(gw.httpUrl), tcp(gw.httpUrl)];
+    await Promise.all(silent.map((c) => c.closed));
+    // Both slots are free again: a client that speaks is served.
+    const response = await fetch(`${gw.httpUrl}/healthz`, { headers: { connection: "close" } });
+    expect(response.status).toBe(200);
+    expect(sampleValue(await gw.scrape(), "tau_gateway_network_timeouts_total", { route: "http", stage: "idle" })).toBe(2);
   });
 
   it("answers 408 and closes when a request's headers never finish, a WebSocket upgrade's too", async () => {
@@ -50,7 +84,7 @@ describe("network deadlines", () => {
     await Promise.all([slowGet.closed, slowUpgrade.closed]);
     expect(slowGet.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(slowUpgrade.received()).toMatch(/^HTTP\/1\.1 408 /);
-    expect(sampleValue(await gw.scrape(), "tau_gateway_network_timeouts_total", { stage: "headers" })).toBe(2);
+    expect(sampleValue(await gw.scrape(), "tau_gateway_network_timeouts_total", { route: "http", stage: "headers" })).toBe(2);
   });
 
   it("answers 408 and closes when a request body never finishes", async () => {
@@ -60,7 +94,7 @@ describe("network deadlines", () => {
     slowBody.socket.write("POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":");
     await slowBody.closed;
     expect(slowBody.received()).toMatch(/^HTTP\/1\.1 408 /);
-    expect(sampleValue(await gw.scrape(), "tau_gateway_network_timeouts_total", { stage: "request" })).toBe(1);
+    expect(sampleValue(await gw.scrape(), "tau_gateway_network_timeouts_total", { route: "http", stage: "request" })).toBe(1);
   });
 
   it("terminates a WebSocket whose peer vanished after the upgrade (it reads and answers nothing)", async () => {

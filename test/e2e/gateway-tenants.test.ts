@@ -14,6 +14,7 @@ import { TauTestClient } from "../support/tau-client.js";
 const ALICE = "tok-alice-0d9f21";
 const ALICE_LAPTOP = "tok-alice-laptop-77ab";
 const BOB = "tok-bob-c3e810";
+const OPERATOR = "tok-operator-41aa";
 
 let gw: SecureGateway;
 const clients: Array<{ close(): unknown }> = [];
@@ -24,6 +25,7 @@ beforeAll(async () => {
       { id: "alice", token: ALICE, tenant: "tenant-a" },
       { id: "alice-laptop", sha256: createHash("sha256").update(ALICE_LAPTOP).digest("hex"), tenant: "tenant-a" },
       { id: "bob", token: BOB, tenant: "tenant-b" },
+      { id: "operator", token: OPERATOR, tenant: "operations", operator: true },
     ]),
     "tokens.json",
   );
@@ -182,5 +184,30 @@ describe("tenants", () => {
     const since = tauB.mark();
     await tauB.call("session.submit", { sessionId, text: "hello", historyEntryId: "b1" });
     await tauB.waitForTurnRunning(sessionId, "b1", since);
+  });
+
+  // Last: its extra session (closed through Ask) stays in Tau's own list.
+  it("Ask ping counts only the tenant's own open sessions: another tenant's come and go unseen", async () => {
+    const sessionsOf = async (client: AskTestClient) => (await client.request("ping")).sessions as number;
+    expect(await sessionsOf(askB)).toBe(1);
+    const before = await sessionsOf(askA);
+    const extra = (await askA.request("session/create", {})).session.sessionId;
+    expect(await sessionsOf(askA)).toBe(before + 1);
+    expect(await sessionsOf(askB)).toBe(1);
+    await askA.request("session/close", { sessionId: extra });
+    expect(await sessionsOf(askA)).toBe(before);
+    expect(await sessionsOf(askB)).toBe(1);
+  });
+
+  it("/metrics, which sums every tenant's traffic, answers an operator's token and refuses a tenant's", async () => {
+    const scrape = (token: string) => fetch(`${gw.baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    for (const token of [ALICE, BOB]) {
+      const refused = await scrape(token);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual({ error: "forbidden", message: expect.stringContaining('"operator": true') });
+    }
+    const operator = await scrape(OPERATOR);
+    expect(operator.status).toBe(200);
+    expect(await operator.text()).toContain("tau_gateway_requests_total");
   });
 });

@@ -165,6 +165,14 @@ describe.skipIf(!present)("the inspector page in Chromium", () => {
       await approvedPlan.waitFor();
       await approvedPlan.locator(".answers li", { hasText: "operator loopback (inspector): approved" }).waitFor();
       await approvedPlan.locator('.asked li.withdrawn[data-connection^="codex-"]', { hasText: "serverRequest/resolved" }).waitFor();
+
+      // Sub-agents on the session panel: title, state with its answer, what it did.
+      await s.turn("/subagent docs read the docs");
+      const agent = page.locator("#subagents .subagent.succeeded", { hasText: "docs" });
+      await agent.waitFor();
+      await agent.locator("div", { hasText: "Answer: Done: read the docs" }).first().waitFor();
+      await agent.locator("li", { hasText: "read: Read read the docs (succeeded)" }).waitFor();
+      expect(await agent.textContent()).toContain("4 in / 4 out · $0.000008");
       expect(problems).toEqual([]);
     });
   });

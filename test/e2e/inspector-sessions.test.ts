@@ -75,6 +75,19 @@ describe("one session across dialects", () => {
     expect(after.events[0].seq).toBe(started.seq + 1);
   });
 
+  it("shows the session's sub-agents: title, state with the answer or why, tokens and cost, what each did", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway());
+    const s = await sharedSession(gw, cleanups);
+    await s.turn("/subagent docs read the docs\n/subagent-fail broken it broke");
+    const { body: view } = await api(gw, `/inspector/api/sessions/${s.sessionId}`);
+    expect(view.subagents).toEqual([
+      expect.objectContaining({ title: "docs", model: "scripted-1", state: "succeeded", response: "Done: read the docs", inputTokens: 4, outputTokens: 4, activityCount: 2, recentActivities: ["read: Read read the docs (succeeded)", "Done: read the docs"] }),
+      expect.objectContaining({ title: "broken", state: "failed", error: "it broke", activityCount: 2, recentActivities: ["read: Read it broke (succeeded)", "error: it broke"] }),
+    ]);
+    expect(view.subagents[0].cost).toBeCloseTo(8e-6, 12);
+    expect(view.events.map((e: { type: string }) => e.type)).toContain("subagent.completed");
+  });
+
   it("answers an unknown session and a bad cursor with clear errors", async () => {
     const gw = await cleanups.stopAfterTest(startInspectorGateway());
     expect(await api(gw, "/inspector/api/sessions/nope")).toEqual({ status: 404, body: { error: "not_found", message: expect.stringContaining('no session "nope" is open') } });

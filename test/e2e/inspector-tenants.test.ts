@@ -96,12 +96,19 @@ describe("the inspector's tenant views", () => {
     expect(all().every((c) => c.tenant === "a" || c.tenant === "b")).toBe(true);
 
     // Each tenant's feed holds exactly the operator's frames of that tenant's connections, no other.
+    const key = (f: { connection: string; index: number }) => `${f.connection}#${f.index}`;
     for (const tenant of ["a", "b"] as const) {
-      const expected = () => feeds.ops.frames.filter((f) => tenantOf(f.connection) === tenant).map((f) => f.seq);
+      const expected = () => feeds.ops.frames.filter((f) => tenantOf(f.connection) === tenant).map(key);
       await feeds[tenant].until(() => feeds[tenant].frames.length >= expected().length, `${tenant}'s frames`);
-      expect(feeds[tenant].frames.map((f) => f.seq)).toEqual(expected());
+      expect(feeds[tenant].frames.map(key)).toEqual(expected());
       expect([...feeds[tenant].connections.values()].every((c) => c.tenant === tenant)).toBe(true);
+      // Numbered in the tenant's own sequence: every number is one of its own events, so no gap
+      // counts the other tenant's traffic; and its connection ids count nothing either.
+      expect(feeds[tenant].lastSeq()).toBe(feeds[tenant].received());
+      expect([...feeds[tenant].connections.keys()].every((id) => /^[a-z]+-[0-9a-f]{8}$/.test(id))).toBe(true);
     }
+    expect(feeds.ops.lastSeq()).toBe(feeds.ops.received());
+    expect(feeds.ops.lastSeq()).toBeGreaterThan(feeds.a.lastSeq());
     const text = (feed: typeof feeds.a) => feed.frames.map((f) => f.message ?? f.raw).join("\n");
     expect(text(feeds.a)).toContain("alice's secret prompt");
     expect(text(feeds.a)).not.toContain("bob's secret prompt");

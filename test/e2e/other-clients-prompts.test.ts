@@ -7,6 +7,7 @@ import type { WebSocket } from "ws";
 import type { AskTestClient } from "../support/ask-client.js";
 import type { CodexTestClient } from "../support/codex-client.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { codexOnSession, editorOnSession } from "../support/session-joiners.js";
 
 /**
  * An Ask, a Codex and an ACP client on one session see each other's prompts live, each in its own
@@ -37,12 +38,8 @@ describe("prompts of other clients", () => {
   it("reach every dialect live; the editor is not sent its own", async () => {
     const ask = await gw.client();
     const sessionId = await openSession(ask);
-    const codex = await gw.codexClient();
-    await codex.initialize();
-    await codex.request("thread/resume", { threadId: sessionId });
-    const acp = await RawAcpClient.connect(gw.acpUrl);
-    await acp.initialize();
-    expect((await acp.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] })).error).toBeUndefined();
+    const codex = await codexOnSession(gw, sessionId);
+    const acp = await editorOnSession(gw, sessionId);
     const userChunks = () => acp.received.filter((m) => m.method === "session/update" && m.params.update.sessionUpdate === "user_message_chunk").map((m) => m.params.update);
     const codexUserItems = () => codex.notifications("item/completed").filter((m) => m.params.item.type === "userMessage").map((m) => m.params.item.content[0]?.text);
 

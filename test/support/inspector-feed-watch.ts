@@ -10,6 +10,8 @@ export async function watchInspectorFeed(url: string, cleanups: { push(fn: () =>
   const frames: SequencedFrame[] = [];
   const connections = new Map<string, ConnectionInfo>();
   let lastSeq = 0;
+  /** Events received after the snapshot. */
+  let received = 0;
   let refused: string | undefined;
   const feed = followFeed({
     url,
@@ -24,6 +26,7 @@ export async function watchInspectorFeed(url: string, cleanups: { push(fn: () =>
       }
       const event = data as InspectorEvent;
       lastSeq = event.seq;
+      received++;
       if (event.type === "frame") frames.push(event.frame);
       else if (event.type === "connection") connections.set(event.connection.id, event.connection);
     },
@@ -40,5 +43,5 @@ export async function watchInspectorFeed(url: string, cleanups: { push(fn: () =>
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
-  return { frames, connections, until, lastSeq: () => lastSeq, stop: () => feed.stop() };
+  return { frames, connections, until, lastSeq: () => lastSeq, received: () => received, stop: () => feed.stop() };
 }

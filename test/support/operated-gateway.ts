@@ -43,6 +43,10 @@ export interface OperatedGatewayOptions {
   tokens?: TokenRegistry;
   /** Fastify's trustProxy, as `serve --trust-proxy` sets it. */
   trustProxy?: boolean | string[];
+  /** Without tokens: the Host names served (`serve --allowed-hosts`, with the loopback names). */
+  allowedHosts?: "*" | readonly string[];
+  /** Also serve Ask on this Unix socket (`serve --socket`). */
+  socketPath?: string;
 }
 
 export async function startOperatedGateway(options: OperatedGatewayOptions = {}): Promise<OperatedGateway> {
@@ -70,11 +74,12 @@ export async function startOperatedGateway(options: OperatedGatewayOptions = {})
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
-      dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" } })],
+      dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" }, ...(options.socketPath ? { socket: { path: options.socketPath, mode: 0o600 } } : {}) })],
       maxMessageBytes: options.maxMessageBytes,
       limits: options.limits,
       tokens: options.tokens,
       trustProxy: options.trustProxy,
+      allowedHosts: options.allowedHosts,
     });
     const httpUrl = await app.listen({ host: "127.0.0.1", port: 0 });
     const wsUrl = httpUrl.replace("http://", "ws://");

@@ -10,7 +10,22 @@ export async function prompt(ctx: AcpMethodContext, params: SessionPromptParams)
   return { stopReason: await link.prompt(text) };
 }
 
-/** session/cancel (a notification): interrupts the connection's turn in that session, if it has one. */
+/**
+ * session/cancel (a notification): interrupts the connection's turn in that session, if it has one;
+ * naming a sub-agent of a session the connection has (the draft's child session id, on its card),
+ * it interrupts that sub-agent alone, as the draft lets a client cancel a child's work.
+ */
 export function cancel({ services, client }: AcpMethodContext, params: SessionCancelParams): void {
-  void services.links.get(client, params.sessionId)?.cancel();
+  const link = services.links.get(client, params.sessionId);
+  if (link) {
+    void link.cancel();
+    return;
+  }
+  for (const other of services.links.ofClient(client)) {
+    if (!other.record.hub.snapshot?.agents[params.sessionId]) continue;
+    other.interruptSubagent(params.sessionId).catch((error: unknown) =>
+      services.log?.("warn", "interrupting a sub-agent failed", { sessionId: other.sessionId, subagentId: params.sessionId, error: String(error) }),
+    );
+    return;
+  }
 }

@@ -13,13 +13,14 @@ export const GATEWAY_CAPABILITIES: Capability[] = [
   "workspace",
 ];
 
-export async function ping({ services }: MethodContext): Promise<PingResult> {
+/** `sessions` counts the caller's tenant's open sessions only: another tenant's come and go unseen. */
+export async function ping({ services, peer }: MethodContext): Promise<PingResult> {
   return {
     status: "ok",
     version: services.serverVersion,
     protocolVersion: ASK_PROTOCOL_VERSION,
     uptime: Math.floor((Date.now() - services.startedAt) / 1000),
-    sessions: services.sessions.all().length,
+    sessions: services.sessions.visibleTo(peer.tenant).length,
   };
 }
 

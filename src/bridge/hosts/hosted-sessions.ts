@@ -86,6 +86,11 @@ export class HostedSessions {
     return this.links.flatMap((link) => link.sessions.all());
   }
 
+  /** The open records `tenant` may use, over every host (see SessionRegistry.visibleTo). */
+  visibleTo(tenant: string | undefined): SessionRecord[] {
+    return this.links.flatMap((link) => link.sessions.visibleTo(tenant));
+  }
+
   /** What records dropped after a close had counted, over every host. */
   get retired(): { eventsEmitted: number; snapshotFetches: number } {
     const total = { eventsEmitted: 0, snapshotFetches: 0 };

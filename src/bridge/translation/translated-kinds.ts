@@ -26,8 +26,8 @@ const CHANGE_KINDS = {
   "timeline.advance": "ignored",
   "tool.remove": "ignored",
   "operation.remove": "ignored",
-  "agent.set": "ignored", // subagents: no Ask event
-  "agent.remove": "ignored",
+  "agent.set": "translated", // subagent.started / subagent.completed
+  "agent.remove": "translated", // subagent.removed
   "facet.set": "ignored", // client-facing metadata Ask does not model
   "facet.remove": "ignored",
 } as const satisfies Record<ChangeKind, Handling>;
@@ -44,9 +44,9 @@ const SERVER_MESSAGE_TYPES = {
   "session.delta": "translated",
   "session.pendingUserMessages": "translated",
   "session.ephemeral": "translated",
+  "session.subagentActivities": "translated", // subagent.activity
   ready: "ignored",
   response: "ignored",
-  "session.subagentActivities": "ignored",
   "session.clientTool.call": "ignored",
   "session.clientTool.cancel": "ignored",
 } as const satisfies Record<ServerMessageType, Handling>;

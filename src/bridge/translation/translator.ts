@@ -6,7 +6,9 @@ import type {
   PendingUserMessagesState,
   SessionDeltaMessage,
   SessionEphemeralMessage,
+  SessionSubagentActivitiesMessage,
   Snapshot,
+  SubagentActivitiesState,
   ToolRun,
   TurnOutcome,
   TurnRecord,
@@ -16,6 +18,7 @@ import { messageText, messageThinking, toolCallArguments, toolDuration, toolOutp
 import { sessionHistory, type HistoryGroup } from "./session-history.js";
 import { entryEvents, groupEvents, turnEndEvent, userMessageEvent } from "./history-events.js";
 import { feedbackEvent, noticeEvent } from "./notice-events.js";
+import { SubagentEvents } from "./subagent-events.js";
 import type { IgnoredChangeKind } from "./translated-kinds.js";
 import { TurnLedger } from "./turn-ledger.js";
 
@@ -77,13 +80,16 @@ export class DeltaTranslator {
   /** Characters of text/thinking already emitted per assistant message. */
   private readonly streamed = new Map<string, StreamMark>();
   private readonly ledger = new TurnLedger();
+  private readonly subagents = new SubagentEvents();
 
   /**
-   * `baseline` = the snapshot installed by session.observe; what it holds counts as already seen
-   * (a caller that shows a turn already running reports its start itself).
+   * `baseline` = the snapshot installed by session.observe (and `activities`, its sub-agent
+   * activity lists); what it holds counts as already seen (a caller that shows a turn already
+   * running reports its start itself).
    */
-  constructor(baseline: Snapshot) {
+  constructor(baseline: Snapshot, activities?: SubagentActivitiesState) {
     this.absorb(baseline);
+    if (activities) this.subagents.absorbActivities(activities);
   }
 
   /**
@@ -93,8 +99,8 @@ export class DeltaTranslator {
    * and that has finished meanwhile, and starts every running turn they never mentioned — each
    * turn keeps exactly one start and one end across the two processes.
    */
-  static resumingAfter(snapshot: Snapshot, reported: ReadonlyArray<{ type: string; payload: unknown }>): DeltaTranslator {
-    const translator = new DeltaTranslator(snapshot);
+  static resumingAfter(snapshot: Snapshot, reported: ReadonlyArray<{ type: string; payload: unknown }>, activities?: SubagentActivitiesState): DeltaTranslator {
+    const translator = new DeltaTranslator(snapshot, activities);
     translator.reopen(reported, snapshot);
     return translator;
   }
@@ -143,8 +149,18 @@ export class DeltaTranslator {
    * after `session.created`, so replaying it tells turns the gateway never watched. A turn still
    * running is told so far; the rest of it follows live.
    */
-  history(snapshot: Snapshot): EventDraft[] {
-    return sessionHistory(snapshot).flatMap((group) => this.retell(group, snapshot));
+  history(snapshot: Snapshot, activities?: SubagentActivitiesState): EventDraft[] {
+    return [...sessionHistory(snapshot).flatMap((group) => this.retell(group, snapshot)), ...this.subagents.history(snapshot, activities)];
+  }
+
+  /** A message of the sub-agent activity channel: the new activities of each run it names. */
+  activities(message: SessionSubagentActivitiesMessage): EventDraft[] {
+    return this.subagents.message(message);
+  }
+
+  /** The activity channel's whole state (a fresh observe): what changed since is reported. */
+  activityState(state: SubagentActivitiesState): EventDraft[] {
+    return this.subagents.state(state);
   }
 
   /** Events for one applied delta. `before`/`after` are the snapshots around it (after = applyDelta result). */
@@ -220,6 +236,12 @@ export class DeltaTranslator {
         return;
       case "timeline.append":
         if (change.item.type === "notice") out.push(noticeEvent(change.item.notice));
+        return;
+      case "agent.set":
+        this.subagents.agent(change.agent, after, out);
+        return;
+      case "agent.remove":
+        this.subagents.removed(change.id, out);
         return;
       default:
         // Only kinds CHANGE_KINDS marks ignored may reach this point.
@@ -392,6 +414,7 @@ export class DeltaTranslator {
         out.push(draft("turn.failed", { turnId, error: "the turn is no longer known to the Tau host; its outcome was lost" }));
       }
     }
+    this.subagents.reconcile(snapshot, out);
     this.absorb(snapshot);
   }
 
@@ -402,6 +425,7 @@ export class DeltaTranslator {
    * change at the latest — never an end without a start.
    */
   private absorb(snapshot: Snapshot): void {
+    this.subagents.absorb(snapshot);
     this.streamed.clear();
     for (const record of snapshot.messages) {
       if (record.message.role === "user") this.toldMessages.add(record.id);

@@ -52,6 +52,9 @@ ${RECORD_FILE_USAGE}
   --max-connections N           socket clients at once (default ${DEFAULT_LIMITS.maxConnections}) ${envName("max-connections")}
   --max-buffered-bytes N        unread bytes queued for a socket client before it is disconnected
                                 (default ${DEFAULT_LIMITS.maxBufferedBytes}) ${envName("max-buffered-bytes")}
+  --idle-timeout-ms MS          a socket client that sends no line within MS of connecting, or takes
+                                none of its output for MS, is disconnected; 0 = never
+                                (default ${DEFAULT_LIMITS.idleTimeoutMs}) ${envName("idle-timeout-ms")}
 
 While stdout is not being read, stdin is not read either. It exits 0 once stdin ends or stdout is
 gone and the work in flight is answered, or on SIGTERM/SIGINT after draining: requests arriving
@@ -69,6 +72,7 @@ const settings = {
   socketMode: socketSettings.socketMode,
   maxConnections: limitSettings.maxConnections,
   maxBufferedBytes: limitSettings.maxBufferedBytes,
+  idleTimeoutMs: limitSettings.idleTimeoutMs,
 };
 
 type AskStdioSettings = StdioSettingValues<typeof settings>;
@@ -146,6 +150,12 @@ function listenOnSocket(bridge: AskBridge, settings: AskStdioSettings, connectio
         ...connection(),
         maxBufferedBytes: settings.maxBufferedBytes,
         onSlowConsumer: () => log("warn", "slow socket client disconnected: too much data waiting unread", { maxBufferedBytes: settings.maxBufferedBytes }),
+        firstLineTimeoutMs: settings.idleTimeoutMs,
+        stallTimeoutMs: settings.idleTimeoutMs,
+        onDeadline: (stage) =>
+          log("info", stage === "idle" ? "socket client disconnected: it sent no line within the idle deadline" : "socket client disconnected: it took nothing of what waited for it within the idle deadline", {
+            idleTimeoutMs: settings.idleTimeoutMs,
+          }),
       }),
   }).then((listener) => {
     log("info", "Ask clients may attach on the Unix socket", { path: listener.path });

@@ -59,6 +59,13 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
 
 export async function threadResume(ctx: CodexMethodContext, params: ThreadResumeParams): Promise<ThreadResumeResult> {
   const { services, peer } = ctx;
+  const child = await services.threads.openChild(params.threadId, peer.tenant);
+  if (child) {
+    // A sub-agent's thread: its run's notifications follow the response; it runs as its parent does, in its own directory.
+    child.parent.subagents.attachChild(child.agentId, peer, ctx.cause);
+    const thread = child.parent.childThread(child.agentId, params.excludeTurns !== true)!;
+    return { thread, ...child.parent.settings(), cwd: thread.cwd };
+  }
   const thread = await services.threads.open(params.threadId, peer.tenant);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
   if (policy !== undefined) await thread.setApprovalPolicy(policy);
@@ -76,6 +83,8 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
 }
 
 export async function threadRead({ services, peer }: CodexMethodContext, params: ThreadReadParams): Promise<ThreadReadResult> {
+  const child = await services.threads.openChild(params.threadId, peer.tenant);
+  if (child) return { thread: child.parent.childThread(child.agentId, params.includeTurns === true)! };
   const thread = await services.threads.open(params.threadId, peer.tenant);
   return { thread: thread.thread(params.includeTurns === true) };
 }
@@ -95,6 +104,10 @@ export async function threadList({ services, peer }: CodexMethodContext, params:
   const closed = await services.core.sessions.closedAmong(sessions.map((s) => s.sessionId));
   const cwds = cwdFilter(params.cwd);
   const term = params.searchTerm?.toLowerCase();
+  const kinds = params.sourceKinds ?? [];
+  // Sub-agents' child threads are listed only when sub-agent kinds are asked for; only those, when nothing else is.
+  const children = kinds.some((k) => CHILD_KINDS.has(k));
+  const parents = kinds.length === 0 || !kinds.every((k) => SUB_AGENT_KINDS.has(k));
   const found: Array<{ thread: Thread; order: number }> = [];
   for (const { sessionId } of sessions) {
     if (closed.has(sessionId)) continue;
@@ -102,9 +115,12 @@ export async function threadList({ services, peer }: CodexMethodContext, params:
     if (!digest || digest.tenant !== peer.tenant) continue;
     const loaded = services.threads.get(sessionId);
     const thread = loaded ? loaded.thread(false) : digest.thread;
-    if (cwds && !cwds.includes(thread.cwd)) continue;
-    if (term && !thread.preview.toLowerCase().includes(term)) continue;
-    found.push({ thread, order: digest.updatedAtMs });
+    const candidates = [...(parents ? [{ thread, order: digest.updatedAtMs }] : []), ...(children ? digest.children.map((c) => ({ thread: c, order: c.updatedAt * 1000 })) : [])];
+    for (const candidate of candidates) {
+      if (cwds && !cwds.includes(candidate.thread.cwd)) continue;
+      if (term && !candidate.thread.preview.toLowerCase().includes(term)) continue;
+      found.push(candidate);
+    }
   }
   found.sort((a, b) => b.order - a.order);
   const limit = params.limit ?? 50;
@@ -126,6 +142,11 @@ async function personaNamed({ services }: CodexMethodContext, model: string | nu
   const snapshot = await hostCatalogSnapshot(services.core);
   return snapshot?.catalog.personas.some((p) => p.id === model) ? model : undefined;
 }
+
+/** The source kinds a Tau sub-agent's thread (a thread_spawn sub-agent) is of. */
+const CHILD_KINDS: ReadonlySet<string> = new Set(["subAgent", "subAgentThreadSpawn"]);
+/** Every sub-agent kind (the others — review, compact, other — Tau has no threads of). */
+const SUB_AGENT_KINDS: ReadonlySet<string> = new Set(["subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther"]);
 
 function cwdFilter(value: unknown): string[] | undefined {
   if (typeof value === "string") return [value];

@@ -15,6 +15,7 @@ import { codexError } from "../codex-errors.js";
 import type { CodexMethodContext } from "../context.js";
 import type { CodexThread } from "../thread.js";
 import { inputText } from "../user-input.js";
+import { childTurnId } from "../child-threads.js";
 
 /**
  * turn/*: a turn is a Tau turn, its id the id of its user message. The response to turn/start and
@@ -27,6 +28,7 @@ const inProgress = (id: string): Turn => ({ id, items: [], status: "inProgress",
 
 export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams): Promise<TurnStartResult> {
   const { services, peer } = ctx;
+  await refuseChild(ctx, params.threadId, "start a turn on");
   const thread = await services.threads.open(params.threadId, peer.tenant);
   const text = inputText(params.input);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
@@ -53,6 +55,7 @@ export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams
 }
 
 export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams): Promise<TurnSteerResult> {
+  await refuseChild(ctx, params.threadId, "steer");
   const thread = await ctx.services.threads.open(params.threadId, ctx.peer.tenant);
   const active = thread.record.hub.activeTurnId;
   if (!active) throw codexError("invalid_request", "no active turn to steer");
@@ -63,6 +66,8 @@ export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams
 }
 
 export async function turnInterrupt(ctx: CodexMethodContext, params: TurnInterruptParams): Promise<TurnInterruptResult> {
+  const child = await ctx.services.threads.openChild(params.threadId, ctx.peer.tenant);
+  if (child) return interruptChild(ctx, child.parent, child.agentId, params.turnId);
   const thread = await ctx.services.threads.open(params.threadId, ctx.peer.tenant);
   const active = thread.record.hub.activeTurnId;
   if (!active) throw codexError("invalid_request", "no active turn to interrupt");
@@ -71,6 +76,27 @@ export async function turnInterrupt(ctx: CodexMethodContext, params: TurnInterru
   thread.interrupting(active);
   await ctx.services.core.upstream.request("session.interrupt", { sessionId: thread.threadId });
   return {};
+}
+
+/**
+ * turn/interrupt on a sub-agent's thread interrupts that sub-agent (Tau's session.interruptSubagent,
+ * which leaves the parent's turn alone); its turn/completed `interrupted` follows on the child thread.
+ */
+async function interruptChild(ctx: CodexMethodContext, parent: CodexThread, agentId: string, turnId: string): Promise<TurnInterruptResult> {
+  const agent = parent.snapshot.agents[agentId];
+  if (!agent || agent.run.status !== "running") throw codexError("invalid_request", "no active turn to interrupt");
+  const active = childTurnId(agentId, agent.run.revision);
+  if (turnId !== active) throw codexError("invalid_request", `expected active turn id \`${turnId}\` but found \`${active}\``);
+  parent.subagents.attachChild(agentId, ctx.peer, ctx.cause);
+  await ctx.services.core.upstream.request("session.interruptSubagent", { sessionId: parent.threadId, subagentId: agentId });
+  return {};
+}
+
+/** A sub-agent's thread takes no input from a client: Tau gives a sub-agent work only through its parent. */
+async function refuseChild(ctx: CodexMethodContext, threadId: string, what: string): Promise<void> {
+  if (await ctx.services.threads.openChild(threadId, ctx.peer.tenant)) {
+    throw codexError("invalid_request", `cannot ${what} the thread of sub-agent ${threadId}: Tau gives a sub-agent work only through its parent thread`);
+  }
 }
 
 /** Delivers `text` into the running turn; resolves with that turn's id once Tau took it. */

@@ -2,6 +2,7 @@ import cors from "@fastify/cors";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { PLUGIN } from "../plugin-names.js";
+import { allowedHostNames, clientHostAllowed, type HostAllowlist } from "./hosts.js";
 import { originAllowed, type OriginAllowlist } from "./origins.js";
 import type { Principal, TokenRegistry } from "./tokens.js";
 
@@ -23,6 +24,8 @@ declare module "fastify" {
      * only its own page in (a browser sends Origin on its module scripts, even from the same origin).
      */
     checksOwnOrigin?: boolean;
+    /** The route checks the Host header itself, against its own list (the inspector: --inspector-hosts). */
+    checksOwnHost?: boolean;
   }
 }
 
@@ -31,6 +34,11 @@ export interface AccessControlOptions {
   tokens?: TokenRegistry;
   /** Default: no browser origin allowed. */
   allowedOrigins?: OriginAllowlist;
+  /**
+   * Without tokens: the names the Host header may carry (besides any IP address); a request naming
+   * another is refused (DNS rebinding, hosts.ts). Ignored with tokens. Default: the loopback names.
+   */
+  allowedHosts?: HostAllowlist;
 }
 
 /** Routes a load balancer or orchestrator probes without credentials. */
@@ -42,14 +50,27 @@ const REALM = 'Bearer realm="tau-gateway"';
  * including WebSocket upgrades, which @fastify/websocket routes through Fastify's hooks before it
  * upgrades: a refused upgrade gets a plain HTTP 403/401 and never becomes a WebSocket.
  *
- * In order: the Origin allowlist (403), CORS headers and preflight answers (a browser sends no
- * credentials on a preflight), then the bearer token (401 with `WWW-Authenticate: Bearer`).
+ * In order: without tokens, the Host allowlist (403); the Origin allowlist (403), CORS headers and
+ * preflight answers (a browser sends no credentials on a preflight), then the bearer token (401
+ * with `WWW-Authenticate: Bearer`).
  */
 export const accessControl = fp<AccessControlOptions>(
   async (app, options) => {
     const allowlist = options.allowedOrigins ?? [];
     app.decorateRequest("principal", undefined);
     app.decorateRequest("tenant", undefined);
+
+    if (!options.tokens) {
+      // A gateway without tokens answers anyone who reaches it, and so a rebinding page too, unless its Host is refused.
+      const hosts = options.allowedHosts ?? allowedHostNames("localhost");
+      app.addHook("onRequest", async (request, reply) => {
+        if (PUBLIC_ROUTES.has(request.routeOptions.url ?? "") || request.routeOptions.config?.checksOwnHost === true) return;
+        if (clientHostAllowed(hosts, request.headers.host)) return;
+        request.log.info({ host: request.headers.host }, "request naming a host the gateway does not answer to refused");
+        const names = hosts === "*" ? "" : `${hosts.join(", ")} or an IP address`;
+        return refuse(reply, 403, "forbidden_host", `this gateway answers only to the host names ${names} (see --allowed-hosts)`);
+      });
+    }
 
     app.addHook("onRequest", async (request, reply) => {
       if (originAllowed(allowlist, request.headers.origin) || request.routeOptions.config?.checksOwnOrigin === true) return;

@@ -98,6 +98,11 @@ export class TokenRegistry {
     return this.entries.length;
   }
 
+  /** How many tenants the tokens act for. */
+  get tenantCount(): number {
+    return new Set(this.entries.map((entry) => entry.tenant)).size;
+  }
+
   /**
    * The principal a presented token belongs to, or undefined. Every entry is compared (no early
    * exit), each comparison in constant time over fixed-length digests.

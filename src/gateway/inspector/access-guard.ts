@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { hostNameOf } from "../auth/hosts.js";
 import { trustedPeer } from "../trusted-peer.js";
 
 /**
@@ -19,31 +20,6 @@ export interface InspectorAccess {
   authenticated: boolean;
   /** Host names (lower case, IPv6 without brackets) the Host header may carry besides the loopback names. */
   hosts: readonly string[];
-}
-
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
-const ANY_ADDRESS = new Set(["0.0.0.0", "::", ""]);
-
-/** The host names the Host header may carry: the loopback names, the listen address unless it is a wildcard, and `extra`. */
-export function allowedHostNames(listenHost: string, extra: readonly string[] = []): string[] {
-  const names = new Set(LOOPBACK_NAMES);
-  const listen = bareHost(listenHost);
-  if (!ANY_ADDRESS.has(listen)) names.add(listen);
-  for (const name of extra) names.add(bareHost(name));
-  return [...names];
-}
-
-const bareHost = (host: string) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
-
-/** The host name of a Host header (`name[:port]`, `[v6][:port]`), or undefined when it is not one. */
-function hostNameOf(header: string | undefined): string | undefined {
-  if (!header || /[\s/?#@\\]/.test(header)) return undefined;
-  try {
-    const url = new URL(`http://${header}`);
-    return url.hostname === "" ? undefined : bareHost(url.hostname);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Addresses only this machine has (IPv4-mapped IPv6 included), matched as trustProxy's "loopback" is. */

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { causeOfWrite, trackEventCauses } from "../../shared/event-cause.js";
 import { onFirstMessage, type ConnectionRecording } from "../../transports/recording/connection-recording.js";
 import type { FrameTap, TappedPeer } from "../../transports/recording/frame-tap.js";
@@ -10,6 +11,12 @@ import type { OperatorDecision } from "./operator-decisions.js";
  * every client connection (the live ones and the last few closed), and the latest events in one
  * numbered sequence, so a page whose feed dropped resumes where it left off (`Last-Event-ID`).
  * Everything is bounded: frames and bytes per connection, closed connections kept, events kept.
+ *
+ * What a tenant's token sees must not count the other tenants' traffic, so besides the hub's own
+ * sequence every event of a tenant's connection (and every operator answer in a tenant's session)
+ * gets a number in that tenant's own sequence (`tenantSeq`), and a tenant's connections get ids
+ * that count nothing (`ask-3f9a01c2`); connections of no tenant (a gateway without tokens) are
+ * numbered `ask-1`, `codex-2`, … as before. inspector-viewer.ts shows each viewer its numbering.
  */
 
 export interface InspectorLimits extends ConnectionLimits {
@@ -55,6 +62,10 @@ export class InspectorHub implements FrameTap {
   private readonly decisions: OperatorDecision[] = [];
   private seq = 0;
   private opened = 0;
+  /** Each tenant's own sequence: its newest number. */
+  private readonly tenantSeqs = new Map<string, number>();
+  /** The tenant and tenant number of each event of a tenant, and of each frame of a tenant's connection. */
+  private readonly scopes = new WeakMap<object, { tenant: string; seq: number }>();
 
   constructor(readonly limits: InspectorLimits = DEFAULT_INSPECTOR_LIMITS) {
     // Frames the gateway sends name the session event they are part of (the cross-dialect timeline).
@@ -62,7 +73,8 @@ export class InspectorHub implements FrameTap {
   }
 
   connection(dialect: RecordedDialect, transport: string, peer: TappedPeer = {}): ConnectionRecording {
-    const id = `${dialect}-${++this.opened}`;
+    // A tenant's ids must not count the connections of every tenant: random, where tenantless ones are counted.
+    const id = peer.tenant === undefined ? `${dialect}-${++this.opened}` : `${dialect}-${randomBytes(4).toString("hex")}`;
     const trace = new ConnectionTrace(id, dialect, transport, new Date(), { tenant: peer.tenant, tokenId: peer.tokenId }, this.limits);
     this.traces.set(id, trace);
     this.publishConnection(trace);
@@ -72,7 +84,10 @@ export class InspectorHub implements FrameTap {
       const cause = direction === "server" ? causeOfWrite() : undefined;
       for (const frame of trace.add(direction, text, new Date(), cause)) {
         const sequenced = Object.assign(frame, { seq: ++this.seq });
-        this.publish({ seq: sequenced.seq, type: "frame", frame: sequenced, inflight: trace.info().inflight });
+        const event: InspectorEvent = { seq: sequenced.seq, type: "frame", frame: sequenced, inflight: trace.info().inflight };
+        const scope = this.number(event, trace.tenant);
+        if (scope) this.scopes.set(sequenced, scope);
+        this.publish(event);
       }
     };
     return {
@@ -113,11 +128,46 @@ export class InspectorHub implements FrameTap {
     };
   }
 
-  /** An operator answered an interaction from the page: kept (the newest) and published to every open page. */
-  recordDecision(decision: OperatorDecision): void {
+  /** An operator answered an interaction from the page: kept (the newest) and published to every open page; `tenant`: the session's. */
+  recordDecision(decision: OperatorDecision, tenant?: string): void {
     this.decisions.push(decision);
     if (this.decisions.length > MAX_DECISIONS) this.decisions.shift();
-    this.publish({ seq: ++this.seq, type: "decision", decision });
+    const event: InspectorEvent = { seq: ++this.seq, type: "decision", decision };
+    this.number(event, tenant);
+    this.publish(event);
+  }
+
+  /** The newest number of `tenant`'s own sequence (0 before its first event). */
+  tenantSeq(tenant: string): number {
+    return this.tenantSeqs.get(tenant) ?? 0;
+  }
+
+  /** The tenant and tenant number of an event or a frame of a tenant; undefined for those of no tenant. */
+  scopeOf(item: object): { tenant: string; seq: number } | undefined {
+    return this.scopes.get(item);
+  }
+
+  /**
+   * The events of `tenant` after its number `seq`, or undefined when some of them are no longer
+   * kept (or `seq` is not one of its numbers).
+   */
+  sinceForTenant(tenant: string, seq: number): InspectorEvent[] | undefined {
+    const newest = this.tenantSeq(tenant);
+    if (!Number.isInteger(seq) || seq < 0 || seq > newest) return undefined;
+    if (seq === newest) return [];
+    const kept = this.events.filter((event) => this.scopes.get(event)?.tenant === tenant);
+    const first = kept[0] && this.scopes.get(kept[0])!.seq;
+    if (first === undefined || first > seq + 1) return undefined;
+    return kept.filter((event) => this.scopes.get(event)!.seq > seq);
+  }
+
+  /** Gives a tenant's event the next number of the tenant's sequence. */
+  private number(event: InspectorEvent, tenant: string | undefined): { tenant: string; seq: number } | undefined {
+    if (tenant === undefined) return undefined;
+    const scope = { tenant, seq: this.tenantSeq(tenant) + 1 };
+    this.tenantSeqs.set(tenant, scope.seq);
+    this.scopes.set(event, scope);
+    return scope;
   }
 
   /** The events after `seq`, or undefined when some of them are no longer kept (or `seq` is not one of ours). */
@@ -136,7 +186,9 @@ export class InspectorHub implements FrameTap {
   }
 
   private publishConnection(trace: ConnectionTrace): void {
-    this.publish({ seq: ++this.seq, type: "connection", connection: trace.info() });
+    const event: InspectorEvent = { seq: ++this.seq, type: "connection", connection: trace.info() };
+    this.number(event, trace.tenant);
+    this.publish(event);
   }
 
   private publish(event: InspectorEvent): void {

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { PassThrough } from "node:stream";
+import { Deadline } from "../../shared/deadline.js";
 import { PLUGIN } from "../plugin-names.js";
 import { refuseInspector, type InspectorAccess } from "./access-guard.js";
 import type { InspectorEvent, InspectorHub } from "./inspector-hub.js";
-import { seesEvent, snapshotFor, sees, viewerOf } from "./inspector-viewer.js";
+import { eventFor, missedBy, seesEvent, snapshotFor, sees, viewerOf } from "./inspector-viewer.js";
 import { readPageFiles } from "./page-files.js";
 import { sessionRoutes } from "./session-routes.js";
 import type { InspectedSessions } from "./session-view.js";
@@ -17,6 +18,8 @@ export interface InspectorRoutesOptions {
   heartbeatMs?: number;
   /** What may wait unread for a feed before it is closed (the page resumes it). Default 8 MiB. */
   maxBufferedBytes?: number;
+  /** How long a feed may stay backed up with its reader taking none of it, then it is closed (the idle deadline); 0 or absent: never. */
+  stallTimeoutMs?: number;
   /** The bridge's sessions: their timelines and pending interactions (session-routes.ts); absent, no such routes. */
   sessions?: InspectedSessions;
   /** Largest transcript the page may send to be checked. Default 8 MiB. */
@@ -62,8 +65,8 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
     return refuseInspector(access, request, reply);
   });
 
-  const page = { config: { tokenOptional: true, checksOwnOrigin: true } };
-  const data = { config: { checksOwnOrigin: true } };
+  const page = { config: { tokenOptional: true, checksOwnOrigin: true, checksOwnHost: true } };
+  const data = { config: { checksOwnOrigin: true, checksOwnHost: true } };
   const sendFile = (reply: FastifyReply, name: string) => {
     const file = files.get(name);
     if (!file) return reply.code(404).send({ error: "not_found", message: `the inspector has no file ${JSON.stringify(name)}` });
@@ -100,6 +103,16 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
     const header = request.headers["last-event-id"];
     const lastEventId = Array.isArray(header) ? header[0] : header;
     const body = new PassThrough();
+    // A page that stopped reading (a frozen tab, a machine gone) is closed once it took nothing for the deadline.
+    const stall = new Deadline(options.stallTimeoutMs ?? 0, () => {
+      request.log.info({ stallTimeoutMs: options.stallTimeoutMs }, "inspector feed took nothing of what waited for it; closed");
+      app.metrics.networkTimeout("/inspector/feed", "stalled");
+      body.destroy();
+    });
+    body.on("drain", () => stall.disarm());
+    const put = (text: string) => {
+      if (!body.write(text)) stall.arm();
+    };
     const write = (event: string, id: number, data: unknown) => {
       if (body.writableEnded) return;
       if (body.writableLength > maxBufferedBytes) {
@@ -107,19 +120,24 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
         body.end();
         return;
       }
-      body.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      put(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
     const watcher = viewer(request);
-    const send = (event: InspectorEvent) => seesEvent(watcher, hub, event, sessionTenant) && write(event.type, event.seq, event);
-    const missed = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? hub.since(Number(lastEventId)) : undefined;
+    const send = (event: InspectorEvent) => {
+      if (!seesEvent(watcher, hub, event, sessionTenant)) return;
+      const shown = eventFor(watcher, hub, event);
+      write(shown.type, shown.seq, shown);
+    };
+    const missed = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? missedBy(watcher, hub, Number(lastEventId)) : undefined;
     if (missed) missed.forEach(send);
     else {
       const snapshot = snapshotFor(watcher, hub, sessionTenant);
       write("snapshot", snapshot.seq, snapshot);
     }
     const unsubscribe = hub.subscribe(send);
-    const heartbeat = setInterval(() => body.writableEnded || body.write(": keepalive\n\n"), heartbeatMs);
+    const heartbeat = setInterval(() => body.writableEnded || put(": keepalive\n\n"), heartbeatMs);
     const stop = () => {
+      stall.disarm();
       unsubscribe();
       clearInterval(heartbeat);
       feeds.delete(stop);
@@ -142,6 +160,6 @@ export const inspectorRoutes = fp(inspector, {
   name: "tau-gateway-route-inspector",
   fastify: "5.x",
   encapsulate: true,
-  dependencies: [PLUGIN.accessControl],
-  decorators: { request: ["principal"] },
+  dependencies: [PLUGIN.accessControl, PLUGIN.metrics],
+  decorators: { fastify: ["metrics"], request: ["principal"] },
 });

@@ -48,9 +48,33 @@ export function seesEvent(viewer: InspectorViewer, hub: InspectorHub, event: Ins
   }
 }
 
-/** The hub's snapshot as the viewer may see it (the newest frames of its own connections, the answers in its own sessions). */
+/**
+ * The hub's snapshot as the viewer may see it (the newest frames of its own connections, the
+ * answers in its own sessions), numbered in the viewer's tenant's own sequence for a tenant.
+ */
 export function snapshotFor(viewer: InspectorViewer, hub: InspectorHub, sessionTenant?: SessionTenant): InspectorSnapshot {
   if (viewer.operator) return hub.snapshot();
   const snapshot = hub.snapshot((tenant) => sees(viewer, tenant));
-  return { ...snapshot, decisions: snapshot.decisions.filter((decision) => sees(viewer, sessionTenant?.(decision.sessionId))) };
+  return {
+    seq: hub.tenantSeq(viewer.tenant!),
+    connections: snapshot.connections,
+    frames: snapshot.frames.map((frame) => ({ ...frame, seq: hub.scopeOf(frame)!.seq })),
+    decisions: snapshot.decisions.filter((decision) => sees(viewer, sessionTenant?.(decision.sessionId))),
+  };
+}
+
+/**
+ * A feed event as the viewer is shown it: as it is to an operator; to a tenant, numbered in its
+ * tenant's own sequence (the event's number and its frame's), so that no number counts the
+ * traffic of another tenant. Only for events the viewer sees (seesEvent).
+ */
+export function eventFor(viewer: InspectorViewer, hub: InspectorHub, event: InspectorEvent): InspectorEvent {
+  if (viewer.operator) return event;
+  const seq = hub.scopeOf(event)?.seq ?? 0;
+  return event.type === "frame" ? { ...event, seq, frame: { ...event.frame, seq } } : { ...event, seq };
+}
+
+/** The events a resuming viewer missed after its `lastEventId` (in its own numbering), or undefined when they are not all kept. */
+export function missedBy(viewer: InspectorViewer, hub: InspectorHub, lastEventId: number): InspectorEvent[] | undefined {
+  return viewer.operator ? hub.since(lastEventId) : hub.sinceForTenant(viewer.tenant!, lastEventId);
 }

@@ -36,7 +36,7 @@ type AnswerParams = { Params: { id: string; interactionId: string }; Body: Opera
 
 export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewer }: SessionRoutesOptions): Promise<void> {
   const csrf = randomBytes(32).toString("base64url");
-  const data = { config: { checksOwnOrigin: true } };
+  const data = { config: { checksOwnOrigin: true, checksOwnHost: true } };
 
   // Requests this scope refuses before a handler runs (a body that breaks the schema, not JSON) get the inspector's own error shape.
   app.setErrorHandler((error: FastifyError, _request, reply) => {
@@ -86,7 +86,7 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewe
       return reply.code(status).send({ error: error.code === "invalid_params" ? "invalid_request" : "not_pending", message: error.message });
     }
     const decision = { sessionId: id, interactionId, ...request.body, by: request.principal?.tokenId ?? "loopback", at: new Date().toISOString() };
-    hub.recordDecision(decision);
+    hub.recordDecision(decision, record.tenant);
     return { decided: true, decision };
   });
 }

@@ -3,11 +3,12 @@ import { EventRetentionError } from "../../bridge/event-log.js";
 import type { DeltaSource } from "../../bridge/delta-sources.js";
 import type { PendingPlan } from "../../bridge/interactions/shared-answers.js";
 import type { SessionRecord } from "../../bridge/session-registry.js";
+import { subagentsOf, type SubagentView } from "./subagent-view.js";
 
 /**
  * The sessions the bridge core serves, as the inspector shows them: each session's event log (the
  * one every dialect's subscribers translate, so an event's seq is the key its frames carry, see
- * shared/event-cause.ts) and its pending approvals, questions and plans.
+ * shared/event-cause.ts), its pending approvals, questions and plans, and its sub-agents.
  */
 
 /** Where the inspector finds the sessions (the bridge core's hosted sessions). */
@@ -44,6 +45,8 @@ export interface SessionView extends SessionSummary {
   pending: InteractionRecord[];
   /** Plans waiting for approval, oldest first. */
   plans: PendingPlan[];
+  /** The session's sub-agents (subagent-view.ts). */
+  subagents: SubagentView[];
 }
 
 export const MAX_EVENTS = 500;
@@ -69,6 +72,7 @@ export async function sessionView(record: SessionRecord, after = 0): Promise<Ses
     events: events.map((event) => withSource(timelineEvent(event), record.hub.deltaSource(event.seq))),
     pending: await record.interactions.shared.list(),
     plans: await record.interactions.shared.plans(),
+    subagents: subagentsOf(record.hub.snapshot, record.hub.subagentActivities),
   };
 }
 

@@ -39,7 +39,7 @@ export const transcriptRoute: FastifyPluginAsync<TranscriptRouteOptions> = async
     return reply.send(error);
   });
 
-  app.post<{ Querystring: { dialect?: string } }>("/inspector/api/transcript", { bodyLimit: maxBytes, config: { checksOwnOrigin: true } }, async (request, reply) => {
+  app.post<{ Querystring: { dialect?: string } }>("/inspector/api/transcript", { bodyLimit: maxBytes, config: { checksOwnOrigin: true, checksOwnHost: true } }, async (request, reply) => {
     // A POST without a body (and so without a content type) never reaches the parser.
     if (typeof request.body !== "string") return reply.code(415).send(unsupportedMediaType());
     const dialect = request.query.dialect;

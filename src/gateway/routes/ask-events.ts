@@ -15,6 +15,8 @@ export const DEFAULT_SSE_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 export interface AskEventsRouteOptions {
   heartbeatMs?: number;
   maxBufferedBytes?: number;
+  /** How long a stream may stay backed up with its client taking none of it (the idle deadline); 0: never. */
+  stallTimeoutMs?: number;
   /** `serve --record`: each stream's events, one file per stream. */
   recording?: FrameTap;
 }
@@ -60,6 +62,11 @@ const askEvents: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options
       onSlowConsumer: () => {
         request.log.warn({ sessionId }, "server-sent events client too slow; disconnected");
         metrics.slowConsumerDropped("/rpc/events");
+      },
+      stallTimeoutMs: options.stallTimeoutMs,
+      onStalled: () => {
+        request.log.info({ sessionId, stallTimeoutMs: options.stallTimeoutMs }, "server-sent events client took nothing of what waited for it; disconnected");
+        metrics.networkTimeout("/rpc/events", "stalled");
       },
     });
     bridge.connect(stream.peer);

@@ -36,7 +36,7 @@ export function askGatewayDialect(bridge: AskBridge, options: AskSurfaceOptions)
   const routes: FastifyPluginAsync<DialectRoutesContext> = async (app, context) => {
     app.decorate("askBridge", bridge);
     app.register(askHttpRoute, { jsonrpc: options.jsonrpc, bodyLimit: context.maxMessageBytes, recording: context.recording });
-    app.register(askEventsRoute, { heartbeatMs: context.sseHeartbeatMs, maxBufferedBytes: context.limits.maxBufferedBytes, recording: context.recording });
+    app.register(askEventsRoute, { heartbeatMs: context.sseHeartbeatMs, maxBufferedBytes: context.limits.maxBufferedBytes, stallTimeoutMs: context.limits.idleTimeoutMs, recording: context.recording });
     if (options.socket) {
       const tenant = context.authenticated ? DEFAULT_TENANT : undefined;
       app.register(askSocketListener, { ...options.socket, jsonrpc: options.jsonrpc, tenant, limits: context.limits, maxMessageBytes: context.maxMessageBytes, recording: context.recording });

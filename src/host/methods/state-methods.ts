@@ -44,6 +44,6 @@ export const stateMethods = {
   },
 
   "session.interruptSubagent"(ctx: RequestContext, params: SessionInterruptSubagentParams): Promise<SessionInterruptSubagentResult> {
-    return interruptSubagent(ctx.session(params.sessionId));
+    return interruptSubagent(ctx.session(params.sessionId), params.subagentId);
   },
 };

@@ -252,4 +252,25 @@ export const typeDefinitions: Record<string, Schema> = {
     },
     { description: "A user message waiting for the next turn boundary (queue) or the next model call (steer)." },
   ),
+
+  SubagentActivity: describe(
+    "One thing a sub-agent did, as Tau reports it on its activity channel: what it said (assistant), a tool it used (tool: its name, how it ended and what it acted on), or a notice.",
+    union(
+      obj({ type: literal("assistant"), text: str() }),
+      obj({
+        type: literal("tool"),
+        toolName: str(),
+        outcome: oneOfStrings(["succeeded", "failed", "blocked", "cancelled"]),
+        action: str({ description: "What the tool did, e.g. Read." }),
+        subject: str({ description: "What it acted on." }),
+        details: opt(arr(str())),
+      }),
+      obj({ type: literal("notice"), severity: oneOfStrings(["info", "warn", "error"]), title: str(), content: opt(arr(str())) }),
+    ),
+  ),
+
+  SubagentStatus: describe(
+    "How a sub-agent's run ended: succeeded with a response, failed with an error, or interrupted (by a client's interrupt, or the host stopping).",
+    oneOfStrings(["succeeded", "failed", "interrupted"]),
+  ),
 };

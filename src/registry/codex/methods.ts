@@ -219,7 +219,12 @@ export const codexMethodEntries: MethodEntry[] = [
   request(
     "thread/list",
     "Threads of this tenant, most recently updated first; turns are not included.",
-    obj({ ...page, searchTerm: opt(nullableString()), cwd: opt(any("A path or a list of paths.")) }),
+    obj({
+      ...page,
+      searchTerm: opt(nullableString()),
+      cwd: opt(any("A path or a list of paths.")),
+      sourceKinds: opt(nullable(describe("Sub-agent kinds (subAgent, subAgentThreadSpawn) list the child threads of Tau's sub-agents.", arr(ref("ThreadSourceKind"))))),
+    }),
     obj({ data: arr(ref("Thread")), nextCursor, backwardsCursor: opt(nullableString()) }),
     { experimentalFields: ["ancestorThreadId", "attachedToThreadId", "includeAttachedThreads", "parentThreadId", "projectId"] },
   ),

@@ -9,6 +9,7 @@ import {
   obj,
   oneOfStrings,
   opt,
+  record,
   ref,
   str,
   union,
@@ -29,6 +30,11 @@ export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-acces
 export const APPROVALS_REVIEWERS = ["user", "auto_review", "guardian_subagent"] as const;
 export const THREAD_ACTIVE_FLAGS = ["waitingOnApproval", "waitingOnUserInput"] as const;
 export const SESSION_SOURCES = ["cli", "vscode", "exec", "appServer", "unknown"] as const;
+export const THREAD_SOURCE_KINDS = ["cli", "vscode", "exec", "appServer", "subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther", "unknown"] as const;
+export const COLLAB_AGENT_TOOLS = ["spawnAgent", "sendInput", "resumeAgent", "wait", "closeAgent", "sendMessage", "followupTask", "interruptAgent", "listAgents"] as const;
+export const COLLAB_AGENT_STATUSES = ["pendingInit", "running", "interrupted", "completed", "errored", "shutdown", "notFound"] as const;
+export const COLLAB_TOOL_CALL_STATUSES = ["inProgress", "completed", "failed", "interrupted"] as const;
+export const SUB_AGENT_ACTIVITY_KINDS = ["started", "interacted", "interrupted", "completed"] as const;
 export const TURN_STATUSES = ["completed", "interrupted", "failed", "inProgress"] as const;
 export const COMMAND_EXECUTION_STATUSES = ["inProgress", "completed", "failed", "declined"] as const;
 export const TOOL_CALL_STATUSES = ["inProgress", "completed", "failed"] as const;
@@ -122,9 +128,26 @@ export const typeDefinitions: Record<string, Schema> = {
     tagged("active", { activeFlags: arr(ref("ThreadActiveFlag")) }),
   ),
   SessionSource: describe(
-    "Where the thread was started; the gateway reports appServer.",
-    union(oneOfStrings(SESSION_SOURCES), obj({ custom: str() }, { strict: true }), obj({ subAgent: any() }, { strict: true })),
+    "Where the thread was started; the gateway reports appServer, and subAgent (thread_spawn) for the child thread of a Tau sub-agent.",
+    union(oneOfStrings(SESSION_SOURCES), obj({ custom: str() }, { strict: true }), obj({ subAgent: ref("SubAgentSource") }, { strict: true })),
   ),
+  SubAgentSource: union(
+    oneOfStrings(["review", "compact", "memory_consolidation"]),
+    obj(
+      {
+        thread_spawn: obj({
+          parent_thread_id: str(),
+          depth: int({ min: -2147483648, max: 2147483647 }),
+          agent_nickname: opt(nullableString()),
+          agent_path: opt(nullableString()),
+          agent_role: opt(nullableString()),
+        }),
+      },
+      { strict: true },
+    ),
+    obj({ other: str() }, { strict: true }),
+  ),
+  ThreadSourceKind: oneOfStrings(THREAD_SOURCE_KINDS),
   Thread: obj(
     {
       id: str(),
@@ -143,8 +166,11 @@ export const typeDefinitions: Record<string, Schema> = {
       path: opt(nullableString()),
       name: opt(nullableString()),
       model: opt(nullableString()),
+      parentThreadId: opt(nullableString("The parent thread, for a sub-agent's thread.")),
+      agentNickname: opt(nullableString("A sub-agent's name (its Tau title).")),
+      agentRole: opt(nullableString()),
     },
-    { description: "A thread is one Tau session; its id is the session id." },
+    { description: "A thread is one Tau session (its id is the session id), or one Tau sub-agent of a session (its id is the sub-agent's)." },
   ),
 
   // ── Turns ──
@@ -245,8 +271,32 @@ export const typeDefinitions: Record<string, Schema> = {
         durationMs: opt(nullable(int({ min: 0 }))),
       }),
       tagged("plan", { id: str(), text: str() }),
+      tagged("collabAgentToolCall", {
+        id: str(),
+        tool: ref("CollabAgentTool"),
+        status: ref("CollabAgentToolCallStatus"),
+        senderThreadId: str(),
+        receiverThreadIds: arr(str()),
+        agentsStates: record(ref("CollabAgentState")),
+        prompt: opt(nullableString()),
+        model: opt(nullableString()),
+        reasoningEffort: opt(nullable(ref("ReasoningEffort"))),
+      }),
+      tagged("subAgentActivity", {
+        id: str(),
+        kind: ref("SubAgentActivityKind"),
+        agentThreadId: str(),
+        agentPath: str(),
+        model: opt(nullableString()),
+        reasoningEffort: opt(nullable(ref("ReasoningEffort"))),
+      }),
     ),
   ),
+  CollabAgentTool: oneOfStrings(COLLAB_AGENT_TOOLS),
+  CollabAgentToolCallStatus: oneOfStrings(COLLAB_TOOL_CALL_STATUSES),
+  CollabAgentStatus: oneOfStrings(COLLAB_AGENT_STATUSES),
+  CollabAgentState: obj({ status: ref("CollabAgentStatus"), message: opt(nullableString()) }),
+  SubAgentActivityKind: oneOfStrings(SUB_AGENT_ACTIVITY_KINDS),
 
   // ── Catalog ──
   InputModality: oneOfStrings(INPUT_MODALITIES),
