@@ -1,8 +1,12 @@
-import type { ClientCapabilities, Implementation, LoggingLevel } from "../../generated/mcp-v2025-11-25.js";
+import type { ClientCapabilities, Implementation, LoggingLevel, RequestId } from "../../generated/mcp-v2025-11-25.js";
 import type { McpPeer } from "./peer.js";
 
 /** A tools/call still running: what notifications/cancelled does to it. */
 export interface RunningCall {
+  /** Its JSON-RPC id. */
+  readonly id: RequestId;
+  /** The session whose turn it runs. */
+  readonly sessionId: string;
   cancel(reason: string | undefined): void;
 }
 
@@ -19,6 +23,15 @@ export class McpClient {
   readonly calls = new Map<string, RunningCall>();
 
   constructor(readonly peer: McpPeer) {}
+
+  /**
+   * The id of this connection's tool call running a turn of the session, if one is: what the
+   * session asks of the client then is part of that call (on Streamable HTTP, its response stream).
+   */
+  callIn(sessionId: string): RequestId | undefined {
+    for (const call of this.calls.values()) if (call.sessionId === sessionId) return call.id;
+    return undefined;
+  }
 
   /**
    * The client can show a form. An empty `elicitation` capability means form mode (the revision

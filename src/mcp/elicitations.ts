@@ -30,7 +30,7 @@ export class McpElicitations implements ReverseRequester {
     const form = permissionForm(params);
     return firstAnswer(
       this.watches.askable(sessionId).map((client) =>
-        this.ask(client, form, signal).then((answer): InteractionRequestPermissionResult | undefined => {
+        this.ask(client, sessionId, form, signal).then((answer): InteractionRequestPermissionResult | undefined => {
           if (answer === undefined) return undefined;
           const choice = formChoice(answer);
           if (choice.kind === "approve") return { decision: choice.scope === "session" ? "acceptForSession" : "approve" };
@@ -44,7 +44,7 @@ export class McpElicitations implements ReverseRequester {
     const form = questionForm(params);
     return firstAnswer(
       this.watches.askable(sessionId).map((client) =>
-        this.ask(client, form, signal).then((answer) => {
+        this.ask(client, sessionId, form, signal).then((answer) => {
           if (answer === undefined) return undefined;
           const choice = formChoice(answer);
           if (choice.kind === "answer") return { response: choice.text };
@@ -57,8 +57,8 @@ export class McpElicitations implements ReverseRequester {
   }
 
   /** The client's answer (or its failure, as an Error); undefined once the interaction was settled elsewhere. */
-  private ask(client: McpClient, form: Parameters<McpClient["peer"]["request"]>[1], signal: AbortSignal): Promise<unknown> {
-    return client.peer.request("elicitation/create", form, signal).then(
+  private ask(client: McpClient, sessionId: string, form: Parameters<McpClient["peer"]["request"]>[1], signal: AbortSignal): Promise<unknown> {
+    return client.peer.request("elicitation/create", form, signal, client.callIn(sessionId)).then(
       (answer) => (signal.aborted ? undefined : answer),
       (error: unknown) => (signal.aborted ? undefined : error instanceof Error ? error : new Error(String(error))),
     );

@@ -75,10 +75,10 @@ async function turn(ctx: McpMethodContext, record: SessionRecord, text: string, 
           ? undefined
           : (message) => {
               progress += Math.max(1, message.length);
-              client.peer.notify("notifications/progress", { progressToken, progress, message });
+              client.peer.notify("notifications/progress", { progressToken, progress, message }, ctx.requestId);
             },
       cancellable: (interrupt) => {
-        if (key !== undefined) client.calls.set(key, { cancel: interrupt });
+        if (key !== undefined) client.calls.set(key, { id: ctx.requestId!, sessionId: record.sessionId, cancel: interrupt });
       },
       log: services.log,
     });

@@ -89,7 +89,7 @@ class Watch {
       });
     };
     this.client.peer
-      .request("elicitation/create", planForm(sessionId, plan), controller.signal)
+      .request("elicitation/create", planForm(sessionId, plan), controller.signal, this.client.callIn(sessionId))
       .then(decide, (error: unknown) => decide(error instanceof Error ? error : new Error(String(error))))
       .finally(() => {
         if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);

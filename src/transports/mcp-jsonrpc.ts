@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { RequestId } from "../../generated/mcp-v2025-11-25.js";
 import type { McpPeer, McpServer } from "../mcp/server.js";
 import { MCP_ERROR_CODES } from "../registry/mcp/index.js";
 import { RpcError } from "../shared/rpc-error.js";
@@ -15,6 +16,11 @@ import { textOf } from "./shared-text.js";
  * client (elicitation) on the same connection, numbered from 0 as the SDK's are. A request the
  * client cancelled (notifications/cancelled) is not answered, as MCP says: its tool call's turn is
  * interrupted and the response it would have had is dropped.
+ *
+ * Each message written carries the client's request it is part of, when it is one (a tool call's
+ * progress, a form its turn waits for, the withdrawal of that form): Streamable HTTP sends it on
+ * that request's response stream. MCP_OUTBOUND writes every message when it is sent (answers as
+ * they are made, nothing waits for a cause), so the relation is the one given with the send.
  */
 
 /**
@@ -46,18 +52,32 @@ export interface McpJsonRpcConnection {
 /** The id of a response text as the connection serializes it (`{"jsonrpc":"2.0","id":…,"result"|"error"`). */
 const RESPONSE_ID = /^\{"jsonrpc":"2\.0","id":("(?:[^"\\]|\\.)*"|-?\d+),"(?:result|error)"/;
 
-export function attachMcpJsonRpc(server: McpServer, sendText: (text: string) => void, options: McpJsonRpcOptions = {}): McpJsonRpcConnection {
+export function attachMcpJsonRpc(server: McpServer, sendText: (text: string, relatedRequestId?: RequestId) => void, options: McpJsonRpcOptions = {}): McpJsonRpcConnection {
   const gate: CallGate = options.gate ?? runCall;
+  /** The client's request the message being written is part of. */
+  let relating: RequestId | undefined;
+  /** Our requests to the client that are part of one of its requests, by id: their withdrawal goes with them. */
+  const relatedOf = new Map<number, RequestId>();
+  const related = <T>(relatedRequestId: RequestId | undefined, write: () => T): T => {
+    relating = relatedRequestId;
+    try {
+      return write();
+    } finally {
+      relating = undefined;
+    }
+  };
   /** Ids (as JSON) of requests the client cancelled that are still unanswered: their answers are dropped. */
   const cancelled = new Set<string>();
   /** The id of the request being handed to the server right now (the connection calls `call` synchronously on receipt). */
   let arriving: string | number | undefined;
   const transmit = (text: string) => {
+    const relatedRequestId = relating;
+    relating = undefined;
     if (cancelled.size > 0) {
       const id = RESPONSE_ID.exec(text)?.[1];
       if (id !== undefined && cancelled.delete(id)) return;
     }
-    sendText(text);
+    sendText(text, relatedRequestId);
   };
   const connection = jsonRpcConnection((message) => transmit(textOf(message)), {
     jsonrpcMember: "include",
@@ -66,7 +86,12 @@ export function attachMcpJsonRpc(server: McpServer, sendText: (text: string) => 
     methods: server.methods,
     unknownMethodFailure: (method) => server.refusal(client, method),
     // An elicitation settled elsewhere (another client, the deadline, the turn ended): the host may close its form.
-    cancelNotice: (id) => ({ method: "notifications/cancelled", params: { requestId: id, reason: "no longer needed: decided elsewhere, or its turn ended" } }),
+    // Written right after this returns: on the stream the withdrawn request went on.
+    cancelNotice: (id) => {
+      relating = relatedOf.get(id);
+      relatedOf.delete(id);
+      return { method: "notifications/cancelled", params: { requestId: id, reason: "no longer needed: decided elsewhere, or its turn ended" } };
+    },
     call: (method, params, hooks) => {
       const requestId = hooks.notification ? undefined : arriving;
       return gate(method, () => server.call(client, method, params, requestId), hooks.notification, { params, trace: hooks.trace });
@@ -88,12 +113,23 @@ export function attachMcpJsonRpc(server: McpServer, sendText: (text: string) => 
   const peer: McpPeer = {
     id: randomUUID(),
     tenant: options.tenant,
-    notify: (method, params) => connection.send({ jsonrpc: "2.0", method, params }),
-    request: (method, params, signal) => {
+    notify: (method, params, relatedRequestId) => related(relatedRequestId, () => connection.send({ jsonrpc: "2.0", method, params })),
+    request: (method, params, signal, relatedRequestId) => {
       if (connection.closed) return Promise.reject(new Error("connection closed"));
-      return connection.request(method, params as object, signal).answer.catch((err: unknown) => {
-        throw err instanceof Error ? err : new Error(String(err));
-      });
+      const { id, answer } = related(relatedRequestId, () => connection.request(method, params as object, signal));
+      if (relatedRequestId === undefined) return answer.catch(asError);
+      relatedOf.set(id, relatedRequestId);
+      return answer.then(
+        (value) => {
+          relatedOf.delete(id);
+          return value;
+        },
+        (err: unknown) => {
+          // A withdrawal (cancelNotice) follows the abort synchronously and has taken the relation by now.
+          relatedOf.delete(id);
+          throw asError(err);
+        },
+      );
     },
     get closed() {
       return connection.closed;
@@ -121,6 +157,10 @@ export function attachMcpJsonRpc(server: McpServer, sendText: (text: string) => 
     },
   };
 }
+
+const asError = (err: unknown): never => {
+  throw err instanceof Error ? err : new Error(String(err));
+};
 
 function requestIdOf(text: string): string | number | undefined {
   try {

@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -78,4 +79,16 @@ export function sdkClient(options: { elicitation?: boolean } = {}): Client {
 export function webSocketTransport(url: string): RecordingTransport {
   (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
   return new RecordingTransport(new WebSocketClientTransport(new URL(url)));
+}
+
+/**
+ * The SDK's Streamable HTTP transport on `url` (the gateway's `/mcp`), reconnecting a dropped
+ * stream at once (its default waits a second first) and giving up after two tries.
+ */
+export function httpTransport(url: string, options: Omit<StreamableHTTPClientTransportOptions, "reconnectionOptions"> = {}): RecordingTransport & { inner: StreamableHTTPClientTransport } {
+  const inner = new StreamableHTTPClientTransport(new URL(url), {
+    ...options,
+    reconnectionOptions: { initialReconnectionDelay: 1, maxReconnectionDelay: 50, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
+  });
+  return new RecordingTransport(inner) as RecordingTransport & { inner: StreamableHTTPClientTransport };
 }
