@@ -16,8 +16,6 @@ export interface McpServices {
   /** Where sessions may start (the workspace roots). */
   readonly workspaces: WorkspacePolicy;
   readonly serverVersion: string;
-  /** Tells every other MCP connection of the tenant that its list of resources changed. */
-  resourcesChanged(tenant: string | undefined, except: McpClient): void;
   readonly log?: Log;
 }
 

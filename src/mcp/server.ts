@@ -63,6 +63,7 @@ export class McpServer {
   private readonly surface: DialectSurface<McpMethodContext, ClientRequests, keyof typeof MCP_ERROR_CODES, ClientNotifications>;
   private readonly clients = new Set<McpClient>();
   private readonly stopAsking: () => void;
+  private readonly stopListing: () => void;
 
   constructor(options: McpServerOptions) {
     const watches = new SessionWatches(options.log);
@@ -72,13 +73,15 @@ export class McpServer {
       listed: new ListedSessions(options.core, listedSessionOf),
       workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots),
       serverVersion: options.serverVersion,
-      resourcesChanged: (tenant, except) => {
-        for (const client of this.clients) {
-          if (client !== except && client.initialized && !client.peer.closed && client.peer.tenant === tenant) client.peer.notify("notifications/resources/list_changed", {});
-        }
-      },
       log: options.log,
     };
+    // A session of the tenant's began to be served (whichever dialect's client started or opened
+    // it) or was closed: its list of resources reads differently.
+    this.stopListing = options.core.sessions.onChange(({ tenant }) => {
+      for (const client of this.clients) {
+        if (client.initialized && !client.peer.closed && client.peer.tenant === tenant) client.peer.notify("notifications/resources/list_changed", {});
+      }
+    });
     this.stopAsking = options.core.reverse.add(new McpElicitations(options.core, watches, options.log));
     this.surface = new DialectSurface<McpMethodContext, ClientRequests, keyof typeof MCP_ERROR_CODES, ClientNotifications>(
       METHODS,
@@ -141,5 +144,6 @@ export class McpServer {
     this.clients.clear();
     this.services.watches.closeAll();
     this.stopAsking();
+    this.stopListing();
   }
 }

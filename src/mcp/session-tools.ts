@@ -45,7 +45,6 @@ async function start(ctx: McpMethodContext, args: TauStartArguments, progressTok
     ...(args.reasoning ? { reasoning: args.reasoning } : {}),
   });
   const record = await core.sessions.open(sessionId);
-  ctx.services.resourcesChanged(tenant, ctx.client);
   return turn(ctx, record, args.prompt, progressToken);
 }
 
