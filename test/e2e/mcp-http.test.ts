@@ -206,6 +206,29 @@ describe("MCP over Streamable HTTP", () => {
     }
   });
 
+  it("lets a browser on an allowed Origin start a session, read its id and end it", async () => {
+    const APP = "http://app.example.test";
+    const browserGateway = await startSecureGateway({ allowedOrigins: [APP] });
+    try {
+      const url = `${browserGateway.baseUrl}/mcp`;
+      const init = await fetch(url, { method: "POST", headers: { origin: APP, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(INITIALIZE) });
+      expect(init.status).toBe(200);
+      expect(init.headers.get("access-control-allow-origin")).toBe(APP);
+      expect(init.headers.get("access-control-expose-headers")?.toLowerCase()).toContain("mcp-session-id");
+      const session = init.headers.get("mcp-session-id")!;
+      await init.text();
+      const preflight = await fetch(url, { method: "OPTIONS", headers: { origin: APP, "access-control-request-method": "DELETE", "access-control-request-headers": "mcp-session-id" } });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get("access-control-allow-methods")).toContain("DELETE");
+      expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("mcp-session-id");
+      expect((await fetch(url, { method: "DELETE", headers: { origin: APP, "mcp-session-id": session } })).status).toBe(200);
+      const refused = await fetch(url, { method: "POST", headers: { origin: "http://evil.example.test", "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(INITIALIZE) });
+      expect(refused.status).toBe(403);
+    } finally {
+      await browserGateway.stop();
+    }
+  });
+
   it("sends only messages the official schema accepts", () => {
     expect(transports.flatMap((t) => t.problems())).toEqual([]);
     expect(transports.flatMap((t) => t.fromServer).length).toBeGreaterThan(10);

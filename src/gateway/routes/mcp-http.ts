@@ -47,10 +47,6 @@ const mcpHttp: FastifyPluginAsync<McpHttpRouteOptions> = async (app, options) =>
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") return sendWeb(reply, jsonRpcError(413, -32000, `Payload Too Large: the body exceeds the limit of ${options.maxMessageBytes} bytes`));
     return reply.send(error);
   });
-  // Browsers may read the session id only if it is exposed (the CORS plugin exposes the request id).
-  app.addHook("onSend", async (_request, reply) => {
-    if (reply.hasHeader("access-control-allow-origin")) reply.header("access-control-expose-headers", "X-Request-Id, Mcp-Session-Id");
-  });
 
   app.route({
     method: ["GET", "POST", "DELETE"],
