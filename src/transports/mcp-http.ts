@@ -53,12 +53,17 @@ export interface McpHttpRequest {
   body?: unknown;
 }
 
+/** Counts every session's activity, so that "idle the longest" never ties within a millisecond. */
+let activity = 0;
+
 class McpHttpSession {
   readonly id = randomUUID();
   readonly store: McpEventStore;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly connection: McpJsonRpcConnection;
   lastActive = Date.now();
+  /** When it was last at work, in the order of all sessions' activity (the cap ends the least recent). */
+  order = ++activity;
   /** HTTP requests being handled and event streams open: while any is, the session is not idle. */
   busy = 0;
   /** Ids (as JSON) of the client's requests not yet answered on an event stream: what a related message may go with. */
@@ -93,7 +98,7 @@ class McpHttpSession {
       this.busy++;
       void this.connection.receive(text).finally(() => {
         this.busy--;
-        this.lastActive = Date.now();
+        this.touch();
       });
     };
     this.transport.onerror = (error) => options.log?.("debug", "MCP HTTP request refused", { session: this.id, error: error.message });
@@ -116,13 +121,18 @@ class McpHttpSession {
     });
   }
 
+  private touch(): void {
+    this.lastActive = Date.now();
+    this.order = ++activity;
+  }
+
   async handle(request: Request, body: unknown): Promise<Response> {
     this.busy++;
     try {
       return await this.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
     } finally {
       this.busy--;
-      this.lastActive = Date.now();
+      this.touch();
     }
   }
 
@@ -134,7 +144,7 @@ class McpHttpSession {
       if (done) return;
       done = true;
       this.busy--;
-      this.lastActive = Date.now();
+      this.touch();
     };
   }
 }
@@ -169,8 +179,8 @@ export class McpHttpSessions {
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) {
       if (request.method === "POST" && isInitializeRequest(request.body)) {
-        if (this.sessions.size >= this.options.maxSessions) {
-          return { response: jsonRpcError(503, -32000, `the gateway has reached its limit of ${this.options.maxSessions} MCP sessions; retry later`, { "retry-after": "1" }) };
+        if (this.sessions.size >= this.options.maxSessions && !this.endLeastRecentIdle()) {
+          return { response: jsonRpcError(503, -32000, `the gateway has reached its limit of ${this.options.maxSessions} MCP sessions, all of them busy; retry later`, { "retry-after": "1" }) };
         }
         const json = prefersJson(request.headers.get("accept"));
         const session = new McpHttpSession(this.server, caller.tenant, json, caller, this.options, (ended) => this.sessions.delete(ended.id));
@@ -193,6 +203,21 @@ export class McpHttpSessions {
   async closeAll(): Promise<void> {
     clearInterval(this.sweep);
     await Promise.all([...this.sessions.values()].map((session) => session.transport.close()));
+  }
+
+  /**
+   * At the cap, the session idle the longest (no request, call or stream) makes room: a host that
+   * starts sessions and never ends them cannot lock the others out for the idle deadline. Sessions
+   * at work are never ended for it.
+   */
+  private endLeastRecentIdle(): boolean {
+    let oldest: McpHttpSession | undefined;
+    for (const session of this.sessions.values()) if (session.busy === 0 && (!oldest || session.order < oldest.order)) oldest = session;
+    if (!oldest) return false;
+    this.options.log?.("info", "MCP session ended to make room for a new one", { session: oldest.id, maxSessions: this.options.maxSessions });
+    this.sessions.delete(oldest.id);
+    void oldest.transport.close();
+    return true;
   }
 
   private endIdle(idleMs: number): void {
