@@ -62,7 +62,14 @@ describe("MCP over Streamable HTTP", () => {
   it("streams a call's reply as progress and answers its approval by elicitation while an Ask client watches", async () => {
     const ask = await gw.client();
     const sessionId = await openSession(ask);
-    const { client, transport } = await connect({ elicitation: true });
+    // What each POST was answered with, read from a copy of its event stream.
+    const answered: Array<Promise<string>> = [];
+    const fetching: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (init?.method === "POST") answered.push(response.clone().text());
+      return response;
+    };
+    const { client, transport } = await connect({ elicitation: true, fetch: fetching });
     expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
 
     const progress: string[] = [];
@@ -71,6 +78,13 @@ describe("MCP over Streamable HTTP", () => {
     expect(result.structuredContent).toEqual(expect.objectContaining({ sessionId, status: "completed", text: reply }));
     expect(progress[0]).toBe('[waiting for approval act_1: echo-json {"a":7}]');
     expect(progress.slice(1).join("")).toBe(reply);
+    // The call's progress and its form came on the call's own event stream, before its answer.
+    const bodies = await Promise.all(answered);
+    const callStream = bodies.find((body) => body.includes('"method":"notifications/progress"'))!;
+    expect(callStream).toBeDefined();
+    expect(callStream.indexOf('"method":"elicitation/create"')).toBeGreaterThan(-1);
+    expect(callStream.indexOf('"method":"elicitation/create"')).toBeLessThan(callStream.indexOf('"structuredContent"'));
+    expect(callStream.lastIndexOf('"method":"notifications/progress"')).toBeLessThan(callStream.indexOf('"structuredContent"'));
 
     const turnId = payloadsOf<{ turnId: string }>(ask.eventsOf(sessionId), "turn.started")[0]!.turnId;
     await waitForTerminal(ask, sessionId, turnId);
