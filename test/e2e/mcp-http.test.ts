@@ -13,7 +13,7 @@ import { startSecureGateway } from "../support/secure-gateway.js";
  * MCP's Streamable HTTP transport at `/mcp` on a real gateway, with the official SDK client's
  * StreamableHTTPClientTransport over a real socket: a session (Mcp-Session-Id), a tool call's
  * reply streamed as progress on its POST's event stream and its approval answered by elicitation
- * while an Ask client watches the session, the GET stream dropped and resumed with Last-Event-ID
+ * while an Ask client watches the session, the GET stream and a call's stream dropped and resumed with Last-Event-ID
  * without losing what was sent meanwhile, DELETE ending the session; JSON answers for a client
  * that prefers them; and the HTTP layer's refusals. Every message the SDK client read is checked
  * against the official schema.
@@ -138,6 +138,43 @@ describe("MCP over Streamable HTTP", () => {
     expect(updates).toHaveLength(3 * perTurn);
     expect(new Set(updates)).toEqual(new Set([`tau://session/${sessionId}`]));
     ask.socket.terminate();
+  });
+
+  it("resumes a call whose event stream dropped mid-turn: the rest of its progress and its answer are replayed", async () => {
+    const resumes: string[] = [];
+    let dropped = false;
+    const fetching: typeof fetch = async (input, init) => {
+      const lastEventId = new Headers(init?.headers).get("last-event-id");
+      if (lastEventId !== null) resumes.push(lastEventId);
+      if (init?.method !== "POST" || typeof init.body !== "string" || !init.body.includes('"tools/call"')) return fetch(input, init);
+      const drop = new AbortController();
+      const response = await fetch(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, drop.signal]) : drop.signal });
+      const reader = response.body!.getReader();
+      let seen = "";
+      // The stream as the client reads it: cut right after the first progress it carries.
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          controller.enqueue(value);
+          seen += new TextDecoder().decode(value);
+          if (!dropped && seen.includes('"notifications/progress"')) {
+            dropped = true;
+            drop.abort();
+            controller.error(new Error("connection lost"));
+          }
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const { client } = await connect({ fetch: fetching });
+    const progress: string[] = [];
+    const prompt = "One two three four five six seven eight nine ten";
+    const result = await client.callTool({ name: "tau", arguments: { prompt, cwd: gw.cwd } }, undefined, { onprogress: (p) => void progress.push(p.message ?? "") });
+    expect(dropped).toBe(true);
+    expect(resumes).toHaveLength(1);
+    expect(result.structuredContent).toEqual(expect.objectContaining({ status: "completed", text: `You said: ${prompt}` }));
+    expect(progress.join("")).toBe(`You said: ${prompt}`);
   });
 
   it("ends the session on DELETE: its id is then unknown", async () => {
