@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { request as httpRequest } from "node:http";
 import type { Event } from "../../generated/ask-v1.0.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
@@ -252,6 +253,19 @@ describe("MCP over Streamable HTTP", () => {
       expect(await client.ping()).toEqual({});
       expect(transport.problems()).toEqual([]);
       await client.close();
+
+      // With tokens the Host header is not checked: whatever it says, it is no part of the request's handling.
+      const odd = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const { port } = new URL(secure.baseUrl);
+        const req = httpRequest({ host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { host: "not a host name", authorization: "Bearer tok-bob-9c2", "content-type": "application/json", accept: "application/json, text/event-stream" } }, (res) => {
+          let body = "";
+          res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on("error", reject);
+        req.end(JSON.stringify(INITIALIZE));
+      });
+      expect(odd.status).toBe(200);
+      expect(odd.body).toContain('"serverInfo"');
     } finally {
       await secure.stop();
     }

@@ -64,7 +64,8 @@ const mcpHttp: FastifyPluginAsync<McpHttpRouteOptions> = async (app, options) =>
         }
       }
       const { response, session } = await sessions.handle(
-        { method: request.method, url: `http://${request.headers.host ?? "localhost"}${request.url}`, headers: webHeaders(request), body },
+        // The SDK's transport reads only the path and query of the URL; the Host header is no part of it (with tokens it is not checked).
+        { method: request.method, url: `http://localhost${request.url}`, headers: webHeaders(request), body },
         {
           tenant: requestTenant(request),
           gate: () => callGates.connection("mcp", carrierOfHeaders(request.headers)),
