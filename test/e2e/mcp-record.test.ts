@@ -56,10 +56,15 @@ describe("MCP in recordings", () => {
     await new Promise((resolve) => raw.once("open", resolve));
     const answers: string[] = [];
     raw.on("message", (data) => void answers.push(data.toString()));
+    const answer = (count: number) => new Promise<void>((resolve) => raw.on("message", () => answers.length === count && resolve()));
+    // One message at a time, each after the answer before it: the recording's lines come in this order.
+    const initialized = answer(1);
     raw.send(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+    await initialized;
+    const called = answer(2);
     raw.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
     raw.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: 42 } }));
-    await new Promise<void>((resolve) => raw.on("message", () => answers.length === 2 && resolve()));
+    await called;
     expect(JSON.parse(answers[1]!)).toEqual(expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32602 }) }));
     raw.close();
     await new Promise((resolve) => raw.once("close", resolve));
