@@ -4,3 +4,4 @@ export type * as TauV18 from "./tau-v18.js";
 export type * as AskV10 from "./ask-v1.0.js";
 export type * as CodexV2 from "./codex-v2.js";
 export type * as AcpV1 from "./acp-v1.js";
+export type * as McpV20251125 from "./mcp-v2025-11-25.js";

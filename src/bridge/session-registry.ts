@@ -16,6 +16,13 @@ import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
 
+/** A session the gateway began serving (its record was made), or one closed with session/close (its record dropped). */
+export interface SessionsChange {
+  readonly kind: "opened" | "closed";
+  readonly sessionId: string;
+  readonly tenant: string | undefined;
+}
+
 /** A session the gateway serves: its hub (snapshot, translator, event log) and its interactions. */
 export interface SessionRecord {
   readonly sessionId: string;
@@ -68,6 +75,8 @@ export class SessionRegistry {
 
   /** With a shared store: how sessions follow the host's lease. */
   private readonly takeover: HostTakeover | undefined;
+  /** Told each time a record is made or dropped (a dialect announcing its lists of sessions). */
+  private readonly changeListeners = new Set<(change: SessionsChange) => void>();
 
   constructor(private readonly options: SessionRegistryOptions) {
     this.closes = new CloseCoordination({ settings: options.shared?.store.settings, maxClosedSessions: options.maxClosedSessions, sessions: this });
@@ -85,6 +94,7 @@ export class SessionRegistry {
       record.then(
         (r) => {
           this.settled.set(sessionId, r);
+          this.changed({ kind: "opened", sessionId, tenant: r.tenant });
           // The host changed hands while the record was being made: observe on the right connection.
           if (r.hub.upstream !== this.observingConnection) void this.takeover?.rebind(r);
         },
@@ -132,6 +142,17 @@ export class SessionRegistry {
     this.records.delete(sessionId);
     this.settled.delete(sessionId);
     this.takeover?.forget(sessionId);
+    if (record) this.changed({ kind: "closed", sessionId, tenant: record.tenant });
+  }
+
+  /** Calls `listener` for every record made or dropped from now on; returns what stops it. */
+  onChange(listener: (change: SessionsChange) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(change: SessionsChange): void {
+    for (const listener of this.changeListeners) listener(change);
   }
 
   get(sessionId: string): SessionRecord | undefined {

@@ -93,9 +93,10 @@ export function buildBundle(registry: DialectRegistry, version: number | string)
   }
 
   function defineNotification(n: NotificationEntry) {
-    define(paramsName(n.name), n.params, `Params of ${n.name}.`);
-    define(notificationName(n.name), registry.frame.request(n, ref(paramsName(n.name))), n.description);
-    sentBy(n.sender).push(notificationName(n.name));
+    const base = methodTypeBase(n);
+    define(paramsName(base), n.params, `Params of ${n.name}.`);
+    define(notificationName(base), registry.frame.request(n, ref(paramsName(base))), n.description);
+    sentBy(n.sender).push(notificationName(base));
   }
 
   function defineEvent(e: EventEntry) {

@@ -46,7 +46,7 @@ export function buildIndex(registries: readonly DialectRegistry<Dialect>[]): Sch
           ...common(n),
           kind: n.kind,
           direction: direction(n.sender),
-          definitions: { params: paramsName(n.name), notification: notificationName(n.name) },
+          definitions: { params: paramsName(methodTypeBase(n)), notification: notificationName(methodTypeBase(n)) },
         })),
         ...r.serverMessages.map((s) => ({
           ...common(s),

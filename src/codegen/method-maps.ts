@@ -39,7 +39,7 @@ export function methodMaps(registry: DialectRegistry, version: number | string):
       .filter((m) => m.sender === sender)
       .map((m) => ({ key: m.name, value: { params: paramsName(methodTypeBase(m)), result: resultName(methodTypeBase(m)) } }));
   const notificationsFrom = (sender: Sender): MapMember[] =>
-    entries.notifications.filter((n) => n.sender === sender).map((n) => ({ key: n.name, value: paramsName(n.name) }));
+    entries.notifications.filter((n) => n.sender === sender).map((n) => ({ key: n.name, value: paramsName(methodTypeBase(n)) }));
   return [
     {
       name: "ClientRequests",

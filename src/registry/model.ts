@@ -25,6 +25,12 @@ interface EntryBase {
   versionNote?: string;
   /** Defined by this gateway rather than by the dialect's own hosts. */
   extension?: boolean;
+  /**
+   * Base of the generated definition names when it cannot be the wire name: a wire name used by
+   * both directions (a reverse request a client may also send as a query; MCP's
+   * notifications/cancelled and notifications/progress) needs two sets of types.
+   */
+  typeName?: string;
 }
 
 /** What a client-sent request or notification of a JSON-RPC dialect may need of the connection. */
@@ -46,11 +52,6 @@ export interface MethodEntry extends EntryBase, ClientCallFacts {
   sender: Sender;
   params: Schema;
   result: Schema;
-  /**
-   * Base of the generated definition names when it cannot be the wire name: a wire name used by
-   * both directions (a reverse request a client may also send as a query) needs two sets of types.
-   */
-  typeName?: string;
   /**
    * The request only settles or cancels work already running (a client-tool answer, an
    * interrupt): held back behind the work it would let finish — by an in-flight limit, say — it

@@ -165,7 +165,7 @@ describe("the layer rules themselves", () => {
   });
 
   it("find the dialects' folders by their registries", () => {
-    expect([...DIALECTS].sort()).toEqual(["acp", "ask", "codex"]);
+    expect([...DIALECTS].sort()).toEqual(["acp", "ask", "codex", "mcp"]);
   });
 
   it("map paths to layers", () => {

@@ -1,6 +1,6 @@
 import { TauResponseError } from "../../tau/upstream.js";
 import { sessionNotFound } from "../session-error.js";
-import type { SessionRecord } from "../session-registry.js";
+import type { SessionRecord, SessionsChange } from "../session-registry.js";
 import type { HostRouter } from "./host-router.js";
 import { namesNoSession, noSuchSession } from "./session-ids.js";
 import type { TauHostLink } from "./tau-host-link.js";
@@ -89,6 +89,12 @@ export class HostedSessions {
   /** The open records `tenant` may use, over every host (see SessionRegistry.visibleTo). */
   visibleTo(tenant: string | undefined): SessionRecord[] {
     return this.links.flatMap((link) => link.sessions.visibleTo(tenant));
+  }
+
+  /** Calls `listener` for every record made or dropped on any host from now on (SessionRegistry.onChange). */
+  onChange(listener: (change: SessionsChange) => void): () => void {
+    const stops = this.links.map((link) => link.sessions.onChange(listener));
+    return () => stops.forEach((stop) => stop());
   }
 
   /** What records dropped after a close had counted, over every host. */

@@ -10,4 +10,5 @@ export const DIALECTS: readonly DialectEntry[] = [
   { route: "/rpc", command: "stdio", summary: "the Ask JSON-RPC surface on stdin/stdout", load: async () => (await import("./ask.js")).askDialect },
   { route: "/", command: "app-server", summary: "the Codex app-server protocol on stdin/stdout", load: async () => (await import("./codex.js")).codexDialect },
   { route: "/acp", command: "acp", summary: "an Agent Client Protocol agent on stdin/stdout, for editors", load: async () => (await import("./acp.js")).acpDialect },
+  { route: "/mcp/ws", command: "mcp", summary: "a Model Context Protocol server on stdin/stdout, for MCP hosts", load: async () => (await import("./mcp.js")).mcpDialect },
 ];

@@ -82,8 +82,9 @@ export const accessControl = fp<AccessControlOptions>(
       // Only allowed origins get this far, so reflecting the request's Origin is safe.
       await app.register(cors, {
         origin: allowlist === "*" ? "*" : true,
-        methods: ["GET", "POST", "OPTIONS"],
-        exposedHeaders: ["X-Request-Id"],
+        // DELETE ends an MCP Streamable HTTP session; a browser client reads that session's id from its answers.
+        methods: ["GET", "POST", "DELETE", "OPTIONS"],
+        exposedHeaders: ["X-Request-Id", "Mcp-Session-Id"],
         maxAge: 600,
       });
     }

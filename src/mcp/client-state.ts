@@ -1,0 +1,48 @@
+import type { ClientCapabilities, Implementation, LoggingLevel, RequestId } from "../../generated/mcp-v2025-11-25.js";
+import type { McpPeer } from "./peer.js";
+
+/** A tools/call still running: what notifications/cancelled does to it. */
+export interface RunningCall {
+  /** Its JSON-RPC id. */
+  readonly id: RequestId;
+  /** The session whose turn it runs. */
+  readonly sessionId: string;
+  cancel(reason: string | undefined): void;
+}
+
+/** What the gateway knows about one MCP connection: what it said in initialize, and its calls still running. */
+export class McpClient {
+  initialized = false;
+  /** The revision initialize agreed on. */
+  protocolVersion: string | undefined;
+  capabilities: ClientCapabilities = {};
+  info: Implementation | undefined;
+  /** The least severe level logging/setLevel asked for; undefined: no log messages. */
+  logLevel: LoggingLevel | undefined;
+  /** tools/call requests running, by their JSON-RPC id as JSON text. */
+  readonly calls = new Map<string, RunningCall>();
+
+  constructor(readonly peer: McpPeer) {}
+
+  /**
+   * The id of this connection's tool call running a turn of the session, if one is: what the
+   * session asks of the client then is part of that call (on Streamable HTTP, its response stream).
+   */
+  callIn(sessionId: string): RequestId | undefined {
+    for (const call of this.calls.values()) if (call.sessionId === sessionId) return call.id;
+    return undefined;
+  }
+
+  /**
+   * The client can show a form. An empty `elicitation` capability means form mode (the revision
+   * 2025-11-25 keeps it so for clients of 2025-06-18); one naming only `url` cannot show forms.
+   */
+  get canElicit(): boolean {
+    const elicitation = this.capabilities.elicitation;
+    if (elicitation == null || this.peer.closed) return false;
+    return elicitation.form != null || elicitation.url == null;
+  }
+}
+
+/** The key of a request id in `McpClient.calls`. */
+export const callKey = (id: string | number): string => JSON.stringify(id);

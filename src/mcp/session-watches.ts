@@ -1,0 +1,142 @@
+import type { Event } from "../../generated/ask-v1.0.js";
+import { InteractionError } from "../bridge/interactions/index.js";
+import type { SessionRecord } from "../bridge/session-registry.js";
+import type { Log } from "../shared/log.js";
+import type { McpClient } from "./client-state.js";
+import { formChoice, planForm } from "./forms.js";
+import { sessionUri } from "./session-uri.js";
+
+/**
+ * Which MCP connections work with which sessions: a connection watches a session once it started
+ * or continued it (tau, tau-reply) or subscribed to its transcript. A watching connection that can
+ * show forms is asked about the session's approvals, questions (elicitations.ts) and plans (here,
+ * from the session's events, as plans reach no reverse requester); a subscribed one is told each
+ * time the transcript changes. A connection that goes away stops watching and decides nothing.
+ */
+
+/** Events after which the transcript reads differently; streamed text only at its first chunk per message. */
+const TRANSCRIPT_EVENTS: ReadonlySet<Event["type"]> = new Set([
+  "user.message",
+  "turn.started",
+  "turn.completed",
+  "turn.failed",
+  "turn.aborted",
+  "tool.use",
+  "tool.result",
+  "session.reset",
+  "compaction.completed",
+]);
+
+class Watch {
+  subscribed = false;
+  readonly uri: string;
+  private readonly unsubscribe: () => void;
+  /** Plans put to the client, by interaction id: aborted once settled. */
+  private readonly asking = new Map<string, AbortController>();
+  /** Messages whose streamed text already announced a change. */
+  private readonly streaming = new Set<string>();
+
+  constructor(
+    readonly client: McpClient,
+    readonly record: SessionRecord,
+    private readonly log: Log | undefined,
+  ) {
+    this.uri = sessionUri(record.sessionId);
+    this.unsubscribe = record.hub.log.subscribe((event) => this.onEvent(event));
+    // A plan proposed before this connection came: put to it too.
+    record.interactions.shared.plans().then(
+      (plans) => plans.forEach(({ id, plan }) => this.askPlan(id, plan)),
+      (error: unknown) => log?.("warn", "listing pending plans failed", { sessionId: record.sessionId, error: String(error) }),
+    );
+  }
+
+  close(): void {
+    this.unsubscribe();
+    for (const controller of this.asking.values()) controller.abort();
+    this.asking.clear();
+  }
+
+  private onEvent(event: Event): void {
+    if (this.subscribed && this.changesTranscript(event)) this.client.peer.notify("notifications/resources/updated", { uri: this.uri });
+    if (event.type === "plan.proposed") this.askPlan(event.payload.id, event.payload.plan);
+    else if ((event.type === "plan.approved" || event.type === "plan.rejected") && event.payload.id) this.stopAsking(event.payload.id);
+  }
+
+  private changesTranscript(event: Event): boolean {
+    if (event.type === "model.streaming") {
+      const key = event.payload.messageId ?? "";
+      if (this.streaming.has(key)) return false;
+      this.streaming.add(key);
+      return true;
+    }
+    return TRANSCRIPT_EVENTS.has(event.type);
+  }
+
+  /** A proposed plan, as a form to a client that can show one; the first decision of any client wins. */
+  private askPlan(interactionId: string, plan: string): void {
+    if (this.asking.has(interactionId) || !this.client.canElicit) return;
+    const controller = new AbortController();
+    this.asking.set(interactionId, controller);
+    const { sessionId } = this.record;
+    const shared = this.record.interactions.shared;
+    const decide = (answer: unknown) => {
+      if (controller.signal.aborted) return;
+      const choice = formChoice(answer);
+      const decision = choice.kind === "approve" ? ({ action: "approve" } as const) : { action: "reject" as const, ...(choice.kind === "reject" ? { feedback: choice.feedback } : {}) };
+      shared.decidePlan(interactionId, decision).catch((error: unknown) => {
+        // Another client decided first (on any replica): nothing to do.
+        if (!(error instanceof InteractionError)) this.log?.("warn", "deciding a plan failed", { sessionId, error: String(error) });
+      });
+    };
+    this.client.peer
+      .request("elicitation/create", planForm(sessionId, plan), controller.signal, this.client.callIn(sessionId))
+      .then(decide, (error: unknown) => decide(error instanceof Error ? error : new Error(String(error))))
+      .finally(() => {
+        if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);
+      });
+  }
+
+  private stopAsking(interactionId: string): void {
+    this.asking.get(interactionId)?.abort();
+    this.asking.delete(interactionId);
+  }
+}
+
+export class SessionWatches {
+  private readonly byClient = new Map<McpClient, Map<string, Watch>>();
+
+  constructor(private readonly log?: Log) {}
+
+  /** The client watches the session from now on (a second call changes nothing). */
+  watch(client: McpClient, record: SessionRecord): Watch {
+    let ofClient = this.byClient.get(client);
+    if (!ofClient) this.byClient.set(client, (ofClient = new Map()));
+    let watch = ofClient.get(record.sessionId);
+    if (!watch) ofClient.set(record.sessionId, (watch = new Watch(client, record, this.log)));
+    return watch;
+  }
+
+  /** The client's watch of the session, if it has one. */
+  get(client: McpClient, sessionId: string): Watch | undefined {
+    return this.byClient.get(client)?.get(sessionId);
+  }
+
+  /** The connections watching the session that can be asked (they can show forms). */
+  askable(sessionId: string): McpClient[] {
+    const clients: McpClient[] = [];
+    for (const [client, watches] of this.byClient) if (watches.has(sessionId) && client.canElicit) clients.push(client);
+    return clients;
+  }
+
+  /** The client is gone: it watches nothing any more. */
+  closeClient(client: McpClient): void {
+    for (const watch of this.byClient.get(client)?.values() ?? []) watch.close();
+    this.byClient.delete(client);
+  }
+
+  closeAll(): void {
+    for (const client of [...this.byClient.keys()]) this.closeClient(client);
+  }
+}
+
+export type { Watch };
