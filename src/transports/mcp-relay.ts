@@ -19,4 +19,6 @@ export const MCP_RELAY: RelayDialect = {
   handshakeNotifications: ["notifications/initialized"],
   withdrawal: (id) => ({ method: "notifications/cancelled", params: { requestId: id, reason: "the link to the gateway was lost" } }),
   withdrawalMethod: "notifications/cancelled",
+  // As `tau-gateway mcp` numbers its own requests to the host (mcp-jsonrpc.ts).
+  firstRequestId: 0,
 };
