@@ -110,6 +110,54 @@ function stringEnd(text: string, open: number, next: { backslash: number }): num
   return -1;
 }
 
+/**
+ * The `id` member of a message refused for its shape, read without parsing it: when `text` is an
+ * object, the last top-level `"id"` key's value if it is a string or a safe integer (what a request
+ * id may be), else undefined. A refusal can then carry the id of the request it answers, as the
+ * answer to any other invalid request does. One pass, like the bounds' scan; only strings and the
+ * brackets around them are looked at, and nothing below the top level is read.
+ */
+export function topLevelId(text: string): string | number | undefined {
+  const start = text.search(/\S/);
+  if (start < 0 || text.charCodeAt(start) !== OPEN_OBJECT) return undefined;
+  let depth = 0;
+  let id: string | number | undefined;
+  const next = { backslash: text.indexOf("\\") };
+  const structure = new RegExp(STRUCTURE);
+  structure.lastIndex = start;
+  for (let match = structure.exec(text); match !== null; match = structure.exec(text)) {
+    const at = match.index;
+    const c = text.charCodeAt(at);
+    if (c === QUOTE) {
+      const end = stringEnd(text, at, next);
+      if (end < 0) return id;
+      structure.lastIndex = end + 1;
+      if (depth !== 1 || end - at !== 3 || text.slice(at, end + 1) !== '"id"') continue;
+      const colon = /\s*:\s*/y;
+      colon.lastIndex = end + 1;
+      if (!colon.exec(text)) continue;
+      const value = colon.lastIndex;
+      if (text.charCodeAt(value) === QUOTE) {
+        const close = stringEnd(text, value, next);
+        if (close < 0) return id;
+        id = JSON.parse(text.slice(value, close + 1)) as string;
+        structure.lastIndex = close + 1;
+      } else {
+        const number = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+        number.lastIndex = value;
+        const found = number.exec(text);
+        const n = found ? Number(found[0]) : NaN;
+        id = found && Number.isSafeInteger(n) && /^-?\d+$/.test(found[0]) ? n : undefined;
+      }
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      depth++;
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      depth--;
+    }
+  }
+  return id;
+}
+
 /** JSON.parse, after the bounds: throws JsonBoundsError for a shape past them, SyntaxError for text that is not JSON. */
 export function parseBoundedJson(text: string, bounds: JsonBounds = JSON_BOUNDS): unknown {
   const refused = jsonBoundsError(text, bounds);

@@ -3,7 +3,7 @@ import { TAU_PARAMS_WORDING } from "../registry/tau/index.js";
 import { formatIssue } from "../validation/issues.js";
 import { ProtocolValidators, type BundleValidator } from "../validation/validator.js";
 import { tauParamsMessage } from "./params-words.js";
-import { jsonBoundsError } from "../shared/json-bounds.js";
+import { jsonBoundsError, topLevelId } from "../shared/json-bounds.js";
 import { isObject } from "../shared/unknown-values.js";
 
 /**
@@ -59,7 +59,11 @@ export class TauCodec {
     if (WHITESPACE_ONLY.test(text)) return fail(null, "invalid_request", "request line cannot be empty");
     // Before parsing: a request's shape is bounded (json-bounds.ts); Tau has no such bound, so the words are the gateway's.
     const refused = jsonBoundsError(text);
-    if (refused) return fail(null, "invalid_request", `request refused: ${refused.message}`, { limit: refused.limit });
+    if (refused) {
+      // The request's id, when it can be read without parsing, so the refusal answers that request.
+      const id = topLevelId(text);
+      return fail(typeof id === "string" && isRequestId(id) ? id : null, "invalid_request", `request refused: ${refused.message}`, { limit: refused.limit });
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -282,7 +282,10 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
       const parsed = parseMessage(text);
       if (parsed === undefined) return;
       if ("parseError" in parsed) return reserve().fill(textOf(unidentifiable("parse_error", parsed.parseError)));
-      if ("refused" in parsed) return reserve().fill(textOf(unidentifiable("invalid_request", parsed.refused, { limit: parsed.limit })));
+      if ("refused" in parsed) {
+        const data = { limit: parsed.limit };
+        return reserve().fill(textOf(parsed.id !== undefined ? error(parsed.id, "invalid_request", parsed.refused, data) : unidentifiable("invalid_request", parsed.refused, data)));
+      }
       const { value } = parsed;
       if (isObject(value) && !("method" in value) && value.id !== undefined && ("result" in value || "error" in value)) {
         // An answer to one of our requests takes no place in either order: it is handed to the

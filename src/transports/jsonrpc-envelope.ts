@@ -1,4 +1,4 @@
-import { jsonBoundsError } from "../shared/json-bounds.js";
+import { jsonBoundsError, topLevelId } from "../shared/json-bounds.js";
 import { isObject } from "../shared/unknown-values.js";
 /**
  * The pieces of a JSON-RPC 2.0 connection every dialect (Ask, Codex app-server, ACP) frames the
@@ -38,12 +38,16 @@ export function serializer(member: JsonRpcMember): (message: object) => string {
 
 /**
  * One incoming text message, parsed; `undefined` for blank text (a keep-alive line), the parse
- * error's message, or the bound (json-bounds.ts) its shape passes, found before parsing.
+ * error's message, or the bound (json-bounds.ts) its shape passes, found before parsing, with the
+ * message's id when one can be read without parsing it (so the refusal answers that request).
  */
-export function parseMessage(text: string): { value: unknown } | { parseError: string } | { refused: string; limit: number } | undefined {
+export function parseMessage(text: string): { value: unknown } | { parseError: string } | { refused: string; limit: number; id?: string | number } | undefined {
   if (text.trim() === "") return undefined;
   const refused = jsonBoundsError(text);
-  if (refused) return { refused: `Invalid Request: a message ${refused.message} was refused`, limit: refused.limit };
+  if (refused) {
+    const id = topLevelId(text);
+    return { refused: `Invalid Request: a message ${refused.message} was refused`, limit: refused.limit, ...(id !== undefined ? { id } : {}) };
+  }
   try {
     return { value: JSON.parse(text) };
   } catch (err) {

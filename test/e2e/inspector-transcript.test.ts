@@ -85,9 +85,9 @@ describe("a transcript dropped on the inspector", () => {
     const acpInit = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } });
     expect((await post(acpInit)).json().frames[0].dialect).toBe("ask");
     expect((await post(acpInit, "?dialect=acp")).json()).toMatchObject({ dialect: "acp", frames: [{ dialect: "acp", verdict: { status: "valid" } }] });
-    const bad = await post(acpInit, "?dialect=mcp");
+    const bad = await post(acpInit, "?dialect=smtp");
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toMatchObject({ error: "bad_dialect", message: expect.stringMatching(/^dialect must be one of (?=.*\btau\b)(?=.*\bask\b)(?=.*\bcodex\b)(?=.*\bacp\b).* \(got "mcp"\)$/) });
+    expect(bad.json()).toMatchObject({ error: "bad_dialect", message: expect.stringMatching(/^dialect must be one of (?=.*\btau\b)(?=.*\bask\b)(?=.*\bcodex\b)(?=.*\bacp\b)(?=.*\bmcp\b).* \(got "smtp"\)$/) });
   });
 
   it("refuses too large a body with 413, another media type or charset with 415", async () => {

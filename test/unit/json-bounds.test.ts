@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { JSON_BOUNDS, jsonBoundsError, parseBoundedJson, type JsonBounds } from "../../src/shared/json-bounds.js";
+import { JSON_BOUNDS, jsonBoundsError, parseBoundedJson, topLevelId, type JsonBounds } from "../../src/shared/json-bounds.js";
 
 /** The bounds by their definition, one character at a time: the bound passed first, or undefined. */
 function referenceBound(text: string, b: JsonBounds): "depth" | "values" | undefined {
@@ -73,5 +73,22 @@ describe("json bounds", () => {
         expect(jsonBoundsError(text, b)?.bound, text).toBe(referenceBound(text, b));
       }
     }
+  });
+});
+
+describe("topLevelId", () => {
+  const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+  it("reads the top-level id of a message refused for its shape, as JSON.parse would", () => {
+    expect(topLevelId(`{"jsonrpc":"2.0","id":"a\\"b","method":"m","params":${deep(5000)}}`)).toBe('a"b');
+    expect(topLevelId(` {"params":${deep(100)},"id" : 42}`)).toBe(42);
+    expect(topLevelId(`{"id":1,"id":"last"}`)).toBe("last");
+  });
+  it("reads no id below the top level, of a non-object, or one a request may not carry", () => {
+    expect(topLevelId(`{"params":{"id":"inner"}}`)).toBeUndefined();
+    expect(topLevelId(`[{"id":"in a batch"}]`)).toBeUndefined();
+    expect(topLevelId(`{"id":1.5}`)).toBeUndefined();
+    expect(topLevelId(`{"id":9007199254740993}`)).toBeUndefined();
+    expect(topLevelId(`{"id":null}`)).toBeUndefined();
+    expect(topLevelId(`{"key":"id","x":"id"}`)).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import { formatIssue } from "../../../src/validation/issues.js";
 import type { DialectAnswers } from "./answer-ledger.js";
 import type { Expectation } from "./expectation.js";
 import { isObject } from "../../../src/shared/unknown-values.js";
+import { jsonBoundsError, topLevelId } from "../../../src/shared/json-bounds.js";
 
 /**
  * JSON-RPC 2.0 as the gateway's dialects speak it (Ask, Codex app-server, ACP; JSON-RPC 2.0 §4–6):
@@ -14,6 +15,8 @@ import { isObject } from "../../../src/shared/unknown-values.js";
  * nothing where the dialect drops such messages (Codex: its clients cannot match such an answer).
  * A notification gets nothing, unless its envelope is broken (no method, a method that is not a
  * string, a wrong "jsonrpc"), which is reported with a null id where the dialect answers those.
+ * A message past the gateway's bounds on its shape (json-bounds.ts) is refused whole before it is
+ * parsed, a batch included: one error, with the message's top-level id when it has a usable one.
  */
 
 /** Largest batch the gateway takes on Ask (the transports' default); a larger one is refused whole. */
@@ -43,6 +46,11 @@ export function expectJsonRpc(unit: string, expectation: Expectation, framing: J
   if (unit.trim() === "") {
     if (framing.blankIsParseError) expectation.oweNull(true);
     return;
+  }
+  if (jsonBoundsError(unit)) {
+    expectation.sent++;
+    const id = topLevelId(unit);
+    return id !== undefined ? expectation.owe(id, undefined) : unidentifiable();
   }
   let value: unknown;
   try {

@@ -2,17 +2,23 @@ import { ProtocolValidators } from "../../../src/validation/validator.js";
 import { formatIssue } from "../../../src/validation/issues.js";
 import type { Expectation } from "./expectation.js";
 import { isObject } from "../../../src/shared/unknown-values.js";
+import { jsonBoundsError, topLevelId } from "../../../src/shared/json-bounds.js";
 
 /**
  * Tau (spec §2.1): every text message a client sends gets exactly one response. It carries the
  * request's id when the id can be read (a string that is not blank), null otherwise — whatever
- * else is wrong with the message.
+ * else is wrong with the message. A message past the gateway's bounds on its shape is refused
+ * before it is parsed, with the top-level id read without parsing (json-bounds.ts topLevelId).
  */
 
 const schema = () => ProtocolValidators.shared().get("tau", 18);
 
 export function expectTau(unit: string, expectation: Expectation): void {
   expectation.sent++;
+  if (jsonBoundsError(unit)) {
+    const id = topLevelId(unit);
+    return typeof id === "string" && id.trim() !== "" ? expectation.owe(id, undefined) : expectation.oweNull(true);
+  }
   let value: unknown;
   try {
     value = JSON.parse(unit);
