@@ -195,11 +195,7 @@ export class SessionLink {
       // An abort the log reported ahead of Tau's snapshot needs no wait for Tau: the answer is `cancelled` either way.
       const outcome =
         this.settledOutcome(turn.turnId) ?? first?.outcome ?? (turn.aborted ? ABORTED : await submitted.then((s) => ("outcome" in s ? s.outcome : undefined)));
-      if (!outcome) throw acpError("internal_error", "the turn ended without an outcome");
-      const reason = stopReason(outcome);
-      // A cancel that came after the turn ended but before this answer still makes it `cancelled`
-      // (protocol §6: the pending prompt MUST be answered so).
-      return turn.cancelRequested ? "cancelled" : reason;
+      return this.stopReasonOf(turn, outcome);
     } catch (error) {
       // A cancelled prompt is answered `cancelled` however its turn came apart (protocol §6).
       if (turn.cancelRequested) return "cancelled";
@@ -207,6 +203,16 @@ export class SessionLink {
     } finally {
       if (this.turn === turn) this.turn = undefined;
     }
+  }
+
+  /**
+   * How a prompt's turn stopped, for its answer. A cancel that came after the turn ended but
+   * before this answer still makes it `cancelled` (protocol §6: the pending prompt MUST be answered so).
+   */
+  private stopReasonOf(turn: OpenTurn, outcome: Parameters<typeof stopReason>[0] | undefined): StopReason {
+    if (!outcome) throw acpError("internal_error", "the turn ended without an outcome");
+    const reason = stopReason(outcome);
+    return turn.cancelRequested ? "cancelled" : reason;
   }
 
   /**
@@ -232,10 +238,9 @@ export class SessionLink {
         await turn.ended;
         outcome = this.settledOutcome(turnId) ?? (turn.aborted ? ABORTED : undefined);
       }
-      if (!outcome) throw acpError("internal_error", "the turn ended without an outcome");
-      const reason = stopReason(outcome);
-      return turn.cancelRequested ? "cancelled" : reason;
+      return this.stopReasonOf(turn, outcome);
     } catch (error) {
+      // A cancelled prompt is answered `cancelled` however its turn came apart (protocol §6).
       if (turn.cancelRequested) return "cancelled";
       throw error;
     } finally {
