@@ -1,6 +1,5 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { moduleWorker } from "../shared/module-worker.js";
 import type { CheckedLine, FileSettings } from "./validate-file.js";
 import type { FileJob, WorkerReply } from "./validate-worker.js";
 
@@ -16,26 +15,12 @@ export type CheckedEvent =
   | { type: "lines"; lines: CheckedLine[] }
   | { type: "failed"; index: number; stage: "open" | "read"; message: string };
 
-/**
- * The worker's script beside this module: validate-worker.cjs in the command line's bundle
- * (scripts/bundle-cli.mjs builds it), validate-worker.js in the compiled library, the TypeScript
- * source (run through tsx) in a checkout.
- */
-function workerScript(): { file: string; execArgv?: string[] } {
-  for (const name of ["validate-worker.cjs", "validate-worker.js"]) {
-    const file = fileURLToPath(new URL(`./${name}`, import.meta.url));
-    if (existsSync(file)) return { file };
-  }
-  return { file: fileURLToPath(new URL("./validate-worker.ts", import.meta.url)), execArgv: ["--import", "tsx"] };
-}
-
 interface FileState {
   lines: CheckedLine[][];
   end?: { done: true } | { failed: "open" | "read"; message: string };
 }
 
 export async function* checkFilesInWorkers(paths: readonly string[], settings: FileSettings, jobs: number): AsyncGenerator<CheckedEvent> {
-  const script = workerScript();
   const states = paths.map((): FileState => ({ lines: [] }));
   let nextJob = 0;
   let wake: (() => void) | undefined;
@@ -47,7 +32,7 @@ export async function* checkFilesInWorkers(paths: readonly string[], settings: F
     worker.postMessage({ index, path: paths[index]!, settings } satisfies FileJob);
   };
   for (let i = 0; i < Math.min(jobs, paths.length); i++) {
-    const worker = new Worker(script.file, { execArgv: script.execArgv });
+    const worker = moduleWorker(import.meta.url, "validate-worker");
     worker.on("message", (reply: WorkerReply) => {
       const state = states[reply.index]!;
       if ("lines" in reply) state.lines.push(reply.lines);

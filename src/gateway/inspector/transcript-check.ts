@@ -1,8 +1,7 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Dialect } from "../../registry/index.js";
-import type { TranscriptJob, TranscriptJobResult } from "./transcript-worker.js";
+import { moduleWorker } from "../../shared/module-worker.js";
+import type { TranscriptJob, TranscriptJobResult, TranscriptWorkerReady } from "./transcript-worker.js";
 
 /**
  * Transcript checks of the inspector, in one worker thread (transcript-worker.ts), off the
@@ -31,6 +30,8 @@ interface Waiting {
 
 export class TranscriptChecks {
   private worker: Worker | undefined;
+  /** Jobs wait here until the worker says it listens: a message posted before is lost on some Node versions (24). */
+  private workerReady: Promise<void> | undefined;
   private running: (Waiting & { timer: NodeJS.Timeout }) | undefined;
   private readonly waiting: Waiting[] = [];
   private nextId = 1;
@@ -72,7 +73,9 @@ export class TranscriptChecks {
       void this.endWorker().then(() => this.startNext());
     }, this.timeoutMs);
     this.running = { ...next, timer };
-    worker.postMessage(next.job);
+    void this.workerReady!.then(() => {
+      if (this.worker === worker && this.running?.job === next.job) worker.postMessage(next.job);
+    });
   }
 
   private finish(outcome: TranscriptCheckOutcome, id?: number): void {
@@ -85,14 +88,12 @@ export class TranscriptChecks {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const entry = workerEntry();
-    const resourceLimits = { maxOldGenerationSizeMb: WORKER_HEAP_MB };
-    const worker = entry.source
-      ? // From source (tests): tsx's loader registered in the worker, then the module.
-        new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(entry.url.href)}); })`, { eval: true, resourceLimits })
-      : new Worker(entry.url, { resourceLimits });
+    const worker = moduleWorker(import.meta.url, "transcript-worker", { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     worker.unref();
-    worker.on("message", (result: TranscriptJobResult) => {
+    let ready!: () => void;
+    this.workerReady = new Promise((resolve) => (ready = resolve));
+    worker.on("message", (result: TranscriptJobResult | TranscriptWorkerReady) => {
+      if ("ready" in result) return ready();
       this.finish("json" in result ? { ok: true, json: result.json } : { ok: false, reason: "failed", message: `the check failed: ${result.error}` }, result.id);
       this.startNext();
     });
@@ -113,19 +114,4 @@ export class TranscriptChecks {
     this.worker = undefined;
     await worker?.terminate();
   }
-}
-
-/**
- * Where the worker's module is: beside this one when compiled by tsc, beside the command-line
- * bundle at the root of dist/ (transcript-worker.cjs), and the TypeScript source,
- * loaded through tsx, when the gateway runs from source (tests).
- */
-function workerEntry(): { url: URL; source?: boolean } {
-  const here = new URL(import.meta.url);
-  if (here.pathname.endsWith(".ts")) return { url: new URL("./transcript-worker.ts", here), source: true };
-  for (const candidate of ["./transcript-worker.js", "./transcript-worker.cjs"]) {
-    const url = new URL(candidate, here);
-    if (existsSync(fileURLToPath(url))) return { url };
-  }
-  throw new Error("the transcript worker's module is missing from this installation");
 }

@@ -17,6 +17,11 @@ export interface TranscriptJob {
 
 export type TranscriptJobResult = { id: number; json: string } | { id: number; error: string };
 
+/** Sent once the worker listens: the gateway posts jobs only after it. */
+export interface TranscriptWorkerReady {
+  ready: true;
+}
+
 parentPort?.on("message", (job: TranscriptJob) => {
   try {
     parentPort!.postMessage({ id: job.id, json: JSON.stringify(transcriptVerdicts(job.text, { dialect: job.dialect })) } satisfies TranscriptJobResult);
@@ -24,3 +29,5 @@ parentPort?.on("message", (job: TranscriptJob) => {
     parentPort!.postMessage({ id: job.id, error: error instanceof Error ? error.message : String(error) } satisfies TranscriptJobResult);
   }
 });
+
+parentPort?.postMessage({ ready: true } satisfies TranscriptWorkerReady);
