@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
-import { serveAskNdjson } from "../transports/ask-ndjson.js";
-import type { AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
+import { attachAskJsonRpc, type AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
+import { serveNdjson } from "../transports/ndjson-endpoint.js";
 import type { FrameTap } from "../transports/recording/frame-tap.js";
 import { UnixSocketListener } from "../transports/unix-socket-listener.js";
 import type { GatewayLimits } from "./limits.js";
@@ -50,11 +50,9 @@ const askSocket: FastifyPluginAsync<AskSocketOptions> = async (app, options) => 
         metrics.connectionOpened(SOCKET_ROUTE, (closed) => socket.once("close", closed));
         const recording = options.recording?.connection("ask", "unix socket", { tenant: options.tenant });
         if (recording) socket.once("close", () => recording.close());
-        return serveAskNdjson(bridge, socket, socket, {
+        const gate = callGates.connection();
+        return serveNdjson(socket, socket, (send, transport) => attachAskJsonRpc(bridge, send, { ...options.jsonrpc, tenant: options.tenant, gate, transport }), {
           recording,
-          ...options.jsonrpc,
-          tenant: options.tenant,
-          gate: callGates.connection(),
           maxLineBytes: options.maxMessageBytes,
           maxBufferedBytes: limits.maxBufferedBytes,
           onSlowConsumer: () => {
@@ -72,7 +70,7 @@ const askSocket: FastifyPluginAsync<AskSocketOptions> = async (app, options) => 
             );
           },
           onError: (err) => app.log.error({ err }, "Ask socket connection failed to handle a message"),
-        });
+        }).stream;
       },
     });
     app.log.info({ path: listener.path }, "Ask clients may attach on the Unix socket");

@@ -28,7 +28,7 @@ describe("plugin metadata", () => {
     ["/readyz", readinessRoute, {}, "upstream"],
     ["/metrics", metricsRoute, {}, "metrics"],
     ["/tau", tauRoute, { tauUpstream: { url: "ws://127.0.0.1:1" }, maxInflight: 1 }, "upstream"],
-    ["a dialect's WebSocket route", dialectWebSocketRoute, { dialect: { name: "ask", route: "/rpc", serveWebSocket: () => undefined } }, "callGates"],
+    ["a dialect's WebSocket route", dialectWebSocketRoute, { dialect: { name: "ask", route: "/rpc", open: () => () => ({ receive: async () => undefined, skipOversized: () => undefined, close: () => undefined }) } }, "callGates"],
     ["POST /rpc", askHttpRoute, { jsonrpc: { jsonrpcMember: "include" }, bodyLimit: 1024 }, "askBridge"],
     ["GET /rpc/events", askEventsRoute, {}, "askBridge"],
     [

@@ -1,8 +1,8 @@
 import { AcpAgent } from "../../acp/agent.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../gateway/drain.js";
 import { acpRegistry } from "../../registry/acp/index.js";
-import { serveAcpStdio } from "../../transports/acp-stdio.js";
-import { serveAcpWebSocket } from "../../transports/acp-websocket.js";
+import { attachAcpJsonRpc } from "../../transports/acp-jsonrpc.js";
+import { serveNdjsonStdio } from "../../transports/ndjson-endpoint.js";
 import { RELAY_DIALECTS } from "../../transports/relay-dialects.js";
 import { STDIO_LIMIT_USAGE } from "../limit-settings.js";
 import { RECORD_FILE_USAGE } from "../record-settings.js";
@@ -47,7 +47,9 @@ export const acpDialect: DialectDescriptor<AcpAgent, Record<never, never>> = {
   gateway: (agent, { name, route }) => ({
     name,
     route,
-    serveWebSocket: (socket, { tenant, gate }) => serveAcpWebSocket(agent, socket, { tenant, gate }),
+    // When the socket closes, the connection's turns still running get the agent's grace period, then are interrupted.
+    open: ({ tenant, gate }) => (send, transport) => attachAcpJsonRpc(agent, send, { tenant, gate, transport }),
+    binaryReason: "ACP requires text messages",
   }),
   command: {
     usage: USAGE,
@@ -57,14 +59,18 @@ export const acpDialect: DialectDescriptor<AcpAgent, Record<never, never>> = {
     // A signal ends the input as EOF would: work in flight is answered (or interrupted, at once on a
     // second signal), then the process exits.
     serve: async (agent, { settings, log, io, recording, stop, hurry, gate }) => {
-      await serveAcpStdio(agent, io.stdin, process.stdout, {
+      const connectionGate = gate();
+      await serveNdjsonStdio(io.stdin, process.stdout, (send, transport) => attachAcpJsonRpc(agent, send, { gate: connectionGate, transport }), {
         drainTimeoutMs: settings.drainTimeout,
         maxLineBytes: settings.maxMessageBytes,
-        gate: gate(),
         stop,
         hurry,
         onError: (err) => log("error", "ACP connection failed to handle a message", { err }),
         recording,
+        // Input is still read while the prompts in flight finish (a new request is refused as
+        // retryable, a cancel is heard); prompts still running then are interrupted and answered
+        // `cancelled`, so no turn outlives the process.
+        rule: { readsWhileDraining: true, interrupts: "in-flight", interrupt: (endpoint, budgetMs) => endpoint.interruptTurns(budgetMs) },
       });
       return 0;
     },

@@ -1,3 +1,4 @@
+import type { Readable, Writable } from "node:stream";
 import { AskBridge } from "../../ask/ask-bridge.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../gateway/config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../../gateway/drain.js";
@@ -5,7 +6,9 @@ import { DEFAULT_LIMITS } from "../../gateway/limits.js";
 import { askGatewayDialect } from "../../gateway/routes/ask-routes.js";
 import { askRegistry } from "../../registry/ask/index.js";
 import type { Log } from "../../shared/log.js";
-import { serveAskNdjson, type AskNdjsonOptions } from "../../transports/ask-ndjson.js";
+import { attachAskJsonRpc, type AskJsonRpcOptions } from "../../transports/ask-jsonrpc.js";
+import { serveNdjson } from "../../transports/ndjson-endpoint.js";
+import type { NdjsonStreamOptions } from "../../transports/ndjson-stream.js";
 import { RELAY_DIALECTS } from "../../transports/relay-dialects.js";
 import { untilAborted } from "../../transports/stop-signal.js";
 import { UnixSocketListener } from "../../transports/unix-socket-listener.js";
@@ -92,6 +95,13 @@ export const askDialect: DialectDescriptor<AskBridge, typeof settings> = {
  * arriving while it drains are refused -32012, the turns in flight (open upstream requests) get the
  * drain timeout, and at the deadline those still running are interrupted and their subscribers told.
  */
+/** One Ask connection on NDJSON: its framing and gates, and the stream's bounds. */
+type AskNdjsonOptions = Omit<AskJsonRpcOptions, "transport"> & NdjsonStreamOptions;
+
+/** Each peer is its own Ask connection (its own subscriptions and cursors), on the bridge every other surface shares. */
+const serveAskNdjson = (bridge: AskBridge, input: Readable, output: Writable, options: AskNdjsonOptions) =>
+  serveNdjson(input, output, (send, transport) => attachAskJsonRpc(bridge, send, { ...options, transport }), options).stream;
+
 async function serve(bridge: AskBridge, run: StdioRun<AskStdioSettings>): Promise<number> {
   const { settings, io, log } = run;
   const drain = new DrainController({ timeoutMs: settings.drainTimeout });

@@ -1,8 +1,8 @@
 import { CodexBridge } from "../../codex/codex-bridge.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../gateway/drain.js";
 import { codexRegistry } from "../../registry/codex/index.js";
-import { serveCodexStdio } from "../../transports/codex-stdio.js";
-import { serveCodexWebSocket } from "../../transports/codex-websocket.js";
+import { attachCodexJsonRpc } from "../../transports/codex-jsonrpc.js";
+import { serveNdjsonStdio } from "../../transports/ndjson-endpoint.js";
 import { RELAY_DIALECTS } from "../../transports/relay-dialects.js";
 import { STDIO_LIMIT_USAGE } from "../limit-settings.js";
 import { RECORD_FILE_USAGE } from "../record-settings.js";
@@ -58,7 +58,7 @@ export const codexDialect: DialectDescriptor<CodexBridge, typeof settings> = {
   gateway: (bridge, { name, route }) => ({
     name,
     route,
-    serveWebSocket: (socket, connection) => serveCodexWebSocket(bridge, socket, connection),
+    open: (connection) => (send, transport) => attachCodexJsonRpc(bridge, send, { ...connection, transport }),
   }),
   command: {
     usage: USAGE,
@@ -68,15 +68,17 @@ export const codexDialect: DialectDescriptor<CodexBridge, typeof settings> = {
     // retryable, the turns still running are interrupted and the client hears each end
     // (turn/completed), then everything closes.
     serve: async (bridge, { settings, io, log, recording, core, stop, hurry, gate }) => {
-      await serveCodexStdio(bridge, io.stdin, process.stdout, {
-        log,
+      const connectionGate = gate();
+      await serveNdjsonStdio(io.stdin, process.stdout, (send, transport) => attachCodexJsonRpc(bridge, send, { log, gate: connectionGate, transport }), {
         stop,
         hurry,
         drainTimeoutMs: settings.drainTimeout,
         maxLineBytes: settings.maxMessageBytes,
-        gate: gate(),
         recording,
-        endTurns: (budgetMs) => core.endRunningTurns(budgetMs),
+        onError: (error) => log("error", "Codex connection failed to handle a message", { error: String(error) }),
+        // A turn outlives its turn/start: the turns still running are ended (interrupted, each
+        // reported with turn/completed) before the output closes, when a signal stopped the command.
+        rule: { readsWhileDraining: true, interrupts: "on-signal", interrupt: (_endpoint, budgetMs) => core.endRunningTurns(budgetMs) },
       });
       return 0;
     },

@@ -3,7 +3,8 @@ import { mcpGatewayDialect } from "../../gateway/routes/mcp-routes.js";
 import { McpServer } from "../../mcp/server.js";
 import { mcpRegistry } from "../../registry/mcp/index.js";
 import { MCP_RELAY } from "../../transports/mcp-relay.js";
-import { serveMcpStdio } from "../../transports/mcp-stdio.js";
+import { attachMcpJsonRpc } from "../../transports/mcp-jsonrpc.js";
+import { serveNdjsonStdio } from "../../transports/ndjson-endpoint.js";
 import { STDIO_LIMIT_USAGE } from "../limit-settings.js";
 import { RECORD_FILE_USAGE } from "../record-settings.js";
 import { REMOTE_USAGE } from "../remote.js";
@@ -36,6 +37,9 @@ ${REMOTE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
 
 const { defaultCwd, workspaceRoots } = bridgeSettings;
+
+/** How long the calls of interrupted turns get to be answered before the process goes on stopping. */
+const INTERRUPTED_ANSWERS_MS = 5_000;
 const settings = { defaultCwd, workspaceRoots };
 
 /** The Model Context Protocol, server side: Streamable HTTP \`/mcp\` and WebSocket \`/mcp/ws\` on the gateway; \`tau-gateway mcp\`, which hosts spawn. */
@@ -50,14 +54,18 @@ export const mcpDialect: DialectDescriptor<McpServer, typeof settings> = {
     settings,
     relay: MCP_RELAY,
     serve: async (server, { settings, log, io, recording, stop, hurry, gate }) => {
-      await serveMcpStdio(server, io.stdin, process.stdout, {
+      const connectionGate = gate();
+      await serveNdjsonStdio(io.stdin, process.stdout, (send, transport) => attachMcpJsonRpc(server, send, { gate: connectionGate, transport }), {
         drainTimeoutMs: settings.drainTimeout,
         maxLineBytes: settings.maxMessageBytes,
-        gate: gate(),
         stop,
         hurry,
         onError: (err) => log("error", "MCP connection failed to handle a message", { err }),
         recording,
+        // Nothing more is read once the host closed its input or a signal came; the turns of tool
+        // calls still running after the drain time are interrupted, and their calls answered with
+        // how the turn ended.
+        rule: { readsWhileDraining: false, interrupts: "in-flight", interrupt: (endpoint) => endpoint.interruptCalls(), answersMs: INTERRUPTED_ANSWERS_MS },
       });
       return 0;
     },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { AskBridge } from "../../ask/ask-bridge.js";
 import type { AskJsonRpcOptions } from "../../transports/ask-jsonrpc.js";
-import { serveAskWebSocket } from "../../transports/ask-websocket.js";
+import { attachAskJsonRpc } from "../../transports/ask-jsonrpc.js";
 import { askBridgeMetrics } from "../ask-metrics.js";
 import { askSocketListener } from "../ask-socket.js";
 import { DEFAULT_TENANT } from "../auth/tokens.js";
@@ -45,7 +45,7 @@ export function askGatewayDialect(bridge: AskBridge, options: AskSurfaceOptions)
   return {
     name: "ask",
     route: "/rpc",
-    serveWebSocket: (socket, { tenant, gate }) => serveAskWebSocket(bridge, socket, { ...options.jsonrpc, tenant, gate }),
+    open: ({ tenant, gate }) => (send, transport) => attachAskJsonRpc(bridge, send, { ...options.jsonrpc, tenant, gate, transport }),
     routes,
     routeLabels: ["/rpc/events"],
     metrics: (registers) => askBridgeMetrics(bridge, registers),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { McpServer } from "../../mcp/server.js";
 import type { JsonRpcDialect } from "../../transports/call-observer.js";
-import { serveMcpWebSocket } from "../../transports/mcp-websocket.js";
+import { attachMcpJsonRpc } from "../../transports/mcp-jsonrpc.js";
 import type { DialectRoutesContext, GatewayDialect } from "../dialects.js";
 import { mcpHttpRoute } from "./mcp-http.js";
 
@@ -19,7 +19,9 @@ export function mcpGatewayDialect(server: McpServer, mount: { name: JsonRpcDiale
   return {
     name: mount.name,
     route: mount.route,
-    serveWebSocket: (socket, { tenant, gate }) => serveMcpWebSocket(server, socket, { tenant, gate }),
+    // When the socket closes, the turns its tool calls started run on.
+    open: ({ tenant, gate }) => (send, transport) => attachMcpJsonRpc(server, send, { tenant, gate, transport }),
+    binaryReason: "MCP requires text messages",
     routes,
     routeLabels: [MCP_HTTP_ROUTE],
   };

@@ -1,5 +1,18 @@
 import type { WebSocket } from "ws";
 import { MESSAGES_IN_FLIGHT_BOUND, READ_ON_IN_FLIGHT } from "./in-flight-bound.js";
+import type { JsonRpcEndpoint, OpenEndpoint } from "./jsonrpc-endpoint.js";
+import { WEBSOCKET_TRANSPORT } from "./outbound-policy.js";
+
+/**
+ * Any dialect's JSON-RPC endpoint on one WebSocket: each text message is one message (or an Ask
+ * batch). A message shared by many connections goes out as its bytes, as a text frame (no
+ * encoding per subscriber). `binaryReason` closes a socket that sends a binary message.
+ */
+export function serveWebSocket<Endpoint extends JsonRpcEndpoint>(socket: WebSocket, open: OpenEndpoint<Endpoint>, binaryReason?: string): Endpoint {
+  const endpoint = open((message) => (typeof message === "string" ? socket.send(message) : socket.send(message.bytes, { binary: false })), WEBSOCKET_TRANSPORT);
+  pumpWebSocketMessages(socket, endpoint, binaryReason);
+  return endpoint;
+}
 
 /**
  * One JSON-RPC connection on one WebSocket, for every dialect: each text message goes to

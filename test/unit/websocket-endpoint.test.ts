@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { MESSAGES_IN_FLIGHT_BOUND, READ_ON_IN_FLIGHT } from "../../src/transports/in-flight-bound.js";
-import { pumpWebSocketMessages } from "../../src/transports/websocket-messages.js";
+import { pumpWebSocketMessages } from "../../src/transports/websocket-endpoint.js";
 
 /**
  * The pump every WebSocket dialect route shares, on a real ws server and client over loopback:
