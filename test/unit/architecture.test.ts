@@ -15,7 +15,9 @@ import { findCycles, floorsOf, readImportGraph } from "../support/import-graph.j
  * so it never ends up on the runtime path. generated/ is its output, so whatever sits below it
  * (shared, registry, codegen) must not import it. src/index.ts is the package entry and may
  * re-export from any runtime layer. store (what gateway replicas share: session logs, host leases)
- * sits between tau and the host/bridge pair.
+ * sits between tau and the host/bridge pair. relay (`--remote`: a stdio command relaying to a
+ * running gateway) sits over the transports it reuses and under the gateway, which reads its
+ * handshake header; each dialect's own part of it is built by that dialect's descriptor (cli).
  */
 const RUNTIME_RANK: Record<string, number> = {
   shared: 0,
@@ -26,9 +28,10 @@ const RUNTIME_RANK: Record<string, number> = {
   host: 5,
   bridge: 5,
   transports: 7,
-  gateway: 8,
-  cli: 9,
-  entry: 10,
+  relay: 8,
+  gateway: 9,
+  cli: 10,
+  entry: 11,
 };
 
 /** Where every client dialect sits: over the bridge core, under the transports. */
@@ -233,6 +236,10 @@ describe("the layer rules themselves", () => {
     expect(forbidden("bridge", "store")).toBeUndefined();
     expect(forbidden("store", "tau")).toBeUndefined();
     expect(forbidden("store", "bridge")).toBe("upward import");
+    expect(forbidden("relay", "transports")).toBeUndefined();
+    expect(forbidden("transports", "relay")).toBe("upward import");
+    expect(forbidden("cli", "relay")).toBeUndefined();
+    expect(forbidden("relay", "cli")).toBe("upward import");
   });
 
   it("count lines and find dialect names as a reader would", () => {
@@ -262,6 +269,7 @@ describe("the layer rules themselves", () => {
     expect(layerOf("src/codex/thread.ts")).toBe("codex");
     expect(layerOf("src/acp/agent.ts")).toBe("acp");
     expect(layerOf("src/ask/ask-bridge.ts")).toBe("ask");
+    expect(layerOf("src/relay/gateway-relay.ts")).toBe("relay");
     expect(layerOf("generated/tau-v18.ts")).toBe("generated");
     expect(layerOf("src/stray.ts")).toBeUndefined();
     expect(layerOf("src/entry/x.ts")).toBeUndefined();

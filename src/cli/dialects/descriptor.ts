@@ -10,7 +10,7 @@ import type { TauUpstream } from "../../tau/upstream.js";
 import type { JsonRpcDialect } from "../../transports/call-observer.js";
 import type { CallGate } from "../../transports/jsonrpc-envelope.js";
 import type { FileRecording } from "../../transports/recording/recording-folder.js";
-import type { RelayDialect } from "../../transports/relay-dialects.js";
+import type { RelayDialect } from "../../relay/relay-dialect.js";
 import type { CommandIO } from "../io.js";
 import type { SettingSpecs, StdioSettingValues } from "./stdio-settings.js";
 

@@ -1,5 +1,5 @@
 import { isObject } from "../shared/unknown-values.js";
-import type { StreamResume } from "./relay-stream-resume.js";
+import type { StreamResume } from "./stream-resume.js";
 
 /**
  * What a relay repeats on a new link for a dialect whose session updates go to the connections
@@ -8,7 +8,7 @@ import type { StreamResume } from "./relay-stream-resume.js";
  * client's sessions would fall silent. Each session the client opened is opened again on the new
  * link, its answer kept from the client; what was sent while the link was down is not repeated.
  */
-interface ReattachRules {
+export interface ReattachRules {
   /** The session a successful request opened on the connection, and what reopening it needs. */
   opened(method: string, params: Record<string, unknown>, result: Record<string, unknown>): { id: string; reopen: Record<string, unknown> } | undefined;
   /** The session a successful request let go of on the connection. */
@@ -47,29 +47,3 @@ export class SessionReattach implements StreamResume {
     this.open.delete(id);
   }
 }
-
-const text = (value: unknown) => (typeof value === "string" ? value : undefined);
-
-/** Codex: every thread started or resumed on the connection is resumed again, without its turns. */
-export const codexThreadReattach = () =>
-  new SessionReattach({
-    reopenMethod: "thread/resume",
-    opened: (method, _params, result) => {
-      if (method !== "thread/start" && method !== "thread/resume") return undefined;
-      const threadId = isObject(result.thread) ? text(result.thread.id) : undefined;
-      return threadId === undefined ? undefined : { id: threadId, reopen: { threadId, excludeTurns: true } };
-    },
-    closed: () => undefined,
-  });
-
-/** ACP: every session made, loaded or resumed on the connection is resumed again (session/resume replays nothing); session/close ends it. */
-export const acpSessionReattach = () =>
-  new SessionReattach({
-    reopenMethod: "session/resume",
-    opened: (method, params, result) => {
-      const sessionId = method === "session/new" ? text(result.sessionId) : method === "session/load" || method === "session/resume" ? text(params.sessionId) : undefined;
-      if (sessionId === undefined) return undefined;
-      return { id: sessionId, reopen: { sessionId, cwd: params.cwd, ...(params.additionalDirectories === undefined ? {} : { additionalDirectories: params.additionalDirectories }) } };
-    },
-    closed: (method, params) => (method === "session/close" ? text(params.sessionId) : undefined),
-  });

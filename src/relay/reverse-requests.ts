@@ -1,4 +1,4 @@
-import { keyOf, type RequestId } from "./relay-requests.js";
+import { keyOf, type RequestId } from "./requests.js";
 
 /**
  * The gateway's requests to the client (Codex approvals and questions, ACP permission requests,

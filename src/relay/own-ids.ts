@@ -1,4 +1,4 @@
-import type { RequestId } from "./relay-requests.js";
+import type { RequestId } from "./requests.js";
 
 /**
  * Ids on a relay's link to the gateway: its own requests (repeated handshakes and resumes) are

@@ -1,14 +1,14 @@
-import { CodexBridge } from "../../codex/codex-bridge.js";
-import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../gateway/drain.js";
-import { codexRegistry } from "../../registry/codex/index.js";
-import { attachCodexJsonRpc } from "../../transports/codex-jsonrpc.js";
-import { serveNdjsonStdio } from "../../transports/ndjson-endpoint.js";
-import { RELAY_DIALECTS } from "../../transports/relay-dialects.js";
-import { STDIO_LIMIT_USAGE } from "../limit-settings.js";
-import { RECORD_FILE_USAGE } from "../record-settings.js";
-import { REMOTE_USAGE } from "../remote.js";
-import { bridgeSettings, envName, STORE_USAGE } from "../settings.js";
-import type { DialectDescriptor } from "./descriptor.js";
+import { CodexBridge } from "../../../codex/codex-bridge.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../gateway/drain.js";
+import { codexRegistry } from "../../../registry/codex/index.js";
+import { attachCodexJsonRpc } from "../../../transports/codex-jsonrpc.js";
+import { serveNdjsonStdio } from "../../../transports/ndjson-endpoint.js";
+import { STDIO_LIMIT_USAGE } from "../../limit-settings.js";
+import { RECORD_FILE_USAGE } from "../../record-settings.js";
+import { REMOTE_USAGE } from "../../remote.js";
+import { bridgeSettings, envName, STORE_USAGE } from "../../settings.js";
+import { CODEX_RELAY } from "./relay.js";
+import type { DialectDescriptor } from "../descriptor.js";
 
 const USAGE = `usage: tau-gateway app-server [options]
 
@@ -63,7 +63,7 @@ export const codexDialect: DialectDescriptor<CodexBridge, typeof settings> = {
   command: {
     usage: USAGE,
     settings,
-    relay: RELAY_DIALECTS.codex,
+    relay: CODEX_RELAY,
     // A signal starts the stop: requests already received are still answered, new ones refused as
     // retryable, the turns still running are interrupted and the client hears each end
     // (turn/completed), then everything closes.

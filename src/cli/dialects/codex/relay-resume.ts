@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { REQUEST_KEY } from "../bridge/request-recall.js";
-import { AT_FIELD, RELAY_CAPABILITY, RESUME_AFTER, type LogPosition } from "../codex/relay-positions.js";
-import { isObject } from "../shared/unknown-values.js";
-import { isRequestId } from "./relay-requests.js";
-import { codexThreadReattach } from "./relay-session-reattach.js";
-import { before, positionIn, type StreamResume } from "./relay-stream-resume.js";
+import { REQUEST_KEY } from "../../../bridge/request-recall.js";
+import { AT_FIELD, RELAY_CAPABILITY, RESUME_AFTER, type LogPosition } from "../../../codex/relay-positions.js";
+import { isObject } from "../../../shared/unknown-values.js";
+import { isRequestId } from "../../../relay/requests.js";
+import { SessionReattach } from "../../../relay/session-reattach.js";
+import { before, positionIn, type StreamResume } from "../../../relay/stream-resume.js";
 
 type Message = Record<string, unknown>;
 
@@ -70,3 +70,16 @@ export class CodexThreadResume implements StreamResume {
   }
 }
 
+const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+
+/** Codex: every thread started or resumed on the connection is resumed again, without its turns. */
+export const codexThreadReattach = () =>
+  new SessionReattach({
+    reopenMethod: "thread/resume",
+    opened: (method, _params, result) => {
+      if (method !== "thread/start" && method !== "thread/resume") return undefined;
+      const threadId = isObject(result.thread) ? text(result.thread.id) : undefined;
+      return threadId === undefined ? undefined : { id: threadId, reopen: { threadId, excludeTurns: true } };
+    },
+    closed: () => undefined,
+  });

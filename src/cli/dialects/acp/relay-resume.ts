@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { AFTER_META, AT_META, OWN_PROMPTS_META, RELAY_META, TURN_META, type LogPosition } from "../acp/relay-positions.js";
-import { isObject } from "../shared/unknown-values.js";
-import { isRequestId, keyOf } from "./relay-requests.js";
-import { acpSessionReattach } from "./relay-session-reattach.js";
-import { before, positionIn, type StreamResume } from "./relay-stream-resume.js";
+import { AFTER_META, AT_META, OWN_PROMPTS_META, RELAY_META, TURN_META, type LogPosition } from "../../../acp/relay-positions.js";
+import { isObject } from "../../../shared/unknown-values.js";
+import { isRequestId, keyOf } from "../../../relay/requests.js";
+import { SessionReattach } from "../../../relay/session-reattach.js";
+import { before, positionIn, type StreamResume } from "../../../relay/stream-resume.js";
 
 type Message = Record<string, unknown>;
 
@@ -85,3 +85,17 @@ function withMeta(message: Message, meta: Record<string, unknown>): Message {
   const params = isObject(message.params) ? message.params : {};
   return { ...message, params: { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), ...meta } } };
 }
+
+const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+
+/** ACP: every session made, loaded or resumed on the connection is resumed again (session/resume replays nothing); session/close ends it. */
+export const acpSessionReattach = () =>
+  new SessionReattach({
+    reopenMethod: "session/resume",
+    opened: (method, params, result) => {
+      const sessionId = method === "session/new" ? text(result.sessionId) : method === "session/load" || method === "session/resume" ? text(params.sessionId) : undefined;
+      if (sessionId === undefined) return undefined;
+      return { id: sessionId, reopen: { sessionId, cwd: params.cwd, ...(params.additionalDirectories === undefined ? {} : { additionalDirectories: params.additionalDirectories }) } };
+    },
+    closed: (method, params) => (method === "session/close" ? text(params.sessionId) : undefined),
+  });

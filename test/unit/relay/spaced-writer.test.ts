@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { SpacedWriter } from "../../src/transports/relay-spaced-writer.js";
+import { SpacedWriter } from "../../../src/relay/spaced-writer.js";
 
 /** The relay's stdout for Codex: what follows a response is written in a later read, order kept. */
 describe("the relay's spaced writer", () => {

@@ -1,4 +1,4 @@
-import type { OpenRequest } from "./relay-requests.js";
+import type { OpenRequest } from "./requests.js";
 
 /**
  * The prompts a relay sends again on a new link (RelayDialect.rejoins), and what the gateway sends

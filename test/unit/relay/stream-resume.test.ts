@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { acpSessionReattach, codexThreadReattach } from "../../src/transports/relay-session-reattach.js";
-import { AskSubscriptionResume } from "../../src/transports/relay-stream-resume.js";
+import { acpSessionReattach } from "../../../src/cli/dialects/acp/relay-resume.js";
+import { AskSubscriptionResume } from "../../../src/cli/dialects/ask/relay-resume.js";
+import { codexThreadReattach } from "../../../src/cli/dialects/codex/relay-resume.js";
 
 /**
  * What a --remote relay repeats on a new link, apart from the sockets: the Ask cursor check and

@@ -1,24 +1,24 @@
 import type { Readable, Writable } from "node:stream";
-import { AskBridge } from "../../ask/ask-bridge.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../../gateway/config.js";
-import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../../gateway/drain.js";
-import { DEFAULT_LIMITS } from "../../gateway/limits.js";
-import { askGatewayDialect } from "../../gateway/routes/ask-routes.js";
-import { askRegistry } from "../../registry/ask/index.js";
-import type { Log } from "../../shared/log.js";
-import { attachAskJsonRpc, type AskJsonRpcOptions } from "../../transports/ask-jsonrpc.js";
-import { serveNdjson } from "../../transports/ndjson-endpoint.js";
-import type { NdjsonStreamOptions } from "../../transports/ndjson-stream.js";
-import { RELAY_DIALECTS } from "../../transports/relay-dialects.js";
-import { untilAborted } from "../../transports/stop-signal.js";
-import { UnixSocketListener } from "../../transports/unix-socket-listener.js";
-import { limitSettings } from "../limit-settings.js";
-import { RECORD_FILE_USAGE } from "../record-settings.js";
-import { REMOTE_USAGE } from "../remote.js";
-import { startupMessage } from "../command-setup.js";
-import { bridgeSettings, envName, socketSettings, STORE_USAGE } from "../settings.js";
-import type { DialectDescriptor, StdioRun } from "./descriptor.js";
-import type { StdioSettingValues } from "./stdio-settings.js";
+import { AskBridge } from "../../../ask/ask-bridge.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../../gateway/config.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../../../gateway/drain.js";
+import { DEFAULT_LIMITS } from "../../../gateway/limits.js";
+import { askGatewayDialect } from "../../../gateway/routes/ask-routes.js";
+import { askRegistry } from "../../../registry/ask/index.js";
+import type { Log } from "../../../shared/log.js";
+import { attachAskJsonRpc, type AskJsonRpcOptions } from "../../../transports/ask-jsonrpc.js";
+import { serveNdjson } from "../../../transports/ndjson-endpoint.js";
+import type { NdjsonStreamOptions } from "../../../transports/ndjson-stream.js";
+import { untilAborted } from "../../../transports/stop-signal.js";
+import { UnixSocketListener } from "../../../transports/unix-socket-listener.js";
+import { limitSettings } from "../../limit-settings.js";
+import { RECORD_FILE_USAGE } from "../../record-settings.js";
+import { REMOTE_USAGE } from "../../remote.js";
+import { startupMessage } from "../../command-setup.js";
+import { bridgeSettings, envName, socketSettings, STORE_USAGE } from "../../settings.js";
+import { ASK_RELAY } from "./relay.js";
+import type { DialectDescriptor, StdioRun } from "../descriptor.js";
+import type { StdioSettingValues } from "../stdio-settings.js";
 
 /** The Ask host's own variable for its socket, so a client that sets it finds ours. */
 const ASK_SOCKET_VARIABLE = "ASK_APP_SERVER_SOCKET";
@@ -87,7 +87,7 @@ export const askDialect: DialectDescriptor<AskBridge, typeof settings> = {
     new AskBridge({ core: context.core, defaultCwd: context.defaultCwd, workspaceRoots: context.workspaceRoots, serverVersion: context.serverVersion, log: context.log }),
   closeSurface: (bridge) => bridge.close(),
   gateway: (bridge, _mount, options) => askGatewayDialect(bridge, options),
-  command: { usage: USAGE, settings, relay: RELAY_DIALECTS.ask, serve },
+  command: { usage: USAGE, settings, relay: ASK_RELAY, serve },
 };
 
 /**

@@ -1,5 +1,5 @@
-import { MCP_ERROR_CODES } from "../registry/mcp/index.js";
-import type { RelayDialect } from "./relay-dialects.js";
+import { MCP_ERROR_CODES } from "../../../registry/mcp/index.js";
+import type { RelayDialect } from "../../../relay/relay-dialect.js";
 
 /**
  * What `tau-gateway mcp --remote URL` must know of MCP to relay it to a gateway's `/mcp/ws`

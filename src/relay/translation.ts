@@ -1,10 +1,10 @@
 import type { Log } from "../shared/log.js";
 import { isObject } from "../shared/unknown-values.js";
-import type { RelayDialect } from "./relay-dialects.js";
-import { toLinkId } from "./relay-own-ids.js";
-import { isRequestId } from "./relay-requests.js";
-import type { ReverseRequests } from "./relay-reverse-requests.js";
-import type { StreamResume } from "./relay-stream-resume.js";
+import type { RelayDialect } from "./relay-dialect.js";
+import { toLinkId } from "./own-ids.js";
+import { isRequestId } from "./requests.js";
+import type { ReverseRequests } from "./reverse-requests.js";
+import type { StreamResume } from "./stream-resume.js";
 
 type Message = Record<string, unknown>;
 
@@ -13,8 +13,8 @@ export const LEFT_OUT = Symbol("left out");
 
 /**
  * How a relay rewrites a message on its way, one element of a line at a time: the dialect's resume
- * (positions, keys, Ask's renumbering), the client's ids as the link carries them (relay-own-ids.ts),
- * and the gateway's requests under the relay's own ids (relay-reverse-requests.ts).
+ * (positions, keys, Ask's renumbering), the client's ids as the link carries them (own-ids.ts),
+ * and the gateway's requests under the relay's own ids (reverse-requests.ts).
  */
 export class RelayTranslation {
   constructor(

@@ -3,19 +3,19 @@ import { parseBoundedJson } from "../shared/json-bounds.js";
 import type WebSocket from "ws";
 import type { Log } from "../shared/log.js";
 import { displayUrl, openGatewaySocket } from "./gateway-socket.js";
-import type { NdjsonConnection } from "./ndjson-stream.js";
-import type { RelayDialect } from "./relay-dialects.js";
-import { HeldLines } from "./relay-held-lines.js";
-import { repeatHandshake } from "./relay-handshake.js";
-import { DEFAULT_BACKOFF, HEARTBEAT_MS, reconnect, watchLink } from "./relay-link.js";
-import { RelayOwnAnswers } from "./relay-own-answers.js";
-import { fromLinkId, isOwnId, OwnRequests } from "./relay-own-ids.js";
-import { RelayRejoins } from "./relay-rejoins.js";
-import { LEFT_OUT, RelayTranslation } from "./relay-translation.js";
-import { isRequestId, OpenRequests, type OpenRequest } from "./relay-requests.js";
-import { ReverseRequests } from "./relay-reverse-requests.js";
-import { SpacedWriter } from "./relay-spaced-writer.js";
-import type { StreamResume } from "./relay-stream-resume.js";
+import type { NdjsonConnection } from "../transports/ndjson-stream.js";
+import type { RelayDialect } from "./relay-dialect.js";
+import { HeldLines } from "./held-lines.js";
+import { repeatHandshake } from "./handshake.js";
+import { DEFAULT_BACKOFF, HEARTBEAT_MS, reconnect, watchLink } from "./link.js";
+import { RelayOwnAnswers } from "./own-answers.js";
+import { fromLinkId, isOwnId, OwnRequests } from "./own-ids.js";
+import { RelayRejoins } from "./rejoins.js";
+import { LEFT_OUT, RelayTranslation } from "./translation.js";
+import { isRequestId, OpenRequests, type OpenRequest } from "./requests.js";
+import { ReverseRequests } from "./reverse-requests.js";
+import { SpacedWriter } from "./spaced-writer.js";
+import type { StreamResume } from "./stream-resume.js";
 import { isObject } from "../shared/unknown-values.js";
 
 /**
@@ -27,7 +27,7 @@ import { isObject } from "../shared/unknown-values.js";
  * - requests the lost link carried are answered by the relay, -32012 "gateway unavailable, retry",
  *   in the dialect's shape, instead of hanging; but a prompt (RelayDialect.rejoins) is sent again
  *   on the new link under the same idempotency key, and answered by the turn it started if the
- *   gateway had it (relay-rejoins.ts), so that it runs once;
+ *   gateway had it (rejoins.ts), so that it runs once;
  * - it reconnects with backoff; lines the client writes meanwhile wait (in order) for the new link,
  *   up to `holdMs`, after which their requests get the same -32012 and the lines are dropped;
  * - on the new link it repeats the client's handshake (its `initialize`, and for Codex
@@ -35,7 +35,7 @@ import { isObject } from "../shared/unknown-values.js";
  *   seq forwarded, or, when the session's log began again, a `session.reset` and the new log
  *   renumbered after it; Codex: `thread/resume` of each thread the client opened; ACP:
  *   `session/resume` of each session), keeping their answers from the client, which had them;
- * - the gateway's requests reach the client under ids of the relay's own (relay-reverse-requests.ts):
+ * - the gateway's requests reach the client under ids of the relay's own (reverse-requests.ts):
  *   the client's answers to requests the lost link asked, or that were withdrawn, are stale and
  *   dropped (a pending approval is asked again on the new link, under a new id);
  * - what waits for a new link is bounded (`holdBytes`): past it stdin is not read.
@@ -263,7 +263,7 @@ export class GatewayRelay {
       return this.ownRequests.answer({ ...message, id: message.id });
     }
     const elements: unknown[] = Array.isArray(message) ? message : [message];
-    // What the gateway sends while a resent prompt is open waits for its answer (relay-rejoins.ts).
+    // What the gateway sends while a resent prompt is open waits for its answer (rejoins.ts).
     if (this.rejoins.holds(text, elements.some((e) => isObject(e) && typeof e.method !== "string" && isRequestId(e.id)))) return;
     const notifications: Message[] = [];
     let answersClient = false;

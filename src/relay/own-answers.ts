@@ -1,5 +1,5 @@
-import type { RelayDialect } from "./relay-dialects.js";
-import type { OpenRequest, RequestId } from "./relay-requests.js";
+import type { RelayDialect } from "./relay-dialect.js";
+import type { OpenRequest, RequestId } from "./requests.js";
 
 type Message = Record<string, unknown>;
 

@@ -1,15 +1,15 @@
-import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../gateway/drain.js";
-import { mcpGatewayDialect } from "../../gateway/routes/mcp-routes.js";
-import { McpServer } from "../../mcp/server.js";
-import { mcpRegistry } from "../../registry/mcp/index.js";
-import { MCP_RELAY } from "../../transports/mcp-relay.js";
-import { attachMcpJsonRpc } from "../../transports/mcp-jsonrpc.js";
-import { serveNdjsonStdio } from "../../transports/ndjson-endpoint.js";
-import { STDIO_LIMIT_USAGE } from "../limit-settings.js";
-import { RECORD_FILE_USAGE } from "../record-settings.js";
-import { REMOTE_USAGE } from "../remote.js";
-import { bridgeSettings, envName, STORE_USAGE } from "../settings.js";
-import type { DialectDescriptor } from "./descriptor.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../gateway/drain.js";
+import { mcpGatewayDialect } from "../../../gateway/routes/mcp-routes.js";
+import { McpServer } from "../../../mcp/server.js";
+import { mcpRegistry } from "../../../registry/mcp/index.js";
+import { MCP_RELAY } from "./relay.js";
+import { attachMcpJsonRpc } from "../../../transports/mcp-jsonrpc.js";
+import { serveNdjsonStdio } from "../../../transports/ndjson-endpoint.js";
+import { STDIO_LIMIT_USAGE } from "../../limit-settings.js";
+import { RECORD_FILE_USAGE } from "../../record-settings.js";
+import { REMOTE_USAGE } from "../../remote.js";
+import { bridgeSettings, envName, STORE_USAGE } from "../../settings.js";
+import type { DialectDescriptor } from "../descriptor.js";
 
 const USAGE = `usage: tau-gateway mcp [options]
 

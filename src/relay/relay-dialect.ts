@@ -1,14 +1,8 @@
-import { ACP_ERROR_CODES } from "../registry/acp/errors.js";
-import { ASK_ERROR_CODES } from "../registry/ask/errors.js";
-import { CODEX_ERROR_CODES } from "../registry/codex/errors.js";
-import { CODEX_OUTBOUND } from "./codex-jsonrpc.js";
-import { PIPE_TRANSPORT, type OutboundPolicy } from "./outbound-policy.js";
-import { AcpSessionResume } from "./relay-acp-resume.js";
-import { CodexThreadResume } from "./relay-codex-resume.js";
-import { AskSubscriptionResume, type StreamResume } from "./relay-stream-resume.js";
+import { PIPE_TRANSPORT, type OutboundPolicy } from "../transports/outbound-policy.js";
+import type { StreamResume } from "./stream-resume.js";
 
 /**
- * What a stdio relay (`acp --remote`, `app-server --remote`, `stdio --remote`) must know of the
+ * What a stdio relay (`acp --remote`, `app-server --remote`, `stdio --remote`, `mcp --remote`) must know of the
  * dialect it carries. The relay passes messages through unchanged; it speaks only when the gateway
  * cannot: to answer a request the link lost, to refuse an oversized line, and to repeat the
  * client's handshake on a new link. What it says then must be in the dialect's own words.
@@ -42,18 +36,18 @@ export interface RelayDialect {
   withdrawal?(id: string | number, params: unknown): { method: string; params: Record<string, unknown> } | undefined;
   /** The method of that withdrawal, whose `requestId` the gateway also sends when another client decided. */
   withdrawalMethod?: string;
-  /** The first id of the relay's own numbering of the gateway's requests to the client (relay-reverse-requests.ts), as the local command numbers them. */
+  /** The first id of the relay's own numbering of the gateway's requests to the client (reverse-requests.ts), as the local command numbers them. */
   firstRequestId: number;
   /**
    * How long what follows a response waits before it is written on the relay's stdout: the pipe's
    * pause where the dialect wants a request's consequences read apart from its response (see
-   * relay-spaced-writer.ts); undefined: no pause.
+   * spaced-writer.ts); undefined: no pause.
    */
   pauseAfterResponseMs?: number;
   /**
    * Requests the lost link did not answer that are sent again on the new one (after the resumes)
    * instead of being answered -32012: each went with an idempotency key of the relay's (ACP's
-   * session/prompt its turn id, relay-acp-resume.ts; Codex's turn/start and Ask's session/send
+   * session/prompt its turn id, src/cli/dialects/acp/relay-resume.ts; Codex's turn/start and Ask's session/send
    * `tauGatewayRequestKey`, src/bridge/request-recall.ts), so the repeat answers as the first did
    * if the gateway had it, and runs only if it never arrived. One in a batch is answered -32012 as
    * any other.
@@ -61,71 +55,20 @@ export interface RelayDialect {
   rejoins?: readonly string[];
   /**
    * While such a request is open on the new link, the gateway's other messages wait for its answer
-   * (relay-rejoins.ts): the dialect's client reads a prompt's answer before what it brought about.
+   * (rejoins.ts): the dialect's client reads a prompt's answer before what it brought about.
    */
   rejoinsAnsweredFirst?: boolean;
   /** What is resumed on a new link besides the handshake (Ask: event subscriptions; Codex and ACP: the sessions the client opened). */
   resume?(): StreamResume;
 }
 
+/**
+ * What a stdio relay must know of a dialect, each dialect's descriptor builds from its own registry
+ * (src/cli/dialects/<dialect>/relay.ts): there is no table of them here.
+ */
+
 /** The pause a pipe puts after a response for a dialect whose caused messages are read on their own. */
-function pipePause(policy: OutboundPolicy): number | undefined {
+export function pipePause(policy: OutboundPolicy): number | undefined {
   const release = PIPE_TRANSPORT.ownRead;
   return policy.caused === "own-read" && typeof release === "object" ? release.delayMs : undefined;
 }
-
-export const RELAY_DIALECTS = {
-  acp: {
-    name: "ACP",
-    route: "/acp",
-    jsonrpcMember: "include",
-    unavailableCode: ACP_ERROR_CODES.upstream_unavailable,
-    invalidRequestCode: ACP_ERROR_CODES.invalid_request,
-    answersOversized: true,
-    handshakeRequest: "initialize",
-    handshakeNotifications: [],
-    withdrawal: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
-    withdrawalMethod: "$/cancel_request",
-    firstRequestId: 0,
-    rejoins: ["session/prompt"],
-    resume: () => new AcpSessionResume(),
-  },
-  codex: {
-    name: "Codex",
-    route: "/",
-    jsonrpcMember: "omit",
-    unavailableCode: CODEX_ERROR_CODES.upstream_unavailable,
-    invalidRequestCode: CODEX_ERROR_CODES.invalid_request,
-    // Codex answers nothing without an id (the local app-server logs the line and goes on).
-    answersOversized: false,
-    handshakeRequest: "initialize",
-    handshakeNotifications: ["initialized"],
-    withdrawalMethod: "serverRequest/resolved",
-    firstRequestId: 0,
-    pauseAfterResponseMs: pipePause(CODEX_OUTBOUND),
-    rejoins: ["turn/start"],
-    rejoinsAnsweredFirst: true,
-    withdrawal: (id, params) => {
-      const threadId = (params as { threadId?: unknown } | undefined)?.threadId;
-      return typeof threadId === "string" ? { method: "serverRequest/resolved", params: { threadId, requestId: id } } : undefined;
-    },
-    resume: () => new CodexThreadResume(),
-  },
-  ask: {
-    name: "Ask",
-    route: "/rpc",
-    jsonrpcMember: "mirror",
-    unavailableCode: ASK_ERROR_CODES.upstream_unavailable,
-    invalidRequestCode: ASK_ERROR_CODES.invalid_request,
-    answersOversized: true,
-    handshakeRequest: "initialize",
-    handshakeNotifications: [],
-    // Above the range clients use, as Ask hosts (and the gateway) number them.
-    firstRequestId: 10001,
-    rejoins: ["session/send"],
-    rejoinsAnsweredFirst: true,
-    resume: () => new AskSubscriptionResume(),
-  },
-} as const satisfies Record<string, RelayDialect>;
-
-export type RelayDialectName = keyof typeof RELAY_DIALECTS;

@@ -1,8 +1,8 @@
 import type WebSocket from "ws";
 import type { Log } from "../shared/log.js";
 import { isObject } from "../shared/unknown-values.js";
-import type { RelayDialect } from "./relay-dialects.js";
-import type { StreamResume } from "./relay-stream-resume.js";
+import type { RelayDialect } from "./relay-dialect.js";
+import type { StreamResume } from "./stream-resume.js";
 
 type Message = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import type { OpenRequest } from "./relay-requests.js";
+import type { OpenRequest } from "./requests.js";
 
 /**
  * The client's lines a relay holds while the gateway is away, in order, for the next link: each

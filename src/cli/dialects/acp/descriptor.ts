@@ -1,14 +1,14 @@
-import { AcpAgent } from "../../acp/agent.js";
-import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../gateway/drain.js";
-import { acpRegistry } from "../../registry/acp/index.js";
-import { attachAcpJsonRpc } from "../../transports/acp-jsonrpc.js";
-import { serveNdjsonStdio } from "../../transports/ndjson-endpoint.js";
-import { RELAY_DIALECTS } from "../../transports/relay-dialects.js";
-import { STDIO_LIMIT_USAGE } from "../limit-settings.js";
-import { RECORD_FILE_USAGE } from "../record-settings.js";
-import { REMOTE_USAGE } from "../remote.js";
-import { envName, STORE_USAGE } from "../settings.js";
-import type { DialectDescriptor } from "./descriptor.js";
+import { AcpAgent } from "../../../acp/agent.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../gateway/drain.js";
+import { acpRegistry } from "../../../registry/acp/index.js";
+import { attachAcpJsonRpc } from "../../../transports/acp-jsonrpc.js";
+import { serveNdjsonStdio } from "../../../transports/ndjson-endpoint.js";
+import { STDIO_LIMIT_USAGE } from "../../limit-settings.js";
+import { RECORD_FILE_USAGE } from "../../record-settings.js";
+import { REMOTE_USAGE } from "../../remote.js";
+import { envName, STORE_USAGE } from "../../settings.js";
+import { ACP_RELAY } from "./relay.js";
+import type { DialectDescriptor } from "../descriptor.js";
 
 const USAGE = `usage: tau-gateway acp [options]
 
@@ -55,7 +55,7 @@ export const acpDialect: DialectDescriptor<AcpAgent, Record<never, never>> = {
     usage: USAGE,
     // Every ACP session names its own cwd: no --default-cwd, no --workspace-root.
     settings: {},
-    relay: RELAY_DIALECTS.acp,
+    relay: ACP_RELAY,
     // A signal ends the input as EOF would: work in flight is answered (or interrupted, at once on a
     // second signal), then the process exits.
     serve: async (agent, { settings, log, io, recording, stop, hurry, gate }) => {
