@@ -5,7 +5,7 @@ import { serveWebSocket } from "../../transports/websocket-endpoint.js";
 import type { GatewayDialect } from "../dialects.js";
 import { pinoLog } from "../log.js";
 import { PLUGIN } from "../plugin-names.js";
-import { requestTenant } from "./ask-http.js";
+import { requestTenant } from "../request-tenant.js";
 
 /**
  * A dialect's WebSocket route: one connection of the dialect per socket. The front door is the one

@@ -3,7 +3,7 @@ import { AskBridge } from "../../../ask/ask-bridge.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../../gateway/config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../../../gateway/drain.js";
 import { DEFAULT_LIMITS } from "../../../gateway/limits.js";
-import { askGatewayDialect } from "../../../gateway/routes/ask-routes.js";
+import { askGatewayDialect, type AskSurfaceOptions } from "./gateway.js";
 import { askRegistry } from "../../../registry/ask/index.js";
 import type { Log } from "../../../shared/log.js";
 import { attachAskJsonRpc, type AskJsonRpcOptions } from "../../../transports/ask-jsonrpc.js";
@@ -81,11 +81,15 @@ const settings = {
 type AskStdioSettings = StdioSettingValues<typeof settings>;
 
 /** The Ask JSON-RPC dialect: WebSocket `/rpc` with `POST /rpc`, `/rpc/events` and a socket on the gateway; `tau-gateway stdio`. */
-export const askDialect: DialectDescriptor<AskBridge, typeof settings> = {
+export const askDialect: DialectDescriptor<AskBridge, typeof settings, AskSurfaceOptions> = {
   registry: askRegistry,
   createSurface: (context) =>
     new AskBridge({ core: context.core, defaultCwd: context.defaultCwd, workspaceRoots: context.workspaceRoots, serverVersion: context.serverVersion, log: context.log }),
   closeSurface: (bridge) => bridge.close(),
+  gatewayOptions: (serve) => ({
+    jsonrpc: { jsonrpcMember: serve.jsonrpcMember ?? "include" },
+    socket: serve.socket === undefined ? undefined : { path: serve.socket, mode: serve.socketMode ?? 0o600 },
+  }),
   gateway: (bridge, _mount, options) => askGatewayDialect(bridge, options),
   command: { usage: USAGE, settings, relay: ASK_RELAY, serve },
 };

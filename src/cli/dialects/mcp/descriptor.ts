@@ -1,5 +1,5 @@
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../gateway/drain.js";
-import { mcpGatewayDialect } from "../../../gateway/routes/mcp-routes.js";
+import { mcpGatewayDialect } from "./gateway.js";
 import { McpServer } from "../../../mcp/server.js";
 import { mcpRegistry } from "../../../registry/mcp/index.js";
 import { MCP_RELAY } from "./relay.js";

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { McpServer } from "../../mcp/server.js";
-import type { JsonRpcDialect } from "../../transports/call-observer.js";
-import { attachMcpJsonRpc } from "../../transports/mcp-jsonrpc.js";
-import type { DialectRoutesContext, GatewayDialect } from "../dialects.js";
-import { mcpHttpRoute } from "./mcp-http.js";
+import type { McpServer } from "../../../mcp/server.js";
+import type { JsonRpcDialect } from "../../../transports/call-observer.js";
+import { attachMcpJsonRpc } from "../../../transports/mcp-jsonrpc.js";
+import type { DialectRoutesContext, GatewayDialect } from "../../../gateway/dialects.js";
+import { mcpHttpRoute } from "./http-route.js";
 
 /** Where MCP's Streamable HTTP transport is served. */
 export const MCP_HTTP_ROUTE = "/mcp";

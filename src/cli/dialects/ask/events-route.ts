@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from "fastify";
-import { RpcError } from "../../shared/rpc-error.js";
+import { RpcError } from "../../../shared/rpc-error.js";
 import fp from "fastify-plugin";
-import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
-import type { FrameTap } from "../../transports/recording/frame-tap.js";
-import { openAskSseStream, SSE_HEADERS, type AskSseStream } from "../../transports/ask-sse.js";
-import { PLUGIN } from "../plugin-names.js";
-import { tappedPeerOf } from "../tapped-peer.js";
-import { requestTenant } from "./ask-http.js";
+import { ASK_ERROR_CODES } from "../../../registry/ask/index.js";
+import type { FrameTap } from "../../../transports/recording/frame-tap.js";
+import { openAskSseStream, SSE_HEADERS, type AskSseStream } from "../../../transports/ask-sse.js";
+import { PLUGIN } from "../../../gateway/plugin-names.js";
+import { tappedPeerOf } from "../../../gateway/tapped-peer.js";
+import { requestTenant } from "../../../gateway/request-tenant.js";
 
 export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
 /** Bytes a server-sent events client may fall behind by before it is disconnected. */

@@ -1,15 +1,15 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { Readable } from "node:stream";
-import type { McpServer } from "../../mcp/server.js";
-import { carrierOfHeaders } from "../../shared/tracing.js";
-import { jsonRpcError, McpHttpSessions } from "../../transports/mcp-http.js";
-import type { DialectRoutesContext } from "../dialects.js";
-import { nonUtf8Charset } from "../json-charset.js";
-import { pinoLog } from "../log.js";
-import { PLUGIN } from "../plugin-names.js";
-import { tappedPeerOf } from "../tapped-peer.js";
-import { requestTenant } from "./ask-http.js";
+import type { McpServer } from "../../../mcp/server.js";
+import { carrierOfHeaders } from "../../../shared/tracing.js";
+import { jsonRpcError, McpHttpSessions } from "../../../transports/mcp-http.js";
+import type { DialectRoutesContext } from "../../../gateway/dialects.js";
+import { nonUtf8Charset } from "../../../gateway/json-charset.js";
+import { pinoLog } from "../../../gateway/log.js";
+import { PLUGIN } from "../../../gateway/plugin-names.js";
+import { tappedPeerOf } from "../../../gateway/tapped-peer.js";
+import { requestTenant } from "../../../gateway/request-tenant.js";
 
 export interface McpHttpRouteOptions extends DialectRoutesContext {
   server: McpServer;

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
-import { attachAskJsonRpc, type AskJsonRpcOptions } from "../transports/ask-jsonrpc.js";
-import { serveNdjson } from "../transports/ndjson-endpoint.js";
-import type { FrameTap } from "../transports/recording/frame-tap.js";
-import { UnixSocketListener } from "../transports/unix-socket-listener.js";
-import type { GatewayLimits } from "./limits.js";
-import { PLUGIN } from "./plugin-names.js";
+import { attachAskJsonRpc, type AskJsonRpcOptions } from "../../../transports/ask-jsonrpc.js";
+import { serveNdjson } from "../../../transports/ndjson-endpoint.js";
+import type { FrameTap } from "../../../transports/recording/frame-tap.js";
+import { UnixSocketListener } from "../../../transports/unix-socket-listener.js";
+import type { GatewayLimits } from "../../../gateway/limits.js";
+import { PLUGIN } from "../../../gateway/plugin-names.js";
 
 /** The label of the socket's clients in the connection and slow-consumer metrics. */
 export const SOCKET_ROUTE = "socket";

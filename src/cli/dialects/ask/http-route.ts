@@ -1,14 +1,15 @@
-import { carrierOfHeaders } from "../../shared/tracing.js";
-import type { FastifyError, FastifyPluginAsync, FastifyRequest } from "fastify";
+import { carrierOfHeaders } from "../../../shared/tracing.js";
+import type { FastifyError, FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
-import { ASK_ERROR_CODES } from "../../registry/ask/index.js";
-import { answerAskHttp } from "../../transports/ask-http.js";
-import type { AskJsonRpcOptions } from "../../transports/ask-jsonrpc.js";
-import type { FrameTap } from "../../transports/recording/frame-tap.js";
-import { httpConnectionRecordings } from "../http-connection-recordings.js";
-import { tappedPeerOf } from "../tapped-peer.js";
-import { nonUtf8Charset } from "../json-charset.js";
-import { PLUGIN } from "../plugin-names.js";
+import { ASK_ERROR_CODES } from "../../../registry/ask/index.js";
+import { answerAskHttp } from "../../../transports/ask-http.js";
+import type { AskJsonRpcOptions } from "../../../transports/ask-jsonrpc.js";
+import type { FrameTap } from "../../../transports/recording/frame-tap.js";
+import { httpConnectionRecordings } from "../../../gateway/http-connection-recordings.js";
+import { tappedPeerOf } from "../../../gateway/tapped-peer.js";
+import { nonUtf8Charset } from "../../../gateway/json-charset.js";
+import { PLUGIN } from "../../../gateway/plugin-names.js";
+import { requestTenant } from "../../../gateway/request-tenant.js";
 
 export interface AskHttpRouteOptions {
   /** Framing of each request's short-lived connection; the tenant comes from the request, the gate from `callGates`. */
@@ -19,10 +20,6 @@ export interface AskHttpRouteOptions {
   recording?: FrameTap;
 }
 
-/** The tenant the authentication hooks put on the request (none when the gateway runs without tokens). */
-export function requestTenant(request: FastifyRequest): string | undefined {
-  return request.tenant ?? undefined;
-}
 
 /**
  * `POST /rpc`: a JSON-RPC request, notification or batch in an `application/json` body, answered

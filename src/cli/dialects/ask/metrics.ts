@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { AskBridgeStats } from "../ask/ask-bridge.js";
+import type { AskBridgeStats } from "../../../ask/ask-bridge.js";
 
 /** The Ask bridge's own figures (events, snapshot fetches, resumes, pending interactions), read from it at scrape time. */
 export function askBridgeMetrics(bridge: { readonly stats: AskBridgeStats }, registers: Registry[]): void {

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { AskBridge } from "../../ask/ask-bridge.js";
-import type { AskJsonRpcOptions } from "../../transports/ask-jsonrpc.js";
-import { attachAskJsonRpc } from "../../transports/ask-jsonrpc.js";
-import { askBridgeMetrics } from "../ask-metrics.js";
-import { askSocketListener } from "../ask-socket.js";
-import { DEFAULT_TENANT } from "../auth/tokens.js";
-import type { DialectRoutesContext, GatewayDialect } from "../dialects.js";
-import { askEventsRoute } from "./ask-events.js";
-import { askHttpRoute } from "./ask-http.js";
+import type { AskBridge } from "../../../ask/ask-bridge.js";
+import type { AskJsonRpcOptions } from "../../../transports/ask-jsonrpc.js";
+import { attachAskJsonRpc } from "../../../transports/ask-jsonrpc.js";
+import { askBridgeMetrics } from "./metrics.js";
+import { askSocketListener } from "./socket-route.js";
+import { DEFAULT_TENANT } from "../../../gateway/auth/tokens.js";
+import type { DialectRoutesContext, GatewayDialect } from "../../../gateway/dialects.js";
+import { askEventsRoute } from "./events-route.js";
+import { askHttpRoute } from "./http-route.js";
 
 declare module "fastify" {
   interface FastifyInstance {
