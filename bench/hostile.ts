@@ -80,7 +80,7 @@ export async function measureHostileInputs(log: (line: string) => void): Promise
   const app = buildGateway({
     tauUpstream: { url: stack.url! },
     upstream: stack.upstream!,
-    dialects: stack.gatewayDialects({ jsonrpc: { jsonrpcMember: "include" } }),
+    dialects: stack.gatewayDialects({ jsonrpcMember: "include" }),
     inspector: { hub: new InspectorHub(), listenHost: "127.0.0.1", sessions: stack.core!.sessions },
   });
   const results: HostileResult[] = [];

@@ -134,8 +134,8 @@ export class AcpAgent {
   }
 
   /** Runs one request; resolves with the result or rejects with the ACP RpcError. */
-  call(client: AcpClient, method: string, params: unknown, cause?: RequestCause): Promise<unknown> {
-    return this.surface.call({ services: this.services, client, cause }, method, params);
+  call(client: AcpClient, method: string, params: unknown, cause?: RequestCause, signal?: AbortSignal): Promise<unknown> {
+    return this.surface.call({ services: this.services, client, cause, signal }, method, params);
   }
 
   /** Handles one notification; an unknown or invalid one is ignored, as notifications get no answer. */

@@ -24,4 +24,6 @@ export interface AcpMethodContext {
   readonly client: AcpClient;
   /** The request, as the cause of what it brings about (none for a notification of the client). */
   readonly cause?: RequestCause;
+  /** Aborts when nobody waits for the answer any more: the connection closed, or the client cancelled the request. */
+  readonly signal?: AbortSignal;
 }

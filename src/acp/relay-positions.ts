@@ -4,7 +4,7 @@ import type { EventLog } from "../bridge/event-log.js";
 import { isObject } from "../shared/unknown-values.js";
 
 /**
- * What `acp --remote` (the relay, src/transports/gateway-relay.ts) asks of the gateway's ACP agent
+ * What `acp --remote` (the relay, src/relay/gateway-relay.ts) asks of the gateway's ACP agent
  * so that an editor behind it loses nothing and runs nothing twice when the relay's connection is
  * cut and made again. All of it travels in `_meta`, which ACP reserves for extensions (protocol
  * §12), and only a connection that asks for it gets any:

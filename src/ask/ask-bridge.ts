@@ -137,8 +137,8 @@ export class AskBridge {
   }
 
   /** Runs one call; resolves with the result or rejects with the Ask RpcError. */
-  call(peer: AskPeer, method: string, params: unknown): Promise<unknown> {
-    return this.surface.call({ services: this.services, peer }, method, params);
+  call(peer: AskPeer, method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+    return this.surface.call({ services: this.services, peer, signal }, method, params);
   }
 
   get stats(): AskBridgeStats {

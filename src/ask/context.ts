@@ -28,6 +28,8 @@ export interface BridgeServices {
 export interface MethodContext {
   readonly services: BridgeServices;
   readonly peer: AskPeer;
+  /** Aborts when nobody waits for the answer any more: the connection closed, or the client cancelled the request. */
+  readonly signal?: AbortSignal;
 }
 
 /** A handler receives params already validated against the registry and resolves with the method's result. */

@@ -14,7 +14,7 @@ import type { PlacementStore } from "../store/placement.js";
 import { redactUrl } from "../tau/connection.js";
 import { reconnectDelay, TauUpstream, UpstreamVersionError } from "../tau/upstream.js";
 import type { JsonRpcDialect } from "../transports/call-observer.js";
-import type { GatewaySurfaceOptions, LoadedDialect, SurfaceContext } from "./dialects/descriptor.js";
+import type { LoadedDialect, ServeSettingsView, SurfaceContext } from "./dialects/descriptor.js";
 import { loadDialects } from "./dialects/loaded.js";
 
 export interface BridgeStackSettings {
@@ -191,8 +191,8 @@ export class BridgeStack {
   }
 
   /** Every dialect as the gateway mounts it: `serve`'s list of routes. */
-  gatewayDialects(options: GatewaySurfaceOptions): GatewayDialect[] {
-    return this.dialects.map(({ dialect, surface }) => dialect.descriptor.gateway(surface, { name: dialect.name, route: dialect.route }, options));
+  gatewayDialects(serve: ServeSettingsView): GatewayDialect[] {
+    return this.dialects.map(({ dialect, surface }) => dialect.descriptor.gateway(surface, { name: dialect.name, route: dialect.route }, dialect.descriptor.gatewayOptions?.(serve)));
   }
 
   /** Closes in reverse order of starting, each step independent of the others. */

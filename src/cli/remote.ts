@@ -1,8 +1,8 @@
 import type { LevelWithSilent } from "pino";
-import { GatewayRelay } from "../transports/gateway-relay.js";
-import { displayUrl } from "../transports/gateway-socket.js";
+import { GatewayRelay } from "../relay/gateway-relay.js";
+import { displayUrl } from "../relay/gateway-socket.js";
 import { NdjsonStream } from "../transports/ndjson-stream.js";
-import type { RelayDialect } from "../transports/relay-dialects.js";
+import type { RelayDialect } from "../relay/relay-dialect.js";
 import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
 import { untilAborted } from "../transports/stop-signal.js";
 import { stderrLog } from "./command-setup.js";

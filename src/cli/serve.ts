@@ -6,7 +6,7 @@ import type { TokenRegistry } from "../gateway/auth/tokens.js";
 import type { GatewayConfig } from "../gateway/config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../gateway/drain.js";
 import { pinoLog } from "../gateway/log.js";
-import { DEFAULT_SSE_HEARTBEAT_MS } from "../gateway/routes/ask-events.js";
+import { DEFAULT_SSE_HEARTBEAT_MS } from "./dialects/ask/events-route.js";
 import { gatewayVersion } from "../gateway/version.js";
 import type { Log } from "../shared/log.js";
 import { startTracing, tracingFlushBudget, type StopTracing } from "../shared/tracing.js";
@@ -134,10 +134,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     tauUpstream: { url: stack.url!, token: settings.upstreamToken },
     upstream: stack.upstream!,
     store: stack.store,
-    dialects: stack.gatewayDialects({
-      jsonrpc: { jsonrpcMember: settings.jsonrpcMember },
-      socket: settings.socket === undefined ? undefined : { path: settings.socket, mode: settings.socketMode },
-    }),
+    dialects: stack.gatewayDialects(settings),
     sseHeartbeatMs: settings.sseHeartbeatMs,
     drainTimeoutMs: settings.drainTimeout,
     turns: stack.core,

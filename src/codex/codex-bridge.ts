@@ -116,7 +116,7 @@ export class CodexBridge {
   }
 
   /** Runs one call; resolves with the result or rejects with the Codex RpcError. */
-  call(peer: CodexPeer, method: string, params: unknown, cause?: RequestCause): Promise<unknown> {
-    return this.surface.call({ services: this.services, peer, cause }, method, params);
+  call(peer: CodexPeer, method: string, params: unknown, cause?: RequestCause, signal?: AbortSignal): Promise<unknown> {
+    return this.surface.call({ services: this.services, peer, cause, signal }, method, params);
   }
 }

@@ -27,4 +27,6 @@ export interface CodexMethodContext {
   readonly peer: CodexPeer;
   /** The request, as the cause of what it brings about (pass it to `peer.notify`, or to the thread it drives). */
   readonly cause?: RequestCause;
+  /** Aborts when nobody waits for the answer any more: the connection closed, or the client cancelled the request. */
+  readonly signal?: AbortSignal;
 }

@@ -1,7 +1,7 @@
 import { isObject } from "../shared/unknown-values.js";
 
 /**
- * What `app-server --remote` (the relay, src/transports/gateway-relay.ts) asks of the gateway's
+ * What `app-server --remote` (the relay, src/relay/gateway-relay.ts) asks of the gateway's
  * Codex threads so that a client behind it loses no notification when the relay's connection is
  * cut and made again. Gateway extensions, for relays only:
  *

@@ -7,7 +7,7 @@ import { clientFaultKind, describeFault, faultCloseCode } from "./client-faults.
 import { ConnectionCap, connectionLimitMessage } from "./connection-cap.js";
 import type { RecordedDialect } from "../transports/recording/transcript-lines.js";
 import type { FrameTap, TappedPeer } from "../transports/recording/frame-tap.js";
-import { GATEWAY_DIALECT_HEADER } from "../transports/gateway-socket.js";
+import { GATEWAY_DIALECT_HEADER } from "../relay/gateway-socket.js";
 import { tappedPeerOf } from "./tapped-peer.js";
 import { gatewayWebSocketClass, setRecording, setSendBufferBound, setTransport } from "./gateway-websocket.js";
 import { startKeepalive } from "./keepalive.js";

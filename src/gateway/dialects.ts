@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Registry } from "prom-client";
-import type WebSocket from "ws";
 import type { Log } from "../shared/log.js";
 import type { JsonRpcDialect } from "../transports/call-observer.js";
 import type { CallGate } from "../transports/jsonrpc-envelope.js";
+import type { OpenEndpoint } from "../transports/jsonrpc-endpoint.js";
 import type { FrameTap } from "../transports/recording/frame-tap.js";
 import type { GatewayLimits } from "./limits.js";
 
@@ -18,8 +18,13 @@ export interface GatewayDialect {
   readonly name: JsonRpcDialect;
   /** Its WebSocket route (`/` for Codex, whose terminal UI refuses a URL with a path). */
   readonly route: string;
-  /** Serves one accepted WebSocket of the route, whose front door (token, tenant, limits, drain) it passed. */
-  serveWebSocket(socket: WebSocket, connection: DialectConnection): void;
+  /**
+   * Its JSON-RPC endpoint for one accepted connection of the route, whose front door (token,
+   * tenant, limits, drain) it passed: the gateway serves it on the WebSocket (websocket-endpoint.ts).
+   */
+  open(connection: DialectConnection): OpenEndpoint;
+  /** Why a WebSocket that sent a binary message is closed (default: "JSON-RPC requires text messages"). */
+  readonly binaryReason?: string;
   /** The dialect's further routes, registered in a scope of their own after its WebSocket route. */
   readonly routes?: FastifyPluginAsync<DialectRoutesContext>;
   /** Further paths of its own with a metrics route label (Ask: `/rpc/events`); any other path is "other". */

@@ -24,4 +24,6 @@ export interface McpMethodContext {
   readonly client: McpClient;
   /** The request's JSON-RPC id (none for a notification), which notifications/cancelled names. */
   readonly requestId?: string | number;
+  /** Aborts when nobody waits for the answer any more: the connection closed, or the client cancelled the request. */
+  readonly signal?: AbortSignal;
 }

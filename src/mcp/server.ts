@@ -125,8 +125,8 @@ export class McpServer {
   }
 
   /** Runs one request (`requestId`: its JSON-RPC id); resolves with the result or rejects with the MCP RpcError. */
-  call(client: McpClient, method: string, params: unknown, requestId?: string | number): Promise<unknown> {
-    return this.surface.call({ services: this.services, client, requestId }, method, params);
+  call(client: McpClient, method: string, params: unknown, requestId?: string | number, signal?: AbortSignal): Promise<unknown> {
+    return this.surface.call({ services: this.services, client, requestId, signal }, method, params);
   }
 
   /** Handles one notification; an unknown or invalid one is ignored, as notifications get no answer. */

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type AcpAgent, type AcpPeer } from "../acp/agent.js";
 import { ACP_ERROR_CODES } from "../registry/acp/index.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
-import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import { answeredError, JsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { RpcError } from "../shared/rpc-error.js";
 import { textOf } from "./shared-text.js";
@@ -47,7 +47,7 @@ export interface AcpJsonRpcConnection {
 
 export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => void, options: AcpJsonRpcOptions = {}): AcpJsonRpcConnection {
   const gate: CallGate = options.gate ?? runCall;
-  const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
+  const connection = new JsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "include",
     jsonrpcRequired: true,
     nullParams: "passed",
@@ -57,8 +57,10 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
     unknownMethodFailure: (method) => agent.refusal(client, method),
     // A question settled elsewhere (another editor, the deadline, a cancelled turn): the editor may close its dialog.
     cancelNotice: (id) => ({ method: "$/cancel_request", params: { requestId: id } }),
-    call: (method, params, hooks) => gate(method, () => agent.call(client, method, params, hooks.cause), hooks.notification, { params, trace: hooks.trace }),
+    call: (method, params, hooks) => gate(method, () => agent.call(client, method, params, hooks.cause, hooks.signal), hooks.notification, { params, trace: hooks.trace }),
     onNotification: (method, params) => agent.notify(client, method, params),
+    // Either side may cancel a request it sent (protocol: `$/cancel_request`, answered all the same).
+    cancelMethod: "$/cancel_request",
     // Errors are answers, not faults: the agent logs what deserves it.
     errorOf: (error) => answeredError(error, [RpcError], ACP_ERROR_CODES.internal_error),
     codes: ACP_ERROR_CODES,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Event, SessionEventParams } from "../../generated/ask-v1.0.js";
 import { ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../ask/ask-bridge.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
-import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import { answeredError, JsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { RpcError } from "../shared/rpc-error.js";
 import { SharedText, type OutgoingText } from "./shared-text.js";
@@ -94,7 +94,7 @@ function sessionEventNotification(params: SessionEventParams, framing: AskJsonRp
  */
 export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
   const gate: CallGate = options.gate ?? runCall;
-  const connection = jsonRpcConnection(send, {
+  const connection = new JsonRpcConnection(send, {
     jsonrpcMember: options.jsonrpcMember,
     // null params are no params, as Ask hosts read them.
     nullParams: "absent",
@@ -104,7 +104,7 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
     methods: ASK_METHOD_NAMES,
     isMethod: (method) => bridge.isMethod(method),
     // The gates see the request from its arrival (a queued request counts); its turn comes inside them.
-    call: (method, params, hooks) => gate(method, () => hooks.inOrder(() => bridge.call(peer, method, params)), hooks.notification, { params, trace: hooks.trace }),
+    call: (method, params, hooks) => gate(method, () => hooks.inOrder(() => bridge.call(peer, method, params, hooks.signal)), hooks.notification, { params, trace: hooks.trace }),
     errorOf: (error) => answeredError(error, [RpcError], ASK_ERROR_CODES.internal_error),
     codes: ASK_ERROR_CODES,
     batches: { max: options.maxBatch ?? DEFAULT_MAX_BATCH },

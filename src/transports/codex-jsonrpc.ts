@@ -3,7 +3,7 @@ import { CODEX_METHOD_NAMES, type CodexBridge, type CodexPeer } from "../codex/c
 import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import type { Log } from "../shared/log.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
-import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import { answeredError, JsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { RpcError } from "../shared/rpc-error.js";
 import { textOf } from "./shared-text.js";
@@ -51,10 +51,10 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
     options.log?.(droppedBefore ? "debug" : "info", "codex message dropped without an answer", { reason });
     droppedBefore = true;
   };
-  const connection = jsonRpcConnection((message) => sendText(textOf(message)), {
+  const connection = new JsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
-    call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.cause), hooks.notification, { params, trace: hooks.trace }),
+    call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.cause, hooks.signal), hooks.notification, { params, trace: hooks.trace }),
     errorOf: (error) => answeredError(error, [RpcError], CODEX_ERROR_CODES.internal_error),
     codes: CODEX_ERROR_CODES,
     batches: false,

@@ -63,6 +63,11 @@ export interface CallHooks {
   readonly notification: boolean;
   /** The request envelope's `trace` member as sent (Codex puts a W3C trace context there), unchecked. */
   readonly trace?: unknown;
+  /**
+   * Aborts when nobody waits for the answer any more: the connection closed, or the client
+   * cancelled the request (`cancelMethod`). The answer is still written if the connection is open.
+   */
+  readonly signal: AbortSignal;
 }
 
 export interface JsonRpcConnectionOptions {
@@ -100,6 +105,12 @@ export interface JsonRpcConnectionOptions {
    * answers it. Without it the client is told nothing, and its late answer is ignored.
    */
   cancelNotice?(id: number): { method: string; params: object };
+  /**
+   * The client's notification that it no longer needs the answer to one of its requests, naming
+   * it in `params.requestId` (ACP `$/cancel_request`, MCP `notifications/cancelled`): that
+   * request's `hooks.signal` aborts. The notification still reaches the dialect.
+   */
+  cancelMethod?: string;
   /** Called on close, after nothing more can be written and before our pending requests are rejected. */
   onClose?(): void;
   /**
@@ -129,136 +140,240 @@ export interface JsonRpcConnectionOptions {
   onDropped?(reason: string): void;
 }
 
-export interface JsonRpcConnection {
-  /** Handles one incoming text message (a request, notification, response or batch). */
-  receive(text: string): Promise<void>;
-  /**
-   * A message longer than the transport's bound was skipped unread: it is answered as an
-   * unidentifiable message (its id is unknown, so with id null) or dropped, as the dialect wants.
-   */
-  skipOversized(maxBytes: number): void;
-  /**
-   * Writes a message (serialized with or without `"jsonrpc"`, as configured), as one caused by
-   * `causedBy` when given (see RequestCause).
-   */
-  send(message: object, causedBy?: RequestCause): void;
-  /** Writes text already serialized the way `send` would, in its place as `send` would. */
-  sendText(text: OutgoingText, causedBy?: RequestCause): void;
-  /**
-   * A request of the server, with the next id, caused by `causedBy` when given; `answer` resolves
-   * with the client's result and rejects with its error, or when `signal` aborts.
-   */
-  request(method: string, params: object, signal?: AbortSignal, causedBy?: RequestCause): { id: number; answer: Promise<unknown> };
-  readonly closed: boolean;
-  close(): void;
-}
-
 /**
  * The cause handed along with a message that runs no method (an answer to one of our requests):
  * it causes nothing, and a sequencer takes a cause it did not make as none.
  */
 const NO_CAUSE = Object.freeze({}) as RequestCause;
 
+/** Why a request's signal aborts. */
+const CLOSED = "connection closed";
+const CANCELLED = "cancelled by the client";
+
 /**
- * `transmit` writes one message: a string of the connection's own, or a `SharedText` the same for
- * several connections (a transport that writes bytes can send its `bytes` as they are).
+ * One connection. `transmit` writes one message: a string of the connection's own, or a
+ * `SharedText` the same for several connections (a transport that writes bytes can send its
+ * `bytes` as they are).
  */
-export function jsonRpcConnection(transmit: (message: OutgoingText) => void, options: JsonRpcConnectionOptions): JsonRpcConnection {
-  let closed = false;
-  const serialize = serializer(options.jsonrpcMember);
-  const transmitOpen = (text: OutgoingText) => {
-    if (!closed) transmit(text);
-  };
-  // The only writer of the connection: responses, notifications and requests to the client alike.
-  const outbound = new OutboundSequencer<OutgoingText>(transmitOpen, connectionOrder(options.outbound, options.transport ?? WEBSOCKET_TRANSPORT));
-  const order = options.ordered ? new RequestOrder() : undefined;
-  const writeText = (text: OutgoingText, causedBy?: RequestCause) => outbound.send(text, causedBy);
-  const reserve = () => outbound.reserve();
-  const textOf = (message: object | object[] | null): string | undefined =>
-    message === null ? undefined : Array.isArray(message) ? `[${message.map(serialize).join(",")}]` : serialize(message);
-  const send = (message: object, causedBy?: RequestCause) => writeText(textOf(message)!, causedBy);
-  const isMethod = options.isMethod ?? ((method: string) => server.hasMethod(method));
+export class JsonRpcConnection {
+  private isClosed = false;
+  private readonly serialize: (message: object) => string;
+  /** The only writer of the connection: responses, notifications and requests to the client alike. */
+  private readonly outbound: OutboundSequencer<OutgoingText>;
+  private readonly order: RequestOrder | undefined;
+  private readonly server: JSONRPCServer<CallHooks>;
+  private readonly client: JSONRPCClient<RequestCause | undefined>;
+  private readonly rpc: JSONRPCServerAndClient<CallHooks, RequestCause | undefined>;
+  private readonly isMethod: (method: string) => boolean;
+  private nextId: number;
+  /** The abort of every client request (and notification) being run, aborted on close. */
+  private readonly running = new Set<AbortController>();
+  /** The same, of the client's requests by id (as JSON), for `cancelMethod`. */
+  private readonly runningById = new Map<string, AbortController>();
 
-  let nextId = options.firstRequestId;
-  // Error answers are the protocol working, not faults: the dialect logs internal errors itself, and
-  // the library's default (console.warn) would write onto stderr for every refusal.
-  const server = new JSONRPCServer<CallHooks>({ errorListener: () => undefined });
-  // A request to the client is written like a notification, with its cause (the client params).
-  const client = new JSONRPCClient<RequestCause | undefined>((payload: object, causedBy) => send(payload, causedBy), () => nextId++);
-  const rpc = new JSONRPCServerAndClient<CallHooks, RequestCause | undefined>(server, client);
-  // One method serves every name, answering as `addMethod`'s would: `addMethod` makes a function per
-  // method and connection, which took kilobytes per idle connection with a dialect's dozens of methods.
-  const runMethod: JSONRPCMethod<CallHooks> = (request, hooks) =>
-    Promise.resolve(options.call(request.method, request.params as Record<string, unknown> | undefined, hooks)).then((result) =>
-      request.id === undefined ? null : createJSONRPCSuccessResponse(request.id, result),
+  constructor(
+    transmit: (message: OutgoingText) => void,
+    private readonly options: JsonRpcConnectionOptions,
+  ) {
+    this.serialize = serializer(options.jsonrpcMember);
+    const transmitOpen = (text: OutgoingText) => {
+      if (!this.isClosed) transmit(text);
+    };
+    this.outbound = new OutboundSequencer<OutgoingText>(transmitOpen, connectionOrder(options.outbound, options.transport ?? WEBSOCKET_TRANSPORT));
+    this.order = options.ordered ? new RequestOrder() : undefined;
+    this.nextId = options.firstRequestId;
+    // Error answers are the protocol working, not faults: the dialect logs internal errors itself, and
+    // the library's default (console.warn) would write onto stderr for every refusal.
+    const server = (this.server = new JSONRPCServer<CallHooks>({ errorListener: () => undefined }));
+    this.isMethod = options.isMethod ?? ((method: string) => server.hasMethod(method));
+    // A request to the client is written like a notification, with its cause (the client params).
+    this.client = new JSONRPCClient<RequestCause | undefined>((payload: object, causedBy) => this.send(payload, causedBy), () => this.nextId++);
+    this.rpc = new JSONRPCServerAndClient<CallHooks, RequestCause | undefined>(server, this.client);
+    // One method serves every name, answering as `addMethod`'s would: `addMethod` makes a function per
+    // method and connection, which took kilobytes per idle connection with a dialect's dozens of methods.
+    const runMethod: JSONRPCMethod<CallHooks> = (request, hooks) =>
+      Promise.resolve(options.call(request.method, request.params as Record<string, unknown> | undefined, hooks)).then((result) =>
+        request.id === undefined ? null : createJSONRPCSuccessResponse(request.id, result),
+      );
+    for (const method of options.methods) this.rpc.addMethodAdvanced(method, runMethod);
+    server.mapErrorToJSONRPCErrorResponse = (id: JSONRPCID, error: unknown) => {
+      const { code, message, data } = options.errorOf(error);
+      return createJSONRPCErrorResponse(id, code, message, data);
+    };
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Handles one incoming text message (a request, notification, response or batch). */
+  async receive(text: string): Promise<void> {
+    if (this.isClosed) return;
+    const parsed = parseMessage(text);
+    if (parsed === undefined) return;
+    if ("parseError" in parsed) return this.outbound.reserve().fill(this.textOf(this.unidentifiable("parse_error", parsed.parseError)));
+    if ("refused" in parsed) {
+      const data = { limit: parsed.limit };
+      return this.outbound
+        .reserve()
+        .fill(this.textOf(parsed.id !== undefined ? this.error(parsed.id, "invalid_request", parsed.refused, data) : this.unidentifiable("invalid_request", parsed.refused, data)));
+    }
+    const { value } = parsed;
+    if (isObject(value) && !("method" in value) && value.id !== undefined && ("result" in value || "error" in value)) {
+      // An answer to one of our requests takes no place in either order: it is handed to the
+      // waiting call at once. Only a malformed one is answered.
+      const refusal = await this.handleOne(value, { cause: NO_CAUSE });
+      return refusal ? this.outbound.reserve().fill(this.textOf(refusal)) : undefined;
+    }
+    // The answer's place is taken now, on arrival (the policy says whether later ones wait for it).
+    const slot = this.outbound.reserve();
+    await slot.fill(this.textOf(await this.answer(value, { cause: slot.cause })));
+  }
+
+  /**
+   * A message longer than the transport's bound was skipped unread: it is answered as an
+   * unidentifiable message (its id is unknown, so with id null) or dropped, as the dialect wants.
+   */
+  skipOversized(maxBytes: number): void {
+    if (this.isClosed) return;
+    const refusal = this.unidentifiable("invalid_request", `Invalid Request: a message of more than ${maxBytes} bytes was skipped (the gateway's limit)`, {
+      limit: maxBytes,
+    });
+    if (refusal) void this.outbound.reserve().fill(this.textOf(refusal));
+  }
+
+  /**
+   * Writes a message (serialized with or without `"jsonrpc"`, as configured), as one caused by
+   * `causedBy` when given (see RequestCause).
+   */
+  readonly send = (message: object, causedBy?: RequestCause): void => this.sendText(this.textOf(message)!, causedBy);
+
+  /** Writes text already serialized the way `send` would, in its place as `send` would. */
+  readonly sendText = (text: OutgoingText, causedBy?: RequestCause): void => this.outbound.send(text, causedBy);
+
+  /**
+   * A request of the server, with the next id, caused by `causedBy` when given; `answer` resolves
+   * with the client's result and rejects with its error, or when `signal` aborts.
+   */
+  request(method: string, params: object, signal?: AbortSignal, causedBy?: RequestCause): { id: number; answer: Promise<unknown> } {
+    const id = this.nextId++;
+    const { cancelNotice } = this.options;
+    // Its id known to the caller (`rpc.request` would number it out of sight); answered as `rpc.request` answers.
+    const answer = cancellableRequest(
+      signal,
+      () =>
+        this.rpc.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, causedBy).then((response) => {
+          if ("error" in response && response.error) throw new JSONRPCErrorException(response.error.message, response.error.code, response.error.data);
+          return (response as { result?: unknown }).result;
+        }),
+      cancelNotice &&
+        (() => {
+          // After the request it withdraws, wherever that request waits.
+          if (!this.isClosed) this.send({ jsonrpc: "2.0", ...cancelNotice(id) }, causedBy);
+        }),
     );
-  for (const method of options.methods) rpc.addMethodAdvanced(method, runMethod);
-  server.mapErrorToJSONRPCErrorResponse = (id: JSONRPCID, error: unknown) => {
-    const { code, message, data } = options.errorOf(error);
-    return createJSONRPCErrorResponse(id, code, message, data);
-  };
+    return { id, answer };
+  }
 
-  const error = (id: JSONRPCID, name: keyof FramingErrorCodes, message: string, data?: object): JSONRPCResponse =>
-    createJSONRPCErrorResponse(id, options.codes[name], message, data);
+  close(): void {
+    if (this.isClosed) return;
+    // What is ready goes out while the transport may still take it; the rest is dropped.
+    this.outbound.close();
+    this.isClosed = true;
+    // Nobody waits for an answer any more: the methods still running are told.
+    for (const controller of this.running) controller.abort(new Error(CLOSED));
+    this.options.onClose?.();
+    this.client.rejectAllPendingRequests(CLOSED);
+  }
+
+  private textOf(message: object | object[] | null): string | undefined {
+    return message === null ? undefined : Array.isArray(message) ? `[${message.map(this.serialize).join(",")}]` : this.serialize(message);
+  }
+
+  private error(id: JSONRPCID, name: keyof FramingErrorCodes, message: string, data?: object): JSONRPCResponse {
+    return createJSONRPCErrorResponse(id, this.options.codes[name], message, data);
+  }
+
   /** The answer to a message that names no usable id, or nothing when the dialect drops such messages. */
-  const unidentifiable = (name: keyof FramingErrorCodes, message: string, data?: object): JSONRPCResponse | null => {
-    if (options.answerUnidentifiable) return error(null, name, message, data);
-    options.onDropped?.(message);
+  private unidentifiable(name: keyof FramingErrorCodes, message: string, data?: object): JSONRPCResponse | null {
+    if (this.options.answerUnidentifiable) return this.error(null, name, message, data);
+    this.options.onDropped?.(message);
     return null;
-  };
+  }
+
+  /** The client cancelled one of its requests: the method running it is told through its signal. */
+  private cancelled(params: unknown): void {
+    if (isObject(params) && isId(params.requestId)) this.runningById.get(JSON.stringify(params.requestId))?.abort(new Error(CANCELLED));
+  }
+
+  /** Runs one request or notification with a signal of its own, aborted on close or when the client cancels it. */
+  private async run(request: { method: string; id?: JSONRPCID }, receive: (signal: AbortSignal) => PromiseLike<JSONRPCResponse | null>): Promise<JSONRPCResponse | null> {
+    const controller = new AbortController();
+    const key = request.id === undefined ? undefined : JSON.stringify(request.id);
+    this.running.add(controller);
+    if (key !== undefined) this.runningById.set(key, controller);
+    try {
+      return await receive(controller.signal);
+    } finally {
+      this.running.delete(controller);
+      if (key !== undefined && this.runningById.get(key) === controller) this.runningById.delete(key);
+    }
+  }
 
   /**
    * One message of a batch or a lone message; resolves with the response to send, if any. A call
    * takes its place in the connection's order before this returns its promise (no await before it),
    * so the elements of a batch, mapped in a row, are applied in array order.
    */
-  async function handleOne(message: unknown, hooks: Pick<CallHooks, "cause">): Promise<JSONRPCResponse | null> {
-    if (!isObject(message)) return unidentifiable("invalid_request", "Invalid Request: a JSON-RPC message must be an object");
+  private async handleOne(message: unknown, hooks: Pick<CallHooks, "cause">): Promise<JSONRPCResponse | null> {
+    if (!isObject(message)) return this.unidentifiable("invalid_request", "Invalid Request: a JSON-RPC message must be an object");
     const hasId = "id" in message && message.id !== undefined;
-    const nullIdRequest = options.nullRequestIds === true && message.id === null && typeof message.method === "string";
+    const nullIdRequest = this.options.nullRequestIds === true && message.id === null && typeof message.method === "string";
     if (hasId && !isId(message.id) && !nullIdRequest) {
       // Where the dialect's ids cannot be null, a null id names no request the client could match
       // an answer to, and an answer echoing it would not be a valid response: it is refused like
       // any other unusable id.
-      return unidentifiable("invalid_request", message.id === null ? "Invalid Request: id must not be null" : "Invalid Request: id must be a string or an integer");
+      return this.unidentifiable("invalid_request", message.id === null ? "Invalid Request: id must not be null" : "Invalid Request: id must be a string or an integer");
     }
     const id = hasId && isId(message.id) ? message.id : null;
     // A broken message without an id cannot be matched to anything either: refused like one with an unusable id.
-    const refuse = (name: keyof FramingErrorCodes, text: string) => (hasId ? error(id, name, text) : unidentifiable(name, text));
-    if (options.jsonrpcRequired && message.jsonrpc !== "2.0") return refuse("invalid_request", 'Invalid Request: "jsonrpc" must be "2.0"');
+    const refuse = (name: keyof FramingErrorCodes, text: string) => (hasId ? this.error(id, name, text) : this.unidentifiable(name, text));
+    if (this.options.jsonrpcRequired && message.jsonrpc !== "2.0") return refuse("invalid_request", 'Invalid Request: "jsonrpc" must be "2.0"');
     if ("jsonrpc" in message && message.jsonrpc !== "2.0") return refuse("invalid_request", 'Invalid Request: "jsonrpc" must be "2.0" when present');
     if (!("method" in message)) {
       if (hasId && ("result" in message || "error" in message)) {
         // An answer to one of our requests.
-        client.receive({ ...message, jsonrpc: "2.0" } as unknown as JSONRPCResponse);
+        this.client.receive({ ...message, jsonrpc: "2.0" } as unknown as JSONRPCResponse);
         return null;
       }
       return refuse("invalid_request", "Invalid Request: Method not specified");
     }
     if (typeof message.method !== "string") return refuse("invalid_request", "Invalid Request: method must be a string");
-    if (!hasId && options.onNotification) {
-      options.onNotification(message.method, message.params);
+    if (!hasId && message.method === this.options.cancelMethod) this.cancelled(message.params);
+    if (!hasId && this.options.onNotification) {
+      this.options.onNotification(message.method, message.params);
       return null;
     }
-    const nullParams = options.nullParams ?? "invalid";
+    const nullParams = this.options.nullParams ?? "invalid";
     const paramsAbsent = message.params === undefined || (nullParams !== "invalid" && message.params === null);
     if ("params" in message && !paramsAbsent && !isObject(message.params)) {
-      return hasId ? error(id, "invalid_params", "invalid params: params must be an object") : null;
+      return hasId ? this.error(id, "invalid_params", "invalid params: params must be an object") : null;
     }
     const params = nullParams === "absent" ? (message.params ?? undefined) : message.params;
     const request = { jsonrpc: "2.0" as const, method: message.method, params: params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
-    if (!isMethod(message.method)) {
+    if (!this.isMethod(message.method)) {
       if (!hasId) return null;
-      const failure = options.unknownMethodFailure?.(message.method);
-      if (failure === undefined) return error(id, "method_not_found", `Method not found: ${message.method}`);
-      const { code, message: text, data } = options.errorOf(failure);
+      const failure = this.options.unknownMethodFailure?.(message.method);
+      if (failure === undefined) return this.error(id, "method_not_found", `Method not found: ${message.method}`);
+      const { code, message: text, data } = this.options.errorOf(failure);
       return createJSONRPCErrorResponse(id, code, text, data);
     }
     const trace = message.trace;
-    if (!order) return server.receive(request, { ...hooks, notification: !hasId, trace, inOrder: (call) => call() });
+    const { order, server } = this;
+    if (!order) return this.run(request, (signal) => server.receive(request, { ...hooks, notification: !hasId, trace, signal, inOrder: (call) => call() }));
     const turn = order.enter();
     try {
-      return await server.receive(request, { ...hooks, notification: !hasId, trace, inOrder: (call) => turn.run(call) });
+      return await this.run(request, (signal) => server.receive(request, { ...hooks, notification: !hasId, trace, signal, inOrder: (call) => turn.run(call) }));
     } finally {
       // A call its gates refused never ran; its place must not hold up the requests after it.
       turn.release();
@@ -266,72 +381,13 @@ export function jsonRpcConnection(transmit: (message: OutgoingText) => void, opt
   }
 
   /** The answer to one text message: a response, a batch of responses, or nothing. */
-  async function answer(value: unknown, hooks: Pick<CallHooks, "cause">): Promise<JSONRPCResponse | JSONRPCResponse[] | null> {
-    if (!Array.isArray(value)) return handleOne(value, hooks);
-    const batches = options.batches;
-    if (batches === false) return unidentifiable("invalid_request", "Invalid Request: batches are not supported");
-    if (value.length === 0) return error(null, "invalid_request", "Invalid Request: empty batch");
-    if (value.length > batches.max) return error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${batches.max}`);
-    const responses = (await Promise.all(value.map((message) => handleOne(message, hooks)))).filter((r): r is JSONRPCResponse => r !== null);
+  private async answer(value: unknown, hooks: Pick<CallHooks, "cause">): Promise<JSONRPCResponse | JSONRPCResponse[] | null> {
+    if (!Array.isArray(value)) return this.handleOne(value, hooks);
+    const batches = this.options.batches;
+    if (batches === false) return this.unidentifiable("invalid_request", "Invalid Request: batches are not supported");
+    if (value.length === 0) return this.error(null, "invalid_request", "Invalid Request: empty batch");
+    if (value.length > batches.max) return this.error(null, "invalid_request", `Invalid Request: batch of ${value.length} exceeds the limit of ${batches.max}`);
+    const responses = (await Promise.all(value.map((message) => this.handleOne(message, hooks)))).filter((r): r is JSONRPCResponse => r !== null);
     return responses.length ? responses : null;
   }
-
-  return {
-    async receive(text: string) {
-      if (closed) return;
-      const parsed = parseMessage(text);
-      if (parsed === undefined) return;
-      if ("parseError" in parsed) return reserve().fill(textOf(unidentifiable("parse_error", parsed.parseError)));
-      if ("refused" in parsed) {
-        const data = { limit: parsed.limit };
-        return reserve().fill(textOf(parsed.id !== undefined ? error(parsed.id, "invalid_request", parsed.refused, data) : unidentifiable("invalid_request", parsed.refused, data)));
-      }
-      const { value } = parsed;
-      if (isObject(value) && !("method" in value) && value.id !== undefined && ("result" in value || "error" in value)) {
-        // An answer to one of our requests takes no place in either order: it is handed to the
-        // waiting call at once. Only a malformed one is answered.
-        const refusal = await handleOne(value, { cause: NO_CAUSE });
-        return refusal ? reserve().fill(textOf(refusal)) : undefined;
-      }
-      // The answer's place is taken now, on arrival (the policy says whether later ones wait for it).
-      const slot = reserve();
-      await slot.fill(textOf(await answer(value, { cause: slot.cause })));
-    },
-    skipOversized(maxBytes) {
-      if (closed) return;
-      const refusal = unidentifiable("invalid_request", `Invalid Request: a message of more than ${maxBytes} bytes was skipped (the gateway's limit)`, {
-        limit: maxBytes,
-      });
-      if (refusal) void reserve().fill(textOf(refusal));
-    },
-    send,
-    sendText: writeText,
-    request(method, params, signal, causedBy) {
-      const id = nextId++;
-      // Its id known to the caller (`rpc.request` would number it out of sight); answered as `rpc.request` answers.
-      const answer = cancellableRequest(signal, () =>
-        rpc.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, causedBy).then((response) => {
-          if ("error" in response && response.error) throw new JSONRPCErrorException(response.error.message, response.error.code, response.error.data);
-          return (response as { result?: unknown }).result;
-        }),
-        options.cancelNotice &&
-          (() => {
-            // After the request it withdraws, wherever that request waits.
-            if (!closed) send({ jsonrpc: "2.0", ...options.cancelNotice!(id) }, causedBy);
-          }),
-      );
-      return { id, answer };
-    },
-    get closed() {
-      return closed;
-    },
-    close() {
-      if (closed) return;
-      // What is ready goes out while the transport may still take it; the rest is dropped.
-      outbound.close();
-      closed = true;
-      options.onClose?.();
-      client.rejectAllPendingRequests("connection closed");
-    },
-  };
 }

@@ -5,7 +5,7 @@ import { MCP_ERROR_CODES } from "../registry/mcp/index.js";
 import { RpcError } from "../shared/rpc-error.js";
 import { isObject } from "../shared/unknown-values.js";
 import { isId, runCall, type CallGate } from "./jsonrpc-envelope.js";
-import { answeredError, jsonRpcConnection } from "./jsonrpc-connection.js";
+import { answeredError, JsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { textOf } from "./shared-text.js";
 
@@ -79,7 +79,7 @@ export function attachMcpJsonRpc(server: McpServer, sendText: (text: string, rel
     }
     sendText(text, relatedRequestId);
   };
-  const connection = jsonRpcConnection((message) => transmit(textOf(message)), {
+  const connection = new JsonRpcConnection((message) => transmit(textOf(message)), {
     jsonrpcMember: "include",
     jsonrpcRequired: true,
     nullParams: "invalid",
@@ -94,8 +94,9 @@ export function attachMcpJsonRpc(server: McpServer, sendText: (text: string, rel
     },
     call: (method, params, hooks) => {
       const requestId = hooks.notification ? undefined : arriving;
-      return gate(method, () => server.call(client, method, params, requestId), hooks.notification, { params, trace: hooks.trace });
+      return gate(method, () => server.call(client, method, params, requestId, hooks.signal), hooks.notification, { params, trace: hooks.trace });
     },
+    cancelMethod: "notifications/cancelled",
     onNotification: (method, params) => {
       if (method === "notifications/cancelled" && isObject(params) && isId(params.requestId)) cancelled.add(JSON.stringify(params.requestId));
       server.notify(client, method, params);

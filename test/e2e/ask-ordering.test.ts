@@ -15,7 +15,7 @@ import { startCountingRelay } from "../support/counting-relay.js";
 import { startTestGateway } from "../support/gateway.js";
 import { postRpc } from "../support/http-gateway.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";
-import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
+import { askGatewayDialect } from "../../src/cli/dialects/ask/gateway.js";
 
 /**
  * The order of what one Ask connection writes, line by line, as an Ask host writes it: a response

@@ -13,7 +13,7 @@ import { serveCli } from "../support/cli.js";
 import { listenOnEmbeddedStack } from "../support/gateway.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";
 import { exitWithin, spawnStdio } from "../support/stdio-child.js";
-import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
+import { askGatewayDialect } from "../../src/cli/dialects/ask/gateway.js";
 
 /**
  * The Ask surface on a Unix socket, NDJSON: in the same process as `tau-gateway stdio` (as the Ask

@@ -6,7 +6,8 @@ import { createInterface } from "node:readline";
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { BridgeStack } from "../../src/cli/bridge-stack.js";
-import { serveCodexStdio } from "../../src/transports/codex-stdio.js";
+import { attachCodexJsonRpc } from "../../src/transports/codex-jsonrpc.js";
+import { serveNdjsonStdio } from "../../src/transports/ndjson-endpoint.js";
 import { eventually } from "../support/ask-events.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { spawnCli } from "../support/cli.js";
@@ -101,7 +102,11 @@ describe("tau-gateway app-server", () => {
         done();
       },
     });
-    const serving = serveCodexStdio(stack.codex!, input, output, { maxLineBytes: 1 << 20, drainTimeoutMs: 10_000 });
+    const serving = serveNdjsonStdio(input, output, (send, transport) => attachCodexJsonRpc(stack.codex!, send, { transport }), {
+      maxLineBytes: 1 << 20,
+      drainTimeoutMs: 10_000,
+      rule: { readsWhileDraining: true, interrupts: "on-signal" },
+    });
     await client.initialize();
     const { thread } = await client.request("thread/start", {});
     const { turnId } = await client.turn(thread.id, "Hello");

@@ -13,7 +13,7 @@ import { answerInitialize, startFakeTauPeer } from "../support/fake-tau-peer.js"
 import { postRpc, startHttpGateway } from "../support/http-gateway.js";
 import { SseTestClient } from "../support/sse-client.js";
 import { TauTestClient } from "../support/tau-client.js";
-import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
+import { askGatewayDialect } from "../../src/cli/dialects/ask/gateway.js";
 
 /**
  * Graceful drain: the controller on its own (refusal, waiting, the deadline), then the gateway

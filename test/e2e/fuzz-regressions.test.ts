@@ -92,7 +92,7 @@ describe("an ACP session id that is empty or only whitespace", () => {
     const stack = new BridgeStack();
     cleanups.push(() => stack.close());
     await stack.start({ upstream: relay.url, defaultCwd: tmpdir(), eventRetention: 10_000, interactionTimeoutMs: 300_000 }, [], () => undefined);
-    const app = buildGateway({ tauUpstream: { url: host.url }, upstream: stack.upstream!, dialects: stack.gatewayDialects({ jsonrpc: { jsonrpcMember: "include" } }).filter((dialect) => dialect.name === "acp") });
+    const app = buildGateway({ tauUpstream: { url: host.url }, upstream: stack.upstream!, dialects: stack.gatewayDialects({ jsonrpcMember: "include" }).filter((dialect) => dialect.name === "acp") });
     cleanups.push(() => app.close());
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
     const client = await RawAcpClient.connect(`${address.replace("http://", "ws://")}/acp`);

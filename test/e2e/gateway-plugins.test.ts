@@ -1,15 +1,15 @@
 import Fastify, { type FastifyPluginAsync } from "fastify";
 import { describe, expect, it } from "vitest";
 import { callGates, gatewayCallGates } from "../../src/gateway/call-gates.js";
-import { askSocketListener } from "../../src/gateway/ask-socket.js";
+import { askSocketListener } from "../../src/cli/dialects/ask/socket-route.js";
 import { clientSockets } from "../../src/gateway/client-sockets.js";
 import { DrainController } from "../../src/gateway/drain.js";
 import { gatewayDrain } from "../../src/gateway/drain-plugin.js";
 import { DEFAULT_LIMITS } from "../../src/gateway/limits.js";
 import { GatewayMetrics } from "../../src/gateway/metrics.js";
 import { gatewayMetrics } from "../../src/gateway/metrics-plugin.js";
-import { askEventsRoute } from "../../src/gateway/routes/ask-events.js";
-import { askHttpRoute } from "../../src/gateway/routes/ask-http.js";
+import { askEventsRoute } from "../../src/cli/dialects/ask/events-route.js";
+import { askHttpRoute } from "../../src/cli/dialects/ask/http-route.js";
 import { dialectWebSocketRoute } from "../../src/gateway/routes/dialect-websocket.js";
 import { readinessRoute } from "../../src/gateway/routes/health.js";
 import { metricsRoute } from "../../src/gateway/routes/metrics.js";
@@ -28,7 +28,7 @@ describe("plugin metadata", () => {
     ["/readyz", readinessRoute, {}, "upstream"],
     ["/metrics", metricsRoute, {}, "metrics"],
     ["/tau", tauRoute, { tauUpstream: { url: "ws://127.0.0.1:1" }, maxInflight: 1 }, "upstream"],
-    ["a dialect's WebSocket route", dialectWebSocketRoute, { dialect: { name: "ask", route: "/rpc", serveWebSocket: () => undefined } }, "callGates"],
+    ["a dialect's WebSocket route", dialectWebSocketRoute, { dialect: { name: "ask", route: "/rpc", open: () => () => ({ receive: async () => undefined, skipOversized: () => undefined, close: () => undefined }) } }, "callGates"],
     ["POST /rpc", askHttpRoute, { jsonrpc: { jsonrpcMember: "include" }, bodyLimit: 1024 }, "askBridge"],
     ["GET /rpc/events", askEventsRoute, {}, "askBridge"],
     [

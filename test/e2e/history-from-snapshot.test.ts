@@ -14,7 +14,7 @@ import { expectContiguous, expectOneTerminalPerTurn, waitForTerminal } from "../
 import { CodexTestClient } from "../support/codex-client.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 import { TauTestClient } from "../support/tau-client.js";
-import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
+import { askGatewayDialect } from "../../src/cli/dialects/ask/gateway.js";
 
 /**
  * Turns the gateway did not watch — a session worked only through `/tau`, or before the gateway

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { GatewayRelay } from "../../src/transports/gateway-relay.js";
-import { RELAY_DIALECTS } from "../../src/transports/relay-dialects.js";
+import { GatewayRelay } from "../../src/relay/gateway-relay.js";
+import { ASK_RELAY } from "../../src/cli/dialects/ask/relay.js";
 import { cleanupsAfterEach } from "../support/cleanups.js";
 import { startOperatedGateway, waitUntil } from "../support/operated-gateway.js";
 import { startTcpProxy } from "../support/tcp-proxy.js";
@@ -21,7 +21,7 @@ describe("relay link keepalive", () => {
     const proxy = await startTcpProxy({ host: "127.0.0.1", port: Number(port) }, cleanups);
     const logs: Array<{ message: string; fields?: Record<string, unknown> }> = [];
     const relay = await GatewayRelay.open({
-      dialect: RELAY_DIALECTS.ask,
+      dialect: ASK_RELAY,
       url: `ws://127.0.0.1:${proxy.port}/rpc`,
       log: (_level, message, fields) => logs.push({ message, fields }),
       holdMs: 30_000,

@@ -37,7 +37,7 @@ async function gatewayBehindRelay(cleanups: Cleanups, relayOptions: CountingRela
   const app = buildGateway({
     tauUpstream: { url: host.url },
     upstream: stack.upstream!,
-    dialects: stack.gatewayDialects({ jsonrpc: { jsonrpcMember: "include" } }),
+    dialects: stack.gatewayDialects({ jsonrpcMember: "include" }),
   });
   cleanups.push(() => app.close());
   const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });

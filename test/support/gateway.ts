@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { BridgeStack } from "../../src/cli/bridge-stack.js";
+import { askGatewayDialect } from "../../src/cli/dialects/ask/gateway.js";
 import { buildGateway } from "../../src/gateway/app.js";
 import { startTauHost, type RunningTauHost, type TauHostOptions } from "../../src/host/index.js";
 import { TauUpstream } from "../../src/tau/upstream.js";
@@ -116,10 +117,14 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
-      dialects: stack.gatewayDialects({
-        jsonrpc: { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch },
-        ...(socketPath ? { socket: { path: socketPath, mode: 0o600 } } : {}),
-      }),
+      // Ask with a test's own batch bound, which serve has no setting for.
+      dialects: stack
+        .gatewayDialects({})
+        .map((dialect) =>
+          dialect.name === "ask"
+            ? askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch }, ...(socketPath ? { socket: { path: socketPath, mode: 0o600 } } : {}) })
+            : dialect,
+        ),
       drainTimeoutMs: settings.drainTimeout,
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });

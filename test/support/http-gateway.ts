@@ -3,7 +3,7 @@ import { buildGateway } from "../../src/gateway/app.js";
 import type { GatewayConfig } from "../../src/gateway/config.js";
 import type { DrainController } from "../../src/gateway/drain.js";
 import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
-import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
+import { askGatewayDialect } from "../../src/cli/dialects/ask/gateway.js";
 
 /**
  * The whole gateway in-process as `tau-gateway serve` wires it — embedded Tau host, bridge stack,

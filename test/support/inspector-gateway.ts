@@ -26,7 +26,7 @@ export async function startInspectorGateway(
     buildGateway({
       tauUpstream: { url: stack.url! },
       upstream: stack.upstream!,
-      dialects: stack.gatewayDialects({ jsonrpc: { jsonrpcMember: "include" } }),
+      dialects: stack.gatewayDialects({ jsonrpcMember: "include" }),
       tokens: options.tokens,
       inspector: options.inspector === false ? undefined : { hub, listenHost: "127.0.0.1", hosts: options.hosts, sessions: stack.core!.sessions },
     }),

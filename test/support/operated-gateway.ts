@@ -11,7 +11,7 @@ import { startTauHost, type RunningTauHost } from "../../src/host/index.js";
 import { AskTestClient } from "./ask-client.js";
 import { parsePrometheus, type Sample } from "./prometheus.js";
 import { resultOf, TauTestClient } from "./tau-client.js";
-import { askGatewayDialect } from "../../src/gateway/routes/ask-routes.js";
+import { askGatewayDialect } from "../../src/cli/dialects/ask/gateway.js";
 
 /**
  * A whole gateway as `tau-gateway serve` wires it (embedded host, bridge stack, `/tau`, `/rpc`,

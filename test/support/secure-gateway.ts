@@ -41,7 +41,7 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
     buildGateway({
       tauUpstream: { url: stack.url!, token: options.upstreamToken },
       upstream: stack.upstream!,
-      dialects: stack.gatewayDialects({ jsonrpc: { jsonrpcMember: "include" } }),
+      dialects: stack.gatewayDialects({ jsonrpcMember: "include" }),
       logger: { level: "trace", stream },
       tokens: options.tokens,
       allowedOrigins: options.allowedOrigins,

@@ -3,7 +3,7 @@ import type { RequestCause } from "../../src/shared/request-cause.js";
 import { ACP_OUTBOUND } from "../../src/transports/acp-jsonrpc.js";
 import { ASK_OUTBOUND } from "../../src/transports/ask-jsonrpc.js";
 import { CODEX_OUTBOUND } from "../../src/transports/codex-jsonrpc.js";
-import { jsonRpcConnection, type CallHooks, type JsonRpcConnection } from "../../src/transports/jsonrpc-connection.js";
+import { JsonRpcConnection, type CallHooks } from "../../src/transports/jsonrpc-connection.js";
 import { connectionOrder, PIPE_TRANSPORT, WEBSOCKET_TRANSPORT, type ConnectionOrder } from "../../src/transports/outbound-policy.js";
 import { OutboundSequencer } from "../../src/transports/outbound-sequencer.js";
 import { RequestOrder } from "../../src/transports/request-order.js";
@@ -270,7 +270,7 @@ describe("a JSON-RPC connection's methods name what their requests cause", () =>
   /** A connection under Codex's policy on a WebSocket whose `start` method sends what `cause` asks of it. */
   function connection(cause: (connection: JsonRpcConnection, hooks: CallHooks) => void) {
     const written: Array<Record<string, unknown>> = [];
-    const rpc: JsonRpcConnection = jsonRpcConnection(
+    const rpc: JsonRpcConnection = new JsonRpcConnection(
       (text) => void written.push(JSON.parse(String(text)) as Record<string, unknown>),
       {
         jsonrpcMember: "omit",

@@ -3,15 +3,15 @@ import type { BridgeCore } from "../../bridge/bridge-core.js";
 import type { CommandToolConfig } from "../../bridge/interactions/index.js";
 import type { WorkspaceRoots } from "../../bridge/session-workspace.js";
 import type { GatewayDialect } from "../../gateway/dialects.js";
-import type { AskSurfaceOptions } from "../../gateway/routes/ask-routes.js";
 import type { DialectRegistry } from "../../registry/model.js";
 import type { Log } from "../../shared/log.js";
 import type { TauUpstream } from "../../tau/upstream.js";
 import type { JsonRpcDialect } from "../../transports/call-observer.js";
 import type { CallGate } from "../../transports/jsonrpc-envelope.js";
 import type { FileRecording } from "../../transports/recording/recording-folder.js";
-import type { RelayDialect } from "../../transports/relay-dialects.js";
+import type { RelayDialect } from "../../relay/relay-dialect.js";
 import type { CommandIO } from "../io.js";
+import type { bridgeSettings, SettingValues, socketSettings } from "../settings.js";
 import type { SettingSpecs, StdioSettingValues } from "./stdio-settings.js";
 
 /**
@@ -34,7 +34,11 @@ export interface DialectEntry {
   load(): Promise<AnyDialectDescriptor>;
 }
 
-export interface DialectDescriptor<Surface, Own extends SettingSpecs> {
+/**
+ * `Gateway` is what its gateway side reads of `serve`'s settings (Ask: the `"jsonrpc"` member and
+ * the Unix socket), each dialect its own; `void` when it reads none.
+ */
+export interface DialectDescriptor<Surface, Own extends SettingSpecs, Gateway = void> {
   /**
    * Its registry: every message it has, as data. Its `dialect` is the dialect's name everywhere:
    * the label of its metrics and spans, the dialect of its recordings.
@@ -44,8 +48,10 @@ export interface DialectDescriptor<Surface, Own extends SettingSpecs> {
   createSurface(context: SurfaceContext): Surface;
   /** Ends what its surface holds (turns it must interrupt while Tau can still hear it), before the core closes. */
   closeSurface?(surface: Surface): Promise<void>;
+  /** Reads what its gateway side needs of `serve`'s settings. */
+  gatewayOptions?(serve: ServeSettingsView): Gateway;
   /** The gateway's view of it: its WebSocket connections, further routes, metrics. */
-  gateway(surface: Surface, mount: { name: JsonRpcDialect; route: string }, options: GatewaySurfaceOptions): GatewayDialect;
+  gateway(surface: Surface, mount: { name: JsonRpcDialect; route: string }, options: Gateway): GatewayDialect;
   /** Its stdio command. */
   readonly command: StdioCommand<Surface, Own>;
 }
@@ -66,8 +72,8 @@ export interface SurfaceContext {
   toolConnection(tools: ClientToolDefinition[], sessionId: string): TauUpstream;
 }
 
-/** Settings of `serve` a dialect's gateway surface may read (only Ask has any). */
-export type GatewaySurfaceOptions = AskSurfaceOptions;
+/** The settings of `serve` a dialect's gateway side may read (serve.ts has them all; a test gives what it sets). */
+export type ServeSettingsView = Partial<SettingValues<typeof bridgeSettings & typeof socketSettings>>;
 
 /** A stdio command: its usage, its own settings, the relay it becomes with `--remote`, and how it serves. */
 export interface StdioCommand<Surface, Own extends SettingSpecs> {
@@ -111,7 +117,7 @@ export interface StdioRun<Values> {
 
 /** A descriptor whose surface and settings are its own business. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyDialectDescriptor = DialectDescriptor<any, any>;
+export type AnyDialectDescriptor = DialectDescriptor<any, any, any>;
 
 /** A dialect with its descriptor loaded. */
 export interface LoadedDialect extends DialectEntry {

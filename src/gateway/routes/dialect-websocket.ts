@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import { carrierOfHeaders } from "../../shared/tracing.js";
+import { serveWebSocket } from "../../transports/websocket-endpoint.js";
 import type { GatewayDialect } from "../dialects.js";
 import { pinoLog } from "../log.js";
 import { PLUGIN } from "../plugin-names.js";
-import { requestTenant } from "./ask-http.js";
+import { requestTenant } from "../request-tenant.js";
 
 /**
  * A dialect's WebSocket route: one connection of the dialect per socket. The front door is the one
@@ -16,11 +17,12 @@ import { requestTenant } from "./ask-http.js";
 const dialectWebSocket: FastifyPluginAsync<{ dialect: GatewayDialect }> = async (app, { dialect }) => {
   const { callGates } = app;
   app.get(dialect.route, { websocket: true }, (socket, request) => {
-    dialect.serveWebSocket(socket, {
+    const open = dialect.open({
       tenant: requestTenant(request),
       gate: callGates.connection(dialect.name, carrierOfHeaders(request.headers)),
       log: pinoLog(request.log),
     });
+    serveWebSocket(socket, open, dialect.binaryReason);
   });
 };
 

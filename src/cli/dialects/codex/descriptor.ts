@@ -1,0 +1,86 @@
+import { CodexBridge } from "../../../codex/codex-bridge.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../gateway/drain.js";
+import { codexRegistry } from "../../../registry/codex/index.js";
+import { attachCodexJsonRpc } from "../../../transports/codex-jsonrpc.js";
+import { serveNdjsonStdio } from "../../../transports/ndjson-endpoint.js";
+import { STDIO_LIMIT_USAGE } from "../../limit-settings.js";
+import { RECORD_FILE_USAGE } from "../../record-settings.js";
+import { REMOTE_USAGE } from "../../remote.js";
+import { bridgeSettings, envName, STORE_USAGE } from "../../settings.js";
+import { CODEX_RELAY } from "./relay.js";
+import type { DialectDescriptor } from "../descriptor.js";
+
+const USAGE = `usage: tau-gateway app-server [options]
+
+Serves the Codex app-server protocol (v2) as newline-delimited JSON on stdin/stdout, so a client
+that spawns "<codexPath> app-server" runs it when given the tau-gateway executable. A spawning
+client passes no flags: every option is read from its environment variable too. Logs go to
+stderr as JSON lines. Ends when stdin closes (once every request received is answered), or on
+SIGTERM/SIGINT (requests in flight then get --drain-timeout to be answered, a second signal stops
+waiting, and turns still running are interrupted, each reported with turn/completed, before the
+output closes). With the OTEL_*
+variables set it exports a span of every call, as serve does (docs/operations.md).
+
+  --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
+                                sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
+  --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
+  --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
+  --default-cwd DIR             working directory of threads started without one (default: current) ${envName("default-cwd")}
+  --workspace-root DIR          confine thread working directories to DIR and below; repeatable
+                                (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
+  --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
+  --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+  --drain-timeout MS            time requests in flight get once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
+${STDIO_LIMIT_USAGE}
+${RECORD_FILE_USAGE}
+${STORE_USAGE}
+${REMOTE_USAGE}
+  --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}`;
+
+// Codex's wire never carries "jsonrpc", so the Ask setting for it has no place here.
+const { defaultCwd, workspaceRoots } = bridgeSettings;
+const settings = { defaultCwd, workspaceRoots };
+
+/** The Codex app-server protocol v2: WebSocket `/` on the gateway (the Codex terminal UI refuses a URL with a path); `tau-gateway app-server`. */
+export const codexDialect: DialectDescriptor<CodexBridge, typeof settings> = {
+  registry: codexRegistry,
+  createSurface: (context) =>
+    new CodexBridge({
+      core: context.core,
+      defaultCwd: context.defaultCwd,
+      workspaceRoots: context.workspaceRoots,
+      serverVersion: context.serverVersion,
+      // A Codex client's dynamic tools need a connection of their own, to the thread's host; a call
+      // may wait for a person as long as an interaction does.
+      toolConnection: context.toolConnection,
+      log: context.log,
+    }),
+  gateway: (bridge, { name, route }) => ({
+    name,
+    route,
+    open: (connection) => (send, transport) => attachCodexJsonRpc(bridge, send, { ...connection, transport }),
+  }),
+  command: {
+    usage: USAGE,
+    settings,
+    relay: CODEX_RELAY,
+    // A signal starts the stop: requests already received are still answered, new ones refused as
+    // retryable, the turns still running are interrupted and the client hears each end
+    // (turn/completed), then everything closes.
+    serve: async (bridge, { settings, io, log, recording, core, stop, hurry, gate }) => {
+      const connectionGate = gate();
+      await serveNdjsonStdio(io.stdin, process.stdout, (send, transport) => attachCodexJsonRpc(bridge, send, { log, gate: connectionGate, transport }), {
+        stop,
+        hurry,
+        drainTimeoutMs: settings.drainTimeout,
+        maxLineBytes: settings.maxMessageBytes,
+        recording,
+        onError: (error) => log("error", "Codex connection failed to handle a message", { error: String(error) }),
+        // A turn outlives its turn/start: the turns still running are ended (interrupted, each
+        // reported with turn/completed) before the output closes, when a signal stopped the command.
+        rule: { readsWhileDraining: true, interrupts: "on-signal", interrupt: (_endpoint, budgetMs) => core.endRunningTurns(budgetMs) },
+      });
+      return 0;
+    },
+  },
+};
