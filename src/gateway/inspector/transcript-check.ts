@@ -21,7 +21,7 @@ const WORKER_HEAP_MB = 512;
 const IDLE_MS = 30_000;
 
 export type TranscriptCheckOutcome =
-  | { ok: true; json: string }
+  | { ok: true; json: Buffer }
   | { ok: false; reason: "busy" | "timeout" | "failed"; message: string };
 
 interface Waiting {
@@ -38,12 +38,13 @@ export class TranscriptChecks {
 
   constructor(private readonly timeoutMs = DEFAULT_TRANSCRIPT_CHECK_MS) {}
 
-  check(text: string, dialect: Dialect | undefined): Promise<TranscriptCheckOutcome> {
+  /** Checks a transcript: text, or its UTF-8 bytes (a Buffer is moved to the worker when it owns its memory, else copied). */
+  check(transcript: string | Uint8Array, dialect: Dialect | undefined): Promise<TranscriptCheckOutcome> {
     if (this.waiting.length >= TRANSCRIPT_CHECKS_WAITING) {
       return Promise.resolve({ ok: false, reason: "busy", message: `${TRANSCRIPT_CHECKS_WAITING + 1} transcripts are being checked or wait to be; try again once they are done` });
     }
     return new Promise((done) => {
-      this.waiting.push({ job: { id: this.nextId++, text, dialect }, done });
+      this.waiting.push({ job: { id: this.nextId++, bytes: movable(transcript), dialect }, done });
       this.startNext();
     });
   }
@@ -72,7 +73,7 @@ export class TranscriptChecks {
       void this.endWorker().then(() => this.startNext());
     }, this.timeoutMs);
     this.running = { ...next, timer };
-    worker.postMessage(next.job);
+    worker.postMessage(next.job, [next.job.bytes.buffer as ArrayBuffer]);
   }
 
   private finish(outcome: TranscriptCheckOutcome, id?: number): void {
@@ -93,7 +94,7 @@ export class TranscriptChecks {
       : new Worker(entry.url, { resourceLimits });
     worker.unref();
     worker.on("message", (result: TranscriptJobResult) => {
-      this.finish("json" in result ? { ok: true, json: result.json } : { ok: false, reason: "failed", message: `the check failed: ${result.error}` }, result.id);
+      this.finish("json" in result ? { ok: true, json: Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength) } : { ok: false, reason: "failed", message: `the check failed: ${result.error}` }, result.id);
       this.startNext();
     });
     const gone = (why: string) => {
@@ -113,6 +114,13 @@ export class TranscriptChecks {
     this.worker = undefined;
     await worker?.terminate();
   }
+}
+
+/** Bytes that can be moved to the worker: an array that owns its whole memory (a Buffer may be a view of a shared pool). */
+function movable(transcript: string | Uint8Array): Uint8Array {
+  if (typeof transcript === "string") return new TextEncoder().encode(transcript);
+  const own = transcript.byteOffset === 0 && transcript.byteLength === transcript.buffer.byteLength && transcript.buffer instanceof ArrayBuffer;
+  return own ? transcript : new Uint8Array(transcript);
 }
 
 /**
