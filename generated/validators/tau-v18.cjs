@@ -17715,9 +17715,9 @@ return errors === 0;
 validate265.evaluated = {"props":{"version":true,"type":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema124 = {"title":"SessionExecRequest","description":"Runs a fresh non-interactive login Bash in the execution environment, outside history and the snapshot.","type":"object","properties":{"version":{"type":"integer","const":18},"type":{"type":"string","const":"request"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"session.exec"},"params":{"$ref":"#/$defs/SessionExecParams"}},"required":["version","type","id","method","params"]};
-const schema125 = {"title":"SessionExecParams","description":"Params of session.exec.","type":"object","properties":{"sessionId":{"type":"string","minLength":1,"pattern":"\\S","description":"Session id from session.create or session.list."},"execId":{"type":"string","minLength":1,"pattern":"\\S","description":"Unique among this connection's active executions."},"command":{"type":"string","minLength":1,"pattern":"^\\s*[^\\s\\u0000][^\\u0000]*$"},"args":{"description":"With args, the first value becomes $0 and the rest $@.","type":"array","items":{"type":"string","pattern":"^[^\\u0000]*$"}},"env":{"$ref":"#/$defs/EnvVars"},"stdinBase64":{"description":"Padded base64, at most 16 MiB decoded (the length bound can overshoot by up to 2 bytes).","type":"string","pattern":"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$","maxLength":22369624},"cwd":{"type":"string","minLength":1,"pattern":"^\\s*[^\\s\\u0000][^\\u0000]*$","description":"Working directory; not a confinement boundary."},"timeoutMs":{"type":"integer","minimum":1,"maximum":9007199254740991},"maxCaptureBytes":{"description":"Default 1 MiB.","type":"integer","minimum":1,"maximum":25165824}},"required":["sessionId","execId","command"]};
+const schema125 = {"title":"SessionExecParams","description":"Params of session.exec.","type":"object","properties":{"sessionId":{"type":"string","minLength":1,"pattern":"\\S","description":"Session id from session.create or session.list."},"execId":{"type":"string","minLength":1,"pattern":"\\S","description":"Unique among this connection's active executions."},"command":{"type":"string","minLength":1,"pattern":"^\\s*[^\\s\\u0000][^\\u0000]*$"},"args":{"description":"With args, the first value becomes $0 and the rest $@.","type":"array","items":{"type":"string","pattern":"^[^\\u0000]*$"}},"env":{"$ref":"#/$defs/EnvVars"},"stdinBase64":{"description":"Padded base64, at most 16 MiB decoded (the length bound can overshoot by up to 2 bytes).","type":"string","pattern":"^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$","maxLength":22369624},"cwd":{"type":"string","minLength":1,"pattern":"^\\s*[^\\s\\u0000][^\\u0000]*$","description":"Working directory; not a confinement boundary."},"timeoutMs":{"type":"integer","minimum":1,"maximum":9007199254740991},"maxCaptureBytes":{"description":"Default 1 MiB.","type":"integer","minimum":1,"maximum":25165824}},"required":["sessionId","execId","command"]};
 const pattern117 = new RegExp("^\\s*[^\\s\\u0000][^\\u0000]*$", "u");
-const pattern119 = new RegExp("^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$", "u");
+const pattern119 = new RegExp("^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$", "u");
 
 function validate271(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -17910,7 +17910,7 @@ return false;
 }
 else {
 if(!pattern119.test(data6)){
-validate271.errors = [{instancePath:instancePath+"/stdinBase64",schemaPath:"#/properties/stdinBase64/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"+"\""}];
+validate271.errors = [{instancePath:instancePath+"/stdinBase64",schemaPath:"#/properties/stdinBase64/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$"+"\""}];
 return false;
 }
 else {
@@ -23247,7 +23247,7 @@ return errors === 0;
 }
 validate369.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema170 = {"title":"ContentImageBlock","type":"object","properties":{"type":{"type":"string","const":"image"},"data":{"description":"Padded base64, at most 3.5 MiB decoded (the length bound can overshoot by up to 2 bytes).","type":"string","pattern":"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$","minLength":4,"maxLength":4893356},"mimeType":{"type":"string","enum":["image/jpeg","image/png","image/webp"]}},"required":["type","data","mimeType"],"additionalProperties":false};
+const schema170 = {"title":"ContentImageBlock","type":"object","properties":{"type":{"type":"string","const":"image"},"data":{"description":"Padded base64, at most 3.5 MiB decoded (the length bound can overshoot by up to 2 bytes).","type":"string","pattern":"^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$","minLength":4,"maxLength":4893356},"mimeType":{"type":"string","enum":["image/jpeg","image/png","image/webp"]}},"required":["type","data","mimeType"],"additionalProperties":false};
 
 function validate370(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -23316,7 +23316,7 @@ return false;
 }
 else {
 if(!pattern119.test(data1)){
-validate370.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"+"\""}];
+validate370.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$"+"\""}];
 return false;
 }
 else {
@@ -25140,7 +25140,7 @@ return false;
 }
 else {
 if(!pattern119.test(data1)){
-validate413.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"+"\""}];
+validate413.errors = [{instancePath:instancePath+"/data",schemaPath:"#/properties/data/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$"+"\""}];
 return false;
 }
 else {
@@ -47546,7 +47546,7 @@ return false;
 }
 else {
 if(!pattern119.test(data6)){
-validate707.errors = [{instancePath:instancePath+"/stdinBase64",schemaPath:"#/properties/stdinBase64/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"+"\""}];
+validate707.errors = [{instancePath:instancePath+"/stdinBase64",schemaPath:"#/properties/stdinBase64/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/])*(?:[A-Za-z0-9+/][A-Za-z0-9+/]==|[A-Za-z0-9+/][A-Za-z0-9+/][A-Za-z0-9+/]=)?$"+"\""}];
 return false;
 }
 else {

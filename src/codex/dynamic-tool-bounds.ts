@@ -11,15 +11,28 @@ export const MAX_DYNAMIC_TOOLS = 128;
 /** Objects and arrays in one tool's inputSchema (checked in about 10 ms at this size). */
 export const MAX_TOOL_SCHEMA_NODES = 1_000;
 
-/** Whether `schema` holds more than `max` objects and arrays; stops counting past `max`. */
+/**
+ * Whether `schema` holds more than `max` objects and arrays; stops counting past `max`. Nodes are
+ * counted as they are found, and an object's members are walked without making an array of them,
+ * so a schema of 20,000 properties costs what its first `max` nodes do, not a copy of every member.
+ */
 export function exceedsNodes(schema: unknown, max: number): boolean {
-  let count = 0;
-  const stack: unknown[] = [schema];
+  if (typeof schema !== "object" || schema === null) return false;
+  let count = 1;
+  if (count > max) return true;
+  const stack: object[] = [schema];
+  const found = (value: unknown): boolean => {
+    if (typeof value !== "object" || value === null) return false;
+    stack.push(value);
+    return ++count > max;
+  };
   while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node !== "object" || node === null) continue;
-    if (++count > max) return true;
-    for (const value of Array.isArray(node) ? node : Object.values(node)) if (typeof value === "object" && value !== null) stack.push(value);
+    const node = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (const item of node) if (found(item)) return true;
+    } else {
+      for (const key in node) if (Object.hasOwn(node, key) && found((node as Record<string, unknown>)[key])) return true;
+    }
   }
   return false;
 }

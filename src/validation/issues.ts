@@ -1,4 +1,5 @@
 import type { ErrorObject } from "ajv";
+import { BASE64_PATTERN } from "../registry/schema.js";
 import { escapePointerSegment, unescapePointerSegment } from "../shared/json-pointer.js";
 
 /** One validation failure: where (JSON pointer into the message) and what, in plain words. */
@@ -18,7 +19,7 @@ const PATTERN_TEXT: Record<string, string> = {
   "^[^\\S\\r\\n]*\\S[^\\r\\n]*$": "must be a single line (no CR or LF) that is not empty or whitespace only",
   "^/": "must be an absolute path (start with /)",
   "^[A-Za-z_][A-Za-z0-9_]*$": "must be a valid environment variable name",
-  "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$": "must be padded standard base64",
+  [BASE64_PATTERN]: "must be padded standard base64",
 };
 
 const UNION_KEYWORDS = new Set(["anyOf", "oneOf", "if"]);

@@ -9,6 +9,9 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 export async function worstStallMs<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
+  // The monitor records nothing until its timer has fired once: armed before the work starts, a
+  // stall in the work's first few milliseconds is seen too (reset() would disarm it again).
+  await new Promise((resolve) => setTimeout(resolve, 30));
   try {
     const result = await work();
     // One more turn, so a stall at the very end is sampled too.

@@ -68,6 +68,31 @@ describe("Tau v18 client messages", () => {
   });
 });
 
+describe("large base64 values", () => {
+  // 8 MiB of stdin, well within the 16 MiB exec bound and the 32 MiB message limit: the former
+  // pattern, `(?:[A-Za-z0-9+/]{4})*…`, threw RangeError (stack overflow) on it.
+  const stdin = Buffer.alloc(6 * 1024 * 1024, 0x61).toString("base64");
+  const exec = (stdinBase64: string) => tauRequest("session.exec", { sessionId: "s", execId: "e", command: "cat", stdinBase64 });
+
+  it("accepts 8 MiB of padded base64 and refuses it cut or with a stray character at its end", () => {
+    expect(stdin.length).toBe(8 * 1024 * 1024);
+    expect(tau.message("client", exec(stdin))).toMatchObject({ ok: true, issues: [] });
+    expect(tau.message("client", exec(`${stdin.slice(0, -2)}==`))).toMatchObject({ ok: true });
+    for (const bad of [`${stdin}!`, stdin.slice(0, -1), `${stdin.slice(0, 4096)}=${stdin.slice(4097)}`]) {
+      const result = tau.message("client", exec(bad));
+      expect(result.ok).toBe(false);
+      expect(result.issues).toContainEqual(expect.objectContaining({ pointer: "/params/stdinBase64", message: "must be padded standard base64" }));
+    }
+  });
+
+  it("refuses a value past the decoded bound by its length", () => {
+    const over = "A".repeat(4 * Math.ceil((16 * 1024 * 1024) / 3) + 4);
+    const result = tau.message("client", exec(over));
+    expect(result.ok).toBe(false);
+    expect(result.issues).toContainEqual(expect.objectContaining({ pointer: "/params/stdinBase64", keyword: "maxLength" }));
+  });
+});
+
 describe("Tau versions", () => {
   it("knows v13-only methods and environments only in v13", () => {
     expect(tau13.message("client", tauRequest("session.startGoal", { sessionId: "s", objective: "ship it" }, "g", 13)).ok).toBe(true);

@@ -20,7 +20,7 @@ const WORKER_HEAP_MB = 512;
 const IDLE_MS = 30_000;
 
 export type TranscriptCheckOutcome =
-  | { ok: true; json: string }
+  | { ok: true; json: Buffer }
   | { ok: false; reason: "busy" | "timeout" | "failed"; message: string };
 
 interface Waiting {
@@ -39,12 +39,13 @@ export class TranscriptChecks {
 
   constructor(private readonly timeoutMs = DEFAULT_TRANSCRIPT_CHECK_MS) {}
 
-  check(text: string, dialect: Dialect | undefined): Promise<TranscriptCheckOutcome> {
+  /** Checks a transcript: text, or its UTF-8 bytes (a Buffer is moved to the worker when it owns its memory, else copied). */
+  check(transcript: string | Uint8Array, dialect: Dialect | undefined): Promise<TranscriptCheckOutcome> {
     if (this.waiting.length >= TRANSCRIPT_CHECKS_WAITING) {
       return Promise.resolve({ ok: false, reason: "busy", message: `${TRANSCRIPT_CHECKS_WAITING + 1} transcripts are being checked or wait to be; try again once they are done` });
     }
     return new Promise((done) => {
-      this.waiting.push({ job: { id: this.nextId++, text, dialect }, done });
+      this.waiting.push({ job: { id: this.nextId++, bytes: movable(transcript), dialect }, done });
       this.startNext();
     });
   }
@@ -74,7 +75,7 @@ export class TranscriptChecks {
     }, this.timeoutMs);
     this.running = { ...next, timer };
     void this.workerReady!.then(() => {
-      if (this.worker === worker && this.running?.job === next.job) worker.postMessage(next.job);
+      if (this.worker === worker && this.running?.job === next.job) worker.postMessage(next.job, [next.job.bytes.buffer as ArrayBuffer]);
     });
   }
 
@@ -94,7 +95,7 @@ export class TranscriptChecks {
     this.workerReady = new Promise((resolve) => (ready = resolve));
     worker.on("message", (result: TranscriptJobResult | TranscriptWorkerReady) => {
       if ("ready" in result) return ready();
-      this.finish("json" in result ? { ok: true, json: result.json } : { ok: false, reason: "failed", message: `the check failed: ${result.error}` }, result.id);
+      this.finish("json" in result ? { ok: true, json: Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength) } : { ok: false, reason: "failed", message: `the check failed: ${result.error}` }, result.id);
       this.startNext();
     });
     const gone = (why: string) => {
@@ -114,4 +115,11 @@ export class TranscriptChecks {
     this.worker = undefined;
     await worker?.terminate();
   }
+}
+
+/** Bytes that can be moved to the worker: an array that owns its whole memory (a Buffer may be a view of a shared pool). */
+function movable(transcript: string | Uint8Array): Uint8Array {
+  if (typeof transcript === "string") return new TextEncoder().encode(transcript);
+  const own = transcript.byteOffset === 0 && transcript.byteLength === transcript.buffer.byteLength && transcript.buffer instanceof ArrayBuffer;
+  return own ? transcript : new Uint8Array(transcript);
 }

@@ -30,9 +30,10 @@ const MEDIA_TYPES = ["application/x-ndjson", "application/jsonl", "application/j
 export const transcriptRoute: FastifyPluginAsync<TranscriptRouteOptions> = async (app, { maxBytes, checkTimeoutMs }) => {
   const checks = new TranscriptChecks(checkTimeoutMs ?? DEFAULT_TRANSCRIPT_CHECK_MS);
   app.addHook("onClose", () => checks.close());
-  // The transcript is read line by line as text: a JSON body is no exception.
+  // The transcript is read line by line as text (a JSON body is no exception), in the worker: here
+  // it is kept as the bytes that came, which are moved to the worker without being decoded.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(MEDIA_TYPES, { parseAs: "string", bodyLimit: maxBytes }, (request, body, done) => {
+  app.addContentTypeParser(MEDIA_TYPES, { parseAs: "buffer", bodyLimit: maxBytes }, (request, body, done) => {
     const charset = nonUtf8Charset(request.headers["content-type"]);
     done(charset === undefined ? null : new UnsupportedCharset(charset), charset === undefined ? body : undefined);
   });
@@ -47,7 +48,7 @@ export const transcriptRoute: FastifyPluginAsync<TranscriptRouteOptions> = async
 
   app.post<{ Querystring: { dialect?: string } }>("/inspector/api/transcript", { bodyLimit: maxBytes, config: { checksOwnOrigin: true, checksOwnHost: true } }, async (request, reply) => {
     // A POST without a body (and so without a content type) never reaches the parser.
-    if (typeof request.body !== "string") return reply.code(415).send(unsupportedMediaType());
+    if (!Buffer.isBuffer(request.body)) return reply.code(415).send(unsupportedMediaType());
     const dialect = request.query.dialect;
     const dialects = ProtocolValidators.shared().dialects;
     if (dialect !== undefined && dialect !== "" && !dialects.includes(dialect as Dialect)) {
