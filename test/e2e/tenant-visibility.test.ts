@@ -27,7 +27,7 @@ let gw: SecureGateway;
 const closers: Array<() => unknown> = [];
 
 /** Tenant B's clients, connected before tenant A does anything, so they would hear of it. */
-let askB: AskTestClient;
+let askB: Awaited<ReturnType<typeof AskTestClient.websocket>>;
 let codexB: CodexTestClient & { socket: { terminate(): void } };
 let acpB: RawAcpClient;
 let mcpB: Client;
