@@ -82,7 +82,7 @@ export class BridgeCore {
   readonly reverse = new ReverseRequesterSet();
   readonly startedAt = Date.now();
   /** Prompts sent again under their idempotency key (a relay's, after its connection was cut) get the first one's outcome. */
-  readonly recall = new RequestRecall();
+  readonly recall: RequestRecall;
   private state: "new" | "started" | "closed" = "new";
   private readonly log: Log | undefined;
 
@@ -91,6 +91,7 @@ export class BridgeCore {
     this.commandTools = options.commandTools ?? [];
     const { store } = options;
     const shared = store && store.kind !== "memory" ? store : undefined;
+    this.recall = new RequestRecall(undefined, undefined, undefined, shared?.recalls);
     const interactions = options.interactions ?? store?.interactions ?? new MemoryInteractionStore();
     const ownership = options.ownership ?? store?.ownership ?? new SoleOwnership();
     const replicaId = options.replicaId ?? store?.replicaId ?? randomUUID();

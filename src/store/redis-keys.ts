@@ -29,6 +29,14 @@ export class RedisKeys {
   settingsChanged(sessionId: string): string {
     return `${this.prefix}{${sessionId}}:settings-changed`;
   }
+  /** A prompt's outcome by its idempotency key, shared by the replicas (redis-recalled-outcomes.ts). */
+  recall(id: string): string {
+    return `${this.prefix}{recall:${id}}`;
+  }
+  /** Where a recalled prompt's outcome is announced once written. */
+  recallSettled(id: string): string {
+    return `${this.prefix}{recall:${id}}:settled`;
+  }
   /** The host's lease: `<fence>:<replicaId>` with a TTL. */
   lease(hostKey: string): string {
     return `${this.prefix}{${hostKey}}:lease`;

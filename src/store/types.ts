@@ -1,10 +1,12 @@
 import type { InteractionStore } from "./interactions.js";
 import type { HostOwnership } from "./ownership.js";
 import type { PlacementStore } from "./placement.js";
+import type { RecalledOutcomes } from "./recalled-outcomes.js";
 import type { SessionSettingsStore } from "./session-settings.js";
 
 export type { HostOwnership } from "./ownership.js";
 export type { SessionSettings, SessionSettingsStore } from "./session-settings.js";
+export type { RecallClaim, RecalledOutcomes, SharedOutcome } from "./recalled-outcomes.js";
 
 /**
  * What gateway replicas share (the store layer): one sequenced event log per session, written by
@@ -123,6 +125,8 @@ export interface GatewayStore {
   readonly interactions: InteractionStore;
   /** Mode changes, grants and closes of sessions; undefined with the memory store (the session records hold them). */
   readonly settings: SessionSettingsStore | undefined;
+  /** Prompts' outcomes by their idempotency key, for a repeat on another replica; undefined with the memory store (the process remembers them). */
+  readonly recalls: RecalledOutcomes | undefined;
   /** Sessions per host; undefined with the memory store (one process sees them all). */
   readonly hostSessions: HostSessions | undefined;
   readonly stats: StoreStats;

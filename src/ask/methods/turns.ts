@@ -24,7 +24,12 @@ export async function send(ctx: MethodContext, params: SessionSendParams): Promi
   if (key === undefined) return sendOnce(ctx, params);
   // A relay's session/send sent again after its connection was cut answers as the first did (request-recall.ts).
   try {
-    return await ctx.services.core.recall.once({ tenant: ctx.peer.tenant, method: "session/send" }, key.toLowerCase(), rest, () => sendOnce(ctx, params, key.toLowerCase()));
+    return await ctx.services.core.recall.once({ tenant: ctx.peer.tenant, method: "session/send" }, key.toLowerCase(), rest, () =>
+      sendOnce(ctx, params, key.toLowerCase()).catch((error: unknown) => {
+        // As the client gets it, so that a repeat on another replica answers the same.
+        throw toAskError(error);
+      }),
+    );
   } catch (error) {
     if (error instanceof RecallMismatchError) throw askError("invalid_params", `tauGatewayRequestKey: ${error.message}`);
     throw error;

@@ -11,7 +11,8 @@ import { RecallMismatchError } from "../../bridge/request-recall.js";
 import { turnAcceptance } from "../../bridge/turn-acceptance.js";
 import { TauResponseError } from "../../tau/upstream.js";
 import { requestedPolicy } from "../approval-policy.js";
-import { codexError } from "../codex-errors.js";
+import { CODEX_FAILURES, codexError } from "../codex-errors.js";
+import { rpcFailure } from "../../bridge/rpc-failures.js";
 import type { CodexMethodContext } from "../context.js";
 import type { CodexThread } from "../thread.js";
 import { runningTurn } from "../running-turn.js";
@@ -31,7 +32,12 @@ export async function turnStart(ctx: CodexMethodContext, params: TurnStartParams
   if (key === undefined) return startTurn(ctx, params);
   // A relay's turn/start sent again after its connection was cut answers as the first did (request-recall.ts).
   try {
-    return await ctx.services.core.recall.once({ tenant: ctx.peer.tenant, method: "turn/start" }, key.toLowerCase(), rest, () => startTurn(ctx, params, key.toLowerCase()));
+    return await ctx.services.core.recall.once({ tenant: ctx.peer.tenant, method: "turn/start" }, key.toLowerCase(), rest, () =>
+      startTurn(ctx, params, key.toLowerCase()).catch((error: unknown) => {
+        // As the client gets it, so that a repeat on another replica answers the same.
+        throw rpcFailure(error, CODEX_FAILURES);
+      }),
+    );
   } catch (error) {
     if (error instanceof RecallMismatchError) throw codexError("invalid_params", `tauGatewayRequestKey: ${error.message}`);
     throw error;
