@@ -50,7 +50,7 @@ describe("MCP in recordings", () => {
     const ws = webSocketTransport(`${gateway.baseUrl.replace("http://", "ws://")}/mcp/ws`);
     const wsClient = sdkClient();
     await wsClient.connect(ws);
-    expect((await wsClient.listTools()).tools).toHaveLength(6);
+    expect((await wsClient.listTools()).tools).toHaveLength(5);
     await wsClient.close();
     const raw = new WebSocket(`${gateway.baseUrl.replace("http://", "ws://")}/mcp/ws`);
     await new Promise((resolve) => raw.once("open", resolve));
