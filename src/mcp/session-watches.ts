@@ -6,6 +6,7 @@ import type { McpClient } from "./client-state.js";
 import { formChoice, planForm } from "./forms.js";
 import { PendingDecisions } from "./pending-decisions.js";
 import { sessionLogMessage } from "./session-log.js";
+import { sessionMeta } from "./session-meta.js";
 import { sessionUri } from "./session-uri.js";
 
 /**
@@ -105,7 +106,7 @@ class Watch {
       });
     };
     this.client.peer
-      .request("elicitation/create", planForm(sessionId, plan), controller.signal, this.client.callIn(sessionId))
+      .request("elicitation/create", { ...planForm(sessionId, plan), _meta: sessionMeta(sessionId) }, controller.signal, this.client.callIn(sessionId))
       .then(decide, (error: unknown) => decide(error instanceof Error ? error : new Error(String(error))))
       .finally(() => {
         if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);
