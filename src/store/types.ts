@@ -2,9 +2,11 @@ import type { InteractionStore } from "./interactions.js";
 import type { HostOwnership } from "./ownership.js";
 import type { PlacementStore } from "./placement.js";
 import type { SessionSettingsStore } from "./session-settings.js";
+import type { SharedRecords } from "./shared-records.js";
 
 export type { HostOwnership } from "./ownership.js";
 export type { SessionSettings, SessionSettingsStore } from "./session-settings.js";
+export type { SharedRecords } from "./shared-records.js";
 
 /**
  * What gateway replicas share (the store layer): one sequenced event log per session, written by
@@ -123,6 +125,8 @@ export interface GatewayStore {
   readonly interactions: InteractionStore;
   /** Mode changes, grants and closes of sessions; undefined with the memory store (the session records hold them). */
   readonly settings: SessionSettingsStore | undefined;
+  /** Expiring records replicas tell each other about; undefined with the memory store (one process knows them). */
+  readonly records: SharedRecords | undefined;
   /** Sessions per host; undefined with the memory store (one process sees them all). */
   readonly hostSessions: HostSessions | undefined;
   readonly stats: StoreStats;
