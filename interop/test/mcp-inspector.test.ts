@@ -46,7 +46,7 @@ const json = (run: CliResult) => {
 describe("the MCP Inspector CLI against tau-gateway", () => {
   it("lists the tools of tau-gateway mcp over stdio, every one with its input and output schema, and --strict finds no portability problem", async () => {
     const listed = json(await inspector([...tauGatewayMcp(), "--method", "tools/list"]));
-    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(["tau", "tau-reply", "tau-sessions", "tau-history", "tau-interrupt", "tau-answer"]);
+    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(["tau", "tau-reply", "tau-sessions", "tau-history", "tau-interrupt"]);
     for (const tool of listed.tools) {
       expect(tool.inputSchema.type, tool.name).toBe("object");
       expect(tool.outputSchema.type, tool.name).toBe("object");

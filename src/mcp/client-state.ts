@@ -1,5 +1,8 @@
 import type { ClientCapabilities, Implementation, LoggingLevel, RequestId } from "../../generated/mcp-v2025-11-25.js";
+import { LOGGING_LEVELS } from "../registry/mcp/index.js";
 import type { McpPeer } from "./peer.js";
+
+const SEVERITY: ReadonlyMap<LoggingLevel, number> = new Map(LOGGING_LEVELS.map((level, i) => [level, i]));
 
 /** A tools/call still running: what notifications/cancelled does to it. */
 export interface RunningCall {
@@ -19,6 +22,8 @@ export class McpClient {
   info: Implementation | undefined;
   /** The least severe level logging/setLevel asked for; undefined: no log messages. */
   logLevel: LoggingLevel | undefined;
+  /** The last tools/list told it tau-answer is offered (a session it works with waits for a decision). */
+  answerOffered = false;
   /** tools/call requests running, by their JSON-RPC id as JSON text. */
   readonly calls = new Map<string, RunningCall>();
 
@@ -31,6 +36,16 @@ export class McpClient {
   callIn(sessionId: string): RequestId | undefined {
     for (const call of this.calls.values()) if (call.sessionId === sessionId) return call.id;
     return undefined;
+  }
+
+  /**
+   * A log message (notifications/message) when the client asked for its level or a less severe one
+   * with logging/setLevel; before that it is sent none (MCP leaves the default to the server).
+   */
+  log(level: LoggingLevel, logger: string, data: Record<string, unknown>): void {
+    if (this.logLevel === undefined || !this.initialized || this.peer.closed) return;
+    if (SEVERITY.get(level)! < SEVERITY.get(this.logLevel)!) return;
+    this.peer.notify("notifications/message", { level, logger, data });
   }
 
   /**

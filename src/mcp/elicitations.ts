@@ -9,6 +9,7 @@ import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { Log } from "../shared/log.js";
 import type { McpClient } from "./client-state.js";
 import { formChoice, permissionForm, questionForm } from "./forms.js";
+import { sessionMeta } from "./session-meta.js";
 import type { SessionWatches } from "./session-watches.js";
 
 /**
@@ -58,7 +59,7 @@ export class McpElicitations implements ReverseRequester {
 
   /** The client's answer (or its failure, as an Error); undefined once the interaction was settled elsewhere. */
   private ask(client: McpClient, sessionId: string, form: Parameters<McpClient["peer"]["request"]>[1], signal: AbortSignal): Promise<unknown> {
-    return client.peer.request("elicitation/create", form, signal, client.callIn(sessionId)).then(
+    return client.peer.request("elicitation/create", { ...form, _meta: sessionMeta(sessionId) }, signal, client.callIn(sessionId)).then(
       (answer) => (signal.aborted ? undefined : answer),
       (error: unknown) => (signal.aborted ? undefined : error instanceof Error ? error : new Error(String(error))),
     );

@@ -64,6 +64,7 @@ export class McpServer {
   private readonly clients = new Set<McpClient>();
   private readonly stopAsking: () => void;
   private readonly stopListing: () => void;
+  private readonly stopHostWatch: Array<() => void>;
 
   constructor(options: McpServerOptions) {
     const watches = new SessionWatches(options.log);
@@ -82,6 +83,12 @@ export class McpServer {
         if (client.initialized && !client.peer.closed && client.peer.tenant === tenant) client.peer.notify("notifications/resources/list_changed", {});
       }
     });
+    this.stopHostWatch = options.core.hosts.flatMap((host, index) => [
+      host.upstream.onDisconnected(() => this.logToAll("error", { message: "the gateway lost its connection to a Tau host: its sessions' turns stop and their calls fail until it is back", host: index })),
+      host.upstream.onConnected(({ reconnected }) => {
+        if (reconnected) this.logToAll("notice", { message: "the gateway is connected to the Tau host again: its sessions go on", host: index });
+      }),
+    ]);
     this.stopAsking = options.core.reverse.add(new McpElicitations(options.core, watches, options.log));
     this.surface = new DialectSurface<McpMethodContext, ClientRequests, keyof typeof MCP_ERROR_CODES, ClientNotifications>(
       METHODS,
@@ -98,6 +105,11 @@ export class McpServer {
       },
       NOTIFICATIONS,
     );
+  }
+
+  /** A log message about the gateway itself to every connection (whichever tenant: it names no session). */
+  private logToAll(level: "error" | "notice", data: { message: string; host: number }): void {
+    for (const client of this.clients) client.log(level, "tau-gateway", data);
   }
 
   connect(peer: McpPeer): McpClient {
@@ -145,5 +157,6 @@ export class McpServer {
     this.services.watches.closeAll();
     this.stopAsking();
     this.stopListing();
+    for (const stop of this.stopHostWatch) stop();
   }
 }

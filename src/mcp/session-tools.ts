@@ -21,6 +21,7 @@ import { callKey } from "./client-state.js";
 import type { McpMethodContext } from "./context.js";
 import { ToolFailure } from "./errors.js";
 import { tenantSessions, toolSession } from "./session-access.js";
+import { sessionMeta } from "./session-meta.js";
 import { sessionUri } from "./session-uri.js";
 import { transcriptMessages } from "./transcript.js";
 import { runTurn } from "./turn-run.js";
@@ -74,7 +75,7 @@ async function turn(ctx: McpMethodContext, record: SessionRecord, text: string, 
           ? undefined
           : (message) => {
               progress += Math.max(1, message.length);
-              client.peer.notify("notifications/progress", { progressToken, progress, message }, ctx.requestId);
+              client.peer.notify("notifications/progress", { progressToken, progress, message, _meta: sessionMeta(record.sessionId) }, ctx.requestId);
             },
       cancellable: (interrupt) => {
         if (key !== undefined) client.calls.set(key, { id: ctx.requestId!, sessionId: record.sessionId, cancel: interrupt });

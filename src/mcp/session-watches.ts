@@ -4,6 +4,9 @@ import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Log } from "../shared/log.js";
 import type { McpClient } from "./client-state.js";
 import { formChoice, planForm } from "./forms.js";
+import { PendingDecisions } from "./pending-decisions.js";
+import { sessionLogMessage } from "./session-log.js";
+import { sessionMeta } from "./session-meta.js";
 import { sessionUri } from "./session-uri.js";
 
 /**
@@ -12,6 +15,9 @@ import { sessionUri } from "./session-uri.js";
  * show forms is asked about the session's approvals, questions (elicitations.ts) and plans (here,
  * from the session's events, as plans reach no reverse requester); a subscribed one is told each
  * time the transcript changes. A connection that goes away stops watching and decides nothing.
+ * Each watch follows what its session waits for: while any session a connection watches waits for
+ * a decision, tau-answer is one of its tools (the connection is told when that changes), and the
+ * session's failures and warnings are its log messages.
  */
 
 /** Events after which the transcript reads differently; streamed text only at its first chunk per message. */
@@ -35,18 +41,26 @@ class Watch {
   private readonly asking = new Map<string, AbortController>();
   /** Messages whose streamed text already announced a change. */
   private readonly streaming = new Set<string>();
+  /** What the session waits for. */
+  readonly decisions = new PendingDecisions();
 
   constructor(
     readonly client: McpClient,
     readonly record: SessionRecord,
     private readonly log: Log | undefined,
+    /** Whether the session waits for a decision changed. */
+    private readonly waitingChanged: () => void,
   ) {
     this.uri = sessionUri(record.sessionId);
     this.unsubscribe = record.hub.log.subscribe((event) => this.onEvent(event));
-    // A plan proposed before this connection came: put to it too.
-    record.interactions.shared.plans().then(
-      (plans) => plans.forEach(({ id, plan }) => this.askPlan(id, plan)),
-      (error: unknown) => log?.("warn", "listing pending plans failed", { sessionId: record.sessionId, error: String(error) }),
+    const { shared } = record.interactions;
+    // What the session waited for before this connection came; a plan then proposed is put to it too.
+    Promise.all([shared.list(), shared.plans()]).then(
+      ([records, plans]) => {
+        plans.forEach(({ id, plan }) => this.askPlan(id, plan));
+        if (this.decisions.known([...records.map((r) => r.id), ...plans.map((p) => p.id)])) this.waitingChanged();
+      },
+      (error: unknown) => log?.("warn", "listing pending interactions failed", { sessionId: record.sessionId, error: String(error) }),
     );
   }
 
@@ -57,6 +71,9 @@ class Watch {
   }
 
   private onEvent(event: Event): void {
+    if (this.decisions.onEvent(event)) this.waitingChanged();
+    const logged = sessionLogMessage(this.record.sessionId, event);
+    if (logged) this.client.log(logged.level, "tau-session", logged.data);
     if (this.subscribed && this.changesTranscript(event)) this.client.peer.notify("notifications/resources/updated", { uri: this.uri });
     if (event.type === "plan.proposed") this.askPlan(event.payload.id, event.payload.plan);
     else if ((event.type === "plan.approved" || event.type === "plan.rejected") && event.payload.id) this.stopAsking(event.payload.id);
@@ -89,7 +106,7 @@ class Watch {
       });
     };
     this.client.peer
-      .request("elicitation/create", planForm(sessionId, plan), controller.signal, this.client.callIn(sessionId))
+      .request("elicitation/create", { ...planForm(sessionId, plan), _meta: sessionMeta(sessionId) }, controller.signal, this.client.callIn(sessionId))
       .then(decide, (error: unknown) => decide(error instanceof Error ? error : new Error(String(error))))
       .finally(() => {
         if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);
@@ -112,8 +129,22 @@ export class SessionWatches {
     let ofClient = this.byClient.get(client);
     if (!ofClient) this.byClient.set(client, (ofClient = new Map()));
     let watch = ofClient.get(record.sessionId);
-    if (!watch) ofClient.set(record.sessionId, (watch = new Watch(client, record, this.log)));
+    if (!watch) ofClient.set(record.sessionId, (watch = new Watch(client, record, this.log, () => this.announceTools(client))));
     return watch;
+  }
+
+  /** Whether a session the client watches waits for a decision (tau-answer is then one of its tools). */
+  waiting(client: McpClient): boolean {
+    for (const watch of this.byClient.get(client)?.values() ?? []) if (watch.decisions.waiting) return true;
+    return false;
+  }
+
+  /** The client's tools changed when tau-answer comes or goes: it is told to list them again. */
+  private announceTools(client: McpClient): void {
+    const offered = this.waiting(client);
+    if (offered === client.answerOffered) return;
+    client.answerOffered = offered;
+    if (client.initialized && !client.peer.closed) client.peer.notify("notifications/tools/list_changed", {});
   }
 
   /** The client's watch of the session, if it has one. */

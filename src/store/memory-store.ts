@@ -12,6 +12,7 @@ export class MemoryStore implements GatewayStore {
   readonly hostSessions = undefined;
   readonly settings = undefined;
   readonly recalls = undefined;
+  readonly records = undefined;
   readonly placement = new MemoryPlacementStore();
   readonly interactions = new MemoryInteractionStore();
   readonly stats: StoreStats = { appends: 0, appendSeconds: 0, appendsFenced: 0, resumesRecovered: 0, resumesReset: 0 };

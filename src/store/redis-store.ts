@@ -11,6 +11,7 @@ import { ACQUIRE_SCRIPT, APPEND_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT } from "./r
 import { RedisSessionLog, type AppendCommand } from "./redis-session-log.js";
 import { RedisRecalledOutcomes } from "./redis-recalled-outcomes.js";
 import { RedisSessionSettings } from "./redis-session-settings.js";
+import { RedisSharedRecords } from "./shared-records.js";
 import { STORE_COMMAND_TIMEOUT_MS, StoreHealth } from "./store-health.js";
 import type { GatewayStore, StoreStats } from "./types.js";
 
@@ -45,6 +46,7 @@ export class RedisStore implements GatewayStore {
   readonly interactions: RedisInteractionStore;
   readonly settings: RedisSessionSettings;
   readonly recalls: RedisRecalledOutcomes;
+  readonly records: RedisSharedRecords;
   readonly stats: StoreStats = { appends: 0, appendSeconds: 0, appendsFenced: 0, resumesRecovered: 0, resumesReset: 0 };
   private readonly redis: CommandConnection;
   private readonly subscriber: Redis;
@@ -79,6 +81,7 @@ export class RedisStore implements GatewayStore {
     this.placement = new RedisPlacementStore(this.redis, this.keys.prefix);
     this.settings = new RedisSessionSettings(this.redis, this.keys, this.channels, this.replicaId);
     this.recalls = new RedisRecalledOutcomes(this.redis, this.keys, this.channels, this.replicaId);
+    this.records = new RedisSharedRecords(this.redis, this.keys.prefix);
     // An answer the previous owner took and never acknowledged is taken over once its lease could have run out.
     this.interactions = new RedisInteractionStore(this.redis, { prefix: this.keys.prefix, replicaId: this.replicaId, claimIdleMs: options.leaseTtlMs, log: options.log });
   }

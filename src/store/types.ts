@@ -3,10 +3,12 @@ import type { HostOwnership } from "./ownership.js";
 import type { PlacementStore } from "./placement.js";
 import type { RecalledOutcomes } from "./recalled-outcomes.js";
 import type { SessionSettingsStore } from "./session-settings.js";
+import type { SharedRecords } from "./shared-records.js";
 
 export type { HostOwnership } from "./ownership.js";
 export type { SessionSettings, SessionSettingsStore } from "./session-settings.js";
 export type { RecallClaim, RecalledOutcomes, SharedOutcome } from "./recalled-outcomes.js";
+export type { SharedRecords } from "./shared-records.js";
 
 /**
  * What gateway replicas share (the store layer): one sequenced event log per session, written by
@@ -127,6 +129,8 @@ export interface GatewayStore {
   readonly settings: SessionSettingsStore | undefined;
   /** Prompts' outcomes by their idempotency key, for a repeat on another replica; undefined with the memory store (the process remembers them). */
   readonly recalls: RecalledOutcomes | undefined;
+  /** Expiring records replicas tell each other about; undefined with the memory store (one process knows them). */
+  readonly records: SharedRecords | undefined;
   /** Sessions per host; undefined with the memory store (one process sees them all). */
   readonly hostSessions: HostSessions | undefined;
   readonly stats: StoreStats;

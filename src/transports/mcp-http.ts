@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { InitializeRequestSchema, isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestId } from "../../generated/mcp-v2025-11-25.js";
+import { McpHttpReplicas } from "../mcp/http-session-records.js";
 import type { McpServer } from "../mcp/server.js";
 import type { Log } from "../shared/log.js";
+import type { SharedRecords } from "../store/shared-records.js";
 import type { CallGate } from "./jsonrpc-envelope.js";
 import { McpEventStore } from "./mcp-event-store.js";
 import { attachMcpJsonRpc, type McpJsonRpcConnection } from "./mcp-jsonrpc.js";
@@ -33,6 +35,11 @@ export interface McpHttpOptions {
   idleMs?: number;
   /** Events each session keeps for resuming streams. */
   retainedEvents?: number;
+  /**
+   * With replicas sharing a store: where each session says which replica serves it, so that another
+   * replica reached with its id tells the client why it does not know it (mcp/http-session-records.ts).
+   */
+  shared?: SharedRecords;
   log?: Log;
 }
 
@@ -64,6 +71,8 @@ class McpHttpSession {
   lastActive = Date.now();
   /** When it was last at work, in the order of all sessions' activity (the cap ends the least recent). */
   order = ++activity;
+  /** The transport closed (DELETE, idle, the gateway closing): the request that ended it is no activity. */
+  private ended = false;
   /** HTTP requests being handled and event streams open: while any is, the session is not idle. */
   busy = 0;
   /** Ids (as JSON) of the client's requests not yet answered on an event stream: what a related message may go with. */
@@ -77,6 +86,8 @@ class McpHttpSession {
     caller: McpHttpCaller,
     private readonly options: McpHttpOptions,
     onClose: (session: McpHttpSession) => void,
+    /** Told each time the session is at work (the replicas' record of it is kept alive). */
+    private readonly onActive: (session: McpHttpSession) => void = () => undefined,
   ) {
     this.store = new McpEventStore(options.retainedEvents);
     this.transport = new WebStandardStreamableHTTPServerTransport({
@@ -103,6 +114,7 @@ class McpHttpSession {
     };
     this.transport.onerror = (error) => options.log?.("debug", "MCP HTTP request refused", { session: this.id, error: error.message });
     this.transport.onclose = () => {
+      this.ended = true;
       this.connection.close();
       recording?.close();
       onClose(this);
@@ -124,6 +136,7 @@ class McpHttpSession {
   private touch(): void {
     this.lastActive = Date.now();
     this.order = ++activity;
+    if (!this.ended) this.onActive(this);
   }
 
   async handle(request: Request, body: unknown): Promise<Response> {
@@ -155,12 +168,14 @@ export type { McpHttpSession };
 export class McpHttpSessions {
   private readonly sessions = new Map<string, McpHttpSession>();
   private readonly sweep: NodeJS.Timeout;
+  private readonly replicas: McpHttpReplicas | undefined;
 
   constructor(
     private readonly server: McpServer,
     private readonly options: McpHttpOptions,
   ) {
     const idleMs = options.idleMs ?? DEFAULT_MCP_SESSION_IDLE_MS;
+    this.replicas = options.shared && new McpHttpReplicas(options.shared, idleMs, options.log);
     this.sweep = setInterval(() => this.endIdle(idleMs), Math.max(1_000, Math.min(60_000, idleMs / 4)));
     this.sweep.unref();
   }
@@ -183,15 +198,32 @@ export class McpHttpSessions {
           return { response: jsonRpcError(503, -32000, `the gateway has reached its limit of ${this.options.maxSessions} MCP sessions, all of them busy; retry later`, { "retry-after": "1" }) };
         }
         const json = prefersJson(request.headers.get("accept"));
-        const session = new McpHttpSession(this.server, caller.tenant, json, caller, this.options, (ended) => this.sessions.delete(ended.id));
+        const session = new McpHttpSession(
+          this.server,
+          caller.tenant,
+          json,
+          caller,
+          this.options,
+          (ended) => {
+            this.sessions.delete(ended.id);
+            this.replicas?.ended(ended.id);
+          },
+          (active) => this.replicas?.active(active.id, active.tenant),
+        );
         this.sessions.set(session.id, session);
+        this.replicas?.active(session.id, session.tenant);
         return { response: await session.handle(web, request.body), session };
       }
       return { response: noSession(request) };
     }
     const session = this.sessions.get(sessionId);
     // Another tenant's session does not exist for this caller, as its sessions do not.
-    if (!session || session.tenant !== caller.tenant) return { response: jsonRpcError(404, -32001, "Session not found: start a new one with initialize") };
+    if (!session || session.tenant !== caller.tenant) {
+      if (!session && (await this.replicas?.servedElsewhere(sessionId, caller.tenant))) {
+        return { response: jsonRpcError(404, -32001, ELSEWHERE) };
+      }
+      return { response: jsonRpcError(404, -32001, "Session not found: start a new one with initialize") };
+    }
     const lastEventId = request.headers.get("last-event-id");
     if (request.method === "GET" && lastEventId !== null && !session.store.has(lastEventId)) {
       return { response: jsonRpcError(400, -32000, `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId)} names no event this session still keeps`) };
@@ -230,6 +262,10 @@ export class McpHttpSessions {
     }
   }
 }
+
+/** Why a replica does not know a session another one serves: the client starts again here, or the balancer routes it home. */
+const ELSEWHERE =
+  "Session not found on this gateway replica: the replica that started it serves it (MCP sessions over HTTP are not shared between replicas). Start a new one here with initialize (the Tau sessions are shared by every replica), or route /mcp by Mcp-Session-Id";
 
 /**
  * Whether an Accept header ranks `application/json` above `text/event-stream` (both must be

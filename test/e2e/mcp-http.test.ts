@@ -199,7 +199,7 @@ describe("MCP over Streamable HTTP", () => {
     const listed = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, headers);
     expect(listed.headers.get("content-type")).toMatch(/^application\/json/);
     const { result } = (await listed.json()) as { result: { tools: Array<{ name: string }> } };
-    expect(result.tools.map((t) => t.name)).toEqual(["tau", "tau-reply", "tau-sessions", "tau-history", "tau-interrupt", "tau-answer"]);
+    expect(result.tools.map((t) => t.name)).toEqual(["tau", "tau-reply", "tau-sessions", "tau-history", "tau-interrupt"]);
     expect((await fetch(`${base}/mcp`, { method: "DELETE", headers })).status).toBe(200);
   });
 

@@ -50,7 +50,7 @@ describe("MCP in recordings", () => {
     const ws = webSocketTransport(`${gateway.baseUrl.replace("http://", "ws://")}/mcp/ws`);
     const wsClient = sdkClient();
     await wsClient.connect(ws);
-    expect((await wsClient.listTools()).tools).toHaveLength(6);
+    expect((await wsClient.listTools()).tools).toHaveLength(5);
     await wsClient.close();
     const raw = new WebSocket(`${gateway.baseUrl.replace("http://", "ws://")}/mcp/ws`);
     await new Promise((resolve) => raw.once("open", resolve));
@@ -141,5 +141,44 @@ describe("MCP in recordings", () => {
     expect(notValid).toEqual([expect.objectContaining({ direction: "client", method: "resources/read", verdict: expect.objectContaining({ status: "invalid" }) })]);
     expect(notValid[0]!.verdict.issues[0]!.pointer).toBe("/params/uri");
     expect(frames.find((f) => f.kind === "error")).toMatchObject({ answers: { index: notValid[0]!.index } });
+  });
+
+  it("shows each MCP frame that is about a session with that session, as the page's session: filter reads it", async () => {
+    const gw = await cleanups.stopAfterTest(startInspectorGateway());
+    const http = httpTransport(`${gw.baseUrl}/mcp`);
+    const client = sdkClient();
+    await client.connect(http);
+    cleanups.push(() => client.close());
+    const started = await client.callTool({ name: "tau", arguments: { prompt: "Inspected", cwd: gw.cwd } });
+    const { sessionId } = started.structuredContent as { sessionId: string };
+    await client.callTool({ name: "tau-reply", arguments: { sessionId, prompt: "Streamed" } }, undefined, { onprogress: () => undefined });
+    await client.subscribeResource({ uri: `tau://session/${sessionId}` });
+    await client.readResource({ uri: `tau://session/${sessionId}` });
+    await client.callTool({ name: "tau-history", arguments: { sessionId } });
+
+    const connection = gw.hub.snapshot().connections.find((c) => c.dialect === "mcp")!;
+    const frames = gw.hub.trace(connection.id)!.frames();
+    const about = (f: (typeof frames)[number]) => [f.direction, f.kind, f.method ?? ""].join(" ");
+    const withSession = frames.filter((f) => f.session === sessionId).map(about);
+    // The tau call names no session until its answer; everything after names it.
+    expect(withSession).toEqual(
+      expect.arrayContaining([
+        "server response ",
+        "client request tools/call",
+        "server notification notifications/progress",
+        "client request resources/subscribe",
+        "client request resources/read",
+      ]),
+    );
+    const progress = frames.filter((f) => f.method === "notifications/progress");
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.every((f) => f.session === sessionId)).toBe(true);
+    const answers = frames.filter((f) => f.direction === "server" && f.kind === "response" && f.session === sessionId);
+    // tau, tau-reply, resources/read and tau-history answer with the session.
+    expect(answers.length).toBeGreaterThanOrEqual(4);
+    // No frame names another session; initialize, tools/list and the like name none.
+    expect(frames.filter((f) => f.session !== undefined && f.session !== sessionId)).toEqual([]);
+    expect(frames.find((f) => f.method === "initialize")?.session).toBeUndefined();
+    expect(http.problems()).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { payloadsOf, waitForTerminal } from "../support/ask-events.js";
@@ -63,5 +64,41 @@ describe("MCP on replicas sharing Redis", () => {
     const replied = await onB.client.callTool({ name: "tau-reply", arguments: { sessionId: session.sessionId, prompt: "Continued on B" } });
     expect(replied.structuredContent).toEqual(expect.objectContaining({ status: "completed", text: "You said: Continued on B" }));
     expect([...onA.transport.problems(), ...onB.transport.problems()]).toEqual([]);
+  });
+
+  it("answers a Streamable HTTP session's id on another replica with 404 saying why, and the client starts again there", { timeout: 240_000 }, async () => {
+    const set = await startReplicaSet(cleanups, { replicas: 2 });
+    const [a, b] = set.replicas as [ServingCli, ServingCli];
+    const onA = await mcpOn(a);
+    const started = await onA.client.callTool({ name: "tau", arguments: { prompt: "Started on A" } });
+    const { sessionId } = started.structuredContent as { sessionId: string };
+    const mcpSession = onA.transport.sessionId!;
+
+    const post = (replica: ServingCli, id: string) =>
+      fetch(`${replica.baseUrl}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+    const onB = await post(b, mcpSession);
+    expect(onB.status).toBe(404);
+    const refused = (await onB.json()) as { error: { code: number; message: string } };
+    expect(refused.error.code).toBe(-32001);
+    expect(refused.error.message).toMatch(/^Session not found on this gateway replica: the replica that started it serves it/);
+    expect(refused.error.message).toContain("initialize");
+    // An id no replica serves is just unknown.
+    expect(((await (await post(b, "f00d")).json()) as { error: { message: string } }).error.message).toBe("Session not found: start a new one with initialize");
+    // On A it is served as ever.
+    expect((await onA.client.listTools()).tools.length).toBeGreaterThan(0);
+
+    // The client starts again on B, and continues the Tau session there.
+    const again = await mcpOn(b);
+    const replied = await again.client.callTool({ name: "tau-reply", arguments: { sessionId, prompt: "Continued on B" } });
+    expect(replied.structuredContent).toEqual(expect.objectContaining({ status: "completed", text: "You said: Continued on B" }));
+
+    // Once A's session ended (DELETE), B no longer says another replica serves it.
+    await (onA.transport.inner as StreamableHTTPClientTransport).terminateSession();
+    await expect.poll(async () => ((await (await post(b, mcpSession)).json()) as { error: { message: string } }).error.message).toBe("Session not found: start a new one with initialize");
+    expect([...onA.transport.problems(), ...again.transport.problems()]).toEqual([]);
   });
 });

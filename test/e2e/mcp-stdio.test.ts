@@ -37,13 +37,13 @@ afterAll(async () => {
 describe("tau-gateway mcp over stdio", () => {
   it("negotiates the SDK's newest revision and offers tools, resources and logging", () => {
     expect(client.getServerVersion()).toEqual(expect.objectContaining({ name: "tau-gateway" }));
-    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false }, resources: { subscribe: true, listChanged: true }, logging: {} });
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, logging: {} });
     expect(transport.fromServer[0]).toEqual(expect.objectContaining({ result: expect.objectContaining({ protocolVersion: "2025-11-25" }) }));
   });
 
   it("lists the tools with the registry's input and output schemas", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["tau", "tau-reply", "tau-sessions", "tau-history", "tau-interrupt", "tau-answer"]);
+    expect(tools.map((t) => t.name)).toEqual(["tau", "tau-reply", "tau-sessions", "tau-history", "tau-interrupt"]);
     const tau = tools.find((t) => t.name === "tau")!;
     expect(tau.inputSchema).toEqual(expect.objectContaining({ type: "object", required: ["prompt"] }));
     expect(tau.outputSchema).toEqual(expect.objectContaining({ type: "object", required: ["sessionId", "turnId", "status", "text"] }));

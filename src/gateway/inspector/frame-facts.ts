@@ -1,4 +1,5 @@
 import type { RecordedDialect } from "../../transports/recording/transcript-lines.js";
+import { mcpMessageSession } from "../../mcp/session-meta.js";
 import { isObject } from "../../shared/unknown-values.js";
 
 /**
@@ -23,7 +24,8 @@ const isId = (v: unknown): v is string | number => typeof v === "string" || type
 export function frameFacts(dialect: RecordedDialect, message: unknown): FrameFacts {
   if (!isObject(message)) return { kind: "other" };
   const id = isId(message.id) ? message.id : undefined;
-  const session = sessionOf(message);
+  // MCP has no session member: its messages name one in tool arguments, results, URIs and _meta.
+  const session = dialect === "mcp" ? mcpMessageSession(message) : sessionOf(message);
   if (dialect === "tau") {
     const method = typeof message.method === "string" ? message.method : typeof message.type === "string" ? message.type : undefined;
     if (message.type === "request") return { kind: "request", method, id, session };

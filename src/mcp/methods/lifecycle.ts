@@ -22,7 +22,7 @@ const INSTRUCTIONS =
 /**
  * initialize: the client's revision when the gateway speaks it, else the newest (the client then
  * decides whether to go on). Tools, resources (subscribable) and logging are offered; the tool
- * list is fixed for the gateway's lifetime, the resource list follows the tenant's sessions.
+ * list follows what the connection's sessions wait for (tau-answer), the resource list the tenant's sessions.
  */
 export async function initialize({ services, client }: McpMethodContext, params: InitializeParams): Promise<InitializeResult> {
   if (client.initialized) throw mcpError("invalid_request", "Invalid Request: initialize was already done on this connection");
@@ -32,7 +32,7 @@ export async function initialize({ services, client }: McpMethodContext, params:
   client.initialized = true;
   return {
     protocolVersion: client.protocolVersion,
-    capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: true }, logging: {} },
+    capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, logging: {} },
     serverInfo: { name: "tau-gateway", title: "Tau (tau-gateway)", version: services.serverVersion },
     instructions: INSTRUCTIONS,
   };
@@ -42,7 +42,7 @@ export async function ping(): Promise<PingResult> {
   return {};
 }
 
-/** logging/setLevel: the gateway's warnings and errors about this connection's sessions from `level` up. */
+/** logging/setLevel: log messages about this connection's sessions and the gateway's hosts, from `level` up. */
 export async function setLevel({ client }: McpMethodContext, params: LoggingSetLevelParams): Promise<LoggingSetLevelResult> {
   client.logLevel = params.level;
   return {};

@@ -8,13 +8,23 @@ import type { McpMethodContext } from "../context.js";
 import { invalidParams, ToolFailure } from "../errors.js";
 import { TOOL_HANDLERS } from "../session-tools.js";
 
+/** The tool offered only while there is something to answer. */
+const ANSWER_TOOL: TauToolName = "tau-answer";
+
 const BY_NAME: ReadonlyMap<string, (typeof TAU_TOOLS)[number]> = new Map(TAU_TOOLS.map((tool) => [tool.name, tool]));
 
-/** tools/list: the gateway's tools, with their schemas as the registry has them (all in one page). */
-export async function listTools(_ctx: McpMethodContext, params: { cursor?: string }): Promise<ToolsListResult> {
+/**
+ * tools/list: the gateway's tools, with their schemas as the registry has them (all in one page).
+ * tau-answer is listed while a session the connection works with waits for a decision (an
+ * approval, a question, a plan), and the connection is told when that changes
+ * (notifications/tools/list_changed); a call of it is still taken at any time.
+ */
+export async function listTools({ services, client }: McpMethodContext, params: { cursor?: string }): Promise<ToolsListResult> {
   if (params.cursor !== undefined) throw invalidParams("cursor", "unknown cursor: every tool is listed in one page");
+  const answerOffered = services.watches.waiting(client);
+  client.answerOffered = answerOffered;
   return {
-    tools: TAU_TOOLS.map((tool) => ({
+    tools: TAU_TOOLS.filter((tool) => answerOffered || tool.name !== ANSWER_TOOL).map((tool) => ({
       name: tool.name,
       title: tool.title,
       description: tool.description,

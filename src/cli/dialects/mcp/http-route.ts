@@ -31,6 +31,8 @@ const mcpHttp: FastifyPluginAsync<McpHttpRouteOptions> = async (app, options) =>
   const sessions = new McpHttpSessions(options.server, {
     maxSessions: options.limits.maxConnections,
     heartbeatMs: options.sseHeartbeatMs,
+    // Replicas sharing a store say which sessions they serve (the others answer why they do not know one).
+    shared: app.store?.records,
     log: pinoLog(app.log),
   });
   const streams = new Set<Readable>();
