@@ -68,6 +68,7 @@ const settings = {
   idleConnections: quick ? 600 : 3000,
   startupRuns: 3,
   replicaSubscribers: 30,
+  replicaRounds: quick ? 1 : 3,
 };
 
 function log(line: string): void {
@@ -168,7 +169,7 @@ async function main(): Promise<void> {
   // Gateway replicas sharing Redis against one replica in memory: processes of their own (skipped without redis-server).
   const replicas: ReplicaResult[] = [];
   if (run("replicas")) {
-    const replicaOutcome = await measureReplicas(settings.replicaSubscribers, settings.streamingDeltas, log);
+    const replicaOutcome = await measureReplicas({ subscribers: settings.replicaSubscribers, deltas: settings.streamingDeltas, rounds: settings.replicaRounds }, log);
     if (replicaOutcome.note) notes.push(replicaOutcome.note);
     replicas.push(...replicaOutcome.results);
   }

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { formatSummary, summarizeProfile } from "./profile-summary.js";
 import { repoRoot } from "./processes.js";
+import { measureReplicas } from "./replicas.js";
 import { measureRoundTrip } from "./round-trip.js";
 import { measureGatewayRound } from "./send-round.js";
 import { gatewayAuth, startGateway, startHost, type GatewayAccess } from "./stack.js";
@@ -18,6 +19,8 @@ import { measureTranslation } from "./translation.js";
  * printed directory (open them in Chrome DevTools for the full call tree).
  *
  *   tsx bench/profile.ts [--no-build] [--top N] [--only WORKLOAD]...
+ *
+ * `--only replicas` profiles the replica path instead (profileReplicas): processes of its own.
  *
  * It profiles the bundle users run (dist/tau-gateway.mjs running dist/tau-gateway.cjs), whose
  * functions are listed by line of the bundle; for time per source file run it with
@@ -48,12 +51,37 @@ const workloads: Record<string, (access: GatewayAccess, hostUrl: string) => Prom
   "send-round": (access) => measureGatewayRound(access, { warmupRounds: 20, rounds: 300 }),
 };
 
+/**
+ * The replica path: 30 Ask subscribers spread over 3 replicas on one Redis, each replica (and the
+ * memory replica beside them) profiled on its own: replica-0 holds the host's lease and
+ * translates, the others read the events from the store.
+ */
+async function profileReplicas(root: string): Promise<void> {
+  const dirOf = (replica: number) => join(root, "replicas", replica < 0 ? "memory" : `replica-${replica}`);
+  const outcome = await measureReplicas(
+    { subscribers: 30, deltas: 10_000, counts: [3], rounds: 2, nodeFlags: (replica) => ["--cpu-prof", "--cpu-prof-dir", dirOf(replica)] },
+    (line) => process.stderr.write(`${line}\n`),
+  );
+  if (outcome.note) throw new Error(outcome.note);
+  for (const r of outcome.results) process.stderr.write(`${r.store} ×${r.replicas}: ${r.gatewayCpuUsPerDelta} µs/delta, ${Math.round(r.deltasPerSecond)} deltas/s\n`);
+  for (const replica of [-1, 0, 1, 2]) {
+    const dir = dirOf(replica);
+    const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+    if (!file) throw new Error(`no profile written in ${dir}`);
+    process.stdout.write(`${formatSummary(`replicas: ${replica < 0 ? "memory replica" : `replica ${replica}`} (${join(dir, file)})`, summarizeProfile(join(dir, file), Number(flags.top)))}\n`);
+  }
+}
+
 async function main(): Promise<void> {
   if (!flags["no-build"]) spawnSync("npm", ["run", "build", "--silent"], { cwd: repoRoot, stdio: "inherit" });
+  const root = mkdtempSync(join(tmpdir(), "tau-gateway-profiles-"));
+  if (flags.only?.includes("replicas")) {
+    await profileReplicas(root);
+    if (flags.only.length === 1) return;
+  }
   const auth = gatewayAuth();
   const host = await startHost();
   const hostUrl = host.match[1]!;
-  const root = mkdtempSync(join(tmpdir(), "tau-gateway-profiles-"));
   try {
     const chosen = Object.entries(workloads).filter(([name]) => !flags.only?.length || flags.only.includes(name));
     if (!chosen.length) throw new Error(`no workload named ${flags.only?.join(", ")}; there are ${Object.keys(workloads).join(", ")}`);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Log } from "../shared/log.js";
 import type { EventToAppend, LiveBatch, SessionLogStore } from "../store/index.js";
 import type { EventDraft } from "./event-draft.js";
+import { isMergeable, joinsRun, runDraft, type ChunkRun } from "./stream-merging.js";
 
 const MAX_ATTEMPTS = 5;
 
@@ -28,34 +29,55 @@ export interface LogAppenderOptions {
  * An event pushed with a key of its own (an interaction's resolution, which a new owner may carry
  * out again after the old one died) goes alone, as a batch with that key, so that whichever
  * replica appends it second adds nothing.
+ *
+ * Every append is a round trip to the store and, on every replica, an event per subscriber, so
+ * the first batch leaves at the end of the loop turn it was pushed in (not at once, with only the
+ * first event of the turn), and streamed chunks that queue up behind a batch in flight join into
+ * one event by the rule of stream-merging.ts: a replica whose store is slower sends fewer,
+ * larger batches of fewer events, instead of falling behind one event at a time.
  */
 export class LogAppender {
-  private queue: Array<{ event: EventToAppend; fence: number | undefined; key?: string }> = [];
+  private queue: QueuedEvent[] = [];
   private sending = false;
+  private scheduled = false;
   private idle: Array<() => void> = [];
 
   constructor(private readonly options: LogAppenderOptions) {}
 
   /** Queues an event with the fence it was produced under (undefined: unfenced), and its own append key if it has one. */
   push(event: EventDraft, fence: number | undefined, key?: string): void {
-    this.queue.push({ event: { type: event.type, payload: event.payload }, fence, ...(key === undefined ? {} : { key }) });
-    if (!this.sending) void this.send();
+    const last = this.queue[this.queue.length - 1];
+    const chunk = key === undefined && isMergeable(event) ? event : undefined;
+    if (chunk && last?.run && last.fence === fence && joinsRun(last.run, chunk)) {
+      last.run.chunks.push(chunk.payload.delta);
+      last.run.chars += chunk.payload.delta.length;
+      return;
+    }
+    const run = chunk && { type: chunk.type, messageId: chunk.payload.messageId, offset: chunk.payload.offset, chars: chunk.payload.delta.length, chunks: [chunk.payload.delta] };
+    this.queue.push({ event, fence, ...(key === undefined ? {} : { key }), ...(run ? { run } : {}) });
+    if (this.sending || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.send();
+    });
   }
 
   /** Resolves once everything pushed so far was appended (or given up). */
   flushed(): Promise<void> {
-    if (!this.sending && this.queue.length === 0) return Promise.resolve();
+    if (!this.sending && !this.scheduled && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
   private async send(): Promise<void> {
+    if (this.sending) return;
     this.sending = true;
     const { store, hostKey, log } = this.options;
     while (this.queue.length > 0) {
       // One batch = the queued events produced under the same fence, up to one with a key of its own; that one goes alone.
       const { fence, key: ownKey } = this.queue[0]!;
       const end = ownKey !== undefined ? 1 : this.queue.findIndex((entry) => entry.fence !== fence || entry.key !== undefined);
-      const batch = this.queue.splice(0, end < 0 ? this.queue.length : end).map((entry) => entry.event);
+      const batch = this.queue.splice(0, end < 0 ? this.queue.length : end).map(toAppend);
       const key = ownKey ?? randomUUID();
       for (let attempt = 1; ; attempt++) {
         try {
@@ -76,4 +98,17 @@ export class LogAppender {
     this.sending = false;
     for (const wake of this.idle.splice(0)) wake();
   }
+}
+
+interface QueuedEvent {
+  event: EventDraft;
+  fence: number | undefined;
+  key?: string;
+  /** A streamed chunk, and the ones that joined it while it waited. */
+  run?: ChunkRun & { chunks: string[] };
+}
+
+function toAppend(entry: QueuedEvent): EventToAppend {
+  const event = entry.run && entry.run.chunks.length > 1 ? runDraft(entry.run, entry.run.chunks.join("")) : entry.event;
+  return { type: event.type, payload: event.payload };
 }

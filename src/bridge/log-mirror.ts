@@ -36,6 +36,8 @@ export class LogMirror {
     this.unsubscribe ??= await this.store.subscribe({
       batch: (batch) => void this.enqueue(() => this.take(batch)),
       reconnected: () => void this.enqueue(() => this.catchUpNow()),
+      // A batch of this replica's own append is here before pub/sub brings it back: take() would drop it.
+      has: (epoch, lastSeq) => epoch === this.epochSeen && lastSeq <= this.log.newestSeq,
     });
     await loading;
     // A batch published between the load and the subscription: read it now.

@@ -26,8 +26,30 @@ export function isMergeable(draft: EventDraft): draft is StreamDraft {
   return MERGED_TYPES.has(draft.type);
 }
 
+/** A run of merged chunks: what the next chunk must match to join it. */
+export interface ChunkRun {
+  type: StreamDraft["type"];
+  messageId: string | undefined;
+  offset: number | undefined;
+  chars: number;
+}
+
+/** Whether `next` may join `run` in one event: same kind, same message, following on, within the bound. */
+export function joinsRun(run: ChunkRun, next: StreamDraft): boolean {
+  const { delta, messageId, offset } = next.payload;
+  const followsOn = run.offset === undefined || offset === undefined || run.offset + run.chars === offset;
+  return run.type === next.type && run.messageId === messageId && followsOn && run.chars + delta.length <= MAX_MERGED_CHARS;
+}
+
+/** The draft of a run's text, its message and offset as the run's first chunk had them. */
+export function runDraft(run: ChunkRun, delta: string): EventDraft {
+  const messageId = run.messageId === undefined ? {} : { messageId: run.messageId };
+  const offset = run.offset === undefined ? {} : { offset: run.offset };
+  return { type: run.type, payload: { delta, ...messageId, ...offset } };
+}
+
 export class StreamMerging {
-  private waiting: { type: StreamDraft["type"]; messageId: string | undefined; offset: number | undefined; chunks: string[]; chars: number } | undefined;
+  private waiting: (ChunkRun & { chunks: string[] }) | undefined;
   private scheduled = false;
 
   /** `release` appends a draft to the log (called with merged chunks, in order). */
@@ -37,8 +59,7 @@ export class StreamMerging {
   add(draft: StreamDraft): void {
     const { delta, messageId, offset } = draft.payload;
     const waiting = this.waiting;
-    const followsOn = waiting?.offset === undefined || offset === undefined || waiting.offset + waiting.chars === offset;
-    if (waiting && waiting.type === draft.type && waiting.messageId === messageId && followsOn && waiting.chars + delta.length <= MAX_MERGED_CHARS) {
+    if (waiting && joinsRun(waiting, draft)) {
       waiting.chunks.push(delta);
       waiting.chars += delta.length;
       return;
@@ -59,8 +80,6 @@ export class StreamMerging {
     const waiting = this.waiting;
     if (!waiting) return;
     this.waiting = undefined;
-    const messageId = waiting.messageId === undefined ? {} : { messageId: waiting.messageId };
-    const offset = waiting.offset === undefined ? {} : { offset: waiting.offset };
-    this.release({ type: waiting.type, payload: { delta: waiting.chunks.join(""), ...messageId, ...offset } });
+    this.release(runDraft(waiting, waiting.chunks.join("")));
   }
 }

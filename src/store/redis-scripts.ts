@@ -10,7 +10,10 @@
  * KEYS: stream, meta (hash: epoch, seq), idem (sorted set: batch key → last seq), host lease.
  * ARGV: lease token ("" = unfenced), batch key, known epoch ("" = none), epoch for a new log, max length,
  *       max age ms (0 = none), now ms, channel, event count, then type and payload JSON per event.
- * Returns {"fenced"} | {"missing"} | {"duplicate", epoch, lastSeq} | {"appended", epoch, firstSeq, lastSeq, newEpoch, eventsJson}.
+ * Returns {"fenced"} | {"missing"} | {"duplicate", epoch, lastSeq} | {"appended", epoch, firstSeq, lastSeq, newEpoch}: the
+ * appender has the events it sent, and numbers them from firstSeq itself (after the reset a new epoch begins with).
+ * Publishes `{"epoch":…,"lastSeq":…,"events":[…]}`, epoch and lastSeq first, so that a replica that has the batch
+ * already (its own) can tell so from the start of the text without parsing the rest (redis-session-log.ts).
  */
 export const APPEND_SCRIPT = `
 local stream, meta, idem, lease = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -62,9 +65,8 @@ if maxAge > 0 then
 end
 redis.call('ZADD', idem, last, ARGV[2])
 if redis.call('ZCARD', idem) > 1000 then redis.call('ZREMRANGEBYRANK', idem, 0, -1001) end
-local events = '[' .. table.concat(out, ',') .. ']'
-redis.call('PUBLISH', ARGV[8], '{"epoch":"' .. epoch .. '","events":' .. events .. '}')
-return {'appended', epoch, first, last, newEpoch, events}
+redis.call('PUBLISH', ARGV[8], '{"epoch":"' .. epoch .. '","lastSeq":' .. last .. ',"events":[' .. table.concat(out, ',') .. ']}')
+return {'appended', epoch, first, last, newEpoch}
 `;
 
 /**

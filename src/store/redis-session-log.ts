@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import type { RedisChannels } from "./redis-channels.js";
 import type { RedisKeys } from "./redis-keys.js";
 import type { RedisOwnership } from "./redis-ownership.js";
-import type { AppendOutcome, EventToAppend, LiveBatch, LogInfo, SessionLogStore, StoreStats, StoredEvent } from "./types.js";
+import type { AppendOutcome, EventToAppend, LiveBatch, LiveListener, LogInfo, SessionLogStore, StoreStats, StoredEvent } from "./types.js";
 
 /** What the append script is called as (defined on the command connection by RedisStore). */
 export interface AppendCommand {
@@ -59,15 +59,21 @@ export class RedisSessionLog implements SessionLogStore {
         return { status: "missing" };
       case "duplicate":
         return { status: "duplicate", epoch: String(reply[1]), lastSeq: Number(reply[2]) };
-      default:
+      default: {
+        const firstSeq = Number(reply[2]);
+        const newEpoch = Number(reply[4]) === 1;
+        // A log that lost the history the appender knew begins with a reset of its own (redis-scripts.ts).
+        const reset: StoredEvent[] = newEpoch && options.knownEpoch ? [{ seq: firstSeq, type: "session.reset", payload: { cause: "resync" } }] : [];
+        const next = firstSeq + reset.length;
         return {
           status: "appended",
           epoch: String(reply[1]),
-          firstSeq: Number(reply[2]),
+          firstSeq,
           lastSeq: Number(reply[3]),
-          newEpoch: Number(reply[4]) === 1,
-          events: JSON.parse(String(reply[5])) as StoredEvent[],
+          newEpoch,
+          events: [...reset, ...events.map((event, i) => ({ seq: next + i, type: event.type, payload: event.payload }))],
         };
+      }
     }
   }
 
@@ -88,13 +94,21 @@ export class RedisSessionLog implements SessionLogStore {
     return { epoch, newestSeq, oldestSeq };
   }
 
-  subscribe(listener: { batch(batch: LiveBatch): void; reconnected(): void }): Promise<() => void> {
+  subscribe(listener: LiveListener): Promise<() => void> {
     return this.options.channels.listen(this.options.keys.events(this.sessionId), {
-      message: (text) => listener.batch(JSON.parse(text) as LiveBatch),
+      message: (text) => {
+        // This replica's own batches come back too: told from the text's start, they are not parsed again.
+        const head = BATCH_HEAD.exec(text);
+        if (head && listener.has?.(head[1]!, Number(head[2]))) return;
+        listener.batch(JSON.parse(text) as LiveBatch);
+      },
       reconnected: () => listener.reconnected(),
     });
   }
 }
+
+/** The start of a published batch (redis-scripts.ts): its epoch and last seq. */
+const BATCH_HEAD = /^\{"epoch":"([^"\\]*)","lastSeq":(\d+),/;
 
 function seqOf(entryId: string): number {
   return Number(entryId.slice(0, entryId.indexOf("-")));

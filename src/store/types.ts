@@ -79,7 +79,15 @@ export interface SessionLogStore {
    * after the store connection came back (batches published meanwhile are not heard: catch up
    * with read). Returns the unsubscribe.
    */
-  subscribe(listener: { batch(batch: LiveBatch): void; reconnected(): void }): Promise<() => void>;
+  subscribe(listener: LiveListener): Promise<() => void>;
+}
+
+/** Hears a session log's live batches (SessionLogStore.subscribe). */
+export interface LiveListener {
+  batch(batch: LiveBatch): void;
+  reconnected(): void;
+  /** Whether the listener holds every event of the batch ending at `lastSeq` in `epoch` already: then it is not handed over (nor parsed). */
+  has?(epoch: string, lastSeq: number): boolean;
 }
 
 /**

@@ -117,6 +117,38 @@ describe("the Redis store", () => {
       [base, "session.reset"],
       [base + 1, "model.streaming"],
     ]);
+    // The appender's own copy of the batch is numbered as the store numbered it, reset included.
+    expect(after.events).toEqual(await log.read(0));
+    stop();
+  });
+
+  it("does not hand a listener a live batch it says it has, and hands it the others", async () => {
+    const store = await open();
+    const host = unique("host");
+    store.ownership.claim(host);
+    const fence = await until(() => store.ownership.fence(host), "the lease");
+    const log = store.sessionLog(unique("s"));
+    const heard: LiveBatch[] = [];
+    const asked: Array<[string, number]> = [];
+    let newest = 0;
+    const stop = await log.subscribe({
+      batch: (b) => heard.push(b),
+      reconnected: () => undefined,
+      has: (epoch, lastSeq) => (asked.push([epoch, lastSeq]), lastSeq <= newest),
+    });
+    const first = await log.append([ev(1), ev(2)], { hostKey: host, fence, key: "k1" });
+    if (first.status !== "appended") throw new Error("not appended");
+    expect(first.events).toEqual(await log.read(0));
+    await until(() => heard.length === 1 || undefined, "the first batch");
+    newest = 3; // as a replica whose own append of seq 3 came back before pub/sub brought it
+    await log.append([ev(3)], { hostKey: host, fence, key: "k2", knownEpoch: first.epoch });
+    await log.append([ev(4)], { hostKey: host, fence, key: "k3", knownEpoch: first.epoch });
+    await until(() => heard.length === 2 || undefined, "the batch not held");
+    expect(heard.map((b) => b.events.map((e) => [e.seq, e.payload]))).toEqual([
+      [[1, { delta: "chunk 1" }], [2, { delta: "chunk 2" }]],
+      [[4, { delta: "chunk 4" }]],
+    ]);
+    expect(asked).toEqual([[first.epoch, 2], [first.epoch, 3], [first.epoch, 4]]);
     stop();
   });
 
