@@ -1,4 +1,4 @@
-import type { EventDraft } from "./event-draft.js";
+import type { Events } from "../../generated/ask-v1.0.js";
 
 /**
  * Consecutive streamed chunks of one kind and one message that arrive in one tick become one event. A Tau host
@@ -15,14 +15,19 @@ import type { EventDraft } from "./event-draft.js";
  */
 
 /** The event types whose payload is one streamed chunk `{ delta }`, merged by concatenation. */
-const MERGED_TYPES = new Set<EventDraft["type"]>(["model.streaming", "model.thinking"]);
+const MERGED_TYPES = new Set<string>(["model.streaming", "model.thinking"]);
 
-type StreamDraft = Extract<EventDraft, { type: "model.streaming" | "model.thinking" }>;
+/**
+ * A streamed chunk's draft (an EventDraft of one of MERGED_TYPES), written from the generated
+ * events rather than event-draft.ts so that the log appender, which joins runs too, stays one
+ * floor above the generated types.
+ */
+type StreamDraft = { [T in "model.streaming" | "model.thinking"]: { type: T; payload: Events[T] } }["model.streaming" | "model.thinking"];
 
 /** A merged chunk stops growing at this many characters (a longer delta is still one event). */
 export const MAX_MERGED_CHARS = 64 * 1024;
 
-export function isMergeable(draft: EventDraft): draft is StreamDraft {
+export function isMergeable(draft: { type: string }): draft is StreamDraft {
   return MERGED_TYPES.has(draft.type);
 }
 
@@ -42,7 +47,7 @@ export function joinsRun(run: ChunkRun, next: StreamDraft): boolean {
 }
 
 /** The draft of a run's text, its message and offset as the run's first chunk had them. */
-export function runDraft(run: ChunkRun, delta: string): EventDraft {
+export function runDraft(run: ChunkRun, delta: string): StreamDraft {
   const messageId = run.messageId === undefined ? {} : { messageId: run.messageId };
   const offset = run.offset === undefined ? {} : { offset: run.offset };
   return { type: run.type, payload: { delta, ...messageId, ...offset } };
@@ -53,7 +58,7 @@ export class StreamMerging {
   private scheduled = false;
 
   /** `release` appends a draft to the log (called with merged chunks, in order). */
-  constructor(private readonly release: (draft: EventDraft) => void) {}
+  constructor(private readonly release: (draft: StreamDraft) => void) {}
 
   /** A streamed chunk: merged with the one waiting when that is of the same type and message and it follows on, else waits on its own. */
   add(draft: StreamDraft): void {

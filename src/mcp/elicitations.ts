@@ -9,7 +9,7 @@ import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { Log } from "../shared/log.js";
 import type { McpClient } from "./client-state.js";
 import { formChoice, permissionForm, questionForm } from "./forms.js";
-import { sessionMeta } from "./session-meta.js";
+import { sessionMeta } from "../shared/session-references.js";
 import type { SessionWatches } from "./session-watches.js";
 
 /**

@@ -21,8 +21,7 @@ import { callKey } from "./client-state.js";
 import type { McpMethodContext } from "./context.js";
 import { ToolFailure } from "./errors.js";
 import { tenantSessions, toolSession } from "./session-access.js";
-import { sessionMeta } from "./session-meta.js";
-import { sessionUri } from "./session-uri.js";
+import { sessionMeta, sessionUri } from "../shared/session-references.js";
 import { transcriptMessages } from "./transcript.js";
 import { runTurn } from "./turn-run.js";
 

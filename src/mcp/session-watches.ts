@@ -6,8 +6,7 @@ import type { McpClient } from "./client-state.js";
 import { formChoice, planForm } from "./forms.js";
 import { PendingDecisions } from "./pending-decisions.js";
 import { sessionLogMessage } from "./session-log.js";
-import { sessionMeta } from "./session-meta.js";
-import { sessionUri } from "./session-uri.js";
+import { sessionMeta, sessionUri } from "../shared/session-references.js";
 
 /**
  * Which MCP connections work with which sessions: a connection watches a session once it started

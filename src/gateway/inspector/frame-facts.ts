@@ -1,5 +1,5 @@
 import type { RecordedDialect } from "../../transports/recording/transcript-lines.js";
-import { mcpMessageSession } from "../../mcp/session-meta.js";
+import { referencedSession } from "../../shared/session-references.js";
 import { isObject } from "../../shared/unknown-values.js";
 
 /**
@@ -25,7 +25,7 @@ export function frameFacts(dialect: RecordedDialect, message: unknown): FrameFac
   if (!isObject(message)) return { kind: "other" };
   const id = isId(message.id) ? message.id : undefined;
   // MCP has no session member: its messages name one in tool arguments, results, URIs and _meta.
-  const session = dialect === "mcp" ? mcpMessageSession(message) : sessionOf(message);
+  const session = dialect === "mcp" ? referencedSession(message) : sessionOf(message);
   if (dialect === "tau") {
     const method = typeof message.method === "string" ? message.method : typeof message.type === "string" ? message.type : undefined;
     if (message.type === "request") return { kind: "request", method, id, session };

@@ -11,7 +11,7 @@ import type {
 import type { McpMethodContext } from "../context.js";
 import { invalidParams, resourceNotFound } from "../errors.js";
 import { findSession, tenantSessions } from "../session-access.js";
-import { sessionOfUri, sessionUri } from "../session-uri.js";
+import { sessionOfUri, sessionUri } from "../../shared/session-references.js";
 import { transcriptText } from "../transcript.js";
 
 const MIME = "text/markdown";

@@ -1,5 +1,24 @@
-import { isObject } from "../shared/unknown-values.js";
-import { sessionOfUri } from "./session-uri.js";
+import { isObject } from "./unknown-values.js";
+
+/**
+ * How the gateway names a Tau session inside a message that has no session member of its own (MCP's
+ * tool calls, resources and forms): a `tau://session/ID` URI and a `_meta` key of the gateway's.
+ * The MCP surface writes them and the inspector reads them, so they sit below both.
+ */
+
+/** The URI of a session's transcript resource. */
+export const sessionUri = (sessionId: string) => `tau://session/${encodeURIComponent(sessionId)}`;
+
+/** The session a transcript URI names, or undefined when the URI is no session's. */
+export function sessionOfUri(uri: string): string | undefined {
+  const match = /^tau:\/\/session\/([^/?#]+)$/.exec(uri);
+  if (!match) return undefined;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The `_meta` key naming the Tau session a message of the gateway's is about (a tool call's
@@ -17,7 +36,7 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
  * structured result, a transcript URI (`tau://session/ID`: resources/read, subscribe, updated), a
  * log message's data, or the gateway's `_meta` key.
  */
-export function mcpMessageSession(message: Record<string, unknown>): string | undefined {
+export function referencedSession(message: Record<string, unknown>): string | undefined {
   const { params, result } = message;
   if (isObject(params)) {
     const found =
