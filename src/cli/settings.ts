@@ -215,6 +215,16 @@ export const storeSettings = {
 } satisfies Record<string, SettingSpec<unknown>>;
 
 /** The usage lines of storeSettings. */
+/** The Tau hosts a stdio command serves and the tools it offers them: the same lines in each command's usage. */
+export const STDIO_HOST_USAGE = `  --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
+                                sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
+  --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
+  --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}`;
+
+/** What a session keeps and how long an approval waits: the same lines in each stdio command's usage. */
+export const SESSION_KEEPING_USAGE = `  --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
+  --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}`;
+
 export const STORE_USAGE = `  --store memory|redis://HOST:PORT[/DB]
                                 what gateway replicas share: memory = this process only (default);
                                 redis = session logs and host leases in Redis ${envName("store")}

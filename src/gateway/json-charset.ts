@@ -1,4 +1,5 @@
 import { MIMEType } from "node:util";
+import type { FastifyInstance } from "fastify";
 
 /**
  * The charset a JSON request declares when it is not UTF-8; undefined when it declares UTF-8 or
@@ -23,4 +24,25 @@ export function nonUtf8Charset(contentType: string | undefined): string | undefi
   } catch {
     return label;
   }
+}
+
+/** A body declared in a charset other than UTF-8 (answered with 415). */
+export class UnsupportedCharset extends Error {
+  constructor(readonly charset: string) {
+    super(`unsupported charset ${charset}`);
+  }
+}
+
+/**
+ * Has the scope read JSON bodies as text, up to `bodyLimit` bytes: the JSON-RPC layer parses them
+ * itself, so a malformed body is a JSON-RPC parse error (-32700) as on every other transport, not
+ * a Fastify 400. A body declared in another charset fails with UnsupportedCharset.
+ */
+export function readJsonBodiesAsText(app: FastifyInstance, bodyLimit: number): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit }, (request, body, done) => {
+    const charset = nonUtf8Charset(request.headers["content-type"]);
+    if (charset !== undefined) return done(new UnsupportedCharset(charset), undefined);
+    done(null, body);
+  });
 }

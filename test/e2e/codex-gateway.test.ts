@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
 import { CodexTestClient, rpcError } from "../support/codex-client.js";
 import { parsePrometheus, sampleValue } from "../support/prometheus.js";
+import { twoTenantRegistry } from "../support/two-tenants.js";
 import { startSecureGateway, tryUpgrade, type SecureGateway } from "../support/secure-gateway.js";
 
 /**
@@ -19,14 +19,7 @@ let gw: SecureGateway;
 const clients: CodexTestClient[] = [];
 
 beforeAll(async () => {
-  const tokens = TokenRegistry.parse(
-    JSON.stringify([
-      { id: "alice", token: ALICE, tenant: "tenant-a" },
-      { id: "bob", token: BOB, tenant: "tenant-b" },
-      { id: "operator", token: OPERATOR, tenant: "operations", operator: true },
-    ]),
-    "tokens.json",
-  );
+  const tokens = twoTenantRegistry({ alice: ALICE, bob: BOB, operator: OPERATOR });
   gw = await startSecureGateway({ tokens, allowedOrigins: ["https://app.example"] });
 });
 

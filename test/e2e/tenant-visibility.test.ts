@@ -1,13 +1,13 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
 import { THREAD_SOURCE_KINDS } from "../../src/registry/codex/types.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
 import { AskTestClient } from "../support/ask-client.js";
 import { openSession, waitForTerminal } from "../support/ask-events.js";
 import { CodexTestClient } from "../support/codex-client.js";
 import { httpTransport, sdkClient } from "../support/mcp-client.js";
+import { twoTenantRegistry } from "../support/two-tenants.js";
 import { startSecureGateway, type SecureGateway } from "../support/secure-gateway.js";
 import { TauTestClient } from "../support/tau-client.js";
 
@@ -38,14 +38,7 @@ let bobSession: string;
 const aliceSessions: string[] = [];
 
 beforeAll(async () => {
-  const tokens = TokenRegistry.parse(
-    JSON.stringify([
-      { id: "alice", token: ALICE, tenant: "tenant-a" },
-      { id: "bob", token: BOB, tenant: "tenant-b" },
-      { id: "operator", token: OPERATOR, tenant: "operations", operator: true },
-    ]),
-    "tokens.json",
-  );
+  const tokens = twoTenantRegistry({ alice: ALICE, bob: BOB, operator: OPERATOR });
   gw = await startSecureGateway({ tokens });
 
   askB = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: bearer(BOB) });

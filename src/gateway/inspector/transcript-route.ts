@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyPluginAsync } from "fastify";
 import type { Dialect } from "../../registry/index.js";
 import { ProtocolValidators } from "../../validation/validator.js";
-import { nonUtf8Charset } from "../json-charset.js";
+import { nonUtf8Charset, UnsupportedCharset } from "../json-charset.js";
 import { DEFAULT_TRANSCRIPT_CHECK_MS, TranscriptChecks } from "./transcript-check.js";
 
 /**
@@ -65,10 +65,3 @@ const unsupportedMediaType = () => ({
   error: "unsupported_media_type",
   message: `send the transcript as UTF-8 text, with Content-Type ${MEDIA_TYPES.join(", ")}`,
 });
-
-/** A body declared in a charset other than UTF-8 (answered with 415). */
-class UnsupportedCharset extends Error {
-  constructor(readonly charset: string) {
-    super(`unsupported charset ${charset}`);
-  }
-}

@@ -2,13 +2,13 @@ import { AcpAgent } from "../../../acp/agent.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../gateway/drain.js";
 import { acpRegistry } from "../../../registry/acp/index.js";
 import { attachAcpJsonRpc } from "../../../transports/acp-jsonrpc.js";
-import { serveNdjsonStdio } from "../../../transports/ndjson-endpoint.js";
 import { STDIO_LIMIT_USAGE } from "../../limit-settings.js";
 import { RECORD_FILE_USAGE } from "../../record-settings.js";
 import { REMOTE_USAGE } from "../../remote.js";
-import { envName, STORE_USAGE } from "../../settings.js";
+import { envName, SESSION_KEEPING_USAGE, STDIO_HOST_USAGE, STORE_USAGE } from "../../settings.js";
 import { ACP_RELAY } from "./relay.js";
 import type { DialectDescriptor } from "../descriptor.js";
+import { serveStdioEndpoint } from "../stdio-endpoint.js";
 
 const USAGE = `usage: tau-gateway acp [options]
 
@@ -18,12 +18,8 @@ stdin closes or on SIGTERM/SIGINT, once requests in flight are answered (a promp
 after --drain-timeout, or at a second signal, is interrupted). With the OTEL_* variables set it exports a span of every
 call, as serve does (docs/operations.md).
 
-  --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
-                                sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
-  --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
-  --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
-  --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
-  --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+${STDIO_HOST_USAGE}
+${SESSION_KEEPING_USAGE}
 ${STORE_USAGE}
   --drain-timeout MS            time a prompt in flight gets once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
 ${STDIO_LIMIT_USAGE}
@@ -58,21 +54,14 @@ export const acpDialect: DialectDescriptor<AcpAgent, Record<never, never>> = {
     relay: ACP_RELAY,
     // A signal ends the input as EOF would: work in flight is answered (or interrupted, at once on a
     // second signal), then the process exits.
-    serve: async (agent, { settings, log, io, recording, stop, hurry, gate }) => {
-      const connectionGate = gate();
-      await serveNdjsonStdio(io.stdin, process.stdout, (send, transport) => attachAcpJsonRpc(agent, send, { gate: connectionGate, transport }), {
-        drainTimeoutMs: settings.drainTimeout,
-        maxLineBytes: settings.maxMessageBytes,
-        stop,
-        hurry,
-        onError: (err) => log("error", "ACP connection failed to handle a message", { err }),
-        recording,
+    serve: (agent, run) =>
+      serveStdioEndpoint(run, "ACP", (gate) => (send, transport) => attachAcpJsonRpc(agent, send, { gate, transport }), {
         // Input is still read while the prompts in flight finish (a new request is refused as
         // retryable, a cancel is heard); prompts still running then are interrupted and answered
         // `cancelled`, so no turn outlives the process.
-        rule: { readsWhileDraining: true, interrupts: "in-flight", interrupt: (endpoint, budgetMs) => endpoint.interruptTurns(budgetMs) },
-      });
-      return 0;
-    },
+        readsWhileDraining: true,
+        interrupts: "in-flight",
+        interrupt: (endpoint, budgetMs) => endpoint.interruptTurns(budgetMs),
+      }),
   },
 };

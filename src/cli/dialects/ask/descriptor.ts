@@ -15,7 +15,7 @@ import { limitSettings } from "../../limit-settings.js";
 import { RECORD_FILE_USAGE } from "../../record-settings.js";
 import { REMOTE_USAGE } from "../../remote.js";
 import { startupMessage } from "../../command-setup.js";
-import { bridgeSettings, envName, socketSettings, STORE_USAGE } from "../../settings.js";
+import { bridgeSettings, envName, socketSettings, SESSION_KEEPING_USAGE, STDIO_HOST_USAGE, STORE_USAGE } from "../../settings.js";
 import { ASK_RELAY } from "./relay.js";
 import type { DialectDescriptor, StdioRun } from "../descriptor.js";
 import type { StdioSettingValues } from "../stdio-settings.js";
@@ -29,16 +29,12 @@ Serves the Ask JSON-RPC surface as newline-delimited JSON on stdin/stdout, for c
 spawn an app-server executable, and with --socket also on a Unix socket, for clients that attach to
 it (all share the same sessions). Logs go to stderr as JSON lines.
 
-  --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
-                                sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
-  --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
-  --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
+${STDIO_HOST_USAGE}
   --jsonrpc-member include|omit "jsonrpc":"2.0" in responses (default include) ${envName("jsonrpc-member")}
   --default-cwd DIR             working directory of new sessions (default: current) ${envName("default-cwd")}
   --workspace-root DIR          confine session working directories to DIR and below; repeatable
                                 (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
-  --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
-  --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+${SESSION_KEEPING_USAGE}
 ${STORE_USAGE}
 ${REMOTE_USAGE}
   --log-level LEVEL             fatal|error|warn|info|debug|trace|silent (default warn) ${envName("log-level")}

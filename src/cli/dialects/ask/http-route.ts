@@ -7,7 +7,7 @@ import type { AskJsonRpcOptions } from "../../../transports/ask-jsonrpc.js";
 import type { FrameTap } from "../../../transports/recording/frame-tap.js";
 import { httpConnectionRecordings } from "../../../gateway/http-connection-recordings.js";
 import { tappedPeerOf } from "../../../gateway/tapped-peer.js";
-import { nonUtf8Charset } from "../../../gateway/json-charset.js";
+import { readJsonBodiesAsText, UnsupportedCharset } from "../../../gateway/json-charset.js";
 import { PLUGIN } from "../../../gateway/plugin-names.js";
 import { requestTenant } from "../../../gateway/request-tenant.js";
 
@@ -34,14 +34,7 @@ export interface AskHttpRouteOptions {
 const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) => {
   const { askBridge: bridge, callGates } = app;
   const recordingOf = options.recording && httpConnectionRecordings(options.recording, "ask", "http POST /rpc");
-  // This scope reads JSON bodies as text: the JSON-RPC layer parses them itself, so a malformed
-  // body is a JSON-RPC parse error (-32700) like on every other transport, not a Fastify 400.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: options.bodyLimit }, (request, body, done) => {
-    const charset = nonUtf8Charset(request.headers["content-type"]);
-    if (charset !== undefined) return done(new UnsupportedCharset(charset), undefined);
-    done(null, body);
-  });
+  readJsonBodiesAsText(app, options.bodyLimit);
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return reply.code(415).send(unsupportedMediaType());
@@ -76,10 +69,3 @@ export const askHttpRoute = fp(askHttp, {
 
 const rpcError = (code: number, message: string) => ({ jsonrpc: "2.0", id: null, error: { code, message } });
 const unsupportedMediaType = () => rpcError(ASK_ERROR_CODES.invalid_request, "Invalid Request: POST /rpc takes a JSON-RPC body with Content-Type: application/json");
-
-/** A body declared in a charset other than UTF-8 (answered with 415). */
-class UnsupportedCharset extends Error {
-  constructor(readonly charset: string) {
-    super(`unsupported charset ${charset}`);
-  }
-}

@@ -2,13 +2,13 @@ import { CodexBridge } from "../../../codex/codex-bridge.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../gateway/drain.js";
 import { codexRegistry } from "../../../registry/codex/index.js";
 import { attachCodexJsonRpc } from "../../../transports/codex-jsonrpc.js";
-import { serveNdjsonStdio } from "../../../transports/ndjson-endpoint.js";
 import { STDIO_LIMIT_USAGE } from "../../limit-settings.js";
 import { RECORD_FILE_USAGE } from "../../record-settings.js";
 import { REMOTE_USAGE } from "../../remote.js";
-import { bridgeSettings, envName, STORE_USAGE } from "../../settings.js";
+import { bridgeSettings, envName, SESSION_KEEPING_USAGE, STDIO_HOST_USAGE, STORE_USAGE } from "../../settings.js";
 import { CODEX_RELAY } from "./relay.js";
 import type { DialectDescriptor } from "../descriptor.js";
+import { serveStdioEndpoint } from "../stdio-endpoint.js";
 
 const USAGE = `usage: tau-gateway app-server [options]
 
@@ -21,15 +21,11 @@ waiting, and turns still running are interrupted, each reported with turn/comple
 output closes). With the OTEL_*
 variables set it exports a span of every call, as serve does (docs/operations.md).
 
-  --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
-                                sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
-  --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
-  --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
+${STDIO_HOST_USAGE}
   --default-cwd DIR             working directory of threads started without one (default: current) ${envName("default-cwd")}
   --workspace-root DIR          confine thread working directories to DIR and below; repeatable
                                 (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
-  --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
-  --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+${SESSION_KEEPING_USAGE}
   --drain-timeout MS            time requests in flight get once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
 ${STDIO_LIMIT_USAGE}
 ${RECORD_FILE_USAGE}
@@ -67,20 +63,13 @@ export const codexDialect: DialectDescriptor<CodexBridge, typeof settings> = {
     // A signal starts the stop: requests already received are still answered, new ones refused as
     // retryable, the turns still running are interrupted and the client hears each end
     // (turn/completed), then everything closes.
-    serve: async (bridge, { settings, io, log, recording, core, stop, hurry, gate }) => {
-      const connectionGate = gate();
-      await serveNdjsonStdio(io.stdin, process.stdout, (send, transport) => attachCodexJsonRpc(bridge, send, { log, gate: connectionGate, transport }), {
-        stop,
-        hurry,
-        drainTimeoutMs: settings.drainTimeout,
-        maxLineBytes: settings.maxMessageBytes,
-        recording,
-        onError: (error) => log("error", "Codex connection failed to handle a message", { error: String(error) }),
+    serve: (bridge, run) =>
+      serveStdioEndpoint(run, "Codex", (gate) => (send, transport) => attachCodexJsonRpc(bridge, send, { log: run.log, gate, transport }), {
         // A turn outlives its turn/start: the turns still running are ended (interrupted, each
         // reported with turn/completed) before the output closes, when a signal stopped the command.
-        rule: { readsWhileDraining: true, interrupts: "on-signal", interrupt: (_endpoint, budgetMs) => core.endRunningTurns(budgetMs) },
-      });
-      return 0;
-    },
+        readsWhileDraining: true,
+        interrupts: "on-signal",
+        interrupt: (_endpoint, budgetMs) => run.core.endRunningTurns(budgetMs),
+      }),
   },
 };

@@ -4,12 +4,12 @@ import { McpServer } from "../../../mcp/server.js";
 import { mcpRegistry } from "../../../registry/mcp/index.js";
 import { MCP_RELAY } from "./relay.js";
 import { attachMcpJsonRpc } from "../../../transports/mcp-jsonrpc.js";
-import { serveNdjsonStdio } from "../../../transports/ndjson-endpoint.js";
 import { STDIO_LIMIT_USAGE } from "../../limit-settings.js";
 import { RECORD_FILE_USAGE } from "../../record-settings.js";
 import { REMOTE_USAGE } from "../../remote.js";
-import { bridgeSettings, envName, STORE_USAGE } from "../../settings.js";
+import { bridgeSettings, envName, SESSION_KEEPING_USAGE, STDIO_HOST_USAGE, STORE_USAGE } from "../../settings.js";
 import type { DialectDescriptor } from "../descriptor.js";
+import { serveStdioEndpoint } from "../stdio-endpoint.js";
 
 const USAGE = `usage: tau-gateway mcp [options]
 
@@ -20,15 +20,11 @@ JSON-RPC, logs on stderr as JSON lines. Ends when stdin closes or on SIGTERM/SIG
 flight are answered (a turn still running after --drain-timeout, or at a second signal, is
 interrupted). With the OTEL_* variables set it exports a span of every call, as serve does.
 
-  --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
-                                sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
-  --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
-  --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
+${STDIO_HOST_USAGE}
   --default-cwd DIR             working directory of sessions started without one (default: current) ${envName("default-cwd")}
   --workspace-root DIR          confine session working directories to DIR and below; repeatable
                                 (the variable takes DIR:DIR…; default: unconfined) ${envName("workspace-root")}
-  --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
-  --interaction-timeout-ms MS   unanswered approvals are denied after MS (default 300000) ${envName("interaction-timeout-ms")}
+${SESSION_KEEPING_USAGE}
 ${STORE_USAGE}
   --drain-timeout MS            time a tool call in flight gets once input ends (default ${DEFAULT_DRAIN_TIMEOUT_MS}) ${envName("drain-timeout")}
 ${STDIO_LIMIT_USAGE}
@@ -53,21 +49,15 @@ export const mcpDialect: DialectDescriptor<McpServer, typeof settings> = {
     usage: USAGE,
     settings,
     relay: MCP_RELAY,
-    serve: async (server, { settings, log, io, recording, stop, hurry, gate }) => {
-      const connectionGate = gate();
-      await serveNdjsonStdio(io.stdin, process.stdout, (send, transport) => attachMcpJsonRpc(server, send, { gate: connectionGate, transport }), {
-        drainTimeoutMs: settings.drainTimeout,
-        maxLineBytes: settings.maxMessageBytes,
-        stop,
-        hurry,
-        onError: (err) => log("error", "MCP connection failed to handle a message", { err }),
-        recording,
+    serve: (server, run) =>
+      serveStdioEndpoint(run, "MCP", (gate) => (send, transport) => attachMcpJsonRpc(server, send, { gate, transport }), {
         // Nothing more is read once the host closed its input or a signal came; the turns of tool
         // calls still running after the drain time are interrupted, and their calls answered with
         // how the turn ended.
-        rule: { readsWhileDraining: false, interrupts: "in-flight", interrupt: (endpoint) => endpoint.interruptCalls(), answersMs: INTERRUPTED_ANSWERS_MS },
-      });
-      return 0;
-    },
+        readsWhileDraining: false,
+        interrupts: "in-flight",
+        interrupt: (endpoint) => endpoint.interruptCalls(),
+        answersMs: INTERRUPTED_ANSWERS_MS,
+      }),
   },
 };

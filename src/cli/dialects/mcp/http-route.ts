@@ -5,7 +5,7 @@ import type { McpServer } from "../../../mcp/server.js";
 import { carrierOfHeaders } from "../../../shared/tracing.js";
 import { jsonRpcError, McpHttpSessions } from "../../../transports/mcp-http.js";
 import type { DialectRoutesContext } from "../../../gateway/dialects.js";
-import { nonUtf8Charset } from "../../../gateway/json-charset.js";
+import { readJsonBodiesAsText, UnsupportedCharset } from "../../../gateway/json-charset.js";
 import { pinoLog } from "../../../gateway/log.js";
 import { PLUGIN } from "../../../gateway/plugin-names.js";
 import { tappedPeerOf } from "../../../gateway/tapped-peer.js";
@@ -37,12 +37,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpRouteOptions> = async (app, options) =>
   });
   const streams = new Set<Readable>();
 
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: options.maxMessageBytes }, (request, body, done) => {
-    const charset = nonUtf8Charset(request.headers["content-type"]);
-    if (charset !== undefined) return done(new UnsupportedCharset(charset), undefined);
-    done(null, body);
-  });
+  readJsonBodiesAsText(app, options.maxMessageBytes);
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return sendWeb(reply, unsupportedMediaType());
     if (error instanceof UnsupportedCharset) return sendWeb(reply, jsonRpcError(415, -32000, `Unsupported Media Type: ${options.route} takes JSON in UTF-8, not charset ${JSON.stringify(error.charset)}`));
@@ -160,10 +155,3 @@ function boundedStream(body: ReadableStream<Uint8Array>, reply: FastifyReply, ma
 }
 
 const unsupportedMediaType = () => jsonRpcError(415, -32000, "Unsupported Media Type: a POST takes a JSON-RPC message with Content-Type: application/json");
-
-/** A body declared in a charset other than UTF-8 (answered with 415). */
-class UnsupportedCharset extends Error {
-  constructor(readonly charset: string) {
-    super(`unsupported charset ${charset}`);
-  }
-}
