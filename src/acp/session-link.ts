@@ -4,9 +4,9 @@ import type { ApprovalDetails, Event, UserInputDetails } from "../../generated/a
 import type { TurnOutcome } from "../../generated/tau-v18.js";
 import { ASK_USER_TOOL, InteractionError, SUBMIT_PLAN_TOOL } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
+import { submitOrSteer, type Delivery, type TurnRequests } from "../bridge/submit-or-steer.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
-import { TauResponseError, type TauUpstream } from "../tau/upstream.js";
 import type { AcpClient } from "./client-state.js";
 import { acpError } from "./errors.js";
 import { EventUpdates, type UpdateContext } from "./event-updates.js";
@@ -26,7 +26,7 @@ import type { SessionChoices } from "./session-choices.js";
  */
 
 export interface SessionLinkServices {
-  upstream: Pick<TauUpstream, "request">;
+  upstream: TurnRequests;
   /** Names of the operator's command tools. */
   commandTools: ReadonlySet<string>;
   /** Gateway tools whose calls wait for a decision (command tools, submit_plan, ask_user). */
@@ -167,29 +167,47 @@ export class SessionLink {
     // A prompt repeated with the id of its turn (a relay's, after its connection was cut) rejoins that turn.
     if (turnId !== undefined && (this.record.hub.snapshot?.turns[turnId] || submitting.has(this.keyOf(turnId)))) return this.rejoin(turnId);
     // One that steered into another client's turn is answered by that steer, not steered again.
-    const steer = turnId === undefined ? undefined : steered.get(this.keyOf(turnId));
-    if (steer) return this.steer(text, steer.into, { request: steer.outcome });
-    const running = this.record.hub.activeTurnId;
-    if (running) return this.steer(text, running, { promptTurnId: turnId });
-    const turn = new OpenTurn(turnId ?? randomUUID());
-    this.turn = turn;
+    const kept = turnId === undefined ? undefined : steered.get(this.keyOf(turnId));
+    if (kept) return this.steeredTurn(this.steering(kept.into, text), kept.outcome);
+    const own = new OpenTurn(turnId ?? randomUUID());
+    let steering: OpenTurn | undefined;
+    let submitted: Promise<{ outcome: TurnOutcome } | { error: unknown }> | undefined;
+    let delivery: Delivery;
     try {
-      const submitted = this.services.upstream.request("session.submit", { sessionId: this.sessionId, text, historyEntryId: turn.turnId }).then(
-        (result) => ({ outcome: result.turn }),
-        (error: unknown) => ({ error }),
-      );
-      const key = this.keyOf(turn.turnId);
-      submitting.set(key, submitted);
-      void submitted.then(() => submitting.delete(key));
+      delivery = await submitOrSteer(this.services.upstream, this.record.hub, {
+        text,
+        turnId: own.turnId,
+        cancelled: () => own.cancelRequested,
+        onSend: (sent) => {
+          if (sent.kind === "submit") {
+            this.turn = own;
+            submitted = sent.request.then(
+              (result) => ({ outcome: result.turn }),
+              (error: unknown) => ({ error }),
+            );
+            const key = this.keyOf(own.turnId);
+            submitting.set(key, submitted);
+            void submitted.then(() => submitting.delete(key));
+            return;
+          }
+          // Into another client's turn: answered with how that turn settles.
+          steering = this.steering(sent.turnId, text);
+          if (turnId !== undefined) keepSteer(this.keyOf(turnId), sent.turnId, sent.request.then((answer) => answer.turn));
+        },
+      });
+    } catch (error) {
+      return this.failed(steering ?? own, error);
+    }
+    if (delivery.kind === "busy") return this.failed(own, delivery.error);
+    if (delivery.kind !== "submit") return this.steeredTurn(steering!, delivery.request.then((answer) => answer.turn));
+    return this.started(own, submitted!);
+  }
+
+  /** A prompt's own turn, accepted by Tau: answered with how it settled, once its updates have been sent. */
+  private async started(turn: OpenTurn, submitted: Promise<{ outcome: TurnOutcome } | { error: unknown }>): Promise<StopReason> {
+    try {
       const first = await Promise.race([turn.ended.then(() => undefined), submitted]);
-      if (first && "error" in first) {
-        // Lost the race with a turn another client started: steer into that one instead.
-        const other = this.record.hub.activeTurnId;
-        const lostRace = first.error instanceof TauResponseError && first.error.code === "busy" && !turn.cancelRequested && other !== undefined;
-        if (!lostRace) throw first.error;
-        this.turn = undefined;
-        return await this.steer(text, other, { promptTurnId: turnId });
-      }
+      if (first && "error" in first) throw first.error;
       // Tau answered first: its last deltas are normally already in, give them a moment otherwise.
       if (first) await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
       // An abort the log reported ahead of Tau's snapshot needs no wait for Tau: the answer is `cancelled` either way.
@@ -197,12 +215,19 @@ export class SessionLink {
         this.settledOutcome(turn.turnId) ?? first?.outcome ?? (turn.aborted ? ABORTED : await submitted.then((s) => ("outcome" in s ? s.outcome : undefined)));
       return this.stopReasonOf(turn, outcome);
     } catch (error) {
-      // A cancelled prompt is answered `cancelled` however its turn came apart (protocol §6).
-      if (turn.cancelRequested) return "cancelled";
-      throw error;
+      return this.failed(turn, error);
     } finally {
       if (this.turn === turn) this.turn = undefined;
     }
+  }
+
+  /** How a prompt whose turn came apart is answered: `cancelled` when it was cancelled, however that happened (protocol §6). */
+  private failed(turn: OpenTurn, error: unknown): StopReason {
+    if (this.turn === turn) this.turn = undefined;
+    if (turn.cancelRequested) return "cancelled";
+    // An interrupt of the turn it steered into (from any client) drops the steering with it.
+    if (!turn.startedHere && this.settledOutcome(turn.turnId)?.status === "aborted") return "cancelled";
+    throw error;
   }
 
   /**
@@ -248,32 +273,29 @@ export class SessionLink {
     }
   }
 
-  /**
-   * `text` into the running turn `turnId` (see prompt): answered with how Tau's turn that took it
-   * settled. `promptTurnId`: the relay's turn id of the prompt, under which the steer is kept for a
-   * repeat of the prompt; `request`: that kept steer, which the repeat waits for instead.
-   */
-  private async steer(text: string, turnId: string, how: { promptTurnId?: string; request?: Promise<TurnOutcome> }): Promise<StopReason> {
+  /** This connection's prompt, steered into the running turn `turnId` (another client's): the turn its updates follow from now on. */
+  private steering(turnId: string, text: string): OpenTurn {
     const turn = new OpenTurn(turnId);
     turn.started = true;
     turn.startedHere = false;
     turn.steered = text;
     this.turn = turn;
+    return turn;
+  }
+
+  /**
+   * A prompt steered into another client's turn (see prompt): answered with how Tau's turn that
+   * took it settled (`request`, Tau's answer to the steer).
+   */
+  private async steeredTurn(turn: OpenTurn, request: Promise<TurnOutcome>): Promise<StopReason> {
     try {
-      let request = how.request;
-      if (!request) {
-        request = this.services.upstream.request("session.steer", { sessionId: this.sessionId, text }).then((answer) => answer.turn);
-        if (how.promptTurnId !== undefined) keepSteer(this.keyOf(how.promptTurnId), turnId, request);
-      }
       const outcome = await request;
       // Its last deltas are normally already in; give them a moment otherwise.
       await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
       const reason = stopReason(outcome);
       return turn.cancelRequested ? "cancelled" : reason;
     } catch (error) {
-      // An interrupt of the turn it steered into (from any client) drops the steering with it.
-      if (turn.cancelRequested || this.settledOutcome(turnId)?.status === "aborted") return "cancelled";
-      throw error;
+      return this.failed(turn, error);
     } finally {
       if (this.turn === turn) this.turn = undefined;
     }

@@ -1,12 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { Event, SessionAbortParams, SessionAbortResult, SessionSendParams, SessionSendResult } from "../../../generated/ask-v1.0.js";
-import type { ClientRequests as TauRequests } from "../../../generated/tau-v18.js";
-import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
+import type { SessionAbortParams, SessionAbortResult, SessionSendParams, SessionSendResult } from "../../../generated/ask-v1.0.js";
 import { askError, sessionNotFound, toAskError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import type { SessionRecord } from "../../bridge/session-registry.js";
 import { RecallMismatchError } from "../../bridge/request-recall.js";
-import { turnAcceptance } from "../../bridge/turn-acceptance.js";
+import { deliverWhileRunning, submitOrSteer } from "../../bridge/submit-or-steer.js";
 
 /**
  * session/send. An idle session starts a turn (status steered). A running one takes the message
@@ -52,42 +50,28 @@ async function deliver(ctx: MethodContext, record: SessionRecord, params: Sessio
   if (params.expectedTurnId !== undefined && params.expectedTurnId !== active) {
     return { accepted: false, status: "stale", turnId: active ?? null };
   }
-  if (!hub.running) {
-    const turnId = key ?? randomUUID();
-    const submitted = await accept(
-      ctx,
-      record,
-      "session.submit",
-      { sessionId: record.sessionId, text: params.content, historyEntryId: turnId },
-      (e) => e.type === "turn.started" && e.payload.turnId === turnId,
-      "fallback",
-    );
-    if (submitted === "busy") {
-      // Lost the race with another client's turn: the session is running now, so steer or queue.
-      // Busy for another reason (a mutation such as a compaction): retrying would only spin.
-      if (!hub.running) throw askError("busy", "session.submit: the session is busy with another request; retry once it has finished");
-      return sendOnce(ctx, { ...params, expectedTurnId: undefined }, key);
-    }
-    return { accepted: true, status: "steered", turnId };
+  const options = {
+    text: params.content,
+    turnId: key ?? randomUUID(),
+    whileRunning: params.mode === "queue" ? ("queue" as const) : ("steer" as const),
+    // Failures after acceptance (e.g. a queued message rejected by a compaction) still reach clients.
+    onLateFailure: (error: unknown) => hub.emit({ type: "error", payload: { error: toAskError(error).message, recoverable: true } }),
+  };
+  const { upstream } = ctx.services;
+  const running = hub.running;
+  // A refused steer or queue delivered nothing: its refusal is the client's error, like every other.
+  const delivery = running ? await deliverWhileRunning(upstream, hub, active ?? "", options) : await submitOrSteer(upstream, hub, options);
+  switch (delivery.kind) {
+    case "busy":
+      // Busy for another reason than a turn that started first (a mutation such as a compaction).
+      throw askError("busy", "session.submit: the session is busy with another request; retry once it has finished");
+    case "submit":
+      return { accepted: true, status: "steered", turnId: delivery.turnId };
+    case "queue":
+      return { accepted: true, status: "queued", turnId: delivery.turnId };
+    case "steer":
+      return { accepted: true, status: params.mode === "steer" ? "steered" : "queued", turnId: running ? (active ?? null) : delivery.turnId };
   }
-  if (params.mode === "queue") {
-    const turnId = key ?? randomUUID();
-    await accept(ctx, record, "session.queue", { sessionId: record.sessionId, text: params.content, historyEntryId: turnId }, (e) =>
-      (e.type === "queue.updated" && e.payload.messages.some((m) => m.id === turnId || (m.mode === "queue" && m.text === params.content))) ||
-      (e.type === "turn.started" && e.payload.turnId === turnId),
-      "fail",
-    );
-    return { accepted: true, status: "queued", turnId };
-  }
-  await accept(
-    ctx,
-    record,
-    "session.steer",
-    { sessionId: record.sessionId, text: params.content },
-    (e) => (e.type === "queue.updated" && e.payload.messages.some((m) => m.mode === "steer" && m.text === params.content)) || e.type === "turn.started",
-    "fail",
-  );
-  return { accepted: true, status: params.mode === "steer" ? "steered" : "queued", turnId: active ?? null };
 }
 
 /** session/abort. Answers aborted:true whether or not a turn was running, as Ask hosts do: afterwards nothing runs. */
@@ -95,37 +79,4 @@ export async function abort({ services, peer }: MethodContext, params: SessionAb
   const record = await services.sessions.access(params.sessionId, peer.tenant);
   await services.upstream.request("session.interrupt", { sessionId: record.sessionId });
   return { aborted: true, sessionId: record.sessionId };
-}
-
-/** The Tau requests that deliver a user message; each answers only when its turn settles. */
-type TurnMethod = "session.submit" | "session.queue" | "session.steer";
-
-/**
- * Sends a turn request and resolves once an event shows Tau accepted it. A `busy` refusal resolves
- * with "busy" when the caller has a fallback (a submit that lost the race with another turn steers
- * or queues instead); otherwise it is the client's -32010, like every other refusal its error —
- * a refused steer or queue delivered nothing.
- */
-async function accept<M extends TurnMethod>(
-  ctx: MethodContext,
-  record: SessionRecord,
-  method: M,
-  params: TauRequests[M]["params"],
-  accepted: (event: Event) => boolean,
-  onBusy: "fallback" | "fail",
-): Promise<"accepted" | "busy"> {
-  const { hub } = record;
-  const { outcome, request } = await turnAcceptance(hub.log, () => ctx.services.upstream.request(method, params), accepted);
-  if (outcome === "accepted") {
-    // Failures after acceptance (e.g. a queued message rejected by a compaction) still reach clients.
-    // A lost connection is not one: the message was delivered, and the resync after the reconnect
-    // reports how its turn ended.
-    request.catch((err: unknown) => {
-      if (err instanceof UpstreamUnavailableError) return;
-      hub.emit({ type: "error", payload: { error: toAskError(err).message, recoverable: true } });
-    });
-    return "accepted";
-  }
-  if (onBusy === "fallback" && outcome.error instanceof TauResponseError && outcome.error.code === "busy") return "busy";
-  throw outcome.error;
 }

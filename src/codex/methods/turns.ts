@@ -8,8 +8,7 @@ import type {
   TurnSteerResult,
 } from "../../../generated/codex-v2.js";
 import { RecallMismatchError } from "../../bridge/request-recall.js";
-import { turnAcceptance } from "../../bridge/turn-acceptance.js";
-import { TauResponseError } from "../../tau/upstream.js";
+import { deliverWhileRunning, submitOrSteer } from "../../bridge/submit-or-steer.js";
 import { requestedPolicy } from "../approval-policy.js";
 import { CODEX_FAILURES, codexError } from "../codex-errors.js";
 import { rpcFailure } from "../../bridge/rpc-failures.js";
@@ -53,23 +52,14 @@ async function startTurn(ctx: CodexMethodContext, params: TurnStartParams, turnI
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
   if (policy !== undefined) await thread.setApprovalPolicy(policy);
   thread.attach(peer, ctx.cause);
-  const running = thread.record.hub.activeTurnId;
-  // A turn/start during a running turn gets that turn back, as in Codex; its input steers the turn rather than being lost.
-  if (running) return { turn: runningTurn(await steer(ctx, thread, text)) };
-  const { outcome, request } = await turnAcceptance(
-    thread.record.hub.log,
-    () => services.core.upstream.request("session.submit", { sessionId: thread.threadId, text, historyEntryId: turnId }),
-    (event) => event.type === "turn.started" && event.payload.turnId === turnId,
-  );
-  if (outcome === "accepted") {
-    request.catch((error: unknown) => services.log?.("debug", "session.submit ended with an error after the turn started", { threadId: thread.threadId, error: String(error) }));
-    return { turn: runningTurn(turnId) };
-  }
-  // Lost the race with a turn another client started: steer that one instead.
-  if (outcome.error instanceof TauResponseError && outcome.error.code === "busy" && thread.record.hub.activeTurnId) {
-    return { turn: runningTurn(await steer(ctx, thread, text)) };
-  }
-  throw outcome.error;
+  // A turn/start during a running turn (or one that started first) gets that turn back, as in Codex; its input steers the turn rather than being lost.
+  const delivery = await submitOrSteer(services.core.upstream, thread.record.hub, {
+    text,
+    turnId,
+    onLateFailure: (error) => services.log?.("debug", "session.submit ended with an error after the turn started", { threadId: thread.threadId, error: String(error) }),
+  });
+  if (delivery.kind === "busy") throw delivery.error;
+  return { turn: runningTurn(delivery.turnId) };
 }
 
 export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams): Promise<TurnSteerResult> {
@@ -80,7 +70,7 @@ export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams
   if (params.expectedTurnId !== active) throw codexError("invalid_request", `expected active turn id \`${params.expectedTurnId}\` but found \`${active}\``);
   const text = inputText(params.input);
   thread.attach(ctx.peer);
-  return { turnId: await steer(ctx, thread, text) };
+  return { turnId: (await deliverWhileRunning(ctx.services.core.upstream, thread.record.hub, active, { text })).turnId };
 }
 
 export async function turnInterrupt(ctx: CodexMethodContext, params: TurnInterruptParams): Promise<TurnInterruptResult> {
@@ -115,18 +105,4 @@ async function refuseChild(ctx: CodexMethodContext, threadId: string, what: stri
   if (await ctx.services.threads.openChild(threadId, ctx.peer.tenant)) {
     throw codexError("invalid_request", `cannot ${what} the thread of sub-agent ${threadId}: Tau gives a sub-agent work only through its parent thread`);
   }
-}
-
-/** Delivers `text` into the running turn; resolves with that turn's id once Tau took it. */
-async function steer(ctx: CodexMethodContext, thread: CodexThread, text: string): Promise<string> {
-  const hub = thread.record.hub;
-  const active = hub.activeTurnId!;
-  const { outcome, request } = await turnAcceptance(
-    hub.log,
-    () => ctx.services.core.upstream.request("session.steer", { sessionId: thread.threadId, text }),
-    (event) => (event.type === "queue.updated" && event.payload.messages.some((m) => m.mode === "steer" && m.text === text)) || event.type === "turn.started",
-  );
-  if (outcome !== "accepted") throw outcome.error;
-  request.catch(() => undefined); // settles with the turn; its outcome is the turn's
-  return active;
 }
