@@ -1,28 +1,25 @@
-import { randomUUID } from "node:crypto";
-import type { ServerRequests, SessionUpdate, StopReason, ToolCallUpdate } from "../../generated/acp-v1.js";
-import type { ApprovalDetails, Event, UserInputDetails } from "../../generated/ask-v1.0.js";
-import type { TurnOutcome } from "../../generated/tau-v18.js";
-import { ASK_USER_TOOL, InteractionError, SUBMIT_PLAN_TOOL } from "../bridge/interactions/index.js";
+import type { StopReason, SessionUpdate } from "../../generated/acp-v1.js";
+import type { Event } from "../../generated/ask-v1.0.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
-import { submitOrSteer, type Delivery, type TurnRequests } from "../bridge/submit-or-steer.js";
+import type { TurnRequests } from "../bridge/submit-or-steer.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import type { AcpClient } from "./client-state.js";
-import { acpError } from "./errors.js";
 import { EventUpdates, type UpdateContext } from "./event-updates.js";
 import { replayHistory } from "./history.js";
-import { commandToolOptions, permissionChoice, PLAN_OPTIONS, type PermissionChoice } from "./permission-options.js";
+import { InteractionRequests } from "./interaction-requests.js";
 import { planEntries } from "./plan-entries.js";
-import { questionAnswer, questionForm } from "./question-form.js";
+import { PromptTurns } from "./prompt-turns.js";
 import { eventsAfter, indexed, positionMeta, type LogPosition } from "./relay-positions.js";
 import type { SessionChoices } from "./session-choices.js";
 
 /**
  * One ACP connection working with one session (created, loaded or resumed on it): it streams the
- * session's events to the client as `session/update`s, runs the connection's prompt turns, and
- * puts the session's interactions to the client — approvals and plans as
- * `session/request_permission`, `ask_user` questions as `elicitation/create` — resolving them
- * through the bridge core like any other client would.
+ * session's events to the client as `session/update`s, runs the connection's prompt turns
+ * (prompt-turns.ts), and puts the session's interactions to the client
+ * (interaction-requests.ts) — approvals and plans as `session/request_permission`, `ask_user`
+ * questions as `elicitation/create` — resolving them through the bridge core like any other
+ * client would.
  */
 
 export interface SessionLinkServices {
@@ -38,39 +35,12 @@ export interface SessionLinkServices {
   log?: Log;
 }
 
-/** How a turn the log reported aborted ended, when Tau's own outcome is not known (yet). */
-const ABORTED: TurnOutcome = { status: "aborted", stopReason: "aborted" };
-
-/** How long a settled turn's last events get to arrive after Tau answered `session.submit`. */
-const SETTLE_GRACE_MS = 1000;
-
-/** A prompt turn of this connection, from `session.submit` until it is answered. */
-class OpenTurn {
-  started = false;
-  /** This connection's prompt started the turn (false: it steered into another client's turn). */
-  startedHere = true;
-  /** The text this connection steered into another client's turn, until the conversation shows it. */
-  steered: string | undefined;
-  cancelRequested = false;
-  /** The session's log reported the turn aborted (Tau's report, or the gateway's when Tau did not answer an interrupt at shutdown). */
-  aborted = false;
-  readonly ended: Promise<void>;
-  end!: () => void;
-
-  constructor(readonly turnId: string) {
-    this.ended = new Promise((resolve) => (this.end = resolve));
-  }
-}
-
 export class SessionLink {
   readonly sessionId: string;
-  private readonly updates = new EventUpdates();
+  readonly updates = new EventUpdates();
   private unsubscribe: (() => void) | undefined;
-  private turn: OpenTurn | undefined;
-  /** Requests to the client about an interaction, by interaction id: aborted once it is settled. */
-  private readonly asking = new Map<string, AbortController>();
-  /** Turns of a relay's prompts that will rejoin on this connection (relay-positions.ts): their user messages are the editor's own. */
-  private readonly rejoining = new Set<string>();
+  private readonly turns: PromptTurns;
+  private readonly asking: InteractionRequests;
 
   constructor(
     readonly client: AcpClient,
@@ -78,16 +48,13 @@ export class SessionLink {
     private readonly services: SessionLinkServices,
   ) {
     this.sessionId = record.sessionId;
-  }
-
-  /** A turn id as the gateway-wide tables of prompts in flight key it: within its session only (a client names any id it likes). */
-  private keyOf(turnId: string): string {
-    return `${this.sessionId} ${turnId}`;
+    this.turns = new PromptTurns(record, services);
+    this.asking = new InteractionRequests(client, record, services, this);
   }
 
   /** A prompt turn of this connection is running. */
   get prompting(): boolean {
-    return this.turn !== undefined;
+    return this.turns.prompting;
   }
 
   /**
@@ -99,7 +66,7 @@ export class SessionLink {
    */
   attach(options: { replay: boolean; cause?: RequestCause; after?: LogPosition; ownPrompts?: string[] }): void {
     if (options.replay) this.replay();
-    for (const turnId of options.ownPrompts ?? []) this.rejoining.add(turnId);
+    this.turns.rejoinsOn(options.ownPrompts ?? []);
     // A relay resuming after a place in the log gets what followed it first, in the same go as the subscription.
     if (options.after && !this.unsubscribe) {
       const context = this.updateContext();
@@ -112,13 +79,13 @@ export class SessionLink {
     Promise.all([shared.list(), shared.plans()]).then(
       ([pending, plans]) => {
         for (const interaction of pending) {
-          if (interaction.kind === "approval") this.askPermission(interaction.id, interaction.payload, options.cause);
-          else if (interaction.kind === "user_input") this.askQuestion(interaction.id, interaction.payload, options.cause);
+          if (interaction.kind === "approval") this.asking.askPermission(interaction.id, interaction.payload, options.cause);
+          else if (interaction.kind === "user_input") this.asking.askQuestion(interaction.id, interaction.payload, options.cause);
         }
         for (const { id, plan } of plans) {
           // The plan the editor missed, as its plan panel shows one, then the request to approve it.
-          if (!this.asking.has(id)) this.send({ sessionUpdate: "plan", entries: planEntries(plan) }, options.cause);
-          this.askPlanApproval(id, plan, options.cause);
+          if (!this.asking.isAsking(id)) this.send({ sessionUpdate: "plan", entries: planEntries(plan) }, options.cause);
+          this.asking.askPlanApproval(id, plan, options.cause);
         }
       },
       (error: unknown) => this.services.log?.("warn", "listing pending interactions failed", { sessionId: this.sessionId, error: String(error) }),
@@ -162,143 +129,8 @@ export class SessionLink {
    * another client's turn runs, `text` steers into it (as Codex's turn/start and Ask's session/send
    * do) and the prompt is answered when the turn that took it settles.
    */
-  async prompt(text: string, turnId?: string): Promise<StopReason> {
-    if (this.turn) throw acpError("busy", "a prompt is already running in this session on this connection: cancel it or wait for its answer");
-    // A prompt repeated with the id of its turn (a relay's, after its connection was cut) rejoins that turn.
-    if (turnId !== undefined && (this.record.hub.snapshot?.turns[turnId] || submitting.has(this.keyOf(turnId)))) return this.rejoin(turnId);
-    // One that steered into another client's turn is answered by that steer, not steered again.
-    const kept = turnId === undefined ? undefined : steered.get(this.keyOf(turnId));
-    if (kept) return this.steeredTurn(this.steering(kept.into, text), kept.outcome);
-    const own = new OpenTurn(turnId ?? randomUUID());
-    let steering: OpenTurn | undefined;
-    let submitted: Promise<{ outcome: TurnOutcome } | { error: unknown }> | undefined;
-    let delivery: Delivery;
-    try {
-      delivery = await submitOrSteer(this.services.upstream, this.record.hub, {
-        text,
-        turnId: own.turnId,
-        cancelled: () => own.cancelRequested,
-        onSend: (sent) => {
-          if (sent.kind === "submit") {
-            this.turn = own;
-            submitted = sent.request.then(
-              (result) => ({ outcome: result.turn }),
-              (error: unknown) => ({ error }),
-            );
-            const key = this.keyOf(own.turnId);
-            submitting.set(key, submitted);
-            void submitted.then(() => submitting.delete(key));
-            return;
-          }
-          // Into another client's turn: answered with how that turn settles.
-          steering = this.steering(sent.turnId, text);
-          if (turnId !== undefined) keepSteer(this.keyOf(turnId), sent.turnId, sent.request.then((answer) => answer.turn));
-        },
-      });
-    } catch (error) {
-      return this.failed(steering ?? own, error);
-    }
-    if (delivery.kind === "busy") return this.failed(own, delivery.error);
-    if (delivery.kind !== "submit") return this.steeredTurn(steering!, delivery.request.then((answer) => answer.turn));
-    return this.started(own, submitted!);
-  }
-
-  /** A prompt's own turn, accepted by Tau: answered with how it settled, once its updates have been sent. */
-  private async started(turn: OpenTurn, submitted: Promise<{ outcome: TurnOutcome } | { error: unknown }>): Promise<StopReason> {
-    try {
-      const first = await Promise.race([turn.ended.then(() => undefined), submitted]);
-      if (first && "error" in first) throw first.error;
-      // Tau answered first: its last deltas are normally already in, give them a moment otherwise.
-      if (first) await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
-      // An abort the log reported ahead of Tau's snapshot needs no wait for Tau: the answer is `cancelled` either way.
-      const outcome =
-        this.settledOutcome(turn.turnId) ?? first?.outcome ?? (turn.aborted ? ABORTED : await submitted.then((s) => ("outcome" in s ? s.outcome : undefined)));
-      return this.stopReasonOf(turn, outcome);
-    } catch (error) {
-      return this.failed(turn, error);
-    } finally {
-      if (this.turn === turn) this.turn = undefined;
-    }
-  }
-
-  /** How a prompt whose turn came apart is answered: `cancelled` when it was cancelled, however that happened (protocol §6). */
-  private failed(turn: OpenTurn, error: unknown): StopReason {
-    if (this.turn === turn) this.turn = undefined;
-    if (turn.cancelRequested) return "cancelled";
-    // An interrupt of the turn it steered into (from any client) drops the steering with it.
-    if (!turn.startedHere && this.settledOutcome(turn.turnId)?.status === "aborted") return "cancelled";
-    throw error;
-  }
-
-  /**
-   * How a prompt's turn stopped, for its answer. A cancel that came after the turn ended but
-   * before this answer still makes it `cancelled` (protocol §6: the pending prompt MUST be answered so).
-   */
-  private stopReasonOf(turn: OpenTurn, outcome: Parameters<typeof stopReason>[0] | undefined): StopReason {
-    if (!outcome) throw acpError("internal_error", "the turn ended without an outcome");
-    const reason = stopReason(outcome);
-    return turn.cancelRequested ? "cancelled" : reason;
-  }
-
-  /**
-   * A turn this connection's client started before (on a connection of its relay's that was cut):
-   * answered when it settles, as its first prompt would have been. The answer Tau gives its
-   * session.submit, still awaited on this gateway, is the outcome; otherwise (another replica
-   * submitted it) the session's log says when it settles.
-   */
-  private async rejoin(turnId: string): Promise<StopReason> {
-    const turn = new OpenTurn(turnId);
-    turn.started = true;
-    this.turn = turn;
-    this.rejoining.delete(turnId);
-    try {
-      let outcome = this.settledOutcome(turnId);
-      const submitted = submitting.get(this.keyOf(turnId));
-      if (!outcome && submitted) {
-        const answer = await submitted;
-        if ("error" in answer) throw answer.error;
-        await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
-        outcome = this.settledOutcome(turnId) ?? answer.outcome;
-      } else if (!outcome) {
-        await turn.ended;
-        outcome = this.settledOutcome(turnId) ?? (turn.aborted ? ABORTED : undefined);
-      }
-      return this.stopReasonOf(turn, outcome);
-    } catch (error) {
-      // A cancelled prompt is answered `cancelled` however its turn came apart (protocol §6).
-      if (turn.cancelRequested) return "cancelled";
-      throw error;
-    } finally {
-      if (this.turn === turn) this.turn = undefined;
-    }
-  }
-
-  /** This connection's prompt, steered into the running turn `turnId` (another client's): the turn its updates follow from now on. */
-  private steering(turnId: string, text: string): OpenTurn {
-    const turn = new OpenTurn(turnId);
-    turn.started = true;
-    turn.startedHere = false;
-    turn.steered = text;
-    this.turn = turn;
-    return turn;
-  }
-
-  /**
-   * A prompt steered into another client's turn (see prompt): answered with how Tau's turn that
-   * took it settled (`request`, Tau's answer to the steer).
-   */
-  private async steeredTurn(turn: OpenTurn, request: Promise<TurnOutcome>): Promise<StopReason> {
-    try {
-      const outcome = await request;
-      // Its last deltas are normally already in; give them a moment otherwise.
-      await Promise.race([turn.ended, delay(SETTLE_GRACE_MS)]);
-      const reason = stopReason(outcome);
-      return turn.cancelRequested ? "cancelled" : reason;
-    } catch (error) {
-      return this.failed(turn, error);
-    } finally {
-      if (this.turn === turn) this.turn = undefined;
-    }
+  prompt(text: string, turnId?: string): Promise<StopReason> {
+    return this.turns.prompt(text, turnId);
   }
 
   /**
@@ -307,10 +139,7 @@ export class SessionLink {
    * connection's prompt is answered `cancelled`.
    */
   cancel(): Promise<void> {
-    const turn = this.turn;
-    if (turn) turn.cancelRequested = true;
-    else if (!this.record.hub.running) return Promise.resolve();
-    return this.interrupt();
+    return this.turns.cancel();
   }
 
   /**
@@ -318,18 +147,12 @@ export class SessionLink {
    * started yet. A turn another client started belongs to the session and runs on for them.
    */
   cancelOwn(): Promise<void> {
-    const turn = this.turn;
-    if (!turn) return Promise.resolve();
-    turn.cancelRequested = true;
-    // Steered into another client's turn: answered `cancelled` when that turn ends, which runs on.
-    return turn.startedHere ? this.interrupt() : Promise.resolve();
+    return this.turns.cancelOwn();
   }
 
   /** The connection's prompt is to be answered `cancelled` however its turn ends (its turn is interrupted by the caller); false when none is open. */
   markCancelled(): boolean {
-    if (!this.turn) return false;
-    this.turn.cancelRequested = true;
-    return true;
+    return this.turns.markCancelled();
   }
 
   /**
@@ -341,273 +164,43 @@ export class SessionLink {
    * when the gateway stops (0).
    */
   async detach(interruptAfterMs?: number): Promise<void> {
-    for (const controller of this.asking.values()) controller.abort();
-    const turn = this.turn;
-    if (turn && interruptAfterMs !== undefined) {
-      if (interruptAfterMs > 0) await Promise.race([turn.ended, delay(interruptAfterMs)]);
-      if (this.turn === turn && !this.turnSettled(turn.turnId)) {
-        turn.cancelRequested = true;
-        if (turn.startedHere || interruptAfterMs === 0) await this.interrupt();
-      }
-    }
+    this.asking.withdrawAll();
+    if (interruptAfterMs !== undefined) await this.turns.letGo(interruptAfterMs);
     this.unsubscribe?.();
     this.unsubscribe = undefined;
   }
 
   /** An event of the session's log; `skip`: how many of its updates the client has already (a relay resuming). */
   private onEvent(event: Event, skip = 0): void {
-    const turn = this.turn;
     // Its own prompt an editor shows already; other clients' prompts it is told of, live.
-    if (event.type === "user.message" && this.ownPrompt(event.payload)) return;
+    if (event.type === "user.message" && this.turns.ownPrompt(event.payload)) return;
     const updates = this.updates.translate(event, this.updateContext());
     for (const { update, index } of indexed(updates, skip)) this.send(update, undefined, [event.seq, index]);
     switch (event.type) {
       case "turn.started":
-        if (turn && turn.turnId === event.payload.turnId) {
-          turn.started = true;
-          // A cancel that came before the turn started must still stop it.
-          if (turn.cancelRequested) void this.interrupt();
-        }
-        return;
       case "turn.completed":
       case "turn.failed":
       case "turn.aborted":
-        if (turn && turn.turnId === event.payload.turnId) {
-          turn.aborted = event.type === "turn.aborted";
-          turn.end();
-        }
-        return;
+        return this.turns.onTurnEvent(event);
       case "approval.required":
-        return this.askPermission(event.payload.id, event.payload);
+        return this.asking.askPermission(event.payload.id, event.payload);
       case "input.requested":
-        return this.askQuestion(event.payload.id, event.payload);
+        return this.asking.askQuestion(event.payload.id, event.payload);
       case "plan.proposed":
-        return this.askPlanApproval(event.payload.id, event.payload.plan);
+        return this.asking.askPlanApproval(event.payload.id, event.payload.plan);
       case "approval.updated":
       case "input.resolved":
-        return this.stopAsking(event.payload.id);
+        return this.asking.stopAsking(event.payload.id);
       case "plan.approved":
       case "plan.rejected":
-        if (event.payload.id) this.stopAsking(event.payload.id);
+        if (event.payload.id) this.asking.stopAsking(event.payload.id);
         return;
       default:
         return;
     }
   }
 
-  /**
-   * Whether a user message is this connection's prompt: the one its turn started with (the turn's
-   * id is the message's), or the text it steered into another client's turn (Tau gives steered
-   * text an id of its own; several steers at once arrive joined, and then count as others').
-   */
-  private ownPrompt(message: { messageId: string; text: string }): boolean {
-    if (this.rejoining.has(message.messageId)) return true;
-    const turn = this.turn;
-    if (!turn) return false;
-    if (turn.steered === undefined) return message.messageId === turn.turnId;
-    if (message.text !== turn.steered) return false;
-    turn.steered = undefined;
-    return true;
-  }
-
-  // ── Interactions ──────────────────────────────────────────────────────────
-
-  /** A command tool call waits for approval: ask the user, unless they rejected the tool for the session. */
-  private askPermission(interactionId: string, approval: ApprovalDetails, cause?: RequestCause): void {
-    this.ifPending(interactionId, () => this.putPermission(interactionId, approval, cause));
-  }
-
-  private putPermission(interactionId: string, approval: ApprovalDetails, cause?: RequestCause): void {
-    const { toolName } = approval;
-    if (this.services.choices.rejectsAlways(toolName)) {
-      return this.resolve(() => this.record.interactions.shared.reject(interactionId, `${toolName} is rejected for the rest of this session`));
-    }
-    const toolCall = this.toolCallFor(interactionId, toolName, `Run ${toolName}`, approval.args, cause);
-    const options = commandToolOptions(toolName);
-    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options }, cause, (answer) => {
-      const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, options);
-      const interactions = this.record.interactions.shared;
-      switch (choice.kind) {
-        case "allow_once":
-          return interactions.approve(interactionId, "once");
-        case "allow_always":
-          return interactions.approve(interactionId, "session");
-        case "reject_once":
-          return interactions.reject(interactionId);
-        case "reject_always":
-          this.services.choices.rejectAlways(toolName);
-          return interactions.reject(interactionId, `${toolName} is rejected for the rest of this session`);
-        case "cancelled":
-          return interactions.reject(interactionId, "the user cancelled the turn");
-        case "unusable":
-          return interactions.reject(interactionId, `no usable answer to the permission request (${choice.reason})`);
-      }
-    });
-  }
-
-  /** A proposed plan: approving it lets the model carry it out (and, in plan mode, unlocks the command tools). */
-  private askPlanApproval(interactionId: string, plan: string, cause?: RequestCause): void {
-    if (this.asking.has(interactionId)) return;
-    const toolCall = this.toolCallFor(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval", { plan }, cause);
-    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, cause, (answer) => {
-      const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, PLAN_OPTIONS);
-      const interactions = this.record.interactions.shared;
-      // This plan alone: another one proposed meanwhile has a request of its own.
-      if (choice.kind === "allow_once") return interactions.decidePlan(interactionId, { action: "approve" });
-      return interactions.decidePlan(interactionId, { action: "reject", ...(choice.kind === "unusable" ? { feedback: `no usable answer (${choice.reason})` } : {}) });
-    });
-  }
-
-  /**
-   * An `ask_user` question: a form for clients that can show one. When the turn is an ACP
-   * client's and no connection of the session can ask, the question is declined at once, so the
-   * model asks in its reply instead of waiting for the deadline.
-   */
-  private askQuestion(interactionId: string, question: UserInputDetails, cause?: RequestCause): void {
-    this.ifPending(interactionId, () => this.putQuestion(interactionId, question, cause));
-  }
-
-  private putQuestion(interactionId: string, question: UserInputDetails, cause?: RequestCause): void {
-    if (!this.client.canElicit) {
-      const links = this.services.linksOfSession();
-      if (links.some((l) => l.prompting) && !links.some((l) => l.client.canElicit && !l.client.peer.closed)) {
-        this.resolve(() => this.record.interactions.shared.decline(interactionId, "the user's editor cannot show questions; ask in your reply instead"));
-      }
-      return;
-    }
-    const toolCallId = this.updates.link(interactionId, ASK_USER_TOOL);
-    this.ask(interactionId, "elicitation/create", questionForm(this.sessionId, toolCallId, question), cause, (answer) => {
-      const outcome = answer instanceof Error ? { unanswered: `the question could not be shown (${answer.message})` } : questionAnswer(answer);
-      const interactions = this.record.interactions.shared;
-      return "answered" in outcome ? interactions.respond(interactionId, outcome.answered) : interactions.decline(interactionId, outcome.unanswered);
-    });
-  }
-
-  /** The tool call a permission request is about: the card already shown, or one announced now. */
-  private toolCallFor(interactionId: string, toolName: string, title: string, args?: Record<string, unknown>, cause?: RequestCause): ToolCallUpdate {
-    let toolCallId = this.updates.link(interactionId, toolName);
-    if (!toolCallId) {
-      const card = this.updates.waitingCard(interactionId, toolName, title, this.updateContext());
-      this.send(card.update, cause);
-      toolCallId = card.toolCallId;
-    }
-    return this.updates.permissionCall(toolCallId, toolName, args, this.updateContext());
-  }
-
-  private updateContext(): UpdateContext {
+  updateContext(): UpdateContext {
     return { client: this.client, snapshot: this.record.hub.snapshot, commandTools: this.services.commandTools, gatedTools: this.services.gatedTools };
   }
-
-  /**
-   * Sends a request about an interaction (after the answer to `cause`, when given) and acts on the
-   * answer (or on the failure, as an Error), unless the interaction was settled meanwhile (its
-   * request is then aborted and the answer ignored).
-   */
-  private ask<M extends "session/request_permission" | "elicitation/create">(
-    interactionId: string,
-    method: M,
-    params: ServerRequests[M]["params"],
-    cause: RequestCause | undefined,
-    decide: (answer: unknown) => Promise<void>,
-  ): void {
-    // A connection that went away answers nothing: the interaction waits for others, or the deadline.
-    if (this.client.peer.closed) return;
-    const controller = new AbortController();
-    this.asking.set(interactionId, controller);
-    this.client.peer.request(method, params, controller.signal, cause).then(
-      (answer) => {
-        if (!controller.signal.aborted) this.resolve(() => decide(answer));
-      },
-      (error: unknown) => {
-        if (!controller.signal.aborted) this.resolve(() => decide(error instanceof Error ? error : new Error(String(error))));
-      },
-    ).finally(() => {
-      if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);
-    });
-  }
-
-  private stopAsking(interactionId: string): void {
-    this.asking.get(interactionId)?.abort();
-    this.asking.delete(interactionId);
-  }
-
-  /** Runs a resolution; one that lost the race with another client's (on any replica, or the deadline) changes nothing. */
-  private resolve(action: () => Promise<void>): void {
-    action().catch((error: unknown) => {
-      if (error instanceof InteractionError) return;
-      this.services.log?.("warn", "resolving an interaction failed", { sessionId: this.sessionId, error: String(error) });
-    });
-  }
-
-  /** Runs `ask` if the interaction is still pending (on any replica) and this connection is not asking about it yet. */
-  private ifPending(interactionId: string, ask: () => void): void {
-    if (this.asking.has(interactionId)) return;
-    this.record.interactions.shared.list().then(
-      (pending) => {
-        if (pending.some((i) => i.id === interactionId) && !this.asking.has(interactionId)) ask();
-      },
-      (error: unknown) => this.services.log?.("warn", "listing pending interactions failed", { sessionId: this.sessionId, error: String(error) }),
-    );
-  }
-
-  // ── Turns ─────────────────────────────────────────────────────────────────
-
-  private interrupt(): Promise<void> {
-    return this.services.upstream.request("session.interrupt", { sessionId: this.sessionId }).then(
-      () => undefined,
-      (error: unknown) => this.services.log?.("warn", "session.interrupt failed", { sessionId: this.sessionId, error: String(error) }),
-    );
-  }
-
-  private settledOutcome(turnId: string): TurnOutcome | undefined {
-    const record = this.record.hub.snapshot?.turns[turnId];
-    return record?.state === "settled" ? record.outcome : undefined;
-  }
-
-  private turnSettled(turnId: string): boolean {
-    return this.settledOutcome(turnId) !== undefined;
-  }
-}
-
-/**
- * The session.submit calls of this gateway's prompts, by session and turn id (SessionLink.keyOf), until Tau answers them: a prompt
- * that rejoins its turn (see rejoin) may arrive on a new connection before Tau has the turn.
- */
-const submitting = new Map<string, Promise<{ outcome: TurnOutcome } | { error: unknown }>>();
-
-/**
- * A relay's prompts that steered into a running turn (another client's), by session and the prompt's turn id
- * (relay-positions.ts): the repeat of such a prompt after the relay's connection was cut is
- * answered by the steer it made, instead of steering the text in a second time. Kept as long as a
- * relay takes to come back, and at most STEERS_KEPT of them.
- */
-const steered = new Map<string, { into: string; outcome: Promise<TurnOutcome> }>();
-const STEER_KEPT_MS = 10 * 60_000;
-const STEERS_KEPT = 10_000;
-
-function keepSteer(key: string, into: string, outcome: Promise<TurnOutcome>): void {
-  outcome.catch(() => undefined);
-  steered.set(key, { into, outcome });
-  if (steered.size > STEERS_KEPT) steered.delete(steered.keys().next().value!);
-  setTimeout(() => steered.delete(key), STEER_KEPT_MS).unref();
-}
-
-/** How a settled turn answers session/prompt; a failed or blocked turn is an error carrying Tau's message. */
-export function stopReason(outcome: TurnOutcome): StopReason {
-  switch (outcome.status) {
-    case "completed":
-      return outcome.stopReason === "length" ? "max_tokens" : "end_turn";
-    case "aborted":
-      return "cancelled";
-    case "failed":
-      throw acpError("internal_error", outcome.errorMessage ?? "the turn failed", { stopReason: outcome.stopReason });
-    case "blocked":
-      throw acpError("internal_error", outcome.message, { reason: outcome.reason });
-  }
-}
-
-const failed = (error: Error): PermissionChoice => ({ kind: "unusable", reason: `the request failed: ${error.message}` });
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
