@@ -3,7 +3,7 @@ import type { Snapshot } from "../../generated/tau-v18.js";
 import { sessionTenant } from "../bridge/session-attributes.js";
 import { lastActivityMs } from "../bridge/session-activity.js";
 import { childThreadsOf } from "./child-threads.js";
-import { threadObject } from "./thread.js";
+import { threadObject } from "./thread-object.js";
 
 /** What `thread/list` shows of a thread no client has loaded: its tenant, its summary and when it was last updated. */
 export interface ThreadDigest {

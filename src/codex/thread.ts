@@ -6,10 +6,9 @@ import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import type { TauUpstream } from "../tau/upstream.js";
-import { approvalModeOf, DEFAULT_APPROVAL_POLICY, policyOf, sandboxOf } from "./approval-policy.js";
-import { lastActivityMs } from "../bridge/session-activity.js";
+import { approvalModeOf, DEFAULT_APPROVAL_POLICY, policyOf } from "./approval-policy.js";
 import { sessionEphemeral } from "../bridge/session-attributes.js";
-import { preview, turnsOf, userInputOf } from "./history.js";
+import { turnsOf, userInputOf } from "./history.js";
 import { openTextItem } from "./text-items.js";
 import { PlanQuestions } from "./plan-questions.js";
 import { SubagentRoster } from "./subagent-roster.js";
@@ -18,7 +17,7 @@ import type { CodexPeer } from "./peer.js";
 import type { ToolCatalog } from "./tool-items.js";
 import { AT_FIELD, RecentNotifications, type LogPosition } from "./relay-positions.js";
 import { TurnTranslator } from "./turn-translator.js";
-import { GATEWAY_THREAD_SOURCE } from "./thread-sources.js";
+import { threadObject, threadRunSettings, threadSettingsOf, type ThreadRunSettings } from "./thread-object.js";
 
 export interface CodexThreadOptions {
   record: SessionRecord;
@@ -43,9 +42,6 @@ export interface ThreadClientTools {
   readonly names: ReadonlySet<string>;
   close(): Promise<void>;
 }
-
-/** The provider name threads report: the models are the Tau host's. */
-export const MODEL_PROVIDER = "tau";
 
 /**
  * One Tau session as a Codex thread (one session ↔ one thread; its id is the session id), shared
@@ -292,32 +288,13 @@ export class CodexThread {
   }
 
   /** What thread/start and thread/resume report about how the thread runs. */
-  settings() {
-    const snapshot = this.snapshot;
-    return {
-      model: snapshot.settings.personaId,
-      modelProvider: MODEL_PROVIDER,
-      cwd: snapshot.executionEnvironment.cwd,
-      approvalPolicy: this.approvalPolicy,
-      approvalsReviewer: "user" as const,
-      sandbox: sandboxOf(snapshot),
-      reasoningEffort: snapshot.settings.reasoning ?? null,
-    };
+  settings(): ThreadRunSettings {
+    return threadRunSettings(this.snapshot, this.approvalPolicy);
   }
 
   /** The thread's settings as thread/settings/updated carries them (the same facts as settings()). */
   threadSettings(): ThreadSettings {
-    const { model, cwd, approvalPolicy, sandbox, reasoningEffort } = this.settings();
-    return {
-      approvalPolicy,
-      approvalsReviewer: "user",
-      collaborationMode: { mode: this.record.interactions.mode === "plan" ? "plan" : "default", settings: { model, reasoning_effort: reasoningEffort } },
-      cwd,
-      model,
-      modelProvider: MODEL_PROVIDER,
-      sandboxPolicy: sandbox,
-      effort: reasoningEffort,
-    };
+    return threadSettingsOf(this.settings(), this.record.interactions.mode === "plan");
   }
 
   /** Sends a notification of the thread to every connection that loaded it and did not opt out. */
@@ -418,23 +395,4 @@ export class CodexThread {
       this.current = undefined;
     }
   }
-}
-
-export function threadObject(snapshot: Snapshot, serverVersion: string, status: ThreadStatus, turns: Thread["turns"]): Thread {
-  return {
-    id: snapshot.sessionId,
-    sessionId: snapshot.sessionId,
-    preview: preview(snapshot),
-    ephemeral: sessionEphemeral(snapshot),
-    modelProvider: MODEL_PROVIDER,
-    createdAt: Math.floor(snapshot.createdAt / 1000),
-    updatedAt: Math.floor(lastActivityMs(snapshot) / 1000),
-    status,
-    cwd: snapshot.executionEnvironment.cwd,
-    cliVersion: serverVersion,
-    source: GATEWAY_THREAD_SOURCE,
-    turns,
-    projectId: null,
-    model: snapshot.settings.personaId,
-  };
 }
