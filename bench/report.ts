@@ -111,7 +111,7 @@ export function markdownReport(results: BenchResults): string {
     );
   }
   for (const r of results.replicas ?? []) {
-    const where = r.store === "redis" ? `${r.replicas} replicas on one Redis (\`--store redis://…\`), subscribers spread over them` : "1 replica, `--store memory`";
+    const where = r.store === "redis" ? `${r.replicas} replica${r.replicas === 1 ? "" : "s"} on one Redis (\`--store redis://…\`)${r.replicas === 1 ? "" : ", subscribers spread over them"}` : "1 replica, `--store memory`";
     const redisCpu = r.store === "redis" ? ` + ${fmt(r.redisCpuUsPerDelta, 2)} µs Redis CPU` : "";
     gateway.push(
       `| Ask \`/rpc\`, ${r.subscribers} subscribers, ${where} (${fmt(r.deltas)} deltas, ${fmt(r.eventsPerSubscriber)} events each) | ${fmt(r.deltasPerSecond)} deltas/s (${fmt(r.eventsPerSecond)} events/s) delivered, ${fmt(r.gatewayCpuUsPerDelta, 2)} µs gateway CPU per delta${redisCpu}; host's last delta → \`turn.completed\` p50 ${fmt(r.lagP50Ms, 1)} ms, max ${fmt(r.lagMaxMs, 1)} ms${r.disconnected ? `; ${r.disconnected} subscribers disconnected by the gateway` : ""} |`,
