@@ -46,6 +46,16 @@ export function figuresOf(results: BenchResults): Figure[] {
     add(`${name}: gateway CPU µs/delta`, r.gatewayCpuUsPerDelta, "lower");
     add(`${name}: last delta → turn end p50 ms`, r.lagP50Ms, "lower");
   }
+  for (const f of results.fanOut ?? []) {
+    const name = `Fan-out to ${f.subscribers} subscriber${f.subscribers === 1 ? "" : "s"}`;
+    add(`${name}, gateway: deltas/s`, f.gateway.deltasPerSecond, "higher");
+    add(`${name}, gateway: CPU µs/delta`, f.gateway.cpuUsPerDelta, "lower");
+  }
+  for (const r of results.sessions ?? []) {
+    add(`${r.sessions} sessions: gateway RSS KiB per idle session`, r.gateway.rssPerSessionKiB, "lower");
+    add(`${r.sessions} sessions: gateway RSS KiB per attached client`, r.gateway.rssPerClientKiB, "lower");
+    add(`${r.sessions} sessions: gateway CPU µs per attached client`, r.gateway.cpuPerClientUs, "lower");
+  }
   const appServer = results.codexPeer?.find((r) => r.target === "gateway app-server");
   if (appServer) add("`app-server` over stdio: deltas/s", appServer.deltasPerSecond, "higher");
   for (const r of results.sendRound ?? []) {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { busyMachineNote, machineInfo, wasBusy } from "./machine.js";
-import { connectionsWithinLimit, measureIdleConnections, type MemoryResult } from "./memory.js";
+import { connectionsWithinLimit, measureIdleConnections, openFileLimit, type MemoryResult } from "./memory.js";
 import { measurePatternValidation, type PatternValidationResult } from "./patterns.js";
 import { buildCheckout } from "./build.js";
 import { compareWithRef } from "./compare.js";
@@ -11,7 +11,7 @@ import { parseRounds } from "./compare-plan.js";
 import { repoRoot } from "./processes.js";
 import { SECTIONS, selectSections, type Section } from "./sections.js";
 import { measureHostileInputs, type HostileResult } from "./hostile.js";
-import { computeRatios, markdownReport, type BenchResults } from "./report.js";
+import { computeRatios, latestMarkdown, markdownReport, type BenchResults } from "./report.js";
 import { measureRoundTrip, type RoundTripResult, type Target } from "./round-trip.js";
 import { measureDirectRound, measureGatewayRound, type SendRoundResult } from "./send-round.js";
 import { gatewayAuth, startStack } from "./stack.js";
@@ -21,6 +21,8 @@ import { codexExecutable, measureCodexAppServer, measureGatewayAppServer, type C
 import { measureDialectTranslation } from "./dialect-translation.js";
 import { startNodeRelay, type RunningNodeRelay } from "./node-relay.js";
 import { measureReplicas, type ReplicaResult } from "./replicas.js";
+import { measureFanOutCurve, type FanOutResult } from "./fan-out.js";
+import { measureSessionScale, type SessionScaleResult } from "./sessions.js";
 import { measureTranslation, type TranslationResult } from "./translation.js";
 import { measureValidation, type ValidationBenchResult } from "./validation.js";
 import { round } from "./stats.js";
@@ -29,7 +31,8 @@ import { UsageError } from "./usage-error.js";
 /**
  * `npm run bench`: builds, starts the Tau host, the gateway and (when installed) nginx as separate
  * processes, and measures what the gateway costs on top of talking to the host directly or through
- * a plain proxy. Prints Markdown tables and writes bench/results/<time>.json and latest.json.
+ * a plain proxy. Prints Markdown tables and writes bench/results/<time>.json, latest.json and
+ * latest.md (the same tables, which the README links to).
  * Benchmarks measure; they assert nothing about timings.
  *
  * Options: --quick (shorter windows, fewer items: for trying the harness, not for reporting),
@@ -69,6 +72,8 @@ const settings = {
   startupRuns: 3,
   replicaSubscribers: 30,
   replicaRounds: quick ? 1 : 3,
+  /** The largest of the session-scale sizes (10, 100, 1,000 sessions with 3 clients each). */
+  scaleSessions: quick ? 100 : 1000,
 };
 
 function log(line: string): void {
@@ -97,6 +102,7 @@ async function main(): Promise<void> {
   const translation: TranslationResult[] = [];
   const sendRound: SendRoundResult[] = [];
   const codexPeer: CodexPeerResult[] = [];
+  const fanOut: FanOutResult[] = [];
   let nginxVersion: string | null = null;
 
   const stack = await startStack();
@@ -161,6 +167,9 @@ async function main(): Promise<void> {
       log(`send round: gateway (Ask session/send → turn.completed), ${settings.sendRounds} rounds`);
       sendRound.push(await measureGatewayRound(stack.access, rounds));
     }
+    if (run("fan-out")) {
+      fanOut.push(...(await measureFanOutCurve({ hostUrl: stack.hostUrl, hostPid: stack.host.pid, auth, deltas: settings.streamingDeltas }, log)));
+    }
   } finally {
     await nodeRelay?.stop();
     await stack.stop();
@@ -172,6 +181,15 @@ async function main(): Promise<void> {
     const replicaOutcome = await measureReplicas({ subscribers: settings.replicaSubscribers, deltas: settings.streamingDeltas, rounds: settings.replicaRounds }, log);
     if (replicaOutcome.note) notes.push(replicaOutcome.note);
     replicas.push(...replicaOutcome.results);
+  }
+
+  let sessionScale: SessionScaleResult[] | undefined;
+  if (run("sessions")) {
+    const sizes = [10, 100, 1000].filter((n) => n <= settings.scaleSessions);
+    // 3 client sockets per session here and in the gateway, one upstream each through the Node.js relay.
+    const fits = Math.floor((openFileLimit() - 200) / 8);
+    if (sizes.some((n) => n > fits)) notes.push(`sessions: the open-file limit ${openFileLimit()} allows ${fits} sessions, not ${Math.max(...sizes)} (raise it with ulimit -n)`);
+    sessionScale = await measureSessionScale(sizes.filter((n) => n <= fits), auth, log);
   }
 
   let validation: ValidationBenchResult | undefined;
@@ -229,6 +247,8 @@ async function main(): Promise<void> {
     patterns,
     hostile,
     memory,
+    sessions: sessionScale,
+    fanOut,
     startup,
     ratios: computeRatios({ roundTrip, streaming, sendRound }),
   };
@@ -252,7 +272,8 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, name), text);
   writeFileSync(join(dir, "latest.json"), text);
-  log(`results written to bench/results/${name} and bench/results/latest.json`);
+  writeFileSync(join(dir, "latest.md"), latestMarkdown(results));
+  log(`results written to bench/results/${name}, bench/results/latest.json and bench/results/latest.md`);
 }
 
 main().catch((err: unknown) => {

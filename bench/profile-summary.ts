@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 /**
  * Reads a V8 `.cpuprofile` (from `node --cpu-prof`) and sums self time per function and per area
  * (a package under node_modules, a folder of this project, Node's internals, the VM itself).
- * Usage: tsx bench/profile-summary.ts FILE.cpuprofile [TOP]
+ * Usage: tsx bench/profile-summary.ts FILE.cpuprofile [TOP] [FROM_FUNCTION]
  */
 
 interface ProfileNode {
@@ -39,14 +39,24 @@ export interface ProfileSummary {
   ownInclusive: SelfTime[];
 }
 
-export function summarizeProfile(path: string, top = 25): ProfileSummary {
+/**
+ * `from`: count only the samples from the first one whose stack holds a function of that name on
+ * (`sendOnce`, say: the rounds of a workload without the process's start-up before them).
+ */
+export function summarizeProfile(path: string, top = 25, from?: string): ProfileSummary {
   const profile = JSON.parse(readFileSync(path, "utf8")) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const holds = (id: number) => {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) if (byId.get(at)!.callFrame.functionName === from) return true;
+    return false;
+  };
+  const first = from === undefined ? 0 : profile.samples.findIndex(holds);
+  if (first < 0) throw new Error(`${path}: no sample in a function named ${from}`);
   const selfUs = new Map<number, number>();
   // timeDeltas[i] is the time before sample i; attribute it to the sample's node.
-  for (let i = 0; i < profile.samples.length; i++) {
+  for (let i = first; i < profile.samples.length; i++) {
     const id = profile.samples[i]!;
     selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, profile.timeDeltas[i] ?? 0));
   }
@@ -131,10 +141,10 @@ export function formatSummary(title: string, summary: ProfileSummary): string {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const [file, top] = process.argv.slice(2);
+  const [file, top, from] = process.argv.slice(2);
   if (!file) {
-    process.stderr.write("usage: tsx bench/profile-summary.ts FILE.cpuprofile [TOP]\n");
+    process.stderr.write("usage: tsx bench/profile-summary.ts FILE.cpuprofile [TOP] [FROM_FUNCTION]\n");
     process.exit(2);
   }
-  process.stdout.write(formatSummary(file, summarizeProfile(file, top ? Number(top) : 25)));
+  process.stdout.write(formatSummary(file, summarizeProfile(file, top ? Number(top) : 25, from)));
 }

@@ -18,7 +18,10 @@ import { measureTranslation } from "./translation.js";
  * top self-time areas and functions are printed as Markdown. The .cpuprofile files stay in the
  * printed directory (open them in Chrome DevTools for the full call tree).
  *
- *   tsx bench/profile.ts [--no-build] [--top N] [--only WORKLOAD]...
+ *   tsx bench/profile.ts [--no-build] [--top N] [--only WORKLOAD]... [--from FUNCTION]
+ *
+ * `--from sendOnce` (say) summarises only the samples from the first one inside that function on:
+ * the workload without the gateway's start-up before it.
  *
  * `--only replicas` profiles the replica path instead (profileReplicas): processes of its own.
  *
@@ -28,7 +31,7 @@ import { measureTranslation } from "./translation.js";
  */
 
 const { values: flags } = parseArgs({
-  options: { "no-build": { type: "boolean", default: false }, top: { type: "string", default: "20" }, only: { type: "string", multiple: true } },
+  options: { "no-build": { type: "boolean", default: false }, top: { type: "string", default: "20" }, only: { type: "string", multiple: true }, from: { type: "string" } },
   strict: true,
 });
 
@@ -68,7 +71,7 @@ async function profileReplicas(root: string): Promise<void> {
     const dir = dirOf(replica);
     const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
     if (!file) throw new Error(`no profile written in ${dir}`);
-    process.stdout.write(`${formatSummary(`replicas: ${replica < 0 ? "memory replica" : `replica ${replica}`} (${join(dir, file)})`, summarizeProfile(join(dir, file), Number(flags.top)))}\n`);
+    process.stdout.write(`${formatSummary(`replicas: ${replica < 0 ? "memory replica" : `replica ${replica}`} (${join(dir, file)})`, summarizeProfile(join(dir, file), Number(flags.top), flags.from))}\n`);
   }
 }
 
@@ -96,7 +99,7 @@ async function main(): Promise<void> {
       }
       const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
       if (!file) throw new Error(`no profile written in ${dir}`);
-      process.stdout.write(`${formatSummary(`${name} (${join(dir, file)})`, summarizeProfile(join(dir, file), Number(flags.top)))}\n`);
+      process.stdout.write(`${formatSummary(`${name} (${join(dir, file)})`, summarizeProfile(join(dir, file), Number(flags.top), flags.from))}\n`);
     }
   } finally {
     await host.stop();

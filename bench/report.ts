@@ -3,7 +3,11 @@ import type { CodexPeerResult } from "./codex-peer.js";
 import type { MemoryResult } from "./memory.js";
 import type { PatternValidationResult } from "./patterns.js";
 import { HOSTILE_STALL_TARGET_MS, type HostileResult } from "./hostile.js";
+import type { FanOutResult } from "./fan-out.js";
 import type { ReplicaResult } from "./replicas.js";
+import { scaleReport } from "./scale-report.js";
+import type { SessionScaleResult } from "./sessions.js";
+import { targetRows, targetsReport } from "./targets.js";
 import type { RoundTripResult } from "./round-trip.js";
 import type { SendRoundResult } from "./send-round.js";
 import type { StartupResult } from "./startup.js";
@@ -35,6 +39,10 @@ export interface BenchResults {
   /** The worst event-loop stall under each hostile input (absent in older results and when --only left it out). */
   hostile?: HostileResult[];
   memory: MemoryResult[];
+  /** Idle sessions and attached clients at 10, 100 and 1,000 sessions, beside the Node.js relay (absent in older results and when --only left it out). */
+  sessions?: SessionScaleResult[];
+  /** One session's turn to 1–500 subscribers, beside the Node.js relay (absent in older results and when --only left it out). */
+  fanOut?: FanOutResult[];
   /** Absent when --only left it out. */
   startup?: StartupResult;
   ratios: Record<string, number | null>;
@@ -103,7 +111,7 @@ export function markdownReport(results: BenchResults): string {
     );
   }
   for (const r of results.replicas ?? []) {
-    const where = r.store === "redis" ? `${r.replicas} replicas on one Redis (\`--store redis://…\`), subscribers spread over them` : "1 replica, `--store memory`";
+    const where = r.store === "redis" ? `${r.replicas} replica${r.replicas === 1 ? "" : "s"} on one Redis (\`--store redis://…\`)${r.replicas === 1 ? "" : ", subscribers spread over them"}` : "1 replica, `--store memory`";
     const redisCpu = r.store === "redis" ? ` + ${fmt(r.redisCpuUsPerDelta, 2)} µs Redis CPU` : "";
     gateway.push(
       `| Ask \`/rpc\`, ${r.subscribers} subscribers, ${where} (${fmt(r.deltas)} deltas, ${fmt(r.eventsPerSubscriber)} events each) | ${fmt(r.deltasPerSecond)} deltas/s (${fmt(r.eventsPerSecond)} events/s) delivered, ${fmt(r.gatewayCpuUsPerDelta, 2)} µs gateway CPU per delta${redisCpu}; host's last delta → \`turn.completed\` p50 ${fmt(r.lagP50Ms, 1)} ms, max ${fmt(r.lagMaxMs, 1)} ms${r.disconnected ? `; ${r.disconnected} subscribers disconnected by the gateway` : ""} |`,
@@ -164,7 +172,20 @@ export function markdownReport(results: BenchResults): string {
     `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.kernel}${results.nginx ? `, nginx ${results.nginx}` : ""}; load average ${m.loadAverage.join(" / ")} (1/5/15 min) at the start.`,
     `Run ${results.startedAt}, ${fmt(results.durationSeconds)} s.`,
   ];
-  return [relay.join("\n"), "", gateway.join("\n"), "", patterns.join("\n"), "", ...(results.hostile?.length ? [hostile.join("\n"), ""] : []), about.join(" "), ...results.notes.map((n) => `- ${n}`)].join("\n");
+  return [
+    relay.join("\n"),
+    "",
+    gateway.join("\n"),
+    "",
+    ...scaleReport(results),
+    patterns.join("\n"),
+    "",
+    ...(results.hostile?.length ? [hostile.join("\n"), ""] : []),
+    about.join(" "),
+    ...results.notes.map((n) => `- ${n}`),
+    "",
+    targetsReport(targetRows(results)),
+  ].join("\n");
 }
 
 /** What tells each dialect's clients the turn has ended (the lag is measured to it). */
@@ -172,3 +193,15 @@ const TURN_END = { ask: "`turn.completed`", codex: "`turn/completed`", acp: "`us
 
 /** Inline code in a table cell: a pipe would end the cell. */
 const code = (text: string) => `\`${text.replace(/\|/g, "\\|")}\``;
+
+/** bench/results/latest.md: the report of the latest full run, under a heading that says what it is. */
+export function latestMarkdown(results: BenchResults): string {
+  return [
+    "# Latest benchmark run",
+    "",
+    `\`npm run bench\` of ${results.startedAt}, written by the run itself (bench/results/latest.json holds every figure). What each row measures, and how to read it: [docs/performance.md](../../docs/performance.md).`,
+    "",
+    markdownReport(results),
+    "",
+  ].join("\n");
+}

@@ -5,7 +5,7 @@ import { UsageError } from "./usage-error.js";
  * figure closely, to compare two builds on what a change touched, or to try the harness in a
  * minute.
  */
-export const SECTIONS = ["round-trip", "streaming", "translation", "peer", "send-round", "replicas", "validation", "patterns", "hostile", "memory", "startup"] as const;
+export const SECTIONS = ["round-trip", "streaming", "translation", "peer", "send-round", "fan-out", "replicas", "sessions", "validation", "patterns", "hostile", "memory", "startup"] as const;
 
 export type Section = (typeof SECTIONS)[number];
 

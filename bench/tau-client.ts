@@ -14,12 +14,13 @@ export interface TauResponse {
   error?: { code: string; message: string };
 }
 
-export type RawListener = (data: Buffer, receivedAt: number) => void;
+/** Returns true when it has dealt with the message: it is then not parsed (a load generator reading many frames). */
+export type RawListener = (data: Buffer, receivedAt: number) => boolean | void;
 
 export class BenchTauClient {
   private readonly pending = new Map<string, { resolve: (r: TauResponse) => void; reject: (e: Error) => void }>();
   private nextId = 0;
-  /** Called for every message after `ready`, before it is parsed. */
+  /** Called for every message after `ready`, before it is parsed; true from it skips the parse. */
   onRaw: RawListener | undefined;
   /** Called for every parsed non-response message (deltas and other stream messages). */
   onStream: ((message: any, receivedAt: number) => void) | undefined;
@@ -56,7 +57,7 @@ export class BenchTauClient {
 
   private receive(data: Buffer): void {
     const at = performance.now();
-    this.onRaw?.(data, at);
+    if (this.onRaw?.(data, at) === true) return;
     const message = JSON.parse(data.toString("utf8"));
     if (message.type === "response") {
       const waiter = this.pending.get(message.id);
