@@ -59,6 +59,9 @@ async function reply(ctx: McpMethodContext, args: TauReplyArguments, progressTok
  * reply as it streams, and what the turn waits for. notifications/cancelled naming the call
  * interrupts the turn.
  */
+/** How long the answer of a turn that streamed progress waits after its last progress notification. */
+const PROGRESS_SETTLE_MS = 25;
+
 async function turn(ctx: McpMethodContext, record: SessionRecord, text: string, progressToken: ProgressToken | undefined): Promise<ToolAnswer<TauStartOutput>> {
   const { client, services } = ctx;
   services.watches.watch(client, record);
@@ -82,8 +85,11 @@ async function turn(ctx: McpMethodContext, record: SessionRecord, text: string, 
       log: services.log,
     });
     // The answer in a read of its own after the last progress: an SDK client hands notifications to
-    // their handler a microtask late, and drops one that shares a read with the answer.
-    if (progress > 0) await new Promise((resolve) => setImmediate(resolve));
+    // their handler a microtask late, and drops one that shares a read with the answer (its answer
+    // handler forgets the progress token first). One loop turn here is not enough when the client
+    // is slow to read (a busy machine: both land in its pipe before it reads); a short pause at the
+    // end of a turn costs nothing a person notices and lets the client read the progress first.
+    if (progress > 0) await new Promise((resolve) => setTimeout(resolve, PROGRESS_SETTLE_MS));
     return { text: report.error ? `${report.text}\n\n[${report.status}: ${report.error}]`.trim() : report.text, structured: report };
   } finally {
     if (key !== undefined) client.calls.delete(key);
