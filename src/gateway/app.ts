@@ -55,7 +55,12 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   app.register(clientSockets, { limits, maxMessageBytes, closeHandshakeMs: () => app.drain.closeHandshakeBudgetMs(), recording: frameTap });
   // Before every route: request id, then (without tokens) Host allowlist, Origin allowlist, CORS, bearer tokens (WebSocket upgrades included).
   app.register(requestIdHeader);
-  app.register(accessControl, { tokens: config.tokens, allowedOrigins: config.allowedOrigins, allowedHosts: config.allowedHosts });
+  app.register(accessControl, {
+    tokens: config.tokens,
+    allowedOrigins: config.allowedOrigins,
+    allowedHosts: config.allowedHosts,
+    exposedHeaders: [...new Set(dialects.flatMap((dialect) => dialect.exposedHeaders ?? []))],
+  });
   app.register(gatewayDrain, { timeoutMs: config.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS, turns: config.turns });
   app.register(gatewayCallGates, { maxInflight: limits.maxInflight });
 

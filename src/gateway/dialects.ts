@@ -27,6 +27,8 @@ export interface GatewayDialect {
   readonly binaryReason?: string;
   /** The dialect's further routes, registered in a scope of their own after its WebSocket route. */
   readonly routes?: FastifyPluginAsync<DialectRoutesContext>;
+  /** Response headers of its own a browser client must be able to read (CORS `Access-Control-Expose-Headers`). */
+  readonly exposedHeaders?: readonly string[];
   /** Further paths of its own with a metrics route label (Ask: `/rpc/events`); any other path is "other". */
   readonly routeLabels?: readonly string[];
   /** Registers the figures the dialect keeps itself, read at scrape time (Ask: events, interactions). */

@@ -39,6 +39,8 @@ export interface AccessControlOptions {
    * another is refused (DNS rebinding, hosts.ts). Ignored with tokens. Default: the loopback names.
    */
   allowedHosts?: HostAllowlist;
+  /** Response headers of the dialects' own that browser clients read, besides X-Request-Id. */
+  exposedHeaders?: readonly string[];
 }
 
 /** Routes a load balancer or orchestrator probes without credentials. */
@@ -82,9 +84,9 @@ export const accessControl = fp<AccessControlOptions>(
       // Only allowed origins get this far, so reflecting the request's Origin is safe.
       await app.register(cors, {
         origin: allowlist === "*" ? "*" : true,
-        // DELETE ends an MCP Streamable HTTP session; a browser client reads that session's id from its answers.
+        // DELETE: a dialect's HTTP session may be ended by its client (MCP's Streamable HTTP).
         methods: ["GET", "POST", "DELETE", "OPTIONS"],
-        exposedHeaders: ["X-Request-Id", "Mcp-Session-Id"],
+        exposedHeaders: ["X-Request-Id", ...(options.exposedHeaders ?? [])],
         maxAge: 600,
       });
     }

@@ -24,8 +24,9 @@ const isId = (v: unknown): v is string | number => typeof v === "string" || type
 export function frameFacts(dialect: RecordedDialect, message: unknown): FrameFacts {
   if (!isObject(message)) return { kind: "other" };
   const id = isId(message.id) ? message.id : undefined;
-  // MCP has no session member: its messages name one in tool arguments, results, URIs and _meta.
-  const session = dialect === "mcp" ? referencedSession(message) : sessionOf(message);
+  // A message without a session member (MCP's) may still name one where the gateway puts it: tool
+  // arguments, structured results, transcript URIs, the gateway's _meta key.
+  const session = sessionOf(message) ?? referencedSession(message);
   if (dialect === "tau") {
     const method = typeof message.method === "string" ? message.method : typeof message.type === "string" ? message.type : undefined;
     if (message.type === "request") return { kind: "request", method, id, session };

@@ -24,5 +24,7 @@ export function mcpGatewayDialect(server: McpServer, mount: { name: JsonRpcDiale
     binaryReason: "MCP requires text messages",
     routes,
     routeLabels: [MCP_HTTP_ROUTE],
+    // A browser client reads its Streamable HTTP session's id from the answers, and ends it with DELETE.
+    exposedHeaders: ["Mcp-Session-Id"],
   };
 }
