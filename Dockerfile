@@ -7,7 +7,7 @@
 # by the validators), generated/validators/ (their precompiled fast checks) and inspector/ (the page
 # `serve --inspector` serves, static files used as they are). Not the source maps, which embed every
 # source file.
-# test/e2e/docker-runtime.test.ts reproduces the runtime stage from this file;
+# test/e2e/cli/docker-runtime.test.ts reproduces the runtime stage from this file;
 # test/container/ builds and runs the real image where a Docker engine can start.
 #
 #   docker build -t tau-gateway .

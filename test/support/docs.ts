@@ -77,7 +77,7 @@ export function pageBlocks(page: string): FencedBlock[] {
 
 /**
  * The text of the one fenced block of PAGE that starts with START. Tests take the blocks they run
- * through this, with literal arguments: test/e2e/docs-blocks.test.ts finds the calls in the test
+ * through this, with literal arguments: test/e2e/docs/docs-blocks.test.ts finds the calls in the test
  * files and fails on any block of the docs that no test takes and its skip list does not name.
  */
 export function docBlock(page: string, start: string): string {

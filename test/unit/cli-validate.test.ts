@@ -97,7 +97,7 @@ describe("tau-gateway validate", () => {
   });
 
   it("correlates the gateway's error answers to requests that were themselves wrong, and flags only the wrong request", async () => {
-    // The answers as the gateway writes them (test/e2e/ask-errors.test.ts provokes each for real).
+    // The answers as the gateway writes them (test/e2e/ask/ask-errors.test.ts provokes each for real).
     const lines = [
       { direction: "client", message: { jsonrpc: "2.0", id: 1, method: "session/teleport", params: {} } },
       { direction: "server", message: { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found: session/teleport" } } },
