@@ -49,7 +49,7 @@ export function jsonBoundsError(text: string, bounds: JsonBounds = JSON_BOUNDS):
   if (withinBoundsAtAGlance(text, bounds)) return undefined;
   let depth = 0;
   let values = 0;
-  const next = { backslash: text.indexOf("\\") };
+  const next = notYetLooked();
   // A loop over character codes, not a regex match per structural character: a match allocates
   // its result, which made the scan of a message of many small values cost more than parsing it.
   for (let at = 0, length = text.length; at < length; at++) {
@@ -93,6 +93,12 @@ function withinBoundsAtAGlance(text: string, bounds: JsonBounds): boolean {
 const tooMany = (bounds: JsonBounds) => new JsonBoundsError(`more than ${bounds.maxValues} values (the gateway's limit)`, "values", bounds.maxValues);
 
 /**
+ * Where the next backslash is, not yet looked for: the first string looks for it from its own
+ * quote on, so a message refused before any string (`[[[[…`) is never searched to its end.
+ */
+const notYetLooked = () => ({ backslash: 0 });
+
+/**
  * The index of the quote closing the string opened at `open`, or -1. A string without backslashes
  * is skipped with one indexOf; one with escapes is stepped through from its first backslash, so
  * every character is looked at at most once (`next` keeps where the next backslash is).
@@ -122,7 +128,7 @@ export function topLevelId(text: string): string | number | undefined {
   if (start < 0 || text.charCodeAt(start) !== OPEN_OBJECT) return undefined;
   let depth = 0;
   let id: string | number | undefined;
-  const next = { backslash: text.indexOf("\\") };
+  const next = notYetLooked();
   for (let at = start, length = text.length; at < length; at++) {
     const c = text.charCodeAt(at);
     if (c === QUOTE) {

@@ -81,6 +81,7 @@ describe("--record failures", () => {
     ["stdio", ["stdio", "--record", `${UNWRITABLE_DIR}/run.jsonl`], "cannot record to"],
     ["app-server", ["app-server", "--record", `${UNWRITABLE_DIR}/run.jsonl`], "cannot record to"],
     ["acp", ["acp", "--record", `${UNWRITABLE_DIR}/run.jsonl`], "cannot record to"],
+    ["mcp", ["mcp", "--record", `${UNWRITABLE_DIR}/run.jsonl`], "cannot record to"],
   ])("%s refuses to start when it cannot record", async (_command, args, said) => {
     const result = await runCliProcess(args);
     expect(result.code, result.stderr).not.toBe(0);
