@@ -31,47 +31,35 @@ export class PolicyTextError extends Error {
 /** JSON when the file is named .json or its text starts with `{`; YAML otherwise. */
 export function readPolicyText(text: string, fileName: string): PolicyText {
   const json = /\.json$/i.test(fileName) || text.trimStart().startsWith("{");
-  const value = json ? strictJson(text) : undefined;
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  if (!json) {
-    const [error] = document.errors;
-    if (error) {
-      const at = lineCounter.linePos(error.pos[0]);
-      throw new PolicyTextError({ line: at.line, column: at.col }, `not valid YAML: ${error.message.split("\n")[0]}`);
-    }
-  }
-  return {
-    value: json ? value : document.toJS({ maxAliasCount: 50 }),
-    placeOf: (pointer) => {
-      const offset = offsetOf(document, pointer);
-      const at = lineCounter.linePos(offset);
-      return { line: at.line, column: at.col };
-    },
+  const [yamlError] = document.errors;
+  const placeOfOffset = (offset: number): Place => {
+    const at = lineCounter.linePos(offset);
+    return { line: at.line, column: at.col };
   };
-}
-
-function strictJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    const message = (error as Error).message;
-    const position = /at position (\d+)/.exec(message);
-    const offset = position ? Number(position[1]) : text.length;
-    throw new PolicyTextError(placeAt(text, offset), `not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, "")}`);
-  }
-}
-
-function placeAt(text: string, offset: number): Place {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
+  let value: unknown;
+  if (json) {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      // Node says where only in some versions and for some errors; YAML's reading of the same text always does.
+      const position = /at position (\d+)/.exec((error as Error).message);
+      const offset = position ? Number(position[1]) : (yamlError?.pos[0] ?? text.length);
+      throw new PolicyTextError(placeOfOffset(offset), `not valid JSON: ${jsonReason(error as Error)}`);
     }
+  } else {
+    if (yamlError) throw new PolicyTextError(placeOfOffset(yamlError.pos[0]), `not valid YAML: ${yamlError.message.split("\n")[0]}`);
+    value = document.toJS({ maxAliasCount: 50 });
   }
-  return { line, column: offset - lineStart + 1 };
+  return { value, placeOf: (pointer) => placeOfOffset(offsetOf(document, pointer)) };
+}
+
+/** JSON.parse's complaint without the text it quotes or the position (the place says where). */
+function jsonReason(error: Error): string {
+  const first = error.message.split("\n")[0]!.replace(/ in JSON at position \d+.*$/, "");
+  const quoted = first.indexOf(', "');
+  return quoted > 0 ? first.slice(0, quoted) : first.replace(/, \.\.\.".*$/, "");
 }
 
 /** Where the node a pointer names starts; the deepest node on its way when the rest is absent. */
