@@ -1,4 +1,5 @@
 import type { AcpAgent } from "../acp/agent.js";
+import type { ApprovalPolicy } from "../bridge/interactions/index.js";
 import type { AskBridge } from "../ask/ask-bridge.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
 import type { HostRouter } from "../bridge/hosts/host-router.js";
@@ -30,6 +31,8 @@ export interface BridgeStackSettings {
   tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]>;
   eventRetention: number;
   interactionTimeoutMs: number;
+  /** `--approval-policy`, read (absent: the default policy). */
+  approvalPolicy?: ApprovalPolicy;
   /** `memory` (default) or `redis://HOST:PORT[/DB]`: what gateway replicas share. */
   store?: string;
   /** Redis store: host lease time to live. */
@@ -102,6 +105,7 @@ export class BridgeStack {
       retention: settings.eventRetention,
       interactionDeadlineMs: settings.interactionTimeoutMs,
       commandTools,
+      ...(settings.approvalPolicy ? { approvalPolicy: settings.approvalPolicy } : {}),
       log,
     });
     this.upstream = this.core.upstream;

@@ -12,6 +12,8 @@ import { errorReply, textReply, type ToolCall, type ToolReply } from "./tool-cal
 import type { ToolGating } from "./tool-gating.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandToolConfig } from "./tools-config.js";
 import { errorText, isObject } from "../../shared/unknown-values.js";
+import { matchingRule, type ApprovalPolicy, type PolicyRule } from "./policy/policy-rules.js";
+import { policyReason, policyRefusal } from "./policy/policy-words.js";
 
 /**
  * The operator's command tools (--tools-config; DESIGN §4.4). A call becomes an approval
@@ -63,6 +65,10 @@ export interface CommandToolsOptions {
   planApproved(): boolean;
   /** The bridge connection, which runs the commands. */
   upstream: Pick<TauUpstream, "request">;
+  /** The operator's approval policy: its first matching rule decides before the mode does. */
+  policy: ApprovalPolicy;
+  /** What the policy's session conditions look at. */
+  facts: { tenant: string; cwd?: string };
 }
 
 /** What was decided about an approval (plain JSON: it may be decided on another replica). */
@@ -111,14 +117,27 @@ export class CommandTools {
     const { planApproved, gating } = this.options;
     const { mode } = gating;
     const { pending, answer } = this.context;
-    if (mode === "auto" || mode === "never") return this.run(call, tool);
+    const rule = this.ruleFor(tool, args, mode);
+    if (rule?.action === "allow") {
+      // Allowed by the operator's policy: no question, but the decision shows in the event stream.
+      pending.decided("approval", (id) => draft("approval.updated", { id, status: "approved", reason: policyReason(rule) }));
+      return this.run(call, tool);
+    }
+    if (rule?.action === "deny") {
+      const refusal = policyRefusal(rule);
+      pending.decided("approval", (id) => draft("approval.updated", { id, status: "rejected", feedback: refusal }));
+      return answer(call, errorReply(refusal));
+    }
+    // A rule that requires approval asks whatever the mode, and a session-wide grant does not skip it.
+    const required = rule?.action === "require";
+    if (!required && (mode === "auto" || mode === "never")) return this.run(call, tool);
     if (mode === "plan" && !planApproved()) {
       return answer(
         call,
         errorReply(`${tool.name} is not available until a plan is approved: propose one with ${SUBMIT_PLAN_TOOL} and wait for the user's decision`),
       );
     }
-    if (gating.granted(tool.name)) {
+    if (!required && gating.granted(tool.name)) {
       // Granted for the session: no question, but the decision still shows in the event stream.
       pending.decided("approval", (id) => approved(id, "session"));
       return this.run(call, tool);
@@ -134,6 +153,18 @@ export class CommandTools {
     });
     if (!pending.isPending(approval)) return; // settled by a listener of the event
     this.askClients(approval, args);
+  }
+
+  /** The policy's first rule matching this call, if any. */
+  private ruleFor(tool: CommandToolConfig, args: unknown, approvalMode: ToolGating["mode"]): PolicyRule | undefined {
+    const { policy, facts } = this.options;
+    if (policy.rules.length === 0) return undefined;
+    return matchingRule(policy, {
+      toolName: tool.name,
+      commandLine: [tool.command, ...(tool.args ?? [])].join(" "),
+      arguments: args,
+      session: { ...facts, approvalMode },
+    });
   }
 
   /** interaction/requestPermission to the clients that opted in; the first answer decides. */

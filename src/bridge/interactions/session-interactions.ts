@@ -19,7 +19,11 @@ import type { ReverseRequester } from "./reverse-requester.js";
 import { SharedAnswers } from "./shared-answers.js";
 import { SubmitPlanTool } from "./submit-plan-tool.js";
 import { ToolGating } from "./tool-gating.js";
+import { DEFAULT_POLICY, type ApprovalPolicy } from "./policy/policy-rules.js";
 import type { CommandToolConfig } from "./tools-config.js";
+
+/** The tenant a policy sees for a session created without one (a gateway with a single token, or none). */
+const DEFAULT_POLICY_TENANT = "default";
 
 /**
  * One session's interactions (DESIGN §4.4): every `session.clientTool.call` Tau sends the bridge
@@ -43,6 +47,10 @@ export interface SessionInteractionsOptions {
   /** With replicas sharing a store: where mode changes and session-wide grants are shared, and what it held when the session was opened. */
   settings?: { store: SessionSettingsStore; stored: SessionSettings };
   commandTools: CommandToolConfig[];
+  /** The operator's approval policy (absent: the default, no rules). */
+  policy?: ApprovalPolicy;
+  /** What the policy's session conditions look at: the session's tenant and working directory. */
+  facts?: { tenant: string | undefined; cwd: string | undefined };
   /** How long an interaction waits for a decision (default 300 000 ms). */
   deadlineMs?: number;
   reverse: ReverseRequester;
@@ -118,7 +126,13 @@ export class SessionInteractions {
     const context: ToolContext = { sessionId, pending: this.pending, answer, reverse, log };
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);
-    this.commands = new CommandTools(context, { gating: this.gating, upstream, planApproved: () => this.plans.approved });
+    this.commands = new CommandTools(context, {
+      gating: this.gating,
+      upstream,
+      planApproved: () => this.plans.approved,
+      policy: options.policy ?? DEFAULT_POLICY,
+      facts: { tenant: options.facts?.tenant ?? DEFAULT_POLICY_TENANT, ...(options.facts?.cwd ? { cwd: options.facts.cwd } : {}) },
+    });
     // The gateway's own tools come last: no command tool can take their names.
     this.tools = new Map<string, GatewayTool>([
       ...options.commandTools.map((tool) => [tool.name, this.commands.serving(tool)] as const),

@@ -117,5 +117,3 @@ function approversOf(approvers: RuleEntry["approvers"]): PolicyApprovers {
   return { principals: approvers.principals ?? [], roles: approvers.roles ?? [] };
 }
 
-/** A rule's place, as receipts and refusals name it: its name and where it is in the file. */
-export const ruleLabel = (rule: Pick<PolicyRule, "name" | "index">) => `${JSON.stringify(rule.name)} (/rules/${rule.index})`;
