@@ -13,6 +13,7 @@ import {
   type SessionInteractionsOptions,
 } from "./interactions/index.js";
 import type { ApprovalPolicy } from "./interactions/policy/policy-rules.js";
+import type { ReceiptSink } from "./interactions/policy/receipts.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
@@ -46,6 +47,8 @@ export interface SessionRegistryOptions {
   commandTools: CommandToolConfig[];
   /** The operator's approval policy (absent: the default, no rules). */
   approvalPolicy?: ApprovalPolicy;
+  /** Where each command-tool call's finished receipt goes (`--audit`). */
+  receiptSink?: ReceiptSink;
   reverse: ReverseRequester;
   /** Where interactions are shared with the other replicas. */
   share: InteractionShare;
@@ -247,6 +250,7 @@ export class SessionRegistry {
       commandTools: this.options.commandTools,
       ...(this.options.approvalPolicy ? { policy: this.options.approvalPolicy } : {}),
       facts: { tenant: sessionTenant(snapshot), cwd: snapshot.executionEnvironment?.cwd },
+      ...(this.options.receiptSink ? { receiptSink: this.options.receiptSink } : {}),
       deadlineMs: this.options.interactionDeadlineMs,
       reverse: this.options.reverse,
       share,

@@ -1,5 +1,5 @@
 import type { AcpAgent } from "../acp/agent.js";
-import type { ApprovalPolicy } from "../bridge/interactions/index.js";
+import { AuditLog, type ApprovalPolicy, type Receipt } from "../bridge/interactions/index.js";
 import type { AskBridge } from "../ask/ask-bridge.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
 import type { HostRouter } from "../bridge/hosts/host-router.js";
@@ -33,6 +33,8 @@ export interface BridgeStackSettings {
   interactionTimeoutMs: number;
   /** `--approval-policy`, read (absent: the default policy). */
   approvalPolicy?: ApprovalPolicy;
+  /** `--audit DIR`: where the approvals' receipts are written as JSON lines. */
+  auditDir?: string;
   /** `memory` (default) or `redis://HOST:PORT[/DB]`: what gateway replicas share. */
   store?: string;
   /** Redis store: host lease time to live. */
@@ -65,6 +67,8 @@ export class BridgeStack {
   private readonly connections: TauUpstream[] = [];
   private readonly plainConnections: TauUpstream[] = [];
   private closed = false;
+  /** `--audit`: the receipts' JSON lines. */
+  audit: AuditLog | undefined;
 
   /**
    * Starts the host (if embedded), the dialects and the upstream connections; throws on failure
@@ -73,6 +77,7 @@ export class BridgeStack {
    */
   async start(settings: BridgeStackSettings, commandTools: CommandToolConfig[], log: Log): Promise<void> {
     const token = settings.upstreamToken;
+    if (settings.auditDir !== undefined) this.audit = new AuditLog({ dir: settings.auditDir, log });
     this.store = await openStore(settings.store ?? "memory", {
       retention: settings.eventRetention,
       leaseTtlMs: settings.storeLeaseMs,
@@ -106,6 +111,7 @@ export class BridgeStack {
       interactionDeadlineMs: settings.interactionTimeoutMs,
       commandTools,
       ...(settings.approvalPolicy ? { approvalPolicy: settings.approvalPolicy } : {}),
+      ...(this.audit ? { receiptSink: (receipt: Receipt) => this.audit!.write(receipt) } : {}),
       log,
     });
     this.upstream = this.core.upstream;
@@ -209,5 +215,6 @@ export class BridgeStack {
     // Gives the leases up, so another replica takes the hosts over at once.
     await this.store?.close().catch(() => undefined);
     await this.host?.close().catch(() => undefined);
+    await this.audit?.flushed();
   }
 }

@@ -40,6 +40,8 @@ shown (a flag on the command line wins).
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
   --approval-policy FILE        which command-tool calls run, are refused or need whom (YAML or JSON;
                                 default: each session's approval mode decides) ${envName("approval-policy")}
+  --audit DIR                   every command-tool call's receipt as JSON lines in DIR (rotated)
+                                ${envName("audit")}
   --jsonrpc-member include|omit "jsonrpc":"2.0" in Ask responses (default include) ${envName("jsonrpc-member")}
   --default-cwd DIR             working directory of new Ask sessions (default: current) ${envName("default-cwd")}
   --workspace-root DIR          confine the working directories of Ask sessions, Codex threads and

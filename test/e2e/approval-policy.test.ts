@@ -1,5 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseApprovalPolicy } from "../../src/bridge/interactions/index.js";
 import { RawAcpClient } from "../support/acp-raw-client.js";
@@ -30,10 +33,26 @@ const DENIED = '/tool echo-json {"a":7}\nDone';
 const ALLOWED = '/tool echo-json {"a":3}\nDone';
 
 let gw: TestGateway;
+const auditDir = mkdtempSync(join(tmpdir(), "approval-audit-"));
 beforeAll(async () => {
-  gw = await startTestGateway({ commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml") });
+  gw = await startTestGateway({ commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml"), auditDir });
 });
-afterAll(() => gw?.stop());
+afterAll(async () => {
+  await gw?.stop();
+  rmSync(auditDir, { recursive: true, force: true });
+});
+
+/** The receipts of one session in the audit file, once everything queued is written. */
+async function audited(sessionId: string): Promise<any[]> {
+  await gw.stack.audit!.flushed();
+  return readFileSync(join(auditDir, "audit.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((receipt) => receipt.sessionId === sessionId);
+}
+
+const steps = (receipt: { steps: Array<Record<string, unknown>> }) => receipt.steps.map(({ at: _at, ...step }) => step);
 
 describe("a call the policy denies", () => {
   it("is refused with its rule in Ask, and no client is asked", async () => {
@@ -53,6 +72,14 @@ describe("a call the policy denies", () => {
     expect(payloadsOf(events, "turn.completed")).toEqual([expect.objectContaining({ response: expect.stringContaining(`Tool echo-json failed: ${REFUSAL}`) })]);
     expect(asked).toBe(0);
     expect(ask.invalid).toEqual([]);
+    const [receipt, ...more] = await audited(sessionId);
+    expect(more).toEqual([]);
+    expect(receipt).toMatchObject({ tool: "echo-json", policyVersion: "1", rule: { name: "no-sevens", index: 0 }, digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(steps(receipt)).toEqual([
+      { step: "proposed" },
+      { step: "decided", by: "rule", outcome: "rejected", detail: REFUSAL },
+      { step: "returned", ok: false, error: REFUSAL },
+    ]);
     ask.socket.terminate();
   });
 
@@ -121,6 +148,9 @@ describe("a call the policy allows", () => {
     ]);
     expect(payloadsOf(events, "tool.result")).toEqual([expect.objectContaining({ isError: false, output: '{"a":3}' })]);
     expect(asked).toBe(0);
+    expect((await audited(sessionId)).map(steps)).toEqual([
+      [{ step: "proposed" }, { step: "decided", by: "rule", outcome: "approved" }, { step: "executed" }, { step: "returned", ok: true }],
+    ]);
     ask.socket.terminate();
   });
 
@@ -136,6 +166,16 @@ describe("a call the policy allows", () => {
     await waitForTerminal(ask, sessionId, turnId);
     expect(asked).toBe(1);
     expect(payloadsOf(ask.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ isError: false, output: '{"a":42}' })]);
+    const [receipt] = await audited(sessionId);
+    expect(receipt).toMatchObject({ interactionId: "act_1" });
+    expect(receipt.rule).toBeUndefined();
+    expect(steps(receipt)).toEqual([
+      { step: "proposed" },
+      { step: "asked", whom: "the session's clients" },
+      { step: "decided", by: "client", outcome: "approved", detail: "once" },
+      { step: "executed" },
+      { step: "returned", ok: true },
+    ]);
     ask.socket.terminate();
   });
 });

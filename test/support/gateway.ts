@@ -26,6 +26,8 @@ export interface TestGatewayOptions {
   commandTools?: CommandToolConfig[];
   /** --approval-policy, read (default: none, each session's mode decides). */
   approvalPolicy?: ApprovalPolicy;
+  /** --audit DIR (default: none). */
+  auditDir?: string;
   jsonrpcMember?: "include" | "omit";
   maxBatch?: number;
   eventRetention?: number;
@@ -115,6 +117,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
       drainTimeout: options.drainTimeoutMs,
       ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
+      ...(options.auditDir ? { auditDir: options.auditDir } : {}),
     };
     await stack.start(settings, options.commandTools ?? [], () => undefined);
     app = buildGateway({

@@ -3,7 +3,7 @@ import { limitSettings } from "../limit-settings.js";
 import { recordFileSettings } from "../record-settings.js";
 import { bridgeSettings, integer, logSettings, storeSettings, upstreamSettings, type SettingSpec, type SettingValues } from "../settings.js";
 
-const { toolsConfig, approvalPolicyFile, eventRetention, interactionTimeoutMs } = bridgeSettings;
+const { toolsConfig, approvalPolicyFile, auditDir, eventRetention, interactionTimeoutMs } = bridgeSettings;
 
 /**
  * The settings every stdio command has (`stdio`, `app-server`, `acp`), besides `--remote` and
@@ -15,6 +15,7 @@ export const stdioCommandSettings = {
   ...storeSettings,
   toolsConfig,
   approvalPolicyFile,
+  auditDir,
   eventRetention,
   interactionTimeoutMs,
   drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },
