@@ -6,6 +6,7 @@ import type { HostRouter } from "../bridge/hosts/host-router.js";
 import { DEADLINE_GRACE_MS, gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
 import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { GatewayDialect } from "../gateway/dialects.js";
+import type { SessionReceiptsSource } from "../gateway/routes/receipts.js";
 import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
 import type { Log } from "../shared/log.js";
@@ -69,6 +70,13 @@ export class BridgeStack {
   private closed = false;
   /** `--audit`: the receipts' JSON lines. */
   audit: AuditLog | undefined;
+  /** The receipts of the sessions held here, as `GET /sessions/:id/receipts` reads them. */
+  readonly receipts: SessionReceiptsSource = {
+    of: (sessionId) => {
+      const record = this.core?.sessions.get(sessionId);
+      return record && { tenant: record.tenant, receipts: record.interactions.receipts() };
+    },
+  };
 
   /**
    * Starts the host (if embedded), the dialects and the upstream connections; throws on failure

@@ -143,6 +143,7 @@ async function start(settings: ServeSettings & { approvalPolicy?: ApprovalPolicy
     sseHeartbeatMs: settings.sseHeartbeatMs,
     drainTimeoutMs: settings.drainTimeout,
     turns: stack.core,
+    receipts: stack.receipts,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,
     limits: {

@@ -168,6 +168,12 @@ describe("a call the policy allows", () => {
     expect(payloadsOf(ask.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ isError: false, output: '{"a":42}' })]);
     const [receipt] = await audited(sessionId);
     expect(receipt).toMatchObject({ interactionId: "act_1" });
+    // The same receipt is read back over HTTP; an unknown session is a 404.
+    const base = gw.rpcUrl.replace(/^ws/, "http").replace(/\/rpc$/, "");
+    const read = await fetch(`${base}/sessions/${sessionId}/receipts`);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual({ sessionId, receipts: [receipt] });
+    expect((await fetch(`${base}/sessions/no-such-session/receipts`)).status).toBe(404);
     expect(receipt.rule).toBeUndefined();
     expect(steps(receipt)).toEqual([
       { step: "proposed" },

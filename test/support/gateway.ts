@@ -132,6 +132,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
             : dialect,
         ),
       drainTimeoutMs: settings.drainTimeout,
+      receipts: stack.receipts,
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
     const rpcUrl = `${address.replace("http://", "ws://")}/rpc`;
