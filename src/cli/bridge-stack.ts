@@ -1,5 +1,6 @@
 import type { AcpAgent } from "../acp/agent.js";
-import { AuditLog, type ApprovalPolicy, type Receipt } from "../bridge/interactions/index.js";
+import { AuditLog, receiptSpan, type ApprovalPolicy, type Receipt } from "../bridge/interactions/index.js";
+import { recordSpan } from "../shared/tracing.js";
 import type { AskBridge } from "../ask/ask-bridge.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
 import type { HostRouter } from "../bridge/hosts/host-router.js";
@@ -119,7 +120,10 @@ export class BridgeStack {
       interactionDeadlineMs: settings.interactionTimeoutMs,
       commandTools,
       ...(settings.approvalPolicy ? { approvalPolicy: settings.approvalPolicy } : {}),
-      ...(this.audit ? { receiptSink: (receipt: Receipt) => this.audit!.write(receipt) } : {}),
+      receiptSink: (receipt: Receipt) => {
+        this.audit?.write(receipt);
+        recordSpan(() => receiptSpan(receipt));
+      },
       log,
     });
     this.upstream = this.core.upstream;

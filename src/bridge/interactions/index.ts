@@ -19,5 +19,6 @@ export { ASK_USER_TOOL, GATEWAY_TOOL_NAMES, SUBMIT_PLAN_TOOL } from "./tool-name
 export { loadApprovalPolicy, parseApprovalPolicy } from "./policy/policy-file.js";
 export { DEFAULT_POLICY, type ApprovalPolicy } from "./policy/policy-rules.js";
 export { AuditLog } from "./policy/audit-log.js";
+export { receiptSpan } from "./policy/receipt-span.js";
 export type { Receipt, ReceiptSink } from "./policy/receipts.js";
 export { DEFAULT_COMMAND_TIMEOUT_MS, loadToolsConfig, parseToolsConfig, TOOL_NAME_PATTERN, type CommandToolConfig } from "./tools-config.js";
