@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { ApprovalPolicy } from "./interactions/policy/policy-rules.js";
+import type { ReceiptSink } from "./interactions/policy/receipts.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import type { GatewayStore } from "../store/index.js";
@@ -42,6 +44,10 @@ export interface BridgeCoreSettings {
   /** How long an interaction waits for a decision (default 300 000 ms). */
   interactionDeadlineMs?: number;
   commandTools?: CommandToolConfig[];
+  /** The operator's approval policy (`--approval-policy`; absent: no rules, each session's mode decides). */
+  approvalPolicy?: ApprovalPolicy;
+  /** Where each command-tool call's finished receipt goes (`--audit`). */
+  receiptSink?: ReceiptSink;
   /**
    * What gateway replicas share (absent or `memory`: this process is the only one): session logs,
    * host leases, placements and interactions. The three settings below override its parts.
@@ -106,6 +112,8 @@ export class BridgeCore {
           retention: options.retention,
           interactionDeadlineMs: options.interactionDeadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
           commandTools: [...this.commandTools],
+          ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
+          ...(options.receiptSink ? { receiptSink: options.receiptSink } : {}),
           reverse: this.reverse,
           share: { store: interactions, hostKey: key, replicaId },
           ownership,

@@ -12,6 +12,8 @@ import {
   type ReverseRequester,
   type SessionInteractionsOptions,
 } from "./interactions/index.js";
+import type { ApprovalPolicy } from "./interactions/policy/policy-rules.js";
+import type { ReceiptSink } from "./interactions/policy/receipts.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
@@ -43,6 +45,10 @@ export interface SessionRegistryOptions {
   retention?: number;
   interactionDeadlineMs: number;
   commandTools: CommandToolConfig[];
+  /** The operator's approval policy (absent: the default, no rules). */
+  approvalPolicy?: ApprovalPolicy;
+  /** Where each command-tool call's finished receipt goes (`--audit`). */
+  receiptSink?: ReceiptSink;
   reverse: ReverseRequester;
   /** Where interactions are shared with the other replicas. */
   share: InteractionShare;
@@ -242,6 +248,9 @@ export class SessionRegistry {
       mode: sessionMode(snapshot),
       ...(settings ? { settings } : {}),
       commandTools: this.options.commandTools,
+      ...(this.options.approvalPolicy ? { policy: this.options.approvalPolicy } : {}),
+      facts: { tenant: sessionTenant(snapshot), cwd: snapshot.executionEnvironment?.cwd },
+      ...(this.options.receiptSink ? { receiptSink: this.options.receiptSink } : {}),
       deadlineMs: this.options.interactionDeadlineMs,
       reverse: this.options.reverse,
       share,

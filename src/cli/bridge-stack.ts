@@ -1,10 +1,13 @@
 import type { AcpAgent } from "../acp/agent.js";
+import { AuditLog, receiptSpan, type ApprovalPolicy, type Receipt } from "../bridge/interactions/index.js";
+import { recordSpan } from "../shared/tracing.js";
 import type { AskBridge } from "../ask/ask-bridge.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
 import type { HostRouter } from "../bridge/hosts/host-router.js";
 import { DEADLINE_GRACE_MS, gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
 import type { CodexBridge } from "../codex/codex-bridge.js";
 import type { GatewayDialect } from "../gateway/dialects.js";
+import type { SessionReceiptsSource } from "../gateway/routes/receipts.js";
 import { gatewayVersion } from "../gateway/version.js";
 import { startTauHost, type RunningTauHost } from "../host/index.js";
 import type { Log } from "../shared/log.js";
@@ -30,6 +33,10 @@ export interface BridgeStackSettings {
   tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]>;
   eventRetention: number;
   interactionTimeoutMs: number;
+  /** `--approval-policy`, read (absent: the default policy). */
+  approvalPolicy?: ApprovalPolicy;
+  /** `--audit DIR`: where the approvals' receipts are written as JSON lines. */
+  auditDir?: string;
   /** `memory` (default) or `redis://HOST:PORT[/DB]`: what gateway replicas share. */
   store?: string;
   /** Redis store: host lease time to live. */
@@ -62,6 +69,15 @@ export class BridgeStack {
   private readonly connections: TauUpstream[] = [];
   private readonly plainConnections: TauUpstream[] = [];
   private closed = false;
+  /** `--audit`: the receipts' JSON lines. */
+  audit: AuditLog | undefined;
+  /** The receipts of the sessions held here, as `GET /sessions/:id/receipts` reads them. */
+  readonly receipts: SessionReceiptsSource = {
+    of: (sessionId) => {
+      const record = this.core?.sessions.get(sessionId);
+      return record && { tenant: record.tenant, receipts: record.interactions.receipts() };
+    },
+  };
 
   /**
    * Starts the host (if embedded), the dialects and the upstream connections; throws on failure
@@ -70,6 +86,7 @@ export class BridgeStack {
    */
   async start(settings: BridgeStackSettings, commandTools: CommandToolConfig[], log: Log): Promise<void> {
     const token = settings.upstreamToken;
+    if (settings.auditDir !== undefined) this.audit = new AuditLog({ dir: settings.auditDir, log });
     this.store = await openStore(settings.store ?? "memory", {
       retention: settings.eventRetention,
       leaseTtlMs: settings.storeLeaseMs,
@@ -102,6 +119,11 @@ export class BridgeStack {
       retention: settings.eventRetention,
       interactionDeadlineMs: settings.interactionTimeoutMs,
       commandTools,
+      ...(settings.approvalPolicy ? { approvalPolicy: settings.approvalPolicy } : {}),
+      receiptSink: (receipt: Receipt) => {
+        this.audit?.write(receipt);
+        recordSpan(() => receiptSpan(receipt));
+      },
       log,
     });
     this.upstream = this.core.upstream;
@@ -205,5 +227,6 @@ export class BridgeStack {
     // Gives the leases up, so another replica takes the hosts over at once.
     await this.store?.close().catch(() => undefined);
     await this.host?.close().catch(() => undefined);
+    await this.audit?.flushed();
   }
 }

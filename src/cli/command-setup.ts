@@ -1,5 +1,5 @@
 import { pino, type LevelWithSilent } from "pino";
-import { loadToolsConfig, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { loadApprovalPolicy, loadToolsConfig, type ApprovalPolicy, type CommandToolConfig } from "../bridge/interactions/index.js";
 import { CommandExit, UsageError, type CommandIO } from "./io.js";
 import type { Log } from "../shared/log.js";
 import { UpstreamVersionError } from "../tau/upstream.js";
@@ -36,6 +36,17 @@ export async function readCommandTools(command: string, path: string | undefined
     return await loadToolsConfig(path);
   } catch (err) {
     io.stderr(`tau-gateway ${command}: invalid --tools-config ${JSON.stringify(path)}: ${(err as Error).message}\n`);
+    throw new CommandExit(2);
+  }
+}
+
+/** `--approval-policy FILE`, read and checked before anything starts (absent: undefined, the default policy). */
+export async function readApprovalPolicy(command: string, path: string | undefined, io: CommandIO): Promise<ApprovalPolicy | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    return await loadApprovalPolicy(path);
+  } catch (err) {
+    io.stderr(`tau-gateway ${command}: invalid --approval-policy ${JSON.stringify(path)}:\n${(err as Error).message}\n`);
     throw new CommandExit(2);
   }
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { CommandToolConfig } from "../bridge/interactions/index.js";
+import type { ApprovalPolicy, CommandToolConfig } from "../bridge/interactions/index.js";
 import { buildGateway } from "../gateway/app.js";
 import { allowedHostNames } from "../gateway/auth/hosts.js";
 import type { TokenRegistry } from "../gateway/auth/tokens.js";
@@ -15,7 +15,7 @@ import { InspectorHub } from "../gateway/inspector/inspector-hub.js";
 import { INSPECTOR_USAGE, inspectorSettings } from "./inspector-settings.js";
 import { ACCESS_USAGE, accessSettings, loadTokens } from "./access-settings.js";
 import { BridgeStack } from "./bridge-stack.js";
-import { readCommandSettings, readCommandTools, startupMessage } from "./command-setup.js";
+import { readApprovalPolicy, readCommandSettings, readCommandTools, startupMessage } from "./command-setup.js";
 import { exitStatus, type CommandIO } from "./io.js";
 import { LIMIT_USAGE, limitSettings } from "./limit-settings.js";
 import { RECORD_USAGE, recordLimits, recordSettings } from "./record-settings.js";
@@ -38,6 +38,10 @@ shown (a flag on the command line wins).
                                 to the first (the variable takes URL,URL…) ${envName("upstream")}
   --upstream-token TOKEN        sent to the upstream as tau_token (and required by an embedded one)           ${envName("upstream-token")}
   --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
+  --approval-policy FILE        which command-tool calls run, are refused or need whom (YAML or JSON;
+                                default: each session's approval mode decides) ${envName("approval-policy")}
+  --audit DIR                   every command-tool call's receipt as JSON lines in DIR (rotated)
+                                ${envName("audit")}
   --jsonrpc-member include|omit "jsonrpc":"2.0" in Ask responses (default include) ${envName("jsonrpc-member")}
   --default-cwd DIR             working directory of new Ask sessions (default: current) ${envName("default-cwd")}
   --workspace-root DIR          confine the working directories of Ask sessions, Codex threads and
@@ -91,6 +95,7 @@ export function runServe(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv =
 async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
   const settings = readCommandSettings("serve", SERVE_USAGE, argv, env, serveSettings, io);
   const commandTools = await readCommandTools("serve", settings.toolsConfig, io);
+  const approvalPolicy = await readApprovalPolicy("serve", settings.approvalPolicyFile, io);
 
   let tokens: TokenRegistry | undefined;
   try {
@@ -107,7 +112,7 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
     // Before anything that calls Tau, so every call is traced (when the OTEL_* variables ask for it).
     running.stopTracing = await startTracing(env, gatewayVersion(), log);
     running.tracingBudgetMs = tracingFlushBudget(settings.drainTimeout);
-    await start(settings, commandTools, running, io, log, tokens);
+    await start({ ...settings, approvalPolicy }, commandTools, running, io, log, tokens);
   } catch (err) {
     await running.close();
     io.stderr(`tau-gateway serve: ${startupMessage(err)}\n`);
@@ -126,7 +131,7 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
 }
 
 /** The composition root of `serve`: the bridge stack (upstream hosts, bridge connections, core, every dialect's surface), then the HTTP front on it. */
-async function start(settings: ServeSettings, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: Log, tokens?: TokenRegistry): Promise<void> {
+async function start(settings: ServeSettings & { approvalPolicy?: ApprovalPolicy }, commandTools: CommandToolConfig[], running: Running, io: CommandIO, log: Log, tokens?: TokenRegistry): Promise<void> {
   const { stack } = running;
   const recording = settings.record === undefined ? undefined : await RecordingFolder.create(settings.record, recordLimits(settings), log);
   await stack.start({ ...settings, tenantWorkspaceRoots: tokens?.tenantWorkspaceRoots() }, commandTools, log);
@@ -138,6 +143,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     sseHeartbeatMs: settings.sseHeartbeatMs,
     drainTimeoutMs: settings.drainTimeout,
     turns: stack.core,
+    receipts: stack.receipts,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,
     limits: {

@@ -219,7 +219,11 @@ export const storeSettings = {
 export const STDIO_HOST_USAGE = `  --upstream embedded|ws://…    Tau host to serve (default embedded); repeatable: several hosts, new
                                 sessions on the least-loaded (the variable takes URL,URL…) ${envName("upstream")}
   --upstream-token TOKEN        sent to the upstream as tau_token             ${envName("upstream-token")}
-  --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}`;
+  --tools-config FILE           command tools offered to the agent (JSON)    ${envName("tools-config")}
+  --approval-policy FILE        which command-tool calls run, are refused or need whom (YAML or JSON;
+                                default: each session's approval mode decides) ${envName("approval-policy")}
+  --audit DIR                   every command-tool call's receipt as JSON lines in DIR (rotated)
+                                ${envName("audit")}`;
 
 /** What a session keeps and how long an approval waits: the same lines in each stdio command's usage. */
 export const SESSION_KEEPING_USAGE = `  --event-retention N           events kept per session (default 10000)      ${envName("event-retention")}
@@ -235,6 +239,8 @@ export const STORE_USAGE = `  --store memory|redis://HOST:PORT[/DB]
 
 export const bridgeSettings = {
   toolsConfig: { flag: "tools-config", parse: nonEmpty },
+  approvalPolicyFile: { flag: "approval-policy", parse: nonEmpty },
+  auditDir: { flag: "audit", parse: nonEmpty },
   jsonrpcMember: { flag: "jsonrpc-member", default: "include" as "include" | "omit", parse: oneOf("include", "omit") },
   defaultCwd: { flag: "default-cwd", default: () => process.cwd(), parse: existingDirectory },
   workspaceRoots: { flag: "workspace-root", repeatable: true as const, parse: existingDirectory },

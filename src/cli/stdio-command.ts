@@ -2,7 +2,7 @@ import { gatewayVersion } from "../gateway/version.js";
 import { startTracing, tracingFlushBudget } from "../shared/tracing.js";
 import { connectionGate, refuseOnceStopping } from "../transports/call-gates.js";
 import { BridgeStack } from "./bridge-stack.js";
-import { readCommandSettings, readCommandTools, startupMessage, stderrLog } from "./command-setup.js";
+import { readApprovalPolicy, readCommandSettings, readCommandTools, startupMessage, stderrLog } from "./command-setup.js";
 import type { LoadedDialect, StdioRun } from "./dialects/descriptor.js";
 import { GATEWAY_ROUTES } from "./dialects/loaded.js";
 import { stdioCommandSettings, type SettingSpecs } from "./dialects/stdio-settings.js";
@@ -41,6 +41,7 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
   const settings: SettingValues<typeof common> = readCommandSettings(command, descriptor.command.usage, argv, env, { ...common, ...own }, io);
   if (settings.remote !== undefined) return relayToGateway(command, descriptor.command.relay, dialect.name, { ...settings, remote: settings.remote }, argv, io);
   const commandTools = await readCommandTools(command, settings.toolsConfig, io);
+  const approvalPolicy = await readApprovalPolicy(command, settings.approvalPolicyFile, io);
   const log = stderrLog(command, settings.logLevel);
 
   // Watched from the start: a signal during start-up stops the command as soon as it is up.
@@ -58,7 +59,7 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
   try {
     try {
       // Sessions of a dialect whose command has no --default-cwd name their own (ACP): the current directory is never used.
-      await stack.start({ defaultCwd: process.cwd(), ...settings }, commandTools, log);
+      await stack.start({ defaultCwd: process.cwd(), ...settings, ...(approvalPolicy ? { approvalPolicy } : {}) }, commandTools, log);
     } catch (err) {
       io.stderr(`tau-gateway ${command}: ${startupMessage(err)}\n`);
       return 1;

@@ -1,3 +1,4 @@
+import { APPROVAL_POLICY_SCHEMA } from "../registry/approval-policy.js";
 import { registries } from "../registry/index.js";
 import { buildBundle } from "./bundle.js";
 import { fastValidatorsCode, fastValidatorsPath } from "./fast-validators.js";
@@ -28,6 +29,8 @@ export async function generateOutputs(): Promise<Map<string, string>> {
       exports.push(`export type * as ${ns} from "./${bundle.baseName}.js";`);
     }
   }
+  // The settings files the registry publishes beside the protocol bundles.
+  files.set("schema/approval-policy.schema.json", json(APPROVAL_POLICY_SCHEMA));
   files.set("schema/index.json", json(buildIndex(registries)));
   files.set(
     "generated/index.ts",

@@ -15,6 +15,7 @@ import { dialectWebSocketRoute } from "./routes/dialect-websocket.js";
 import { livenessRoute, readinessRoute } from "./routes/health.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { schemaRoutes } from "./routes/schema.js";
+import { receiptsRoute } from "./routes/receipts.js";
 import { tauRoute } from "./routes/tau.js";
 import { allowedHostNames } from "./auth/hosts.js";
 import { inspectorRoutes } from "./inspector/inspector-routes.js";
@@ -69,6 +70,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   app.register(schemaRoutes);
   app.register(metricsRoute, { operatorsOnly: (config.tokens?.tenantCount ?? 0) > 1 });
   app.register(tauRoute, { tauUpstream: config.tauUpstream, maxInflight: limits.maxInflight });
+  if (config.receipts) app.register(receiptsRoute, { receipts: config.receipts });
   const routesContext = { limits, maxMessageBytes, authenticated: config.tokens !== undefined, sseHeartbeatMs: config.sseHeartbeatMs, recording: frameTap };
   for (const dialect of dialects) {
     app.register(dialectWebSocketRoute, { dialect });

@@ -1,4 +1,5 @@
 import type { BridgeCore } from "../bridge/bridge-core.js";
+import type { SessionReceiptsSource } from "./routes/receipts.js";
 import type { GatewayStore } from "../store/index.js";
 import type { HostAllowlist } from "./auth/hosts.js";
 import type { OriginAllowlist } from "./auth/origins.js";
@@ -54,6 +55,8 @@ export interface GatewayConfig {
   recording?: RecordingFolder;
   /** The live inspector (`serve --inspector`): fed every client frame, served at /inspector; absent: no such routes. */
   inspector?: InspectorConfig;
+  /** The sessions' receipts, read at `GET /sessions/:id/receipts`; absent: no such route. */
+  receipts?: SessionReceiptsSource;
 }
 
 export interface InspectorConfig {

@@ -4,7 +4,7 @@ import { detectResources, envDetector, resourceFromAttributes } from "@opentelem
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import { BoundedSpanExporter } from "./bounded-span-exporter.js";
-import type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier, TracingLog } from "./tracing-types.js";
+import type { ActiveTracing, FinishedSpan, SpanAttributes, SpanRequest, TraceCarrier, TracingLog } from "./tracing-types.js";
 
 /**
  * The OpenTelemetry SDK, set up from the standard variables. Only tracing.ts imports this file,
@@ -31,6 +31,7 @@ export function startSdk(env: NodeJS.ProcessEnv, version: string, log: TracingLo
   const tracer = provider.getTracer(SERVICE_NAME, version);
   return {
     inSpan: (span, work, failure) => runInSpan(tracer, span, work, failure),
+    record: (span) => recordFinished(tracer, span),
     shutdown: async (budgetMs) => {
       // The last spans get `budgetMs` to go out; past it the export is given up: its requests and sockets are destroyed.
       let timer: NodeJS.Timeout | undefined;
@@ -67,6 +68,12 @@ function runInSpan<T>(tracer: Tracer, request: SpanRequest, work: () => Promise<
       span.end();
     }
   });
+}
+
+function recordFinished(tracer: Tracer, finished: FinishedSpan): void {
+  const span = tracer.startSpan(finished.name, { kind: SpanKind.INTERNAL, attributes: defined(finished.attributes), startTime: finished.startTime });
+  for (const event of finished.events) span.addEvent(event.name, defined(event.attributes), event.time);
+  span.end(finished.endTime);
 }
 
 function defined(attributes: SpanAttributes): Record<string, string | number | boolean> {

@@ -17,10 +17,21 @@ export interface SpanRequest {
   parent?: TraceCarrier;
 }
 
+/** A span of something that already happened, with what happened in it as its events (times in ms since the epoch). */
+export interface FinishedSpan {
+  name: string;
+  attributes: SpanAttributes;
+  startTime: number;
+  endTime: number;
+  events: ReadonlyArray<{ name: string; time: number; attributes: SpanAttributes }>;
+}
+
 /** The running SDK, as the rest of the gateway sees it (tracing-sdk.ts implements it). */
 export interface ActiveTracing {
   /** Runs `work` in a new span (the current span inside it), ending it when `work` settles; `failure` names a failure's attributes. */
   inSpan<T>(span: SpanRequest, work: () => Promise<T>, failure?: (error: unknown) => SpanAttributes): Promise<T>;
+  /** Exports a span of something finished, in the current trace if there is one. */
+  record(span: FinishedSpan): void;
   /** Exports what is still buffered within `budgetMs` (then gives it up) and stops the SDK. */
   shutdown(budgetMs: number): Promise<"flushed" | "gave up">;
 }

@@ -6,10 +6,10 @@
  * without tracing never loads it (and `serve` starts as fast as before).
  */
 
-import type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier, TracingLog } from "./tracing-types.js";
+import type { ActiveTracing, FinishedSpan, SpanAttributes, SpanRequest, TraceCarrier, TracingLog } from "./tracing-types.js";
 import { isObject } from "./unknown-values.js";
 
-export type { ActiveTracing, SpanAttributes, SpanRequest, TraceCarrier, TracingLog } from "./tracing-types.js";
+export type { ActiveTracing, FinishedSpan, SpanAttributes, SpanRequest, TraceCarrier, TracingLog } from "./tracing-types.js";
 
 /** A stop of tracing: the last spans get `budgetMs` to be exported, then are given up. */
 export type StopTracing = (budgetMs: number) => Promise<void>;
@@ -32,6 +32,11 @@ let active: ActiveTracing | undefined;
 export function inSpan<T>(describe: () => SpanRequest, work: () => Promise<T>, failure?: (error: unknown) => SpanAttributes): Promise<T> {
   if (active === undefined) return work();
   return active.inSpan(describe(), work, failure);
+}
+
+/** Exports the span `describe` gives when tracing is on; otherwise nothing (and `describe` is not called). */
+export function recordSpan(describe: () => FinishedSpan): void {
+  active?.record(describe());
 }
 
 /** Whether tracing is on in this process. */

@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
+import type { ApprovalPolicy, CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { BridgeStack } from "../../src/cli/bridge-stack.js";
 import { askGatewayDialect } from "../../src/cli/dialects/ask/gateway.js";
 import { buildGateway } from "../../src/gateway/app.js";
@@ -24,6 +24,10 @@ import { startCountingRelay, type CountingRelay, type CountingRelayOptions } fro
 export interface TestGatewayOptions {
   interactionTimeoutMs?: number;
   commandTools?: CommandToolConfig[];
+  /** --approval-policy, read (default: none, each session's mode decides). */
+  approvalPolicy?: ApprovalPolicy;
+  /** --audit DIR (default: none). */
+  auditDir?: string;
   jsonrpcMember?: "include" | "omit";
   maxBatch?: number;
   eventRetention?: number;
@@ -112,6 +116,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       eventRetention: options.eventRetention ?? 10_000,
       interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
       drainTimeout: options.drainTimeoutMs,
+      ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
+      ...(options.auditDir ? { auditDir: options.auditDir } : {}),
     };
     await stack.start(settings, options.commandTools ?? [], () => undefined);
     app = buildGateway({
@@ -126,6 +132,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
             : dialect,
         ),
       drainTimeoutMs: settings.drainTimeout,
+      receipts: stack.receipts,
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
     const rpcUrl = `${address.replace("http://", "ws://")}/rpc`;

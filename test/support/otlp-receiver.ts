@@ -17,6 +17,8 @@ export interface ReceivedSpan {
   attributes: Record<string, unknown>;
   status: { code?: number };
   service: unknown;
+  /** The span's events, in order. */
+  events: Array<{ name: string; attributes: Record<string, unknown> }>;
 }
 
 export interface OtlpReceiver {
@@ -87,6 +89,7 @@ function spansOf(request: { resourceSpans?: Array<{ resource?: { attributes?: Ar
           attributes: attributesOf(span.attributes),
           status: span.status ?? {},
           service,
+          events: (span.events ?? []).map((event: { name: string; attributes?: Array<{ key: string; value: AnyValue }> }) => ({ name: event.name, attributes: attributesOf(event.attributes) })),
         });
       }
     }

@@ -46,6 +46,7 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
       tokens: options.tokens,
       allowedOrigins: options.allowedOrigins,
       trustProxy: options.trustProxy,
+      receipts: stack.receipts,
     }),
   );
   return { ...gateway, wsUrl: (path) => `${gateway.baseUrl.replace("http://", "ws://")}${path}`, logText: () => logs };

@@ -12,6 +12,10 @@ import { errorReply, textReply, type ToolCall, type ToolReply } from "./tool-cal
 import type { ToolGating } from "./tool-gating.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandToolConfig } from "./tools-config.js";
 import { errorText, isObject } from "../../shared/unknown-values.js";
+import { matchingRule, type ApprovalPolicy, type PolicyRule } from "./policy/policy-rules.js";
+import { policyReason, policyRefusal } from "./policy/policy-words.js";
+import { callDigest } from "./policy/call-digest.js";
+import type { SessionReceipts } from "./policy/receipts.js";
 
 /**
  * The operator's command tools (--tools-config; DESIGN §4.4). A call becomes an approval
@@ -44,13 +48,17 @@ interface ApprovalRequest {
   readonly payload: ApprovalInteraction["payload"];
 }
 
-const APPROVAL: InteractionKind<ApprovalRequest> = {
+/** Approvals as the pending table knows them; `expired` is told of each one the deadline denies. */
+const approvalKind = (expired: (p: Pending<ApprovalRequest>) => void): InteractionKind<ApprovalRequest> => ({
   idKind: "approval",
   created: (p) => draft("approval.required", { id: p.id, ...p.data.payload }),
   ended: (p, status, reason) => draft("approval.updated", { id: p.id, status, reason }),
-  expiredReply: (_p, reason) => errorReply(`not approved: ${reason}, so the call was denied`),
+  expiredReply: (p, reason) => {
+    expired(p);
+    return errorReply(`not approved: ${reason}, so the call was denied`);
+  },
   record: (p) => ({ id: p.id, kind: "approval", status: "pending", payload: p.data.payload }),
-};
+});
 
 /** approval.updated for a grant; scope is omitted when once. */
 const approved = (id: string, scope: "once" | "session"): EventDraft =>
@@ -63,17 +71,26 @@ export interface CommandToolsOptions {
   planApproved(): boolean;
   /** The bridge connection, which runs the commands. */
   upstream: Pick<TauUpstream, "request">;
+  /** The operator's approval policy: its first matching rule decides before the mode does. */
+  policy: ApprovalPolicy;
+  /** What the policy's session conditions look at. */
+  facts: { tenant: string; cwd?: string };
+  /** The session's receipts: every call's lifecycle. */
+  receipts: SessionReceipts;
 }
 
 /** What was decided about an approval (plain JSON: it may be decided on another replica). */
 type ApprovalDecision = { action: "approve"; scope: "once" | "session" } | { action: "reject"; feedback?: string };
 
 export class CommandTools {
+  private readonly approvals: InteractionKind<ApprovalRequest>;
+
   constructor(
     private readonly context: ToolContext,
     private readonly options: CommandToolsOptions,
   ) {
-    context.pending.register(APPROVAL, (approval, decision) => this.carryOut(approval, decision));
+    this.approvals = approvalKind((p) => options.receipts.decided(p.call.message.callId, "deadline", "rejected"));
+    context.pending.register(this.approvals, (approval, decision) => this.carryOut(approval, decision));
   }
 
   /** The GatewayTool serving one configured command tool. */
@@ -95,14 +112,14 @@ export class CommandTools {
   /** interaction/approve-all: how many were pending. */
   approveAll(scope: ApprovalScope = "once"): number {
     const checked = checkedScope(scope);
-    const approvals = this.context.pending.all(APPROVAL);
+    const approvals = this.context.pending.all(this.approvals);
     for (const approval of approvals) this.grant(approval, checked);
     return approvals.length;
   }
 
   /** interaction/reject-all: how many were pending. */
   rejectAll(feedback?: string): number {
-    const approvals = this.context.pending.all(APPROVAL);
+    const approvals = this.context.pending.all(this.approvals);
     for (const approval of approvals) this.deny(approval, feedback);
     return approvals.length;
   }
@@ -111,19 +128,42 @@ export class CommandTools {
     const { planApproved, gating } = this.options;
     const { mode } = gating;
     const { pending, answer } = this.context;
-    if (mode === "auto" || mode === "never") return this.run(call, tool);
+    const rule = this.ruleFor(tool, args, mode);
+    const { callId } = call.message;
+    const { receipts } = this.options;
+    this.propose(call, tool, args, rule);
+    if (rule?.action === "allow") {
+      receipts.decided(callId, "rule", "approved");
+      // Allowed by the operator's policy: no question, but the decision shows in the event stream.
+      pending.decided("approval", (id) => draft("approval.updated", { id, status: "approved", reason: policyReason(rule) }));
+      return this.run(call, tool);
+    }
+    if (rule?.action === "deny") {
+      const refusal = policyRefusal(rule);
+      receipts.decided(callId, "rule", "rejected", refusal);
+      pending.decided("approval", (id) => draft("approval.updated", { id, status: "rejected", feedback: refusal }));
+      return answer(call, errorReply(refusal));
+    }
+    // A rule that requires approval asks whatever the mode, and a session-wide grant does not skip it.
+    const required = rule?.action === "require";
+    if (!required && (mode === "auto" || mode === "never")) {
+      receipts.decided(callId, "mode", "approved", mode);
+      return this.run(call, tool);
+    }
     if (mode === "plan" && !planApproved()) {
+      receipts.decided(callId, "mode", "rejected", "plan");
       return answer(
         call,
         errorReply(`${tool.name} is not available until a plan is approved: propose one with ${SUBMIT_PLAN_TOOL} and wait for the user's decision`),
       );
     }
-    if (gating.granted(tool.name)) {
+    if (!required && gating.granted(tool.name)) {
       // Granted for the session: no question, but the decision still shows in the event stream.
+      receipts.decided(callId, "grant", "approved");
       pending.decided("approval", (id) => approved(id, "session"));
       return this.run(call, tool);
     }
-    const approval = pending.open(APPROVAL, call, {
+    const approval = pending.open(this.approvals, call, {
       tool,
       payload: {
         toolName: tool.name,
@@ -132,8 +172,35 @@ export class CommandTools {
         allowedScopes: ALLOWED_SCOPES,
       },
     });
+    receipts.asked(callId, approval.id, "the session's clients");
     if (!pending.isPending(approval)) return; // settled by a listener of the event
     this.askClients(approval, args);
+  }
+
+  /** Starts the call's receipt, with its digest and the rule that matched. */
+  private propose(call: ToolCall, tool: CommandToolConfig, args: unknown, rule: PolicyRule | undefined): void {
+    const { sessionId } = this.context;
+    const policyVersion = this.options.policy.version;
+    this.options.receipts.propose({
+      sessionId,
+      callId: call.message.callId,
+      tool: tool.name,
+      digest: callDigest({ tool: tool.name, arguments: args, sessionId, policyVersion }),
+      policyVersion,
+      ...(rule ? { rule: { name: rule.name, index: rule.index } } : {}),
+    });
+  }
+
+  /** The policy's first rule matching this call, if any. */
+  private ruleFor(tool: CommandToolConfig, args: unknown, approvalMode: ToolGating["mode"]): PolicyRule | undefined {
+    const { policy, facts } = this.options;
+    if (policy.rules.length === 0) return undefined;
+    return matchingRule(policy, {
+      toolName: tool.name,
+      commandLine: [tool.command, ...(tool.args ?? [])].join(" "),
+      arguments: args,
+      session: { ...facts, approvalMode },
+    });
   }
 
   /** interaction/requestPermission to the clients that opted in; the first answer decides. */
@@ -178,8 +245,10 @@ export class CommandTools {
   /** The decision that won: a grant runs the command, anything else refuses (consent is never inferred). */
   private carryOut(approval: Pending<ApprovalRequest>, decision: unknown): void {
     const { action, scope, feedback } = (decision ?? {}) as Partial<Record<"action" | "scope" | "feedback", unknown>>;
+    const { callId } = approval.call.message;
     if (action === "approve" && (scope === "once" || scope === "session")) {
       const { tool } = approval.data;
+      this.options.receipts.decided(callId, "client", "approved", scope);
       if (scope === "session") this.options.gating.grant(tool.name);
       if (!this.context.pending.resolve(approval, { event: approved(approval.id, scope) })) return;
       // A call taken over from a replica that stopped was most likely cancelled by Tau with it: a
@@ -189,6 +258,7 @@ export class CommandTools {
       return;
     }
     const said = typeof feedback === "string" && feedback ? feedback : undefined;
+    this.options.receipts.decided(callId, "client", "rejected", said);
     this.context.pending.resolve(approval, {
       event: draft("approval.updated", { id: approval.id, status: "rejected", ...(said ? { feedback: said } : {}) }),
       reply: errorReply(said ? `rejected by the user: ${said}` : "rejected by the user"),
@@ -196,7 +266,7 @@ export class CommandTools {
   }
 
   private pendingApproval(interactionId: string): Pending<ApprovalRequest> {
-    const approval = this.context.pending.find(APPROVAL, interactionId);
+    const approval = this.context.pending.find(this.approvals, interactionId);
     if (!approval) throw new InteractionError("interaction_not_found", notPendingApproval(interactionId));
     return approval;
   }
@@ -204,6 +274,7 @@ export class CommandTools {
   /** Runs the approved command; its result, or its failure, answers the call (unless Tau cancelled it). */
   private run(call: ToolCall, tool: CommandToolConfig): void {
     call.running = true;
+    this.options.receipts.executed(call.message.callId);
     this.exec(call, tool)
       .catch((error: unknown) => errorReply(`could not run ${tool.command}: ${errorText(error)}`))
       .then((reply) => {

@@ -19,7 +19,12 @@ import type { ReverseRequester } from "./reverse-requester.js";
 import { SharedAnswers } from "./shared-answers.js";
 import { SubmitPlanTool } from "./submit-plan-tool.js";
 import { ToolGating } from "./tool-gating.js";
+import { DEFAULT_POLICY, type ApprovalPolicy } from "./policy/policy-rules.js";
+import { SessionReceipts, type Receipt, type ReceiptSink } from "./policy/receipts.js";
 import type { CommandToolConfig } from "./tools-config.js";
+
+/** The tenant a policy sees for a session created without one (a gateway with a single token, or none). */
+const DEFAULT_POLICY_TENANT = "default";
 
 /**
  * One session's interactions (DESIGN §4.4): every `session.clientTool.call` Tau sends the bridge
@@ -43,6 +48,12 @@ export interface SessionInteractionsOptions {
   /** With replicas sharing a store: where mode changes and session-wide grants are shared, and what it held when the session was opened. */
   settings?: { store: SessionSettingsStore; stored: SessionSettings };
   commandTools: CommandToolConfig[];
+  /** The operator's approval policy (absent: the default, no rules). */
+  policy?: ApprovalPolicy;
+  /** What the policy's session conditions look at: the session's tenant and working directory. */
+  facts?: { tenant: string | undefined; cwd: string | undefined };
+  /** Where each command-tool call's finished receipt goes (the audit file, span events). */
+  receiptSink?: ReceiptSink;
   /** How long an interaction waits for a decision (default 300 000 ms). */
   deadlineMs?: number;
   reverse: ReverseRequester;
@@ -78,6 +89,8 @@ export class SessionInteractions {
   readonly shared: SharedAnswers;
   private readonly share: InteractionShare;
   private readonly events: InteractionEventSink;
+  /** Every command-tool call's lifecycle. */
+  private readonly receiptBook: SessionReceipts;
 
   constructor(options: SessionInteractionsOptions) {
     const { sessionId, upstream, hub, mode, reverse, log } = options;
@@ -97,11 +110,18 @@ export class SessionInteractions {
       sessionId,
       upstream,
       toolNamed: (name) => this.tools.get(name),
-      cancelled: (call, reason) => this.pending.cancelCall(call, `the tool call was cancelled (${reason})`),
+      cancelled: (call, reason) => {
+        this.pending.cancelCall(call, `the tool call was cancelled (${reason})`);
+        this.receiptBook.returned(call.message.callId, false, `cancelled by Tau: ${reason}`);
+      },
       prepare: () => this.gating.refresh(),
       log,
     });
-    const answer: ToolContext["answer"] = (call, reply) => this.calls.answer(call, reply);
+    const receipts = (this.receiptBook = new SessionReceipts(options.receiptSink));
+    const answer: ToolContext["answer"] = (call, reply) => {
+      receipts.returned(call.message.callId, reply.ok, reply.ok ? undefined : reply.error);
+      this.calls.answer(call, reply);
+    };
     this.pending = new PendingInteractions({
       sessionId,
       deadlineMs: options.deadlineMs ?? DEFAULT_INTERACTION_DEADLINE_MS,
@@ -118,13 +138,25 @@ export class SessionInteractions {
     const context: ToolContext = { sessionId, pending: this.pending, answer, reverse, log };
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);
-    this.commands = new CommandTools(context, { gating: this.gating, upstream, planApproved: () => this.plans.approved });
+    this.commands = new CommandTools(context, {
+      gating: this.gating,
+      upstream,
+      planApproved: () => this.plans.approved,
+      policy: options.policy ?? DEFAULT_POLICY,
+      facts: { tenant: options.facts?.tenant ?? DEFAULT_POLICY_TENANT, ...(options.facts?.cwd ? { cwd: options.facts.cwd } : {}) },
+      receipts,
+    });
     // The gateway's own tools come last: no command tool can take their names.
     this.tools = new Map<string, GatewayTool>([
       ...options.commandTools.map((tool) => [tool.name, this.commands.serving(tool)] as const),
       [ASK_USER_TOOL, this.askUser],
       [SUBMIT_PLAN_TOOL, this.plans],
     ]);
+  }
+
+  /** The receipts of the session's command-tool calls held here: the newest finished ones, then those under way. */
+  receipts(): Receipt[] {
+    return this.receiptBook.list();
   }
 
   /** The canonical approval mode, for workspace/readState. */

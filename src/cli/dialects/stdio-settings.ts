@@ -3,7 +3,7 @@ import { limitSettings } from "../limit-settings.js";
 import { recordFileSettings } from "../record-settings.js";
 import { bridgeSettings, integer, logSettings, storeSettings, upstreamSettings, type SettingSpec, type SettingValues } from "../settings.js";
 
-const { toolsConfig, eventRetention, interactionTimeoutMs } = bridgeSettings;
+const { toolsConfig, approvalPolicyFile, auditDir, eventRetention, interactionTimeoutMs } = bridgeSettings;
 
 /**
  * The settings every stdio command has (`stdio`, `app-server`, `acp`), besides `--remote` and
@@ -14,6 +14,8 @@ export const stdioCommandSettings = {
   ...upstreamSettings,
   ...storeSettings,
   toolsConfig,
+  approvalPolicyFile,
+  auditDir,
   eventRetention,
   interactionTimeoutMs,
   drainTimeout: { flag: "drain-timeout", default: DEFAULT_DRAIN_TIMEOUT_MS, parse: integer(0) },

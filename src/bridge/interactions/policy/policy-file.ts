@@ -1,0 +1,119 @@
+import type { ValidateFunction } from "ajv/dist/2019.js";
+import { APPROVAL_POLICY_SCHEMA } from "../../../registry/approval-policy.js";
+import { ajv2019 } from "../../../shared/lazy-ajv.js";
+import { readConfigFile } from "../../../validation/config-files.js";
+import { explain } from "../../../validation/issues.js";
+import type { ApprovalModeName } from "../approval-modes.js";
+import { compileGlob } from "./glob.js";
+import type { ApprovalPolicy, PolicyApprovers, PolicyMatch, PolicyRule } from "./policy-rules.js";
+import { PolicyTextError, readPolicyText, type PolicyText } from "./policy-text.js";
+
+/**
+ * `--approval-policy FILE`: read, checked against the registry's schema
+ * (schema/approval-policy.schema.json) and then for what a schema cannot say (unique rule names,
+ * approval settings on rules that ask nobody, more approvers needed than are named). Every problem
+ * is one line `FILE:LINE:COLUMN: /pointer: reason`, so a refused start points at what to fix.
+ */
+
+interface RuleEntry {
+  name: string;
+  action: PolicyRule["action"];
+  reason?: string;
+  match?: {
+    tool?: string;
+    command?: string;
+    arguments?: Record<string, string>;
+    session?: { tenant?: string; approvalMode?: ApprovalModeName | ApprovalModeName[]; cwd?: string };
+  };
+  approvers?: "any" | { principals?: string[]; roles?: string[] };
+  count?: number;
+  deadline?: number;
+  onDeadline?: "deny" | "allow";
+}
+
+interface PolicyDocument {
+  version: string | number;
+  rules: RuleEntry[];
+}
+
+let compiledCheck: ValidateFunction | undefined;
+const checkDocument = (): ValidateFunction =>
+  (compiledCheck ??= new (ajv2019())({ strict: true, allErrors: true, verbose: true }).compile(APPROVAL_POLICY_SCHEMA));
+
+/** The settings a rule takes only when it asks someone. */
+const REQUIRE_ONLY = ["approvers", "count", "deadline", "onDeadline"] as const;
+
+/** Reads and checks a policy file. */
+export async function loadApprovalPolicy(path: string): Promise<ApprovalPolicy> {
+  return parseApprovalPolicy(await readConfigFile(path, "the approval policy"), path);
+}
+
+/** Checks a policy file's text; `source` names it in errors (and tells JSON from YAML by its ending). */
+export function parseApprovalPolicy(text: string, source: string): ApprovalPolicy {
+  let read: PolicyText;
+  try {
+    read = readPolicyText(text, source);
+  } catch (error) {
+    if (error instanceof PolicyTextError) throw new Error(`${source}:${error.message}`);
+    throw error;
+  }
+  const problem = (pointer: string, reason: string) => {
+    const { line, column } = read.placeOf(pointer);
+    return `${source}:${line}:${column}: ${pointer || "/"}: ${reason}`;
+  };
+  const check = checkDocument();
+  if (!check(read.value)) throw new Error(explain(check.errors).map((issue) => problem(issue.pointer, issue.message)).join("\n"));
+  const document = read.value as PolicyDocument;
+  const problems: string[] = [];
+  const firstByName = new Map<string, number>();
+  document.rules.forEach((rule, index) => {
+    const at = `/rules/${index}`;
+    const earlier = firstByName.get(rule.name);
+    if (earlier !== undefined) problems.push(problem(`${at}/name`, `rule name ${JSON.stringify(rule.name)} is already used by /rules/${earlier}`));
+    else firstByName.set(rule.name, index);
+    if (rule.action !== "require") {
+      for (const key of REQUIRE_ONLY) {
+        if (rule[key] !== undefined) problems.push(problem(`${at}/${key}`, `only a rule whose action is "require" takes ${key} (this one's is ${JSON.stringify(rule.action)})`));
+      }
+    }
+    const named = typeof rule.approvers === "object" ? rule.approvers : undefined;
+    if (named && !named.roles && named.principals && (rule.count ?? 1) > named.principals.length) {
+      problems.push(problem(`${at}/count`, `needs ${rule.count} distinct approvers but names only ${named.principals.length} principal(s) and no role`));
+    }
+  });
+  if (problems.length > 0) throw new Error(problems.join("\n"));
+  return { version: String(document.version), rules: document.rules.map(compileRule) };
+}
+
+function compileRule(entry: RuleEntry, index: number): PolicyRule {
+  return {
+    name: entry.name,
+    index,
+    action: entry.action,
+    ...(entry.reason !== undefined ? { reason: entry.reason } : {}),
+    match: compileMatch(entry.match ?? {}),
+    approvers: approversOf(entry.approvers),
+    count: entry.count ?? 1,
+    ...(entry.deadline !== undefined ? { deadlineSeconds: entry.deadline } : {}),
+    onDeadline: entry.onDeadline ?? "deny",
+  };
+}
+
+function compileMatch(match: NonNullable<RuleEntry["match"]>): PolicyMatch {
+  const { session } = match;
+  const modes = session?.approvalMode;
+  return {
+    ...(match.tool !== undefined ? { tool: compileGlob(match.tool) } : {}),
+    ...(match.command !== undefined ? { command: compileGlob(match.command) } : {}),
+    arguments: Object.entries(match.arguments ?? {}).map(([pointer, glob]) => [pointer, compileGlob(glob)] as const),
+    ...(session?.tenant !== undefined ? { tenant: compileGlob(session.tenant) } : {}),
+    ...(modes !== undefined ? { approvalModes: new Set(Array.isArray(modes) ? modes : [modes]) } : {}),
+    ...(session?.cwd !== undefined ? { cwd: compileGlob(session.cwd) } : {}),
+  };
+}
+
+function approversOf(approvers: RuleEntry["approvers"]): PolicyApprovers {
+  if (approvers === undefined || approvers === "any") return "any";
+  return { principals: approvers.principals ?? [], roles: approvers.roles ?? [] };
+}
+

@@ -1,0 +1,187 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseApprovalPolicy } from "../../src/bridge/interactions/index.js";
+import { RawAcpClient } from "../support/acp-raw-client.js";
+import { openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
+import { agentText, completedItems } from "../support/codex-client.js";
+import { ECHO_TOOL } from "../support/echo-tool.js";
+import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { sdkClient, webSocketTransport } from "../support/mcp-client.js";
+
+/**
+ * The operator's approval policy decides before any client is asked: a denied call is refused with
+ * its rule named, in the tool result the agent gets and in what every dialect's client sees, and
+ * nobody is asked; an allowed call runs without asking anyone, and the decision is in the stream.
+ */
+
+const POLICY = `version: 1
+rules:
+  - name: no-sevens
+    match: { tool: echo-json, arguments: { /a: "7" } }
+    action: deny
+    reason: seven is reserved
+  - name: single-digits
+    match: { tool: "echo-*", arguments: { /a: "?" } }
+    action: allow
+`;
+const REFUSAL = 'denied by the approval policy, rule "no-sevens" (/rules/0): seven is reserved';
+const DENIED = '/tool echo-json {"a":7}\nDone';
+const ALLOWED = '/tool echo-json {"a":3}\nDone';
+
+let gw: TestGateway;
+const auditDir = mkdtempSync(join(tmpdir(), "approval-audit-"));
+beforeAll(async () => {
+  gw = await startTestGateway({ commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml"), auditDir });
+});
+afterAll(async () => {
+  await gw?.stop();
+  rmSync(auditDir, { recursive: true, force: true });
+});
+
+/** The receipts of one session in the audit file, once everything queued is written. */
+async function audited(sessionId: string): Promise<any[]> {
+  await gw.stack.audit!.flushed();
+  return readFileSync(join(auditDir, "audit.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((receipt) => receipt.sessionId === sessionId);
+}
+
+const steps = (receipt: { steps: Array<Record<string, unknown>> }) => receipt.steps.map(({ at: _at, ...step }) => step);
+
+describe("a call the policy denies", () => {
+  it("is refused with its rule in Ask, and no client is asked", async () => {
+    const ask = await gw.client();
+    let asked = 0;
+    ask.reverse = () => {
+      asked++;
+      return { decision: "allow_once" };
+    };
+    const sessionId = await openSession(ask, { capabilities: ["reverseRequests"] });
+    const { turnId } = await ask.request("session/send", { sessionId, content: DENIED });
+    await waitForTerminal(ask, sessionId, turnId);
+    const events = ask.eventsOf(sessionId);
+    expect(payloadsOf(events, "approval.required")).toEqual([]);
+    expect(payloadsOf(events, "approval.updated")).toEqual([expect.objectContaining({ status: "rejected", feedback: REFUSAL })]);
+    expect(payloadsOf(events, "tool.result")).toEqual([expect.objectContaining({ isError: true, output: expect.stringContaining(REFUSAL) })]);
+    expect(payloadsOf(events, "turn.completed")).toEqual([expect.objectContaining({ response: expect.stringContaining(`Tool echo-json failed: ${REFUSAL}`) })]);
+    expect(asked).toBe(0);
+    expect(ask.invalid).toEqual([]);
+    const [receipt, ...more] = await audited(sessionId);
+    expect(more).toEqual([]);
+    expect(receipt).toMatchObject({ tool: "echo-json", policyVersion: "1", rule: { name: "no-sevens", index: 0 }, digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(steps(receipt)).toEqual([
+      { step: "proposed" },
+      { step: "decided", by: "rule", outcome: "rejected", detail: REFUSAL },
+      { step: "returned", ok: false, error: REFUSAL },
+    ]);
+    ask.socket.terminate();
+  });
+
+  it("is refused with its rule in Codex, and no approval is requested", async () => {
+    const codex = await gw.codexClient();
+    await codex.initialize();
+    const { thread } = await codex.request("thread/start", { approvalPolicy: "on-request" });
+    codex.onRequest("item/commandExecution/requestApproval", () => ({ decision: "accept" }));
+    const { messages } = await codex.turn(thread.id, DENIED);
+    expect(codex.serverRequests()).toEqual([]);
+    expect(agentText(messages)).toContain(`Tool echo-json failed: ${REFUSAL}`);
+    expect(completedItems(messages, "commandExecution").map((item) => item.status)).not.toContain("completed");
+    expect(codex.invalid).toEqual([]);
+    codex.socket.terminate();
+  });
+
+  it("is refused with its rule in ACP, and no permission is requested", async () => {
+    const acp = await RawAcpClient.connect(gw.acpUrl);
+    acp.answer = () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    await acp.initialize();
+    const { result } = await acp.request("session/new", { cwd: gw.cwd, mcpServers: [] });
+    const prompted = await acp.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: DENIED }] });
+    expect(prompted.result).toEqual(expect.objectContaining({ stopReason: "end_turn" }));
+    expect(acp.received.filter((m) => m.method === "session/request_permission")).toEqual([]);
+    const said = acp.received
+      .filter((m) => m.method === "session/update" && m.params.update.sessionUpdate === "agent_message_chunk")
+      .map((m) => m.params.update.content.text)
+      .join("");
+    expect(said).toContain(`Tool echo-json failed: ${REFUSAL}`);
+    await acp.close();
+  });
+
+  it("is refused with its rule in MCP, and no form is shown", async () => {
+    const client: Client = sdkClient({ elicitation: true });
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked++;
+      return { action: "accept", content: { decision: "approve" } };
+    });
+    await client.connect(webSocketTransport(gw.rpcUrl.replace(/\/rpc$/, "/mcp/ws")));
+    const ask = await gw.client();
+    const sessionId = await openSession(ask);
+    const result = await client.callTool({ name: "tau-reply", arguments: { sessionId, prompt: DENIED } });
+    expect(result.structuredContent).toEqual(expect.objectContaining({ status: "completed", text: expect.stringContaining(`Tool echo-json failed: ${REFUSAL}`) }));
+    expect(asked).toBe(0);
+    await client.close();
+    ask.socket.terminate();
+  });
+});
+
+describe("a call the policy allows", () => {
+  it("runs without asking anyone, and the stream says the policy allowed it", async () => {
+    const ask = await gw.client();
+    let asked = 0;
+    ask.reverse = () => {
+      asked++;
+      return { decision: "deny" };
+    };
+    const sessionId = await openSession(ask, { capabilities: ["reverseRequests"] });
+    const { turnId } = await ask.request("session/send", { sessionId, content: ALLOWED });
+    await waitForTerminal(ask, sessionId, turnId);
+    const events = ask.eventsOf(sessionId);
+    expect(payloadsOf(events, "approval.required")).toEqual([]);
+    expect(payloadsOf(events, "approval.updated")).toEqual([
+      expect.objectContaining({ status: "approved", reason: 'allowed by the approval policy, rule "single-digits" (/rules/1)' }),
+    ]);
+    expect(payloadsOf(events, "tool.result")).toEqual([expect.objectContaining({ isError: false, output: '{"a":3}' })]);
+    expect(asked).toBe(0);
+    expect((await audited(sessionId)).map(steps)).toEqual([
+      [{ step: "proposed" }, { step: "decided", by: "rule", outcome: "approved" }, { step: "executed" }, { step: "returned", ok: true }],
+    ]);
+    ask.socket.terminate();
+  });
+
+  it("leaves a call no rule matches to the session's mode, which asks", async () => {
+    const ask = await gw.client();
+    let asked = 0;
+    ask.reverse = () => {
+      asked++;
+      return { decision: "allow_once" };
+    };
+    const sessionId = await openSession(ask, { capabilities: ["reverseRequests"] });
+    const { turnId } = await ask.request("session/send", { sessionId, content: '/tool echo-json {"a":42}\nDone' });
+    await waitForTerminal(ask, sessionId, turnId);
+    expect(asked).toBe(1);
+    expect(payloadsOf(ask.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ isError: false, output: '{"a":42}' })]);
+    const [receipt] = await audited(sessionId);
+    expect(receipt).toMatchObject({ interactionId: "act_1" });
+    // The same receipt is read back over HTTP; an unknown session is a 404.
+    const base = gw.rpcUrl.replace(/^ws/, "http").replace(/\/rpc$/, "");
+    const read = await fetch(`${base}/sessions/${sessionId}/receipts`);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual({ sessionId, receipts: [receipt] });
+    expect((await fetch(`${base}/sessions/no-such-session/receipts`)).status).toBe(404);
+    expect(receipt.rule).toBeUndefined();
+    expect(steps(receipt)).toEqual([
+      { step: "proposed" },
+      { step: "asked", whom: "the session's clients" },
+      { step: "decided", by: "client", outcome: "approved", detail: "once" },
+      { step: "executed" },
+      { step: "returned", ok: true },
+    ]);
+    ask.socket.terminate();
+  });
+});

@@ -1,0 +1,30 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCommand } from "../support/cli.js";
+
+/** A bad --approval-policy is refused before anything starts, with the file, the line, the column and the reason. */
+
+const dir = mkdtempSync(join(tmpdir(), "cli-policy-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("--approval-policy", () => {
+  it("refuses a bad YAML file at start of serve and of a stdio command, naming its line and reason (exit 2)", async () => {
+    const file = join(dir, "policy.yaml");
+    writeFileSync(file, "version: 1\nrules:\n  - name: pushes\n    match: { command: 'git push*' }\n    action: ask\n");
+    for (const command of ["serve", "acp"]) {
+      const result = await runCommand([command, "--approval-policy", file]);
+      expect(result.code, command).toBe(2);
+      expect(result.stderr, command).toContain(`invalid --approval-policy ${JSON.stringify(file)}:\n${file}:5:13: /rules/0/action: must be one of "allow", "deny", "require"`);
+    }
+  });
+
+  it("refuses a JSON file whose rule sets approvers on a deny, naming its line", async () => {
+    const file = join(dir, "policy.json");
+    writeFileSync(file, '{\n  "version": "2026-01",\n  "rules": [\n    { "name": "no", "action": "deny",\n      "approvers": "any" }\n  ]\n}\n');
+    const result = await runCommand(["serve", "--approval-policy", file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}:5:20: /rules/0/approvers: only a rule whose action is "require" takes approvers`);
+  });
+});
