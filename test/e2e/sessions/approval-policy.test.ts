@@ -4,13 +4,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseApprovalPolicy } from "../../src/bridge/interactions/index.js";
-import { RawAcpClient } from "../support/acp-raw-client.js";
-import { openSession, payloadsOf, waitForTerminal } from "../support/ask-events.js";
-import { agentText, completedItems } from "../support/codex-client.js";
-import { ECHO_TOOL } from "../support/echo-tool.js";
-import { startTestGateway, type TestGateway } from "../support/gateway.js";
-import { sdkClient, webSocketTransport } from "../support/mcp-client.js";
+import { parseApprovalPolicy } from "../../../src/bridge/interactions/index.js";
+import { RawAcpClient } from "../../support/acp-raw-client.js";
+import { openSession, payloadsOf, waitForTerminal } from "../../support/ask-events.js";
+import { agentText, completedItems } from "../../support/codex-client.js";
+import { ECHO_TOOL } from "../../support/echo-tool.js";
+import { startTestGateway, type TestGateway } from "../../support/gateway.js";
+import { sdkClient, webSocketTransport } from "../../support/mcp-client.js";
 
 /**
  * The operator's approval policy decides before any client is asked: a denied call is refused with

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AskTestClient } from "../support/ask-client.js";
-import { openSession } from "../support/ask-events.js";
-import { startSecureGateway, type SecureGateway } from "../support/secure-gateway.js";
-import { twoTenantRegistry } from "../support/two-tenants.js";
+import { AskTestClient } from "../../support/ask-client.js";
+import { openSession } from "../../support/ask-events.js";
+import { startSecureGateway, type SecureGateway } from "../../support/secure-gateway.js";
+import { twoTenantRegistry } from "../../support/two-tenants.js";
 
 /** GET /sessions/:id/receipts answers an operator and the session's own tenant; another tenant gets the 404 of an unknown session. */
 

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupsAfterEach } from "../support/cleanups.js";
-import { spawnOwnedCli } from "../support/cli.js";
-import { agentText, CodexTestClient } from "../support/codex-client.js";
-import { ECHO_TOOL } from "../support/echo-tool.js";
-import { startOtlpReceiver, type OtlpReceiver } from "../support/otlp-receiver.js";
+import { cleanupsAfterEach } from "../../support/cleanups.js";
+import { spawnOwnedCli } from "../../support/cli.js";
+import { agentText, CodexTestClient } from "../../support/codex-client.js";
+import { ECHO_TOOL } from "../../support/echo-tool.js";
+import { startOtlpReceiver, type OtlpReceiver } from "../../support/otlp-receiver.js";
 
 /** With tracing on, every finished receipt is exported as a span whose events are its steps. */
 

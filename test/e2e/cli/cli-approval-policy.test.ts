@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCommand } from "../support/cli.js";
+import { runCommand } from "../../support/cli.js";
 
 /** A bad --approval-policy is refused before anything starts, with the file, the line, the column and the reason. */
 
