@@ -1,4 +1,4 @@
-import type { BenchResults } from "./report.js";
+import type { BenchResults } from "./bench-results.js";
 
 /**
  * The figures of one benchmark run that two builds are compared on, each labelled as the report

@@ -9,7 +9,7 @@ import { comparisonReport } from "./compare-report.js";
 import { compareRounds, type RoundFigures } from "./compare-stats.js";
 import { busyMachineNote, machineInfo, wasBusy } from "./machine.js";
 import { repoRoot } from "./processes.js";
-import type { BenchResults } from "./report.js";
+import type { BenchResults } from "./bench-results.js";
 import { UsageError } from "./usage-error.js";
 
 /**

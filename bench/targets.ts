@@ -1,4 +1,4 @@
-import type { BenchResults } from "./report.js";
+import type { BenchResults } from "./bench-results.js";
 import { fmt, ratio } from "./stats.js";
 
 /**

@@ -6,7 +6,7 @@ import { comparisonReport, figure, type ComparisonSetting } from "../../bench/co
 import { compareRounds, middle, relativeSpread, verdictOf } from "../../bench/compare-stats.js";
 import { resolveRef } from "../../bench/compare.js";
 import { SECTIONS, selectSections } from "../../bench/sections.js";
-import type { BenchResults } from "../../bench/report.js";
+import type { BenchResults } from "../../bench/bench-results.js";
 
 /** `npm run bench -- --compare <ref>`: the order of the runs, the statistics and the table (the runs themselves are not run here). */
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { BenchResults } from "../../bench/report.js";
+import type { BenchResults } from "../../bench/bench-results.js";
 import { targetRows, targetsReport } from "../../bench/targets.js";
 
 /** The targets summary of `npm run bench`: each row of issue 38 against its baseline of the same run (no benchmark is run here). */
