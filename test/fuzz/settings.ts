@@ -26,6 +26,8 @@ export interface FuzzSettings {
   mode: "ci" | "long";
   /** Cases per dialect, each of its transports getting an equal share; undefined: CI_CASES_PER_TARGET per target. */
   casesPerDialect: number | undefined;
+  /** Whether FUZZ_CASES (or `npm run fuzz -- N`) set the number of cases, overriding a target's own budget. */
+  casesGiven: boolean;
   /** The seed every run starts with, so CI always covers the same ground first. */
   fixedSeed: number;
   /** The second run's seed: FUZZ_SEED or a fresh one (printed with any failure). */
@@ -62,6 +64,7 @@ export function fuzzSettings(mode: "ci" | "long", env: NodeJS.ProcessEnv = proce
   return {
     mode,
     casesPerDialect: number("FUZZ_CASES") ?? (mode === "ci" ? undefined : 100_000),
+    casesGiven: number("FUZZ_CASES") !== undefined,
     fixedSeed: FIXED_SEED,
     randomSeed: number("FUZZ_SEED") ?? (Date.now() ^ (Math.random() * 0x100000000)) >>> 0,
     replayPath: env.FUZZ_PATH || undefined,
@@ -72,8 +75,12 @@ export function fuzzSettings(mode: "ci" | "long", env: NodeJS.ProcessEnv = proce
   };
 }
 
-/** Each target's share of its dialect's cases, among the targets being run (or CI's fixed count). */
-export function casesPerTarget(settings: FuzzSettings, targets: ReadonlyArray<{ dialect: string }>, target: { dialect: string }): number {
+/**
+ * Each target's share of its dialect's cases, among the targets being run (or CI's fixed count);
+ * a target whose cases take seconds each (`caseBudget`) runs its own count unless FUZZ_CASES is given.
+ */
+export function casesPerTarget(settings: FuzzSettings, targets: ReadonlyArray<{ dialect: string }>, target: { dialect: string; caseBudget?: { ci: number; long: number } }): number {
+  if (target.caseBudget && !settings.casesGiven) return target.caseBudget[settings.mode];
   if (settings.casesPerDialect === undefined) return CI_CASES_PER_TARGET;
   const sharing = targets.filter((t) => t.dialect === target.dialect).length;
   return Math.ceil(settings.casesPerDialect / Math.max(1, sharing));
