@@ -52,6 +52,13 @@ const target: FuzzTarget = {
       return { sessionId, observer };
     };
 
+    // Closed when done: the relay resumes every open subscription on each new link, and the gateway
+    // takes at most 64 requests in flight on one connection (the resumes beyond fail).
+    const closeSession = async (sessionId: string): Promise<string[]> => {
+      await client.request("session/close", { sessionId }).catch(() => undefined);
+      return waitOrProblem(client, () => client.eventsOf(sessionId).some((e) => e.type === "session.ended"), "session.ended through the relay", timeoutMs);
+    };
+
     const runCase = async (value: unknown): Promise<string[]> => {
       const { prompts, steps } = value as RelayCase;
       const n = ++caseNo;
@@ -64,17 +71,23 @@ const target: FuzzTarget = {
       try {
         const markers = prompts.map((_, i) => `<case ${n} prompt ${i}>`);
         const outcomes: Array<SendOutcome | undefined> = prompts.map(() => undefined);
-        prompts.forEach((text, i) => {
+        const sendIds = prompts.map((text, i) => {
           client.request("session/send", { sessionId, content: `${markers[i]} ${text}` }).then(
             (result: { turnId: string }) => (outcomes[i] = { ok: true, turnId: result.turnId }),
             (err: Error) => (outcomes[i] = { ok: false, message: err.message }),
           );
+          return client.lastRequestId;
         });
         for (const step of steps) {
           problems.push(...(await strike(link, observer, sessionId, step, timeoutMs)));
           if (problems.length) break;
         }
-        problems.push(...(await waitOrProblem(client, () => outcomes.every(Boolean), "an answer to every session/send", timeoutMs)));
+        const unanswered = () => sendIds.filter((id, i) => !outcomes[i]).map((id) => `request ${id}`).join(", ");
+        // On the answers as they arrive (the outcomes are set a microtask later).
+        const hasAnswer = (id: number) => client.received.some((m) => (m as { id?: unknown }).id === id && !("method" in (m as object)));
+        const answered = await waitOrProblem(client, () => sendIds.every(hasAnswer), "an answer to every session/send", timeoutMs);
+        await Promise.resolve();
+        if (answered.length) problems.push(`no answer to the session/send ${unanswered()} (of ${sendIds.join(", ")}) within ${timeoutMs} ms`);
         outcomes.forEach((outcome, i) => {
           if (outcome && !outcome.ok) problems.push(`the session/send marked ${markers[i]} was answered with an error: ${outcome.message}`);
         });
@@ -93,6 +106,7 @@ const target: FuzzTarget = {
         problems.push(...runOnceProblems(await link.userMessages(sessionId), markers));
         problems.push(...streamProblems(client.eventsOf(sessionId), observer.eventsOf(sessionId)));
         problems.push(...client.invalid.slice(invalidFrom).map((m) => `an invalid message reached the client: ${m}`));
+        problems.push(...(await closeSession(sessionId)));
       } finally {
         observer.close();
       }
@@ -112,6 +126,8 @@ const target: FuzzTarget = {
         observer.close();
         const { turnId } = await client.request("session/send", { sessionId, content: "hello through the relay" });
         await client.waitFor(() => hasTerminal(client.eventsOf(sessionId), turnId), "the end of a normal turn through the relay", timeoutMs);
+        const closing = await closeSession(sessionId);
+        if (closing.length) throw new Error(closing.join("\n"));
       },
       quiesce: async () => undefined,
       stats,
