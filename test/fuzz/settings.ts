@@ -26,8 +26,6 @@ export interface FuzzSettings {
   mode: "ci" | "long";
   /** Cases per dialect, each of its transports getting an equal share; undefined: CI_CASES_PER_TARGET per target. */
   casesPerDialect: number | undefined;
-  /** Whether FUZZ_CASES (or `npm run fuzz -- N`) set the number of cases, overriding a target's own budget. */
-  casesGiven: boolean;
   /** The seed every run starts with, so CI always covers the same ground first. */
   fixedSeed: number;
   /** The second run's seed: FUZZ_SEED or a fresh one (printed with any failure). */
@@ -64,7 +62,6 @@ export function fuzzSettings(mode: "ci" | "long", env: NodeJS.ProcessEnv = proce
   return {
     mode,
     casesPerDialect: number("FUZZ_CASES") ?? (mode === "ci" ? undefined : 100_000),
-    casesGiven: number("FUZZ_CASES") !== undefined,
     fixedSeed: FIXED_SEED,
     randomSeed: number("FUZZ_SEED") ?? (Date.now() ^ (Math.random() * 0x100000000)) >>> 0,
     replayPath: env.FUZZ_PATH || undefined,
@@ -76,12 +73,12 @@ export function fuzzSettings(mode: "ci" | "long", env: NodeJS.ProcessEnv = proce
 }
 
 /**
- * Each target's share of its dialect's cases, among the targets being run (or CI's fixed count);
- * a target whose cases take seconds each (`caseBudget`) runs its own count unless FUZZ_CASES is given.
+ * Each target's share of its dialect's cases, among the targets being run (or CI's fixed count),
+ * divided by its `caseCost` (a target whose cases each cost as much as that many ordinary ones).
  */
-export function casesPerTarget(settings: FuzzSettings, targets: ReadonlyArray<{ dialect: string }>, target: { dialect: string; caseBudget?: { ci: number; long: number } }): number {
-  if (target.caseBudget && !settings.casesGiven) return target.caseBudget[settings.mode];
-  if (settings.casesPerDialect === undefined) return CI_CASES_PER_TARGET;
+export function casesPerTarget(settings: FuzzSettings, targets: ReadonlyArray<{ dialect: string }>, target: { dialect: string; caseCost?: number }): number {
+  const cost = target.caseCost ?? 1;
+  if (settings.casesPerDialect === undefined) return Math.ceil(CI_CASES_PER_TARGET / cost);
   const sharing = targets.filter((t) => t.dialect === target.dialect).length;
-  return Math.ceil(settings.casesPerDialect / Math.max(1, sharing));
+  return Math.ceil(settings.casesPerDialect / Math.max(1, sharing) / cost);
 }

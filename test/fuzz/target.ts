@@ -14,8 +14,8 @@ export interface FuzzTarget {
   dialect: string;
   /** Starts the gateway process this transport needs, in front of `upstream`, ready for cases. */
   start(context: TargetContext): Promise<RunningTarget>;
-  /** Cases in CI and in a long run when FUZZ_CASES is not given, for a target whose cases are slow (default: the dialect's share). */
-  caseBudget?: { ci: number; long: number };
+  /** How many ordinary cases one of its cases costs (default 1): its share of the cases is divided by it. */
+  caseCost?: number;
   /** Properties of the target as a whole, checked once after its cases. */
   properties?: RunProperty[];
 }
