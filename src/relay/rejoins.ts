@@ -16,6 +16,8 @@ import type { OpenRequest } from "./requests.js";
 export class RelayRejoins {
   private readonly open = new Set<OpenRequest>();
   private readonly waiting: string[] = [];
+  /** While what waited is being passed on: it goes through as it is, not back into `waiting`. */
+  private releasing = false;
 
   constructor(
     private readonly holdsOthers: boolean,
@@ -35,13 +37,22 @@ export class RelayRejoins {
 
   /** Whether the gateway's message `text` waits for the open prompts' answers (`answers`: it answers some request). */
   holds(text: string, answers: boolean): boolean {
-    if (!this.holdsOthers || answers || this.open.size === 0) return false;
+    if (!this.holdsOthers || answers || this.open.size === 0 || this.releasing) return false;
     this.waiting.push(text);
     return true;
   }
 
-  /** Passes on what waits (the link is lost: it came from the gateway, and is the client's). */
+  /**
+   * Passes on what waits (the link is lost: it came from the gateway, and is the client's), even
+   * while prompts are still open: kept back, it would not count as passed on, so the next link's
+   * resumes would replay it and the client would get it twice.
+   */
   releaseAll(): void {
-    for (const text of this.waiting.splice(0)) this.release(text);
+    this.releasing = true;
+    try {
+      for (const text of this.waiting.splice(0)) this.release(text);
+    } finally {
+      this.releasing = false;
+    }
   }
 }

@@ -72,9 +72,13 @@ export function fuzzSettings(mode: "ci" | "long", env: NodeJS.ProcessEnv = proce
   };
 }
 
-/** Each target's share of its dialect's cases, among the targets being run (or CI's fixed count). */
-export function casesPerTarget(settings: FuzzSettings, targets: ReadonlyArray<{ dialect: string }>, target: { dialect: string }): number {
-  if (settings.casesPerDialect === undefined) return CI_CASES_PER_TARGET;
+/**
+ * Each target's share of its dialect's cases, among the targets being run (or CI's fixed count),
+ * divided by its `caseCost` (a target whose cases each cost as much as that many ordinary ones).
+ */
+export function casesPerTarget(settings: FuzzSettings, targets: ReadonlyArray<{ dialect: string }>, target: { dialect: string; caseCost?: number }): number {
+  const cost = target.caseCost ?? 1;
+  if (settings.casesPerDialect === undefined) return Math.ceil(CI_CASES_PER_TARGET / cost);
   const sharing = targets.filter((t) => t.dialect === target.dialect).length;
-  return Math.ceil(settings.casesPerDialect / Math.max(1, sharing));
+  return Math.ceil(settings.casesPerDialect / Math.max(1, sharing) / cost);
 }

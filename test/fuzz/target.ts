@@ -14,6 +14,8 @@ export interface FuzzTarget {
   dialect: string;
   /** Starts the gateway process this transport needs, in front of `upstream`, ready for cases. */
   start(context: TargetContext): Promise<RunningTarget>;
+  /** How many ordinary cases one of its cases costs (default 1): its share of the cases is divided by it. */
+  caseCost?: number;
   /** Properties of the target as a whole, checked once after its cases. */
   properties?: RunProperty[];
 }

@@ -11,7 +11,9 @@ import type { Cleanups } from "./cleanups.js";
  * comes back). `dropped()` settles when a chunk of the client's is next dropped (what it sent went
  * nowhere). `heal()` carries bytes again. `drop()` resets every
  * connection open now, both ways (a NAT or load balancer that forgot the flows); new ones are
- * carried as before. `connections` counts the connections accepted so far.
+ * carried as before. `restart()` is the proxy itself going down and coming back: every connection is
+ * reset and the port refuses new ones until it listens again, on the same port, when the promise
+ * settles. `connections` counts the connections accepted so far.
  */
 export interface TcpProxy {
   port: number;
@@ -20,6 +22,7 @@ export interface TcpProxy {
   drop(): void;
   readonly connections: number;
   heal(): void;
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,6 +75,12 @@ export async function startTcpProxy(target: { host: string; port: number }, clea
       blocked = false;
       only = undefined;
       for (const deliver of held.splice(0)) deliver();
+    },
+    restart: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.resetAndDestroy();
+      await closed;
+      await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();
