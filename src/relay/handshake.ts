@@ -2,6 +2,7 @@ import type WebSocket from "ws";
 import type { Log } from "../shared/log.js";
 import { isObject } from "../shared/unknown-values.js";
 import type { RelayDialect } from "./relay-dialect.js";
+import { sendResumes } from "./resume-requests.js";
 import type { StreamResume } from "./stream-resume.js";
 
 type Message = Record<string, unknown>;
@@ -44,7 +45,8 @@ export async function repeatHandshake(socket: WebSocket, h: RelayHandshake): Pro
   }
   const looked = (await resume?.prepare?.((method, params) => h.request(method, params), h.tell)) ?? [];
   if (!h.current(socket)) return false;
-  const resumes = await Promise.all((resume?.replays() ?? []).map(async ({ method, params }) => ({ method, params, answer: await h.request(method, params) })));
+  const overloaded = (answer: Message) => isObject(answer.error) && answer.error.code === dialect.overloadedCode;
+  const resumes = await sendResumes(resume?.replays() ?? [], ({ method, params }) => h.request(method, params), overloaded);
   if (!h.current(socket)) return false;
   const unavailable = (answer: Message) => isObject(answer.error) && answer.error.code === dialect.unavailableCode;
   if (looked.some(unavailable) || resumes.some(({ answer }) => unavailable(answer))) {

@@ -19,6 +19,8 @@ export interface RelayDialect {
   jsonrpcMember: "include" | "omit" | "mirror";
   /** Code of "the gateway cannot be reached, retry" (-32012 in every dialect). */
   unavailableCode: number;
+  /** Code of "a gateway limit was reached, retry later" (-32013 in every dialect): a resume refused so is sent again. */
+  overloadedCode: number;
   /** Code of a message the relay skipped as too long. */
   invalidRequestCode: number;
   /** A skipped oversized line is answered (id null, as the local command does) rather than only logged (Codex). */

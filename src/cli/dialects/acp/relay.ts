@@ -13,6 +13,7 @@ export const ACP_RELAY: RelayDialect = {
   route: "/acp",
   jsonrpcMember: "include",
   unavailableCode: ACP_ERROR_CODES.upstream_unavailable,
+  overloadedCode: ACP_ERROR_CODES.overloaded,
   invalidRequestCode: ACP_ERROR_CODES.invalid_request,
   answersOversized: true,
   handshakeRequest: "initialize",

@@ -13,6 +13,7 @@ export const ASK_RELAY: RelayDialect = {
   route: "/rpc",
   jsonrpcMember: "mirror",
   unavailableCode: ASK_ERROR_CODES.upstream_unavailable,
+  overloadedCode: ASK_ERROR_CODES.overloaded,
   invalidRequestCode: ASK_ERROR_CODES.invalid_request,
   answersOversized: true,
   handshakeRequest: "initialize",

@@ -15,6 +15,7 @@ export const CODEX_RELAY: RelayDialect = {
   route: "/",
   jsonrpcMember: "omit",
   unavailableCode: CODEX_ERROR_CODES.upstream_unavailable,
+  overloadedCode: CODEX_ERROR_CODES.overloaded,
   invalidRequestCode: CODEX_ERROR_CODES.invalid_request,
   // Codex answers nothing without an id (the local app-server logs the line and goes on).
   answersOversized: false,

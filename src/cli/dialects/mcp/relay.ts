@@ -13,6 +13,7 @@ export const MCP_RELAY: RelayDialect = {
   route: "/mcp/ws",
   jsonrpcMember: "include",
   unavailableCode: MCP_ERROR_CODES.upstream_unavailable,
+  overloadedCode: MCP_ERROR_CODES.overloaded,
   invalidRequestCode: MCP_ERROR_CODES.invalid_request,
   answersOversized: true,
   handshakeRequest: "initialize",
