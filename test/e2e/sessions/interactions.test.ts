@@ -76,6 +76,10 @@ class ScriptedReverse implements ReverseRequester {
     return answer;
   }
 
+  requestPlanApproval() {
+    return Promise.resolve(undefined);
+  }
+
   /** Resolves once every answer so far has settled and its handlers have run. */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.permissionRequests, ...this.userInputRequests].map((r) => r.answer));
