@@ -70,7 +70,8 @@ export class RemoteAsking {
     for (const id of [...this.open.keys()]) this.withdraw(id);
   }
 
-  private askPermission(details: ApprovalDetails & { id: string }): Promise<void> {
+  /** Asks about one approval; resolves once the question is settled. */
+  askPermission(details: ApprovalDetails & { id: string }): Promise<void> {
     const { sessionId } = this;
     const signal = this.begin(details.id);
     const params = {
@@ -92,7 +93,8 @@ export class RemoteAsking {
     );
   }
 
-  private askInput(details: UserInputDetails & { id: string }): Promise<void> {
+  /** Asks one question (ask_user); resolves once it is settled. */
+  askInput(details: UserInputDetails & { id: string }): Promise<void> {
     const { sessionId } = this;
     const signal = this.begin(details.id);
     const params = { requestId: details.id, prompt: details.prompt, ...(details.options ? { options: details.options } : {}), sessionId, interactionId: details.id };
@@ -105,7 +107,8 @@ export class RemoteAsking {
     );
   }
 
-  private askPlan({ id, plan }: PendingPlan): Promise<void> {
+  /** Asks about one plan; resolves once it is settled. */
+  askPlan({ id, plan }: PendingPlan): Promise<void> {
     const { sessionId } = this;
     const signal = this.begin(id);
     return this.settle(
