@@ -1,20 +1,28 @@
 import type { ServerRequests, SessionUpdate, ToolCallUpdate } from "../../generated/acp-v1.js";
-import type { ApprovalDetails, UserInputDetails } from "../../generated/ask-v1.0.js";
-import { ASK_USER_TOOL, InteractionError, SUBMIT_PLAN_TOOL } from "../bridge/interactions/index.js";
+import type {
+  InteractionRequestPermissionParams,
+  InteractionRequestPermissionResult,
+  InteractionRequestUserInputParams,
+  InteractionRequestUserInputResult,
+} from "../../generated/ask-v1.0.js";
+import { ASK_USER_TOOL, InteractionError, SUBMIT_PLAN_TOOL, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import type { AcpClient } from "./client-state.js";
 import type { EventUpdates, UpdateContext } from "./event-updates.js";
 import { commandToolOptions, permissionChoice, PLAN_OPTIONS, type PermissionChoice } from "./permission-options.js";
+import { planEntries } from "./plan-entries.js";
 import { questionAnswer, questionForm } from "./question-form.js";
 import type { SessionChoices } from "./session-choices.js";
 
 /**
- * The session's interactions put to one ACP connection's client (its SessionLink): approvals and
- * plans as `session/request_permission`, `ask_user` questions as `elicitation/create`, resolved
- * through the bridge core like any other client's answer; a request is withdrawn once the
- * interaction is settled elsewhere.
+ * How the core's asking (remote-asking.ts, joiner-asking.ts) reaches one ACP connection's client
+ * about its session (its SessionLink): approvals and plans as `session/request_permission` with
+ * their tool-call card, `ask_user` questions as `elicitation/create`. Answers come back in the
+ * core's words and the core settles the interaction (the first answer wins; a request is withdrawn
+ * once the interaction is settled elsewhere); only what ACP alone can say is decided here: a tool
+ * rejected for the rest of the session, and a question declined (`decline`).
  */
 
 export interface InteractionRequestServices {
@@ -31,6 +39,8 @@ export interface InteractionLink {
   send(update: SessionUpdate, causedBy?: RequestCause): void;
   updateContext(): UpdateContext;
 }
+
+type Permission = InteractionRequestPermissionResult;
 
 export class InteractionRequests {
   /** Requests to the client about an interaction, by interaction id: aborted once it is settled. */
@@ -58,50 +68,59 @@ export class InteractionRequests {
     for (const controller of this.asking.values()) controller.abort();
   }
 
-  /** A command tool call waits for approval: ask the user, unless they rejected the tool for the session. */
-  askPermission(interactionId: string, approval: ApprovalDetails, cause?: RequestCause): void {
-    this.ifPending(interactionId, () => this.putPermission(interactionId, approval, cause));
+  /**
+   * The client as the core asks it; requests go out after the answer to `cause` when given.
+   * `joining`: the client attached while the interactions were pending, and a plan's panel is
+   * shown before the request to approve it (the live path showed it as the plan was proposed).
+   */
+  requester(cause?: RequestCause, joining = false): ReverseRequester {
+    return {
+      requestPermission: (_sessionId, params, signal) => this.requestPermission(params, signal, cause),
+      requestUserInput: (_sessionId, params, signal) => this.requestUserInput(params, signal, cause),
+      requestPlanApproval: (_sessionId, params, signal) => this.requestPlanApproval(params, signal, cause, joining),
+    };
   }
 
-  private putPermission(interactionId: string, approval: ApprovalDetails, cause?: RequestCause): void {
-    const { toolName } = approval;
-    if (this.services.choices.rejectsAlways(toolName)) {
-      return this.resolve(() => this.record.interactions.shared.reject(interactionId, `${toolName} is rejected for the rest of this session`));
-    }
-    const toolCall = this.toolCallFor(interactionId, toolName, `Run ${toolName}`, approval.args, cause);
+  /** A command tool call waits for approval: the user is asked, unless they rejected the tool for the session. */
+  private async requestPermission(params: InteractionRequestPermissionParams, signal: AbortSignal, cause?: RequestCause): Promise<Permission | undefined> {
+    const { toolName } = params;
+    const interactionId = params.interactionId ?? params.requestId;
+    const rejected: Permission = { decision: "reject", feedback: `${toolName} is rejected for the rest of this session` };
+    if (this.services.choices.rejectsAlways(toolName)) return rejected;
+    if (this.asking.has(interactionId)) return undefined;
+    const toolCall = this.toolCallFor(interactionId, toolName, `Run ${toolName}`, params.input as Record<string, unknown> | undefined, cause);
     const options = commandToolOptions(toolName);
-    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options }, cause, (answer) => {
-      const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, options);
-      const interactions = this.record.interactions.shared;
-      switch (choice.kind) {
-        case "allow_once":
-          return interactions.approve(interactionId, "once");
-        case "allow_always":
-          return interactions.approve(interactionId, "session");
-        case "reject_once":
-          return interactions.reject(interactionId);
-        case "reject_always":
-          this.services.choices.rejectAlways(toolName);
-          return interactions.reject(interactionId, `${toolName} is rejected for the rest of this session`);
-        case "cancelled":
-          return interactions.reject(interactionId, "the user cancelled the turn");
-        case "unusable":
-          return interactions.reject(interactionId, `no usable answer to the permission request (${choice.reason})`);
-      }
-    });
+    const answer = await this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options }, signal, cause);
+    if (answer === undefined) return undefined;
+    const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, options);
+    switch (choice.kind) {
+      case "allow_once":
+        return { decision: "allow_once" };
+      case "allow_always":
+        return { decision: "allow_always" };
+      case "reject_once":
+        return { decision: "reject" };
+      case "reject_always":
+        this.services.choices.rejectAlways(toolName);
+        return rejected;
+      case "cancelled":
+        return { decision: "reject", feedback: "the user cancelled the turn" };
+      case "unusable":
+        return { decision: "reject", feedback: `no usable answer to the permission request (${choice.reason})` };
+    }
   }
 
   /** A proposed plan: approving it lets the model carry it out (and, in plan mode, unlocks the command tools). */
-  askPlanApproval(interactionId: string, plan: string, cause?: RequestCause): void {
-    if (this.asking.has(interactionId)) return;
+  private async requestPlanApproval({ interactionId, plan }: PlanApprovalParams, signal: AbortSignal, cause: RequestCause | undefined, joining: boolean): Promise<PlanApprovalResult | undefined> {
+    if (this.asking.has(interactionId)) return undefined;
+    // The plan the editor missed, as its plan panel shows one, then the request to approve it.
+    if (joining && !this.client.peer.closed && !signal.aborted) this.link.send({ sessionUpdate: "plan", entries: planEntries(plan) }, cause);
     const toolCall = this.toolCallFor(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval", { plan }, cause);
-    this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, cause, (answer) => {
-      const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, PLAN_OPTIONS);
-      const interactions = this.record.interactions.shared;
-      // This plan alone: another one proposed meanwhile has a request of its own.
-      if (choice.kind === "allow_once") return interactions.decidePlan(interactionId, { action: "approve" });
-      return interactions.decidePlan(interactionId, { action: "reject", ...(choice.kind === "unusable" ? { feedback: `no usable answer (${choice.reason})` } : {}) });
-    });
+    const answer = await this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, signal, cause);
+    if (answer === undefined) return undefined;
+    const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, PLAN_OPTIONS);
+    if (choice.kind === "allow_once") return { action: "approve" };
+    return { action: "reject", ...(choice.kind === "unusable" ? { feedback: `no usable answer (${choice.reason})` } : {}) };
   }
 
   /**
@@ -109,24 +128,24 @@ export class InteractionRequests {
    * client's and no connection of the session can ask, the question is declined at once, so the
    * model asks in its reply instead of waiting for the deadline.
    */
-  askQuestion(interactionId: string, question: UserInputDetails, cause?: RequestCause): void {
-    this.ifPending(interactionId, () => this.putQuestion(interactionId, question, cause));
-  }
-
-  private putQuestion(interactionId: string, question: UserInputDetails, cause?: RequestCause): void {
+  private async requestUserInput(params: InteractionRequestUserInputParams, signal: AbortSignal, cause?: RequestCause): Promise<InteractionRequestUserInputResult | undefined> {
+    const interactionId = params.interactionId ?? params.requestId;
+    if (this.asking.has(interactionId)) return undefined;
     if (!this.client.canElicit) {
       const links = this.services.linksOfSession();
       if (links.some((l) => l.prompting) && !links.some((l) => l.client.canElicit && !l.client.peer.closed)) {
-        this.resolve(() => this.record.interactions.shared.decline(interactionId, "the user's editor cannot show questions; ask in your reply instead"));
+        this.decline(interactionId, "the user's editor cannot show questions; ask in your reply instead");
       }
-      return;
+      return undefined;
     }
     const toolCallId = this.updates.link(interactionId, ASK_USER_TOOL);
-    this.ask(interactionId, "elicitation/create", questionForm(this.sessionId, toolCallId, question), cause, (answer) => {
-      const outcome = answer instanceof Error ? { unanswered: `the question could not be shown (${answer.message})` } : questionAnswer(answer);
-      const interactions = this.record.interactions.shared;
-      return "answered" in outcome ? interactions.respond(interactionId, outcome.answered) : interactions.decline(interactionId, outcome.unanswered);
-    });
+    const question = { prompt: params.prompt, ...(params.options ? { options: params.options } : {}) };
+    const answer = await this.ask(interactionId, "elicitation/create", questionForm(this.sessionId, toolCallId, question), signal, cause);
+    if (answer === undefined) return undefined;
+    const outcome = answer instanceof Error ? { unanswered: `the question could not be shown (${answer.message})` } : questionAnswer(answer);
+    if ("answered" in outcome) return { response: outcome.answered };
+    this.decline(interactionId, outcome.unanswered);
+    return undefined;
   }
 
   /** The tool call a permission request is about: the card already shown, or one announced now. */
@@ -141,57 +160,39 @@ export class InteractionRequests {
   }
 
   /**
-   * Sends a request about an interaction (after the answer to `cause`, when given) and acts on the
-   * answer (or on the failure, as an Error), unless the interaction was settled meanwhile (its
-   * request is then aborted and the answer ignored).
+   * Sends a request about an interaction (after the answer to `cause`, when given): resolves with
+   * the answer (or the failure, as an Error), or undefined when nobody answered — the connection
+   * went away, or the interaction was settled meanwhile (`signal`, or the link letting go).
    */
-  private ask<M extends "session/request_permission" | "elicitation/create">(
+  private async ask<M extends "session/request_permission" | "elicitation/create">(
     interactionId: string,
     method: M,
     params: ServerRequests[M]["params"],
+    signal: AbortSignal,
     cause: RequestCause | undefined,
-    decide: (answer: unknown) => Promise<void>,
-  ): void {
+  ): Promise<unknown> {
     // A connection that went away answers nothing: the interaction waits for others, or the deadline.
-    if (this.client.peer.closed) return;
+    if (this.client.peer.closed || signal.aborted) return undefined;
     const controller = new AbortController();
+    const withdraw = () => controller.abort();
+    signal.addEventListener("abort", withdraw, { once: true });
     this.asking.set(interactionId, controller);
-    this.client.peer.request(method, params, controller.signal, cause).then(
-      (answer) => {
-        if (!controller.signal.aborted) this.resolve(() => decide(answer));
-      },
-      (error: unknown) => {
-        if (!controller.signal.aborted) this.resolve(() => decide(error instanceof Error ? error : new Error(String(error))));
-      },
-    ).finally(() => {
+    try {
+      const answer = await this.client.peer.request(method, params, controller.signal, cause).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+      return controller.signal.aborted ? undefined : answer;
+    } finally {
+      signal.removeEventListener("abort", withdraw);
       if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);
-    });
+    }
   }
 
-  stopAsking(interactionId: string): void {
-    this.asking.get(interactionId)?.abort();
-    this.asking.delete(interactionId);
-  }
-
-  /** Runs a resolution; one that lost the race with another client's (on any replica, or the deadline) changes nothing. */
-  private resolve(action: () => Promise<void>): void {
-    action().catch((error: unknown) => {
+  /** A question the user would not or could not answer; one settled meanwhile elsewhere changes nothing. */
+  private decline(interactionId: string, reason: string): void {
+    this.record.interactions.shared.decline(interactionId, reason).catch((error: unknown) => {
       if (error instanceof InteractionError) return;
       this.services.log?.("warn", "resolving an interaction failed", { sessionId: this.sessionId, error: String(error) });
     });
   }
-
-  /** Runs `ask` if the interaction is still pending (on any replica) and this connection is not asking about it yet. */
-  private ifPending(interactionId: string, ask: () => void): void {
-    if (this.asking.has(interactionId)) return;
-    this.record.interactions.shared.list().then(
-      (pending) => {
-        if (pending.some((i) => i.id === interactionId) && !this.asking.has(interactionId)) ask();
-      },
-      (error: unknown) => this.services.log?.("warn", "listing pending interactions failed", { sessionId: this.sessionId, error: String(error) }),
-    );
-  }
-
 }
 
 const failed = (error: Error): PermissionChoice => ({ kind: "unusable", reason: `the request failed: ${error.message}` });

@@ -1,5 +1,6 @@
 import type { StopReason, SessionUpdate } from "../../generated/acp-v1.js";
 import type { Event } from "../../generated/ask-v1.0.js";
+import { askJoiningClient, RemoteAsking } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { TurnRequests } from "../bridge/submit-or-steer.js";
 import type { Log } from "../shared/log.js";
@@ -8,7 +9,6 @@ import type { AcpClient } from "./client-state.js";
 import { EventUpdates, type UpdateContext } from "./event-updates.js";
 import { replayHistory } from "./history.js";
 import { InteractionRequests } from "./interaction-requests.js";
-import { planEntries } from "./plan-entries.js";
 import { PromptTurns } from "./prompt-turns.js";
 import { eventsAfter, indexed, positionMeta, type LogPosition } from "./relay-positions.js";
 import type { SessionChoices } from "./session-choices.js";
@@ -17,9 +17,9 @@ import type { SessionChoices } from "./session-choices.js";
  * One ACP connection working with one session (created, loaded or resumed on it): it streams the
  * session's events to the client as `session/update`s, runs the connection's prompt turns
  * (prompt-turns.ts), and puts the session's interactions to the client
- * (interaction-requests.ts) — approvals and plans as `session/request_permission`, `ask_user`
- * questions as `elicitation/create` — resolving them through the bridge core like any other
- * client would.
+ * (interaction-requests.ts, the core's requester for this connection) — approvals and plans as
+ * `session/request_permission`, `ask_user` questions as `elicitation/create` — the core deciding
+ * who is asked, settling the answers and withdrawing requests (remote-asking.ts, joiner-asking.ts).
  */
 
 export interface SessionLinkServices {
@@ -41,6 +41,8 @@ export class SessionLink {
   private unsubscribe: (() => void) | undefined;
   private readonly turns: PromptTurns;
   private readonly asking: InteractionRequests;
+  /** The core's asking of this connection about interactions opened while it is attached. */
+  private readonly core: RemoteAsking;
 
   constructor(
     readonly client: AcpClient,
@@ -50,6 +52,7 @@ export class SessionLink {
     this.sessionId = record.sessionId;
     this.turns = new PromptTurns(record, services);
     this.asking = new InteractionRequests(client, record, services, this);
+    this.core = new RemoteAsking(this.sessionId, this.asking.requester(), record.interactions.shared, () => true, services.log);
   }
 
   /** A prompt turn of this connection is running. */
@@ -74,22 +77,8 @@ export class SessionLink {
       for (const { event, skip } of missed) this.onEvent(event, skip);
     }
     this.unsubscribe ??= this.record.hub.log.subscribe((event) => this.onEvent(event));
-    // Pending on any replica of the gateway (read from the interaction store).
-    const { shared } = this.record.interactions;
-    Promise.all([shared.list(), shared.plans()]).then(
-      ([pending, plans]) => {
-        for (const interaction of pending) {
-          if (interaction.kind === "approval") this.asking.askPermission(interaction.id, interaction.payload, options.cause);
-          else if (interaction.kind === "user_input") this.asking.askQuestion(interaction.id, interaction.payload, options.cause);
-        }
-        for (const { id, plan } of plans) {
-          // The plan the editor missed, as its plan panel shows one, then the request to approve it.
-          if (!this.asking.isAsking(id)) this.send({ sessionUpdate: "plan", entries: planEntries(plan) }, options.cause);
-          this.asking.askPlanApproval(id, plan, options.cause);
-        }
-      },
-      (error: unknown) => this.services.log?.("warn", "listing pending interactions failed", { sessionId: this.sessionId, error: String(error) }),
-    );
+    // Pending on any replica of the gateway: the core asks the client about them (joiner-asking.ts).
+    askJoiningClient(this.record, this.asking.requester(options.cause, true), this.services.log);
   }
 
   /** Sends the session's conversation so far (session/load). */
@@ -165,6 +154,7 @@ export class SessionLink {
    */
   async detach(interruptAfterMs?: number): Promise<void> {
     this.asking.withdrawAll();
+    this.core.close();
     if (interruptAfterMs !== undefined) await this.turns.letGo(interruptAfterMs);
     this.unsubscribe?.();
     this.unsubscribe = undefined;
@@ -182,22 +172,32 @@ export class SessionLink {
       case "turn.failed":
       case "turn.aborted":
         return this.turns.onTurnEvent(event);
-      case "approval.required":
-        return this.asking.askPermission(event.payload.id, event.payload);
-      case "input.requested":
-        return this.asking.askQuestion(event.payload.id, event.payload);
+      case "approval.required": {
+        const { id } = event.payload;
+        return this.ifPending(id, () => this.core.askPermission({ ...event.payload, id }));
+      }
+      case "input.requested": {
+        const { id } = event.payload;
+        return this.ifPending(id, () => this.core.askInput({ ...event.payload, id }));
+      }
       case "plan.proposed":
-        return this.asking.askPlanApproval(event.payload.id, event.payload.plan);
-      case "approval.updated":
-      case "input.resolved":
-        return this.asking.stopAsking(event.payload.id);
-      case "plan.approved":
-      case "plan.rejected":
-        if (event.payload.id) this.asking.stopAsking(event.payload.id);
+        if (!this.asking.isAsking(event.payload.id)) void this.core.askPlan(event.payload);
         return;
       default:
-        return;
+        // A decision made anywhere withdraws the request (remote-asking.ts).
+        return this.core.onEvent(event);
     }
+  }
+
+  /** Asks if the interaction is still pending (on any replica) and this connection is not asking about it yet. */
+  private ifPending(interactionId: string, ask: () => Promise<void>): void {
+    if (this.asking.isAsking(interactionId)) return;
+    this.record.interactions.shared.list().then(
+      (pending) => {
+        if (pending.some((i) => i.id === interactionId) && !this.asking.isAsking(interactionId)) void ask();
+      },
+      (error: unknown) => this.services.log?.("warn", "listing pending interactions failed", { sessionId: this.sessionId, error: String(error) }),
+    );
   }
 
   updateContext(): UpdateContext {

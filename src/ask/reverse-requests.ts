@@ -23,6 +23,11 @@ export class PeerReverseRequester implements ReverseRequester {
     return this.ask("interaction/requestUserInput", sessionId, params, signal, undefined);
   }
 
+  /** Ask has no reverse request about plans (its clients decide them with plan/approve and plan/reject): nobody is asked. */
+  requestPlanApproval(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
   private async ask<M extends keyof ServerRequests>(
     method: M,
     sessionId: string,

@@ -5,7 +5,7 @@ import type {
   InteractionRequestUserInputResult,
 } from "../../generated/ask-v1.0.js";
 import type { CommandExecutionApprovalDecision } from "../../generated/codex-v2.js";
-import type { ReverseRequester } from "../bridge/interactions/index.js";
+import type { PlanApprovalParams, PlanApprovalResult, ReverseRequester } from "../bridge/interactions/index.js";
 import { COMMAND_APPROVAL_DECISIONS } from "../registry/codex/index.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import type { CodexPeer } from "./peer.js";
@@ -15,7 +15,8 @@ import type { CodexThread } from "./thread.js";
 /**
  * How the bridge's interactions reach Codex clients: an approval of one of the gateway's command
  * tools becomes item/commandExecution/requestApproval for the command's item, a question of
- * ask_user becomes item/tool/requestUserInput (experimental: only for connections that opted in).
+ * ask_user becomes item/tool/requestUserInput (experimental: only for connections that opted in),
+ * and so does a plan for approval (its answer Approve, Reject, or other words: a rejection with them).
  * Decisions map onto the bridge's: accept and acceptForSession approve (once, for the session),
  * decline refuses, cancel refuses and interrupts the turn. An error answer, or one that does not
  * fit the schema, refuses — consent is never inferred. `reaches` narrows the connections asked (a
@@ -85,9 +86,45 @@ export class CodexServerRequests implements ReverseRequester {
     const response = answerText(answer, QUESTION_ID);
     return response === undefined ? undefined : { response };
   }
+
+  async requestPlanApproval(sessionId: string, { interactionId, plan }: PlanApprovalParams, signal: AbortSignal): Promise<PlanApprovalResult | undefined> {
+    const thread = this.threadOf(sessionId);
+    if (!thread) return undefined;
+    const answer = await thread.ask(
+      "item/tool/requestUserInput",
+      (turnId) => ({
+        threadId: thread.threadId,
+        turnId,
+        itemId: interactionId,
+        isBlocking: true,
+        questions: [
+          {
+            id: PLAN_QUESTION_ID,
+            header: "Plan",
+            question: `Approve this plan?\n\n${plan}`,
+            isOther: true,
+            isSecret: false,
+            options: [
+              { label: APPROVE_PLAN, description: "Carry it out" },
+              { label: REJECT_PLAN, description: "Do not carry it out; the answer goes to the agent" },
+            ],
+          },
+        ],
+      }),
+      signal,
+      (peer) => peer.client.experimentalApi && this.reaches(peer),
+    );
+    const response = answerText(answer, PLAN_QUESTION_ID);
+    if (response === undefined) return undefined;
+    if (response === APPROVE_PLAN) return { action: "approve" };
+    return { action: "reject", ...(response === REJECT_PLAN ? {} : { feedback: response }) };
+  }
 }
 
 const QUESTION_ID = "answer";
+const PLAN_QUESTION_ID = "plan";
+const APPROVE_PLAN = "Approve";
+const REJECT_PLAN = "Reject";
 
 /** A Codex decision in the bridge's words (see decisions.ts): amendments are approvals of this one command. */
 function bridgeDecision(decision: CommandExecutionApprovalDecision): InteractionRequestPermissionResult["decision"] {

@@ -1,7 +1,7 @@
 import type { Event } from "../../generated/ask-v1.0.js";
 import type { AskForApproval, RequestId, ServerNotifications, ServerRequests, Thread, ThreadSettings, ThreadStatus } from "../../generated/codex-v2.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
-import { firstAnswer, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { firstAnswer, type CommandToolConfig, type ReverseRequester } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
@@ -25,6 +25,8 @@ export interface CodexThreadOptions {
   upstream: Pick<TauUpstream, "request">;
   serverVersion: string;
   commandTools: ReadonlyMap<string, CommandToolConfig>;
+  /** How the core asks the thread's connections (server-requests.ts): plans are put to them through it. */
+  requesterOf: (thread: CodexThread) => ReverseRequester;
   log?: Log;
 }
 
@@ -105,8 +107,7 @@ export class CodexThread {
     this.plans = new PlanQuestions({
       threadId: this.threadId,
       interactions: this.record.interactions,
-      follow: (listener) => hub.log.subscribe(listener),
-      ask: (method, params, signal, accepts) => this.ask(method, params, signal, accepts),
+      requester: options.requesterOf(this),
       log: this.options.log,
     });
     const running = hub.activeTurnId;
@@ -362,11 +363,6 @@ export class CodexThread {
   /** An interrupt of `turnId` is under way (turn/interrupt). */
   interrupting(turnId: string): void {
     this.interruptedTurn = turnId;
-  }
-
-  /** `peer` loaded the thread just now: plans waiting for approval are put to it at once (plan-questions.ts). */
-  askJoiningAboutPlans(peer: CodexPeer): void {
-    this.plans.askJoining(peer);
   }
 
   /** Interrupts the running turn (a `cancel` decision); failures are logged, the decision stands. */

@@ -1,5 +1,6 @@
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { CommandToolConfig } from "../bridge/interactions/index.js";
+import { CodexServerRequests } from "./server-requests.js";
 import { SessionError } from "../bridge/session-error.js";
 import { closeSession } from "../bridge/session-close.js";
 import type { Log } from "../shared/log.js";
@@ -46,7 +47,7 @@ export class CodexThreads {
     }
     let thread = this.threads.get(threadId);
     if (!thread) {
-      thread = new CodexThread({ record, upstream: this.options.core.upstream, serverVersion: this.options.serverVersion, commandTools: this.commandTools, log: this.options.log });
+      thread = new CodexThread({ record, upstream: this.options.core.upstream, serverVersion: this.options.serverVersion, commandTools: this.commandTools, requesterOf: (t) => new CodexServerRequests(() => t), log: this.options.log });
       this.threads.set(threadId, thread);
     }
     return thread;

@@ -57,6 +57,11 @@ export class McpElicitations implements ReverseRequester {
     );
   }
 
+  /** MCP clients are asked about plans by their session watches (session-watches.ts), not through the core: nobody is asked here. */
+  requestPlanApproval(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
   /** The client's answer (or its failure, as an Error); undefined once the interaction was settled elsewhere. */
   private ask(client: McpClient, sessionId: string, form: Parameters<McpClient["peer"]["request"]>[1], signal: AbortSignal): Promise<unknown> {
     return client.peer.request("elicitation/create", { ...form, _meta: sessionMeta(sessionId) }, signal, client.callIn(sessionId)).then(

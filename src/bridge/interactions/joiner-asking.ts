@@ -13,9 +13,9 @@ export interface JoinedSession {
 }
 
 /**
- * A client that attaches to a session (Ask session/subscribe, Codex thread/resume) while approvals
- * or questions are pending was not among the clients asked when they opened: it is asked about
- * them at once, through `reverse`, a requester that reaches that client alone. Its answer goes into
+ * A client that attaches to a session (Ask session/subscribe, Codex thread/resume, ACP
+ * session/load) while approvals, questions or plans are pending was not among the clients asked
+ * when they opened: it is asked about them at once, through `reverse`, a requester that reaches that client alone. Its answer goes into
  * the interaction store like any other (the first answer wins); a decision made elsewhere withdraws
  * its question (remote-asking.ts). What opens after it attached reaches it as it reaches every
  * client attached then. Stops following the session once each of its questions is settled.
@@ -29,11 +29,15 @@ export function askJoiningClient(session: JoinedSession, reverse: ReverseRequest
     asking.onEvent(event);
     const id = interactionId(event);
     if (id === undefined) return;
-    if (event.type === "approval.required" || event.type === "input.requested") askedAnyway.add(id);
+    if (event.type === "approval.required" || event.type === "input.requested" || event.type === "plan.proposed") askedAnyway.add(id);
     else settled.add(id);
   });
-  session.interactions.shared.list().then(
-    (pending) => asking.askPending(pending.filter((i) => !askedAnyway.has(i.id) && !settled.has(i.id))).finally(stop),
+  const { shared } = session.interactions;
+  Promise.all([shared.list(), shared.plans()]).then(
+    ([pending, plans]) => {
+      const unasked = <T extends { id: string }>(list: readonly T[]) => list.filter((i) => !askedAnyway.has(i.id) && !settled.has(i.id));
+      return asking.askPending(unasked(pending), unasked(plans)).finally(stop);
+    },
     (error: unknown) => {
       stop();
       log?.("warn", "listing pending interactions for a client that attached failed", { sessionId: session.sessionId, error: String(error) });
@@ -48,6 +52,10 @@ function interactionId(event: Event): string | undefined {
     case "input.requested":
     case "input.resolved":
       return (event.payload as { id: string }).id;
+    case "plan.proposed":
+    case "plan.approved":
+    case "plan.rejected":
+      return event.payload.id || undefined;
     default:
       return undefined;
   }

@@ -2,7 +2,7 @@ import type { ApprovalDetails, Event, InteractionRecord, UserInputDetails } from
 import type { Log } from "../../shared/log.js";
 import { decisionGrant } from "./decisions.js";
 import type { ReverseRequester } from "./reverse-requester.js";
-import type { SharedAnswers } from "./shared-answers.js";
+import type { PendingPlan, SharedAnswers } from "./shared-answers.js";
 import { errorText } from "../../shared/unknown-values.js";
 
 /**
@@ -14,7 +14,8 @@ import { errorText } from "../../shared/unknown-values.js";
  * - a client that attaches while interactions are pending is asked about them at once
  *   (`askPending`, see joiner-asking.ts).
  * They are asked as the owner asks its own — the reverse requests each dialect answers (Ask
- * `interaction/requestPermission` / `requestUserInput`, Codex approval and question requests).
+ * `interaction/requestPermission` / `requestUserInput`, Codex approval and question requests);
+ * a pending plan is put to a joining client as its dialect puts plans (`requestPlanApproval`).
  * The question is withdrawn from the clients once the log says it was resolved.
  */
 export class RemoteAsking {
@@ -42,22 +43,26 @@ export class RemoteAsking {
       case "input.resolved":
         this.withdraw((event.payload as { id: string }).id);
         return;
+      case "plan.approved":
+      case "plan.rejected":
+        if (event.payload.id) this.withdraw(event.payload.id);
+        return;
       default:
         return;
     }
   }
 
   /**
-   * Asks about interactions already pending (approvals and questions; plans are not put this way);
-   * resolves once every one of those questions is settled: answered, withdrawn, or unanswerable.
+   * Asks about interactions already pending (approvals, questions and plans); resolves once every
+   * one of those questions is settled: answered, withdrawn, or unanswerable.
    */
-  askPending(pending: readonly InteractionRecord[]): Promise<void> {
+  askPending(pending: readonly InteractionRecord[], plans: readonly PendingPlan[] = []): Promise<void> {
     const asked = pending.map((interaction) => {
       if (interaction.kind === "approval") return this.askPermission({ id: interaction.id, ...interaction.payload });
       if (interaction.kind === "user_input") return this.askInput({ id: interaction.id, ...interaction.payload });
       return undefined;
     });
-    return Promise.all(asked).then(() => undefined);
+    return Promise.all([...asked, ...plans.map((plan) => this.askPlan(plan))]).then(() => undefined);
   }
 
   /** The session is closed here: no question stays open. */
@@ -65,7 +70,8 @@ export class RemoteAsking {
     for (const id of [...this.open.keys()]) this.withdraw(id);
   }
 
-  private askPermission(details: ApprovalDetails & { id: string }): Promise<void> {
+  /** Asks about one approval; resolves once the question is settled. */
+  askPermission(details: ApprovalDetails & { id: string }): Promise<void> {
     const { sessionId } = this;
     const signal = this.begin(details.id);
     const params = {
@@ -87,7 +93,8 @@ export class RemoteAsking {
     );
   }
 
-  private askInput(details: UserInputDetails & { id: string }): Promise<void> {
+  /** Asks one question (ask_user); resolves once it is settled. */
+  askInput(details: UserInputDetails & { id: string }): Promise<void> {
     const { sessionId } = this;
     const signal = this.begin(details.id);
     const params = { requestId: details.id, prompt: details.prompt, ...(details.options ? { options: details.options } : {}), sessionId, interactionId: details.id };
@@ -96,6 +103,20 @@ export class RemoteAsking {
       afterDelivery(() => this.reverse.requestUserInput(sessionId, params, signal)).then((answer) => {
         if (answer === undefined || signal.aborted) return;
         return this.answers.respond(details.id, answer.response);
+      }),
+    );
+  }
+
+  /** Asks about one plan; resolves once it is settled. */
+  askPlan({ id, plan }: PendingPlan): Promise<void> {
+    const { sessionId } = this;
+    const signal = this.begin(id);
+    return this.settle(
+      id,
+      afterDelivery(() => this.reverse.requestPlanApproval(sessionId, { sessionId, interactionId: id, plan }, signal)).then((answer) => {
+        if (answer === undefined || signal.aborted) return;
+        // This plan alone: another one proposed meanwhile has a question of its own.
+        return this.answers.decidePlan(id, answer);
       }),
     );
   }

@@ -5,6 +5,16 @@ import type {
   InteractionRequestUserInputResult,
 } from "../../../generated/ask-v1.0.js";
 
+/** A plan put to clients for approval: its interaction id and its text. */
+export interface PlanApprovalParams {
+  readonly sessionId: string;
+  readonly interactionId: string;
+  readonly plan: string;
+}
+
+/** A client's decision on a plan, in no dialect's words (as SharedAnswers.decidePlan takes it). */
+export type PlanApprovalResult = { action: "approve" } | { action: "reject"; feedback?: string };
+
 /**
  * The way an interaction asks connected clients directly (app-server interop reverse requests).
  * Each dialect that answers reverse requests implements it over its client connections, and the
@@ -22,6 +32,8 @@ export interface ReverseRequester {
     params: InteractionRequestUserInputParams,
     signal: AbortSignal,
   ): Promise<InteractionRequestUserInputResult | undefined>;
+  /** A plan the agent proposed (submit_plan), for approval; undefined if nobody can answer (a dialect without a way to ask about plans). */
+  requestPlanApproval(sessionId: string, params: PlanApprovalParams, signal: AbortSignal): Promise<PlanApprovalResult | undefined>;
 }
 
 /**
@@ -44,6 +56,10 @@ export class ReverseRequesterSet implements ReverseRequester {
 
   requestUserInput(...args: Parameters<ReverseRequester["requestUserInput"]>) {
     return firstAnswer([...this.members].map((m) => m.requestUserInput(...args).catch(() => undefined)));
+  }
+
+  requestPlanApproval(...args: Parameters<ReverseRequester["requestPlanApproval"]>) {
+    return firstAnswer([...this.members].map((m) => m.requestPlanApproval(...args).catch(() => undefined)));
   }
 }
 

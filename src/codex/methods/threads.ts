@@ -92,10 +92,7 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
   const after = peer.client.relayed ? resumeAfter(params) : undefined;
   if (after && !thread.resumeAfter(peer, after, ctx.cause)) services.log?.("warn", "a relay resumed a thread from a place no longer kept: what it missed is in the thread's turns only", { threadId: thread.threadId });
   // Approvals, questions and plans pending now were put to the clients there were: this one is asked at once.
-  if (joining) {
-    askJoiningClient(thread.record, new CodexServerRequests(() => thread, (p) => p === peer), services.log);
-    thread.askJoiningAboutPlans(peer);
-  }
+  if (joining) askJoiningClient(thread.record, new CodexServerRequests(() => thread, (p) => p === peer), services.log);
   return { thread: thread.thread(params.excludeTurns !== true), ...thread.settings(), ...placeFor(peer, thread) };
 }
 

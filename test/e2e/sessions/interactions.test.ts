@@ -11,11 +11,14 @@ import type {
 } from "../../../generated/ask-v1.0.js";
 import type { ClientRequests, Snapshot, UserTurnResult } from "../../../generated/tau-v18.js";
 import {
+  askJoiningClient,
   gatewayClientTools,
   InteractionError,
   SessionInteractions,
   type ApprovalModeName,
   type CommandToolConfig,
+  type PlanApprovalParams,
+  type PlanApprovalResult,
   type ReverseRequester,
 } from "../../../src/bridge/interactions/index.js";
 import { SessionHub } from "../../../src/bridge/session-hub.js";
@@ -74,6 +77,14 @@ class ScriptedReverse implements ReverseRequester {
     const answer = Promise.resolve(this.userInput(params));
     this.userInputRequests.push({ params, signal, answer });
     return answer;
+  }
+
+  plan: (params: PlanApprovalParams) => PlanApprovalResult | undefined = () => undefined;
+  readonly planRequests: Array<{ params: PlanApprovalParams; signal: AbortSignal }> = [];
+
+  requestPlanApproval(_sessionId: string, params: PlanApprovalParams, signal: AbortSignal) {
+    this.planRequests.push({ params, signal });
+    return Promise.resolve(this.plan(params));
   }
 
   /** Resolves once every answer so far has settled and its handlers have run. */
@@ -589,6 +600,20 @@ describe("submit_plan", () => {
     expect(result!.text).toContain("rejected");
     expect(result!.text).toContain("keep the tests");
     expect(rig.eventsOf("plan.rejected").map((e) => e.payload)).toEqual([{ id: "plan_1", plan: "Delete everything", feedback: "keep the tests" }]);
+  });
+});
+
+describe("a client that attaches while a plan waits", () => {
+  it("is asked about it through its requester, and its answer decides the plan", async () => {
+    await newRig();
+    const turn = rig.turn('/tool submit_plan {"plan":"1. Read"}');
+    await rig.waitForEvent("plan.proposed");
+    const joining = new ScriptedReverse();
+    joining.plan = () => ({ action: "reject", feedback: "smaller steps" });
+    askJoiningClient(rig, joining);
+    await turn;
+    expect(joining.planRequests.map((r) => r.params)).toEqual([{ sessionId: rig.sessionId, interactionId: "plan_1", plan: "1. Read" }]);
+    expect(rig.eventsOf("plan.rejected").map((e) => e.payload)).toEqual([{ id: "plan_1", plan: "1. Read", feedback: "smaller steps" }]);
   });
 });
 
