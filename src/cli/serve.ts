@@ -138,6 +138,7 @@ async function start(settings: ServeSettings, commandTools: CommandToolConfig[],
     sseHeartbeatMs: settings.sseHeartbeatMs,
     drainTimeoutMs: settings.drainTimeout,
     turns: stack.core,
+    roles: stack.core,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,
     limits: {
