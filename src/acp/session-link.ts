@@ -16,6 +16,7 @@ import { planEntries } from "./plan-entries.js";
 import { questionAnswer, questionForm } from "./question-form.js";
 import { eventsAfter, indexed, positionMeta, type LogPosition } from "./relay-positions.js";
 import type { SessionChoices } from "./session-choices.js";
+import type { SessionRoles } from "../bridge/session-roles.js";
 
 /**
  * One ACP connection working with one session (created, loaded or resumed on it): it streams the
@@ -35,6 +36,8 @@ export interface SessionLinkServices {
   choices: SessionChoices;
   /** Every connection's link to the same session, this one included. */
   linksOfSession(): SessionLink[];
+  /** Whose answers to permission requests and questions count (an observer's decides nothing). */
+  roles: SessionRoles;
   log?: Log;
 }
 
@@ -492,12 +495,16 @@ export class SessionLink {
     if (this.client.peer.closed) return;
     const controller = new AbortController();
     this.asking.set(interactionId, controller);
+    // An observer's answer is refused: it decides nothing, and the interaction stays pending for the others.
+    const heard = (answer: unknown) => this.services.roles.heard(this.sessionId, this.client.peer.principal, answer, method, this.services.log);
     this.client.peer.request(method, params, controller.signal, cause).then(
-      (answer) => {
-        if (!controller.signal.aborted) this.resolve(() => decide(answer));
+      async (answer) => {
+        const counted = await heard(answer);
+        if (counted !== undefined && !controller.signal.aborted) this.resolve(() => decide(counted));
       },
-      (error: unknown) => {
-        if (!controller.signal.aborted) this.resolve(() => decide(error instanceof Error ? error : new Error(String(error))));
+      async (error: unknown) => {
+        const counted = await heard(error instanceof Error ? error : new Error(String(error)));
+        if (counted !== undefined && !controller.signal.aborted) this.resolve(() => decide(counted));
       },
     ).finally(() => {
       if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);

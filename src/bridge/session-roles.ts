@@ -91,13 +91,20 @@ export class SessionRoles {
    * interaction stays pending for the others), logged as refused.
    */
   async heard<T>(sessionId: string, principal: SessionPrincipal | undefined, reply: T, method: string, log?: Log): Promise<T | undefined> {
-    if (reply === undefined || (await this.allows(sessionId, principal, "answer"))) return reply;
-    log?.("info", "reply refused: the principal's role does not allow answering; it decides nothing", {
-      sessionId,
-      method,
-      principal: principal!.tokenId,
-      role: await this.roleOf(sessionId, principal!),
-    });
+    if (reply === undefined || !principal) return reply;
+    try {
+      const role = await this.roleOf(sessionId, principal);
+      if (ALLOWED[role].has("answer")) return reply;
+      log?.("info", `${method} reply refused: principal '${principal.tokenId}' is ${ARTICLE[role]} of this session; ${role}s cannot ${VERB.answer}`, {
+        sessionId,
+        method,
+        principal: principal.tokenId,
+        role,
+      });
+    } catch (error) {
+      // The roles cannot be read (the store is unreachable): the reply counts for nothing rather than for too much.
+      log?.("warn", `${method} reply not counted: the session's roles cannot be read`, { sessionId, error: String(error) });
+    }
     return undefined;
   }
 

@@ -19,6 +19,7 @@ import type { ToolCatalog } from "./tool-items.js";
 import { AT_FIELD, RecentNotifications, type LogPosition } from "./relay-positions.js";
 import { TurnTranslator } from "./turn-translator.js";
 import { GATEWAY_THREAD_SOURCE } from "./thread-sources.js";
+import type { SessionRoles } from "../bridge/session-roles.js";
 
 export interface CodexThreadOptions {
   record: SessionRecord;
@@ -26,6 +27,8 @@ export interface CodexThreadOptions {
   upstream: Pick<TauUpstream, "request">;
   serverVersion: string;
   commandTools: ReadonlyMap<string, CommandToolConfig>;
+  /** Whose answers to approvals and questions count (an observer's decides nothing). */
+  roles: SessionRoles;
   log?: Log;
 }
 
@@ -364,9 +367,12 @@ export class CodexThread {
       signal.addEventListener("abort", settleCancelled, { once: true });
       return answer.then(
         (value) => {
-          if (method === "item/tool/call") this.openRequests.delete(open);
-          else settle();
-          return value;
+          if (method === "item/tool/call") {
+            this.openRequests.delete(open);
+            return value;
+          }
+          settle();
+          return this.options.roles.heard(this.threadId, peer.principal, value, method, this.options.log);
         },
         (error: unknown) => {
           if (signal.aborted) {
@@ -375,7 +381,8 @@ export class CodexThread {
           }
           settle();
           // A connection that went away answered nothing: the others, or the deadline, decide.
-          return peer.closed ? undefined : onError(error);
+          if (peer.closed) return undefined;
+          return method === "item/tool/call" ? onError(error) : this.options.roles.heard(this.threadId, peer.principal, onError(error), method, this.options.log);
         },
       );
     });

@@ -46,7 +46,7 @@ export class CodexThreads {
     }
     let thread = this.threads.get(threadId);
     if (!thread) {
-      thread = new CodexThread({ record, upstream: this.options.core.upstream, serverVersion: this.options.serverVersion, commandTools: this.commandTools, log: this.options.log });
+      thread = new CodexThread({ record, upstream: this.options.core.upstream, serverVersion: this.options.serverVersion, commandTools: this.commandTools, roles: this.options.core.roles, log: this.options.log });
       this.threads.set(threadId, thread);
     }
     return thread;
