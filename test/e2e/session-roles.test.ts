@@ -71,7 +71,7 @@ describe("Ask", () => {
     const sessionId = await aliceSession(alice, bob, carol);
 
     const prompt = await rpcError(bob.request("session/send", { sessionId, content: "Hi" }));
-    expect(prompt).toMatchObject({ code: FORBIDDEN, message: "session/send: principal 'bob' is an observer of this session; observers cannot prompt" });
+    expect(prompt).toMatchObject({ code: FORBIDDEN, message: `-32011: ${"session/send: principal 'bob' is an observer of this session; observers cannot prompt"}` });
     expect(prompt.data).toMatchObject({ sessionId, principal: "bob", role: "observer", action: "prompt" });
     expect(await rpcError(bob.request("session/abort", { sessionId }))).toMatchObject({ code: FORBIDDEN, message: expect.stringContaining("observers cannot interrupt") });
     expect(await rpcError(bob.request("session/close", { sessionId }))).toMatchObject({ code: FORBIDDEN, message: expect.stringContaining("observers cannot close the session") });
@@ -79,7 +79,7 @@ describe("Ask", () => {
     const { turnId } = await carol.request("session/send", { sessionId, content: CALL_ECHO });
     await alice.waitForEvent(sessionId, "approval.required");
     const refused = await rpcError(bob.request("interaction/approve", { sessionId, interactionId: "act_1" }));
-    expect(refused).toMatchObject({ code: FORBIDDEN, message: "interaction/approve: principal 'bob' is an observer of this session; observers cannot answer approvals or questions" });
+    expect(refused).toMatchObject({ code: FORBIDDEN, message: `-32011: ${"interaction/approve: principal 'bob' is an observer of this session; observers cannot answer approvals or questions"}` });
     expect(await pendingIds(carol, sessionId)).toEqual(["act_1"]);
     expect(await carol.request("interaction/approve", { sessionId, interactionId: "act_1" })).toEqual({ approved: true, interactionId: "act_1" });
     expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
@@ -111,7 +111,7 @@ describe("Ask", () => {
     const sessionId = await aliceSession(alice, bob, carol);
 
     const notOwner = await rpcError(carol.request("session/setRole", { sessionId, principal: "bob", role: "controller" }));
-    expect(notOwner).toMatchObject({ code: FORBIDDEN, message: "session/setRole: principal 'carol' is a controller of this session; controllers cannot grant or revoke roles" });
+    expect(notOwner).toMatchObject({ code: FORBIDDEN, message: `-32011: ${"session/setRole: principal 'carol' is a controller of this session; controllers cannot grant or revoke roles"}` });
     expect(await rpcError(bob.request("session/setRole", { sessionId, principal: "bob", role: "owner" }))).toMatchObject({ code: FORBIDDEN });
 
     expect(await alice.request("session/setRole", { sessionId, principal: "bob", role: "controller" })).toEqual({ sessionId, principal: "bob", role: "controller" });
