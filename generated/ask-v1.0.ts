@@ -18,6 +18,8 @@ export type ClientMessage =
   | SessionSendRequest
   | SessionAbortRequest
   | SessionCloseRequest
+  | SessionSetRoleRequest
+  | SessionRolesRequest
   | SessionArtifactsRequest
   | SessionArtifactGetRequest
   | InteractionListRequest
@@ -425,6 +427,41 @@ export interface SessionCloseRequest {
  * Params of session/close.
  */
 export interface SessionCloseParams {
+  sessionId: SessionId;
+}
+/**
+ * Gateway extension: grant a principal (a token id of the tokens file, of the session's tenant) a role in the session — owner, controller (prompt, steer, interrupt, close, answer) or observer (watch only) — or take its granted role away (role null: its default role again). Only the session's owner or an operator token may (-32011 otherwise); without tokens there are no principals and nothing to grant.
+ */
+export interface SessionSetRoleRequest {
+  jsonrpc?: JsonRpcVersion;
+  id?: RequestId;
+  method: "session/setRole";
+  params: SessionSetRoleParams;
+}
+/**
+ * Params of session/setRole.
+ */
+export interface SessionSetRoleParams {
+  sessionId: SessionId;
+  /**
+   * A principal: the id of a token of the gateway's tokens file.
+   */
+  principal: string;
+  role: ("owner" | "controller" | "observer") | null;
+}
+/**
+ * Gateway extension: the session's owner and the roles granted in it, and the caller's own role (null without tokens). A principal not listed has its default role (its tokens-file entry's sessionRole, else controller).
+ */
+export interface SessionRolesRequest {
+  jsonrpc?: JsonRpcVersion;
+  id?: RequestId;
+  method: "session/roles";
+  params: SessionRolesParams;
+}
+/**
+ * Params of session/roles.
+ */
+export interface SessionRolesParams {
   sessionId: SessionId;
 }
 /**
@@ -1742,6 +1779,46 @@ export interface SessionCloseResponse {
   error?: never;
 }
 /**
+ * Result of session/setRole.
+ */
+export interface SessionSetRoleResult {
+  sessionId: SessionId;
+  principal: string;
+  /**
+   * The role the principal holds in the session now by creation or grant; null: none (its default role applies).
+   */
+  role: ("owner" | "controller" | "observer") | null;
+}
+/**
+ * Success response to session/setRole.
+ */
+export interface SessionSetRoleResponse {
+  jsonrpc?: JsonRpcVersion;
+  id: RequestId;
+  result: SessionSetRoleResult;
+  error?: never;
+}
+/**
+ * Result of session/roles.
+ */
+export interface SessionRolesResult {
+  sessionId: SessionId;
+  roles: {
+    principal: string;
+    role: "owner" | "controller" | "observer";
+  }[];
+  yourRole: ("owner" | "controller" | "observer") | null;
+}
+/**
+ * Success response to session/roles.
+ */
+export interface SessionRolesResponse {
+  jsonrpc?: JsonRpcVersion;
+  id: RequestId;
+  result: SessionRolesResult;
+  error?: never;
+}
+/**
  * Result of session/artifacts.
  */
 export interface SessionArtifactsResult {
@@ -2016,6 +2093,14 @@ export interface ClientRequests {
   "session/close": {
     params: SessionCloseParams;
     result: SessionCloseResult;
+  };
+  "session/setRole": {
+    params: SessionSetRoleParams;
+    result: SessionSetRoleResult;
+  };
+  "session/roles": {
+    params: SessionRolesParams;
+    result: SessionRolesResult;
   };
   "session/artifacts": {
     params: SessionArtifactsParams;

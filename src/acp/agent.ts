@@ -66,6 +66,7 @@ export class AcpAgent {
       upstream: options.core.upstream,
       commandTools,
       gatedTools: new Set([...commandTools, ASK_USER_TOOL, SUBMIT_PLAN_TOOL]),
+      roles: options.core.roles,
       log: options.log,
     });
     this.services = { core: options.core, links, listed: new ListedSessions(options.core, listedSessionOf),

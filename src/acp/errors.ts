@@ -28,6 +28,7 @@ export const ACP_FAILURES: FailureWords<keyof typeof ACP_ERROR_CODES> = {
   },
   fromSession: (error) => {
     if (error.code === "session_not_found") return sessionNotFound(error.data?.sessionId ?? "");
+    if (error.code === "forbidden") return acpError("forbidden", error.message, error.data);
     return acpError(error.code === "invalid_params" ? "invalid_params" : "resource_not_found", error.message);
   },
 };

@@ -7,6 +7,7 @@ import type {
 } from "../../generated/ask-v1.0.js";
 import { ASK_USER_TOOL, InteractionError, SUBMIT_PLAN_TOOL, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
+import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import type { AcpClient } from "./client-state.js";
@@ -30,6 +31,8 @@ export interface InteractionRequestServices {
   choices: SessionChoices;
   /** Every connection's link to the same session, this one included: whether it prompts, and its client. */
   linksOfSession(): readonly { readonly prompting: boolean; readonly client: AcpClient }[];
+  /** Whose answers count: an observer's decides nothing, and the interaction stays pending for the others. */
+  roles: Pick<SessionRoles, "heard">;
   log?: Log;
 }
 
@@ -179,7 +182,8 @@ export class InteractionRequests {
     this.asking.set(interactionId, controller);
     try {
       const answer = await this.client.peer.request(method, params, controller.signal, cause).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
-      return controller.signal.aborted ? undefined : answer;
+      if (controller.signal.aborted) return undefined;
+      return await this.services.roles.heard(this.sessionId, this.client.peer.principal, answer, method, this.services.log);
     } finally {
       signal.removeEventListener("abort", withdraw);
       if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);

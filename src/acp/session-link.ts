@@ -12,6 +12,7 @@ import { InteractionRequests } from "./interaction-requests.js";
 import { PromptTurns } from "./prompt-turns.js";
 import { eventsAfter, indexed, positionMeta, type LogPosition } from "./relay-positions.js";
 import type { SessionChoices } from "./session-choices.js";
+import type { SessionRoles } from "../bridge/session-roles.js";
 
 /**
  * One ACP connection working with one session (created, loaded or resumed on it): it streams the
@@ -32,6 +33,8 @@ export interface SessionLinkServices {
   choices: SessionChoices;
   /** Every connection's link to the same session, this one included. */
   linksOfSession(): SessionLink[];
+  /** Whose answers to permission requests and questions count (an observer's decides nothing). */
+  roles: SessionRoles;
   log?: Log;
 }
 

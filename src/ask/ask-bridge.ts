@@ -9,6 +9,7 @@ import * as artifactMethods from "./methods/artifacts.js";
 import * as eventMethods from "./methods/events.js";
 import * as handshake from "./methods/handshake.js";
 import * as interactionMethods from "./methods/interactions.js";
+import * as roleMethods from "./methods/roles.js";
 import * as sessionMethods from "./methods/sessions.js";
 import * as turnMethods from "./methods/turns.js";
 import * as workspaceMethods from "./methods/workspace.js";
@@ -45,6 +46,8 @@ const METHODS = {
   "session/send": turnMethods.send,
   "session/abort": turnMethods.abort,
   "session/close": sessionMethods.close,
+  "session/setRole": roleMethods.setRole,
+  "session/roles": roleMethods.list,
   "session/artifacts": artifactMethods.artifacts,
   "session/artifact/get": artifactMethods.artifactGet,
   "interaction/list": interactionMethods.list,
@@ -97,7 +100,7 @@ export class AskBridge {
     this.core = "core" in options ? options.core : new BridgeCore(options);
     const { upstream, sessions, commandTools } = this.core;
     const subscriptions = new Subscriptions();
-    this.stopAsking = this.core.reverse.add(new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId)));
+    this.stopAsking = this.core.reverse.add(new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId), this.core.roles, options.log));
     this.surface = new DialectSurface<MethodContext, ClientRequests, keyof typeof ASK_ERROR_CODES>(METHODS, {
       dialect: "ask",
       failures: ASK_FAILURES,

@@ -1,6 +1,8 @@
 import type { InteractionRequestPermissionParams, InteractionRequestUserInputParams, ServerRequests } from "../../generated/ask-v1.0.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { firstAnswer, type ReverseRequester } from "../bridge/interactions/index.js";
+import type { SessionRoles } from "../bridge/session-roles.js";
+import type { Log } from "../shared/log.js";
 import type { AskPeer } from "./peer.js";
 
 type Result<M extends keyof ServerRequests> = ServerRequests[M]["result"];
@@ -13,7 +15,11 @@ type Result<M extends keyof ServerRequests> = ServerRequests[M]["result"];
  * deadline decide.
  */
 export class PeerReverseRequester implements ReverseRequester {
-  constructor(private readonly subscribers: (sessionId: string) => AskPeer[]) {}
+  constructor(
+    private readonly subscribers: (sessionId: string) => AskPeer[],
+    private readonly roles: SessionRoles,
+    private readonly log?: Log,
+  ) {}
 
   requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal) {
     return this.ask("interaction/requestPermission", sessionId, params, signal, { decision: "deny" });
@@ -41,10 +47,10 @@ export class PeerReverseRequester implements ReverseRequester {
     const answers = peers.map(async (peer) => {
       try {
         const result = await peer.request(method, params, signal);
-        return schema.result(method, result, "", "server").ok ? (result as Result<M>) : refusal;
+        return this.roles.heard(sessionId, peer.principal, schema.result(method, result, "", "server").ok ? (result as Result<M>) : refusal, method, this.log);
       } catch {
         // A connection that went away answered nothing: leaving decides nothing.
-        return peer.closed ? undefined : refusal;
+        return peer.closed ? undefined : this.roles.heard(sessionId, peer.principal, refusal, method, this.log);
       }
     });
     // The first connection to answer decides; a refusal that cannot be expressed (user input)

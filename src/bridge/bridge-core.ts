@@ -9,6 +9,7 @@ import type { InteractionStore } from "../store/interactions.js";
 import { MemoryInteractionStore } from "../store/memory-interactions.js";
 import type { HostOwnership } from "../store/ownership.js";
 import { MemoryPlacementStore, type PlacementStore } from "../store/placement.js";
+import { MemorySessionRoles } from "../store/session-roles.js";
 import { SoleOwnership } from "../store/sole-ownership.js";
 import type { TauUpstream } from "../tau/upstream.js";
 import { HostRouter } from "./hosts/host-router.js";
@@ -16,6 +17,7 @@ import { HostedSessions } from "./hosts/hosted-sessions.js";
 import { TauHostLink } from "./hosts/tau-host-link.js";
 import { DEFAULT_INTERACTION_DEADLINE_MS, ReverseRequesterSet, type CommandToolConfig } from "./interactions/index.js";
 import { RequestRecall } from "./request-recall.js";
+import { SessionRoles } from "./session-roles.js";
 import { endRunningTurns, type EndedTurns } from "./turn-endings.js";
 
 /** A Tau host the core serves: its stable name (store/host-key.ts) and its connections. */
@@ -89,6 +91,8 @@ export class BridgeCore {
   readonly startedAt = Date.now();
   /** Prompts sent again under their idempotency key (a relay's, after its connection was cut) get the first one's outcome. */
   readonly recall: RequestRecall;
+  /** Who may prompt, steer, interrupt, close, answer and grant in each session (the store's, so every replica holds to the same). */
+  readonly roles: SessionRoles;
   private state: "new" | "started" | "closed" = "new";
   private readonly log: Log | undefined;
 
@@ -98,6 +102,7 @@ export class BridgeCore {
     const { store } = options;
     const shared = store && store.kind !== "memory" ? store : undefined;
     this.recall = new RequestRecall(undefined, undefined, undefined, shared?.recalls);
+    this.roles = new SessionRoles(store?.roles ?? new MemorySessionRoles());
     const interactions = options.interactions ?? store?.interactions ?? new MemoryInteractionStore();
     const ownership = options.ownership ?? store?.ownership ?? new SoleOwnership();
     const replicaId = options.replicaId ?? store?.replicaId ?? randomUUID();

@@ -144,6 +144,7 @@ async function start(settings: ServeSettings & { approvalPolicy?: ApprovalPolicy
     drainTimeoutMs: settings.drainTimeout,
     turns: stack.core,
     receipts: stack.receipts,
+    roles: stack.core,
     logger: { level: settings.logLevel, stream: process.stderr },
     maxMessageBytes: settings.maxMessageBytes,
     limits: {

@@ -20,6 +20,7 @@ export const CODEX_FAILURES: FailureWords<keyof typeof CODEX_ERROR_CODES> = {
   fromSession: (error) => {
     if (error.code === "session_not_found") return threadNotFound(error.data?.sessionId ?? "");
     if (error.code === "invalid_params") return codexError("invalid_params", error.message);
+    if (error.code === "forbidden") return codexError("forbidden", error.message, error.data);
     return codexError("internal_error", `Internal error: ${error.message}`);
   },
 };

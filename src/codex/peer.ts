@@ -1,5 +1,6 @@
 import type { ClientInfo, RequestId, ServerNotifications, ServerRequests } from "../../generated/codex-v2.js";
 import type { RequestCause } from "../shared/request-cause.js";
+import type { SessionPrincipal } from "../bridge/session-roles.js";
 
 /** What a connection said in `initialize`. */
 export interface CodexClientState {
@@ -18,6 +19,8 @@ export interface CodexPeer {
   readonly id: string;
   /** Tenant the connection authenticated as; threads of other tenants do not exist for it. */
   readonly tenant?: string;
+  /** Who the connection authenticated as (a token of the tokens file); undefined without tokens: its role is never checked. */
+  readonly principal?: SessionPrincipal;
   client: CodexClientState;
   /** A notification; `causedBy`: the request of this connection that brought it about (see RequestCause). */
   notify<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M], causedBy?: RequestCause): void;

@@ -17,6 +17,7 @@ import type { CodexPeer } from "./peer.js";
 import type { ToolCatalog } from "./tool-items.js";
 import { AT_FIELD, RecentNotifications, type LogPosition } from "./relay-positions.js";
 import { TurnTranslator } from "./turn-translator.js";
+import type { SessionRoles } from "../bridge/session-roles.js";
 import { threadObject, threadRunSettings, threadSettingsOf, type ThreadRunSettings } from "./thread-object.js";
 
 export interface CodexThreadOptions {
@@ -27,6 +28,8 @@ export interface CodexThreadOptions {
   commandTools: ReadonlyMap<string, CommandToolConfig>;
   /** How the core asks the thread's connections (server-requests.ts): plans are put to them through it. */
   requesterOf: (thread: CodexThread) => ReverseRequester;
+  /** Whose answers to approvals and questions count (an observer's decides nothing). */
+  roles: SessionRoles;
   log?: Log;
 }
 
@@ -342,9 +345,12 @@ export class CodexThread {
       signal.addEventListener("abort", settleCancelled, { once: true });
       return answer.then(
         (value) => {
-          if (method === "item/tool/call") this.openRequests.delete(open);
-          else settle();
-          return value;
+          if (method === "item/tool/call") {
+            this.openRequests.delete(open);
+            return value;
+          }
+          settle();
+          return this.options.roles.heard(this.threadId, peer.principal, value, method, this.options.log);
         },
         (error: unknown) => {
           if (signal.aborted) {
@@ -353,7 +359,8 @@ export class CodexThread {
           }
           settle();
           // A connection that went away answered nothing: the others, or the deadline, decide.
-          return peer.closed ? undefined : onError(error);
+          if (peer.closed) return undefined;
+          return method === "item/tool/call" ? onError(error) : this.options.roles.heard(this.threadId, peer.principal, onError(error), method, this.options.log);
         },
       );
     });

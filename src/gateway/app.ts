@@ -16,6 +16,7 @@ import { livenessRoute, readinessRoute } from "./routes/health.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { schemaRoutes } from "./routes/schema.js";
 import { receiptsRoute } from "./routes/receipts.js";
+import { sessionRolesRoute } from "./routes/session-roles.js";
 import { tauRoute } from "./routes/tau.js";
 import { allowedHostNames } from "./auth/hosts.js";
 import { inspectorRoutes } from "./inspector/inspector-routes.js";
@@ -71,6 +72,8 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
   app.register(metricsRoute, { operatorsOnly: (config.tokens?.tenantCount ?? 0) > 1 });
   app.register(tauRoute, { tauUpstream: config.tauUpstream, maxInflight: limits.maxInflight });
   if (config.receipts) app.register(receiptsRoute, { receipts: config.receipts });
+  // Roles need principals: a gateway without tokens has none, and no such route.
+  if (config.roles && config.tokens) app.register(sessionRolesRoute, { core: config.roles });
   const routesContext = { limits, maxMessageBytes, authenticated: config.tokens !== undefined, sseHeartbeatMs: config.sseHeartbeatMs, recording: frameTap };
   for (const dialect of dialects) {
     app.register(dialectWebSocketRoute, { dialect });

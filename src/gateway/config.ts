@@ -6,6 +6,7 @@ import type { OriginAllowlist } from "./auth/origins.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import type { GatewayDialect } from "./dialects.js";
 import type { GatewayLimits } from "./limits.js";
+import type { RoleAdministration } from "./routes/session-roles.js";
 import type { GatewayUpstream } from "./services.js";
 import type { RecordingFolder } from "../transports/recording/recording-folder.js";
 import type { InspectorHub } from "./inspector/inspector-hub.js";
@@ -40,6 +41,8 @@ export interface GatewayConfig {
   drainTimeoutMs?: number;
   /** The bridge core the dialects share: turns still running at the drain deadline are ended through it (absent: they are left running). */
   turns?: Pick<BridgeCore, "endRunningTurns">;
+  /** The bridge core whose sessions' roles `/sessions/:id/roles` administers (absent, or without tokens: no such route). */
+  roles?: RoleAdministration;
   /** Bearer tokens and their tenants, checked on every route but /healthz and /readyz; absent = no authentication and no tenants. */
   tokens?: TokenRegistry;
   /** Browser origins allowed for WebSocket upgrades and CORS (`*` = any); requests without Origin always pass. Default none. */

@@ -5,6 +5,7 @@ import type { JsonRpcDialect } from "../transports/call-observer.js";
 import type { CallGate } from "../transports/jsonrpc-envelope.js";
 import type { OpenEndpoint } from "../transports/jsonrpc-endpoint.js";
 import type { FrameTap } from "../transports/recording/frame-tap.js";
+import type { Principal } from "./auth/tokens.js";
 import type { GatewayLimits } from "./limits.js";
 
 /**
@@ -39,6 +40,8 @@ export interface GatewayDialect {
 export interface DialectConnection {
   /** The tenant its token names; undefined without tokens. */
   tenant: string | undefined;
+  /** Who its token names; undefined without tokens. */
+  principal: Principal | undefined;
   /** Its gates: tracing (under the upgrade's trace context), metrics, in-flight limit, drain. */
   gate: CallGate;
   log: Log;

@@ -64,9 +64,10 @@ export class McpElicitations implements ReverseRequester {
 
   /** The client's answer (or its failure, as an Error); undefined once the interaction was settled elsewhere. */
   private ask(client: McpClient, sessionId: string, form: Parameters<McpClient["peer"]["request"]>[1], signal: AbortSignal): Promise<unknown> {
-    return client.peer.request("elicitation/create", { ...form, _meta: sessionMeta(sessionId) }, signal, client.callIn(sessionId)).then(
-      (answer) => (signal.aborted ? undefined : answer),
-      (error: unknown) => (signal.aborted ? undefined : error instanceof Error ? error : new Error(String(error))),
+    // An observer's answer is refused: it decides nothing, and the interaction stays pending for the others.
+    const heard = (answer: unknown) => (signal.aborted ? undefined : this.core.roles.heard(sessionId, client.peer.principal, answer, "elicitation/create", this.log));
+    return client.peer.request("elicitation/create", { ...form, _meta: sessionMeta(sessionId) }, signal, client.callIn(sessionId)).then(heard, (error: unknown) =>
+      heard(error instanceof Error ? error : new Error(String(error))),
     );
   }
 

@@ -31,5 +31,5 @@ export const MCP_FAILURES: FailureWords<keyof typeof MCP_ERROR_CODES> = {
     busy: "busy",
     internal_error: "internal_error",
   },
-  fromSession: (error) => mcpError(error.code === "invalid_params" ? "invalid_params" : "resource_not_found", error.message, error.data),
+  fromSession: (error) => mcpError(error.code === "invalid_params" ? "invalid_params" : error.code === "forbidden" ? "forbidden" : "resource_not_found", error.message, error.data),
 };

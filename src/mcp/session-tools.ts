@@ -44,13 +44,16 @@ async function start(ctx: McpMethodContext, args: TauStartArguments, progressTok
     attributes: createAttributes(tenant, args.approvalMode ?? "on_request"),
     ...(args.reasoning ? { reasoning: args.reasoning } : {}),
   });
+  await core.roles.created(sessionId, ctx.client.peer.principal);
   const record = await core.sessions.open(sessionId);
   return turn(ctx, record, args.prompt, progressToken);
 }
 
 /** tau-reply: another turn of a session of the caller's, whoever started it. */
 async function reply(ctx: McpMethodContext, args: TauReplyArguments, progressToken: ProgressToken | undefined): Promise<ToolAnswer<TauStartOutput>> {
-  return turn(ctx, await toolSession(ctx, args.sessionId), args.prompt, progressToken);
+  const record = await toolSession(ctx, args.sessionId);
+  await ctx.services.core.roles.require(record.sessionId, ctx.client.peer.principal, record.hub.running ? "steer" : "prompt", "tau-reply");
+  return turn(ctx, record, args.prompt, progressToken);
 }
 
 /**
@@ -112,6 +115,7 @@ async function history(ctx: McpMethodContext, args: TauHistoryArguments): Promis
 
 async function interrupt(ctx: McpMethodContext, args: TauInterruptArguments): Promise<ToolAnswer<TauInterruptOutput>> {
   const record = await toolSession(ctx, args.sessionId);
+  await ctx.services.core.roles.require(record.sessionId, ctx.client.peer.principal, "interrupt", "tau-interrupt");
   if (!record.hub.running) return { text: "No turn is running.", structured: { sessionId: record.sessionId, interrupted: false } };
   await ctx.services.core.upstream.request("session.interrupt", { sessionId: record.sessionId });
   return { text: "Interrupted.", structured: { sessionId: record.sessionId, interrupted: true } };
@@ -122,6 +126,7 @@ type Pending = { id: string; kind: "approval" | "question" | "plan" };
 /** tau-answer: decides an approval, a question or a plan of a session of the caller's; the first answer of any client wins. */
 async function answer(ctx: McpMethodContext, args: TauAnswerArguments): Promise<ToolAnswer<TauAnswerOutput>> {
   const record = await toolSession(ctx, args.sessionId);
+  await ctx.services.core.roles.require(record.sessionId, ctx.client.peer.principal, "answer", "tau-answer");
   const shared = record.interactions.shared;
   const [records, plans] = await Promise.all([shared.list(), shared.plans()]);
   const pending: Pending[] = [...records.map((r: InteractionRecord) => ({ id: r.id, kind: r.kind === "approval" ? ("approval" as const) : ("question" as const) })), ...plans.map((p) => ({ id: p.id, kind: "plan" as const }))];

@@ -17,6 +17,7 @@ export const JSONRPC_ERROR_CODES = {
 /** The gateway's own codes, for conditions the dialects' hosts never meet. */
 export const GATEWAY_ERROR_CODES = {
   busy: -32010,
+  forbidden: -32011,
   upstream_unavailable: -32012,
   overloaded: -32013,
 } as const;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { MemoryInteractionStore } from "./memory-interactions.js";
 import { MemoryPlacementStore } from "./placement.js";
+import { MemorySessionRoles } from "./session-roles.js";
 import { SoleOwnership } from "./sole-ownership.js";
 import type { GatewayStore, StoreStats } from "./types.js";
 
@@ -15,6 +16,7 @@ export class MemoryStore implements GatewayStore {
   readonly records = undefined;
   readonly placement = new MemoryPlacementStore();
   readonly interactions = new MemoryInteractionStore();
+  readonly roles = new MemorySessionRoles();
   readonly stats: StoreStats = { appends: 0, appendSeconds: 0, appendsFenced: 0, resumesRecovered: 0, resumesReset: 0 };
 
   sessionLog(): undefined {

@@ -25,6 +25,10 @@ export class RedisKeys {
   settings(sessionId: string): string {
     return `${this.prefix}{${sessionId}}:settings`;
   }
+  /** Who may do what in the session: its owner and granted roles (redis-session-roles.ts). */
+  roles(sessionId: string): string {
+    return `${this.prefix}{${sessionId}}:roles`;
+  }
   /** Where a mode set for the session is announced. */
   settingsChanged(sessionId: string): string {
     return `${this.prefix}{${sessionId}}:settings-changed`;

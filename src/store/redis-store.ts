@@ -10,6 +10,7 @@ import { RedisOwnership, type LeaseCommands } from "./redis-ownership.js";
 import { ACQUIRE_SCRIPT, APPEND_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT } from "./redis-scripts.js";
 import { RedisSessionLog, type AppendCommand } from "./redis-session-log.js";
 import { RedisRecalledOutcomes } from "./redis-recalled-outcomes.js";
+import { RedisSessionRoles } from "./redis-session-roles.js";
 import { RedisSessionSettings } from "./redis-session-settings.js";
 import { RedisSharedRecords } from "./shared-records.js";
 import { STORE_COMMAND_TIMEOUT_MS, StoreHealth } from "./store-health.js";
@@ -45,6 +46,7 @@ export class RedisStore implements GatewayStore {
   readonly placement: RedisPlacementStore;
   readonly interactions: RedisInteractionStore;
   readonly settings: RedisSessionSettings;
+  readonly roles: RedisSessionRoles;
   readonly recalls: RedisRecalledOutcomes;
   readonly records: RedisSharedRecords;
   readonly stats: StoreStats = { appends: 0, appendSeconds: 0, appendsFenced: 0, resumesRecovered: 0, resumesReset: 0 };
@@ -80,6 +82,7 @@ export class RedisStore implements GatewayStore {
     this.hostSessions = new RedisHostSessions(this.redis, this.channels, this.keys);
     this.placement = new RedisPlacementStore(this.redis, this.keys.prefix);
     this.settings = new RedisSessionSettings(this.redis, this.keys, this.channels, this.replicaId);
+    this.roles = new RedisSessionRoles(this.redis, this.keys);
     this.recalls = new RedisRecalledOutcomes(this.redis, this.keys, this.channels, this.replicaId);
     this.records = new RedisSharedRecords(this.redis, this.keys.prefix);
     // An answer the previous owner took and never acknowledged is taken over once its lease could have run out.

@@ -2,11 +2,13 @@ import type { InteractionStore } from "./interactions.js";
 import type { HostOwnership } from "./ownership.js";
 import type { PlacementStore } from "./placement.js";
 import type { RecalledOutcomes } from "./recalled-outcomes.js";
+import type { SessionRoleStore } from "./session-roles.js";
 import type { SessionSettingsStore } from "./session-settings.js";
 import type { SharedRecords } from "./shared-records.js";
 
 export type { HostOwnership } from "./ownership.js";
 export type { SessionSettings, SessionSettingsStore } from "./session-settings.js";
+export type { SessionRole, SessionRoleRecord, SessionRoleStore } from "./session-roles.js";
 export type { RecallClaim, RecalledOutcomes, SharedOutcome } from "./recalled-outcomes.js";
 export type { SharedRecords } from "./shared-records.js";
 
@@ -135,6 +137,8 @@ export interface GatewayStore {
   readonly interactions: InteractionStore;
   /** Mode changes, grants and closes of sessions; undefined with the memory store (the session records hold them). */
   readonly settings: SessionSettingsStore | undefined;
+  /** Each session's owner and granted roles (memory: this process's own). */
+  readonly roles: SessionRoleStore;
   /** Prompts' outcomes by their idempotency key, for a repeat on another replica; undefined with the memory store (the process remembers them). */
   readonly recalls: RecalledOutcomes | undefined;
   /** Expiring records replicas tell each other about; undefined with the memory store (one process knows them). */

@@ -6,6 +6,7 @@ import { answeredError, JsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { RpcError } from "../shared/rpc-error.js";
 import { textOf } from "./shared-text.js";
+import type { SessionPrincipal } from "../bridge/session-roles.js";
 
 /**
  * One ACP connection, whatever carries its text (stdio lines, WebSocket messages): the JSON-RPC
@@ -28,6 +29,8 @@ export const ACP_OUTBOUND: OutboundPolicy = { answers: "completion", caused: "ne
 
 export interface AcpJsonRpcOptions {
   tenant?: string;
+  /** Who the connection authenticated as; undefined without tokens (no role is checked). */
+  principal?: SessionPrincipal;
   gate?: CallGate;
   /** The wire (default: a WebSocket), for the part of the order it decides. */
   transport?: TransportProfile;
@@ -74,6 +77,7 @@ export function attachAcpJsonRpc(agent: AcpAgent, sendText: (text: string) => vo
   const peer: AcpPeer = {
     id: randomUUID(),
     tenant: options.tenant,
+    principal: options.principal,
     notify: (method, params, causedBy) => connection.send({ jsonrpc: "2.0", method, params }, causedBy),
     request: (method, params, signal, causedBy) => {
       if (connection.closed) return Promise.reject(new Error("connection closed"));

@@ -7,6 +7,7 @@ import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { RpcError } from "../shared/rpc-error.js";
 import { SharedText, type OutgoingText } from "./shared-text.js";
 import { runCall, type CallGate, type JsonRpcMember } from "./jsonrpc-envelope.js";
+import type { SessionPrincipal } from "../bridge/session-roles.js";
 
 /**
  * One Ask JSON-RPC connection, whatever carries its text (WebSocket, stdio, HTTP): the JSON-RPC
@@ -31,6 +32,8 @@ import { runCall, type CallGate, type JsonRpcMember } from "./jsonrpc-envelope.j
 
 export interface AskJsonRpcOptions {
   tenant?: string;
+  /** Who the connection authenticated as; undefined without tokens (no role is checked). */
+  principal?: SessionPrincipal;
   jsonrpcMember: JsonRpcMember;
   /** Largest batch accepted (element count). */
   maxBatch?: number;
@@ -116,6 +119,7 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
   const peer: AskPeer = {
     id: randomUUID(),
     tenant: options.tenant,
+    principal: options.principal,
     capabilities: { reverseRequests: false },
     notify: (_method: "session/event", params: SessionEventParams) => {
       if (!connection.closed) connection.sendText(sessionEventNotification(params, options.jsonrpcMember));

@@ -7,6 +7,7 @@ import { answeredError, JsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { RpcError } from "../shared/rpc-error.js";
 import { textOf } from "./shared-text.js";
+import type { SessionPrincipal } from "../bridge/session-roles.js";
 
 /**
  * One Codex app-server connection, whatever carries its text (WebSocket, stdio): the JSON-RPC
@@ -26,6 +27,8 @@ export const CODEX_OUTBOUND: OutboundPolicy = { answers: "completion", caused: "
 
 export interface CodexJsonRpcOptions {
   tenant?: string;
+  /** Who the connection authenticated as; undefined without tokens (no role is checked). */
+  principal?: SessionPrincipal;
   /** Runs every client request (drain, in-flight limit, metrics); default: run it. */
   gate?: CallGate;
   /** The wire (default: a WebSocket): how what a request causes gets a read of its own. */
@@ -68,6 +71,7 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
   const peer: CodexPeer = {
     id: randomUUID(),
     tenant: options.tenant,
+    principal: options.principal,
     client: { initialized: false, experimentalApi: false, optedOut: new Set() },
     notify: (method, params, causedBy) => connection.send({ method, params }, causedBy),
     request: (method, params, signal, causedBy) => connection.request(method, params, signal, causedBy),

@@ -10,6 +10,7 @@ import type { CallGate } from "./jsonrpc-envelope.js";
 import { McpEventStore } from "./mcp-event-store.js";
 import { attachMcpJsonRpc, type McpJsonRpcConnection } from "./mcp-jsonrpc.js";
 import type { ConnectionRecording } from "./recording/connection-recording.js";
+import type { SessionPrincipal } from "../bridge/session-roles.js";
 
 /**
  * MCP's Streamable HTTP transport, server side: sessions (`Mcp-Session-Id`), each the official
@@ -46,6 +47,8 @@ export interface McpHttpOptions {
 /** Who sends one HTTP request of the transport, and what a new session of theirs gets. */
 export interface McpHttpCaller {
   tenant: string | undefined;
+  /** Who the request authenticated as: a session is its initializer's, and answers no other principal. */
+  principal?: SessionPrincipal;
   /** The gates of a session this request starts (made only then). */
   gate(): CallGate;
   /** Its recording (`serve --record`), if a session starts. */
@@ -69,6 +72,8 @@ class McpHttpSession {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly connection: McpJsonRpcConnection;
   lastActive = Date.now();
+  /** The token id of the principal that initialized it (undefined without tokens). */
+  readonly principal: string | undefined;
   /** When it was last at work, in the order of all sessions' activity (the cap ends the least recent). */
   order = ++activity;
   /** The transport closed (DELETE, idle, the gateway closing): the request that ended it is no activity. */
@@ -100,7 +105,8 @@ class McpHttpSession {
       onsessionclosed: () => options.log?.("debug", "MCP session ended by its client", { session: this.id }),
     });
     const recording = caller.recording?.();
-    this.connection = attachMcpJsonRpc(server, (text, relatedRequestId) => this.send(text, relatedRequestId, recording), { tenant, gate: caller.gate() });
+    this.connection = attachMcpJsonRpc(server, (text, relatedRequestId) => this.send(text, relatedRequestId, recording), { tenant, principal: caller.principal, gate: caller.gate() });
+    this.principal = caller.principal?.tokenId;
     this.transport.onmessage = (message) => {
       const text = JSON.stringify(message);
       recording?.client(text);
@@ -218,7 +224,8 @@ export class McpHttpSessions {
     }
     const session = this.sessions.get(sessionId);
     // Another tenant's session does not exist for this caller, as its sessions do not.
-    if (!session || session.tenant !== caller.tenant) {
+    // So is one another principal of the tenant started: a session id is no bearer capability.
+    if (!session || session.tenant !== caller.tenant || session.principal !== caller.principal?.tokenId) {
       if (!session && (await this.replicas?.servedElsewhere(sessionId, caller.tenant))) {
         return { response: jsonRpcError(404, -32001, ELSEWHERE) };
       }

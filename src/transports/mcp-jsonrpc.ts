@@ -8,6 +8,7 @@ import { isId, runCall, type CallGate } from "./jsonrpc-envelope.js";
 import { answeredError, JsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
 import { textOf } from "./shared-text.js";
+import type { SessionPrincipal } from "../bridge/session-roles.js";
 
 /**
  * One MCP connection, whatever carries its text (stdio lines, WebSocket messages, a Streamable
@@ -32,6 +33,8 @@ export const MCP_OUTBOUND: OutboundPolicy = { answers: "completion", caused: "wi
 
 export interface McpJsonRpcOptions {
   tenant?: string;
+  /** Who the connection authenticated as; undefined without tokens (no role is checked). */
+  principal?: SessionPrincipal;
   gate?: CallGate;
   /** The wire (default: a WebSocket), for the part of the order it decides. */
   transport?: TransportProfile;
@@ -114,6 +117,7 @@ export function attachMcpJsonRpc(server: McpServer, sendText: (text: string, rel
   const peer: McpPeer = {
     id: randomUUID(),
     tenant: options.tenant,
+    principal: options.principal,
     notify: (method, params, relatedRequestId) => related(relatedRequestId, () => connection.send({ jsonrpc: "2.0", method, params })),
     request: (method, params, signal, relatedRequestId) => {
       if (connection.closed) return Promise.reject(new Error("connection closed"));

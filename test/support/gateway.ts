@@ -13,6 +13,7 @@ import { eventually } from "./ask-events.js";
 import { CodexTestClient } from "./codex-client.js";
 import type { Cleanups } from "./cleanups.js";
 import { startCountingRelay, type CountingRelay, type CountingRelayOptions } from "./counting-relay.js";
+import type { Log } from "../../src/shared/log.js";
 
 /**
  * A gateway for tests, put together as `tau-gateway serve` does: an embedded Tau host (started
@@ -206,7 +207,15 @@ export interface EmbeddedStackGateway {
  * fails, closes the app and the stack and removes the directory.
  */
 export async function listenOnEmbeddedStack(
-  settings: { cwdPrefix: string; eventRetention: number; upstreamToken?: string; tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]>; commandTools?: CommandToolConfig[] },
+  settings: {
+    cwdPrefix: string;
+    eventRetention: number;
+    upstreamToken?: string;
+    tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]>;
+    commandTools?: CommandToolConfig[];
+    /** Where the bridge stack logs (default nowhere). */
+    log?: Log;
+  },
   build: (stack: BridgeStack) => FastifyInstance,
 ): Promise<EmbeddedStackGateway> {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), settings.cwdPrefix)));
@@ -222,7 +231,7 @@ export async function listenOnEmbeddedStack(
     await stack.start(
       { upstream: "embedded", upstreamToken, defaultCwd: cwd, eventRetention, interactionTimeoutMs: 300_000, tenantWorkspaceRoots: settings.tenantWorkspaceRoots },
       settings.commandTools ?? [],
-      () => undefined,
+      settings.log ?? (() => undefined),
     );
     app = build(stack);
     const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });

@@ -4,6 +4,7 @@ import WebSocket from "ws";
 import { buildGateway } from "../../src/gateway/app.js";
 import type { OriginAllowlist } from "../../src/gateway/auth/origins.js";
 import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
+import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
 
 /**
@@ -18,6 +19,8 @@ export interface SecureGatewayOptions {
   trustProxy?: boolean | string[];
   /** Protects the embedded host; the gateway uses it for both of its upstream paths. */
   upstreamToken?: string;
+  /** The operator's command tools (each asks for approval). */
+  commandTools?: CommandToolConfig[];
 }
 
 export interface SecureGateway extends EmbeddedStackGateway {
@@ -25,6 +28,8 @@ export interface SecureGateway extends EmbeddedStackGateway {
   wsUrl(path: string): string;
   /** Every JSON log line written so far (level trace). */
   logText(): string;
+  /** Every line the bridge stack logged so far (its messages, with their fields as JSON). */
+  bridgeLog(): string[];
 }
 
 export async function startSecureGateway(options: SecureGatewayOptions = {}): Promise<SecureGateway> {
@@ -36,7 +41,15 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
     },
   });
   // Tenants' workspace roots travel with the tokens, as `serve` passes them.
-  const settings = { cwdPrefix: "secure-gateway-", eventRetention: 1000, upstreamToken: options.upstreamToken, tenantWorkspaceRoots: options.tokens?.tenantWorkspaceRoots() };
+  const bridgeLines: string[] = [];
+  const settings = {
+    cwdPrefix: "secure-gateway-",
+    eventRetention: 1000,
+    upstreamToken: options.upstreamToken,
+    tenantWorkspaceRoots: options.tokens?.tenantWorkspaceRoots(),
+    commandTools: options.commandTools,
+    log: (level: string, message: string, fields?: Record<string, unknown>) => void bridgeLines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`),
+  };
   const gateway = await listenOnEmbeddedStack(settings, (stack) =>
     buildGateway({
       tauUpstream: { url: stack.url!, token: options.upstreamToken },
@@ -47,9 +60,10 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
       allowedOrigins: options.allowedOrigins,
       trustProxy: options.trustProxy,
       receipts: stack.receipts,
+      roles: stack.core,
     }),
   );
-  return { ...gateway, wsUrl: (path) => `${gateway.baseUrl.replace("http://", "ws://")}${path}`, logText: () => logs };
+  return { ...gateway, wsUrl: (path) => `${gateway.baseUrl.replace("http://", "ws://")}${path}`, logText: () => logs, bridgeLog: () => bridgeLines };
 }
 
 export type UpgradeOutcome = { opened: true; socket: WebSocket } | { opened: false; status: number; headers: IncomingHttpHeaders; body: string };

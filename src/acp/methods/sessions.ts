@@ -45,6 +45,7 @@ export async function newSession(ctx: AcpMethodContext, params: SessionNewParams
       const refused = workingDirectoryRefused(err, placed.path);
       throw refused ? invalidParams("cwd", refused) : err;
     });
+  await core.roles.created(sessionId, ctx.client.peer.principal);
   const record = await core.sessions.open(sessionId);
   const { link } = links.open(ctx.client, record);
   link.attach({ replay: false });

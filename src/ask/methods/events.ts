@@ -47,7 +47,7 @@ export async function subscribe({ services, peer }: MethodContext, params: Sessi
   subscriptions.subscribe(peer, record.sessionId, log, cursor, deliveryKind, backlog);
   // Approvals and questions pending now were put to the clients there were: one that takes reverse requests is asked at once.
   if (joining && peer.capabilities.reverseRequests) {
-    askJoiningClient(record, new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId).filter((p) => p === peer)));
+    askJoiningClient(record, new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId).filter((p) => p === peer), services.core.roles));
   }
   return { subscription: { sessionId: record.sessionId, deliveryKind }, ...(snapshot ? { snapshot } : {}) };
 }

@@ -23,8 +23,10 @@ import type { MethodContext } from "../context.js";
 import { InteractionError } from "../../bridge/interactions/index.js";
 
 /** interaction/* and plan/*: resolve the gateway's interactions of one session (DESIGN §4.4). */
-async function interactionsOf({ services, peer }: MethodContext, sessionId: string) {
+async function interactionsOf({ services, peer }: MethodContext, sessionId: string, answering?: string) {
   const record = await services.sessions.access(sessionId, peer.tenant);
+  // An observer's answer decides nothing: refused before it reaches the interaction, which stays pending for the others.
+  if (answering) await services.core.roles.require(record.sessionId, peer.principal, "answer", answering);
   // Answers from this replica, whichever replica holds the calls: the first answer wins in the store.
   return record.interactions.shared;
 }
@@ -50,41 +52,41 @@ export async function list(ctx: MethodContext, p: InteractionListParams): Promis
 }
 
 export async function approve(ctx: MethodContext, p: InteractionApproveParams): Promise<InteractionApproveResult> {
-  const interactions = await interactionsOf(ctx, p.sessionId);
+  const interactions = await interactionsOf(ctx, p.sessionId, "interaction/approve");
   await resolving(p, () => interactions.approve(p.interactionId, p.scope));
   return { approved: true, interactionId: p.interactionId };
 }
 
 export async function reject(ctx: MethodContext, p: InteractionRejectParams): Promise<InteractionRejectResult> {
-  const interactions = await interactionsOf(ctx, p.sessionId);
+  const interactions = await interactionsOf(ctx, p.sessionId, "interaction/reject");
   await resolving(p, () => interactions.reject(p.interactionId, p.feedback));
   return { rejected: true, interactionId: p.interactionId };
 }
 
 export async function approveAll(ctx: MethodContext, p: InteractionApproveAllParams): Promise<InteractionApproveAllResult> {
-  const interactions = await interactionsOf(ctx, p.sessionId);
+  const interactions = await interactionsOf(ctx, p.sessionId, "interaction/approve-all");
   return { approved: await resolving(p, () => interactions.approveAll(p.scope)) };
 }
 
 export async function rejectAll(ctx: MethodContext, p: InteractionRejectAllParams): Promise<InteractionRejectAllResult> {
-  const interactions = await interactionsOf(ctx, p.sessionId);
+  const interactions = await interactionsOf(ctx, p.sessionId, "interaction/reject-all");
   return { rejected: await resolving(p, () => interactions.rejectAll(p.feedback)) };
 }
 
 export async function respond(ctx: MethodContext, p: InteractionRespondParams): Promise<InteractionRespondResult> {
-  const interactions = await interactionsOf(ctx, p.sessionId);
+  const interactions = await interactionsOf(ctx, p.sessionId, "interaction/respond");
   await resolving(p, () => interactions.respond(p.interactionId, p.response));
   return { responded: true, interactionId: p.interactionId };
 }
 
 export async function planApprove(ctx: MethodContext, p: PlanApproveParams): Promise<PlanApproveResult> {
-  const interactions = await interactionsOf(ctx, p.sessionId);
+  const interactions = await interactionsOf(ctx, p.sessionId, "plan/approve");
   await resolving(p, () => interactions.approvePlan());
   return { approved: true };
 }
 
 export async function planReject(ctx: MethodContext, p: PlanRejectParams): Promise<PlanRejectResult> {
-  const interactions = await interactionsOf(ctx, p.sessionId);
+  const interactions = await interactionsOf(ctx, p.sessionId, "plan/reject");
   await resolving(p, () => interactions.rejectPlan(p.feedback));
   return { rejected: true };
 }

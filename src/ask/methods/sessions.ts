@@ -39,6 +39,7 @@ export async function create({ services, peer }: MethodContext, params: SessionC
       const refused = workingDirectoryRefused(err, cwd);
       throw refused ? invalidParams("workspace.workspacePath", refused) : err;
     });
+  await services.core.roles.created(sessionId, peer.principal);
   const record = await services.sessions.open(sessionId);
   const snapshot = record.hub.snapshot!;
   for (const notice of notAppliedNotices(params, snapshot)) record.hub.emit(notice);
@@ -87,6 +88,7 @@ export async function resume({ services, peer }: MethodContext, params: SessionR
 
 export async function close({ services, peer }: MethodContext, params: SessionCloseParams): Promise<SessionCloseResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
+  await services.core.roles.require(record.sessionId, peer.principal, "close", "session/close");
   await closeSession({ upstream: services.upstream, sessions: services.sessions, ended: (id) => services.subscriptions.dropSession(id) }, record);
   return { closed: true, sessionId: record.sessionId };
 }

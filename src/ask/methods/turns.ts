@@ -38,6 +38,7 @@ export async function send(ctx: MethodContext, params: SessionSendParams): Promi
 async function sendOnce(ctx: MethodContext, params: SessionSendParams, key?: string): Promise<SessionSendResult> {
   const { sessions } = ctx.services;
   const record = await sessions.access(params.sessionId, ctx.peer.tenant);
+  await ctx.services.core.roles.require(record.sessionId, ctx.peer.principal, record.hub.running ? "steer" : "prompt", "session/send");
   // Checked and registered in one synchronous step: a close that began while access resolved
   // refuses this send; one that begins after it waits for it (sends-in-flight.ts).
   if (sessions.isClosed(record.sessionId)) throw sessionNotFound(record.sessionId);
@@ -77,6 +78,7 @@ async function deliver(ctx: MethodContext, record: SessionRecord, params: Sessio
 /** session/abort. Answers aborted:true whether or not a turn was running, as Ask hosts do: afterwards nothing runs. */
 export async function abort({ services, peer }: MethodContext, params: SessionAbortParams): Promise<SessionAbortResult> {
   const record = await services.sessions.access(params.sessionId, peer.tenant);
+  await services.core.roles.require(record.sessionId, peer.principal, "interrupt", "session/abort");
   await services.upstream.request("session.interrupt", { sessionId: record.sessionId });
   return { aborted: true, sessionId: record.sessionId };
 }

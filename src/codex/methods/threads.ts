@@ -55,6 +55,7 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
       const refused = workingDirectoryRefused(err, cwd);
       throw refused ? invalidParams("cwd", refused) : err;
     });
+  await services.core.roles.created(sessionId, peer.principal);
   const thread = await services.threads.open(sessionId, peer.tenant);
   thread.createdWith(policy);
   thread.attach(peer, ctx.cause);

@@ -48,6 +48,7 @@ async function startTurn(ctx: CodexMethodContext, params: TurnStartParams, turnI
   const { services, peer } = ctx;
   await refuseChild(ctx, params.threadId, "start a turn on");
   const thread = await services.threads.open(params.threadId, peer.tenant);
+  await services.core.roles.require(thread.threadId, peer.principal, thread.record.hub.activeTurnId ? "steer" : "prompt", "turn/start");
   const text = inputText(params.input);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
   if (policy !== undefined) await thread.setApprovalPolicy(policy);
@@ -65,6 +66,7 @@ async function startTurn(ctx: CodexMethodContext, params: TurnStartParams, turnI
 export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams): Promise<TurnSteerResult> {
   await refuseChild(ctx, params.threadId, "steer");
   const thread = await ctx.services.threads.open(params.threadId, ctx.peer.tenant);
+  await ctx.services.core.roles.require(thread.threadId, ctx.peer.principal, "steer", "turn/steer");
   const active = thread.record.hub.activeTurnId;
   if (!active) throw codexError("invalid_request", "no active turn to steer");
   if (params.expectedTurnId !== active) throw codexError("invalid_request", `expected active turn id \`${params.expectedTurnId}\` but found \`${active}\``);
@@ -75,6 +77,7 @@ export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams
 
 export async function turnInterrupt(ctx: CodexMethodContext, params: TurnInterruptParams): Promise<TurnInterruptResult> {
   const child = await ctx.services.threads.openChild(params.threadId, ctx.peer.tenant);
+  await ctx.services.core.roles.require(child?.parent.threadId ?? params.threadId, ctx.peer.principal, "interrupt", "turn/interrupt");
   if (child) return interruptChild(ctx, child.parent, child.agentId, params.turnId);
   const thread = await ctx.services.threads.open(params.threadId, ctx.peer.tenant);
   const active = thread.record.hub.activeTurnId;

@@ -7,9 +7,11 @@ import { explain, formatIssue } from "../../validation/issues.js";
 
 /**
  * The gateway's own credentials: bearer tokens, each naming the tenant it acts for. Tokens come
- * from a file (`--tokens-file`, a JSON list of `{id, token | sha256, tenant, workspaceRoots?, operator?}`;
+ * from a file (`--tokens-file`, a JSON list of `{id, token | sha256, tenant, workspaceRoots?, operator?, sessionRole?}`;
  * a tenant's `workspaceRoots` confine its sessions' working directories; `operator` lets a token
- * see every tenant's traffic in the inspector, where other tokens see their own tenant's) or as one token
+ * see every tenant's traffic in the inspector, where other tokens see their own tenant's, and grant roles in
+ * any session of its tenant; `sessionRole` is the token's role in a session of its tenant it neither created
+ * nor was granted a role in: `controller`, the default, or `observer`) or as one token
  * (`--token` / `TAU_GATEWAY_TOKEN`, tenant "default"). Only SHA-256 digests are kept, and every
  * check compares digests in constant time, so neither the token text nor how much of it matched
  * can leak through memory dumps or response timing.
@@ -21,6 +23,8 @@ export interface Principal {
   readonly tenant: string;
   /** Marked `"operator": true` in the tokens file: sees every tenant in the inspector (`serve --inspector`). */
   readonly operator?: boolean;
+  /** Its role in its tenant's sessions that it neither created nor was granted a role in (absent: controller). */
+  readonly sessionRole?: "controller" | "observer";
 }
 
 /** The tenant of the single `--token`. */
@@ -82,7 +86,13 @@ export class TokenRegistry {
       else if (JSON.stringify(earlier.roots) !== JSON.stringify(entryRoots)) {
         problems.push(`${at}: workspaceRoots differ from those of entry ${earlier.index}, of the same tenant ${JSON.stringify(entry.tenant)}`);
       }
-      entries.push({ tokenId: entry.id, tenant: entry.tenant, digest, ...(entry.operator === true ? { operator: true } : {}) });
+      entries.push({
+        tokenId: entry.id,
+        tenant: entry.tenant,
+        digest,
+        ...(entry.operator === true ? { operator: true } : {}),
+        ...(entry.sessionRole !== undefined ? { sessionRole: entry.sessionRole } : {}),
+      });
     });
     if (problems.length > 0) throw configFileError(source, problems);
     const byTenant = new Map([...roots].flatMap(([tenant, r]) => (r.roots ? [[tenant, r.roots] as const] : [])));
@@ -113,7 +123,14 @@ export class TokenRegistry {
     for (const entry of this.entries) {
       if (timingSafeEqual(entry.digest, digest)) match = entry;
     }
-    return match && { tokenId: match.tokenId, tenant: match.tenant, ...(match.operator ? { operator: true } : {}) };
+    return (
+      match && {
+        tokenId: match.tokenId,
+        tenant: match.tenant,
+        ...(match.operator ? { operator: true } : {}),
+        ...(match.sessionRole ? { sessionRole: match.sessionRole } : {}),
+      }
+    );
   }
 }
 
@@ -133,6 +150,7 @@ interface TokenFileEntry {
   tenant: string;
   workspaceRoots?: string[];
   operator?: boolean;
+  sessionRole?: "controller" | "observer";
 }
 
 const NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]+$" } as const;
@@ -151,6 +169,7 @@ const TOKENS_FILE_SCHEMA = {
       sha256: { type: "string", pattern: "^[0-9a-fA-F]{64}$" },
       workspaceRoots: { type: "array", minItems: 1, uniqueItems: true, items: { type: "string", pattern: "^/" } },
       operator: { type: "boolean" },
+      sessionRole: { enum: ["controller", "observer"] },
     },
   },
 } as const;
@@ -179,6 +198,11 @@ function describeIssue(document: unknown, issue: ReturnType<typeof explain>[numb
   const id = typeof entry?.id === "string" ? ` (id ${JSON.stringify(entry.id)})` : "";
   const field = match[3];
   const pattern = field ? PATTERN_TEXT[field.split("/")[0]!] : undefined;
-  const message = issue.keyword === "pattern" && pattern ? pattern : issue.message;
+  const message =
+    issue.keyword === "pattern" && pattern
+      ? pattern
+      : field === "sessionRole" && issue.keyword === "enum"
+        ? `must be "controller" or "observer" (the token's role in its tenant's sessions it did not create), not ${JSON.stringify(entry?.sessionRole)}`
+        : issue.message;
   return `entry ${index}${id}${field ? ` /${field}` : ""}: ${message}`;
 }

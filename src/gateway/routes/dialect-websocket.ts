@@ -19,6 +19,7 @@ const dialectWebSocket: FastifyPluginAsync<{ dialect: GatewayDialect }> = async 
   app.get(dialect.route, { websocket: true }, (socket, request) => {
     const open = dialect.open({
       tenant: requestTenant(request),
+      principal: request.principal,
       gate: callGates.connection(dialect.name, carrierOfHeaders(request.headers)),
       log: pinoLog(request.log),
     });
@@ -31,5 +32,5 @@ export const dialectWebSocketRoute = fp(dialectWebSocket, {
   fastify: "5.x",
   encapsulate: true,
   dependencies: [PLUGIN.services, PLUGIN.callGates, PLUGIN.websocket, PLUGIN.accessControl],
-  decorators: { fastify: ["callGates", "websocketServer"], request: ["tenant"] },
+  decorators: { fastify: ["callGates", "websocketServer"], request: ["tenant", "principal"] },
 });

@@ -27,6 +27,7 @@ export const acpErrorEntries: ErrorCodeEntry[] = [
   entry("request_cancelled", "The request was cancelled before it completed."),
   entry("auth_required", "Authentication is required first (the gateway authenticates at the transport and never sends it)."),
   entry("resource_not_found", "No such session, another tenant's session, or one this connection has not loaded; data names the sessionId."),
+  entry("forbidden", "The caller's role in the session (owner, controller, observer) does not allow the action: an observer prompts, steers, interrupts, closes or answers, or someone other than the owner or an operator grants a role. The message names the method, the principal, its role and the action; data has them as fields.", true),
   entry("busy", "The session cannot take this request now (Tau busy), e.g. another client's turn is running.", true),
   entry("upstream_unavailable", "The Tau host cannot be reached, or the gateway is shutting down.", true),
   entry("overloaded", "A gateway limit was reached; retry later.", true),

@@ -33,6 +33,7 @@ export const askErrorEntries: ErrorCodeEntry[] = [
   entry("plan_not_found", "The session has no pending plan proposal."),
   entry("workspace_error", "Reading or preparing the workspace failed."),
   entry("not_implemented", "The method exists but this host does not support it."),
+  entry("forbidden", "The caller's role in the session (owner, controller, observer) does not allow the action: an observer prompts, steers, interrupts, closes or answers, or someone other than the owner or an operator grants a role. The message names the method, the principal, its role and the action; data has them as fields.", true),
   entry("busy", "The session cannot take this request now (Tau busy), e.g. another mutation is in progress.", true),
   entry("upstream_unavailable", "The upstream Tau host cannot be reached.", true),
   entry("overloaded", "A gateway limit was reached; retry later.", true),

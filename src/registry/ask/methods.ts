@@ -1,5 +1,5 @@
 import type { MethodEntry } from "../model.js";
-import { any, arr, bool, describe, int, nonEmpty, nullable, obj, opt, ref, REQUEST_KEY_PATTERN, str, type Schema } from "../schema.js";
+import { any, arr, bool, describe, int, nonEmpty, nullable, obj, oneOfStrings, opt, ref, REQUEST_KEY_PATTERN, str, type Schema } from "../schema.js";
 import { ASK_TOOL_NAMES } from "./types.js";
 import { clientRequest } from "../request-entries.js";
 
@@ -23,6 +23,9 @@ const limit = (description: string, min = 1) => opt(describe(description, int({ 
 // would make the type generator emit a copy of the referenced type.
 const feedback = opt(str({ description: "Gateway extension: feedback passed to the agent with the rejection." }));
 const scope = opt(ref("ApprovalScope"));
+/** A principal's role in a session (docs/approvals.md#roles). */
+const role = () => oneOfStrings(["owner", "controller", "observer"]);
+const principal = () => nonEmpty({ description: "A principal: the id of a token of the gateway's tokens file." });
 const SCOPE_DOC =
   "scope (gateway extension, also accepted by later Ask hosts): once (default), session or project; an unsupported scope is -32602 and the interaction stays pending.";
 
@@ -208,6 +211,22 @@ export const askMethodEntries: MethodEntry[] = [
     "Close the session: its pending interactions are cancelled and its running turn is interrupted (its terminal event, then session.ended, are the last events). Afterwards every method naming it answers -32004 and session/list leaves it out.",
     obj({ sessionId: sessionId() }),
     obj({ closed: bool(), sessionId: sessionId() }),
+  ),
+  request(
+    "session/setRole",
+    "Gateway extension: grant a principal (a token id of the tokens file, of the session's tenant) a role in the session — owner, controller (prompt, steer, interrupt, close, answer) or observer (watch only) — or take its granted role away (role null: its default role again). Only the session's owner or an operator token may (-32011 otherwise); without tokens there are no principals and nothing to grant.",
+    obj({ sessionId: sessionId(), principal: principal(), role: nullable(role()) }),
+    obj({ sessionId: sessionId(), principal: str(), role: describe("The role the principal holds in the session now by creation or grant; null: none (its default role applies).", nullable(role())) }),
+  ),
+  request(
+    "session/roles",
+    "Gateway extension: the session's owner and the roles granted in it, and the caller's own role (null without tokens). A principal not listed has its default role (its tokens-file entry's sessionRole, else controller).",
+    obj({ sessionId: sessionId() }),
+    obj({
+      sessionId: sessionId(),
+      roles: arr(obj({ principal: str(), role: role() })),
+      yourRole: nullable(role()),
+    }),
   ),
 
   // ── Artifacts ──

@@ -25,6 +25,7 @@ export const codexErrorEntries: ErrorCodeEntry[] = [
   entry("method_not_found", "The method is not part of the gateway's surface (Codex answers -32600 here)."),
   entry("invalid_params", "Params do not fit the registry or cannot be honoured; the message names the field."),
   entry("internal_error", "An unexpected failure while handling the request."),
+  entry("forbidden", "The caller's role in the session (owner, controller, observer) does not allow the action: an observer prompts, steers, interrupts, closes or answers, or someone other than the owner or an operator grants a role. The message names the method, the principal, its role and the action; data has them as fields.", true),
   entry("busy", "The Tau session cannot take this request now, e.g. another mutation is in progress.", true),
   entry("upstream_unavailable", "The upstream Tau host cannot be reached, or the gateway is shutting down.", true),
   entry("overloaded", "A gateway limit was reached; retry later.", true),

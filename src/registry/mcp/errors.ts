@@ -24,6 +24,7 @@ export const mcpErrorEntries: ErrorCodeEntry[] = [
   entry("invalid_params", "Params are missing or mistyped, or name a tool that does not exist; the message names the field."),
   entry("internal_error", "An unexpected failure while handling the request."),
   entry("resource_not_found", "No such resource: an unknown URI, or a session that does not exist for the caller's tenant; data names the uri."),
+  entry("forbidden", "The caller's role in the session (owner, controller, observer) does not allow the action: an observer prompts, steers, interrupts, closes or answers, or someone other than the owner or an operator grants a role. The message names the method, the principal, its role and the action; data has them as fields.", true),
   entry("busy", "The request cannot be taken now.", true),
   entry("upstream_unavailable", "The Tau host cannot be reached, or the gateway is shutting down.", true),
   entry("overloaded", "A gateway limit was reached; retry later.", true),

@@ -44,7 +44,7 @@ export const acpDialect: DialectDescriptor<AcpAgent, Record<never, never>> = {
     name,
     route,
     // When the socket closes, the connection's turns still running get the agent's grace period, then are interrupted.
-    open: ({ tenant, gate }) => (send, transport) => attachAcpJsonRpc(agent, send, { tenant, gate, transport }),
+    open: ({ tenant, principal, gate }) => (send, transport) => attachAcpJsonRpc(agent, send, { tenant, principal, gate, transport }),
     binaryReason: "ACP requires text messages",
   }),
   command: {

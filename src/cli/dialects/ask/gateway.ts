@@ -45,7 +45,7 @@ export function askGatewayDialect(bridge: AskBridge, options: AskSurfaceOptions)
   return {
     name: "ask",
     route: "/rpc",
-    open: ({ tenant, gate }) => (send, transport) => attachAskJsonRpc(bridge, send, { ...options.jsonrpc, tenant, gate, transport }),
+    open: ({ tenant, principal, gate }) => (send, transport) => attachAskJsonRpc(bridge, send, { ...options.jsonrpc, tenant, principal, gate, transport }),
     routes,
     routeLabels: ["/rpc/events"],
     metrics: (registers) => askBridgeMetrics(bridge, registers),

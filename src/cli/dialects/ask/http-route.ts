@@ -52,7 +52,7 @@ const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) =>
     if (typeof request.body !== "string") return reply.code(415).send(unsupportedMediaType());
     const recording = recordingOf?.(request.raw.socket, tappedPeerOf(request));
     recording?.client(request.body);
-    const answer = await answerAskHttp(bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request), gate: callGates.httpRequest(carrierOfHeaders(request.headers)) });
+    const answer = await answerAskHttp(bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request), principal: request.principal, gate: callGates.httpRequest(carrierOfHeaders(request.headers)) });
     if (answer === undefined) return reply.code(204).send();
     recording?.server(answer);
     return reply.code(200).type("application/json; charset=utf-8").send(answer);

@@ -20,7 +20,7 @@ export function mcpGatewayDialect(server: McpServer, mount: { name: JsonRpcDiale
     name: mount.name,
     route: mount.route,
     // When the socket closes, the turns its tool calls started run on.
-    open: ({ tenant, gate }) => (send, transport) => attachMcpJsonRpc(server, send, { tenant, gate, transport }),
+    open: ({ tenant, principal, gate }) => (send, transport) => attachMcpJsonRpc(server, send, { tenant, principal, gate, transport }),
     binaryReason: "MCP requires text messages",
     routes,
     routeLabels: [MCP_HTTP_ROUTE],

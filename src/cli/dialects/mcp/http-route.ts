@@ -65,6 +65,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpRouteOptions> = async (app, options) =>
         { method: request.method, url: `http://localhost${request.url}`, headers: webHeaders(request), body },
         {
           tenant: requestTenant(request),
+          principal: request.principal,
           gate: () => callGates.connection("mcp", carrierOfHeaders(request.headers)),
           recording: options.recording && (() => options.recording!.connectionOnFirstMessage("mcp", `http ${options.route}`, tappedPeerOf(request))),
         },

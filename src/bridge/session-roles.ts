@@ -1,0 +1,140 @@
+import type { SessionRole, SessionRoleStore } from "../store/session-roles.js";
+import type { Log } from "../shared/log.js";
+import { SessionError } from "./session-error.js";
+
+export type { SessionRole } from "../store/session-roles.js";
+
+/**
+ * Roles per principal and session (issue 37's "Roles"): the principal that creates a session owns
+ * it; the owner (or an operator token) grants other principals `owner`, `controller` or `observer`;
+ * any other principal of the session's tenant has its default (`sessionRole` of its tokens-file
+ * entry, controller unless said otherwise). One check for every dialect: `require` refuses with a
+ * `forbidden` SessionError, which each dialect words as its own error. A caller without a principal
+ * (a gateway without tokens, the stdio commands, the Ask socket) is never refused: it has no
+ * identity to hold to a role, as today.
+ */
+
+/** Who a call authenticated as, as the session core needs to know it (a token of the tokens file). */
+export interface SessionPrincipal {
+  /** The token's id in the tokens file. */
+  readonly tokenId: string;
+  /** An operator token may grant and revoke roles in any session of its tenant. */
+  readonly operator?: boolean;
+  /** Its role in a session of its tenant that it neither created nor was granted a role in (default controller). */
+  readonly sessionRole?: "controller" | "observer";
+}
+
+/** What a call does to a session, for the check. */
+export type SessionAction = "prompt" | "steer" | "interrupt" | "close" | "answer" | "grant";
+
+const ALLOWED: Readonly<Record<SessionRole, ReadonlySet<SessionAction>>> = {
+  owner: new Set(["prompt", "steer", "interrupt", "close", "answer", "grant"]),
+  controller: new Set(["prompt", "steer", "interrupt", "close", "answer"]),
+  observer: new Set(),
+};
+
+/** How each action reads in a refusal: "observers cannot prompt". */
+const VERB: Readonly<Record<SessionAction, string>> = {
+  prompt: "prompt",
+  steer: "steer",
+  interrupt: "interrupt",
+  close: "close the session",
+  answer: "answer approvals or questions",
+  grant: "grant or revoke roles",
+};
+
+const ARTICLE: Readonly<Record<SessionRole, string>> = { owner: "an owner", controller: "a controller", observer: "an observer" };
+
+/** One principal's role in a session, as `session/roles` lists it. */
+export interface RoleEntry {
+  principal: string;
+  role: SessionRole;
+}
+
+export class SessionRoles {
+  constructor(private readonly store: SessionRoleStore) {}
+
+  /** Records `principal` as the owner of the session it just created (nothing without a principal). */
+  async created(sessionId: string, principal: SessionPrincipal | undefined): Promise<void> {
+    if (principal) await this.store.setOwner(sessionId, principal.tokenId);
+  }
+
+  /** The principal's role in the session: owner, granted, else its default. */
+  async roleOf(sessionId: string, principal: SessionPrincipal): Promise<SessionRole> {
+    const record = await this.store.read(sessionId);
+    if (record.owner === principal.tokenId) return "owner";
+    return record.granted[principal.tokenId] ?? principal.sessionRole ?? "controller";
+  }
+
+  /** Whether the principal may do `action` in the session (always without a principal). */
+  async allows(sessionId: string, principal: SessionPrincipal | undefined, action: SessionAction): Promise<boolean> {
+    if (!principal) return true;
+    if (action === "grant" && principal.operator) return true;
+    return ALLOWED[await this.roleOf(sessionId, principal)].has(action);
+  }
+
+  /**
+   * Resolves when the principal may do `action` in the session; otherwise rejects with the core's
+   * `forbidden` refusal, naming the method, the principal, its role and the action:
+   * "session/send: principal 'bob' is an observer of this session; observers cannot prompt".
+   */
+  async require(sessionId: string, principal: SessionPrincipal | undefined, action: SessionAction, method: string): Promise<void> {
+    if (!principal) return;
+    if (action === "grant" && principal.operator) return;
+    const role = await this.roleOf(sessionId, principal);
+    if (!ALLOWED[role].has(action)) throw forbidden(method, principal.tokenId, role, action, sessionId);
+  }
+
+  /**
+   * A client's reply to one of the gateway's requests (an approval, a question, a form): the reply
+   * itself when the principal may answer, else nothing (`undefined`: it decides nothing and the
+   * interaction stays pending for the others), logged as refused.
+   */
+  async heard<T>(sessionId: string, principal: SessionPrincipal | undefined, reply: T, method: string, log?: Log): Promise<T | undefined> {
+    if (reply === undefined || !principal) return reply;
+    try {
+      const role = await this.roleOf(sessionId, principal);
+      if (ALLOWED[role].has("answer")) return reply;
+      log?.("info", `${method} reply refused: principal '${principal.tokenId}' is ${ARTICLE[role]} of this session; ${role}s cannot ${VERB.answer}`, {
+        sessionId,
+        method,
+        principal: principal.tokenId,
+        role,
+      });
+    } catch (error) {
+      // The roles cannot be read (the store is unreachable): the reply counts for nothing rather than for too much.
+      log?.("warn", `${method} reply not counted: the session's roles cannot be read`, { sessionId, error: String(error) });
+    }
+    return undefined;
+  }
+
+  /** The session's owner and granted roles (the owner first). */
+  async list(sessionId: string): Promise<RoleEntry[]> {
+    const record = await this.store.read(sessionId);
+    const entries: RoleEntry[] = record.owner !== undefined ? [{ principal: record.owner, role: "owner" }] : [];
+    for (const [principal, role] of Object.entries(record.granted).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (principal !== record.owner) entries.push({ principal, role });
+    }
+    return entries;
+  }
+
+  /**
+   * Grants `role` to `principal` in the session, or revokes its granted role (`null`: back to its
+   * default), once `by` may grant there. The creator stays owner whatever is granted to it.
+   */
+  async setRole(sessionId: string, by: SessionPrincipal | undefined, principal: string, role: SessionRole | null, method: string): Promise<void> {
+    await this.require(sessionId, by, "grant", method);
+    await this.store.setRole(sessionId, principal, role);
+  }
+}
+
+/** The refusal of an action the principal's role does not allow. */
+export function forbidden(method: string, principal: string, role: SessionRole, action: SessionAction, sessionId: string): SessionError {
+  const plural = role === "owner" ? "owners" : `${role}s`;
+  return new SessionError("forbidden", `${method}: principal '${principal}' is ${ARTICLE[role]} of this session; ${plural} cannot ${VERB[action]}`, {
+    sessionId,
+    principal,
+    role,
+    action,
+  });
+}

@@ -1,0 +1,303 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
+import { AskTestClient, rpcError } from "../support/ask-client.js";
+import { eventually, payloadsOf, waitForTerminal } from "../support/ask-events.js";
+import { CodexTestClient } from "../support/codex-client.js";
+import { RawAcpClient } from "../support/acp-raw-client.js";
+import { CALL_ECHO, deferred, ECHO_TOOL } from "../support/echo-tool.js";
+import { sdkClient, webSocketTransport } from "../support/mcp-client.js";
+import { startSecureGateway, type SecureGateway } from "../support/secure-gateway.js";
+
+/**
+ * Roles per principal through a real gateway over real sockets, in every dialect: alice creates
+ * sessions (their owner), bob's tokens-file default is observer, carol's is controller, dave is of
+ * another tenant, ops is an operator. An observer is refused prompt, interrupt and answers in its
+ * dialect's own error, and its reply to an approval decides nothing (the approval stays pending
+ * until a controller decides it); a grant lets it act, a revoke refuses it again; only the owner
+ * (or an operator) grants; and the HTTP route administers the same roles.
+ */
+
+const TOKENS = { alice: "tok-alice-91ab", bob: "tok-bob-22cd", carol: "tok-carol-33ef", dave: "tok-dave-44aa", ops: "tok-ops-55bb" };
+const FORBIDDEN = -32011;
+
+let gw: SecureGateway;
+const closers: Array<() => unknown> = [];
+
+beforeAll(async () => {
+  const tokens = TokenRegistry.parse(
+    JSON.stringify([
+      { id: "alice", token: TOKENS.alice, tenant: "team" },
+      { id: "bob", token: TOKENS.bob, tenant: "team", sessionRole: "observer" },
+      { id: "carol", token: TOKENS.carol, tenant: "team" },
+      { id: "dave", token: TOKENS.dave, tenant: "other" },
+      { id: "ops", token: TOKENS.ops, tenant: "operations", operator: true },
+    ]),
+    "tokens.json",
+  );
+  gw = await startSecureGateway({ tokens, commandTools: [ECHO_TOOL] });
+});
+
+afterAll(async () => {
+  for (const close of closers) await close();
+  await gw?.stop();
+});
+
+const bearer = (who: keyof typeof TOKENS) => ({ authorization: `Bearer ${TOKENS[who]}` });
+
+async function ask(who: keyof typeof TOKENS, capabilities?: string[]): Promise<AskTestClient> {
+  const client = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: bearer(who) });
+  closers.push(() => client.socket.terminate());
+  await client.request("initialize", { client: { name: `roles-${who}`, version: "1" }, ...(capabilities ? { capabilities } : {}) });
+  return client;
+}
+
+/** A session alice created (and so owns), subscribed by each client given. */
+async function aliceSession(alice: AskTestClient, ...watchers: AskTestClient[]): Promise<string> {
+  const { session } = await alice.request("session/create", {});
+  for (const client of [alice, ...watchers]) await client.request("session/subscribe", { sessionId: session.sessionId });
+  return session.sessionId as string;
+}
+
+/** Resolves once the bridge logged that `who`'s reply to `method` was refused. */
+const replyRefused = (who: string, method: string) => eventually(() => gw.bridgeLog().some((line) => line.includes(`${method} reply refused: principal '${who}'`)), `${who}'s ${method} reply refused`);
+
+const pendingIds = async (client: AskTestClient, sessionId: string) => ((await client.request("interaction/list", { sessionId })).interactions as Array<{ id: string }>).map((i) => i.id);
+
+describe("Ask", () => {
+  it("refuses an observer's prompt, interrupt, close and answer with -32011; a controller's work", async () => {
+    const [alice, bob, carol] = [await ask("alice"), await ask("bob"), await ask("carol")];
+    const sessionId = await aliceSession(alice, bob, carol);
+
+    const prompt = await rpcError(bob.request("session/send", { sessionId, content: "Hi" }));
+    expect(prompt).toMatchObject({ code: FORBIDDEN, message: `-32011: ${"session/send: principal 'bob' is an observer of this session; observers cannot prompt"}` });
+    expect(prompt.data).toMatchObject({ sessionId, principal: "bob", role: "observer", action: "prompt" });
+    expect(await rpcError(bob.request("session/abort", { sessionId }))).toMatchObject({ code: FORBIDDEN, message: expect.stringContaining("observers cannot interrupt") });
+    expect(await rpcError(bob.request("session/close", { sessionId }))).toMatchObject({ code: FORBIDDEN, message: expect.stringContaining("observers cannot close the session") });
+
+    const { turnId } = await carol.request("session/send", { sessionId, content: CALL_ECHO });
+    await alice.waitForEvent(sessionId, "approval.required");
+    const refused = await rpcError(bob.request("interaction/approve", { sessionId, interactionId: "act_1" }));
+    expect(refused).toMatchObject({ code: FORBIDDEN, message: `-32011: ${"interaction/approve: principal 'bob' is an observer of this session; observers cannot answer approvals or questions"}` });
+    expect(await pendingIds(carol, sessionId)).toEqual(["act_1"]);
+    expect(await carol.request("interaction/approve", { sessionId, interactionId: "act_1" })).toEqual({ approved: true, interactionId: "act_1" });
+    expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
+    expect(payloadsOf(alice.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "approved" }]);
+    expect(await carol.request("session/abort", { sessionId })).toEqual({ aborted: true, sessionId });
+  });
+
+  it("an observer's reverse-request answer decides nothing; the approval stays pending for a controller", async () => {
+    const alice = await ask("alice");
+    const bob = await ask("bob", ["reverseRequests"]);
+    const asked = deferred<void>();
+    bob.reverse = async () => {
+      asked.resolve();
+      return { decision: "accept" };
+    };
+    const sessionId = await aliceSession(alice, bob);
+    const { turnId } = await alice.request("session/send", { sessionId, content: CALL_ECHO });
+    await asked.promise;
+    await replyRefused("bob", "interaction/requestPermission");
+    expect(await pendingIds(alice, sessionId)).toEqual(["act_1"]);
+    expect(payloadsOf(alice.eventsOf(sessionId), "approval.updated")).toEqual([]);
+    await alice.request("interaction/reject", { sessionId, interactionId: "act_1", feedback: "no" });
+    expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
+    expect(payloadsOf(alice.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "rejected", feedback: "no" }]);
+  });
+
+  it("grant then allowed, revoke then refused; only the owner grants; session/roles lists them", async () => {
+    const [alice, bob, carol] = [await ask("alice"), await ask("bob"), await ask("carol")];
+    const sessionId = await aliceSession(alice, bob, carol);
+
+    const notOwner = await rpcError(carol.request("session/setRole", { sessionId, principal: "bob", role: "controller" }));
+    expect(notOwner).toMatchObject({ code: FORBIDDEN, message: `-32011: ${"session/setRole: principal 'carol' is a controller of this session; controllers cannot grant or revoke roles"}` });
+    expect(await rpcError(bob.request("session/setRole", { sessionId, principal: "bob", role: "owner" }))).toMatchObject({ code: FORBIDDEN });
+
+    expect(await alice.request("session/setRole", { sessionId, principal: "bob", role: "controller" })).toEqual({ sessionId, principal: "bob", role: "controller" });
+    expect(await bob.request("session/roles", { sessionId })).toEqual({
+      sessionId,
+      roles: [
+        { principal: "alice", role: "owner" },
+        { principal: "bob", role: "controller" },
+      ],
+      yourRole: "controller",
+    });
+    expect(await bob.request("session/abort", { sessionId })).toEqual({ aborted: true, sessionId });
+
+    expect(await alice.request("session/setRole", { sessionId, principal: "bob", role: null })).toEqual({ sessionId, principal: "bob", role: null });
+    expect(await rpcError(bob.request("session/abort", { sessionId }))).toMatchObject({ code: FORBIDDEN, message: expect.stringContaining("principal 'bob' is an observer") });
+
+    // A controller made observer is refused too; the owner can be an observer of nothing: its creation stands.
+    await alice.request("session/setRole", { sessionId, principal: "carol", role: "observer" });
+    expect(await rpcError(carol.request("session/send", { sessionId, content: "Hi" }))).toMatchObject({ code: FORBIDDEN });
+    expect((await alice.request("session/roles", { sessionId })).yourRole).toBe("owner");
+  });
+});
+
+describe("Codex", () => {
+  async function codex(who: keyof typeof TOKENS): Promise<CodexTestClient> {
+    const client = await CodexTestClient.websocket(gw.wsUrl("/"), bearer(who));
+    closers.push(() => client.socket.terminate());
+    await client.initialize();
+    return client;
+  }
+
+  it("refuses an observer's turn/start, turn/steer and turn/interrupt; its approval decides nothing; a grant lets it act", async () => {
+    const alice = await codex("alice");
+    const bob = await codex("bob");
+    const { thread } = await alice.request("thread/start", { cwd: gw.cwd, approvalPolicy: "on-request" });
+    const threadId = thread.id as string;
+    await bob.request("thread/resume", { threadId });
+
+    const start = await bob.requestRaw("turn/start", { threadId, input: [{ type: "text", text: "Hi", text_elements: [] }] });
+    expect(start.error).toMatchObject({ code: FORBIDDEN, message: "turn/start: principal 'bob' is an observer of this session; observers cannot prompt" });
+
+    const bobAsked = deferred<void>();
+    bob.onRequest("item/commandExecution/requestApproval", () => {
+      bobAsked.resolve();
+      return { decision: "accept" };
+    });
+    const aliceAnswer = deferred<unknown>();
+    alice.onRequest("item/commandExecution/requestApproval", () => aliceAnswer.promise);
+    const { turn } = await alice.request("turn/start", { threadId, input: [{ type: "text", text: CALL_ECHO, text_elements: [] }] });
+    await bobAsked.promise;
+    await replyRefused("bob", "item/commandExecution/requestApproval");
+    expect((await bob.requestRaw("turn/interrupt", { threadId, turnId: turn.id })).error).toMatchObject({ code: FORBIDDEN, message: expect.stringContaining("observers cannot interrupt") });
+    expect((await bob.requestRaw("turn/steer", { threadId, expectedTurnId: turn.id, input: [{ type: "text", text: "x", text_elements: [] }] })).error).toMatchObject({
+      code: FORBIDDEN,
+      message: expect.stringContaining("observers cannot steer"),
+    });
+    // Nothing decided: the command has not run.
+    expect(alice.notifications("item/completed").filter((m) => m.params.item.type === "commandExecution")).toEqual([]);
+    aliceAnswer.resolve({ decision: "decline" });
+    const completed = await alice.turnCompleted(turn.id);
+    expect(completed.params.turn.status).toBe("completed");
+    const command = alice.notifications("item/completed").find((m) => m.params.item.type === "commandExecution")!;
+    expect(command.params.item.status).toBe("declined");
+
+    const owner = await ask("alice");
+    await owner.request("session/setRole", { sessionId: threadId, principal: "bob", role: "controller" });
+    const granted = await bob.request("turn/start", { threadId, input: [{ type: "text", text: "Hello", text_elements: [] }] });
+    expect((await bob.turnCompleted(granted.turn.id)).params.turn.status).toBe("completed");
+  });
+});
+
+describe("ACP", () => {
+  async function acp(who: keyof typeof TOKENS): Promise<RawAcpClient> {
+    const client = await RawAcpClient.connect(gw.wsUrl("/acp"), bearer(who));
+    closers.push(() => client.close());
+    await client.initialize();
+    return client;
+  }
+
+  it("refuses an observer's session/prompt; its permission answer decides nothing; its session/cancel interrupts nothing", async () => {
+    const alice = await ask("alice");
+    const sessionId = await aliceSession(alice);
+    const bob = await acp("bob");
+    let bobAsked = false;
+    bob.answer = (request) => {
+      bobAsked = true;
+      return { outcome: { outcome: "selected", optionId: request.params.options[0].optionId } };
+    };
+    await bob.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
+
+    const prompt = await bob.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Hi" }] });
+    expect(prompt.error).toMatchObject({ code: FORBIDDEN, message: "session/prompt: principal 'bob' is an observer of this session; observers cannot prompt" });
+
+    const { turnId } = await alice.request("session/send", { sessionId, content: CALL_ECHO });
+    await bob.next((m) => m.method === "session/request_permission");
+    await replyRefused("bob", "session/request_permission");
+    expect(bobAsked).toBe(true);
+    bob.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    await eventually(() => gw.bridgeLog().some((line) => line.includes("session/cancel refused") && line.includes("principal 'bob'")), "bob's session/cancel refused");
+    expect(await pendingIds(alice, sessionId)).toEqual(["act_1"]);
+    await alice.request("interaction/approve", { sessionId, interactionId: "act_1" });
+    expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
+
+    const carol = await acp("carol");
+    await carol.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
+    const answered = await carol.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Hello" }] });
+    expect(answered.result).toEqual(expect.objectContaining({ stopReason: "end_turn" }));
+  });
+});
+
+describe("MCP", () => {
+  async function mcp(who: keyof typeof TOKENS, decision?: string): Promise<{ client: Client; asked: Promise<void> }> {
+    const client = sdkClient({ elicitation: decision !== undefined });
+    const asked = deferred<void>();
+    if (decision) {
+      client.setRequestHandler(ElicitRequestSchema, async () => {
+        asked.resolve();
+        return { action: "accept", content: { decision } };
+      });
+    }
+    await client.connect(webSocketTransport(`${gw.wsUrl("/mcp/ws")}?access_token=${TOKENS[who]}`));
+    closers.push(() => client.close().catch(() => undefined));
+    return { client, asked: asked.promise };
+  }
+
+  it("an observer's tau-reply, tau-interrupt and tau-answer fail with the reason; its form answer decides nothing", async () => {
+    const alice = await ask("alice");
+    const sessionId = await aliceSession(alice);
+    const { client: bob, asked } = await mcp("bob", "approve");
+
+    const reply = await bob.callTool({ name: "tau-reply", arguments: { sessionId, prompt: "Hi" } });
+    expect(reply).toMatchObject({ isError: true, content: [{ type: "text", text: "tau-reply: principal 'bob' is an observer of this session; observers cannot prompt" }] });
+    const interrupt = await bob.callTool({ name: "tau-interrupt", arguments: { sessionId } });
+    expect(interrupt).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining("observers cannot interrupt") }] });
+
+    await bob.subscribeResource({ uri: `tau://session/${sessionId}` });
+    const { turnId } = await alice.request("session/send", { sessionId, content: CALL_ECHO });
+    await asked;
+    await replyRefused("bob", "elicitation/create");
+    const answer = await bob.callTool({ name: "tau-answer", arguments: { sessionId, action: "approve" } });
+    expect(answer).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining("observers cannot answer approvals or questions") }] });
+    expect(await pendingIds(alice, sessionId)).toEqual(["act_1"]);
+
+    const { client: carol } = await mcp("carol");
+    const decided = await carol.callTool({ name: "tau-answer", arguments: { sessionId, action: "approve" } });
+    expect(decided.isError).toBeFalsy();
+    expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
+    expect(payloadsOf(alice.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "approved" }]);
+  });
+});
+
+describe("the HTTP route /sessions/:id/roles", () => {
+  const route = (sessionId: string, principal?: string) => `${gw.baseUrl}/sessions/${sessionId}/roles${principal ? `/${principal}` : ""}`;
+  const call = async (who: keyof typeof TOKENS | undefined, method: string, url: string, body?: unknown) => {
+    const response = await fetch(url, {
+      method,
+      headers: { ...(who ? bearer(who) : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it("lets the owner and an operator grant, list and revoke; 403 for others; 404 for another tenant's session as for none", async () => {
+    const alice = await ask("alice");
+    const bob = await ask("bob");
+    const sessionId = await aliceSession(alice, bob);
+
+    expect(await call("alice", "PUT", route(sessionId, "bob"), { role: "controller" })).toEqual({ status: 200, body: { sessionId, principal: "bob", role: "controller" } });
+    expect(await bob.request("session/abort", { sessionId })).toEqual({ aborted: true, sessionId });
+    expect(await call("alice", "GET", route(sessionId))).toEqual({
+      status: 200,
+      body: { sessionId, roles: [{ principal: "alice", role: "owner" }, { principal: "bob", role: "controller" }] },
+    });
+
+    const carolRefused = await call("carol", "PUT", route(sessionId, "carol"), { role: "owner" });
+    expect(carolRefused).toEqual({ status: 403, body: { error: "forbidden", message: expect.stringContaining("principal 'carol' is a controller of this session; controllers cannot grant or revoke roles") } });
+    expect((await call("bob", "GET", route(sessionId))).status).toBe(403);
+
+    const unknown = await call("dave", "GET", route("no-such-session"));
+    const foreign = await call("dave", "GET", route(sessionId));
+    expect(foreign).toEqual({ status: 404, body: { error: "session_not_found", message: `Session ${sessionId} not found` } });
+    expect(unknown).toEqual({ status: 404, body: { error: "session_not_found", message: "Session no-such-session not found" } });
+    expect((await call(undefined, "GET", route(sessionId))).status).toBe(401);
+    expect(await call("alice", "PUT", route(sessionId, "bob"), { role: "admin" })).toMatchObject({ status: 400, body: { error: "invalid_role" } });
+
+    expect(await call("ops", "DELETE", route(sessionId, "bob"))).toEqual({ status: 200, body: { sessionId, principal: "bob", role: null } });
+    expect(await rpcError(bob.request("session/abort", { sessionId }))).toMatchObject({ code: FORBIDDEN });
+  });
+});
