@@ -1,14 +1,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
-import { AskTestClient, rpcError } from "../support/ask-client.js";
-import { eventually, payloadsOf, waitForTerminal } from "../support/ask-events.js";
-import { CodexTestClient } from "../support/codex-client.js";
-import { RawAcpClient } from "../support/acp-raw-client.js";
-import { CALL_ECHO, deferred, ECHO_TOOL } from "../support/echo-tool.js";
-import { sdkClient, webSocketTransport } from "../support/mcp-client.js";
-import { startSecureGateway, type SecureGateway } from "../support/secure-gateway.js";
+import { TokenRegistry } from "../../../src/gateway/auth/tokens.js";
+import { AskTestClient, rpcError } from "../../support/ask-client.js";
+import { eventually, payloadsOf, waitForTerminal } from "../../support/ask-events.js";
+import { CodexTestClient } from "../../support/codex-client.js";
+import { RawAcpClient } from "../../support/acp-raw-client.js";
+import { CALL_ECHO, deferred, ECHO_TOOL } from "../../support/echo-tool.js";
+import { sdkClient, webSocketTransport } from "../../support/mcp-client.js";
+import { startSecureGateway, type SecureGateway } from "../../support/secure-gateway.js";
 
 /**
  * Roles per principal through a real gateway over real sockets, in every dialect: alice creates
