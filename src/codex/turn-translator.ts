@@ -1,22 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Event } from "../../generated/ask-v1.0.js";
-import type {
-  ServerNotifications,
-  ThreadActiveFlag,
-  ThreadItem,
-  ThreadStatus,
-  TokenUsageBreakdown,
-  Turn,
-  TurnError,
-  UserInput,
-} from "../../generated/codex-v2.js";
+import type { ThreadActiveFlag, ThreadItem, ThreadStatus, Turn, TurnError } from "../../generated/codex-v2.js";
 import { beyondHeld, heldAfter, type StreamedChunk } from "../bridge/streamed-chunks.js";
 import { textItemId, type OpenTextItem, type TextItemType } from "./text-items.js";
-import type { SubagentRoster } from "./subagent-roster.js";
-import { completedToolItem, startedToolItem, toolKind, type ThreadItemContent, type ToolCatalog } from "./tool-items.js";
+import { completedToolItem, startedToolItem, toolKind, type ThreadItemContent } from "./tool-items.js";
 import { userInput } from "./history.js";
 import { planSteps } from "./plan-steps.js";
 import { runningTurn } from "./running-turn.js";
+import { addUsage, endedTurn, zeroUsage } from "./ended-turn.js";
+import type { TranslatorHost } from "./translator-host.js";
 
 /**
  * A session's event stream (the hub's log: turns, streamed text and thinking, tools, the gateway's
@@ -37,24 +29,6 @@ import { runningTurn } from "./running-turn.js";
  * item/started and everything after it — until the decision shows: the approval announced, a
  * decision made without asking, a gating that no longer asks, the tool's result, or the turn's end.
  */
-
-export interface TranslatorHost {
-  readonly threadId: string;
-  /** The thread's working directory (for command items). */
-  cwd(): string;
-  catalog(): ToolCatalog;
-  /** The user's input of a turn, read from the session (the turn id is its user message's id). */
-  userInput(turnId: string): UserInput[];
-  /** The model's context window, when known. */
-  contextWindow(): number | undefined;
-  /** Whether a call of tool `toolName` may ask for approval, under the session's gating as known now. */
-  mayAsk(toolName: string): boolean;
-  emit<M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]): void;
-  /** A turn ended (after its turn/completed): its server requests still open are settled. */
-  turnEnded(turnId: string): void;
-  /** The thread's sub-agents: who an agent-tool item deals with, and the activity items after it. */
-  subagents?: Pick<SubagentRoster, "agentsOf" | "itemsAfter">;
-}
 
 interface OpenTurn {
   readonly id: string;
@@ -90,8 +64,6 @@ interface ToolItem {
 
 /** A tool's output as the text items carry (the bridge reports text; anything else as JSON). */
 const outputText = (output: unknown): string => (typeof output === "string" ? output : output === undefined ? "" : JSON.stringify(output));
-
-const zeroUsage = (): TokenUsageBreakdown => ({ totalTokens: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0 });
 
 export class TurnTranslator {
   private turn: OpenTurn | undefined;
@@ -380,8 +352,7 @@ export class TurnTranslator {
       this.releaseHeld(() => true);
     }
     if (usage) {
-      const last: TokenUsageBreakdown = { ...zeroUsage(), inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.inputTokens + usage.outputTokens };
-      for (const key of Object.keys(last) as Array<keyof TokenUsageBreakdown>) this.total[key] += last[key];
+      const last = addUsage(this.total, usage);
       this.host.emit("thread/tokenUsage/updated", { threadId, turnId, tokenUsage: { total: { ...this.total }, last, modelContextWindow: this.host.contextWindow() ?? null } });
     }
     const startedAt = this.turn?.id === turnId ? this.turn.startedAt : undefined;
@@ -395,18 +366,7 @@ export class TurnTranslator {
     this.failed = status === "failed";
     this.reportStatus();
     if (error) this.host.emit("error", { threadId, turnId, error, willRetry: false });
-    const completedAt = Date.now();
-    const turn: Turn = {
-      id: turnId,
-      rootTurnId: turnId,
-      // What the turn ended with, as Codex's summary view: its last agent message, when it wrote one.
-      items: summary ? [summary] : [],
-      itemsView: summary ? "summary" : "notLoaded",
-      status,
-      error: error ?? null,
-      ...(startedAt === undefined ? {} : { startedAt: Math.floor(startedAt / 1000), completedAt: Math.floor(completedAt / 1000), durationMs: completedAt - startedAt }),
-    };
-    this.host.emit("turn/completed", { threadId, turn });
+    this.host.emit("turn/completed", { threadId, turn: endedTurn(turnId, status, error, startedAt, summary) });
     this.host.turnEnded(turnId);
   }
 

@@ -1,4 +1,3 @@
-import type { CompactionKind } from "../../../generated/ask-v1.0.js";
 import type {
   Change,
   MessageRecord,
@@ -21,6 +20,8 @@ import { feedbackEvent, noticeEvent } from "./notice-events.js";
 import { SubagentEvents } from "./subagent-events.js";
 import type { IgnoredChangeKind } from "./translated-kinds.js";
 import { TurnLedger } from "./turn-ledger.js";
+import { reopen, reportMarks } from "./report-marks.js";
+import { COMPACTION_KIND, isTerminal, SHOWN_STATES } from "./record-states.js";
 
 /**
  * Tau deltas → Ask events (DESIGN §4.3). The translator sees every applied delta of one session
@@ -35,46 +36,13 @@ import { TurnLedger } from "./turn-ledger.js";
 
 export type { EventDraft } from "../event-draft.js";
 
-/** Whether a tool run has ended (its result is due). */
-const TOOL_ENDED = {
-  queued: false,
-  running: false,
-  streaming: false,
-  succeeded: true,
-  failed: true,
-  blocked: true,
-  cancelled: true,
-} as const satisfies Record<ToolRun["status"], boolean>;
-const isTerminal = (tool: ToolRun) => TOOL_ENDED[tool.status];
-
-/** Operations reported as compactions, and their Ask kind; reload and rewind have their own signals. */
-const COMPACTION_KIND = {
-  "auto-compaction": "auto",
-  "manual-compaction": "manual",
-  reload: null,
-  rewind: null,
-} as const satisfies Record<Operation["kind"], CompactionKind | null>;
-
-/** Assistant message states whose text the user gets to see (a discarded draft is withdrawn). */
-const SHOWN_STATES = {
-  draft: true,
-  committed: true,
-  interrupted: true,
-  discarded: false,
-} as const satisfies Record<MessageRecord["state"], boolean>;
-
 interface StreamMark {
   text: number;
   thinking: number;
 }
 
 export class DeltaTranslator {
-  private readonly startedTurns = new Set<string>();
-  private readonly endedTurns = new Set<string>();
-  private readonly usedTools = new Set<string>();
-  private readonly finishedTools = new Set<string>();
-  private readonly startedOperations = new Set<string>();
-  private readonly finishedOperations = new Set<string>();
+  private readonly marks = reportMarks();
   /** User messages reported (user.message) or counted as seen. */
   private readonly toldMessages = new Set<string>();
   /** Characters of text/thinking already emitted per assistant message. */
@@ -101,46 +69,8 @@ export class DeltaTranslator {
    */
   static resumingAfter(snapshot: Snapshot, reported: ReadonlyArray<{ type: string; payload: unknown }>, activities?: SubagentActivitiesState): DeltaTranslator {
     const translator = new DeltaTranslator(snapshot, activities);
-    translator.reopen(reported, snapshot);
+    reopen(translator.marks, reported, snapshot);
     return translator;
-  }
-
-  private reopen(reported: ReadonlyArray<{ type: string; payload: unknown }>, snapshot: Snapshot): void {
-    const started = new Set<string>();
-    const ended = new Set<string>();
-    const used = new Set<string>();
-    const finished = new Set<string>();
-    const compacting = new Set<string>();
-    const compacted = new Set<string>();
-    for (const event of reported) {
-      const payload = event.payload as { turnId?: string; id?: string; operationId?: string };
-      if (event.type === "turn.started" && payload.turnId) started.add(payload.turnId);
-      else if ((event.type === "turn.completed" || event.type === "turn.failed" || event.type === "turn.aborted") && payload.turnId) ended.add(payload.turnId);
-      else if (event.type === "tool.use" && payload.id) used.add(payload.id);
-      else if (event.type === "tool.result" && payload.id) finished.add(payload.id);
-      else if (event.type === "compaction.started" && payload.operationId) compacting.add(payload.operationId);
-      else if (event.type === "compaction.completed" && payload.operationId) compacted.add(payload.operationId);
-    }
-    // Turns whose user message comes after that of the last turn the events mention happened
-    // since: none of them was reported. With no turn mentioned, all were new only if the events
-    // go back to the session's beginning.
-    const order = new Map(snapshot.messages.map((record, index) => [record.id, index]));
-    const mentioned = [...started, ...ended].map((turnId) => order.get(turnId) ?? -1);
-    const reportedUpTo = mentioned.length > 0 ? Math.max(...mentioned) : reported.some((e) => e.type === "session.created") ? -1 : Infinity;
-    for (const turn of Object.values(snapshot.turns)) {
-      const turnId = turn.userHistoryEntryId;
-      const unreported = !started.has(turnId) && (order.get(turnId) ?? -1) > reportedUpTo;
-      if (started.has(turnId) && !ended.has(turnId)) this.endedTurns.delete(turnId);
-      else if (unreported || (turn.state === "running" && !started.has(turnId))) {
-        this.startedTurns.delete(turnId);
-        this.endedTurns.delete(turnId);
-      }
-    }
-    for (const turnId of started) if (!ended.has(turnId)) this.startedTurns.add(turnId);
-    for (const id of used) if (!finished.has(id)) this.finishedTools.delete(id);
-    for (const id of used) this.usedTools.add(id);
-    for (const id of compacting) if (!compacted.has(id)) this.finishedOperations.delete(id);
-    for (const id of compacting) this.startedOperations.add(id);
   }
 
   /**
@@ -252,8 +182,8 @@ export class DeltaTranslator {
 
   private turn(turn: TurnRecord, after: Snapshot, out: EventDraft[]): void {
     const turnId = turn.userHistoryEntryId;
-    if (!this.startedTurns.has(turnId)) {
-      this.startedTurns.add(turnId);
+    if (!this.marks.startedTurns.has(turnId)) {
+      this.marks.startedTurns.add(turnId);
       this.ledger.start(turnId, after);
       out.push(draft("turn.started", { turnId }));
     }
@@ -261,8 +191,8 @@ export class DeltaTranslator {
   }
 
   private endTurn(turnId: string, outcome: TurnOutcome, snapshot: Snapshot, out: EventDraft[]): void {
-    if (this.endedTurns.has(turnId)) return;
-    this.endedTurns.add(turnId);
+    if (this.marks.endedTurns.has(turnId)) return;
+    this.marks.endedTurns.add(turnId);
     out.push(turnEndEvent(turnId, outcome, this.ledger.finish(turnId, snapshot)));
   }
 
@@ -275,8 +205,8 @@ export class DeltaTranslator {
     if (this.toldMessages.has(record.id) || record.state === "discarded") return;
     this.toldMessages.add(record.id);
     const ownTurn = after.turns[record.id];
-    if (ownTurn && !this.startedTurns.has(record.id)) {
-      this.startedTurns.add(record.id);
+    if (ownTurn && !this.marks.startedTurns.has(record.id)) {
+      this.marks.startedTurns.add(record.id);
       this.ledger.start(record.id, after);
       out.push(draft("turn.started", { turnId: record.id }));
     }
@@ -297,9 +227,9 @@ export class DeltaTranslator {
         this.toldMessages.add(entry.messageId);
         out.push(userMessageEvent(entry.messageId, turnId, entry.text));
       } else if (entry.kind === "tool") {
-        if (entry.status === "streaming" || this.usedTools.has(entry.id)) continue;
-        this.usedTools.add(entry.id);
-        if (entry.ending) this.finishedTools.add(entry.id);
+        if (entry.status === "streaming" || this.marks.usedTools.has(entry.id)) continue;
+        this.marks.usedTools.add(entry.id);
+        if (entry.ending) this.marks.finishedTools.add(entry.id);
         out.push(...entryEvents(entry, turnId));
       } else if (!caughtUp.has(entry.messageId)) {
         // The rest of the message's thinking and text, beyond what was streamed.
@@ -317,17 +247,17 @@ export class DeltaTranslator {
   private retell(group: HistoryGroup, snapshot: Snapshot): EventDraft[] {
     const turnId = group.turn?.userHistoryEntryId;
     if (turnId !== undefined) {
-      this.startedTurns.add(turnId);
+      this.marks.startedTurns.add(turnId);
       if (group.turn?.state === "settled") {
-        this.endedTurns.add(turnId);
+        this.marks.endedTurns.add(turnId);
         this.ledger.finish(turnId, snapshot);
       } else this.ledger.start(turnId, snapshot);
     }
     for (const entry of group.entries) {
       if (entry.kind === "user") this.toldMessages.add(entry.messageId);
       if (entry.kind !== "tool" || entry.status === "streaming") continue;
-      this.usedTools.add(entry.id);
-      if (entry.ending) this.finishedTools.add(entry.id);
+      this.marks.usedTools.add(entry.id);
+      if (entry.ending) this.marks.finishedTools.add(entry.id);
     }
     return groupEvents(group, snapshot);
   }
@@ -347,14 +277,14 @@ export class DeltaTranslator {
   }
 
   private tool(tool: ToolRun, before: Snapshot, after: Snapshot, out: EventDraft[]): void {
-    if (tool.status === "streaming" || this.finishedTools.has(tool.id)) return; // arguments still arriving
-    if (!this.usedTools.has(tool.id)) {
-      this.usedTools.add(tool.id);
+    if (tool.status === "streaming" || this.marks.finishedTools.has(tool.id)) return; // arguments still arriving
+    if (!this.marks.usedTools.has(tool.id)) {
+      this.marks.usedTools.add(tool.id);
       const args = toolCallArguments(tool.call, after, before);
       out.push(draft("tool.use", { id: tool.id, name: tool.toolName, ...(args ? { args } : {}) }));
     }
     if (!isTerminal(tool)) return;
-    this.finishedTools.add(tool.id);
+    this.marks.finishedTools.add(tool.id);
     out.push(
       draft("tool.result", {
         id: tool.id,
@@ -368,13 +298,13 @@ export class DeltaTranslator {
 
   private operation(operation: Operation, out: EventDraft[]): void {
     const kind = COMPACTION_KIND[operation.kind];
-    if (!kind || this.finishedOperations.has(operation.id)) return; // reload and rewind have their own signals
-    if (!this.startedOperations.has(operation.id)) {
-      this.startedOperations.add(operation.id);
+    if (!kind || this.marks.finishedOperations.has(operation.id)) return; // reload and rewind have their own signals
+    if (!this.marks.startedOperations.has(operation.id)) {
+      this.marks.startedOperations.add(operation.id);
       out.push(draft("compaction.started", { operationId: operation.id, kind }));
     }
     if (operation.status === "running") return;
-    this.finishedOperations.add(operation.id);
+    this.marks.finishedOperations.add(operation.id);
     const detail =
       operation.status === "failed" ? { error: operation.error } : operation.status === "skipped" || operation.status === "cancelled" ? { reason: operation.reason } : {};
     out.push(draft("compaction.completed", { operationId: operation.id, kind, status: operation.status, ...detail }));
@@ -387,18 +317,18 @@ export class DeltaTranslator {
    */
   private reconcile(snapshot: Snapshot, out: EventDraft[]): void {
     for (const operation of Object.values(snapshot.operations)) {
-      if (this.startedOperations.has(operation.id)) this.operation(operation, out);
+      if (this.marks.startedOperations.has(operation.id)) this.operation(operation, out);
     }
     for (const tool of Object.values(snapshot.tools)) {
-      if (this.usedTools.has(tool.id) && isTerminal(tool)) this.tool(tool, snapshot, snapshot, out);
+      if (this.marks.usedTools.has(tool.id) && isTerminal(tool)) this.tool(tool, snapshot, snapshot, out);
     }
     let history: Map<string, HistoryGroup> | undefined;
     for (const turn of Object.values(snapshot.turns)) {
       const turnId = turn.userHistoryEntryId;
-      if (this.endedTurns.has(turnId)) continue;
+      if (this.marks.endedTurns.has(turnId)) continue;
       history ??= new Map(sessionHistory(snapshot).flatMap((group) => (group.turn ? [[group.turn.userHistoryEntryId, group] as const] : [])));
       const group = history.get(turnId) ?? { turn, entries: [] };
-      if (this.startedTurns.has(turnId)) {
+      if (this.marks.startedTurns.has(turnId)) {
         this.catchUp(group, snapshot, out);
         if (turn.state === "settled") this.turn(turn, snapshot, out);
         continue;
@@ -406,9 +336,9 @@ export class DeltaTranslator {
       out.push(...this.retell(group, snapshot));
     }
     // A turn reported as started that the host no longer knows can never settle: end it here.
-    for (const turnId of this.startedTurns) {
-      if (!this.endedTurns.has(turnId) && !(turnId in snapshot.turns)) {
-        this.endedTurns.add(turnId);
+    for (const turnId of this.marks.startedTurns) {
+      if (!this.marks.endedTurns.has(turnId) && !(turnId in snapshot.turns)) {
+        this.marks.endedTurns.add(turnId);
         this.ledger.finish(turnId, snapshot);
         out.push(draft("turn.failed", { turnId, error: "the turn is no longer known to the Tau host; its outcome was lost" }));
       }
@@ -432,19 +362,19 @@ export class DeltaTranslator {
       this.streamed.set(record.id, { text: messageText(record.message).length, thinking: messageThinking(record.message).length });
     }
     for (const turn of Object.values(snapshot.turns)) {
-      this.startedTurns.add(turn.userHistoryEntryId);
-      if (turn.state === "settled") this.endedTurns.add(turn.userHistoryEntryId);
+      this.marks.startedTurns.add(turn.userHistoryEntryId);
+      if (turn.state === "settled") this.marks.endedTurns.add(turn.userHistoryEntryId);
       else this.ledger.start(turn.userHistoryEntryId, snapshot);
     }
     for (const tool of Object.values(snapshot.tools)) {
       if (!isTerminal(tool)) continue;
-      this.usedTools.add(tool.id);
-      this.finishedTools.add(tool.id);
+      this.marks.usedTools.add(tool.id);
+      this.marks.finishedTools.add(tool.id);
     }
     for (const operation of Object.values(snapshot.operations)) {
       if (operation.status === "running") continue;
-      this.startedOperations.add(operation.id);
-      this.finishedOperations.add(operation.id);
+      this.marks.startedOperations.add(operation.id);
+      this.marks.finishedOperations.add(operation.id);
     }
   }
 
