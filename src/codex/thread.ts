@@ -343,14 +343,13 @@ export class CodexThread {
         if (this.interruptedTurn !== turnId) settle();
       };
       signal.addEventListener("abort", settleCancelled, { once: true });
+      // A dynamic tool's result is the client's own; a decision counts only from who may answer (an observer's decides nothing).
+      const heard = (reply: unknown) => (method === "item/tool/call" ? reply : this.options.roles.heard(this.threadId, peer.principal, reply, method, this.options.log));
       return answer.then(
         (value) => {
-          if (method === "item/tool/call") {
-            this.openRequests.delete(open);
-            return value;
-          }
-          settle();
-          return this.options.roles.heard(this.threadId, peer.principal, value, method, this.options.log);
+          if (method === "item/tool/call") this.openRequests.delete(open);
+          else settle();
+          return heard(value);
         },
         (error: unknown) => {
           if (signal.aborted) {
@@ -359,8 +358,7 @@ export class CodexThread {
           }
           settle();
           // A connection that went away answered nothing: the others, or the deadline, decide.
-          if (peer.closed) return undefined;
-          return method === "item/tool/call" ? onError(error) : this.options.roles.heard(this.threadId, peer.principal, onError(error), method, this.options.log);
+          return peer.closed ? undefined : heard(onError(error));
         },
       );
     });

@@ -19,7 +19,7 @@ const CHANGE_KINDS = [
 ];
 const ASK_METHODS = [
   "ping", "initialize", "session/create", "session/list", "session/resume", "session/subscribe",
-  "session/events", "session/send", "session/abort", "session/close", "session/artifacts",
+  "session/events", "session/send", "session/abort", "session/close", "session/setRole", "session/roles", "session/artifacts",
   "session/artifact/get", "interaction/list", "interaction/approve", "interaction/reject",
   "interaction/approve-all", "interaction/reject-all", "interaction/respond", "interaction/requestPermission", "plan/approve",
   "plan/reject", "workspace/readState",
@@ -77,7 +77,7 @@ describe("the registry", () => {
     expect(new Set(kinds(13))).toEqual(new Set([...CHANGE_KINDS, "goal.set"]));
   });
 
-  it("has the 21 Ask methods and the permission query, the session/event notification and both reverse requests", () => {
+  it("has the 23 Ask methods and the permission query, the session/event notification and both reverse requests", () => {
     expect(entryNames("ask", "request", "1.0")).toEqual(ASK_METHODS);
     expect(entryNames("ask", "notification", "1.0")).toEqual(["session/event"]);
     expect(entryNames("ask", "reverse-request", "1.0").sort()).toEqual(["interaction/requestPermission", "interaction/requestUserInput"]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
+import { docBlock } from "../support/docs.js";
 
 /** The tokens file's `sessionRole`: a token's role in its tenant's sessions it did not create. */
 describe("tokens file sessionRole", () => {
@@ -18,5 +19,11 @@ describe("tokens file sessionRole", () => {
     expect(() => parse([{ id: "bob", token: "tok-bob", tenant: "team", sessionRole: "admin" }])).toThrow(
       'entry 0 (id "bob") /sessionRole: must be "controller" or "observer" (the token\'s role in its tenant\'s sessions it did not create), not "admin"',
     );
+  });
+
+  it("reads docs/approvals.md's tokens file as the page says: alice a controller by default, bob an observer", () => {
+    const tokens = TokenRegistry.parse(docBlock("docs/approvals.md", '[\n  { "id": "alice"'), "tokens.json");
+    expect(tokens.authenticate("alice-secret")).toEqual({ tokenId: "alice", tenant: "team" });
+    expect(tokens.authenticate("bob-secret")).toEqual({ tokenId: "bob", tenant: "team", sessionRole: "observer" });
   });
 });
