@@ -65,9 +65,9 @@ describe("--workspace-root", () => {
     const before = (await client.request("session/list", {})).sessions.length;
 
     expect(await outside(client, "/etc")).toBe(`-32602: invalid params: workspace.workspacePath: "/etc" is outside the workspace roots (${root})`);
-    await outside(client, "../../..");
+    await outside(client, "../..");
     await outside(client, elsewhere);
-    expect(await outside(client, "../../escape")).toContain("through a symbolic link");
+    expect(await outside(client, "../escape")).toContain("through a symbolic link");
     expect((await client.request("session/list", {})).sessions).toHaveLength(before);
 
     expect(await cwdOf(client, {})).toBe(join(root, "project"));

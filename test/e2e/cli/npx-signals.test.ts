@@ -26,7 +26,7 @@ function clientFolder(): string {
   chmodSync(bundle, 0o755);
   mkdirSync(join(dir, "node_modules/.bin"), { recursive: true });
   symlinkSync(dirname(dirname(bundle)), join(dir, "node_modules/tau-gateway"), "dir");
-  symlinkSync("../../tau-gateway/dist/tau-gateway.mjs", join(dir, "node_modules/.bin/tau-gateway"));
+  symlinkSync("../tau-gateway/dist/tau-gateway.mjs", join(dir, "node_modules/.bin/tau-gateway"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "client", private: true, scripts: { gateway: "tau-gateway serve --port 0 --log-level warn" } }));
   return dir;
 }
