@@ -63,7 +63,7 @@ export class AcpAgent {
   constructor(private readonly options: AcpAgentOptions) {
     const commandTools = new Set((options.commandTools ?? []).map((t) => t.name));
     const links = new SessionLinks({
-      upstream: options.core.upstream,
+      upstream: options.core.hosts,
       commandTools,
       gatedTools: new Set([...commandTools, ASK_USER_TOOL, SUBMIT_PLAN_TOOL]),
       roles: options.core.roles,

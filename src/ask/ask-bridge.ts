@@ -98,7 +98,7 @@ export class AskBridge {
   constructor(options: AskBridgeOptions) {
     this.ownsCore = !("core" in options);
     this.core = "core" in options ? options.core : new BridgeCore(options);
-    const { upstream, sessions, commandTools } = this.core;
+    const { hosts: upstream, sessions, commandTools } = this.core;
     const subscriptions = new Subscriptions();
     this.stopAsking = this.core.reverse.add(new PeerReverseRequester((sessionId) => subscriptions.subscribers(sessionId), this.core.roles, options.log));
     this.surface = new DialectSurface<MethodContext, ClientRequests, keyof typeof ASK_ERROR_CODES>(METHODS, {

@@ -71,7 +71,7 @@ export interface BridgeCoreSettings {
  * connection and one record per session on it — hub, event log, interactions (tau-host-link.ts).
  * There is one set of records per bridge connection, because Tau sends a session's client-tool
  * calls to the connection that advertised the tools: two sets of records on one host would both
- * answer them. Dialects see the hosts as one: `upstream` sends each request to the host it belongs
+ * answer them. Dialects see the hosts as one: `hosts` sends each request to the host it belongs
  * to (host-router.ts) and `sessions` finds each record on its host (hosted-sessions.ts). They read
  * the hubs' event streams, resolve interactions, and add the reverse requests their clients answer
  * to `reverse`.
@@ -81,9 +81,11 @@ export interface BridgeCoreSettings {
  * read the events from the store (host-takeover.ts).
  */
 export class BridgeCore {
-  readonly upstream: HostRouter;
+  /** Tau requests, each sent to the host its session is on (host-router.ts). */
+  readonly hosts: HostRouter;
   readonly sessions: HostedSessions;
-  readonly hosts: readonly TauHostLink[];
+  /** One link per Tau host: its bridge connection and its sessions' records. */
+  readonly hostLinks: readonly TauHostLink[];
   /** The operator's command tools offered on the bridge connection. */
   readonly commandTools: readonly CommandToolConfig[];
   /** The reverse requests of every dialect; an interaction's first answer wins. */
@@ -108,7 +110,7 @@ export class BridgeCore {
     const replicaId = options.replicaId ?? store?.replicaId ?? randomUUID();
     const hosts: readonly TauHostUpstream[] =
       "hosts" in options ? options.hosts : [{ key: options.hostKey ?? hostKeyOf(options.upstream.url), upstream: options.upstream, plain: options.plain }];
-    this.hosts = hosts.map(
+    this.hostLinks = hosts.map(
       ({ key, upstream, plain }) =>
         new TauHostLink({
           key,
@@ -126,15 +128,15 @@ export class BridgeCore {
         }),
     );
     const placement = ("hosts" in options ? options.placement : undefined) ?? store?.placement ?? new MemoryPlacementStore();
-    this.upstream = new HostRouter(this.hosts, placement, options.log);
-    this.sessions = new HostedSessions(this.upstream);
+    this.hosts = new HostRouter(this.hostLinks, placement, options.log);
+    this.sessions = new HostedSessions(this.hosts);
   }
 
   /** Wires each host's connections to its session records; later calls do nothing. */
   start(): void {
     if (this.state !== "new") return;
     this.state = "started";
-    for (const host of this.hosts) host.start();
+    for (const host of this.hostLinks) host.start();
   }
 
   /**
@@ -142,7 +144,7 @@ export class BridgeCore {
    * replicas announce (call once the connections are up). Without one this process owns the hosts.
    */
   async claimHosts(): Promise<void> {
-    await Promise.all(this.hosts.map((host) => host.claim()));
+    await Promise.all(this.hostLinks.map((host) => host.claim()));
   }
 
   /**
@@ -153,7 +155,7 @@ export class BridgeCore {
     const record = this.sessions.get(sessionId);
     if (record?.hub.snapshot) return record.hub.snapshot;
     try {
-      return await this.upstream.request("session.snapshot", { sessionId });
+      return await this.hosts.request("session.snapshot", { sessionId });
     } catch {
       return undefined; // gone between list and read
     }
@@ -165,7 +167,7 @@ export class BridgeCore {
    */
   endRunningTurns(budgetMs: number, sessionIds?: readonly string[]): Promise<EndedTurns> {
     const records = sessionIds === undefined ? this.sessions.all() : this.sessions.all().filter((r) => sessionIds.includes(r.sessionId));
-    return endRunningTurns(records, this.upstream, budgetMs, this.log);
+    return endRunningTurns(records, this.hosts, budgetMs, this.log);
   }
 
   /** Approvals and user-input requests waiting for an answer, in every session. */
@@ -177,6 +179,6 @@ export class BridgeCore {
   async close(): Promise<void> {
     if (this.state === "closed") return;
     this.state = "closed";
-    await Promise.all(this.hosts.map((host) => host.close("the gateway is shutting down")));
+    await Promise.all(this.hostLinks.map((host) => host.close("the gateway is shutting down")));
   }
 }

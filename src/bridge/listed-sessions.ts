@@ -3,7 +3,7 @@ import { SnapshotDigests } from "./snapshot-digests.js";
 
 /** Where a listed session's snapshot comes from: an open session's hub, else the host (bridge-core.ts). */
 export interface ListedSnapshotSource {
-  readonly upstream: { request(method: "session.snapshot", params: { sessionId: string }): Promise<Snapshot> };
+  readonly hosts: { request(method: "session.snapshot", params: { sessionId: string }): Promise<Snapshot> };
   readonly sessions: { get(sessionId: string): { readonly hub: { readonly snapshot: Snapshot | undefined } } | undefined };
 }
 
@@ -26,7 +26,7 @@ export class ListedSessions<T> {
     private readonly digestOf: (snapshot: Snapshot) => T,
   ) {
     this.reads = new SnapshotDigests({
-      readSnapshot: (sessionId) => core.upstream.request("session.snapshot", { sessionId }),
+      readSnapshot: (sessionId) => core.hosts.request("session.snapshot", { sessionId }),
       digest: digestOf,
       freshForMs: LISTED_SESSION_FRESH_MS,
     });

@@ -126,8 +126,8 @@ export class BridgeStack {
       },
       log,
     });
-    this.upstream = this.core.upstream;
-    const router = this.core.upstream;
+    this.upstream = this.core.hosts;
+    const router = this.core.hosts;
     // One set of roots for every dialect that creates sessions: Ask, ACP and Codex alike.
     const workspaceRoots = { shared: settings.workspaceRoots ?? [], byTenant: settings.tenantWorkspaceRoots };
     const context: SurfaceContext = {

@@ -87,7 +87,7 @@ export class CodexBridge {
 
   constructor(options: CodexBridgeOptions) {
     const threads = new CodexThreads({ core: options.core, serverVersion: options.serverVersion, log: options.log });
-    this.services = { core: options.core, threads, threadDigests: new ListedSessions(options.core, (snapshot) => threadDigestOf(snapshot, options.serverVersion)), workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots), serverVersion: options.serverVersion, toolConnections: new ToolConnections(options.toolConnection, (sessionId) => options.core.upstream.knownHost(sessionId)?.url ?? ""), log: options.log };
+    this.services = { core: options.core, threads, threadDigests: new ListedSessions(options.core, (snapshot) => threadDigestOf(snapshot, options.serverVersion)), workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots), serverVersion: options.serverVersion, toolConnections: new ToolConnections(options.toolConnection, (sessionId) => options.core.hosts.knownHost(sessionId)?.url ?? ""), log: options.log };
     this.surface = new DialectSurface<CodexMethodContext, CodexCalls, keyof typeof CODEX_ERROR_CODES>(METHODS, {
       dialect: "codex",
       failures: CODEX_FAILURES,

@@ -9,6 +9,6 @@ import type { BridgeCore } from "../bridge/bridge-core.js";
 export async function hostCatalogSnapshot(core: BridgeCore): Promise<Snapshot | undefined> {
   const held = core.sessions.all().find((r) => r.hub.snapshot)?.hub.snapshot;
   if (held) return held;
-  const { sessions } = await core.upstream.request("session.list", {});
+  const { sessions } = await core.hosts.request("session.list", {});
   return sessions.length > 0 ? core.knownSnapshot(sessions[0]!.sessionId) : undefined;
 }

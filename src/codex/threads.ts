@@ -47,7 +47,7 @@ export class CodexThreads {
     }
     let thread = this.threads.get(threadId);
     if (!thread) {
-      thread = new CodexThread({ record, upstream: this.options.core.upstream, serverVersion: this.options.serverVersion, commandTools: this.commandTools, requesterOf: (t) => new CodexServerRequests(() => t), roles: this.options.core.roles, log: this.options.log });
+      thread = new CodexThread({ record, upstream: this.options.core.hosts, serverVersion: this.options.serverVersion, commandTools: this.commandTools, requesterOf: (t) => new CodexServerRequests(() => t), roles: this.options.core.roles, log: this.options.log });
       this.threads.set(threadId, thread);
     }
     return thread;
@@ -88,7 +88,7 @@ export class CodexThreads {
 
   private closeEphemeral(thread: CodexThread): void {
     this.threads.delete(thread.threadId);
-    const { upstream, sessions } = this.options.core;
+    const { hosts: upstream, sessions } = this.options.core;
     closeSession({ upstream, sessions }, thread.record, { log: this.options.log }).catch((error: unknown) =>
       this.options.log?.("warn", "closing an ephemeral thread whose last client left failed; the session stays open", { threadId: thread.threadId, error: String(error) }),
     );

@@ -83,7 +83,7 @@ export class McpServer {
         if (client.initialized && !client.peer.closed && client.peer.tenant === tenant) client.peer.notify("notifications/resources/list_changed", {});
       }
     });
-    this.stopHostWatch = options.core.hosts.flatMap((host, index) => [
+    this.stopHostWatch = options.core.hostLinks.flatMap((host, index) => [
       host.upstream.onDisconnected(() => this.logToAll("error", { message: "the gateway lost its connection to a Tau host: its sessions' turns stop and their calls fail until it is back", host: index })),
       host.upstream.onConnected(({ reconnected }) => {
         if (reconnected) this.logToAll("notice", { message: "the gateway is connected to the Tau host again: its sessions go on", host: index });

@@ -39,7 +39,7 @@ export interface SessionSummary {
 /** The caller's sessions on the Tau hosts, most recently active first (optionally only those rooted at cwd). */
 export async function tenantSessions({ services, client }: McpMethodContext, cwd?: string): Promise<SessionSummary[]> {
   const { core } = services;
-  const { sessions } = await core.upstream.request("session.list", {});
+  const { sessions } = await core.hosts.request("session.list", {});
   const closed = await core.sessions.closedAmong(sessions.map((s) => s.sessionId));
   const found: SessionSummary[] = [];
   for (const { sessionId } of sessions) {

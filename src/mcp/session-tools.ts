@@ -39,7 +39,7 @@ async function start(ctx: McpMethodContext, args: TauStartArguments, progressTok
   const { tenant } = ctx.client.peer;
   const placed = workspaces.place(args.cwd, tenant);
   if (!placed.ok) throw new ToolFailure(`cwd: ${placed.reason}`);
-  const { sessionId } = await core.upstream.request("session.create", {
+  const { sessionId } = await core.hosts.request("session.create", {
     executionEnvironment: { kind: "local", cwd: placed.path },
     attributes: createAttributes(tenant, args.approvalMode ?? "on_request"),
     ...(args.reasoning ? { reasoning: args.reasoning } : {}),
@@ -73,7 +73,7 @@ async function turn(ctx: McpMethodContext, record: SessionRecord, text: string, 
   try {
     const report = await runTurn({
       record,
-      upstream: services.core.upstream,
+      upstream: services.core.hosts,
       text,
       progress:
         progressToken === undefined
@@ -117,7 +117,7 @@ async function interrupt(ctx: McpMethodContext, args: TauInterruptArguments): Pr
   const record = await toolSession(ctx, args.sessionId);
   await ctx.services.core.roles.require(record.sessionId, ctx.client.peer.principal, "interrupt", "tau-interrupt");
   if (!record.hub.running) return { text: "No turn is running.", structured: { sessionId: record.sessionId, interrupted: false } };
-  await ctx.services.core.upstream.request("session.interrupt", { sessionId: record.sessionId });
+  await ctx.services.core.hosts.request("session.interrupt", { sessionId: record.sessionId });
   return { text: "Interrupted.", structured: { sessionId: record.sessionId, interrupted: true } };
 }
 

@@ -12,7 +12,7 @@ import { McpHttpSessions } from "../../src/transports/mcp-http.js";
  * with what the server subscribes to at construction is enough.
  */
 
-const core = { reverse: { add: () => () => undefined }, sessions: { onChange: () => () => undefined }, hosts: [] } as unknown as BridgeCore;
+const core = { reverse: { add: () => () => undefined }, sessions: { onChange: () => () => undefined }, hostLinks: [] } as unknown as BridgeCore;
 const caller = { tenant: "t", gate: () => runCall };
 const INITIALIZE = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "unit", version: "1" } } };
 const ACCEPT = "application/json, text/event-stream";

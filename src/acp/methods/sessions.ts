@@ -36,7 +36,7 @@ export async function newSession(ctx: AcpMethodContext, params: SessionNewParams
   // Within the workspace roots of the client's tenant, as an Ask session/create is.
   const placed = workspaces.place(params.cwd, ctx.client.peer.tenant);
   if (!placed.ok) throw invalidParams("cwd", placed.reason);
-  const { sessionId } = await core.upstream
+  const { sessionId } = await core.hosts
     .request("session.create", {
       executionEnvironment: { kind: "local", cwd: placed.path },
       attributes: createAttributes(ctx.client.peer.tenant, "on_request"),
@@ -107,7 +107,7 @@ export async function listSessions(ctx: AcpMethodContext, params: SessionListPar
   // A bad cursor is refused before anything is read.
   if (params.cursor != null) sessionPage([], params.cursor);
   const { core } = ctx.services;
-  const { sessions } = await core.upstream.request("session.list", {});
+  const { sessions } = await core.hosts.request("session.list", {});
   // Closed with Ask's session/close: every dialect finds them gone.
   const closed = await core.sessions.closedAmong(sessions.map((s) => s.sessionId));
   const found: ListedInfo[] = [];

@@ -44,7 +44,7 @@ export async function threadStart(ctx: CodexMethodContext, params: ThreadStartPa
   if (!placed.ok) throw invalidParams("cwd", placed.reason);
   const cwd = placed.path;
   const personaId = await personaNamed(ctx, params.model);
-  const { sessionId } = await services.core.upstream
+  const { sessionId } = await services.core.hosts
     .request("session.create", {
       executionEnvironment: { kind: "local", cwd },
       attributes: createAttributes(peer.tenant, approvalModeOf(policy), { ephemeral: params.ephemeral === true }),
@@ -116,7 +116,7 @@ export async function threadTurnsList({ services, peer }: CodexMethodContext, pa
 export async function threadList(ctx: CodexMethodContext, params: ThreadListParams): Promise<ThreadListResult> {
   const { services, peer } = ctx;
   checkListParams(params);
-  const { sessions } = await services.core.upstream.request("session.list", {});
+  const { sessions } = await services.core.hosts.request("session.list", {});
   // Closed with Ask's session/close: every dialect finds them gone.
   const closed = await services.core.sessions.closedAmong(sessions.map((s) => s.sessionId));
   const listed: ListedThread[] = [];

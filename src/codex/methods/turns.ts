@@ -54,7 +54,7 @@ async function startTurn(ctx: CodexMethodContext, params: TurnStartParams, turnI
   if (policy !== undefined) await thread.setApprovalPolicy(policy);
   thread.attach(peer, ctx.cause);
   // A turn/start during a running turn (or one that started first) gets that turn back, as in Codex; its input steers the turn rather than being lost.
-  const delivery = await submitOrSteer(services.core.upstream, thread.record.hub, {
+  const delivery = await submitOrSteer(services.core.hosts, thread.record.hub, {
     text,
     turnId,
     onLateFailure: (error) => services.log?.("debug", "session.submit ended with an error after the turn started", { threadId: thread.threadId, error: String(error) }),
@@ -72,7 +72,7 @@ export async function turnSteer(ctx: CodexMethodContext, params: TurnSteerParams
   if (params.expectedTurnId !== active) throw codexError("invalid_request", `expected active turn id \`${params.expectedTurnId}\` but found \`${active}\``);
   const text = inputText(params.input);
   thread.attach(ctx.peer);
-  return { turnId: (await deliverWhileRunning(ctx.services.core.upstream, thread.record.hub, active, { text })).turnId };
+  return { turnId: (await deliverWhileRunning(ctx.services.core.hosts, thread.record.hub, active, { text })).turnId };
 }
 
 export async function turnInterrupt(ctx: CodexMethodContext, params: TurnInterruptParams): Promise<TurnInterruptResult> {
@@ -85,7 +85,7 @@ export async function turnInterrupt(ctx: CodexMethodContext, params: TurnInterru
   if (params.turnId !== active) throw codexError("invalid_request", `expected active turn id \`${params.turnId}\` but found \`${active}\``);
   thread.causedBy(ctx.peer, ctx.cause);
   thread.interrupting(active);
-  await ctx.services.core.upstream.request("session.interrupt", { sessionId: thread.threadId });
+  await ctx.services.core.hosts.request("session.interrupt", { sessionId: thread.threadId });
   return {};
 }
 
@@ -99,7 +99,7 @@ async function interruptChild(ctx: CodexMethodContext, parent: CodexThread, agen
   const active = childTurnId(agentId, agent.run.revision);
   if (turnId !== active) throw codexError("invalid_request", `expected active turn id \`${turnId}\` but found \`${active}\``);
   parent.subagents.attachChild(agentId, ctx.peer, ctx.cause);
-  await ctx.services.core.upstream.request("session.interruptSubagent", { sessionId: parent.threadId, subagentId: agentId });
+  await ctx.services.core.hosts.request("session.interruptSubagent", { sessionId: parent.threadId, subagentId: agentId });
   return {};
 }
 

@@ -46,7 +46,7 @@ describe("placements in Redis across replicas", () => {
     for (const id of ["elsewhere-1", "elsewhere-2", "elsewhere-3"]) await store.place(id, keyA);
 
     const first = await stackOver([a, b], new RedisPlacementStore(redis.client(), "t:"), cwd);
-    const create = async () => (await first.core!.upstream.request("session.create", { executionEnvironment: { kind: "local", cwd }, attributes: {} })).sessionId;
+    const create = async () => (await first.core!.hosts.request("session.create", { executionEnvironment: { kind: "local", cwd }, attributes: {} })).sessionId;
     const created = [await create(), await create(), await create(), await create()];
     expect(await Promise.all(created.map((id) => store.hostOf(id)))).toEqual([keyB, keyB, keyB, keyA]);
     expect([await store.load(keyA), await store.load(keyB)]).toEqual([4, 3]);
@@ -62,13 +62,13 @@ describe("placements in Redis across replicas", () => {
     // store can have said so.
     await first.close();
     const second = await stackOver([a, b], new RedisPlacementStore(redis.client(), "t:"), cwd);
-    expect((await second.core!.upstream.hostFor(created[0]!)).key).toBe(keyB);
+    expect((await second.core!.hosts.hostFor(created[0]!)).key).toBe(keyB);
     expect((await second.core!.sessions.open(created[3]!)).sessionId).toBe(created[3]);
     await b.close();
-    expect((await second.core!.upstream.hostFor(created[1]!)).key).toBe(keyB);
+    expect((await second.core!.hosts.hostFor(created[1]!)).key).toBe(keyB);
     await expect(second.core!.sessions.open(created[1]!)).rejects.toBeInstanceOf(UpstreamUnavailableError);
     // A session nobody placed, with B down: it may be on B, so "unavailable", never "not found".
-    await expect(second.core!.upstream.request("session.snapshot", { sessionId: "nowhere" })).rejects.toBeInstanceOf(UpstreamUnavailableError);
+    await expect(second.core!.hosts.request("session.snapshot", { sessionId: "nowhere" })).rejects.toBeInstanceOf(UpstreamUnavailableError);
   });
 });
 
@@ -77,7 +77,7 @@ describe("a Tau host down when the gateway starts", () => {
     const up = await host();
     const port = await freePort();
     const stack = await stackOver([up, { url: `ws://127.0.0.1:${port}` }], new MemoryPlacementStore(), process.cwd());
-    const router = stack.core!.upstream;
+    const router = stack.core!.hosts;
     expect(router.hosts.map((h) => h.connected)).toEqual([true, false]);
     expect(router.connected).toBe(true);
     const create = async () => (await router.request("session.create", { executionEnvironment: { kind: "local", cwd: process.cwd() }, attributes: {} })).sessionId;

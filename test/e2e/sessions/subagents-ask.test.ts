@@ -67,7 +67,7 @@ describe("sub-agents as Ask events", () => {
     await joiner.waitFor(() => payloadsOf(joiner.eventsOf(sessionId), "subagent.activity").length === 2, "the joiner's replay");
     expect(payloadsOf<any>(joiner.eventsOf(sessionId), "subagent.started")).toEqual([expect.objectContaining({ agentId, title: "watcher" })]);
 
-    await gw.stack.core!.upstream.request("session.interruptSubagent", { sessionId, subagentId: agentId });
+    await gw.stack.core!.hosts.request("session.interruptSubagent", { sessionId, subagentId: agentId });
     await waitForTerminal(joiner, sessionId, turnId);
     expect(payloadsOf<any>(joiner.eventsOf(sessionId), "subagent.completed")).toEqual([expect.objectContaining({ agentId, status: "interrupted" })]);
     expect(joiner.invalid).toEqual([]);
