@@ -8,8 +8,8 @@ import { rpcFailure, type FailureWords } from "./rpc-failures.js";
 
 /**
  * The one JSON-RPC surface every client dialect serves its calls through: look the method up,
- * read a missing `params` as `{}`, hold the connection to the dialect's handshake rule, validate
- * params against the registry (-32602 naming the field), let the dialect admit the call, dispatch
+ * read a missing `params` as `{}`, hold the connection to the dialect's handshake rule, refuse
+ * params past the dialect's bounds on their size, validate params against the registry (-32602 naming the field), let the dialect admit the call, dispatch
  * to the handler the dialect's generated method map types, and turn every failure into the
  * dialect's JSON-RPC error, logging the unexpected ones. A dialect supplies its handler table and
  * its few differences as data (`SurfaceRules`).
@@ -61,6 +61,11 @@ export interface SurfaceRules<Ctx, M, ErrorName extends string> {
   invalidParams?(issue: ParamsIssue): string;
   /** Absent: a connection may call anything at any time. */
   readonly handshake?: HandshakeRule<Ctx>;
+  /**
+   * Refuses a call past a bound the dialect sets on how much its params hold (a cheap scan of the
+   * params as received), before the validator walks them all; undefined lets it through.
+   */
+  bound?(method: Extract<keyof M, string>, params: unknown): RpcError | undefined;
   /** Refuses a valid call the connection may not make (e.g. an experimental field without the opt-in), or admits it. */
   admit?(ctx: Ctx, method: Extract<keyof M, string>, params: object): RpcError | undefined;
   /** Whether an internal error of the method is logged (default: every one); the log line names the dialect. */
@@ -107,6 +112,8 @@ export class DialectSurface<Ctx, M extends MethodMap<M>, ErrorName extends strin
     if (this.rules.handshake?.beforeLookup) this.refuseUninitialized(ctx, method);
     if (!this.isMethod(method)) throw failures.error("method_not_found", `Method not found: ${method}`);
     this.refuseUninitialized(ctx, method);
+    const over = this.rules.bound?.(method, params);
+    if (over) throw over;
     const value = this.checked(method, params);
     const refused = this.rules.admit?.(ctx, method, value as object);
     if (refused) throw refused;

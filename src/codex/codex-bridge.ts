@@ -10,6 +10,7 @@ import { CODEX_FAILURES, codexError, requiresExperimentalApi } from "./codex-err
 import type { CodexMethodContext, CodexServices } from "./context.js";
 import { experimentalFieldUsed } from "./experimental-fields.js";
 import type { ToolConnectionFactory } from "./dynamic-tools.js";
+import { dynamicToolsOverBounds } from "./dynamic-tool-bounds.js";
 import { ToolConnections } from "./tool-connections.js";
 import * as catalog from "./methods/catalog.js";
 import * as handshake from "./methods/handshake.js";
@@ -78,7 +79,8 @@ function experimentalUse(method: Extract<keyof CodexCalls, string>, params: obje
  * The gateway as a Codex app-server (protocol v2) on the bridge core: threads are Tau sessions,
  * turns Tau turns, the session's event stream becomes item notifications, and the bridge's
  * interactions become server requests. Transports hand it calls; it checks the connection is
- * initialized, reads a missing `params` as `{}`, validates params against the registry (-32602
+ * initialized, reads a missing `params` as `{}`, refuses dynamic tools past their bounds before any
+ * other work, validates params against the registry (-32602
  * naming the field), refuses experimental fields to a connection that did not opt in, dispatches, and turns every failure into a JSON-RPC error.
  */
 export class CodexBridge {
@@ -97,6 +99,7 @@ export class CodexBridge {
         refusal: () => codexError("invalid_request", "Not initialized"),
         beforeLookup: false,
       },
+      bound: (method, params) => (method === "thread/start" ? dynamicToolsOverBounds(params) : undefined),
       admit: (ctx, method, params): RpcError | undefined => {
         const used = ctx.peer.client.experimentalApi ? undefined : experimentalUse(method, params);
         return used === undefined ? undefined : requiresExperimentalApi(used);

@@ -1,9 +1,12 @@
+import type { RpcError } from "../shared/rpc-error.js";
+import { invalidParams } from "./codex-errors.js";
+
 /**
  * How much a Codex client may ask the gateway to take on with thread/start `dynamicTools`: every
  * tool's schema is checked against the JSON Schema meta-schema by the gateway, which costs time on
  * the event loop in proportion to the schema's size. So the count of tools and the size of each
- * schema are bounded (checked before any work), and each schema is checked in an event-loop turn
- * of its own.
+ * schema are bounded (checked before any work: before the params are validated, whose validator
+ * walks every tool), and each schema is checked in an event-loop turn of its own.
  */
 
 /** OpenAI's function-calling API takes at most 128 tools in a request: no model is offered more. */
@@ -35,6 +38,24 @@ export function exceedsNodes(schema: unknown, max: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * The refusal of thread/start params, as received, whose `dynamicTools` hold more tools than the
+ * bound or a tool whose `inputSchema` is larger than the bound; undefined for any other params
+ * (what is not of the right shape is the validator's to refuse).
+ */
+export function dynamicToolsOverBounds(params: unknown): RpcError | undefined {
+  const specs = typeof params === "object" && params !== null ? (params as { dynamicTools?: unknown }).dynamicTools : undefined;
+  if (!Array.isArray(specs)) return undefined;
+  if (specs.length > MAX_DYNAMIC_TOOLS) return invalidParams("dynamicTools", `${specs.length} tools are more than the ${MAX_DYNAMIC_TOOLS} the gateway takes`);
+  for (const [index, spec] of specs.entries()) {
+    const schema: unknown = typeof spec === "object" && spec !== null ? (spec as { inputSchema?: unknown }).inputSchema : undefined;
+    if (exceedsNodes(schema, MAX_TOOL_SCHEMA_NODES)) {
+      return invalidParams(`dynamicTools[${index}].inputSchema`, `holds more than the ${MAX_TOOL_SCHEMA_NODES} objects and arrays the gateway takes in one tool's schema`);
+    }
+  }
+  return undefined;
 }
 
 /** Resolves in the next event-loop turn, after what waits for I/O. */

@@ -16,7 +16,7 @@ import type { TauUpstream } from "../tau/upstream.js";
 import type { ToolConnectionLease, ToolConnections } from "./tool-connections.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { invalidParams } from "./codex-errors.js";
-import { exceedsNodes, MAX_DYNAMIC_TOOLS, MAX_TOOL_SCHEMA_NODES, nextTurn } from "./dynamic-tool-bounds.js";
+import { nextTurn } from "./dynamic-tool-bounds.js";
 import type { CodexPeer } from "./peer.js";
 import type { CodexThread } from "./thread.js";
 import { errorText } from "../shared/unknown-values.js";
@@ -37,12 +37,12 @@ import { errorText } from "../shared/unknown-values.js";
 export type { ToolConnectionFactory } from "./tool-connections.js";
 
 /**
- * The function tools of a thread/start, checked: no more than MAX_DYNAMIC_TOOLS, names Tau and the
- * models accept, not taken, JSON Schemas of bounded size, each checked in a turn of its own so
- * that other clients are served in between (dynamic-tool-bounds.ts).
+ * The function tools of a thread/start, checked: names Tau and the models accept, not taken, JSON
+ * Schemas, each checked in a turn of its own so that other clients are served in between. Their
+ * count and each schema's size were bounded before the params were validated
+ * (dynamicToolsOverBounds, the Codex surface's `bound`).
  */
 export async function dynamicFunctions(specs: DynamicToolSpec[], taken: readonly string[]): Promise<DynamicToolFunction[]> {
-  if (specs.length > MAX_DYNAMIC_TOOLS) throw invalidParams("dynamicTools", `${specs.length} tools are more than the ${MAX_DYNAMIC_TOOLS} the gateway takes`);
   const functions: DynamicToolFunction[] = [];
   const seen = new Set<string>();
   for (const [index, spec] of specs.entries()) {
@@ -54,9 +54,6 @@ export async function dynamicFunctions(specs: DynamicToolSpec[], taken: readonly
     }
     if (typeof spec.inputSchema !== "object" || spec.inputSchema === null || Array.isArray(spec.inputSchema)) {
       throw invalidParams(`${at}.inputSchema`, "must be a JSON Schema object");
-    }
-    if (exceedsNodes(spec.inputSchema, MAX_TOOL_SCHEMA_NODES)) {
-      throw invalidParams(`${at}.inputSchema`, `holds more than the ${MAX_TOOL_SCHEMA_NODES} objects and arrays the gateway takes in one tool's schema`);
     }
     if (index > 0) await nextTurn();
     try {

@@ -36,12 +36,21 @@ export function serializer(member: JsonRpcMember): (message: object) => string {
   };
 }
 
+/** One incoming text message as `parseMessage` reads it. */
+export type ParsedMessage = { value: unknown } | { parseError: string } | { refused: string; limit: number; id?: string | number } | undefined;
+
 /**
  * One incoming text message, parsed; `undefined` for blank text (a keep-alive line), the parse
  * error's message, or the bound (json-bounds.ts) its shape passes, found before parsing, with the
  * message's id when one can be read without parsing it (so the refusal answers that request).
+ * A message the inspector parsed as it arrived (`parseMessageAndHandOver`) is not parsed again.
  */
-export function parseMessage(text: string): { value: unknown } | { parseError: string } | { refused: string; limit: number; id?: string | number } | undefined {
+export function parseMessage(text: string): ParsedMessage {
+  if (handedOver !== undefined && handedOver.text === text) {
+    const { parsed } = handedOver;
+    handedOver = undefined;
+    return parsed;
+  }
   if (text.trim() === "") return undefined;
   const refused = jsonBoundsError(text);
   if (refused) {
@@ -53,6 +62,36 @@ export function parseMessage(text: string): { value: unknown } | { parseError: s
   } catch (err) {
     return { parseError: `Parse error: ${(err as Error).message}` };
   }
+}
+
+/**
+ * The last message parsed by `parseMessageAndHandOver`, for the connection that parses the same
+ * text next: a frame tap sees a client's message before its connection does, in the same turn
+ * (the socket or stream records it, then hands it on). Held until that connection takes it, or
+ * at most to the end of the turn's microtasks: never more than one message.
+ */
+let handedOver: { text: string; parsed: ParsedMessage } | undefined;
+/** Whether the microtask that drops what is still handed over is queued (one per turn, holding nothing itself). */
+let dropQueued = false;
+
+const dropHandedOver = () => {
+  handedOver = undefined;
+  dropQueued = false;
+};
+
+/**
+ * `parseMessage`, for the inspector's trace of a client's message: the result is kept for the
+ * connection the message goes to next, so each frame is parsed once. The value is shared: neither
+ * may change it.
+ */
+export function parseMessageAndHandOver(text: string): ParsedMessage {
+  const parsed = parseMessage(text);
+  handedOver = { text, parsed };
+  if (!dropQueued) {
+    dropQueued = true;
+    queueMicrotask(dropHandedOver);
+  }
+  return parsed;
 }
 
 /**

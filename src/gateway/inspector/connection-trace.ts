@@ -1,7 +1,7 @@
 import type { Dialect } from "../../registry/index.js";
 import type { EventCause } from "../../shared/event-cause.js";
 import { headerLine, type RecordedDialect } from "../../transports/recording/transcript-lines.js";
-import { parseBoundedJson } from "../../shared/json-bounds.js";
+import { parseMessage, parseMessageAndHandOver } from "../../transports/jsonrpc-envelope.js";
 import { TranscriptChecker } from "../../validation/transcript.js";
 import { CallPairing } from "./call-pairing.js";
 import { clientInfo, frameFacts, type FrameFacts } from "./frame-facts.js";
@@ -97,15 +97,16 @@ export class ConnectionTrace {
   /** Checks and keeps the messages of one text as it crossed the wire (a batch: one frame per element). */
   add(direction: "client" | "server", text: string, at = new Date(), cause?: EventCause): InspectedFrame[] {
     const time = at.toISOString();
-    let value: unknown;
-    try {
-      // Bounded first (json-bounds.ts): a frame the gateway refused for its shape costs nothing here either.
-      value = parseBoundedJson(text);
-    } catch {
+    // Bounded first (json-bounds.ts): a frame the gateway refused for its shape costs nothing here
+    // either. A client's message is parsed here before its connection parses it: that parse is
+    // handed over to the connection, so the frame is parsed once.
+    const parsed = direction === "client" ? parseMessageAndHandOver(text) : parseMessage(text);
+    if (parsed === undefined || !("value" in parsed)) {
       const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, raw: text, kind: "other", verdict: frameVerdict(this.checker.line(text)) };
       if (cause) frame.cause = cause;
       return [this.keep(frame, text.length)];
     }
+    const { value } = parsed;
     const batch = Array.isArray(value) && value.length > 0;
     const elements: unknown[] = batch ? (value as unknown[]) : [value];
     return elements.map((element) => {
