@@ -16,7 +16,7 @@ const properties = (count: number) => ({ type: "object", properties: Object.from
 
 /** A Codex surface whose calls stop before any thread is made: nothing past the validator is reached by these params. */
 function bridge(): CodexBridge {
-  const core = { commandTools: [], reverse: { add: () => undefined }, upstream: {} } as unknown as BridgeCore;
+  const core = { commandTools: [], reverse: { add: () => undefined }, hosts: {} } as unknown as BridgeCore;
   return new CodexBridge({ core, defaultCwd: "/", serverVersion: "0.0.0", toolConnection: () => Promise.reject(new Error("no connections here")) as never });
 }
 const peer = { client: { initialized: true, experimentalApi: true } } as unknown as CodexPeer;
