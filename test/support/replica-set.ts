@@ -33,6 +33,8 @@ export interface ReplicaSetOptions {
   streamDelayMs?: number;
   /** More `serve` arguments, the same for every replica (e.g. `--tools-config FILE`). */
   serveArgs?: string[];
+  /** With `--tokens-file` among them: a token the set reads each replica's /metrics with. */
+  metricsToken?: string;
 }
 
 export async function startReplicaSet(cleanups: Cleanups, options: ReplicaSetOptions): Promise<ReplicaSet> {
@@ -56,7 +58,7 @@ export async function startReplicaSet(cleanups: Cleanups, options: ReplicaSetOpt
   };
   // The first replica takes the hosts' leases before the others start.
   const first = await addReplica();
-  await until(async () => (await leasesOwned(first)) === hostUrls.length || undefined, "the first replica to own the hosts");
+  await until(async () => (await leasesOwned(first, options.metricsToken)) === hostUrls.length || undefined, "the first replica to own the hosts");
   for (let i = 1; i < options.replicas; i++) await addReplica();
   return {
     redis,
@@ -75,8 +77,8 @@ export async function startReplicaSet(cleanups: Cleanups, options: ReplicaSetOpt
 }
 
 /** The replica's tau_gateway_store_leases_owned. */
-export async function leasesOwned(replica: ServingCli): Promise<number> {
-  const text = await (await fetch(`${replica.baseUrl}/metrics`)).text();
+export async function leasesOwned(replica: ServingCli, token?: string): Promise<number> {
+  const text = await (await fetch(`${replica.baseUrl}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {})).text();
   return Number(/^tau_gateway_store_leases_owned (\d+)$/m.exec(text)?.[1] ?? "0");
 }
 
