@@ -52,25 +52,34 @@ async function audited(sessionId: string): Promise<any[]> {
     .filter((receipt) => receipt.sessionId === sessionId);
 }
 
+/**
+ * A turn sent by an Ask client that answers every permission request with `decision`, counting
+ * them: what the policy lets through, refuses, or leaves to the session's mode, each dialect alike.
+ */
+async function turnAnswering(decision: string, content: string) {
+  const ask = await gw.client();
+  let asked = 0;
+  ask.reverse = () => {
+    asked++;
+    return { decision };
+  };
+  const sessionId = await openSession(ask, { capabilities: ["reverseRequests"] });
+  const { turnId } = await ask.request("session/send", { sessionId, content });
+  await waitForTerminal(ask, sessionId, turnId);
+  return { ask, sessionId, asked: () => asked };
+}
+
 const steps = (receipt: { steps: Array<Record<string, unknown>> }) => receipt.steps.map(({ at: _at, ...step }) => step);
 
 describe("a call the policy denies", () => {
   it("is refused with its rule in Ask, and no client is asked", async () => {
-    const ask = await gw.client();
-    let asked = 0;
-    ask.reverse = () => {
-      asked++;
-      return { decision: "allow_once" };
-    };
-    const sessionId = await openSession(ask, { capabilities: ["reverseRequests"] });
-    const { turnId } = await ask.request("session/send", { sessionId, content: DENIED });
-    await waitForTerminal(ask, sessionId, turnId);
+    const { ask, sessionId, asked } = await turnAnswering("allow_once", DENIED);
     const events = ask.eventsOf(sessionId);
     expect(payloadsOf(events, "approval.required")).toEqual([]);
     expect(payloadsOf(events, "approval.updated")).toEqual([expect.objectContaining({ status: "rejected", feedback: REFUSAL })]);
     expect(payloadsOf(events, "tool.result")).toEqual([expect.objectContaining({ isError: true, output: expect.stringContaining(REFUSAL) })]);
     expect(payloadsOf(events, "turn.completed")).toEqual([expect.objectContaining({ response: expect.stringContaining(`Tool echo-json failed: ${REFUSAL}`) })]);
-    expect(asked).toBe(0);
+    expect(asked()).toBe(0);
     expect(ask.invalid).toEqual([]);
     const [receipt, ...more] = await audited(sessionId);
     expect(more).toEqual([]);
@@ -132,22 +141,14 @@ describe("a call the policy denies", () => {
 
 describe("a call the policy allows", () => {
   it("runs without asking anyone, and the stream says the policy allowed it", async () => {
-    const ask = await gw.client();
-    let asked = 0;
-    ask.reverse = () => {
-      asked++;
-      return { decision: "deny" };
-    };
-    const sessionId = await openSession(ask, { capabilities: ["reverseRequests"] });
-    const { turnId } = await ask.request("session/send", { sessionId, content: ALLOWED });
-    await waitForTerminal(ask, sessionId, turnId);
+    const { ask, sessionId, asked } = await turnAnswering("deny", ALLOWED);
     const events = ask.eventsOf(sessionId);
     expect(payloadsOf(events, "approval.required")).toEqual([]);
     expect(payloadsOf(events, "approval.updated")).toEqual([
       expect.objectContaining({ status: "approved", reason: 'allowed by the approval policy, rule "single-digits" (/rules/1)' }),
     ]);
     expect(payloadsOf(events, "tool.result")).toEqual([expect.objectContaining({ isError: false, output: '{"a":3}' })]);
-    expect(asked).toBe(0);
+    expect(asked()).toBe(0);
     expect((await audited(sessionId)).map(steps)).toEqual([
       [{ step: "proposed" }, { step: "decided", by: "rule", outcome: "approved" }, { step: "executed" }, { step: "returned", ok: true }],
     ]);
@@ -155,16 +156,8 @@ describe("a call the policy allows", () => {
   });
 
   it("leaves a call no rule matches to the session's mode, which asks", async () => {
-    const ask = await gw.client();
-    let asked = 0;
-    ask.reverse = () => {
-      asked++;
-      return { decision: "allow_once" };
-    };
-    const sessionId = await openSession(ask, { capabilities: ["reverseRequests"] });
-    const { turnId } = await ask.request("session/send", { sessionId, content: '/tool echo-json {"a":42}\nDone' });
-    await waitForTerminal(ask, sessionId, turnId);
-    expect(asked).toBe(1);
+    const { ask, sessionId, asked } = await turnAnswering("allow_once", '/tool echo-json {"a":42}\nDone');
+    expect(asked()).toBe(1);
     expect(payloadsOf(ask.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ isError: false, output: '{"a":42}' })]);
     const [receipt] = await audited(sessionId);
     expect(receipt).toMatchObject({ interactionId: "act_1" });
