@@ -1,8 +1,8 @@
-import type { SessionRole, SessionRoleStore } from "../store/session-roles.js";
+import type { Deciders, SessionRole, SessionRoleStore } from "../store/session-roles.js";
 import type { Log } from "../shared/log.js";
 import { SessionError } from "./session-error.js";
 
-export type { SessionRole } from "../store/session-roles.js";
+export type { Deciders, SessionRole } from "../store/session-roles.js";
 
 /**
  * Roles per principal and session (issue 37's "Roles"): the principal that creates a session owns
@@ -83,6 +83,20 @@ export class SessionRoles {
     if (action === "grant" && principal.operator) return;
     const role = await this.roleOf(sessionId, principal);
     if (!ALLOWED[role].has(action)) throw forbidden(method, principal.tokenId, role, action, sessionId);
+  }
+
+  /**
+   * Whether the principal may decide an interaction of the session: its role lets it answer, and,
+   * when the interaction names who decides (a policy's `require` with principals or roles), it is
+   * one of them. The one question both the deciding (heard) and each dialect's offer (whether to show
+   * a client the choice at all) ask, so what a client is offered is what would count.
+   */
+  async mayDecide(sessionId: string, principal: SessionPrincipal | undefined, deciders?: Deciders): Promise<boolean> {
+    if (!principal) return true;
+    const role = await this.roleOf(sessionId, principal);
+    if (!ALLOWED[role].has("answer")) return false;
+    if (!deciders || deciders === "any") return true;
+    return deciders.principals.includes(principal.tokenId) || deciders.roles.includes(role);
   }
 
   /**

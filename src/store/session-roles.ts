@@ -5,6 +5,9 @@
  */
 export type SessionRole = "owner" | "controller" | "observer";
 
+/** Who may decide one interaction: any principal whose role answers, or those named (by token id or role). */
+export type Deciders = "any" | { readonly principals: readonly string[]; readonly roles: readonly string[] };
+
 /** A session's roles as stored: its owner (none: created without a principal) and each granted role. */
 export interface SessionRoleRecord {
   readonly owner?: string;

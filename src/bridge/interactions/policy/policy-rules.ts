@@ -1,6 +1,7 @@
 import { pointerKeys } from "../../../shared/json-pointer.js";
 import { isObject } from "../../../shared/unknown-values.js";
 import type { ApprovalModeName } from "../approval-modes.js";
+import type { Deciders } from "../../../store/session-roles.js";
 import type { Glob } from "./glob.js";
 
 /**
@@ -13,7 +14,7 @@ import type { Glob } from "./glob.js";
 export type PolicyAction = "allow" | "deny" | "require";
 
 /** Who may decide a `require`d call: any controller of the session, or the principals and roles named. */
-export type PolicyApprovers = "any" | { readonly principals: readonly string[]; readonly roles: readonly string[] };
+export type PolicyApprovers = Deciders;
 
 export interface PolicyMatch {
   readonly tool?: Glob;
