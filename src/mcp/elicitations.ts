@@ -2,9 +2,8 @@ import type {
   InteractionRequestPermissionParams,
   InteractionRequestPermissionResult,
   InteractionRequestUserInputParams,
-  InteractionRequestUserInputResult,
 } from "../../generated/ask-v1.0.js";
-import { firstAnswer, InteractionError, type ReverseRequester } from "../bridge/interactions/index.js";
+import { firstAnswer, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { Log } from "../shared/log.js";
 import type { McpClient } from "./client-state.js";
@@ -41,17 +40,16 @@ export class McpElicitations implements ReverseRequester {
     );
   }
 
-  requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<InteractionRequestUserInputResult | undefined> {
+  requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<UserInputOutcome | undefined> {
     const form = questionForm(params);
     return firstAnswer(
       this.watches.askable(sessionId).map((client) =>
-        this.ask(client, sessionId, form, signal).then((answer) => {
+        this.ask(client, sessionId, form, signal).then((answer): UserInputOutcome | undefined => {
           if (answer === undefined) return undefined;
           const choice = formChoice(answer);
           if (choice.kind === "answer") return { response: choice.text };
-          // A question the user would not answer: declined at once, so the model carries on without it.
-          this.decline(sessionId, params.requestId, choice.kind === "reject" ? choice.feedback : "no answer was given");
-          return undefined;
+          // A form declined or dismissed (or one that failed): the question goes unanswered at once, so the model carries on without it.
+          return { declined: choice.kind === "reject" ? choice.feedback : "no answer was given" };
         }),
       ),
     );
@@ -69,12 +67,5 @@ export class McpElicitations implements ReverseRequester {
     return client.peer.request("elicitation/create", { ...form, _meta: sessionMeta(sessionId) }, signal, client.callIn(sessionId)).then(heard, (error: unknown) =>
       heard(error instanceof Error ? error : new Error(String(error))),
     );
-  }
-
-  private decline(sessionId: string, interactionId: string, reason: string): void {
-    const record = this.core.sessions.get(sessionId);
-    record?.interactions.shared.decline(interactionId, reason).catch((error: unknown) => {
-      if (!(error instanceof InteractionError)) this.log?.("warn", "declining a question failed", { sessionId, error: String(error) });
-    });
   }
 }

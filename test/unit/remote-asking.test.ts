@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../../generated/ask-v1.0.js";
 import { RemoteAsking } from "../../src/bridge/interactions/remote-asking.js";
-import type { PlanApprovalResult, ReverseRequester } from "../../src/bridge/interactions/reverse-requester.js";
+import type { PlanApprovalResult, ReverseRequester, UserInputOutcome } from "../../src/bridge/interactions/reverse-requester.js";
 import { SharedAnswers } from "../../src/bridge/interactions/shared-answers.js";
 import { MemoryInteractionStore } from "../../src/store/memory-interactions.js";
 import type { InteractionKindName } from "../../src/store/interactions.js";
@@ -35,7 +35,7 @@ function recordingClient() {
       });
   const requester: ReverseRequester = {
     requestPermission: ask("permission"),
-    requestUserInput: ask("input"),
+    requestUserInput: ask<UserInputOutcome>("input"),
     requestPlanApproval: ask<PlanApprovalResult>("plan"),
   };
   return { requester, asked };
@@ -88,5 +88,21 @@ describe("RemoteAsking", () => {
     await settledTurn();
     expect(asked.map((a) => a.id)).toEqual(["plan_1", "plan_1"]);
     expect(asked[1]!.signal.aborted).toBe(false);
+  });
+
+  it("settles a question a client declined as declined, with why, and an answer as the response", async () => {
+    const { open, asking, asked, decided } = await rig();
+    await open("input_1", "user_input");
+    await open("input_2", "user_input");
+    const declined = asking.askInput({ id: "input_1", prompt: "Which colour?" });
+    const answered = asking.askInput({ id: "input_2", prompt: "Which size?" });
+    await settledTurn();
+    asked[0]!.answer({ declined: "the user declined to answer" });
+    asked[1]!.answer({ response: "large" });
+    await Promise.all([declined, answered]);
+    expect(decided).toEqual([
+      { id: "input_1", decision: { action: "decline", reason: "the user declined to answer" } },
+      { id: "input_2", decision: { action: "respond", response: "large" } },
+    ]);
   });
 });

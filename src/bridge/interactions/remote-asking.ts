@@ -99,7 +99,7 @@ export class RemoteAsking {
     return this.ask(details.id, (signal) =>
       this.reverse.requestUserInput(sessionId, params, signal).then((answer) => {
         if (answer === undefined || signal.aborted) return;
-        return this.answers.respond(details.id, answer.response);
+        return "declined" in answer ? this.answers.decline(details.id, answer.declined) : this.answers.respond(details.id, answer.response);
       }),
     );
   }

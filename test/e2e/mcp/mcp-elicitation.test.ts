@@ -97,6 +97,17 @@ describe("an MCP client on a session an Ask client watches", () => {
     ask.socket.terminate();
   });
 
+  it("declines a question whose form is declined: it goes unanswered at once and the tool fails with why", async () => {
+    const ask = await gw.client();
+    const sessionId = await openSession(ask);
+    const { client, asked } = await mcpClient(() => ({ action: "decline" }));
+    const result = await client.callTool({ name: "tau-reply", arguments: { sessionId, prompt: '/tool ask_user {"question":"Which colour?"}' } });
+    expect(asked.map((r) => r.params.message)).toEqual(["Which colour?"]);
+    expect(result.structuredContent).toEqual(expect.objectContaining({ status: "completed", text: "Tool ask_user failed: the user did not answer: the user declined" }));
+    expect(payloadsOf(ask.eventsOf(sessionId), "input.resolved")).toEqual([expect.objectContaining({ status: "cancelled", reason: "the user declined" })]);
+    ask.socket.terminate();
+  });
+
   it("does not ask a client without elicitation: it answers with tau-answer, and cancelling a call interrupts its turn", async () => {
     const ask = await gw.client();
     const sessionId = await openSession(ask);
