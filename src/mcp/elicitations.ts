@@ -4,6 +4,7 @@ import type {
   InteractionRequestUserInputParams,
   InteractionRequestUserInputResult,
 } from "../../generated/ask-v1.0.js";
+import { offeredTo } from "../bridge/decision-offers.js";
 import { firstAnswer, InteractionError, type ReverseRequester } from "../bridge/interactions/index.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { Log } from "../shared/log.js";
@@ -18,7 +19,9 @@ import type { SessionWatches } from "./session-watches.js";
  * form; the first answer of any client, of any dialect, decides (the bridge core's reverse
  * requesters, reverse-requester.ts), and the others' forms are withdrawn with
  * notifications/cancelled. A connection that cannot show forms is not asked (it answers with
- * tau-answer, or another client or the deadline decides): nothing is ever decided for it.
+ * tau-answer, or another client or the deadline decides): nothing is ever decided for it. Nor is
+ * one whose principal may not decide (an observer, decision-offers.ts): it is shown no form whose
+ * answer would count for nothing, and follows the interaction in the session's resource.
  */
 export class McpElicitations implements ReverseRequester {
   constructor(
@@ -27,10 +30,10 @@ export class McpElicitations implements ReverseRequester {
     private readonly log?: Log,
   ) {}
 
-  requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal): Promise<InteractionRequestPermissionResult | undefined> {
+  async requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal): Promise<InteractionRequestPermissionResult | undefined> {
     const form = permissionForm(params);
     return firstAnswer(
-      this.watches.askable(sessionId).map((client) =>
+      (await this.deciding(sessionId, params.interactionId ?? params.requestId)).map((client) =>
         this.ask(client, sessionId, form, signal).then((answer): InteractionRequestPermissionResult | undefined => {
           if (answer === undefined) return undefined;
           const choice = formChoice(answer);
@@ -41,10 +44,10 @@ export class McpElicitations implements ReverseRequester {
     );
   }
 
-  requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<InteractionRequestUserInputResult | undefined> {
+  async requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<InteractionRequestUserInputResult | undefined> {
     const form = questionForm(params);
     return firstAnswer(
-      this.watches.askable(sessionId).map((client) =>
+      (await this.deciding(sessionId, params.interactionId ?? params.requestId)).map((client) =>
         this.ask(client, sessionId, form, signal).then((answer) => {
           if (answer === undefined) return undefined;
           const choice = formChoice(answer);
@@ -60,6 +63,13 @@ export class McpElicitations implements ReverseRequester {
   /** MCP clients are asked about plans by their session watches (session-watches.ts), not through the core: nobody is asked here. */
   requestPlanApproval(): Promise<undefined> {
     return Promise.resolve(undefined);
+  }
+
+  /** The watching connections that can show a form and whose principal may decide the interaction. */
+  private async deciding(sessionId: string, interactionId: string): Promise<McpClient[]> {
+    const askable = this.watches.askable(sessionId);
+    const offered = await Promise.all(askable.map((client) => offeredTo(this.core.roles, sessionId, client.peer.principal, interactionId)));
+    return askable.filter((client, i) => offered[i] && !client.peer.closed);
   }
 
   /** The client's answer (or its failure, as an Error); undefined once the interaction was settled elsewhere. */
