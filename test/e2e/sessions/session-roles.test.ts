@@ -218,6 +218,28 @@ describe("Codex", () => {
     const granted = await bob.request("turn/start", { threadId, input: [{ type: "text", text: "Hello", text_elements: [] }] });
     expect((await bob.turnCompleted(granted.turn.id)).params.turn.status).toBe("completed");
   });
+  it("does not ask an observer the agent's question, live or as it resumes the thread; a controller's answer decides", async () => {
+    const alice = await ask("alice");
+    const sessionId = await aliceSession(alice);
+    const bob = await codex("bob");
+    bob.onRequest("item/tool/requestUserInput", (params) => ({ answers: { [params.questions[0].id]: { answers: ["red"] } } }));
+    await bob.request("thread/resume", { threadId: sessionId });
+    const { turnId } = await alice.request("session/send", { sessionId, content: '/tool ask_user {"question":"Which colour?","options":["red","blue"]}' });
+    await alice.waitForEvent(sessionId, "input.requested");
+
+    const bobAgain = await codex("bob");
+    bobAgain.onRequest("item/tool/requestUserInput", (params) => ({ answers: { [params.questions[0].id]: { answers: ["red"] } } }));
+    expect((await bobAgain.request("thread/resume", { threadId: sessionId, excludeTurns: true })).thread.status).toEqual({ type: "active", activeFlags: ["waitingOnUserInput"] });
+    const carol = await codex("carol");
+    carol.onRequest("item/tool/requestUserInput", (params) => ({ answers: { [params.questions[0].id]: { answers: ["blue"] } } }));
+    await carol.request("thread/resume", { threadId: sessionId, excludeTurns: true });
+    await carol.waitFor((m) => m.method === "item/tool/requestUserInput");
+
+    expect(await waitForTerminal(alice, sessionId, turnId)).toMatchObject({ type: "turn.completed" });
+    expect(payloadsOf(alice.eventsOf(sessionId), "input.resolved")).toEqual([expect.objectContaining({ response: "blue" })]);
+    // Each request went out before carol's answer settled the question: neither of bob's connections was one of them.
+    expect([...bob.serverRequests(), ...bobAgain.serverRequests()]).toEqual([]);
+  });
 });
 
 describe("ACP", () => {
