@@ -67,7 +67,7 @@ export class McpServer {
   private readonly stopHostWatch: Array<() => void>;
 
   constructor(options: McpServerOptions) {
-    const watches = new SessionWatches(options.log);
+    const watches = new SessionWatches(options.core.roles, options.log);
     this.services = {
       core: options.core,
       watches,

@@ -1,6 +1,8 @@
 import type { Event } from "../../generated/ask-v1.0.js";
+import { offeredTo } from "../bridge/decision-offers.js";
 import { InteractionError } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
+import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
 import type { McpClient } from "./client-state.js";
 import { formChoice, planForm } from "./forms.js";
@@ -12,7 +14,9 @@ import { sessionMeta, sessionUri } from "../shared/session-references.js";
  * Which MCP connections work with which sessions: a connection watches a session once it started
  * or continued it (tau, tau-reply) or subscribed to its transcript. A watching connection that can
  * show forms is asked about the session's approvals, questions (elicitations.ts) and plans (here,
- * from the session's events, as plans reach no reverse requester); a subscribed one is told each
+ * from the session's events, as plans reach no reverse requester) when its principal may decide
+ * them (decision-offers.ts; an answer from one made observer since counts for nothing, as in every
+ * dialect); a subscribed one is told each
  * time the transcript changes. A connection that goes away stops watching and decides nothing.
  * Each watch follows what its session waits for: while any session a connection watches waits for
  * a decision, tau-answer is one of its tools (the connection is told when that changes), and the
@@ -46,6 +50,7 @@ class Watch {
   constructor(
     readonly client: McpClient,
     readonly record: SessionRecord,
+    private readonly roles: Pick<SessionRoles, "heard" | "mayDecide">,
     private readonly log: Log | undefined,
     /** Whether the session waits for a decision changed. */
     private readonly waitingChanged: () => void,
@@ -94,9 +99,20 @@ class Watch {
     const controller = new AbortController();
     this.asking.set(interactionId, controller);
     const { sessionId } = this.record;
+    const { principal } = this.client.peer;
+    void offeredTo(this.roles, sessionId, principal, interactionId).then((offered) => {
+      if (offered && !controller.signal.aborted && !this.client.peer.closed) this.putPlan(interactionId, plan, controller);
+      else if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);
+    });
+  }
+
+  /** The plan's form, and the client's answer as the plan's decision once it may count. */
+  private putPlan(interactionId: string, plan: string, controller: AbortController): void {
+    const { sessionId } = this.record;
     const shared = this.record.interactions.shared;
-    const decide = (answer: unknown) => {
-      if (controller.signal.aborted) return;
+    const decide = async (reply: unknown) => {
+      const answer = controller.signal.aborted ? undefined : await this.roles.heard(sessionId, this.client.peer.principal, reply, "elicitation/create", this.log);
+      if (answer === undefined || controller.signal.aborted) return;
       const choice = formChoice(answer);
       const decision = choice.kind === "approve" ? ({ action: "approve" } as const) : { action: "reject" as const, ...(choice.kind === "reject" ? { feedback: choice.feedback } : {}) };
       shared.decidePlan(interactionId, decision).catch((error: unknown) => {
@@ -121,14 +137,17 @@ class Watch {
 export class SessionWatches {
   private readonly byClient = new Map<McpClient, Map<string, Watch>>();
 
-  constructor(private readonly log?: Log) {}
+  constructor(
+    private readonly roles: Pick<SessionRoles, "heard" | "mayDecide">,
+    private readonly log?: Log,
+  ) {}
 
   /** The client watches the session from now on (a second call changes nothing). */
   watch(client: McpClient, record: SessionRecord): Watch {
     let ofClient = this.byClient.get(client);
     if (!ofClient) this.byClient.set(client, (ofClient = new Map()));
     let watch = ofClient.get(record.sessionId);
-    if (!watch) ofClient.set(record.sessionId, (watch = new Watch(client, record, this.log, () => this.announceTools(client))));
+    if (!watch) ofClient.set(record.sessionId, (watch = new Watch(client, record, this.roles, this.log, () => this.announceTools(client))));
     return watch;
   }
 

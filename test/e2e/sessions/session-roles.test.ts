@@ -351,6 +351,34 @@ describe("MCP", () => {
     // Every form went out before carol answered: the observer was shown none.
     expect(bobShown).toBe(false);
   });
+  it("puts a proposed plan to a controller's form and not an observer's; a demoted controller's answer decides nothing", async () => {
+    const alice = await ask("alice");
+    const sessionId = await aliceSession(alice);
+    let bobShown = false;
+    const { client: bob } = await mcp("bob", async () => {
+      bobShown = true;
+      return "approve";
+    });
+    const demoted = deferred<void>();
+    const { client: carol, asked: carolAsked } = await mcp("carol", async () => {
+      await demoted.promise;
+      return "approve";
+    });
+    await bob.subscribeResource({ uri: `tau://session/${sessionId}` });
+    await carol.subscribeResource({ uri: `tau://session/${sessionId}` });
+
+    const { turnId } = await alice.request("session/send", { sessionId, content: '/tool submit_plan {"plan":"- one step"}' });
+    await carolAsked;
+    await alice.request("session/setRole", { sessionId, principal: "carol", role: "observer" });
+    demoted.resolve();
+    await replyRefused("carol", "elicitation/create");
+    expect(payloadsOf(alice.eventsOf(sessionId), "plan.approved")).toEqual([]);
+    await alice.request("plan/approve", { sessionId });
+    expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
+    expect(payloadsOf(alice.eventsOf(sessionId), "plan.approved")).toHaveLength(1);
+    // The forms went out as the plan was proposed, before carol answered: none to the observer.
+    expect(bobShown).toBe(false);
+  });
 });
 
 describe("the HTTP route /sessions/:id/roles", () => {
