@@ -6,8 +6,8 @@ import type { SessionPrincipal, SessionRoles } from "./session-roles.js";
  * `approvalPolicy` on thread/resume and turn/start, ACP's session/set_mode): yes when its principal
  * may change the mode (an owner or controller: the mode decides whether later calls are asked at
  * all); when it may not (an observer), a choice that restates the mode in force changes nothing and
- * is left as it is (clients send their own default as they load a session: the Codex terminal UI's
- * approvalPolicy, Zed's saved mode), and one that would change it is refused with the core's
+ * is left as it is (clients restate their own default unasked: Zed its saved mode as it loads a
+ * session, a Codex client its approvalPolicy), and one that would change it is refused with the core's
  * `forbidden` refusal, in the dialect's words.
  */
 export async function modeChangeAllowed(

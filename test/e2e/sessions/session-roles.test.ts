@@ -171,7 +171,7 @@ describe("Codex", () => {
     const start = await bob.requestRaw("turn/start", { threadId, input: [{ type: "text", text: "Hi", text_elements: [] }] });
     expect(start.error).toMatchObject({ code: FORBIDDEN, message: "turn/start: principal 'bob' is an observer of this session; observers cannot prompt" });
 
-    // An observer's approvalPolicy may restate the mode in force (as the terminal UI's own default does), not change it.
+    // An observer's approvalPolicy may restate the mode in force (a client's own default, sent unasked), not change it.
     expect((await bob.request("thread/resume", { threadId, approvalPolicy: "on-request" })).approvalPolicy).toBe("on-request");
     expect((await bob.requestRaw("thread/resume", { threadId, approvalPolicy: "never" })).error).toMatchObject({
       code: FORBIDDEN,
