@@ -1501,6 +1501,10 @@ export interface ApprovalInteraction {
   kind: "approval";
   status: InteractionStatus;
   payload: ApprovalDetails;
+  /**
+   * Gateway extension: whether the caller may decide this interaction. false for a principal whose role does not answer (an observer): interaction/approve, reject and respond are refused, and no reverse request asks it. Absent for a caller without a principal (a gateway without tokens), who always may.
+   */
+  mayDecide?: boolean;
 }
 /**
  * A plan proposal, resolved by plan/approve or plan/reject.
@@ -1512,6 +1516,10 @@ export interface PlanInteraction {
   payload: {
     plan: string;
   };
+  /**
+   * Gateway extension: whether the caller may decide this interaction. false for a principal whose role does not answer (an observer): interaction/approve, reject and respond are refused, and no reverse request asks it. Absent for a caller without a principal (a gateway without tokens), who always may.
+   */
+  mayDecide?: boolean;
 }
 /**
  * A question for the user, answered by interaction/respond or interaction/requestUserInput.
@@ -1521,6 +1529,10 @@ export interface UserInputInteraction {
   kind: "user_input";
   status: InteractionStatus;
   payload: UserInputDetails;
+  /**
+   * Gateway extension: whether the caller may decide this interaction. false for a principal whose role does not answer (an observer): interaction/approve, reject and respond are refused, and no reverse request asks it. Absent for a caller without a principal (a gateway without tokens), who always may.
+   */
+  mayDecide?: boolean;
 }
 /**
  * A tool result or image produced in a session.

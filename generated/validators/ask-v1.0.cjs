@@ -200,7 +200,7 @@ return errors === 0;
 validate37.evaluated = {"props":{"toolName":true,"args":true,"message":true,"autoApprovable":true,"allowedScopes":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.ApprovalInteraction = validate40;
-const schema16 = {"title":"ApprovalInteraction","type":"object","description":"A gated tool call waiting for (or resolved by) interaction/approve or interaction/reject.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"approval"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"$ref":"#/$defs/ApprovalDetails"}},"required":["id","kind","status","payload"]};
+const schema16 = {"title":"ApprovalInteraction","type":"object","description":"A gated tool call waiting for (or resolved by) interaction/approve or interaction/reject.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"approval"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"$ref":"#/$defs/ApprovalDetails"},"mayDecide":{"description":"Gateway extension: whether the caller may decide this interaction. false for a principal whose role does not answer (an observer): interaction/approve, reject and respond are refused, and no reverse request asks it. Absent for a caller without a principal (a gateway without tokens), who always may.","type":"boolean"}},"required":["id","kind","status","payload"]};
 const schema17 = {"title":"InteractionStatus","description":"Lifecycle of an interaction: pending until resolved; cancelled when the underlying call is cancelled or the session closes; expired when nobody answered before the deadline (which denies).","type":"string","enum":["pending","approved","rejected","responded","cancelled","expired"]};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -320,6 +320,23 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.mayDecide !== undefined){
+let data4 = data.mayDecide;
+const _errs7 = errors;
+if(typeof data4 !== "boolean"){
+validate40.errors = [{instancePath:instancePath+"/mayDecide",schemaPath:"#/properties/mayDecide/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -336,7 +353,7 @@ if(errors === 0){
 validate40.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true,"mayDecide":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.ApprovalMode = validate44;
 const schema18 = {"title":"ApprovalMode","description":"Canonical approval mode a session reports: off, require or auto.","type":"string","enum":["off","require","auto"]};
@@ -18011,7 +18028,7 @@ exports.InteractionListResponse = validate459;
 const schema186 = {"title":"InteractionListResponse","description":"Success response to interaction/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionListResult"},"error":false},"required":["id","result"]};
 const schema187 = {"title":"InteractionListResult","description":"Result of interaction/list.","type":"object","properties":{"interactions":{"type":"array","items":{"$ref":"#/$defs/InteractionRecord"}}},"required":["interactions"]};
 const schema188 = {"title":"InteractionRecord","description":"An interaction as interaction/list returns it: {id, kind, status, payload}, discriminated by kind.","oneOf":[{"$ref":"#/$defs/ApprovalInteraction"},{"$ref":"#/$defs/PlanInteraction"},{"$ref":"#/$defs/UserInputInteraction"}],"discriminator":{"propertyName":"kind"},"type":"object"};
-const schema189 = {"title":"PlanInteraction","type":"object","description":"A plan proposal, resolved by plan/approve or plan/reject.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"plan"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"type":"object","properties":{"plan":{"type":"string"}},"required":["plan"]}},"required":["id","kind","status","payload"]};
+const schema189 = {"title":"PlanInteraction","type":"object","description":"A plan proposal, resolved by plan/approve or plan/reject.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"plan"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"type":"object","properties":{"plan":{"type":"string"}},"required":["plan"]},"mayDecide":{"description":"Gateway extension: whether the caller may decide this interaction. false for a principal whose role does not answer (an observer): interaction/approve, reject and respond are refused, and no reverse request asks it. Absent for a caller without a principal (a gateway without tokens), who always may.","type":"boolean"}},"required":["id","kind","status","payload"]};
 
 function validate464(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -18129,6 +18146,23 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.mayDecide !== undefined){
+let data5 = data.mayDecide;
+const _errs10 = errors;
+if(typeof data5 !== "boolean"){
+validate464.errors = [{instancePath:instancePath+"/mayDecide",schemaPath:"#/properties/mayDecide/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs11 = errors;
+if(errors === _errs10){
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -18145,9 +18179,9 @@ if(errors === 0){
 validate464.errors = vErrors;
 return errors === 0;
 }
-validate464.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate464.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true,"mayDecide":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema190 = {"title":"UserInputInteraction","type":"object","description":"A question for the user, answered by interaction/respond or interaction/requestUserInput.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"user_input"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"$ref":"#/$defs/UserInputDetails"}},"required":["id","kind","status","payload"]};
+const schema190 = {"title":"UserInputInteraction","type":"object","description":"A question for the user, answered by interaction/respond or interaction/requestUserInput.","properties":{"id":{"type":"string"},"kind":{"type":"string","const":"user_input"},"status":{"$ref":"#/$defs/InteractionStatus"},"payload":{"$ref":"#/$defs/UserInputDetails"},"mayDecide":{"description":"Gateway extension: whether the caller may decide this interaction. false for a principal whose role does not answer (an observer): interaction/approve, reject and respond are refused, and no reverse request asks it. Absent for a caller without a principal (a gateway without tokens), who always may.","type":"boolean"}},"required":["id","kind","status","payload"]};
 
 function validate466(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -18236,6 +18270,23 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.mayDecide !== undefined){
+let data4 = data.mayDecide;
+const _errs7 = errors;
+if(typeof data4 !== "boolean"){
+validate466.errors = [{instancePath:instancePath+"/mayDecide",schemaPath:"#/properties/mayDecide/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -18252,7 +18303,7 @@ if(errors === 0){
 validate466.errors = vErrors;
 return errors === 0;
 }
-validate466.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate466.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true,"mayDecide":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate463(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -18288,6 +18339,7 @@ props0.id = true;
 props0.kind = true;
 props0.status = true;
 props0.payload = true;
+props0.mayDecide = true;
 valid0 = valid1;
 }
 else if(tag0 === "plan"){
@@ -18305,6 +18357,7 @@ props0.id = true;
 props0.kind = true;
 props0.status = true;
 props0.payload = true;
+props0.mayDecide = true;
 }
 valid0 = valid2;
 }
@@ -18323,6 +18376,7 @@ props0.id = true;
 props0.kind = true;
 props0.status = true;
 props0.payload = true;
+props0.mayDecide = true;
 }
 valid0 = valid3;
 }
@@ -19061,6 +19115,7 @@ props0.id = true;
 props0.kind = true;
 props0.status = true;
 props0.payload = true;
+props0.mayDecide = true;
 valid0 = valid1;
 }
 else if(tag0 === "plan"){
@@ -19078,6 +19133,7 @@ props0.id = true;
 props0.kind = true;
 props0.status = true;
 props0.payload = true;
+props0.mayDecide = true;
 }
 valid0 = valid2;
 }
@@ -19096,6 +19152,7 @@ props0.id = true;
 props0.kind = true;
 props0.status = true;
 props0.payload = true;
+props0.mayDecide = true;
 }
 valid0 = valid3;
 }
@@ -23695,6 +23752,23 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.mayDecide !== undefined){
+let data5 = data.mayDecide;
+const _errs10 = errors;
+if(typeof data5 !== "boolean"){
+validate604.errors = [{instancePath:instancePath+"/mayDecide",schemaPath:"#/properties/mayDecide/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs11 = errors;
+if(errors === _errs10){
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -23711,7 +23785,7 @@ if(errors === 0){
 validate604.errors = vErrors;
 return errors === 0;
 }
-validate604.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate604.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true,"mayDecide":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.PlanProposedEvent = validate606;
 
@@ -37034,6 +37108,23 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.mayDecide !== undefined){
+let data4 = data.mayDecide;
+const _errs7 = errors;
+if(typeof data4 !== "boolean"){
+validate898.errors = [{instancePath:instancePath+"/mayDecide",schemaPath:"#/properties/mayDecide/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -37050,7 +37141,7 @@ if(errors === 0){
 validate898.errors = vErrors;
 return errors === 0;
 }
-validate898.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate898.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true,"mayDecide":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.UserMessageEvent = validate901;
 

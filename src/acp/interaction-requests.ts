@@ -4,6 +4,7 @@ import type {
   InteractionRequestPermissionResult,
   InteractionRequestUserInputParams,
 } from "../../generated/ask-v1.0.js";
+import { offeredTo } from "../bridge/decision-offers.js";
 import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
@@ -22,7 +23,10 @@ import type { SessionChoices } from "./session-choices.js";
  * their tool-call card, `ask_user` questions as `elicitation/create`. Answers come back in the
  * core's words and the core settles the interaction (the first answer wins; a request is withdrawn
  * once the interaction is settled elsewhere, and a question declined goes unanswered); only what
- * ACP alone can say is decided here: a tool rejected for the rest of the session.
+ * ACP alone can say is decided here: a tool rejected for the rest of the session. A client whose
+ * principal may not decide (an observer) is not asked: it is shown the tool call waiting (`pending`),
+ * and its outcome once another client decides, but no options that would count for nothing — an
+ * empty `options` list is no ACP request, and `session/request_permission` has no way to say "watch only".
  */
 
 export interface InteractionRequestServices {
@@ -30,8 +34,8 @@ export interface InteractionRequestServices {
   choices: SessionChoices;
   /** Every connection's link to the same session, this one included: whether it prompts, and its client. */
   linksOfSession(): readonly { readonly prompting: boolean; readonly client: AcpClient }[];
-  /** Whose answers count: an observer's decides nothing, and the interaction stays pending for the others. */
-  roles: Pick<SessionRoles, "heard">;
+  /** Who is asked (decision-offers.ts), and whose answers count: an observer's decides nothing, and the interaction stays pending for the others. */
+  roles: Pick<SessionRoles, "heard" | "mayDecide">;
   log?: Log;
 }
 
@@ -87,6 +91,7 @@ export class InteractionRequests {
   private async requestPermission(params: InteractionRequestPermissionParams, signal: AbortSignal, cause?: RequestCause): Promise<Permission | undefined> {
     const { toolName } = params;
     const interactionId = params.interactionId ?? params.requestId;
+    if (!(await this.offered(interactionId))) return this.watching(interactionId, toolName, `Run ${toolName}`, params.input as Record<string, unknown> | undefined, signal, cause);
     const rejected: Permission = { decision: "reject", feedback: `${toolName} is rejected for the rest of this session` };
     if (this.services.choices.rejectsAlways(toolName)) return rejected;
     if (this.asking.has(interactionId)) return undefined;
@@ -117,6 +122,7 @@ export class InteractionRequests {
     if (this.asking.has(interactionId)) return undefined;
     // The plan the editor missed, as its plan panel shows one, then the request to approve it.
     if (joining && !this.client.peer.closed && !signal.aborted) this.link.send({ sessionUpdate: "plan", entries: planEntries(plan) }, cause);
+    if (!(await this.offered(interactionId))) return this.watching(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval", { plan }, signal, cause);
     const toolCall = this.toolCallFor(interactionId, SUBMIT_PLAN_TOOL, "Plan for approval", { plan }, cause);
     const answer = await this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options: PLAN_OPTIONS }, signal, cause);
     if (answer === undefined) return undefined;
@@ -133,7 +139,7 @@ export class InteractionRequests {
    */
   private async requestUserInput(params: InteractionRequestUserInputParams, signal: AbortSignal, cause?: RequestCause): Promise<UserInputOutcome | undefined> {
     const interactionId = params.interactionId ?? params.requestId;
-    if (this.asking.has(interactionId)) return undefined;
+    if (this.asking.has(interactionId) || !(await this.offered(interactionId))) return undefined;
     if (!this.client.canElicit) {
       const links = this.services.linksOfSession();
       const noneCanAsk = links.some((l) => l.prompting) && !links.some((l) => l.client.canElicit && !l.client.peer.closed);
@@ -145,6 +151,17 @@ export class InteractionRequests {
     if (answer === undefined) return undefined;
     const outcome = answer instanceof Error ? { unanswered: `the question could not be shown (${answer.message})` } : questionAnswer(answer);
     return "answered" in outcome ? { response: outcome.answered } : { declined: outcome.unanswered };
+  }
+
+  /** Whether this connection's principal may decide the interaction, and so is asked about it. */
+  private offered(interactionId: string): Promise<boolean> {
+    return offeredTo(this.services.roles, this.sessionId, this.client.peer.principal, interactionId);
+  }
+
+  /** A client that is not asked still sees what waits: the tool call's card, announced if it was not shown yet. */
+  private watching(interactionId: string, toolName: string, title: string, args: Record<string, unknown> | undefined, signal: AbortSignal, cause?: RequestCause): undefined {
+    if (!this.client.peer.closed && !signal.aborted && !this.asking.has(interactionId)) this.toolCallFor(interactionId, toolName, title, args, cause);
+    return undefined;
   }
 
   /** The tool call a permission request is about: the card already shown, or one announced now. */

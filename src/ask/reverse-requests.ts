@@ -1,6 +1,7 @@
 import type { InteractionRequestPermissionParams, InteractionRequestUserInputParams, ServerRequests } from "../../generated/ask-v1.0.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import { firstAnswer, type ReverseRequester } from "../bridge/interactions/index.js";
+import { offeredTo } from "../bridge/decision-offers.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
 import type { AskPeer } from "./peer.js";
@@ -12,12 +13,14 @@ type Result<M extends keyof ServerRequests> = ServerRequests[M]["result"];
  * `reverseRequests` capability; the first answer wins. An error answer or an answer that does not
  * fit the registry's result schema counts as a refusal — consent is never inferred. A connection
  * that closes before it answers answered nothing: the others, the interaction methods or the
- * deadline decide.
+ * deadline decide. A connection whose principal may not decide (an observer) is not asked at all
+ * (decision-offers.ts): it sees approval.required and its outcome in its subscription, and
+ * interaction/list tells it `mayDecide: false`.
  */
 export class PeerReverseRequester implements ReverseRequester {
   constructor(
     private readonly subscribers: (sessionId: string) => AskPeer[],
-    private readonly roles: SessionRoles,
+    private readonly roles: Pick<SessionRoles, "heard" | "mayDecide">,
     private readonly log?: Log,
   ) {}
 
@@ -41,7 +44,10 @@ export class PeerReverseRequester implements ReverseRequester {
     signal: AbortSignal,
     refusal: Result<M> | undefined,
   ): Promise<Result<M> | undefined> {
-    const peers = this.subscribers(sessionId).filter((p) => p.capabilities.reverseRequests);
+    const interactionId = params.interactionId ?? params.requestId;
+    const reached = this.subscribers(sessionId).filter((p) => p.capabilities.reverseRequests);
+    const offered = await Promise.all(reached.map((p) => offeredTo(this.roles, sessionId, p.principal, interactionId)));
+    const peers = reached.filter((p, i) => offered[i] && !p.closed);
     if (!peers.length || signal.aborted) return undefined;
     const schema = ProtocolValidators.shared().get("ask");
     const answers = peers.map(async (peer) => {

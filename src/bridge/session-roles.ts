@@ -25,11 +25,12 @@ export interface SessionPrincipal {
 }
 
 /** What a call does to a session, for the check. */
-export type SessionAction = "prompt" | "steer" | "interrupt" | "close" | "answer" | "grant";
+export type SessionAction = "prompt" | "steer" | "interrupt" | "close" | "answer" | "setMode" | "grant";
 
 const ALLOWED: Readonly<Record<SessionRole, ReadonlySet<SessionAction>>> = {
-  owner: new Set(["prompt", "steer", "interrupt", "close", "answer", "grant"]),
-  controller: new Set(["prompt", "steer", "interrupt", "close", "answer"]),
+  owner: new Set(["prompt", "steer", "interrupt", "close", "answer", "setMode", "grant"]),
+  // Changing the approval mode decides how later calls are approved (auto: unasked): a controller's, as answering is.
+  controller: new Set(["prompt", "steer", "interrupt", "close", "answer", "setMode"]),
   observer: new Set(),
 };
 
@@ -40,6 +41,7 @@ const VERB: Readonly<Record<SessionAction, string>> = {
   interrupt: "interrupt",
   close: "close the session",
   answer: "answer approvals or questions",
+  setMode: "change the session's approval mode",
   grant: "grant or revoke roles",
 };
 

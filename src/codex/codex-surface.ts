@@ -106,7 +106,7 @@ export class CodexSurface {
       },
       log: options.log,
     });
-    options.core.reverse.add(new CodexServerRequests((sessionId) => threads.get(sessionId)));
+    options.core.reverse.add(new CodexServerRequests((sessionId) => threads.get(sessionId), options.core.roles));
   }
 
   isMethod(method: string): boolean {

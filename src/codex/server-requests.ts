@@ -4,7 +4,9 @@ import type {
   InteractionRequestUserInputParams,
 } from "../../generated/ask-v1.0.js";
 import type { CommandExecutionApprovalDecision } from "../../generated/codex-v2.js";
+import { offeredTo } from "../bridge/decision-offers.js";
 import type { PlanApprovalParams, PlanApprovalResult, ReverseRequester, UserInputOutcome } from "../bridge/interactions/index.js";
+import type { SessionRoles } from "../bridge/session-roles.js";
 import { COMMAND_APPROVAL_DECISIONS } from "../registry/codex/index.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import type { CodexPeer } from "./peer.js";
@@ -21,12 +23,22 @@ import type { CodexThread } from "./thread.js";
  * decline refuses, cancel refuses and interrupts the turn. An error answer, or one that does not
  * fit the schema, refuses — consent is never inferred. `reaches` narrows the connections asked (a
  * client that loaded the thread while an approval was pending is asked alone: joiner-asking.ts).
+ * A connection whose principal may not decide (an observer) is not asked at all (decision-offers.ts):
+ * it sees the command item and the thread waiting on approval, and the outcome, but no dialog whose
+ * choices would count for nothing. `availableDecisions` cannot say "none": an empty list leaves
+ * codex-acp without the allow and reject choices it requires.
  */
 export class CodexServerRequests implements ReverseRequester {
   constructor(
     private readonly threadOf: (sessionId: string) => CodexThread | undefined,
+    private readonly roles: Pick<SessionRoles, "mayDecide">,
     private readonly reaches: (peer: CodexPeer) => boolean = () => true,
   ) {}
+
+  /** The connections to ask about interaction `interactionId`: those reached whose principal may decide it. */
+  private deciding(sessionId: string, interactionId: string, also: (peer: CodexPeer) => boolean = () => true) {
+    return (peer: CodexPeer) => this.reaches(peer) && also(peer) && offeredTo(this.roles, sessionId, peer.principal, interactionId);
+  }
 
   async requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal): Promise<InteractionRequestPermissionResult | undefined> {
     const thread = this.threadOf(sessionId);
@@ -48,7 +60,7 @@ export class CodexServerRequests implements ReverseRequester {
         availableDecisions: [...COMMAND_APPROVAL_DECISIONS],
       }),
       signal,
-      this.reaches,
+      this.deciding(sessionId, params.interactionId ?? params.requestId),
       () => refusal,
     );
     if (answer === undefined) return undefined;
@@ -81,7 +93,7 @@ export class CodexServerRequests implements ReverseRequester {
         ],
       }),
       signal,
-      (peer) => peer.client.experimentalApi && this.reaches(peer),
+      this.deciding(sessionId, params.interactionId ?? params.requestId, (peer) => peer.client.experimentalApi),
     );
     return questionOutcome(answer, QUESTION_ID);
   }
@@ -111,7 +123,7 @@ export class CodexServerRequests implements ReverseRequester {
         ],
       }),
       signal,
-      (peer) => peer.client.experimentalApi && this.reaches(peer),
+      this.deciding(sessionId, interactionId, (peer) => peer.client.experimentalApi),
     );
     const response = answerText(answer, PLAN_QUESTION_ID);
     if (response === undefined) return undefined;

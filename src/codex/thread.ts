@@ -316,23 +316,24 @@ export class CodexThread {
   }
 
   /**
-   * Asks the connections that loaded the thread (those `accepts`), in the current turn; resolves
-   * with the first answer (a failed request counts as `onError`, a connection that closed as no
-   * answer), or undefined when nobody can be asked or everybody asked left. Every connection asked hears serverRequest/resolved once its request is settled: when it
-   * answers, when `signal` aborts (another answer won, the deadline passed, Tau cancelled the call;
-   * after turn/completed when an interrupt of the turn cancelled it) or when the turn ends — except for an answered item/tool/call, which Codex does not follow
-   * with one (the client ran the tool itself; nothing of it is left to dismiss).
+   * Asks the connections that loaded the thread (those `accepts`, which may ask the store), in the current turn; resolves with the first
+   * answer (a failed request counts as `onError`, a connection that closed as no answer), or undefined when nobody can be asked or
+   * everybody asked left. Each asked hears serverRequest/resolved once its request is settled: when it answers, when `signal` aborts
+   * (another answer won, the deadline passed, Tau cancelled the call; after turn/completed when an interrupt of the turn cancelled it)
+   * or when the turn ends — except for an answered item/tool/call, which Codex does not follow with one (the client ran the tool itself).
    */
-  ask<M extends keyof ServerRequests>(
+  async ask<M extends keyof ServerRequests>(
     method: M,
     params: (turnId: string) => ServerRequests[M]["params"],
     signal: AbortSignal,
-    accepts: (peer: CodexPeer) => boolean = () => true,
+    accepts: (peer: CodexPeer) => boolean | Promise<boolean> = () => true,
     onError: (error: unknown) => unknown = () => undefined,
   ): Promise<unknown> {
     const turnId = this.currentTurnId;
-    const peers = [...this.peers.keys()].filter((p) => !p.closed && accepts(p));
-    if (turnId === undefined || peers.length === 0 || signal.aborted) return Promise.resolve(undefined);
+    const loaded = [...this.peers.keys()].filter((p) => !p.closed);
+    const chosen = await Promise.all(loaded.map(accepts));
+    const peers = loaded.filter((p, i) => chosen[i] && !p.closed);
+    if (turnId === undefined || turnId !== this.currentTurnId || peers.length === 0 || signal.aborted) return undefined;
     const answers = peers.map((peer) => {
       const { id, answer } = peer.request(method, params(turnId), signal, this.peers.get(peer));
       const open: OpenServerRequest = { peer, id, turnId };

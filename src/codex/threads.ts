@@ -47,7 +47,7 @@ export class CodexThreads {
     }
     let thread = this.threads.get(threadId);
     if (!thread) {
-      thread = new CodexThread({ record, upstream: this.options.core.hosts, serverVersion: this.options.serverVersion, commandTools: this.commandTools, requesterOf: (t) => new CodexServerRequests(() => t), roles: this.options.core.roles, log: this.options.log });
+      thread = new CodexThread({ record, upstream: this.options.core.hosts, serverVersion: this.options.serverVersion, commandTools: this.commandTools, requesterOf: (t) => new CodexServerRequests(() => t, this.options.core.roles), roles: this.options.core.roles, log: this.options.log });
       this.threads.set(threadId, thread);
     }
     return thread;

@@ -3,6 +3,7 @@ import type {
   InteractionRequestPermissionResult,
   InteractionRequestUserInputParams,
 } from "../../generated/ask-v1.0.js";
+import { offeredTo } from "../bridge/decision-offers.js";
 import { firstAnswer, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
@@ -19,11 +20,13 @@ import { sessionMeta } from "../shared/session-references.js";
  * form. The first answer of any client, of any dialect, decides, and the others' forms are
  * withdrawn with notifications/cancelled. A connection that cannot show forms is not asked (it
  * answers with tau-answer, or another client or the deadline decides), and one that goes away
- * answered nothing: nothing is ever decided for it.
+ * answered nothing: nothing is ever decided for it. Nor is one whose principal may not decide (an
+ * observer, decision-offers.ts): it is shown no form whose answer would count for nothing, and
+ * follows the interaction in the session's resource.
  */
 export class McpElicitations implements ReverseRequester {
   constructor(
-    private readonly roles: Pick<SessionRoles, "heard">,
+    private readonly roles: Pick<SessionRoles, "heard" | "mayDecide">,
     /** The connections watching the session that can show forms. */
     private readonly askable: (sessionId: string) => McpClient[],
     private readonly log?: Log,
@@ -51,7 +54,7 @@ export class McpElicitations implements ReverseRequester {
   }
 
   private async permission(client: McpClient, sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal): Promise<InteractionRequestPermissionResult | undefined> {
-    const answer = await this.ask(client, sessionId, permissionForm(params), signal);
+    const answer = await this.ask(client, sessionId, params.interactionId ?? params.requestId, permissionForm(params), signal);
     if (answer === undefined) return undefined;
     const choice = formChoice(answer);
     if (choice.kind === "approve") return { decision: choice.scope === "session" ? "acceptForSession" : "approve" };
@@ -59,7 +62,7 @@ export class McpElicitations implements ReverseRequester {
   }
 
   private async question(client: McpClient, sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<UserInputOutcome | undefined> {
-    const answer = await this.ask(client, sessionId, questionForm(params), signal);
+    const answer = await this.ask(client, sessionId, params.interactionId ?? params.requestId, questionForm(params), signal);
     if (answer === undefined) return undefined;
     const choice = formChoice(answer);
     if (choice.kind === "answer") return { response: choice.text };
@@ -68,8 +71,8 @@ export class McpElicitations implements ReverseRequester {
   }
 
   /** Anything but choosing to approve rejects the plan (consent is never inferred). */
-  private async plan(client: McpClient, sessionId: string, { plan }: PlanApprovalParams, signal: AbortSignal): Promise<PlanApprovalResult | undefined> {
-    const answer = await this.ask(client, sessionId, planForm(sessionId, plan), signal);
+  private async plan(client: McpClient, sessionId: string, { interactionId, plan }: PlanApprovalParams, signal: AbortSignal): Promise<PlanApprovalResult | undefined> {
+    const answer = await this.ask(client, sessionId, interactionId, planForm(sessionId, plan), signal);
     if (answer === undefined) return undefined;
     const choice = formChoice(answer);
     if (choice.kind === "approve") return { action: "approve" };
@@ -77,8 +80,9 @@ export class McpElicitations implements ReverseRequester {
   }
 
   /** The client's answer (or its failure, as an Error); undefined when it cannot be asked, went away, or the interaction was settled elsewhere. */
-  private ask(client: McpClient, sessionId: string, form: Parameters<McpClient["peer"]["request"]>[1], signal: AbortSignal): Promise<unknown> {
-    if (!client.canElicit || signal.aborted) return Promise.resolve(undefined);
+  private async ask(client: McpClient, sessionId: string, interactionId: string, form: Parameters<McpClient["peer"]["request"]>[1], signal: AbortSignal): Promise<unknown> {
+    if (!client.canElicit || signal.aborted) return undefined;
+    if (!(await offeredTo(this.roles, sessionId, client.peer.principal, interactionId)) || signal.aborted || client.peer.closed) return undefined;
     // An observer's answer is refused: it decides nothing, and the interaction stays pending for the others.
     const heard = (answer: unknown) => (signal.aborted ? undefined : this.roles.heard(sessionId, client.peer.principal, answer, "elicitation/create", this.log));
     return client.peer.request("elicitation/create", { ...form, _meta: sessionMeta(sessionId) }, signal, client.callIn(sessionId)).then(heard, (error: unknown) =>

@@ -17,6 +17,7 @@ import type {
   SessionSetModeResult,
   SessionUpdate,
 } from "../../../generated/acp-v1.js";
+import { modeChangeAllowed } from "../../bridge/mode-changes.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
 import { workingDirectoryRefused } from "../../bridge/session-workspace.js";
 import type { AcpMethodContext } from "../context.js";
@@ -81,9 +82,18 @@ export async function resumeSession(ctx: AcpMethodContext, params: SessionResume
   return { modes: modeState(record.interactions.mode), ...placeFor(ctx, record) };
 }
 
-/** session/close: cancels this connection's turn in the session and stops its updates; the Tau session stays. */
+/**
+ * session/close: cancels this connection's turn in the session and stops its updates; the Tau
+ * session stays. Letting go is every connection's own, an observer's too (it ends nobody's work,
+ * so it is not refused); cancelling its turn is an interrupt, which a principal made observer since
+ * it prompted may not do: it lets go, and the turn runs on for the session's other clients.
+ */
 export async function closeSession(ctx: AcpMethodContext, params: SessionCloseParams): Promise<SessionCloseResult> {
   const link = linkedSession(ctx, params.sessionId, true);
+  if (!(await ctx.services.core.roles.allows(link.sessionId, ctx.client.peer.principal, "interrupt"))) {
+    await ctx.services.links.close(link);
+    return {};
+  }
   await link.cancelOwn();
   await ctx.services.links.close(link, CLOSE_GRACE_MS);
   return {};
@@ -93,6 +103,8 @@ export async function closeSession(ctx: AcpMethodContext, params: SessionClosePa
 export async function setMode(ctx: AcpMethodContext, params: SessionSetModeParams): Promise<SessionSetModeResult> {
   const link = linkedSession(ctx, params.sessionId);
   if (!isModeId(params.modeId)) throw invalidParams("modeId", `unknown mode ${JSON.stringify(params.modeId)} (modes: ${ACP_MODE_IDS.join(", ")})`);
+  // An observer's set_mode is refused unless it restates the mode in force (mode-changes.ts).
+  if (!(await modeChangeAllowed(ctx.services.core.roles, link.record.interactions, link.sessionId, ctx.client.peer.principal, params.modeId, "session/set_mode"))) return {};
   // A change is told to every editor of the session (this one included) as current_mode_update, see SessionLinks.
   await link.record.interactions.setMode(params.modeId);
   return {};

@@ -20,6 +20,7 @@ import type {
 } from "../../../generated/ask-v1.0.js";
 import { askError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
+import { offeredTo } from "../../bridge/decision-offers.js";
 import { InteractionError } from "../../bridge/interactions/index.js";
 
 /** interaction/* and plan/*: resolve the gateway's interactions of one session (DESIGN §4.4). */
@@ -47,8 +48,13 @@ async function resolving<T>(about: { sessionId: string; interactionId?: string }
   }
 }
 
+/** interaction/list: the pending interactions, each saying whether the caller (with a principal) may decide it. */
 export async function list(ctx: MethodContext, p: InteractionListParams): Promise<InteractionListResult> {
-  return { interactions: await (await interactionsOf(ctx, p.sessionId)).list() };
+  const { sessionId, interactions: session } = await ctx.services.sessions.access(p.sessionId, ctx.peer.tenant);
+  const interactions = await session.shared.list();
+  const { principal } = ctx.peer;
+  if (!principal) return { interactions };
+  return { interactions: await Promise.all(interactions.map(async (i) => ({ ...i, mayDecide: await offeredTo(ctx.services.core.roles, sessionId, principal, i.id) }))) };
 }
 
 export async function approve(ctx: MethodContext, p: InteractionApproveParams): Promise<InteractionApproveResult> {

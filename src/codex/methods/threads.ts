@@ -14,6 +14,7 @@ import type {
   ThreadTurnsListResult,
 } from "../../../generated/codex-v2.js";
 import { askJoiningClient } from "../../bridge/interactions/index.js";
+import { modeChangeAllowed } from "../../bridge/mode-changes.js";
 import { createAttributes } from "../../bridge/session-attributes.js";
 import { workingDirectoryRefused } from "../../bridge/session-workspace.js";
 import { approvalModeOf, DEFAULT_APPROVAL_POLICY, requestedPolicy } from "../approval-policy.js";
@@ -83,7 +84,10 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
   // Nothing of an ephemeral thread is kept to resume from, as Codex writes no rollout of one.
   if (thread.ephemeral) throw codexError("invalid_request", `no rollout found for thread id ${params.threadId}`);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
-  if (policy !== undefined) await thread.setApprovalPolicy(policy);
+  // An observer's policy is applied only as far as it restates the mode (mode-changes.ts).
+  if (policy !== undefined && (await modeChangeAllowed(services.core.roles, thread.record.interactions, thread.threadId, peer.principal, approvalModeOf(policy), "thread/resume"))) {
+    await thread.setApprovalPolicy(policy);
+  }
   // Otherwise it reports the session's mode, as it stands on every replica.
   else await thread.record.interactions.refreshSettings();
   // The thread's live notifications, which loading it brings, follow the response.
@@ -93,7 +97,7 @@ export async function threadResume(ctx: CodexMethodContext, params: ThreadResume
   const after = peer.client.relayed ? resumeAfter(params) : undefined;
   if (after && !thread.resumeAfter(peer, after, ctx.cause)) services.log?.("warn", "a relay resumed a thread from a place no longer kept: what it missed is in the thread's turns only", { threadId: thread.threadId });
   // Approvals, questions and plans pending now were put to the clients there were: this one is asked at once.
-  if (joining) askJoiningClient(thread.record, new CodexServerRequests(() => thread, (p) => p === peer), services.log);
+  if (joining) askJoiningClient(thread.record, new CodexServerRequests(() => thread, services.core.roles, (p) => p === peer), services.log);
   return { thread: thread.thread(params.excludeTurns !== true), ...thread.settings(), ...placeFor(peer, thread) };
 }
 

@@ -9,7 +9,8 @@ import type {
 } from "../../../generated/codex-v2.js";
 import { RecallMismatchError } from "../../bridge/request-recall.js";
 import { deliverWhileRunning, submitOrSteer } from "../../bridge/submit-or-steer.js";
-import { requestedPolicy } from "../approval-policy.js";
+import { modeChangeAllowed } from "../../bridge/mode-changes.js";
+import { approvalModeOf, requestedPolicy } from "../approval-policy.js";
 import { CODEX_FAILURES, codexError } from "../codex-errors.js";
 import { rpcFailure } from "../../bridge/rpc-failures.js";
 import type { CodexMethodContext } from "../context.js";
@@ -51,7 +52,9 @@ async function startTurn(ctx: CodexMethodContext, params: TurnStartParams, turnI
   await services.core.roles.require(thread.threadId, peer.principal, thread.record.hub.activeTurnId ? "steer" : "prompt", "turn/start");
   const text = inputText(params.input);
   const policy = requestedPolicy(params.approvalPolicy, peer.client.experimentalApi);
-  if (policy !== undefined) await thread.setApprovalPolicy(policy);
+  if (policy !== undefined && (await modeChangeAllowed(services.core.roles, thread.record.interactions, thread.threadId, peer.principal, approvalModeOf(policy), "turn/start"))) {
+    await thread.setApprovalPolicy(policy);
+  }
   thread.attach(peer, ctx.cause);
   // A turn/start during a running turn (or one that started first) gets that turn back, as in Codex; its input steers the turn rather than being lost.
   const delivery = await submitOrSteer(services.core.hosts, thread.record.hub, {

@@ -42,6 +42,15 @@ export const SEND_MODES = ["queue", "steer"] as const;
 /** The tool names Ask hosts know for session/create `tools` (their built-in tools). */
 export const ASK_TOOL_NAMES = ["bash", "read", "write", "edit", "glob", "grep", "code"] as const;
 
+/** Said of each interaction interaction/list returns, for the caller (src/bridge/decision-offers.ts). */
+const mayDecide = () =>
+  opt(
+    describe(
+      "Gateway extension: whether the caller may decide this interaction. false for a principal whose role does not answer (an observer): interaction/approve, reject and respond are refused, and no reverse request asks it. Absent for a caller without a principal (a gateway without tokens), who always may.",
+      bool(),
+    ),
+  );
+
 export const typeDefinitions: Record<string, Schema> = {
   ApprovalDetails: obj(
     {
@@ -164,6 +173,7 @@ export const typeDefinitions: Record<string, Schema> = {
       kind: literal("approval"),
       status: ref("InteractionStatus"),
       payload: ref("ApprovalDetails"),
+      mayDecide: mayDecide(),
     },
     { description: "A gated tool call waiting for (or resolved by) interaction/approve or interaction/reject." },
   ),
@@ -174,6 +184,7 @@ export const typeDefinitions: Record<string, Schema> = {
       kind: literal("plan"),
       status: ref("InteractionStatus"),
       payload: obj({ plan: str() }),
+      mayDecide: mayDecide(),
     },
     { description: "A plan proposal, resolved by plan/approve or plan/reject." },
   ),
@@ -184,6 +195,7 @@ export const typeDefinitions: Record<string, Schema> = {
       kind: literal("user_input"),
       status: ref("InteractionStatus"),
       payload: ref("UserInputDetails"),
+      mayDecide: mayDecide(),
     },
     { description: "A question for the user, answered by interaction/respond or interaction/requestUserInput." },
   ),

@@ -87,23 +87,41 @@ describe("Ask", () => {
     expect(await carol.request("session/abort", { sessionId })).toEqual({ aborted: true, sessionId });
   });
 
-  it("an observer's reverse-request answer decides nothing; the approval stays pending for a controller", async () => {
+  it("does not ask an observer, and tells it mayDecide: false; one made observer after it was asked decides nothing with its answer", async () => {
     const alice = await ask("alice");
     const bob = await ask("bob", ["reverseRequests"]);
-    const asked = deferred<void>();
+    const carol = await ask("carol", ["reverseRequests"]);
+    let bobAsked = false;
     bob.reverse = async () => {
-      asked.resolve();
+      bobAsked = true;
       return { decision: "accept" };
     };
-    const sessionId = await aliceSession(alice, bob);
+    const carolAsked = deferred<void>();
+    const demoted = deferred<void>();
+    carol.reverse = async () => {
+      carolAsked.resolve();
+      await demoted.promise;
+      return { decision: "accept" };
+    };
+    const sessionId = await aliceSession(alice, bob, carol);
     const { turnId } = await alice.request("session/send", { sessionId, content: CALL_ECHO });
-    await asked.promise;
-    await replyRefused("bob", "interaction/requestPermission");
+    await carolAsked.promise;
+    // The observer watches the approval (its event) and is told it may not decide it; a controller may.
+    await bob.waitForEvent(sessionId, "approval.required");
+    expect((await bob.request("interaction/list", { sessionId })).interactions).toEqual([expect.objectContaining({ id: "act_1", kind: "approval", status: "pending", mayDecide: false })]);
+    expect((await carol.request("interaction/list", { sessionId })).interactions).toEqual([expect.objectContaining({ id: "act_1", mayDecide: true })]);
+
+    await alice.request("session/setRole", { sessionId, principal: "carol", role: "observer" });
+    demoted.resolve();
+    await replyRefused("carol", "interaction/requestPermission");
     expect(await pendingIds(alice, sessionId)).toEqual(["act_1"]);
     expect(payloadsOf(alice.eventsOf(sessionId), "approval.updated")).toEqual([]);
     await alice.request("interaction/reject", { sessionId, interactionId: "act_1", feedback: "no" });
     expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
     expect(payloadsOf(alice.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "rejected", feedback: "no" }]);
+    await bob.waitForEvent(sessionId, "approval.updated");
+    // Every request went out before carol answered: the observer was never one of them.
+    expect(bobAsked).toBe(false);
   });
 
   it("grant then allowed, revoke then refused; only the owner grants; session/roles lists them", async () => {
@@ -143,7 +161,7 @@ describe("Codex", () => {
     return client;
   }
 
-  it("refuses an observer's turn/start, turn/steer and turn/interrupt; its approval decides nothing; a grant lets it act", async () => {
+  it("refuses an observer's turn/start, turn/steer, turn/interrupt and a change of approvalPolicy; does not ask it; a demoted controller's answer decides nothing; a grant lets it act", async () => {
     const alice = await codex("alice");
     const bob = await codex("bob");
     const { thread } = await alice.request("thread/start", { cwd: gw.cwd, approvalPolicy: "on-request" });
@@ -153,16 +171,34 @@ describe("Codex", () => {
     const start = await bob.requestRaw("turn/start", { threadId, input: [{ type: "text", text: "Hi", text_elements: [] }] });
     expect(start.error).toMatchObject({ code: FORBIDDEN, message: "turn/start: principal 'bob' is an observer of this session; observers cannot prompt" });
 
-    const bobAsked = deferred<void>();
-    bob.onRequest("item/commandExecution/requestApproval", () => {
-      bobAsked.resolve();
+    // An observer's approvalPolicy may restate the mode in force (a client's own default, sent unasked), not change it.
+    expect((await bob.request("thread/resume", { threadId, approvalPolicy: "on-request" })).approvalPolicy).toBe("on-request");
+    expect((await bob.requestRaw("thread/resume", { threadId, approvalPolicy: "never" })).error).toMatchObject({
+      code: FORBIDDEN,
+      message: "thread/resume: principal 'bob' is an observer of this session; observers cannot change the session's approval mode",
+    });
+
+    const carol = await codex("carol");
+    await carol.request("thread/resume", { threadId });
+    bob.onRequest("item/commandExecution/requestApproval", () => ({ decision: "accept" }));
+    const carolAsked = deferred<void>();
+    const demoted = deferred<void>();
+    carol.onRequest("item/commandExecution/requestApproval", async () => {
+      carolAsked.resolve();
+      await demoted.promise;
       return { decision: "accept" };
     });
     const aliceAnswer = deferred<unknown>();
     alice.onRequest("item/commandExecution/requestApproval", () => aliceAnswer.promise);
     const { turn } = await alice.request("turn/start", { threadId, input: [{ type: "text", text: CALL_ECHO, text_elements: [] }] });
-    await bobAsked.promise;
-    await replyRefused("bob", "item/commandExecution/requestApproval");
+    await carolAsked.promise;
+    // The observer is shown the command and the thread waiting on approval, and is not asked.
+    await bob.waitFor((m) => m.method === "item/started" && m.params.item.type === "commandExecution");
+    await bob.waitFor((m) => m.method === "thread/status/changed" && m.params.status.activeFlags?.includes("waitingOnApproval"));
+    const owner = await ask("alice");
+    await owner.request("session/setRole", { sessionId: threadId, principal: "carol", role: "observer" });
+    demoted.resolve();
+    await replyRefused("carol", "item/commandExecution/requestApproval");
     expect((await bob.requestRaw("turn/interrupt", { threadId, turnId: turn.id })).error).toMatchObject({ code: FORBIDDEN, message: expect.stringContaining("observers cannot interrupt") });
     expect((await bob.requestRaw("turn/steer", { threadId, expectedTurnId: turn.id, input: [{ type: "text", text: "x", text_elements: [] }] })).error).toMatchObject({
       code: FORBIDDEN,
@@ -175,11 +211,34 @@ describe("Codex", () => {
     expect(completed.params.turn.status).toBe("completed");
     const command = alice.notifications("item/completed").find((m) => m.params.item.type === "commandExecution")!;
     expect(command.params.item.status).toBe("declined");
+    await bob.turnCompleted(turn.id);
+    expect(bob.serverRequests("item/commandExecution/requestApproval")).toEqual([]);
 
-    const owner = await ask("alice");
     await owner.request("session/setRole", { sessionId: threadId, principal: "bob", role: "controller" });
     const granted = await bob.request("turn/start", { threadId, input: [{ type: "text", text: "Hello", text_elements: [] }] });
     expect((await bob.turnCompleted(granted.turn.id)).params.turn.status).toBe("completed");
+  });
+  it("does not ask an observer the agent's question, live or as it resumes the thread; a controller's answer decides", async () => {
+    const alice = await ask("alice");
+    const sessionId = await aliceSession(alice);
+    const bob = await codex("bob");
+    bob.onRequest("item/tool/requestUserInput", (params) => ({ answers: { [params.questions[0].id]: { answers: ["red"] } } }));
+    await bob.request("thread/resume", { threadId: sessionId });
+    const { turnId } = await alice.request("session/send", { sessionId, content: '/tool ask_user {"question":"Which colour?","options":["red","blue"]}' });
+    await alice.waitForEvent(sessionId, "input.requested");
+
+    const bobAgain = await codex("bob");
+    bobAgain.onRequest("item/tool/requestUserInput", (params) => ({ answers: { [params.questions[0].id]: { answers: ["red"] } } }));
+    expect((await bobAgain.request("thread/resume", { threadId: sessionId, excludeTurns: true })).thread.status).toEqual({ type: "active", activeFlags: ["waitingOnUserInput"] });
+    const carol = await codex("carol");
+    carol.onRequest("item/tool/requestUserInput", (params) => ({ answers: { [params.questions[0].id]: { answers: ["blue"] } } }));
+    await carol.request("thread/resume", { threadId: sessionId, excludeTurns: true });
+    await carol.waitFor((m) => m.method === "item/tool/requestUserInput");
+
+    expect(await waitForTerminal(alice, sessionId, turnId)).toMatchObject({ type: "turn.completed" });
+    expect(payloadsOf(alice.eventsOf(sessionId), "input.resolved")).toEqual([expect.objectContaining({ response: "blue" })]);
+    // Each request went out before carol's answer settled the question: neither of bob's connections was one of them.
+    expect([...bob.serverRequests(), ...bobAgain.serverRequests()]).toEqual([]);
   });
 });
 
@@ -191,45 +250,64 @@ describe("ACP", () => {
     return client;
   }
 
-  it("refuses an observer's session/prompt; its permission answer decides nothing; its session/cancel interrupts nothing", async () => {
+  it("refuses an observer's session/prompt and session/set_mode; shows it the tool call without asking; a demoted controller's answer decides nothing; its cancel and close end nothing", async () => {
     const alice = await ask("alice");
     const sessionId = await aliceSession(alice);
     const bob = await acp("bob");
-    let bobAsked = false;
-    bob.answer = (request) => {
-      bobAsked = true;
-      return { outcome: { outcome: "selected", optionId: request.params.options[0].optionId } };
-    };
     await bob.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
+    const carol = await acp("carol");
+    const carolAsked = deferred<any>();
+    carol.answer = (request) => {
+      carolAsked.resolve(request);
+      return undefined;
+    };
+    await carol.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
 
     const prompt = await bob.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Hi" }] });
     expect(prompt.error).toMatchObject({ code: FORBIDDEN, message: "session/prompt: principal 'bob' is an observer of this session; observers cannot prompt" });
+    const setMode = await bob.request("session/set_mode", { sessionId, modeId: "auto" });
+    expect(setMode.error).toMatchObject({ code: FORBIDDEN, message: "session/set_mode: principal 'bob' is an observer of this session; observers cannot change the session's approval mode" });
+    // Restating the mode in force changes nothing, and is not refused (an editor re-applies its saved mode on load).
+    expect((await bob.request("session/set_mode", { sessionId, modeId: "on_request" })).result).toEqual({});
 
     const { turnId } = await alice.request("session/send", { sessionId, content: CALL_ECHO });
-    await bob.next((m) => m.method === "session/request_permission");
-    await replyRefused("bob", "session/request_permission");
-    expect(bobAsked).toBe(true);
+    const request = await carolAsked.promise;
+    // The observer sees the call waiting, and is not asked about it.
+    const card = await bob.next((m) => m.params?.update?.sessionUpdate === "tool_call" && m.params.update.status === "pending");
+    expect(card.params.update).toMatchObject({ toolCallId: request.params.toolCall.toolCallId, kind: "execute" });
     bob.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
     await eventually(() => gw.bridgeLog().some((line) => line.includes("session/cancel refused") && line.includes("principal 'bob'")), "bob's session/cancel refused");
+
+    await alice.request("session/setRole", { sessionId, principal: "carol", role: "observer" });
+    carol.send({ jsonrpc: "2.0", id: request.id, result: { outcome: { outcome: "selected", optionId: request.params.options[0].optionId } } });
+    await replyRefused("carol", "session/request_permission");
     expect(await pendingIds(alice, sessionId)).toEqual(["act_1"]);
     await alice.request("interaction/approve", { sessionId, interactionId: "act_1" });
     expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
+    await bob.next((m) => m.params?.update?.sessionUpdate === "tool_call_update" && m.params.update.status === "completed");
+    expect(bob.received.filter((m) => m.method === "session/request_permission")).toEqual([]);
 
-    const carol = await acp("carol");
-    await carol.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
-    const answered = await carol.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Hello" }] });
+    // Letting go is its own: an observer's session/close succeeds and the session goes on for the others.
+    expect((await bob.request("session/close", { sessionId })).result).toEqual({});
+    const next = await alice.request("session/send", { sessionId, content: "Still here" });
+    expect(await waitForTerminal(alice, sessionId, next.turnId)).toMatchObject({ type: "turn.completed", payload: { response: "You said: Still here" } });
+
+    const again = await acp("carol");
+    await alice.request("session/setRole", { sessionId, principal: "carol", role: null });
+    await again.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
+    const answered = await again.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Hello" }] });
     expect(answered.result).toEqual(expect.objectContaining({ stopReason: "end_turn" }));
   });
 });
 
 describe("MCP", () => {
-  async function mcp(who: keyof typeof TOKENS, decision?: string): Promise<{ client: Client; asked: Promise<void> }> {
-    const client = sdkClient({ elicitation: decision !== undefined });
+  async function mcp(who: keyof typeof TOKENS, answer?: () => Promise<string>): Promise<{ client: Client; asked: Promise<void> }> {
+    const client = sdkClient({ elicitation: answer !== undefined });
     const asked = deferred<void>();
-    if (decision) {
+    if (answer) {
       client.setRequestHandler(ElicitRequestSchema, async () => {
         asked.resolve();
-        return { action: "accept", content: { decision } };
+        return { action: "accept", content: { decision: await answer() } };
       });
     }
     await client.connect(webSocketTransport(`${gw.wsUrl("/mcp/ws")}?access_token=${TOKENS[who]}`));
@@ -237,10 +315,19 @@ describe("MCP", () => {
     return { client, asked: asked.promise };
   }
 
-  it("an observer's tau-reply, tau-interrupt and tau-answer fail with the reason; its form answer decides nothing", async () => {
+  it("an observer's tau-reply, tau-interrupt and tau-answer fail with the reason; it is shown no form; a demoted controller's form answer decides nothing", async () => {
     const alice = await ask("alice");
     const sessionId = await aliceSession(alice);
-    const { client: bob, asked } = await mcp("bob", "approve");
+    let bobShown = false;
+    const { client: bob } = await mcp("bob", async () => {
+      bobShown = true;
+      return "approve";
+    });
+    const demoted = deferred<void>();
+    const { client: carol, asked: carolAsked } = await mcp("carol", async () => {
+      await demoted.promise;
+      return "approve";
+    });
 
     const reply = await bob.callTool({ name: "tau-reply", arguments: { sessionId, prompt: "Hi" } });
     expect(reply).toMatchObject({ isError: true, content: [{ type: "text", text: "tau-reply: principal 'bob' is an observer of this session; observers cannot prompt" }] });
@@ -248,18 +335,49 @@ describe("MCP", () => {
     expect(interrupt).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining("observers cannot interrupt") }] });
 
     await bob.subscribeResource({ uri: `tau://session/${sessionId}` });
+    await carol.subscribeResource({ uri: `tau://session/${sessionId}` });
     const { turnId } = await alice.request("session/send", { sessionId, content: CALL_ECHO });
-    await asked;
-    await replyRefused("bob", "elicitation/create");
+    await carolAsked;
     const answer = await bob.callTool({ name: "tau-answer", arguments: { sessionId, action: "approve" } });
     expect(answer).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining("observers cannot answer approvals or questions") }] });
+    await alice.request("session/setRole", { sessionId, principal: "carol", role: "observer" });
+    demoted.resolve();
+    await replyRefused("carol", "elicitation/create");
     expect(await pendingIds(alice, sessionId)).toEqual(["act_1"]);
 
-    const { client: carol } = await mcp("carol");
-    const decided = await carol.callTool({ name: "tau-answer", arguments: { sessionId, action: "approve" } });
-    expect(decided.isError).toBeFalsy();
+    await alice.request("interaction/approve", { sessionId, interactionId: "act_1" });
     expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
     expect(payloadsOf(alice.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "approved" }]);
+    // Every form went out before carol answered: the observer was shown none.
+    expect(bobShown).toBe(false);
+  });
+  it("puts a proposed plan to a controller's form and not an observer's; a demoted controller's answer decides nothing", async () => {
+    const alice = await ask("alice");
+    const sessionId = await aliceSession(alice);
+    let bobShown = false;
+    const { client: bob } = await mcp("bob", async () => {
+      bobShown = true;
+      return "approve";
+    });
+    const demoted = deferred<void>();
+    const { client: carol, asked: carolAsked } = await mcp("carol", async () => {
+      await demoted.promise;
+      return "approve";
+    });
+    await bob.subscribeResource({ uri: `tau://session/${sessionId}` });
+    await carol.subscribeResource({ uri: `tau://session/${sessionId}` });
+
+    const { turnId } = await alice.request("session/send", { sessionId, content: '/tool submit_plan {"plan":"- one step"}' });
+    await carolAsked;
+    await alice.request("session/setRole", { sessionId, principal: "carol", role: "observer" });
+    demoted.resolve();
+    await replyRefused("carol", "elicitation/create");
+    expect(payloadsOf(alice.eventsOf(sessionId), "plan.approved")).toEqual([]);
+    await alice.request("plan/approve", { sessionId });
+    expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
+    expect(payloadsOf(alice.eventsOf(sessionId), "plan.approved")).toHaveLength(1);
+    // The forms went out as the plan was proposed, before carol answered: none to the observer.
+    expect(bobShown).toBe(false);
   });
 });
 
