@@ -8,6 +8,7 @@ import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
 import { LogAppender } from "./log-appender.js";
 import { LogMirror } from "./log-mirror.js";
+import { RunningTurns } from "./running-turns.js";
 import { SnapshotMirror, type SnapshotChanges } from "./snapshot-mirror.js";
 import { isMergeable, StreamMerging } from "./stream-merging.js";
 import type { IgnoredServerMessageType } from "./translation/translated-kinds.js";
@@ -64,6 +65,7 @@ export class SessionHub {
   private readonly streams = new StreamMerging((event) => this.append(event, "translated", undefined, this.deltaSources.takeStreamed()));
   /** Which Tau deltas the events of the local log were translated from. */
   private readonly deltaSources: DeltaSources;
+  private readonly runningTurns = new RunningTurns();
 
   constructor(options: SessionHubOptions) {
     this.sessionId = options.sessionId;
@@ -161,9 +163,7 @@ export class SessionHub {
 
   /** userHistoryEntryIds of every turn Tau reports running (the active one and any settling). */
   get runningTurnIds(): string[] {
-    return Object.values(this.snapshot?.turns ?? {})
-      .filter((t) => t.state === "running")
-      .map((t) => t.userHistoryEntryId);
+    return this.runningTurns.in(this.snapshot);
   }
 
   /** ISO-8601 creation time of the session. */
@@ -286,7 +286,10 @@ export class SessionHub {
         this.publish(this.translator.history(snapshot, activities));
       },
       reset: (snapshot) => this.publish(translator().resync(snapshot)),
-      delta: (message, before, after) => this.deltaSources.translate(message.toRevision, () => this.publish(translator().delta(message, before, after))),
+      delta: (message, before, after) => {
+        this.runningTurns.applied(message, before, after);
+        this.deltaSources.translate(message.toRevision, () => this.publish(translator().delta(message, before, after)));
+      },
       pending: (state) => this.publish(translator().pending(state)),
       ephemeral: (message, installed) => this.publish(translator().ephemeral(message, installed)),
       activities: (message) => this.publish(translator().activities(message)),
