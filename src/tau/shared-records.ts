@@ -4,7 +4,8 @@ import { setById, type IdRecord } from "./delta-records.js";
 /**
  * The id-keyed records of a snapshot that grow with the session — `turns` (one entry per turn the
  * session ever had) and `tools` (one per tool call) — updated in place instead of copied, for a
- * caller that asks for it (applyChanges' `share`), while every snapshot keeps its value.
+ * caller that asks for it (applyChanges' `share`), while the snapshot a patch starts from keeps
+ * its value (see below for the one it need not).
  *
  * A patch must leave its input snapshot as it was, so a record a change writes to used to be
  * copied whole first: a `turn.set` cost O(turns), 10 µs at 50 turns and 425 µs at 1,000 (twice a
@@ -19,10 +20,12 @@ import { setById, type IdRecord } from "./delta-records.js";
  * entries since the last checkpoint, and some older snapshot still holds the chain of undos, the
  * chain is cut at a copy of the record as it is then (amortised, one entry copied per update).
  *
- * The one thing this changes for callers: the record object of the newest snapshot is the next
- * snapshot's too, so a reference to `snapshot.turns` itself, kept past the next patch, sees that
- * patch. The snapshot-mirror, the only caller that shares, never hands such references out for
- * longer than a synchronous read.
+ * What this changes for a caller that shares: the record object of the newest snapshot is the
+ * next snapshot's too, so a reference to `snapshot.turns` itself, kept past the next patch, sees
+ * that patch; and a snapshot superseded by a patch that wrote neither record keeps sharing them
+ * with its successor (passOn). The input of a patch that writes in place keeps its value for good.
+ * The snapshot-mirror, the only caller that shares, reads a superseded snapshot only while it
+ * reports the patch that superseded it.
  */
 
 export type SharedKey = "turns" | "tools";
@@ -121,13 +124,15 @@ export class RecordWrites {
 
 /**
  * A patch that did not write to `key` of `input`: when `input` owns the record, `next` (which
- * shares it) takes it over and `input` keeps its value through an empty undo, since the next
- * patch of `next` may write in place.
+ * shares it) takes it over, so its next patch may write in place. `input` is not given an undo:
+ * defining an accessor costs microseconds, and most patches (every streamed chunk) write neither
+ * record, so `input` keeps sharing the record with `next` and would see a later patch's writes to
+ * it. That is the one snapshot a sharing caller must let go of: the snapshot-mirror replaces its
+ * installed snapshot with `next` and reads `input` only while it reports this patch.
  */
 export function passOn(input: Snapshot, next: Snapshot, key: SharedKey): void {
-  const record = input[key] as AnyRecord;
-  const lineage = lineages.get(record);
-  if (owns(lineage, input)) handOver(input, next, key, record, lineage, new Map());
+  const lineage = lineages.get(input[key] as AnyRecord);
+  if (owns(lineage, input)) lineage.owner = next;
 }
 
 /** Whether a patch of `input` may write its record in place (a sealed snapshot could not get its own value back). */

@@ -85,7 +85,7 @@ describe("shared turn records", () => {
     expect(Object.keys(kept[0].turns)).toHaveLength(101);
   });
 
-  it("every older snapshot keeps its own turns and their order, through checkpoints, read in any order", () => {
+  it("every snapshot a turn update started from keeps its own turns and their order, through checkpoints, read in any order", () => {
     let snapshot = sessionWith(3);
     const versions: Array<{ snapshot: Snapshot; turns: Snapshot["turns"] }> = [];
     for (let i = 0; i < 120; i++) {
@@ -143,5 +143,16 @@ describe("shared turn records", () => {
     expect(first.tools.t2.status).toBe("queued");
     expect(Object.keys(first.tools)).toEqual(["t1", "t2", "t3"]);
     expect(fromWire.tools.t1.status).toBe("queued");
+  });
+
+  it("a snapshot superseded by a patch that wrote no turn shares the record with its successor (a sharing caller lets it go)", () => {
+    const owner = applyChanges(sessionWith(2), [{ type: "turn.set", turn: running("a") }], { share: true });
+    const streamed = applyChanges(owner, [{ type: "cost.set", costTotal: 1 }], { share: true });
+    expect(streamed.turns).toBe(owner.turns);
+    const settledAfter = applyChanges(streamed, [{ type: "turn.set", turn: settled("a") }], { share: true });
+    // The input of the writing patch keeps its value; the one before it, which the caller dropped, does not.
+    expect(streamed.turns.a).toEqual(running("a"));
+    expect(settledAfter.turns.a).toEqual(settled("a"));
+    expect(owner.turns.a).toEqual(settled("a"));
   });
 });
