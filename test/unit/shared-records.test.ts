@@ -1,37 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { Change, Snapshot, ToolRun, TurnRecord } from "../../generated/tau-v18.js";
+import type { Change, Snapshot, ToolRun } from "../../generated/tau-v18.js";
 import { applyChanges, InvalidDeltaError } from "../../src/tau/delta-applier.js";
 import { recordCopies } from "../../src/tau/shared-records.js";
+import { running, sessionWith, settled } from "../support/turn-snapshots.js";
 
 /**
  * The records that grow with a session (`turns`, `tools`) are updated in place when the caller
  * shares (the snapshot-mirror), so a turn update costs the same at 50 turns as at 1,000, while every
  * older snapshot keeps its value. Work is counted in record entries copied, not timed.
  */
-
-const settled = (id: string): TurnRecord => ({ userHistoryEntryId: id, state: "settled", outcome: { status: "completed", stopReason: "stop" } });
-const running = (id: string): TurnRecord => ({ userHistoryEntryId: id, state: "running" });
-
-/** A session that has had `turns` turns (turn records only: a turn update checks nothing else). */
-function sessionWith(turns: number): Snapshot {
-  const records = Object.fromEntries(Array.from({ length: turns }, (_, i) => [`turn-${i}`, settled(`turn-${i}`)]));
-  return {
-    version: 18,
-    sessionId: "s1",
-    createdAt: 1000,
-    revision: 1,
-    agentState: { revision: 1, modelContextKey: "ctx-1" },
-    lifecycle: "idle",
-    costTotal: 0,
-    messages: [],
-    turns: records,
-    timeline: { epoch: 1, sequence: 0, items: [] },
-    tools: {},
-    operations: {},
-    agents: {},
-    facets: {},
-  } as unknown as Snapshot;
-}
 
 /** One round's turn updates (running, then settled), each its own patch as Tau sends them. */
 function round(snapshot: Snapshot, id: string): Snapshot[] {
