@@ -66,6 +66,8 @@ const workloads: Record<string, (access: GatewayAccess, hostUrl: string) => Prom
     await measureTranslation(access, hostUrl, 100, 10_000);
   },
   "send-round": (access) => measureGatewayRound(access, { warmupRounds: 20, rounds: 300 }),
+  // The same round at the end of a long session (turns 800–1,000): what still grows with the session shows here.
+  "send-round-long": (access) => measureGatewayRound(access, { warmupRounds: 800, rounds: 200 }),
 };
 
 /**

@@ -8,6 +8,7 @@ import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
 import { LogAppender } from "./log-appender.js";
 import { LogMirror } from "./log-mirror.js";
+import { RunningTurns } from "./running-turns.js";
 import { SnapshotMirror, type SnapshotChanges } from "./snapshot-mirror.js";
 import { isMergeable, StreamMerging } from "./stream-merging.js";
 import type { IgnoredServerMessageType } from "./translation/translated-kinds.js";
@@ -70,6 +71,7 @@ export class SessionHub {
   private readonly streams = new StreamMerging((event) => this.append(event, "translated", undefined, this.deltaSources.takeStreamed()));
   /** Which Tau deltas the events of the local log were translated from. */
   private readonly deltaSources: DeltaSources;
+  private readonly runningTurns = new RunningTurns();
 
   constructor(options: SessionHubOptions) {
     this.sessionId = options.sessionId;
@@ -167,9 +169,7 @@ export class SessionHub {
 
   /** userHistoryEntryIds of every turn Tau reports running (the active one and any settling). */
   get runningTurnIds(): string[] {
-    return Object.values(this.snapshot?.turns ?? {})
-      .filter((t) => t.state === "running")
-      .map((t) => t.userHistoryEntryId);
+    return this.runningTurns.in(this.snapshot);
   }
 
   /** ISO-8601 creation time of the session. */
@@ -296,6 +296,8 @@ export class SessionHub {
         if (!this.skipsTranslation()) this.publish(this.translatorBehind ? this.caughtUpResync(snapshot) : translator().resync(snapshot));
       },
       delta: (message, before, after) => {
+        // Followed on every replica: whether a turn runs is read here whoever translates.
+        this.runningTurns.applied(message, before, after);
         if (this.skipsTranslation()) return;
         if (this.translatorBehind) this.publish(this.caughtUpResync(before));
         this.deltaSources.translate(message.toRevision, () => this.publish(translator().delta(message, before, after)));

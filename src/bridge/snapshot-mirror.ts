@@ -198,7 +198,8 @@ export class SnapshotMirror {
     if (!before || !this.current) return;
     let after: Snapshot;
     try {
-      const outcome = applyDelta(before, message);
+      // The installed snapshot is the newest: its growing records are handed on, not copied.
+      const outcome = applyDelta(before, message, { share: true });
       if (outcome.status === "stale") return;
       after = outcome.snapshot;
     } catch (error) {

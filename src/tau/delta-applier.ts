@@ -1,5 +1,5 @@
 import type { DeltaCause, SessionDeltaMessage, Snapshot } from "../../generated/tau-v18.js";
-import { applyChanges } from "./delta-changes.js";
+import { applyChanges, type ApplyOptions } from "./delta-changes.js";
 import { DeltaGapError, InvalidDeltaError } from "./delta-errors.js";
 import { checkSnapshotInvariants } from "./delta-invariants.js";
 
@@ -9,14 +9,17 @@ import { checkSnapshotInvariants } from "./delta-invariants.js";
  * catches an error still holds its last good state and resynchronises with `session.snapshot`.
  */
 
-export { applyChanges } from "./delta-changes.js";
+export { applyChanges, type ApplyOptions } from "./delta-changes.js";
 export { DeltaGapError, InvalidDeltaError } from "./delta-errors.js";
 export { checkSnapshotInvariants } from "./delta-invariants.js";
 
 export type ApplyOutcome = { status: "applied"; snapshot: Snapshot } | { status: "stale"; snapshot: Snapshot };
 
-/** Pure: never mutates `snapshot`; returns the new snapshot (or the same one when stale). */
-export function applyDelta(snapshot: Snapshot, message: SessionDeltaMessage): ApplyOutcome {
+/**
+ * Pure: `snapshot` keeps its value; returns the new snapshot (or the same one when stale). With
+ * `share`, records of the newest snapshot may be handed on to the next (delta-changes.ts).
+ */
+export function applyDelta(snapshot: Snapshot, message: SessionDeltaMessage, options?: ApplyOptions): ApplyOutcome {
   if (message.sessionId !== snapshot.sessionId) {
     throw new InvalidDeltaError(
       `delta for session ${quote(message.sessionId)} cannot apply to session ${quote(snapshot.sessionId)}`,
@@ -36,7 +39,7 @@ export function applyDelta(snapshot: Snapshot, message: SessionDeltaMessage): Ap
       }
       if (message.fromRevision !== snapshot.revision) throw new DeltaGapError(snapshot.revision, message.fromRevision);
       // toRevision > revision (not stale) = fromRevision, so the new revision is always greater.
-      const next = applyChanges(snapshot, delta.changes);
+      const next = applyChanges(snapshot, delta.changes, options);
       next.revision = message.toRevision;
       return { status: "applied", snapshot: next };
     }

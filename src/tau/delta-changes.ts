@@ -11,31 +11,51 @@ import type {
 import { InvalidDeltaError } from "./delta-errors.js";
 import { checkLocalInvariants, checkSnapshotInvariants, type LocalCheck } from "./delta-invariants.js";
 import { deleteById, getById, hasId, sameJson, setById, type IdRecord } from "./delta-records.js";
+import { copyRecord, passOn, RecordWrites, SHARED_KEYS, type SharedKey } from "./shared-records.js";
 import { isObject } from "../shared/unknown-values.js";
 
 /**
  * The patch semantics of spec §6.1: every change kind applied in order to a private copy of the
  * snapshot, so a failing change leaves the caller's snapshot untouched (a patch is atomic). The
  * copy is shallow and made on write — untouched messages, records and containers are shared with
- * the input, and a changed one is replaced, never edited in place.
+ * the input, and a changed one is replaced, never edited in place — except, when the caller asks,
+ * the records that grow with the session, which shared-records.ts updates in place while the input
+ * keeps its value.
  */
 
+export interface ApplyOptions {
+  /**
+   * Write the records that grow with the session (`turns`, `tools`) in place when the input is the
+   * newest snapshot of its lineage, the input getting its own value back on first read
+   * (shared-records.ts): for a caller that keeps one current snapshot, as the snapshot-mirror does.
+   */
+  share?: boolean;
+}
+
 /** Applies `changes` in order and checks the result's invariants; `revision` is left as it was. */
-export function applyChanges(snapshot: Snapshot, changes: Change[]): Snapshot {
-  const draft = new Draft(snapshot);
-  let mayBreakReferences = false;
-  const local: LocalCheck[] = [];
-  changes.forEach((change, index) => {
-    const verdict = applyOne(draft, change, index);
-    if (verdict === false) mayBreakReferences = true;
-    else if (verdict !== true) local.push(verdict);
-  });
-  // §6.2 rule 4: only changes that can break references or order need the full (linear) check;
-  // streamed text, lifecycle and cost updates are the hot path and cannot. The changes of every
-  // turn (a message appended or replaced, its timeline item, the agent state) are checked for what
-  // they can break, on the patched snapshot, so other changes of the patch count.
-  if (mayBreakReferences) checkSnapshotInvariants(draft.s);
-  else if (local.length > 0) checkLocalInvariants(draft.s, local);
+export function applyChanges(snapshot: Snapshot, changes: Change[], options: ApplyOptions = {}): Snapshot {
+  // A removal from a shared record copies it (shared-records.ts restores only added ids in order).
+  const shared = options.share ? SHARED_KEYS.filter((key) => key !== "tools" || !changes.some((c) => c?.type === "tool.remove")) : [];
+  const draft = new Draft(snapshot, shared);
+  try {
+    let mayBreakReferences = false;
+    const local: LocalCheck[] = [];
+    changes.forEach((change, index) => {
+      const verdict = applyOne(draft, change, index);
+      if (verdict === false) mayBreakReferences = true;
+      else if (verdict !== true) local.push(verdict);
+    });
+    // §6.2 rule 4: only changes that can break references or order need the full (linear) check;
+    // streamed text, lifecycle and cost updates are the hot path and cannot. The changes of every
+    // turn (a message appended or replaced, its timeline item, the agent state) are checked for what
+    // they can break, on the patched snapshot, so other changes of the patch count.
+    if (mayBreakReferences) checkSnapshotInvariants(draft.s);
+    else if (local.length > 0) checkLocalInvariants(draft.s, local);
+  } catch (error) {
+    draft.rollback();
+    throw error;
+  }
+  draft.commit();
   return draft.s;
 }
 
@@ -50,9 +70,13 @@ type KeyedContainer = "turns" | "tools" | "operations" | "agents" | "facets";
 class Draft {
   readonly s: Snapshot;
   private readonly copied = new Set<string>();
+  private readonly writes = new Map<SharedKey, RecordWrites>();
 
-  constructor(snapshot: Snapshot) {
-    this.s = { ...snapshot };
+  constructor(
+    private readonly input: Snapshot,
+    private readonly shared: readonly SharedKey[],
+  ) {
+    this.s = { ...input };
   }
 
   messages(): MessageRecord[] {
@@ -72,9 +96,43 @@ class Draft {
     return timeline.items;
   }
 
+  /** Sets `id` of a keyed record (in place when the record is shared: shared-records.ts). */
+  set<K extends KeyedContainer>(key: K, id: string, value: Snapshot[K][string]): void {
+    const writes = this.sharedWrites(key);
+    if (writes) writes.set(id, value);
+    else setById(this.record(key) as IdRecord<Snapshot[K][string]>, id, value);
+  }
+
+  /** A keyed record to remove from (never a shared one: see applyChanges). */
   record<K extends KeyedContainer>(key: K): Snapshot[K] {
-    if (this.once(key)) this.s[key] = { ...this.s[key] };
+    if (this.once(key)) this.s[key] = copyRecord(this.s[key]).copy as Snapshot[K];
     return this.s[key];
+  }
+
+  /** The patch failed: a shared record written in place is put back. */
+  rollback(): void {
+    for (const writes of this.writes.values()) writes.rollback();
+  }
+
+  /** The patch succeeded: the result owns the shared records, and the input keeps its own values. */
+  commit(): void {
+    for (const key of this.shared) {
+      const writes = this.writes.get(key);
+      if (writes) writes.commit(this.s);
+      else passOn(this.input, this.s, key);
+    }
+  }
+
+  private sharedWrites(key: KeyedContainer): RecordWrites | undefined {
+    if (!(this.shared as readonly string[]).includes(key)) return undefined;
+    const shared = key as SharedKey;
+    let writes = this.writes.get(shared);
+    if (!writes) {
+      writes = new RecordWrites(this.input, shared);
+      this.writes.set(shared, writes);
+      (this.s as Record<SharedKey, unknown>)[shared] = writes.record;
+    }
+    return writes;
   }
 
   private once(key: string): boolean {
@@ -106,7 +164,7 @@ function applyOne(d: Draft, change: Change, index: number): boolean | LocalCheck
       s.settings = change.settings;
       return true;
     case "turn.set":
-      setTurn(d.record("turns"), change.turn, invalid);
+      setTurn(d, change.turn, invalid);
       return true;
     case "message.append":
       if (findMessage(s.messages, change.message.id) >= 0) {
@@ -162,21 +220,21 @@ function applyOne(d: Draft, change: Change, index: number): boolean | LocalCheck
     }
     case "tool.set": {
       const before = getById(s.tools, change.tool.id);
-      setById(d.record("tools"), change.tool.id, change.tool);
+      d.set("tools", change.tool.id, change.tool);
       // A status update that keeps every reference (position, result, facets) cannot break anything.
       return before !== undefined && sameJson(toolReferences(before), toolReferences(change.tool));
     }
     case "operation.set": {
       const existed = hasId(s.operations, change.operation.id);
-      setById(d.record("operations"), change.operation.id, change.operation);
+      d.set("operations", change.operation.id, change.operation);
       return existed;
     }
     case "agent.set":
-      setById(d.record("agents"), change.agent.id, change.agent); // an upsert never removes a notice/facet subject
+      d.set("agents", change.agent.id, change.agent); // an upsert never removes a notice/facet subject
       return true;
     case "facet.set": {
       const before = getById(s.facets, change.facet.id);
-      setById(d.record("facets"), change.facet.id, change.facet);
+      d.set("facets", change.facet.id, change.facet);
       return before !== undefined && sameJson(before.subject, change.facet.subject);
     }
     default:
@@ -187,12 +245,12 @@ function applyOne(d: Draft, change: Change, index: number): boolean | LocalCheck
 }
 
 /** Upsert by userHistoryEntryId; a settled record is final (repeating the same value is allowed). */
-function setTurn(turns: IdRecord<TurnRecord>, turn: TurnRecord, invalid: (reason: string) => Error): void {
-  const current = getById(turns, turn.userHistoryEntryId);
+function setTurn(d: Draft, turn: TurnRecord, invalid: (reason: string) => Error): void {
+  const current = getById(d.s.turns, turn.userHistoryEntryId);
   if (current?.state === "settled" && !sameJson(current, turn)) {
     throw invalid(`turn ${quote(turn.userHistoryEntryId)} is already settled and cannot change`);
   }
-  setById(turns, turn.userHistoryEntryId, turn);
+  d.set("turns", turn.userHistoryEntryId, turn);
 }
 
 /**

@@ -56,10 +56,14 @@ export function turnTotals(snapshot: Snapshot, turnId: string): TurnTotals {
  * (e.g. compacted away).
  */
 export function committedDuringTurn(snapshot: Snapshot, turnId: string): MessageRecord[] {
-  const start = snapshot.messages.findIndex((m) => m.id === turnId);
+  const { messages } = snapshot;
+  // From the end: the turn asked about is nearly always the newest, so this costs the turn's length, not the session's.
+  let start = messages.length - 1;
+  while (start >= 0 && messages[start].id !== turnId) start--;
   if (start < 0) return [];
   const found: MessageRecord[] = [];
-  for (const record of snapshot.messages.slice(start + 1)) {
+  for (let i = start + 1; i < messages.length; i++) {
+    const record = messages[i];
     if (record.message.role === "user" && record.id !== turnId && record.id in snapshot.turns) break;
     if (record.state === "committed" && record.message.role === "assistant") found.push(record);
   }
