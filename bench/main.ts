@@ -27,6 +27,7 @@ import { measureSessionScale, type SessionScaleResult } from "./sessions.js";
 import { measureTranslation, type TranslationResult } from "./translation.js";
 import { measureValidation, type ValidationBenchResult } from "./validation.js";
 import { round } from "./stats.js";
+import { reportLingeringHandles } from "./lingering.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -277,12 +278,14 @@ async function main(): Promise<void> {
   log(`results written to bench/results/${name}, bench/results/latest.json and bench/results/latest.md`);
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof UsageError) {
-    process.stderr.write(`bench: ${err.message}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-  process.exitCode = 1;
-});
+main()
+  .catch((err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`bench: ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => reportLingeringHandles(log));

@@ -43,19 +43,37 @@ export function exceedsNodes(schema: unknown, max: number): boolean {
 /**
  * The refusal of thread/start params, as received, whose `dynamicTools` hold more tools than the
  * bound or a tool whose `inputSchema` is larger than the bound; undefined for any other params
- * (what is not of the right shape is the validator's to refuse).
+ * (what is not of the right shape is the validator's to refuse). A spec is a function or a
+ * namespace of functions (`{type:"namespace", tools:[…]}`, as the terminal UI registers its own):
+ * the gateway offers only the first kind, but the validator walks both, so every function counts,
+ * in a namespace or not, and each one's schema is bounded. The count is taken from the lengths of
+ * the arrays before any tool is looked at.
  */
 export function dynamicToolsOverBounds(params: unknown): RpcError | undefined {
   const specs = typeof params === "object" && params !== null ? (params as { dynamicTools?: unknown }).dynamicTools : undefined;
   if (!Array.isArray(specs)) return undefined;
-  if (specs.length > MAX_DYNAMIC_TOOLS) return invalidParams("dynamicTools", `${specs.length} tools are more than the ${MAX_DYNAMIC_TOOLS} the gateway takes`);
+  let count = specs.length;
+  // A namespace holds its functions; it is not one itself. (Past the bound by the specs alone, they are not looked at.)
+  if (count <= MAX_DYNAMIC_TOOLS) for (const spec of specs) count += (namespaceTools(spec)?.length ?? 1) - 1;
+  if (count > MAX_DYNAMIC_TOOLS) return invalidParams("dynamicTools", `${count} tools are more than the ${MAX_DYNAMIC_TOOLS} the gateway takes${count === specs.length ? "" : " (functions in a namespace count)"}`);
   for (const [index, spec] of specs.entries()) {
-    const schema: unknown = typeof spec === "object" && spec !== null ? (spec as { inputSchema?: unknown }).inputSchema : undefined;
-    if (exceedsNodes(schema, MAX_TOOL_SCHEMA_NODES)) {
-      return invalidParams(`dynamicTools[${index}].inputSchema`, `holds more than the ${MAX_TOOL_SCHEMA_NODES} objects and arrays the gateway takes in one tool's schema`);
+    const inNamespace = namespaceTools(spec);
+    const placed: Array<[string, unknown]> = inNamespace ? inNamespace.map((tool, at) => [`dynamicTools[${index}].tools[${at}]`, tool]) : [[`dynamicTools[${index}]`, spec]];
+    for (const [at, tool] of placed) {
+      const schema: unknown = typeof tool === "object" && tool !== null ? (tool as { inputSchema?: unknown }).inputSchema : undefined;
+      if (exceedsNodes(schema, MAX_TOOL_SCHEMA_NODES)) {
+        return invalidParams(`${at}.inputSchema`, `holds more than the ${MAX_TOOL_SCHEMA_NODES} objects and arrays the gateway takes in one tool's schema`);
+      }
     }
   }
   return undefined;
+}
+
+/** The `tools` of a namespace spec, or undefined for any other spec. */
+function namespaceTools(spec: unknown): unknown[] | undefined {
+  if (typeof spec !== "object" || spec === null) return undefined;
+  const { type, tools } = spec as { type?: unknown; tools?: unknown };
+  return type === "namespace" && Array.isArray(tools) ? tools : undefined;
 }
 
 /** Resolves in the next event-loop turn, after what waits for I/O. */

@@ -1,5 +1,6 @@
 import { MIMEType } from "node:util";
 import type { FastifyInstance } from "fastify";
+import { readBoundedJsonText } from "./json-body-reader.js";
 
 /**
  * The charset a JSON request declares when it is not UTF-8; undefined when it declares UTF-8 or
@@ -36,13 +37,15 @@ export class UnsupportedCharset extends Error {
 /**
  * Has the scope read JSON bodies as text, up to `bodyLimit` bytes: the JSON-RPC layer parses them
  * itself, so a malformed body is a JSON-RPC parse error (-32700) as on every other transport, not
- * a Fastify 400. A body declared in another charset fails with UnsupportedCharset.
+ * a Fastify 400. A body declared in another charset fails with UnsupportedCharset, before it is
+ * read; one past the shape bounds fails with JsonBodyRefused as soon as the chunk that passes
+ * them arrives (json-body-reader.ts), so the route answers it in its dialect.
  */
 export function readJsonBodiesAsText(app: FastifyInstance, bodyLimit: number): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit }, (request, body, done) => {
+  app.addContentTypeParser("application/json", { bodyLimit }, (request, payload, done) => {
     const charset = nonUtf8Charset(request.headers["content-type"]);
     if (charset !== undefined) return done(new UnsupportedCharset(charset), undefined);
-    done(null, body);
+    readBoundedJsonText(request, payload, done);
   });
 }

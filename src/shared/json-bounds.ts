@@ -47,27 +47,74 @@ const COMMA = 0x2c;
  */
 export function jsonBoundsError(text: string, bounds: JsonBounds = JSON_BOUNDS): JsonBoundsError | undefined {
   if (withinBoundsAtAGlance(text, bounds)) return undefined;
-  let depth = 0;
-  let values = 0;
-  const next = notYetLooked();
-  // A loop over character codes, not a regex match per structural character: a match allocates
-  // its result, which made the scan of a message of many small values cost more than parsing it.
-  for (let at = 0, length = text.length; at < length; at++) {
-    const c = text.charCodeAt(at);
-    if (c === QUOTE) {
-      const end = stringEnd(text, at, next);
-      if (end < 0) return undefined;
-      at = end;
-    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (++depth > bounds.maxDepth) return new JsonBoundsError(`nested more than ${bounds.maxDepth} levels deep (the gateway's limit)`, "depth", bounds.maxDepth);
-      if (++values > bounds.maxValues) return tooMany(bounds);
-    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
-      depth--;
-    } else if (c === COMMA && ++values > bounds.maxValues) {
-      return tooMany(bounds);
+  return new JsonBoundsScan(bounds).feed(text);
+}
+
+/**
+ * The scan of jsonBoundsError over text that arrives in pieces (an HTTP body's chunks): each piece
+ * is scanned as it comes, carrying over whether it ends inside a string or just after a backslash
+ * there, so a body is refused at the piece that passes a bound without waiting for the rest. The
+ * pieces may be bytes of UTF-8 read as latin1: the characters looked at are ASCII, and no byte of
+ * a multi-byte character is one of them.
+ */
+export class JsonBoundsScan {
+  private depth = 0;
+  private values = 0;
+  /** Inside a string at the end of the last piece; `afterBackslash`: its last character escapes the next piece's first. */
+  private inString = false;
+  private afterBackslash = false;
+  private passed: JsonBoundsError | undefined;
+  /** In the piece that passed a bound, the index of the character that did. */
+  refusedAt = -1;
+
+  constructor(private readonly bounds: JsonBounds = JSON_BOUNDS) {}
+
+  /** Scans the next piece: the bound passed so far (once passed, every later piece answers it unread), or undefined. */
+  feed(text: string): JsonBoundsError | undefined {
+    if (this.passed || text.length === 0) return this.passed;
+    const { bounds } = this;
+    const next = notYetLooked();
+    let at = 0;
+    if (this.afterBackslash) {
+      this.afterBackslash = false;
+      at = 1;
     }
+    if (this.inString) {
+      const end = stringEndFrom(text, at, next);
+      if (end < 0) return this.endsInString(end);
+      this.inString = false;
+      at = end + 1;
+    }
+    // A loop over character codes, not a regex match per structural character: a match allocates
+    // its result, which made the scan of a message of many small values cost more than parsing it.
+    for (let length = text.length; at < length; at++) {
+      const c = text.charCodeAt(at);
+      if (c === QUOTE) {
+        const end = stringEndFrom(text, at + 1, next);
+        if (end < 0) return this.endsInString(end);
+        at = end;
+      } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+        if (++this.depth > bounds.maxDepth) return this.pass(at, new JsonBoundsError(`nested more than ${bounds.maxDepth} levels deep (the gateway's limit)`, "depth", bounds.maxDepth));
+        if (++this.values > bounds.maxValues) return this.pass(at, tooMany(bounds));
+      } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+        this.depth--;
+      } else if (c === COMMA && ++this.values > bounds.maxValues) {
+        return this.pass(at, tooMany(bounds));
+      }
+    }
+    return undefined;
   }
-  return undefined;
+
+  private endsInString(end: number): undefined {
+    this.inString = true;
+    this.afterBackslash = end === ESCAPE_GOES_ON;
+    return undefined;
+  }
+
+  private pass(at: number, error: JsonBoundsError): JsonBoundsError {
+    this.refusedAt = at;
+    return (this.passed = error);
+  }
 }
 
 /**
@@ -93,27 +140,46 @@ function withinBoundsAtAGlance(text: string, bounds: JsonBounds): boolean {
 const tooMany = (bounds: JsonBounds) => new JsonBoundsError(`more than ${bounds.maxValues} values (the gateway's limit)`, "values", bounds.maxValues);
 
 /**
- * Where the next backslash is, not yet looked for: the first string looks for it from its own
- * quote on, so a message refused before any string (`[[[[…`) is never searched to its end.
+ * Where the next backslash is, not yet looked for (before any position, so the first string looks):
+ * the first string looks for it from its own quote on, so a message refused before any string
+ * (`[[[[…`) is never searched to its end.
  */
-const notYetLooked = () => ({ backslash: 0 });
+const notYetLooked = () => ({ backslash: -Infinity });
+
+/** What stringEndFrom answers for a string the text ends in, when its last character is a backslash that escapes whatever comes next. */
+const ESCAPE_GOES_ON = -2;
+
+/** The index of the quote closing the string opened at `open`, or -1. */
+function stringEnd(text: string, open: number, next: { backslash: number }): number {
+  return Math.max(stringEndFrom(text, open + 1, next), -1);
+}
 
 /**
- * The index of the quote closing the string opened at `open`, or -1. A string without backslashes
- * is skipped with one indexOf; one with escapes is stepped through from its first backslash, so
- * every character is looked at at most once (`next` keeps where the next backslash is).
+ * The index of the quote closing a string whose text goes on at `from` (not just after a backslash
+ * escaping it); -1 when the text ends inside it, ESCAPE_GOES_ON when it ends on a backslash that
+ * escapes the next character. A string without backslashes is skipped with one indexOf; one with
+ * escapes is stepped through from its first backslash, so every character is looked at at most
+ * once (`next` keeps where the next backslash is).
  */
-function stringEnd(text: string, open: number, next: { backslash: number }): number {
-  const quote = text.indexOf('"', open + 1);
-  if (quote < 0) return -1;
-  if (next.backslash !== -1 && next.backslash <= open) next.backslash = text.indexOf("\\", open + 1);
+function stringEndFrom(text: string, from: number, next: { backslash: number }): number {
+  const quote = text.indexOf('"', from);
+  if (quote < 0) return endsEscaping(text, from) ? ESCAPE_GOES_ON : -1;
+  if (next.backslash !== -1 && next.backslash < from) next.backslash = text.indexOf("\\", from);
   if (next.backslash === -1 || next.backslash > quote) return quote;
-  for (let i = next.backslash; i < text.length; ) {
+  let i = next.backslash;
+  for (; i < text.length; ) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) return i;
     i += c === BACKSLASH ? 2 : 1;
   }
-  return -1;
+  return i > text.length ? ESCAPE_GOES_ON : -1;
+}
+
+/** Whether `text`, inside a string from `from` on, ends on a backslash escaping what follows: an odd run of them. */
+function endsEscaping(text: string, from: number): boolean {
+  let run = 0;
+  for (let i = text.length - 1; i >= from && text.charCodeAt(i) === BACKSLASH; i--) run++;
+  return run % 2 === 1;
 }
 
 /**

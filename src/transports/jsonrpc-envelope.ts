@@ -1,4 +1,4 @@
-import { jsonBoundsError, topLevelId } from "../shared/json-bounds.js";
+import { jsonBoundsError, topLevelId, type JsonBoundsError } from "../shared/json-bounds.js";
 import { isObject } from "../shared/unknown-values.js";
 /**
  * The pieces of a JSON-RPC 2.0 connection every dialect (Ask, Codex app-server, ACP) frames the
@@ -55,7 +55,7 @@ export function parseMessage(text: string): ParsedMessage {
   const refused = jsonBoundsError(text);
   if (refused) {
     const id = topLevelId(text);
-    return { refused: `Invalid Request: a message ${refused.message} was refused`, limit: refused.limit, ...(id !== undefined ? { id } : {}) };
+    return { refused: refusalMessage(refused), limit: refused.limit, ...(id !== undefined ? { id } : {}) };
   }
   try {
     return { value: JSON.parse(text) };
@@ -63,6 +63,9 @@ export function parseMessage(text: string): ParsedMessage {
     return { parseError: `Parse error: ${(err as Error).message}` };
   }
 }
+
+/** The error message of a message refused for its shape, on every transport (the error's data carries the limit). */
+export const refusalMessage = (refused: JsonBoundsError): string => `Invalid Request: a message ${refused.message} was refused`;
 
 /**
  * The last message parsed by `parseMessageAndHandOver`, for the connection that parses the same

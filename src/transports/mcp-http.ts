@@ -302,7 +302,8 @@ function noSession(request: McpHttpRequest): Response {
   return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (a session starts with a POST of initialize)");
 }
 
-/** An HTTP error with a JSON-RPC error body, as the SDK's transport answers its own. */
-export function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "content-type": "application/json", ...headers } });
+/** An HTTP error with a JSON-RPC error body, as the SDK's transport answers its own; `about`: the request's id when it is known, the error's data. */
+export function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, about: { id?: string | number; data?: unknown } = {}): Response {
+  const error = about.data === undefined ? { code, message } : { code, message, data: about.data };
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error, id: about.id ?? null }), { status, headers: { "content-type": "application/json", ...headers } });
 }

@@ -12,6 +12,8 @@ import { ProtocolValidators } from "../../src/validation/validator.js";
 
 const tool = (name: string, inputSchema: unknown) => ({ type: "function", name, description: "a tool", inputSchema });
 const tools = (count: number) => Array.from({ length: count }, (_, i) => tool(`t${i}`, { type: "object" }));
+/** A namespace of functions, as the terminal UI registers its own (thread/start's DynamicToolSpec). */
+const namespace = (name: string, functions: unknown[]) => ({ type: "namespace", name, description: "a namespace", tools: functions });
 const properties = (count: number) => ({ type: "object", properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: "string" }])) });
 
 /** A Codex surface whose calls stop before any thread is made: nothing past the validator is reached by these params. */
@@ -32,10 +34,25 @@ describe("dynamic tool bounds before validation", () => {
     expect(large?.message).toBe(`invalid params: dynamicTools[1].inputSchema: holds more than the ${MAX_TOOL_SCHEMA_NODES} objects and arrays the gateway takes in one tool's schema`);
   });
 
+  it("counts the functions in a namespace and bounds each one's schema", () => {
+    // One namespace of 2,000 functions: one spec, 2,000 tools.
+    expect(dynamicToolsOverBounds({ dynamicTools: [namespace("codex_tui", tools(2_000))] })?.message).toBe(
+      `invalid params: dynamicTools: 2000 tools are more than the ${MAX_DYNAMIC_TOOLS} the gateway takes (functions in a namespace count)`,
+    );
+    // Functions and namespaced functions count together: half the bound each, and one more.
+    const half = MAX_DYNAMIC_TOOLS / 2;
+    expect(dynamicToolsOverBounds({ dynamicTools: [...tools(half), namespace("a", tools(half))] })).toBeUndefined();
+    expect(dynamicToolsOverBounds({ dynamicTools: [...tools(half), namespace("a", tools(half)), namespace("empty", [])] })).toBeUndefined();
+    expect(dynamicToolsOverBounds({ dynamicTools: [...tools(half), namespace("a", tools(half + 1))] })?.message).toContain(`${MAX_DYNAMIC_TOOLS + 1} tools are more than`);
+    const large = dynamicToolsOverBounds({ dynamicTools: [tool("small", { type: "object" }), namespace("a", [tool("fine", { type: "object" }), tool("big", properties(MAX_TOOL_SCHEMA_NODES))])] });
+    expect(large?.message).toBe(`invalid params: dynamicTools[1].tools[1].inputSchema: holds more than the ${MAX_TOOL_SCHEMA_NODES} objects and arrays the gateway takes in one tool's schema`);
+    expect(dynamicToolsOverBounds({ dynamicTools: [namespace("a", [tool("largest", properties(MAX_TOOL_SCHEMA_NODES - 2))])] })).toBeUndefined();
+  });
+
   it("lets through what is within the bounds and leaves params of another shape to the validator", () => {
     expect(dynamicToolsOverBounds({ dynamicTools: tools(MAX_DYNAMIC_TOOLS) })).toBeUndefined();
     expect(dynamicToolsOverBounds({ dynamicTools: [tool("largest", properties(MAX_TOOL_SCHEMA_NODES - 2))] })).toBeUndefined();
-    for (const params of [undefined, null, "text", [], {}, { dynamicTools: null }, { dynamicTools: "x" }, { dynamicTools: [null, 3, tool("s", "not a schema")] }]) {
+    for (const params of [undefined, null, "text", [], {}, { dynamicTools: null }, { dynamicTools: "x" }, { dynamicTools: [null, 3, tool("s", "not a schema")] }, { dynamicTools: [{ type: "namespace", tools: "x" }, { type: "namespace" }, namespace("a", [null, 3])] }]) {
       expect(dynamicToolsOverBounds(params)).toBeUndefined();
     }
   });
@@ -50,6 +67,10 @@ describe("dynamic tool bounds before validation", () => {
     await expect(codex.call(peer, "thread/start", { dynamicTools: [tool("big", properties(20_000))] })).rejects.toMatchObject({
       code: -32602,
       message: expect.stringContaining("dynamicTools[0].inputSchema: holds more than"),
+    });
+    await expect(codex.call(peer, "thread/start", { dynamicTools: [namespace("codex_tui", [tool("big", properties(20_000))])] })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("dynamicTools[0].tools[0].inputSchema: holds more than"),
     });
     expect(validate).not.toHaveBeenCalled();
     // Params within the bounds are validated as before: this one's tool lacks its name.

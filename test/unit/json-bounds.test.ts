@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { JSON_BOUNDS, jsonBoundsError, parseBoundedJson, topLevelId, type JsonBounds } from "../../src/shared/json-bounds.js";
+import { JSON_BOUNDS, JsonBoundsScan, jsonBoundsError, parseBoundedJson, topLevelId, type JsonBounds } from "../../src/shared/json-bounds.js";
 
 /** The bounds by their definition, one character at a time: the bound passed first, or undefined. */
 function referenceBound(text: string, b: JsonBounds): "depth" | "values" | undefined {
@@ -71,6 +71,63 @@ describe("json bounds", () => {
         const length = Math.floor(random() * 60);
         const text = Array.from({ length }, () => pieces[Math.floor(random() * pieces.length)]).join("");
         expect(jsonBoundsError(text, b)?.bound, text).toBe(referenceBound(text, b));
+      }
+    }
+  });
+});
+
+/** The bound the pieces pass when fed one after another to one scan, and where in the whole text it was passed. */
+function scanInPieces(pieces: string[], b: JsonBounds): { bound?: "depth" | "values"; at?: number } {
+  const scan = new JsonBoundsScan(b);
+  let offset = 0;
+  for (const piece of pieces) {
+    const refused = scan.feed(piece);
+    if (refused) return { bound: refused.bound, at: offset + scan.refusedAt };
+    offset += piece.length;
+  }
+  return {};
+}
+
+describe("JsonBoundsScan (text in pieces)", () => {
+  it("carries an escape split between pieces: the escaped quote does not end the string", () => {
+    // ["\"[[[[ ..."]: the backslash ends the first piece, the quote it escapes starts the next.
+    expect(scanInPieces(['["a\\', '"[[[[[[", 1]'], bounds)).toEqual({});
+    // An escaped backslash split the same way: the quote after it does end the string.
+    expect(scanInPieces(['["a\\', '\\"', ",[[[[0]]]]]"], bounds)).toEqual({ bound: "depth", at: 9 });
+    // A piece that is a lone backslash, then the escaped character alone.
+    expect(scanInPieces(['["', "\\", '"', "[[[[", '"]'], bounds)).toEqual({});
+  });
+
+  it("passes brackets and commas inside a string that spans pieces", () => {
+    expect(scanInPieces(['["[[[[', "{{{{,,,,,,", ']]]]"]'], bounds)).toEqual({});
+    expect(scanInPieces(['["[[[[', '{{{{"', ",[[[0]]]]"], bounds)).toEqual({ bound: "depth", at: 14 });
+  });
+
+  it("refuses at the piece that passes the bound, and says so for every later piece", () => {
+    const scan = new JsonBoundsScan(bounds);
+    expect(scan.feed("[[")).toBeUndefined();
+    expect(scan.feed("[0,[")?.bound).toBe("depth");
+    expect(scan.refusedAt).toBe(3);
+    expect(scan.feed("]]]]")?.bound).toBe("depth");
+  });
+
+  it("answers as one scan of the whole text, wherever the text is cut", () => {
+    const pieces = ["[", "]", "{", "}", ",", '"[{,"', '"\\"', '"\\\\"', '"\\\\\\""', "0", '"a"', ":", "\\"];
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    for (const b of [{ maxDepth: 3, maxValues: 12 }, { maxDepth: 8, maxValues: 40 }]) {
+      for (let n = 0; n < 3000; n++) {
+        const text = Array.from({ length: Math.floor(random() * 60) }, () => pieces[Math.floor(random() * pieces.length)]).join("");
+        const cuts: string[] = [];
+        for (let at = 0; at < text.length; ) {
+          const size = Math.floor(random() * 5);
+          cuts.push(text.slice(at, at + size));
+          at += size;
+        }
+        const whole = new JsonBoundsScan(b);
+        const expected = whole.feed(text);
+        expect(expected?.bound, text).toBe(referenceBound(text, b));
+        expect(scanInPieces(cuts, b), JSON.stringify(cuts)).toEqual(expected ? { bound: expected.bound, at: whole.refusedAt } : {});
       }
     }
   });

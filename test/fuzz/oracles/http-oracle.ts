@@ -2,6 +2,7 @@ import { MAX_MESSAGE_BYTES } from "../settings.js";
 import { AnswerLedger, type DialectAnswers } from "./answer-ledger.js";
 import { Expectation } from "./expectation.js";
 import { ASK_FRAMING, expectJsonRpc } from "./json-rpc-oracle.js";
+import { JsonBoundsScan, topLevelId } from "../../../src/shared/json-bounds.js";
 
 /**
  * What `POST /rpc` must answer a body: 413 over the size limit, 415 for anything but JSON (both
@@ -35,7 +36,7 @@ export function checkHttpAnswer(body: Buffer, json: boolean, answer: HttpAnswer,
   }
   const expectation = new Expectation();
   // Invalid UTF-8 is read as U+FFFD, as Fastify decodes a body.
-  expectJsonRpc(lenientUtf8.decode(body), expectation, { ...ASK_FRAMING, blankIsParseError: true });
+  if (!expectRefusedWhileRead(body, expectation)) expectJsonRpc(lenientUtf8.decode(body), expectation, { ...ASK_FRAMING, blankIsParseError: true });
   const owesSomething = expectation.nullsAtLeast > 0 || [...expectation.owed.values()].some((o) => o.min > 0);
   const mayOweSomething = expectation.nullsAtMost > 0 || expectation.owed.size > 0;
   const problems: string[] = [];
@@ -58,6 +59,20 @@ export function checkHttpAnswer(body: Buffer, json: boolean, answer: HttpAnswer,
   for (const m of Array.isArray(parsed) ? parsed : [parsed]) ledger.receive(m);
   problems.push(...ledger.verdict());
   return { ...verdict, ledger };
+}
+
+/**
+ * A body past the shape bounds is refused as it is read, at the byte that passes them
+ * (json-body-reader.ts): one Invalid Request error, with the top-level id read up to that byte.
+ */
+function expectRefusedWhileRead(body: Buffer, expectation: Expectation): boolean {
+  const scan = new JsonBoundsScan();
+  if (!scan.feed(body.toString("latin1"))) return false;
+  expectation.sent++;
+  const id = topLevelId(lenientUtf8.decode(body.subarray(0, scan.refusedAt + 1)));
+  if (id !== undefined) expectation.owe(id, undefined);
+  else expectation.oweNull(true);
+  return true;
 }
 
 /** A refusal's body: one JSON-RPC error object with a null id. */

@@ -8,6 +8,8 @@ import type { FrameTap } from "../../../transports/recording/frame-tap.js";
 import { httpConnectionRecordings } from "../../../gateway/http-connection-recordings.js";
 import { tappedPeerOf } from "../../../gateway/tapped-peer.js";
 import { readJsonBodiesAsText, UnsupportedCharset } from "../../../gateway/json-charset.js";
+import { JsonBodyRefused, keepsConnectionOpen } from "../../../gateway/json-body-reader.js";
+import { refusalMessage } from "../../../transports/jsonrpc-envelope.js";
 import { PLUGIN } from "../../../gateway/plugin-names.js";
 import { requestTenant } from "../../../gateway/request-tenant.js";
 
@@ -26,7 +28,9 @@ export interface AskHttpRouteOptions {
  * in the HTTP response (200 with the response or batch of responses; 204 when there is nothing
  * to answer). Only what the HTTP layer decides gets an HTTP error: 415 for another content type
  * or a charset other than UTF-8, 413 for a body over the limit; both carry a JSON-RPC error
- * object so clients parse one shape.
+ * object so clients parse one shape. A body past the shape bounds (nested too deep, too many
+ * values) is refused while it is read, at the chunk that passes them, and answered 200 with the
+ * Invalid Request error any transport gives such a message (with its id when it came before).
  *
  * Recorded (`serve --record`) here, once per direction: the body as it came, the answer as sent;
  * bodies the HTTP layer refuses are no JSON-RPC exchange and are not recorded.
@@ -40,6 +44,11 @@ const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) =>
     if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return reply.code(415).send(unsupportedMediaType());
     if (error instanceof UnsupportedCharset) {
       return reply.code(415).send(rpcError(ASK_ERROR_CODES.invalid_request, `Invalid Request: POST /rpc takes JSON in UTF-8, not charset ${JSON.stringify(error.charset)}`));
+    }
+    if (error instanceof JsonBodyRefused) {
+      keepsConnectionOpen(reply);
+      const { refused, id } = error;
+      return reply.code(200).send({ jsonrpc: "2.0", id: id ?? null, error: { code: ASK_ERROR_CODES.invalid_request, message: refusalMessage(refused), data: { limit: refused.limit } } });
     }
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       return reply.code(413).send(rpcError(ASK_ERROR_CODES.invalid_request, `Invalid Request: the body exceeds the limit of ${options.bodyLimit} bytes`));

@@ -6,6 +6,8 @@ import { carrierOfHeaders } from "../../../shared/tracing.js";
 import { jsonRpcError, McpHttpSessions } from "../../../transports/mcp-http.js";
 import type { DialectRoutesContext } from "../../../gateway/dialects.js";
 import { readJsonBodiesAsText, UnsupportedCharset } from "../../../gateway/json-charset.js";
+import { JsonBodyRefused, keepsConnectionOpen } from "../../../gateway/json-body-reader.js";
+import { refusalMessage } from "../../../transports/jsonrpc-envelope.js";
 import { pinoLog } from "../../../gateway/log.js";
 import { PLUGIN } from "../../../gateway/plugin-names.js";
 import { tappedPeerOf } from "../../../gateway/tapped-peer.js";
@@ -23,8 +25,9 @@ export interface McpHttpRouteOptions extends DialectRoutesContext {
  * WebSocket connection gets (in-flight limit, metrics and spans under "mcp", drain) and its own
  * recording (`serve --record`). Event streams are bounded as the gateway's other streams: a client
  * that lets more than `maxBufferedBytes` wait unread is disconnected (it may resume from its last
- * event id). What the HTTP layer refuses (415, 413, a body that is no JSON) carries a JSON-RPC
- * error object like every other answer of the route.
+ * event id). What the HTTP layer refuses (415, 413, a body that is no JSON, 400 for one past the
+ * shape bounds, refused while it is read: json-body-reader.ts) carries a JSON-RPC error object
+ * like every other answer of the route.
  */
 const mcpHttp: FastifyPluginAsync<McpHttpRouteOptions> = async (app, options) => {
   const { callGates, metrics } = app;
@@ -41,6 +44,11 @@ const mcpHttp: FastifyPluginAsync<McpHttpRouteOptions> = async (app, options) =>
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return sendWeb(reply, unsupportedMediaType());
     if (error instanceof UnsupportedCharset) return sendWeb(reply, jsonRpcError(415, -32000, `Unsupported Media Type: ${options.route} takes JSON in UTF-8, not charset ${JSON.stringify(error.charset)}`));
+    if (error instanceof JsonBodyRefused) {
+      keepsConnectionOpen(reply);
+      const { refused, id } = error;
+      return sendWeb(reply, jsonRpcError(400, -32600, refusalMessage(refused), {}, { id, data: { limit: refused.limit } }));
+    }
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") return sendWeb(reply, jsonRpcError(413, -32000, `Payload Too Large: the body exceeds the limit of ${options.maxMessageBytes} bytes`));
     return reply.send(error);
   });
