@@ -5,7 +5,7 @@ import type {
   InteractionRequestUserInputParams,
   InteractionRequestUserInputResult,
 } from "../../generated/ask-v1.0.js";
-import { ASK_USER_TOOL, InteractionError, SUBMIT_PLAN_TOOL, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester } from "../bridge/interactions/index.js";
+import { ASK_USER_TOOL, counted, InteractionError, SUBMIT_PLAN_TOOL, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
@@ -78,7 +78,8 @@ export class InteractionRequests {
    */
   requester(cause?: RequestCause, joining = false): ReverseRequester {
     return {
-      requestPermission: (_sessionId, params, signal) => this.requestPermission(params, signal, cause),
+      // This client's answer is counted as it comes: one that was a vote leaves the other clients asked.
+      requestPermission: async (_sessionId, params, signal, vote?: PermissionVote) => counted(await this.requestPermission(params, signal, cause), this.client.peer.principal, vote),
       requestUserInput: (_sessionId, params, signal) => this.requestUserInput(params, signal, cause),
       requestPlanApproval: (_sessionId, params, signal) => this.requestPlanApproval(params, signal, cause, joining),
     };

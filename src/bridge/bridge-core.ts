@@ -122,6 +122,7 @@ export class BridgeCore {
           ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
           ...(options.receiptSink ? { receiptSink: options.receiptSink } : {}),
           reverse: this.reverse,
+          roles: this.roles,
           share: { store: interactions, hostKey: key, replicaId },
           ownership,
           log: options.log,

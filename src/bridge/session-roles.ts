@@ -1,8 +1,10 @@
 import type { Deciders, SessionRole, SessionRoleStore } from "../store/session-roles.js";
 import type { Log } from "../shared/log.js";
 import { SessionError } from "./session-error.js";
+import type { SessionPrincipal } from "./session-principal.js";
 
 export type { Deciders, SessionRole } from "../store/session-roles.js";
+export type { SessionPrincipal } from "./session-principal.js";
 
 /**
  * Roles per principal and session (issue 37's "Roles"): the principal that creates a session owns
@@ -14,15 +16,6 @@ export type { Deciders, SessionRole } from "../store/session-roles.js";
  * identity to hold to a role, as today.
  */
 
-/** Who a call authenticated as, as the session core needs to know it (a token of the tokens file). */
-export interface SessionPrincipal {
-  /** The token's id in the tokens file. */
-  readonly tokenId: string;
-  /** An operator token may grant and revoke roles in any session of its tenant. */
-  readonly operator?: boolean;
-  /** Its role in a session of its tenant that it neither created nor was granted a role in (default controller). */
-  readonly sessionRole?: "controller" | "observer";
-}
 
 /** What a call does to a session, for the check. */
 export type SessionAction = "prompt" | "steer" | "interrupt" | "close" | "answer" | "grant";

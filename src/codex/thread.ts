@@ -329,6 +329,7 @@ export class CodexThread {
     signal: AbortSignal,
     accepts: (peer: CodexPeer) => boolean = () => true,
     onError: (error: unknown) => unknown = () => undefined,
+    count: (reply: unknown, peer: CodexPeer) => unknown = (reply) => reply,
   ): Promise<unknown> {
     const turnId = this.currentTurnId;
     const peers = [...this.peers.keys()].filter((p) => !p.closed && accepts(p));
@@ -343,8 +344,8 @@ export class CodexThread {
         if (this.interruptedTurn !== turnId) settle();
       };
       signal.addEventListener("abort", settleCancelled, { once: true });
-      // A dynamic tool's result is the client's own; a decision counts only from who may answer (an observer's decides nothing).
-      const heard = (reply: unknown) => (method === "item/tool/call" ? reply : this.options.roles.heard(this.threadId, peer.principal, reply, method, this.options.log));
+      // A dynamic tool's result is the client's own; a decision counts only from who may answer (an observer's decides nothing), as `count` makes it (a vote towards a consensus: nothing, the others stay asked).
+      const heard = async (reply: unknown) => (method === "item/tool/call" ? reply : count(await this.options.roles.heard(this.threadId, peer.principal, reply, method, this.options.log), peer));
       return answer.then(
         (value) => {
           if (method === "item/tool/call") this.openRequests.delete(open);

@@ -4,7 +4,7 @@ import type {
   InteractionRequestUserInputParams,
   InteractionRequestUserInputResult,
 } from "../../generated/ask-v1.0.js";
-import { firstAnswer, InteractionError, type ReverseRequester } from "../bridge/interactions/index.js";
+import { counted, firstAnswer, InteractionError, type PermissionVote, type ReverseRequester } from "../bridge/interactions/index.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import type { Log } from "../shared/log.js";
 import type { McpClient } from "./client-state.js";
@@ -27,15 +27,16 @@ export class McpElicitations implements ReverseRequester {
     private readonly log?: Log,
   ) {}
 
-  requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal): Promise<InteractionRequestPermissionResult | undefined> {
+  requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal, vote?: PermissionVote): Promise<InteractionRequestPermissionResult | undefined> {
     const form = permissionForm(params);
     return firstAnswer(
       this.watches.askable(sessionId).map((client) =>
-        this.ask(client, sessionId, form, signal).then((answer): InteractionRequestPermissionResult | undefined => {
+        this.ask(client, sessionId, form, signal).then((answer): Promise<InteractionRequestPermissionResult | undefined> | undefined => {
           if (answer === undefined) return undefined;
           const choice = formChoice(answer);
-          if (choice.kind === "approve") return { decision: choice.scope === "session" ? "acceptForSession" : "approve" };
-          return { decision: "deny", feedback: choice.kind === "reject" ? choice.feedback : "no decision was chosen" };
+          // Each client's answer is counted as it comes: one that was a vote leaves the others asked.
+          if (choice.kind === "approve") return counted({ decision: choice.scope === "session" ? "acceptForSession" : "approve" }, client.peer.principal, vote);
+          return counted({ decision: "deny", feedback: choice.kind === "reject" ? choice.feedback : "no decision was chosen" }, client.peer.principal, vote);
         }),
       ),
     );
