@@ -17,7 +17,7 @@ rules:
   - name: leads-push
     match: { command: "git push*" }
     action: require
-    approvers: { roles: [lead] }
+    approvers: { roles: [owner, controller] }
     count: 2
     deadline: 600
   - name: reads
@@ -61,7 +61,7 @@ describe("policy files", () => {
     expect(policy.version).toBe("3");
     expect(matchingRule(policy, call({ arguments: { flags: "-q --force" } }))?.name).toBe("no-force-push");
     const push = matchingRule(policy, call());
-    expect(push).toMatchObject({ name: "leads-push", action: "require", count: 2, deadlineSeconds: 600, onDeadline: "deny", approvers: { roles: ["lead"], principals: [] } });
+    expect(push).toMatchObject({ name: "leads-push", action: "require", count: 2, deadlineSeconds: 600, onDeadline: "deny", approvers: { roles: ["owner", "controller"], principals: [] } });
     expect(matchingRule(policy, call({ toolName: "read_file", commandLine: "cat" }))?.name).toBe("reads");
     expect(matchingRule(policy, call({ toolName: "read_file", commandLine: "cat", session: { tenant: "team-a", approvalMode: "auto", cwd: "/srv/x" } }))).toBeUndefined();
     expect(matchingRule(policy, call({ toolName: "read_file", commandLine: "cat", session: { tenant: "team-ab", approvalMode: "plan", cwd: "/srv/x" } }))).toBeUndefined();
@@ -85,6 +85,9 @@ describe("policy files", () => {
     );
     expect(() => parseApprovalPolicy("version: 1\nrules:\n  - { name: a, action: allow }\n  - { name: a, action: deny }\n", "p.yaml")).toThrow(/^p\.yaml:4:\d+: \/rules\/1\/name: rule name "a" is already used by \/rules\/0/);
     expect(() => parseApprovalPolicy("version: 1\nrules:\n  - name: a\n    action: require\n    approvers: { principals: [ann] }\n    count: 2\n", "p.yaml")).toThrow(/p\.yaml:6:12: \/rules\/0\/count: needs 2 distinct approvers/);
+    expect(() => parseApprovalPolicy("version: 1\nrules:\n  - name: a\n    action: require\n    approvers: { roles: [owner, lead] }\n", "p.yaml")).toThrow(
+      /^p\.yaml:5:33: \/rules\/0\/approvers\/roles\/1: a role is a session role that decides, one of "owner", "controller"; "lead" is none$/,
+    );
   });
 
   it("refuses a bad JSON file with its line and reason", () => {
