@@ -46,6 +46,7 @@ describe("approval votes", () => {
     const rule = needs({ count: 3 });
     await votes.cast("act_1", "call_1", rule, principal("ann"), true);
     expect(await votes.cast("act_1", "call_1", rule, principal("ben"), false)).toEqual({ kind: "decided", approved: false, approvers: ["ben"] });
+    expect(await votes.cast("act_1", "call_1", rule, principal("cid"), true)).toEqual({ kind: "ignored" });
     expect(votesInReceipt()).toEqual([
       ["ann", true],
       ["ben", false],

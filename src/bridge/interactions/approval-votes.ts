@@ -70,10 +70,8 @@ export class ApprovalVotes {
     const outcome = tally.cast({ approver, approve });
     if (outcome.kind === "closed") return { kind: "ignored" };
     if (outcome.kind !== "repeat") this.options.receipts.vote(callId, approver, approve);
-    if (outcome.kind === "decided") {
-      this.tallies.delete(interactionId);
-      return outcome;
-    }
+    // A decided tally stays, closed, until the approval ends (forget): an answer after the decision counts for nothing.
+    if (outcome.kind === "decided") return outcome;
     log?.("info", `approval vote counted: ${approver} approves ${interactionId} (${outcome.have} of ${outcome.need})`, { sessionId, interactionId, approver });
     return { kind: "vote", have: outcome.have, need: outcome.need };
   }

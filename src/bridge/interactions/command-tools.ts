@@ -89,10 +89,7 @@ export class CommandTools {
     private readonly context: ToolContext,
     private readonly options: CommandToolsOptions,
   ) {
-    this.approvals = approvalKind((p) => {
-      this.votes.forget(p.id);
-      options.receipts.decided(p.call.message.callId, "deadline", "rejected");
-    });
+    this.approvals = approvalKind((p) => options.receipts.decided(p.call.message.callId, "deadline", "rejected"));
     const { sessionId, log } = context;
     this.votes = new ApprovalVotes({ sessionId, receipts: options.receipts, log, ...(options.mayDecide ? { mayDecide: options.mayDecide } : {}) });
     context.pending.register(this.approvals, (approval, decision) => this.carryOut(approval, decision as ApprovalDecision));
@@ -199,6 +196,8 @@ export class CommandTools {
     });
     receipts.asked(callId, approval.id, needs ? `the session's clients; decided by ${decidersText(needs.deciders)}${needs.count > 1 ? `, ${needs.count} distinct approvers` : ""}` : "the session's clients");
     if (!pending.isPending(approval)) return; // settled by a listener of the event
+    // However it ends (decided, expired, cancelled), its votes are forgotten.
+    approval.asking.addEventListener("abort", () => this.votes.forget(approval.id), { once: true });
     if (needs?.deadlineAt !== undefined) this.decideAtDeadline(approval, needs.deadlineAt);
     this.askClients(approval, args);
   }
@@ -314,7 +313,6 @@ export class CommandTools {
       });
       return;
     }
-    this.votes.forget(approval.id);
     // Past the rule's deadline a decision no longer counts: the deadline's outcome stands.
     const late = needs?.deadlineAt !== undefined && !decision?.by && Date.now() > needs.deadlineAt;
     const byDeadline = decision?.by === "deadline" || late;

@@ -88,7 +88,12 @@ export class RemoteAsking {
     const counted = new WeakSet<object>();
     const vote = (answer: InteractionRequestPermissionResult, principal: SessionPrincipal | undefined) => {
       counted.add(answer);
-      return signal.aborted ? Promise.resolve(false) : this.answers.vote(details.id, decisionOf(answer), principal);
+      // A vote that cannot be given (the store is out of reach) settles nothing; it never turns into another answer.
+      if (signal.aborted) return Promise.resolve(false);
+      return this.answers.vote(details.id, decisionOf(answer), principal).catch((error: unknown) => {
+        this.log?.("debug", "a client's vote on an approval was not taken", { sessionId, interactionId: details.id, error: errorText(error) });
+        return false;
+      });
     };
     return this.settle(
       details.id,
