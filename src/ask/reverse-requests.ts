@@ -52,7 +52,8 @@ export class PeerReverseRequester implements ReverseRequester {
         return count(await this.roles.heard(sessionId, peer.principal, schema.result(method, result, "", "server").ok ? (result as Result<M>) : refusal, method, this.log), peer);
       } catch {
         // A connection that went away answered nothing: leaving decides nothing.
-        return peer.closed ? undefined : count(await this.roles.heard(sessionId, peer.principal, refusal, method, this.log), peer);
+        // Nor does a request withdrawn because the interaction was settled.
+        return peer.closed || signal.aborted ? undefined : count(await this.roles.heard(sessionId, peer.principal, refusal, method, this.log), peer);
       }
     });
     // The first connection to answer decides; a refusal that cannot be expressed (user input)

@@ -47,6 +47,8 @@ describe("approval votes", () => {
     await votes.cast("act_1", "call_1", rule, principal("ann"), true);
     expect(await votes.cast("act_1", "call_1", rule, principal("ben"), false)).toEqual({ kind: "decided", approved: false, approvers: ["ben"] });
     expect(await votes.cast("act_1", "call_1", rule, principal("cid"), true)).toEqual({ kind: "ignored" });
+    // An answer that comes once the approval has ended (withdrawn, decided elsewhere) is no vote either.
+    expect(await votes.cast("act_2", "call_1", rule, principal("ann"), false, () => false)).toEqual({ kind: "ignored" });
     expect(votesInReceipt()).toEqual([
       ["ann", true],
       ["ben", false],

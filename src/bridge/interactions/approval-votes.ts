@@ -53,10 +53,17 @@ export class ApprovalVotes {
 
   constructor(private readonly options: ApprovalVotesOptions) {}
 
-  /** Casts one answer to approval `interactionId` (of call `callId`) as a vote; recorded in the receipt when counted. */
-  async cast(interactionId: string, callId: string, needs: ApprovalNeeds, principal: SessionPrincipal | undefined, approve: boolean): Promise<VoteResult> {
+  /**
+   * Casts one answer to approval `interactionId` (of call `callId`) as a vote; recorded in the
+   * receipt when counted. `open` says whether the approval is still pending (an answer that comes
+   * after it ended counts for nothing).
+   */
+  async cast(interactionId: string, callId: string, needs: ApprovalNeeds, principal: SessionPrincipal | undefined, approve: boolean, open: () => boolean = () => true): Promise<VoteResult> {
     const { sessionId, log } = this.options;
-    if (principal && !(await this.allowed(principal, needs.deciders, interactionId))) {
+    if (!open()) return { kind: "ignored" };
+    const allowed = !principal || (await this.allowed(principal, needs.deciders, interactionId));
+    if (!open()) return { kind: "ignored" };
+    if (!allowed && principal) {
       log?.("info", `approval vote refused: principal '${principal.tokenId}' may not decide ${interactionId} (${decidersText(needs.deciders)})`, {
         sessionId,
         interactionId,

@@ -221,7 +221,7 @@ export class CommandTools {
   private async hear(approval: Pending<ApprovalRequest>, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<Heard> {
     const { needs } = approval.data;
     if (!needs) return (await this.context.pending.decide(approval, decision)) ? { kind: "decided" } : { kind: "ignored" };
-    const result = await this.votes.cast(approval.id, approval.call.message.callId, needs, principal, decision.action === "approve");
+    const result = await this.votes.cast(approval.id, approval.call.message.callId, needs, principal, decision.action === "approve", () => this.context.pending.isPending(approval));
     if (result.kind !== "decided") return result;
     // Several approvers: the approval holds for this call only, whatever scope each voter asked for.
     const decided: ApprovalDecision = result.approved
@@ -307,7 +307,8 @@ export class CommandTools {
     const { needs } = approval.data;
     if (needs && decision?.voter !== undefined && !decision.by) {
       const { voter, ...answer } = decision;
-      void this.votes.cast(approval.id, approval.call.message.callId, needs, voter ?? undefined, answer.action === "approve").then((result) => {
+      const open = () => this.context.pending.isPending(approval);
+      void this.votes.cast(approval.id, approval.call.message.callId, needs, voter ?? undefined, answer.action === "approve", open).then((result) => {
         if (result.kind !== "decided") return this.context.pending.reshare(approval);
         this.carryOut(approval, result.approved ? { action: "approve", scope: "once", approvers: result.approvers } : { ...answer, action: "reject", approvers: result.approvers });
       });
