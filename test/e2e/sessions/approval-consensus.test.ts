@@ -147,6 +147,10 @@ describe("a rule naming its deciders", () => {
     expect(refused).toMatchObject({ code: FORBIDDEN, message: expect.stringContaining("principal 'dev' may not decide approval act_1: it is decided by principals lead") });
     expect(await pendingIds(ann, sessionId)).toEqual(["act_1"]);
     expect(payloadsOf(ann.eventsOf(sessionId), "approval.updated")).toEqual([]);
+    // The core's one question for a dialect that offers the choice: who decides this approval.
+    const interactions = gw.stack.core!.sessions.get(sessionId)!.interactions;
+    expect(await interactions.decidersOf("act_1")).toEqual({ principals: ["lead"], roles: [] });
+    expect(await interactions.decidersOf("act_9")).toBe("any");
 
     expect(await lead.request("interaction/approve", { sessionId, interactionId: "act_1" })).toEqual({ approved: true, interactionId: "act_1" });
     expect((await waitForTerminal(ann, sessionId, turnId)).type).toBe("turn.completed");
