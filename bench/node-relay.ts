@@ -15,8 +15,9 @@ export interface RunningNodeRelay {
 
 const serverFile = fileURLToPath(new URL("./node-relay-server.mjs", import.meta.url));
 
-export function startNodeRelay(upstreamUrl: string): Promise<RunningNodeRelay> {
-  const child = spawn(process.execPath, [serverFile, upstreamUrl], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
+/** `nodeFlags`: options for `node` itself (e.g. `--cpu-prof` from bench/profile.ts). */
+export function startNodeRelay(upstreamUrl: string, nodeFlags: string[] = []): Promise<RunningNodeRelay> {
+  const child = spawn(process.execPath, [...nodeFlags, serverFile, upstreamUrl], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
   const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return new Promise((resolve, reject) => {
     let stderr = "";

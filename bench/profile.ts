@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { formatSummary, summarizeProfile } from "./profile-summary.js";
 import { repoRoot } from "./processes.js";
+import { startNodeRelay } from "./node-relay.js";
 import { measureReplicas } from "./replicas.js";
 import { measureRoundTrip } from "./round-trip.js";
 import { measureGatewayRound } from "./send-round.js";
@@ -25,15 +26,28 @@ import { measureTranslation } from "./translation.js";
  *
  * `--only replicas` profiles the replica path instead (profileReplicas): processes of its own.
  *
+ * `--relay node` profiles the no-op Node.js relay (bench/node-relay-server.mjs) on the `/tau`
+ * workloads instead of the gateway: the floor the gateway's `/tau` rows are measured against, so
+ * the two profiles side by side show what the gateway adds.
+ *
  * It profiles the bundle users run (dist/tau-gateway.mjs running dist/tau-gateway.cjs), whose
  * functions are listed by line of the bundle; for time per source file run it with
  * TAU_BENCH_CLI=dist/src/cli/main.js (the same code, unbundled).
  */
 
 const { values: flags } = parseArgs({
-  options: { "no-build": { type: "boolean", default: false }, top: { type: "string", default: "20" }, only: { type: "string", multiple: true }, from: { type: "string" } },
+  options: {
+    "no-build": { type: "boolean", default: false },
+    top: { type: "string", default: "20" },
+    only: { type: "string", multiple: true },
+    from: { type: "string" },
+    relay: { type: "string", default: "gateway" },
+  },
   strict: true,
 });
+
+/** The workloads that talk Tau on `/tau` only, which the Node.js relay can stand in for. */
+const TAU_WORKLOADS = new Set(["round-trip", "round-trip-1", "streaming"]);
 
 const workloads: Record<string, (access: GatewayAccess, hostUrl: string) => Promise<unknown>> = {
   "round-trip": async (access) => {
@@ -86,16 +100,22 @@ async function main(): Promise<void> {
   const host = await startHost();
   const hostUrl = host.match[1]!;
   try {
-    const chosen = Object.entries(workloads).filter(([name]) => !flags.only?.length || flags.only.includes(name));
+    const onNode = flags.relay === "node";
+    if (!onNode && flags.relay !== "gateway") throw new Error(`--relay is gateway or node, not ${flags.relay}`);
+    const chosen = Object.entries(workloads).filter(([name]) => (!flags.only?.length || flags.only.includes(name)) && (!onNode || TAU_WORKLOADS.has(name)));
     if (!chosen.length) throw new Error(`no workload named ${flags.only?.join(", ")}; there are ${Object.keys(workloads).join(", ")}`);
     for (const [name, run] of chosen) {
       const dir = join(root, name);
       process.stderr.write(`profile: ${name}\n`);
-      const gateway = await startGateway({ upstream: hostUrl, auth, nodeFlags: ["--cpu-prof", "--cpu-prof-dir", dir] });
+      const nodeFlags = ["--cpu-prof", "--cpu-prof-dir", dir];
+      const relay = onNode ? await startNodeRelay(hostUrl, nodeFlags) : undefined;
+      const gateway = relay ? undefined : await startGateway({ upstream: hostUrl, auth, nodeFlags });
       try {
-        await run(gateway.access, hostUrl);
+        const result = await run(gateway?.access ?? { http: "", rpc: "", tau: relay!.url, headers: {} }, hostUrl);
+        // How much work the profile covers, to read its milliseconds per request or message.
+        process.stderr.write(`profile: ${name} done: ${JSON.stringify(result, (key, value) => (key === "runs" ? undefined : value))}\n`);
       } finally {
-        await gateway.process.stop();
+        await (gateway?.process ?? relay!).stop();
       }
       const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
       if (!file) throw new Error(`no profile written in ${dir}`);

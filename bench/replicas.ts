@@ -23,8 +23,10 @@ export interface ReplicaResult extends TranslationResult {
   replicas: number;
   /** redis-server CPU per delta delivered to one subscriber, µs (null with the memory store or without /proc). */
   redisCpuUsPerDelta?: number | null;
+  /** CPU per delta of each replica on its own, the lease holder first (the turn and its set-up; absent in older results). */
+  replicaCpuUsPerDelta?: Array<number | null>;
   /** Every round's CPU per delta and delivered rate (absent in results from before rounds). */
-  runs?: Array<{ gatewayCpuUsPerDelta: number | null; deltasPerSecond: number }>;
+  runs?: Array<{ gatewayCpuUsPerDelta: number | null; deltasPerSecond: number; replicaCpuUsPerDelta?: Array<number | null> }>;
 }
 
 export type ReplicaOutcome = { results: ReplicaResult[]; note?: string };
@@ -73,9 +75,11 @@ export async function measureReplicas(options: ReplicaOptions, log: (line: strin
       await measureFanOut(gateways.map((g) => g.access), hostUrl, gateways.length, 1000);
       log(`replicas: ${label}, ${subscribers} subscribers`);
       const redisBefore = store === "redis" ? cpuMs([redis.pid]) : Number.NaN;
+      const each = gateways.map((g) => cpuMs([g.process.pid]));
       const result = await measureFanOut(gateways.map((g) => g.access), hostUrl, subscribers, deltas, gateways.map((g) => g.process.pid));
       const redisAfter = store === "redis" ? cpuMs([redis.pid]) : Number.NaN;
-      return { ...result, store, replicas: gateways.length, redisCpuUsPerDelta: cpuPerItemUs(redisBefore, redisAfter, deltas * subscribers, 2) };
+      const replicaCpuUsPerDelta = gateways.map((g, i) => cpuPerItemUs(each[i]!, cpuMs([g.process.pid]), deltas * subscribers, 2));
+      return { ...result, store, replicas: gateways.length, redisCpuUsPerDelta: cpuPerItemUs(redisBefore, redisAfter, deltas * subscribers, 2), replicaCpuUsPerDelta };
     };
     const configs: Array<{ label: string; gateways: Gateway[]; store: "memory" | "redis" }> = [
       { label: "1 replica, --store memory", gateways: [single], store: "memory" },
@@ -97,7 +101,7 @@ export async function measureReplicas(options: ReplicaOptions, log: (line: strin
 function medianRound(results: ReplicaResult[]): ReplicaResult {
   const sorted = [...results].sort((a, b) => (a.gatewayCpuUsPerDelta ?? 0) - (b.gatewayCpuUsPerDelta ?? 0));
   const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-  return { ...median, runs: results.map((r) => ({ gatewayCpuUsPerDelta: r.gatewayCpuUsPerDelta, deltasPerSecond: r.deltasPerSecond })) };
+  return { ...median, runs: results.map((r) => ({ gatewayCpuUsPerDelta: r.gatewayCpuUsPerDelta, deltasPerSecond: r.deltasPerSecond, replicaCpuUsPerDelta: r.replicaCpuUsPerDelta })) };
 }
 
 /** Waits until the replica reports holding the host's lease (tau_gateway_store_leases_owned 1). */

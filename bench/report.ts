@@ -94,7 +94,7 @@ export function markdownReport(results: BenchResults): string {
     );
     if (v.jobs) {
       gateway.push(
-        `| \`tau-gateway validate --jobs 2\`, the same lines as ${v.jobs.files} files | ${fmt(v.jobs.linesPerSecondJobs2)} lines/s vs ${fmt(v.jobs.linesPerSecondJobs1)} with \`--jobs 1\`, ${x(ratio(v.jobs.linesPerSecondJobs2, v.jobs.linesPerSecondJobs1))} |`,
+        `| \`tau-gateway validate --jobs 2\`, the same lines as ${v.jobs.files} files | ${fmt(v.jobs.linesPerSecondJobs2)} lines/s vs ${fmt(v.jobs.linesPerSecondJobs1)} with \`--jobs 1\`, ${x(ratio(v.jobs.linesPerSecondJobs2, v.jobs.linesPerSecondJobs1))}${v.jobs.parallelCeiling === undefined ? "" : ` (two threads of plain CPU work scaled ${x(v.jobs.parallelCeiling)} over one at the time)`} |`,
       );
     }
   }

@@ -17,14 +17,15 @@ export function replicaCurve(replicas: readonly ReplicaResult[]): string[] {
   const onRedis = replicas.filter((r) => r.store === "redis").sort((a, b) => a.replicas - b.replicas);
   if (!single || onRedis.length === 0) return [];
   const lines = [
-    `| Replicas, Ask, ${single.subscribers} subscribers spread over them | Gateway CPU µs/delta (all replicas) | ÷ 1 replica in memory | Redis CPU µs/delta | Deltas/s delivered | ÷ 1 replica in memory | Rounds: CPU µs/delta |`,
-    "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    `| Replicas, Ask, ${single.subscribers} subscribers spread over them | Gateway CPU µs/delta (all replicas) | ÷ 1 replica in memory | Redis CPU µs/delta | Deltas/s delivered | ÷ 1 replica in memory | Rounds: CPU µs/delta | Each replica µs/delta, lease holder first |`,
+    "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
   ];
   for (const r of [single, ...onRedis]) {
     const label = r.store === "memory" ? "1 replica, `--store memory` (baseline)" : `${r.replicas} replica${r.replicas === 1 ? "" : "s"} on one Redis`;
     const rounds = (r.runs ?? []).map((run) => fmt(run.gatewayCpuUsPerDelta, 2)).join(", ");
+    const each = (r.replicaCpuUsPerDelta ?? []).map((us) => fmt(us, 2)).join(" + ");
     lines.push(
-      `| ${label} | ${fmt(r.gatewayCpuUsPerDelta, 2)} | ${x(ratio(r.gatewayCpuUsPerDelta ?? undefined, single.gatewayCpuUsPerDelta ?? undefined))} | ${r.store === "redis" ? fmt(r.redisCpuUsPerDelta, 2) : "–"} | ${fmt(r.deltasPerSecond)} | ${x(ratio(r.deltasPerSecond, single.deltasPerSecond))} | ${rounds || "–"} |`,
+      `| ${label} | ${fmt(r.gatewayCpuUsPerDelta, 2)} | ${x(ratio(r.gatewayCpuUsPerDelta ?? undefined, single.gatewayCpuUsPerDelta ?? undefined))} | ${r.store === "redis" ? fmt(r.redisCpuUsPerDelta, 2) : "–"} | ${fmt(r.deltasPerSecond)} | ${x(ratio(r.deltasPerSecond, single.deltasPerSecond))} | ${rounds || "–"} | ${each || "–"} |`,
     );
   }
   return lines;

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtCli, repoRoot } from "./processes.js";
+import { parallelCeiling } from "./parallel-ceiling.js";
 import { now, round } from "./stats.js";
 import { writeTranscript } from "./transcript.js";
 
@@ -12,7 +13,9 @@ import { writeTranscript } from "./transcript.js";
  * fixed cost separately) and peak resident memory, from GNU time's "Maximum resident set size"
  * or, without it, from `process.resourceUsage().maxRSS` written at exit by a preloaded module.
  * Then the same number of lines as two files, checked with `--jobs 2` (a worker thread per file)
- * and, in the same run, with `--jobs 1`: how far the workers scale on this machine's cores.
+ * and, in the same run, with `--jobs 1`: how far the workers scale on this machine's cores; and
+ * beside it how far two threads of plain CPU work scale then (parallel-ceiling.ts), the most
+ * `--jobs 2` could get on the machine as it was.
  */
 
 export interface ValidationBenchResult {
@@ -29,7 +32,7 @@ export interface ValidationBenchResult {
   /** Lines per second of the command's CPU time (user + system, GNU time): steadier than wall time on a busy machine. */
   cpuLinesPerSecond?: number;
   /** The same lines as two files: lines/s with --jobs 2 and with --jobs 1, in the same run. */
-  jobs?: { files: number; linesPerSecondJobs2: number; linesPerSecondJobs1: number };
+  jobs?: { files: number; linesPerSecondJobs2: number; linesPerSecondJobs1: number; parallelCeiling?: number };
 }
 
 interface Run {
@@ -60,6 +63,8 @@ export async function measureValidation(lines: number): Promise<ValidationBenchR
     const jobs2 = await runValidate(prefix, halves, dir, ["--jobs", "2"]).catch(() => undefined);
     const jobs1 = jobs2 && (await runValidate(prefix, halves, dir, ["--jobs", "1"]));
     const halvesLines = 2 * Math.ceil(lines / 2);
+    // Right after the two runs: how far two threads could scale on the machine as it then was.
+    const ceiling = jobs2 && jobs1 ? await parallelCeiling() : undefined;
     const summary = /(\d+) valid, (\d+) invalid/.exec(full.stdout);
     return {
       lines,
@@ -72,7 +77,7 @@ export async function measureValidation(lines: number): Promise<ValidationBenchR
       peakRssMiB: round(full.peakKiB / 1024, 1),
       memoryMethod: useGnuTime ? "GNU time -v (Maximum resident set size)" : "process.resourceUsage().maxRSS at exit (--import preload)",
       cpuLinesPerSecond: Number.isFinite(full.cpuMs) ? round(lines / (full.cpuMs / 1000), 0) : undefined,
-      jobs: jobs2 && jobs1 ? { files: 2, linesPerSecondJobs2: round(halvesLines / (jobs2.ms / 1000), 0), linesPerSecondJobs1: round(halvesLines / (jobs1.ms / 1000), 0) } : undefined,
+      jobs: jobs2 && jobs1 ? { files: 2, linesPerSecondJobs2: round(halvesLines / (jobs2.ms / 1000), 0), linesPerSecondJobs1: round(halvesLines / (jobs1.ms / 1000), 0), parallelCeiling: ceiling } : undefined,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

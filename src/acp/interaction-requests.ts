@@ -3,9 +3,8 @@ import type {
   InteractionRequestPermissionParams,
   InteractionRequestPermissionResult,
   InteractionRequestUserInputParams,
-  InteractionRequestUserInputResult,
 } from "../../generated/ask-v1.0.js";
-import { ASK_USER_TOOL, counted, InteractionError, SUBMIT_PLAN_TOOL, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester } from "../bridge/interactions/index.js";
+import { ASK_USER_TOOL, counted, SUBMIT_PLAN_TOOL, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
@@ -22,8 +21,8 @@ import type { SessionChoices } from "./session-choices.js";
  * about its session (its SessionLink): approvals and plans as `session/request_permission` with
  * their tool-call card, `ask_user` questions as `elicitation/create`. Answers come back in the
  * core's words and the core settles the interaction (the first answer wins; a request is withdrawn
- * once the interaction is settled elsewhere); only what ACP alone can say is decided here: a tool
- * rejected for the rest of the session, and a question declined (`decline`).
+ * once the interaction is settled elsewhere, and a question declined goes unanswered); only what
+ * ACP alone can say is decided here: a tool rejected for the rest of the session.
  */
 
 export interface InteractionRequestServices {
@@ -53,7 +52,7 @@ export class InteractionRequests {
 
   constructor(
     private readonly client: AcpClient,
-    private readonly record: SessionRecord,
+    record: SessionRecord,
     private readonly services: InteractionRequestServices,
     private readonly link: InteractionLink,
   ) {
@@ -130,26 +129,23 @@ export class InteractionRequests {
   /**
    * An `ask_user` question: a form for clients that can show one. When the turn is an ACP
    * client's and no connection of the session can ask, the question is declined at once, so the
-   * model asks in its reply instead of waiting for the deadline.
+   * model asks in its reply instead of waiting for the deadline; a form declined, dismissed or
+   * left empty declines it too. The core settles the outcome (remote-asking.ts).
    */
-  private async requestUserInput(params: InteractionRequestUserInputParams, signal: AbortSignal, cause?: RequestCause): Promise<InteractionRequestUserInputResult | undefined> {
+  private async requestUserInput(params: InteractionRequestUserInputParams, signal: AbortSignal, cause?: RequestCause): Promise<UserInputOutcome | undefined> {
     const interactionId = params.interactionId ?? params.requestId;
     if (this.asking.has(interactionId)) return undefined;
     if (!this.client.canElicit) {
       const links = this.services.linksOfSession();
-      if (links.some((l) => l.prompting) && !links.some((l) => l.client.canElicit && !l.client.peer.closed)) {
-        this.decline(interactionId, "the user's editor cannot show questions; ask in your reply instead");
-      }
-      return undefined;
+      const noneCanAsk = links.some((l) => l.prompting) && !links.some((l) => l.client.canElicit && !l.client.peer.closed);
+      return noneCanAsk ? { declined: "the user's editor cannot show questions; ask in your reply instead" } : undefined;
     }
     const toolCallId = this.updates.link(interactionId, ASK_USER_TOOL);
     const question = { prompt: params.prompt, ...(params.options ? { options: params.options } : {}) };
     const answer = await this.ask(interactionId, "elicitation/create", questionForm(this.sessionId, toolCallId, question), signal, cause);
     if (answer === undefined) return undefined;
     const outcome = answer instanceof Error ? { unanswered: `the question could not be shown (${answer.message})` } : questionAnswer(answer);
-    if ("answered" in outcome) return { response: outcome.answered };
-    this.decline(interactionId, outcome.unanswered);
-    return undefined;
+    return "answered" in outcome ? { response: outcome.answered } : { declined: outcome.unanswered };
   }
 
   /** The tool call a permission request is about: the card already shown, or one announced now. */
@@ -189,14 +185,6 @@ export class InteractionRequests {
       signal.removeEventListener("abort", withdraw);
       if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);
     }
-  }
-
-  /** A question the user would not or could not answer; one settled meanwhile elsewhere changes nothing. */
-  private decline(interactionId: string, reason: string): void {
-    this.record.interactions.shared.decline(interactionId, reason).catch((error: unknown) => {
-      if (error instanceof InteractionError) return;
-      this.services.log?.("warn", "resolving an interaction failed", { sessionId: this.sessionId, error: String(error) });
-    });
   }
 }
 

@@ -8,8 +8,8 @@ import type { WorkspacePolicy } from "../bridge/session-workspace.js";
 import type { Subscriptions } from "./subscriptions.js";
 
 /** What every Ask method handler may use. */
-export interface BridgeServices {
-  /** What the Ask bridge shares with the other dialects. */
+export interface AskServices {
+  /** What the Ask surface shares with the other dialects. */
   readonly core: BridgeCore;
   /** Tau requests, each sent to the host it belongs to. */
   readonly upstream: HostRouter;
@@ -26,7 +26,7 @@ export interface BridgeServices {
 }
 
 export interface MethodContext {
-  readonly services: BridgeServices;
+  readonly services: AskServices;
   readonly peer: AskPeer;
   /** Aborts when nobody waits for the answer any more: the connection closed, or the client cancelled the request. */
   readonly signal?: AbortSignal;

@@ -59,6 +59,12 @@ export class SessionHub {
   private readonly logLine: Log;
   /** Replaced whenever the state starts over on a connection (see `started`). */
   private translator: DeltaTranslator | undefined;
+  /**
+   * Set once the hub skipped translating a delta because another replica owns the host: the
+   * translator no longer knows what the log reports, and is made again from the log before it
+   * translates anything (caughtUpTranslator).
+   */
+  private translatorBehind = false;
   /** Set by end(): the log is complete and nothing more is appended. */
   private ended = false;
   private readonly streams = new StreamMerging((event) => this.append(event, "translated", undefined, this.deltaSources.takeStreamed()));
@@ -271,6 +277,7 @@ export class SessionHub {
     const translator = () => this.translator as DeltaTranslator;
     return {
       started: (snapshot, activities) => {
+        this.translatorBehind = false;
         if (this.shared && this.log.newestSeq > 0) {
           // The shared log holds what another hub reported (another replica, or this one before it lost the host): continue it.
           this.translator = DeltaTranslator.resumingAfter(snapshot, this.log.read(this.log.oldestSeq - 1).events, activities);
@@ -285,8 +292,14 @@ export class SessionHub {
         // whole conversation, and a turn still running continues live.
         this.publish(this.translator.history(snapshot, activities));
       },
-      reset: (snapshot) => this.publish(translator().resync(snapshot)),
-      delta: (message, before, after) => this.deltaSources.translate(message.toRevision, () => this.publish(translator().delta(message, before, after))),
+      reset: (snapshot) => {
+        if (!this.skipsTranslation()) this.publish(this.translatorBehind ? this.caughtUpResync(snapshot) : translator().resync(snapshot));
+      },
+      delta: (message, before, after) => {
+        if (this.skipsTranslation()) return;
+        if (this.translatorBehind) this.publish(this.caughtUpResync(before));
+        this.deltaSources.translate(message.toRevision, () => this.publish(translator().delta(message, before, after)));
+      },
       pending: (state) => this.publish(translator().pending(state)),
       ephemeral: (message, installed) => this.publish(translator().ephemeral(message, installed)),
       activities: (message) => this.publish(translator().activities(message)),
@@ -294,6 +307,28 @@ export class SessionHub {
       // client-tool messages belong to the interactions
       ignored: (message) => void (message.type satisfies IgnoredServerMessageType),
     };
+  }
+
+  /**
+   * Whether this hub leaves the translation of a delta out: a replica that does not own the host
+   * appends nothing it translates, so it does not translate (every replica observes every delta;
+   * translating them all only to drop the events was the largest cost a replica adds per delta).
+   */
+  private skipsTranslation(): boolean {
+    if (this.translating) return false;
+    this.translatorBehind = true;
+    return true;
+  }
+
+  /**
+   * Translates again after skipped deltas (this replica owns the host again without observing
+   * anew, e.g. a lease renewed after it had run out locally): a translator that continues the
+   * shared log, as a takeover's, and the resync that reports what changed meanwhile.
+   */
+  private caughtUpResync(snapshot: Snapshot): EventDraft[] {
+    this.translatorBehind = false;
+    this.translator = DeltaTranslator.resumingAfter(snapshot, this.log.read(this.log.oldestSeq - 1).events, this.snapshotMirror.activities);
+    return this.translator.resync(snapshot);
   }
 
   private publish(drafts: EventDraft[]): void {

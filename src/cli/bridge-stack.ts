@@ -1,11 +1,11 @@
 import type { AcpAgent } from "../acp/agent.js";
 import { AuditLog, receiptSpan, type ApprovalPolicy, type Receipt } from "../bridge/interactions/index.js";
 import { recordSpan } from "../shared/tracing.js";
-import type { AskBridge } from "../ask/ask-bridge.js";
+import type { AskSurface } from "../ask/ask-surface.js";
 import { BridgeCore } from "../bridge/bridge-core.js";
 import type { HostRouter } from "../bridge/hosts/host-router.js";
 import { DEADLINE_GRACE_MS, gatewayClientTools, type CommandToolConfig } from "../bridge/interactions/index.js";
-import type { CodexBridge } from "../codex/codex-bridge.js";
+import type { CodexSurface } from "../codex/codex-surface.js";
 import type { GatewayDialect } from "../gateway/dialects.js";
 import type { SessionReceiptsSource } from "../gateway/routes/receipts.js";
 import { gatewayVersion } from "../gateway/version.js";
@@ -193,13 +193,13 @@ export class BridgeStack {
     return served.surface as Surface;
   }
 
-  /** The Ask bridge (for tests, which drive it directly). */
-  get bridge(): AskBridge | undefined {
+  /** The Ask surface (for tests, which drive it directly). */
+  get ask(): AskSurface | undefined {
     return this.surfaceIfStarted("ask");
   }
 
-  /** The Codex app-server bridge (for tests). */
-  get codex(): CodexBridge | undefined {
+  /** The Codex app-server surface (for tests). */
+  get codex(): CodexSurface | undefined {
     return this.surfaceIfStarted("codex");
   }
 

@@ -2,6 +2,7 @@ import type { Worker } from "node:worker_threads";
 import { moduleWorker } from "../shared/module-worker.js";
 import type { CheckedLine, FileSettings } from "./validate-file.js";
 import type { FileJob, WorkerReply } from "./validate-worker.js";
+import { VerdictDecoder, type VerdictBatch } from "./verdict-batches.js";
 
 /**
  * `tau-gateway validate --jobs N`: the files checked by N worker threads at once, each file whole
@@ -16,12 +17,14 @@ export type CheckedEvent =
   | { type: "failed"; index: number; stage: "open" | "read"; message: string };
 
 interface FileState {
-  lines: CheckedLine[][];
+  /** Batches received and not yet handed on (decoded only then, so a waiting file holds the compact form). */
+  batches: VerdictBatch[];
+  decoder: VerdictDecoder;
   end?: { done: true } | { failed: "open" | "read"; message: string };
 }
 
 export async function* checkFilesInWorkers(paths: readonly string[], settings: FileSettings, jobs: number): AsyncGenerator<CheckedEvent> {
-  const states = paths.map((): FileState => ({ lines: [] }));
+  const states = paths.map((): FileState => ({ batches: [], decoder: new VerdictDecoder() }));
   let nextJob = 0;
   let wake: (() => void) | undefined;
   let broken: Error | undefined;
@@ -35,7 +38,7 @@ export async function* checkFilesInWorkers(paths: readonly string[], settings: F
     const worker = moduleWorker(import.meta.url, "validate-worker");
     worker.on("message", (reply: WorkerReply) => {
       const state = states[reply.index]!;
-      if ("lines" in reply) state.lines.push(reply.lines);
+      if ("batch" in reply) state.batches.push(reply.batch);
       else {
         state.end = "done" in reply ? { done: true } : { failed: reply.failed, message: reply.message };
         give(worker);
@@ -54,7 +57,7 @@ export async function* checkFilesInWorkers(paths: readonly string[], settings: F
       const state = states[index]!;
       yield { type: "file", index };
       for (;;) {
-        while (state.lines.length > 0) yield { type: "lines", lines: state.lines.shift()! };
+        while (state.batches.length > 0) yield { type: "lines", lines: state.decoder.decode(state.batches.shift()!) };
         if (state.end) break;
         if (broken) throw broken;
         await new Promise<void>((resolve) => (wake = resolve));
@@ -64,7 +67,7 @@ export async function* checkFilesInWorkers(paths: readonly string[], settings: F
         yield { type: "failed", index, stage: state.end.failed, message: state.end.message };
         return;
       }
-      states[index] = { lines: [], end: state.end }; // what was reported is let go
+      states[index] = { batches: [], decoder: new VerdictDecoder(), end: state.end }; // what was reported is let go
     }
   } finally {
     await Promise.all(workers.map((worker) => worker.terminate()));

@@ -1,10 +1,12 @@
 import { parentPort } from "node:worker_threads";
 import { systemErrorText } from "../shared/unknown-values.js";
-import { checkTranscript, FileReadError, openTranscript, type CheckedLine, type FileSettings } from "./validate-file.js";
+import { checkTranscript, FileReadError, openTranscript, type FileSettings } from "./validate-file.js";
+import { transferables, VerdictEncoder, type VerdictBatch } from "./verdict-batches.js";
 
 /**
  * A worker thread of `tau-gateway validate --jobs N` (validate-jobs.ts): checks the files it is
- * given, one at a time, and posts their verdicts back a chunk at a time, in the file's order.
+ * given, one at a time, and posts their verdicts back a chunk at a time, in the file's order, in
+ * the compact form of verdict-batches.ts.
  */
 
 export interface FileJob {
@@ -14,7 +16,7 @@ export interface FileJob {
 }
 
 export type WorkerReply =
-  | { index: number; lines: CheckedLine[] }
+  | { index: number; batch: VerdictBatch }
   | { index: number; done: true }
   | { index: number; failed: "open" | "read"; message: string };
 
@@ -33,7 +35,10 @@ if (parentPort) {
 
 async function checkFile(job: FileJob): Promise<void> {
   const input = await openTranscript(job.path);
+  const encoder = new VerdictEncoder();
   await checkTranscript(input, job.settings, (lines) => {
-    if (lines.length > 0) parentPort!.postMessage({ index: job.index, lines } satisfies WorkerReply);
+    if (lines.length === 0) return;
+    const batch = encoder.encode(lines);
+    parentPort!.postMessage({ index: job.index, batch } satisfies WorkerReply, transferables(batch));
   });
 }

@@ -2,14 +2,13 @@ import type {
   InteractionRequestPermissionParams,
   InteractionRequestPermissionResult,
   InteractionRequestUserInputParams,
-  InteractionRequestUserInputResult,
 } from "../../generated/ask-v1.0.js";
 import type { CommandExecutionApprovalDecision } from "../../generated/codex-v2.js";
-import { counted, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester } from "../bridge/interactions/index.js";
+import { counted, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
 import { COMMAND_APPROVAL_DECISIONS } from "../registry/codex/index.js";
 import { ProtocolValidators } from "../validation/validator.js";
 import type { CodexPeer } from "./peer.js";
-import { answerText } from "./question-answers.js";
+import { answerText, questionOutcome } from "./question-answers.js";
 import type { CodexThread } from "./thread.js";
 
 /**
@@ -17,6 +16,7 @@ import type { CodexThread } from "./thread.js";
  * tools becomes item/commandExecution/requestApproval for the command's item, a question of
  * ask_user becomes item/tool/requestUserInput (experimental: only for connections that opted in),
  * and so does a plan for approval (its answer Approve, Reject, or other words: a rejection with them).
+ * A question's answer that leaves it out declines it (question-answers.ts).
  * Decisions map onto the bridge's: accept and acceptForSession approve (once, for the session),
  * decline refuses, cancel refuses and interrupts the turn. An error answer, or one that does not
  * fit the schema, refuses — consent is never inferred. `reaches` narrows the connections asked (a
@@ -59,7 +59,7 @@ export class CodexServerRequests implements ReverseRequester {
     return decided;
   }
 
-  async requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<InteractionRequestUserInputResult | undefined> {
+  async requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<UserInputOutcome | undefined> {
     const thread = this.threadOf(sessionId);
     if (!thread) return undefined;
     const answer = await thread.ask(
@@ -83,8 +83,7 @@ export class CodexServerRequests implements ReverseRequester {
       signal,
       (peer) => peer.client.experimentalApi && this.reaches(peer),
     );
-    const response = answerText(answer, QUESTION_ID);
-    return response === undefined ? undefined : { response };
+    return questionOutcome(answer, QUESTION_ID);
   }
 
   async requestPlanApproval(sessionId: string, { interactionId, plan }: PlanApprovalParams, signal: AbortSignal): Promise<PlanApprovalResult | undefined> {

@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { GatewayStore } from "../store/index.js";
 import type { ClientFaultKind } from "./client-faults.js";
 import type { GatewayDialect } from "./dialects.js";
+import { CallTally } from "./call-tally.js";
 
 /**
  * Which deadline cut a connection: it sent nothing (`idle`), its headers or its body did not
@@ -58,8 +59,8 @@ export class GatewayMetrics {
   private readonly connections: Gauge<"route">;
   private readonly connectionsTotal: Counter<"route">;
   private readonly connectionsRefused: Counter<"reason">;
-  private readonly requests: Counter<"dialect" | "method" | "outcome">;
-  private readonly durations: Histogram<"dialect" | "method">;
+  /** Answered client requests (tau_gateway_requests_total, tau_gateway_request_duration_seconds). */
+  private readonly calls = new CallTally(DURATION_BUCKETS);
   private readonly slowConsumers: Counter<"route">;
   private readonly keepaliveTimeouts: Counter<"route">;
   private readonly networkTimeouts: Counter<"route" | "stage">;
@@ -79,19 +80,8 @@ export class GatewayMetrics {
       labelNames: ["reason"],
       registers,
     });
-    this.requests = new Counter({
-      name: "tau_gateway_requests_total",
-      help: "Client requests answered, by dialect (ask, tau, codex, acp), method and outcome (ok or the error code's name).",
-      labelNames: ["dialect", "method", "outcome"],
-      registers,
-    });
-    this.durations = new Histogram({
-      name: "tau_gateway_request_duration_seconds",
-      help: "Time from a client request to its answer, by dialect and method.",
-      labelNames: ["dialect", "method"],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
+    this.calls.requestsCounter(registers);
+    this.calls.durationsHistogram(registers);
     this.slowConsumers = new Counter({
       name: "tau_gateway_slow_consumers_dropped_total",
       help: "Clients disconnected (1013) because too much data waited unread for them, by route.",
@@ -205,8 +195,7 @@ export class GatewayMetrics {
 
   /** Records one answered client request (either dialect). */
   readonly observeCall: CallObserver = (call: CallRecord) => {
-    this.requests.inc({ dialect: call.dialect, method: call.method, outcome: call.outcome });
-    this.durations.observe({ dialect: call.dialect, method: call.method }, call.seconds);
+    this.calls.record(call);
     if (call.dialect !== "tau" && call.outcome === "invalid_params") this.invalidParams.set(call.dialect, (this.invalidParams.get(call.dialect) ?? 0) + 1);
   };
 

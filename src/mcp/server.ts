@@ -67,7 +67,9 @@ export class McpServer {
   private readonly stopHostWatch: Array<() => void>;
 
   constructor(options: McpServerOptions) {
-    const watches = new SessionWatches(options.log);
+    // Each needs the other: the watches ask one connection through the elicitations, which ask every watching one.
+    const watches: SessionWatches = new SessionWatches((client) => elicitations.of(client), options.log);
+    const elicitations = new McpElicitations(options.core.roles, (sessionId) => watches.askable(sessionId), options.log);
     this.services = {
       core: options.core,
       watches,
@@ -89,7 +91,7 @@ export class McpServer {
         if (reconnected) this.logToAll("notice", { message: "the gateway is connected to the Tau host again: its sessions go on", host: index });
       }),
     ]);
-    this.stopAsking = options.core.reverse.add(new McpElicitations(options.core, watches, options.log));
+    this.stopAsking = options.core.reverse.add(elicitations);
     this.surface = new DialectSurface<McpMethodContext, ClientRequests, keyof typeof MCP_ERROR_CODES, ClientNotifications>(
       METHODS,
       {

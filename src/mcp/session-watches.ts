@@ -1,18 +1,19 @@
 import type { Event } from "../../generated/ask-v1.0.js";
-import { InteractionError } from "../bridge/interactions/index.js";
+import { askJoiningClient, RemoteAsking, type ReverseRequester } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { Log } from "../shared/log.js";
 import type { McpClient } from "./client-state.js";
-import { formChoice, planForm } from "./forms.js";
 import { PendingDecisions } from "./pending-decisions.js";
 import { sessionLogMessage } from "./session-log.js";
-import { sessionMeta, sessionUri } from "../shared/session-references.js";
+import { sessionUri } from "../shared/session-references.js";
 
 /**
  * Which MCP connections work with which sessions: a connection watches a session once it started
  * or continued it (tau, tau-reply) or subscribed to its transcript. A watching connection that can
- * show forms is asked about the session's approvals, questions (elicitations.ts) and plans (here,
- * from the session's events, as plans reach no reverse requester); a subscribed one is told each
+ * show forms is asked about the session's approvals and questions as they open (elicitations.ts,
+ * among the core's reverse requesters), about its plans as they are proposed, and, when the watch
+ * begins, about what the session already waits for — both through the core's asking
+ * (remote-asking.ts, joiner-asking.ts), as every dialect's clients are; a subscribed one is told each
  * time the transcript changes. A connection that goes away stops watching and decides nothing.
  * Each watch follows what its session waits for: while any session a connection watches waits for
  * a decision, tau-answer is one of its tools (the connection is told when that changes), and the
@@ -36,8 +37,8 @@ class Watch {
   subscribed = false;
   readonly uri: string;
   private readonly unsubscribe: () => void;
-  /** Plans put to the client, by interaction id: aborted once settled. */
-  private readonly asking = new Map<string, AbortController>();
+  /** The core's asking of this connection about plans proposed while it watches. */
+  private readonly asking: RemoteAsking;
   /** Messages whose streamed text already announced a change. */
   private readonly streaming = new Set<string>();
   /** What the session waits for. */
@@ -46,17 +47,20 @@ class Watch {
   constructor(
     readonly client: McpClient,
     readonly record: SessionRecord,
-    private readonly log: Log | undefined,
+    /** This connection alone, as the core asks it (elicitations.ts). */
+    requester: ReverseRequester,
+    log: Log | undefined,
     /** Whether the session waits for a decision changed. */
     private readonly waitingChanged: () => void,
   ) {
     this.uri = sessionUri(record.sessionId);
-    this.unsubscribe = record.hub.log.subscribe((event) => this.onEvent(event));
     const { shared } = record.interactions;
-    // What the session waited for before this connection came; a plan then proposed is put to it too.
+    this.asking = new RemoteAsking(record.sessionId, requester, shared, () => true, log);
+    this.unsubscribe = record.hub.log.subscribe((event) => this.onEvent(event));
+    // What the session waited for before this connection came is put to it (a plan proposed from now on is asked by onEvent).
+    askJoiningClient(record, requester, log);
     Promise.all([shared.list(), shared.plans()]).then(
       ([records, plans]) => {
-        plans.forEach(({ id, plan }) => this.askPlan(id, plan));
         if (this.decisions.known([...records.map((r) => r.id), ...plans.map((p) => p.id)])) this.waitingChanged();
       },
       (error: unknown) => log?.("warn", "listing pending interactions failed", { sessionId: record.sessionId, error: String(error) }),
@@ -65,8 +69,7 @@ class Watch {
 
   close(): void {
     this.unsubscribe();
-    for (const controller of this.asking.values()) controller.abort();
-    this.asking.clear();
+    this.asking.close();
   }
 
   private onEvent(event: Event): void {
@@ -74,8 +77,10 @@ class Watch {
     const logged = sessionLogMessage(this.record.sessionId, event);
     if (logged) this.client.log(logged.level, "tau-session", logged.data);
     if (this.subscribed && this.changesTranscript(event)) this.client.peer.notify("notifications/resources/updated", { uri: this.uri });
-    if (event.type === "plan.proposed") this.askPlan(event.payload.id, event.payload.plan);
-    else if ((event.type === "plan.approved" || event.type === "plan.rejected") && event.payload.id) this.stopAsking(event.payload.id);
+    // A plan reaches no reverse requester as it is proposed: each dialect's clients are asked about it through the core (as Codex's plan-questions.ts, ACP's session-link.ts).
+    if (event.type === "plan.proposed") void this.asking.askPlan(event.payload);
+    // A decision made anywhere withdraws the form.
+    else this.asking.onEvent(event);
   }
 
   private changesTranscript(event: Event): boolean {
@@ -87,48 +92,23 @@ class Watch {
     }
     return TRANSCRIPT_EVENTS.has(event.type);
   }
-
-  /** A proposed plan, as a form to a client that can show one; the first decision of any client wins. */
-  private askPlan(interactionId: string, plan: string): void {
-    if (this.asking.has(interactionId) || !this.client.canElicit) return;
-    const controller = new AbortController();
-    this.asking.set(interactionId, controller);
-    const { sessionId } = this.record;
-    const shared = this.record.interactions.shared;
-    const decide = (answer: unknown) => {
-      if (controller.signal.aborted) return;
-      const choice = formChoice(answer);
-      const decision = choice.kind === "approve" ? ({ action: "approve" } as const) : { action: "reject" as const, ...(choice.kind === "reject" ? { feedback: choice.feedback } : {}) };
-      shared.decidePlan(interactionId, decision).catch((error: unknown) => {
-        // Another client decided first (on any replica): nothing to do.
-        if (!(error instanceof InteractionError)) this.log?.("warn", "deciding a plan failed", { sessionId, error: String(error) });
-      });
-    };
-    this.client.peer
-      .request("elicitation/create", { ...planForm(sessionId, plan), _meta: sessionMeta(sessionId) }, controller.signal, this.client.callIn(sessionId))
-      .then(decide, (error: unknown) => decide(error instanceof Error ? error : new Error(String(error))))
-      .finally(() => {
-        if (this.asking.get(interactionId) === controller) this.asking.delete(interactionId);
-      });
-  }
-
-  private stopAsking(interactionId: string): void {
-    this.asking.get(interactionId)?.abort();
-    this.asking.delete(interactionId);
-  }
 }
 
 export class SessionWatches {
   private readonly byClient = new Map<McpClient, Map<string, Watch>>();
 
-  constructor(private readonly log?: Log) {}
+  constructor(
+    /** One connection as the core asks it (McpElicitations.of). */
+    private readonly requesterOf: (client: McpClient) => ReverseRequester,
+    private readonly log?: Log,
+  ) {}
 
   /** The client watches the session from now on (a second call changes nothing). */
   watch(client: McpClient, record: SessionRecord): Watch {
     let ofClient = this.byClient.get(client);
     if (!ofClient) this.byClient.set(client, (ofClient = new Map()));
     let watch = ofClient.get(record.sessionId);
-    if (!watch) ofClient.set(record.sessionId, (watch = new Watch(client, record, this.log, () => this.announceTools(client))));
+    if (!watch) ofClient.set(record.sessionId, (watch = new Watch(client, record, this.requesterOf(client), this.log, () => this.announceTools(client))));
     return watch;
   }
 

@@ -1,4 +1,4 @@
-import type { AskBridge } from "../ask/ask-bridge.js";
+import type { AskSurface } from "../ask/ask-surface.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
 
@@ -12,11 +12,11 @@ import { attachAskJsonRpc, type AskJsonRpcOptions } from "./ask-jsonrpc.js";
  * backlog of a `session/subscribe`) are not part of the answer: HTTP clients read events with
  * `session/events` or the server-sent events stream.
  */
-export async function answerAskHttp(bridge: AskBridge, body: string, options: AskJsonRpcOptions): Promise<string | undefined> {
+export async function answerAskHttp(surface: AskSurface, body: string, options: AskJsonRpcOptions): Promise<string | undefined> {
   if (body.trim() === "") return serialize({ jsonrpc: "2.0", id: null, error: { code: ASK_ERROR_CODES.parse_error, message: "Parse error: empty body" } }, options);
   const responses: string[] = [];
   // Notifications (shared messages among them) are left out; only responses answer the body.
-  const connection = attachAskJsonRpc(bridge, (message) => (typeof message === "string" && isResponseText(message) ? responses.push(message) : undefined), options);
+  const connection = attachAskJsonRpc(surface, (message) => (typeof message === "string" && isResponseText(message) ? responses.push(message) : undefined), options);
   try {
     await connection.receive(body);
   } finally {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Event, SessionEventParams } from "../../generated/ask-v1.0.js";
-import { ASK_METHOD_NAMES, type AskBridge, type AskPeer } from "../ask/ask-bridge.js";
+import { ASK_METHOD_NAMES, type AskSurface, type AskPeer } from "../ask/ask-surface.js";
 import { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import { answeredError, JsonRpcConnection } from "./jsonrpc-connection.js";
 import type { OutboundPolicy, TransportProfile } from "./outbound-policy.js";
@@ -13,7 +13,7 @@ import type { SessionPrincipal } from "../bridge/session-roles.js";
  * One Ask JSON-RPC connection, whatever carries its text (WebSocket, stdio, HTTP): the JSON-RPC
  * connection core (jsonrpc-connection.ts) as Ask speaks it — the `"jsonrpc"` member optional and
  * written or not as configured, batches, null params read as none, requests ordered — with the
- * bridge behind it; everything else is the bridge's.
+ * Ask surface behind it; everything else is the surface's.
  *
  * Order, the same on every transport (as an Ask host handles a connection):
  * - requests are applied one after another in arrival order (request-order.ts), and answered in
@@ -43,7 +43,7 @@ export interface AskJsonRpcOptions {
   transport?: TransportProfile;
 }
 
-/** Wraps each bridge call of a connection: runs `call`, or rejects (with an RpcError) instead. */
+/** Wraps each surface call of a connection: runs `call`, or rejects (with an RpcError) instead. */
 
 export interface AskJsonRpcConnection {
   readonly peer: AskPeer;
@@ -95,7 +95,7 @@ function sessionEventNotification(params: SessionEventParams, framing: AskJsonRp
  * `send` writes one message: a string of the connection's own, or a `SharedText` the same for
  * every subscriber of a session (a transport that writes bytes can send its `bytes` as they are).
  */
-export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
+export function attachAskJsonRpc(surface: AskSurface, send: (message: OutgoingText) => void, options: AskJsonRpcOptions): AskJsonRpcConnection {
   const gate: CallGate = options.gate ?? runCall;
   const connection = new JsonRpcConnection(send, {
     jsonrpcMember: options.jsonrpcMember,
@@ -105,15 +105,15 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
     outbound: ASK_OUTBOUND,
     transport: options.transport,
     methods: ASK_METHOD_NAMES,
-    isMethod: (method) => bridge.isMethod(method),
+    isMethod: (method) => surface.isMethod(method),
     // The gates see the request from its arrival (a queued request counts); its turn comes inside them.
-    call: (method, params, hooks) => gate(method, () => hooks.inOrder(() => bridge.call(peer, method, params, hooks.signal)), hooks.notification, { params, trace: hooks.trace }),
+    call: (method, params, hooks) => gate(method, () => hooks.inOrder(() => surface.call(peer, method, params, hooks.signal)), hooks.notification, { params, trace: hooks.trace }),
     errorOf: (error) => answeredError(error, [RpcError], ASK_ERROR_CODES.internal_error),
     codes: ASK_ERROR_CODES,
     batches: { max: options.maxBatch ?? DEFAULT_MAX_BATCH },
     answerUnidentifiable: true,
     firstRequestId: FIRST_REVERSE_REQUEST_ID,
-    onClose: () => bridge.disconnect(peer),
+    onClose: () => surface.disconnect(peer),
   });
 
   const peer: AskPeer = {
@@ -129,7 +129,7 @@ export function attachAskJsonRpc(bridge: AskBridge, send: (message: OutgoingText
       return connection.closed;
     },
   };
-  bridge.connect(peer);
+  surface.connect(peer);
 
   return {
     peer,

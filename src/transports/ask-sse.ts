@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { PassThrough } from "node:stream";
 import type { SessionEventParams } from "../../generated/ask-v1.0.js";
-import type { AskPeer } from "../ask/ask-bridge.js";
+import type { AskPeer } from "../ask/ask-surface.js";
 import type { ConnectionRecording } from "./recording/recording-folder.js";
 import { Deadline } from "../shared/deadline.js";
 import { TickStartReading } from "../shared/tick-start-reading.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CODEX_METHOD_NAMES, type CodexBridge, type CodexPeer } from "../codex/codex-bridge.js";
+import { CODEX_METHOD_NAMES, type CodexSurface, type CodexPeer } from "../codex/codex-surface.js";
 import { CODEX_ERROR_CODES } from "../registry/codex/index.js";
 import type { Log } from "../shared/log.js";
 import { runCall, type CallGate } from "./jsonrpc-envelope.js";
@@ -12,7 +12,7 @@ import type { SessionPrincipal } from "../bridge/session-roles.js";
 /**
  * One Codex app-server connection, whatever carries its text (WebSocket, stdio): the JSON-RPC
  * framing (jsonrpc-connection.ts) as Codex speaks it — no `"jsonrpc"` member, no batches, no
- * answer to a message without a usable id — with the Codex bridge behind it, and server requests
+ * answer to a message without a usable id — with the Codex surface behind it, and server requests
  * on the same connection numbered from 0.
  */
 
@@ -45,7 +45,7 @@ export interface CodexJsonRpcConnection {
   close(): void;
 }
 
-export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string) => void, options: CodexJsonRpcOptions = {}): CodexJsonRpcConnection {
+export function attachCodexJsonRpc(surface: CodexSurface, sendText: (text: string) => void, options: CodexJsonRpcOptions = {}): CodexJsonRpcConnection {
   const gate = options.gate ?? runCall;
   // A client fault, not ours: said once per connection (more of them only at debug), so a client
   // that keeps sending such messages cannot flood the log.
@@ -57,7 +57,7 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
   const connection = new JsonRpcConnection((message) => sendText(textOf(message)), {
     jsonrpcMember: "omit",
     methods: CODEX_METHOD_NAMES,
-    call: (method, params, hooks) => gate(method, () => bridge.call(peer, method, params, hooks.cause, hooks.signal), hooks.notification, { params, trace: hooks.trace }),
+    call: (method, params, hooks) => gate(method, () => surface.call(peer, method, params, hooks.cause, hooks.signal), hooks.notification, { params, trace: hooks.trace }),
     errorOf: (error) => answeredError(error, [RpcError], CODEX_ERROR_CODES.internal_error),
     codes: CODEX_ERROR_CODES,
     batches: false,
@@ -87,7 +87,7 @@ export function attachCodexJsonRpc(bridge: CodexBridge, sendText: (text: string)
     close() {
       if (connection.closed) return;
       connection.close();
-      bridge.disconnect(peer);
+      surface.disconnect(peer);
     },
   };
 }

@@ -129,7 +129,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         .gatewayDialects({})
         .map((dialect) =>
           dialect.name === "ask"
-            ? askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch }, ...(socketPath ? { socket: { path: socketPath, mode: 0o600 } } : {}) })
+            ? askGatewayDialect(stack.ask!, { jsonrpc: { jsonrpcMember: options.jsonrpcMember ?? "include", maxBatch: options.maxBatch }, ...(socketPath ? { socket: { path: socketPath, mode: 0o600 } } : {}) })
             : dialect,
         ),
       drainTimeoutMs: settings.drainTimeout,

@@ -37,7 +37,7 @@ export async function startHttpGateway(options: HttpGatewayOptions = {}): Promis
     buildGateway({
       tauUpstream: { url: stack.url! },
       upstream: stack.upstream!,
-      dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" } })],
+      dialects: [askGatewayDialect(stack.ask!, { jsonrpc: { jsonrpcMember: "include" } })],
       sseHeartbeatMs: options.sseHeartbeatMs,
       drainTimeoutMs: options.drainTimeoutMs,
       maxMessageBytes: options.maxMessageBytes,

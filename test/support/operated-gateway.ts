@@ -74,7 +74,7 @@ export async function startOperatedGateway(options: OperatedGatewayOptions = {})
     app = buildGateway({
       tauUpstream: { url: host!.url },
       upstream: stack.upstream!,
-      dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" }, ...(options.socketPath ? { socket: { path: options.socketPath, mode: 0o600 } } : {}) })],
+      dialects: [askGatewayDialect(stack.ask!, { jsonrpc: { jsonrpcMember: "include" }, ...(options.socketPath ? { socket: { path: options.socketPath, mode: 0o600 } } : {}) })],
       maxMessageBytes: options.maxMessageBytes,
       limits: options.limits,
       tokens: options.tokens,

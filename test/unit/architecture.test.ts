@@ -248,7 +248,7 @@ describe("the layer rules themselves", () => {
     expect(layerOf("src/store/interactions.ts")).toBe("store");
     expect(layerOf("src/codex/thread.ts")).toBe("codex");
     expect(layerOf("src/acp/agent.ts")).toBe("acp");
-    expect(layerOf("src/ask/ask-bridge.ts")).toBe("ask");
+    expect(layerOf("src/ask/ask-surface.ts")).toBe("ask");
     expect(layerOf("src/relay/gateway-relay.ts")).toBe("relay");
     expect(layerOf("generated/tau-v18.ts")).toBe("generated");
     expect(layerOf("src/stray.ts")).toBeUndefined();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BridgeCore } from "../../src/bridge/bridge-core.js";
-import { CodexBridge, type CodexPeer } from "../../src/codex/codex-bridge.js";
+import { CodexSurface, type CodexPeer } from "../../src/codex/codex-surface.js";
 import { dynamicToolsOverBounds, MAX_DYNAMIC_TOOLS, MAX_TOOL_SCHEMA_NODES } from "../../src/codex/dynamic-tool-bounds.js";
 import { ProtocolValidators } from "../../src/validation/validator.js";
 
@@ -15,9 +15,9 @@ const tools = (count: number) => Array.from({ length: count }, (_, i) => tool(`t
 const properties = (count: number) => ({ type: "object", properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: "string" }])) });
 
 /** A Codex surface whose calls stop before any thread is made: nothing past the validator is reached by these params. */
-function bridge(): CodexBridge {
+function surface(): CodexSurface {
   const core = { commandTools: [], reverse: { add: () => undefined }, hosts: {} } as unknown as BridgeCore;
-  return new CodexBridge({ core, defaultCwd: "/", serverVersion: "0.0.0", toolConnection: () => Promise.reject(new Error("no connections here")) as never });
+  return new CodexSurface({ core, defaultCwd: "/", serverVersion: "0.0.0", toolConnection: () => Promise.reject(new Error("no connections here")) as never });
 }
 const peer = { client: { initialized: true, experimentalApi: true } } as unknown as CodexPeer;
 
@@ -42,7 +42,7 @@ describe("dynamic tool bounds before validation", () => {
 
   it("refuses an over-bound thread/start without running the params validator", async () => {
     const validate = vi.spyOn(ProtocolValidators.shared().get("codex"), "params");
-    const codex = bridge();
+    const codex = surface();
     await expect(codex.call(peer, "thread/start", { dynamicTools: tools(2_000) })).rejects.toMatchObject({
       code: -32602,
       message: `invalid params: dynamicTools: 2000 tools are more than the ${MAX_DYNAMIC_TOOLS} the gateway takes`,

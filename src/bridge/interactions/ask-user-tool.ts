@@ -9,8 +9,10 @@ import { errorText } from "../../shared/unknown-values.js";
 
 /**
  * `ask_user {question, options?}` (DESIGN §4.4): the model asks the user. The call becomes a
- * user-input interaction (`input.requested`), answered by interaction/respond or by an
- * interaction/requestUserInput reverse request; the tool result is the answer text.
+ * user-input interaction (`input.requested`), answered by interaction/respond or through the
+ * core's reverse requesters (each dialect's question); the tool result is the answer text. A
+ * question declined (interaction/decline, or a client's `declined` outcome) fails the tool with
+ * the reason, so the model carries on without it.
  */
 
 /** At most this many suggested answers, as `input.requested` allows. */
@@ -67,7 +69,9 @@ export class AskUserTool implements GatewayTool {
     const params = { requestId: input.id, ...input.data, sessionId, interactionId: input.id };
     pending.whenAnnounced(input, () => reverse.requestUserInput(sessionId, params, input.asking)).then(
       (answer) => {
-        if (answer !== undefined) void pending.decide(input, { action: "respond", response: answer.response } satisfies InputDecision);
+        if (answer === undefined) return;
+        const decision: InputDecision = "declined" in answer ? { action: "decline", reason: answer.declined } : { action: "respond", response: answer.response };
+        void pending.decide(input, decision);
       },
       (error: unknown) => {
         // No answer is not an answer: keep waiting for interaction/respond or the deadline.

@@ -20,7 +20,8 @@ import { errorText } from "../../shared/unknown-values.js";
  * The question is withdrawn from the clients once the log says it was resolved.
  */
 export class RemoteAsking {
-  private readonly open = new Map<string, AbortController>();
+  /** The questions open, by interaction id: withdrawn (aborted) once settled elsewhere. */
+  private readonly open = new Map<string, { readonly controller: AbortController; readonly settled: Promise<void> }>();
 
   constructor(
     private readonly sessionId: string,
@@ -74,7 +75,6 @@ export class RemoteAsking {
   /** Asks about one approval; resolves once the question is settled. */
   askPermission(details: ApprovalDetails & { id: string }): Promise<void> {
     const { sessionId } = this;
-    const signal = this.begin(details.id);
     const params = {
       requestId: details.id,
       toolName: details.toolName,
@@ -86,34 +86,31 @@ export class RemoteAsking {
     };
     // Each answer is counted as it comes, with who gave it (a vote under a `require` rule); one a requester did not count is given when it comes back.
     const counted = new WeakSet<object>();
-    const vote = (answer: InteractionRequestPermissionResult, principal: SessionPrincipal | undefined) => {
-      counted.add(answer);
-      // A vote that cannot be given (the store is out of reach) settles nothing; it never turns into another answer.
-      if (signal.aborted) return Promise.resolve(false);
-      return this.answers.vote(details.id, decisionOf(answer), principal).catch((error: unknown) => {
-        this.log?.("debug", "a client's vote on an approval was not taken", { sessionId, interactionId: details.id, error: errorText(error) });
-        return false;
-      });
-    };
-    return this.settle(
-      details.id,
-      afterDelivery(() => this.reverse.requestPermission(sessionId, params, signal, vote)).then((answer) => {
+    return this.ask(details.id, (signal) => {
+      const vote = (answer: InteractionRequestPermissionResult, principal: SessionPrincipal | undefined) => {
+        counted.add(answer);
+        // A vote that cannot be given (the store is out of reach) settles nothing; it never turns into another answer.
+        if (signal.aborted) return Promise.resolve(false);
+        return this.answers.vote(details.id, decisionOf(answer), principal).catch((error: unknown) => {
+          this.log?.("debug", "a client's vote on an approval was not taken", { sessionId, interactionId: details.id, error: errorText(error) });
+          return false;
+        });
+      };
+      return this.reverse.requestPermission(sessionId, params, signal, vote).then((answer) => {
         if (answer === undefined || signal.aborted || counted.has(answer)) return;
         return this.answers.vote(details.id, decisionOf(answer), undefined);
-      }),
-    );
+      });
+    });
   }
 
   /** Asks one question (ask_user); resolves once it is settled. */
   askInput(details: UserInputDetails & { id: string }): Promise<void> {
     const { sessionId } = this;
-    const signal = this.begin(details.id);
     const params = { requestId: details.id, prompt: details.prompt, ...(details.options ? { options: details.options } : {}), sessionId, interactionId: details.id };
-    return this.settle(
-      details.id,
-      afterDelivery(() => this.reverse.requestUserInput(sessionId, params, signal)).then((answer) => {
+    return this.ask(details.id, (signal) =>
+      this.reverse.requestUserInput(sessionId, params, signal).then((answer) => {
         if (answer === undefined || signal.aborted) return;
-        return this.answers.respond(details.id, answer.response);
+        return "declined" in answer ? this.answers.decline(details.id, answer.declined) : this.answers.respond(details.id, answer.response);
       }),
     );
   }
@@ -121,10 +118,8 @@ export class RemoteAsking {
   /** Asks about one plan; resolves once it is settled. */
   askPlan({ id, plan }: PendingPlan): Promise<void> {
     const { sessionId } = this;
-    const signal = this.begin(id);
-    return this.settle(
-      id,
-      afterDelivery(() => this.reverse.requestPlanApproval(sessionId, { sessionId, interactionId: id, plan }, signal)).then((answer) => {
+    return this.ask(id, (signal) =>
+      this.reverse.requestPlanApproval(sessionId, { sessionId, interactionId: id, plan }, signal).then((answer) => {
         if (answer === undefined || signal.aborted) return;
         // This plan alone: another one proposed meanwhile has a question of its own.
         return this.answers.decidePlan(id, answer);
@@ -132,26 +127,29 @@ export class RemoteAsking {
     );
   }
 
-  private begin(id: string): AbortSignal {
-    this.withdraw(id);
+  /**
+   * One question about interaction `id`, sent once the log has delivered the event (afterDelivery).
+   * A question already open about it stays the one: asking again (a replayed and a live event
+   * racing, or a joiner's listing and the event that opened it) would withdraw it and repeat it,
+   * which a client sees as a cancel and a second prompt. An answer that lost to another (on any
+   * replica), or a client that failed, changes nothing.
+   */
+  private ask(id: string, send: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
+    const already = this.open.get(id);
+    if (already) return already.settled;
     const controller = new AbortController();
-    this.open.set(id, controller);
-    return controller.signal;
-  }
-
-  /** An answer that lost to another (on any replica), or a client that failed, changes nothing. */
-  private settle(id: string, answered: Promise<unknown>): Promise<void> {
-    const controller = this.open.get(id);
-    return answered
+    const settled = afterDelivery(() => send(controller.signal))
       .catch((error: unknown) => this.log?.("debug", "a client's answer to an interaction was not taken", { sessionId: this.sessionId, interactionId: id, error: errorText(error) }))
       .finally(() => {
-        if (this.open.get(id) === controller) this.open.delete(id);
+        if (this.open.get(id)?.controller === controller) this.open.delete(id);
       })
       .then(() => undefined);
+    this.open.set(id, { controller, settled });
+    return settled;
   }
 
   private withdraw(id: string): void {
-    this.open.get(id)?.abort();
+    this.open.get(id)?.controller.abort();
     this.open.delete(id);
   }
 }

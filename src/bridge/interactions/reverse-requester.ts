@@ -13,6 +13,17 @@ export interface PlanApprovalParams {
   readonly plan: string;
 }
 
+/**
+ * What came of putting a question (ask_user) to a client, in no dialect's words: its answer, or
+ * that the user will not or cannot answer (`declined`, with why: an ACP or MCP form declined or
+ * dismissed, an editor that cannot show questions, a Codex answer that leaves the question out).
+ * A declined question goes unanswered at once: Tau's client-tool channel gets the call's failure
+ * (`session.clientTool.result` with `ok: false` and the reason), so the model carries on without
+ * the answer instead of waiting for the deadline. Ask's `interaction/requestUserInput` result is
+ * the first shape (Ask clients decline with `interaction/decline`).
+ */
+export type UserInputOutcome = InteractionRequestUserInputResult | { declined: string };
+
 /** A client's decision on a plan, in no dialect's words (as SharedAnswers.decidePlan takes it). */
 export type PlanApprovalResult = { action: "approve" } | { action: "reject"; feedback?: string };
 
@@ -61,7 +72,7 @@ export interface ReverseRequester {
     sessionId: string,
     params: InteractionRequestUserInputParams,
     signal: AbortSignal,
-  ): Promise<InteractionRequestUserInputResult | undefined>;
+  ): Promise<UserInputOutcome | undefined>;
   /** A plan the agent proposed (submit_plan), for approval; undefined if nobody can answer (a dialect without a way to ask about plans). */
   requestPlanApproval(sessionId: string, params: PlanApprovalParams, signal: AbortSignal): Promise<PlanApprovalResult | undefined>;
 }

@@ -198,7 +198,7 @@ async function gatewayBehindRelay(options: { maxInflight?: number; commandTools?
   const app = buildGateway({
     tauUpstream: { url: host.url },
     upstream: stack.upstream!,
-    dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" } })],
+    dialects: [askGatewayDialect(stack.ask!, { jsonrpc: { jsonrpcMember: "include" } })],
     limits: options.maxInflight === undefined ? undefined : { maxInflight: options.maxInflight },
     drainTimeoutMs: 60_000,
   });
@@ -270,7 +270,7 @@ describe("the order and the gates", () => {
     const readState = client.request("workspace/readState", { sessionId }).finally(() => (readStateAnswered = true));
     await eventually(() => relay.count("session.exec") === 1, "readState's command at the host");
     decide!({ decision: "allow" });
-    await eventually(() => stack.bridge!.stats.pendingInteractions === 0, "the approval taken");
+    await eventually(() => stack.ask!.stats.pendingInteractions === 0, "the approval taken");
     expect(readStateAnswered).toBe(false);
 
     relay.release();

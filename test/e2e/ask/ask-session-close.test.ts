@@ -209,9 +209,9 @@ describe("session/close beyond the connection", () => {
     const gw = await cleanups.stopAfterTest(startTestGateway());
     const client = await gw.client();
     const sessionId = await openSession(client);
-    const emitted = gw.stack.bridge!.stats.eventsEmitted;
+    const emitted = gw.stack.ask!.stats.eventsEmitted;
     await client.request("session/close", { sessionId });
     // session.ended is counted, and nothing of the session is lost from the total.
-    expect(gw.stack.bridge!.stats.eventsEmitted).toBe(emitted + 1);
+    expect(gw.stack.ask!.stats.eventsEmitted).toBe(emitted + 1);
   });
 });

@@ -173,7 +173,7 @@ describe("tau-gateway serve --socket", () => {
         buildGateway({
           tauUpstream: { url: stack.url! },
           upstream: stack.upstream!,
-          dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" }, socket: { path, mode: 0o660 } })],
+          dialects: [askGatewayDialect(stack.ask!, { jsonrpc: { jsonrpcMember: "include" }, socket: { path, mode: 0o660 } })],
           tokens: TokenRegistry.single("s3cret"),
         }),
       ),
@@ -206,7 +206,7 @@ describe("tau-gateway serve --socket", () => {
         buildGateway({
           tauUpstream: { url: stack.url! },
           upstream: stack.upstream!,
-          dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" }, socket: { path, mode: 0o600 } })],
+          dialects: [askGatewayDialect(stack.ask!, { jsonrpc: { jsonrpcMember: "include" }, socket: { path, mode: 0o600 } })],
           drainTimeoutMs: 2000,
         }),
       ),

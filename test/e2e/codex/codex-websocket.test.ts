@@ -225,6 +225,15 @@ describe("questions and dynamic tools", () => {
     expect(c.notifications("serverRequest/resolved").map((m) => m.params.requestId)).toContain(request!.id);
   });
 
+  it("an answer that leaves the question out declines it, as Codex answers a dismissed question: the tool fails with why", async () => {
+    const c = await client();
+    const threadId = await started(c);
+    c.onRequest("item/tool/requestUserInput", () => ({ answers: {} }));
+    const { messages } = await c.turn(threadId, '/tool ask_user {"question":"Pick a colour"}');
+    expect(c.serverRequests("item/tool/requestUserInput")).toHaveLength(1);
+    expect(agentText(messages)).toContain("Tool ask_user failed: the user did not answer: the user gave no answer");
+  });
+
   it("dynamic tools become Tau client tools called through item/tool/call", async () => {
     const c = await client();
     const threadId = await started(c, {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { AskBridge } from "../../../src/ask/ask-bridge.js";
+import { AskSurface } from "../../../src/ask/ask-surface.js";
 import { buildGateway } from "../../../src/gateway/app.js";
 import { DrainController } from "../../../src/gateway/drain.js";
 import { RpcError as ServerRpcError } from "../../../src/shared/rpc-error.js";
@@ -193,13 +193,13 @@ describe("the gateway while draining", () => {
     cleanups.push(() => peer.close());
     const upstream = new TauUpstream({ url: peer.url, client: { name: "drain-test", version: "1" }, reconnect: false });
     cleanups.push(() => upstream.close());
-    const bridge = new AskBridge({ upstream, defaultCwd: process.cwd(), serverVersion: "1" });
-    bridge.start();
+    const surface = new AskSurface({ upstream, defaultCwd: process.cwd(), serverVersion: "1" });
+    surface.start();
     await upstream.start();
     const app: FastifyInstance = buildGateway({
       tauUpstream: { url: peer.url },
       upstream,
-      dialects: [askGatewayDialect(bridge, { jsonrpc: { jsonrpcMember: "include" } })],
+      dialects: [askGatewayDialect(surface, { jsonrpc: { jsonrpcMember: "include" } })],
       drainTimeoutMs: 100,
     });
     cleanups.push(() => app.close());

@@ -127,7 +127,7 @@ async function gatewayOn(hostUrl: string, cwd: string): Promise<{ rpcUrl: string
     await stack.close();
   };
   await stack.start({ upstream: hostUrl, defaultCwd: cwd, eventRetention: 10_000, interactionTimeoutMs: 300_000 }, [], () => undefined);
-  app = buildGateway({ tauUpstream: { url: hostUrl }, upstream: stack.upstream!, dialects: [askGatewayDialect(stack.bridge!, { jsonrpc: { jsonrpcMember: "include" } })] });
+  app = buildGateway({ tauUpstream: { url: hostUrl }, upstream: stack.upstream!, dialects: [askGatewayDialect(stack.ask!, { jsonrpc: { jsonrpcMember: "include" } })] });
   const address = await app.listen({ host: "127.0.0.1", port: 0 });
   return { rpcUrl: `${address.replace("http://", "ws://")}/rpc`, stop };
 }

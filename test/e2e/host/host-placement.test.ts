@@ -52,7 +52,7 @@ describe("placements in Redis across replicas", () => {
     expect([await store.load(keyA), await store.load(keyB)]).toEqual([4, 3]);
     // Ask session/close: the session no longer counts towards its host's load (it stays placed there).
     const peer: AskPeer = { id: "p", capabilities: { reverseRequests: false }, notify: () => undefined, request: () => Promise.reject(new Error("none")), closed: false };
-    await first.bridge!.call(peer, "session/close", { sessionId: created[2]! });
+    await first.ask!.call(peer, "session/close", { sessionId: created[2]! });
     for (let i = 0; i < 100 && (await store.load(keyB)) !== 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect([await store.load(keyA), await store.load(keyB)]).toEqual([4, 2]);
     expect(await store.hostOf(created[2]!)).toBe(keyB);

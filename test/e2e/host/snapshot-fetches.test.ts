@@ -18,7 +18,7 @@ import { parsePrometheus, sampleValue } from "../../support/prometheus.js";
 import { resultOf, startHostClosedAfterTest, TauTestClient } from "../../support/tau-client.js";
 
 /**
- * How often the Ask bridge asks the host for a whole `session.snapshot`, counted where it costs:
+ * How often the Ask surface asks the host for a whole `session.snapshot`, counted where it costs:
  * at a real host, through a relay that counts the requests reaching it. Clients that repeat cheap
  * requests must not make the gateway repeat expensive ones.
  */

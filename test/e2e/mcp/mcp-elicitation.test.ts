@@ -9,7 +9,8 @@ import { sdkClient, stdioTransport, webSocketTransport, type RecordingTransport 
 /**
  * MCP clients on sessions other clients use: the SDK client's tool call streams its reply as
  * progress and its approval comes as a form (elicitation/create) while an Ask client watches the
- * same session and sees the command run once; a client that cannot show forms is never asked and
+ * same session and sees the command run once; questions and plans come as forms too, and a client
+ * that starts watching while one waits is asked about it; a client that cannot show forms is never asked and
  * nothing is decided for it; cancelling a call interrupts its turn. The MCP wire is checked against
  * the official schema.
  */
@@ -97,6 +98,17 @@ describe("an MCP client on a session an Ask client watches", () => {
     ask.socket.terminate();
   });
 
+  it("declines a question whose form is declined: it goes unanswered at once and the tool fails with why", async () => {
+    const ask = await gw.client();
+    const sessionId = await openSession(ask);
+    const { client, asked } = await mcpClient(() => ({ action: "decline" }));
+    const result = await client.callTool({ name: "tau-reply", arguments: { sessionId, prompt: '/tool ask_user {"question":"Which colour?"}' } });
+    expect(asked.map((r) => r.params.message)).toEqual(["Which colour?"]);
+    expect(result.structuredContent).toEqual(expect.objectContaining({ status: "completed", text: "Tool ask_user failed: the user did not answer: the user declined" }));
+    expect(payloadsOf(ask.eventsOf(sessionId), "input.resolved")).toEqual([expect.objectContaining({ status: "cancelled", reason: "the user declined" })]);
+    ask.socket.terminate();
+  });
+
   it("does not ask a client without elicitation: it answers with tau-answer, and cancelling a call interrupts its turn", async () => {
     const ask = await gw.client();
     const sessionId = await openSession(ask);
@@ -117,6 +129,43 @@ describe("an MCP client on a session an Ask client watches", () => {
     expect(payloadsOf(ask.eventsOf(sessionId), "tool.result").filter((r) => r.name === "echo-json" && !r.isError)).toHaveLength(1);
     // Its answer is not sent: the next request of the client is answered as usual.
     expect(await client.ping()).toEqual({});
+    ask.socket.terminate();
+  });
+
+  it("puts a plan the agent proposes to the client as a form; approving it lets the agent carry it out", async () => {
+    const ask = await gw.client();
+    const sessionId = await openSession(ask);
+    const { client, asked } = await mcpClient(() => ({ action: "accept", content: { decision: "approve" } }));
+    const result = await client.callTool({ name: "tau-reply", arguments: { sessionId, prompt: '/tool submit_plan {"plan":"- read the code"}' } });
+    expect(asked.map((r) => r.params.message)).toEqual([`Tau session ${sessionId} proposes a plan:\n\n- read the code`]);
+    expect(result.structuredContent).toEqual(expect.objectContaining({ status: "completed", text: "Tool submit_plan returned: The user approved the plan. Carry it out now." }));
+    expect(payloadsOf(ask.eventsOf(sessionId), "plan.approved")).toHaveLength(1);
+    ask.socket.terminate();
+  });
+
+  it("asks a client that starts watching while a plan waits; its rejection with feedback decides, and it is asked once", async () => {
+    const ask = await gw.client();
+    const sessionId = await openSession(ask);
+    const { turnId } = await ask.request("session/send", { sessionId, content: '/tool submit_plan {"plan":"- one step"}' });
+    const planId = ((await ask.waitForEvent(sessionId, "plan.proposed")).payload as { id: string }).id;
+    const { client, asked } = await mcpClient(() => ({ action: "accept", content: { decision: "reject", feedback: "Not now" } }));
+    await client.subscribeResource({ uri: `tau://session/${sessionId}` });
+    expect(await ask.waitForEvent(sessionId, "plan.rejected")).toMatchObject({ payload: { id: planId, feedback: "Not now" } });
+    await waitForTerminal(ask, sessionId, turnId);
+    expect(asked.map((r) => r.params.message)).toEqual([`Tau session ${sessionId} proposes a plan:\n\n- one step`]);
+    ask.socket.terminate();
+  });
+
+  it("asks a client that starts watching while an approval waits, as it asks those watching when it opened", async () => {
+    const ask = await gw.client();
+    const sessionId = await openSession(ask);
+    const { turnId } = await ask.request("session/send", { sessionId, content: CALL_ECHO });
+    await ask.waitForEvent(sessionId, "approval.required");
+    const { client, asked } = await mcpClient(() => ({ action: "accept", content: { decision: "approve" } }));
+    await client.subscribeResource({ uri: `tau://session/${sessionId}` });
+    expect(await waitForTerminal(ask, sessionId, turnId)).toMatchObject({ type: "turn.completed" });
+    expect(asked.map((r) => r.params.message)).toEqual([expect.stringContaining("echo-json")]);
+    expect(payloadsOf(ask.eventsOf(sessionId), "approval.updated")).toEqual([expect.objectContaining({ status: "approved" })]);
     ask.socket.terminate();
   });
 

@@ -1,9 +1,9 @@
 import type { Readable, Writable } from "node:stream";
-import { AskBridge } from "../../../ask/ask-bridge.js";
+import { AskSurface } from "../../../ask/ask-surface.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../../gateway/config.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DrainController } from "../../../gateway/drain.js";
 import { DEFAULT_LIMITS } from "../../../gateway/limits.js";
-import { askGatewayDialect, type AskSurfaceOptions } from "./gateway.js";
+import { askGatewayDialect, type AskGatewayOptions } from "./gateway.js";
 import { askRegistry } from "../../../registry/ask/index.js";
 import type { Log } from "../../../shared/log.js";
 import { attachAskJsonRpc, type AskJsonRpcOptions } from "../../../transports/ask-jsonrpc.js";
@@ -77,16 +77,16 @@ const settings = {
 type AskStdioSettings = StdioSettingValues<typeof settings>;
 
 /** The Ask JSON-RPC dialect: WebSocket `/rpc` with `POST /rpc`, `/rpc/events` and a socket on the gateway; `tau-gateway stdio`. */
-export const askDialect: DialectDescriptor<AskBridge, typeof settings, AskSurfaceOptions> = {
+export const askDialect: DialectDescriptor<AskSurface, typeof settings, AskGatewayOptions> = {
   registry: askRegistry,
   createSurface: (context) =>
-    new AskBridge({ core: context.core, defaultCwd: context.defaultCwd, workspaceRoots: context.workspaceRoots, serverVersion: context.serverVersion, log: context.log }),
-  closeSurface: (bridge) => bridge.close(),
+    new AskSurface({ core: context.core, defaultCwd: context.defaultCwd, workspaceRoots: context.workspaceRoots, serverVersion: context.serverVersion, log: context.log }),
+  closeSurface: (surface) => surface.close(),
   gatewayOptions: (serve) => ({
     jsonrpc: { jsonrpcMember: serve.jsonrpcMember ?? "include" },
     socket: serve.socket === undefined ? undefined : { path: serve.socket, mode: serve.socketMode ?? 0o600 },
   }),
-  gateway: (bridge, _mount, options) => askGatewayDialect(bridge, options),
+  gateway: (surface, _mount, options) => askGatewayDialect(surface, options),
   command: { usage: USAGE, settings, relay: ASK_RELAY, serve },
 };
 
@@ -98,11 +98,11 @@ export const askDialect: DialectDescriptor<AskBridge, typeof settings, AskSurfac
 /** One Ask connection on NDJSON: its framing and gates, and the stream's bounds. */
 type AskNdjsonOptions = Omit<AskJsonRpcOptions, "transport"> & NdjsonStreamOptions;
 
-/** Each peer is its own Ask connection (its own subscriptions and cursors), on the bridge every other surface shares. */
-const serveAskNdjson = (bridge: AskBridge, input: Readable, output: Writable, options: AskNdjsonOptions) =>
-  serveNdjson(input, output, (send, transport) => attachAskJsonRpc(bridge, send, { ...options, transport }), options).stream;
+/** Each peer is its own Ask connection (its own subscriptions and cursors), on the bridge core every other surface shares. */
+const serveAskNdjson = (surface: AskSurface, input: Readable, output: Writable, options: AskNdjsonOptions) =>
+  serveNdjson(input, output, (send, transport) => attachAskJsonRpc(surface, send, { ...options, transport }), options).stream;
 
-async function serve(bridge: AskBridge, run: StdioRun<AskStdioSettings>): Promise<number> {
+async function serve(surface: AskSurface, run: StdioRun<AskStdioSettings>): Promise<number> {
   const { settings, io, log } = run;
   const drain = new DrainController({ timeoutMs: settings.drainTimeout });
   run.hurry.addEventListener("abort", () => drain.force(), { once: true });
@@ -118,13 +118,13 @@ async function serve(bridge: AskBridge, run: StdioRun<AskStdioSettings>): Promis
   let socket: UnixSocketListener | undefined;
   try {
     try {
-      if (settings.socket !== undefined) socket = await listenOnSocket(bridge, settings, connection, log);
+      if (settings.socket !== undefined) socket = await listenOnSocket(surface, settings, connection, log);
     } catch (err) {
       io.stderr(`tau-gateway stdio: ${startupMessage(err)}\n`);
       return 1;
     }
     // Only the client on stdin/stdout is recorded (not the socket's).
-    const stream = serveAskNdjson(bridge, io.stdin, process.stdout, { ...connection(), recording: run.recording });
+    const stream = serveAskNdjson(surface, io.stdin, process.stdout, { ...connection(), recording: run.recording });
     const why = await Promise.race([stream.ended, untilAborted(run.stop).then(() => run.stop.reason as string)]);
     run.stopping();
     log("info", "draining: refusing new work, waiting for work in flight", { why, drainTimeoutMs: settings.drainTimeout });
@@ -149,14 +149,14 @@ async function serve(bridge: AskBridge, run: StdioRun<AskStdioSettings>): Promis
  * the running process and share its sessions, each with its own subscriptions and cursors. Access
  * is the socket file's mode; clients act, like stdio, for no tenant.
  */
-function listenOnSocket(bridge: AskBridge, settings: AskStdioSettings, connection: () => AskNdjsonOptions, log: Log): Promise<UnixSocketListener> {
+function listenOnSocket(surface: AskSurface, settings: AskStdioSettings, connection: () => AskNdjsonOptions, log: Log): Promise<UnixSocketListener> {
   return UnixSocketListener.listen({
     path: settings.socket!,
     mode: settings.socketMode,
     maxConnections: settings.maxConnections,
     onRefused: () => log("warn", "socket client refused: connection limit reached", { maxConnections: settings.maxConnections }),
     serve: (client) =>
-      serveAskNdjson(bridge, client, client, {
+      serveAskNdjson(surface, client, client, {
         ...connection(),
         maxBufferedBytes: settings.maxBufferedBytes,
         onSlowConsumer: () => log("warn", "slow socket client disconnected: too much data waiting unread", { maxBufferedBytes: settings.maxBufferedBytes }),

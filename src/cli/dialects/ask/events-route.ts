@@ -23,7 +23,7 @@ export interface AskEventsRouteOptions {
 
 /**
  * `GET /rpc/events?sessionId=…&afterSeq=…`: one session's events as server-sent events. The stream
- * subscribes through the bridge exactly as a connection's `session/subscribe` does (tenant rules
+ * subscribes through the Ask surface exactly as a connection's `session/subscribe` does (tenant rules
  * included), replaying retained events after `afterSeq` — or after `Last-Event-ID`, which a
  * reconnecting EventSource sends and which wins — then following live. Failures before the stream
  * starts are HTTP errors with a JSON-RPC error object: 404 for a session that does not exist for
@@ -34,7 +34,7 @@ export interface AskEventsRouteOptions {
  * its frame carries the params of; a stream refused before it starts has no events and no file.
  */
 const askEvents: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options) => {
-  const { askBridge: bridge, callGates, metrics } = app;
+  const { askSurface: surface, callGates, metrics } = app;
   const streams = new Set<AskSseStream>();
 
   app.get<{ Querystring: Record<string, string | string[] | undefined> }>("/rpc/events", async (request, reply) => {
@@ -69,15 +69,15 @@ const askEvents: FastifyPluginAsync<AskEventsRouteOptions> = async (app, options
         metrics.networkTimeout("/rpc/events", "stalled");
       },
     });
-    bridge.connect(stream.peer);
+    surface.connect(stream.peer);
     void stream.closed.then(() => {
       recording?.close();
       streams.delete(stream);
-      bridge.disconnect(stream.peer);
+      surface.disconnect(stream.peer);
     });
     try {
       // Events replayed by the subscription are written into the body before it is sent; they wait there.
-      await callGates.eventStream("session/subscribe", () => bridge.call(stream.peer, "session/subscribe", { sessionId, afterSeq }));
+      await callGates.eventStream("session/subscribe", () => surface.call(stream.peer, "session/subscribe", { sessionId, afterSeq }));
     } catch (error) {
       stream.close();
       const { status, body } = failure(error);
@@ -99,7 +99,7 @@ export const askEventsRoute = fp(askEvents, {
   fastify: "5.x",
   encapsulate: true,
   dependencies: [PLUGIN.services, PLUGIN.callGates, PLUGIN.metrics, PLUGIN.accessControl],
-  decorators: { fastify: ["askBridge", "callGates", "metrics"], request: ["tenant", "principal"] },
+  decorators: { fastify: ["askSurface", "callGates", "metrics"], request: ["tenant", "principal"] },
 });
 
 function single(value: string | string[] | undefined): string | undefined {

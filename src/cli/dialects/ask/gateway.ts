@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { AskBridge } from "../../../ask/ask-bridge.js";
+import type { AskSurface } from "../../../ask/ask-surface.js";
 import type { AskJsonRpcOptions } from "../../../transports/ask-jsonrpc.js";
 import { attachAskJsonRpc } from "../../../transports/ask-jsonrpc.js";
-import { askBridgeMetrics } from "./metrics.js";
+import { askSurfaceMetrics } from "./metrics.js";
 import { askSocketListener } from "./socket-route.js";
 import { DEFAULT_TENANT } from "../../../gateway/auth/tokens.js";
 import type { DialectRoutesContext, GatewayDialect } from "../../../gateway/dialects.js";
@@ -11,12 +11,12 @@ import { askHttpRoute } from "./http-route.js";
 
 declare module "fastify" {
   interface FastifyInstance {
-    /** The Ask bridge behind `POST /rpc`, `/rpc/events` and the socket; decorated in the scope of the Ask routes only. */
-    askBridge: AskBridge;
+    /** The Ask surface behind `POST /rpc`, `/rpc/events` and the socket; decorated in the scope of the Ask routes only. */
+    askSurface: AskSurface;
   }
 }
 
-export interface AskSurfaceOptions {
+export interface AskGatewayOptions {
   /** Framing of every Ask connection (WebSocket, HTTP request, event stream, socket client); tenants and gates are the gateway's. */
   jsonrpc: Pick<AskJsonRpcOptions, "jsonrpcMember" | "maxBatch">;
   /**
@@ -29,12 +29,12 @@ export interface AskSurfaceOptions {
 
 /**
  * The Ask dialect as the gateway serves it: WebSocket `/rpc`, and besides it `POST /rpc`,
- * `GET /rpc/events` (server-sent events), the Unix socket when one is named, and the bridge's own
+ * `GET /rpc/events` (server-sent events), the Unix socket when one is named, and the surface's own
  * figures in the metrics.
  */
-export function askGatewayDialect(bridge: AskBridge, options: AskSurfaceOptions): GatewayDialect {
+export function askGatewayDialect(surface: AskSurface, options: AskGatewayOptions): GatewayDialect {
   const routes: FastifyPluginAsync<DialectRoutesContext> = async (app, context) => {
-    app.decorate("askBridge", bridge);
+    app.decorate("askSurface", surface);
     app.register(askHttpRoute, { jsonrpc: options.jsonrpc, bodyLimit: context.maxMessageBytes, recording: context.recording });
     app.register(askEventsRoute, { heartbeatMs: context.sseHeartbeatMs, maxBufferedBytes: context.limits.maxBufferedBytes, stallTimeoutMs: context.limits.idleTimeoutMs, recording: context.recording });
     if (options.socket) {
@@ -45,9 +45,9 @@ export function askGatewayDialect(bridge: AskBridge, options: AskSurfaceOptions)
   return {
     name: "ask",
     route: "/rpc",
-    open: ({ tenant, principal, gate }) => (send, transport) => attachAskJsonRpc(bridge, send, { ...options.jsonrpc, tenant, principal, gate, transport }),
+    open: ({ tenant, principal, gate }) => (send, transport) => attachAskJsonRpc(surface, send, { ...options.jsonrpc, tenant, principal, gate, transport }),
     routes,
     routeLabels: ["/rpc/events"],
-    metrics: (registers) => askBridgeMetrics(bridge, registers),
+    metrics: (registers) => askSurfaceMetrics(surface, registers),
   };
 }

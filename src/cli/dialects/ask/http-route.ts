@@ -32,7 +32,7 @@ export interface AskHttpRouteOptions {
  * bodies the HTTP layer refuses are no JSON-RPC exchange and are not recorded.
  */
 const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) => {
-  const { askBridge: bridge, callGates } = app;
+  const { askSurface: surface, callGates } = app;
   const recordingOf = options.recording && httpConnectionRecordings(options.recording, "ask", "http POST /rpc");
   readJsonBodiesAsText(app, options.bodyLimit);
 
@@ -52,7 +52,7 @@ const askHttp: FastifyPluginAsync<AskHttpRouteOptions> = async (app, options) =>
     if (typeof request.body !== "string") return reply.code(415).send(unsupportedMediaType());
     const recording = recordingOf?.(request.raw.socket, tappedPeerOf(request));
     recording?.client(request.body);
-    const answer = await answerAskHttp(bridge, request.body, { ...options.jsonrpc, tenant: requestTenant(request), principal: request.principal, gate: callGates.httpRequest(carrierOfHeaders(request.headers)) });
+    const answer = await answerAskHttp(surface, request.body, { ...options.jsonrpc, tenant: requestTenant(request), principal: request.principal, gate: callGates.httpRequest(carrierOfHeaders(request.headers)) });
     if (answer === undefined) return reply.code(204).send();
     recording?.server(answer);
     return reply.code(200).type("application/json; charset=utf-8").send(answer);
@@ -64,7 +64,7 @@ export const askHttpRoute = fp(askHttp, {
   fastify: "5.x",
   encapsulate: true,
   dependencies: [PLUGIN.services, PLUGIN.callGates, PLUGIN.accessControl],
-  decorators: { fastify: ["askBridge", "callGates"], request: ["tenant", "principal"] },
+  decorators: { fastify: ["askSurface", "callGates"], request: ["tenant", "principal"] },
 });
 
 const rpcError = (code: number, message: string) => ({ jsonrpc: "2.0", id: null, error: { code, message } });

@@ -1,15 +1,15 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { AskBridgeStats } from "../../../ask/ask-bridge.js";
+import type { AskSurfaceStats } from "../../../ask/ask-surface.js";
 
-/** The Ask bridge's own figures (events, snapshot fetches, resumes, pending interactions), read from it at scrape time. */
-export function askBridgeMetrics(bridge: { readonly stats: AskBridgeStats }, registers: Registry[]): void {
+/** The Ask surface's own figures (events, snapshot fetches, resumes, pending interactions), read from it at scrape time. */
+export function askSurfaceMetrics(surface: { readonly stats: AskSurfaceStats }, registers: Registry[]): void {
   new Counter({
     name: "tau_gateway_events_emitted_total",
     help: "Ask events appended to session event logs.",
     registers,
     collect() {
       this.reset();
-      this.inc(bridge.stats.eventsEmitted);
+      this.inc(surface.stats.eventsEmitted);
     },
   });
   new Counter({
@@ -18,17 +18,17 @@ export function askBridgeMetrics(bridge: { readonly stats: AskBridgeStats }, reg
     registers,
     collect() {
       this.reset();
-      this.inc(bridge.stats.eventsDelivered);
+      this.inc(surface.stats.eventsDelivered);
     },
   });
   new Counter({
     name: "tau_gateway_session_snapshot_fetches_total",
-    help: "session.snapshot requests the Ask bridge sent upstream, by reason: resync (a delta did not apply) or list (session/list reading a session the gateway has not opened).",
+    help: "session.snapshot requests the Ask surface sent upstream, by reason: resync (a delta did not apply) or list (session/list reading a session the gateway has not opened).",
     labelNames: ["reason"],
     registers,
     collect() {
       this.reset();
-      const fetches = bridge.stats.snapshotFetches;
+      const fetches = surface.stats.snapshotFetches;
       this.inc({ reason: "resync" }, fetches.resync);
       this.inc({ reason: "list" }, fetches.list);
     },
@@ -40,7 +40,7 @@ export function askBridgeMetrics(bridge: { readonly stats: AskBridgeStats }, reg
     registers,
     collect() {
       this.reset();
-      const { resumes } = bridge.stats;
+      const { resumes } = surface.stats;
       this.inc({ outcome: "recovered" }, resumes.recovered);
       this.inc({ outcome: "reset" }, resumes.reset);
     },
@@ -50,7 +50,7 @@ export function askBridgeMetrics(bridge: { readonly stats: AskBridgeStats }, reg
     help: "Approvals and user-input requests waiting for an answer.",
     registers,
     collect() {
-      this.set(bridge.stats.pendingInteractions);
+      this.set(surface.stats.pendingInteractions);
     },
   });
 }

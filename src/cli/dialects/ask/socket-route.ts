@@ -33,7 +33,7 @@ export interface AskSocketOptions {
  * drain starts, and its clients are closed with the app.
  */
 const askSocket: FastifyPluginAsync<AskSocketOptions> = async (app, options) => {
-  const { askBridge: bridge, callGates, metrics, drain } = app;
+  const { askSurface: surface, callGates, metrics, drain } = app;
   const { limits } = options;
   let listener: UnixSocketListener | undefined;
 
@@ -51,7 +51,7 @@ const askSocket: FastifyPluginAsync<AskSocketOptions> = async (app, options) => 
         const recording = options.recording?.connection("ask", "unix socket", { tenant: options.tenant });
         if (recording) socket.once("close", () => recording.close());
         const gate = callGates.connection();
-        return serveNdjson(socket, socket, (send, transport) => attachAskJsonRpc(bridge, send, { ...options.jsonrpc, tenant: options.tenant, gate, transport }), {
+        return serveNdjson(socket, socket, (send, transport) => attachAskJsonRpc(surface, send, { ...options.jsonrpc, tenant: options.tenant, gate, transport }), {
           recording,
           maxLineBytes: options.maxMessageBytes,
           maxBufferedBytes: limits.maxBufferedBytes,
@@ -86,5 +86,5 @@ export const askSocketListener = fp(askSocket, {
   fastify: "5.x",
   encapsulate: true,
   dependencies: [PLUGIN.services, PLUGIN.metrics, PLUGIN.drain, PLUGIN.callGates],
-  decorators: { fastify: ["askBridge", "callGates", "metrics", "drain"] },
+  decorators: { fastify: ["askSurface", "callGates", "metrics", "drain"] },
 });

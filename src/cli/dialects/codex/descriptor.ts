@@ -1,4 +1,4 @@
-import { CodexBridge } from "../../../codex/codex-bridge.js";
+import { CodexSurface } from "../../../codex/codex-surface.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../gateway/drain.js";
 import { codexRegistry } from "../../../registry/codex/index.js";
 import { attachCodexJsonRpc } from "../../../transports/codex-jsonrpc.js";
@@ -38,10 +38,10 @@ const { defaultCwd, workspaceRoots } = bridgeSettings;
 const settings = { defaultCwd, workspaceRoots };
 
 /** The Codex app-server protocol v2: WebSocket `/` on the gateway (the Codex terminal UI refuses a URL with a path); `tau-gateway app-server`. */
-export const codexDialect: DialectDescriptor<CodexBridge, typeof settings> = {
+export const codexDialect: DialectDescriptor<CodexSurface, typeof settings> = {
   registry: codexRegistry,
   createSurface: (context) =>
-    new CodexBridge({
+    new CodexSurface({
       core: context.core,
       defaultCwd: context.defaultCwd,
       workspaceRoots: context.workspaceRoots,
@@ -51,10 +51,10 @@ export const codexDialect: DialectDescriptor<CodexBridge, typeof settings> = {
       toolConnection: context.toolConnection,
       log: context.log,
     }),
-  gateway: (bridge, { name, route }) => ({
+  gateway: (surface, { name, route }) => ({
     name,
     route,
-    open: (connection) => (send, transport) => attachCodexJsonRpc(bridge, send, { ...connection, transport }),
+    open: (connection) => (send, transport) => attachCodexJsonRpc(surface, send, { ...connection, transport }),
   }),
   command: {
     usage: USAGE,
@@ -63,8 +63,8 @@ export const codexDialect: DialectDescriptor<CodexBridge, typeof settings> = {
     // A signal starts the stop: requests already received are still answered, new ones refused as
     // retryable, the turns still running are interrupted and the client hears each end
     // (turn/completed), then everything closes.
-    serve: (bridge, run) =>
-      serveStdioEndpoint(run, "Codex", (gate) => (send, transport) => attachCodexJsonRpc(bridge, send, { log: run.log, gate, transport }), {
+    serve: (surface, run) =>
+      serveStdioEndpoint(run, "Codex", (gate) => (send, transport) => attachCodexJsonRpc(surface, send, { log: run.log, gate, transport }), {
         // A turn outlives its turn/start: the turns still running are ended (interrupted, each
         // reported with turn/completed) before the output closes, when a signal stopped the command.
         readsWhileDraining: true,

@@ -24,7 +24,7 @@ import { CodexThreads } from "./threads.js";
 
 export type { CodexPeer } from "./peer.js";
 
-export interface CodexBridgeOptions {
+export interface CodexSurfaceOptions {
   /** The bridge core shared with the other dialects (started by its owner). */
   core: BridgeCore;
   /** cwd of threads started without one. */
@@ -77,17 +77,17 @@ function experimentalUse(method: Extract<keyof CodexCalls, string>, params: obje
 
 /**
  * The gateway as a Codex app-server (protocol v2) on the bridge core: threads are Tau sessions,
- * turns Tau turns, the session's event stream becomes item notifications, and the bridge's
+ * turns Tau turns, the session's event stream becomes item notifications, and the core's
  * interactions become server requests. Transports hand it calls; it checks the connection is
  * initialized, reads a missing `params` as `{}`, refuses dynamic tools past their bounds before any
  * other work, validates params against the registry (-32602
  * naming the field), refuses experimental fields to a connection that did not opt in, dispatches, and turns every failure into a JSON-RPC error.
  */
-export class CodexBridge {
+export class CodexSurface {
   private readonly services: CodexServices;
   private readonly surface: DialectSurface<CodexMethodContext, CodexCalls, keyof typeof CODEX_ERROR_CODES>;
 
-  constructor(options: CodexBridgeOptions) {
+  constructor(options: CodexSurfaceOptions) {
     const threads = new CodexThreads({ core: options.core, serverVersion: options.serverVersion, log: options.log });
     this.services = { core: options.core, threads, threadDigests: new ListedSessions(options.core, (snapshot) => threadDigestOf(snapshot, options.serverVersion)), workspaces: new WorkspacePolicy(options.defaultCwd, options.workspaceRoots), serverVersion: options.serverVersion, toolConnections: new ToolConnections(options.toolConnection, (sessionId) => options.core.hosts.knownHost(sessionId)?.url ?? ""), log: options.log };
     this.surface = new DialectSurface<CodexMethodContext, CodexCalls, keyof typeof CODEX_ERROR_CODES>(METHODS, {

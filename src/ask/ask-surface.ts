@@ -4,7 +4,7 @@ import { DialectSurface, invalidParamsFor } from "../bridge/dialect-surface.js";
 import type { ASK_ERROR_CODES } from "../registry/ask/index.js";
 import type { Log } from "../shared/log.js";
 import { ASK_FAILURES } from "./ask-errors.js";
-import type { BridgeServices, MethodContext, MethodHandlers } from "./context.js";
+import type { AskServices, MethodContext, MethodHandlers } from "./context.js";
 import * as artifactMethods from "./methods/artifacts.js";
 import * as eventMethods from "./methods/events.js";
 import * as handshake from "./methods/handshake.js";
@@ -24,9 +24,9 @@ export type { AskPeer } from "./peer.js";
 export type { WorkspaceRoots } from "../bridge/session-workspace.js";
 
 /** The Ask surface on a bridge core shared with other dialects, or on one of its own made from the core's options. */
-export type AskBridgeOptions = AskSurfaceOptions & ({ core: BridgeCore } | BridgeCoreOptions);
+export type AskSurfaceOptions = AskSurfaceSettings & ({ core: BridgeCore } | BridgeCoreOptions);
 
-export interface AskSurfaceOptions {
+export interface AskSurfaceSettings {
   defaultCwd: string;
   /** Confine session working directories (default: unconfined). */
   workspaceRoots?: WorkspaceRoots;
@@ -65,7 +65,7 @@ const METHODS = {
 export const ASK_METHOD_NAMES = Object.keys(METHODS);
 
 /** Figures for the gateway's metrics. */
-export interface AskBridgeStats {
+export interface AskSurfaceStats {
   /** Events appended to session logs (each log's seq counts its events; records are kept for good). */
   eventsEmitted: number;
   /** Events sent to subscribed connections. */
@@ -86,16 +86,16 @@ export interface AskBridgeStats {
  * per client connection. Transports hand it validated-or-not calls; it validates params against the
  * registry, dispatches, and turns every failure into a JSON-RPC error from DESIGN §4.5.
  */
-export class AskBridge {
-  private readonly services: BridgeServices;
+export class AskSurface {
+  private readonly services: AskServices;
   private readonly surface: DialectSurface<MethodContext, ClientRequests, keyof typeof ASK_ERROR_CODES>;
   private readonly peers = new Set<AskPeer>();
   private readonly core: BridgeCore;
-  /** Made here rather than shared: closing the bridge closes it. */
+  /** Made here rather than shared: closing the surface closes it. */
   private readonly ownsCore: boolean;
   private readonly stopAsking: () => void;
 
-  constructor(options: AskBridgeOptions) {
+  constructor(options: AskSurfaceOptions) {
     this.ownsCore = !("core" in options);
     this.core = "core" in options ? options.core : new BridgeCore(options);
     const { hosts: upstream, sessions, commandTools } = this.core;
@@ -144,7 +144,7 @@ export class AskBridge {
     return this.surface.call({ services: this.services, peer, signal }, method, params);
   }
 
-  get stats(): AskBridgeStats {
+  get stats(): AskSurfaceStats {
     const records = this.services.sessions.all();
     const { retired } = this.services.sessions;
     return {
@@ -163,7 +163,7 @@ export class AskBridge {
     return this.services.sessions.all().length;
   }
 
-  /** Closes the core too when it is the bridge's own; a shared core is its owner's to close. */
+  /** Closes the core too when it is the surface's own; a shared core is its owner's to close. */
   async close(): Promise<void> {
     this.stopAsking();
     if (this.ownsCore) await this.core.close();
