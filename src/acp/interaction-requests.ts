@@ -5,7 +5,7 @@ import type {
   InteractionRequestUserInputParams,
 } from "../../generated/ask-v1.0.js";
 import { offeredTo } from "../bridge/decision-offers.js";
-import { ASK_USER_TOOL, SUBMIT_PLAN_TOOL, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
+import { ASK_USER_TOOL, counted, SUBMIT_PLAN_TOOL, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
@@ -35,7 +35,7 @@ export interface InteractionRequestServices {
   /** Every connection's link to the same session, this one included: whether it prompts, and its client. */
   linksOfSession(): readonly { readonly prompting: boolean; readonly client: AcpClient }[];
   /** Who is asked (decision-offers.ts), and whose answers count: an observer's decides nothing, and the interaction stays pending for the others. */
-  roles: Pick<SessionRoles, "heard" | "mayDecide">;
+  roles: Pick<SessionRoles, "heard" | "mayDecideOn">;
   log?: Log;
 }
 
@@ -81,7 +81,8 @@ export class InteractionRequests {
    */
   requester(cause?: RequestCause, joining = false): ReverseRequester {
     return {
-      requestPermission: (_sessionId, params, signal) => this.requestPermission(params, signal, cause),
+      // This client's answer is counted as it comes: one that was a vote leaves the other clients asked.
+      requestPermission: async (_sessionId, params, signal, vote?: PermissionVote) => counted(await this.requestPermission(params, signal, cause), this.client.peer.principal, vote),
       requestUserInput: (_sessionId, params, signal) => this.requestUserInput(params, signal, cause),
       requestPlanApproval: (_sessionId, params, signal) => this.requestPlanApproval(params, signal, cause, joining),
     };

@@ -1,6 +1,6 @@
 import type { InteractionRequestPermissionParams, InteractionRequestUserInputParams, ServerRequests } from "../../generated/ask-v1.0.js";
 import { ProtocolValidators } from "../validation/validator.js";
-import { firstAnswer, type ReverseRequester } from "../bridge/interactions/index.js";
+import { counted, firstAnswer, type PermissionVote, type ReverseRequester } from "../bridge/interactions/index.js";
 import { offeredTo } from "../bridge/decision-offers.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
@@ -20,12 +20,13 @@ type Result<M extends keyof ServerRequests> = ServerRequests[M]["result"];
 export class PeerReverseRequester implements ReverseRequester {
   constructor(
     private readonly subscribers: (sessionId: string) => AskPeer[],
-    private readonly roles: Pick<SessionRoles, "heard" | "mayDecide">,
+    private readonly roles: Pick<SessionRoles, "heard" | "mayDecideOn">,
     private readonly log?: Log,
   ) {}
 
-  requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal) {
-    return this.ask("interaction/requestPermission", sessionId, params, signal, { decision: "deny" });
+  requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal, vote?: PermissionVote) {
+    // Each connection's answer is counted as it comes: one that was a vote leaves the others asked.
+    return this.ask("interaction/requestPermission", sessionId, params, signal, { decision: "deny" }, (answer, peer) => counted(answer, peer.principal, vote));
   }
 
   requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal) {
@@ -43,6 +44,7 @@ export class PeerReverseRequester implements ReverseRequester {
     params: ServerRequests[M]["params"],
     signal: AbortSignal,
     refusal: Result<M> | undefined,
+    count: (answer: Result<M> | undefined, peer: AskPeer) => Promise<Result<M> | undefined> = async (answer) => answer,
   ): Promise<Result<M> | undefined> {
     const interactionId = params.interactionId ?? params.requestId;
     const reached = this.subscribers(sessionId).filter((p) => p.capabilities.reverseRequests);
@@ -53,10 +55,11 @@ export class PeerReverseRequester implements ReverseRequester {
     const answers = peers.map(async (peer) => {
       try {
         const result = await peer.request(method, params, signal);
-        return this.roles.heard(sessionId, peer.principal, schema.result(method, result, "", "server").ok ? (result as Result<M>) : refusal, method, this.log);
+        return count(await this.roles.heard(sessionId, peer.principal, schema.result(method, result, "", "server").ok ? (result as Result<M>) : refusal, method, this.log), peer);
       } catch {
         // A connection that went away answered nothing: leaving decides nothing.
-        return peer.closed ? undefined : this.roles.heard(sessionId, peer.principal, refusal, method, this.log);
+        // Nor does a request withdrawn because the interaction was settled.
+        return peer.closed || signal.aborted ? undefined : count(await this.roles.heard(sessionId, peer.principal, refusal, method, this.log), peer);
       }
     });
     // The first connection to answer decides; a refusal that cannot be expressed (user input)

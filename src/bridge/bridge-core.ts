@@ -104,7 +104,8 @@ export class BridgeCore {
     const { store } = options;
     const shared = store && store.kind !== "memory" ? store : undefined;
     this.recall = new RequestRecall(undefined, undefined, undefined, shared?.recalls);
-    this.roles = new SessionRoles(store?.roles ?? new MemorySessionRoles());
+    // An interaction's deciders are read from its session's record, wherever it is hosted.
+    this.roles = new SessionRoles(store?.roles ?? new MemorySessionRoles(), (sessionId, interactionId) => this.sessions.get(sessionId)?.interactions.decidersOf(interactionId) ?? Promise.resolve("any"));
     const interactions = options.interactions ?? store?.interactions ?? new MemoryInteractionStore();
     const ownership = options.ownership ?? store?.ownership ?? new SoleOwnership();
     const replicaId = options.replicaId ?? store?.replicaId ?? randomUUID();
@@ -122,6 +123,7 @@ export class BridgeCore {
           ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
           ...(options.receiptSink ? { receiptSink: options.receiptSink } : {}),
           reverse: this.reverse,
+          roles: this.roles,
           share: { store: interactions, hostKey: key, replicaId },
           ownership,
           log: options.log,

@@ -17,6 +17,7 @@ import type { ReceiptSink } from "./interactions/policy/receipts.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
+import type { Deciders, SessionPrincipal, SessionRoles } from "./session-roles.js";
 
 /** A session the gateway began serving (its record was made), or one closed with session/close (its record dropped). */
 export interface SessionsChange {
@@ -49,6 +50,8 @@ export interface SessionRegistryOptions {
   approvalPolicy?: ApprovalPolicy;
   /** Where each command-tool call's finished receipt goes (`--audit`). */
   receiptSink?: ReceiptSink;
+  /** Who may decide the approvals a policy rule names the deciders of (the gateway's session roles). */
+  roles?: Pick<SessionRoles, "mayDecide">;
   reverse: ReverseRequester;
   /** Where interactions are shared with the other replicas. */
   share: InteractionShare;
@@ -252,6 +255,7 @@ export class SessionRegistry {
       facts: { tenant: sessionTenant(snapshot), cwd: snapshot.executionEnvironment?.cwd },
       ...(this.options.receiptSink ? { receiptSink: this.options.receiptSink } : {}),
       deadlineMs: this.options.interactionDeadlineMs,
+      ...(this.options.roles ? { mayDecide: (principal: SessionPrincipal, deciders: Deciders) => this.options.roles!.mayDecide(sessionId, principal, deciders) } : {}),
       reverse: this.options.reverse,
       share,
       used,

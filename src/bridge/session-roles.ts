@@ -1,8 +1,10 @@
 import type { Deciders, SessionRole, SessionRoleStore } from "../store/session-roles.js";
 import type { Log } from "../shared/log.js";
 import { SessionError } from "./session-error.js";
+import type { SessionPrincipal } from "./session-principal.js";
 
 export type { Deciders, SessionRole } from "../store/session-roles.js";
+export type { SessionPrincipal } from "./session-principal.js";
 
 /**
  * Roles per principal and session (issue 37's "Roles"): the principal that creates a session owns
@@ -14,15 +16,6 @@ export type { Deciders, SessionRole } from "../store/session-roles.js";
  * identity to hold to a role, as today.
  */
 
-/** Who a call authenticated as, as the session core needs to know it (a token of the tokens file). */
-export interface SessionPrincipal {
-  /** The token's id in the tokens file. */
-  readonly tokenId: string;
-  /** An operator token may grant and revoke roles in any session of its tenant. */
-  readonly operator?: boolean;
-  /** Its role in a session of its tenant that it neither created nor was granted a role in (default controller). */
-  readonly sessionRole?: "controller" | "observer";
-}
 
 /** What a call does to a session, for the check. */
 export type SessionAction = "prompt" | "steer" | "interrupt" | "close" | "answer" | "setMode" | "grant";
@@ -53,8 +46,15 @@ export interface RoleEntry {
   role: SessionRole;
 }
 
+/** Who may decide one of a session's interactions, as the core knows it (a policy's `require` rule; "any" otherwise). */
+export type DecidersLookup = (sessionId: string, interactionId: string) => Promise<Deciders>;
+
 export class SessionRoles {
-  constructor(private readonly store: SessionRoleStore) {}
+  constructor(
+    private readonly store: SessionRoleStore,
+    /** Read by mayDecideOn: the core's sessions, which hold each pending interaction's deciders. */
+    private readonly decidersOf: DecidersLookup = async () => "any",
+  ) {}
 
   /** Records `principal` as the owner of the session it just created (nothing without a principal). */
   async created(sessionId: string, principal: SessionPrincipal | undefined): Promise<void> {
@@ -99,6 +99,12 @@ export class SessionRoles {
     if (!ALLOWED[role].has("answer")) return false;
     if (!deciders || deciders === "any") return true;
     return deciders.principals.includes(principal.tokenId) || deciders.roles.includes(role);
+  }
+
+  /** Whether the principal may decide the session's interaction `interactionId`, its own deciders included. */
+  async mayDecideOn(sessionId: string, principal: SessionPrincipal | undefined, interactionId: string): Promise<boolean> {
+    if (!principal) return true;
+    return this.mayDecide(sessionId, principal, await this.decidersOf(sessionId, interactionId));
   }
 
   /**

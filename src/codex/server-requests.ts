@@ -5,7 +5,7 @@ import type {
 } from "../../generated/ask-v1.0.js";
 import type { CommandExecutionApprovalDecision } from "../../generated/codex-v2.js";
 import { offeredTo } from "../bridge/decision-offers.js";
-import type { PlanApprovalParams, PlanApprovalResult, ReverseRequester, UserInputOutcome } from "../bridge/interactions/index.js";
+import { counted, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import { COMMAND_APPROVAL_DECISIONS } from "../registry/codex/index.js";
 import { ProtocolValidators } from "../validation/validator.js";
@@ -31,7 +31,7 @@ import type { CodexThread } from "./thread.js";
 export class CodexServerRequests implements ReverseRequester {
   constructor(
     private readonly threadOf: (sessionId: string) => CodexThread | undefined,
-    private readonly roles: Pick<SessionRoles, "mayDecide">,
+    private readonly roles: Pick<SessionRoles, "mayDecideOn">,
     private readonly reaches: (peer: CodexPeer) => boolean = () => true,
   ) {}
 
@@ -40,7 +40,7 @@ export class CodexServerRequests implements ReverseRequester {
     return (peer: CodexPeer) => this.reaches(peer) && also(peer) && offeredTo(this.roles, sessionId, peer.principal, interactionId);
   }
 
-  async requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal): Promise<InteractionRequestPermissionResult | undefined> {
+  async requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal, vote?: PermissionVote): Promise<InteractionRequestPermissionResult | undefined> {
     const thread = this.threadOf(sessionId);
     const item = thread?.translatorState.approvalItem(params.requestId);
     if (!thread || item?.type !== "commandExecution") return undefined;
@@ -62,13 +62,13 @@ export class CodexServerRequests implements ReverseRequester {
       signal,
       this.deciding(sessionId, params.interactionId ?? params.requestId),
       () => refusal,
+      // Each connection's answer is counted as it comes: one that was a vote leaves the others asked.
+      async (reply, peer) => (reply !== undefined && (await counted(permissionAnswer(reply), peer.principal, vote)) ? reply : undefined),
     );
     if (answer === undefined) return undefined;
-    const codex = ProtocolValidators.shared().get("codex");
-    if (!codex.result("item/commandExecution/requestApproval", answer, "", "server").ok) return refusal;
-    const decision = (answer as { decision: CommandExecutionApprovalDecision }).decision;
-    if (decision === "cancel") thread.interrupt();
-    return { decision: bridgeDecision(decision) };
+    const decided = permissionAnswer(answer);
+    if ((answer as { decision?: unknown }).decision === "cancel") thread.interrupt();
+    return decided;
   }
 
   async requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<UserInputOutcome | undefined> {
@@ -141,4 +141,11 @@ const REJECT_PLAN = "Reject";
 function bridgeDecision(decision: CommandExecutionApprovalDecision): InteractionRequestPermissionResult["decision"] {
   if (typeof decision === "string") return decision;
   return "acceptWithExecpolicyAmendment" in decision ? "accept" : "decline";
+}
+
+/** A Codex answer to a command approval in the bridge's words; one that does not fit the schema refuses. */
+function permissionAnswer(answer: unknown): InteractionRequestPermissionResult {
+  const codex = ProtocolValidators.shared().get("codex");
+  if (!codex.result("item/commandExecution/requestApproval", answer, "", "server").ok) return { decision: bridgeDecision("decline") };
+  return { decision: bridgeDecision((answer as { decision: CommandExecutionApprovalDecision }).decision) };
 }

@@ -316,11 +316,10 @@ export class CodexThread {
   }
 
   /**
-   * Asks the connections that loaded the thread (those `accepts`, which may ask the store), in the current turn; resolves with the first
-   * answer (a failed request counts as `onError`, a connection that closed as no answer), or undefined when nobody can be asked or
-   * everybody asked left. Each asked hears serverRequest/resolved once its request is settled: when it answers, when `signal` aborts
-   * (another answer won, the deadline passed, Tau cancelled the call; after turn/completed when an interrupt of the turn cancelled it)
-   * or when the turn ends — except for an answered item/tool/call, which Codex does not follow with one (the client ran the tool itself).
+   * Asks the connections that loaded the thread (`accepts`), in the current turn; resolves with the first answer (a failure as `onError`,
+   * a closed connection as none; a decision only from who may answer, as `count` hears it: a vote leaves the others asked), or undefined
+   * when nobody can be asked or all left. Each asked hears serverRequest/resolved once settled (answered, `signal` aborted, the turn ended),
+   * except for an answered item/tool/call, which Codex does not follow with one (the client ran the tool; its result is its own).
    */
   async ask<M extends keyof ServerRequests>(
     method: M,
@@ -328,6 +327,7 @@ export class CodexThread {
     signal: AbortSignal,
     accepts: (peer: CodexPeer) => boolean | Promise<boolean> = () => true,
     onError: (error: unknown) => unknown = () => undefined,
+    count: (reply: unknown, peer: CodexPeer) => unknown = (reply) => reply,
   ): Promise<unknown> {
     const turnId = this.currentTurnId;
     const loaded = [...this.peers.keys()].filter((p) => !p.closed);
@@ -344,8 +344,7 @@ export class CodexThread {
         if (this.interruptedTurn !== turnId) settle();
       };
       signal.addEventListener("abort", settleCancelled, { once: true });
-      // A dynamic tool's result is the client's own; a decision counts only from who may answer (an observer's decides nothing).
-      const heard = (reply: unknown) => (method === "item/tool/call" ? reply : this.options.roles.heard(this.threadId, peer.principal, reply, method, this.options.log));
+      const heard = async (reply: unknown) => (method === "item/tool/call" ? reply : count(await this.options.roles.heard(this.threadId, peer.principal, reply, method, this.options.log), peer));
       return answer.then(
         (value) => {
           if (method === "item/tool/call") this.openRequests.delete(open);

@@ -4,7 +4,7 @@ import type {
   InteractionRequestUserInputParams,
 } from "../../generated/ask-v1.0.js";
 import { offeredTo } from "../bridge/decision-offers.js";
-import { firstAnswer, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
+import { counted, firstAnswer, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
 import type { McpClient } from "./client-state.js";
@@ -26,7 +26,7 @@ import { sessionMeta } from "../shared/session-references.js";
  */
 export class McpElicitations implements ReverseRequester {
   constructor(
-    private readonly roles: Pick<SessionRoles, "heard" | "mayDecide">,
+    private readonly roles: Pick<SessionRoles, "heard" | "mayDecideOn">,
     /** The connections watching the session that can show forms. */
     private readonly askable: (sessionId: string) => McpClient[],
     private readonly log?: Log,
@@ -35,14 +35,14 @@ export class McpElicitations implements ReverseRequester {
   /** One connection as the core asks it: undefined answers when it cannot show forms. */
   of(client: McpClient): ReverseRequester {
     return {
-      requestPermission: (sessionId, params, signal) => this.permission(client, sessionId, params, signal),
+      requestPermission: (sessionId, params, signal, vote) => this.permission(client, sessionId, params, signal, vote),
       requestUserInput: (sessionId, params, signal) => this.question(client, sessionId, params, signal),
       requestPlanApproval: (sessionId, params, signal) => this.plan(client, sessionId, params, signal),
     };
   }
 
-  requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal): Promise<InteractionRequestPermissionResult | undefined> {
-    return firstAnswer(this.askable(sessionId).map((client) => this.permission(client, sessionId, params, signal)));
+  requestPermission(sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal, vote?: PermissionVote): Promise<InteractionRequestPermissionResult | undefined> {
+    return firstAnswer(this.askable(sessionId).map((client) => this.permission(client, sessionId, params, signal, vote)));
   }
 
   requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<UserInputOutcome | undefined> {
@@ -53,12 +53,13 @@ export class McpElicitations implements ReverseRequester {
     return firstAnswer(this.askable(sessionId).map((client) => this.plan(client, sessionId, params, signal)));
   }
 
-  private async permission(client: McpClient, sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal): Promise<InteractionRequestPermissionResult | undefined> {
+  /** One client's answer, counted as it comes (`vote`): one that was a vote leaves the others asked. */
+  private async permission(client: McpClient, sessionId: string, params: InteractionRequestPermissionParams, signal: AbortSignal, vote?: PermissionVote): Promise<InteractionRequestPermissionResult | undefined> {
     const answer = await this.ask(client, sessionId, params.interactionId ?? params.requestId, permissionForm(params), signal);
     if (answer === undefined) return undefined;
     const choice = formChoice(answer);
-    if (choice.kind === "approve") return { decision: choice.scope === "session" ? "acceptForSession" : "approve" };
-    return { decision: "deny", feedback: choice.kind === "reject" ? choice.feedback : "no decision was chosen" };
+    if (choice.kind === "approve") return counted({ decision: choice.scope === "session" ? "acceptForSession" : "approve" }, client.peer.principal, vote);
+    return counted({ decision: "deny", feedback: choice.kind === "reject" ? choice.feedback : "no decision was chosen" }, client.peer.principal, vote);
   }
 
   private async question(client: McpClient, sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<UserInputOutcome | undefined> {

@@ -144,8 +144,10 @@ async function answer(ctx: McpMethodContext, args: TauAnswerArguments): Promise<
       } else if (action === "decline") await shared.decline(target.id, args.text ?? "declined");
       else throw mismatch();
     } else if (target.kind === "approval") {
-      if (action === "approve" || action === "approve_for_session") await shared.approve(target.id, action === "approve" ? "once" : "session");
-      else if (action === "reject") await shared.reject(target.id, args.text);
+      // The answer names its principal: under a policy's `require` rule it is that principal's vote.
+      const { principal } = ctx.client.peer;
+      if (action === "approve" || action === "approve_for_session") await shared.approve(target.id, action === "approve" ? "once" : "session", principal);
+      else if (action === "reject") await shared.reject(target.id, args.text, principal);
       else throw mismatch();
     } else if (action === "approve" || action === "approve_for_session") await shared.decidePlan(target.id, { action: "approve" });
     else if (action === "reject") await shared.decidePlan(target.id, { action: "reject", ...(args.text ? { feedback: args.text } : {}) });

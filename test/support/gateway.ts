@@ -213,6 +213,9 @@ export async function listenOnEmbeddedStack(
     upstreamToken?: string;
     tenantWorkspaceRoots?: ReadonlyMap<string, readonly string[]>;
     commandTools?: CommandToolConfig[];
+    /** --approval-policy, read, and --audit DIR (default: neither). */
+    approvalPolicy?: ApprovalPolicy;
+    auditDir?: string;
     /** Where the bridge stack logs (default nowhere). */
     log?: Log;
   },
@@ -229,7 +232,16 @@ export async function listenOnEmbeddedStack(
   try {
     const { upstreamToken, eventRetention } = settings;
     await stack.start(
-      { upstream: "embedded", upstreamToken, defaultCwd: cwd, eventRetention, interactionTimeoutMs: 300_000, tenantWorkspaceRoots: settings.tenantWorkspaceRoots },
+      {
+        upstream: "embedded",
+        upstreamToken,
+        defaultCwd: cwd,
+        eventRetention,
+        interactionTimeoutMs: 300_000,
+        tenantWorkspaceRoots: settings.tenantWorkspaceRoots,
+        ...(settings.approvalPolicy ? { approvalPolicy: settings.approvalPolicy } : {}),
+        ...(settings.auditDir ? { auditDir: settings.auditDir } : {}),
+      },
       settings.commandTools ?? [],
       settings.log ?? (() => undefined),
     );

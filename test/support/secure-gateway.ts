@@ -4,7 +4,7 @@ import WebSocket from "ws";
 import { buildGateway } from "../../src/gateway/app.js";
 import type { OriginAllowlist } from "../../src/gateway/auth/origins.js";
 import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
-import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
+import type { ApprovalPolicy, CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { listenOnEmbeddedStack, type EmbeddedStackGateway } from "./gateway.js";
 
 /**
@@ -21,6 +21,9 @@ export interface SecureGatewayOptions {
   upstreamToken?: string;
   /** The operator's command tools (each asks for approval). */
   commandTools?: CommandToolConfig[];
+  /** --approval-policy, read, and --audit DIR (default: neither). */
+  approvalPolicy?: ApprovalPolicy;
+  auditDir?: string;
 }
 
 export interface SecureGateway extends EmbeddedStackGateway {
@@ -48,6 +51,8 @@ export async function startSecureGateway(options: SecureGatewayOptions = {}): Pr
     upstreamToken: options.upstreamToken,
     tenantWorkspaceRoots: options.tokens?.tenantWorkspaceRoots(),
     commandTools: options.commandTools,
+    approvalPolicy: options.approvalPolicy,
+    auditDir: options.auditDir,
     log: (level: string, message: string, fields?: Record<string, unknown>) => void bridgeLines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`),
   };
   const gateway = await listenOnEmbeddedStack(settings, (stack) =>

@@ -59,7 +59,7 @@ describe("receipts", () => {
     receipts.asked("c1", "act_1", "the session's clients");
     receipts.vote("c1", "ann", true);
     receipts.decided("c1", "client", "approved", "once");
-    receipts.executed("c1");
+    receipts.executed("c1", "sha256:00");
     expect(sunk).toEqual([]);
     expect(receipts.list()).toHaveLength(1);
     receipts.returned("c1", true);

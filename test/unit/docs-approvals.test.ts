@@ -17,7 +17,7 @@ describe("docs/approvals.md", () => {
   it("a team where only leads approve git push", () => {
     const policy = parseApprovalPolicy(docBlock("docs/approvals.md", "version: 2026-07-01"), "team.yaml");
     expect(matchingRule(policy, call("git-push", "git push", { remote: "origin", force: true }))).toMatchObject({ name: "no-force-push", action: "deny" });
-    expect(matchingRule(policy, call("git-push", "git push", { remote: "origin" }))).toMatchObject({ name: "leads-push", action: "require", approvers: { roles: ["lead"] } });
+    expect(matchingRule(policy, call("git-push", "git push", { remote: "origin" }))).toMatchObject({ name: "leads-push", action: "require", approvers: { principals: ["lead-ana", "lead-ben"], roles: [] }, count: 1, deadlineSeconds: 900, onDeadline: "deny" });
     expect(matchingRule(policy, call("git-status", "git status", {}))).toMatchObject({ action: "allow" });
     expect(matchingRule(policy, call("deploy", "deploy", {}))).toBeUndefined();
   });
@@ -34,6 +34,7 @@ describe("docs/approvals.md", () => {
       docBlock("docs/approvals.md", 'tau-gateway serve: invalid --approval-policy "policy.yaml":').split("\n")[1],
     );
     const receipt = JSON.parse(docBlock("docs/approvals.md", '{"sessionId"'));
-    expect(receipt.steps.map((step: { step: string }) => step.step)).toEqual(["proposed", "asked", "decided", "executed", "returned"]);
+    expect(receipt.steps.map((step: { step: string }) => step.step)).toEqual(["proposed", "asked", "vote", "decided", "executed", "returned"]);
+    expect(receipt.steps.find((step: { step: string }) => step.step === "executed").digest).toBe(receipt.digest);
   });
 });

@@ -72,7 +72,7 @@ describe("RemoteAsking", () => {
     expect(asked[0]!.signal.aborted).toBe(false);
     asked[0]!.answer({ decision: "approve" });
     await Promise.all([first, second]);
-    expect(decided).toEqual([{ id: "act_1", decision: { action: "approve", scope: "once" } }]);
+    expect(decided).toEqual([{ id: "act_1", decision: { action: "approve", scope: "once", voter: null } }]); // the answer names its voter (none: this requester has no principal)
   });
 
   it("withdraws a question once the log says it was settled, and may then ask about it again", async () => {

@@ -28,7 +28,8 @@ async function interactionsOf({ services, peer }: MethodContext, sessionId: stri
   const record = await services.sessions.access(sessionId, peer.tenant);
   // An observer's answer decides nothing: refused before it reaches the interaction, which stays pending for the others.
   if (answering) await services.core.roles.require(record.sessionId, peer.principal, "answer", answering);
-  // Answers from this replica, whichever replica holds the calls: the first answer wins in the store.
+  // Answers from this replica, whichever replica holds the calls: the first answer wins in the store
+  // (an approval a policy rule requires is voted on: the answer names its principal).
   return record.interactions.shared;
 }
 
@@ -59,24 +60,24 @@ export async function list(ctx: MethodContext, p: InteractionListParams): Promis
 
 export async function approve(ctx: MethodContext, p: InteractionApproveParams): Promise<InteractionApproveResult> {
   const interactions = await interactionsOf(ctx, p.sessionId, "interaction/approve");
-  await resolving(p, () => interactions.approve(p.interactionId, p.scope));
+  await resolving(p, () => interactions.approve(p.interactionId, p.scope, ctx.peer.principal));
   return { approved: true, interactionId: p.interactionId };
 }
 
 export async function reject(ctx: MethodContext, p: InteractionRejectParams): Promise<InteractionRejectResult> {
   const interactions = await interactionsOf(ctx, p.sessionId, "interaction/reject");
-  await resolving(p, () => interactions.reject(p.interactionId, p.feedback));
+  await resolving(p, () => interactions.reject(p.interactionId, p.feedback, ctx.peer.principal));
   return { rejected: true, interactionId: p.interactionId };
 }
 
 export async function approveAll(ctx: MethodContext, p: InteractionApproveAllParams): Promise<InteractionApproveAllResult> {
   const interactions = await interactionsOf(ctx, p.sessionId, "interaction/approve-all");
-  return { approved: await resolving(p, () => interactions.approveAll(p.scope)) };
+  return { approved: await resolving(p, () => interactions.approveAll(p.scope, ctx.peer.principal)) };
 }
 
 export async function rejectAll(ctx: MethodContext, p: InteractionRejectAllParams): Promise<InteractionRejectAllResult> {
   const interactions = await interactionsOf(ctx, p.sessionId, "interaction/reject-all");
-  return { rejected: await resolving(p, () => interactions.rejectAll(p.feedback)) };
+  return { rejected: await resolving(p, () => interactions.rejectAll(p.feedback, ctx.peer.principal)) };
 }
 
 export async function respond(ctx: MethodContext, p: InteractionRespondParams): Promise<InteractionRespondResult> {

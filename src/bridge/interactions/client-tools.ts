@@ -1,6 +1,6 @@
 import type { ClientToolDefinition } from "../../../generated/tau-v18.js";
 import { ASK_USER_DEFINITION } from "./ask-user-tool.js";
-import { commandTimeoutMs } from "./command-tools.js";
+import { commandTimeoutMs } from "./command-runs.js";
 import { SUBMIT_PLAN_DEFINITION } from "./submit-plan-tool.js";
 import type { CommandToolConfig } from "./tools-config.js";
 

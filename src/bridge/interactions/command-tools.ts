@@ -1,38 +1,37 @@
-import { randomUUID } from "node:crypto";
-import type { ApprovalInteraction, ApprovalScope } from "../../../generated/ask-v1.0.js";
-import type { SessionExecParams, SessionExecResult } from "../../../generated/tau-v18.js";
+import type { ApprovalInteraction, ApprovalScope, InteractionRequestPermissionResult } from "../../../generated/ask-v1.0.js";
 import type { TauUpstream } from "../../tau/upstream.js";
 import { draft, type EventDraft } from "../event-draft.js";
-import { decisionGrant } from "./decisions.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
 import { SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import { InteractionError } from "./interaction-error.js";
 import type { InteractionKind, Pending } from "./pending-interactions.js";
-import { errorReply, textReply, type ToolCall, type ToolReply } from "./tool-call.js";
+import { errorReply, type ToolCall } from "./tool-call.js";
 import type { ToolGating } from "./tool-gating.js";
-import { DEFAULT_COMMAND_TIMEOUT_MS, type CommandToolConfig } from "./tools-config.js";
+import type { CommandToolConfig } from "./tools-config.js";
 import { errorText, isObject } from "../../shared/unknown-values.js";
 import { matchingRule, type ApprovalPolicy, type PolicyRule } from "./policy/policy-rules.js";
 import { policyReason, policyRefusal } from "./policy/policy-words.js";
 import { callDigest } from "./policy/call-digest.js";
 import type { SessionReceipts } from "./policy/receipts.js";
+import type { SessionPrincipal } from "../session-principal.js";
+import { ApprovalVotes, decidersText, decisionOf, needsOf, type ApprovalDecision, type ApprovalNeeds, type Heard } from "./approval-votes.js";
+import { execCommand } from "./command-runs.js";
 
 /**
  * The operator's command tools (--tools-config; DESIGN §4.4). A call becomes an approval
  * (`approval.required`, and an interaction/requestPermission reverse request) unless the session's
  * mode runs them without asking or the tool was granted for the session; mode `plan` refuses them
- * until a plan is approved. interaction/approve runs the command in the session's execution
- * environment with Tau's `session.exec`: the configured command and args travel as argv
- * (`exec "$0" "$@"` makes the first one the program) and the model's arguments as JSON on stdin, so
- * nothing the model writes is ever interpreted by a shell. The command's output is the tool result;
- * a rejection fails the tool with the reason.
+ * until a plan is approved; the policy's rule, when one matches, decides first (a `require` rule's
+ * approvals are voted on: approval-votes.ts). An approved call runs its command (command-runs.ts),
+ * and only the call that was decided: its digest is checked before it runs. The command's output is
+ * the tool result; a rejection fails the tool with the reason.
  */
-
-/** Runs argv[0] with the remaining values as its arguments, without shell interpolation (spec §4.3). */
-export const EXEC_ARGV = 'exec "$0" "$@"';
 
 /** The error for an approval that is not pending (never was, or already resolved). */
 export const notPendingApproval = (interactionId: string) => `no pending approval ${interactionId}`;
+
+/** What an approval decided by its rule's deadline says (receipt, event and the agent's result). */
+const DECIDED_BY_DEADLINE = "decided by deadline";
 
 /** The result of an approved call whose replica stopped before running it. */
 const NOT_RUN_AFTER_TAKEOVER = "approved, but not run: the gateway replica that held the call stopped before running the command; call the tool again";
@@ -40,12 +39,13 @@ const NOT_RUN_AFTER_TAKEOVER = "approved, but not run: the gateway replica that 
 /** Scopes a grant may have here; `project` needs per-workspace grants the gateway does not keep. */
 const ALLOWED_SCOPES: ApprovalScope[] = ["once", "session"];
 
-/** The limit a command tool's run gets. */
-export const commandTimeoutMs = (tool: CommandToolConfig): number => tool.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-
 interface ApprovalRequest {
   readonly tool: CommandToolConfig;
   readonly payload: ApprovalInteraction["payload"];
+  /** The digest of the call asked about: what is decided is bound to it. */
+  readonly digest: string;
+  /** What the `require` rule that matched asks (absent: the first answer of anyone who may answer decides). */
+  readonly needs?: ApprovalNeeds;
 }
 
 /** Approvals as the pending table knows them; `expired` is told of each one the deadline denies. */
@@ -77,20 +77,39 @@ export interface CommandToolsOptions {
   facts: { tenant: string; cwd?: string };
   /** The session's receipts: every call's lifecycle. */
   receipts: SessionReceipts;
+  /** Whether a principal may decide an approval a `require` rule names the deciders of (the session's roles). */
+  mayDecide?: ApprovalVotes["options"]["mayDecide"];
 }
-
-/** What was decided about an approval (plain JSON: it may be decided on another replica). */
-type ApprovalDecision = { action: "approve"; scope: "once" | "session" } | { action: "reject"; feedback?: string };
 
 export class CommandTools {
   private readonly approvals: InteractionKind<ApprovalRequest>;
+  private readonly votes: ApprovalVotes;
 
   constructor(
     private readonly context: ToolContext,
     private readonly options: CommandToolsOptions,
   ) {
     this.approvals = approvalKind((p) => options.receipts.decided(p.call.message.callId, "deadline", "rejected"));
-    context.pending.register(this.approvals, (approval, decision) => this.carryOut(approval, decision));
+    const { sessionId, log } = context;
+    this.votes = new ApprovalVotes({ sessionId, receipts: options.receipts, log, ...(options.mayDecide ? { mayDecide: options.mayDecide } : {}) });
+    context.pending.register(this.approvals, (approval, decision) => this.carryOut(approval, decision as ApprovalDecision));
+  }
+
+  /** Who may decide the pending approval `interactionId` held here ("any" for one no `require` rule names deciders of); undefined when none is pending here. */
+  decidersOf(interactionId: string) {
+    const approval = this.context.pending.find(this.approvals, interactionId);
+    return approval && (approval.data.needs?.deciders ?? "any");
+  }
+
+  /**
+   * One answer to the pending approval `interactionId` held here, from `principal`: under a
+   * `require` rule it is a vote (it decides once the count is reached, or at once as a rejection; a
+   * principal who may not decide counts for nothing); otherwise it decides. Resolves with what it
+   * came to; undefined when no such approval is pending here.
+   */
+  hearHeld(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<Heard> | undefined {
+    const approval = this.context.pending.find(this.approvals, interactionId);
+    return approval && this.hear(approval, decision, principal);
   }
 
   /** The GatewayTool serving one configured command tool. */
@@ -101,26 +120,26 @@ export class CommandTools {
   /** interaction/approve. */
   approve(interactionId: string, scope: ApprovalScope = "once"): void {
     const approval = this.pendingApproval(interactionId);
-    this.grant(approval, checkedScope(scope));
+    void this.hear(approval, { action: "approve", scope: checkedScope(scope) }, undefined);
   }
 
   /** interaction/reject. */
   reject(interactionId: string, feedback?: string): void {
-    this.deny(this.pendingApproval(interactionId), feedback);
+    void this.hear(this.pendingApproval(interactionId), { action: "reject", ...(feedback ? { feedback } : {}) }, undefined);
   }
 
   /** interaction/approve-all: how many were pending. */
   approveAll(scope: ApprovalScope = "once"): number {
     const checked = checkedScope(scope);
     const approvals = this.context.pending.all(this.approvals);
-    for (const approval of approvals) this.grant(approval, checked);
+    for (const approval of approvals) void this.hear(approval, { action: "approve", scope: checked }, undefined);
     return approvals.length;
   }
 
   /** interaction/reject-all: how many were pending. */
   rejectAll(feedback?: string): number {
     const approvals = this.context.pending.all(this.approvals);
-    for (const approval of approvals) this.deny(approval, feedback);
+    for (const approval of approvals) void this.hear(approval, { action: "reject", ...(feedback ? { feedback } : {}) }, undefined);
     return approvals.length;
   }
 
@@ -131,7 +150,7 @@ export class CommandTools {
     const rule = this.ruleFor(tool, args, mode);
     const { callId } = call.message;
     const { receipts } = this.options;
-    this.propose(call, tool, args, rule);
+    const digest = this.propose(call, tool, args, rule);
     if (rule?.action === "allow") {
       receipts.decided(callId, "rule", "approved");
       // Allowed by the operator's policy: no question, but the decision shows in the event stream.
@@ -163,8 +182,11 @@ export class CommandTools {
       pending.decided("approval", (id) => approved(id, "session"));
       return this.run(call, tool);
     }
+    const needs = required ? needsOf(rule) : undefined;
     const approval = pending.open(this.approvals, call, {
       tool,
+      digest,
+      ...(needs ? { needs } : {}),
       payload: {
         toolName: tool.name,
         ...(isObject(args) ? { args } : {}),
@@ -172,23 +194,58 @@ export class CommandTools {
         allowedScopes: ALLOWED_SCOPES,
       },
     });
-    receipts.asked(callId, approval.id, "the session's clients");
+    receipts.asked(callId, approval.id, needs ? `the session's clients; decided by ${decidersText(needs.deciders)}${needs.count > 1 ? `, ${needs.count} distinct approvers` : ""}` : "the session's clients");
     if (!pending.isPending(approval)) return; // settled by a listener of the event
+    // However it ends (decided, expired, cancelled), its votes are forgotten.
+    approval.asking.addEventListener("abort", () => this.votes.forget(approval.id), { once: true });
+    if (needs?.deadlineAt !== undefined) this.decideAtDeadline(approval, needs.deadlineAt);
     this.askClients(approval, args);
   }
 
+  /** The rule's deadline: unless decided before it, the approval is decided by the rule's onDeadline (deny unless it says allow). */
+  private decideAtDeadline(approval: Pending<ApprovalRequest>, at: number): void {
+    const timer = setTimeout(() => {
+      if (!this.context.pending.isPending(approval)) return;
+      const allow = approval.data.needs?.onDeadline === "allow";
+      void this.context.pending.decide(approval, (allow ? { action: "approve", scope: "once", by: "deadline" } : { action: "reject", by: "deadline" }) satisfies ApprovalDecision);
+    }, Math.max(0, at - Date.now()));
+    timer.unref?.();
+    approval.asking.addEventListener("abort", () => clearTimeout(timer), { once: true });
+  }
+
+  /**
+   * One answer to `approval` from `principal` (none: a gateway without tokens, or a method called
+   * without one): a vote under a `require` rule, counted (votes.ts); the decision otherwise, as
+   * always. True when it settled the approval.
+   */
+  private async hear(approval: Pending<ApprovalRequest>, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<Heard> {
+    const { needs } = approval.data;
+    if (!needs) return (await this.context.pending.decide(approval, decision)) ? { kind: "decided" } : { kind: "ignored" };
+    const result = await this.votes.cast(approval.id, approval.call.message.callId, needs, principal, decision.action === "approve", () => this.context.pending.isPending(approval));
+    if (result.kind !== "decided") return result;
+    // Several approvers: the approval holds for this call only, whatever scope each voter asked for.
+    const decided: ApprovalDecision = result.approved
+      ? { action: "approve", scope: needs.count > 1 ? "once" : decision.action === "approve" ? decision.scope : "once", approvers: result.approvers }
+      : { action: "reject", ...(decision.action === "reject" && decision.feedback ? { feedback: decision.feedback } : {}), approvers: result.approvers };
+    return (await this.context.pending.decide(approval, decided)) ? { kind: "decided" } : { kind: "ignored" };
+  }
+
   /** Starts the call's receipt, with its digest and the rule that matched. */
-  private propose(call: ToolCall, tool: CommandToolConfig, args: unknown, rule: PolicyRule | undefined): void {
-    const { sessionId } = this.context;
-    const policyVersion = this.options.policy.version;
+  private propose(call: ToolCall, tool: CommandToolConfig, args: unknown, rule: PolicyRule | undefined): string {
+    const digest = this.digestOf(tool, args);
     this.options.receipts.propose({
-      sessionId,
+      sessionId: this.context.sessionId,
       callId: call.message.callId,
       tool: tool.name,
-      digest: callDigest({ tool: tool.name, arguments: args, sessionId, policyVersion }),
-      policyVersion,
+      digest,
+      policyVersion: this.options.policy.version,
       ...(rule ? { rule: { name: rule.name, index: rule.index } } : {}),
     });
+    return digest;
+  }
+
+  private digestOf(tool: CommandToolConfig, args: unknown): string {
+    return callDigest({ tool: tool.name, arguments: args, sessionId: this.context.sessionId, policyVersion: this.options.policy.version });
   }
 
   /** The policy's first rule matching this call, if any. */
@@ -203,7 +260,7 @@ export class CommandTools {
     });
   }
 
-  /** interaction/requestPermission to the clients that opted in; the first answer decides. */
+  /** interaction/requestPermission to the clients that opted in; each answer is heard as it comes (a vote, or the decision). */
   private askClients(approval: Pending<ApprovalRequest>, args: unknown): void {
     const { sessionId, pending, reverse, log } = this.context;
     const { name } = approval.data.tool;
@@ -216,53 +273,88 @@ export class CommandTools {
       sessionId,
       interactionId: approval.id,
     };
-    pending.whenAnnounced(approval, () => reverse.requestPermission(sessionId, params, approval.asking)).then(
+    // Answers the requesters counted; one they did not (a requester that ignores the vote) is heard when it comes back.
+    const heard = new WeakSet<object>();
+    const vote = (answer: InteractionRequestPermissionResult, principal: SessionPrincipal | undefined) => {
+      heard.add(answer);
+      return this.hear(approval, decisionOf(answer), principal).then(
+        (heard) => heard.kind === "decided",
+        () => false,
+      );
+    };
+    pending.whenAnnounced(approval, () => reverse.requestPermission(sessionId, params, approval.asking, vote)).then(
       (answer) => {
         if (!pending.isPending(approval)) return;
         if (answer === undefined) {
-          log?.("debug", "no client can answer the permission request; waiting for interaction/* or the deadline", { sessionId, interactionId: approval.id });
+          log?.("debug", "no client's answer settled the permission request; waiting for interaction/*, more votes or the deadline", { sessionId, interactionId: approval.id });
           return;
         }
-        const grant = decisionGrant(answer.decision);
-        if (grant === "denied") this.deny(approval, answer.feedback ?? answer.reason);
-        else this.grant(approval, grant);
+        if (!heard.has(answer)) void this.hear(approval, decisionOf(answer), undefined);
       },
       (error: unknown) => {
         // An error is not consent: deny (fail closed).
-        if (pending.isPending(approval)) this.deny(approval, `permission request failed: ${errorText(error)}`);
+        if (pending.isPending(approval)) void pending.decide(approval, { action: "reject", feedback: `permission request failed: ${errorText(error)}` } satisfies ApprovalDecision);
       },
     );
   }
 
-  private grant(approval: Pending<ApprovalRequest>, scope: "once" | "session"): void {
-    void this.context.pending.decide(approval, { action: "approve", scope } satisfies ApprovalDecision);
-  }
-
-  private deny(approval: Pending<ApprovalRequest>, feedback?: string): void {
-    void this.context.pending.decide(approval, { action: "reject", ...(feedback ? { feedback } : {}) } satisfies ApprovalDecision);
-  }
-
-  /** The decision that won: a grant runs the command, anything else refuses (consent is never inferred). */
-  private carryOut(approval: Pending<ApprovalRequest>, decision: unknown): void {
-    const { action, scope, feedback } = (decision ?? {}) as Partial<Record<"action" | "scope" | "feedback", unknown>>;
+  /**
+   * The decision that won: a grant runs the command, anything else refuses (consent is never
+   * inferred). One answer given on another replica under a `require` rule is a vote, counted here:
+   * until it decides, the approval is shared again for the others to answer.
+   */
+  private carryOut(approval: Pending<ApprovalRequest>, decision: ApprovalDecision): void {
+    const { needs } = approval.data;
+    if (needs && decision?.voter !== undefined && !decision.by) {
+      const { voter, ...answer } = decision;
+      const open = () => this.context.pending.isPending(approval);
+      void this.votes.cast(approval.id, approval.call.message.callId, needs, voter ?? undefined, answer.action === "approve", open).then((result) => {
+        if (result.kind !== "decided") return this.context.pending.reshare(approval);
+        this.carryOut(approval, result.approved ? { action: "approve", scope: "once", approvers: result.approvers } : { ...answer, action: "reject", approvers: result.approvers });
+      });
+      return;
+    }
+    // Past the rule's deadline a decision no longer counts: the deadline's outcome stands.
+    const late = needs?.deadlineAt !== undefined && !decision?.by && Date.now() > needs.deadlineAt;
+    const byDeadline = decision?.by === "deadline" || late;
+    const approve = byDeadline ? needs?.onDeadline === "allow" : decision?.action === "approve" && (decision.scope === "once" || decision.scope === "session");
+    const by = byDeadline ? "deadline" : "client";
+    const approvers = !byDeadline && Array.isArray(decision?.approvers) ? decision.approvers : undefined;
     const { callId } = approval.call.message;
-    if (action === "approve" && (scope === "once" || scope === "session")) {
+    if (approve) {
       const { tool } = approval.data;
-      this.options.receipts.decided(callId, "client", "approved", scope);
+      const scope = !byDeadline && decision.action === "approve" ? decision.scope : "once";
+      this.options.receipts.decided(callId, by, "approved", byDeadline ? DECIDED_BY_DEADLINE : scope, approvers);
       if (scope === "session") this.options.gating.grant(tool.name);
-      if (!this.context.pending.resolve(approval, { event: approved(approval.id, scope) })) return;
+      const event = byDeadline ? draft("approval.updated", { id: approval.id, status: "approved", reason: DECIDED_BY_DEADLINE }) : approved(approval.id, scope);
+      if (!this.context.pending.resolve(approval, { event })) return;
       // A call taken over from a replica that stopped was most likely cancelled by Tau with it: a
       // command must not run for a call nobody may answer any more.
       if (approval.call.adopted) this.context.answer(approval.call, errorReply(NOT_RUN_AFTER_TAKEOVER));
-      else this.run(approval.call, tool);
+      else this.runBound(approval);
       return;
     }
-    const said = typeof feedback === "string" && feedback ? feedback : undefined;
-    this.options.receipts.decided(callId, "client", "rejected", said);
+    const feedback = !byDeadline && decision?.action === "reject" ? decision.feedback : undefined;
+    const said = byDeadline ? DECIDED_BY_DEADLINE : typeof feedback === "string" && feedback ? feedback : undefined;
+    this.options.receipts.decided(callId, by, "rejected", said, approvers);
     this.context.pending.resolve(approval, {
       event: draft("approval.updated", { id: approval.id, status: "rejected", ...(said ? { feedback: said } : {}) }),
-      reply: errorReply(said ? `rejected by the user: ${said}` : "rejected by the user"),
+      reply: errorReply(byDeadline ? `not approved: ${DECIDED_BY_DEADLINE}` : said ? `rejected by the user: ${said}` : "rejected by the user"),
     });
+  }
+
+  /**
+   * Runs an approved call if it is still the call that was decided: the digest of the arguments
+   * about to run is the one asked about (a decision never carries over to a changed call).
+   */
+  private runBound(approval: Pending<ApprovalRequest>): void {
+    const { call, data } = approval;
+    const digest = this.digestOf(data.tool, call.message.arguments);
+    if (digest !== data.digest) {
+      this.context.log?.("warn", "an approved call changed before it ran; not run", { sessionId: this.context.sessionId, interactionId: approval.id, asked: data.digest, running: digest });
+      return this.context.answer(call, errorReply(`approved, but not run: the call changed since it was approved (${data.digest} was decided, ${digest} would run)`));
+    }
+    this.run(call, data.tool, digest);
   }
 
   private pendingApproval(interactionId: string): Pending<ApprovalRequest> {
@@ -272,42 +364,15 @@ export class CommandTools {
   }
 
   /** Runs the approved command; its result, or its failure, answers the call (unless Tau cancelled it). */
-  private run(call: ToolCall, tool: CommandToolConfig): void {
+  private run(call: ToolCall, tool: CommandToolConfig, digest = this.digestOf(tool, call.message.arguments)): void {
     call.running = true;
-    this.options.receipts.executed(call.message.callId);
-    this.exec(call, tool)
+    this.options.receipts.executed(call.message.callId, digest);
+    execCommand(this.options.upstream, this.context, call, tool)
       .catch((error: unknown) => errorReply(`could not run ${tool.command}: ${errorText(error)}`))
       .then((reply) => {
         call.running = false;
         this.context.answer(call, reply);
       });
-  }
-
-  /** `session.exec` of the command; when Tau cancels the call, the run is cancelled upstream too (`session.cancelExec`). */
-  private async exec(call: ToolCall, tool: CommandToolConfig): Promise<ToolReply> {
-    const { sessionId, log } = this.context;
-    const { upstream } = this.options;
-    const timeoutMs = commandTimeoutMs(tool);
-    const params: SessionExecParams = {
-      sessionId,
-      execId: `gw-${randomUUID()}`,
-      command: EXEC_ARGV,
-      args: [tool.command, ...(tool.args ?? [])],
-      stdinBase64: Buffer.from(JSON.stringify(call.message.arguments), "utf8").toString("base64"),
-      timeoutMs,
-    };
-    const cancel = () => {
-      upstream
-        .request("session.cancelExec", { sessionId, execId: params.execId })
-        .catch((error: unknown) => log?.("debug", "session.cancelExec failed", { sessionId, execId: params.execId, error: errorText(error) }));
-    };
-    call.signal.addEventListener("abort", cancel, { once: true });
-    try {
-      const result = await upstream.request("session.exec", params, { signal: call.signal });
-      return commandReply(tool, timeoutMs, result);
-    } finally {
-      call.signal.removeEventListener("abort", cancel);
-    }
   }
 }
 
@@ -318,22 +383,4 @@ export function checkedScope(scope: ApprovalScope): "once" | "session" {
     "invalid_params",
     `scope ${JSON.stringify(scope)} is not supported: the gateway grants tools once or for the session (allowed: ${ALLOWED_SCOPES.join(", ")})`,
   );
-}
-
-/** How much of a failed command's output the error carries (its end, where the reason usually is). */
-export const ERROR_OUTPUT_TAIL_CHARS = 4_000;
-
-/** A finished `session.exec` as the tool's result: exit 0 → the output; anything else fails the tool with the output's end. */
-export function commandReply(tool: CommandToolConfig, timeoutMs: number, result: SessionExecResult): ToolReply {
-  const truncatedNote = result.truncated ? "\n[output truncated]" : "";
-  if (result.exitCode === 0 && !result.timedOut && !result.aborted) return textReply(result.output + truncatedNote);
-  const what = result.timedOut
-    ? `timed out after ${timeoutMs} ms`
-    : result.aborted
-      ? "was aborted"
-      : result.exitCode === null
-        ? `was killed by ${result.closeSignal ?? "a signal"}`
-        : `exited with ${result.exitCode}`;
-  const tail = result.output.length > ERROR_OUTPUT_TAIL_CHARS ? `…${result.output.slice(-ERROR_OUTPUT_TAIL_CHARS)}` : result.output;
-  return errorReply(tail.trim() ? `${tool.command} ${what}: ${tail.trimEnd()}` : `${tool.command} ${what}`);
 }

@@ -10,7 +10,7 @@ export { InteractionError, type InteractionErrorCode } from "./interaction-error
 export type { InteractionShare } from "./interaction-share.js";
 export { askJoiningClient, type JoinedSession } from "./joiner-asking.js";
 export { RemoteAsking } from "./remote-asking.js";
-export { firstAnswer, ReverseRequesterSet, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "./reverse-requester.js";
+export { counted, firstAnswer, ReverseRequesterSet, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "./reverse-requester.js";
 export { SharedAnswers, type PendingPlan } from "./shared-answers.js";
 export { SUBMIT_PLAN_PARAMETERS } from "./submit-plan-tool.js";
 export { SessionInteractions, type InteractionEventSink, type SessionInteractionsOptions } from "./session-interactions.js";

@@ -222,6 +222,16 @@ export class PendingInteractions {
     return this.options.settled(entry.pending.call);
   }
 
+  /**
+   * Publishes `p` again after an answer that won in the store did not settle it (a vote towards a
+   * consensus, counted here): clients on every replica can answer it again. Its deadline still runs.
+   */
+  reshare(p: Pending<unknown>): void {
+    const entry = this.entries.get(p.id);
+    if (entry?.pending !== p) return;
+    this.options.share.store.open(this.shared(entry.kind, p), this.ids.last(entry.kind.idKind)).catch((error: unknown) => this.failedToPublish(p, error));
+  }
+
   /** Settles `p` unless something settled it first (first resolution wins); true when this one did. */
   resolve(p: Pending<unknown>, resolution: Resolution): boolean {
     const entry = this.entries.get(p.id);

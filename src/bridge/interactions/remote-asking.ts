@@ -1,6 +1,7 @@
-import type { ApprovalDetails, Event, InteractionRecord, UserInputDetails } from "../../../generated/ask-v1.0.js";
+import type { ApprovalDetails, Event, InteractionRecord, InteractionRequestPermissionResult, UserInputDetails } from "../../../generated/ask-v1.0.js";
+import type { SessionPrincipal } from "../session-principal.js";
 import type { Log } from "../../shared/log.js";
-import { decisionGrant } from "./decisions.js";
+import { decisionOf } from "./approval-votes.js";
 import type { ReverseRequester } from "./reverse-requester.js";
 import type { PendingPlan, SharedAnswers } from "./shared-answers.js";
 import { errorText } from "../../shared/unknown-values.js";
@@ -83,13 +84,23 @@ export class RemoteAsking {
       sessionId,
       interactionId: details.id,
     };
-    return this.ask(details.id, (signal) =>
-      this.reverse.requestPermission(sessionId, params, signal).then((answer) => {
-        if (answer === undefined || signal.aborted) return;
-        const grant = decisionGrant(answer.decision);
-        return grant === "denied" ? this.answers.reject(details.id, answer.feedback ?? answer.reason) : this.answers.approve(details.id, grant);
-      }),
-    );
+    // Each answer is counted as it comes, with who gave it (a vote under a `require` rule); one a requester did not count is given when it comes back.
+    const counted = new WeakSet<object>();
+    return this.ask(details.id, (signal) => {
+      const vote = (answer: InteractionRequestPermissionResult, principal: SessionPrincipal | undefined) => {
+        counted.add(answer);
+        // A vote that cannot be given (the store is out of reach) settles nothing; it never turns into another answer.
+        if (signal.aborted) return Promise.resolve(false);
+        return this.answers.vote(details.id, decisionOf(answer), principal).catch((error: unknown) => {
+          this.log?.("debug", "a client's vote on an approval was not taken", { sessionId, interactionId: details.id, error: errorText(error) });
+          return false;
+        });
+      };
+      return this.reverse.requestPermission(sessionId, params, signal, vote).then((answer) => {
+        if (answer === undefined || signal.aborted || counted.has(answer)) return;
+        return this.answers.vote(details.id, decisionOf(answer), undefined);
+      });
+    });
   }
 
   /** Asks one question (ask_user); resolves once it is settled. */

@@ -4,6 +4,7 @@ import type {
   InteractionRequestUserInputParams,
   InteractionRequestUserInputResult,
 } from "../../../generated/ask-v1.0.js";
+import type { SessionPrincipal } from "../session-principal.js";
 
 /** A plan put to clients for approval: its interaction id and its text. */
 export interface PlanApprovalParams {
@@ -27,16 +28,45 @@ export type UserInputOutcome = InteractionRequestUserInputResult | { declined: s
 export type PlanApprovalResult = { action: "approve" } | { action: "reject"; feedback?: string };
 
 /**
+ * Counts one client's answer to a permission request, given with who gave it (its principal; none
+ * on a gateway without tokens): resolves with true when the answer settled the approval, false
+ * when the asking must go on for the other clients — the answer was a vote towards a consensus
+ * (`count` of a policy rule), or it counts for nothing (its principal may not decide this one).
+ */
+export type PermissionVote = (answer: InteractionRequestPermissionResult, principal: SessionPrincipal | undefined) => Promise<boolean>;
+
+/**
+ * What a requester resolves one client's answer with: the answer itself without `vote`, else the
+ * answer once `vote` says it settled the approval, and undefined (no decision: the others are still
+ * asked) when it was a vote or counted for nothing. Every requester puts each answer through this.
+ */
+export async function counted(
+  answer: InteractionRequestPermissionResult | undefined,
+  principal: SessionPrincipal | undefined,
+  vote: PermissionVote | undefined,
+): Promise<InteractionRequestPermissionResult | undefined> {
+  if (answer === undefined || !vote) return answer;
+  return (await vote(answer, principal)) ? answer : undefined;
+}
+
+/**
  * The way an interaction asks connected clients directly (app-server interop reverse requests).
  * Each dialect that answers reverse requests implements it over its client connections, and the
  * set below asks them all; interactions only see answers.
  */
 export interface ReverseRequester {
-  /** Sends the reverse request to every subscribed connection of the session that opted in (initialize capabilities include "reverseRequests"); resolves with the first answer, or undefined if nobody can answer. */
+  /**
+   * Sends the reverse request to every subscribed connection of the session that opted in
+   * (initialize capabilities include "reverseRequests"); resolves with the first answer, or
+   * undefined if nobody can answer. With `vote`, each answer is put through it as it comes
+   * (`counted`): a client whose answer was only a vote has its own request settled, and the others
+   * stay asked until one answer settles the approval or `signal` withdraws them.
+   */
   requestPermission(
     sessionId: string,
     params: InteractionRequestPermissionParams,
     signal: AbortSignal,
+    vote?: PermissionVote,
   ): Promise<InteractionRequestPermissionResult | undefined>;
   requestUserInput(
     sessionId: string,
@@ -61,6 +91,7 @@ export class ReverseRequesterSet implements ReverseRequester {
     return () => this.members.delete(requester);
   }
 
+  /** Each member counts its own clients' answers with `vote` (so each answer is counted once); the first that settles the approval is the answer. */
   requestPermission(...args: Parameters<ReverseRequester["requestPermission"]>) {
     return firstAnswer([...this.members].map((m) => m.requestPermission(...args).catch(() => undefined)));
   }

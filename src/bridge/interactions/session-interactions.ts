@@ -22,6 +22,8 @@ import { ToolGating } from "./tool-gating.js";
 import { DEFAULT_POLICY, type ApprovalPolicy } from "./policy/policy-rules.js";
 import { SessionReceipts, type Receipt, type ReceiptSink } from "./policy/receipts.js";
 import type { CommandToolConfig } from "./tools-config.js";
+import type { Deciders } from "../../store/session-roles.js";
+import type { SessionPrincipal } from "../session-principal.js";
 
 /** The tenant a policy sees for a session created without one (a gateway with a single token, or none). */
 const DEFAULT_POLICY_TENANT = "default";
@@ -54,6 +56,8 @@ export interface SessionInteractionsOptions {
   facts?: { tenant: string | undefined; cwd: string | undefined };
   /** Where each command-tool call's finished receipt goes (the audit file, span events). */
   receiptSink?: ReceiptSink;
+  /** Whether a principal may decide an approval with these deciders (SessionRoles.mayDecide for this session); without it, anyone may. */
+  mayDecide?(principal: SessionPrincipal, deciders: Deciders): Promise<boolean>;
   /** How long an interaction waits for a decision (default 300 000 ms). */
   deadlineMs?: number;
   reverse: ReverseRequester;
@@ -134,7 +138,10 @@ export class SessionInteractions {
       used: options.used,
       log,
     });
-    this.shared = new SharedAnswers(sessionId, share);
+    this.shared = new SharedAnswers(sessionId, share, {
+      hear: (id, decision, principal) => this.commands.hearHeld(id, decision, principal),
+      decidersOf: (id) => this.commands.decidersOf(id),
+    });
     const context: ToolContext = { sessionId, pending: this.pending, answer, reverse, log };
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);
@@ -145,6 +152,7 @@ export class SessionInteractions {
       policy: options.policy ?? DEFAULT_POLICY,
       facts: { tenant: options.facts?.tenant ?? DEFAULT_POLICY_TENANT, ...(options.facts?.cwd ? { cwd: options.facts.cwd } : {}) },
       receipts,
+      ...(options.mayDecide ? { mayDecide: options.mayDecide } : {}),
     });
     // The gateway's own tools come last: no command tool can take their names.
     this.tools = new Map<string, GatewayTool>([
@@ -152,6 +160,15 @@ export class SessionInteractions {
       [ASK_USER_TOOL, this.askUser],
       [SUBMIT_PLAN_TOOL, this.plans],
     ]);
+  }
+
+  /**
+   * Who may decide the pending approval `interactionId` (on any replica): the `approvers` of the
+   * policy rule that `require`d it, else "any". A dialect asks `roles.mayDecide(sessionId,
+   * principal, await interactions.decidersOf(id))` to know whether a client may decide it.
+   */
+  decidersOf(interactionId: string): Promise<Deciders> {
+    return this.shared.decidersOf(interactionId);
   }
 
   /** The receipts of the session's command-tool calls held here: the newest finished ones, then those under way. */

@@ -1,6 +1,10 @@
 import type { ApprovalScope, InteractionRecord } from "../../../generated/ask-v1.0.js";
 import type { InteractionKindName, SharedInteraction } from "../../store/interactions.js";
 import { notPendingInput } from "./ask-user-tool.js";
+import type { Deciders } from "../../store/session-roles.js";
+import type { SessionPrincipal } from "../session-principal.js";
+import { SessionError } from "../session-error.js";
+import type { ApprovalDecision, ApprovalNeeds, Heard } from "./approval-votes.js";
 import { checkedScope, notPendingApproval } from "./command-tools.js";
 import { InteractionError } from "./interaction-error.js";
 import type { InteractionShare } from "./interaction-share.js";
@@ -10,6 +14,14 @@ import { NO_PENDING_PLAN, notPendingPlan } from "./submit-plan-tool.js";
 export interface PendingPlan {
   readonly id: string;
   readonly plan: string;
+}
+
+/** The approvals held on this replica, answered here directly (a vote is counted where the call is held). */
+export interface HeldApprovals {
+  /** One answer from `principal` to `interactionId`; undefined when it is not pending here. */
+  hear(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<Heard> | undefined;
+  /** Who may decide `interactionId`; undefined when it is not pending here. */
+  decidersOf(interactionId: string): Deciders | undefined;
 }
 
 /**
@@ -22,7 +34,20 @@ export class SharedAnswers {
   constructor(
     private readonly sessionId: string,
     private readonly share: InteractionShare,
+    private readonly held?: HeldApprovals,
   ) {}
+
+  /**
+   * Who may decide the pending approval `interactionId`, on any replica: the deciders of the
+   * policy rule that `require`d it, or "any" (anyone whose role lets it answer) for one no rule
+   * names them for, and for an id that is not a pending approval. Ask SessionRoles.mayDecide with it.
+   */
+  async decidersOf(interactionId: string): Promise<Deciders> {
+    const here = this.held?.decidersOf(interactionId);
+    if (here) return here;
+    const shared = (await this.pending()).find((i) => i.id === interactionId && i.kind === "approval");
+    return (shared?.data as { needs?: ApprovalNeeds } | undefined)?.needs?.deciders ?? "any";
+  }
 
   /** interaction/list: pending approvals and user-input requests, oldest first (plans are resolved with plan/* and not listed). */
   async list(): Promise<InteractionRecord[]> {
@@ -34,24 +59,39 @@ export class SharedAnswers {
     return (await this.pending()).flatMap((i) => (i.kind === "plan" && typeof i.data === "string" ? [{ id: i.id, plan: i.data }] : []));
   }
 
-  async approve(interactionId: string, scope: ApprovalScope = "once"): Promise<void> {
+  /**
+   * An approval's answer from `principal` (none: a caller without one). Under a `require` rule it
+   * is a vote: accepted as one while more approvers are needed (the approval stays pending), and
+   * refused (`forbidden`) from a principal the rule does not let decide.
+   */
+  async approve(interactionId: string, scope: ApprovalScope = "once", principal?: SessionPrincipal): Promise<void> {
     await this.expect(interactionId, "approval", notPendingApproval);
     const checked = checkedScope(scope);
-    await this.answer(interactionId, "approval", { action: "approve", scope: checked }, notPendingApproval);
+    await this.answerApproval(interactionId, { action: "approve", scope: checked }, principal);
   }
 
-  async reject(interactionId: string, feedback?: string): Promise<void> {
-    await this.answer(interactionId, "approval", { action: "reject", ...(feedback ? { feedback } : {}) }, notPendingApproval);
+  async reject(interactionId: string, feedback?: string, principal?: SessionPrincipal): Promise<void> {
+    await this.answerApproval(interactionId, { action: "reject", ...(feedback ? { feedback } : {}) }, principal);
   }
 
-  /** interaction/approve-all: how many this answer decided. */
-  async approveAll(scope: ApprovalScope = "once"): Promise<number> {
+  /** interaction/approve-all: how many this answer decided (votes that did not decide one are not counted). */
+  async approveAll(scope: ApprovalScope = "once", principal?: SessionPrincipal): Promise<number> {
     const checked = checkedScope(scope);
-    return this.answerEvery("approval", { action: "approve", scope: checked });
+    return this.answerEvery({ action: "approve", scope: checked }, principal);
   }
 
-  async rejectAll(feedback?: string): Promise<number> {
-    return this.answerEvery("approval", { action: "reject", ...(feedback ? { feedback } : {}) });
+  async rejectAll(feedback?: string, principal?: SessionPrincipal): Promise<number> {
+    return this.answerEvery({ action: "reject", ...(feedback ? { feedback } : {}) }, principal);
+  }
+
+  /**
+   * One answer to one approval, from `principal`: counted where the call is held (here directly;
+   * from another replica through the store, as a vote the holder counts). True when it decided.
+   */
+  async vote(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<boolean> {
+    const here = this.held?.hear(interactionId, decision, principal);
+    if (here) return (await here).kind === "decided";
+    return this.resolve(interactionId, "approval", { ...decision, voter: principal ?? null } satisfies ApprovalDecision);
   }
 
   async respond(interactionId: string, response: string): Promise<void> {
@@ -97,10 +137,24 @@ export class SharedAnswers {
     if (!(await this.resolve(interactionId, kind, decision))) throw new InteractionError("interaction_not_found", notPending(interactionId));
   }
 
-  private async answerEvery(kind: InteractionKindName, decision: unknown): Promise<number> {
+  private async answerApproval(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<void> {
+    const here = this.held?.hear(interactionId, decision, principal);
+    if (!here) return this.answer(interactionId, "approval", { ...decision, voter: principal ?? null } satisfies ApprovalDecision, notPendingApproval);
+    const heard = await here;
+    if (heard.kind === "refused") {
+      throw new SessionError("forbidden", `principal '${principal?.tokenId}' may not decide approval ${interactionId}: it is decided by ${heard.deciders}`, {
+        sessionId: this.sessionId,
+        ...(principal ? { principal: principal.tokenId } : {}),
+        action: "answer",
+      });
+    }
+    if (heard.kind === "ignored") throw new InteractionError("interaction_not_found", notPendingApproval(interactionId));
+  }
+
+  private async answerEvery(decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<number> {
     let decided = 0;
     for (const interaction of await this.pending()) {
-      if (interaction.kind === kind && (await this.resolve(interaction.id, kind, decision))) decided++;
+      if (interaction.kind === "approval" && (await this.vote(interaction.id, decision, principal))) decided++;
     }
     return decided;
   }

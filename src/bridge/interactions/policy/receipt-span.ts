@@ -20,6 +20,11 @@ export function receiptSpan(receipt: Receipt): FinishedSpan {
     },
     startTime: times[0]!,
     endTime: times[times.length - 1]!,
-    events: receipt.steps.map(({ step, at, ...rest }) => ({ name: step, time: Date.parse(at), attributes: rest as SpanAttributes })),
+    events: receipt.steps.map(({ step, at, ...rest }) => ({ name: step, time: Date.parse(at), attributes: eventAttributes(rest) })),
   };
+}
+
+/** A step's details as event attributes: a list (the approvers) as its members joined by ", ". */
+function eventAttributes(details: object): SpanAttributes {
+  return Object.fromEntries(Object.entries(details).map(([key, value]) => [key, Array.isArray(value) ? value.join(", ") : (value as SpanAttributes[string])]));
 }

@@ -11,8 +11,17 @@ export type ReceiptStep =
   | { readonly step: "proposed"; readonly at: string }
   | { readonly step: "asked"; readonly at: string; readonly whom: string }
   | { readonly step: "vote"; readonly at: string; readonly approver: string; readonly approve: boolean }
-  | { readonly step: "decided"; readonly at: string; readonly by: ReceiptDecider; readonly outcome: "approved" | "rejected"; readonly detail?: string }
-  | { readonly step: "executed"; readonly at: string }
+  | {
+      readonly step: "decided";
+      readonly at: string;
+      readonly by: ReceiptDecider;
+      readonly outcome: "approved" | "rejected";
+      readonly detail?: string;
+      /** The principals whose votes decided (a `require` rule's approvers, or the one who vetoed). */
+      readonly approvers?: readonly string[];
+    }
+  /** `digest`: of the call as it ran (the one decided: a changed call is not run). */
+  | { readonly step: "executed"; readonly at: string; readonly digest: string }
   | { readonly step: "returned"; readonly at: string; readonly ok: boolean; readonly error?: string };
 
 /** Who or what decided: a client (by its answer), the deadline, the policy (by rule), the mode, or a grant for the session. */
@@ -65,12 +74,12 @@ export class SessionReceipts {
     this.open.get(callId)?.steps.push({ step: "vote", at: this.stamp(), approver, approve });
   }
 
-  decided(callId: string, by: ReceiptDecider, outcome: "approved" | "rejected", detail?: string): void {
-    this.open.get(callId)?.steps.push({ step: "decided", at: this.stamp(), by, outcome, ...(detail ? { detail } : {}) });
+  decided(callId: string, by: ReceiptDecider, outcome: "approved" | "rejected", detail?: string, approvers?: readonly string[]): void {
+    this.open.get(callId)?.steps.push({ step: "decided", at: this.stamp(), by, outcome, ...(detail ? { detail } : {}), ...(approvers ? { approvers } : {}) });
   }
 
-  executed(callId: string): void {
-    this.open.get(callId)?.steps.push({ step: "executed", at: this.stamp() });
+  executed(callId: string, digest: string): void {
+    this.open.get(callId)?.steps.push({ step: "executed", at: this.stamp(), digest });
   }
 
   /** The result went back to Tau (or nothing will): the receipt is finished and handed to the sink. */
