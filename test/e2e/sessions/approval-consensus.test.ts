@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import { AskTestClient, rpcError } from "../../support/ask-client.js";
 import { eventually, payloadsOf, waitForTerminal } from "../../support/ask-events.js";
 import { deferred, ECHO_TOOL } from "../../support/echo-tool.js";
 import { startSecureGateway, type SecureGateway } from "../../support/secure-gateway.js";
+import { auditedReceipts } from "../../support/audit-file.js";
 
 /**
  * A policy's `require` rules as the live flow holds to them, over real sockets with principals
@@ -71,15 +72,7 @@ async function sessionOf(owner: AskTestClient, ...watchers: AskTestClient[]): Pr
   return session.sessionId as string;
 }
 
-/** The session's receipts in the audit file, once everything queued is written. */
-async function audited(sessionId: string): Promise<any[]> {
-  await gw.stack.audit!.flushed();
-  return readFileSync(join(auditDir, "audit.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
-    .filter((receipt) => receipt.sessionId === sessionId);
-}
+const audited = (sessionId: string) => auditedReceipts(gw, auditDir, sessionId);
 
 const steps = (receipt: { steps: Array<Record<string, unknown>> }) => receipt.steps.map(({ at: _at, ...step }) => step);
 const logged = (text: string) => eventually(() => gw.bridgeLog().some((line) => line.includes(text)), text);

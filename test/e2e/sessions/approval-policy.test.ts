@@ -1,6 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { agentText, completedItems } from "../../support/codex-client.js";
 import { ECHO_TOOL } from "../../support/echo-tool.js";
 import { startTestGateway, type TestGateway } from "../../support/gateway.js";
 import { sdkClient, webSocketTransport } from "../../support/mcp-client.js";
+import { auditedReceipts } from "../../support/audit-file.js";
 
 /**
  * The operator's approval policy decides before any client is asked: a denied call is refused with
@@ -42,15 +43,7 @@ afterAll(async () => {
   rmSync(auditDir, { recursive: true, force: true });
 });
 
-/** The receipts of one session in the audit file, once everything queued is written. */
-async function audited(sessionId: string): Promise<any[]> {
-  await gw.stack.audit!.flushed();
-  return readFileSync(join(auditDir, "audit.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
-    .filter((receipt) => receipt.sessionId === sessionId);
-}
+const audited = (sessionId: string) => auditedReceipts(gw, auditDir, sessionId);
 
 /**
  * A turn sent by an Ask client that answers every permission request with `decision`, counting

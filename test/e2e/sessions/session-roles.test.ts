@@ -315,12 +315,11 @@ describe("MCP", () => {
     return { client, asked: asked.promise };
   }
 
-  it("an observer's tau-reply, tau-interrupt and tau-answer fail with the reason; it is shown no form; a demoted controller's form answer decides nothing", async () => {
-    const alice = await ask("alice");
-    const sessionId = await aliceSession(alice);
-    let bobShown = false;
+  /** Bob, an observer whose form would approve (shown: whether it was shown one), and carol, a controller whose form answers once demoted resolves. */
+  async function observerAndController() {
+    let shown = false;
     const { client: bob } = await mcp("bob", async () => {
-      bobShown = true;
+      shown = true;
       return "approve";
     });
     const demoted = deferred<void>();
@@ -328,6 +327,13 @@ describe("MCP", () => {
       await demoted.promise;
       return "approve";
     });
+    return { bob, bobShown: () => shown, carol, carolAsked, demoted };
+  }
+
+  it("an observer's tau-reply, tau-interrupt and tau-answer fail with the reason; it is shown no form; a demoted controller's form answer decides nothing", async () => {
+    const alice = await ask("alice");
+    const sessionId = await aliceSession(alice);
+    const { bob, bobShown, carol, carolAsked, demoted } = await observerAndController();
 
     const reply = await bob.callTool({ name: "tau-reply", arguments: { sessionId, prompt: "Hi" } });
     expect(reply).toMatchObject({ isError: true, content: [{ type: "text", text: "tau-reply: principal 'bob' is an observer of this session; observers cannot prompt" }] });
@@ -349,21 +355,12 @@ describe("MCP", () => {
     expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
     expect(payloadsOf(alice.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "approved" }]);
     // Every form went out before carol answered: the observer was shown none.
-    expect(bobShown).toBe(false);
+    expect(bobShown()).toBe(false);
   });
   it("puts a proposed plan to a controller's form and not an observer's; a demoted controller's answer decides nothing", async () => {
     const alice = await ask("alice");
     const sessionId = await aliceSession(alice);
-    let bobShown = false;
-    const { client: bob } = await mcp("bob", async () => {
-      bobShown = true;
-      return "approve";
-    });
-    const demoted = deferred<void>();
-    const { client: carol, asked: carolAsked } = await mcp("carol", async () => {
-      await demoted.promise;
-      return "approve";
-    });
+    const { bob, bobShown, carol, carolAsked, demoted } = await observerAndController();
     await bob.subscribeResource({ uri: `tau://session/${sessionId}` });
     await carol.subscribeResource({ uri: `tau://session/${sessionId}` });
 
@@ -377,7 +374,7 @@ describe("MCP", () => {
     expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
     expect(payloadsOf(alice.eventsOf(sessionId), "plan.approved")).toHaveLength(1);
     // The forms went out as the plan was proposed, before carol answered: none to the observer.
-    expect(bobShown).toBe(false);
+    expect(bobShown()).toBe(false);
   });
 });
 
