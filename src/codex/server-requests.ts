@@ -63,12 +63,16 @@ export class CodexServerRequests implements ReverseRequester {
       this.deciding(sessionId, params.interactionId ?? params.requestId),
       () => refusal,
       // Each connection's answer is counted as it comes: one that was a vote leaves the others asked.
-      async (reply, peer) => (reply !== undefined && (await counted(permissionAnswer(reply), peer.principal, vote)) ? reply : undefined),
+      async (reply, peer) => {
+        if (reply === undefined) return undefined;
+        const decided = permissionAnswer(reply);
+        // A `cancel` interrupts the turn before its decline can reach Tau (counting it may settle the
+        // approval at once), so nothing more of the turn runs, as in Codex.
+        if (decided.decision === "cancel") thread.interrupt();
+        return (await counted(decided, peer.principal, vote)) ? reply : undefined;
+      },
     );
-    if (answer === undefined) return undefined;
-    const decided = permissionAnswer(answer);
-    if ((answer as { decision?: unknown }).decision === "cancel") thread.interrupt();
-    return decided;
+    return answer === undefined ? undefined : permissionAnswer(answer);
   }
 
   async requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<UserInputOutcome | undefined> {

@@ -200,6 +200,15 @@ describe("approvals of the gateway's command tools", () => {
     expect(completed.params.turn.status).toBe("interrupted");
   });
 
+  it("cancel: the interrupt reaches Tau before the decline, so nothing the agent would say after the call is said", async () => {
+    const c = await client();
+    const threadId = await started(c);
+    c.onRequest("item/commandExecution/requestApproval", () => ({ decision: "cancel" }));
+    const { completed, messages } = await c.turn(threadId, '/tool echo-args {"a":1}\nsaid after the call');
+    expect(completed.params.turn.status).toBe("interrupted");
+    expect(agentText(messages)).not.toContain("said after the call");
+  });
+
   it("acceptForSession: later calls run without asking; approvalPolicy never asks nothing", async () => {
     const { c, threadId } = await approvalTurn("acceptForSession");
     await c.turn(threadId, '/tool echo-args {"a":2}');
