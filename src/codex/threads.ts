@@ -56,8 +56,11 @@ export class CodexThreads {
   /**
    * The child thread of a sub-agent of a session the tenant may see and the gateway holds open: its
    * parent thread (opened) and the sub-agent's id. Undefined when no such sub-agent is known.
+   * The id of a thread held here is a session's, never a sub-agent's (Tau names both with UUIDs of
+   * their own), so it is answered by the thread, without looking through every session's sub-agents.
    */
   async openChild(threadId: string, tenant: string | undefined): Promise<{ parent: CodexThread; agentId: string } | undefined> {
+    if (this.threads.has(threadId)) return undefined;
     const { sessions } = this.options.core;
     const found = findChild(sessions.all(), threadId, tenant);
     if (!found || sessions.isClosed(found.record.sessionId)) return undefined;
