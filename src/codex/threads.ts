@@ -3,6 +3,7 @@ import type { CommandToolConfig } from "../bridge/interactions/index.js";
 import { CodexServerRequests } from "./server-requests.js";
 import { SessionError } from "../bridge/session-error.js";
 import { closeSession } from "../bridge/session-close.js";
+import { namesNoSession } from "../bridge/hosts/host-router.js";
 import type { Log } from "../shared/log.js";
 import { TauResponseError } from "../tau/upstream.js";
 import { findChild } from "./child-threads.js";
@@ -34,7 +35,7 @@ export class CodexThreads {
    */
   async open(threadId: string, tenant: string | undefined): Promise<CodexThread> {
     // Tau takes only non-blank session ids: anything else is no thread, without asking it.
-    if (!/\S/.test(threadId)) throw threadNotFound(threadId);
+    if (namesNoSession(threadId)) throw threadNotFound(threadId);
     const existing = this.threads.get(threadId);
     if (existing && existing.record.tenant === tenant && !this.options.core.sessions.isClosed(threadId)) return existing;
     let record;
