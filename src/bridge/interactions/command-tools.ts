@@ -300,19 +300,15 @@ export class CommandTools {
 
   /**
    * The decision that won: a grant runs the command, anything else refuses (consent is never
-   * inferred). One answer given on another replica under a `require` rule is a vote, counted here:
-   * until it decides, the approval is shared again for the others to answer.
+   * inferred). One answer given on another replica under a `require` rule is a vote (it left the
+   * approval pending in the store, so every client can still answer it), counted here as one given
+   * here is: the one that reaches the count (or vetoes) decides, through the store as any decision.
    */
-  private carryOut(approval: Pending<ApprovalRequest>, decision: ApprovalDecision): void {
+  private carryOut(approval: Pending<ApprovalRequest>, decision: ApprovalDecision): void | Promise<void> {
     const { needs } = approval.data;
     if (needs && decision?.voter !== undefined && !decision.by) {
       const { voter, ...answer } = decision;
-      const open = () => this.context.pending.isPending(approval);
-      void this.votes.cast(approval.id, approval.call.message.callId, needs, voter ?? undefined, answer.action === "approve", open).then((result) => {
-        if (result.kind !== "decided") return this.context.pending.reshare(approval);
-        this.carryOut(approval, result.approved ? { action: "approve", scope: "once", approvers: result.approvers } : { ...answer, action: "reject", approvers: result.approvers });
-      });
-      return;
+      return this.hear(approval, answer, voter ?? undefined).then(() => undefined);
     }
     // Past the rule's deadline a decision no longer counts: the deadline's outcome stands.
     const late = needs?.deadlineAt !== undefined && !decision?.by && Date.now() > needs.deadlineAt;

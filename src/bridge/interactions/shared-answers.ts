@@ -91,7 +91,7 @@ export class SharedAnswers {
   async vote(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<boolean> {
     const here = this.held?.hear(interactionId, decision, principal);
     if (here) return (await here).kind === "decided";
-    return this.resolve(interactionId, "approval", { ...decision, voter: principal ?? null } satisfies ApprovalDecision);
+    return (await this.answerRemotely(interactionId, decision, principal)) === "decided";
   }
 
   async respond(interactionId: string, response: string): Promise<void> {
@@ -137,9 +137,26 @@ export class SharedAnswers {
     if (!(await this.resolve(interactionId, kind, decision))) throw new InteractionError("interaction_not_found", notPending(interactionId));
   }
 
+  /**
+   * One answer to an approval held on another replica. Under a `require` rule it is a vote
+   * (`voted`): queued for the holder to count while the approval stays pending, so no other
+   * client's answer is ever turned away while the approval is open; the holder's count decides.
+   * Otherwise the first answer wins (`decided`). `not pending` when it is not.
+   */
+  private async answerRemotely(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<"decided" | "voted" | "not pending"> {
+    const answer = { ...decision, voter: principal ?? null } satisfies ApprovalDecision;
+    const shared = (await this.pending()).find((i) => i.id === interactionId && i.kind === "approval");
+    if (!shared) return "not pending";
+    if (!(shared.data as { needs?: ApprovalNeeds } | undefined)?.needs) return (await this.resolve(interactionId, "approval", answer)) ? "decided" : "not pending";
+    return (await this.share.store.vote(this.share.hostKey, this.sessionId, interactionId, ["approval"], answer)) ? "voted" : "not pending";
+  }
+
   private async answerApproval(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<void> {
     const here = this.held?.hear(interactionId, decision, principal);
-    if (!here) return this.answer(interactionId, "approval", { ...decision, voter: principal ?? null } satisfies ApprovalDecision, notPendingApproval);
+    if (!here) {
+      if ((await this.answerRemotely(interactionId, decision, principal)) === "not pending") throw new InteractionError("interaction_not_found", notPendingApproval(interactionId));
+      return;
+    }
     const heard = await here;
     if (heard.kind === "refused") {
       throw new SessionError("forbidden", `principal '${principal?.tokenId}' may not decide approval ${interactionId}: it is decided by ${heard.deciders}`, {
