@@ -222,6 +222,8 @@ export class CommandTools {
     const { needs } = approval.data;
     if (!needs) return (await this.context.pending.decide(approval, decision)) ? { kind: "decided" } : { kind: "ignored" };
     const result = await this.votes.cast(approval.id, approval.call.message.callId, needs, principal, decision.action === "approve", () => this.context.pending.isPending(approval));
+    // Every client of the session is told of a vote counted that did not decide: the approval is still pending.
+    if (result.kind === "vote" && !result.repeat) this.context.pending.tell(approval, draft("approval.voted", { id: approval.id, approver: result.approver, approvals: result.have, needed: result.need }));
     if (result.kind !== "decided") return result;
     // Several approvers: the approval holds for this call only, whatever scope each voter asked for.
     const decided: ApprovalDecision = result.approved

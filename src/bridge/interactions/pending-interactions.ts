@@ -228,6 +228,11 @@ export class PendingInteractions {
     return this.options.settled(entry.pending.call);
   }
 
+  /** An event about `p` that does not end it (a vote counted towards it), while it is pending. */
+  tell(p: Pending<unknown>, event: EventDraft): void {
+    if (this.isPending(p)) this.options.emit(event);
+  }
+
   /** Settles `p` unless something settled it first (first resolution wins); true when this one did. */
   resolve(p: Pending<unknown>, resolution: Resolution): boolean {
     const entry = this.entries.get(p.id);

@@ -95,14 +95,16 @@ describe("votes on a consensus rule given on two replicas sharing Redis", () => 
       const benOnB = await client(b, "ben");
       const { sessionId, turnId } = await approvalOnEveryReplica(annOnA, [benOnB], 3);
 
-      await benOnB.request("interaction/approve", { sessionId, interactionId: "act_1" });
-      await until(() => a.stderr().includes("approval vote counted: ben approves act_1 (1 of 2)") || undefined, "A to count B's vote");
+      // B does not hold the call: the vote is handed to A, which counts it, and B says so (no count yet, not approved).
+      expect(await benOnB.request("interaction/approve", { sessionId, interactionId: "act_1" })).toEqual({ approved: false, interactionId: "act_1", vote: { needed: 2 } });
+      // A's count reaches every replica's clients as approval.voted.
+      expect((await benOnB.waitForEvent(sessionId, "approval.voted")).payload).toEqual({ id: "act_1", approver: "ben", approvals: 1, needed: 2 });
       // A vote leaves the approval open on every replica: listed on both, decided on none.
       expect(await listed(benOnB, sessionId)).toEqual(["act_1"]);
       expect(await listed(annOnA, sessionId)).toEqual(["act_1"]);
       expect(payloadsOf(annOnA.eventsOf(sessionId), "approval.updated")).toEqual([]);
 
-      await annOnA.request("interaction/approve", { sessionId, interactionId: "act_1" });
+      expect(await annOnA.request("interaction/approve", { sessionId, interactionId: "act_1" })).toEqual({ approved: true, interactionId: "act_1" });
       for (const c of [annOnA, benOnB]) {
         expect((await waitForTerminal(c, sessionId, turnId)).type).toBe("turn.completed");
         expect(payloadsOf(c.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "approved" }]);
@@ -139,6 +141,10 @@ describe("votes on a consensus rule given on two replicas sharing Redis", () => 
         catOnB.request("interaction/approve", { sessionId, interactionId: "act_1" }),
       ]);
       expect(answers.map((answer) => answer.status)).toEqual(["fulfilled", "fulfilled"]);
+      expect(answers.map((answer) => (answer as PromiseFulfilledResult<unknown>).value)).toEqual([
+        { approved: false, interactionId: "act_1", vote: { needed: 2 } },
+        { approved: false, interactionId: "act_1", vote: { needed: 2 } },
+      ]);
       expect((await waitForTerminal(annOnA, sessionId, turnId)).type).toBe("turn.completed");
       expect(payloadsOf(annOnA.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "approved" }]);
       expect(payloadsOf(annOnA.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ isError: false, output: '{"a":4}' })]);

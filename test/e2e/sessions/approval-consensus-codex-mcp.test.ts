@@ -103,13 +103,30 @@ describe("a consensus rule (count 2) with a Codex approver and an MCP approver",
     expect(commandItems(ann, "item/started")).toEqual([expect.objectContaining({ params: expect.objectContaining({ item: expect.objectContaining({ status: "inProgress" }) }) })]);
     expect(commandItems(ann, "item/completed")).toEqual([]);
     expect(ann.notifications("turn/completed")).toEqual([]);
+    // Nothing a Codex client reads as decided: its own request is settled (serverRequest/resolved, as
+    // for any answered request), but the thread still waits on approval, as it does until the call runs.
+    const [request] = ann.serverRequests("item/commandExecution/requestApproval");
+    await ann.waitFor((m) => m.method === "serverRequest/resolved" && m.params.requestId === request!.id);
+    expect(ann.notifications("thread/status/changed").at(-1)!.params.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
 
+    const beforeBen = ann.received.length;
     const answer = await ben.callTool({ name: "tau-answer", arguments: { sessionId: threadId, action: "approve" } });
+    expect(answer).toMatchObject({ content: [{ type: "text", text: "approve: approval act_1" }], structuredContent: { sessionId: threadId, interactionId: "act_1", kind: "approval", action: "approve" } });
     expect(answer.isError).toBeFalsy();
+    expect(answer.structuredContent).not.toHaveProperty("vote");
     const completed = await ann.turnCompleted(turnId);
     expect(completed.params.turn.status).toBe("completed");
     expect(commandItems(ann, "item/completed")).toEqual([expect.objectContaining({ params: expect.objectContaining({ item: expect.objectContaining({ status: "completed", aggregatedOutput: '{"a":5}' }) }) })]);
     await expectAudited(threadId, ["ann", "ben"]);
+    // The thread waited on approval once, from the request until the second vote decided: the first vote changed no status.
+    const statuses = ann.received.flatMap((m, index) => (m.method === "thread/status/changed" ? [{ index, status: m.params.status }] : []));
+    expect(statuses.map((s) => s.status)).toEqual([
+      { type: "active", activeFlags: [] },
+      { type: "active", activeFlags: ["waitingOnApproval"] },
+      { type: "active", activeFlags: [] },
+      { type: "idle" },
+    ]);
+    expect(statuses[2]!.index).toBeGreaterThanOrEqual(beforeBen);
     expect(ann.invalid).toEqual([]);
   });
 
@@ -119,7 +136,10 @@ describe("a consensus rule (count 2) with a Codex approver and an MCP approver",
     const annDecides = deferred<unknown>();
     const { threadId, turnId } = await turnAskingAnn(ann, 6, annDecides.promise);
     const answer = await ben.callTool({ name: "tau-answer", arguments: { sessionId: threadId, action: "approve" } });
+    // A vote, in words no model reads as the decision.
     expect(answer.isError).toBeFalsy();
+    expect(answer.content).toEqual([{ type: "text", text: "approve: approval act_1: vote counted, 1 of 2, not yet decided" }]);
+    expect(answer.structuredContent).toEqual({ sessionId: threadId, interactionId: "act_1", kind: "approval", action: "approve", vote: { approvals: 1, needed: 2 } });
     await logged("approval vote counted: ben approves act_1 (1 of 2)", threadId);
     expect(commandItems(ann, "item/completed")).toEqual([]);
     expect(ann.notifications("turn/completed")).toEqual([]);
