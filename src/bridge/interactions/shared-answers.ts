@@ -4,7 +4,7 @@ import { notPendingInput } from "./ask-user-tool.js";
 import type { Deciders } from "../../store/session-roles.js";
 import type { SessionPrincipal } from "../session-principal.js";
 import { SessionError } from "../session-error.js";
-import type { ApprovalAnswered, ApprovalDecision, ApprovalNeeds, Heard } from "./approval-votes.js";
+import { decidersText, type ApprovalAnswered, type ApprovalDecision, type ApprovalNeeds, type Heard } from "./approval-votes.js";
 import { checkedScope, notPendingApproval } from "./command-tools.js";
 import { InteractionError } from "./interaction-error.js";
 import type { InteractionShare } from "./interaction-share.js";
@@ -35,6 +35,8 @@ export class SharedAnswers {
     private readonly sessionId: string,
     private readonly share: InteractionShare,
     private readonly held?: HeldApprovals,
+    /** Whether a principal may decide an approval with these deciders (the session's roles): a vote the holder would not count is refused here in the holder's words. */
+    private readonly mayDecide?: (principal: SessionPrincipal, deciders: Deciders) => Promise<boolean>,
   ) {}
 
   /**
@@ -143,12 +145,13 @@ export class SharedAnswers {
    * client's answer is ever turned away while the approval is open; the holder's count decides.
    * Otherwise the first answer wins (`decided`). `not pending` when it is not.
    */
-  private async answerRemotely(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<ApprovalAnswered | { kind: "not pending" }> {
+  private async answerRemotely(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<ApprovalAnswered | { kind: "not pending" } | { kind: "refused"; deciders: string }> {
     const answer = { ...decision, voter: principal ?? null } satisfies ApprovalDecision;
     const shared = (await this.pending()).find((i) => i.id === interactionId && i.kind === "approval");
     const needs = (shared?.data as { needs?: ApprovalNeeds } | undefined)?.needs;
     if (!shared) return { kind: "not pending" };
     if (!needs) return { kind: (await this.resolve(interactionId, "approval", answer)) ? "decided" : "not pending" };
+    if (principal && this.mayDecide && !(await this.mayDecide(principal, needs.deciders).catch(() => false))) return { kind: "refused", deciders: decidersText(needs.deciders) };
     return (await this.share.store.vote(this.share.hostKey, this.sessionId, interactionId, ["approval"], answer)) ? { kind: "sent", need: needs.count } : { kind: "not pending" };
   }
 

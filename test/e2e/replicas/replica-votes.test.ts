@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AskTestClient } from "../../support/ask-client.js";
+import { AskTestClient, rpcError } from "../../support/ask-client.js";
 import { payloadsOf, waitForTerminal } from "../../support/ask-events.js";
 import { cleanupsAfterEach } from "../../support/cleanups.js";
 import type { ServingCli } from "../../support/cli.js";
@@ -19,7 +19,7 @@ import { leasesOwned, startReplicaSet, until } from "../../support/replica-set.j
 
 const cleanups = cleanupsAfterEach();
 const TEST_TIMEOUT = 240_000;
-const TOKENS = { ann: "tok-ann-replica-votes-1", ben: "tok-ben-replica-votes-2", cat: "tok-cat-replica-votes-3", ops: "tok-ops-replica-votes-4" };
+const TOKENS = { ann: "tok-ann-replica-votes-1", ben: "tok-ben-replica-votes-2", cat: "tok-cat-replica-votes-3", ops: "tok-ops-replica-votes-4", dev: "tok-dev-replica-votes-5" };
 type Who = keyof typeof TOKENS;
 
 const POLICY = `version: replica-votes-1
@@ -44,7 +44,7 @@ async function twoReplicas() {
   writeFileSync(
     files.tokens,
     JSON.stringify([
-      ...(["ann", "ben", "cat"] as const).map((id) => ({ id, token: TOKENS[id], tenant: "team" })),
+      ...(["ann", "ben", "cat", "dev"] as const).map((id) => ({ id, token: TOKENS[id], tenant: "team" })),
       { id: "ops", token: TOKENS.ops, tenant: "operations", operator: true },
     ]),
   );
@@ -93,7 +93,12 @@ describe("votes on a consensus rule given on two replicas sharing Redis", () => 
       const { a, b, auditFile } = await twoReplicas();
       const annOnA = await client(a, "ann");
       const benOnB = await client(b, "ben");
-      const { sessionId, turnId } = await approvalOnEveryReplica(annOnA, [benOnB], 3);
+      const devOnB = await client(b, "dev");
+      const { sessionId, turnId } = await approvalOnEveryReplica(annOnA, [benOnB, devOnB], 3);
+
+      // A controller the rule does not name is refused on B in the words A would use, and nothing is sent to A.
+      const refused = await rpcError(devOnB.request("interaction/approve", { sessionId, interactionId: "act_1" }));
+      expect(refused).toMatchObject({ code: -32011, message: expect.stringContaining("principal 'dev' may not decide approval act_1: it is decided by principals ann, ben, cat") });
 
       // B does not hold the call: the vote is handed to A, which counts it, and B says so (no count yet, not approved).
       expect(await benOnB.request("interaction/approve", { sessionId, interactionId: "act_1" })).toEqual({ approved: false, interactionId: "act_1", vote: { needed: 2 } });
