@@ -30,8 +30,8 @@ describe("approval votes", () => {
   it("count 2 of the named principals: a vote, a repeat, a refusal, then the decision", async () => {
     const { votes, votesInReceipt, logged } = await setup();
     const rule = needs({ deciders: { principals: ["ann", "ben"], roles: [] }, count: 2 });
-    expect(await votes.cast("act_1", "call_1", rule, principal("ann"), true)).toEqual({ kind: "vote", have: 1, need: 2 });
-    expect(await votes.cast("act_1", "call_1", rule, principal("ann"), true)).toEqual({ kind: "vote", have: 1, need: 2 });
+    expect(await votes.cast("act_1", "call_1", rule, principal("ann"), true)).toEqual({ kind: "vote", approver: "ann", have: 1, need: 2 });
+    expect(await votes.cast("act_1", "call_1", rule, principal("ann"), true)).toEqual({ kind: "vote", approver: "ann", have: 1, need: 2, repeat: true });
     expect(await votes.cast("act_1", "call_1", rule, principal("cid"), true)).toEqual({ kind: "refused", deciders: "principals ann, ben" });
     expect(logged).toContain("approval vote refused: principal 'cid' may not decide act_1 (principals ann, ben)");
     expect(await votes.cast("act_1", "call_1", rule, principal("ben"), true)).toEqual({ kind: "decided", approved: true, approvers: ["ann", "ben"] });
@@ -66,8 +66,8 @@ describe("approval votes", () => {
   it("counts an answer without a principal (no tokens) as one unnamed approver", async () => {
     const { votes } = await setup();
     const rule = needs({ count: 2 });
-    expect(await votes.cast("act_1", "call_1", rule, undefined, true)).toEqual({ kind: "vote", have: 1, need: 2 });
-    expect(await votes.cast("act_1", "call_1", rule, undefined, true)).toEqual({ kind: "vote", have: 1, need: 2 });
+    expect(await votes.cast("act_1", "call_1", rule, undefined, true)).toEqual({ kind: "vote", approver: UNNAMED_APPROVER, have: 1, need: 2 });
+    expect(await votes.cast("act_1", "call_1", rule, undefined, true)).toEqual({ kind: "vote", approver: UNNAMED_APPROVER, have: 1, need: 2, repeat: true });
     expect(await votes.cast("act_1", "call_1", rule, principal("ann"), true)).toEqual({ kind: "decided", approved: true, approvers: [UNNAMED_APPROVER, "ann"] });
   });
 

@@ -76,9 +76,9 @@ export function carryOut(answers: SharedAnswers, interactionId: string, answer: 
   }
   switch (answer.action) {
     case "approve":
-      return answers.approve(interactionId, answer.scope);
+      return answers.approve(interactionId, answer.scope).then(() => undefined);
     case "reject":
-      return answers.reject(interactionId, answer.feedback);
+      return answers.reject(interactionId, answer.feedback).then(() => undefined);
     case "respond":
       return answers.respond(interactionId, answer.response ?? "");
     case "decline":
