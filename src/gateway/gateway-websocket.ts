@@ -2,7 +2,7 @@ import type { WebsocketPluginOptions } from "@fastify/websocket";
 import type { Duplex } from "node:stream";
 import WebSocket from "ws";
 import type { ConnectionRecording } from "../transports/recording/recording-folder.js";
-import { corkUntilNextTick } from "../tau/write-batching.js";
+import { corkUntilNextTickThen } from "../tau/write-batching.js";
 import { CLOSE_TRY_AGAIN_LATER, isSlowConsumer, slowConsumerReason } from "./slow-consumers.js";
 
 const CLOSE_MESSAGE_TOO_BIG = 1009;
@@ -36,10 +36,9 @@ export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
     private unreadBeforeTick: number | undefined = undefined;
     recording: ConnectionRecording | undefined = undefined;
 
-    // The one place a client's messages arrive: recorded before any listener handles them.
-    override emit(event: string | symbol, ...args: any[]): boolean {
-      if (event === "message" && args[1] === false) this.recording?.client(String(args[0]));
-      return super.emit(event, ...args);
+    /** Once a tick's corked sends are handed to the kernel: the next send starts a new tick. */
+    private static endOfTick(socket: GatewayWebSocket): void {
+      socket.unreadBeforeTick = undefined;
     }
 
     override close(code?: number, data?: string | Buffer): void {
@@ -53,10 +52,7 @@ export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
     override send(data: any, options?: any, cb?: any): void {
       if (this.unreadBeforeTick === undefined) {
         const unread = this.bufferedAmount;
-        if (corkUntilNextTick(this.transport)) {
-          this.unreadBeforeTick = unread;
-          process.nextTick(() => (this.unreadBeforeTick = undefined));
-        }
+        if (corkUntilNextTickThen(this.transport, this, GatewayWebSocket.endOfTick)) this.unreadBeforeTick = unread;
       }
       // Frames corked earlier in this tick were never offered to the kernel: not a sign of a slow reader.
       const unread = this.unreadBeforeTick ?? this.bufferedAmount;
@@ -93,5 +89,12 @@ export function setTransport(socket: WebSocket, transport: Duplex | undefined): 
 export function setRecording(socket: WebSocket, recording: ConnectionRecording): void {
   if (!("recording" in socket)) return;
   (socket as WebSocket & { recording: ConnectionRecording | undefined }).recording = recording;
+  // The one place a client's messages arrive: recorded before any listener handles them. Wrapped on
+  // this socket alone, so a socket nothing records keeps ws's own `emit` (no copy of its arguments per event).
+  const emit = socket.emit;
+  socket.emit = function (this: WebSocket, event: string | symbol, ...args: any[]): boolean {
+    if (event === "message" && args[1] === false) recording.client(String(args[0]));
+    return emit.apply(this, [event, ...args]);
+  };
   socket.once("close", () => recording.close());
 }
