@@ -50,10 +50,10 @@ const { values: flags } = parseArgs({
 const TAU_WORKLOADS = new Set(["round-trip", "round-trip-1", "streaming"]);
 
 const workloads: Record<string, (access: GatewayAccess, hostUrl: string) => Promise<unknown>> = {
+  // The results say how many requests the profile covers (warm-ups and connecting not counted).
   "round-trip": async (access) => {
     const target = { name: "gateway", url: access.tau, headers: access.headers };
-    await measureRoundTrip(target, 1, { warmupMs: 500, durationMs: 3000 });
-    await measureRoundTrip(target, 32, { warmupMs: 500, durationMs: 3000 });
+    return [await measureRoundTrip(target, 1, { warmupMs: 500, durationMs: 3000 }), await measureRoundTrip(target, 32, { warmupMs: 500, durationMs: 3000 })];
   },
   "round-trip-1": (access) => measureRoundTrip({ name: "gateway", url: access.tau, headers: access.headers }, 1, { warmupMs: 500, durationMs: 3000 }),
   streaming: (access) => measureStreaming({ name: "gateway", url: access.tau, headers: access.headers }, 10_000, 5),

@@ -2,7 +2,7 @@ import type { WebsocketPluginOptions } from "@fastify/websocket";
 import type { Duplex } from "node:stream";
 import WebSocket from "ws";
 import type { ConnectionRecording } from "../transports/recording/recording-folder.js";
-import { corkUntilNextTick } from "../tau/write-batching.js";
+import { corkUntilNextTickThen } from "../tau/write-batching.js";
 import { CLOSE_TRY_AGAIN_LATER, isSlowConsumer, slowConsumerReason } from "./slow-consumers.js";
 
 const CLOSE_MESSAGE_TOO_BIG = 1009;
@@ -37,6 +37,11 @@ export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
     private unreadBeforeTick: number | undefined = undefined;
     recording: ConnectionRecording | undefined = undefined;
 
+    /** Once a tick's corked sends are handed to the kernel: the next send starts a new tick. */
+    private static endOfTick(socket: GatewayWebSocket): void {
+      socket.unreadBeforeTick = undefined;
+    }
+
     override close(code?: number, data?: string | Buffer): void {
       if (code === CLOSE_MESSAGE_TOO_BIG && data === undefined) {
         data = `message too big: the gateway accepts messages of at most ${maxMessageBytes} bytes`;
@@ -48,10 +53,7 @@ export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
     override send(data: any, options?: any, cb?: any): void {
       if (this.unreadBeforeTick === undefined) {
         const unread = this.bufferedAmount;
-        if (corkUntilNextTick(this.transport)) {
-          this.unreadBeforeTick = unread;
-          process.nextTick(() => (this.unreadBeforeTick = undefined));
-        }
+        if (corkUntilNextTickThen(this.transport, this, GatewayWebSocket.endOfTick)) this.unreadBeforeTick = unread;
       }
       // Frames corked earlier in this tick were never offered to the kernel: not a sign of a slow reader.
       const unread = this.unreadBeforeTick ?? this.bufferedAmount;

@@ -106,6 +106,10 @@ export function openTauSocket(options: TauSocketOptions): Promise<OpenTauSocket>
       socket = new WebSocket(tauSocketUrl(options.url, options.token), {
         handshakeTimeout: timeoutMs,
         maxPayload: options.maxPayload,
+        // No permessage-deflate offer: a host that accepted it would have every message of the
+        // connection compressed there and inflated here, CPU on both ends for bytes that travel on
+        // loopback or a LAN (the embedded host, src/host/server.ts, accepts none anyway).
+        perMessageDeflate: false,
       });
     } catch (err) {
       return reject(new TauConnectError(`cannot connect to ${shownUrl}: ${(err as Error).message}`));

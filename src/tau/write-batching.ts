@@ -17,14 +17,35 @@ import type { Writable } from "node:stream";
  * Returns whether this call corked the transport (false: no transport, or already corked).
  */
 export function corkUntilNextTick(transport: Writable | undefined): boolean {
-  // Already corked this tick (ws's own cork around a frame's two buffers is undone before `send` returns).
-  if (!transport || transport.destroyed || transport.writableCorked > 0) return false;
+  if (!corkable(transport)) return false;
   transport.cork();
   process.nextTick(uncork, transport);
   return true;
 }
 
+/**
+ * `corkUntilNextTick` for a caller with end-of-tick work of its own: `afterUncork(owner)` runs in
+ * the same `process.nextTick`, right after the uncork, so a tick's sends cost one queued callback
+ * and no closure.
+ */
+export function corkUntilNextTickThen<T>(transport: Writable | undefined, owner: T, afterUncork: (owner: T) => void): boolean {
+  if (!corkable(transport)) return false;
+  transport.cork();
+  process.nextTick(uncorkThen, transport, owner, afterUncork);
+  return true;
+}
+
+function corkable(transport: Writable | undefined): transport is Writable {
+  // Already corked this tick (ws's own cork around a frame's two buffers is undone before `send` returns).
+  return transport !== undefined && !transport.destroyed && transport.writableCorked === 0;
+}
+
 function uncork(transport: Writable): void {
   // `end()` may have flushed already; uncorking a stream that is not corked does nothing.
   transport.uncork();
+}
+
+function uncorkThen<T>(transport: Writable, owner: T, afterUncork: (owner: T) => void): void {
+  transport.uncork();
+  afterUncork(owner);
 }
