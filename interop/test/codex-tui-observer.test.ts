@@ -1,8 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AskTestClient } from "../../test/support/ask-client.js";
 import { payloadsOf, waitForTerminal } from "../../test/support/ask-events.js";
+import { writeTokensFile } from "../../test/support/tokens-file.js";
 import { CODEX_RELEASES } from "./support/codex-releases.js";
 import { CodexTui, hasTmux } from "./support/codex-tui.js";
 import { interopRun, officialProblems, recordedTranscript, type InteropRun } from "./support/gateway-process.js";
@@ -36,14 +37,10 @@ afterEach(async () => {
 describe.skipIf(!hasTmux).each(CODEX_RELEASES)("the Codex terminal UI $version as an observer of a shared session", (release) => {
   it("shows the owner's turns and the command waiting for approval, offers no approval, and is refused its prompt and interrupt", async () => {
     run = interopRun();
-    const tokensFile = join(run.cwd, "..", "tokens.json");
-    writeFileSync(
-      tokensFile,
-      JSON.stringify([
-        { id: "alice", token: ALICE, tenant: "team" },
-        { id: "bob", token: BOB, tenant: "team", sessionRole: "observer" },
-      ]),
-    );
+    const tokensFile = writeTokensFile(join(run.cwd, ".."), [
+      { id: "alice", token: ALICE, tenant: "team" },
+      { id: "bob", token: BOB, tenant: "team", sessionRole: "observer" },
+    ]);
     const recordings = join(run.cwd, "..", "recordings");
     mkdirSync(recordings);
     gateway = await startServe(["--record", recordings], { ...run.env, TAU_GATEWAY_TOKENS_FILE: tokensFile });

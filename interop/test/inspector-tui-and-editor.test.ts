@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { followFeed } from "../../inspector/feed.js";
 import type { ConnectionInfo } from "../../src/gateway/inspector/connection-trace.js";
 import type { InspectorEvent, InspectorSnapshot, SequencedFrame } from "../../src/gateway/inspector/inspector-hub.js";
+import { writeTokensFile } from "../../test/support/tokens-file.js";
 import { CodexTui, hasTmux } from "./support/codex-tui.js";
 import { interopRoot, interopRun, type InteropRun } from "./support/gateway-process.js";
 import { startServe, type ServeGateway } from "./support/gateway-servers.js";
@@ -82,14 +83,10 @@ describe.skipIf(!hasTmux)("the inspector watching the Codex terminal UI and an A
 
   beforeAll(async () => {
     run = interopRun();
-    const tokensFile = join(run.cwd, "..", "tokens.json");
-    writeFileSync(
-      tokensFile,
-      JSON.stringify([
-        { id: "laptop", token: CLIENT_TOKEN, tenant: "team" },
-        { id: "ops", token: OPERATOR_TOKEN, tenant: "ops", operator: true },
-      ]),
-    );
+    const tokensFile = writeTokensFile(join(run.cwd, ".."), [
+      { id: "laptop", token: CLIENT_TOKEN, tenant: "team" },
+      { id: "ops", token: OPERATOR_TOKEN, tenant: "ops", operator: true },
+    ]);
     gateway = await startServe([], { ...run.env, TAU_GATEWAY_TOKENS_FILE: tokensFile, TAU_GATEWAY_INSPECTOR: "true" });
     baseUrl = gateway.url.replace("ws://", "http://");
     feed = operatorFeed(baseUrl);

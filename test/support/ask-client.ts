@@ -67,6 +67,23 @@ export class AskTestClient {
     return client;
   }
 
+  /**
+   * An Ask client on a WebSocket as the principal of `token` (its bearer header), initialized as
+   * `name` with the capabilities given; what terminates its socket goes into `cleanups` (the test's
+   * list of what to undo).
+   */
+  static async signedIn(
+    url: string,
+    token: string,
+    options: { name: string; capabilities?: string[]; cleanups: { push(cleanup: () => unknown): unknown } },
+  ): Promise<AskTestClient & { socket: WebSocket }> {
+    const client = await AskTestClient.websocket(url, { headers: { authorization: `Bearer ${token}` } });
+    options.cleanups.push(() => client.socket.terminate());
+    const { capabilities } = options;
+    await client.request("initialize", { client: { name: options.name, version: "1" }, ...(capabilities ? { capabilities } : {}) });
+    return client;
+  }
+
   /** An Ask client on the Unix socket at `path` (NDJSON, one message a line). */
   static async unixSocket(path: string, options: { jsonrpc?: boolean } = {}): Promise<AskTestClient & { socket: Socket }> {
     const socket = connect(path);

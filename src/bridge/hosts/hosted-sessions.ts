@@ -44,8 +44,9 @@ export class HostedSessions {
     return link.sessions.access(sessionId, tenant);
   }
 
+  /** Whether session/close has started (or finished) for this session on any host (read where the closes are kept, as the close steps below are). */
   isClosed(sessionId: string): boolean {
-    return this.links.some((link) => link.sessions.isClosed(sessionId));
+    return this.links.some((link) => link.sessions.closes.has(sessionId));
   }
 
   beginClose(sessionId: string): boolean {

@@ -9,6 +9,7 @@ import { waitForTerminal } from "../../support/ask-events.js";
 import { cleanupsAfterEach } from "../../support/cleanups.js";
 import type { ServingCli } from "../../support/cli.js";
 import { startReplicaSet } from "../../support/replica-set.js";
+import { writeTokensFile } from "../../support/tokens-file.js";
 
 /**
  * Roles live in the store: two replicas on one redis-server, every part a real process. Alice
@@ -29,26 +30,16 @@ function tempDir(): string {
   return dir;
 }
 
-function tokensFile(): string {
-  const file = join(tempDir(), "tokens.json");
-  writeFileSync(
-    file,
-    JSON.stringify([
-      { id: "alice", token: TOKENS.alice, tenant: "team" },
-      { id: "bob", token: TOKENS.bob, tenant: "team", sessionRole: "observer" },
-      { id: "ops", token: TOKENS.ops, tenant: "operations", operator: true },
-      { id: "carol", token: TOKENS.carol, tenant: "team" },
-    ]),
-  );
-  return file;
-}
+const tokensFile = (): string =>
+  writeTokensFile(tempDir(), [
+    { id: "alice", token: TOKENS.alice, tenant: "team" },
+    { id: "bob", token: TOKENS.bob, tenant: "team", sessionRole: "observer" },
+    { id: "ops", token: TOKENS.ops, tenant: "operations", operator: true },
+    { id: "carol", token: TOKENS.carol, tenant: "team" },
+  ]);
 
-async function client(replica: ServingCli, who: keyof typeof TOKENS, capabilities?: string[]): Promise<AskTestClient & { socket: import("ws").WebSocket }> {
-  const ask = await AskTestClient.websocket(`${replica.baseUrl.replace("http://", "ws://")}/rpc`, { headers: { authorization: `Bearer ${TOKENS[who]}` } });
-  cleanups.push(() => ask.socket.terminate());
-  await ask.request("initialize", { client: { name: `replica-roles-${who}`, version: "1" }, ...(capabilities ? { capabilities } : {}) });
-  return ask;
-}
+const client = (replica: ServingCli, who: keyof typeof TOKENS, capabilities?: string[]) =>
+  AskTestClient.signedIn(`${replica.baseUrl.replace("http://", "ws://")}/rpc`, TOKENS[who], { name: `replica-roles-${who}`, capabilities, cleanups });
 
 describe("roles on replicas sharing Redis", () => {
   it("a grant made on one replica lets the principal prompt on another, and a revoke made there refuses it on the first", { timeout: 240_000 }, async () => {

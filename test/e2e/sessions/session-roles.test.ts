@@ -46,12 +46,8 @@ afterAll(async () => {
 
 const bearer = (who: keyof typeof TOKENS) => ({ authorization: `Bearer ${TOKENS[who]}` });
 
-async function ask(who: keyof typeof TOKENS, capabilities?: string[]): Promise<AskTestClient> {
-  const client = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: bearer(who) });
-  closers.push(() => client.socket.terminate());
-  await client.request("initialize", { client: { name: `roles-${who}`, version: "1" }, ...(capabilities ? { capabilities } : {}) });
-  return client;
-}
+const ask = (who: keyof typeof TOKENS, capabilities?: string[]): Promise<AskTestClient> =>
+  AskTestClient.signedIn(gw.wsUrl("/rpc"), TOKENS[who], { name: `roles-${who}`, capabilities, cleanups: closers });
 
 /** A session alice created (and so owns), subscribed by each client given. */
 async function aliceSession(alice: AskTestClient, ...watchers: AskTestClient[]): Promise<string> {
