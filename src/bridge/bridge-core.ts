@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ApprovalPolicy } from "./interactions/policy/policy-rules.js";
-import type { ReceiptSink } from "./interactions/policy/receipts.js";
+import type { ReceiptSink, ReceiptWatch } from "./interactions/policy/receipts.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import type { GatewayStore } from "../store/index.js";
@@ -50,6 +50,8 @@ export interface BridgeCoreSettings {
   approvalPolicy?: ApprovalPolicy;
   /** Where each command-tool call's finished receipt goes (`--audit`). */
   receiptSink?: ReceiptSink;
+  /** Told every receipt as each step is added to it (the inspector's approvals panel). */
+  receiptSteps?: ReceiptWatch;
   /**
    * What gateway replicas share (absent or `memory`: this process is the only one): session logs,
    * host leases, placements and interactions. The three settings below override its parts.
@@ -122,6 +124,7 @@ export class BridgeCore {
           commandTools: [...this.commandTools],
           ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
           ...(options.receiptSink ? { receiptSink: options.receiptSink } : {}),
+          ...(options.receiptSteps ? { receiptSteps: options.receiptSteps } : {}),
           reverse: this.reverse,
           roles: this.roles,
           share: { store: interactions, hostKey: key, replicaId },

@@ -18,10 +18,14 @@ export type { SessionPrincipal } from "./session-principal.js";
 
 
 /** What a call does to a session, for the check. */
-export type SessionAction = "prompt" | "steer" | "interrupt" | "close" | "answer" | "setMode" | "grant";
+export type SessionAction = "prompt" | "steer" | "interrupt" | "close" | "answer" | "setMode" | "grant" | "readReceipts";
+
+/** What an operator token may do in any session it reaches, whatever its role there: administer roles, read receipts. */
+const OPERATORS_MAY: ReadonlySet<SessionAction> = new Set(["grant", "readReceipts"]);
 
 const ALLOWED: Readonly<Record<SessionRole, ReadonlySet<SessionAction>>> = {
-  owner: new Set(["prompt", "steer", "interrupt", "close", "answer", "setMode", "grant"]),
+  // The receipts (who voted, who decided, what ran) are the owner's to read, as granting is (and an operator's).
+  owner: new Set(["prompt", "steer", "interrupt", "close", "answer", "setMode", "grant", "readReceipts"]),
   // Changing the approval mode decides how later calls are approved (auto: unasked): a controller's, as answering is.
   controller: new Set(["prompt", "steer", "interrupt", "close", "answer", "setMode"]),
   observer: new Set(),
@@ -36,6 +40,7 @@ const VERB: Readonly<Record<SessionAction, string>> = {
   answer: "answer approvals or questions",
   setMode: "change the session's approval mode",
   grant: "grant or revoke roles",
+  readReceipts: "read the session's receipts",
 };
 
 const ARTICLE: Readonly<Record<SessionRole, string>> = { owner: "an owner", controller: "a controller", observer: "an observer" };
@@ -71,7 +76,7 @@ export class SessionRoles {
   /** Whether the principal may do `action` in the session (always without a principal). */
   async allows(sessionId: string, principal: SessionPrincipal | undefined, action: SessionAction): Promise<boolean> {
     if (!principal) return true;
-    if (action === "grant" && principal.operator) return true;
+    if (principal.operator && OPERATORS_MAY.has(action)) return true;
     return ALLOWED[await this.roleOf(sessionId, principal)].has(action);
   }
 
@@ -82,7 +87,7 @@ export class SessionRoles {
    */
   async require(sessionId: string, principal: SessionPrincipal | undefined, action: SessionAction, method: string): Promise<void> {
     if (!principal) return;
-    if (action === "grant" && principal.operator) return;
+    if (principal.operator && OPERATORS_MAY.has(action)) return;
     const role = await this.roleOf(sessionId, principal);
     if (!ALLOWED[role].has(action)) throw forbidden(method, principal.tokenId, role, action, sessionId);
   }

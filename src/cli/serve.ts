@@ -162,7 +162,7 @@ async function start(settings: ServeSettings & { approvalPolicy?: ApprovalPolicy
     allowedHosts: settings.allowedHosts === "*" ? "*" : allowedHostNames(settings.host, settings.allowedHosts),
     trustProxy: settings.trustProxy,
     recording,
-    inspector: settings.inspector ? { hub: new InspectorHub(), listenHost: settings.host, hosts: settings.inspectorHosts, sessions: stack.core?.sessions } : undefined,
+    inspector: settings.inspector ? { hub: new InspectorHub(), listenHost: settings.host, hosts: settings.inspectorHosts, sessions: stack.core?.sessions, receipts: stack.receipts } : undefined,
   };
   running.app = buildGateway(config);
   const address = await running.app.listen({ host: settings.host, port: settings.port });

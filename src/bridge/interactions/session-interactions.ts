@@ -20,7 +20,7 @@ import { SharedAnswers } from "./shared-answers.js";
 import { SubmitPlanTool } from "./submit-plan-tool.js";
 import { ToolGating } from "./tool-gating.js";
 import { DEFAULT_POLICY, type ApprovalPolicy } from "./policy/policy-rules.js";
-import { SessionReceipts, type Receipt, type ReceiptSink } from "./policy/receipts.js";
+import { RECEIPTS_KEPT_PER_SESSION, SessionReceipts, type Receipt, type ReceiptSink, type ReceiptWatch } from "./policy/receipts.js";
 import type { CommandToolConfig } from "./tools-config.js";
 import type { Deciders } from "../../store/session-roles.js";
 import type { SessionPrincipal } from "../session-principal.js";
@@ -56,6 +56,8 @@ export interface SessionInteractionsOptions {
   facts?: { tenant: string | undefined; cwd: string | undefined };
   /** Where each command-tool call's finished receipt goes (the audit file, span events). */
   receiptSink?: ReceiptSink;
+  /** Told every receipt as each step is added (the inspector's approvals panel). */
+  receiptSteps?: ReceiptWatch;
   /** Whether a principal may decide an approval with these deciders (SessionRoles.mayDecide for this session); without it, anyone may. */
   mayDecide?(principal: SessionPrincipal, deciders: Deciders): Promise<boolean>;
   /** How long an interaction waits for a decision (default 300 000 ms). */
@@ -121,7 +123,7 @@ export class SessionInteractions {
       prepare: () => this.gating.refresh(),
       log,
     });
-    const receipts = (this.receiptBook = new SessionReceipts(options.receiptSink));
+    const receipts = (this.receiptBook = new SessionReceipts(options.receiptSink, undefined, RECEIPTS_KEPT_PER_SESSION, options.receiptSteps));
     const answer: ToolContext["answer"] = (call, reply) => {
       receipts.returned(call.message.callId, reply.ok, reply.ok ? undefined : reply.error);
       this.calls.answer(call, reply);
