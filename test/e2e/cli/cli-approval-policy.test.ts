@@ -27,4 +27,12 @@ describe("--approval-policy", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${file}:5:20: /rules/0/approvers: only a rule whose action is "require" takes approvers`);
   });
+
+  it("refuses a rule naming a role that is not a deciding session role, by the schema's enum, naming its line", async () => {
+    const file = join(dir, "roles.yaml");
+    writeFileSync(file, "version: 1\nrules:\n  - name: leads\n    action: require\n    approvers:\n      roles: [controller, lead]\n");
+    const result = await runCommand(["serve", "--approval-policy", file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}:6:27: /rules/0/approvers/roles/1: must be one of "owner", "controller"`);
+  });
 });

@@ -11,8 +11,8 @@ import { PolicyTextError, readPolicyText, type PolicyText } from "./policy-text.
 /**
  * `--approval-policy FILE`: read, checked against the registry's schema
  * (schema/approval-policy.schema.json) and then for what a schema cannot say (unique rule names,
- * approval settings on rules that ask nobody, more approvers needed than are named, a role that is
- * not a session role that decides). Every problem
+ * approval settings on rules that ask nobody, more approvers needed than are named; the roles a
+ * rule may name are the schema's enum). Every problem
  * is one line `FILE:LINE:COLUMN: /pointer: reason`, so a refused start points at what to fix.
  */
 
@@ -40,9 +40,6 @@ interface PolicyDocument {
 let compiledCheck: ValidateFunction | undefined;
 const checkDocument = (): ValidateFunction =>
   (compiledCheck ??= new (ajv2019())({ strict: true, allErrors: true, verbose: true }).compile(APPROVAL_POLICY_SCHEMA));
-
-/** The session roles that may decide (an observer never does). */
-const DECIDING_ROLES: readonly string[] = ["owner", "controller"];
 
 /** The settings a rule takes only when it asks someone. */
 const REQUIRE_ONLY = ["approvers", "count", "deadline", "onDeadline"] as const;
@@ -84,10 +81,6 @@ export function parseApprovalPolicy(text: string, source: string): ApprovalPolic
     if (named && !named.roles && named.principals && (rule.count ?? 1) > named.principals.length) {
       problems.push(problem(`${at}/count`, `needs ${rule.count} distinct approvers but names only ${named.principals.length} principal(s) and no role`));
     }
-    // Roles are the session's (SessionRoles.mayDecide): any other word would name nobody, and the call could never be approved.
-    named?.roles?.forEach((role, i) => {
-      if (!DECIDING_ROLES.includes(role)) problems.push(problem(`${at}/approvers/roles/${i}`, `a role is a session role that decides, one of ${DECIDING_ROLES.map((r) => JSON.stringify(r)).join(", ")}; ${JSON.stringify(role)} is none`));
-    });
   });
   if (problems.length > 0) throw new Error(problems.join("\n"));
   return { version: String(document.version), rules: document.rules.map(compileRule) };
