@@ -107,7 +107,11 @@ export class BridgeCore {
     const shared = store && store.kind !== "memory" ? store : undefined;
     this.recall = new RequestRecall(undefined, undefined, undefined, shared?.recalls);
     // An interaction's deciders are read from its session's record, wherever it is hosted.
-    this.roles = new SessionRoles(store?.roles ?? new MemorySessionRoles(), (sessionId, interactionId) => this.sessions.get(sessionId)?.interactions.decidersOf(interactionId) ?? Promise.resolve("any"));
+    this.roles = new SessionRoles(
+      store?.roles ?? new MemorySessionRoles(),
+      (sessionId, interactionId) => this.sessions.get(sessionId)?.interactions.decidersOf(interactionId) ?? Promise.resolve("any"),
+      (sessionId, interactionId) => this.sessions.get(sessionId)?.interactions.needsPrincipals(interactionId) ?? Promise.resolve(false),
+    );
     const interactions = options.interactions ?? store?.interactions ?? new MemoryInteractionStore();
     const ownership = options.ownership ?? store?.ownership ?? new SoleOwnership();
     const replicaId = options.replicaId ?? store?.replicaId ?? randomUUID();

@@ -12,8 +12,9 @@ export type { SessionPrincipal } from "./session-principal.js";
  * any other principal of the session's tenant has its default (`sessionRole` of its tokens-file
  * entry, controller unless said otherwise). One check for every dialect: `require` refuses with a
  * `forbidden` SessionError, which each dialect words as its own error. A caller without a principal
- * (a gateway without tokens, the stdio commands, the Ask socket) is never refused: it has no
- * identity to hold to a role, as today.
+ * (a gateway without tokens, the stdio commands, the Ask socket) is never refused an action: it
+ * has no identity to hold to a role. It decides no approval whose rule names its deciders (or needs
+ * several distinct approvers): none of them can be it.
  */
 
 
@@ -54,11 +55,16 @@ export interface RoleEntry {
 /** Who may decide one of a session's interactions, as the core knows it (a policy's `require` rule; "any" otherwise). */
 export type DecidersLookup = (sessionId: string, interactionId: string) => Promise<Deciders>;
 
+/** Whether only a caller with a principal may decide one of a session's interactions (a `require` rule naming its deciders, or needing several). */
+export type PrincipalNeedLookup = (sessionId: string, interactionId: string) => Promise<boolean>;
+
 export class SessionRoles {
   constructor(
     private readonly store: SessionRoleStore,
     /** Read by mayDecideOn: the core's sessions, which hold each pending interaction's deciders. */
     private readonly decidersOf: DecidersLookup = async () => "any",
+    /** Read by mayDecideOn for a caller without a principal. */
+    private readonly needsPrincipal: PrincipalNeedLookup = async () => false,
   ) {}
 
   /** Records `principal` as the owner of the session it just created (nothing without a principal). */
@@ -99,7 +105,8 @@ export class SessionRoles {
    * a client the choice at all) ask, so what a client is offered is what would count.
    */
   async mayDecide(sessionId: string, principal: SessionPrincipal | undefined, deciders?: Deciders): Promise<boolean> {
-    if (!principal) return true;
+    // Without a principal there is no role to hold to, and no identity a rule's deciders could name.
+    if (!principal) return !deciders || deciders === "any";
     const role = await this.roleOf(sessionId, principal);
     if (!ALLOWED[role].has("answer")) return false;
     if (!deciders || deciders === "any") return true;
@@ -108,7 +115,7 @@ export class SessionRoles {
 
   /** Whether the principal may decide the session's interaction `interactionId`, its own deciders included. */
   async mayDecideOn(sessionId: string, principal: SessionPrincipal | undefined, interactionId: string): Promise<boolean> {
-    if (!principal) return true;
+    if (!principal) return !(await this.needsPrincipal(sessionId, interactionId));
     return this.mayDecide(sessionId, principal, await this.decidersOf(sessionId, interactionId));
   }
 

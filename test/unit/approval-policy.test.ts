@@ -104,6 +104,31 @@ describe("policy files", () => {
   });
 });
 
+describe("a policy read for callers without a principal", () => {
+  const WHY = "this gateway has no tokens (give it --tokens-file)";
+  const POLICY = "version: 1\nrules:\n  - name: leads\n    action: require\n    approvers: { principals: [ana, ben] }\n  - name: owners\n    action: require\n    approvers:\n      roles: [owner]\n  - name: two\n    action: require\n    count: 2\n  - name: anyone\n    action: require\n    approvers: any\n    deadline: 30\n  - { name: runs, action: allow }\n";
+
+  it("refuses each require rule only principals could satisfy, with its line and why", () => {
+    let message = "";
+    try {
+      parseApprovalPolicy(POLICY, "p.yaml", { withoutPrincipals: WHY });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.split("\n")).toEqual([
+      `p.yaml:5:16: /rules/0/approvers: it is decided by principals ana, ben: only callers with a token can decide it, and ${WHY}, so its calls could never be approved`,
+      `p.yaml:9:7: /rules/1/approvers: it is decided by roles owner: only callers with a token can decide it, and ${WHY}, so its calls could never be approved`,
+      `p.yaml:12:12: /rules/2/count: it needs 2 distinct approvers: only callers with a token can decide it, and ${WHY}, so its calls could never be approved`,
+    ]);
+  });
+
+  it("reads the same policy for a gateway with tokens, and one that needs no principal without them", () => {
+    expect(parseApprovalPolicy(POLICY, "p.yaml").rules.map((r) => r.name)).toEqual(["leads", "owners", "two", "anyone", "runs"]);
+    const anyone = "version: 1\nrules:\n  - { name: anyone, action: require, deadline: 30 }\n";
+    expect(parseApprovalPolicy(anyone, "p.yaml", { withoutPrincipals: WHY }).rules).toHaveLength(1);
+  });
+});
+
 describe("the policy file's schema", () => {
   it("holds the roles a rule may name as an enum", () => {
     const schema = JSON.parse(readFileSync(new URL("../../schema/approval-policy.schema.json", import.meta.url), "utf8"));

@@ -19,7 +19,7 @@ import type { ReverseRequester } from "./reverse-requester.js";
 import { SharedAnswers } from "./shared-answers.js";
 import { SubmitPlanTool } from "./submit-plan-tool.js";
 import { ToolGating } from "./tool-gating.js";
-import { DEFAULT_POLICY, type ApprovalPolicy } from "./policy/policy-rules.js";
+import { DEFAULT_POLICY, needsPrincipals, type ApprovalPolicy } from "./policy/policy-rules.js";
 import { RECEIPTS_KEPT_PER_SESSION, SessionReceipts, type Receipt, type ReceiptSink, type ReceiptWatch } from "./policy/receipts.js";
 import type { CommandToolConfig } from "./tools-config.js";
 import type { Deciders } from "../../store/session-roles.js";
@@ -171,6 +171,12 @@ export class SessionInteractions {
    */
   decidersOf(interactionId: string): Promise<Deciders> {
     return this.shared.decidersOf(interactionId);
+  }
+
+  /** Whether only a caller with a principal may decide the pending approval `interactionId` (policy-rules.ts needsPrincipals; on any replica). */
+  async needsPrincipals(interactionId: string): Promise<boolean> {
+    const needs = await this.shared.needsOf(interactionId);
+    return needs !== undefined && needsPrincipals(needs.deciders, needs.count);
   }
 
   /** The receipts of the session's command-tool calls held here: the newest finished ones, then those under way. */

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InteractionError } from "../../bridge/interactions/interaction-error.js";
+import { SessionError } from "../../bridge/session-error.js";
 import { readReceipts, type SessionReceiptsSource } from "../routes/receipts.js";
 import type { InspectorHub } from "./inspector-hub.js";
 import { sees, type InspectorViewer } from "./inspector-viewer.js";
@@ -93,8 +94,10 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewe
     const record = visible(request, id);
     if (!record) return notFound(reply, id);
     try {
-      await carryOut(record.interactions.shared, interactionId, request.body);
+      await carryOut(record.interactions.shared, interactionId, request.body, request.principal);
     } catch (error) {
+      // A policy rule that names who decides holds the operator to it too.
+      if (error instanceof SessionError && error.code === "forbidden") return reply.code(403).send({ error: "forbidden", message: error.message });
       if (!(error instanceof InteractionError)) throw error;
       const status = error.code === "invalid_params" ? 400 : 409;
       return reply.code(status).send({ error: error.code === "invalid_params" ? "invalid_request" : "not_pending", message: error.message });
