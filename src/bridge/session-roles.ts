@@ -1,5 +1,6 @@
-import type { Deciders, SessionRole, SessionRoleStore } from "../store/session-roles.js";
+import type { Deciders, SessionRole, SessionRoleRecord, SessionRoleStore } from "../store/session-roles.js";
 import type { Log } from "../shared/log.js";
+import { SingleFlight } from "../shared/single-flight.js";
 import { SessionError } from "./session-error.js";
 import type { SessionPrincipal } from "./session-principal.js";
 
@@ -59,6 +60,14 @@ export type DecidersLookup = (sessionId: string, interactionId: string) => Promi
 export type PrincipalNeedLookup = (sessionId: string, interactionId: string) => Promise<boolean>;
 
 export class SessionRoles {
+  /**
+   * What an offer round reads (mayDecideOn): every connection of a session is asked about an
+   * interaction at once, each dialect and connection on its own, so their reads of the session's
+   * roles and of the interaction's deciders overlap and are made once (a store round trip each on
+   * replicas, instead of one per connection).
+   */
+  private readonly offerReads = { roles: new SingleFlight<SessionRoleRecord>(), deciders: new SingleFlight<Deciders>(), needsPrincipal: new SingleFlight<boolean>() };
+
   constructor(
     private readonly store: SessionRoleStore,
     /** Read by mayDecideOn: the core's sessions, which hold each pending interaction's deciders. */
@@ -74,9 +83,7 @@ export class SessionRoles {
 
   /** The principal's role in the session: owner, granted, else its default. */
   async roleOf(sessionId: string, principal: SessionPrincipal): Promise<SessionRole> {
-    const record = await this.store.read(sessionId);
-    if (record.owner === principal.tokenId) return "owner";
-    return record.granted[principal.tokenId] ?? principal.sessionRole ?? "controller";
+    return roleIn(await this.store.read(sessionId), principal);
   }
 
   /** Whether the principal may do `action` in the session (always without a principal). */
@@ -107,16 +114,21 @@ export class SessionRoles {
   async mayDecide(sessionId: string, principal: SessionPrincipal | undefined, deciders?: Deciders): Promise<boolean> {
     // Without a principal there is no role to hold to, and no identity a rule's deciders could name.
     if (!principal) return !deciders || deciders === "any";
-    const role = await this.roleOf(sessionId, principal);
-    if (!ALLOWED[role].has("answer")) return false;
-    if (!deciders || deciders === "any") return true;
-    return deciders.principals.includes(principal.tokenId) || deciders.roles.includes(role);
+    return decides(await this.roleOf(sessionId, principal), principal, deciders);
   }
 
-  /** Whether the principal may decide the session's interaction `interactionId`, its own deciders included. */
+  /**
+   * Whether the principal may decide the session's interaction `interactionId`, its own deciders
+   * included: what each dialect's offer asks (decision-offers.ts). Calls that overlap (one offer
+   * round, every connection asked at once) share their reads of the roles and the deciders; the
+   * answer itself is checked again, with fresh reads, when it is counted (heard, votes).
+   */
   async mayDecideOn(sessionId: string, principal: SessionPrincipal | undefined, interactionId: string): Promise<boolean> {
-    if (!principal) return !(await this.needsPrincipal(sessionId, interactionId));
-    return this.mayDecide(sessionId, principal, await this.decidersOf(sessionId, interactionId));
+    const reads = this.offerReads;
+    const interaction = JSON.stringify([sessionId, interactionId]);
+    if (!principal) return !(await reads.needsPrincipal.read(interaction, () => this.needsPrincipal(sessionId, interactionId)));
+    const [record, deciders] = await Promise.all([reads.roles.read(sessionId, () => this.store.read(sessionId)), reads.deciders.read(interaction, () => this.decidersOf(sessionId, interactionId))]);
+    return decides(roleIn(record, principal), principal, deciders);
   }
 
   /**
@@ -160,6 +172,19 @@ export class SessionRoles {
     await this.require(sessionId, by, "grant", method);
     await this.store.setRole(sessionId, principal, role);
   }
+}
+
+/** The principal's role in a session whose roles are `record`: owner, granted, else its default. */
+function roleIn(record: SessionRoleRecord, principal: SessionPrincipal): SessionRole {
+  if (record.owner === principal.tokenId) return "owner";
+  return record.granted[principal.tokenId] ?? principal.sessionRole ?? "controller";
+}
+
+/** Whether a principal of `role` decides an interaction with these deciders: its role answers, and it is one of them when they are named. */
+function decides(role: SessionRole, principal: SessionPrincipal, deciders: Deciders | undefined): boolean {
+  if (!ALLOWED[role].has("answer")) return false;
+  if (!deciders || deciders === "any") return true;
+  return deciders.principals.includes(principal.tokenId) || deciders.roles.includes(role);
 }
 
 /** The refusal of an action the principal's role does not allow. */
