@@ -3,7 +3,22 @@
  * client's WebSocket message is sent to the gateway's TauUpstream sending `session.submit`, and
  * the call stack at that send. V8's precise coverage (call counts, reset as the message goes out,
  * read synchronously at the send) on a thread the connection has open, one embedded host, a warm
- * process (one turn before the measured one). Run: `npx tsx bench/turn-path.ts`.
+ * process (two turns before the measured one). Run: `npx tsx bench/turn-path.ts`.
+ *
+ * What counts as a file on the path (the first figure, the one the docs and commits quote): a file
+ * of src/ (the embedded host's src/host/ aside: it is the upstream, not the gateway) any function
+ * of which ran at least once in that window, anonymous functions, getters and the loader's
+ * `__name` helper included (the module's own top level is not counted: it ran when the module was
+ * loaded, before the reset). Nothing else runs in the window (the process is idle), so that is the
+ * path. Two views beside it, never instead of it:
+ * - "with a named function": only the files where a function with a name of the code's own ran
+ *   (neither anonymous nor `__name`): a file whose only work was an inline callback drops out;
+ * - "on the stack at the send": the distinct src/ files among the frames of the call stack at the
+ *   send, async frames included (Error.stackTraceLimit lifted): what still waits for the send, not
+ *   what ran and returned before it.
+ * A back-and-forth (docs/development.md) is a lower layer calling up into a higher one before the
+ * request is out (a callback handed down and called back); it is counted by reading the functions
+ * listed per file and the stack, not by this script.
  */
 import { Session } from "node:inspector";
 import { relative } from "node:path";
@@ -12,6 +27,8 @@ import WebSocket from "ws";
 import { TauUpstream } from "../src/tau/upstream.js";
 import { startTestGateway } from "../test/support/gateway.js";
 
+// The whole stack at the send (V8 keeps 10 frames by default, which cut it short).
+Error.stackTraceLimit = Infinity;
 const root = fileURLToPath(new URL("..", import.meta.url));
 const inspector = new Session();
 inspector.connect();
@@ -88,20 +105,28 @@ for (const script of taken!.coverage.result) {
   const ran = script.functions.filter((f) => f.ranges[0]!.count > 0).map((f) => f.functionName || "(anonymous)");
   if (ran.length) files.set(path, ran);
 }
-const folders = new Map<string, number>();
-for (const path of files.keys()) {
-  const folder = path.split("/")[1]!;
-  folders.set(folder, (folders.get(folder) ?? 0) + 1);
-}
-console.log(`files: ${files.size} in ${folders.size} folders (${[...folders].map(([f, n]) => `${f} ${n}`).join(", ")})`);
+/** `N in F folders (folder n, …)` for a set of src/ paths. */
+const byFolder = (paths: Iterable<string>): string => {
+  const folders = new Map<string, number>();
+  let count = 0;
+  for (const path of paths) {
+    const folder = path.split("/")[1]!;
+    folders.set(folder, (folders.get(folder) ?? 0) + 1);
+    count++;
+  }
+  return `${count} in ${folders.size} folders (${[...folders].map(([f, n]) => `${f} ${n}`).join(", ")})`;
+};
+const named = [...files].filter(([, ran]) => ran.some((name) => name !== "(anonymous)" && name !== "__name")).map(([path]) => path);
+const stackLines = taken!.stack
+  .split("\n")
+  .slice(2) // the message, and this script's own wrapper of sendNow
+  .map((line) => line.replace(`file://${root}`, "").replace(root, ""));
+const onStack = new Set(stackLines.flatMap((line) => /\((?:\/)?(src\/[^:)]+):\d+:\d+\)/.exec(line)?.[1] ?? []).filter((path) => !path.startsWith("src/host/")));
+console.log(`files: ${byFolder(files.keys())}`);
+console.log(`  with a named function: ${byFolder(named)}`);
+console.log(`  on the stack at the send: ${byFolder(onStack)}`);
 for (const [path, ran] of [...files].sort()) console.log(`  ${path}: ${ran.join(", ")}`);
 console.log("stack at the send:");
-console.log(
-  taken!.stack
-    .split("\n")
-    .slice(1)
-    .map((line) => line.replace(`file://${root}`, ""))
-    .join("\n"),
-);
+console.log(stackLines.join("\n"));
 socket.close();
 await gw.stop();

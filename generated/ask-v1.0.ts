@@ -85,6 +85,7 @@ export type Event =
   | ToolResultEvent
   | ApprovalRequiredEvent
   | ApprovalUpdatedEvent
+  | ApprovalVotedEvent
   | PlanProposedEvent
   | PlanApprovedEvent
   | PlanRejectedEvent
@@ -1029,6 +1030,32 @@ export interface ApprovalUpdatedPayload {
   reason?: string;
 }
 /**
+ * Gateway extension: one approver's vote on an approval a policy rule needs several approvers for was counted, and did not decide it: the approval is still pending (approval.updated follows once it is decided). (gateway extension)
+ */
+export interface ApprovalVotedEvent {
+  type: "approval.voted";
+  seq: number;
+  payload: ApprovalVotedPayload;
+}
+/**
+ * Payload of approval.voted.
+ */
+export interface ApprovalVotedPayload {
+  id: string;
+  /**
+   * The principal (tokens-file id) whose vote was counted; (no principal) for the clients connected without one.
+   */
+  approver: string;
+  /**
+   * Distinct approvers counted so far.
+   */
+  approvals: number;
+  /**
+   * Distinct approvers the approval needs.
+   */
+  needed: number;
+}
+/**
  * The agent proposed a plan; resolve it with plan/approve or plan/reject.
  */
 export interface PlanProposedEvent {
@@ -1444,6 +1471,19 @@ export interface JsonRpcRequest {
   id?: RequestId;
   method: string;
   params?: {} | unknown[] | null;
+}
+/**
+ * Gateway extension: an answer taken as one vote towards an approval a policy rule needs several approvers for (count), which did not decide it: the approval is still pending, and the other clients are still asked.
+ */
+export interface ApprovalVoteCount {
+  /**
+   * Distinct approvers counted so far, this one among them; absent when the vote was given on a gateway replica that does not hold the call (the replica holding it counts it, and says so with approval.voted).
+   */
+  approvals?: number;
+  /**
+   * Distinct approvers the approval needs.
+   */
+  needed: number;
 }
 /**
  * Name and version of the host.
@@ -1879,8 +1919,12 @@ export interface InteractionListResponse {
  * Result of interaction/approve.
  */
 export interface InteractionApproveResult {
+  /**
+   * true when this answer approved the call; false when it was one vote that did not decide it (vote).
+   */
   approved: boolean;
   interactionId: string;
+  vote?: ApprovalVoteCount;
 }
 /**
  * Success response to interaction/approve.
@@ -1895,8 +1939,12 @@ export interface InteractionApproveResponse {
  * Result of interaction/reject.
  */
 export interface InteractionRejectResult {
+  /**
+   * true when this answer rejected the call; false when it was handed as a vote to the gateway replica holding the call, which decides with it (vote).
+   */
   rejected: boolean;
   interactionId: string;
+  vote?: ApprovalVoteCount;
 }
 /**
  * Success response to interaction/reject.
@@ -2209,6 +2257,7 @@ export interface Events {
   "tool.result": ToolResultPayload;
   "approval.required": ApprovalRequiredPayload;
   "approval.updated": ApprovalUpdatedPayload;
+  "approval.voted": ApprovalVotedPayload;
   "plan.proposed": PlanProposedPayload;
   "plan.approved": PlanApprovedPayload;
   "plan.rejected": PlanRejectedPayload;

@@ -918,6 +918,19 @@ export interface TauAnswerOutput {
   interactionId: string;
   kind: "approval" | "question" | "plan";
   action: "approve" | "approve_for_session" | "reject" | "respond" | "decline";
+  /**
+   * Present when the answer was one vote towards an approval that needs several approvers (a policy's count) and did not decide it: the approval is still pending.
+   */
+  vote?: {
+    /**
+     * Distinct approvers counted so far, this one among them (absent: counted by the gateway replica holding the call, not yet).
+     */
+    approvals?: number;
+    /**
+     * Distinct approvers the approval needs.
+     */
+    needed: number;
+  };
 }
 /**
  * Result of initialize.

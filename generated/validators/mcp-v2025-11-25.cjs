@@ -16196,7 +16196,7 @@ return errors === 0;
 validate428.evaluated = {"props":{"sessionId":true,"interactionId":true,"action":true,"text":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.TauAnswerOutput = validate429;
-const schema170 = {"title":"TauAnswerOutput","description":"Structured result of the tau-answer tool.","type":"object","properties":{"sessionId":{"type":"string","description":"The session's id (from tau or tau-sessions).","minLength":1},"interactionId":{"type":"string","description":"What was answered."},"kind":{"type":"string","enum":["approval","question","plan"]},"action":{"type":"string","enum":["approve","approve_for_session","reject","respond","decline"]}},"required":["sessionId","interactionId","kind","action"]};
+const schema170 = {"title":"TauAnswerOutput","description":"Structured result of the tau-answer tool.","type":"object","properties":{"sessionId":{"type":"string","description":"The session's id (from tau or tau-sessions).","minLength":1},"interactionId":{"type":"string","description":"What was answered."},"kind":{"type":"string","enum":["approval","question","plan"]},"action":{"type":"string","enum":["approve","approve_for_session","reject","respond","decline"]},"vote":{"type":"object","description":"Present when the answer was one vote towards an approval that needs several approvers (a policy's count) and did not decide it: the approval is still pending.","properties":{"approvals":{"type":"integer","minimum":1,"description":"Distinct approvers counted so far, this one among them (absent: counted by the gateway replica holding the call, not yet)."},"needed":{"type":"integer","minimum":1,"description":"Distinct approvers the approval needs."}},"required":["needed"]}},"required":["sessionId","interactionId","kind","action"]};
 
 function validate429(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -16305,6 +16305,88 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.vote !== undefined){
+let data4 = data.vote;
+const _errs9 = errors;
+const _errs10 = errors;
+if(errors === _errs9){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if((data4.needed === undefined) && (missing1 = "needed")){
+validate429.errors = [{instancePath:instancePath+"/vote",schemaPath:"#/properties/vote/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data4.approvals !== undefined){
+let data5 = data4.approvals;
+const _errs11 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate429.errors = [{instancePath:instancePath+"/vote/approvals",schemaPath:"#/properties/vote/properties/approvals/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs12 = errors;
+if(errors === _errs11){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 1 || isNaN(data5)){
+validate429.errors = [{instancePath:instancePath+"/vote/approvals",schemaPath:"#/properties/vote/properties/approvals/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs11){
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data4.needed !== undefined){
+let data6 = data4.needed;
+const _errs13 = errors;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate429.errors = [{instancePath:instancePath+"/vote/needed",schemaPath:"#/properties/vote/properties/needed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs14 = errors;
+if(errors === _errs13){
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 1 || isNaN(data6)){
+validate429.errors = [{instancePath:instancePath+"/vote/needed",schemaPath:"#/properties/vote/properties/needed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs13){
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+}
+else {
+validate429.errors = [{instancePath:instancePath+"/vote",schemaPath:"#/properties/vote/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs9){
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -16321,7 +16403,7 @@ if(errors === 0){
 validate429.errors = vErrors;
 return errors === 0;
 }
-validate429.evaluated = {"props":{"sessionId":true,"interactionId":true,"kind":true,"action":true},"dynamicProps":false,"dynamicItems":false};
+validate429.evaluated = {"props":{"sessionId":true,"interactionId":true,"kind":true,"action":true,"vote":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.TauHistoryArguments = validate430;
 const schema171 = {"title":"TauHistoryArguments","description":"Arguments of the tau-history tool.","type":"object","properties":{"sessionId":{"type":"string","description":"The session's id (from tau or tau-sessions).","minLength":1}},"required":["sessionId"]};

@@ -109,6 +109,13 @@ export class EventUpdates {
         const call = this.linkedTo(event.payload.id);
         return call && event.payload.status === "approved" ? [{ sessionUpdate: "tool_call_update", toolCallId: call, status: "in_progress" }] : [];
       }
+      case "approval.voted": {
+        // A vote that did not decide: the card stays pending and says how many approvals it has.
+        const call = this.linkedTo(event.payload.id);
+        const { approvals, needed, approver } = event.payload;
+        const text = `Approved by ${approvals} of ${needed} needed approvers (latest: ${approver}); waiting for ${needed - approvals} more.`;
+        return call ? [{ sessionUpdate: "tool_call_update", toolCallId: call, status: "pending", content: [{ type: "content", content: { type: "text", text } }] }] : [];
+      }
       case "plan.proposed":
         return [{ sessionUpdate: "plan", entries: planEntries(event.payload.plan) }];
       case "turn.completed":

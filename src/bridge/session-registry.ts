@@ -57,7 +57,7 @@ export interface SessionRegistryOptions {
   reverse: ReverseRequester;
   /** Where interactions are shared with the other replicas. */
   share: InteractionShare;
-  /** Finished closes remembered (default DEFAULT_MAX_CLOSED_SESSIONS, see closed-sessions.ts). */
+  /** Finished closes remembered (default DEFAULT_MAX_CLOSED_SESSIONS, see close-coordination.ts). */
   maxClosedSessions?: number;
   log?: Log;
 }

@@ -21,10 +21,10 @@ import type { EventLog } from "./event-log.js";
 /** The Tau requests a delivery sends. */
 export type TurnRequests = Pick<TauUpstream, "request">;
 
-/** What a delivery reads of its session: its id, its event log and the turn Tau reports running. */
+/** What a delivery reads of its session: its id, its event log (watched for the message taken) and the turn Tau reports running. */
 export interface TurnSession {
   readonly sessionId: string;
-  readonly log: EventLog;
+  readonly log: Pick<EventLog, "subscribe">;
   readonly activeTurnId: string | undefined;
 }
 
@@ -133,7 +133,7 @@ async function accepted(
   predicate: (event: Event) => boolean,
   options: Pick<DeliveryOptions, "onSend" | "onLateFailure">,
 ): Promise<SentTurnRequest | { error: unknown }> {
-  const seen = waitForEvent(session.log, session.log.newestSeq, predicate);
+  const seen = waitForEvent(session.log, predicate);
   const request = send();
   const sent = { ...what, request };
   options.onSend?.(sent);
@@ -152,11 +152,13 @@ async function accepted(
   return sent;
 }
 
-/** Resolves once the log holds (after `afterSeq`) or receives an event `predicate` picks; `cancel` stops watching. */
-function waitForEvent(log: EventLog, afterSeq: number, predicate: (event: Event) => boolean) {
+/**
+ * Resolves once the log receives an event `predicate` picks; `cancel` stops watching. Watching
+ * starts before the request goes out, so what it brings about is all still to come.
+ */
+function waitForEvent(log: Pick<EventLog, "subscribe">, predicate: (event: Event) => boolean) {
   let stop = () => {};
   const promise = new Promise<void>((resolve) => {
-    if (log.read(afterSeq).events.some(predicate)) return resolve();
     stop = log.subscribe((event) => {
       if (predicate(event)) {
         stop();

@@ -17,7 +17,7 @@ import { lineBatches } from "./line-batches.js";
  * of values is checked (a Tau snapshot can hold many), and only nesting deep enough to overflow
  * the stack of the schema check is refused, as a verdict on that line.
  */
-export const OFFLINE_JSON_BOUNDS: JsonBounds = { maxDepth: 1_000, maxValues: Number.POSITIVE_INFINITY };
+export const OFFLINE_JSON_BOUNDS: JsonBounds = { maxDepth: 1_000, maxValues: Number.POSITIVE_INFINITY, maxMembers: Number.POSITIVE_INFINITY };
 
 export interface FileSettings {
   dialect?: Dialect;

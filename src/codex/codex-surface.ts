@@ -1,4 +1,4 @@
-import { BEFORE_INITIALIZE, EXPERIMENTAL_METHODS, type ClientNotifications, type ClientRequests } from "../../generated/codex-v2.js";
+import { BEFORE_INITIALIZE, EXPERIMENTAL_FIELDS, EXPERIMENTAL_METHODS, type ClientNotifications, type ClientRequests } from "../../generated/codex-v2.js";
 import type { BridgeCore } from "../bridge/bridge-core.js";
 import { DialectSurface, type Handlers, type NotificationsAsCalls } from "../bridge/dialect-surface.js";
 import { WorkspacePolicy, type WorkspaceRoots } from "../bridge/session-workspace.js";
@@ -8,7 +8,6 @@ import type { RequestCause } from "../shared/request-cause.js";
 import type { RpcError } from "../shared/rpc-error.js";
 import { CODEX_FAILURES, codexError, requiresExperimentalApi } from "./codex-errors.js";
 import type { CodexMethodContext, CodexServices } from "./context.js";
-import { experimentalFieldUsed } from "./experimental-fields.js";
 import type { ToolConnectionFactory } from "./dynamic-tools.js";
 import { dynamicToolsOverBounds } from "./dynamic-tool-bounds.js";
 import { ToolConnections } from "./tool-connections.js";
@@ -73,6 +72,17 @@ export const CODEX_METHOD_NAMES: readonly string[] = Object.keys(METHODS);
  */
 function experimentalUse(method: Extract<keyof CodexCalls, string>, params: object): string | undefined {
   return method !== "initialized" && EXPERIMENTAL_METHODS.has(method) ? method : experimentalFieldUsed(method, params);
+}
+
+/**
+ * The first experimental params field (the registry's `experimentalFields` of the method) `params`
+ * gives a value, as Codex names it (`thread/start.dynamicTools`); null counts as no value.
+ */
+export function experimentalFieldUsed(method: string, params: object): string | undefined {
+  const fields: readonly string[] = Object.hasOwn(EXPERIMENTAL_FIELDS, method) ? EXPERIMENTAL_FIELDS[method as keyof typeof EXPERIMENTAL_FIELDS]! : [];
+  const values = params as Record<string, unknown>;
+  const field = fields.find((name) => values[name] !== undefined && values[name] !== null);
+  return field === undefined ? undefined : `${method}.${field}`;
 }
 
 /**

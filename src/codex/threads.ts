@@ -3,6 +3,7 @@ import type { CommandToolConfig } from "../bridge/interactions/index.js";
 import { CodexServerRequests } from "./server-requests.js";
 import { SessionError } from "../bridge/session-error.js";
 import { closeSession } from "../bridge/session-close.js";
+import { namesNoSession } from "../bridge/hosts/host-router.js";
 import type { Log } from "../shared/log.js";
 import { TauResponseError } from "../tau/upstream.js";
 import { findChild } from "./child-threads.js";
@@ -34,7 +35,7 @@ export class CodexThreads {
    */
   async open(threadId: string, tenant: string | undefined): Promise<CodexThread> {
     // Tau takes only non-blank session ids: anything else is no thread, without asking it.
-    if (!/\S/.test(threadId)) throw threadNotFound(threadId);
+    if (namesNoSession(threadId)) throw threadNotFound(threadId);
     const existing = this.threads.get(threadId);
     if (existing && existing.record.tenant === tenant && !this.options.core.sessions.isClosed(threadId)) return existing;
     let record;
@@ -56,8 +57,11 @@ export class CodexThreads {
   /**
    * The child thread of a sub-agent of a session the tenant may see and the gateway holds open: its
    * parent thread (opened) and the sub-agent's id. Undefined when no such sub-agent is known.
+   * The id of a thread held here is a session's, never a sub-agent's (Tau names both with UUIDs of
+   * their own), so it is answered by the thread, without looking through every session's sub-agents.
    */
   async openChild(threadId: string, tenant: string | undefined): Promise<{ parent: CodexThread; agentId: string } | undefined> {
+    if (this.threads.has(threadId)) return undefined;
     const { sessions } = this.options.core;
     const found = findChild(sessions.all(), threadId, tenant);
     if (!found || sessions.isClosed(found.record.sessionId)) return undefined;

@@ -1,7 +1,7 @@
 import { SHUTDOWN_TURN_ENDING } from "../bridge/turn-endings.js";
 import { GATEWAY_ERROR_CODES } from "../registry/error-codes.js";
 import { RpcError } from "../shared/rpc-error.js";
-import { drainingRefusal } from "../transports/call-gates.js";
+import { DrainGate } from "../transports/call-gates.js";
 import type { CallGate } from "../transports/jsonrpc-envelope.js";
 
 /**
@@ -57,8 +57,8 @@ export interface DrainOutcome {
  */
 export class DrainController {
   private state: "serving" | "draining" | "stopped" = "serving";
-  /** Fails one open Ask request; present while it runs. */
-  private readonly openCalls = new Set<(error: RpcError) => void>();
+  /** The requests in flight through `gate` (transports/call-gates.ts, with the connections' other gates). */
+  private readonly calls = new DrainGate(() => this.wake?.());
   private readonly sources = new Map<string, () => number>();
   private readonly startListeners = new Set<() => void>();
   private readonly deadlineActions = new Set<DeadlineAction>();
@@ -113,38 +113,13 @@ export class DrainController {
 
   /** Ask requests in flight plus what every source counts. */
   get inFlight(): number {
-    let total = this.openCalls.size;
+    let total = this.calls.size;
     for (const count of this.sources.values()) total += count();
     return total;
   }
 
-  /** Runs an Ask request unless draining; a request still open at the deadline fails with -32012. */
-  readonly gate: CallGate = (method, call) => {
-    if (this.draining) return Promise.reject(refused(method));
-    return new Promise((resolve, reject) => {
-      const finish = () => {
-        this.openCalls.delete(fail);
-        this.wake?.();
-      };
-      const fail = (error: RpcError) => {
-        finish();
-        reject(error);
-      };
-      this.openCalls.add(fail);
-      call().then(
-        (value) => {
-          if (!this.openCalls.has(fail)) return;
-          finish();
-          resolve(value);
-        },
-        (error: unknown) => {
-          if (!this.openCalls.has(fail)) return;
-          finish();
-          reject(error);
-        },
-      );
-    });
-  };
+  /** Runs a request unless draining (then -32012, retryable); a request still open at the deadline fails with -32012. */
+  readonly gate: CallGate = this.calls.gate;
 
   /**
    * Stops taking work and waits (at most the timeout) for in-flight work to finish; then fails the
@@ -163,6 +138,7 @@ export class DrainController {
 
   private async run(): Promise<DrainOutcome> {
     this.state = "draining";
+    this.calls.refuseNew();
     for (const listener of [...this.startListeners]) listener();
     const deadline = Date.now() + this.options.timeoutMs;
     this.deadline = deadline;
@@ -174,10 +150,9 @@ export class DrainController {
       if (open > 0) abandoned[name] = open;
     }
     const atDeadline = drained ? undefined : await this.runDeadlineActions();
-    const open = [...this.openCalls];
-    for (const fail of open) fail(abandonedAtDeadline(this.options.timeoutMs));
+    const failedRequests = this.calls.failOpen(abandonedAtDeadline(this.options.timeoutMs));
     this.state = "stopped";
-    return { drained, failedRequests: open.length, abandoned, ...(atDeadline && { atDeadline }) };
+    return { drained, failedRequests, abandoned, ...(atDeadline && { atDeadline }) };
   }
 
   /** The deadline actions, then (within the same budget) the requests they answered being written. */
@@ -187,7 +162,7 @@ export class DrainController {
     const reports = await Promise.all(
       [...this.deadlineActions].map((action) => action(DEADLINE_ACTIONS_MS).catch((): Record<string, number> => ({ deadlineActionsFailed: 1 }))),
     );
-    await this.waitWhile(() => this.openCalls.size > 0, until);
+    await this.waitWhile(() => this.calls.size > 0, until);
     return Object.assign({}, ...reports) as Record<string, number>;
   }
 
@@ -206,9 +181,6 @@ export class DrainController {
     }
   }
 }
-
-/** A request that arrives while draining: nothing was done, so it is safe to send it elsewhere. */
-const refused = drainingRefusal;
 
 /** A request still running at the deadline: it may or may not have taken effect upstream. */
 function abandonedAtDeadline(timeoutMs: number): RpcError {

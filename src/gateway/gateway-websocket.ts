@@ -24,8 +24,9 @@ export interface SendBufferBound {
  * - with a `sendBufferBound`, a send to a client that is not reading closes it with 1013.
  * - with a `transport`, the frames sent in one tick leave in one system call (write-batching.ts).
  * - with a `recording` (`serve --record`), every text message received and sent is recorded, here
- *   at the socket, whichever route and dialect wrote it: received before any handler sees it, sent
- *   as it is handed to `ws` (recording-folder.ts).
+ *   at the socket, whichever route and dialect wrote it: received before any handler sees it (a
+ *   listener of its own, first of the socket's, set as the socket is accepted: a socket that is not
+ *   recorded runs nothing for it), sent as it is handed to `ws` (recording-folder.ts).
  */
 export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
   class GatewayWebSocket extends WebSocket {
@@ -35,12 +36,6 @@ export function gatewayWebSocketClass(maxMessageBytes: number): WebSocketClass {
     /** While this tick's sends are corked: the bytes that were still unread when the first of them was sent. */
     private unreadBeforeTick: number | undefined = undefined;
     recording: ConnectionRecording | undefined = undefined;
-
-    // The one place a client's messages arrive: recorded before any listener handles them.
-    override emit(event: string | symbol, ...args: any[]): boolean {
-      if (event === "message" && args[1] === false) this.recording?.client(String(args[0]));
-      return super.emit(event, ...args);
-    }
 
     override close(code?: number, data?: string | Buffer): void {
       if (code === CLOSE_MESSAGE_TOO_BIG && data === undefined) {
@@ -93,5 +88,9 @@ export function setTransport(socket: WebSocket, transport: Duplex | undefined): 
 export function setRecording(socket: WebSocket, recording: ConnectionRecording): void {
   if (!("recording" in socket)) return;
   (socket as WebSocket & { recording: ConnectionRecording | undefined }).recording = recording;
+  // Before every other listener, so a client's message is recorded before any handler sees it.
+  socket.prependListener("message", (data, isBinary) => {
+    if (!isBinary) recording.client(String(data));
+  });
   socket.once("close", () => recording.close());
 }

@@ -13,7 +13,7 @@ import type {
   TauStartOutput,
 } from "../../generated/mcp-v2025-11-25.js";
 import type { InteractionRecord } from "../../generated/ask-v1.0.js";
-import { InteractionError } from "../bridge/interactions/index.js";
+import { InteractionError, type ApprovalAnswered } from "../bridge/interactions/index.js";
 import { createAttributes } from "../bridge/session-attributes.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { TauToolName } from "../registry/mcp/index.js";
@@ -135,6 +135,7 @@ async function answer(ctx: McpMethodContext, args: TauAnswerArguments): Promise<
     throw new ToolFailure(args.interactionId === undefined ? `session ${record.sessionId} waits for nothing` : `${args.interactionId} is not pending in session ${record.sessionId} (decided already, or unknown)`);
   }
   const { action } = args;
+  let vote: TauAnswerOutput["vote"];
   const mismatch = () => new ToolFailure(`${action} does not answer ${target.kind === "question" ? "a question (respond or decline)" : `an ${target.kind} (approve, approve_for_session or reject)`}`);
   try {
     if (target.kind === "question") {
@@ -146,8 +147,8 @@ async function answer(ctx: McpMethodContext, args: TauAnswerArguments): Promise<
     } else if (target.kind === "approval") {
       // The answer names its principal: under a policy's `require` rule it is that principal's vote.
       const { principal } = ctx.client.peer;
-      if (action === "approve" || action === "approve_for_session") await shared.approve(target.id, action === "approve" ? "once" : "session", principal);
-      else if (action === "reject") await shared.reject(target.id, args.text, principal);
+      if (action === "approve" || action === "approve_for_session") vote = voteOf(await shared.approve(target.id, action === "approve" ? "once" : "session", principal));
+      else if (action === "reject") vote = voteOf(await shared.reject(target.id, args.text, principal));
       else throw mismatch();
     } else if (action === "approve" || action === "approve_for_session") await shared.decidePlan(target.id, { action: "approve" });
     else if (action === "reject") await shared.decidePlan(target.id, { action: "reject", ...(args.text ? { feedback: args.text } : {}) });
@@ -156,7 +157,19 @@ async function answer(ctx: McpMethodContext, args: TauAnswerArguments): Promise<
     if (error instanceof InteractionError) throw new ToolFailure(error.message);
     throw error;
   }
-  return { text: `${action}: ${target.kind} ${target.id}`, structured: { sessionId: record.sessionId, interactionId: target.id, kind: target.kind, action } };
+  const said = `${action}: ${target.kind} ${target.id}`;
+  const structured = { sessionId: record.sessionId, interactionId: target.id, kind: target.kind, action, ...(vote ? { vote } : {}) };
+  if (!vote) return { text: said, structured };
+  // One vote of several needed decides nothing: said so, so that no model reads it as the decision.
+  const count = vote.approvals === undefined ? `vote sent to the gateway replica holding the call, ${vote.needed} approvers needed` : `vote counted, ${vote.approvals} of ${vote.needed}`;
+  return { text: `${said}: ${count}, not yet decided`, structured };
+}
+
+/** What tau-answer says of an answer that was one vote and did not decide (nothing for one that decided). */
+function voteOf(answered: ApprovalAnswered): TauAnswerOutput["vote"] {
+  if (answered.kind === "vote") return { approvals: answered.have, needed: answered.need };
+  if (answered.kind === "sent") return { needed: answered.need };
+  return undefined;
 }
 
 /** Every tool of the registry and its handler: a tool missing here does not compile. */

@@ -100,6 +100,8 @@ export class SessionWatches {
   constructor(
     /** One connection as the core asks it (McpElicitations.of). */
     private readonly requesterOf: (client: McpClient) => ReverseRequester,
+    /** Whether the client's principal may answer the session's interactions (an observer may not). */
+    private readonly mayAnswer: (sessionId: string, client: McpClient) => Promise<boolean>,
     private readonly log?: Log,
   ) {}
 
@@ -112,18 +114,25 @@ export class SessionWatches {
     return watch;
   }
 
-  /** Whether a session the client watches waits for a decision (tau-answer is then one of its tools). */
-  waiting(client: McpClient): boolean {
-    for (const watch of this.byClient.get(client)?.values() ?? []) if (watch.decisions.waiting) return true;
+  /**
+   * Whether a session the client watches waits for a decision its principal may give (tau-answer is
+   * then one of its tools): an observer is not offered a tool whose every call would be refused.
+   * Roles that cannot be read offer nothing, as an answer then would count for nothing.
+   */
+  async answerable(client: McpClient): Promise<boolean> {
+    for (const watch of this.byClient.get(client)?.values() ?? []) {
+      if (watch.decisions.waiting && (await this.mayAnswer(watch.record.sessionId, client).catch(() => false))) return true;
+    }
     return false;
   }
 
   /** The client's tools changed when tau-answer comes or goes: it is told to list them again. */
   private announceTools(client: McpClient): void {
-    const offered = this.waiting(client);
-    if (offered === client.answerOffered) return;
-    client.answerOffered = offered;
-    if (client.initialized && !client.peer.closed) client.peer.notify("notifications/tools/list_changed", {});
+    void this.answerable(client).then((offered) => {
+      if (offered === client.answerOffered) return;
+      client.answerOffered = offered;
+      if (client.initialized && !client.peer.closed) client.peer.notify("notifications/tools/list_changed", {});
+    });
   }
 
   /** The client's watch of the session, if it has one. */

@@ -36,6 +36,19 @@ redis.call('ZREM', KEYS[3], ARGV[4])
 return redis.call('XADD', KEYS[4], '*', 'interaction', raw, 'decision', ARGV[3])
 `;
 
+/**
+ * A vote: its answer enters the host's stream and the interaction stays pending (its owner counts
+ * the votes and decides with RESOLVE), or nothing happens (not pending, or not of the kinds).
+ * KEYS pending, answers; ARGV id, comma-separated kinds, decision JSON.
+ */
+const VOTE = `
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return false end
+local kind = cjson.decode(raw).kind
+if not string.find(',' .. ARGV[2] .. ',', ',' .. kind .. ',', 1, true) then return false end
+return redis.call('XADD', KEYS[2], '*', 'interaction', raw, 'decision', ARGV[3])
+`;
+
 /** Ends an interaction without an answer, unless an answer won first. KEYS pending, order, deadlines; ARGV id, deadline member. */
 const WITHDRAW = `
 if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
@@ -54,6 +67,7 @@ return acked
 export interface InteractionScripts {
   tauInteractionOpen(pending: string, order: string, numbers: string, ordinal: string, deadlines: string, ...args: Array<string | number>): Promise<number>;
   tauInteractionResolve(pending: string, order: string, deadlines: string, answers: string, ...args: string[]): Promise<string | null>;
+  tauInteractionVote(pending: string, answers: string, ...args: string[]): Promise<string | null>;
   tauInteractionWithdraw(pending: string, order: string, deadlines: string, ...args: string[]): Promise<number>;
   tauInteractionSettle(answers: string, group: string, entryId: string): Promise<number>;
 }
@@ -62,6 +76,7 @@ export interface InteractionScripts {
 export function withInteractionScripts(client: Redis): Redis & InteractionScripts {
   client.defineCommand("tauInteractionOpen", { numberOfKeys: 5, lua: OPEN });
   client.defineCommand("tauInteractionResolve", { numberOfKeys: 4, lua: RESOLVE });
+  client.defineCommand("tauInteractionVote", { numberOfKeys: 2, lua: VOTE });
   client.defineCommand("tauInteractionWithdraw", { numberOfKeys: 3, lua: WITHDRAW });
   client.defineCommand("tauInteractionSettle", { numberOfKeys: 1, lua: SETTLE });
   return client as Redis & InteractionScripts;

@@ -69,6 +69,13 @@ export interface InteractionStore {
    * already answered, expired or cancelled).
    */
   resolve(hostKey: string, sessionId: string, interactionId: string, kinds: readonly InteractionKindName[], decision: unknown): Promise<boolean>;
+  /**
+   * One vote on `interactionId` (an approval a policy rule needs several approvers for): queued on
+   * the host's answer stream for the owner to count, while the interaction stays pending, so every
+   * other client on any replica can still answer it until the owner's count decides. True when it
+   * was pending (and of one of `kinds`).
+   */
+  vote(hostKey: string, sessionId: string, interactionId: string, kinds: readonly InteractionKindName[], decision: unknown): Promise<boolean>;
   /** Ends a pending interaction without an answer (deadline, Tau cancelled the call): true when it was still pending. */
   withdraw(hostKey: string, sessionId: string, interactionId: string): Promise<boolean>;
   /** The highest interaction numbers a session has used, so a new owner never reuses an id. */

@@ -39,10 +39,14 @@ export class MemoryInteractionStore implements InteractionStore {
     const interaction = this.sessions.get(sessionId)?.get(interactionId);
     if (!interaction || !kinds.includes(interaction.kind)) return Promise.resolve(false);
     this.remove(sessionId, interactionId);
-    const answer = { interaction, decision };
-    const deliver = this.consumers.get(hostKey);
-    if (deliver) void deliver(answer);
-    else this.waiting.set(hostKey, [...(this.waiting.get(hostKey) ?? []), answer]);
+    this.queue(hostKey, { interaction, decision });
+    return Promise.resolve(true);
+  }
+
+  vote(hostKey: string, sessionId: string, interactionId: string, kinds: readonly InteractionKindName[], decision: unknown): Promise<boolean> {
+    const interaction = this.sessions.get(sessionId)?.get(interactionId);
+    if (!interaction || !kinds.includes(interaction.kind)) return Promise.resolve(false);
+    this.queue(hostKey, { interaction, decision });
     return Promise.resolve(true);
   }
 
@@ -66,6 +70,12 @@ export class MemoryInteractionStore implements InteractionStore {
         return Promise.resolve();
       },
     };
+  }
+
+  private queue(hostKey: string, answer: InteractionAnswer): void {
+    const deliver = this.consumers.get(hostKey);
+    if (deliver) void deliver(answer);
+    else this.waiting.set(hostKey, [...(this.waiting.get(hostKey) ?? []), answer]);
   }
 
   private remove(sessionId: string, interactionId: string): boolean {

@@ -94,6 +94,11 @@ export class RedisInteractionStore implements InteractionStore {
     return entryId !== null;
   }
 
+  async vote(hostKey: string, sessionId: string, interactionId: string, kinds: readonly InteractionKindName[], decision: unknown): Promise<boolean> {
+    const keys = this.keys(hostKey);
+    return (await this.client.tauInteractionVote(keys.pending(sessionId), keys.answers, interactionId, kinds.join(","), JSON.stringify(decision ?? null))) !== null;
+  }
+
   async withdraw(hostKey: string, sessionId: string, interactionId: string): Promise<boolean> {
     const keys = this.keys(hostKey);
     return (await this.client.tauInteractionWithdraw(keys.pending(sessionId), keys.order(sessionId), keys.deadlines, interactionId, deadlineMember(sessionId, interactionId))) === 1;

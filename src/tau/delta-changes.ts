@@ -11,6 +11,7 @@ import type {
 import { InvalidDeltaError } from "./delta-errors.js";
 import { checkLocalInvariants, checkSnapshotInvariants, type LocalCheck } from "./delta-invariants.js";
 import { deleteById, getById, hasId, sameJson, setById, type IdRecord } from "./delta-records.js";
+import { lastIndexOf, ListIndex } from "./list-index.js";
 import { copyRecord, passOn, RecordWrites, SHARED_KEYS, type SharedKey } from "./shared-records.js";
 import { isObject } from "../shared/unknown-values.js";
 
@@ -28,6 +29,8 @@ export interface ApplyOptions {
    * Write the records that grow with the session (`turns`, `tools`) in place when the input is the
    * newest snapshot of its lineage, the input getting its own value back on first read
    * (shared-records.ts): for a caller that keeps one current snapshot, as the snapshot-mirror does.
+   * Such a caller's message and timeline lookups use an index that moves from list to list with
+   * the patches (list-index.ts) instead of walking the lists.
    */
   share?: boolean;
 }
@@ -36,7 +39,7 @@ export interface ApplyOptions {
 export function applyChanges(snapshot: Snapshot, changes: Change[], options: ApplyOptions = {}): Snapshot {
   // A removal from a shared record copies it (shared-records.ts restores only added ids in order).
   const shared = options.share ? SHARED_KEYS.filter((key) => key !== "tools" || !changes.some((c) => c?.type === "tool.remove")) : [];
-  const draft = new Draft(snapshot, shared);
+  const draft = new Draft(snapshot, shared, options.share === true);
   try {
     let mayBreakReferences = false;
     const local: LocalCheck[] = [];
@@ -71,12 +74,53 @@ class Draft {
   readonly s: Snapshot;
   private readonly copied = new Set<string>();
   private readonly writes = new Map<SharedKey, RecordWrites>();
+  /** With `share` (`indexed`): the indexes of the message list and the timeline's items, made on first use (list-index.ts). */
+  private messageIndexOf: ListIndex | undefined;
+  private itemIndexOf: ListIndex | undefined;
 
   constructor(
     private readonly input: Snapshot,
     private readonly shared: readonly SharedKey[],
+    private readonly indexed: boolean,
   ) {
     this.s = { ...input };
+  }
+
+  private get messageIndex(): ListIndex | undefined {
+    return this.indexed ? (this.messageIndexOf ??= new ListIndex(this.input.messages)) : undefined;
+  }
+
+  private get itemIndex(): ListIndex | undefined {
+    return this.indexed ? (this.itemIndexOf ??= new ListIndex(this.input.timeline.items)) : undefined;
+  }
+
+  /** The position of message `id` in the draft's list, or -1. */
+  findMessage(id: string): number {
+    return this.messageIndex ? this.messageIndex.indexOf(this.s.messages, id) : lastIndexOf(this.s.messages, id);
+  }
+
+  /** Appends to the message list (copied with the entry in one step the first time: see withEntry). */
+  appendMessage(message: MessageRecord): void {
+    if (this.once("messages")) this.s.messages = withEntry(this.s.messages, message);
+    else this.s.messages.push(message);
+    this.messageIndex?.appended(this.s.messages);
+  }
+
+  hasTimelineItem(id: string): boolean {
+    const { items } = this.s.timeline;
+    return this.itemIndex ? this.itemIndex.indexOf(items, id) >= 0 : items.some((existing) => existing.id === id);
+  }
+
+  appendTimelineItem(item: Snapshot["timeline"]["items"][number]): void {
+    const timeline = this.timeline();
+    if (this.once("timeline.items")) timeline.items = withEntry(timeline.items, item);
+    else timeline.items.push(item);
+    this.itemIndex?.appended(timeline.items);
+  }
+
+  removeTimelineItem(at: number): void {
+    this.timelineItems().splice(at, 1);
+    this.itemIndex?.removed();
   }
 
   messages(): MessageRecord[] {
@@ -112,10 +156,14 @@ class Draft {
   /** The patch failed: a shared record written in place is put back. */
   rollback(): void {
     for (const writes of this.writes.values()) writes.rollback();
+    this.messageIndexOf?.rollback();
+    this.itemIndexOf?.rollback();
   }
 
   /** The patch succeeded: the result owns the shared records, and the input keeps its own values. */
   commit(): void {
+    this.messageIndexOf?.commit(this.s.messages);
+    this.itemIndexOf?.commit(this.s.timeline.items);
     for (const key of this.shared) {
       const writes = this.writes.get(key);
       if (writes) writes.commit(this.s);
@@ -167,20 +215,19 @@ function applyOne(d: Draft, change: Change, index: number): boolean | LocalCheck
       setTurn(d, change.turn, invalid);
       return true;
     case "message.append":
-      if (findMessage(s.messages, change.message.id) >= 0) {
+      if (d.findMessage(change.message.id) >= 0) {
         throw invalid(`message id ${quote(change.message.id)} already exists (use message.replace to change it)`);
       }
-      d.messages().push(change.message);
+      d.appendMessage(change.message);
       return { kind: "message", id: change.message.id };
     case "message.replace": {
-      const messages = d.messages();
-      const at = findMessage(messages, change.message.id);
-      if (at < 0) messages.push(change.message);
-      else messages[at] = change.message;
+      const at = d.findMessage(change.message.id);
+      if (at < 0) d.appendMessage(change.message);
+      else d.messages()[at] = change.message;
       return { kind: "message", id: change.message.id };
     }
     case "message.content.append":
-      return appendContent(d.messages(), change, invalid);
+      return appendContent(d, change, invalid);
     case "timeline.append": {
       const { item } = change;
       if (item.sequence <= s.timeline.sequence) {
@@ -188,16 +235,15 @@ function applyOne(d: Draft, change: Change, index: number): boolean | LocalCheck
           `item ${quote(item.id)} has sequence ${item.sequence}, which does not exceed the high-water mark ${s.timeline.sequence}`,
         );
       }
-      if (s.timeline.items.some((existing) => existing.id === item.id))
-        throw invalid(`timeline item id ${quote(item.id)} already exists`);
-      d.timelineItems().push(item);
+      if (d.hasTimelineItem(item.id)) throw invalid(`timeline item id ${quote(item.id)} already exists`);
+      d.appendTimelineItem(item);
       d.timeline().sequence = item.sequence;
       return { kind: "timeline-item", id: item.id };
     }
     case "timeline.remove": {
       const at = s.timeline.items.findIndex((item) => item.id === change.id);
       if (at < 0) throw invalid(`no timeline item ${quote(change.id)} to remove`);
-      d.timelineItems().splice(at, 1); // the high-water mark stays: sequences are never reused
+      d.removeTimelineItem(at); // the high-water mark stays: sequences are never reused
       return false;
     }
     case "timeline.advance":
@@ -244,6 +290,15 @@ function applyOne(d: Draft, change: Change, index: number): boolean | LocalCheck
   }
 }
 
+/**
+ * A copy of `list` with `entry` appended: `concat` makes it at its final size in one copy, where a
+ * spread copy grows (copies again) on the `push` that follows, and it is 2.5x faster on this
+ * machine (a list of 440 entries: 0.7 µs against 1.7; of 2,000: 2.9 against 7.5).
+ */
+function withEntry<T>(list: readonly T[], entry: T): T[] {
+  return list.concat([entry]);
+}
+
 /** Upsert by userHistoryEntryId; a settled record is final (repeating the same value is allowed). */
 function setTurn(d: Draft, turn: TurnRecord, invalid: (reason: string) => Error): void {
   const current = getById(d.s.turns, turn.userHistoryEntryId);
@@ -257,16 +312,13 @@ function setTurn(d: Draft, turn: TurnRecord, invalid: (reason: string) => Error)
  * Streams text/thinking into a draft assistant message. Returns false when a thinking block had to
  * be inserted in front of existing content, because that shifts the content indexes tools point at.
  */
-function appendContent(
-  messages: MessageRecord[],
-  change: MessageContentAppendChange,
-  invalid: (reason: string) => Error,
-): boolean {
+function appendContent(d: Draft, change: MessageContentAppendChange, invalid: (reason: string) => Error): boolean {
   const text = change.text ?? "";
   const thinking = change.thinking ?? "";
   if (text === "" && thinking === "") throw invalid("at least one of text and thinking must be non-empty");
-  const at = findMessage(messages, change.messageId);
+  const at = d.findMessage(change.messageId);
   if (at < 0) throw invalid(`no message ${quote(change.messageId)} to append to`);
+  const messages = d.messages();
   const record = messages[at];
   const payload = record.message;
   if (record.state !== "draft" || payload.role !== "assistant") {
@@ -323,11 +375,5 @@ const toolReferences = (tool: Snapshot["tools"][string]) => ({
   facetIds: tool.facetIds,
   toolCallId: tool.toolCallId,
 });
-
-/** Searches from the end: streamed and replaced messages are nearly always the newest. */
-function findMessage(messages: MessageRecord[], id: string): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].id === id) return i;
-  return -1;
-}
 
 const quote = (s: string) => JSON.stringify(s);

@@ -55,6 +55,65 @@ export function refuseOnceStopping(stopping: AbortSignal): CallGate {
   return (method, call) => (stopping.aborted ? Promise.reject(drainingRefusal(method)) : call());
 }
 
+/**
+ * The gate of a drain that waits for the calls it let in (the gateway's, an Ask stdio command's):
+ * every call that passes is open until it settles, and `settled` hears each one settle; once
+ * `refuseNew` is called every new call gets `drainingRefusal`. `failOpen` answers the calls still
+ * open at the drain's deadline with an error of the drain's (their own outcome, if it comes, is
+ * then dropped). One per drain, shared by all its connections.
+ */
+export class DrainGate {
+  private refusing = false;
+  /** Fails one open call; present while it runs. */
+  private readonly open = new Set<(error: RpcError) => void>();
+
+  constructor(private readonly settled: () => void) {}
+
+  /** Calls let in and not settled yet. */
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** From now on every new call is refused. */
+  refuseNew(): void {
+    this.refusing = true;
+  }
+
+  /** Fails every call still open with `error`; how many there were. */
+  failOpen(error: RpcError): number {
+    const open = [...this.open];
+    for (const fail of open) fail(error);
+    return open.length;
+  }
+
+  readonly gate: CallGate = (method, call) => {
+    if (this.refusing) return Promise.reject(drainingRefusal(method));
+    return new Promise((resolve, reject) => {
+      const finish = () => {
+        this.open.delete(fail);
+        this.settled();
+      };
+      const fail = (error: RpcError) => {
+        finish();
+        reject(error);
+      };
+      this.open.add(fail);
+      call().then(
+        (value) => {
+          if (!this.open.has(fail)) return;
+          finish();
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (!this.open.has(fail)) return;
+          finish();
+          reject(error);
+        },
+      );
+    });
+  };
+}
+
 /** The gate of no gates: runs the call. */
 const runCallOnly: CallGate = (_method, call) => call();
 

@@ -1,14 +1,4 @@
-import {
-  createJSONRPCErrorResponse,
-  createJSONRPCSuccessResponse,
-  JSONRPCClient,
-  JSONRPCErrorException,
-  JSONRPCServer,
-  JSONRPCServerAndClient,
-  type JSONRPCID,
-  type JSONRPCMethod,
-  type JSONRPCResponse,
-} from "json-rpc-2.0";
+import { createJSONRPCErrorResponse, createJSONRPCSuccessResponse, JSONRPCClient, JSONRPCErrorException, type JSONRPCID, type JSONRPCResponse } from "json-rpc-2.0";
 import { cancellableRequest, isId, parseMessage, serializer, type JsonRpcMember } from "./jsonrpc-envelope.js";
 import type { RequestCause } from "../shared/request-cause.js";
 import { connectionOrder, WEBSOCKET_TRANSPORT, type OutboundPolicy, type TransportProfile } from "./outbound-policy.js";
@@ -19,11 +9,11 @@ import { errorText, isObject } from "../shared/unknown-values.js";
 
 /**
  * One JSON-RPC 2.0 connection of a JSON-RPC dialect (Ask, Codex app-server, ACP), whatever carries its
- * text (WebSocket, stdio, HTTP): json-rpc-2.0's server answers the client's requests and its client
- * sends the server's own requests on the same connection. This layer only frames: the envelope
- * checks the library does not make (the optional `"jsonrpc"` member, ids, by-name params,
- * batches element by element) and answers to the server's requests. What a method does, and which
- * error a failure becomes, is the dialect's.
+ * text (WebSocket, stdio, HTTP): it checks each message of the client once (the optional
+ * `"jsonrpc"` member, ids, by-name params, batches element by element) and runs a request's method
+ * straight from there, answering with json-rpc-2.0's response shapes; json-rpc-2.0's client sends
+ * the server's own requests on the same connection and takes their answers. This layer only
+ * frames: what a method does, and which error a failure becomes, is the dialect's.
  */
 
 /** The JSON-RPC error codes a framing error is answered with (the dialect's registry names them). */
@@ -161,9 +151,7 @@ export class JsonRpcConnection {
   /** The only writer of the connection: responses, notifications and requests to the client alike. */
   private readonly outbound: OutboundSequencer<OutgoingText>;
   private readonly order: RequestOrder | undefined;
-  private readonly server: JSONRPCServer<CallHooks>;
   private readonly client: JSONRPCClient<RequestCause | undefined>;
-  private readonly rpc: JSONRPCServerAndClient<CallHooks, RequestCause | undefined>;
   private readonly isMethod: (method: string) => boolean;
   private nextId: number;
   /** The abort of every client request (and notification) being run, aborted on close. */
@@ -182,24 +170,10 @@ export class JsonRpcConnection {
     this.outbound = new OutboundSequencer<OutgoingText>(transmitOpen, connectionOrder(options.outbound, options.transport ?? WEBSOCKET_TRANSPORT));
     this.order = options.ordered ? new RequestOrder() : undefined;
     this.nextId = options.firstRequestId;
-    // Error answers are the protocol working, not faults: the dialect logs internal errors itself, and
-    // the library's default (console.warn) would write onto stderr for every refusal.
-    const server = (this.server = new JSONRPCServer<CallHooks>({ errorListener: () => undefined }));
-    this.isMethod = options.isMethod ?? ((method: string) => server.hasMethod(method));
+    // The dialect's table, shared by its connections (a set per connection would cost each idle one).
+    this.isMethod = options.isMethod ?? methodSet(options.methods);
     // A request to the client is written like a notification, with its cause (the client params).
     this.client = new JSONRPCClient<RequestCause | undefined>((payload: object, causedBy) => this.send(payload, causedBy), () => this.nextId++);
-    this.rpc = new JSONRPCServerAndClient<CallHooks, RequestCause | undefined>(server, this.client);
-    // One method serves every name, answering as `addMethod`'s would: `addMethod` makes a function per
-    // method and connection, which took kilobytes per idle connection with a dialect's dozens of methods.
-    const runMethod: JSONRPCMethod<CallHooks> = (request, hooks) =>
-      Promise.resolve(options.call(request.method, request.params as Record<string, unknown> | undefined, hooks)).then((result) =>
-        request.id === undefined ? null : createJSONRPCSuccessResponse(request.id, result),
-      );
-    for (const method of options.methods) this.rpc.addMethodAdvanced(method, runMethod);
-    server.mapErrorToJSONRPCErrorResponse = (id: JSONRPCID, error: unknown) => {
-      const { code, message, data } = options.errorOf(error);
-      return createJSONRPCErrorResponse(id, code, message, data);
-    };
   }
 
   get closed(): boolean {
@@ -262,7 +236,7 @@ export class JsonRpcConnection {
     const answer = cancellableRequest(
       signal,
       () =>
-        this.rpc.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, causedBy).then((response) => {
+        this.client.requestAdvanced({ jsonrpc: "2.0", id, method, params: params as Record<string, unknown> }, causedBy).then((response) => {
           if ("error" in response && response.error) throw new JSONRPCErrorException(response.error.message, response.error.code, response.error.data);
           return (response as { result?: unknown }).result;
         }),
@@ -306,14 +280,29 @@ export class JsonRpcConnection {
     if (isObject(params) && isId(params.requestId)) this.runningById.get(JSON.stringify(params.requestId))?.abort(new Error(CANCELLED));
   }
 
-  /** Runs one request or notification with a signal of its own, aborted on close or when the client cancels it. */
-  private async run(request: { method: string; id?: JSONRPCID }, receive: (signal: AbortSignal) => PromiseLike<JSONRPCResponse | null>): Promise<JSONRPCResponse | null> {
+  /**
+   * Runs one request (`id` given, null included) or notification of a method served, with a signal
+   * of its own, aborted on close or when the client cancels it; resolves with its answer (a
+   * notification's: none, whatever it did).
+   */
+  private async run(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    id: JSONRPCID | undefined,
+    hooks: Omit<CallHooks, "signal">,
+  ): Promise<JSONRPCResponse | null> {
     const controller = new AbortController();
-    const key = request.id === undefined ? undefined : JSON.stringify(request.id);
+    const key = id === undefined ? undefined : JSON.stringify(id);
     this.running.add(controller);
     if (key !== undefined) this.runningById.set(key, controller);
     try {
-      return await receive(controller.signal);
+      const result = await this.options.call(method, params, { ...hooks, signal: controller.signal });
+      return id === undefined ? null : createJSONRPCSuccessResponse(id, result);
+    } catch (error) {
+      // Error answers are the protocol working, not faults: the dialect logs internal errors itself.
+      if (id === undefined) return null;
+      const { code, message, data } = this.options.errorOf(error);
+      return createJSONRPCErrorResponse(id, code, message, data);
     } finally {
       this.running.delete(controller);
       if (key !== undefined && this.runningById.get(key) === controller) this.runningById.delete(key);
@@ -359,8 +348,7 @@ export class JsonRpcConnection {
     if ("params" in message && !paramsAbsent && !isObject(message.params)) {
       return hasId ? this.error(id, "invalid_params", "invalid params: params must be an object") : null;
     }
-    const params = nullParams === "absent" ? (message.params ?? undefined) : message.params;
-    const request = { jsonrpc: "2.0" as const, method: message.method, params: params as Record<string, unknown> | undefined, ...(hasId ? { id: id! } : {}) };
+    const params = (nullParams === "absent" ? (message.params ?? undefined) : message.params) as Record<string, unknown> | undefined;
     if (!this.isMethod(message.method)) {
       if (!hasId) return null;
       const failure = this.options.unknownMethodFailure?.(message.method);
@@ -369,11 +357,12 @@ export class JsonRpcConnection {
       return createJSONRPCErrorResponse(id, code, text, data);
     }
     const trace = message.trace;
-    const { order, server } = this;
-    if (!order) return this.run(request, (signal) => server.receive(request, { ...hooks, notification: !hasId, trace, signal, inOrder: (call) => call() }));
+    const requestId = hasId ? id! : undefined;
+    const { order } = this;
+    if (!order) return this.run(message.method, params, requestId, { ...hooks, notification: !hasId, trace, inOrder: (call) => call() });
     const turn = order.enter();
     try {
-      return await this.run(request, (signal) => server.receive(request, { ...hooks, notification: !hasId, trace, signal, inOrder: (call) => turn.run(call) }));
+      return await this.run(message.method, params, requestId, { ...hooks, notification: !hasId, trace, inOrder: (call) => turn.run(call) });
     } finally {
       // A call its gates refused never ran; its place must not hold up the requests after it.
       turn.release();
@@ -391,3 +380,11 @@ export class JsonRpcConnection {
     return responses.length ? responses : null;
   }
 }
+
+/** Whether a method is among `methods` (one set per table, kept for every connection given the same array). */
+function methodSet(methods: readonly string[]): (method: string) => boolean {
+  let set = METHOD_SETS.get(methods);
+  if (!set) METHOD_SETS.set(methods, (set = new Set(methods)));
+  return (method) => set.has(method);
+}
+const METHOD_SETS = new WeakMap<readonly string[], ReadonlySet<string>>();

@@ -1,4 +1,4 @@
-import { jsonBoundsError, topLevelId, type JsonBoundsError } from "../shared/json-bounds.js";
+import { JSON_BOUNDS, jsonBoundsError, topLevelId, type JsonBounds, type JsonBoundsError } from "../shared/json-bounds.js";
 import { isObject } from "../shared/unknown-values.js";
 /**
  * The pieces of a JSON-RPC 2.0 connection every dialect (Ask, Codex app-server, ACP) frames the
@@ -44,15 +44,16 @@ export type ParsedMessage = { value: unknown } | { parseError: string } | { refu
  * error's message, or the bound (json-bounds.ts) its shape passes, found before parsing, with the
  * message's id when one can be read without parsing it (so the refusal answers that request).
  * A message the inspector parsed as it arrived (`parseMessageAndHandOver`) is not parsed again.
+ * `bounds`: what a peer may send, unless the text is the gateway's own (OWN_JSON_BOUNDS).
  */
-export function parseMessage(text: string): ParsedMessage {
+export function parseMessage(text: string, bounds: JsonBounds = JSON_BOUNDS): ParsedMessage {
   if (handedOver !== undefined && handedOver.text === text) {
     const { parsed } = handedOver;
     handedOver = undefined;
     return parsed;
   }
   if (text.trim() === "") return undefined;
-  const refused = jsonBoundsError(text);
+  const refused = jsonBoundsError(text, bounds);
   if (refused) {
     const id = topLevelId(text);
     return { refused: refusalMessage(refused), limit: refused.limit, ...(id !== undefined ? { id } : {}) };

@@ -30,8 +30,8 @@ describe("approval votes", () => {
   it("count 2 of the named principals: a vote, a repeat, a refusal, then the decision", async () => {
     const { votes, votesInReceipt, logged } = await setup();
     const rule = needs({ deciders: { principals: ["ann", "ben"], roles: [] }, count: 2 });
-    expect(await votes.cast("act_1", "call_1", rule, principal("ann"), true)).toEqual({ kind: "vote", have: 1, need: 2 });
-    expect(await votes.cast("act_1", "call_1", rule, principal("ann"), true)).toEqual({ kind: "vote", have: 1, need: 2 });
+    expect(await votes.cast("act_1", "call_1", rule, principal("ann"), true)).toEqual({ kind: "vote", approver: "ann", have: 1, need: 2 });
+    expect(await votes.cast("act_1", "call_1", rule, principal("ann"), true)).toEqual({ kind: "vote", approver: "ann", have: 1, need: 2, repeat: true });
     expect(await votes.cast("act_1", "call_1", rule, principal("cid"), true)).toEqual({ kind: "refused", deciders: "principals ann, ben" });
     expect(logged).toContain("approval vote refused: principal 'cid' may not decide act_1 (principals ann, ben)");
     expect(await votes.cast("act_1", "call_1", rule, principal("ben"), true)).toEqual({ kind: "decided", approved: true, approvers: ["ann", "ben"] });
@@ -70,7 +70,7 @@ describe("approval votes", () => {
     expect(logged).toContain("approval vote refused: a caller without a principal may not decide act_1 (any controller, 2 distinct approvers)");
     // Nor does it veto: it is no decider at all.
     expect(await votes.cast("act_1", "call_1", two, undefined, false)).toEqual({ kind: "refused", deciders: "any controller" });
-    expect(await votes.cast("act_1", "call_1", two, principal("ann"), true)).toEqual({ kind: "vote", have: 1, need: 2 });
+    expect(await votes.cast("act_1", "call_1", two, principal("ann"), true)).toEqual({ kind: "vote", approver: "ann", have: 1, need: 2 });
     expect(await votes.cast("act_1", "call_1", two, principal("ben"), true)).toEqual({ kind: "decided", approved: true, approvers: ["ann", "ben"] });
     const leads = needs({ deciders: { principals: ["lead"], roles: [] } });
     expect(await votes.cast("act_2", "call_1", leads, undefined, true)).toEqual({ kind: "refused", deciders: "principals lead" });

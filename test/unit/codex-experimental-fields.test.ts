@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CODEX_METHOD_NAMES } from "../../src/codex/codex-surface.js";
 import { EXPERIMENTAL_FIELDS, EXPERIMENTAL_METHODS } from "../../generated/codex-v2.js";
-import { experimentalFieldUsed } from "../../src/codex/experimental-fields.js";
+import { experimentalFieldUsed } from "../../src/codex/codex-surface.js";
 import { OFFICIAL_RELEASES, officialDefinition, officialMethods, officialSchemaDir, readOfficialSchema } from "../support/codex-official-schema.js";
 
 /**

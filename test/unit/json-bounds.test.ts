@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { JSON_BOUNDS, JsonBoundsScan, jsonBoundsError, parseBoundedJson, topLevelId, type JsonBounds } from "../../src/shared/json-bounds.js";
 
 /** The bounds by their definition, one character at a time: the bound passed first, or undefined. */
-function referenceBound(text: string, b: JsonBounds): "depth" | "values" | undefined {
+function referenceBound(text: string, b: JsonBounds): "depth" | "values" | "members" | undefined {
   let depth = 0;
   let values = 0;
+  let members = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '"') {
@@ -15,11 +16,12 @@ function referenceBound(text: string, b: JsonBounds): "depth" | "values" | undef
       if (++values > b.maxValues) return "values";
     } else if (c === "]" || c === "}") depth--;
     else if (c === "," && ++values > b.maxValues) return "values";
+    else if (c === ":" && ++members > b.maxMembers) return "members";
   }
   return undefined;
 }
 
-const bounds = { maxDepth: 3, maxValues: 5 };
+const bounds = { maxDepth: 3, maxValues: 5, maxMembers: 3 };
 
 describe("json bounds", () => {
   it("counts nesting and values outside strings only", () => {
@@ -31,6 +33,12 @@ describe("json bounds", () => {
     expect(jsonBoundsError("[1,2,3,4,5,6]", bounds)?.bound).toBe("values");
     expect(jsonBoundsError('{"a":{},"b":[],"c":1}', bounds)).toBeUndefined();
     expect(jsonBoundsError('{"a":{},"b":[],"c":[1]}', bounds)?.message).toBe("more than 5 values (the gateway's limit)");
+  });
+
+  it("counts object members over all the message's objects, colons in strings aside", () => {
+    expect(jsonBoundsError('{"a":1,"b:":{"c":"::"}}', bounds)).toBeUndefined();
+    expect(jsonBoundsError('{"a":1,"b":2,"c":{"d":4}}', bounds)?.message).toBe("more than 3 object members (the gateway's limit)");
+    expect(jsonBoundsError('{"a":1,"b":2,"c":{"d":4}}', bounds)?.bound).toBe("members");
   });
 
   it("finds the end of a string after any run of backslashes", () => {
@@ -62,11 +70,17 @@ describe("json bounds", () => {
     expect(jsonBoundsError(manyValues)?.bound).toBe("values");
     expect(jsonBoundsError(`[${"0,".repeat(JSON_BOUNDS.maxValues - 2)}0]`)).toBeUndefined();
     expect(jsonBoundsError(JSON.stringify({ text: "x".repeat(JSON_BOUNDS.maxValues * 2) }))).toBeUndefined();
+    // A tool schema of 20,000 properties (fresh keys, each one a string to intern): refused; colons in a string are text.
+    const properties = (count: number) => JSON.stringify({ type: "object", properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, 0])) });
+    expect(jsonBoundsError(properties(20_000))?.bound).toBe("members");
+    expect(jsonBoundsError(properties(JSON_BOUNDS.maxMembers - 2))).toBeUndefined();
+    expect(jsonBoundsError(properties(JSON_BOUNDS.maxMembers - 1))?.bound).toBe("members");
+    expect(jsonBoundsError(JSON.stringify({ text: ":".repeat(JSON_BOUNDS.maxMembers * 2) }))).toBeUndefined();
 
     const pieces = ["[", "]", "{", "}", ",", '"[{,"', '"\\"', '"\\\\"', "0", '"a"', ":"];
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-    for (const b of [{ maxDepth: 3, maxValues: 12 }, { maxDepth: 8, maxValues: 40 }, JSON_BOUNDS]) {
+    for (const b of [{ maxDepth: 3, maxValues: 12, maxMembers: 4 }, { maxDepth: 8, maxValues: 40, maxMembers: 10 }, JSON_BOUNDS]) {
       for (let n = 0; n < 2000; n++) {
         const length = Math.floor(random() * 60);
         const text = Array.from({ length }, () => pieces[Math.floor(random() * pieces.length)]).join("");
@@ -77,7 +91,7 @@ describe("json bounds", () => {
 });
 
 /** The bound the pieces pass when fed one after another to one scan, and where in the whole text it was passed. */
-function scanInPieces(pieces: string[], b: JsonBounds): { bound?: "depth" | "values"; at?: number } {
+function scanInPieces(pieces: string[], b: JsonBounds): { bound?: "depth" | "values" | "members"; at?: number } {
   const scan = new JsonBoundsScan(b);
   let offset = 0;
   for (const piece of pieces) {
@@ -115,7 +129,7 @@ describe("JsonBoundsScan (text in pieces)", () => {
     const pieces = ["[", "]", "{", "}", ",", '"[{,"', '"\\"', '"\\\\"', '"\\\\\\""', "0", '"a"', ":", "\\"];
     let seed = 11;
     const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-    for (const b of [{ maxDepth: 3, maxValues: 12 }, { maxDepth: 8, maxValues: 40 }]) {
+    for (const b of [{ maxDepth: 3, maxValues: 12, maxMembers: 4 }, { maxDepth: 8, maxValues: 40, maxMembers: 10 }]) {
       for (let n = 0; n < 3000; n++) {
         const text = Array.from({ length: Math.floor(random() * 60) }, () => pieces[Math.floor(random() * pieces.length)]).join("");
         const cuts: string[] = [];

@@ -102,8 +102,8 @@ describe("the generated schema", () => {
   // Compiling every definition in ajv strict mode takes seconds: test/e2e/gateway/generated-whole.test.ts.
 
   // One generation compared with the committed files, which an earlier run wrote: equal bytes mean the
-  // output is both up to date and the same from one run to the next (two generations in one process
-  // are compared in test/e2e/gateway/generated-whole.test.ts, with the slow tests).
+  // output is both up to date and the same from one run to the next (a generation in a process that
+  // has used the registry is compared in test/e2e/gateway/generated-whole.test.ts, with the slow tests).
   it("is generated deterministically: a fresh generation is byte for byte the committed schema/ and generated/", async () => {
     const fresh = await generateOutputs();
     const committed = await committedFiles(GENERATED_DIRS);

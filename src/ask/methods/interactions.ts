@@ -1,4 +1,5 @@
 import type {
+  ApprovalVoteCount,
   InteractionApproveAllParams,
   InteractionApproveAllResult,
   InteractionApproveParams,
@@ -21,7 +22,7 @@ import type {
 import { askError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { offeredTo } from "../../bridge/decision-offers.js";
-import { InteractionError } from "../../bridge/interactions/index.js";
+import { InteractionError, type ApprovalAnswered } from "../../bridge/interactions/index.js";
 
 /** interaction/* and plan/*: resolve the gateway's interactions of one session (DESIGN §4.4). */
 async function interactionsOf({ services, peer }: MethodContext, sessionId: string, answering?: string) {
@@ -60,14 +61,21 @@ export async function list(ctx: MethodContext, p: InteractionListParams): Promis
 
 export async function approve(ctx: MethodContext, p: InteractionApproveParams): Promise<InteractionApproveResult> {
   const interactions = await interactionsOf(ctx, p.sessionId, "interaction/approve");
-  await resolving(p, () => interactions.approve(p.interactionId, p.scope, ctx.peer.principal));
-  return { approved: true, interactionId: p.interactionId };
+  const answered = await resolving(p, () => interactions.approve(p.interactionId, p.scope, ctx.peer.principal));
+  return { approved: answered.kind === "decided", interactionId: p.interactionId, ...voteOf(answered) };
 }
 
 export async function reject(ctx: MethodContext, p: InteractionRejectParams): Promise<InteractionRejectResult> {
   const interactions = await interactionsOf(ctx, p.sessionId, "interaction/reject");
-  await resolving(p, () => interactions.reject(p.interactionId, p.feedback, ctx.peer.principal));
-  return { rejected: true, interactionId: p.interactionId };
+  const answered = await resolving(p, () => interactions.reject(p.interactionId, p.feedback, ctx.peer.principal));
+  return { rejected: answered.kind === "decided", interactionId: p.interactionId, ...voteOf(answered) };
+}
+
+/** An answer that was one vote and did not decide says so, with the count (none when it was handed to the replica holding the call). */
+function voteOf(answered: ApprovalAnswered): { vote?: ApprovalVoteCount } {
+  if (answered.kind === "vote") return { vote: { approvals: answered.have, needed: answered.need } };
+  if (answered.kind === "sent") return { vote: { needed: answered.need } };
+  return {};
 }
 
 export async function approveAll(ctx: MethodContext, p: InteractionApproveAllParams): Promise<InteractionApproveAllResult> {

@@ -2,8 +2,21 @@ import type { ClientRequests, SessionListResult } from "../../../generated/tau-v
 import type { Log } from "../../shared/log.js";
 import type { PlacementStore } from "../../store/placement.js";
 import { TauResponseError, UpstreamUnavailableError } from "../../tau/upstream.js";
-import { namesNoSession, noSuchSession } from "./session-ids.js";
 import type { TauHostLink } from "./tau-host-link.js";
+
+/**
+ * A session id Tau's schema refuses (empty, or whitespace only) names no session. Dialects whose
+ * own schema lets such an id through (ACP's SessionId is any string) get "not found" for it, as
+ * for any other unknown session, and the request never reaches Tau invalid.
+ */
+export function namesNoSession(sessionId: string): boolean {
+  return !/\S/.test(sessionId);
+}
+
+/** What Tau answers for a session it does not have, made here for an id that cannot name one. */
+export function noSuchSession(method: string, sessionId: string): TauResponseError {
+  return new TauResponseError(method, "not_found", "session not found", { sessionId });
+}
 
 /** One host's connection state, for /readyz and the metrics. */
 export interface HostState {

@@ -1,8 +1,7 @@
 import { TauResponseError } from "../../tau/upstream.js";
 import { sessionNotFound } from "../session-error.js";
 import type { SessionRecord, SessionsChange } from "../session-registry.js";
-import type { HostRouter } from "./host-router.js";
-import { namesNoSession, noSuchSession } from "./session-ids.js";
+import { namesNoSession, noSuchSession, type HostRouter } from "./host-router.js";
 import type { TauHostLink } from "./tau-host-link.js";
 
 /**

@@ -36,8 +36,8 @@ export const UNNAMED_APPROVER = "(no principal)";
 export type VoteResult =
   /** Counted, and it decided: approved by these approvers, or rejected by the one who vetoed. */
   | { readonly kind: "decided"; readonly approved: boolean; readonly approvers: readonly string[] }
-  /** Counted; more approvers are needed (`have` of `need`), or this one had voted already. */
-  | { readonly kind: "vote"; readonly have: number; readonly need: number }
+  /** Counted; more approvers are needed (`have` of `need`), or this one had voted already (`repeat`). */
+  | { readonly kind: "vote"; readonly approver: string; readonly have: number; readonly need: number; readonly repeat?: true }
   /** Not counted: the principal may not decide this approval (logged). */
   | { readonly kind: "refused"; readonly deciders: string }
   /** Not counted: it was decided already. */
@@ -85,7 +85,7 @@ export class ApprovalVotes {
     // A decided tally stays, closed, until the approval ends (forget): an answer after the decision counts for nothing.
     if (outcome.kind === "decided") return outcome;
     log?.("info", `approval vote counted: ${approver} approves ${interactionId} (${outcome.have} of ${outcome.need})`, { sessionId, interactionId, approver });
-    return { kind: "vote", have: outcome.have, need: outcome.need };
+    return { kind: "vote", approver, have: outcome.have, need: outcome.need, ...(outcome.kind === "repeat" ? { repeat: true as const } : {}) };
   }
 
   /** The approval ended (decided, expired, cancelled): its votes are forgotten. */
@@ -129,6 +129,16 @@ export type ApprovalDecision = ({ action: "approve"; scope: "once" | "session" }
 
 /** What one answer came to: it decided, it was a vote, it counted for nothing (refused, or too late). */
 export type Heard = { readonly kind: "decided" } | Exclude<VoteResult, { kind: "decided" }>;
+
+/**
+ * What one client's answer to an approval came to, as its answerer is told: it decided the
+ * approval; it was one vote that did not (`have` of `need` distinct approvers so far); or it was
+ * handed to the replica holding the call as a vote (`sent`), which counts it there.
+ */
+export type ApprovalAnswered =
+  | { readonly kind: "decided" }
+  | { readonly kind: "vote"; readonly have: number; readonly need: number }
+  | { readonly kind: "sent"; readonly need: number };
 
 /** An answer to a permission request in the bridge's words. */
 export const decisionOf = (answer: InteractionRequestPermissionResult): ApprovalDecision => {

@@ -222,6 +222,8 @@ export class CommandTools {
     const { needs } = approval.data;
     if (!needs) return (await this.context.pending.decide(approval, decision)) ? { kind: "decided" } : { kind: "ignored" };
     const result = await this.votes.cast(approval.id, approval.call.message.callId, needs, principal, decision.action === "approve", () => this.context.pending.isPending(approval));
+    // Every client of the session is told of a vote counted that did not decide: the approval is still pending.
+    if (result.kind === "vote" && !result.repeat) this.context.pending.tell(approval, draft("approval.voted", { id: approval.id, approver: result.approver, approvals: result.have, needed: result.need }));
     if (result.kind !== "decided") return result;
     // Several approvers: the approval holds for this call only, whatever scope each voter asked for.
     const decided: ApprovalDecision = result.approved
@@ -300,19 +302,15 @@ export class CommandTools {
 
   /**
    * The decision that won: a grant runs the command, anything else refuses (consent is never
-   * inferred). One answer given on another replica under a `require` rule is a vote, counted here:
-   * until it decides, the approval is shared again for the others to answer.
+   * inferred). One answer given on another replica under a `require` rule is a vote (it left the
+   * approval pending in the store, so every client can still answer it), counted here as one given
+   * here is: the one that reaches the count (or vetoes) decides, through the store as any decision.
    */
-  private carryOut(approval: Pending<ApprovalRequest>, decision: ApprovalDecision): void {
+  private carryOut(approval: Pending<ApprovalRequest>, decision: ApprovalDecision): void | Promise<void> {
     const { needs } = approval.data;
     if (needs && decision?.voter !== undefined && !decision.by) {
       const { voter, ...answer } = decision;
-      const open = () => this.context.pending.isPending(approval);
-      void this.votes.cast(approval.id, approval.call.message.callId, needs, voter ?? undefined, answer.action === "approve", open).then((result) => {
-        if (result.kind !== "decided") return this.context.pending.reshare(approval);
-        this.carryOut(approval, result.approved ? { action: "approve", scope: "once", approvers: result.approvers } : { ...answer, action: "reject", approvers: result.approvers });
-      });
-      return;
+      return this.hear(approval, answer, voter ?? undefined).then(() => undefined);
     }
     // Past the rule's deadline a decision no longer counts: the deadline's outcome stands.
     const late = needs?.deadlineAt !== undefined && !decision?.by && Date.now() > needs.deadlineAt;

@@ -57,8 +57,13 @@ export interface Resolution {
   readonly reply?: ToolReply;
 }
 
-/** Carries out a decision that won (made here or on another replica); what it contains is the tool module's. */
-export type DecisionHandler<D> = (p: Pending<D>, decision: unknown) => void;
+/**
+ * Carries out a decision that won (made here or on another replica); what it contains is the tool
+ * module's. A vote given on another replica (InteractionStore.vote) is handed over the same way: its
+ * handler returns the promise of counting it, and the vote is done with once counted (it sends Tau
+ * nothing itself; the decision its count may lead to is an answer of its own).
+ */
+export type DecisionHandler<D> = (p: Pending<D>, decision: unknown) => void | Promise<void>;
 
 export interface PendingInteractionsOptions {
   sessionId: string;
@@ -218,18 +223,14 @@ export class PendingInteractions {
     }
     const handler = this.kinds.get(entry.kind.idKind);
     if (!handler) return true;
-    handler.decided(entry.pending, decision);
+    const counting = handler.decided(entry.pending, decision);
+    if (counting) return counting.then(() => true);
     return this.options.settled(entry.pending.call);
   }
 
-  /**
-   * Publishes `p` again after an answer that won in the store did not settle it (a vote towards a
-   * consensus, counted here): clients on every replica can answer it again. Its deadline still runs.
-   */
-  reshare(p: Pending<unknown>): void {
-    const entry = this.entries.get(p.id);
-    if (entry?.pending !== p) return;
-    this.options.share.store.open(this.shared(entry.kind, p), this.ids.last(entry.kind.idKind)).catch((error: unknown) => this.failedToPublish(p, error));
+  /** An event about `p` that does not end it (a vote counted towards it), while it is pending. */
+  tell(p: Pending<unknown>, event: EventDraft): void {
+    if (this.isPending(p)) this.options.emit(event);
   }
 
   /** Settles `p` unless something settled it first (first resolution wins); true when this one did. */

@@ -143,7 +143,7 @@ export class SessionInteractions {
     this.shared = new SharedAnswers(sessionId, share, {
       hear: (id, decision, principal) => this.commands.hearHeld(id, decision, principal),
       decidersOf: (id) => this.commands.decidersOf(id),
-    });
+    }, options.mayDecide);
     const context: ToolContext = { sessionId, pending: this.pending, answer, reverse, log };
     this.askUser = new AskUserTool(context);
     this.plans = new SubmitPlanTool(context);

@@ -4,7 +4,7 @@ import { notPendingInput } from "./ask-user-tool.js";
 import type { Deciders } from "../../store/session-roles.js";
 import type { SessionPrincipal } from "../session-principal.js";
 import { SessionError } from "../session-error.js";
-import type { ApprovalDecision, ApprovalNeeds, Heard } from "./approval-votes.js";
+import { decidersText, type ApprovalAnswered, type ApprovalDecision, type ApprovalNeeds, type Heard } from "./approval-votes.js";
 import { checkedScope, notPendingApproval } from "./command-tools.js";
 import { InteractionError } from "./interaction-error.js";
 import type { InteractionShare } from "./interaction-share.js";
@@ -35,6 +35,8 @@ export class SharedAnswers {
     private readonly sessionId: string,
     private readonly share: InteractionShare,
     private readonly held?: HeldApprovals,
+    /** Whether a principal may decide an approval with these deciders (the session's roles): a vote the holder would not count is refused here in the holder's words. */
+    private readonly mayDecide?: (principal: SessionPrincipal, deciders: Deciders) => Promise<boolean>,
   ) {}
 
   /**
@@ -66,18 +68,18 @@ export class SharedAnswers {
   }
 
   /**
-   * An approval's answer from `principal` (none: a caller without one). Under a `require` rule it
-   * is a vote: accepted as one while more approvers are needed (the approval stays pending), and
-   * refused (`forbidden`) from a principal the rule does not let decide.
+   * An approval's answer from `principal` (none: a caller without one), and what it came to. Under
+   * a `require` rule it is a vote: accepted as one while more approvers are needed (the approval
+   * stays pending), and refused (`forbidden`) from a principal the rule does not let decide.
    */
-  async approve(interactionId: string, scope: ApprovalScope = "once", principal?: SessionPrincipal): Promise<void> {
+  async approve(interactionId: string, scope: ApprovalScope = "once", principal?: SessionPrincipal): Promise<ApprovalAnswered> {
     await this.expect(interactionId, "approval", notPendingApproval);
     const checked = checkedScope(scope);
-    await this.answerApproval(interactionId, { action: "approve", scope: checked }, principal);
+    return this.answerApproval(interactionId, { action: "approve", scope: checked }, principal);
   }
 
-  async reject(interactionId: string, feedback?: string, principal?: SessionPrincipal): Promise<void> {
-    await this.answerApproval(interactionId, { action: "reject", ...(feedback ? { feedback } : {}) }, principal);
+  async reject(interactionId: string, feedback?: string, principal?: SessionPrincipal): Promise<ApprovalAnswered> {
+    return this.answerApproval(interactionId, { action: "reject", ...(feedback ? { feedback } : {}) }, principal);
   }
 
   /** interaction/approve-all: how many this answer decided (votes that did not decide one are not counted). */
@@ -97,7 +99,7 @@ export class SharedAnswers {
   async vote(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<boolean> {
     const here = this.held?.hear(interactionId, decision, principal);
     if (here) return (await here).kind === "decided";
-    return this.resolve(interactionId, "approval", { ...decision, voter: principal ?? null } satisfies ApprovalDecision);
+    return (await this.answerRemotely(interactionId, decision, principal)).kind === "decided";
   }
 
   async respond(interactionId: string, response: string): Promise<void> {
@@ -143,10 +145,25 @@ export class SharedAnswers {
     if (!(await this.resolve(interactionId, kind, decision))) throw new InteractionError("interaction_not_found", notPending(interactionId));
   }
 
-  private async answerApproval(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<void> {
+  /**
+   * One answer to an approval held on another replica. Under a `require` rule it is a vote
+   * (`sent`): queued for the holder to count while the approval stays pending, so no other
+   * client's answer is ever turned away while the approval is open; the holder's count decides.
+   * Otherwise the first answer wins (`decided`). `not pending` when it is not.
+   */
+  private async answerRemotely(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<ApprovalAnswered | { kind: "not pending" } | { kind: "refused"; deciders: string }> {
+    const answer = { ...decision, voter: principal ?? null } satisfies ApprovalDecision;
+    const shared = (await this.pending()).find((i) => i.id === interactionId && i.kind === "approval");
+    const needs = (shared?.data as { needs?: ApprovalNeeds } | undefined)?.needs;
+    if (!shared) return { kind: "not pending" };
+    if (!needs) return { kind: (await this.resolve(interactionId, "approval", answer)) ? "decided" : "not pending" };
+    if (principal && this.mayDecide && !(await this.mayDecide(principal, needs.deciders).catch(() => false))) return { kind: "refused", deciders: decidersText(needs.deciders) };
+    return (await this.share.store.vote(this.share.hostKey, this.sessionId, interactionId, ["approval"], answer)) ? { kind: "sent", need: needs.count } : { kind: "not pending" };
+  }
+
+  private async answerApproval(interactionId: string, decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<ApprovalAnswered> {
     const here = this.held?.hear(interactionId, decision, principal);
-    if (!here) return this.answer(interactionId, "approval", { ...decision, voter: principal ?? null } satisfies ApprovalDecision, notPendingApproval);
-    const heard = await here;
+    const heard = here ? await here : await this.answerRemotely(interactionId, decision, principal);
     if (heard.kind === "refused") {
       const who = principal ? `principal '${principal.tokenId}'` : "a caller without a principal (no token)";
       throw new SessionError("forbidden", `${who} may not decide approval ${interactionId}: it is decided by ${heard.deciders}`, {
@@ -155,7 +172,8 @@ export class SharedAnswers {
         action: "answer",
       });
     }
-    if (heard.kind === "ignored") throw new InteractionError("interaction_not_found", notPendingApproval(interactionId));
+    if (heard.kind === "ignored" || heard.kind === "not pending") throw new InteractionError("interaction_not_found", notPendingApproval(interactionId));
+    return heard.kind === "vote" ? { kind: "vote", have: heard.have, need: heard.need } : heard;
   }
 
   private async answerEvery(decision: ApprovalDecision, principal: SessionPrincipal | undefined): Promise<number> {

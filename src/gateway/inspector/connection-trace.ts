@@ -1,5 +1,6 @@
 import type { Dialect } from "../../registry/index.js";
 import type { EventCause } from "../../shared/event-cause.js";
+import { OWN_JSON_BOUNDS } from "../../shared/json-bounds.js";
 import { headerLine, type RecordedDialect } from "../../transports/recording/transcript-lines.js";
 import { parseMessage, parseMessageAndHandOver } from "../../transports/jsonrpc-envelope.js";
 import { TranscriptChecker } from "../../validation/transcript.js";
@@ -99,8 +100,9 @@ export class ConnectionTrace {
     const time = at.toISOString();
     // Bounded first (json-bounds.ts): a frame the gateway refused for its shape costs nothing here
     // either. A client's message is parsed here before its connection parses it: that parse is
-    // handed over to the connection, so the frame is parsed once.
-    const parsed = direction === "client" ? parseMessageAndHandOver(text) : parseMessage(text);
+    // handed over to the connection, so the frame is parsed once. The gateway's own frames are
+    // bounded only in depth: a long thread's history is one large response, and not a peer's doing.
+    const parsed = direction === "client" ? parseMessageAndHandOver(text) : parseMessage(text, OWN_JSON_BOUNDS);
     if (parsed === undefined || !("value" in parsed)) {
       const frame: InspectedFrame = { connection: this.id, dialect: this.dialect, index: ++this.count, direction, time, raw: text, kind: "other", verdict: frameVerdict(this.checker.line(text)) };
       if (cause) frame.cause = cause;

@@ -79,9 +79,9 @@ export function carryOut(answers: SharedAnswers, interactionId: string, answer: 
   }
   switch (answer.action) {
     case "approve":
-      return answers.approve(interactionId, answer.scope, principal);
+      return answers.approve(interactionId, answer.scope, principal).then(() => undefined);
     case "reject":
-      return answers.reject(interactionId, answer.feedback, principal);
+      return answers.reject(interactionId, answer.feedback, principal).then(() => undefined);
     case "respond":
       return answers.respond(interactionId, answer.response ?? "");
     case "decline":

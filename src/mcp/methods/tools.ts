@@ -16,12 +16,13 @@ const BY_NAME: ReadonlyMap<string, (typeof TAU_TOOLS)[number]> = new Map(TAU_TOO
 /**
  * tools/list: the gateway's tools, with their schemas as the registry has them (all in one page).
  * tau-answer is listed while a session the connection works with waits for a decision (an
- * approval, a question, a plan), and the connection is told when that changes
+ * approval, a question, a plan) that its principal may give (not to an observer of the session),
+ * and the connection is told when that changes
  * (notifications/tools/list_changed); a call of it is still taken at any time.
  */
 export async function listTools({ services, client }: McpMethodContext, params: { cursor?: string }): Promise<ToolsListResult> {
   if (params.cursor !== undefined) throw invalidParams("cursor", "unknown cursor: every tool is listed in one page");
-  const answerOffered = services.watches.waiting(client);
+  const answerOffered = await services.watches.answerable(client);
   client.answerOffered = answerOffered;
   return {
     tools: TAU_TOOLS.filter((tool) => answerOffered || tool.name !== ANSWER_TOOL).map((tool) => ({

@@ -124,6 +124,17 @@ const askEvents: EventEntry[] = [
     ),
   ),
   event(
+    "approval.voted",
+    "Gateway extension: one approver's vote on an approval a policy rule needs several approvers for was counted, and did not decide it: the approval is still pending (approval.updated follows once it is decided).",
+    obj({
+      id: str(),
+      approver: str({ description: "The principal (tokens-file id) whose vote was counted; (no principal) for the clients connected without one." }),
+      approvals: describe("Distinct approvers counted so far.", int({ min: 1 })),
+      needed: describe("Distinct approvers the approval needs.", int({ min: 1 })),
+    }),
+    true,
+  ),
+  event(
     "plan.proposed",
     "The agent proposed a plan; resolve it with plan/approve or plan/reject.",
     obj({ id: str(), plan: str() }),

@@ -254,13 +254,21 @@ export const askMethodEntries: MethodEntry[] = [
     "interaction/approve",
     "Approve a pending approval by id.",
     obj({ sessionId: sessionId(), interactionId: interactionId(), scope }, { description: SCOPE_DOC }),
-    obj({ approved: bool(), interactionId: str() }),
+    obj({
+      approved: describe("true when this answer approved the call; false when it was one vote that did not decide it (vote).", bool()),
+      interactionId: str(),
+      vote: opt(ref("ApprovalVoteCount")),
+    }),
   ),
   request(
     "interaction/reject",
     "Reject a pending approval by id.",
     obj({ sessionId: sessionId(), interactionId: interactionId(), feedback }),
-    obj({ rejected: bool(), interactionId: str() }),
+    obj({
+      rejected: describe("true when this answer rejected the call; false when it was handed as a vote to the gateway replica holding the call, which decides with it (vote).", bool()),
+      interactionId: str(),
+      vote: opt(ref("ApprovalVoteCount")),
+    }),
   ),
   request(
     "interaction/approve-all",

@@ -63,6 +63,17 @@ export const typeDefinitions: Record<string, Schema> = {
     { description: "What an approval asks about: shared by approval.required and the approval interaction record." },
   ),
 
+  ApprovalVoteCount: obj(
+    {
+      approvals: opt(describe("Distinct approvers counted so far, this one among them; absent when the vote was given on a gateway replica that does not hold the call (the replica holding it counts it, and says so with approval.voted).", int({ min: 1 }))),
+      needed: describe("Distinct approvers the approval needs.", int({ min: 1 })),
+    },
+    {
+      description:
+        "Gateway extension: an answer taken as one vote towards an approval a policy rule needs several approvers for (count), which did not decide it: the approval is still pending, and the other clients are still asked.",
+    },
+  ),
+
   UserInputDetails: obj(
     {
       prompt: str({ description: "The question to put to the user." }),

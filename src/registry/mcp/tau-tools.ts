@@ -165,6 +165,14 @@ export const TAU_TOOLS = [
         interactionId: text("What was answered."),
         kind: { type: "string", enum: ["approval", "question", "plan"] },
         action: { type: "string", enum: [...ANSWER_ACTIONS] },
+        vote: object(
+          {
+            approvals: { type: "integer", minimum: 1, description: "Distinct approvers counted so far, this one among them (absent: counted by the gateway replica holding the call, not yet)." },
+            needed: { type: "integer", minimum: 1, description: "Distinct approvers the approval needs." },
+          },
+          ["needed"],
+          "Present when the answer was one vote towards an approval that needs several approvers (a policy's count) and did not decide it: the approval is still pending.",
+        ),
       },
       ["sessionId", "interactionId", "kind", "action"],
     ),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_DYNAMIC_TOOLS, MAX_TOOL_SCHEMA_NODES } from "../../../src/codex/dynamic-tool-bounds.js";
+import { MAX_JSON_MEMBERS } from "../../../src/shared/json-bounds.js";
 import { completedItems, rpcError } from "../../support/codex-client.js";
 import { codexSuite } from "../../support/codex-suite.js";
 import { worstStallMs } from "../../support/loop-stall.js";
@@ -23,13 +24,17 @@ describe("dynamic tool bounds", () => {
     const c = await suite.client();
     await c.initialize({ experimentalApi: true });
     const { result, stallMs } = await worstStallMs(async () => ({
-      many: await rpcError(c.request("thread/start", { dynamicTools: Array.from({ length: 2_000 }, (_, i) => tool(`t${i}`, { type: "object" })) })),
-      large: await rpcError(c.request("thread/start", { dynamicTools: [tool("big", properties(20_000))] })),
+      many: await rpcError(c.request("thread/start", { dynamicTools: Array.from({ length: 1_000 }, (_, i) => tool(`t${i}`, { type: "object" })) })),
+      large: await rpcError(c.request("thread/start", { dynamicTools: [tool("big", properties(2_000))] })),
+      // Past the message's own bound on members (json-bounds.ts), refused before it is parsed.
+      larger: await rpcError(c.request("thread/start", { dynamicTools: [tool("bigger", properties(20_000))] })),
     }));
     expect(result.many).toMatchObject({ code: -32602 });
-    expect(result.many.message).toContain(`dynamicTools: 2000 tools are more than the ${MAX_DYNAMIC_TOOLS} the gateway takes`);
+    expect(result.many.message).toContain(`dynamicTools: 1000 tools are more than the ${MAX_DYNAMIC_TOOLS} the gateway takes`);
     expect(result.large).toMatchObject({ code: -32602 });
     expect(result.large.message).toContain(`dynamicTools[0].inputSchema: holds more than the ${MAX_TOOL_SCHEMA_NODES} objects and arrays`);
+    expect(result.larger).toMatchObject({ code: -32600, data: { limit: MAX_JSON_MEMBERS } });
+    expect(result.larger.message).toContain(`more than ${MAX_JSON_MEMBERS} object members`);
     expect(stallMs).toBeLessThan(STALL_BOUND_MS);
   }, 60_000);
 
@@ -38,9 +43,9 @@ describe("dynamic tool bounds", () => {
     // The test client checks what it receives against Codex's schema, compiling a method's check on first use: not while measured.
     await suite.startedThread(c);
     // A property's schema is one node, besides the schema and its `properties`. The message's own
-    // bound on values (json-bounds.ts) leaves room for 40 of the largest among the 128.
+    // bound on members (json-bounds.ts: two a property) leaves room for 4 of the largest among the 128.
     const largest = properties(MAX_TOOL_SCHEMA_NODES - 2);
-    const tools = Array.from({ length: MAX_DYNAMIC_TOOLS }, (_, i) => tool(`t${i}`, i < 40 ? { ...largest, title: `tool ${i}` } : { type: "object" }));
+    const tools = Array.from({ length: MAX_DYNAMIC_TOOLS }, (_, i) => tool(`t${i}`, i < 4 ? { ...largest, title: `tool ${i}` } : { type: "object" }));
     const { result, stallMs } = await worstStallMs(() => c.request("thread/start", { dynamicTools: tools }));
     expect(result).toMatchObject({ thread: { id: expect.any(String) } });
     expect(stallMs).toBeLessThan(STALL_BOUND_MS);

@@ -8,13 +8,12 @@ import { readSchemaFile } from "../../../src/validation/schema-files.js";
 // compiling every definition), so they run with the slow tests rather than in `npm run test:unit`;
 // test/unit/registry.test.ts compares one fresh generation with the committed files.
 describe("the generator", () => {
-  it("gives the same bytes when run twice in one process (it leaves the registry it reads unchanged)", async () => {
-    const [a, b] = [await generateOutputs(), await generateOutputs()];
-    expect([...a.keys()]).toEqual([...b.keys()]);
-    for (const [path, content] of a) {
-      expect(content, path).toBe(b.get(path));
-      expect(content.endsWith("\n") && !content.includes("\r"), path).toBe(true);
-    }
+  // test/unit/registry.test.ts compares a generation in a fresh process with the committed files;
+  // here the process has run other suites (the e2e files share their workers' module graphs), so a
+  // generation equal to the committed files again means nothing that uses the registry changes it.
+  it("gives the committed bytes in a process that has used the registry (it leaves what it reads unchanged)", async () => {
+    const fresh = await generateOutputs();
+    for (const [path, content] of fresh) expect(content, path).toBe(await readFile(new URL(`../../../${path}`, import.meta.url), "utf8"));
   }, 180_000); // minutes on a loaded 2-core machine
 });
 

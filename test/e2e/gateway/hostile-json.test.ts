@@ -2,7 +2,7 @@ import { connect } from "node:net";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "../../../src/shared/json-bounds.js";
+import { MAX_JSON_DEPTH, MAX_JSON_MEMBERS, MAX_JSON_VALUES } from "../../../src/shared/json-bounds.js";
 import { cleanupsAfterEach } from "../../support/cleanups.js";
 import { startTestGateway, type TestGateway } from "../../support/gateway.js";
 import { spawnLineChild } from "../../support/line-child.js";
@@ -10,7 +10,7 @@ import { worstStallMs } from "../../support/loop-stall.js";
 
 /**
  * Messages whose shape would make JSON.parse hold the event loop for seconds (16 MiB of nested
- * arrays, 16 MiB of empty objects: both under the default 32 MiB message limit) are refused before
+ * arrays, of empty objects, of distinct keys: all under the default 32 MiB message limit) are refused before
  * parsing on every route and transport, in the dialect's own words, and the loop is never held:
  * the gateway runs in this process, and an event-loop-delay monitor measures the worst stall while
  * each route answers.
@@ -21,8 +21,11 @@ const cleanups = cleanupsAfterEach();
 const SIXTEEN_MIB = 16 * 1024 * 1024;
 const nested = () => "[".repeat(SIXTEEN_MIB / 2) + "]".repeat(SIXTEEN_MIB / 2);
 const wide = () => `[${"{},".repeat(SIXTEEN_MIB / 3 - 1)}{}]`;
-const HOSTILE = { nested, wide } as const;
-const REFUSAL = { nested: `nested more than ${MAX_JSON_DEPTH} levels deep`, wide: `more than ${MAX_JSON_VALUES} values` } as const;
+/** An object of a million distinct keys (16 MiB): each one a string JSON.parse interns. */
+const keys = () => `{${Array.from({ length: SIXTEEN_MIB / 16 }, (_, i) => `"k${String(i).padStart(7, "0")}":0`).join(",")}}`;
+const HOSTILE = { nested, wide, keys } as const;
+const REFUSAL = { nested: `nested more than ${MAX_JSON_DEPTH} levels deep`, wide: `more than ${MAX_JSON_VALUES} values`, keys: `more than ${MAX_JSON_MEMBERS} object members` } as const;
+const LIMIT = { nested: MAX_JSON_DEPTH, wide: MAX_JSON_VALUES, keys: MAX_JSON_MEMBERS } as const;
 
 /**
  * JSON.parse alone holds the loop 4–7 s for either input on this 2-core machine; refused by the
@@ -78,7 +81,7 @@ function firstSocketLine(path: string, text: string): Promise<Record<string, unk
   });
 }
 
-describe.each(["nested", "wide"] as const)("a message of %s JSON", (shape) => {
+describe.each(["nested", "wide", "keys"] as const)("a message of %s JSON", (shape) => {
   it("is refused before parsing on every route of serve, without holding the event loop", async () => {
     const gw = await gateway();
     const base = gw.rpcUrl.replace(/\/rpc$/, "");
@@ -93,7 +96,7 @@ describe.each(["nested", "wide"] as const)("a message of %s JSON", (shape) => {
     }));
     for (const route of ["ask", "acp", "socket", "http"] as const) {
       const answer = result[route];
-      expect(answer, route).toMatchObject({ id: null, error: { code: -32600, data: { limit: shape === "nested" ? MAX_JSON_DEPTH : MAX_JSON_VALUES } } });
+      expect(answer, route).toMatchObject({ id: null, error: { code: -32600, data: { limit: LIMIT[shape] } } });
       expect((answer.error as { message: string }).message, route).toContain(REFUSAL[shape]);
     }
     expect(result.tau).toMatchObject({ type: "response", id: null, ok: false, error: { code: "invalid_request" } });

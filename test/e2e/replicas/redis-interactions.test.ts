@@ -151,6 +151,41 @@ describe("pending interactions on Redis", () => {
   });
 });
 
+describe("votes on Redis", () => {
+  it("reach the owner while the interaction stays pending, so every replica can still vote and the owner's decision still wins once", async () => {
+    const hostKey = newHost();
+    const [a, b, c] = [replica("A"), replica("B"), replica("C")];
+    await a.open(approval(hostKey, 1), 1);
+    const [onB, onC] = await Promise.all([
+      b.vote(hostKey, "s1", "act_1", ["approval"], { action: "approve", voter: "B" }),
+      c.vote(hostKey, "s1", "act_1", ["approval"], { action: "approve", voter: "C" }),
+    ]);
+    expect([onB, onC]).toEqual([true, true]);
+    for (const store of [a, b, c]) expect((await store.pending(hostKey, "s1")).map((i) => i.id)).toEqual(["act_1"]);
+    // Not of the kind the vote is for, or not pending: nothing is queued.
+    expect(await b.vote(hostKey, "s1", "act_1", ["user_input"], { action: "respond" })).toBe(false);
+    expect(await b.vote(hostKey, "s1", "act_9", ["approval"], { action: "approve" })).toBe(false);
+
+    const delivered: InteractionAnswer[] = [];
+    const consumer = a.consume(hostKey, async (answer) => {
+      delivered.push(answer);
+      return true;
+    });
+    try {
+      await until(() => delivered.length === 2, "both votes delivered");
+      expect(delivered.map((d) => (d.decision as { voter: string }).voter).sort()).toEqual(["B", "C"]);
+      // The owner's count decides: its answer wins, and a vote after it finds nothing pending.
+      expect(await a.resolve(hostKey, "s1", "act_1", ["approval"], { action: "approve", approvers: ["B", "C"] })).toBe(true);
+      expect(await c.vote(hostKey, "s1", "act_1", ["approval"], { action: "approve", voter: "C" })).toBe(false);
+      await until(() => delivered.length === 3, "the decision delivered");
+      await until(async () => (await streamState(hostKey)).length === 0, "the stream emptied");
+      expect(await streamState(hostKey)).toEqual({ length: 0, unacknowledged: 0 });
+    } finally {
+      await consumer.stop();
+    }
+  });
+});
+
 describe("delivery to the owner", () => {
   it("an owner killed after taking an answer, before acknowledging it: the next owner takes it over and delivers it once", async () => {
     const hostKey = newHost();
@@ -331,5 +366,20 @@ describe("the memory store", () => {
     expect(await first).toBe(true);
     expect(await store.resolve("local", "s1", "act_1", ["approval"], { action: "reject" })).toBe(false);
     expect(await store.pending("local", "s1")).toEqual([]);
+  });
+
+  it("delivers a vote and keeps the interaction pending", async () => {
+    const store = new MemoryInteractionStore();
+    const delivered: unknown[] = [];
+    store.consume("local", async (answer) => {
+      delivered.push(answer.decision);
+      return true;
+    });
+    await store.open(approval("local", 1));
+    expect(await store.vote("local", "s1", "act_1", ["approval"], { action: "approve", voter: "B" })).toBe(true);
+    expect(delivered).toEqual([{ action: "approve", voter: "B" }]);
+    expect((await store.pending("local", "s1")).map((i) => i.id)).toEqual(["act_1"]);
+    expect(await store.resolve("local", "s1", "act_1", ["approval"], { action: "approve" })).toBe(true);
+    expect(await store.vote("local", "s1", "act_1", ["approval"], { action: "approve", voter: "C" })).toBe(false);
   });
 });

@@ -96,6 +96,15 @@ describe("a consensus rule (count 2)", () => {
     const { turnId } = await ann.request("session/send", { sessionId, content: '/tool echo-json {"a":2}\nDone' });
     const [benAsked] = await Promise.all([ben.next((m) => m.method === "session/request_permission"), annAsked.promise]);
     await logged("approval vote counted: ann approves act_1 (1 of 2)");
+    // The vote is told as a vote: every client sees approval.voted, and the ACP card, still pending, says how many approved.
+    expect((await ann.waitForEvent(sessionId, "approval.voted")).payload).toEqual({ id: "act_1", approver: "ann", approvals: 1, needed: 2 });
+    const card = await ben.next((m) => m.method === "session/update" && m.params.update.sessionUpdate === "tool_call_update" && m.params.update.toolCallId === benAsked.params.toolCall.toolCallId);
+    expect(card.params.update).toEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: benAsked.params.toolCall.toolCallId,
+      status: "pending",
+      content: [{ type: "content", content: { type: "text", text: "Approved by 1 of 2 needed approvers (latest: ann); waiting for 1 more." } }],
+    });
     // One approver alone decides nothing: still pending, nobody told it was decided, nothing ran.
     expect(await pendingIds(ann, sessionId)).toEqual(["act_1"]);
     expect(payloadsOf(ann.eventsOf(sessionId), "approval.updated")).toEqual([]);
@@ -119,6 +128,26 @@ describe("a consensus rule (count 2)", () => {
       { step: "executed", digest: receipt.digest },
       { step: "returned", ok: true },
     ]);
+  });
+});
+
+describe("a vote given with interaction/approve", () => {
+  it("is answered as a vote with its count (approved: false), not as the decision; the vote that reaches the count is answered approved: true", async () => {
+    const ann = await ask("ann");
+    const ben = await ask("ben");
+    const sessionId = await sessionOf(ann, ben);
+    const { turnId } = await ann.request("session/send", { sessionId, content: '/tool echo-json {"a":2}\nDone' });
+    await ann.waitForEvent(sessionId, "approval.required");
+    expect(await ann.request("interaction/approve", { sessionId, interactionId: "act_1" })).toEqual({ approved: false, interactionId: "act_1", vote: { approvals: 1, needed: 2 } });
+    // Told to every client, the voter's own included; the approval is still pending.
+    expect((await ben.waitForEvent(sessionId, "approval.voted")).payload).toEqual({ id: "act_1", approver: "ann", approvals: 1, needed: 2 });
+    expect(await pendingIds(ben, sessionId)).toEqual(["act_1"]);
+    // The same principal again is the same vote: still one of two.
+    expect(await ann.request("interaction/approve", { sessionId, interactionId: "act_1" })).toEqual({ approved: false, interactionId: "act_1", vote: { approvals: 1, needed: 2 } });
+    expect(await ben.request("interaction/approve", { sessionId, interactionId: "act_1" })).toEqual({ approved: true, interactionId: "act_1" });
+    expect((await waitForTerminal(ann, sessionId, turnId)).type).toBe("turn.completed");
+    expect(payloadsOf(ann.eventsOf(sessionId), "approval.voted")).toEqual([{ id: "act_1", approver: "ann", approvals: 1, needed: 2 }]);
+    expect(payloadsOf(ann.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "approved" }]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenRegistry } from "../../../src/gateway/auth/tokens.js";
 import { AskTestClient, rpcError } from "../../support/ask-client.js";
@@ -356,6 +356,25 @@ describe("MCP", () => {
     expect(payloadsOf(alice.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "approved" }]);
     // Every form went out before carol answered: the observer was shown none.
     expect(bobShown()).toBe(false);
+  });
+  it("lists tau-answer to a controller while the session waits for a decision, never to an observer", async () => {
+    const alice = await ask("alice");
+    const sessionId = await aliceSession(alice);
+    const { client: bob } = await mcp("bob");
+    const { client: carol } = await mcp("carol");
+    for (const client of [bob, carol]) await client.subscribeResource({ uri: `tau://session/${sessionId}` });
+    const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name);
+    expect(await names(carol)).not.toContain("tau-answer");
+    const carolsToolsChanged = deferred<void>();
+    carol.setNotificationHandler(ToolListChangedNotificationSchema, () => carolsToolsChanged.resolve());
+    const { turnId } = await alice.request("session/send", { sessionId, content: CALL_ECHO });
+    // Both watches see the approval in the same event; the controller is offered the tool, the observer is not.
+    await carolsToolsChanged.promise;
+    expect(await names(carol)).toContain("tau-answer");
+    expect(await names(bob)).toEqual(expect.arrayContaining(["tau", "tau-reply", "tau-sessions", "tau-history", "tau-interrupt"]));
+    expect(await names(bob)).not.toContain("tau-answer");
+    await alice.request("interaction/approve", { sessionId, interactionId: "act_1" });
+    expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
   });
   it("puts a proposed plan to a controller's form and not an observer's; a demoted controller's answer decides nothing", async () => {
     const alice = await ask("alice");

@@ -73,6 +73,26 @@ describe("child threads heard by the parent thread's Codex clients", () => {
     expect(codex.invalid).toEqual([]);
   });
 
+  it("a child thread takes no turn/start or turn/steer, from a client of its parent or from another, while the parent thread takes them", async () => {
+    const { codex, threadId } = await parentClient();
+    const { turn } = await codex.request("turn/start", { threadId, input: [{ type: "text", text: "/subagent-slow 600000 slow long task\nthen", text_elements: [] }] });
+    const working = await codex.waitFor((m) => m.method === "item/completed" && m.params.threadId !== threadId && m.params.item.type === "agentMessage" && m.params.item.text === "Working on slow…");
+    const child = working.params.threadId as string;
+    const other = await gw.codexClient();
+    await other.initialize();
+    for (const client of [codex, other]) {
+      const started = await client.requestRaw("turn/start", { threadId: child, input: [{ type: "text", text: "work", text_elements: [] }] });
+      expect(started.error).toMatchObject({ code: -32600, message: `cannot start a turn on the thread of sub-agent ${child}: Tau gives a sub-agent work only through its parent thread` });
+      const steered = await client.requestRaw("turn/steer", { threadId: child, expectedTurnId: "x", input: [{ type: "text", text: "work", text_elements: [] }] });
+      expect(steered.error).toMatchObject({ code: -32600, message: `cannot steer the thread of sub-agent ${child}: Tau gives a sub-agent work only through its parent thread` });
+    }
+    // The parent's own turn still takes a steer, and ends when interrupted.
+    expect(await codex.request("turn/steer", { threadId, expectedTurnId: turn.id, input: [{ type: "text", text: "and more", text_elements: [] }] })).toEqual({ turnId: turn.id });
+    await codex.request("turn/interrupt", { threadId, turnId: turn.id });
+    await codex.turnCompleted(turn.id);
+    expect([...codex.invalid, ...other.invalid]).toEqual([]);
+  });
+
   it("a client that loaded the parent and then the child hears each of the child's notifications once", async () => {
     const { codex, threadId } = await parentClient();
     const { turn } = await codex.request("turn/start", { threadId, input: [{ type: "text", text: "/subagent-slow 600000 slow long task\nthen", text_elements: [] }] });

@@ -4,9 +4,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join, posix } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../../support/cli.js";
-import { freePort } from "../../support/free-port.js";
-import { PAGE_FILES } from "../../../src/gateway/inspector/page-files.js";
+import { repoRoot } from "../support/cli.js";
+import { freePort } from "../support/free-port.js";
+import { PAGE_FILES } from "../../src/gateway/inspector/page-files.js";
 
 /**
  * Without a Docker engine (test/container/ runs the real image where one starts), this reproduces

@@ -3,8 +3,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync,
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../../support/cli.js";
-import { docBlock, shellCommands } from "../../support/docs.js";
+import { repoRoot } from "../support/cli.js";
+import { docBlock, shellCommands } from "../support/docs.js";
 
 /**
  * The package as a client repository installs it: `npm pack` in a clean copy of this checkout's
