@@ -1,6 +1,9 @@
 // The inspector page's session panel, the DOM side: pick a session, see its events with the frames
-// each became on every connection, and its approvals, questions and plans, which an operator may answer.
-// The grouping is timeline.js's (no DOM); the data comes from /inspector/api/sessions… and the feed.
+// each became on every connection, its approvals, questions and plans, which an operator may answer,
+// and the receipt of every command-tool call (to an operator or the session's owner).
+// The grouping is timeline.js's, the receipts' words receipts.js's (no DOM); the data comes from
+// /inspector/api/sessions… and the feed.
+import { receiptHead, stepWords, finished } from "./receipts.js";
 import { directionWord, verdictText } from "./render.js";
 import { buildTimeline, interactionsOf, sessionIdsOf } from "./timeline.js";
 
@@ -30,13 +33,18 @@ export function sessionPanel(page) {
   /** The picked session's events and pending interactions, from the API. */
   let view = { events: [], pending: [], plans: [], newestSeq: 0 };
   let decisions = [];
+  /** The picked session's receipts ({receipts}), or why they are not shown ({refused}). */
+  let receipts = { receipts: [] };
+  let receiptsTimer;
+  /** Reads of the receipts asked for: only the newest one's answer is shown (an older one may come back last). */
+  let receiptReads = 0;
   let csrf;
   let refreshTimer;
   let listTimer;
   /** What each interaction's last answer from the page was refused with. */
   const refusals = new Map();
   /** What was drawn last, so a redraw that changes nothing leaves the DOM (and what is being typed) alone. */
-  const drawn = { picker: "", timeline: "", approvals: "", subagents: "" };
+  const drawn = { picker: "", timeline: "", approvals: "", receipts: "", subagents: "" };
 
   function request(url, init = {}) {
     const headers = { ...(init.headers ?? {}) };
@@ -61,18 +69,35 @@ export function sessionPanel(page) {
     page.queueDraw();
   }
 
+  async function loadReceipts() {
+    const id = picked;
+    if (!id) return;
+    const read = ++receiptReads;
+    const response = await request(`/inspector/api/sessions/${encodeURIComponent(id)}/receipts`);
+    const body = await response.json().catch(() => ({}));
+    if (id !== picked || read !== receiptReads) return;
+    // Not the session's owner (nor an operator): the panel says so, and shows none of them.
+    receipts = response.ok ? { receipts: body.receipts ?? [] } : { refused: body.message ?? `HTTP ${response.status}` };
+    page.queueDraw();
+  }
+
   const later = (timer, fn) => {
     clearTimeout(timer);
     return setTimeout(fn, REFRESH_MS);
   };
   const refresh = () => (refreshTimer = later(refreshTimer, loadView));
   const refreshList = () => (listTimer = later(listTimer, loadSessions));
+  const refreshReceipts = () => (receiptsTimer = later(receiptsTimer, loadReceipts));
 
   function onEvent(type, data) {
     if (type === "snapshot") {
       decisions = data.decisions ?? [];
       refreshList();
       refresh();
+      refreshReceipts();
+    } else if (type === "receipt") {
+      // A step was added to one of the session's receipts: read them again.
+      if (data.receipt.sessionId === picked) refreshReceipts();
     } else if (type === "frame") {
       const cause = data.frame.cause;
       if (!cause) return;
@@ -88,8 +113,10 @@ export function sessionPanel(page) {
   $("session-pick").addEventListener("change", (event) => {
     picked = /** @type {HTMLSelectElement} */ (event.target).value;
     view = { events: [], pending: [], plans: [], newestSeq: 0 };
+    receipts = { receipts: [] };
     refusals.clear();
     void loadView();
+    void loadReceipts();
     page.queueDraw();
   });
 
@@ -99,8 +126,9 @@ export function sessionPanel(page) {
     if (!picked) {
       if (drawn.timeline !== "") $("timeline").replaceChildren();
       if (drawn.approvals !== "") $("approvals").replaceChildren();
+      if (drawn.receipts !== "") $("receipts").replaceChildren();
       if (drawn.subagents !== "") $("subagents").replaceChildren();
-      drawn.timeline = drawn.approvals = drawn.subagents = "";
+      drawn.timeline = drawn.approvals = drawn.receipts = drawn.subagents = "";
       return;
     }
     const rows = buildTimeline(picked, view.events, frames).slice(-MAX_EVENTS);
@@ -116,12 +144,34 @@ export function sessionPanel(page) {
       drawn.approvals = approvalsKey;
       $("approvals").replaceChildren(...(items.length ? items.map(interactionBox) : [el("p", { className: "empty" }, "No approvals, questions or plans in this session.")]));
     }
+    const receiptsKey = JSON.stringify(receipts);
+    if (receiptsKey !== drawn.receipts) {
+      drawn.receipts = receiptsKey;
+      $("receipts").replaceChildren(
+        ...(receipts.refused
+          ? [el("p", { className: "empty", "data-refused": "" }, `Receipts not shown: ${receipts.refused}`)]
+          : receipts.receipts.length
+            ? receipts.receipts.map(receiptBox)
+            : [el("p", { className: "empty" }, "No command-tool calls in this session yet.")]),
+      );
+    }
     const agents = view.subagents ?? [];
     const agentsKey = JSON.stringify(agents);
     if (agentsKey !== drawn.subagents) {
       drawn.subagents = agentsKey;
       $("subagents").replaceChildren(...(agents.length ? agents.map(subagentBox) : [el("p", { className: "empty" }, "No sub-agents in this session.")]));
     }
+  }
+
+  /** One call's receipt: what was called under which rule, and each step of its lifecycle. */
+  function receiptBox(receipt) {
+    const decided = receipt.steps.find((step) => step.step === "decided");
+    return el(
+      "div",
+      { className: `receipt ${finished(receipt) ? "finished" : "open"} ${decided?.outcome ?? ""}`.trim(), "data-call": receipt.callId, "data-interaction": receipt.interactionId, "data-outcome": decided?.outcome },
+      el("div", { className: "receipt-head" }, receiptHead(receipt)),
+      el("ol", { className: "steps" }, ...receipt.steps.map((step) => el("li", { "data-step": step.step }, stepWords(step)))),
+    );
   }
 
   /** One sub-agent: title, state (with its answer or failure), tokens and cost, what it did lately. */

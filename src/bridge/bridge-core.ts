@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ApprovalPolicy } from "./interactions/policy/policy-rules.js";
-import type { ReceiptSink } from "./interactions/policy/receipts.js";
+import type { ReceiptSink, ReceiptWatch } from "./interactions/policy/receipts.js";
 import type { Snapshot } from "../../generated/tau-v18.js";
 import type { Log } from "../shared/log.js";
 import type { GatewayStore } from "../store/index.js";
@@ -50,6 +50,8 @@ export interface BridgeCoreSettings {
   approvalPolicy?: ApprovalPolicy;
   /** Where each command-tool call's finished receipt goes (`--audit`). */
   receiptSink?: ReceiptSink;
+  /** Told every receipt as each step is added to it (the inspector's approvals panel). */
+  receiptSteps?: ReceiptWatch;
   /**
    * What gateway replicas share (absent or `memory`: this process is the only one): session logs,
    * host leases, placements and interactions. The three settings below override its parts.
@@ -105,7 +107,11 @@ export class BridgeCore {
     const shared = store && store.kind !== "memory" ? store : undefined;
     this.recall = new RequestRecall(undefined, undefined, undefined, shared?.recalls);
     // An interaction's deciders are read from its session's record, wherever it is hosted.
-    this.roles = new SessionRoles(store?.roles ?? new MemorySessionRoles(), (sessionId, interactionId) => this.sessions.get(sessionId)?.interactions.decidersOf(interactionId) ?? Promise.resolve("any"));
+    this.roles = new SessionRoles(
+      store?.roles ?? new MemorySessionRoles(),
+      (sessionId, interactionId) => this.sessions.get(sessionId)?.interactions.decidersOf(interactionId) ?? Promise.resolve("any"),
+      (sessionId, interactionId) => this.sessions.get(sessionId)?.interactions.needsPrincipals(interactionId) ?? Promise.resolve(false),
+    );
     const interactions = options.interactions ?? store?.interactions ?? new MemoryInteractionStore();
     const ownership = options.ownership ?? store?.ownership ?? new SoleOwnership();
     const replicaId = options.replicaId ?? store?.replicaId ?? randomUUID();
@@ -122,6 +128,7 @@ export class BridgeCore {
           commandTools: [...this.commandTools],
           ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
           ...(options.receiptSink ? { receiptSink: options.receiptSink } : {}),
+          ...(options.receiptSteps ? { receiptSteps: options.receiptSteps } : {}),
           reverse: this.reverse,
           roles: this.roles,
           share: { store: interactions, hostKey: key, replicaId },

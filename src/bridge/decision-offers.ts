@@ -9,7 +9,9 @@ import type { SessionPrincipal, SessionRoles } from "./session-roles.js";
  * Every dialect asks here, and only here, so the interaction's own deciders (a policy's `require`
  * rule naming principals or roles, read from the session's pending interactions on any replica)
  * reach every offer at once. Roles that cannot be read offer nothing, as an answer then would
- * count for nothing.
+ * count for nothing. The connections asked about one interaction at once (one offer round, over
+ * every dialect) share one read of the session's roles and one of the interaction's deciders
+ * (SessionRoles.mayDecideOn), rather than a store round trip each per connection.
  */
 export async function offeredTo(roles: Pick<SessionRoles, "mayDecideOn">, sessionId: string, principal: SessionPrincipal | undefined, interactionId: string): Promise<boolean> {
   return roles.mayDecideOn(sessionId, principal, interactionId).catch(() => false);

@@ -13,7 +13,7 @@ import {
   type SessionInteractionsOptions,
 } from "./interactions/index.js";
 import type { ApprovalPolicy } from "./interactions/policy/policy-rules.js";
-import type { ReceiptSink } from "./interactions/policy/receipts.js";
+import type { ReceiptSink, ReceiptWatch } from "./interactions/policy/receipts.js";
 import { sessionMode, sessionTenant } from "./session-attributes.js";
 import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
@@ -50,6 +50,8 @@ export interface SessionRegistryOptions {
   approvalPolicy?: ApprovalPolicy;
   /** Where each command-tool call's finished receipt goes (`--audit`). */
   receiptSink?: ReceiptSink;
+  /** Told every receipt as each step is added (the inspector's approvals panel). */
+  receiptSteps?: ReceiptWatch;
   /** Who may decide the approvals a policy rule names the deciders of (the gateway's session roles). */
   roles?: Pick<SessionRoles, "mayDecide">;
   reverse: ReverseRequester;
@@ -254,6 +256,7 @@ export class SessionRegistry {
       ...(this.options.approvalPolicy ? { policy: this.options.approvalPolicy } : {}),
       facts: { tenant: sessionTenant(snapshot), cwd: snapshot.executionEnvironment?.cwd },
       ...(this.options.receiptSink ? { receiptSink: this.options.receiptSink } : {}),
+      ...(this.options.receiptSteps ? { receiptSteps: this.options.receiptSteps } : {}),
       deadlineMs: this.options.interactionDeadlineMs,
       ...(this.options.roles ? { mayDecide: (principal: SessionPrincipal, deciders: Deciders) => this.options.roles!.mayDecide(sessionId, principal, deciders) } : {}),
       reverse: this.options.reverse,

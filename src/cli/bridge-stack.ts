@@ -71,11 +71,18 @@ export class BridgeStack {
   private closed = false;
   /** `--audit`: the receipts' JSON lines. */
   audit: AuditLog | undefined;
-  /** The receipts of the sessions held here, as `GET /sessions/:id/receipts` reads them. */
+  /** Who follows the receipts' steps (the inspector's approvals panel). */
+  private readonly receiptWatchers = new Set<(receipt: Receipt) => void>();
+  /** The receipts of the sessions held here, as `GET /sessions/:id/receipts` and the inspector read them. */
   readonly receipts: SessionReceiptsSource = {
     of: (sessionId) => {
       const record = this.core?.sessions.get(sessionId);
       return record && { tenant: record.tenant, receipts: record.interactions.receipts() };
+    },
+    mayRead: async (sessionId, principal) => (this.core ? this.core.roles.allows(sessionId, principal, "readReceipts") : false),
+    watch: (watch) => {
+      this.receiptWatchers.add(watch);
+      return () => this.receiptWatchers.delete(watch);
     },
   };
 
@@ -123,6 +130,16 @@ export class BridgeStack {
       receiptSink: (receipt: Receipt) => {
         this.audit?.write(receipt);
         recordSpan(() => receiptSpan(receipt));
+      },
+      receiptSteps: (receipt: Receipt) => {
+        // A watcher's failure is its own: the call's approval goes on.
+        for (const watch of this.receiptWatchers) {
+          try {
+            watch(receipt);
+          } catch (error) {
+            log("warn", "a receipt watcher failed", { sessionId: receipt.sessionId, error: String(error) });
+          }
+        }
       },
       log,
     });

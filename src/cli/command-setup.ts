@@ -40,11 +40,15 @@ export async function readCommandTools(command: string, path: string | undefined
   }
 }
 
-/** `--approval-policy FILE`, read and checked before anything starts (absent: undefined, the default policy). */
-export async function readApprovalPolicy(command: string, path: string | undefined, io: CommandIO): Promise<ApprovalPolicy | undefined> {
+/**
+ * `--approval-policy FILE`, read and checked before anything starts (absent: undefined, the default
+ * policy). `withoutPrincipals`: why no caller of this command has a principal, when none has; then
+ * a rule only principals could satisfy is refused (docs/approvals.md#callers-without-a-principal).
+ */
+export async function readApprovalPolicy(command: string, path: string | undefined, io: CommandIO, withoutPrincipals?: string): Promise<ApprovalPolicy | undefined> {
   if (path === undefined) return undefined;
   try {
-    return await loadApprovalPolicy(path);
+    return await loadApprovalPolicy(path, withoutPrincipals === undefined ? {} : { withoutPrincipals });
   } catch (err) {
     io.stderr(`tau-gateway ${command}: invalid --approval-policy ${JSON.stringify(path)}:\n${(err as Error).message}\n`);
     throw new CommandExit(2);

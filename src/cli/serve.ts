@@ -95,7 +95,6 @@ export function runServe(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv =
 async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Promise<number> {
   const settings = readCommandSettings("serve", SERVE_USAGE, argv, env, serveSettings, io);
   const commandTools = await readCommandTools("serve", settings.toolsConfig, io);
-  const approvalPolicy = await readApprovalPolicy("serve", settings.approvalPolicyFile, io);
 
   let tokens: TokenRegistry | undefined;
   try {
@@ -104,6 +103,8 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
     io.stderr(`tau-gateway serve: ${(err as Error).message}\nRun "tau-gateway serve --help" for the options.\n`);
     return 2;
   }
+  // Without tokens no caller has a principal: a rule only principals can satisfy would never let its calls run.
+  const approvalPolicy = await readApprovalPolicy("serve", settings.approvalPolicyFile, io, tokens ? undefined : "this gateway has no tokens (give it --tokens-file)");
 
   const running = new Running();
   // Components start before the HTTP app (and its logger) exists; their lines are routed to it once it does.
@@ -162,7 +163,7 @@ async function start(settings: ServeSettings & { approvalPolicy?: ApprovalPolicy
     allowedHosts: settings.allowedHosts === "*" ? "*" : allowedHostNames(settings.host, settings.allowedHosts),
     trustProxy: settings.trustProxy,
     recording,
-    inspector: settings.inspector ? { hub: new InspectorHub(), listenHost: settings.host, hosts: settings.inspectorHosts, sessions: stack.core?.sessions } : undefined,
+    inspector: settings.inspector ? { hub: new InspectorHub(), listenHost: settings.host, hosts: settings.inspectorHosts, sessions: stack.core?.sessions, receipts: stack.receipts } : undefined,
   };
   running.app = buildGateway(config);
   const address = await running.app.listen({ host: settings.host, port: settings.port });

@@ -63,16 +63,17 @@ export class CodexServerRequests implements ReverseRequester {
       this.deciding(sessionId, params.interactionId ?? params.requestId),
       () => refusal,
       // Each connection's answer is counted as it comes: one that was a vote leaves the others asked.
+      // The one that settles it comes back as the decision worked out here (checked once).
       async (reply, peer) => {
         if (reply === undefined) return undefined;
         const decided = permissionAnswer(reply);
         // A `cancel` interrupts the turn before its decline can reach Tau (counting it may settle the
         // approval at once), so nothing more of the turn runs, as in Codex.
         if (decided.decision === "cancel") thread.interrupt();
-        return (await counted(decided, peer.principal, vote)) ? reply : undefined;
+        return counted(decided, peer.principal, vote);
       },
     );
-    return answer === undefined ? undefined : permissionAnswer(answer);
+    return answer as InteractionRequestPermissionResult | undefined;
   }
 
   async requestUserInput(sessionId: string, params: InteractionRequestUserInputParams, signal: AbortSignal): Promise<UserInputOutcome | undefined> {

@@ -84,6 +84,7 @@ export function buildGateway(config: GatewayConfig): FastifyInstance {
     app.register(inspectorRoutes, {
       hub: inspector.hub,
       sessions: inspector.sessions,
+      receipts: inspector.receipts,
       access: { authenticated: config.tokens !== undefined, hosts: allowedHostNames(inspector.listenHost, inspector.hosts) },
       heartbeatMs: config.sseHeartbeatMs,
       maxBufferedBytes: limits.maxBufferedBytes,

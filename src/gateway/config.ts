@@ -71,6 +71,8 @@ export interface InspectorConfig {
   hosts?: readonly string[];
   /** The bridge core's sessions: the page's session timelines and approvals (absent: only connections and frames). */
   sessions?: InspectedSessions;
+  /** The sessions' receipts: the approvals panel shows them, live, to whom may read them (routes/receipts.ts); absent: not shown. */
+  receipts?: SessionReceiptsSource;
 }
 
 export interface GatewayLoggerOptions {

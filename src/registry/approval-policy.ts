@@ -12,6 +12,13 @@ export const POLICY_MAX_RULES = 1_000;
 /** Longest deadline a rule may set: a day, safely inside timer range. */
 export const POLICY_MAX_DEADLINE_SECONDS = 86_400;
 
+/**
+ * The session roles a `require` rule may name as its deciders: those that may answer approvals
+ * (docs/approvals.md#roles). An observer never decides, and any other word would name nobody, so a
+ * call it guarded could never be approved.
+ */
+export const POLICY_DECIDING_ROLES = ["owner", "controller"] as const;
+
 const glob = { type: "string", minLength: 1, maxLength: POLICY_GLOB_MAX_LENGTH, description: "`*` any run of characters, `?` one, `\\` escapes the next" } as const;
 const name = { type: "string", minLength: 1, maxLength: 128, pattern: "^[^\\u0000-\\u001f]*$" } as const;
 
@@ -81,7 +88,7 @@ export const APPROVAL_POLICY_SCHEMA = {
                 minProperties: 1,
                 properties: {
                   principals: { type: "array", minItems: 1, uniqueItems: true, items: name },
-                  roles: { type: "array", minItems: 1, uniqueItems: true, items: name },
+                  roles: { type: "array", minItems: 1, uniqueItems: true, items: { enum: POLICY_DECIDING_ROLES, description: "A session role that decides" } },
                 },
               },
             ],

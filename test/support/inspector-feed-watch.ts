@@ -1,14 +1,15 @@
 import { followFeed } from "../../inspector/feed.js";
 import type { ConnectionInfo } from "../../src/gateway/inspector/connection-trace.js";
-import type { InspectorEvent, InspectorSnapshot, SequencedFrame } from "../../src/gateway/inspector/inspector-hub.js";
+import type { InspectorEvent, InspectorSnapshot, ReceiptNotice, SequencedFrame } from "../../src/gateway/inspector/inspector-hub.js";
 
 /**
  * Follows the inspector's feed at `url` with the page's own module (as `token`'s holder, when
- * given), gathering the frames and connections it shows; `until` awaits a condition on them.
+ * given), gathering the frames, connections and receipt steps it shows; `until` awaits a condition on them.
  */
 export async function watchInspectorFeed(url: string, cleanups: { push(fn: () => unknown): void }, token?: string) {
   const frames: SequencedFrame[] = [];
   const connections = new Map<string, ConnectionInfo>();
+  const receipts: ReceiptNotice[] = [];
   let lastSeq = 0;
   /** Events received after the snapshot. */
   let received = 0;
@@ -29,6 +30,7 @@ export async function watchInspectorFeed(url: string, cleanups: { push(fn: () =>
       received++;
       if (event.type === "frame") frames.push(event.frame);
       else if (event.type === "connection") connections.set(event.connection.id, event.connection);
+      else if (event.type === "receipt") receipts.push(event.receipt);
     },
     onState(state, detail) {
       if (state === "refused") refused = detail;
@@ -43,5 +45,5 @@ export async function watchInspectorFeed(url: string, cleanups: { push(fn: () =>
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
-  return { frames, connections, until, lastSeq: () => lastSeq, received: () => received, stop: () => feed.stop() };
+  return { frames, connections, receipts, until, lastSeq: () => lastSeq, received: () => received, stop: () => feed.stop() };
 }

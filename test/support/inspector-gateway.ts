@@ -1,4 +1,4 @@
-import type { CommandToolConfig } from "../../src/bridge/interactions/index.js";
+import type { ApprovalPolicy, CommandToolConfig } from "../../src/bridge/interactions/index.js";
 import { ECHO_TOOL } from "./echo-tool.js";
 import { buildGateway } from "../../src/gateway/app.js";
 import type { TokenRegistry } from "../../src/gateway/auth/tokens.js";
@@ -19,16 +19,16 @@ export interface InspectorGateway extends EmbeddedStackGateway {
 }
 
 export async function startInspectorGateway(
-  options: { tokens?: TokenRegistry; inspector?: boolean; hosts?: string[]; commandTools?: CommandToolConfig[] } = {},
+  options: { tokens?: TokenRegistry; inspector?: boolean; hosts?: string[]; commandTools?: CommandToolConfig[]; approvalPolicy?: ApprovalPolicy } = {},
 ): Promise<InspectorGateway> {
   const hub = new InspectorHub();
-  const gateway = await listenOnEmbeddedStack({ cwdPrefix: "inspector-gateway-", eventRetention: 1000, commandTools: options.commandTools }, (stack) =>
+  const gateway = await listenOnEmbeddedStack({ cwdPrefix: "inspector-gateway-", eventRetention: 1000, commandTools: options.commandTools, approvalPolicy: options.approvalPolicy }, (stack) =>
     buildGateway({
       tauUpstream: { url: stack.url! },
       upstream: stack.upstream!,
       dialects: stack.gatewayDialects({ jsonrpcMember: "include" }),
       tokens: options.tokens,
-      inspector: options.inspector === false ? undefined : { hub, listenHost: "127.0.0.1", hosts: options.hosts, sessions: stack.core!.sessions },
+      inspector: options.inspector === false ? undefined : { hub, listenHost: "127.0.0.1", hosts: options.hosts, sessions: stack.core!.sessions, receipts: stack.receipts },
     }),
   );
   return { ...gateway, hub, wsUrl: (path) => `${gateway.baseUrl.replace("http://", "ws://")}${path}` };

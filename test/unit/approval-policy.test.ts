@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { callDigest, canonicalJson } from "../../src/bridge/interactions/policy/call-digest.js";
 import { compileGlob } from "../../src/bridge/interactions/policy/glob.js";
@@ -85,8 +86,12 @@ describe("policy files", () => {
     );
     expect(() => parseApprovalPolicy("version: 1\nrules:\n  - { name: a, action: allow }\n  - { name: a, action: deny }\n", "p.yaml")).toThrow(/^p\.yaml:4:\d+: \/rules\/1\/name: rule name "a" is already used by \/rules\/0/);
     expect(() => parseApprovalPolicy("version: 1\nrules:\n  - name: a\n    action: require\n    approvers: { principals: [ann] }\n    count: 2\n", "p.yaml")).toThrow(/p\.yaml:6:12: \/rules\/0\/count: needs 2 distinct approvers/);
+    // The roles a rule may name are the schema's enum (schema/approval-policy.schema.json): an editor refuses them too.
     expect(() => parseApprovalPolicy("version: 1\nrules:\n  - name: a\n    action: require\n    approvers: { roles: [owner, lead] }\n", "p.yaml")).toThrow(
-      /^p\.yaml:5:33: \/rules\/0\/approvers\/roles\/1: a role is a session role that decides, one of "owner", "controller"; "lead" is none$/,
+      /^p\.yaml:5:33: \/rules\/0\/approvers\/roles\/1: must be one of "owner", "controller"$/,
+    );
+    expect(() => parseApprovalPolicy("version: 1\nrules:\n  - name: a\n    action: require\n    approvers:\n      principals: [ann]\n      roles: [observer]\n", "p.yaml")).toThrow(
+      /^p\.yaml:7:15: \/rules\/0\/approvers\/roles\/0: must be one of "owner", "controller"$/,
     );
   });
 
@@ -96,6 +101,39 @@ describe("policy files", () => {
     );
     expect(() => parseApprovalPolicy('{\n  "version": 1,\n  "rules": [,]\n}', "p.json")).toThrow(/^p\.json:3:\d+: not valid JSON: Unexpected token ','$/);
     expect(() => parseApprovalPolicy('{"rules": []}', "p.json")).toThrow(/^p\.json:1:1: \/version: is required$/);
+  });
+});
+
+describe("a policy read for callers without a principal", () => {
+  const WHY = "this gateway has no tokens (give it --tokens-file)";
+  const POLICY = "version: 1\nrules:\n  - name: leads\n    action: require\n    approvers: { principals: [ana, ben] }\n  - name: owners\n    action: require\n    approvers:\n      roles: [owner]\n  - name: two\n    action: require\n    count: 2\n  - name: anyone\n    action: require\n    approvers: any\n    deadline: 30\n  - { name: runs, action: allow }\n";
+
+  it("refuses each require rule only principals could satisfy, with its line and why", () => {
+    let message = "";
+    try {
+      parseApprovalPolicy(POLICY, "p.yaml", { withoutPrincipals: WHY });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.split("\n")).toEqual([
+      `p.yaml:5:16: /rules/0/approvers: it is decided by principals ana, ben: only callers with a token can decide it, and ${WHY}, so its calls could never be approved`,
+      `p.yaml:9:7: /rules/1/approvers: it is decided by roles owner: only callers with a token can decide it, and ${WHY}, so its calls could never be approved`,
+      `p.yaml:12:12: /rules/2/count: it needs 2 distinct approvers: only callers with a token can decide it, and ${WHY}, so its calls could never be approved`,
+    ]);
+  });
+
+  it("reads the same policy for a gateway with tokens, and one that needs no principal without them", () => {
+    expect(parseApprovalPolicy(POLICY, "p.yaml").rules.map((r) => r.name)).toEqual(["leads", "owners", "two", "anyone", "runs"]);
+    const anyone = "version: 1\nrules:\n  - { name: anyone, action: require, deadline: 30 }\n";
+    expect(parseApprovalPolicy(anyone, "p.yaml", { withoutPrincipals: WHY }).rules).toHaveLength(1);
+  });
+});
+
+describe("the policy file's schema", () => {
+  it("holds the roles a rule may name as an enum", () => {
+    const schema = JSON.parse(readFileSync(new URL("../../schema/approval-policy.schema.json", import.meta.url), "utf8"));
+    const approvers = schema.properties.rules.items.properties.approvers.oneOf[1];
+    expect(approvers.properties.roles.items.enum).toEqual(["owner", "controller"]);
   });
 });
 

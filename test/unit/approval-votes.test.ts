@@ -63,12 +63,25 @@ describe("approval votes", () => {
     expect(await votes.cast("act_2", "call_1", owners, principal("own"), true)).toEqual({ kind: "decided", approved: true, approvers: ["own"] });
   });
 
-  it("counts an answer without a principal (no tokens) as one unnamed approver", async () => {
-    const { votes } = await setup();
-    const rule = needs({ count: 2 });
-    expect(await votes.cast("act_1", "call_1", rule, undefined, true)).toEqual({ kind: "vote", approver: UNNAMED_APPROVER, have: 1, need: 2 });
-    expect(await votes.cast("act_1", "call_1", rule, undefined, true)).toEqual({ kind: "vote", approver: UNNAMED_APPROVER, have: 1, need: 2, repeat: true });
-    expect(await votes.cast("act_1", "call_1", rule, principal("ann"), true)).toEqual({ kind: "decided", approved: true, approvers: [UNNAMED_APPROVER, "ann"] });
+  it("never counts an answer without a principal toward named deciders or several approvers; alone, it decides a rule that needs neither", async () => {
+    const { votes, votesInReceipt, logged } = await setup();
+    const two = needs({ count: 2 });
+    expect(await votes.cast("act_1", "call_1", two, undefined, true)).toEqual({ kind: "refused", deciders: "any controller" });
+    expect(logged).toContain("approval vote refused: a caller without a principal may not decide act_1 (any controller, 2 distinct approvers)");
+    // Nor does it veto: it is no decider at all.
+    expect(await votes.cast("act_1", "call_1", two, undefined, false)).toEqual({ kind: "refused", deciders: "any controller" });
+    expect(await votes.cast("act_1", "call_1", two, principal("ann"), true)).toEqual({ kind: "vote", approver: "ann", have: 1, need: 2 });
+    expect(await votes.cast("act_1", "call_1", two, principal("ben"), true)).toEqual({ kind: "decided", approved: true, approvers: ["ann", "ben"] });
+    const leads = needs({ deciders: { principals: ["lead"], roles: [] } });
+    expect(await votes.cast("act_2", "call_1", leads, undefined, true)).toEqual({ kind: "refused", deciders: "principals lead" });
+    const owners = needs({ deciders: { principals: [], roles: ["owner"] } });
+    expect(await votes.cast("act_3", "call_1", owners, undefined, true)).toEqual({ kind: "refused", deciders: "roles owner" });
+    expect(await votes.cast("act_4", "call_1", needs({}), undefined, true)).toEqual({ kind: "decided", approved: true, approvers: [UNNAMED_APPROVER] });
+    expect(votesInReceipt()).toEqual([
+      ["ann", true],
+      ["ben", true],
+      [UNNAMED_APPROVER, true],
+    ]);
   });
 
   it("says who decides as receipts and logs do", () => {

@@ -33,6 +33,10 @@ describe("docs/approvals.md", () => {
     expect(() => parseApprovalPolicy("version: 1\nrules:\n  - name: pushes\n    match: { command: 'git push*' }\n    action: ask\n", "policy.yaml")).toThrow(
       docBlock("docs/approvals.md", 'tau-gateway serve: invalid --approval-policy "policy.yaml":').split("\n")[1],
     );
+    const leads = "version: 1\nrules:\n  - name: leads\n    action: require\n    approvers: { principals: [lead-ana] }\n";
+    expect(() => parseApprovalPolicy(leads, "leads.yaml", { withoutPrincipals: "this gateway has no tokens (give it --tokens-file)" })).toThrow(
+      docBlock("docs/approvals.md", 'tau-gateway serve: invalid --approval-policy "leads.yaml":').split("\n")[1],
+    );
     const receipt = JSON.parse(docBlock("docs/approvals.md", '{"sessionId"'));
     expect(receipt.steps.map((step: { step: string }) => step.step)).toEqual(["proposed", "asked", "vote", "decided", "executed", "returned"]);
     expect(receipt.steps.find((step: { step: string }) => step.step === "executed").digest).toBe(receipt.digest);

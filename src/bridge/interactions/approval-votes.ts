@@ -4,7 +4,7 @@ import type { Deciders } from "../../store/session-roles.js";
 import type { SessionPrincipal } from "../session-principal.js";
 import type { InteractionRequestPermissionResult } from "../../../generated/ask-v1.0.js";
 import { decisionGrant } from "./decisions.js";
-import type { PolicyRule } from "./policy/policy-rules.js";
+import { needsPrincipals, type PolicyRule } from "./policy/policy-rules.js";
 import type { SessionReceipts } from "./policy/receipts.js";
 import { VoteTally } from "./policy/vote-tally.js";
 
@@ -27,7 +27,10 @@ export interface ApprovalNeeds {
   readonly onDeadline: "deny" | "allow";
 }
 
-/** How the approver without a principal (a gateway without tokens, an operator's page) is counted: as one approver. */
+/**
+ * How an approver without a principal (a gateway without tokens, the stdio commands, the Ask
+ * socket) is named where it decides alone: under a rule that needs no principal (any decider, one approval).
+ */
 export const UNNAMED_APPROVER = "(no principal)";
 
 export type VoteResult =
@@ -61,13 +64,15 @@ export class ApprovalVotes {
   async cast(interactionId: string, callId: string, needs: ApprovalNeeds, principal: SessionPrincipal | undefined, approve: boolean, open: () => boolean = () => true): Promise<VoteResult> {
     const { sessionId, log } = this.options;
     if (!open()) return { kind: "ignored" };
-    const allowed = !principal || (await this.allowed(principal, needs.deciders, interactionId));
+    // A caller without a principal is never one of the deciders a rule names, nor one of N distinct approvers.
+    const allowed = principal ? await this.allowed(principal, needs.deciders, interactionId) : !needsPrincipals(needs.deciders, needs.count);
     if (!open()) return { kind: "ignored" };
-    if (!allowed && principal) {
-      log?.("info", `approval vote refused: principal '${principal.tokenId}' may not decide ${interactionId} (${decidersText(needs.deciders)})`, {
+    if (!allowed) {
+      const who = principal ? `principal '${principal.tokenId}'` : "a caller without a principal";
+      log?.("info", `approval vote refused: ${who} may not decide ${interactionId} (${decidersText(needs.deciders)}${!principal && needs.count > 1 ? `, ${needs.count} distinct approvers` : ""})`, {
         sessionId,
         interactionId,
-        principal: principal.tokenId,
+        ...(principal ? { principal: principal.tokenId } : {}),
       });
       return { kind: "refused", deciders: decidersText(needs.deciders) };
     }

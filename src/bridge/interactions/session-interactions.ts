@@ -19,8 +19,8 @@ import type { ReverseRequester } from "./reverse-requester.js";
 import { SharedAnswers } from "./shared-answers.js";
 import { SubmitPlanTool } from "./submit-plan-tool.js";
 import { ToolGating } from "./tool-gating.js";
-import { DEFAULT_POLICY, type ApprovalPolicy } from "./policy/policy-rules.js";
-import { SessionReceipts, type Receipt, type ReceiptSink } from "./policy/receipts.js";
+import { DEFAULT_POLICY, needsPrincipals, type ApprovalPolicy } from "./policy/policy-rules.js";
+import { RECEIPTS_KEPT_PER_SESSION, SessionReceipts, type Receipt, type ReceiptSink, type ReceiptWatch } from "./policy/receipts.js";
 import type { CommandToolConfig } from "./tools-config.js";
 import type { Deciders } from "../../store/session-roles.js";
 import type { SessionPrincipal } from "../session-principal.js";
@@ -56,6 +56,8 @@ export interface SessionInteractionsOptions {
   facts?: { tenant: string | undefined; cwd: string | undefined };
   /** Where each command-tool call's finished receipt goes (the audit file, span events). */
   receiptSink?: ReceiptSink;
+  /** Told every receipt as each step is added (the inspector's approvals panel). */
+  receiptSteps?: ReceiptWatch;
   /** Whether a principal may decide an approval with these deciders (SessionRoles.mayDecide for this session); without it, anyone may. */
   mayDecide?(principal: SessionPrincipal, deciders: Deciders): Promise<boolean>;
   /** How long an interaction waits for a decision (default 300 000 ms). */
@@ -121,7 +123,7 @@ export class SessionInteractions {
       prepare: () => this.gating.refresh(),
       log,
     });
-    const receipts = (this.receiptBook = new SessionReceipts(options.receiptSink));
+    const receipts = (this.receiptBook = new SessionReceipts(options.receiptSink, undefined, RECEIPTS_KEPT_PER_SESSION, options.receiptSteps));
     const answer: ToolContext["answer"] = (call, reply) => {
       receipts.returned(call.message.callId, reply.ok, reply.ok ? undefined : reply.error);
       this.calls.answer(call, reply);
@@ -169,6 +171,12 @@ export class SessionInteractions {
    */
   decidersOf(interactionId: string): Promise<Deciders> {
     return this.shared.decidersOf(interactionId);
+  }
+
+  /** Whether only a caller with a principal may decide the pending approval `interactionId` (policy-rules.ts needsPrincipals; on any replica). */
+  async needsPrincipals(interactionId: string): Promise<boolean> {
+    const needs = await this.shared.needsOf(interactionId);
+    return needs !== undefined && needsPrincipals(needs.deciders, needs.count);
   }
 
   /** The receipts of the session's command-tool calls held here: the newest finished ones, then those under way. */

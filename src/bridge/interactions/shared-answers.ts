@@ -51,6 +51,12 @@ export class SharedAnswers {
     return (shared?.data as { needs?: ApprovalNeeds } | undefined)?.needs?.deciders ?? "any";
   }
 
+  /** What the `require` rule of the pending approval `interactionId` asks (its deciders, its count), on any replica; undefined for one no rule requires, or an id that is not pending. */
+  async needsOf(interactionId: string): Promise<ApprovalNeeds | undefined> {
+    const shared = (await this.pending()).find((i) => i.id === interactionId && i.kind === "approval");
+    return (shared?.data as { needs?: ApprovalNeeds } | undefined)?.needs;
+  }
+
   /** interaction/list: pending approvals and user-input requests, oldest first (plans are resolved with plan/* and not listed). */
   async list(): Promise<InteractionRecord[]> {
     return (await this.pending()).flatMap((i) => (i.record ? [i.record as InteractionRecord] : []));
@@ -159,7 +165,8 @@ export class SharedAnswers {
     const here = this.held?.hear(interactionId, decision, principal);
     const heard = here ? await here : await this.answerRemotely(interactionId, decision, principal);
     if (heard.kind === "refused") {
-      throw new SessionError("forbidden", `principal '${principal?.tokenId}' may not decide approval ${interactionId}: it is decided by ${heard.deciders}`, {
+      const who = principal ? `principal '${principal.tokenId}'` : "a caller without a principal (no token)";
+      throw new SessionError("forbidden", `${who} may not decide approval ${interactionId}: it is decided by ${heard.deciders}`, {
         sessionId: this.sessionId,
         ...(principal ? { principal: principal.tokenId } : {}),
         action: "answer",

@@ -5,6 +5,7 @@ import type { FrameTap, TappedPeer } from "../../transports/recording/frame-tap.
 import type { RecordedDialect } from "../../transports/recording/transcript-lines.js";
 import { ConnectionTrace, frameBytes, type ConnectionInfo, type ConnectionLimits, type InspectedFrame } from "./connection-trace.js";
 import type { OperatorDecision } from "./operator-decisions.js";
+import type { ReceiptStep } from "../../bridge/interactions/policy/receipts.js";
 
 /**
  * What `serve --inspector` keeps in memory, fed by the same tap as `serve --record`: a trace of
@@ -44,7 +45,19 @@ export const DEFAULT_INSPECTOR_LIMITS: InspectorLimits = {
 export type InspectorEvent =
   | { seq: number; type: "connection"; connection: ConnectionInfo }
   | { seq: number; type: "frame"; frame: SequencedFrame; inflight: ConnectionInfo["inflight"] }
-  | { seq: number; type: "decision"; decision: OperatorDecision };
+  | { seq: number; type: "decision"; decision: OperatorDecision }
+  | { seq: number; type: "receipt"; receipt: ReceiptNotice };
+
+/**
+ * A step was added to a receipt of a session: the page reads the session's receipts again (from
+ * /inspector/api/sessions/:id/receipts, which answers only those who may read them), so the feed
+ * carries what a viewer of the session sees anyway (its events), never the receipt itself.
+ */
+export interface ReceiptNotice {
+  sessionId: string;
+  callId: string;
+  step: ReceiptStep["step"];
+}
 
 /** Operator answers a fresh snapshot carries. */
 const MAX_DECISIONS = 200;
@@ -149,6 +162,13 @@ export class InspectorHub implements FrameTap {
     this.decisions.push(decision);
     if (this.decisions.length > MAX_DECISIONS) this.decisions.shift();
     const event: InspectorEvent = { seq: ++this.seq, type: "decision", decision };
+    this.number(event, tenant);
+    this.publish(event);
+  }
+
+  /** A step was added to a receipt of a session (`tenant`: the session's): published to every open page that sees the session. */
+  recordReceiptStep(receipt: ReceiptNotice, tenant?: string): void {
+    const event: InspectorEvent = { seq: ++this.seq, type: "receipt", receipt };
     this.number(event, tenant);
     this.publish(event);
   }

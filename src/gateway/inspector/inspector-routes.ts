@@ -3,6 +3,7 @@ import fp from "fastify-plugin";
 import { PassThrough } from "node:stream";
 import { Deadline } from "../../shared/deadline.js";
 import { PLUGIN } from "../plugin-names.js";
+import type { SessionReceiptsSource } from "../routes/receipts.js";
 import { refuseInspector, type InspectorAccess } from "./access-guard.js";
 import type { InspectorEvent, InspectorHub } from "./inspector-hub.js";
 import { eventFor, missedBy, seesEvent, snapshotFor, sees, viewerOf } from "./inspector-viewer.js";
@@ -22,6 +23,8 @@ export interface InspectorRoutesOptions {
   stallTimeoutMs?: number;
   /** The bridge's sessions: their timelines and pending interactions (session-routes.ts); absent, no such routes. */
   sessions?: InspectedSessions;
+  /** The sessions' receipts, for the approvals panel (with `sessions`): read from the session routes, their steps told on the feed. */
+  receipts?: SessionReceiptsSource;
   /** Largest transcript the page may send to be checked. Default 8 MiB. */
   maxTranscriptBytes?: number;
   /** Longest a transcript's check may take (in its worker thread). Default 30 s. */
@@ -86,7 +89,11 @@ const inspector: FastifyPluginAsync<InspectorRoutesOptions> = async (app, option
   app.get("/inspector/api/connections", data, async (request) => ({ connections: snapshotFor(viewer(request), hub).connections }));
 
   const sessions = options.sessions;
-  if (sessions) await app.register(sessionRoutes, { hub, sessions, viewer });
+  const receipts = sessions ? options.receipts : undefined;
+  if (sessions) await app.register(sessionRoutes, { hub, sessions, viewer, ...(receipts ? { receipts } : {}) });
+  // Each receipt's step, as it is added: pages that show the session read its receipts again.
+  const unwatch = receipts?.watch(({ sessionId, callId, steps }) => hub.recordReceiptStep({ sessionId, callId, step: steps.at(-1)!.step }, sessionTenant(sessionId)));
+  if (unwatch) app.addHook("onClose", async () => unwatch());
 
   app.get<{ Params: { id: string } }>("/inspector/api/connections/:id/transcript", data, async (request, reply) => {
     const trace = hub.trace(request.params.id);

@@ -32,7 +32,7 @@ export type SessionTenant = (sessionId: string) => string | undefined;
 
 /**
  * Whether the viewer may see a feed event: a connection's, a frame of a connection it sees, an
- * operator's answer in a session of its tenant. Kinds it does not know of: operators only.
+ * operator's answer or a receipt's step in a session of its tenant. Kinds it does not know of: operators only.
  */
 export function seesEvent(viewer: InspectorViewer, hub: InspectorHub, event: InspectorEvent, sessionTenant?: SessionTenant): boolean {
   if (viewer.operator) return true;
@@ -43,6 +43,8 @@ export function seesEvent(viewer: InspectorViewer, hub: InspectorHub, event: Ins
       return sees(viewer, hub.trace(event.frame.connection)?.tenant);
     case "decision":
       return sees(viewer, sessionTenant?.(event.decision.sessionId));
+    case "receipt":
+      return sees(viewer, sessionTenant?.(event.receipt.sessionId));
     default:
       return false;
   }

@@ -2,6 +2,7 @@ import type { ApprovalScope } from "../../../generated/ask-v1.0.js";
 import { InteractionError } from "../../bridge/interactions/interaction-error.js";
 import { isInteractionIdOf } from "../../bridge/interactions/interaction-ids.js";
 import type { SharedAnswers } from "../../bridge/interactions/shared-answers.js";
+import type { SessionPrincipal } from "../../bridge/session-principal.js";
 
 /**
  * An operator's answer to a session's approval or question, given on the inspector page. It goes
@@ -66,9 +67,11 @@ export function answerProblem(answer: OperatorAnswer): string | undefined {
 /**
  * Carries the answer out through the session's shared answers; rejects as they do (an
  * InteractionError when it is not pending). A plan (`plan_<n>`) is approved or rejected on its
- * own, as the agent's submit_plan asked; it takes no scope, and no respond or decline.
+ * own, as the agent's submit_plan asked; it takes no scope, and no respond or decline. An
+ * approval's answer is the operator's principal's (none without tokens), held to the deciders a
+ * policy rule names as any client's is: an operator is not a lead because it runs the gateway.
  */
-export function carryOut(answers: SharedAnswers, interactionId: string, answer: OperatorAnswer): Promise<void> {
+export function carryOut(answers: SharedAnswers, interactionId: string, answer: OperatorAnswer, principal?: SessionPrincipal): Promise<void> {
   if (isInteractionIdOf("plan", interactionId)) {
     if (answer.action === "approve" && answer.scope === undefined) return answers.decidePlan(interactionId, { action: "approve" });
     if (answer.action === "reject") return answers.decidePlan(interactionId, { action: "reject", ...(answer.feedback ? { feedback: answer.feedback } : {}) });
@@ -76,9 +79,9 @@ export function carryOut(answers: SharedAnswers, interactionId: string, answer: 
   }
   switch (answer.action) {
     case "approve":
-      return answers.approve(interactionId, answer.scope).then(() => undefined);
+      return answers.approve(interactionId, answer.scope, principal).then(() => undefined);
     case "reject":
-      return answers.reject(interactionId, answer.feedback).then(() => undefined);
+      return answers.reject(interactionId, answer.feedback, principal).then(() => undefined);
     case "respond":
       return answers.respond(interactionId, answer.response ?? "");
     case "decline":

@@ -16,7 +16,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** The files the page is made of, served by name (nothing else in the folder is reachable). */
-export const PAGE_FILES = ["index.html", "style.css", "app.js", "feed.js", "filter.js", "rows.js", "render.js", "timeline.js", "session-panel.js", "transcript.js", "transcript-drop.js", "viewer.js"] as const;
+export const PAGE_FILES = ["index.html", "style.css", "app.js", "feed.js", "filter.js", "rows.js", "render.js", "timeline.js", "session-panel.js", "receipts.js", "transcript.js", "transcript-drop.js", "viewer.js"] as const;
 
 export interface PageFile {
   body: string;

@@ -1,6 +1,8 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InteractionError } from "../../bridge/interactions/interaction-error.js";
+import { SessionError } from "../../bridge/session-error.js";
+import { readReceipts, type SessionReceiptsSource } from "../routes/receipts.js";
 import type { InspectorHub } from "./inspector-hub.js";
 import { sees, type InspectorViewer } from "./inspector-viewer.js";
 import { answerProblem, carryOut, OPERATOR_ANSWER_SCHEMA, type OperatorAnswer } from "./operator-decisions.js";
@@ -12,6 +14,9 @@ import { sessionView, summary, type InspectedSessions } from "./session-view.js"
  * - `GET /inspector/api/sessions`: the sessions the bridge serves;
  * - `GET /inspector/api/sessions/:id?after=SEQ`: one session's events (the timeline's rows; the
  *   frames each became arrive on the feed, naming the event's seq) and its pending interactions;
+ * - `GET /inspector/api/sessions/:id/receipts`: the receipts of its command-tool calls (the
+ *   approvals panel), to whom `GET /sessions/:id/receipts` answers (an operator, the session's
+ *   owner: routes/receipts.ts); the feed's `receipt` events say when to read them again;
  * - `GET /inspector/api/csrf`: the token the page sends back with an answer;
  * - `POST /inspector/api/sessions/:id/interactions/:interactionId`: an operator's answer, through
  *   the normal decision path (operator-decisions.ts).
@@ -29,12 +34,14 @@ export interface SessionRoutesOptions {
   sessions: InspectedSessions;
   /** Who asks: an operator sees every session and may answer; a tenant sees its own sessions, read-only (inspector-viewer.ts). */
   viewer: (request: FastifyRequest) => InspectorViewer;
+  /** The sessions' receipts (absent: the receipts route answers 404). */
+  receipts?: SessionReceiptsSource;
 }
 
 type SessionParams = { Params: { id: string }; Querystring: { after?: string } };
 type AnswerParams = { Params: { id: string; interactionId: string }; Body: OperatorAnswer };
 
-export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewer }: SessionRoutesOptions): Promise<void> {
+export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewer, receipts }: SessionRoutesOptions): Promise<void> {
   const csrf = randomBytes(32).toString("base64url");
   const data = { config: { checksOwnOrigin: true, checksOwnHost: true } };
 
@@ -69,6 +76,14 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewe
     return sessionView(record, after === undefined ? 0 : Number(after));
   });
 
+  app.get<SessionParams>("/inspector/api/sessions/:id/receipts", data, async (request, reply) => {
+    const { id } = request.params;
+    const answer = receipts && visible(request, id) ? await readReceipts(receipts, id, request) : { status: 404 as const };
+    if (answer.status === 404) return notFound(reply, id);
+    if (answer.status === 403) return reply.code(403).send({ error: "forbidden", message: answer.message });
+    return { sessionId: id, receipts: answer.receipts };
+  });
+
   app.post<AnswerParams>("/inspector/api/sessions/:id/interactions/:interactionId", { ...data, schema: { body: OPERATOR_ANSWER_SCHEMA } }, async (request, reply) => {
     if (!viewer(request).operator) return notOperator(reply);
     const refused = refuseForgery(request, reply, csrf);
@@ -79,8 +94,10 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewe
     const record = visible(request, id);
     if (!record) return notFound(reply, id);
     try {
-      await carryOut(record.interactions.shared, interactionId, request.body);
+      await carryOut(record.interactions.shared, interactionId, request.body, request.principal);
     } catch (error) {
+      // A policy rule that names who decides holds the operator to it too.
+      if (error instanceof SessionError && error.code === "forbidden") return reply.code(403).send({ error: "forbidden", message: error.message });
       if (!(error instanceof InteractionError)) throw error;
       const status = error.code === "invalid_params" ? 400 : 409;
       return reply.code(status).send({ error: error.code === "invalid_params" ? "invalid_request" : "not_pending", message: error.message });

@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseApprovalPolicy } from "../../../src/bridge/interactions/index.js";
 import { TokenRegistry } from "../../../src/gateway/auth/tokens.js";
 import { AskTestClient } from "../../support/ask-client.js";
 import { openSession, waitForTerminal } from "../../support/ask-events.js";
 import { cleanupsAfterEach } from "../../support/cleanups.js";
 import { runCommand } from "../../support/cli.js";
+import { deferred } from "../../support/echo-tool.js";
 import { driveTraffic, ECHO_TOOL, sharedSession, startInspectorGateway } from "../../support/inspector-gateway.js";
 import { TauTestClient } from "../../support/tau-client.js";
 
@@ -16,7 +18,8 @@ import { TauTestClient } from "../../support/tau-client.js";
  * is ever downloaded): it loads under its Content-Security-Policy, shows an Ask turn and a Codex
  * turn live, marks the invalid frame with its pointer and filters, shows one session used by Ask,
  * Codex and Tau clients as one timeline and answers its approval; checks a dropped transcript;
- * downloads a connection and copies its CI command; shows a tenant only its own traffic. On
+ * downloads a connection and copies its CI command; shows a tenant only its own traffic; follows an
+ * approval's receipt step by step, to its owner only. On
  * failure a screenshot goes to test-artifacts/.
  */
 
@@ -286,6 +289,65 @@ describe.skipIf(!present)("the inspector page in Chromium", () => {
       await expect.poll(() => page.locator("#viewer").textContent()).toBe("operator (ops): every tenant");
       await expect.poll(async () => (await principals()).sort()).toEqual(["a (a)", "b (b)"]);
       await expect.poll(() => page.locator("#frames tbody tr.frame").count()).toBe(2 * tenantFrames);
+      expect(problems.filter((p) => !/401|403/.test(p))).toEqual([]);
+    });
+  });
+
+  it("follows the receipt of an approval a client decides, step by step, and shows it to the session's owner only", async () => {
+    const tokens = TokenRegistry.parse(
+      JSON.stringify([
+        { id: "alice", token: "alice-token", tenant: "team" },
+        { id: "carol", token: "carol-token", tenant: "team" },
+      ]),
+      "tokens.json",
+    );
+    const policy = parseApprovalPolicy("version: 4\nrules:\n  - name: alice-decides\n    match: { tool: echo-json }\n    action: require\n    approvers: { principals: [alice] }\n", "policy.yaml");
+    const gw = await cleanups.stopAfterTest(startInspectorGateway({ tokens, commandTools: [ECHO_TOOL], approvalPolicy: policy }));
+    const alice = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: { authorization: "Bearer alice-token" } });
+    cleanups.push(() => alice.socket.close());
+    const answer = deferred<{ decision: string }>();
+    alice.reverse = () => answer.promise;
+    const sessionId = await openSession(alice, { capabilities: ["reverseRequests"] });
+
+    const open = async (page: Page, token: string) => {
+      await page.goto(`${gw.baseUrl}/inspector`);
+      await page.locator('#feed-state[data-state="refused"]').waitFor();
+      await page.fill("#token", token);
+      await page.click("#token-form button");
+      await page.locator('#feed-state[data-state="open"]').waitFor();
+      await page.locator(`#session-pick option[value="${sessionId}"]`).waitFor({ state: "attached" });
+      await page.selectOption("#session-pick", sessionId);
+    };
+    await onPage("receipts", async (page, problems) => {
+      await open(page, "alice-token");
+      await page.locator("#receipts p.empty", { hasText: "No command-tool calls in this session yet." }).waitFor();
+      const { turnId } = await alice.request("session/send", { sessionId, content: '/tool echo-json {"a":5}\nDone' });
+
+      // Asked, not yet decided: the receipt is under way on the page.
+      const receipt = page.locator('#receipts .receipt[data-interaction="act_1"]');
+      await receipt.locator('li[data-step="asked"]', { hasText: "asked the session's clients; decided by principals alice" }).waitFor();
+      expect(await receipt.getAttribute("class")).toBe("receipt open");
+      expect(await receipt.locator(".receipt-head").textContent()).toMatch(/^echo-json \S+, asked as act_1 — rule "alice-decides" \(\/rules\/0\), policy 4 — sha256:[0-9a-f]{64}$/);
+      expect(await receipt.locator("li").evaluateAll((items) => items.map((item) => item.getAttribute("data-step")))).toEqual(["proposed", "asked"]);
+
+      // Alice approves from her client: the vote, the decision, the call as it ran and its result arrive live.
+      answer.resolve({ decision: "allow_once" });
+      expect((await waitForTerminal(alice, sessionId, turnId)).type).toBe("turn.completed");
+      await receipt.locator('li[data-step="returned"]', { hasText: "returned ok" }).waitFor();
+      expect(await receipt.locator("li").evaluateAll((items) => items.map((item) => item.getAttribute("data-step")))).toEqual(["proposed", "asked", "vote", "decided", "executed", "returned"]);
+      await receipt.locator('li[data-step="vote"]', { hasText: "vote: alice approves" }).waitFor();
+      await receipt.locator('li[data-step="decided"]', { hasText: "decided by a client (alice): approved — once" }).waitFor();
+      const digest = (await receipt.locator(".receipt-head").textContent())!.split(" — ").at(-1)!;
+      expect(await receipt.locator('li[data-step="executed"]').textContent()).toMatch(new RegExp(`executed ${digest}$`));
+      expect(await receipt.getAttribute("class")).toBe("receipt finished approved");
+      expect(problems.filter((p) => !/401|403/.test(p))).toEqual([]);
+    });
+
+    // Carol, of the same tenant, sees the session but not its receipts.
+    await onPage("receipts-refused", async (page, problems) => {
+      await open(page, "carol-token");
+      await page.locator("#receipts p[data-refused]", { hasText: `principal 'carol' does not own session ${sessionId}` }).waitFor();
+      expect(await page.locator("#receipts .receipt").count()).toBe(0);
       expect(problems.filter((p) => !/401|403/.test(p))).toEqual([]);
     });
   });

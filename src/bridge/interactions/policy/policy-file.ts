@@ -5,14 +5,14 @@ import { readConfigFile } from "../../../validation/config-files.js";
 import { explain } from "../../../validation/issues.js";
 import type { ApprovalModeName } from "../approval-modes.js";
 import { compileGlob } from "./glob.js";
-import type { ApprovalPolicy, PolicyApprovers, PolicyMatch, PolicyRule } from "./policy-rules.js";
+import { needsPrincipals, type ApprovalPolicy, type PolicyApprovers, type PolicyMatch, type PolicyRule } from "./policy-rules.js";
 import { PolicyTextError, readPolicyText, type PolicyText } from "./policy-text.js";
 
 /**
  * `--approval-policy FILE`: read, checked against the registry's schema
  * (schema/approval-policy.schema.json) and then for what a schema cannot say (unique rule names,
- * approval settings on rules that ask nobody, more approvers needed than are named, a role that is
- * not a session role that decides). Every problem
+ * approval settings on rules that ask nobody, more approvers needed than are named; the roles a
+ * rule may name are the schema's enum). Every problem
  * is one line `FILE:LINE:COLUMN: /pointer: reason`, so a refused start points at what to fix.
  */
 
@@ -41,19 +41,25 @@ let compiledCheck: ValidateFunction | undefined;
 const checkDocument = (): ValidateFunction =>
   (compiledCheck ??= new (ajv2019())({ strict: true, allErrors: true, verbose: true }).compile(APPROVAL_POLICY_SCHEMA));
 
-/** The session roles that may decide (an observer never does). */
-const DECIDING_ROLES: readonly string[] = ["owner", "controller"];
-
 /** The settings a rule takes only when it asks someone. */
 const REQUIRE_ONLY = ["approvers", "count", "deadline", "onDeadline"] as const;
 
+export interface PolicyReading {
+  /**
+   * Set when no caller will have a principal (a gateway without tokens, a stdio command): why, in
+   * words. Then a `require` rule only principals can satisfy (named deciders, or a count above 1:
+   * policy-rules.ts needsPrincipals) is refused, as its calls could never be approved.
+   */
+  withoutPrincipals?: string;
+}
+
 /** Reads and checks a policy file. */
-export async function loadApprovalPolicy(path: string): Promise<ApprovalPolicy> {
-  return parseApprovalPolicy(await readConfigFile(path, "the approval policy"), path);
+export async function loadApprovalPolicy(path: string, reading: PolicyReading = {}): Promise<ApprovalPolicy> {
+  return parseApprovalPolicy(await readConfigFile(path, "the approval policy"), path, reading);
 }
 
 /** Checks a policy file's text; `source` names it in errors (and tells JSON from YAML by its ending). */
-export function parseApprovalPolicy(text: string, source: string): ApprovalPolicy {
+export function parseApprovalPolicy(text: string, source: string, reading: PolicyReading = {}): ApprovalPolicy {
   let read: PolicyText;
   try {
     read = readPolicyText(text, source);
@@ -84,13 +90,25 @@ export function parseApprovalPolicy(text: string, source: string): ApprovalPolic
     if (named && !named.roles && named.principals && (rule.count ?? 1) > named.principals.length) {
       problems.push(problem(`${at}/count`, `needs ${rule.count} distinct approvers but names only ${named.principals.length} principal(s) and no role`));
     }
-    // Roles are the session's (SessionRoles.mayDecide): any other word would name nobody, and the call could never be approved.
-    named?.roles?.forEach((role, i) => {
-      if (!DECIDING_ROLES.includes(role)) problems.push(problem(`${at}/approvers/roles/${i}`, `a role is a session role that decides, one of ${DECIDING_ROLES.map((r) => JSON.stringify(r)).join(", ")}; ${JSON.stringify(role)} is none`));
-    });
+    if (reading.withoutPrincipals !== undefined && rule.action === "require") {
+      const unmet = unmetWithoutPrincipals(rule);
+      if (unmet) problems.push(problem(`${at}/${unmet.key}`, `${unmet.why}: only callers with a token can decide it, and ${reading.withoutPrincipals}, so its calls could never be approved`));
+    }
   });
   if (problems.length > 0) throw new Error(problems.join("\n"));
   return { version: String(document.version), rules: document.rules.map(compileRule) };
+}
+
+/** What of a `require` rule only principals can meet (its named approvers first, then its count), or undefined. */
+function unmetWithoutPrincipals(rule: RuleEntry): { key: "approvers" | "count"; why: string } | undefined {
+  const approvers = approversOf(rule.approvers);
+  const count = rule.count ?? 1;
+  if (!needsPrincipals(approvers, count)) return undefined;
+  if (approvers !== "any") {
+    const named = [...(approvers.principals.length ? [`principals ${approvers.principals.join(", ")}`] : []), ...(approvers.roles.length ? [`roles ${approvers.roles.join(", ")}`] : [])];
+    return { key: "approvers", why: `it is decided by ${named.join("; ")}` };
+  }
+  return { key: "count", why: `it needs ${count} distinct approvers` };
 }
 
 function compileRule(entry: RuleEntry, index: number): PolicyRule {

@@ -46,6 +46,17 @@ export interface ApprovalPolicy {
   readonly rules: readonly PolicyRule[];
 }
 
+/**
+ * Whether only callers with a principal (a token's id) can decide a call a `require` rule guards:
+ * the rule names who decides (principals or roles, identities a caller without a token does not
+ * have), or needs more than one distinct approver (callers without a principal cannot be told
+ * apart, so none of them is counted as one). Such a rule is never satisfied by callers without a
+ * principal (docs/approvals.md#callers-without-a-principal).
+ */
+export function needsPrincipals(approvers: Deciders, count: number): boolean {
+  return approvers !== "any" || count > 1;
+}
+
 /** No file: no rules, so every call is decided by the session's mode. */
 export const DEFAULT_POLICY: ApprovalPolicy = { version: "default", rules: [] };
 

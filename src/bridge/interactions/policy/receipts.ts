@@ -4,7 +4,8 @@
  * the policy's rule, the session's mode or a session grant), whether it ran and how it ended. A
  * receipt is finished when its result is returned to Tau (or the call is cancelled); finished
  * receipts go to the sinks (the audit file, span events) and the newest of each session are kept
- * to be read back (`GET /sessions/:id/receipts`).
+ * to be read back (`GET /sessions/:id/receipts`); every step, as it is added, is told to the
+ * watcher (the inspector's approvals panel follows receipts live).
  */
 
 export type ReceiptStep =
@@ -42,6 +43,9 @@ export interface Receipt {
 
 export type ReceiptSink = (receipt: Receipt) => void;
 
+/** Told each receipt as a step is added to it (the step added is its last). */
+export type ReceiptWatch = (receipt: Receipt) => void;
+
 /** Receipts kept per session to be read back. */
 export const RECEIPTS_KEPT_PER_SESSION = 200;
 
@@ -54,12 +58,14 @@ export class SessionReceipts {
     private readonly sink: ReceiptSink | undefined,
     private readonly now: () => Date = () => new Date(),
     private readonly kept = RECEIPTS_KEPT_PER_SESSION,
+    private readonly watch?: ReceiptWatch,
   ) {}
 
   /** Starts the receipt of a call. */
   propose(receipt: Omit<Receipt, "steps">): Receipt {
     const started: Receipt = { ...receipt, steps: [{ step: "proposed", at: this.stamp() }] };
     this.open.set(receipt.callId, started);
+    this.watch?.(started);
     return started;
   }
 
@@ -67,19 +73,19 @@ export class SessionReceipts {
     const receipt = this.open.get(callId);
     if (!receipt) return;
     receipt.interactionId = interactionId;
-    receipt.steps.push({ step: "asked", at: this.stamp(), whom });
+    this.add(receipt, { step: "asked", at: this.stamp(), whom });
   }
 
   vote(callId: string, approver: string, approve: boolean): void {
-    this.open.get(callId)?.steps.push({ step: "vote", at: this.stamp(), approver, approve });
+    this.add(this.open.get(callId), { step: "vote", at: this.stamp(), approver, approve });
   }
 
   decided(callId: string, by: ReceiptDecider, outcome: "approved" | "rejected", detail?: string, approvers?: readonly string[]): void {
-    this.open.get(callId)?.steps.push({ step: "decided", at: this.stamp(), by, outcome, ...(detail ? { detail } : {}), ...(approvers ? { approvers } : {}) });
+    this.add(this.open.get(callId), { step: "decided", at: this.stamp(), by, outcome, ...(detail ? { detail } : {}), ...(approvers ? { approvers } : {}) });
   }
 
   executed(callId: string, digest: string): void {
-    this.open.get(callId)?.steps.push({ step: "executed", at: this.stamp(), digest });
+    this.add(this.open.get(callId), { step: "executed", at: this.stamp(), digest });
   }
 
   /** The result went back to Tau (or nothing will): the receipt is finished and handed to the sink. */
@@ -87,15 +93,21 @@ export class SessionReceipts {
     const receipt = this.open.get(callId);
     if (!receipt) return;
     this.open.delete(callId);
-    receipt.steps.push({ step: "returned", at: this.stamp(), ok, ...(error ? { error } : {}) });
     this.finished.push(receipt);
     if (this.finished.length > this.kept) this.finished.splice(0, this.finished.length - this.kept);
+    this.add(receipt, { step: "returned", at: this.stamp(), ok, ...(error ? { error } : {}) });
     this.sink?.(receipt);
   }
 
   /** The finished receipts kept, oldest first, then those under way. */
   list(): Receipt[] {
     return [...this.finished, ...this.open.values()];
+  }
+
+  private add(receipt: Receipt | undefined, step: ReceiptStep): void {
+    if (!receipt) return;
+    receipt.steps.push(step);
+    this.watch?.(receipt);
   }
 
   private stamp(): string {
