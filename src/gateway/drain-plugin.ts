@@ -21,7 +21,7 @@ export interface DrainPluginOptions {
 /**
  * The gateway's drain controller. While it drains, WebSocket connections that arrive anyway (`/tau`
  * and `/rpc`) are closed with 1001 right after the upgrade; `/readyz` answers 503 (routes/health.ts)
- * and new Ask requests are refused by their gates (ask-gates.ts). The bridge connection's open
+ * and new requests are refused by the connections' drain gate (transports/call-gates.ts). The bridge connection's open
  * requests count as work in flight: they include every turn in flight (answered when it settles),
  * so subscribers still see turns end. Turns still running at the deadline are interrupted, and
  * every client attached hears how each ended, in its dialect, before its connection is closed.
