@@ -48,6 +48,35 @@ function hostileClient(settings: HostileClientSettings): Worker {
   return new Worker(source, { eval: true, workerData: settings });
 }
 
+/**
+ * The worker's messages in the order they came, each taken by one call of the function returned.
+ * A Worker emits a message as it arrives and keeps none for a listener added later: the client's
+ * `done` follows its last outcome at once, while the loop below still waits for the monitor to see
+ * the end of that input, so listening once per message lost it now and then and the bench hung.
+ */
+function inbox(worker: Worker): () => Promise<HostileClientMessage> {
+  const arrived: HostileClientMessage[] = [];
+  const waiting: Array<{ resolve: (message: HostileClientMessage) => void; reject: (error: Error) => void }> = [];
+  let failure: Error | undefined;
+  worker.on("message", (message: HostileClientMessage) => {
+    const taker = waiting.shift();
+    if (taker) taker.resolve(message);
+    else arrived.push(message);
+  });
+  const fail = (error: Error) => {
+    failure ??= error;
+    for (const taker of waiting.splice(0)) taker.reject(error);
+  };
+  worker.on("error", fail);
+  worker.on("exit", (code) => fail(new Error(`the hostile client exited (${code}) before saying it was done`)));
+  return () => {
+    const message = arrived.shift();
+    if (message) return Promise.resolve(message);
+    if (failure) return Promise.reject(failure);
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  };
+}
+
 export async function measureHostileInputs(log: (line: string) => void): Promise<HostileResult[]> {
   const cwd = mkdtempSync(join(tmpdir(), "bench-hostile-"));
   const stack = new BridgeStack();
@@ -63,16 +92,7 @@ export async function measureHostileInputs(log: (line: string) => void): Promise
   try {
     const baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
     client = hostileClient({ baseUrl, cwd, maxTranscriptBytes: DEFAULT_MAX_TRANSCRIPT_BYTES });
-    const messages = client;
-    const next = () =>
-      new Promise<HostileClientMessage>((resolve, reject) => {
-        const onError = (error: Error) => reject(error);
-        messages.once("error", onError);
-        messages.once("message", (message: HostileClientMessage) => {
-          messages.off("error", onError);
-          resolve(message);
-        });
-      });
+    const next = inbox(client);
     for (let message = await next(); !("done" in message); message = await next()) {
       if ("failed" in message) throw new Error(`the hostile client failed: ${message.failed}`);
       if (!("ready" in message)) throw new Error(`the hostile client sent ${JSON.stringify(message)} out of turn`);
