@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseApprovalPolicy } from "../../../src/bridge/interactions/index.js";
-import { TokenRegistry } from "../../../src/gateway/auth/tokens.js";
+import { describe, expect, it } from "vitest";
 import { eventually } from "../../support/ask-events.js";
 import { auditedReceipts } from "../../support/audit-file.js";
 import { CodexTestClient, type CodexMessage } from "../../support/codex-client.js";
-import { deferred, ECHO_TOOL } from "../../support/echo-tool.js";
+import { deferred } from "../../support/echo-tool.js";
 import { sdkClient, webSocketTransport } from "../../support/mcp-client.js";
-import { startSecureGateway, type SecureGateway } from "../../support/secure-gateway.js";
+import { policyGatewayForFile } from "../../support/policy-gateway.js";
 
 /**
  * A consensus rule (`count: 2`) decided by a Codex app-server client and an MCP client, each with
@@ -31,23 +26,11 @@ rules:
 const TOKENS = { ann: "tok-ann-codex-mcp-1", ben: "tok-ben-codex-mcp-2" };
 type Who = keyof typeof TOKENS;
 
-let gw: SecureGateway;
-const auditDir = mkdtempSync(join(tmpdir(), "approval-consensus-codex-mcp-"));
-const closers: Array<() => unknown> = [];
-
-beforeAll(async () => {
-  const tokens = TokenRegistry.parse(JSON.stringify(Object.entries(TOKENS).map(([id, token]) => ({ id, token, tenant: "team" }))), "tokens.json");
-  gw = await startSecureGateway({ tokens, commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml"), auditDir });
-});
-
-afterAll(async () => {
-  for (const close of closers) await close();
-  await gw?.stop();
-  rmSync(auditDir, { recursive: true, force: true });
-});
+const suite = policyGatewayForFile(TOKENS, POLICY, "approval-consensus-codex-mcp-");
+const { auditDir, closers } = suite;
 
 async function codex(who: Who): Promise<CodexTestClient> {
-  const client = await CodexTestClient.websocket(gw.wsUrl("/"), { authorization: `Bearer ${TOKENS[who]}` });
+  const client = await CodexTestClient.websocket(suite.gw.wsUrl("/"), { authorization: `Bearer ${TOKENS[who]}` });
   closers.push(() => client.socket.terminate());
   await client.initialize();
   return client;
@@ -55,12 +38,12 @@ async function codex(who: Who): Promise<CodexTestClient> {
 
 async function mcp(who: Who): Promise<Client> {
   const client = sdkClient();
-  await client.connect(webSocketTransport(`${gw.wsUrl("/mcp/ws")}?access_token=${TOKENS[who]}`));
+  await client.connect(webSocketTransport(`${suite.gw.wsUrl("/mcp/ws")}?access_token=${TOKENS[who]}`));
   closers.push(() => client.close().catch(() => undefined));
   return client;
 }
 
-const logged = (text: string, sessionId: string) => eventually(() => gw.bridgeLog().some((line) => line.includes(text) && line.includes(sessionId)), text);
+const logged = (text: string, sessionId: string) => eventually(() => suite.gw.bridgeLog().some((line) => line.includes(text) && line.includes(sessionId)), text);
 const steps = (receipt: { steps: Array<Record<string, unknown>> }) => receipt.steps.map(({ at: _at, ...step }) => step);
 const commandItems = (client: CodexTestClient, method: string) => client.notifications(method).filter((m) => m.params.item.type === "commandExecution");
 
@@ -71,7 +54,7 @@ async function turnAskingAnn(ann: CodexTestClient, a: number, answer: Promise<un
     asked.resolve(message);
     return answer;
   });
-  const { thread } = await ann.request("thread/start", { cwd: gw.cwd, approvalPolicy: "on-request" });
+  const { thread } = await ann.request("thread/start", { cwd: suite.gw.cwd, approvalPolicy: "on-request" });
   const threadId = thread.id as string;
   const { turn } = await ann.request("turn/start", { threadId, input: [{ type: "text", text: `/tool echo-json {"a":${a}}\nDone`, text_elements: [] }] });
   await asked.promise;
@@ -79,7 +62,7 @@ async function turnAskingAnn(ann: CodexTestClient, a: number, answer: Promise<un
 }
 
 async function expectAudited(sessionId: string, voters: [Who, Who]) {
-  const [receipt, ...more] = await auditedReceipts(gw, auditDir, sessionId);
+  const [receipt, ...more] = await auditedReceipts(suite.gw, auditDir, sessionId);
   expect(more).toEqual([]);
   expect(receipt).toMatchObject({ rule: { name: "two-of-us", index: 0 }, interactionId: "act_1", digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
   expect(steps(receipt)).toEqual([

@@ -1,14 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseApprovalPolicy } from "../../../src/bridge/interactions/index.js";
-import { TokenRegistry } from "../../../src/gateway/auth/tokens.js";
+import { describe, expect, it } from "vitest";
 import { RawAcpClient } from "../../support/acp-raw-client.js";
 import { AskTestClient, rpcError } from "../../support/ask-client.js";
 import { eventually, payloadsOf, waitForTerminal } from "../../support/ask-events.js";
-import { deferred, ECHO_TOOL } from "../../support/echo-tool.js";
-import { startSecureGateway, type SecureGateway } from "../../support/secure-gateway.js";
+import { deferred } from "../../support/echo-tool.js";
+import { policyGatewayForFile } from "../../support/policy-gateway.js";
 import { auditedReceipts } from "../../support/audit-file.js";
 
 /**
@@ -43,23 +38,11 @@ type Who = keyof typeof TOKENS;
 const bearer = (who: Who) => ({ authorization: `Bearer ${TOKENS[who]}` });
 const FORBIDDEN = -32011;
 
-let gw: SecureGateway;
-const auditDir = mkdtempSync(join(tmpdir(), "approval-consensus-"));
-const closers: Array<() => unknown> = [];
-
-beforeAll(async () => {
-  const tokens = TokenRegistry.parse(JSON.stringify(Object.entries(TOKENS).map(([id, token]) => ({ id, token, tenant: "team" }))), "tokens.json");
-  gw = await startSecureGateway({ tokens, commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml"), auditDir });
-});
-
-afterAll(async () => {
-  for (const close of closers) await close();
-  await gw?.stop();
-  rmSync(auditDir, { recursive: true, force: true });
-});
+const suite = policyGatewayForFile(TOKENS, POLICY, "approval-consensus-");
+const { auditDir, closers } = suite;
 
 async function ask(who: Who, capabilities?: string[]): Promise<AskTestClient> {
-  const client = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: bearer(who) });
+  const client = await AskTestClient.websocket(suite.gw.wsUrl("/rpc"), { headers: bearer(who) });
   closers.push(() => client.socket.terminate());
   await client.request("initialize", { client: { name: `consensus-${who}`, version: "1" }, ...(capabilities ? { capabilities } : {}) });
   return client;
@@ -72,10 +55,10 @@ async function sessionOf(owner: AskTestClient, ...watchers: AskTestClient[]): Pr
   return session.sessionId as string;
 }
 
-const audited = (sessionId: string) => auditedReceipts(gw, auditDir, sessionId);
+const audited = (sessionId: string) => auditedReceipts(suite.gw, auditDir, sessionId);
 
 const steps = (receipt: { steps: Array<Record<string, unknown>> }) => receipt.steps.map(({ at: _at, ...step }) => step);
-const logged = (text: string) => eventually(() => gw.bridgeLog().some((line) => line.includes(text)), text);
+const logged = (text: string) => eventually(() => suite.gw.bridgeLog().some((line) => line.includes(text)), text);
 const pendingIds = async (client: AskTestClient, sessionId: string) => ((await client.request("interaction/list", { sessionId })).interactions as Array<{ id: string }>).map((i) => i.id);
 
 describe("a consensus rule (count 2)", () => {
@@ -87,11 +70,11 @@ describe("a consensus rule (count 2)", () => {
       return { decision: "allow_once" };
     };
     const sessionId = await sessionOf(ann);
-    const ben = await RawAcpClient.connect(gw.wsUrl("/acp"), bearer("ben"));
+    const ben = await RawAcpClient.connect(suite.gw.wsUrl("/acp"), bearer("ben"));
     closers.push(() => ben.close());
     ben.answer = () => undefined; // answered by hand below, once ann's vote is counted
     await ben.initialize();
-    await ben.request("session/load", { sessionId, cwd: gw.cwd, mcpServers: [] });
+    await ben.request("session/load", { sessionId, cwd: suite.gw.cwd, mcpServers: [] });
 
     const { turnId } = await ann.request("session/send", { sessionId, content: '/tool echo-json {"a":2}\nDone' });
     const [benAsked] = await Promise.all([ben.next((m) => m.method === "session/request_permission"), annAsked.promise]);
@@ -180,7 +163,7 @@ describe("a rule naming its deciders", () => {
     expect(await pendingIds(ann, sessionId)).toEqual(["act_1"]);
     expect(payloadsOf(ann.eventsOf(sessionId), "approval.updated")).toEqual([]);
     // The core's one question for a dialect that offers the choice: who decides this approval.
-    const interactions = gw.stack.core!.sessions.get(sessionId)!.interactions;
+    const interactions = suite.gw.stack.core!.sessions.get(sessionId)!.interactions;
     expect(await interactions.decidersOf("act_1")).toEqual({ principals: ["lead"], roles: [] });
     expect(await interactions.decidersOf("act_9")).toBe("any");
 
