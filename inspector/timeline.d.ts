@@ -36,6 +36,8 @@ export interface OperatorDecision {
   reason?: string;
   by: string;
   at: string;
+  /** One vote of several that did not decide: approvals so far (unknown on a replica not holding the call) of those needed. */
+  vote?: { approvals?: number; needed: number };
 }
 export interface Answer<F> {
   by: string;

@@ -119,9 +119,11 @@ export function answerWords(frame) {
 
 /** What an operator's answer from the page said. */
 export function decisionWords(decision) {
+  // One vote of several (a policy's count) is shown as that, not as the decision.
+  const vote = decision.vote ? ` (a vote${decision.vote.approvals === undefined ? "" : `, ${decision.vote.approvals} of ${decision.vote.needed}`}; not yet decided)` : "";
   // A plan's approval has no scope.
-  if (decision.action === "approve") return decision.scope === undefined ? "approved" : `approved ${decision.scope === "session" ? "for the session" : "once"}`;
-  if (decision.action === "reject") return `rejected${decision.feedback ? `: ${decision.feedback}` : ""}`;
+  if (decision.action === "approve") return (decision.scope === undefined ? "approved" : `approved ${decision.scope === "session" ? "for the session" : "once"}`) + vote;
+  if (decision.action === "reject") return `rejected${decision.feedback ? `: ${decision.feedback}` : ""}${vote}`;
   if (decision.action === "respond") return `answered ${JSON.stringify(decision.response)}`;
   return `declined${decision.reason ? `: ${decision.reason}` : ""}`;
 }

@@ -224,5 +224,7 @@ describe("the words of answers", () => {
     expect(decisionWords({ sessionId: S, interactionId: "a", action: "reject", feedback: "too risky", by: "x", at: "" })).toBe("rejected: too risky");
     expect(decisionWords({ sessionId: S, interactionId: "a", action: "respond", response: "Blue", by: "x", at: "" })).toBe('answered "Blue"');
     expect(decisionWords({ sessionId: S, interactionId: "a", action: "decline", by: "x", at: "" })).toBe("declined");
+    expect(decisionWords({ sessionId: S, interactionId: "a", action: "approve", scope: "once", by: "x", at: "", vote: { approvals: 1, needed: 2 } })).toBe("approved once (a vote, 1 of 2; not yet decided)");
+    expect(decisionWords({ sessionId: S, interactionId: "a", action: "reject", by: "x", at: "", vote: { needed: 2 } })).toBe("rejected (a vote; not yet decided)");
   });
 });

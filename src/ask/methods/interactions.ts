@@ -22,7 +22,7 @@ import type {
 import { askError } from "../ask-errors.js";
 import type { MethodContext } from "../context.js";
 import { offeredTo } from "../../bridge/decision-offers.js";
-import { InteractionError, type ApprovalAnswered } from "../../bridge/interactions/index.js";
+import { InteractionError, voteCountOf, type ApprovalAnswered } from "../../bridge/interactions/index.js";
 
 /** interaction/* and plan/*: resolve the gateway's interactions of one session (DESIGN §4.4). */
 async function interactionsOf({ services, peer }: MethodContext, sessionId: string, answering?: string) {
@@ -73,9 +73,8 @@ export async function reject(ctx: MethodContext, p: InteractionRejectParams): Pr
 
 /** An answer that was one vote and did not decide says so, with the count (none when it was handed to the replica holding the call). */
 function voteOf(answered: ApprovalAnswered): { vote?: ApprovalVoteCount } {
-  if (answered.kind === "vote") return { vote: { approvals: answered.have, needed: answered.need } };
-  if (answered.kind === "sent") return { vote: { needed: answered.need } };
-  return {};
+  const vote = voteCountOf(answered);
+  return vote ? { vote } : {};
 }
 
 export async function approveAll(ctx: MethodContext, p: InteractionApproveAllParams): Promise<InteractionApproveAllResult> {

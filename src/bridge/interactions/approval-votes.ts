@@ -140,6 +140,19 @@ export type ApprovalAnswered =
   | { readonly kind: "vote"; readonly have: number; readonly need: number }
   | { readonly kind: "sent"; readonly need: number };
 
+/** A vote's count as a client is told it: approvals so far (unknown when handed to the replica holding the call) of those needed. */
+export interface VoteCount {
+  approvals?: number;
+  needed: number;
+}
+
+/** The count of an answer that was one vote and did not decide; undefined for the answer that decided. */
+export function voteCountOf(answered: ApprovalAnswered): VoteCount | undefined {
+  if (answered.kind === "vote") return { approvals: answered.have, needed: answered.need };
+  if (answered.kind === "sent") return { needed: answered.need };
+  return undefined;
+}
+
 /** An answer to a permission request in the bridge's words. */
 export const decisionOf = (answer: InteractionRequestPermissionResult): ApprovalDecision => {
   const grant = decisionGrant(answer.decision);

@@ -1,6 +1,6 @@
 /** Tau's client-tool channel turned into Ask interactions (DESIGN §4.4). */
 export { approvalModeFor, canonicalApprovalMode, type ApprovalModeName } from "./approval-modes.js";
-export type { ApprovalAnswered } from "./approval-votes.js";
+export { voteCountOf, type ApprovalAnswered, type VoteCount } from "./approval-votes.js";
 export { argumentProblems, checkSchemaDocument, compileArgumentSchema } from "./argument-schemas.js";
 export { ASK_USER_PARAMETERS } from "./ask-user-tool.js";
 export { ClientToolCalls, type ClientToolCallsOptions } from "./client-tool-calls.js";

@@ -1,6 +1,7 @@
 import type { ApprovalScope } from "../../../generated/ask-v1.0.js";
 import { InteractionError } from "../../bridge/interactions/interaction-error.js";
 import { isInteractionIdOf } from "../../bridge/interactions/interaction-ids.js";
+import type { ApprovalAnswered, VoteCount } from "../../bridge/interactions/approval-votes.js";
 import type { SharedAnswers } from "../../bridge/interactions/shared-answers.js";
 import type { SessionPrincipal } from "../../bridge/session-principal.js";
 
@@ -34,6 +35,8 @@ export interface OperatorDecision extends OperatorAnswer {
   /** The operator's token id, or `loopback` when the gateway has no tokens. */
   by: string;
   at: string;
+  /** An approve or reject that was one vote of several and did not decide: the count. */
+  vote?: VoteCount;
 }
 
 /** The route's body schema (Fastify validates it with ajv before the handler runs). */
@@ -70,8 +73,15 @@ export function answerProblem(answer: OperatorAnswer): string | undefined {
  * own, as the agent's submit_plan asked; it takes no scope, and no respond or decline. An
  * approval's answer is the operator's principal's (none without tokens), held to the deciders a
  * policy rule names as any client's is: an operator is not a lead because it runs the gateway.
+ * Resolves with what the answer was: the decision, or one vote of several (a `count` rule).
  */
-export function carryOut(answers: SharedAnswers, interactionId: string, answer: OperatorAnswer, principal?: SessionPrincipal): Promise<void> {
+export async function carryOut(answers: SharedAnswers, interactionId: string, answer: OperatorAnswer, principal?: SessionPrincipal): Promise<ApprovalAnswered> {
+  return (await decide(answers, interactionId, answer, principal)) ?? DECIDED;
+}
+
+const DECIDED: ApprovalAnswered = { kind: "decided" };
+
+function decide(answers: SharedAnswers, interactionId: string, answer: OperatorAnswer, principal?: SessionPrincipal): Promise<ApprovalAnswered | void> {
   if (isInteractionIdOf("plan", interactionId)) {
     if (answer.action === "approve" && answer.scope === undefined) return answers.decidePlan(interactionId, { action: "approve" });
     if (answer.action === "reject") return answers.decidePlan(interactionId, { action: "reject", ...(answer.feedback ? { feedback: answer.feedback } : {}) });
@@ -79,9 +89,9 @@ export function carryOut(answers: SharedAnswers, interactionId: string, answer: 
   }
   switch (answer.action) {
     case "approve":
-      return answers.approve(interactionId, answer.scope, principal).then(() => undefined);
+      return answers.approve(interactionId, answer.scope, principal);
     case "reject":
-      return answers.reject(interactionId, answer.feedback, principal).then(() => undefined);
+      return answers.reject(interactionId, answer.feedback, principal);
     case "respond":
       return answers.respond(interactionId, answer.response ?? "");
     case "decline":

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InteractionError } from "../../bridge/interactions/interaction-error.js";
+import { voteCountOf, type ApprovalAnswered } from "../../bridge/interactions/approval-votes.js";
 import { SessionError } from "../../bridge/session-error.js";
 import { readReceipts, type SessionReceiptsSource } from "../routes/receipts.js";
 import type { InspectorHub } from "./inspector-hub.js";
@@ -93,8 +94,9 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewe
     const { id, interactionId } = request.params;
     const record = visible(request, id);
     if (!record) return notFound(reply, id);
+    let answered: ApprovalAnswered;
     try {
-      await carryOut(record.interactions.shared, interactionId, request.body, request.principal);
+      answered = await carryOut(record.interactions.shared, interactionId, request.body, request.principal);
     } catch (error) {
       // A policy rule that names who decides holds the operator to it too.
       if (error instanceof SessionError && error.code === "forbidden") return reply.code(403).send({ error: "forbidden", message: error.message });
@@ -102,9 +104,11 @@ export async function sessionRoutes(app: FastifyInstance, { hub, sessions, viewe
       const status = error.code === "invalid_params" ? 400 : 409;
       return reply.code(status).send({ error: error.code === "invalid_params" ? "invalid_request" : "not_pending", message: error.message });
     }
-    const decision = { sessionId: id, interactionId, ...request.body, by: request.principal?.tokenId ?? "loopback", at: new Date().toISOString() };
+    // One vote of several is told as a vote, with its count, not as the decision.
+    const vote = voteCountOf(answered);
+    const decision = { sessionId: id, interactionId, ...request.body, by: request.principal?.tokenId ?? "loopback", at: new Date().toISOString(), ...(vote ? { vote } : {}) };
     hub.recordDecision(decision, record.tenant);
-    return { decided: true, decision };
+    return { decided: vote === undefined, decision, ...(vote ? { vote } : {}) };
   });
 }
 

@@ -111,4 +111,39 @@ describe("an approval under a rule only principals can satisfy", () => {
     const [receipt] = gw.stack.receipts.of(sessionId)!.receipts;
     expect(receipt!.steps.find((s) => s.step === "decided")).toMatchObject({ by: "client", outcome: "approved", approvers: ["lead"] });
   });
+
+  it("tells an operator whose answer is one vote of several that it is a vote, with its count, not the decision", async () => {
+    const tokens = TokenRegistry.parse(
+      JSON.stringify([
+        { id: "ops", token: "ops-token", tenant: "ops", operator: true },
+        { id: "lead", token: "lead-token", tenant: "team" },
+      ]),
+      "tokens.json",
+    );
+    const gw = await cleanups.stopAfterTest(startInspectorGateway({ tokens, commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml") }));
+    const lead = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: { authorization: "Bearer lead-token" } });
+    cleanups.push(() => lead.socket.close());
+    const answer = deferred<{ decision: string }>();
+    lead.reverse = () => answer.promise;
+    const sessionId = await openSession(lead, { capabilities: ["reverseRequests"] });
+    const { turnId } = await lead.request("session/send", { sessionId, content: call(2) });
+    await lead.waitForEvent(sessionId, "approval.required");
+
+    const page = { authorization: "Bearer ops-token", origin: gw.baseUrl };
+    const csrf = await (await fetch(`${gw.baseUrl}/inspector/api/csrf`, { headers: page })).json();
+    const post = await fetch(`${gw.baseUrl}/inspector/api/sessions/${sessionId}/interactions/act_1`, {
+      method: "POST",
+      headers: { ...page, "content-type": "application/json", [csrf.header]: csrf.token },
+      body: JSON.stringify({ action: "approve", scope: "once" }),
+    });
+    expect(post.status).toBe(200);
+    expect(await post.json()).toMatchObject({ decided: false, vote: { approvals: 1, needed: 2 }, decision: { action: "approve", by: "ops", vote: { approvals: 1, needed: 2 } } });
+    expect(gw.stack.receipts.of(sessionId)!.receipts[0]!.steps.some((s) => s.step === "decided")).toBe(false);
+
+    // The lead's approval is the second vote: it decides.
+    answer.resolve({ decision: "allow_once" });
+    expect((await waitForTerminal(lead, sessionId, turnId)).type).toBe("turn.completed");
+    const [receipt] = gw.stack.receipts.of(sessionId)!.receipts;
+    expect(receipt!.steps.find((s) => s.step === "decided")).toMatchObject({ outcome: "approved", approvers: ["ops", "lead"] });
+  });
 });
