@@ -1,5 +1,5 @@
 import { pino, type LevelWithSilent } from "pino";
-import { loadApprovalPolicy, loadToolsConfig, type ApprovalPolicy, type CommandToolConfig } from "../bridge/interactions/index.js";
+import { loadApprovalPolicy, loadToolsConfig, type ApprovalPolicy, type CommandToolConfig, type PolicyReading } from "../bridge/interactions/index.js";
 import { CommandExit, UsageError, type CommandIO } from "./io.js";
 import type { Log } from "../shared/log.js";
 import { UpstreamVersionError } from "../tau/upstream.js";
@@ -42,13 +42,14 @@ export async function readCommandTools(command: string, path: string | undefined
 
 /**
  * `--approval-policy FILE`, read and checked before anything starts (absent: undefined, the default
- * policy). `withoutPrincipals`: why no caller of this command has a principal, when none has; then
- * a rule only principals could satisfy is refused (docs/approvals.md#callers-without-a-principal).
+ * policy). `callers`: why no caller of this command has a principal, when none has, or the
+ * principals callers can have; a rule they could never satisfy is refused
+ * (docs/approvals.md#callers-without-a-principal).
  */
-export async function readApprovalPolicy(command: string, path: string | undefined, io: CommandIO, withoutPrincipals?: string): Promise<ApprovalPolicy | undefined> {
+export async function readApprovalPolicy(command: string, path: string | undefined, io: CommandIO, callers: PolicyReading): Promise<ApprovalPolicy | undefined> {
   if (path === undefined) return undefined;
   try {
-    return await loadApprovalPolicy(path, withoutPrincipals === undefined ? {} : { withoutPrincipals });
+    return await loadApprovalPolicy(path, callers);
   } catch (err) {
     io.stderr(`tau-gateway ${command}: invalid --approval-policy ${JSON.stringify(path)}:\n${(err as Error).message}\n`);
     throw new CommandExit(2);

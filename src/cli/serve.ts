@@ -103,8 +103,14 @@ async function serve(argv: string[], io: CommandIO, env: NodeJS.ProcessEnv): Pro
     io.stderr(`tau-gateway serve: ${(err as Error).message}\nRun "tau-gateway serve --help" for the options.\n`);
     return 2;
   }
-  // Without tokens no caller has a principal: a rule only principals can satisfy would never let its calls run.
-  const approvalPolicy = await readApprovalPolicy("serve", settings.approvalPolicyFile, io, tokens ? undefined : "this gateway has no tokens (give it --tokens-file)");
+  // Without tokens no caller has a principal, and with them no more approvers answer than the tokens
+  // are for: a rule needing more would never let its calls run.
+  const approvalPolicy = await readApprovalPolicy(
+    "serve",
+    settings.approvalPolicyFile,
+    io,
+    tokens ? { principals: tokens.principalIds() } : { withoutPrincipals: "this gateway has no tokens (give it --tokens-file)" },
+  );
 
   const running = new Running();
   // Components start before the HTTP app (and its logger) exists; their lines are routed to it once it does.

@@ -42,7 +42,9 @@ async function stdioCommand(dialect: LoadedDialect, argv: string[], io: CommandI
   if (settings.remote !== undefined) return relayToGateway(command, descriptor.command.relay, dialect.name, { ...settings, remote: settings.remote }, argv, io);
   const commandTools = await readCommandTools(command, settings.toolsConfig, io);
   // Its one client has no token, so no principal: a rule only principals can satisfy would never let its calls run.
-  const approvalPolicy = await readApprovalPolicy(command, settings.approvalPolicyFile, io, `the client of \`tau-gateway ${command}\` has no token (serve the policy with \`tau-gateway serve --tokens-file\`)`);
+  const approvalPolicy = await readApprovalPolicy(command, settings.approvalPolicyFile, io, {
+    withoutPrincipals: `the client of \`tau-gateway ${command}\` has no token (serve the policy with \`tau-gateway serve --tokens-file\`)`,
+  });
   const log = stderrLog(command, settings.logLevel);
 
   // Watched from the start: a signal during start-up stops the command as soon as it is up.

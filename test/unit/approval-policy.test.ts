@@ -129,6 +129,30 @@ describe("a policy read for callers without a principal", () => {
   });
 });
 
+describe("a policy read for a gateway's known principals", () => {
+  const POLICY = "version: 1\nrules:\n  - name: leads\n    action: require\n    approvers: { principals: [ana, ben] }\n    count: 2\n  - name: three\n    action: require\n    count: 3\n  - name: owners\n    action: require\n    approvers: { roles: [owner] }\n    count: 2\n  - { name: one-lead, action: require, approvers: { principals: [ana, zoe] } }\n";
+
+  it("refuses each require rule needing more distinct approvers than the tokens are for, with its line and why", () => {
+    let message = "";
+    try {
+      parseApprovalPolicy(POLICY, "p.yaml", { principals: ["ana", "carl"] });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.split("\n")).toEqual([
+      "p.yaml:5:16: /rules/0/approvers: it needs 2 distinct approver(s) among principals ana, ben, and of these the tokens have only 1 (ana), so its calls could never be approved",
+      "p.yaml:9:12: /rules/1/count: it needs 3 distinct approvers, and the tokens are for only 2 (ana, carl), so its calls could never be approved",
+    ]);
+  });
+
+  it("reads it when the tokens have enough principals (a single --token is one)", () => {
+    expect(parseApprovalPolicy(POLICY, "p.yaml", { principals: ["ana", "ben", "carl"] }).rules).toHaveLength(4);
+    expect(() => parseApprovalPolicy("version: 1\nrules:\n  - { name: two, action: require, count: 2 }\n", "p.yaml", { principals: ["token"] })).toThrow(
+      "p.yaml:3:42: /rules/0/count: it needs 2 distinct approvers, and the tokens are for only 1 (token), so its calls could never be approved",
+    );
+  });
+});
+
 describe("the policy file's schema", () => {
   it("holds the roles a rule may name as an enum", () => {
     const schema = JSON.parse(readFileSync(new URL("../../schema/approval-policy.schema.json", import.meta.url), "utf8"));

@@ -17,7 +17,7 @@ export { SUBMIT_PLAN_PARAMETERS } from "./submit-plan-tool.js";
 export { SessionInteractions, type InteractionEventSink, type SessionInteractionsOptions } from "./session-interactions.js";
 export type { GatewayTool } from "./gateway-tool.js";
 export { ASK_USER_TOOL, GATEWAY_TOOL_NAMES, SUBMIT_PLAN_TOOL } from "./tool-names.js";
-export { loadApprovalPolicy, parseApprovalPolicy } from "./policy/policy-file.js";
+export { loadApprovalPolicy, parseApprovalPolicy, type PolicyReading } from "./policy/policy-file.js";
 export { DEFAULT_POLICY, type ApprovalPolicy } from "./policy/policy-rules.js";
 export { AuditLog } from "./policy/audit-log.js";
 export { receiptSpan } from "./policy/receipt-span.js";

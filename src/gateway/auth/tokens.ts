@@ -29,7 +29,8 @@ export interface Principal {
 
 /** The tenant of the single `--token`. */
 export const DEFAULT_TENANT = "default";
-const SINGLE_TOKEN_ID = "default";
+/** The principal of the single `--token` (its id, as an approval policy or a role grant names it). */
+export const SINGLE_TOKEN_ID = "default";
 
 interface TokenEntry extends Principal {
   readonly digest: Buffer;
@@ -106,6 +107,11 @@ export class TokenRegistry {
 
   get size(): number {
     return this.entries.length;
+  }
+
+  /** The principals the tokens are for (each entry's id), as an approval policy names them. */
+  principalIds(): readonly string[] {
+    return this.entries.map((entry) => entry.tokenId);
   }
 
   /** How many tenants the tokens act for. */

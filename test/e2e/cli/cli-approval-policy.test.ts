@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupsAfterEach } from "../../support/cleanups.js";
+import { SINGLE_TOKEN_ID } from "../../../src/gateway/auth/tokens.js";
 import { runCommand, serveCli } from "../../support/cli.js";
 
 /** A bad --approval-policy is refused before anything starts, with the file, the line, the column and the reason. */
@@ -49,6 +50,14 @@ describe("--approval-policy", () => {
     const acp = await runCommand(["acp", "--approval-policy", file]);
     expect(acp.code).toBe(2);
     expect(acp.stderr).toContain("and the client of `tau-gateway acp` has no token (serve the policy with `tau-gateway serve --tokens-file`), so its calls could never be approved");
+  });
+
+  it("refuses a rule needing more distinct approvers than the tokens are for: a count of 2 with a single --token", async () => {
+    const file = join(dir, "two.yaml");
+    writeFileSync(file, "version: 1\nrules:\n  - name: two-people\n    action: require\n    count: 2\n");
+    const serve = await runCommand(["serve", "--approval-policy", file, "--token", "the-one-secret"]);
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain(`${file}:5:12: /rules/0/count: it needs 2 distinct approvers, and the tokens are for only 1 (${SINGLE_TOKEN_ID}), so its calls could never be approved`);
   });
 
   it("serves that policy with a tokens file", async () => {

@@ -51,6 +51,12 @@ export interface PolicyReading {
    * policy-rules.ts needsPrincipals) is refused, as its calls could never be approved.
    */
   withoutPrincipals?: string;
+  /**
+   * The principals callers can have (the tokens file's ids), when known. Then a `require` rule
+   * needing more distinct approvers than could ever answer it (its named principals among them,
+   * or all of them when it names roles or no one) is refused, as its calls could never be approved.
+   */
+  principals?: readonly string[];
 }
 
 /** Reads and checks a policy file. */
@@ -94,6 +100,10 @@ export function parseApprovalPolicy(text: string, source: string, reading: Polic
       const unmet = unmetWithoutPrincipals(rule);
       if (unmet) problems.push(problem(`${at}/${unmet.key}`, `${unmet.why}: only callers with a token can decide it, and ${reading.withoutPrincipals}, so its calls could never be approved`));
     }
+    if (reading.principals !== undefined && rule.action === "require") {
+      const short = approversShort(rule, reading.principals);
+      if (short) problems.push(problem(`${at}/${short.key}`, `${short.why}, so its calls could never be approved`));
+    }
   });
   if (problems.length > 0) throw new Error(problems.join("\n"));
   return { version: String(document.version), rules: document.rules.map(compileRule) };
@@ -109,6 +119,19 @@ function unmetWithoutPrincipals(rule: RuleEntry): { key: "approvers" | "count"; 
     return { key: "approvers", why: `it is decided by ${named.join("; ")}` };
   }
   return { key: "count", why: `it needs ${count} distinct approvers` };
+}
+
+/** How a `require` rule needs more distinct approvers than the known principals could give, or undefined. */
+function approversShort(rule: RuleEntry, principals: readonly string[]): { key: "approvers" | "count"; why: string } | undefined {
+  const approvers = approversOf(rule.approvers);
+  const count = rule.count ?? 1;
+  // A role can be granted to any principal; named principals count only if the tokens have them.
+  const byNameOnly = approvers !== "any" && approvers.roles.length === 0;
+  const eligible = byNameOnly ? approvers.principals.filter((id) => principals.includes(id)) : principals;
+  if (count <= eligible.length) return undefined;
+  const who = eligible.length === 0 ? "none" : `only ${eligible.length} (${eligible.join(", ")})`;
+  if (byNameOnly) return { key: "approvers", why: `it needs ${count} distinct approver(s) among principals ${approvers.principals.join(", ")}, and of these the tokens have ${who}` };
+  return { key: "count", why: `it needs ${count} distinct approvers, and the tokens are for ${who}` };
 }
 
 function compileRule(entry: RuleEntry, index: number): PolicyRule {
