@@ -35,6 +35,38 @@ rules:
 `;
 const call = (a: number) => `/tool echo-json {"a":${a}}\nDone`;
 
+/**
+ * An operator ("ops", operator token) and a lead ("lead") on an inspector gateway with POLICY: the
+ * lead's session runs `call(a)` and waits on its approval, which the lead answers through `answer`;
+ * then the operator approves it once from the inspector page. Resolves with the page's response.
+ */
+async function operatorApproves(a: number) {
+  const tokens = TokenRegistry.parse(
+    JSON.stringify([
+      { id: "ops", token: "ops-token", tenant: "ops", operator: true },
+      { id: "lead", token: "lead-token", tenant: "team" },
+    ]),
+    "tokens.json",
+  );
+  const gw = await cleanups.stopAfterTest(startInspectorGateway({ tokens, commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml") }));
+  const lead = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: { authorization: "Bearer lead-token" } });
+  cleanups.push(() => lead.socket.close());
+  const answer = deferred<{ decision: string }>();
+  lead.reverse = () => answer.promise;
+  const sessionId = await openSession(lead, { capabilities: ["reverseRequests"] });
+  const { turnId } = await lead.request("session/send", { sessionId, content: call(a) });
+  await lead.waitForEvent(sessionId, "approval.required");
+
+  const page = { authorization: "Bearer ops-token", origin: gw.baseUrl };
+  const csrf = await (await fetch(`${gw.baseUrl}/inspector/api/csrf`, { headers: page })).json();
+  const post = await fetch(`${gw.baseUrl}/inspector/api/sessions/${sessionId}/interactions/act_1`, {
+    method: "POST",
+    headers: { ...page, "content-type": "application/json", [csrf.header]: csrf.token },
+    body: JSON.stringify({ action: "approve", scope: "once" }),
+  });
+  return { gw, lead, answer, sessionId, turnId, post };
+}
+
 describe("an approval under a rule only principals can satisfy", () => {
   it("is neither offered to nor decided by a caller without a principal; a rule that names nobody is", async () => {
     const gw = await startTestGateway({ commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml") });
@@ -79,29 +111,7 @@ describe("an approval under a rule only principals can satisfy", () => {
   });
 
   it("holds an operator answering on the inspector page to the rule's deciders, as its own principal", async () => {
-    const tokens = TokenRegistry.parse(
-      JSON.stringify([
-        { id: "ops", token: "ops-token", tenant: "ops", operator: true },
-        { id: "lead", token: "lead-token", tenant: "team" },
-      ]),
-      "tokens.json",
-    );
-    const gw = await cleanups.stopAfterTest(startInspectorGateway({ tokens, commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml") }));
-    const lead = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: { authorization: "Bearer lead-token" } });
-    cleanups.push(() => lead.socket.close());
-    const answer = deferred<{ decision: string }>();
-    lead.reverse = () => answer.promise;
-    const sessionId = await openSession(lead, { capabilities: ["reverseRequests"] });
-    const { turnId } = await lead.request("session/send", { sessionId, content: call(1) });
-    await lead.waitForEvent(sessionId, "approval.required");
-
-    const page = { authorization: "Bearer ops-token", origin: gw.baseUrl };
-    const csrf = await (await fetch(`${gw.baseUrl}/inspector/api/csrf`, { headers: page })).json();
-    const post = await fetch(`${gw.baseUrl}/inspector/api/sessions/${sessionId}/interactions/act_1`, {
-      method: "POST",
-      headers: { ...page, "content-type": "application/json", [csrf.header]: csrf.token },
-      body: JSON.stringify({ action: "approve", scope: "once" }),
-    });
+    const { gw, lead, answer, sessionId, turnId, post } = await operatorApproves(1);
     expect(post.status).toBe(403);
     expect(await post.json()).toEqual({ error: "forbidden", message: "principal 'ops' may not decide approval act_1: it is decided by principals lead" });
 
@@ -113,29 +123,7 @@ describe("an approval under a rule only principals can satisfy", () => {
   });
 
   it("tells an operator whose answer is one vote of several that it is a vote, with its count, not the decision", async () => {
-    const tokens = TokenRegistry.parse(
-      JSON.stringify([
-        { id: "ops", token: "ops-token", tenant: "ops", operator: true },
-        { id: "lead", token: "lead-token", tenant: "team" },
-      ]),
-      "tokens.json",
-    );
-    const gw = await cleanups.stopAfterTest(startInspectorGateway({ tokens, commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml") }));
-    const lead = await AskTestClient.websocket(gw.wsUrl("/rpc"), { headers: { authorization: "Bearer lead-token" } });
-    cleanups.push(() => lead.socket.close());
-    const answer = deferred<{ decision: string }>();
-    lead.reverse = () => answer.promise;
-    const sessionId = await openSession(lead, { capabilities: ["reverseRequests"] });
-    const { turnId } = await lead.request("session/send", { sessionId, content: call(2) });
-    await lead.waitForEvent(sessionId, "approval.required");
-
-    const page = { authorization: "Bearer ops-token", origin: gw.baseUrl };
-    const csrf = await (await fetch(`${gw.baseUrl}/inspector/api/csrf`, { headers: page })).json();
-    const post = await fetch(`${gw.baseUrl}/inspector/api/sessions/${sessionId}/interactions/act_1`, {
-      method: "POST",
-      headers: { ...page, "content-type": "application/json", [csrf.header]: csrf.token },
-      body: JSON.stringify({ action: "approve", scope: "once" }),
-    });
+    const { gw, lead, answer, sessionId, turnId, post } = await operatorApproves(2);
     expect(post.status).toBe(200);
     expect(await post.json()).toMatchObject({ decided: false, vote: { approvals: 1, needed: 2 }, decision: { action: "approve", by: "ops", vote: { approvals: 1, needed: 2 } } });
     expect(gw.stack.receipts.of(sessionId)!.receipts[0]!.steps.some((s) => s.step === "decided")).toBe(false);
