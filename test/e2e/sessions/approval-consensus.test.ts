@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RawAcpClient } from "../../support/acp-raw-client.js";
+import * as acp from "@agentclientprotocol/sdk";
+import { AcpSdkEditor } from "../../support/acp-sdk-editor.js";
 import { AskTestClient, rpcError } from "../../support/ask-client.js";
 import { eventually, payloadsOf, waitForTerminal } from "../../support/ask-events.js";
 import { deferred } from "../../support/echo-tool.js";
@@ -9,7 +10,7 @@ import { auditedReceipts } from "../../support/audit-file.js";
 /**
  * A policy's `require` rules as the live flow holds to them, over real sockets with principals
  * from a tokens file: a consensus needs two distinct approvers (an Ask client's and an ACP
- * editor's; the first is only a vote, and every vote is in the audit with the digest of what ran);
+ * editor's, the official ACP SDK client; the first is only a vote, and every vote is in the audit with the digest of what ran);
  * a rule naming its deciders is decided by them and by no other controller; and a deadline decides
  * by its rule when nobody does, and the turn goes on.
  */
@@ -70,21 +71,22 @@ describe("a consensus rule (count 2)", () => {
       return { decision: "allow_once" };
     };
     const sessionId = await sessionOf(ann);
-    const ben = await RawAcpClient.connect(suite.gw.wsUrl("/acp"), bearer("ben"));
+    // Ben's editor is built with the official ACP SDK, on the gateway's /acp WebSocket.
+    const ben = AcpSdkEditor.open(suite.gw.wsUrl("/acp"), bearer("ben"), "consensus-ben");
     closers.push(() => ben.close());
-    ben.answer = () => undefined; // answered by hand below, once ann's vote is counted
-    await ben.initialize();
-    await ben.request("session/load", { sessionId, cwd: suite.gw.cwd, mcpServers: [] });
+    await ben.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+    await ben.agent.request(acp.methods.agent.session.load, { sessionId, cwd: suite.gw.cwd, mcpServers: [] });
 
     const { turnId } = await ann.request("session/send", { sessionId, content: '/tool echo-json {"a":2}\nDone' });
-    const [benAsked] = await Promise.all([ben.next((m) => m.method === "session/request_permission"), annAsked.promise]);
+    const [benAsked] = await Promise.all([ben.permission(), annAsked.promise]);
     await logged("approval vote counted: ann approves act_1 (1 of 2)");
     // The vote is told as a vote: every client sees approval.voted, and the ACP card, still pending, says how many approved.
     expect((await ann.waitForEvent(sessionId, "approval.voted")).payload).toEqual({ id: "act_1", approver: "ann", approvals: 1, needed: 2 });
-    const card = await ben.next((m) => m.method === "session/update" && m.params.update.sessionUpdate === "tool_call_update" && m.params.update.toolCallId === benAsked.params.toolCall.toolCallId);
-    expect(card.params.update).toEqual({
+    const { toolCallId } = benAsked.params.toolCall;
+    const card = await ben.update((update) => update.sessionUpdate === "tool_call_update" && update.toolCallId === toolCallId);
+    expect(card).toEqual({
       sessionUpdate: "tool_call_update",
-      toolCallId: benAsked.params.toolCall.toolCallId,
+      toolCallId,
       status: "pending",
       content: [{ type: "content", content: { type: "text", text: "Approved by 1 of 2 needed approvers (latest: ann); waiting for 1 more." } }],
     });
@@ -93,8 +95,8 @@ describe("a consensus rule (count 2)", () => {
     expect(payloadsOf(ann.eventsOf(sessionId), "approval.updated")).toEqual([]);
     expect(payloadsOf(ann.eventsOf(sessionId), "tool.result")).toEqual([]);
 
-    const allowOnce = benAsked.params.options.find((option: { kind: string }) => option.kind === "allow_once").optionId;
-    ben.send({ jsonrpc: "2.0", id: benAsked.id, result: { outcome: { outcome: "selected", optionId: allowOnce } } });
+    const allowOnce = benAsked.params.options.find((option) => option.kind === "allow_once")!.optionId;
+    benAsked.answer({ outcome: { outcome: "selected", optionId: allowOnce } });
     expect((await waitForTerminal(ann, sessionId, turnId)).type).toBe("turn.completed");
     expect(payloadsOf(ann.eventsOf(sessionId), "approval.updated")).toEqual([{ id: "act_1", status: "approved" }]);
     expect(payloadsOf(ann.eventsOf(sessionId), "tool.result")).toEqual([expect.objectContaining({ isError: false, output: '{"a":2}' })]);
