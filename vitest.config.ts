@@ -11,6 +11,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for what real servers and a real browser do; its 1 s default fails a test on a
+    // loaded machine that would pass a moment later. A poll that passes returns as soon as it does.
+    expect: { poll: { timeout: 10_000 } },
     env: { HOME: home },
     // Suites start real servers and processes on loopback and mostly wait on them: two workers kept
     // 1.3 of CI's two cores busy (306 s); three keep 1.6 busy and finish in 224 s.

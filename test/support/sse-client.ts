@@ -50,6 +50,11 @@ export class SseTestClient {
     });
   }
 
+  /** How many `session/event` frames arrived: for waits, which run on every chunk (events() parses them all). */
+  eventCount(): number {
+    return this.frames.filter((f) => f.event === "session/event").length;
+  }
+
   /** The parsed `data` of every `session/event` frame. */
   events(): Array<{ sessionId: string; event: { type: string; seq: number; payload: any } }> {
     return this.frames.filter((f) => f.event === "session/event").map((f) => JSON.parse(f.data ?? "null"));

@@ -166,11 +166,11 @@ describe("GET /rpc/events", () => {
     // A reconnecting EventSource sends the last id it saw.
     const lastSeen = all[1]!.seq;
     const resumed = await events(`${gw.baseUrl}/rpc/events?sessionId=${sessionId}&afterSeq=0`, { "last-event-id": String(lastSeen) });
-    await resumed.waitFor(() => resumed.events().length === all.length - lastSeen, "the events after Last-Event-ID");
+    await resumed.waitFor(() => resumed.eventCount() === all.length - lastSeen, "the events after Last-Event-ID");
     expect(resumed.events().map((e) => e.event)).toEqual(all.slice(lastSeen));
 
     const fromQuery = await events(`${gw.baseUrl}/rpc/events?sessionId=${sessionId}&afterSeq=${all.length - 1}`);
-    await fromQuery.waitFor(() => fromQuery.events().length === 1, "the last event");
+    await fromQuery.waitFor(() => fromQuery.eventCount() === 1, "the last event");
     expect(fromQuery.events()[0]!.event).toEqual(all.at(-1));
 
     // Nothing missed, nothing repeated: a new turn reaches the resumed stream once.
@@ -306,7 +306,7 @@ describe("server-sent events backpressure", () => {
 
     const replayed = await events(`${gw.baseUrl}/rpc/events?sessionId=${sessionId}`);
     expect(replayed.status).toBe(200);
-    await replayed.waitFor(() => replayed.events().length === all.length, "the whole backlog");
+    await replayed.waitFor(() => replayed.eventCount() === all.length, "the whole backlog");
     expect(replayed.events().map((e) => e.event)).toEqual(all);
     expect(replayed.ended).toBe(false);
   });

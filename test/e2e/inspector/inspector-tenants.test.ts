@@ -54,7 +54,7 @@ async function readOneEvent(gw: InspectorGateway, sessionId: string, token: stri
   const stream = await SseTestClient.open(`${gw.baseUrl}/rpc/events?sessionId=${sessionId}`, { headers: bearer(token) });
   cleanups.push(() => stream.close());
   expect(stream.status).toBe(200);
-  await stream.waitFor(() => stream.events().length > 0, "an event");
+  await stream.waitFor(() => stream.eventCount() > 0, "an event");
   stream.close();
 }
 

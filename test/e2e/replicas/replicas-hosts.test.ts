@@ -66,7 +66,7 @@ describe("replicas in front of two Tau hosts", () => {
       const resumed = await SseTestClient.open(`${b.baseUrl}/rpc/events?sessionId=${encodeURIComponent(sessionId)}`, { headers: { "last-event-id": String(cut) } });
       cleanups.push(() => resumed.close());
       expect(resumed.status).toBe(200);
-      await resumed.waitFor(() => resumed.events().length >= all.length - (all.findIndex((e) => e.seq === cut) + 1), "the events after the cursor");
+      await resumed.waitFor(() => resumed.eventCount() >= all.length - (all.findIndex((e) => e.seq === cut) + 1), "the events after the cursor");
       expect(resumed.events().map((f) => f.event.seq)).toEqual(all.filter((e) => e.seq > cut).map((e) => e.seq));
       await until(async () => ((await leasesOwned(a)) === 2 ? true : undefined), "the leases to stay put");
     },
