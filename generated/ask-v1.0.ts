@@ -717,6 +717,10 @@ export interface InteractionRequestPermissionParams {
    * Why approval is needed.
    */
   reason?: string;
+  /**
+   * Gateway extension: what an approval may hold for, as the approval's record says. ["once"] when the operator's policy requires approval of this very call: the decision holds for this call alone, so acceptForSession and allow_always approve it once and grant nothing for the session.
+   */
+  allowedScopes?: ApprovalScope[];
   sessionId?: SessionId;
   interactionId?: string;
 }

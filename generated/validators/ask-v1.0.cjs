@@ -20588,7 +20588,7 @@ return errors === 0;
 validate526.evaluated = {"props":{"rejected":true,"interactionId":true,"vote":true},"dynamicProps":false,"dynamicItems":false};
 
 exports.InteractionRequestPermissionParams = validate528;
-const schema212 = {"title":"InteractionRequestPermissionParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"toolName":{"type":"string"},"input":{"description":"Arguments of the gated call."},"riskLevel":{"$ref":"#/$defs/RiskLevel"},"reason":{"type":"string","description":"Why approval is needed."},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","toolName"]};
+const schema212 = {"title":"InteractionRequestPermissionParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"toolName":{"type":"string"},"input":{"description":"Arguments of the gated call."},"riskLevel":{"$ref":"#/$defs/RiskLevel"},"reason":{"type":"string","description":"Why approval is needed."},"allowedScopes":{"description":"Gateway extension: what an approval may hold for, as the approval's record says. [\"once\"] when the operator's policy requires approval of this very call: the decision holds for this call alone, so acceptForSession and allow_always approve it once and grant nothing for the session.","type":"array","items":{"$ref":"#/$defs/ApprovalScope"},"uniqueItems":true},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","toolName"]};
 const schema213 = {"title":"RiskLevel","description":"How risky the gated call is.","type":"string","enum":["low","medium","high","critical"]};
 
 function validate529(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -20703,14 +20703,56 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.sessionId !== undefined){
-let data4 = data.sessionId;
+if(data.allowedScopes !== undefined){
+let data4 = data.allowedScopes;
 const _errs8 = errors;
-if(!(validate98(data4, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+const _errs9 = errors;
+if(errors === _errs8){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs10 = errors;
+if(!(validate38(data5, {instancePath:instancePath+"/allowedScopes/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 else {
+}
+var valid1 = _errs10 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+let valid2;
+let i1 = data4.length;
+let j0;
+valid2 = true;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data4[i1], data4[j0])){
+validate528.errors = [{instancePath:instancePath+"/allowedScopes",schemaPath:"#/properties/allowedScopes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+return false;
+valid2 = false;
+break outer0;
+}
+}
+}
+}
+if(valid2){
+}
+}
+}
+else {
+validate528.errors = [{instancePath:instancePath+"/allowedScopes",schemaPath:"#/properties/allowedScopes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+if(errors === _errs8){
+}
 }
 var valid0 = _errs8 === errors;
 }
@@ -20718,22 +20760,38 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.interactionId !== undefined){
-let data5 = data.interactionId;
-const _errs9 = errors;
-if(typeof data5 !== "string"){
-validate528.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
+if(data.sessionId !== undefined){
+let data6 = data.sessionId;
+const _errs11 = errors;
+if(!(validate98(data6, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+errors = vErrors.length;
 }
-const _errs10 = errors;
-if(errors === _errs9){
+else {
 }
-var valid0 = _errs9 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
+if(data.interactionId !== undefined){
+let data7 = data.interactionId;
+const _errs12 = errors;
+if(typeof data7 !== "string"){
+validate528.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs13 = errors;
+if(errors === _errs12){
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
 }
 }
 }
@@ -20752,15 +20810,15 @@ if(errors === 0){
 validate528.errors = vErrors;
 return errors === 0;
 }
-validate528.evaluated = {"props":{"requestId":true,"toolName":true,"input":true,"riskLevel":true,"reason":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate528.evaluated = {"props":{"requestId":true,"toolName":true,"input":true,"riskLevel":true,"reason":true,"allowedScopes":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionRequest = validate532;
+exports.InteractionRequestPermissionRequest = validate533;
 const schema214 = {"title":"InteractionRequestPermissionRequest","description":"Ask the client to approve or deny a gated tool call (app-server interop).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"interaction/requestPermission"},"params":{"$ref":"#/$defs/InteractionRequestPermissionParams"}},"required":["id","method","params"]};
 
-function validate532(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate533(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate532.evaluated;
+const evaluated0 = validate533.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20772,7 +20830,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.method === undefined) && (missing0 = "method"))) || ((data.params === undefined) && (missing0 = "params"))){
-validate532.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate533.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -20810,12 +20868,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate532.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate533.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/requestPermission" !== data2){
-validate532.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestPermission"},message:"must be equal to constant"}];
+validate533.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestPermission"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -20850,21 +20908,51 @@ if(valid0){
 }
 }
 else {
-validate532.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate533.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate532.errors = vErrors;
+validate533.errors = vErrors;
 return errors === 0;
 }
-validate532.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate533.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionResponse = validate536;
+exports.InteractionRequestPermissionResponse = validate537;
 const schema215 = {"title":"InteractionRequestPermissionResponse","description":"Success response to interaction/requestPermission.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRequestPermissionResult"},"error":false},"required":["id","result"]};
 const schema216 = {"title":"InteractionRequestPermissionResult","description":"Result of interaction/requestPermission.","type":"object","properties":{"decision":{"$ref":"#/$defs/PermissionDecision"},"reason":{"type":"string","description":"Why, as ZCode-style clients send it."},"feedback":{"type":"string","description":"Rejection feedback passed to the agent."}},"required":["decision"]};
 const schema217 = {"title":"PermissionDecision","description":"A client's answer to interaction/requestPermission: allow, approve, accept and allow_once approve the call; acceptForSession and allow_always approve the tool for the session; anything else denies.","type":"string","enum":["allow","deny","approve","reject","accept","decline","allow_once","allow_always","acceptForSession","cancel"]};
+
+function validate541(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate541.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate541.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema217.enum;
+if(!((((((((((data === "allow") || (data === "deny")) || (data === "approve")) || (data === "reject")) || (data === "accept")) || (data === "decline")) || (data === "allow_once")) || (data === "allow_always")) || (data === "acceptForSession")) || (data === "cancel"))){
+validate541.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema217.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate541.errors = vErrors;
+return errors === 0;
+}
+validate541.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
 
 function validate540(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -20876,50 +20964,20 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
-validate540.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema217.enum;
-if(!((((((((((data === "allow") || (data === "deny")) || (data === "approve")) || (data === "reject")) || (data === "accept")) || (data === "decline")) || (data === "allow_once")) || (data === "allow_always")) || (data === "acceptForSession")) || (data === "cancel"))){
-validate540.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema217.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate540.errors = vErrors;
-return errors === 0;
-}
-validate540.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-
-function validate539(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate539.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.decision === undefined) && (missing0 = "decision")){
-validate539.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate540.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.decision !== undefined){
 let data0 = data.decision;
 const _errs1 = errors;
-if(!(validate540(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate540.errors : vErrors.concat(validate540.errors);
+if(!(validate541(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate541.errors : vErrors.concat(validate541.errors);
 errors = vErrors.length;
 }
 else {
@@ -20934,7 +20992,7 @@ if(data.reason !== undefined){
 let data1 = data.reason;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate539.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate540.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -20950,7 +21008,7 @@ if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate539.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate540.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -20968,22 +21026,22 @@ if(valid0){
 }
 }
 else {
-validate539.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate540.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate539.errors = vErrors;
+validate540.errors = vErrors;
 return errors === 0;
 }
-validate539.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate540.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate536(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate537(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate536.evaluated;
+const evaluated0 = validate537.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20995,7 +21053,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate536.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate537.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21032,8 +21090,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate539(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate539.errors : vErrors.concat(validate539.errors);
+if(!(validate540(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate540.errors : vErrors.concat(validate540.errors);
 errors = vErrors.length;
 }
 else {
@@ -21047,7 +21105,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate536.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate537.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -21061,23 +21119,23 @@ if(valid0){
 }
 }
 else {
-validate536.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate537.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate536.errors = vErrors;
+validate537.errors = vErrors;
 return errors === 0;
 }
-validate536.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate537.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestPermissionResult = validate543;
+exports.InteractionRequestPermissionResult = validate544;
 
-function validate543(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate544(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate543.evaluated;
+const evaluated0 = validate544.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21089,15 +21147,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.decision === undefined) && (missing0 = "decision")){
-validate543.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate544.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.decision !== undefined){
 let data0 = data.decision;
 const _errs1 = errors;
-if(!(validate540(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate540.errors : vErrors.concat(validate540.errors);
+if(!(validate541(data0, {instancePath:instancePath+"/decision",parentData:data,parentDataProperty:"decision",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate541.errors : vErrors.concat(validate541.errors);
 errors = vErrors.length;
 }
 else {
@@ -21112,7 +21170,7 @@ if(data.reason !== undefined){
 let data1 = data.reason;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate543.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate544.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -21128,7 +21186,7 @@ if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate543.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate544.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -21146,24 +21204,24 @@ if(valid0){
 }
 }
 else {
-validate543.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate544.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate543.errors = vErrors;
+validate544.errors = vErrors;
 return errors === 0;
 }
-validate543.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate544.evaluated = {"props":{"decision":true,"reason":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputParams = validate545;
+exports.InteractionRequestUserInputParams = validate546;
 const schema219 = {"title":"InteractionRequestUserInputParams","type":"object","description":"sessionId and interactionId are gateway extensions naming the session and the interaction the request resolves.","properties":{"requestId":{"type":"string"},"prompt":{"type":"string"},"options":{"description":"Suggested answers.","type":"array","items":{"type":"string"}},"sessionId":{"$ref":"#/$defs/SessionId"},"interactionId":{"type":"string"}},"required":["requestId","prompt"]};
 
-function validate545(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate546(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate545.evaluated;
+const evaluated0 = validate546.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21175,7 +21233,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.requestId === undefined) && (missing0 = "requestId")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate545.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate546.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21183,7 +21241,7 @@ if(data.requestId !== undefined){
 let data0 = data.requestId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate545.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate546.errors = [{instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -21199,7 +21257,7 @@ if(data.prompt !== undefined){
 let data1 = data.prompt;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate545.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate546.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -21223,7 +21281,7 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate545.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate546.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -21238,7 +21296,7 @@ if(valid1){
 }
 }
 else {
-validate545.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate546.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs5){
@@ -21269,7 +21327,7 @@ if(data.interactionId !== undefined){
 let data5 = data.interactionId;
 const _errs10 = errors;
 if(typeof data5 !== "string"){
-validate545.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate546.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs11 = errors;
@@ -21289,24 +21347,24 @@ if(valid0){
 }
 }
 else {
-validate545.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate546.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate545.errors = vErrors;
+validate546.errors = vErrors;
 return errors === 0;
 }
-validate545.evaluated = {"props":{"requestId":true,"prompt":true,"options":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate546.evaluated = {"props":{"requestId":true,"prompt":true,"options":true,"sessionId":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputRequest = validate547;
+exports.InteractionRequestUserInputRequest = validate548;
 const schema220 = {"title":"InteractionRequestUserInputRequest","description":"Ask the client for free-form user input (app-server interop).","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string","const":"interaction/requestUserInput"},"params":{"$ref":"#/$defs/InteractionRequestUserInputParams"}},"required":["id","method","params"]};
 
-function validate547(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate548(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate547.evaluated;
+const evaluated0 = validate548.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21318,7 +21376,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.method === undefined) && (missing0 = "method"))) || ((data.params === undefined) && (missing0 = "params"))){
-validate547.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate548.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21356,12 +21414,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate547.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate548.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/requestUserInput" !== data2){
-validate547.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestUserInput"},message:"must be equal to constant"}];
+validate548.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/requestUserInput"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -21377,8 +21435,8 @@ if(valid0){
 if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
-if(!(validate545(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate545.errors : vErrors.concat(validate545.errors);
+if(!(validate546(data3, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate546.errors : vErrors.concat(validate546.errors);
 errors = vErrors.length;
 }
 else {
@@ -21396,25 +21454,25 @@ if(valid0){
 }
 }
 else {
-validate547.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate548.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate547.errors = vErrors;
+validate548.errors = vErrors;
 return errors === 0;
 }
-validate547.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate548.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputResponse = validate551;
+exports.InteractionRequestUserInputResponse = validate552;
 const schema221 = {"title":"InteractionRequestUserInputResponse","description":"Success response to interaction/requestUserInput.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRequestUserInputResult"},"error":false},"required":["id","result"]};
 const schema222 = {"title":"InteractionRequestUserInputResult","description":"Result of interaction/requestUserInput.","type":"object","properties":{"response":{"type":"string"}},"required":["response"]};
 
-function validate554(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate555(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate554.evaluated;
+const evaluated0 = validate555.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21426,7 +21484,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.response === undefined) && (missing0 = "response")){
-validate554.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate555.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21434,7 +21492,7 @@ if(data.response !== undefined){
 let data0 = data.response;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate554.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate555.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -21450,22 +21508,22 @@ if(valid0){
 }
 }
 else {
-validate554.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate555.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate554.errors = vErrors;
+validate555.errors = vErrors;
 return errors === 0;
 }
-validate554.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
+validate555.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate551(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate552(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate551.evaluated;
+const evaluated0 = validate552.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21477,7 +21535,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate551.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate552.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21514,8 +21572,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate554(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate554.errors : vErrors.concat(validate554.errors);
+if(!(validate555(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate555.errors : vErrors.concat(validate555.errors);
 errors = vErrors.length;
 }
 else {
@@ -21529,7 +21587,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate551.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate552.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -21543,70 +21601,18 @@ if(valid0){
 }
 }
 else {
-validate551.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate552.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate551.errors = vErrors;
+validate552.errors = vErrors;
 return errors === 0;
 }
-validate551.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate552.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRequestUserInputResult = validate556;
-
-function validate556(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate556.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.response === undefined) && (missing0 = "response")){
-validate556.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.response !== undefined){
-let data0 = data.response;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate556.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate556.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate556.errors = vErrors;
-return errors === 0;
-}
-validate556.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.InteractionRespondParams = validate557;
+exports.InteractionRequestUserInputResult = validate557;
 
 function validate557(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21622,8 +21628,60 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))) || ((data.response === undefined) && (missing0 = "response"))){
+if((data.response === undefined) && (missing0 = "response")){
 validate557.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.response !== undefined){
+let data0 = data.response;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate557.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate557.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate557.errors = vErrors;
+return errors === 0;
+}
+validate557.evaluated = {"props":{"response":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.InteractionRespondParams = validate558;
+
+function validate558(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate558.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))) || ((data.response === undefined) && (missing0 = "response"))){
+validate558.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21649,12 +21707,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate557.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate558.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate557.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate558.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -21662,7 +21720,7 @@ else {
 }
 }
 else {
-validate557.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate558.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -21678,7 +21736,7 @@ if(data.response !== undefined){
 let data2 = data.response;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate557.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate558.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -21696,23 +21754,23 @@ if(valid0){
 }
 }
 else {
-validate557.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate558.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate557.errors = vErrors;
+validate558.errors = vErrors;
 return errors === 0;
 }
-validate557.evaluated = {"props":{"sessionId":true,"interactionId":true,"response":true},"dynamicProps":false,"dynamicItems":false};
+validate558.evaluated = {"props":{"sessionId":true,"interactionId":true,"response":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondRequest = validate559;
+exports.InteractionRespondRequest = validate560;
 
-function validate559(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate560(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate559.evaluated;
+const evaluated0 = validate560.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21724,7 +21782,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate559.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate560.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21762,12 +21820,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate559.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate560.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("interaction/respond" !== data2){
-validate559.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/respond"},message:"must be equal to constant"}];
+validate560.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "interaction/respond"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -21802,25 +21860,25 @@ if(valid0){
 }
 }
 else {
-validate559.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate560.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate559.errors = vErrors;
+validate560.errors = vErrors;
 return errors === 0;
 }
-validate559.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate560.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondResponse = validate563;
+exports.InteractionRespondResponse = validate564;
 const schema226 = {"title":"InteractionRespondResponse","description":"Success response to interaction/respond.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/InteractionRespondResult"},"error":false},"required":["id","result"]};
 const schema227 = {"title":"InteractionRespondResult","description":"Result of interaction/respond.","type":"object","properties":{"responded":{"type":"boolean"},"interactionId":{"type":"string"}},"required":["responded","interactionId"]};
 
-function validate566(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate567(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate566.evaluated;
+const evaluated0 = validate567.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21832,7 +21890,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.responded === undefined) && (missing0 = "responded")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate566.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate567.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21840,7 +21898,7 @@ if(data.responded !== undefined){
 let data0 = data.responded;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate566.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate567.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -21856,7 +21914,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate566.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate567.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -21873,22 +21931,22 @@ if(valid0){
 }
 }
 else {
-validate566.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate567.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate566.errors = vErrors;
+validate567.errors = vErrors;
 return errors === 0;
 }
-validate566.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
+validate567.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate563(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate564(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate563.evaluated;
+const evaluated0 = validate564.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21900,7 +21958,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate563.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate564.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -21937,8 +21995,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate566(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate566.errors : vErrors.concat(validate566.errors);
+if(!(validate567(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate567.errors : vErrors.concat(validate567.errors);
 errors = vErrors.length;
 }
 else {
@@ -21952,7 +22010,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate563.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate564.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -21966,23 +22024,23 @@ if(valid0){
 }
 }
 else {
-validate563.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate564.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate563.errors = vErrors;
+validate564.errors = vErrors;
 return errors === 0;
 }
-validate563.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate564.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.InteractionRespondResult = validate568;
+exports.InteractionRespondResult = validate569;
 
-function validate568(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate569(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate568.evaluated;
+const evaluated0 = validate569.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21994,7 +22052,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.responded === undefined) && (missing0 = "responded")) || ((data.interactionId === undefined) && (missing0 = "interactionId"))){
-validate568.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate569.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22002,7 +22060,7 @@ if(data.responded !== undefined){
 let data0 = data.responded;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate568.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate569.errors = [{instancePath:instancePath+"/responded",schemaPath:"#/properties/responded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -22018,7 +22076,7 @@ if(data.interactionId !== undefined){
 let data1 = data.interactionId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate568.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate569.errors = [{instancePath:instancePath+"/interactionId",schemaPath:"#/properties/interactionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22035,50 +22093,18 @@ if(valid0){
 }
 }
 else {
-validate568.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate569.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
-}
-validate568.errors = vErrors;
-return errors === 0;
-}
-validate568.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.InteractionStatus = validate569;
-
-function validate569(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate569.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate569.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema17.enum;
-if(!((((((data === "pending") || (data === "approved")) || (data === "rejected")) || (data === "responded")) || (data === "cancelled")) || (data === "expired"))){
-validate569.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
 }
 validate569.errors = vErrors;
 return errors === 0;
 }
-validate569.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate569.evaluated = {"props":{"responded":true,"interactionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.JsonRpcRequest = validate570;
-const schema230 = {"title":"JsonRpcRequest","type":"object","description":"Any request or notification before method-specific validation.","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string"},"params":{"type":["object","array","null"]}},"required":["method"]};
+exports.InteractionStatus = validate570;
 
 function validate570(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -22090,12 +22116,44 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(typeof data !== "string"){
+validate570.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema17.enum;
+if(!((((((data === "pending") || (data === "approved")) || (data === "rejected")) || (data === "responded")) || (data === "cancelled")) || (data === "expired"))){
+validate570.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate570.errors = vErrors;
+return errors === 0;
+}
+validate570.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.JsonRpcRequest = validate571;
+const schema230 = {"title":"JsonRpcRequest","type":"object","description":"Any request or notification before method-specific validation.","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"method":{"type":"string"},"params":{"type":["object","array","null"]}},"required":["method"]};
+
+function validate571(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate571.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate570.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate571.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22133,7 +22191,7 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate570.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate571.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22149,7 +22207,7 @@ if(data.params !== undefined){
 let data3 = data.params;
 const _errs5 = errors;
 if(typeof data3 != "object"){
-validate570.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: schema230.properties.params.type},message:"must be object,array,null"}];
+validate571.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: schema230.properties.params.type},message:"must be object,array,null"}];
 return false;
 }
 const _errs6 = errors;
@@ -22168,48 +22226,18 @@ if(valid0){
 }
 }
 else {
-validate570.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate571.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate570.errors = vErrors;
+validate571.errors = vErrors;
 return errors === 0;
 }
-validate570.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate571.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.JsonRpcVersion = validate573;
-
-function validate573(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate573.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate573.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-if("2.0" !== data){
-validate573.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate573.errors = vErrors;
-return errors === 0;
-}
-validate573.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.ModeUpdatedEvent = validate574;
+exports.JsonRpcVersion = validate574;
 
 function validate574(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -22221,12 +22249,42 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(typeof data !== "string"){
+validate574.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+if("2.0" !== data){
+validate574.errors = [{instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "2.0"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate574.errors = vErrors;
+return errors === 0;
+}
+validate574.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.ModeUpdatedEvent = validate575;
+
+function validate575(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate575.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate574.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate575.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22234,12 +22292,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate574.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate575.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("mode.updated" !== data0){
-validate574.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "mode.updated"},message:"must be equal to constant"}];
+validate575.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "mode.updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -22256,19 +22314,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate574.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate575.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate574.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate575.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate574.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate575.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -22305,23 +22363,23 @@ if(valid0){
 }
 }
 else {
-validate574.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate575.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate574.errors = vErrors;
+validate575.errors = vErrors;
 return errors === 0;
 }
-validate574.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate575.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModeUpdatedPayload = validate576;
+exports.ModeUpdatedPayload = validate577;
 
-function validate576(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate577(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate576.evaluated;
+const evaluated0 = validate577.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22333,7 +22391,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.mode === undefined) && (missing0 = "mode")) || ((data.approvalMode === undefined) && (missing0 = "approvalMode"))){
-validate576.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate577.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22341,13 +22399,13 @@ if(data.mode !== undefined){
 let data0 = data.mode;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate576.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate577.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 const vSchema0 = schema151.properties.mode.enum;
 if(!((((data0 === "on_request") || (data0 === "auto")) || (data0 === "never")) || (data0 === "plan"))){
-validate576.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema151.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+validate577.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema151.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -22380,23 +22438,23 @@ if(valid0){
 }
 }
 else {
-validate576.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate577.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate576.errors = vErrors;
+validate577.errors = vErrors;
 return errors === 0;
 }
-validate576.evaluated = {"props":{"mode":true,"approvalMode":true},"dynamicProps":false,"dynamicItems":false};
+validate577.evaluated = {"props":{"mode":true,"approvalMode":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelStreamingEvent = validate578;
+exports.ModelStreamingEvent = validate579;
 
-function validate578(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate579(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate578.evaluated;
+const evaluated0 = validate579.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22408,7 +22466,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate578.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate579.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22416,12 +22474,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate578.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate579.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("model.streaming" !== data0){
-validate578.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.streaming"},message:"must be equal to constant"}];
+validate579.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.streaming"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -22438,19 +22496,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate578.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate579.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate578.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate579.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate578.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate579.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -22487,23 +22545,23 @@ if(valid0){
 }
 }
 else {
-validate578.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate579.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate578.errors = vErrors;
+validate579.errors = vErrors;
 return errors === 0;
 }
-validate578.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate579.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelStreamingPayload = validate580;
+exports.ModelStreamingPayload = validate581;
 
-function validate580(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate581(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate580.evaluated;
+const evaluated0 = validate581.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22515,7 +22573,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.delta === undefined) && (missing0 = "delta")){
-validate580.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate581.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22523,7 +22581,7 @@ if(data.delta !== undefined){
 let data0 = data.delta;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate580.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate581.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -22539,7 +22597,7 @@ if(data.messageId !== undefined){
 let data1 = data.messageId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate580.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate581.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22555,19 +22613,19 @@ if(data.offset !== undefined){
 let data2 = data.offset;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate580.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate581.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate580.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate581.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate580.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate581.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -22589,23 +22647,23 @@ if(valid0){
 }
 }
 else {
-validate580.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate581.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate580.errors = vErrors;
+validate581.errors = vErrors;
 return errors === 0;
 }
-validate580.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
+validate581.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelThinkingEvent = validate581;
+exports.ModelThinkingEvent = validate582;
 
-function validate581(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate582(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate581.evaluated;
+const evaluated0 = validate582.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22617,7 +22675,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate581.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate582.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22625,12 +22683,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate581.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate582.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("model.thinking" !== data0){
-validate581.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.thinking"},message:"must be equal to constant"}];
+validate582.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "model.thinking"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -22647,19 +22705,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate581.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate582.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate581.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate582.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate581.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate582.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -22696,23 +22754,23 @@ if(valid0){
 }
 }
 else {
-validate581.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate582.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate581.errors = vErrors;
+validate582.errors = vErrors;
 return errors === 0;
 }
-validate581.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate582.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ModelThinkingPayload = validate583;
+exports.ModelThinkingPayload = validate584;
 
-function validate583(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate584(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate583.evaluated;
+const evaluated0 = validate584.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22724,7 +22782,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.delta === undefined) && (missing0 = "delta")){
-validate583.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate584.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22732,7 +22790,7 @@ if(data.delta !== undefined){
 let data0 = data.delta;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate583.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate584.errors = [{instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -22748,7 +22806,7 @@ if(data.messageId !== undefined){
 let data1 = data.messageId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate583.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate584.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22764,19 +22822,19 @@ if(data.offset !== undefined){
 let data2 = data.offset;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate583.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate584.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate583.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate584.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate583.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate584.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -22798,23 +22856,23 @@ if(valid0){
 }
 }
 else {
-validate583.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate584.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate583.errors = vErrors;
+validate584.errors = vErrors;
 return errors === 0;
 }
-validate583.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
+validate584.evaluated = {"props":{"delta":true,"messageId":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.NoticeEvent = validate584;
+exports.NoticeEvent = validate585;
 
-function validate584(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate585(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate584.evaluated;
+const evaluated0 = validate585.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22826,7 +22884,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate584.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate585.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22834,12 +22892,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate584.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate585.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("notice" !== data0){
-validate584.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate585.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -22856,19 +22914,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate584.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate585.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate584.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate585.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate584.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate585.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -22905,23 +22963,23 @@ if(valid0){
 }
 }
 else {
-validate584.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate585.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate584.errors = vErrors;
+validate585.errors = vErrors;
 return errors === 0;
 }
-validate584.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate585.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.NoticePayload = validate586;
+exports.NoticePayload = validate587;
 
-function validate586(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate587(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate586.evaluated;
+const evaluated0 = validate587.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22933,7 +22991,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.severity === undefined) && (missing0 = "severity")) || ((data.title === undefined) && (missing0 = "title"))){
-validate586.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate587.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -22941,13 +22999,13 @@ if(data.severity !== undefined){
 let data0 = data.severity;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate586.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate587.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 const vSchema0 = schema163.properties.severity.enum;
 if(!(((data0 === "info") || (data0 === "warn")) || (data0 === "error"))){
-validate586.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/enum",keyword:"enum",params:{allowedValues: schema163.properties.severity.enum},message:"must be equal to one of the allowed values"}];
+validate587.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/properties/severity/enum",keyword:"enum",params:{allowedValues: schema163.properties.severity.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -22964,7 +23022,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate586.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate587.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -22988,7 +23046,7 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate586.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate587.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -23003,7 +23061,7 @@ if(valid1){
 }
 }
 else {
-validate586.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate587.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs5){
@@ -23019,7 +23077,7 @@ if(data.kind !== undefined){
 let data4 = data.kind;
 const _errs9 = errors;
 if(typeof data4 !== "string"){
-validate586.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate587.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -23038,49 +23096,18 @@ if(valid0){
 }
 }
 else {
-validate586.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate587.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
-}
-validate586.errors = vErrors;
-return errors === 0;
-}
-validate586.evaluated = {"props":{"severity":true,"title":true,"content":true,"kind":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PermissionDecision = validate587;
-
-function validate587(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate587.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate587.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema217.enum;
-if(!((((((((((data === "allow") || (data === "deny")) || (data === "approve")) || (data === "reject")) || (data === "accept")) || (data === "decline")) || (data === "allow_once")) || (data === "allow_always")) || (data === "acceptForSession")) || (data === "cancel"))){
-validate587.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema217.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
 }
 validate587.errors = vErrors;
 return errors === 0;
 }
-validate587.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate587.evaluated = {"props":{"severity":true,"title":true,"content":true,"kind":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PingParams = validate588;
+exports.PermissionDecision = validate588;
 
 function validate588(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -23092,23 +23119,26 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-}
-else {
-validate588.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(typeof data !== "string"){
+validate588.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(errors === 0){
+const _errs0 = errors;
+const vSchema0 = schema217.enum;
+if(!((((((((((data === "allow") || (data === "deny")) || (data === "approve")) || (data === "reject")) || (data === "accept")) || (data === "decline")) || (data === "allow_once")) || (data === "allow_always")) || (data === "acceptForSession")) || (data === "cancel"))){
+validate588.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema217.enum},message:"must be equal to one of the allowed values"}];
+return false;
 }
+else {
+}
+if(errors === 0){
 }
 validate588.errors = vErrors;
 return errors === 0;
 }
 validate588.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.PingRequest = validate589;
+exports.PingParams = validate589;
 
 function validate589(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -23123,9 +23153,37 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+validate589.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate589.errors = vErrors;
+return errors === 0;
+}
+validate589.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.PingRequest = validate590;
+
+function validate590(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate590.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate589.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate590.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23163,12 +23221,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate589.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate590.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("ping" !== data2){
-validate589.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "ping"},message:"must be equal to constant"}];
+validate590.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "ping"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -23224,7 +23282,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate589.errors = vErrors;
+validate590.errors = vErrors;
 return false;
 }
 else {
@@ -23253,25 +23311,25 @@ if(valid0){
 }
 }
 else {
-validate589.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate590.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate589.errors = vErrors;
+validate590.errors = vErrors;
 return errors === 0;
 }
-validate589.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate590.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PingResponse = validate593;
+exports.PingResponse = validate594;
 const schema243 = {"title":"PingResponse","description":"Success response to ping.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PingResult"},"error":false},"required":["id","result"]};
 const schema244 = {"title":"PingResult","description":"Result of ping.","type":"object","properties":{"status":{"type":"string","description":"Always ok."},"version":{"type":"string","description":"Host version."},"protocolVersion":{"type":"string","description":"Ask protocol version, 1.0."},"uptime":{"description":"Seconds since the host started.","type":"integer","minimum":0,"maximum":9007199254740991},"sessions":{"description":"Live session count.","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["status","version","protocolVersion"]};
 
-function validate596(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate597(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate596.evaluated;
+const evaluated0 = validate597.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23283,7 +23341,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.status === undefined) && (missing0 = "status")) || ((data.version === undefined) && (missing0 = "version"))) || ((data.protocolVersion === undefined) && (missing0 = "protocolVersion"))){
-validate596.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate597.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23291,7 +23349,7 @@ if(data.status !== undefined){
 let data0 = data.status;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate596.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate597.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -23307,7 +23365,7 @@ if(data.version !== undefined){
 let data1 = data.version;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate596.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate597.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -23323,7 +23381,7 @@ if(data.protocolVersion !== undefined){
 let data2 = data.protocolVersion;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate596.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate597.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -23339,19 +23397,19 @@ if(data.uptime !== undefined){
 let data3 = data.uptime;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate596.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate597.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate596.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate597.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate596.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate597.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -23371,19 +23429,19 @@ if(data.sessions !== undefined){
 let data4 = data.sessions;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate596.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate597.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs10 = errors;
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 9007199254740991 || isNaN(data4)){
-validate596.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate597.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data4 < 0 || isNaN(data4)){
-validate596.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate597.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -23407,22 +23465,22 @@ if(valid0){
 }
 }
 else {
-validate596.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate597.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate596.errors = vErrors;
+validate597.errors = vErrors;
 return errors === 0;
 }
-validate596.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
+validate597.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate593(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate594(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate593.evaluated;
+const evaluated0 = validate594.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23434,7 +23492,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate593.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate594.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23471,8 +23529,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate596(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate596.errors : vErrors.concat(validate596.errors);
+if(!(validate597(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate597.errors : vErrors.concat(validate597.errors);
 errors = vErrors.length;
 }
 else {
@@ -23486,7 +23544,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate593.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate594.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -23500,23 +23558,23 @@ if(valid0){
 }
 }
 else {
-validate593.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate594.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate593.errors = vErrors;
+validate594.errors = vErrors;
 return errors === 0;
 }
-validate593.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate594.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PingResult = validate598;
+exports.PingResult = validate599;
 
-function validate598(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate599(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate598.evaluated;
+const evaluated0 = validate599.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23528,7 +23586,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.status === undefined) && (missing0 = "status")) || ((data.version === undefined) && (missing0 = "version"))) || ((data.protocolVersion === undefined) && (missing0 = "protocolVersion"))){
-validate598.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate599.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23536,7 +23594,7 @@ if(data.status !== undefined){
 let data0 = data.status;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate598.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate599.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -23552,7 +23610,7 @@ if(data.version !== undefined){
 let data1 = data.version;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate598.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate599.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -23568,7 +23626,7 @@ if(data.protocolVersion !== undefined){
 let data2 = data.protocolVersion;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate598.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate599.errors = [{instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -23584,19 +23642,19 @@ if(data.uptime !== undefined){
 let data3 = data.uptime;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate598.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate599.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate598.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate599.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate598.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate599.errors = [{instancePath:instancePath+"/uptime",schemaPath:"#/properties/uptime/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -23616,19 +23674,19 @@ if(data.sessions !== undefined){
 let data4 = data.sessions;
 const _errs9 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate598.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate599.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs10 = errors;
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 9007199254740991 || isNaN(data4)){
-validate598.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate599.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data4 < 0 || isNaN(data4)){
-validate598.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate599.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -23652,23 +23710,23 @@ if(valid0){
 }
 }
 else {
-validate598.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate599.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate598.errors = vErrors;
+validate599.errors = vErrors;
 return errors === 0;
 }
-validate598.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
+validate599.evaluated = {"props":{"status":true,"version":true,"protocolVersion":true,"uptime":true,"sessions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApproveParams = validate599;
+exports.PlanApproveParams = validate600;
 
-function validate599(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate600(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate599.evaluated;
+const evaluated0 = validate600.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23680,7 +23738,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate599.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate600.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23703,23 +23761,23 @@ if(valid0){
 }
 }
 else {
-validate599.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate600.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate599.errors = vErrors;
+validate600.errors = vErrors;
 return errors === 0;
 }
-validate599.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate600.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApproveRequest = validate601;
+exports.PlanApproveRequest = validate602;
 
-function validate601(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate602(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate601.evaluated;
+const evaluated0 = validate602.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23731,7 +23789,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate601.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate602.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23769,12 +23827,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate601.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate602.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("plan/approve" !== data2){
-validate601.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/approve"},message:"must be equal to constant"}];
+validate602.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/approve"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -23809,25 +23867,25 @@ if(valid0){
 }
 }
 else {
-validate601.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate602.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate601.errors = vErrors;
+validate602.errors = vErrors;
 return errors === 0;
 }
-validate601.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate602.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApproveResponse = validate605;
+exports.PlanApproveResponse = validate606;
 const schema248 = {"title":"PlanApproveResponse","description":"Success response to plan/approve.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PlanApproveResult"},"error":false},"required":["id","result"]};
 const schema249 = {"title":"PlanApproveResult","description":"Result of plan/approve.","type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"]};
 
-function validate608(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate609(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate608.evaluated;
+const evaluated0 = validate609.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23839,7 +23897,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.approved === undefined) && (missing0 = "approved")){
-validate608.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate609.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23847,7 +23905,7 @@ if(data.approved !== undefined){
 let data0 = data.approved;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate608.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate609.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -23863,22 +23921,22 @@ if(valid0){
 }
 }
 else {
-validate608.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate609.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate608.errors = vErrors;
+validate609.errors = vErrors;
 return errors === 0;
 }
-validate608.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
+validate609.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate605(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate606(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate605.evaluated;
+const evaluated0 = validate606.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23890,7 +23948,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate605.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate606.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -23927,8 +23985,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate608(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate608.errors : vErrors.concat(validate608.errors);
+if(!(validate609(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate609.errors : vErrors.concat(validate609.errors);
 errors = vErrors.length;
 }
 else {
@@ -23942,7 +24000,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate605.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate606.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -23956,70 +24014,18 @@ if(valid0){
 }
 }
 else {
-validate605.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate606.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate605.errors = vErrors;
+validate606.errors = vErrors;
 return errors === 0;
 }
-validate605.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate606.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApproveResult = validate610;
-
-function validate610(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate610.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.approved === undefined) && (missing0 = "approved")){
-validate610.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.approved !== undefined){
-let data0 = data.approved;
-const _errs1 = errors;
-if(typeof data0 !== "boolean"){
-validate610.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate610.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate610.errors = vErrors;
-return errors === 0;
-}
-validate610.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PlanApprovedEvent = validate611;
+exports.PlanApproveResult = validate611;
 
 function validate611(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -24035,8 +24041,60 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+if((data.approved === undefined) && (missing0 = "approved")){
 validate611.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.approved !== undefined){
+let data0 = data.approved;
+const _errs1 = errors;
+if(typeof data0 !== "boolean"){
+validate611.errors = [{instancePath:instancePath+"/approved",schemaPath:"#/properties/approved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate611.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate611.errors = vErrors;
+return errors === 0;
+}
+validate611.evaluated = {"props":{"approved":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanApprovedEvent = validate612;
+
+function validate612(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate612.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate612.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24044,12 +24102,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate611.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate612.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("plan.approved" !== data0){
-validate611.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.approved"},message:"must be equal to constant"}];
+validate612.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.approved"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24066,19 +24124,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate611.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate612.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate611.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate612.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate611.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate612.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -24115,23 +24173,23 @@ if(valid0){
 }
 }
 else {
-validate611.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate612.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate611.errors = vErrors;
+validate612.errors = vErrors;
 return errors === 0;
 }
-validate611.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate612.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanApprovedPayload = validate613;
+exports.PlanApprovedPayload = validate614;
 
-function validate613(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate614(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate613.evaluated;
+const evaluated0 = validate614.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24143,7 +24201,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.plan === undefined) && (missing0 = "plan")){
-validate613.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate614.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24151,7 +24209,7 @@ if(data.plan !== undefined){
 let data0 = data.plan;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate613.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate614.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -24167,7 +24225,7 @@ if(data.id !== undefined){
 let data1 = data.id;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate613.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate614.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -24184,23 +24242,23 @@ if(valid0){
 }
 }
 else {
-validate613.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate614.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate613.errors = vErrors;
+validate614.errors = vErrors;
 return errors === 0;
 }
-validate613.evaluated = {"props":{"plan":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate614.evaluated = {"props":{"plan":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanInteraction = validate614;
+exports.PlanInteraction = validate615;
 
-function validate614(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate615(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate614.evaluated;
+const evaluated0 = validate615.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24212,7 +24270,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate614.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate615.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24220,7 +24278,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate614.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate615.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -24236,12 +24294,12 @@ if(data.kind !== undefined){
 let data1 = data.kind;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate614.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate615.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("plan" !== data1){
-validate614.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
+validate615.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "plan"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24277,7 +24335,7 @@ if(errors === _errs6){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if((data3.plan === undefined) && (missing1 = "plan")){
-validate614.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate615.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -24285,7 +24343,7 @@ if(data3.plan !== undefined){
 let data4 = data3.plan;
 const _errs8 = errors;
 if(typeof data4 !== "string"){
-validate614.errors = [{instancePath:instancePath+"/payload/plan",schemaPath:"#/properties/payload/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate615.errors = [{instancePath:instancePath+"/payload/plan",schemaPath:"#/properties/payload/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
@@ -24301,7 +24359,7 @@ if(valid1){
 }
 }
 else {
-validate614.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate615.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs6){
@@ -24317,7 +24375,7 @@ if(data.mayDecide !== undefined){
 let data5 = data.mayDecide;
 const _errs10 = errors;
 if(typeof data5 !== "boolean"){
-validate614.errors = [{instancePath:instancePath+"/mayDecide",schemaPath:"#/properties/mayDecide/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate615.errors = [{instancePath:instancePath+"/mayDecide",schemaPath:"#/properties/mayDecide/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs11 = errors;
@@ -24337,23 +24395,23 @@ if(valid0){
 }
 }
 else {
-validate614.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate615.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate614.errors = vErrors;
+validate615.errors = vErrors;
 return errors === 0;
 }
-validate614.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true,"mayDecide":true},"dynamicProps":false,"dynamicItems":false};
+validate615.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true,"mayDecide":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanProposedEvent = validate616;
+exports.PlanProposedEvent = validate617;
 
-function validate616(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate617(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate616.evaluated;
+const evaluated0 = validate617.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24365,7 +24423,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate616.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate617.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24373,12 +24431,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate616.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate617.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("plan.proposed" !== data0){
-validate616.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.proposed"},message:"must be equal to constant"}];
+validate617.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.proposed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24395,19 +24453,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate616.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate617.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate616.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate617.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate616.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate617.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -24444,23 +24502,23 @@ if(valid0){
 }
 }
 else {
-validate616.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate617.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate616.errors = vErrors;
+validate617.errors = vErrors;
 return errors === 0;
 }
-validate616.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate617.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanProposedPayload = validate618;
+exports.PlanProposedPayload = validate619;
 
-function validate618(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate619(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate618.evaluated;
+const evaluated0 = validate619.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24472,7 +24530,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.plan === undefined) && (missing0 = "plan"))){
-validate618.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate619.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24480,7 +24538,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate618.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate619.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -24496,7 +24554,7 @@ if(data.plan !== undefined){
 let data1 = data.plan;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate618.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate619.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -24513,23 +24571,23 @@ if(valid0){
 }
 }
 else {
-validate618.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate619.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate618.errors = vErrors;
+validate619.errors = vErrors;
 return errors === 0;
 }
-validate618.evaluated = {"props":{"id":true,"plan":true},"dynamicProps":false,"dynamicItems":false};
+validate619.evaluated = {"props":{"id":true,"plan":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectParams = validate619;
+exports.PlanRejectParams = validate620;
 
-function validate619(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate620(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate619.evaluated;
+const evaluated0 = validate620.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24541,7 +24599,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate619.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate620.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24564,7 +24622,7 @@ if(data.feedback !== undefined){
 let data1 = data.feedback;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate619.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate620.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -24581,23 +24639,23 @@ if(valid0){
 }
 }
 else {
-validate619.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate620.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate619.errors = vErrors;
+validate620.errors = vErrors;
 return errors === 0;
 }
-validate619.evaluated = {"props":{"sessionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
+validate620.evaluated = {"props":{"sessionId":true,"feedback":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectRequest = validate621;
+exports.PlanRejectRequest = validate622;
 
-function validate621(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate622(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate621.evaluated;
+const evaluated0 = validate622.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24609,7 +24667,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate621.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate622.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24647,12 +24705,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate621.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate622.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("plan/reject" !== data2){
-validate621.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/reject"},message:"must be equal to constant"}];
+validate622.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "plan/reject"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24687,25 +24745,25 @@ if(valid0){
 }
 }
 else {
-validate621.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate622.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate621.errors = vErrors;
+validate622.errors = vErrors;
 return errors === 0;
 }
-validate621.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate622.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectResponse = validate625;
+exports.PlanRejectResponse = validate626;
 const schema258 = {"title":"PlanRejectResponse","description":"Success response to plan/reject.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/PlanRejectResult"},"error":false},"required":["id","result"]};
 const schema259 = {"title":"PlanRejectResult","description":"Result of plan/reject.","type":"object","properties":{"rejected":{"type":"boolean"}},"required":["rejected"]};
 
-function validate628(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate629(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate628.evaluated;
+const evaluated0 = validate629.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24717,7 +24775,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.rejected === undefined) && (missing0 = "rejected")){
-validate628.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate629.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24725,7 +24783,7 @@ if(data.rejected !== undefined){
 let data0 = data.rejected;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate628.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate629.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -24741,22 +24799,22 @@ if(valid0){
 }
 }
 else {
-validate628.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate629.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate628.errors = vErrors;
+validate629.errors = vErrors;
 return errors === 0;
 }
-validate628.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+validate629.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate625(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate626(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate625.evaluated;
+const evaluated0 = validate626.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24768,7 +24826,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate625.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate626.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24805,8 +24863,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate628(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate628.errors : vErrors.concat(validate628.errors);
+if(!(validate629(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate629.errors : vErrors.concat(validate629.errors);
 errors = vErrors.length;
 }
 else {
@@ -24820,7 +24878,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate625.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate626.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -24834,70 +24892,18 @@ if(valid0){
 }
 }
 else {
-validate625.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate626.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate625.errors = vErrors;
+validate626.errors = vErrors;
 return errors === 0;
 }
-validate625.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate626.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectResult = validate630;
-
-function validate630(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate630.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.rejected === undefined) && (missing0 = "rejected")){
-validate630.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.rejected !== undefined){
-let data0 = data.rejected;
-const _errs1 = errors;
-if(typeof data0 !== "boolean"){
-validate630.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate630.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate630.errors = vErrors;
-return errors === 0;
-}
-validate630.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.PlanRejectedEvent = validate631;
+exports.PlanRejectResult = validate631;
 
 function validate631(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -24913,8 +24919,60 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+if((data.rejected === undefined) && (missing0 = "rejected")){
 validate631.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.rejected !== undefined){
+let data0 = data.rejected;
+const _errs1 = errors;
+if(typeof data0 !== "boolean"){
+validate631.errors = [{instancePath:instancePath+"/rejected",schemaPath:"#/properties/rejected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate631.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate631.errors = vErrors;
+return errors === 0;
+}
+validate631.evaluated = {"props":{"rejected":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.PlanRejectedEvent = validate632;
+
+function validate632(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate632.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate632.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -24922,12 +24980,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate631.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate632.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("plan.rejected" !== data0){
-validate631.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.rejected"},message:"must be equal to constant"}];
+validate632.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "plan.rejected"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -24944,19 +25002,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate631.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate632.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate631.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate632.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate631.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate632.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -24993,23 +25051,23 @@ if(valid0){
 }
 }
 else {
-validate631.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate632.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate631.errors = vErrors;
+validate632.errors = vErrors;
 return errors === 0;
 }
-validate631.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate632.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.PlanRejectedPayload = validate633;
+exports.PlanRejectedPayload = validate634;
 
-function validate633(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate634(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate633.evaluated;
+const evaluated0 = validate634.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25021,7 +25079,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.plan === undefined) && (missing0 = "plan")){
-validate633.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate634.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25029,7 +25087,7 @@ if(data.plan !== undefined){
 let data0 = data.plan;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate633.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate634.errors = [{instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -25045,7 +25103,7 @@ if(data.id !== undefined){
 let data1 = data.id;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate633.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate634.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -25061,7 +25119,7 @@ if(data.feedback !== undefined){
 let data2 = data.feedback;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate633.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate634.errors = [{instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -25077,13 +25135,13 @@ if(data.status !== undefined){
 let data3 = data.status;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate633.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate634.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
 const vSchema0 = schema132.properties.status.enum;
 if(!(((data3 === "rejected") || (data3 === "cancelled")) || (data3 === "expired"))){
-validate633.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema132.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate634.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema132.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -25100,7 +25158,7 @@ if(data.reason !== undefined){
 let data4 = data.reason;
 const _errs9 = errors;
 if(typeof data4 !== "string"){
-validate633.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate634.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -25120,23 +25178,23 @@ if(valid0){
 }
 }
 else {
-validate633.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate634.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate633.errors = vErrors;
+validate634.errors = vErrors;
 return errors === 0;
 }
-validate633.evaluated = {"props":{"plan":true,"id":true,"feedback":true,"status":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate634.evaluated = {"props":{"plan":true,"id":true,"feedback":true,"status":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.QueueUpdatedEvent = validate634;
+exports.QueueUpdatedEvent = validate635;
 
-function validate634(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate635(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate634.evaluated;
+const evaluated0 = validate635.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25148,7 +25206,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate634.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate635.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25156,12 +25214,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate634.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate635.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("queue.updated" !== data0){
-validate634.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "queue.updated"},message:"must be equal to constant"}];
+validate635.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "queue.updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -25178,19 +25236,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate634.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate635.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate634.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate635.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate634.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate635.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -25227,23 +25285,23 @@ if(valid0){
 }
 }
 else {
-validate634.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate635.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate634.errors = vErrors;
+validate635.errors = vErrors;
 return errors === 0;
 }
-validate634.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate635.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.QueueUpdatedPayload = validate636;
+exports.QueueUpdatedPayload = validate637;
 
-function validate636(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate637(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate636.evaluated;
+const evaluated0 = validate637.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25255,7 +25313,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.messages === undefined) && (missing0 = "messages")){
-validate636.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate637.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25285,7 +25343,7 @@ if(valid1){
 }
 }
 else {
-validate636.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate637.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -25301,23 +25359,23 @@ if(valid0){
 }
 }
 else {
-validate636.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate637.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate636.errors = vErrors;
+validate637.errors = vErrors;
 return errors === 0;
 }
-validate636.evaluated = {"props":{"messages":true},"dynamicProps":false,"dynamicItems":false};
+validate637.evaluated = {"props":{"messages":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.QueuedMessage = validate638;
+exports.QueuedMessage = validate639;
 
-function validate638(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate639(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate638.evaluated;
+const evaluated0 = validate639.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25329,7 +25387,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.text === undefined) && (missing0 = "text"))){
-validate638.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate639.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25340,12 +25398,12 @@ const _errs2 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate638.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate639.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data0)){
-validate638.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate639.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -25353,7 +25411,7 @@ else {
 }
 }
 else {
-validate638.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate639.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs1){
@@ -25387,12 +25445,12 @@ const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data2 === "string"){
 if(func2(data2) < 1){
-validate638.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate639.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data2)){
-validate638.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate639.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -25400,7 +25458,7 @@ else {
 }
 }
 else {
-validate638.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate639.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -25418,23 +25476,23 @@ if(valid0){
 }
 }
 else {
-validate638.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate639.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate638.errors = vErrors;
+validate639.errors = vErrors;
 return errors === 0;
 }
-validate638.evaluated = {"props":{"id":true,"mode":true,"text":true},"dynamicProps":false,"dynamicItems":false};
+validate639.evaluated = {"props":{"id":true,"mode":true,"text":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.RequestId = validate640;
+exports.RequestId = validate641;
 
-function validate640(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate641(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate640.evaluated;
+const evaluated0 = validate641.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25516,7 +25574,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate640.errors = vErrors;
+validate641.errors = vErrors;
 return false;
 }
 else {
@@ -25532,43 +25590,12 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate640.errors = vErrors;
-return errors === 0;
-}
-validate640.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.RiskLevel = validate641;
-
-function validate641(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate641.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate641.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema213.enum;
-if(!((((data === "low") || (data === "medium")) || (data === "high")) || (data === "critical"))){
-validate641.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema213.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
 validate641.errors = vErrors;
 return errors === 0;
 }
 validate641.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SendMode = validate642;
+exports.RiskLevel = validate642;
 
 function validate642(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -25585,9 +25612,9 @@ validate642.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{t
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema54.enum;
-if(!((data === "queue") || (data === "steer"))){
-validate642.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema54.enum},message:"must be equal to one of the allowed values"}];
+const vSchema0 = schema213.enum;
+if(!((((data === "low") || (data === "medium")) || (data === "high")) || (data === "critical"))){
+validate642.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema213.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -25599,8 +25626,7 @@ return errors === 0;
 }
 validate642.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.SendStatus = validate643;
-const schema269 = {"title":"SendStatus","description":"What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.","type":"string","enum":["queued","steered","stale"]};
+exports.SendMode = validate643;
 
 function validate643(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -25617,9 +25643,9 @@ validate643.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{t
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema269.enum;
-if(!(((data === "queued") || (data === "steered")) || (data === "stale"))){
-validate643.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema269.enum},message:"must be equal to one of the allowed values"}];
+const vSchema0 = schema54.enum;
+if(!((data === "queue") || (data === "steer"))){
+validate643.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema54.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -25631,7 +25657,8 @@ return errors === 0;
 }
 validate643.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-exports.ServerInfo = validate644;
+exports.SendStatus = validate644;
+const schema269 = {"title":"SendStatus","description":"What session/send did: steered = started a turn (idle session), or with mode steer injected into the running turn; queued = without mode, injected into the running turn at its next model call (the Ask host's word), or with mode queue held for the next turn boundary; stale = expectedTurnId did not match, nothing sent.","type":"string","enum":["queued","steered","stale"]};
 
 function validate644(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -25643,12 +25670,43 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(typeof data !== "string"){
+validate644.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema269.enum;
+if(!(((data === "queued") || (data === "steered")) || (data === "stale"))){
+validate644.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema269.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate644.errors = vErrors;
+return errors === 0;
+}
+validate644.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.ServerInfo = validate645;
+
+function validate645(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate645.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.version === undefined) && (missing0 = "version"))){
-validate644.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate645.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25656,7 +25714,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate644.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate645.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -25672,7 +25730,7 @@ if(data.version !== undefined){
 let data1 = data.version;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate644.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate645.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -25689,26 +25747,26 @@ if(valid0){
 }
 }
 else {
-validate644.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate645.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate644.errors = vErrors;
+validate645.errors = vErrors;
 return errors === 0;
 }
-validate644.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
+validate645.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ServerMessage = validate645;
+exports.ServerMessage = validate646;
 const schema271 = {"title":"ServerMessage","description":"Every message a server may send.","anyOf":[{"$ref":"#/$defs/InteractionRequestPermissionRequest"},{"$ref":"#/$defs/InteractionRequestUserInputRequest"},{"$ref":"#/$defs/SessionEventNotification"},{"$ref":"#/$defs/SuccessResponse"},{"$ref":"#/$defs/ErrorResponse"}]};
 const schema272 = {"title":"SessionEventNotification","description":"Delivers one session event envelope {type, seq, payload} to a subscribed connection.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"method":{"type":"string","const":"session/event"},"params":{"$ref":"#/$defs/SessionEventParams"}},"required":["method","params"]};
 const schema273 = {"title":"SessionEventParams","type":"object","description":"sessionId (gateway extension): the session the event belongs to.","properties":{"event":{"$ref":"#/$defs/Event"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["event"]};
 
-function validate650(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate651(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate650.evaluated;
+const evaluated0 = validate651.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25720,7 +25778,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.event === undefined) && (missing0 = "event")){
-validate650.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate651.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25760,22 +25818,22 @@ if(valid0){
 }
 }
 else {
-validate650.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate651.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate650.errors = vErrors;
+validate651.errors = vErrors;
 return errors === 0;
 }
-validate650.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate651.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate648(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate649(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate648.evaluated;
+const evaluated0 = validate649.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25787,7 +25845,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate648.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate649.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -25810,12 +25868,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate648.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate649.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("session/event" !== data1){
-validate648.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
+validate649.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -25831,8 +25889,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate650(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate650.errors : vErrors.concat(validate650.errors);
+if(!(validate651(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate651.errors : vErrors.concat(validate651.errors);
 errors = vErrors.length;
 }
 else {
@@ -25849,22 +25907,22 @@ if(valid0){
 }
 }
 else {
-validate648.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate649.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate648.errors = vErrors;
+validate649.errors = vErrors;
 return errors === 0;
 }
-validate648.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate649.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate645(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate646(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate645.evaluated;
+const evaluated0 = validate646.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25874,8 +25932,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate532(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate532.errors : vErrors.concat(validate532.errors);
+if(!(validate533(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate533.errors : vErrors.concat(validate533.errors);
 errors = vErrors.length;
 }
 else {
@@ -25890,8 +25948,8 @@ props0.method = true;
 props0.params = true;
 }
 const _errs2 = errors;
-if(!(validate547(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate547.errors : vErrors.concat(validate547.errors);
+if(!(validate548(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate548.errors : vErrors.concat(validate548.errors);
 errors = vErrors.length;
 }
 else {
@@ -25908,8 +25966,8 @@ props0.params = true;
 }
 }
 const _errs3 = errors;
-if(!(validate648(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate648.errors : vErrors.concat(validate648.errors);
+if(!(validate649(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate649.errors : vErrors.concat(validate649.errors);
 errors = vErrors.length;
 }
 else {
@@ -25969,7 +26027,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate645.errors = vErrors;
+validate646.errors = vErrors;
 return false;
 }
 else {
@@ -25985,18 +26043,18 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate645.errors = vErrors;
+validate646.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate645.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate646.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.SessionAbortParams = validate657;
+exports.SessionAbortParams = validate658;
 
-function validate657(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate658(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate657.evaluated;
+const evaluated0 = validate658.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26008,7 +26066,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate657.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate658.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26031,23 +26089,23 @@ if(valid0){
 }
 }
 else {
-validate657.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate658.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate657.errors = vErrors;
+validate658.errors = vErrors;
 return errors === 0;
 }
-validate657.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate658.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionAbortRequest = validate659;
+exports.SessionAbortRequest = validate660;
 
-function validate659(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate660(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate659.evaluated;
+const evaluated0 = validate660.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26059,7 +26117,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate659.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate660.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26097,12 +26155,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate659.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate660.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/abort" !== data2){
-validate659.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/abort"},message:"must be equal to constant"}];
+validate660.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/abort"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26137,25 +26195,25 @@ if(valid0){
 }
 }
 else {
-validate659.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate660.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate659.errors = vErrors;
+validate660.errors = vErrors;
 return errors === 0;
 }
-validate659.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate660.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionAbortResponse = validate663;
+exports.SessionAbortResponse = validate664;
 const schema276 = {"title":"SessionAbortResponse","description":"Success response to session/abort.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionAbortResult"},"error":false},"required":["id","result"]};
 const schema277 = {"title":"SessionAbortResult","description":"Result of session/abort.","type":"object","properties":{"aborted":{"type":"boolean"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["aborted","sessionId"]};
 
-function validate666(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate667(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate666.evaluated;
+const evaluated0 = validate667.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26167,7 +26225,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.aborted === undefined) && (missing0 = "aborted")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate666.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate667.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26175,7 +26233,7 @@ if(data.aborted !== undefined){
 let data0 = data.aborted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate666.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate667.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -26207,22 +26265,22 @@ if(valid0){
 }
 }
 else {
-validate666.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate667.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate666.errors = vErrors;
+validate667.errors = vErrors;
 return errors === 0;
 }
-validate666.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate667.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate663(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate664(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate663.evaluated;
+const evaluated0 = validate664.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26234,7 +26292,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate663.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate664.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26271,8 +26329,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate666(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate666.errors : vErrors.concat(validate666.errors);
+if(!(validate667(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate667.errors : vErrors.concat(validate667.errors);
 errors = vErrors.length;
 }
 else {
@@ -26286,7 +26344,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate663.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate664.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -26300,23 +26358,23 @@ if(valid0){
 }
 }
 else {
-validate663.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate664.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate663.errors = vErrors;
+validate664.errors = vErrors;
 return errors === 0;
 }
-validate663.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate664.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionAbortResult = validate669;
+exports.SessionAbortResult = validate670;
 
-function validate669(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate670(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate669.evaluated;
+const evaluated0 = validate670.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26328,7 +26386,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.aborted === undefined) && (missing0 = "aborted")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate669.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate670.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26336,7 +26394,7 @@ if(data.aborted !== undefined){
 let data0 = data.aborted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate669.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate670.errors = [{instancePath:instancePath+"/aborted",schemaPath:"#/properties/aborted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -26368,23 +26426,23 @@ if(valid0){
 }
 }
 else {
-validate669.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate670.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate669.errors = vErrors;
+validate670.errors = vErrors;
 return errors === 0;
 }
-validate669.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate670.evaluated = {"props":{"aborted":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetParams = validate671;
+exports.SessionArtifactGetParams = validate672;
 
-function validate671(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate672(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate671.evaluated;
+const evaluated0 = validate672.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26396,7 +26454,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.artifactId === undefined) && (missing0 = "artifactId"))){
-validate671.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate672.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26422,12 +26480,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate671.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate672.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate671.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate672.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -26435,7 +26493,7 @@ else {
 }
 }
 else {
-validate671.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate672.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"#/properties/artifactId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -26452,23 +26510,23 @@ if(valid0){
 }
 }
 else {
-validate671.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate672.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate671.errors = vErrors;
+validate672.errors = vErrors;
 return errors === 0;
 }
-validate671.evaluated = {"props":{"sessionId":true,"artifactId":true},"dynamicProps":false,"dynamicItems":false};
+validate672.evaluated = {"props":{"sessionId":true,"artifactId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetRequest = validate673;
+exports.SessionArtifactGetRequest = validate674;
 
-function validate673(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate674(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate673.evaluated;
+const evaluated0 = validate674.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26480,7 +26538,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate673.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate674.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26518,12 +26576,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate673.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate674.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/artifact/get" !== data2){
-validate673.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifact/get"},message:"must be equal to constant"}];
+validate674.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifact/get"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26558,25 +26616,25 @@ if(valid0){
 }
 }
 else {
-validate673.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate674.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate673.errors = vErrors;
+validate674.errors = vErrors;
 return errors === 0;
 }
-validate673.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate674.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetResponse = validate677;
+exports.SessionArtifactGetResponse = validate678;
 const schema281 = {"title":"SessionArtifactGetResponse","description":"Success response to session/artifact/get.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionArtifactGetResult"},"error":false},"required":["id","result"]};
 const schema282 = {"title":"SessionArtifactGetResult","description":"Result of session/artifact/get.","type":"object","properties":{"artifact":{"$ref":"#/$defs/ArtifactRecord"}},"required":["artifact"]};
 
-function validate680(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate681(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate680.evaluated;
+const evaluated0 = validate681.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26588,7 +26646,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifact === undefined) && (missing0 = "artifact")){
-validate680.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate681.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26611,22 +26669,22 @@ if(valid0){
 }
 }
 else {
-validate680.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate681.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate680.errors = vErrors;
+validate681.errors = vErrors;
 return errors === 0;
 }
-validate680.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
+validate681.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate677(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate678(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate677.evaluated;
+const evaluated0 = validate678.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26638,7 +26696,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate677.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate678.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26675,8 +26733,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate680(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate680.errors : vErrors.concat(validate680.errors);
+if(!(validate681(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate681.errors : vErrors.concat(validate681.errors);
 errors = vErrors.length;
 }
 else {
@@ -26690,7 +26748,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate677.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate678.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -26704,23 +26762,23 @@ if(valid0){
 }
 }
 else {
-validate677.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate678.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate677.errors = vErrors;
+validate678.errors = vErrors;
 return errors === 0;
 }
-validate677.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate678.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactGetResult = validate683;
+exports.SessionArtifactGetResult = validate684;
 
-function validate683(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate684(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate683.evaluated;
+const evaluated0 = validate684.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26732,7 +26790,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifact === undefined) && (missing0 = "artifact")){
-validate683.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate684.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26755,23 +26813,23 @@ if(valid0){
 }
 }
 else {
-validate683.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate684.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate683.errors = vErrors;
+validate684.errors = vErrors;
 return errors === 0;
 }
-validate683.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
+validate684.evaluated = {"props":{"artifact":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsParams = validate685;
+exports.SessionArtifactsParams = validate686;
 
-function validate685(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate686(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate685.evaluated;
+const evaluated0 = validate686.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26783,7 +26841,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate685.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate686.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26806,23 +26864,23 @@ if(valid0){
 }
 }
 else {
-validate685.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate686.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate685.errors = vErrors;
+validate686.errors = vErrors;
 return errors === 0;
 }
-validate685.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate686.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsRequest = validate687;
+exports.SessionArtifactsRequest = validate688;
 
-function validate687(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate688(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate687.evaluated;
+const evaluated0 = validate688.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26834,7 +26892,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate687.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate688.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26872,12 +26930,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate687.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate688.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/artifacts" !== data2){
-validate687.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifacts"},message:"must be equal to constant"}];
+validate688.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/artifacts"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -26912,25 +26970,25 @@ if(valid0){
 }
 }
 else {
-validate687.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate688.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate687.errors = vErrors;
+validate688.errors = vErrors;
 return errors === 0;
 }
-validate687.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate688.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsResponse = validate691;
+exports.SessionArtifactsResponse = validate692;
 const schema286 = {"title":"SessionArtifactsResponse","description":"Success response to session/artifacts.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionArtifactsResult"},"error":false},"required":["id","result"]};
 const schema287 = {"title":"SessionArtifactsResult","description":"Result of session/artifacts.","type":"object","properties":{"artifacts":{"type":"array","items":{"$ref":"#/$defs/ArtifactRecord"}}},"required":["artifacts"]};
 
-function validate694(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate695(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate694.evaluated;
+const evaluated0 = validate695.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26942,7 +27000,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifacts === undefined) && (missing0 = "artifacts")){
-validate694.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate695.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -26972,7 +27030,7 @@ if(valid1){
 }
 }
 else {
-validate694.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate695.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -26988,22 +27046,22 @@ if(valid0){
 }
 }
 else {
-validate694.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate695.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate694.errors = vErrors;
+validate695.errors = vErrors;
 return errors === 0;
 }
-validate694.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
+validate695.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate691(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate692(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate691.evaluated;
+const evaluated0 = validate692.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27015,7 +27073,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate691.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate692.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27052,8 +27110,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate694(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate694.errors : vErrors.concat(validate694.errors);
+if(!(validate695(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate695.errors : vErrors.concat(validate695.errors);
 errors = vErrors.length;
 }
 else {
@@ -27067,7 +27125,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate691.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate692.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -27081,23 +27139,23 @@ if(valid0){
 }
 }
 else {
-validate691.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate692.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate691.errors = vErrors;
+validate692.errors = vErrors;
 return errors === 0;
 }
-validate691.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate692.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionArtifactsResult = validate697;
+exports.SessionArtifactsResult = validate698;
 
-function validate697(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate698(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate697.evaluated;
+const evaluated0 = validate698.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27109,7 +27167,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.artifacts === undefined) && (missing0 = "artifacts")){
-validate697.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate698.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27139,7 +27197,7 @@ if(valid1){
 }
 }
 else {
-validate697.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate698.errors = [{instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -27155,23 +27213,23 @@ if(valid0){
 }
 }
 else {
-validate697.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate698.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate697.errors = vErrors;
+validate698.errors = vErrors;
 return errors === 0;
 }
-validate697.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
+validate698.evaluated = {"props":{"artifacts":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseParams = validate699;
+exports.SessionCloseParams = validate700;
 
-function validate699(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate700(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate699.evaluated;
+const evaluated0 = validate700.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27183,7 +27241,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate699.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate700.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27206,23 +27264,23 @@ if(valid0){
 }
 }
 else {
-validate699.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate700.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate699.errors = vErrors;
+validate700.errors = vErrors;
 return errors === 0;
 }
-validate699.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate700.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseRequest = validate701;
+exports.SessionCloseRequest = validate702;
 
-function validate701(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate702(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate701.evaluated;
+const evaluated0 = validate702.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27234,7 +27292,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate701.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate702.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27272,12 +27330,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate701.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate702.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/close" !== data2){
-validate701.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/close"},message:"must be equal to constant"}];
+validate702.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/close"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -27312,25 +27370,25 @@ if(valid0){
 }
 }
 else {
-validate701.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate702.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate701.errors = vErrors;
+validate702.errors = vErrors;
 return errors === 0;
 }
-validate701.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate702.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseResponse = validate705;
+exports.SessionCloseResponse = validate706;
 const schema291 = {"title":"SessionCloseResponse","description":"Success response to session/close.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionCloseResult"},"error":false},"required":["id","result"]};
 const schema292 = {"title":"SessionCloseResult","description":"Result of session/close.","type":"object","properties":{"closed":{"type":"boolean"},"sessionId":{"$ref":"#/$defs/SessionId"}},"required":["closed","sessionId"]};
 
-function validate708(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate709(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate708.evaluated;
+const evaluated0 = validate709.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27342,7 +27400,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.closed === undefined) && (missing0 = "closed")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate708.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate709.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27350,7 +27408,7 @@ if(data.closed !== undefined){
 let data0 = data.closed;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate708.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate709.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -27382,22 +27440,22 @@ if(valid0){
 }
 }
 else {
-validate708.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate709.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate708.errors = vErrors;
+validate709.errors = vErrors;
 return errors === 0;
 }
-validate708.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate709.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate705(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate706(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate705.evaluated;
+const evaluated0 = validate706.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27409,7 +27467,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate705.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate706.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27446,8 +27504,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate708(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate708.errors : vErrors.concat(validate708.errors);
+if(!(validate709(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate709.errors : vErrors.concat(validate709.errors);
 errors = vErrors.length;
 }
 else {
@@ -27461,7 +27519,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate705.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate706.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -27475,23 +27533,23 @@ if(valid0){
 }
 }
 else {
-validate705.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate706.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate705.errors = vErrors;
+validate706.errors = vErrors;
 return errors === 0;
 }
-validate705.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate706.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCloseResult = validate711;
+exports.SessionCloseResult = validate712;
 
-function validate711(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate712(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate711.evaluated;
+const evaluated0 = validate712.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27503,7 +27561,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.closed === undefined) && (missing0 = "closed")) || ((data.sessionId === undefined) && (missing0 = "sessionId"))){
-validate711.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate712.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27511,7 +27569,7 @@ if(data.closed !== undefined){
 let data0 = data.closed;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate711.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate712.errors = [{instancePath:instancePath+"/closed",schemaPath:"#/properties/closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -27543,23 +27601,23 @@ if(valid0){
 }
 }
 else {
-validate711.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate712.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate711.errors = vErrors;
+validate712.errors = vErrors;
 return errors === 0;
 }
-validate711.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate712.evaluated = {"props":{"closed":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateParams = validate713;
+exports.SessionCreateParams = validate714;
 
-function validate713(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate714(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate713.evaluated;
+const evaluated0 = validate714.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27724,7 +27782,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate713.errors = vErrors;
+validate714.errors = vErrors;
 return false;
 }
 else {
@@ -27750,7 +27808,7 @@ if(data.mode !== undefined){
 let data2 = data.mode;
 const _errs13 = errors;
 if(typeof data2 !== "string"){
-validate713.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate714.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs14 = errors;
@@ -27766,7 +27824,7 @@ if(data.model !== undefined){
 let data3 = data.model;
 const _errs15 = errors;
 if(typeof data3 !== "string"){
-validate713.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate714.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs16 = errors;
@@ -27790,7 +27848,7 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate713.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate714.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
@@ -27805,7 +27863,7 @@ if(valid4){
 }
 }
 else {
-validate713.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate714.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs17){
@@ -27821,7 +27879,7 @@ if(data.systemPrompt !== undefined){
 let data6 = data.systemPrompt;
 const _errs21 = errors;
 if(typeof data6 !== "string"){
-validate713.errors = [{instancePath:instancePath+"/systemPrompt",schemaPath:"#/properties/systemPrompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate714.errors = [{instancePath:instancePath+"/systemPrompt",schemaPath:"#/properties/systemPrompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs22 = errors;
@@ -27840,23 +27898,23 @@ if(valid0){
 }
 }
 else {
-validate713.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate714.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate713.errors = vErrors;
+validate714.errors = vErrors;
 return errors === 0;
 }
-validate713.evaluated = {"props":{"workspace":true,"mode":true,"model":true,"tools":true,"systemPrompt":true},"dynamicProps":false,"dynamicItems":false};
+validate714.evaluated = {"props":{"workspace":true,"mode":true,"model":true,"tools":true,"systemPrompt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateRequest = validate714;
+exports.SessionCreateRequest = validate715;
 
-function validate714(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate715(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate714.evaluated;
+const evaluated0 = validate715.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27868,7 +27926,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate714.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate715.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -27906,12 +27964,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate714.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate715.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/create" !== data2){
-validate714.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/create"},message:"must be equal to constant"}];
+validate715.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/create"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -27973,7 +28031,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate714.errors = vErrors;
+validate715.errors = vErrors;
 return false;
 }
 else {
@@ -28002,26 +28060,26 @@ if(valid0){
 }
 }
 else {
-validate714.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate715.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate714.errors = vErrors;
+validate715.errors = vErrors;
 return errors === 0;
 }
-validate714.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate715.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateResponse = validate718;
+exports.SessionCreateResponse = validate719;
 const schema296 = {"title":"SessionCreateResponse","description":"Success response to session/create.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionCreateResult"},"error":false},"required":["id","result"]};
 const schema297 = {"title":"SessionCreateResult","description":"Result of session/create.","type":"object","properties":{"session":{"$ref":"#/$defs/SessionInfo"}},"required":["session"]};
 const schema298 = {"title":"SessionInfo","type":"object","description":"A newly created session.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"model":{"type":"string","description":"Model id without any provider/ prefix."},"createdAt":{"type":"string","description":"ISO 8601 creation time."}},"required":["sessionId","model","createdAt"]};
 
-function validate722(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate723(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate722.evaluated;
+const evaluated0 = validate723.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28033,7 +28091,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate722.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate723.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28056,7 +28114,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate723.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -28072,7 +28130,7 @@ if(data.createdAt !== undefined){
 let data2 = data.createdAt;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate722.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate723.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -28090,22 +28148,22 @@ if(valid0){
 }
 }
 else {
-validate722.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate723.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate722.errors = vErrors;
+validate723.errors = vErrors;
 return errors === 0;
 }
-validate722.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate723.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate721(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate722(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate721.evaluated;
+const evaluated0 = validate722.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28117,15 +28175,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.session === undefined) && (missing0 = "session")){
-validate721.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate722.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.session !== undefined){
 let data0 = data.session;
 const _errs1 = errors;
-if(!(validate722(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate722.errors : vErrors.concat(validate722.errors);
+if(!(validate723(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate723.errors : vErrors.concat(validate723.errors);
 errors = vErrors.length;
 }
 else {
@@ -28140,22 +28198,22 @@ if(valid0){
 }
 }
 else {
-validate721.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate722.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate721.errors = vErrors;
+validate722.errors = vErrors;
 return errors === 0;
 }
-validate721.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
+validate722.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate718(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate719(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate718.evaluated;
+const evaluated0 = validate719.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28167,7 +28225,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate718.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate719.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28204,8 +28262,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate721(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate721.errors : vErrors.concat(validate721.errors);
+if(!(validate722(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate722.errors : vErrors.concat(validate722.errors);
 errors = vErrors.length;
 }
 else {
@@ -28219,7 +28277,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate718.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate719.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -28233,23 +28291,23 @@ if(valid0){
 }
 }
 else {
-validate718.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate719.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate718.errors = vErrors;
+validate719.errors = vErrors;
 return errors === 0;
 }
-validate718.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate719.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreateResult = validate726;
+exports.SessionCreateResult = validate727;
 
-function validate726(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate727(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate726.evaluated;
+const evaluated0 = validate727.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28261,15 +28319,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.session === undefined) && (missing0 = "session")){
-validate726.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate727.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.session !== undefined){
 let data0 = data.session;
 const _errs1 = errors;
-if(!(validate722(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate722.errors : vErrors.concat(validate722.errors);
+if(!(validate723(data0, {instancePath:instancePath+"/session",parentData:data,parentDataProperty:"session",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate723.errors : vErrors.concat(validate723.errors);
 errors = vErrors.length;
 }
 else {
@@ -28284,23 +28342,23 @@ if(valid0){
 }
 }
 else {
-validate726.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate727.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate726.errors = vErrors;
+validate727.errors = vErrors;
 return errors === 0;
 }
-validate726.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
+validate727.evaluated = {"props":{"session":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreatedEvent = validate728;
+exports.SessionCreatedEvent = validate729;
 
-function validate728(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate729(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate728.evaluated;
+const evaluated0 = validate729.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28312,7 +28370,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate728.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate729.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28320,12 +28378,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate728.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate729.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("session.created" !== data0){
-validate728.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.created"},message:"must be equal to constant"}];
+validate729.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.created"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -28342,19 +28400,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate728.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate729.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate728.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate729.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate728.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate729.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -28391,23 +28449,23 @@ if(valid0){
 }
 }
 else {
-validate728.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate729.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate728.errors = vErrors;
+validate729.errors = vErrors;
 return errors === 0;
 }
-validate728.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate729.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionCreatedPayload = validate730;
+exports.SessionCreatedPayload = validate731;
 
-function validate730(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate731(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate730.evaluated;
+const evaluated0 = validate731.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28419,7 +28477,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate730.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate731.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28442,23 +28500,23 @@ if(valid0){
 }
 }
 else {
-validate730.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate731.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate730.errors = vErrors;
+validate731.errors = vErrors;
 return errors === 0;
 }
-validate730.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate731.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEndedEvent = validate732;
+exports.SessionEndedEvent = validate733;
 
-function validate732(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate733(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate732.evaluated;
+const evaluated0 = validate733.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28470,7 +28528,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate732.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate733.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28478,12 +28536,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate732.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate733.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("session.ended" !== data0){
-validate732.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.ended"},message:"must be equal to constant"}];
+validate733.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.ended"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -28500,19 +28558,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate732.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate733.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate732.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate733.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate732.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate733.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -28549,23 +28607,23 @@ if(valid0){
 }
 }
 else {
-validate732.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate733.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate732.errors = vErrors;
+validate733.errors = vErrors;
 return errors === 0;
 }
-validate732.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate733.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEndedPayload = validate734;
+exports.SessionEndedPayload = validate735;
 
-function validate734(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate735(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate734.evaluated;
+const evaluated0 = validate735.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28577,7 +28635,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate734.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate735.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28600,7 +28658,7 @@ if(data.reason !== undefined){
 let data1 = data.reason;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate734.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate735.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -28617,23 +28675,23 @@ if(valid0){
 }
 }
 else {
-validate734.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate735.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate734.errors = vErrors;
+validate735.errors = vErrors;
 return errors === 0;
 }
-validate734.evaluated = {"props":{"sessionId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate735.evaluated = {"props":{"sessionId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventNotification = validate736;
+exports.SessionEventNotification = validate737;
 
-function validate736(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate737(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate736.evaluated;
+const evaluated0 = validate737.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28645,7 +28703,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate736.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate737.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28668,12 +28726,12 @@ if(data.method !== undefined){
 let data1 = data.method;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate736.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate737.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
 if("session/event" !== data1){
-validate736.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
+validate737.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/event"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -28689,8 +28747,8 @@ if(valid0){
 if(data.params !== undefined){
 let data2 = data.params;
 const _errs4 = errors;
-if(!(validate650(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate650.errors : vErrors.concat(validate650.errors);
+if(!(validate651(data2, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate651.errors : vErrors.concat(validate651.errors);
 errors = vErrors.length;
 }
 else {
@@ -28707,23 +28765,23 @@ if(valid0){
 }
 }
 else {
-validate736.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate737.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate736.errors = vErrors;
+validate737.errors = vErrors;
 return errors === 0;
 }
-validate736.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate737.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventParams = validate739;
+exports.SessionEventParams = validate740;
 
-function validate739(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate740(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate739.evaluated;
+const evaluated0 = validate740.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28735,7 +28793,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.event === undefined) && (missing0 = "event")){
-validate739.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate740.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28775,23 +28833,23 @@ if(valid0){
 }
 }
 else {
-validate739.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate740.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate739.errors = vErrors;
+validate740.errors = vErrors;
 return errors === 0;
 }
-validate739.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate740.evaluated = {"props":{"event":true,"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsParams = validate742;
+exports.SessionEventsParams = validate743;
 
-function validate742(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate743(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate742.evaluated;
+const evaluated0 = validate743.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28803,7 +28861,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate742.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate743.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28826,19 +28884,19 @@ if(data.afterSeq !== undefined){
 let data1 = data.afterSeq;
 const _errs2 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate742.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate743.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs3 = errors;
 if(errors === _errs2){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate742.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate743.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < -1 || isNaN(data1)){
-validate742.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
+validate743.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
 return false;
 }
 else {
@@ -28858,19 +28916,19 @@ if(data.limit !== undefined){
 let data2 = data.limit;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate742.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate743.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs5 = errors;
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 1000 || isNaN(data2)){
-validate742.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+validate743.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate742.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate743.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -28892,23 +28950,23 @@ if(valid0){
 }
 }
 else {
-validate742.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate743.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate742.errors = vErrors;
+validate743.errors = vErrors;
 return errors === 0;
 }
-validate742.evaluated = {"props":{"sessionId":true,"afterSeq":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate743.evaluated = {"props":{"sessionId":true,"afterSeq":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsRequest = validate744;
+exports.SessionEventsRequest = validate745;
 
-function validate744(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate745(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate744.evaluated;
+const evaluated0 = validate745.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28920,7 +28978,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate744.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate745.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -28958,12 +29016,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate744.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate745.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/events" !== data2){
-validate744.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/events"},message:"must be equal to constant"}];
+validate745.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/events"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -28998,25 +29056,25 @@ if(valid0){
 }
 }
 else {
-validate744.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate745.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate744.errors = vErrors;
+validate745.errors = vErrors;
 return errors === 0;
 }
-validate744.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate745.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsResponse = validate748;
+exports.SessionEventsResponse = validate749;
 const schema308 = {"title":"SessionEventsResponse","description":"Success response to session/events.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionEventsResult"},"error":false},"required":["id","result"]};
 const schema309 = {"title":"SessionEventsResult","description":"Result of session/events.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"events":{"type":"array","items":{"$ref":"#/$defs/Event"}},"hasMore":{"description":"With a positive limit: whether events remain after the last one returned. false with limit 0, null without a limit.","anyOf":[{"type":"boolean"},{"type":"null"}]}},"required":["sessionId","events","hasMore"]};
 
-function validate751(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate752(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate751.evaluated;
+const evaluated0 = validate752.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29028,7 +29086,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.hasMore === undefined) && (missing0 = "hasMore"))){
-validate751.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate752.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29074,7 +29132,7 @@ if(valid1){
 }
 }
 else {
-validate751.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate752.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -29136,7 +29194,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate751.errors = vErrors;
+validate752.errors = vErrors;
 return false;
 }
 else {
@@ -29164,22 +29222,22 @@ if(valid0){
 }
 }
 else {
-validate751.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate752.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate751.errors = vErrors;
+validate752.errors = vErrors;
 return errors === 0;
 }
-validate751.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
+validate752.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate748(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate749(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate748.evaluated;
+const evaluated0 = validate749.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29191,7 +29249,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate748.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate749.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29228,8 +29286,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate751(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate751.errors : vErrors.concat(validate751.errors);
+if(!(validate752(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate752.errors : vErrors.concat(validate752.errors);
 errors = vErrors.length;
 }
 else {
@@ -29243,7 +29301,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate748.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate749.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -29257,23 +29315,23 @@ if(valid0){
 }
 }
 else {
-validate748.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate749.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate748.errors = vErrors;
+validate749.errors = vErrors;
 return errors === 0;
 }
-validate748.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate749.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionEventsResult = validate755;
+exports.SessionEventsResult = validate756;
 
-function validate755(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate756(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate755.evaluated;
+const evaluated0 = validate756.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29285,7 +29343,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.hasMore === undefined) && (missing0 = "hasMore"))){
-validate755.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate756.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29331,7 +29389,7 @@ if(valid1){
 }
 }
 else {
-validate755.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate756.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -29393,7 +29451,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate755.errors = vErrors;
+validate756.errors = vErrors;
 return false;
 }
 else {
@@ -29421,58 +29479,18 @@ if(valid0){
 }
 }
 else {
-validate755.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate756.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate755.errors = vErrors;
+validate756.errors = vErrors;
 return errors === 0;
 }
-validate755.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
+validate756.evaluated = {"props":{"sessionId":true,"events":true,"hasMore":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionId = validate758;
-
-function validate758(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate758.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if(func2(data) < 1){
-validate758.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern2.test(data)){
-validate758.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-else {
-validate758.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate758.errors = vErrors;
-return errors === 0;
-}
-validate758.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.SessionInfo = validate759;
+exports.SessionId = validate759;
 
 function validate759(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -29486,10 +29504,50 @@ evaluated0.items = undefined;
 }
 const _errs0 = errors;
 if(errors === 0){
+if(typeof data === "string"){
+if(func2(data) < 1){
+validate759.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data)){
+validate759.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate759.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate759.errors = vErrors;
+return errors === 0;
+}
+validate759.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionInfo = validate760;
+
+function validate760(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate760.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate759.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate760.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29512,7 +29570,7 @@ if(data.model !== undefined){
 let data1 = data.model;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate759.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate760.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -29528,7 +29586,7 @@ if(data.createdAt !== undefined){
 let data2 = data.createdAt;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate759.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate760.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -29546,23 +29604,23 @@ if(valid0){
 }
 }
 else {
-validate759.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate760.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate759.errors = vErrors;
+validate760.errors = vErrors;
 return errors === 0;
 }
-validate759.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate760.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListParams = validate761;
+exports.SessionListParams = validate762;
 
-function validate761(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate762(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate761.evaluated;
+const evaluated0 = validate762.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29576,19 +29634,19 @@ if(data.limit !== undefined){
 let data0 = data.limit;
 const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate761.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate762.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs2 = errors;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1000 || isNaN(data0)){
-validate761.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+validate762.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate761.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate762.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -29611,12 +29669,12 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate761.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate762.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate761.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate762.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -29624,7 +29682,7 @@ else {
 }
 }
 else {
-validate761.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate762.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -29640,23 +29698,23 @@ if(valid0){
 }
 }
 else {
-validate761.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate762.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate761.errors = vErrors;
+validate762.errors = vErrors;
 return errors === 0;
 }
-validate761.evaluated = {"props":{"limit":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
+validate762.evaluated = {"props":{"limit":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListRequest = validate762;
+exports.SessionListRequest = validate763;
 
-function validate762(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate763(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate762.evaluated;
+const evaluated0 = validate763.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29668,7 +29726,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate762.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate763.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29706,12 +29764,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate762.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate763.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/list" !== data2){
-validate762.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/list"},message:"must be equal to constant"}];
+validate763.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/list"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -29770,7 +29828,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate762.errors = vErrors;
+validate763.errors = vErrors;
 return false;
 }
 else {
@@ -29799,26 +29857,26 @@ if(valid0){
 }
 }
 else {
-validate762.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate763.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate762.errors = vErrors;
+validate763.errors = vErrors;
 return errors === 0;
 }
-validate762.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate763.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListResponse = validate766;
+exports.SessionListResponse = validate767;
 const schema315 = {"title":"SessionListResponse","description":"Success response to session/list.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionListResult"},"error":false},"required":["id","result"]};
 const schema316 = {"title":"SessionListResult","type":"object","description":"nextCursor is a gateway extension.","properties":{"sessions":{"type":"array","items":{"$ref":"#/$defs/SessionSummary"}},"nextCursor":{"anyOf":[{"type":"string","description":"Gateway extension: pass as cursor for the next page; null on the last page. Pages do not shift when sessions are created meanwhile (newer ones sort before the first page)."},{"type":"null"}]}},"required":["sessions"]};
 const schema317 = {"title":"SessionSummary","type":"object","description":"One entry of session/list.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"model":{"anyOf":[{"type":"string","description":"Model id; null when the session has not been observed yet."},{"type":"null"}]},"createdAt":{"anyOf":[{"type":"string","description":"ISO 8601 creation time; null when not known yet."},{"type":"null"}]},"running":{"type":"boolean"},"idle":{"type":"boolean"}},"required":["sessionId","model","createdAt","running","idle"]};
 
-function validate770(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate771(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate770.evaluated;
+const evaluated0 = validate771.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29830,7 +29888,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))){
-validate770.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate771.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -29899,7 +29957,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate770.errors = vErrors;
+validate771.errors = vErrors;
 return false;
 }
 else {
@@ -29971,7 +30029,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate770.errors = vErrors;
+validate771.errors = vErrors;
 return false;
 }
 else {
@@ -29997,7 +30055,7 @@ if(data.running !== undefined){
 let data3 = data.running;
 const _errs14 = errors;
 if(typeof data3 !== "boolean"){
-validate770.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate771.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs15 = errors;
@@ -30013,7 +30071,7 @@ if(data.idle !== undefined){
 let data4 = data.idle;
 const _errs16 = errors;
 if(typeof data4 !== "boolean"){
-validate770.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate771.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs17 = errors;
@@ -30033,22 +30091,22 @@ if(valid0){
 }
 }
 else {
-validate770.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate771.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate770.errors = vErrors;
+validate771.errors = vErrors;
 return errors === 0;
 }
-validate770.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
+validate771.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate769(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate770(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate769.evaluated;
+const evaluated0 = validate770.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30060,7 +30118,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessions === undefined) && (missing0 = "sessions")){
-validate769.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate770.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30075,8 +30133,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate770(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate770.errors : vErrors.concat(validate770.errors);
+if(!(validate771(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate771.errors : vErrors.concat(validate771.errors);
 errors = vErrors.length;
 }
 else {
@@ -30090,7 +30148,7 @@ if(valid1){
 }
 }
 else {
-validate769.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate770.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -30152,7 +30210,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate769.errors = vErrors;
+validate770.errors = vErrors;
 return false;
 }
 else {
@@ -30179,22 +30237,22 @@ if(valid0){
 }
 }
 else {
-validate769.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate770.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate769.errors = vErrors;
+validate770.errors = vErrors;
 return errors === 0;
 }
-validate769.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate770.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate766(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate767(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate766.evaluated;
+const evaluated0 = validate767.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30206,7 +30264,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate766.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate767.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30243,8 +30301,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate769(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate769.errors : vErrors.concat(validate769.errors);
+if(!(validate770(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate770.errors : vErrors.concat(validate770.errors);
 errors = vErrors.length;
 }
 else {
@@ -30258,7 +30316,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate766.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate767.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -30272,23 +30330,23 @@ if(valid0){
 }
 }
 else {
-validate766.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate767.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate766.errors = vErrors;
+validate767.errors = vErrors;
 return errors === 0;
 }
-validate766.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate767.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionListResult = validate774;
+exports.SessionListResult = validate775;
 
-function validate774(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate775(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate774.evaluated;
+const evaluated0 = validate775.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30300,7 +30358,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessions === undefined) && (missing0 = "sessions")){
-validate774.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate775.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30315,8 +30373,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(validate770(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate770.errors : vErrors.concat(validate770.errors);
+if(!(validate771(data1, {instancePath:instancePath+"/sessions/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate771.errors : vErrors.concat(validate771.errors);
 errors = vErrors.length;
 }
 else {
@@ -30330,7 +30388,7 @@ if(valid1){
 }
 }
 else {
-validate774.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate775.errors = [{instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -30392,7 +30450,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate774.errors = vErrors;
+validate775.errors = vErrors;
 return false;
 }
 else {
@@ -30419,50 +30477,19 @@ if(valid0){
 }
 }
 else {
-validate774.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate775.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate774.errors = vErrors;
+validate775.errors = vErrors;
 return errors === 0;
 }
-validate774.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
+validate775.evaluated = {"props":{"sessions":true,"nextCursor":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionMode = validate776;
+exports.SessionMode = validate777;
 const schema319 = {"title":"SessionMode","description":"session/create mode, mapped to an approval mode for the gateway's own gated tools: never, off, yolo and full_access \u2192 off; auto \u2192 auto; on_request, build, edit and plan \u2192 require. Tau's own host tools are not gated in any mode, so plan does not make a session read-only.","type":"string","enum":["on_request","build","edit","auto","never","off","yolo","plan","full_access"]};
-
-function validate776(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate776.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate776.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema319.enum;
-if(!(((((((((data === "on_request") || (data === "build")) || (data === "edit")) || (data === "auto")) || (data === "never")) || (data === "off")) || (data === "yolo")) || (data === "plan")) || (data === "full_access"))){
-validate776.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema319.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate776.errors = vErrors;
-return errors === 0;
-}
-validate776.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-exports.SessionResetEvent = validate777;
 
 function validate777(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -30474,12 +30501,43 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(typeof data !== "string"){
+validate777.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema319.enum;
+if(!(((((((((data === "on_request") || (data === "build")) || (data === "edit")) || (data === "auto")) || (data === "never")) || (data === "off")) || (data === "yolo")) || (data === "plan")) || (data === "full_access"))){
+validate777.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema319.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate777.errors = vErrors;
+return errors === 0;
+}
+validate777.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.SessionResetEvent = validate778;
+
+function validate778(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate778.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate777.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate778.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30487,12 +30545,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate777.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate778.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("session.reset" !== data0){
-validate777.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.reset"},message:"must be equal to constant"}];
+validate778.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "session.reset"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30509,19 +30567,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate777.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate778.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate777.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate778.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate777.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate778.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30558,23 +30616,23 @@ if(valid0){
 }
 }
 else {
-validate777.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate778.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate777.errors = vErrors;
+validate778.errors = vErrors;
 return errors === 0;
 }
-validate777.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate778.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResetPayload = validate779;
+exports.SessionResetPayload = validate780;
 
-function validate779(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate780(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate779.evaluated;
+const evaluated0 = validate780.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30586,7 +30644,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.cause === undefined) && (missing0 = "cause")){
-validate779.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate780.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30594,13 +30652,13 @@ if(data.cause !== undefined){
 let data0 = data.cause;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate779.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate780.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 const vSchema0 = schema144.properties.cause.enum;
 if(!(((data0 === "compaction") || (data0 === "rewind")) || (data0 === "resync"))){
-validate779.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/enum",keyword:"enum",params:{allowedValues: schema144.properties.cause.enum},message:"must be equal to one of the allowed values"}];
+validate780.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/enum",keyword:"enum",params:{allowedValues: schema144.properties.cause.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -30617,19 +30675,19 @@ if(data.epoch !== undefined){
 let data1 = data.epoch;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate779.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate780.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate779.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate780.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate779.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate780.errors = [{instancePath:instancePath+"/epoch",schemaPath:"#/properties/epoch/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -30650,23 +30708,23 @@ if(valid0){
 }
 }
 else {
-validate779.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate780.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate779.errors = vErrors;
+validate780.errors = vErrors;
 return errors === 0;
 }
-validate779.evaluated = {"props":{"cause":true,"epoch":true},"dynamicProps":false,"dynamicItems":false};
+validate780.evaluated = {"props":{"cause":true,"epoch":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResumeParams = validate780;
+exports.SessionResumeParams = validate781;
 
-function validate780(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate781(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate780.evaluated;
+const evaluated0 = validate781.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30678,7 +30736,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate780.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate781.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30701,23 +30759,23 @@ if(valid0){
 }
 }
 else {
-validate780.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate781.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate780.errors = vErrors;
+validate781.errors = vErrors;
 return errors === 0;
 }
-validate780.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate781.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResumeRequest = validate782;
+exports.SessionResumeRequest = validate783;
 
-function validate782(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate783(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate782.evaluated;
+const evaluated0 = validate783.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30729,7 +30787,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate782.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate783.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30767,12 +30825,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate782.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate783.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/resume" !== data2){
-validate782.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/resume"},message:"must be equal to constant"}];
+validate783.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/resume"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -30807,25 +30865,25 @@ if(valid0){
 }
 }
 else {
-validate782.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate783.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate782.errors = vErrors;
+validate783.errors = vErrors;
 return errors === 0;
 }
-validate782.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate783.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResumeResponse = validate786;
+exports.SessionResumeResponse = validate787;
 const schema324 = {"title":"SessionResumeResponse","description":"Success response to session/resume.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionResumeResult"},"error":false},"required":["id","result"]};
 const schema325 = {"title":"SessionResumeResult","description":"Result of session/resume.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"running":{"description":"A turn is in progress.","type":"boolean"},"idle":{"description":"The session is ready for a prompt.","type":"boolean"},"createdAt":{"type":"string","description":"ISO 8601 creation time."}},"required":["sessionId","running","idle","createdAt"]};
 
-function validate789(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate790(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate789.evaluated;
+const evaluated0 = validate790.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30837,7 +30895,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate789.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate790.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30860,7 +30918,7 @@ if(data.running !== undefined){
 let data1 = data.running;
 const _errs2 = errors;
 if(typeof data1 !== "boolean"){
-validate789.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate790.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -30876,7 +30934,7 @@ if(data.idle !== undefined){
 let data2 = data.idle;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate789.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate790.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -30892,7 +30950,7 @@ if(data.createdAt !== undefined){
 let data3 = data.createdAt;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate789.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate790.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -30911,22 +30969,22 @@ if(valid0){
 }
 }
 else {
-validate789.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate790.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate789.errors = vErrors;
+validate790.errors = vErrors;
 return errors === 0;
 }
-validate789.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate790.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate786(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate787(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate786.evaluated;
+const evaluated0 = validate787.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30938,7 +30996,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate786.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate787.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -30975,8 +31033,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate789(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate789.errors : vErrors.concat(validate789.errors);
+if(!(validate790(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate790.errors : vErrors.concat(validate790.errors);
 errors = vErrors.length;
 }
 else {
@@ -30990,7 +31048,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate786.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate787.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -31004,23 +31062,23 @@ if(valid0){
 }
 }
 else {
-validate786.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate787.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate786.errors = vErrors;
+validate787.errors = vErrors;
 return errors === 0;
 }
-validate786.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate787.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionResumeResult = validate792;
+exports.SessionResumeResult = validate793;
 
-function validate792(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate793(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate792.evaluated;
+const evaluated0 = validate793.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31032,7 +31090,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))){
-validate792.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate793.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31055,7 +31113,7 @@ if(data.running !== undefined){
 let data1 = data.running;
 const _errs2 = errors;
 if(typeof data1 !== "boolean"){
-validate792.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate793.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -31071,7 +31129,7 @@ if(data.idle !== undefined){
 let data2 = data.idle;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate792.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate793.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -31087,7 +31145,7 @@ if(data.createdAt !== undefined){
 let data3 = data.createdAt;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate792.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate793.errors = [{instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -31106,23 +31164,23 @@ if(valid0){
 }
 }
 else {
-validate792.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate793.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate792.errors = vErrors;
+validate793.errors = vErrors;
 return errors === 0;
 }
-validate792.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
+validate793.evaluated = {"props":{"sessionId":true,"running":true,"idle":true,"createdAt":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionRolesParams = validate794;
+exports.SessionRolesParams = validate795;
 
-function validate794(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate795(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate794.evaluated;
+const evaluated0 = validate795.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31134,7 +31192,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate794.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate795.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31157,23 +31215,23 @@ if(valid0){
 }
 }
 else {
-validate794.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate795.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate794.errors = vErrors;
+validate795.errors = vErrors;
 return errors === 0;
 }
-validate794.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate795.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionRolesRequest = validate796;
+exports.SessionRolesRequest = validate797;
 
-function validate796(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate797(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate796.evaluated;
+const evaluated0 = validate797.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31185,7 +31243,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate796.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate797.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31223,12 +31281,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate796.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate797.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/roles" !== data2){
-validate796.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/roles"},message:"must be equal to constant"}];
+validate797.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/roles"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -31263,25 +31321,25 @@ if(valid0){
 }
 }
 else {
-validate796.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate797.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate796.errors = vErrors;
+validate797.errors = vErrors;
 return errors === 0;
 }
-validate796.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate797.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionRolesResponse = validate800;
+exports.SessionRolesResponse = validate801;
 const schema329 = {"title":"SessionRolesResponse","description":"Success response to session/roles.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionRolesResult"},"error":false},"required":["id","result"]};
 const schema330 = {"title":"SessionRolesResult","description":"Result of session/roles.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"roles":{"type":"array","items":{"type":"object","properties":{"principal":{"type":"string"},"role":{"type":"string","enum":["owner","controller","observer"]}},"required":["principal","role"]}},"yourRole":{"anyOf":[{"type":"string","enum":["owner","controller","observer"]},{"type":"null"}]}},"required":["sessionId","roles","yourRole"]};
 
-function validate803(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate804(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate803.evaluated;
+const evaluated0 = validate804.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31293,7 +31351,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.roles === undefined) && (missing0 = "roles"))) || ((data.yourRole === undefined) && (missing0 = "yourRole"))){
-validate803.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate804.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31328,7 +31386,7 @@ if(errors === _errs4){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.principal === undefined) && (missing1 = "principal")) || ((data2.role === undefined) && (missing1 = "role"))){
-validate803.errors = [{instancePath:instancePath+"/roles/" + i0,schemaPath:"#/properties/roles/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate804.errors = [{instancePath:instancePath+"/roles/" + i0,schemaPath:"#/properties/roles/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -31336,7 +31394,7 @@ if(data2.principal !== undefined){
 let data3 = data2.principal;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate803.errors = [{instancePath:instancePath+"/roles/" + i0+"/principal",schemaPath:"#/properties/roles/items/properties/principal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate804.errors = [{instancePath:instancePath+"/roles/" + i0+"/principal",schemaPath:"#/properties/roles/items/properties/principal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -31352,13 +31410,13 @@ if(data2.role !== undefined){
 let data4 = data2.role;
 const _errs8 = errors;
 if(typeof data4 !== "string"){
-validate803.errors = [{instancePath:instancePath+"/roles/" + i0+"/role",schemaPath:"#/properties/roles/items/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate804.errors = [{instancePath:instancePath+"/roles/" + i0+"/role",schemaPath:"#/properties/roles/items/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
 const vSchema0 = schema330.properties.roles.items.properties.role.enum;
 if(!(((data4 === "owner") || (data4 === "controller")) || (data4 === "observer"))){
-validate803.errors = [{instancePath:instancePath+"/roles/" + i0+"/role",schemaPath:"#/properties/roles/items/properties/role/enum",keyword:"enum",params:{allowedValues: schema330.properties.roles.items.properties.role.enum},message:"must be equal to one of the allowed values"}];
+validate804.errors = [{instancePath:instancePath+"/roles/" + i0+"/role",schemaPath:"#/properties/roles/items/properties/role/enum",keyword:"enum",params:{allowedValues: schema330.properties.roles.items.properties.role.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -31376,7 +31434,7 @@ if(valid2){
 }
 }
 else {
-validate803.errors = [{instancePath:instancePath+"/roles/" + i0,schemaPath:"#/properties/roles/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate804.errors = [{instancePath:instancePath+"/roles/" + i0,schemaPath:"#/properties/roles/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs4){
@@ -31391,7 +31449,7 @@ if(valid1){
 }
 }
 else {
-validate803.errors = [{instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate804.errors = [{instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -31466,7 +31524,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate803.errors = vErrors;
+validate804.errors = vErrors;
 return false;
 }
 else {
@@ -31494,22 +31552,22 @@ if(valid0){
 }
 }
 else {
-validate803.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate804.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate803.errors = vErrors;
+validate804.errors = vErrors;
 return errors === 0;
 }
-validate803.evaluated = {"props":{"sessionId":true,"roles":true,"yourRole":true},"dynamicProps":false,"dynamicItems":false};
+validate804.evaluated = {"props":{"sessionId":true,"roles":true,"yourRole":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate800(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate801(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate800.evaluated;
+const evaluated0 = validate801.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31521,7 +31579,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate800.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate801.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31558,8 +31616,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate803(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate803.errors : vErrors.concat(validate803.errors);
+if(!(validate804(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate804.errors : vErrors.concat(validate804.errors);
 errors = vErrors.length;
 }
 else {
@@ -31573,7 +31631,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate800.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate801.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -31587,23 +31645,23 @@ if(valid0){
 }
 }
 else {
-validate800.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate801.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate800.errors = vErrors;
+validate801.errors = vErrors;
 return errors === 0;
 }
-validate800.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate801.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionRolesResult = validate806;
+exports.SessionRolesResult = validate807;
 
-function validate806(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate807(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate806.evaluated;
+const evaluated0 = validate807.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31615,7 +31673,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.roles === undefined) && (missing0 = "roles"))) || ((data.yourRole === undefined) && (missing0 = "yourRole"))){
-validate806.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate807.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31650,7 +31708,7 @@ if(errors === _errs4){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.principal === undefined) && (missing1 = "principal")) || ((data2.role === undefined) && (missing1 = "role"))){
-validate806.errors = [{instancePath:instancePath+"/roles/" + i0,schemaPath:"#/properties/roles/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate807.errors = [{instancePath:instancePath+"/roles/" + i0,schemaPath:"#/properties/roles/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -31658,7 +31716,7 @@ if(data2.principal !== undefined){
 let data3 = data2.principal;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate806.errors = [{instancePath:instancePath+"/roles/" + i0+"/principal",schemaPath:"#/properties/roles/items/properties/principal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate807.errors = [{instancePath:instancePath+"/roles/" + i0+"/principal",schemaPath:"#/properties/roles/items/properties/principal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -31674,13 +31732,13 @@ if(data2.role !== undefined){
 let data4 = data2.role;
 const _errs8 = errors;
 if(typeof data4 !== "string"){
-validate806.errors = [{instancePath:instancePath+"/roles/" + i0+"/role",schemaPath:"#/properties/roles/items/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate807.errors = [{instancePath:instancePath+"/roles/" + i0+"/role",schemaPath:"#/properties/roles/items/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
 const vSchema0 = schema330.properties.roles.items.properties.role.enum;
 if(!(((data4 === "owner") || (data4 === "controller")) || (data4 === "observer"))){
-validate806.errors = [{instancePath:instancePath+"/roles/" + i0+"/role",schemaPath:"#/properties/roles/items/properties/role/enum",keyword:"enum",params:{allowedValues: schema330.properties.roles.items.properties.role.enum},message:"must be equal to one of the allowed values"}];
+validate807.errors = [{instancePath:instancePath+"/roles/" + i0+"/role",schemaPath:"#/properties/roles/items/properties/role/enum",keyword:"enum",params:{allowedValues: schema330.properties.roles.items.properties.role.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -31698,7 +31756,7 @@ if(valid2){
 }
 }
 else {
-validate806.errors = [{instancePath:instancePath+"/roles/" + i0,schemaPath:"#/properties/roles/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate807.errors = [{instancePath:instancePath+"/roles/" + i0,schemaPath:"#/properties/roles/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs4){
@@ -31713,7 +31771,7 @@ if(valid1){
 }
 }
 else {
-validate806.errors = [{instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate807.errors = [{instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -31788,7 +31846,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate806.errors = vErrors;
+validate807.errors = vErrors;
 return false;
 }
 else {
@@ -31816,23 +31874,23 @@ if(valid0){
 }
 }
 else {
-validate806.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate807.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate806.errors = vErrors;
+validate807.errors = vErrors;
 return errors === 0;
 }
-validate806.evaluated = {"props":{"sessionId":true,"roles":true,"yourRole":true},"dynamicProps":false,"dynamicItems":false};
+validate807.evaluated = {"props":{"sessionId":true,"roles":true,"yourRole":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendParams = validate808;
+exports.SessionSendParams = validate809;
 
-function validate808(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate809(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate808.evaluated;
+const evaluated0 = validate809.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31844,7 +31902,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.content === undefined) && (missing0 = "content"))){
-validate808.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate809.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -31870,12 +31928,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate808.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate809.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate808.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate809.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -31883,7 +31941,7 @@ else {
 }
 }
 else {
-validate808.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate809.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -31899,7 +31957,7 @@ if(data.expectedTurnId !== undefined){
 let data2 = data.expectedTurnId;
 const _errs4 = errors;
 if(typeof data2 !== "string"){
-validate808.errors = [{instancePath:instancePath+"/expectedTurnId",schemaPath:"#/properties/expectedTurnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate809.errors = [{instancePath:instancePath+"/expectedTurnId",schemaPath:"#/properties/expectedTurnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
@@ -31933,14 +31991,14 @@ const _errs8 = errors;
 if(errors === _errs7){
 if(typeof data4 === "string"){
 if(!pattern6.test(data4)){
-validate808.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"+"\""}];
+validate809.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"+"\""}];
 return false;
 }
 else {
 }
 }
 else {
-validate808.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate809.errors = [{instancePath:instancePath+"/tauGatewayRequestKey",schemaPath:"#/properties/tauGatewayRequestKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs7){
@@ -31960,23 +32018,23 @@ if(valid0){
 }
 }
 else {
-validate808.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate809.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate808.errors = vErrors;
+validate809.errors = vErrors;
 return errors === 0;
 }
-validate808.evaluated = {"props":{"sessionId":true,"content":true,"expectedTurnId":true,"mode":true,"tauGatewayRequestKey":true},"dynamicProps":false,"dynamicItems":false};
+validate809.evaluated = {"props":{"sessionId":true,"content":true,"expectedTurnId":true,"mode":true,"tauGatewayRequestKey":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendRequest = validate811;
+exports.SessionSendRequest = validate812;
 
-function validate811(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate812(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate811.evaluated;
+const evaluated0 = validate812.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31988,7 +32046,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate811.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate812.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32026,12 +32084,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate811.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate812.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/send" !== data2){
-validate811.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/send"},message:"must be equal to constant"}];
+validate812.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/send"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -32066,25 +32124,25 @@ if(valid0){
 }
 }
 else {
-validate811.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate812.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate811.errors = vErrors;
+validate812.errors = vErrors;
 return errors === 0;
 }
-validate811.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate812.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendResponse = validate815;
+exports.SessionSendResponse = validate816;
 const schema334 = {"title":"SessionSendResponse","description":"Success response to session/send.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSendResult"},"error":false},"required":["id","result"]};
 const schema335 = {"title":"SessionSendResult","description":"Result of session/send.","type":"object","properties":{"accepted":{"description":"false only when status is stale.","type":"boolean"},"status":{"$ref":"#/$defs/SendStatus"},"turnId":{"anyOf":[{"type":"string","description":"The turn the message starts or applies to."},{"type":"null"}]}},"required":["accepted","status"]};
 
-function validate818(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate819(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate818.evaluated;
+const evaluated0 = validate819.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32096,7 +32154,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.accepted === undefined) && (missing0 = "accepted")) || ((data.status === undefined) && (missing0 = "status"))){
-validate818.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate819.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32104,7 +32162,7 @@ if(data.accepted !== undefined){
 let data0 = data.accepted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate818.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate819.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -32119,8 +32177,8 @@ if(valid0){
 if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
-if(!(validate643(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate643.errors : vErrors.concat(validate643.errors);
+if(!(validate644(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate644.errors : vErrors.concat(validate644.errors);
 errors = vErrors.length;
 }
 else {
@@ -32181,7 +32239,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate818.errors = vErrors;
+validate819.errors = vErrors;
 return false;
 }
 else {
@@ -32209,22 +32267,22 @@ if(valid0){
 }
 }
 else {
-validate818.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate819.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate818.errors = vErrors;
+validate819.errors = vErrors;
 return errors === 0;
 }
-validate818.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate819.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate815(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate816(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate815.evaluated;
+const evaluated0 = validate816.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32236,7 +32294,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate815.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate816.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32273,8 +32331,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate818(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate818.errors : vErrors.concat(validate818.errors);
+if(!(validate819(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate819.errors : vErrors.concat(validate819.errors);
 errors = vErrors.length;
 }
 else {
@@ -32288,7 +32346,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate815.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate816.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -32302,23 +32360,23 @@ if(valid0){
 }
 }
 else {
-validate815.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate816.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate815.errors = vErrors;
+validate816.errors = vErrors;
 return errors === 0;
 }
-validate815.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate816.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSendResult = validate821;
+exports.SessionSendResult = validate822;
 
-function validate821(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate822(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate821.evaluated;
+const evaluated0 = validate822.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32330,7 +32388,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.accepted === undefined) && (missing0 = "accepted")) || ((data.status === undefined) && (missing0 = "status"))){
-validate821.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate822.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32338,7 +32396,7 @@ if(data.accepted !== undefined){
 let data0 = data.accepted;
 const _errs1 = errors;
 if(typeof data0 !== "boolean"){
-validate821.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate822.errors = [{instancePath:instancePath+"/accepted",schemaPath:"#/properties/accepted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs2 = errors;
@@ -32353,8 +32411,8 @@ if(valid0){
 if(data.status !== undefined){
 let data1 = data.status;
 const _errs3 = errors;
-if(!(validate643(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate643.errors : vErrors.concat(validate643.errors);
+if(!(validate644(data1, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate644.errors : vErrors.concat(validate644.errors);
 errors = vErrors.length;
 }
 else {
@@ -32415,7 +32473,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate821.errors = vErrors;
+validate822.errors = vErrors;
 return false;
 }
 else {
@@ -32443,23 +32501,23 @@ if(valid0){
 }
 }
 else {
-validate821.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate822.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate821.errors = vErrors;
+validate822.errors = vErrors;
 return errors === 0;
 }
-validate821.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
+validate822.evaluated = {"props":{"accepted":true,"status":true,"turnId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSetRoleParams = validate823;
+exports.SessionSetRoleParams = validate824;
 
-function validate823(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate824(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate823.evaluated;
+const evaluated0 = validate824.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32471,7 +32529,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.principal === undefined) && (missing0 = "principal"))) || ((data.role === undefined) && (missing0 = "role"))){
-validate823.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate824.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32497,12 +32555,12 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-validate823.errors = [{instancePath:instancePath+"/principal",schemaPath:"#/properties/principal/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate824.errors = [{instancePath:instancePath+"/principal",schemaPath:"#/properties/principal/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate823.errors = [{instancePath:instancePath+"/principal",schemaPath:"#/properties/principal/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate824.errors = [{instancePath:instancePath+"/principal",schemaPath:"#/properties/principal/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -32510,7 +32568,7 @@ else {
 }
 }
 else {
-validate823.errors = [{instancePath:instancePath+"/principal",schemaPath:"#/properties/principal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate824.errors = [{instancePath:instancePath+"/principal",schemaPath:"#/properties/principal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -32585,7 +32643,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate823.errors = vErrors;
+validate824.errors = vErrors;
 return false;
 }
 else {
@@ -32613,23 +32671,23 @@ if(valid0){
 }
 }
 else {
-validate823.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate824.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate823.errors = vErrors;
+validate824.errors = vErrors;
 return errors === 0;
 }
-validate823.evaluated = {"props":{"sessionId":true,"principal":true,"role":true},"dynamicProps":false,"dynamicItems":false};
+validate824.evaluated = {"props":{"sessionId":true,"principal":true,"role":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSetRoleRequest = validate825;
+exports.SessionSetRoleRequest = validate826;
 
-function validate825(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate826(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate825.evaluated;
+const evaluated0 = validate826.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32641,7 +32699,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate825.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate826.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32679,12 +32737,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate825.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate826.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/setRole" !== data2){
-validate825.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/setRole"},message:"must be equal to constant"}];
+validate826.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/setRole"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -32719,25 +32777,25 @@ if(valid0){
 }
 }
 else {
-validate825.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate826.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate825.errors = vErrors;
+validate826.errors = vErrors;
 return errors === 0;
 }
-validate825.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate826.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSetRoleResponse = validate829;
+exports.SessionSetRoleResponse = validate830;
 const schema339 = {"title":"SessionSetRoleResponse","description":"Success response to session/setRole.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSetRoleResult"},"error":false},"required":["id","result"]};
 const schema340 = {"title":"SessionSetRoleResult","description":"Result of session/setRole.","type":"object","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"principal":{"type":"string"},"role":{"description":"The role the principal holds in the session now by creation or grant; null: none (its default role applies).","anyOf":[{"type":"string","enum":["owner","controller","observer"]},{"type":"null"}]}},"required":["sessionId","principal","role"]};
 
-function validate832(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate833(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate832.evaluated;
+const evaluated0 = validate833.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32749,7 +32807,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.principal === undefined) && (missing0 = "principal"))) || ((data.role === undefined) && (missing0 = "role"))){
-validate832.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate833.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32772,7 +32830,7 @@ if(data.principal !== undefined){
 let data1 = data.principal;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate832.errors = [{instancePath:instancePath+"/principal",schemaPath:"#/properties/principal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate833.errors = [{instancePath:instancePath+"/principal",schemaPath:"#/properties/principal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -32847,7 +32905,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate832.errors = vErrors;
+validate833.errors = vErrors;
 return false;
 }
 else {
@@ -32875,22 +32933,22 @@ if(valid0){
 }
 }
 else {
-validate832.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate833.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate832.errors = vErrors;
+validate833.errors = vErrors;
 return errors === 0;
 }
-validate832.evaluated = {"props":{"sessionId":true,"principal":true,"role":true},"dynamicProps":false,"dynamicItems":false};
+validate833.evaluated = {"props":{"sessionId":true,"principal":true,"role":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate829(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate830(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate829.evaluated;
+const evaluated0 = validate830.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32902,7 +32960,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate829.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate830.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -32939,8 +32997,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate832(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate832.errors : vErrors.concat(validate832.errors);
+if(!(validate833(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate833.errors : vErrors.concat(validate833.errors);
 errors = vErrors.length;
 }
 else {
@@ -32954,7 +33012,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate829.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate830.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -32968,23 +33026,23 @@ if(valid0){
 }
 }
 else {
-validate829.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate830.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate829.errors = vErrors;
+validate830.errors = vErrors;
 return errors === 0;
 }
-validate829.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate830.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSetRoleResult = validate835;
+exports.SessionSetRoleResult = validate836;
 
-function validate835(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate836(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate835.evaluated;
+const evaluated0 = validate836.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -32996,7 +33054,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.principal === undefined) && (missing0 = "principal"))) || ((data.role === undefined) && (missing0 = "role"))){
-validate835.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate836.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33019,7 +33077,7 @@ if(data.principal !== undefined){
 let data1 = data.principal;
 const _errs2 = errors;
 if(typeof data1 !== "string"){
-validate835.errors = [{instancePath:instancePath+"/principal",schemaPath:"#/properties/principal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate836.errors = [{instancePath:instancePath+"/principal",schemaPath:"#/properties/principal/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -33094,7 +33152,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate835.errors = vErrors;
+validate836.errors = vErrors;
 return false;
 }
 else {
@@ -33122,23 +33180,23 @@ if(valid0){
 }
 }
 else {
-validate835.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate836.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate835.errors = vErrors;
+validate836.errors = vErrors;
 return errors === 0;
 }
-validate835.evaluated = {"props":{"sessionId":true,"principal":true,"role":true},"dynamicProps":false,"dynamicItems":false};
+validate836.evaluated = {"props":{"sessionId":true,"principal":true,"role":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeParams = validate837;
+exports.SessionSubscribeParams = validate838;
 
-function validate837(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate838(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate837.evaluated;
+const evaluated0 = validate838.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33150,7 +33208,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sessionId === undefined) && (missing0 = "sessionId")){
-validate837.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate838.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33188,19 +33246,19 @@ if(data.afterSeq !== undefined){
 let data2 = data.afterSeq;
 const _errs3 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate837.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate838.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate837.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate838.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < -1 || isNaN(data2)){
-validate837.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
+validate838.errors = [{instancePath:instancePath+"/afterSeq",schemaPath:"#/properties/afterSeq/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1},message:"must be >= -1"}];
 return false;
 }
 else {
@@ -33220,7 +33278,7 @@ if(data.includeSnapshot !== undefined){
 let data3 = data.includeSnapshot;
 const _errs5 = errors;
 if(typeof data3 !== "boolean"){
-validate837.errors = [{instancePath:instancePath+"/includeSnapshot",schemaPath:"#/properties/includeSnapshot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate838.errors = [{instancePath:instancePath+"/includeSnapshot",schemaPath:"#/properties/includeSnapshot/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs6 = errors;
@@ -33239,23 +33297,23 @@ if(valid0){
 }
 }
 else {
-validate837.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate838.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate837.errors = vErrors;
+validate838.errors = vErrors;
 return errors === 0;
 }
-validate837.evaluated = {"props":{"sessionId":true,"deliveryKind":true,"afterSeq":true,"includeSnapshot":true},"dynamicProps":false,"dynamicItems":false};
+validate838.evaluated = {"props":{"sessionId":true,"deliveryKind":true,"afterSeq":true,"includeSnapshot":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeRequest = validate840;
+exports.SessionSubscribeRequest = validate841;
 
-function validate840(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate841(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate840.evaluated;
+const evaluated0 = validate841.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33267,7 +33325,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.method === undefined) && (missing0 = "method")) || ((data.params === undefined) && (missing0 = "params"))){
-validate840.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate841.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33305,12 +33363,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate840.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate841.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("session/subscribe" !== data2){
-validate840.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/subscribe"},message:"must be equal to constant"}];
+validate841.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "session/subscribe"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -33345,26 +33403,26 @@ if(valid0){
 }
 }
 else {
-validate840.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate841.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate840.errors = vErrors;
+validate841.errors = vErrors;
 return errors === 0;
 }
-validate840.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate841.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeResponse = validate844;
+exports.SessionSubscribeResponse = validate845;
 const schema344 = {"title":"SessionSubscribeResponse","description":"Success response to session/subscribe.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/SessionSubscribeResult"},"error":false},"required":["id","result"]};
 const schema345 = {"title":"SessionSubscribeResult","description":"Result of session/subscribe.","type":"object","properties":{"subscription":{"$ref":"#/$defs/Subscription"},"snapshot":{"description":"Events after afterSeq, when includeSnapshot.","type":"array","items":{"$ref":"#/$defs/Event"}}},"required":["subscription"]};
 const schema346 = {"title":"Subscription","type":"object","description":"The subscription session/subscribe recorded for this connection.","properties":{"sessionId":{"$ref":"#/$defs/SessionId"},"deliveryKind":{"$ref":"#/$defs/DeliveryKind"}},"required":["sessionId","deliveryKind"]};
 
-function validate848(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate849(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate848.evaluated;
+const evaluated0 = validate849.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33376,7 +33434,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.deliveryKind === undefined) && (missing0 = "deliveryKind"))){
-validate848.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate849.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33415,22 +33473,22 @@ if(valid0){
 }
 }
 else {
-validate848.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate849.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate848.errors = vErrors;
+validate849.errors = vErrors;
 return errors === 0;
 }
-validate848.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
+validate849.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate847(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate848(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate847.evaluated;
+const evaluated0 = validate848.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33442,15 +33500,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.subscription === undefined) && (missing0 = "subscription")){
-validate847.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate848.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.subscription !== undefined){
 let data0 = data.subscription;
 const _errs1 = errors;
-if(!(validate848(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate848.errors : vErrors.concat(validate848.errors);
+if(!(validate849(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate849.errors : vErrors.concat(validate849.errors);
 errors = vErrors.length;
 }
 else {
@@ -33488,7 +33546,7 @@ if(valid1){
 }
 }
 else {
-validate847.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate848.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -33505,22 +33563,22 @@ if(valid0){
 }
 }
 else {
-validate847.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate848.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate847.errors = vErrors;
+validate848.errors = vErrors;
 return errors === 0;
 }
-validate847.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
+validate848.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate844(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate845(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate844.evaluated;
+const evaluated0 = validate845.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33532,7 +33590,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate844.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate845.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33569,8 +33627,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate847(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate847.errors : vErrors.concat(validate847.errors);
+if(!(validate848(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate848.errors : vErrors.concat(validate848.errors);
 errors = vErrors.length;
 }
 else {
@@ -33584,7 +33642,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate844.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate845.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -33598,23 +33656,23 @@ if(valid0){
 }
 }
 else {
-validate844.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate845.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate844.errors = vErrors;
+validate845.errors = vErrors;
 return errors === 0;
 }
-validate844.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate845.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSubscribeResult = validate854;
+exports.SessionSubscribeResult = validate855;
 
-function validate854(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate855(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate854.evaluated;
+const evaluated0 = validate855.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33626,15 +33684,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.subscription === undefined) && (missing0 = "subscription")){
-validate854.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate855.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.subscription !== undefined){
 let data0 = data.subscription;
 const _errs1 = errors;
-if(!(validate848(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate848.errors : vErrors.concat(validate848.errors);
+if(!(validate849(data0, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate849.errors : vErrors.concat(validate849.errors);
 errors = vErrors.length;
 }
 else {
@@ -33672,7 +33730,7 @@ if(valid1){
 }
 }
 else {
-validate854.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate855.errors = [{instancePath:instancePath+"/snapshot",schemaPath:"#/properties/snapshot/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -33689,23 +33747,23 @@ if(valid0){
 }
 }
 else {
-validate854.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate855.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate854.errors = vErrors;
+validate855.errors = vErrors;
 return errors === 0;
 }
-validate854.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
+validate855.evaluated = {"props":{"subscription":true,"snapshot":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SessionSummary = validate857;
+exports.SessionSummary = validate858;
 
-function validate857(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate858(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate857.evaluated;
+const evaluated0 = validate858.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33717,7 +33775,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.createdAt === undefined) && (missing0 = "createdAt"))) || ((data.running === undefined) && (missing0 = "running"))) || ((data.idle === undefined) && (missing0 = "idle"))){
-validate857.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate858.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33786,7 +33844,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate857.errors = vErrors;
+validate858.errors = vErrors;
 return false;
 }
 else {
@@ -33858,7 +33916,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate857.errors = vErrors;
+validate858.errors = vErrors;
 return false;
 }
 else {
@@ -33884,7 +33942,7 @@ if(data.running !== undefined){
 let data3 = data.running;
 const _errs14 = errors;
 if(typeof data3 !== "boolean"){
-validate857.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate858.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs15 = errors;
@@ -33900,7 +33958,7 @@ if(data.idle !== undefined){
 let data4 = data.idle;
 const _errs16 = errors;
 if(typeof data4 !== "boolean"){
-validate857.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate858.errors = [{instancePath:instancePath+"/idle",schemaPath:"#/properties/idle/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs17 = errors;
@@ -33920,23 +33978,23 @@ if(valid0){
 }
 }
 else {
-validate857.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate858.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate857.errors = vErrors;
+validate858.errors = vErrors;
 return errors === 0;
 }
-validate857.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
+validate858.evaluated = {"props":{"sessionId":true,"model":true,"createdAt":true,"running":true,"idle":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SubagentActivity = validate859;
+exports.SubagentActivity = validate860;
 
-function validate859(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate860(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate859.evaluated;
+const evaluated0 = validate860.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -33959,7 +34017,7 @@ if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.text === undefined) && (missing0 = "text"))){
-validate859.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate860.errors = [{instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -33967,12 +34025,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs4 = errors;
 if(typeof data0 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs5 = errors;
 if("assistant" !== data0){
-validate859.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
+validate860.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -33989,7 +34047,7 @@ if(data.text !== undefined){
 let data1 = data.text;
 const _errs6 = errors;
 if(typeof data1 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/text",schemaPath:"#/oneOf/0/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs7 = errors;
@@ -34006,7 +34064,7 @@ if(valid2){
 }
 }
 else {
-validate859.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate860.errors = [{instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -34025,7 +34083,7 @@ if(errors === _errs8){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((((((data.type === undefined) && (missing1 = "type")) || ((data.toolName === undefined) && (missing1 = "toolName"))) || ((data.outcome === undefined) && (missing1 = "outcome"))) || ((data.action === undefined) && (missing1 = "action"))) || ((data.subject === undefined) && (missing1 = "subject"))){
-validate859.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate860.errors = [{instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -34033,12 +34091,12 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs10 = errors;
 if(typeof data2 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs11 = errors;
 if("tool" !== data2){
-validate859.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant"}];
+validate860.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -34055,7 +34113,7 @@ if(data.toolName !== undefined){
 let data3 = data.toolName;
 const _errs12 = errors;
 if(typeof data3 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/oneOf/1/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/oneOf/1/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs13 = errors;
@@ -34071,13 +34129,13 @@ if(data.outcome !== undefined){
 let data4 = data.outcome;
 const _errs14 = errors;
 if(typeof data4 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/oneOf/1/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/oneOf/1/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs15 = errors;
 const vSchema0 = schema156.oneOf[1].properties.outcome.enum;
 if(!((((data4 === "succeeded") || (data4 === "failed")) || (data4 === "blocked")) || (data4 === "cancelled"))){
-validate859.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/oneOf/1/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema156.oneOf[1].properties.outcome.enum},message:"must be equal to one of the allowed values"}];
+validate860.errors = [{instancePath:instancePath+"/outcome",schemaPath:"#/oneOf/1/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema156.oneOf[1].properties.outcome.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -34094,7 +34152,7 @@ if(data.action !== undefined){
 let data5 = data.action;
 const _errs16 = errors;
 if(typeof data5 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/action",schemaPath:"#/oneOf/1/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/action",schemaPath:"#/oneOf/1/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs17 = errors;
@@ -34110,7 +34168,7 @@ if(data.subject !== undefined){
 let data6 = data.subject;
 const _errs18 = errors;
 if(typeof data6 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/subject",schemaPath:"#/oneOf/1/properties/subject/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/subject",schemaPath:"#/oneOf/1/properties/subject/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs19 = errors;
@@ -34134,7 +34192,7 @@ for(let i0=0; i0<len0; i0++){
 let data8 = data7[i0];
 const _errs22 = errors;
 if(typeof data8 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/details/" + i0,schemaPath:"#/oneOf/1/properties/details/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/details/" + i0,schemaPath:"#/oneOf/1/properties/details/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs23 = errors;
@@ -34149,7 +34207,7 @@ if(valid5){
 }
 }
 else {
-validate859.errors = [{instancePath:instancePath+"/details",schemaPath:"#/oneOf/1/properties/details/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate860.errors = [{instancePath:instancePath+"/details",schemaPath:"#/oneOf/1/properties/details/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs20){
@@ -34170,7 +34228,7 @@ if(valid4){
 }
 }
 else {
-validate859.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate860.errors = [{instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs8){
@@ -34195,7 +34253,7 @@ if(errors === _errs24){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((((data.type === undefined) && (missing2 = "type")) || ((data.severity === undefined) && (missing2 = "severity"))) || ((data.title === undefined) && (missing2 = "title"))){
-validate859.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate860.errors = [{instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -34203,12 +34261,12 @@ if(data.type !== undefined){
 let data9 = data.type;
 const _errs26 = errors;
 if(typeof data9 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs27 = errors;
 if("notice" !== data9){
-validate859.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
+validate860.errors = [{instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "notice"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -34225,13 +34283,13 @@ if(data.severity !== undefined){
 let data10 = data.severity;
 const _errs28 = errors;
 if(typeof data10 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/oneOf/2/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/oneOf/2/properties/severity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs29 = errors;
 const vSchema1 = schema156.oneOf[2].properties.severity.enum;
 if(!(((data10 === "info") || (data10 === "warn")) || (data10 === "error"))){
-validate859.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/oneOf/2/properties/severity/enum",keyword:"enum",params:{allowedValues: schema156.oneOf[2].properties.severity.enum},message:"must be equal to one of the allowed values"}];
+validate860.errors = [{instancePath:instancePath+"/severity",schemaPath:"#/oneOf/2/properties/severity/enum",keyword:"enum",params:{allowedValues: schema156.oneOf[2].properties.severity.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -34248,7 +34306,7 @@ if(data.title !== undefined){
 let data11 = data.title;
 const _errs30 = errors;
 if(typeof data11 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/title",schemaPath:"#/oneOf/2/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/title",schemaPath:"#/oneOf/2/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs31 = errors;
@@ -34272,7 +34330,7 @@ for(let i1=0; i1<len1; i1++){
 let data13 = data12[i1];
 const _errs34 = errors;
 if(typeof data13 !== "string"){
-validate859.errors = [{instancePath:instancePath+"/content/" + i1,schemaPath:"#/oneOf/2/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate860.errors = [{instancePath:instancePath+"/content/" + i1,schemaPath:"#/oneOf/2/properties/content/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs35 = errors;
@@ -34287,7 +34345,7 @@ if(valid8){
 }
 }
 else {
-validate859.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/2/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate860.errors = [{instancePath:instancePath+"/content",schemaPath:"#/oneOf/2/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs32){
@@ -34306,7 +34364,7 @@ if(valid7){
 }
 }
 else {
-validate859.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate860.errors = [{instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs24){
@@ -34323,36 +34381,36 @@ props0.content = true;
 valid0 = valid6;
 }
 else {
-validate859.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate860.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate859.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate860.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 if(valid0){
 }
 }
 else {
-validate859.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate860.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate859.errors = vErrors;
+validate860.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate859.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate860.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-exports.SubagentActivityEvent = validate860;
+exports.SubagentActivityEvent = validate861;
 
-function validate860(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate861(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate860.evaluated;
+const evaluated0 = validate861.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34364,7 +34422,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate860.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate861.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34372,12 +34430,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate860.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate861.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("subagent.activity" !== data0){
-validate860.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.activity"},message:"must be equal to constant"}];
+validate861.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.activity"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -34394,19 +34452,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate860.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate861.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate860.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate861.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate860.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate861.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -34443,23 +34501,23 @@ if(valid0){
 }
 }
 else {
-validate860.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate861.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate860.errors = vErrors;
+validate861.errors = vErrors;
 return errors === 0;
 }
-validate860.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate861.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SubagentActivityPayload = validate862;
+exports.SubagentActivityPayload = validate863;
 
-function validate862(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate863(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate862.evaluated;
+const evaluated0 = validate863.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34471,7 +34529,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.agentId === undefined) && (missing0 = "agentId")) || ((data.runRevision === undefined) && (missing0 = "runRevision"))) || ((data.index === undefined) && (missing0 = "index"))) || ((data.activities === undefined) && (missing0 = "activities"))){
-validate862.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate863.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34482,12 +34540,12 @@ const _errs2 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate862.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate863.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data0)){
-validate862.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate863.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -34495,7 +34553,7 @@ else {
 }
 }
 else {
-validate862.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate863.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs1){
@@ -34511,19 +34569,19 @@ if(data.runRevision !== undefined){
 let data1 = data.runRevision;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate862.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate863.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate862.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate863.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate862.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate863.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -34543,19 +34601,19 @@ if(data.index !== undefined){
 let data2 = data.index;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate862.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate863.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate862.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate863.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate862.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate863.errors = [{instancePath:instancePath+"/index",schemaPath:"#/properties/index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -34598,7 +34656,7 @@ if(valid1){
 }
 }
 else {
-validate862.errors = [{instancePath:instancePath+"/activities",schemaPath:"#/properties/activities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate863.errors = [{instancePath:instancePath+"/activities",schemaPath:"#/properties/activities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs7){
@@ -34617,23 +34675,23 @@ if(valid0){
 }
 }
 else {
-validate862.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate863.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate862.errors = vErrors;
+validate863.errors = vErrors;
 return errors === 0;
 }
-validate862.evaluated = {"props":{"agentId":true,"runRevision":true,"index":true,"activities":true},"dynamicProps":false,"dynamicItems":false};
+validate863.evaluated = {"props":{"agentId":true,"runRevision":true,"index":true,"activities":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SubagentCompletedEvent = validate864;
+exports.SubagentCompletedEvent = validate865;
 
-function validate864(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate865(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate864.evaluated;
+const evaluated0 = validate865.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34645,7 +34703,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate864.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate865.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34653,12 +34711,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate864.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate865.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("subagent.completed" !== data0){
-validate864.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.completed"},message:"must be equal to constant"}];
+validate865.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.completed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -34675,19 +34733,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate864.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate865.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate864.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate865.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate864.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate865.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -34724,23 +34782,23 @@ if(valid0){
 }
 }
 else {
-validate864.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate865.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate864.errors = vErrors;
+validate865.errors = vErrors;
 return errors === 0;
 }
-validate864.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate865.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SubagentCompletedPayload = validate866;
+exports.SubagentCompletedPayload = validate867;
 
-function validate866(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate867(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate866.evaluated;
+const evaluated0 = validate867.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -34752,7 +34810,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.agentId === undefined) && (missing0 = "agentId")) || ((data.runRevision === undefined) && (missing0 = "runRevision"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.inputTokens === undefined) && (missing0 = "inputTokens"))) || ((data.outputTokens === undefined) && (missing0 = "outputTokens"))) || ((data.cost === undefined) && (missing0 = "cost"))){
-validate866.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate867.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -34763,12 +34821,12 @@ const _errs2 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate866.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate867.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data0)){
-validate866.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate867.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -34776,7 +34834,7 @@ else {
 }
 }
 else {
-validate866.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate867.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs1){
@@ -34792,19 +34850,19 @@ if(data.runRevision !== undefined){
 let data1 = data.runRevision;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate866.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate867.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate866.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate867.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate866.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate867.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -34824,7 +34882,7 @@ if(data.title !== undefined){
 let data2 = data.title;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate866.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate867.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -34855,7 +34913,7 @@ if(data.response !== undefined){
 let data4 = data.response;
 const _errs8 = errors;
 if(typeof data4 !== "string"){
-validate866.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate867.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
@@ -34871,7 +34929,7 @@ if(data.error !== undefined){
 let data5 = data.error;
 const _errs10 = errors;
 if(typeof data5 !== "string"){
-validate866.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate867.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs11 = errors;
@@ -34887,19 +34945,19 @@ if(data.inputTokens !== undefined){
 let data6 = data.inputTokens;
 const _errs12 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate866.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate867.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs13 = errors;
 if(errors === _errs12){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 9007199254740991 || isNaN(data6)){
-validate866.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate867.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate866.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate867.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -34919,19 +34977,19 @@ if(data.outputTokens !== undefined){
 let data7 = data.outputTokens;
 const _errs14 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate866.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate867.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs15 = errors;
 if(errors === _errs14){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 9007199254740991 || isNaN(data7)){
-validate866.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate867.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data7 < 0 || isNaN(data7)){
-validate866.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate867.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -34954,14 +35012,14 @@ const _errs17 = errors;
 if(errors === _errs16){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 0 || isNaN(data8)){
-validate866.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate867.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 }
 }
 else {
-validate866.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate867.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 if(errors === _errs16){
@@ -34977,19 +35035,19 @@ if(data.durationMs !== undefined){
 let data9 = data.durationMs;
 const _errs18 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate866.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate867.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs19 = errors;
 if(errors === _errs18){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 9007199254740991 || isNaN(data9)){
-validate866.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate867.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate866.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate867.errors = [{instancePath:instancePath+"/durationMs",schemaPath:"#/properties/durationMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -35018,23 +35076,23 @@ if(valid0){
 }
 }
 else {
-validate866.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate867.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate866.errors = vErrors;
+validate867.errors = vErrors;
 return errors === 0;
 }
-validate866.evaluated = {"props":{"agentId":true,"runRevision":true,"title":true,"status":true,"response":true,"error":true,"inputTokens":true,"outputTokens":true,"cost":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate867.evaluated = {"props":{"agentId":true,"runRevision":true,"title":true,"status":true,"response":true,"error":true,"inputTokens":true,"outputTokens":true,"cost":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SubagentRemovedEvent = validate868;
+exports.SubagentRemovedEvent = validate869;
 
-function validate868(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate869(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate868.evaluated;
+const evaluated0 = validate869.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35046,7 +35104,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate868.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate869.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35054,12 +35112,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate868.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate869.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("subagent.removed" !== data0){
-validate868.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.removed"},message:"must be equal to constant"}];
+validate869.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.removed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -35076,19 +35134,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate868.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate869.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate868.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate869.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate868.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate869.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -35125,86 +35183,18 @@ if(valid0){
 }
 }
 else {
-validate868.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate869.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate868.errors = vErrors;
+validate869.errors = vErrors;
 return errors === 0;
 }
-validate868.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate869.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SubagentRemovedPayload = validate870;
-
-function validate870(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate870.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.agentId === undefined) && (missing0 = "agentId")){
-validate870.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.agentId !== undefined){
-let data0 = data.agentId;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func2(data0) < 1){
-validate870.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern2.test(data0)){
-validate870.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-else {
-validate870.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs1){
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate870.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate870.errors = vErrors;
-return errors === 0;
-}
-validate870.evaluated = {"props":{"agentId":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.SubagentStartedEvent = validate871;
+exports.SubagentRemovedPayload = validate871;
 
 function validate871(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -35220,8 +35210,76 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+if((data.agentId === undefined) && (missing0 = "agentId")){
 validate871.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.agentId !== undefined){
+let data0 = data.agentId;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+validate871.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate871.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate871.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate871.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate871.errors = vErrors;
+return errors === 0;
+}
+validate871.evaluated = {"props":{"agentId":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.SubagentStartedEvent = validate872;
+
+function validate872(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate872.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate872.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35229,12 +35287,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate871.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate872.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("subagent.started" !== data0){
-validate871.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.started"},message:"must be equal to constant"}];
+validate872.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subagent.started"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -35251,19 +35309,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate871.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate872.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate871.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate872.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate871.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate872.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -35300,23 +35358,23 @@ if(valid0){
 }
 }
 else {
-validate871.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate872.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate871.errors = vErrors;
+validate872.errors = vErrors;
 return errors === 0;
 }
-validate871.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate872.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SubagentStartedPayload = validate873;
+exports.SubagentStartedPayload = validate874;
 
-function validate873(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate874(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate873.evaluated;
+const evaluated0 = validate874.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35328,7 +35386,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.agentId === undefined) && (missing0 = "agentId")) || ((data.runRevision === undefined) && (missing0 = "runRevision"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.workingDirectory === undefined) && (missing0 = "workingDirectory"))){
-validate873.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate874.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35339,12 +35397,12 @@ const _errs2 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate873.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate874.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data0)){
-validate873.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate874.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -35352,7 +35410,7 @@ else {
 }
 }
 else {
-validate873.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate874.errors = [{instancePath:instancePath+"/agentId",schemaPath:"#/properties/agentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs1){
@@ -35368,19 +35426,19 @@ if(data.runRevision !== undefined){
 let data1 = data.runRevision;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate873.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate874.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate873.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate874.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate873.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate874.errors = [{instancePath:instancePath+"/runRevision",schemaPath:"#/properties/runRevision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -35400,7 +35458,7 @@ if(data.title !== undefined){
 let data2 = data.title;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate873.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate874.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -35416,7 +35474,7 @@ if(data.model !== undefined){
 let data3 = data.model;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate873.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate874.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -35432,7 +35490,7 @@ if(data.reasoning !== undefined){
 let data4 = data.reasoning;
 const _errs9 = errors;
 if(typeof data4 !== "string"){
-validate873.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate874.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -35448,7 +35506,7 @@ if(data.workingDirectory !== undefined){
 let data5 = data.workingDirectory;
 const _errs11 = errors;
 if(typeof data5 !== "string"){
-validate873.errors = [{instancePath:instancePath+"/workingDirectory",schemaPath:"#/properties/workingDirectory/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate874.errors = [{instancePath:instancePath+"/workingDirectory",schemaPath:"#/properties/workingDirectory/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs12 = errors;
@@ -35464,7 +35522,7 @@ if(data.turnId !== undefined){
 let data6 = data.turnId;
 const _errs13 = errors;
 if(typeof data6 !== "string"){
-validate873.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate874.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs14 = errors;
@@ -35480,7 +35538,7 @@ if(data.toolCallId !== undefined){
 let data7 = data.toolCallId;
 const _errs15 = errors;
 if(typeof data7 !== "string"){
-validate873.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate874.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs16 = errors;
@@ -35503,49 +35561,18 @@ if(valid0){
 }
 }
 else {
-validate873.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate874.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
-}
-validate873.errors = vErrors;
-return errors === 0;
-}
-validate873.evaluated = {"props":{"agentId":true,"runRevision":true,"title":true,"model":true,"reasoning":true,"workingDirectory":true,"turnId":true,"toolCallId":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.SubagentStatus = validate874;
-
-function validate874(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate874.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate874.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema159.enum;
-if(!(((data === "succeeded") || (data === "failed")) || (data === "interrupted"))){
-validate874.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema159.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
 }
 validate874.errors = vErrors;
 return errors === 0;
 }
-validate874.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate874.evaluated = {"props":{"agentId":true,"runRevision":true,"title":true,"model":true,"reasoning":true,"workingDirectory":true,"turnId":true,"toolCallId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.Subscription = validate875;
+exports.SubagentStatus = validate875;
 
 function validate875(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -35557,12 +35584,43 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(typeof data !== "string"){
+validate875.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema159.enum;
+if(!(((data === "succeeded") || (data === "failed")) || (data === "interrupted"))){
+validate875.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema159.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate875.errors = vErrors;
+return errors === 0;
+}
+validate875.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+exports.Subscription = validate876;
+
+function validate876(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate876.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sessionId === undefined) && (missing0 = "sessionId")) || ((data.deliveryKind === undefined) && (missing0 = "deliveryKind"))){
-validate875.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate876.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35601,23 +35659,23 @@ if(valid0){
 }
 }
 else {
-validate875.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate876.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate875.errors = vErrors;
+validate876.errors = vErrors;
 return errors === 0;
 }
-validate875.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
+validate876.evaluated = {"props":{"sessionId":true,"deliveryKind":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.SuccessResponse = validate878;
+exports.SuccessResponse = validate879;
 
-function validate878(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate879(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate878.evaluated;
+const evaluated0 = validate879.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35629,7 +35687,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate878.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate879.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35666,7 +35724,7 @@ if(valid0){
 if(data.error !== undefined){
 let data2 = data.error;
 var valid0 = false;
-validate878.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate879.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -35679,23 +35737,23 @@ if(valid0){
 }
 }
 else {
-validate878.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate879.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate878.errors = vErrors;
+validate879.errors = vErrors;
 return errors === 0;
 }
-validate878.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate879.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TodoItem = validate881;
+exports.TodoItem = validate882;
 
-function validate881(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate882(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate881.evaluated;
+const evaluated0 = validate882.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35783,7 +35841,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate881.errors = vErrors;
+validate882.errors = vErrors;
 return false;
 }
 else {
@@ -35809,7 +35867,7 @@ if(data.title !== undefined){
 let data1 = data.title;
 const _errs7 = errors;
 if(typeof data1 !== "string"){
-validate881.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate882.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs8 = errors;
@@ -35825,7 +35883,7 @@ if(data.status !== undefined){
 let data2 = data.status;
 const _errs9 = errors;
 if(typeof data2 !== "string"){
-validate881.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate882.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
@@ -35842,23 +35900,23 @@ if(valid0){
 }
 }
 else {
-validate881.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate882.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate881.errors = vErrors;
+validate882.errors = vErrors;
 return errors === 0;
 }
-validate881.evaluated = {"props":{"id":true,"title":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+validate882.evaluated = {"props":{"id":true,"title":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TodosUpdatedEvent = validate882;
+exports.TodosUpdatedEvent = validate883;
 
-function validate882(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate883(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate882.evaluated;
+const evaluated0 = validate883.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35870,7 +35928,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate882.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate883.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -35878,12 +35936,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate882.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate883.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("todos.updated" !== data0){
-validate882.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "todos.updated"},message:"must be equal to constant"}];
+validate883.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "todos.updated"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -35900,19 +35958,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate882.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate883.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate882.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate883.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate882.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate883.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -35949,23 +36007,23 @@ if(valid0){
 }
 }
 else {
-validate882.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate883.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate882.errors = vErrors;
+validate883.errors = vErrors;
 return errors === 0;
 }
-validate882.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate883.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TodosUpdatedPayload = validate884;
+exports.TodosUpdatedPayload = validate885;
 
-function validate884(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate885(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate884.evaluated;
+const evaluated0 = validate885.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -35977,7 +36035,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.todos === undefined) && (missing0 = "todos")){
-validate884.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate885.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36007,7 +36065,7 @@ if(valid1){
 }
 }
 else {
-validate884.errors = [{instancePath:instancePath+"/todos",schemaPath:"#/properties/todos/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate885.errors = [{instancePath:instancePath+"/todos",schemaPath:"#/properties/todos/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs1){
@@ -36023,23 +36081,23 @@ if(valid0){
 }
 }
 else {
-validate884.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate885.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate884.errors = vErrors;
+validate885.errors = vErrors;
 return errors === 0;
 }
-validate884.evaluated = {"props":{"todos":true},"dynamicProps":false,"dynamicItems":false};
+validate885.evaluated = {"props":{"todos":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolDeltaEvent = validate886;
+exports.ToolDeltaEvent = validate887;
 
-function validate886(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate887(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate886.evaluated;
+const evaluated0 = validate887.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36051,7 +36109,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate886.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate887.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36059,12 +36117,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate886.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate887.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("tool.delta" !== data0){
-validate886.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.delta"},message:"must be equal to constant"}];
+validate887.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.delta"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -36081,19 +36139,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate886.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate887.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate886.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate887.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate886.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate887.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -36130,23 +36188,23 @@ if(valid0){
 }
 }
 else {
-validate886.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate887.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate886.errors = vErrors;
+validate887.errors = vErrors;
 return errors === 0;
 }
-validate886.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate887.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolDeltaPayload = validate888;
+exports.ToolDeltaPayload = validate889;
 
-function validate888(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate889(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate888.evaluated;
+const evaluated0 = validate889.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36158,7 +36216,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.partial === undefined) && (missing0 = "partial"))){
-validate888.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate889.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36166,7 +36224,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate888.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate889.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -36182,7 +36240,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate888.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate889.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -36198,7 +36256,7 @@ if(data.partial !== undefined){
 let data2 = data.partial;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate888.errors = [{instancePath:instancePath+"/partial",schemaPath:"#/properties/partial/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate889.errors = [{instancePath:instancePath+"/partial",schemaPath:"#/properties/partial/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -36216,23 +36274,23 @@ if(valid0){
 }
 }
 else {
-validate888.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate889.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate888.errors = vErrors;
+validate889.errors = vErrors;
 return errors === 0;
 }
-validate888.evaluated = {"props":{"id":true,"name":true,"partial":true},"dynamicProps":false,"dynamicItems":false};
+validate889.evaluated = {"props":{"id":true,"name":true,"partial":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolResultEvent = validate889;
+exports.ToolResultEvent = validate890;
 
-function validate889(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate890(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate889.evaluated;
+const evaluated0 = validate890.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36244,7 +36302,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate889.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate890.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36252,12 +36310,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate889.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate890.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("tool.result" !== data0){
-validate889.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.result"},message:"must be equal to constant"}];
+validate890.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.result"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -36274,19 +36332,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate889.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate890.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate889.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate890.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate889.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate890.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -36323,23 +36381,23 @@ if(valid0){
 }
 }
 else {
-validate889.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate890.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate889.errors = vErrors;
+validate890.errors = vErrors;
 return errors === 0;
 }
-validate889.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate890.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolResultPayload = validate891;
+exports.ToolResultPayload = validate892;
 
-function validate891(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate892(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate891.evaluated;
+const evaluated0 = validate892.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36351,7 +36409,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.isError === undefined) && (missing0 = "isError"))){
-validate891.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate892.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36359,7 +36417,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate891.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate892.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -36375,7 +36433,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate891.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate892.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -36391,7 +36449,7 @@ if(data.isError !== undefined){
 let data2 = data.isError;
 const _errs5 = errors;
 if(typeof data2 !== "boolean"){
-validate891.errors = [{instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate892.errors = [{instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs6 = errors;
@@ -36481,7 +36539,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate891.errors = vErrors;
+validate892.errors = vErrors;
 return false;
 }
 else {
@@ -36510,23 +36568,23 @@ if(valid0){
 }
 }
 else {
-validate891.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate892.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate891.errors = vErrors;
+validate892.errors = vErrors;
 return errors === 0;
 }
-validate891.evaluated = {"props":{"id":true,"name":true,"output":true,"isError":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate892.evaluated = {"props":{"id":true,"name":true,"output":true,"isError":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolUseEvent = validate892;
+exports.ToolUseEvent = validate893;
 
-function validate892(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate893(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate892.evaluated;
+const evaluated0 = validate893.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36538,7 +36596,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate892.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate893.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36546,12 +36604,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate892.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate893.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("tool.use" !== data0){
-validate892.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.use"},message:"must be equal to constant"}];
+validate893.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool.use"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -36568,19 +36626,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate892.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate893.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate892.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate893.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate892.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate893.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -36617,23 +36675,23 @@ if(valid0){
 }
 }
 else {
-validate892.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate893.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate892.errors = vErrors;
+validate893.errors = vErrors;
 return errors === 0;
 }
-validate892.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate893.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.ToolUsePayload = validate894;
+exports.ToolUsePayload = validate895;
 
-function validate894(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate895(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate894.evaluated;
+const evaluated0 = validate895.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36645,7 +36703,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))){
-validate894.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate895.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36653,7 +36711,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate894.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate895.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -36669,7 +36727,7 @@ if(data.name !== undefined){
 let data1 = data.name;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate894.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate895.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -36690,7 +36748,7 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 const _errs7 = errors;
 }
 else {
-validate894.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate895.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
@@ -36708,23 +36766,23 @@ if(valid0){
 }
 }
 else {
-validate894.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate895.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate894.errors = vErrors;
+validate895.errors = vErrors;
 return errors === 0;
 }
-validate894.evaluated = {"props":{"id":true,"name":true,"args":true},"dynamicProps":false,"dynamicItems":false};
+validate895.evaluated = {"props":{"id":true,"name":true,"args":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnAbortedEvent = validate895;
+exports.TurnAbortedEvent = validate896;
 
-function validate895(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate896(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate895.evaluated;
+const evaluated0 = validate896.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -36736,7 +36794,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate895.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate896.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36744,12 +36802,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate895.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate896.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.aborted" !== data0){
-validate895.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.aborted"},message:"must be equal to constant"}];
+validate896.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.aborted"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -36766,19 +36824,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate895.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate896.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate895.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate896.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate895.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate896.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -36815,70 +36873,18 @@ if(valid0){
 }
 }
 else {
-validate895.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate896.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate895.errors = vErrors;
+validate896.errors = vErrors;
 return errors === 0;
 }
-validate895.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate896.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnAbortedPayload = validate897;
-
-function validate897(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate897.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.turnId === undefined) && (missing0 = "turnId")){
-validate897.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.turnId !== undefined){
-let data0 = data.turnId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate897.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate897.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate897.errors = vErrors;
-return errors === 0;
-}
-validate897.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.TurnCompletedEvent = validate898;
+exports.TurnAbortedPayload = validate898;
 
 function validate898(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -36894,8 +36900,60 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+if((data.turnId === undefined) && (missing0 = "turnId")){
 validate898.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.turnId !== undefined){
+let data0 = data.turnId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate898.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate898.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate898.errors = vErrors;
+return errors === 0;
+}
+validate898.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.TurnCompletedEvent = validate899;
+
+function validate899(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate899.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate899.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -36903,12 +36961,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate898.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate899.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.completed" !== data0){
-validate898.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.completed"},message:"must be equal to constant"}];
+validate899.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.completed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -36925,19 +36983,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate898.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate899.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate898.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate899.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate898.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate899.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -36974,23 +37032,23 @@ if(valid0){
 }
 }
 else {
-validate898.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate899.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate898.errors = vErrors;
+validate899.errors = vErrors;
 return errors === 0;
 }
-validate898.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate899.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnCompletedPayload = validate900;
+exports.TurnCompletedPayload = validate901;
 
-function validate900(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate901(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate900.evaluated;
+const evaluated0 = validate901.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37002,7 +37060,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.response === undefined) && (missing0 = "response")){
-validate900.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate901.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37010,7 +37068,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate900.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate901.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -37026,7 +37084,7 @@ if(data.response !== undefined){
 let data1 = data.response;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate900.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate901.errors = [{instancePath:instancePath+"/response",schemaPath:"#/properties/response/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -37042,19 +37100,19 @@ if(data.inputTokens !== undefined){
 let data2 = data.inputTokens;
 const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate900.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate901.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate900.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate901.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate900.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate901.errors = [{instancePath:instancePath+"/inputTokens",schemaPath:"#/properties/inputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -37074,19 +37132,19 @@ if(data.outputTokens !== undefined){
 let data3 = data.outputTokens;
 const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate900.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate901.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate900.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate901.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate900.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate901.errors = [{instancePath:instancePath+"/outputTokens",schemaPath:"#/properties/outputTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -37109,14 +37167,14 @@ const _errs10 = errors;
 if(errors === _errs9){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate900.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate901.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 }
 }
 else {
-validate900.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate901.errors = [{instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 if(errors === _errs9){
@@ -37136,23 +37194,23 @@ if(valid0){
 }
 }
 else {
-validate900.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate901.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate900.errors = vErrors;
+validate901.errors = vErrors;
 return errors === 0;
 }
-validate900.evaluated = {"props":{"turnId":true,"response":true,"inputTokens":true,"outputTokens":true,"cost":true},"dynamicProps":false,"dynamicItems":false};
+validate901.evaluated = {"props":{"turnId":true,"response":true,"inputTokens":true,"outputTokens":true,"cost":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnFailedEvent = validate901;
+exports.TurnFailedEvent = validate902;
 
-function validate901(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate902(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate901.evaluated;
+const evaluated0 = validate902.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37164,7 +37222,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate901.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate902.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37172,12 +37230,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate901.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate902.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.failed" !== data0){
-validate901.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.failed"},message:"must be equal to constant"}];
+validate902.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.failed"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -37194,19 +37252,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate901.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate902.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate901.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate902.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate901.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate902.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -37243,23 +37301,23 @@ if(valid0){
 }
 }
 else {
-validate901.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate902.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate901.errors = vErrors;
+validate902.errors = vErrors;
 return errors === 0;
 }
-validate901.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate902.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnFailedPayload = validate903;
+exports.TurnFailedPayload = validate904;
 
-function validate903(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate904(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate903.evaluated;
+const evaluated0 = validate904.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37271,7 +37329,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.turnId === undefined) && (missing0 = "turnId")) || ((data.error === undefined) && (missing0 = "error"))){
-validate903.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate904.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37279,7 +37337,7 @@ if(data.turnId !== undefined){
 let data0 = data.turnId;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate903.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate904.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -37295,7 +37353,7 @@ if(data.error !== undefined){
 let data1 = data.error;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate903.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate904.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -37312,23 +37370,23 @@ if(valid0){
 }
 }
 else {
-validate903.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate904.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate903.errors = vErrors;
+validate904.errors = vErrors;
 return errors === 0;
 }
-validate903.evaluated = {"props":{"turnId":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate904.evaluated = {"props":{"turnId":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartedEvent = validate904;
+exports.TurnStartedEvent = validate905;
 
-function validate904(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate905(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate904.evaluated;
+const evaluated0 = validate905.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37340,7 +37398,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate904.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate905.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37348,12 +37406,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate904.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate905.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("turn.started" !== data0){
-validate904.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.started"},message:"must be equal to constant"}];
+validate905.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "turn.started"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -37370,19 +37428,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate904.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate905.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate904.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate905.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate904.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate905.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -37419,70 +37477,18 @@ if(valid0){
 }
 }
 else {
-validate904.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate905.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate904.errors = vErrors;
+validate905.errors = vErrors;
 return errors === 0;
 }
-validate904.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate905.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.TurnStartedPayload = validate906;
-
-function validate906(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate906.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.turnId === undefined) && (missing0 = "turnId")){
-validate906.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.turnId !== undefined){
-let data0 = data.turnId;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate906.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs2 = errors;
-if(errors === _errs1){
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-else {
-validate906.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate906.errors = vErrors;
-return errors === 0;
-}
-validate906.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
-
-exports.UserInputDetails = validate907;
+exports.TurnStartedPayload = validate907;
 
 function validate907(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -37498,8 +37504,60 @@ const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.prompt === undefined) && (missing0 = "prompt")){
+if((data.turnId === undefined) && (missing0 = "turnId")){
 validate907.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.turnId !== undefined){
+let data0 = data.turnId;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate907.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs2 = errors;
+if(errors === _errs1){
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+else {
+validate907.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate907.errors = vErrors;
+return errors === 0;
+}
+validate907.evaluated = {"props":{"turnId":true},"dynamicProps":false,"dynamicItems":false};
+
+exports.UserInputDetails = validate908;
+
+function validate908(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate908.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.prompt === undefined) && (missing0 = "prompt")){
+validate908.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37507,7 +37565,7 @@ if(data.prompt !== undefined){
 let data0 = data.prompt;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate907.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate908.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -37526,7 +37584,7 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(Array.isArray(data1)){
 if(data1.length > 64){
-validate907.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
+validate908.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
 return false;
 }
 else {
@@ -37536,7 +37594,7 @@ for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate907.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate908.errors = [{instancePath:instancePath+"/options/" + i0,schemaPath:"#/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -37552,7 +37610,7 @@ if(valid1){
 }
 }
 else {
-validate907.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate908.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs3){
@@ -37569,23 +37627,23 @@ if(valid0){
 }
 }
 else {
-validate907.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate908.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate907.errors = vErrors;
+validate908.errors = vErrors;
 return errors === 0;
 }
-validate907.evaluated = {"props":{"prompt":true,"options":true},"dynamicProps":false,"dynamicItems":false};
+validate908.evaluated = {"props":{"prompt":true,"options":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.UserInputInteraction = validate908;
+exports.UserInputInteraction = validate909;
 
-function validate908(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate909(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate908.evaluated;
+const evaluated0 = validate909.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37597,7 +37655,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate908.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate909.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37605,7 +37663,7 @@ if(data.id !== undefined){
 let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate908.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate909.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
@@ -37621,12 +37679,12 @@ if(data.kind !== undefined){
 let data1 = data.kind;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate908.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate909.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("user_input" !== data1){
-validate908.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "user_input"},message:"must be equal to constant"}];
+validate909.errors = [{instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/const",keyword:"const",params:{allowedValue: "user_input"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -37673,7 +37731,7 @@ if(data.mayDecide !== undefined){
 let data4 = data.mayDecide;
 const _errs7 = errors;
 if(typeof data4 !== "boolean"){
-validate908.errors = [{instancePath:instancePath+"/mayDecide",schemaPath:"#/properties/mayDecide/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate909.errors = [{instancePath:instancePath+"/mayDecide",schemaPath:"#/properties/mayDecide/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs8 = errors;
@@ -37693,23 +37751,23 @@ if(valid0){
 }
 }
 else {
-validate908.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate909.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate908.errors = vErrors;
+validate909.errors = vErrors;
 return errors === 0;
 }
-validate908.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true,"mayDecide":true},"dynamicProps":false,"dynamicItems":false};
+validate909.evaluated = {"props":{"id":true,"kind":true,"status":true,"payload":true,"mayDecide":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.UserMessageEvent = validate911;
+exports.UserMessageEvent = validate912;
 
-function validate911(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate912(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate911.evaluated;
+const evaluated0 = validate912.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37721,7 +37779,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.seq === undefined) && (missing0 = "seq"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate911.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate912.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37729,12 +37787,12 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate911.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate912.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs2 = errors;
 if("user.message" !== data0){
-validate911.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "user.message"},message:"must be equal to constant"}];
+validate912.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "user.message"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -37751,19 +37809,19 @@ if(data.seq !== undefined){
 let data1 = data.seq;
 const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate911.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate912.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs4 = errors;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate911.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate912.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate911.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate912.errors = [{instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -37800,23 +37858,23 @@ if(valid0){
 }
 }
 else {
-validate911.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate912.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate911.errors = vErrors;
+validate912.errors = vErrors;
 return errors === 0;
 }
-validate911.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
+validate912.evaluated = {"props":{"type":true,"seq":true,"payload":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.UserMessagePayload = validate913;
+exports.UserMessagePayload = validate914;
 
-function validate913(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate914(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate913.evaluated;
+const evaluated0 = validate914.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37828,7 +37886,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.messageId === undefined) && (missing0 = "messageId")) || ((data.text === undefined) && (missing0 = "text"))){
-validate913.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate914.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -37839,12 +37897,12 @@ const _errs2 = errors;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-validate913.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate914.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data0)){
-validate913.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
+validate914.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
 return false;
 }
 else {
@@ -37852,7 +37910,7 @@ else {
 }
 }
 else {
-validate913.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate914.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs1){
@@ -37868,7 +37926,7 @@ if(data.turnId !== undefined){
 let data1 = data.turnId;
 const _errs3 = errors;
 if(typeof data1 !== "string"){
-validate913.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate914.errors = [{instancePath:instancePath+"/turnId",schemaPath:"#/properties/turnId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
@@ -37884,7 +37942,7 @@ if(data.text !== undefined){
 let data2 = data.text;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate913.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate914.errors = [{instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -37902,23 +37960,23 @@ if(valid0){
 }
 }
 else {
-validate913.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate914.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate913.errors = vErrors;
+validate914.errors = vErrors;
 return errors === 0;
 }
-validate913.evaluated = {"props":{"messageId":true,"turnId":true,"text":true},"dynamicProps":false,"dynamicItems":false};
+validate914.evaluated = {"props":{"messageId":true,"turnId":true,"text":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateParams = validate914;
+exports.WorkspaceReadStateParams = validate915;
 
-function validate914(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate915(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate914.evaluated;
+const evaluated0 = validate915.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37946,23 +38004,23 @@ if(valid0){
 }
 }
 else {
-validate914.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate915.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate914.errors = vErrors;
+validate915.errors = vErrors;
 return errors === 0;
 }
-validate914.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
+validate915.evaluated = {"props":{"sessionId":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateRequest = validate916;
+exports.WorkspaceReadStateRequest = validate917;
 
-function validate916(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate917(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate916.evaluated;
+const evaluated0 = validate917.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37974,7 +38032,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.method === undefined) && (missing0 = "method")){
-validate916.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate917.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38012,12 +38070,12 @@ if(data.method !== undefined){
 let data2 = data.method;
 const _errs3 = errors;
 if(typeof data2 !== "string"){
-validate916.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate917.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
 if("workspace/readState" !== data2){
-validate916.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "workspace/readState"},message:"must be equal to constant"}];
+validate917.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "workspace/readState"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -38075,7 +38133,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate916.errors = vErrors;
+validate917.errors = vErrors;
 return false;
 }
 else {
@@ -38104,26 +38162,26 @@ if(valid0){
 }
 }
 else {
-validate916.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate917.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate916.errors = vErrors;
+validate917.errors = vErrors;
 return errors === 0;
 }
-validate916.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate917.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateResponse = validate920;
+exports.WorkspaceReadStateResponse = validate921;
 const schema384 = {"title":"WorkspaceReadStateResponse","description":"Success response to workspace/readState.","type":"object","properties":{"jsonrpc":{"$ref":"#/$defs/JsonRpcVersion"},"id":{"$ref":"#/$defs/RequestId"},"result":{"$ref":"#/$defs/WorkspaceReadStateResult"},"error":false},"required":["id","result"]};
 const schema385 = {"title":"WorkspaceReadStateResult","description":"Result of workspace/readState.","type":"object","properties":{"workspace":{"$ref":"#/$defs/WorkspaceState"},"settings":{"$ref":"#/$defs/WorkspaceSettings"}},"required":["workspace","settings"]};
 const schema386 = {"title":"WorkspaceState","type":"object","description":"A session's working directory, its git branch and the approval mode in force.","properties":{"path":{"anyOf":[{"type":"string"},{"type":"null"}]},"name":{"anyOf":[{"type":"string"},{"type":"null"}]},"gitBranch":{"anyOf":[{"type":"string"},{"type":"null"}]},"mode":{"$ref":"#/$defs/ApprovalMode"},"sessionId":{"$ref":"#/$defs/SessionId"},"running":{"type":"boolean"}},"required":["path","name","gitBranch","mode"]};
 
-function validate924(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate925(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate924.evaluated;
+const evaluated0 = validate925.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38135,7 +38193,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.path === undefined) && (missing0 = "path")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.gitBranch === undefined) && (missing0 = "gitBranch"))) || ((data.mode === undefined) && (missing0 = "mode"))){
-validate924.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate925.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38189,7 +38247,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate924.errors = vErrors;
+validate925.errors = vErrors;
 return false;
 }
 else {
@@ -38261,7 +38319,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate924.errors = vErrors;
+validate925.errors = vErrors;
 return false;
 }
 else {
@@ -38333,7 +38391,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate924.errors = vErrors;
+validate925.errors = vErrors;
 return false;
 }
 else {
@@ -38389,7 +38447,7 @@ if(data.running !== undefined){
 let data5 = data.running;
 const _errs21 = errors;
 if(typeof data5 !== "boolean"){
-validate924.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate925.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs22 = errors;
@@ -38410,23 +38468,23 @@ if(valid0){
 }
 }
 else {
-validate924.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate925.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate924.errors = vErrors;
+validate925.errors = vErrors;
 return errors === 0;
 }
-validate924.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
+validate925.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema387 = {"title":"WorkspaceSettings","type":"object","description":"Settings block of workspace/readState, kept for legacy clients.","properties":{"model":{"type":"object","properties":{"current":{"type":"object","properties":{"modelId":{"anyOf":[{"type":"string","description":"Model id without provider prefix; null when no session tells it."},{"type":"null"}]},"providerId":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["modelId","providerId"]}},"required":["current"]},"permissions":{"type":"object","properties":{"mode":{"type":"string","description":"The approval mode: off, require or auto."}},"required":["mode"]}},"required":["model","permissions"]};
 
-function validate928(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate929(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate928.evaluated;
+const evaluated0 = validate929.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38438,7 +38496,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.permissions === undefined) && (missing0 = "permissions"))){
-validate928.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate929.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38450,7 +38508,7 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.current === undefined) && (missing1 = "current")){
-validate928.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate929.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -38462,7 +38520,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing2;
 if(((data1.modelId === undefined) && (missing2 = "modelId")) || ((data1.providerId === undefined) && (missing2 = "providerId"))){
-validate928.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate929.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -38516,7 +38574,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate928.errors = vErrors;
+validate929.errors = vErrors;
 return false;
 }
 else {
@@ -38588,7 +38646,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate928.errors = vErrors;
+validate929.errors = vErrors;
 return false;
 }
 else {
@@ -38615,7 +38673,7 @@ if(valid2){
 }
 }
 else {
-validate928.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate929.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs3){
@@ -38631,7 +38689,7 @@ if(valid1){
 }
 }
 else {
-validate928.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate929.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -38651,7 +38709,7 @@ if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing3;
 if((data4.mode === undefined) && (missing3 = "mode")){
-validate928.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate929.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -38659,7 +38717,7 @@ if(data4.mode !== undefined){
 let data5 = data4.mode;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate928.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate929.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
@@ -38675,7 +38733,7 @@ if(valid5){
 }
 }
 else {
-validate928.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate929.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs17){
@@ -38692,22 +38750,22 @@ if(valid0){
 }
 }
 else {
-validate928.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate929.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate928.errors = vErrors;
+validate929.errors = vErrors;
 return errors === 0;
 }
-validate928.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
+validate929.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate923(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate924(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate923.evaluated;
+const evaluated0 = validate924.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38719,15 +38777,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.workspace === undefined) && (missing0 = "workspace")) || ((data.settings === undefined) && (missing0 = "settings"))){
-validate923.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate924.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.workspace !== undefined){
 let data0 = data.workspace;
 const _errs1 = errors;
-if(!(validate924(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate924.errors : vErrors.concat(validate924.errors);
+if(!(validate925(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate925.errors : vErrors.concat(validate925.errors);
 errors = vErrors.length;
 }
 else {
@@ -38741,8 +38799,8 @@ if(valid0){
 if(data.settings !== undefined){
 let data1 = data.settings;
 const _errs2 = errors;
-if(!(validate928(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate928.errors : vErrors.concat(validate928.errors);
+if(!(validate929(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate929.errors : vErrors.concat(validate929.errors);
 errors = vErrors.length;
 }
 else {
@@ -38758,22 +38816,22 @@ if(valid0){
 }
 }
 else {
-validate923.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate924.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate923.errors = vErrors;
+validate924.errors = vErrors;
 return errors === 0;
 }
-validate923.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
+validate924.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate920(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate921(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate920.evaluated;
+const evaluated0 = validate921.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38785,7 +38843,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.result === undefined) && (missing0 = "result"))){
-validate920.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate921.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38822,8 +38880,8 @@ if(valid0){
 if(data.result !== undefined){
 let data2 = data.result;
 const _errs3 = errors;
-if(!(validate923(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate923.errors : vErrors.concat(validate923.errors);
+if(!(validate924(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate924.errors : vErrors.concat(validate924.errors);
 errors = vErrors.length;
 }
 else {
@@ -38837,7 +38895,7 @@ if(valid0){
 if(data.error !== undefined){
 let data3 = data.error;
 var valid0 = false;
-validate920.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
+validate921.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/false schema",keyword:"false schema",params:{},message:"boolean schema is false"}];
 return false;
 }
 else {
@@ -38851,23 +38909,23 @@ if(valid0){
 }
 }
 else {
-validate920.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate921.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate920.errors = vErrors;
+validate921.errors = vErrors;
 return errors === 0;
 }
-validate920.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate921.evaluated = {"props":{"jsonrpc":true,"id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceReadStateResult = validate931;
+exports.WorkspaceReadStateResult = validate932;
 
-function validate931(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate932(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate931.evaluated;
+const evaluated0 = validate932.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38879,15 +38937,15 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.workspace === undefined) && (missing0 = "workspace")) || ((data.settings === undefined) && (missing0 = "settings"))){
-validate931.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate932.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.workspace !== undefined){
 let data0 = data.workspace;
 const _errs1 = errors;
-if(!(validate924(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate924.errors : vErrors.concat(validate924.errors);
+if(!(validate925(data0, {instancePath:instancePath+"/workspace",parentData:data,parentDataProperty:"workspace",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate925.errors : vErrors.concat(validate925.errors);
 errors = vErrors.length;
 }
 else {
@@ -38901,8 +38959,8 @@ if(valid0){
 if(data.settings !== undefined){
 let data1 = data.settings;
 const _errs2 = errors;
-if(!(validate928(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate928.errors : vErrors.concat(validate928.errors);
+if(!(validate929(data1, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate929.errors : vErrors.concat(validate929.errors);
 errors = vErrors.length;
 }
 else {
@@ -38918,23 +38976,23 @@ if(valid0){
 }
 }
 else {
-validate931.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate932.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate931.errors = vErrors;
+validate932.errors = vErrors;
 return errors === 0;
 }
-validate931.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
+validate932.evaluated = {"props":{"workspace":true,"settings":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceSettings = validate934;
+exports.WorkspaceSettings = validate935;
 
-function validate934(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate935(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate934.evaluated;
+const evaluated0 = validate935.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -38946,7 +39004,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.permissions === undefined) && (missing0 = "permissions"))){
-validate934.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate935.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -38958,7 +39016,7 @@ if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.current === undefined) && (missing1 = "current")){
-validate934.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate935.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -38970,7 +39028,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing2;
 if(((data1.modelId === undefined) && (missing2 = "modelId")) || ((data1.providerId === undefined) && (missing2 = "providerId"))){
-validate934.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate935.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -39024,7 +39082,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate934.errors = vErrors;
+validate935.errors = vErrors;
 return false;
 }
 else {
@@ -39096,7 +39154,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate934.errors = vErrors;
+validate935.errors = vErrors;
 return false;
 }
 else {
@@ -39123,7 +39181,7 @@ if(valid2){
 }
 }
 else {
-validate934.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate935.errors = [{instancePath:instancePath+"/model/current",schemaPath:"#/properties/model/properties/current/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs3){
@@ -39139,7 +39197,7 @@ if(valid1){
 }
 }
 else {
-validate934.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate935.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -39159,7 +39217,7 @@ if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing3;
 if((data4.mode === undefined) && (missing3 = "mode")){
-validate934.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate935.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
@@ -39167,7 +39225,7 @@ if(data4.mode !== undefined){
 let data5 = data4.mode;
 const _errs19 = errors;
 if(typeof data5 !== "string"){
-validate934.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate935.errors = [{instancePath:instancePath+"/permissions/mode",schemaPath:"#/properties/permissions/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs20 = errors;
@@ -39183,7 +39241,7 @@ if(valid5){
 }
 }
 else {
-validate934.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate935.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs17){
@@ -39200,23 +39258,23 @@ if(valid0){
 }
 }
 else {
-validate934.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate935.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate934.errors = vErrors;
+validate935.errors = vErrors;
 return errors === 0;
 }
-validate934.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
+validate935.evaluated = {"props":{"model":true,"permissions":true},"dynamicProps":false,"dynamicItems":false};
 
-exports.WorkspaceState = validate935;
+exports.WorkspaceState = validate936;
 
-function validate935(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate936(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate935.evaluated;
+const evaluated0 = validate936.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -39228,7 +39286,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.path === undefined) && (missing0 = "path")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.gitBranch === undefined) && (missing0 = "gitBranch"))) || ((data.mode === undefined) && (missing0 = "mode"))){
-validate935.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate936.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -39282,7 +39340,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate935.errors = vErrors;
+validate936.errors = vErrors;
 return false;
 }
 else {
@@ -39354,7 +39412,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate935.errors = vErrors;
+validate936.errors = vErrors;
 return false;
 }
 else {
@@ -39426,7 +39484,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate935.errors = vErrors;
+validate936.errors = vErrors;
 return false;
 }
 else {
@@ -39482,7 +39540,7 @@ if(data.running !== undefined){
 let data5 = data.running;
 const _errs21 = errors;
 if(typeof data5 !== "boolean"){
-validate935.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate936.errors = [{instancePath:instancePath+"/running",schemaPath:"#/properties/running/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs22 = errors;
@@ -39503,14 +39561,14 @@ if(valid0){
 }
 }
 else {
-validate935.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate936.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate935.errors = vErrors;
+validate936.errors = vErrors;
 return errors === 0;
 }
-validate935.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
+validate936.evaluated = {"props":{"path":true,"name":true,"gitBranch":true,"mode":true,"sessionId":true,"running":true},"dynamicProps":false,"dynamicItems":false};
 

@@ -5,7 +5,7 @@ import type {
   InteractionRequestUserInputParams,
 } from "../../generated/ask-v1.0.js";
 import { offeredTo } from "../bridge/decision-offers.js";
-import { ASK_USER_TOOL, counted, SUBMIT_PLAN_TOOL, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
+import { ASK_USER_TOOL, counted, offersSessionScope, SUBMIT_PLAN_TOOL, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
@@ -94,10 +94,12 @@ export class InteractionRequests {
     const interactionId = params.interactionId ?? params.requestId;
     if (!(await this.offered(interactionId))) return this.watching(interactionId, toolName, `Run ${toolName}`, params.input as Record<string, unknown> | undefined, signal, cause);
     const rejected: Permission = { decision: "reject", feedback: `${toolName} is rejected for the rest of this session` };
-    if (this.services.choices.rejectsAlways(toolName)) return rejected;
+    // A call the policy requires a decision about is decided about itself: an earlier "always" does not answer it.
+    const forSession = offersSessionScope(params);
+    if (forSession && this.services.choices.rejectsAlways(toolName)) return rejected;
     if (this.asking.has(interactionId)) return undefined;
     const toolCall = this.toolCallFor(interactionId, toolName, `Run ${toolName}`, params.input as Record<string, unknown> | undefined, cause);
-    const options = commandToolOptions(toolName);
+    const options = commandToolOptions(toolName, forSession);
     const answer = await this.ask(interactionId, "session/request_permission", { sessionId: this.sessionId, toolCall, options }, signal, cause);
     if (answer === undefined) return undefined;
     const choice = answer instanceof Error ? failed(answer) : permissionChoice(answer, options);

@@ -10,12 +10,20 @@ import { ProtocolValidators } from "../validation/validator.js";
 /** What a permission answer decides: one of the offered kinds, or the client cancelled the turn, or nothing usable came back. */
 export type PermissionChoice = { kind: PermissionOptionKind } | { kind: "cancelled" } | { kind: "unusable"; reason: string };
 
-/** A gated command tool: all four kinds; the "always" ones hold for the rest of the session. */
-export function commandToolOptions(toolName: string): PermissionOption[] {
-  return [
+/**
+ * A gated command tool: all four kinds, the "always" ones holding for the rest of the session;
+ * only the "once" ones for a call whose decision holds for it alone (`forSession` false).
+ */
+export function commandToolOptions(toolName: string, forSession = true): PermissionOption[] {
+  const once: PermissionOption[] = [
     { optionId: "allow_once", name: "Allow", kind: "allow_once" },
-    { optionId: "allow_always", name: `Always allow ${toolName} in this session`, kind: "allow_always" },
     { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+  ];
+  if (!forSession) return once;
+  return [
+    once[0]!,
+    { optionId: "allow_always", name: `Always allow ${toolName} in this session`, kind: "allow_always" },
+    once[1]!,
     { optionId: "reject_always", name: `Always reject ${toolName} in this session`, kind: "reject_always" },
   ];
 }

@@ -5,7 +5,7 @@ import type {
 } from "../../generated/ask-v1.0.js";
 import type { CommandExecutionApprovalDecision } from "../../generated/codex-v2.js";
 import { offeredTo } from "../bridge/decision-offers.js";
-import { counted, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
+import { counted, offersSessionScope, type PermissionVote, type PlanApprovalParams, type PlanApprovalResult, type ReverseRequester, type UserInputOutcome } from "../bridge/interactions/index.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import { COMMAND_APPROVAL_DECISIONS } from "../registry/codex/index.js";
 import { ProtocolValidators } from "../validation/validator.js";
@@ -57,7 +57,8 @@ export class CodexServerRequests implements ReverseRequester {
         cwd: item.cwd,
         commandActions: item.commandActions,
         reason: params.reason ?? null,
-        availableDecisions: [...COMMAND_APPROVAL_DECISIONS],
+        // acceptForSession is left out when the decision holds for this call alone (a policy's `require` rule).
+        availableDecisions: offersSessionScope(params) ? [...COMMAND_APPROVAL_DECISIONS] : COMMAND_APPROVAL_DECISIONS.filter((d) => d !== "acceptForSession"),
       }),
       signal,
       this.deciding(sessionId, params.interactionId ?? params.requestId),

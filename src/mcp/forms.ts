@@ -1,6 +1,7 @@
 import type { ElicitationCreateParams } from "../../generated/mcp-v2025-11-25.js";
 import type { InteractionRequestPermissionParams, InteractionRequestUserInputParams } from "../../generated/ask-v1.0.js";
 import { ProtocolValidators } from "../validation/validator.js";
+import { offersSessionScope } from "../bridge/interactions/index.js";
 
 /**
  * The forms (elicitation/create, form mode) that put a session's interactions to an MCP client,
@@ -24,9 +25,10 @@ export function permissionForm(params: InteractionRequestPermissionParams): Elic
     requestedSchema: {
       type: "object",
       properties: {
+        // "For the rest of the session" only where the decision may hold beyond this call.
         decision: decision([
           { const: "approve", title: "Allow once" },
-          { const: "approve_for_session", title: "Allow for the rest of the session" },
+          ...(offersSessionScope(params) ? [{ const: "approve_for_session", title: "Allow for the rest of the session" }] : []),
         ]),
         feedback,
       },

@@ -16,6 +16,7 @@ import type { SessionReceipts } from "./policy/receipts.js";
 import type { SessionPrincipal } from "../session-principal.js";
 import { ApprovalVotes, decidersText, decisionOf, needsOf, type ApprovalDecision, type ApprovalNeeds, type Heard } from "./approval-votes.js";
 import { execCommand } from "./command-runs.js";
+import { permissionRequest } from "./permission-request.js";
 
 /**
  * The operator's command tools (--tools-config; DESIGN §4.4). A call becomes an approval
@@ -38,6 +39,8 @@ const NOT_RUN_AFTER_TAKEOVER = "approved, but not run: the gateway replica that 
 
 /** Scopes a grant may have here; `project` needs per-workspace grants the gateway does not keep. */
 const ALLOWED_SCOPES: ApprovalScope[] = ["once", "session"];
+/** What an approval a policy's `require` rule asks for may hold for: this call (its digest) alone. */
+const BOUND_SCOPES: ApprovalScope[] = ["once"];
 
 interface ApprovalRequest {
   readonly tool: CommandToolConfig;
@@ -191,7 +194,7 @@ export class CommandTools {
         toolName: tool.name,
         ...(isObject(args) ? { args } : {}),
         message: `Tool '${tool.name}' runs ${tool.command} in the session's environment with these arguments.`,
-        allowedScopes: ALLOWED_SCOPES,
+        allowedScopes: needs ? BOUND_SCOPES : ALLOWED_SCOPES,
       },
     });
     receipts.asked(callId, approval.id, needs ? `the session's clients; decided by ${decidersText(needs.deciders)}${needs.count > 1 ? `, ${needs.count} distinct approvers` : ""}` : "the session's clients");
@@ -225,9 +228,9 @@ export class CommandTools {
     // Every client of the session is told of a vote counted that did not decide: the approval is still pending.
     if (result.kind === "vote" && !result.repeat) this.context.pending.tell(approval, draft("approval.voted", { id: approval.id, approver: result.approver, approvals: result.have, needed: result.need }));
     if (result.kind !== "decided") return result;
-    // Several approvers: the approval holds for this call only, whatever scope each voter asked for.
+    // A `require` rule's decision is bound to this call (its digest): it holds for this call only, whatever scope was asked for.
     const decided: ApprovalDecision = result.approved
-      ? { action: "approve", scope: needs.count > 1 ? "once" : decision.action === "approve" ? decision.scope : "once", approvers: result.approvers }
+      ? { action: "approve", scope: "once", approvers: result.approvers }
       : { action: "reject", ...(decision.action === "reject" && decision.feedback ? { feedback: decision.feedback } : {}), approvers: result.approvers };
     return (await this.context.pending.decide(approval, decided)) ? { kind: "decided" } : { kind: "ignored" };
   }
@@ -266,15 +269,7 @@ export class CommandTools {
   private askClients(approval: Pending<ApprovalRequest>, args: unknown): void {
     const { sessionId, pending, reverse, log } = this.context;
     const { name } = approval.data.tool;
-    const params = {
-      requestId: approval.id,
-      toolName: name,
-      ...(args === undefined ? {} : { input: args }),
-      riskLevel: "medium" as const,
-      reason: `Tool '${name}' requires approval`,
-      sessionId,
-      interactionId: approval.id,
-    };
+    const params = permissionRequest(sessionId, approval.id, { toolName: name, input: args, allowedScopes: approval.data.payload.allowedScopes });
     // Answers the requesters counted; one they did not (a requester that ignores the vote) is heard when it comes back.
     const heard = new WeakSet<object>();
     const vote = (answer: InteractionRequestPermissionResult, principal: SessionPrincipal | undefined) => {

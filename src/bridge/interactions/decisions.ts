@@ -16,3 +16,12 @@ export function decisionGrant(decision: unknown): DecisionGrant {
   if (SESSION.has(decision)) return "session";
   return "denied";
 }
+
+/**
+ * Whether a permission request may be approved for the rest of the session. Not when the
+ * operator's policy requires approval of this very call (`allowedScopes: ["once"]`): the decision
+ * holds for the call alone, so every dialect offers once-only choices (what it offers is what counts).
+ */
+export function offersSessionScope(params: { allowedScopes?: readonly string[] }): boolean {
+  return params.allowedScopes === undefined || params.allowedScopes.includes("session");
+}

@@ -6,7 +6,7 @@ export { ASK_USER_PARAMETERS } from "./ask-user-tool.js";
 export { ClientToolCalls, type ClientToolCallsOptions } from "./client-tool-calls.js";
 export { errorReply, textReply, type ToolCall, type ToolReply } from "./tool-call.js";
 export { DEADLINE_GRACE_MS, DEFAULT_INTERACTION_DEADLINE_MS, gatewayClientTools, type GatewayClientToolsOptions } from "./client-tools.js";
-export { decisionGrant, type DecisionGrant } from "./decisions.js";
+export { decisionGrant, offersSessionScope, type DecisionGrant } from "./decisions.js";
 export { InteractionError, type InteractionErrorCode } from "./interaction-error.js";
 export type { InteractionShare } from "./interaction-share.js";
 export { askJoiningClient, type JoinedSession } from "./joiner-asking.js";

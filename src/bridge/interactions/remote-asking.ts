@@ -2,6 +2,7 @@ import type { ApprovalDetails, Event, InteractionRecord, InteractionRequestPermi
 import type { SessionPrincipal } from "../session-principal.js";
 import type { Log } from "../../shared/log.js";
 import { decisionOf } from "./approval-votes.js";
+import { permissionRequest } from "./permission-request.js";
 import type { ReverseRequester } from "./reverse-requester.js";
 import type { PendingPlan, SharedAnswers } from "./shared-answers.js";
 import { errorText } from "../../shared/unknown-values.js";
@@ -75,15 +76,7 @@ export class RemoteAsking {
   /** Asks about one approval; resolves once the question is settled. */
   askPermission(details: ApprovalDetails & { id: string }): Promise<void> {
     const { sessionId } = this;
-    const params = {
-      requestId: details.id,
-      toolName: details.toolName,
-      ...(details.args === undefined ? {} : { input: details.args }),
-      riskLevel: "medium" as const,
-      reason: `Tool '${details.toolName}' requires approval`,
-      sessionId,
-      interactionId: details.id,
-    };
+    const params = permissionRequest(sessionId, details.id, { toolName: details.toolName, input: details.args, allowedScopes: details.allowedScopes });
     // Each answer is counted as it comes, with who gave it (a vote under a `require` rule); one a requester did not count is given when it comes back.
     const counted = new WeakSet<object>();
     return this.ask(details.id, (signal) => {

@@ -58,6 +58,12 @@ export const askReverseRequestEntries: MethodEntry[] = [
         input: opt(any("Arguments of the gated call.")),
         riskLevel: opt(ref("RiskLevel")),
         reason: opt(str({ description: "Why approval is needed." })),
+        allowedScopes: opt(
+          describe(
+            "Gateway extension: what an approval may hold for, as the approval's record says. [\"once\"] when the operator's policy requires approval of this very call: the decision holds for this call alone, so acceptForSession and allow_always approve it once and grant nothing for the session.",
+            arr(ref("ApprovalScope"), { unique: true }),
+          ),
+        ),
         ...gatewayIds,
       },
       { description: GATEWAY_IDS_DOC },

@@ -629,6 +629,7 @@ describe("reverse permission requests", () => {
       input: { a: 7 },
       riskLevel: "medium",
       reason: "Tool 'echo-args' requires approval",
+      allowedScopes: ["once", "session"],
       sessionId: rig.sessionId,
       interactionId: "act_1",
     });
