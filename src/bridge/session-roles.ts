@@ -154,6 +154,15 @@ export class SessionRoles {
     return undefined;
   }
 
+  /**
+   * Calls `listener` after each role granted or revoked in the session, through this replica or
+   * another (and after the store connection came back): what a client is offered follows its role.
+   * Resolves with the unsubscribe once listening.
+   */
+  onChange(sessionId: string, listener: () => void): Promise<() => void> {
+    return this.store.onChange(sessionId, listener);
+  }
+
   /** The session's owner and granted roles (the owner first). */
   async list(sessionId: string): Promise<RoleEntry[]> {
     const record = await this.store.read(sessionId);

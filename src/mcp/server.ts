@@ -68,8 +68,7 @@ export class McpServer {
 
   constructor(options: McpServerOptions) {
     // Each needs the other: the watches ask one connection through the elicitations, which ask every watching one.
-    const mayAnswer = (sessionId: string, client: McpClient) => options.core.roles.allows(sessionId, client.peer.principal, "answer");
-    const watches: SessionWatches = new SessionWatches((client) => elicitations.of(client), mayAnswer, options.log);
+    const watches: SessionWatches = new SessionWatches((client) => elicitations.of(client), options.core.roles, options.log);
     const elicitations = new McpElicitations(options.core.roles, (sessionId) => watches.askable(sessionId), options.log);
     this.services = {
       core: options.core,

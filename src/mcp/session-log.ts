@@ -12,8 +12,10 @@ const NOTICE_LEVEL = { info: "info", warn: "warning", error: "error" } as const;
 /**
  * What of a session's events is worth a log message to a connection that works with it: a turn
  * that failed or was interrupted, errors and Tau's notices, a decision that nobody made before
- * its deadline, and the session's state replaced or its end. Everything else (the reply, tool
- * calls) is already the tool's progress and result, or the transcript resource.
+ * its deadline, a vote counted toward an approval that needs several approvers (it did not decide:
+ * the voter, whose form was answered, and every other watcher learn the count), and the session's
+ * state replaced or its end. Everything else (the reply, tool calls) is already the tool's progress
+ * and result, or the transcript resource.
  */
 export function sessionLogMessage(sessionId: string, event: Event): SessionLogMessage | undefined {
   const at = (level: LoggingLevel, message: string, extra: Record<string, unknown> = {}): SessionLogMessage => ({
@@ -33,6 +35,17 @@ export function sessionLogMessage(sessionId: string, event: Event): SessionLogMe
     }
     case "approval.updated":
       return event.payload.status === "expired" ? at("warning", `approval ${event.payload.id} expired: nobody decided before its deadline, so it was denied`) : undefined;
+    case "approval.voted": {
+      // One vote of several needed: worded so that no model reads it as the decision (approval.updated, or tau-answer's text, says that).
+      const { id, approver, approvals, needed } = event.payload;
+      const more = needed - approvals;
+      return at("info", `approval ${id}: vote counted for ${approver}, ${approvals} of ${needed} approvers needed; not yet decided, it waits for ${more} more`, {
+        interactionId: id,
+        approver,
+        approvals,
+        needed,
+      });
+    }
     case "input.resolved":
       return event.payload.status === "expired" ? at("warning", `question ${event.payload.id} expired: nobody answered before its deadline`) : undefined;
     case "plan.rejected":

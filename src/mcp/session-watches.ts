@@ -1,6 +1,7 @@
 import type { Event } from "../../generated/ask-v1.0.js";
 import { askJoiningClient, RemoteAsking, type ReverseRequester } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
+import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
 import type { McpClient } from "./client-state.js";
 import { PendingDecisions } from "./pending-decisions.js";
@@ -16,8 +17,9 @@ import { sessionUri } from "../shared/session-references.js";
  * (remote-asking.ts, joiner-asking.ts), as every dialect's clients are; a subscribed one is told each
  * time the transcript changes. A connection that goes away stops watching and decides nothing.
  * Each watch follows what its session waits for: while any session a connection watches waits for
- * a decision, tau-answer is one of its tools (the connection is told when that changes), and the
- * session's failures and warnings are its log messages.
+ * a decision its principal may give, tau-answer is one of its tools (the connection is told when
+ * that changes: as the session's decisions open and settle, and as roles are granted or revoked in
+ * it, through any replica), and the session's failures, warnings and votes are its log messages.
  */
 
 /** Events after which the transcript reads differently; streamed text only at its first chunk per message. */
@@ -37,6 +39,9 @@ class Watch {
   subscribed = false;
   readonly uri: string;
   private readonly unsubscribe: () => void;
+  /** Stops listening for the session's role changes (once listening). */
+  private stopRoles: (() => void) | undefined;
+  private closed = false;
   /** The core's asking of this connection about plans proposed while it watches. */
   private readonly asking: RemoteAsking;
   /** Messages whose streamed text already announced a change. */
@@ -49,14 +54,20 @@ class Watch {
     readonly record: SessionRecord,
     /** This connection alone, as the core asks it (elicitations.ts). */
     requester: ReverseRequester,
+    roles: Pick<SessionRoles, "onChange">,
     log: Log | undefined,
-    /** Whether the session waits for a decision changed. */
+    /** Whether the session waits for a decision changed, or who may give it did: the connection's tools are weighed again. */
     private readonly waitingChanged: () => void,
   ) {
     this.uri = sessionUri(record.sessionId);
     const { shared } = record.interactions;
     this.asking = new RemoteAsking(record.sessionId, requester, shared, () => true, log);
     this.unsubscribe = record.hub.log.subscribe((event) => this.onEvent(event));
+    // A role granted or revoked (here or on another replica) changes what the connection's principal may answer: only while the session waits does that change its tools.
+    roles.onChange(record.sessionId, () => this.decisions.waiting && this.waitingChanged()).then(
+      (stop) => (this.closed ? stop() : (this.stopRoles = stop)),
+      (error: unknown) => log?.("warn", "listening for the session's role changes failed", { sessionId: record.sessionId, error: String(error) }),
+    );
     // What the session waited for before this connection came is put to it (a plan proposed from now on is asked by onEvent).
     askJoiningClient(record, requester, log);
     Promise.all([shared.list(), shared.plans()]).then(
@@ -68,7 +79,9 @@ class Watch {
   }
 
   close(): void {
+    this.closed = true;
     this.unsubscribe();
+    this.stopRoles?.();
     this.asking.close();
   }
 
@@ -100,8 +113,8 @@ export class SessionWatches {
   constructor(
     /** One connection as the core asks it (McpElicitations.of). */
     private readonly requesterOf: (client: McpClient) => ReverseRequester,
-    /** Whether the client's principal may answer the session's interactions (an observer may not). */
-    private readonly mayAnswer: (sessionId: string, client: McpClient) => Promise<boolean>,
+    /** The sessions' roles: whether the client's principal may answer (an observer may not), and when that may have changed. */
+    private readonly roles: Pick<SessionRoles, "allows" | "onChange">,
     private readonly log?: Log,
   ) {}
 
@@ -110,7 +123,7 @@ export class SessionWatches {
     let ofClient = this.byClient.get(client);
     if (!ofClient) this.byClient.set(client, (ofClient = new Map()));
     let watch = ofClient.get(record.sessionId);
-    if (!watch) ofClient.set(record.sessionId, (watch = new Watch(client, record, this.requesterOf(client), this.log, () => this.announceTools(client))));
+    if (!watch) ofClient.set(record.sessionId, (watch = new Watch(client, record, this.requesterOf(client), this.roles, this.log, () => this.announceTools(client))));
     return watch;
   }
 
@@ -121,7 +134,7 @@ export class SessionWatches {
    */
   async answerable(client: McpClient): Promise<boolean> {
     for (const watch of this.byClient.get(client)?.values() ?? []) {
-      if (watch.decisions.waiting && (await this.mayAnswer(watch.record.sessionId, client).catch(() => false))) return true;
+      if (watch.decisions.waiting && (await this.roles.allows(watch.record.sessionId, client.peer.principal, "answer").catch(() => false))) return true;
     }
     return false;
   }

@@ -29,6 +29,10 @@ export class RedisKeys {
   roles(sessionId: string): string {
     return `${this.prefix}{${sessionId}}:roles`;
   }
+  /** Where a role granted or revoked in the session is announced. */
+  rolesChanged(sessionId: string): string {
+    return `${this.prefix}{${sessionId}}:roles-changed`;
+  }
   /** Where a mode set for the session is announced. */
   settingsChanged(sessionId: string): string {
     return `${this.prefix}{${sessionId}}:settings-changed`;

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { RedisChannels } from "./redis-channels.js";
 import type { RedisKeys } from "./redis-keys.js";
 import type { SessionRole, SessionRoleRecord, SessionRoleStore } from "./session-roles.js";
 
@@ -11,11 +12,14 @@ const ROLES: ReadonlySet<string> = new Set<SessionRole>(["owner", "controller", 
  * `role:<principal>` field per granted role. Every replica reads it for each check, so a grant
  * through one replica holds on all of them at once. Setting the owner with HSETNX keeps the first
  * creator's. Like the session settings the hash has no expiry: Tau keeps the session for good.
+ * A role granted or revoked is also published on the session's roles channel, in the same
+ * transaction, so every replica (this one too) hears of it once it holds.
  */
 export class RedisSessionRoles implements SessionRoleStore {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
+    private readonly channels: RedisChannels,
   ) {}
 
   async read(sessionId: string): Promise<SessionRoleRecord> {
@@ -32,7 +36,14 @@ export class RedisSessionRoles implements SessionRoleStore {
   }
 
   async setRole(sessionId: string, principal: string, role: SessionRole | null): Promise<void> {
-    if (role === null) await this.redis.hdel(this.keys.roles(sessionId), ROLE + principal);
-    else await this.redis.hset(this.keys.roles(sessionId), ROLE + principal, role);
+    const key = this.keys.roles(sessionId);
+    const write = role === null ? this.redis.multi().hdel(key, ROLE + principal) : this.redis.multi().hset(key, ROLE + principal, role);
+    const replies = await write.publish(this.keys.rolesChanged(sessionId), principal).exec();
+    const failed = replies?.find(([error]) => error);
+    if (failed) throw failed[0];
+  }
+
+  onChange(sessionId: string, listener: () => void): Promise<() => void> {
+    return this.channels.listen(this.keys.rolesChanged(sessionId), { message: () => listener(), reconnected: () => listener() });
   }
 }

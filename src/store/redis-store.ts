@@ -82,7 +82,7 @@ export class RedisStore implements GatewayStore {
     this.hostSessions = new RedisHostSessions(this.redis, this.channels, this.keys);
     this.placement = new RedisPlacementStore(this.redis, this.keys.prefix);
     this.settings = new RedisSessionSettings(this.redis, this.keys, this.channels, this.replicaId);
-    this.roles = new RedisSessionRoles(this.redis, this.keys);
+    this.roles = new RedisSessionRoles(this.redis, this.keys, this.channels);
     this.recalls = new RedisRecalledOutcomes(this.redis, this.keys, this.channels, this.replicaId);
     this.records = new RedisSharedRecords(this.redis, this.keys.prefix);
     // An answer the previous owner took and never acknowledged is taken over once its lease could have run out.

@@ -21,11 +21,18 @@ export interface SessionRoleStore {
   setOwner(sessionId: string, principal: string): Promise<void>;
   /** Grants `role` to `principal`, or takes its granted role away (`null`). */
   setRole(sessionId: string, principal: string, role: SessionRole | null): Promise<void>;
+  /**
+   * Calls `listener` after each role granted or revoked in the session through any replica (this
+   * one too), and after the store connection came back (changes meanwhile went unheard): what
+   * follows the roles reads them again. Resolves with the unsubscribe once listening.
+   */
+  onChange(sessionId: string, listener: () => void): Promise<() => void>;
 }
 
 /** Roles kept in this process: the memory store's, and the bridge's when no store is given. */
 export class MemorySessionRoles implements SessionRoleStore {
   private readonly records = new Map<string, { owner?: string; granted: Record<string, SessionRole> }>();
+  private readonly listeners = new Map<string, Set<() => void>>();
 
   async read(sessionId: string): Promise<SessionRoleRecord> {
     const record = this.records.get(sessionId);
@@ -41,6 +48,17 @@ export class MemorySessionRoles implements SessionRoleStore {
     const record = this.recordOf(sessionId);
     if (role === null) delete record.granted[principal];
     else record.granted[principal] = role;
+    for (const listener of [...(this.listeners.get(sessionId) ?? [])]) listener();
+  }
+
+  async onChange(sessionId: string, listener: () => void): Promise<() => void> {
+    let set = this.listeners.get(sessionId);
+    if (!set) this.listeners.set(sessionId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(sessionId) === set) this.listeners.delete(sessionId);
+    };
   }
 
   private recordOf(sessionId: string) {

@@ -1,4 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, type ElicitRequest, type LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { eventually } from "../../support/ask-events.js";
 import { auditedReceipts } from "../../support/audit-file.js";
@@ -11,7 +12,8 @@ import { policyGatewayForFile } from "../../support/policy-gateway.js";
  * A consensus rule (`count: 2`) decided by a Codex app-server client and an MCP client, each with
  * its own principal from the tokens file, over real sockets: whichever answers first casts a vote
  * that runs nothing (the command item stays in progress, nothing is decided), the second decides,
- * and the audit file lists both votes and the digest of what ran.
+ * and the audit file lists both votes and the digest of what ran. An MCP client that votes by
+ * answering the form is told in a log message that it was a vote, and how many are counted.
  */
 
 const POLICY = `version: consensus-codex-mcp
@@ -37,18 +39,33 @@ async function codex(who: Who): Promise<CodexTestClient> {
 }
 
 async function mcp(who: Who): Promise<Client> {
-  const client = sdkClient();
-  await client.connect(webSocketTransport(`${suite.gw.wsUrl("/mcp/ws")}?access_token=${TOKENS[who]}`));
+  return (await mcpWithForms(who)).client;
+}
+
+/** An MCP client of `who` on the WebSocket; with `answer` it shows forms and answers each so. It keeps its log messages and the forms it was shown. */
+async function mcpWithForms(who: Who, answer?: () => { action: "accept"; content: { decision: string } }) {
+  const client = sdkClient({ elicitation: answer !== undefined });
+  const asked: ElicitRequest[] = [];
+  const logs: LoggingMessageNotification["params"][] = [];
+  if (answer) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request);
+      return answer();
+    });
+  }
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params));
+  const transport = webSocketTransport(`${suite.gw.wsUrl("/mcp/ws")}?access_token=${TOKENS[who]}`);
+  await client.connect(transport);
   closers.push(() => client.close().catch(() => undefined));
-  return client;
+  return { client, asked, logs, transport };
 }
 
 const logged = (text: string, sessionId: string) => eventually(() => suite.gw.bridgeLog().some((line) => line.includes(text) && line.includes(sessionId)), text);
 const steps = (receipt: { steps: Array<Record<string, unknown>> }) => receipt.steps.map(({ at: _at, ...step }) => step);
 const commandItems = (client: CodexTestClient, method: string) => client.notifications(method).filter((m) => m.params.item.type === "commandExecution");
 
-/** Ann's thread, and a turn whose call of echo-json waits for approval; resolves once ann is asked. */
-async function turnAskingAnn(ann: CodexTestClient, a: number, answer: Promise<unknown>) {
+/** Ann's thread, and a turn whose call of echo-json waits for approval; resolves once ann is asked. `beforeTurn` runs once the thread exists. */
+async function turnAskingAnn(ann: CodexTestClient, a: number, answer: Promise<unknown>, beforeTurn?: (threadId: string) => Promise<unknown>) {
   const asked = deferred<CodexMessage>();
   ann.onRequest("item/commandExecution/requestApproval", (_params, message) => {
     asked.resolve(message);
@@ -56,6 +73,7 @@ async function turnAskingAnn(ann: CodexTestClient, a: number, answer: Promise<un
   });
   const { thread } = await ann.request("thread/start", { cwd: suite.gw.cwd, approvalPolicy: "on-request" });
   const threadId = thread.id as string;
+  await beforeTurn?.(threadId);
   const { turn } = await ann.request("turn/start", { threadId, input: [{ type: "text", text: `/tool echo-json {"a":${a}}\nDone`, text_elements: [] }] });
   await asked.promise;
   return { threadId, turnId: turn.id as string };
@@ -131,6 +149,47 @@ describe("a consensus rule (count 2) with a Codex approver and an MCP approver",
     expect((await ann.turnCompleted(turnId)).params.turn.status).toBe("completed");
     expect(commandItems(ann, "item/completed")).toEqual([expect.objectContaining({ params: expect.objectContaining({ item: expect.objectContaining({ status: "completed", aggregatedOutput: '{"a":6}' }) }) })]);
     await expectAudited(threadId, ["ben", "ann"]);
+    expect(ann.invalid).toEqual([]);
+  });
+
+  it("an MCP client's form answer is one vote: a log message tells it so with the count, the approval stays pending, and Codex's accept decides", async () => {
+    const ann = await codex("ann");
+    const ben = await mcpWithForms("ben", () => ({ action: "accept", content: { decision: "approve" } }));
+    // Log messages go only to a client that set its level (MCP leaves the default to the server): a vote is info.
+    await ben.client.setLoggingLevel("info");
+    const annDecides = deferred<unknown>();
+    // Ben watches the thread before the turn, so the approval's form comes to it as the call asks.
+    const { threadId, turnId } = await turnAskingAnn(ann, 8, annDecides.promise, (sessionId) => ben.client.subscribeResource({ uri: `tau://session/${sessionId}` }));
+    const voted = () => ben.logs.filter((log) => (log.data as { event?: string }).event === "approval.voted");
+    await eventually(() => voted().length === 1, "ben to be told its answer was a vote");
+    expect(ben.asked).toHaveLength(1);
+    expect(voted()).toEqual([
+      {
+        level: "info",
+        logger: "tau-session",
+        data: {
+          sessionId: threadId,
+          event: "approval.voted",
+          message: "approval act_1: vote counted for ben, 1 of 2 approvers needed; not yet decided, it waits for 1 more",
+          interactionId: "act_1",
+          approver: "ben",
+          approvals: 1,
+          needed: 2,
+        },
+      },
+    ]);
+    // Still pending: nothing ran, the turn goes on, and the session still waits for a decision (tau-answer is ben's tool).
+    expect(commandItems(ann, "item/completed")).toEqual([]);
+    expect(ann.notifications("turn/completed")).toEqual([]);
+    expect((await ben.client.listTools()).tools.map((tool) => tool.name)).toContain("tau-answer");
+
+    annDecides.resolve({ decision: "accept" });
+    expect((await ann.turnCompleted(turnId)).params.turn.status).toBe("completed");
+    expect(commandItems(ann, "item/completed")).toEqual([expect.objectContaining({ params: expect.objectContaining({ item: expect.objectContaining({ status: "completed", aggregatedOutput: '{"a":8}' }) }) })]);
+    await expectAudited(threadId, ["ben", "ann"]);
+    // The deciding vote is no vote message: the one of ben's is all.
+    expect(voted()).toHaveLength(1);
+    expect(ben.transport.problems()).toEqual([]);
     expect(ann.invalid).toEqual([]);
   });
 });
