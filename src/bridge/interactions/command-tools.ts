@@ -4,7 +4,7 @@ import { draft, type EventDraft } from "../event-draft.js";
 import type { GatewayTool, ToolContext } from "./gateway-tool.js";
 import { SUBMIT_PLAN_TOOL } from "./tool-names.js";
 import { InteractionError } from "./interaction-error.js";
-import { HOLDER_GONE, type InteractionKind, type Pending } from "./pending-interactions.js";
+import type { InteractionKind, Pending } from "./pending-interactions.js";
 import { errorReply, type ToolCall } from "./tool-call.js";
 import type { ToolGating } from "./tool-gating.js";
 import type { CommandToolConfig } from "./tools-config.js";
@@ -309,14 +309,6 @@ export class CommandTools {
   private carryOut(approval: Pending<ApprovalRequest>, decision: ApprovalDecision): void | Promise<void> {
     const { needs } = approval.data;
     if (needs && decision?.voter !== undefined && !decision.by) {
-      // A vote the replica that held the call never counted (it is gone, its count with it, and Tau
-      // cancelled the call with its connection): no count can decide a call nobody may answer, so
-      // the approval ends, for every replica, and the vote counts for nothing.
-      if (approval.call.adopted) {
-        this.context.log?.("info", "approval vote not counted: the replica holding the call is gone; the approval ends", { sessionId: this.context.sessionId, interactionId: approval.id });
-        this.context.pending.cancelCall(approval.call, HOLDER_GONE);
-        return this.context.answer(approval.call, errorReply(`cancelled: ${HOLDER_GONE}`));
-      }
       const { voter, ...answer } = decision;
       return this.hear(approval, answer, voter ?? undefined).then(() => undefined);
     }

@@ -225,6 +225,10 @@ export class PendingInteractions {
     if (!entry) {
       // Ended here already (deadline, cancelled call, closed session): Tau hears nothing more.
       if (interaction.openedBy === this.options.share.replicaId) return true;
+      // A vote only the replica holding the call could count, and that replica is gone, its count
+      // with it (Tau cancelled the call with its connection): it counts for nothing, and the
+      // interaction ends unless it has already (see endLeftBehind).
+      if (answer.vote) return this.endLeftBehindOne(interaction).then(() => true);
       entry = this.adopt(interaction);
       if (!entry) return true;
     }
@@ -273,14 +277,19 @@ export class PendingInteractions {
    */
   async endLeftBehind(): Promise<void> {
     const { store, hostKey } = this.options.share;
-    const { sessionId } = this.options;
-    for (const shared of await store.pending(hostKey, sessionId)) {
-      const handler = this.kinds.get(shared.kind);
-      if (this.entries.has(shared.id) || !handler) continue;
-      if (!(await store.withdraw(hostKey, sessionId, shared.id))) continue;
-      this.options.log?.("info", "an interaction another replica left pending ended: its call is over", { sessionId, interactionId: shared.id, openedBy: shared.openedBy });
-      this.options.emit(handler.kind.ended({ id: shared.id, data: shared.data }, "cancelled", HOLDER_GONE), resolutionKey(shared.id));
+    for (const shared of await store.pending(hostKey, this.options.sessionId)) {
+      if (!this.entries.has(shared.id)) await this.endLeftBehindOne(shared);
     }
+  }
+
+  /** Ends one interaction whose call is over elsewhere (endLeftBehind), unless something ended it first. */
+  private async endLeftBehindOne(shared: SharedInteraction): Promise<void> {
+    const { store, hostKey } = this.options.share;
+    const { sessionId } = this.options;
+    const handler = this.kinds.get(shared.kind);
+    if (!handler || !(await store.withdraw(hostKey, sessionId, shared.id))) return;
+    this.options.log?.("info", "an interaction another replica left pending ended: its call is over", { sessionId, interactionId: shared.id, openedBy: shared.openedBy });
+    this.options.emit(handler.kind.ended({ id: shared.id, data: shared.data }, "cancelled", HOLDER_GONE), resolutionKey(shared.id));
   }
 
   /** Session closed or the bridge connection lost: every interaction ends, and Tau hears so (if it still can) rather than waiting for its own deadline. */

@@ -45,6 +45,7 @@ async function holderAndClientsOnB() {
 
 const approve = (c: AskTestClient, sessionId: string, interactionId = "act_1") => c.request("interaction/approve", { sessionId, interactionId });
 const SENT = { approved: false, interactionId: "act_1", vote: { needed: 2 } };
+const REFUSED_LOG = "Tau did not accept the tool result";
 
 /** B holds the host once A is gone. */
 async function bTakesOver({ b }: VoteReplicas) {
@@ -121,6 +122,8 @@ describe("the replica holding a consensus approval's call dies with votes queued
       // Nothing counted after A stopped, in any order the queued votes were taken in.
       for (const c of clients) expect(payloadsOf(c.eventsOf(sessionId), "approval.voted")).toEqual([counted]);
       expect(markRuns(marker)).toBe(0);
+      // B sent Tau no result for the call Tau had cancelled (one would be refused).
+      expect(t.b.stderr()).not.toContain(REFUSED_LOG);
 
       await nextApprovalDecidedOnB(t);
     },
