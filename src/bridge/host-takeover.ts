@@ -23,11 +23,18 @@ export interface TakeoverHub {
   ownersFirstEvent(): Promise<void>;
 }
 
+/** What the takeover needs of a session's record: its hub, and its interactions (session-interactions.ts). */
+export interface TakeoverRecord {
+  readonly sessionId: string;
+  readonly hub: TakeoverHub;
+  readonly interactions: { endLeftBehind(): Promise<void> };
+}
+
 /** What the takeover needs of the session registry. */
 export interface TakeoverSessions {
-  all(): Array<{ sessionId: string; hub: TakeoverHub }>;
-  get(sessionId: string): { sessionId: string; hub: TakeoverHub } | undefined;
-  open(sessionId: string): Promise<unknown>;
+  all(): TakeoverRecord[];
+  get(sessionId: string): TakeoverRecord | undefined;
+  open(sessionId: string): Promise<TakeoverRecord>;
   isClosed(sessionId: string): boolean;
 }
 
@@ -75,7 +82,7 @@ export class HostTakeover {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       if (!store.ownership.owns(hostKey) || this.sessions.isClosed(sessionId)) return;
       try {
-        await this.sessions.open(sessionId);
+        this.observedWithTools(await this.sessions.open(sessionId));
         return;
       } catch (error) {
         this.log?.("debug", "an announced session could not be observed", { sessionId, attempt, error: String(error) });
@@ -94,13 +101,14 @@ export class HostTakeover {
    * the previous owner's bridge connection may still be attached to the session with the same
    * tools (Tau refuses the observe then), so a failure is retried for a while.
    */
-  async rebind(record: { sessionId: string; hub: TakeoverHub }): Promise<void> {
+  async rebind(record: TakeoverRecord): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const connection = this.observingConnection;
       if (this.sessions.isClosed(record.sessionId) || this.sessions.get(record.sessionId) !== record) return;
       if (record.hub.upstream === connection && record.hub.observed) return;
       try {
         await record.hub.rebind(connection);
+        this.observedWithTools(record);
         return;
       } catch (error) {
         if (attempt >= ATTEMPTS) {
@@ -111,6 +119,17 @@ export class HostTakeover {
         await pause(attempt);
       }
     }
+  }
+
+  /**
+   * A session this replica now observes on the bridge connection as the host's owner: Tau attached
+   * its tools, so no other replica's connection has them attached there, and the calls of the
+   * interactions another replica left pending are over (they end: PendingInteractions.endLeftBehind).
+   */
+  observedWithTools(record: TakeoverRecord): void {
+    const { store, hostKey } = this.shared;
+    if (record.hub.upstream !== this.bridgeConnection || !record.hub.observed || !store.ownership.owns(hostKey)) return;
+    void record.interactions.endLeftBehind().catch((error: unknown) => this.log?.("warn", "interactions left by another replica could not be ended", { sessionId: record.sessionId, error: String(error) }));
   }
 
   /** Records the session for the host's owner (now and later) and waits, when another replica owns the host, for its first events. */

@@ -159,7 +159,7 @@ function parseAnswer(fields: string[] | null): InteractionAnswer | undefined {
     const interaction = JSON.parse(value("interaction") ?? "null");
     const decision = JSON.parse(value("decision") ?? "null");
     if (typeof interaction !== "object" || interaction === null) return undefined;
-    return { interaction, decision };
+    return { interaction, decision, ...(value("vote") === "1" ? { vote: true as const } : {}) };
   } catch {
     return undefined;
   }

@@ -37,16 +37,16 @@ return redis.call('XADD', KEYS[4], '*', 'interaction', raw, 'decision', ARGV[3])
 `;
 
 /**
- * A vote: its answer enters the host's stream and the interaction stays pending (its owner counts
- * the votes and decides with RESOLVE), or nothing happens (not pending, or not of the kinds).
- * KEYS pending, answers; ARGV id, comma-separated kinds, decision JSON.
+ * A vote: its answer enters the host's stream, marked as a vote, and the interaction stays pending
+ * (its owner counts the votes and decides with RESOLVE), or nothing happens (not pending, or not of
+ * the kinds). KEYS pending, answers; ARGV id, comma-separated kinds, decision JSON.
  */
 const VOTE = `
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return false end
 local kind = cjson.decode(raw).kind
 if not string.find(',' .. ARGV[2] .. ',', ',' .. kind .. ',', 1, true) then return false end
-return redis.call('XADD', KEYS[2], '*', 'interaction', raw, 'decision', ARGV[3])
+return redis.call('XADD', KEYS[2], '*', 'interaction', raw, 'decision', ARGV[3], 'vote', '1')
 `;
 
 /** Ends an interaction without an answer, unless an answer won first. KEYS pending, order, deadlines; ARGV id, deadline member. */

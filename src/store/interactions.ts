@@ -40,6 +40,8 @@ export interface InteractionAnswer {
   readonly interaction: SharedInteraction;
   /** What was decided (the bridge's words, plain JSON). */
   readonly decision: unknown;
+  /** A vote (`vote`): the interaction stayed pending, for the replica holding its call to count this answer. */
+  readonly vote?: true;
 }
 
 /**

@@ -46,7 +46,7 @@ export class MemoryInteractionStore implements InteractionStore {
   vote(hostKey: string, sessionId: string, interactionId: string, kinds: readonly InteractionKindName[], decision: unknown): Promise<boolean> {
     const interaction = this.sessions.get(sessionId)?.get(interactionId);
     if (!interaction || !kinds.includes(interaction.kind)) return Promise.resolve(false);
-    this.queue(hostKey, { interaction, decision });
+    this.queue(hostKey, { interaction, decision, vote: true });
     return Promise.resolve(true);
   }
 

@@ -1,4 +1,5 @@
 import type { Event } from "../../generated/ask-v1.0.js";
+import { hostKeyOf } from "../../src/store/host-key.js";
 import { AskTestClient } from "./ask-client.js";
 import type { Cleanups } from "./cleanups.js";
 import { serveCli, startCliProcess, type ServingCli } from "./cli.js";
@@ -97,6 +98,15 @@ export async function until<T>(read: () => T | undefined | Promise<T | undefined
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The host's answer stream in Redis: entries left, and entries taken but never acknowledged. */
+export async function answerStream(set: ReplicaSet, hostUrl = set.hostUrl): Promise<{ length: number; unacknowledged: number }> {
+  const redis = set.redis.client();
+  const stream = `tau-gateway:{${hostKeyOf(hostUrl)}}:interaction-answers`;
+  const length = await redis.xlen(stream);
+  const pending = (await redis.xpending(stream, "owners")) as [number, ...unknown[]];
+  return { length, unacknowledged: Number(pending[0]) };
 }
 
 /** The seqs of events, for comparisons. */

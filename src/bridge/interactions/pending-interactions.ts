@@ -27,8 +27,8 @@ export interface InteractionKind<D> {
   readonly idKind: InteractionIdKind;
   /** The event announcing a new interaction. */
   created(p: Pending<D>): EventDraft;
-  /** The event for one that ended without a decision: the deadline passed or the call was cancelled. */
-  ended(p: Pending<D>, status: "expired" | "cancelled", reason: string): EventDraft;
+  /** The event for one that ended without a decision: the deadline passed or the call was cancelled (also one another replica left behind, see endLeftBehind). */
+  ended(p: Pick<Pending<D>, "id" | "data">, status: "expired" | "cancelled", reason: string): EventDraft;
   /** Tau's result when nobody decided in time (`waited` as "300 s"): always a refusal. */
   expiredReply(p: Pending<D>, reason: string, waited: string): ToolReply;
   /** Its interaction/list record; kinds without one (plans, resolved with plan/*) are not listed. */
@@ -98,6 +98,13 @@ interface Entry {
  * dying): with one key per interaction the shared log keeps the first and ignores the second.
  */
 const resolutionKey = (interactionId: string) => `interaction-resolved:${interactionId}`;
+
+/**
+ * Why an interaction whose call another replica held ends without a decision on the host's next
+ * owner: that replica is gone (stopped, killed, or cut off from the host), and Tau cancelled the
+ * call with its connection (a client-tool call belongs to the connection it was sent to, spec §7).
+ */
+export const HOLDER_GONE = "the gateway replica holding the call is gone, and Tau cancelled the call with its connection";
 
 /** "300 s" for whole seconds, "1500 ms" otherwise. */
 const duration = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
@@ -218,6 +225,10 @@ export class PendingInteractions {
     if (!entry) {
       // Ended here already (deadline, cancelled call, closed session): Tau hears nothing more.
       if (interaction.openedBy === this.options.share.replicaId) return true;
+      // A vote only the replica holding the call could count, and that replica is gone, its count
+      // with it (Tau cancelled the call with its connection): it counts for nothing, and the
+      // interaction ends unless it has already (see endLeftBehind).
+      if (answer.vote) return this.endLeftBehindOne(interaction).then(() => true);
       entry = this.adopt(interaction);
       if (!entry) return true;
     }
@@ -253,6 +264,32 @@ export class PendingInteractions {
       this.withdraw(pending);
       this.resolve(pending, { event: kind.ended(pending, "cancelled", reason) });
     }
+  }
+
+  /**
+   * This replica observes the session with the gateway's tools, as the host's owner. Tau attaches
+   * one connection's tools to a session at a time, so every interaction still pending in the store
+   * that is not held here is about a call Tau cancelled with the connection of the replica that
+   * opened it, which is gone without ending it (killed, or cut off from the store). Nobody can
+   * answer such a call any more: each one ends here, for every replica, with its event, rather
+   * than staying pending (and answerable) until its deadline. An answer that won before is on its
+   * way in the answer stream and is carried out as always.
+   */
+  async endLeftBehind(): Promise<void> {
+    const { store, hostKey } = this.options.share;
+    for (const shared of await store.pending(hostKey, this.options.sessionId)) {
+      if (!this.entries.has(shared.id)) await this.endLeftBehindOne(shared);
+    }
+  }
+
+  /** Ends one interaction whose call is over elsewhere (endLeftBehind), unless something ended it first. */
+  private async endLeftBehindOne(shared: SharedInteraction): Promise<void> {
+    const { store, hostKey } = this.options.share;
+    const { sessionId } = this.options;
+    const handler = this.kinds.get(shared.kind);
+    if (!handler || !(await store.withdraw(hostKey, sessionId, shared.id))) return;
+    this.options.log?.("info", "an interaction another replica left pending ended: its call is over", { sessionId, interactionId: shared.id, openedBy: shared.openedBy });
+    this.options.emit(handler.kind.ended({ id: shared.id, data: shared.data }, "cancelled", HOLDER_GONE), resolutionKey(shared.id));
   }
 
   /** Session closed or the bridge connection lost: every interaction ends, and Tau hears so (if it still can) rather than waiting for its own deadline. */

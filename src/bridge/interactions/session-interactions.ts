@@ -254,6 +254,11 @@ export class SessionInteractions {
     this.pending.raiseNumbers(await store.counters(hostKey, this.sessionId));
   }
 
+  /** This replica observes the session with its tools as the host's owner: interactions a replica that is gone left pending end (PendingInteractions.endLeftBehind). */
+  endLeftBehind(): Promise<void> {
+    return this.pending.endLeftBehind();
+  }
+
   /** Session closed or the bridge connection lost: pending interactions end, with events. */
   cancelAll(reason: string): void {
     this.pending.cancelAll(reason);

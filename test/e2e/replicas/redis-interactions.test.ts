@@ -174,10 +174,13 @@ describe("votes on Redis", () => {
     try {
       await until(() => delivered.length === 2, "both votes delivered");
       expect(delivered.map((d) => (d.decision as { voter: string }).voter).sort()).toEqual(["B", "C"]);
+      // Marked as votes: a replica that does not hold the call counts none of them.
+      expect(delivered.map((d) => d.vote)).toEqual([true, true]);
       // The owner's count decides: its answer wins, and a vote after it finds nothing pending.
       expect(await a.resolve(hostKey, "s1", "act_1", ["approval"], { action: "approve", approvers: ["B", "C"] })).toBe(true);
       expect(await c.vote(hostKey, "s1", "act_1", ["approval"], { action: "approve", voter: "C" })).toBe(false);
       await until(() => delivered.length === 3, "the decision delivered");
+      expect(delivered[2]!.vote).toBeUndefined();
       await until(async () => (await streamState(hostKey)).length === 0, "the stream emptied");
       expect(await streamState(hostKey)).toEqual({ length: 0, unacknowledged: 0 });
     } finally {
@@ -372,12 +375,12 @@ describe("the memory store", () => {
     const store = new MemoryInteractionStore();
     const delivered: unknown[] = [];
     store.consume("local", async (answer) => {
-      delivered.push(answer.decision);
+      delivered.push({ decision: answer.decision, vote: answer.vote });
       return true;
     });
     await store.open(approval("local", 1));
     expect(await store.vote("local", "s1", "act_1", ["approval"], { action: "approve", voter: "B" })).toBe(true);
-    expect(delivered).toEqual([{ action: "approve", voter: "B" }]);
+    expect(delivered).toEqual([{ decision: { action: "approve", voter: "B" }, vote: true }]);
     expect((await store.pending("local", "s1")).map((i) => i.id)).toEqual(["act_1"]);
     expect(await store.resolve("local", "s1", "act_1", ["approval"], { action: "approve" })).toBe(true);
     expect(await store.vote("local", "s1", "act_1", ["approval"], { action: "approve", voter: "C" })).toBe(false);

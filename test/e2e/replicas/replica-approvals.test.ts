@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../../../generated/ask-v1.0.js";
 import type { Snapshot } from "../../../generated/tau-v18.js";
-import { hostKeyOf } from "../../../src/store/host-key.js";
 import { TauUpstream } from "../../../src/tau/upstream.js";
 import { RpcError } from "../../support/ask-client.js";
 import { expectContiguous, expectOneTerminalPerTurn, payloadsOf, waitForTerminal } from "../../support/ask-events.js";
 import { cleanupsAfterEach } from "../../support/cleanups.js";
 import type { ServingCli } from "../../support/cli.js";
 import { CALL_MARK, markRuns, markToolsFile } from "../../support/mark-tool.js";
-import { leasesOwned, startReplicaSet, until, type ReplicaSet } from "../../support/replica-set.js";
+import { answerStream, leasesOwned, startReplicaSet, until, type ReplicaSet } from "../../support/replica-set.js";
 
 /**
  * An approval created through replica A (the owner of the Tau host) and answered on replicas B
@@ -58,15 +57,6 @@ async function tauToolResults(hostUrl: string, sessionId: string) {
   } finally {
     await tau.close();
   }
-}
-
-/** The host's answer stream in Redis: entries left, and entries taken but never acknowledged. */
-async function answerStream(set: ReplicaSet) {
-  const redis = set.redis.client();
-  const stream = `tau-gateway:{${hostKeyOf(set.hostUrl)}}:interaction-answers`;
-  const length = await redis.xlen(stream);
-  const pending = (await redis.xpending(stream, "owners")) as [number, ...unknown[]];
-  return { length, unacknowledged: Number(pending[0]) };
 }
 
 const refusals = (replicas: ServingCli[]) => replicas.map((r) => r.stderr().split(REFUSED_LOG).length - 1).reduce((x, y) => x + y, 0);
