@@ -15,6 +15,11 @@ export class PendingDecisions {
     return this.pending.size > 0;
   }
 
+  /** The ids of the decisions it waits for now. */
+  ids(): string[] {
+    return [...this.pending];
+  }
+
   /** Takes one event of the session; true when whether it waits changed. */
   onEvent(event: Event): boolean {
     const before = this.waiting;

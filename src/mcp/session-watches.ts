@@ -1,6 +1,7 @@
 import type { Event } from "../../generated/ask-v1.0.js";
 import { askJoiningClient, RemoteAsking, type ReverseRequester } from "../bridge/interactions/index.js";
 import type { SessionRecord } from "../bridge/session-registry.js";
+import { offeredTo } from "../bridge/decision-offers.js";
 import type { SessionRoles } from "../bridge/session-roles.js";
 import type { Log } from "../shared/log.js";
 import type { McpClient } from "./client-state.js";
@@ -113,8 +114,8 @@ export class SessionWatches {
   constructor(
     /** One connection as the core asks it (McpElicitations.of). */
     private readonly requesterOf: (client: McpClient) => ReverseRequester,
-    /** The sessions' roles: whether the client's principal may answer (an observer may not), and when that may have changed. */
-    private readonly roles: Pick<SessionRoles, "allows" | "onChange">,
+    /** The sessions' roles: whether the client's principal may decide what a session waits for (an observer may not), and when that may have changed. */
+    private readonly roles: Pick<SessionRoles, "mayDecideOn" | "onChange">,
     private readonly log?: Log,
   ) {}
 
@@ -129,12 +130,14 @@ export class SessionWatches {
 
   /**
    * Whether a session the client watches waits for a decision its principal may give (tau-answer is
-   * then one of its tools): an observer is not offered a tool whose every call would be refused.
-   * Roles that cannot be read offer nothing, as an answer then would count for nothing.
+   * then one of its tools): an observer is not offered a tool whose every call would be refused, nor
+   * a controller a policy rule does not name among an approval's deciders. The one question every
+   * dialect's offer asks (decision-offers.ts); roles that cannot be read offer nothing, as an answer
+   * then would count for nothing.
    */
   async answerable(client: McpClient): Promise<boolean> {
     for (const watch of this.byClient.get(client)?.values() ?? []) {
-      if (watch.decisions.waiting && (await this.roles.allows(watch.record.sessionId, client.peer.principal, "answer").catch(() => false))) return true;
+      for (const id of watch.decisions.ids()) if (await offeredTo(this.roles, watch.record.sessionId, client.peer.principal, id)) return true;
     }
     return false;
   }

@@ -6,6 +6,8 @@ import { eventually, payloadsOf, waitForTerminal } from "../../support/ask-event
 import { deferred } from "../../support/echo-tool.js";
 import { policyGatewayForFile } from "../../support/policy-gateway.js";
 import { auditedReceipts } from "../../support/audit-file.js";
+import { sdkClient, webSocketTransport } from "../../support/mcp-client.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /**
  * A policy's `require` rules as the live flow holds to them, over real sockets with principals
@@ -177,6 +179,30 @@ describe("a rule naming its deciders", () => {
       { step: "vote", approver: "lead", approve: true },
       { step: "decided", by: "client", outcome: "approved", detail: "once", approvers: ["lead"] },
     ]);
+  });
+  it("is not offered to an MCP connection of a controller it does not name: dev's tools lack tau-answer while lead's have it", async () => {
+    const ann = await ask("ann");
+    const sessionId = await sessionOf(ann);
+    const mcpOf = async (who: Who) => {
+      const client = sdkClient();
+      await client.connect(webSocketTransport(`${suite.gw.wsUrl("/mcp/ws")}?access_token=${TOKENS[who]}`));
+      closers.push(() => client.close().catch(() => undefined));
+      // Subscribing to the session's transcript is watching it: what it waits for is this connection's to answer, if its principal may.
+      await client.subscribeResource({ uri: `tau://session/${sessionId}` });
+      const toolsChanged = deferred<void>();
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => toolsChanged.resolve());
+      return Object.assign(client, { toolsChanged: toolsChanged.promise });
+    };
+    const [dev, lead] = [await mcpOf("dev"), await mcpOf("lead")];
+    const tools = async (client: Awaited<ReturnType<typeof mcpOf>>) => (await client.listTools()).tools.map((tool) => tool.name);
+    const { turnId } = await ann.request("session/send", { sessionId, content: '/tool echo-json {"a":3}\nDone' });
+    // Lead is told its tools changed (tau-answer came); by then dev's watch knows of the approval as well.
+    await lead.toolsChanged;
+    expect(await tools(lead)).toContain("tau-answer");
+    expect(await tools(dev)).not.toContain("tau-answer");
+    const answered = await lead.callTool({ name: "tau-answer", arguments: { sessionId, action: "approve" } });
+    expect(answered.isError).toBeFalsy();
+    expect((await waitForTerminal(ann, sessionId, turnId)).type).toBe("turn.completed");
   });
 });
 
