@@ -1,13 +1,13 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AskTestClient } from "../../test/support/ask-client.js";
 import { payloadsOf, waitForTerminal } from "../../test/support/ask-events.js";
 import { writeTokensFile } from "../../test/support/tokens-file.js";
 import { CODEX_RELEASES } from "./support/codex-releases.js";
 import { CodexTui, hasTmux } from "./support/codex-tui.js";
-import { interopRun, officialProblems, recordedTranscript, type InteropRun } from "./support/gateway-process.js";
-import { startServe, type ServeGateway } from "./support/gateway-servers.js";
+import { interopEachTest } from "./support/interop-test.js";
+import { officialProblems, recordedTranscript } from "./support/gateway-process.js";
 
 /**
  * The Codex terminal UI (the oldest and the newest release of the client window) as an observer of
@@ -25,25 +25,18 @@ const ALICE = "observer-interop-alice-7c1e";
 const BOB = "observer-interop-bob-2f9a";
 const DIALOG = "Would you like to run the following command?";
 
-let run: InteropRun;
-let gateway: ServeGateway | undefined;
-const stops: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
-  await gateway?.kill();
-  run?.cleanup();
-});
+const { newRun, serve, stops } = interopEachTest();
 
 describe.skipIf(!hasTmux).each(CODEX_RELEASES)("the Codex terminal UI $version as an observer of a shared session", (release) => {
   it("shows the owner's turns and the command waiting for approval, offers no approval, and is refused its prompt and interrupt", async () => {
-    run = interopRun();
+    const run = newRun();
     const tokensFile = writeTokensFile(join(run.cwd, ".."), [
       { id: "alice", token: ALICE, tenant: "team" },
       { id: "bob", token: BOB, tenant: "team", sessionRole: "observer" },
     ]);
     const recordings = join(run.cwd, "..", "recordings");
     mkdirSync(recordings);
-    gateway = await startServe(["--record", recordings], { ...run.env, TAU_GATEWAY_TOKENS_FILE: tokensFile });
+    const gateway = await serve(["--record", recordings], { ...run.env, TAU_GATEWAY_TOKENS_FILE: tokensFile });
     // What the terminal UI's connections (the only Codex ones) said and were told, as the gateway recorded them.
     const codexLines = () =>
       readdirSync(recordings)

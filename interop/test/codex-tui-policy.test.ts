@@ -1,10 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CODEX_RELEASES } from "./support/codex-releases.js";
 import { CodexTui, hasTmux } from "./support/codex-tui.js";
-import { interopRun, type InteropRun } from "./support/gateway-process.js";
-import { startServe, type ServeGateway } from "./support/gateway-servers.js";
+import { interopEachTest } from "./support/interop-test.js";
 
 /**
  * The Codex terminal UI (the oldest and the newest release of the client window) approving calls
@@ -26,21 +25,14 @@ rules:
     action: require
 `;
 
-let run: InteropRun;
-let gateway: ServeGateway | undefined;
-const stops: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
-  await gateway?.kill();
-  run?.cleanup();
-});
+const { newRun, serve, stops } = interopEachTest();
 
 describe.skipIf(!hasTmux).each(CODEX_RELEASES)("the Codex terminal UI $version under an approval policy", (release) => {
   it("offers a required call's approval once only, asks again for the changed call, and keeps the session-wide choice for a call no rule matches", async () => {
-    run = interopRun();
+    const run = newRun();
     const policy = join(run.cwd, "..", "policy.yaml");
     writeFileSync(policy, POLICY);
-    gateway = await startServe(["--approval-policy", policy], { ...run.env, TAU_GATEWAY_TOKEN: TOKEN });
+    const gateway = await serve(["--approval-policy", policy], { ...run.env, TAU_GATEWAY_TOKEN: TOKEN });
     const tui = CodexTui.start({ cwd: run.cwd, home: join(run.cwd, "..", "home"), url: gateway.url, token: TOKEN, release });
     stops.push(() => tui.kill());
     await tui.shows("Ask Codex to do anything");

@@ -1,10 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CODEX_RELEASES } from "./support/codex-releases.js";
 import { CodexTui, hasTmux } from "./support/codex-tui.js";
-import { interopRun, officialProblems, recordedTranscript, type InteropRun } from "./support/gateway-process.js";
-import { startServe, type ServeGateway } from "./support/gateway-servers.js";
+import { officialProblems, recordedTranscript } from "./support/gateway-process.js";
+import { interopEachTest } from "./support/interop-test.js";
 
 /**
  * Tau's sub-agents in the newest Codex terminal UI (0.171.0), as it shows its own: the transcript's
@@ -21,22 +21,16 @@ const TOKEN = "tui-subagents-token-8c3e";
 const newest = CODEX_RELEASES.at(-1)!;
 const PICKER = "Select an agent to watch.";
 
-let run: InteropRun;
-let gateway: ServeGateway | undefined;
-let tui: CodexTui | undefined;
-afterEach(async () => {
-  tui?.kill();
-  await gateway?.kill();
-  run?.cleanup();
-});
+const { newRun, serve, stops } = interopEachTest();
 
 describe.skipIf(!hasTmux)(`the Codex terminal UI ${newest.version} with Tau's sub-agents`, () => {
   it("lists them, previews the running one, opens a child thread with its run and interrupts it there", async () => {
-    run = interopRun();
+    const run = newRun();
     const recordings = join(run.cwd, "..", "recordings");
     mkdirSync(recordings);
-    gateway = await startServe(["--record", recordings], { ...run.env, TAU_GATEWAY_TOKEN: TOKEN });
-    tui = CodexTui.start({ cwd: run.cwd, home: join(run.cwd, "..", "home"), url: gateway.url, token: TOKEN, release: newest });
+    const gateway = await serve(["--record", recordings], { ...run.env, TAU_GATEWAY_TOKEN: TOKEN });
+    const tui = CodexTui.start({ cwd: run.cwd, home: join(run.cwd, "..", "home"), url: gateway.url, token: TOKEN, release: newest });
+    stops.push(() => tui.kill());
 
     await tui.shows("Ask Codex to do anything");
     await tui.send(["Start the helpers", "/subagent Scout look around the repo", "/subagent-slow 600000 Runner work slowly"]);

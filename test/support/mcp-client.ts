@@ -68,6 +68,35 @@ export function stdioTransport(args: string[], env: Record<string, string> = {})
 }
 
 /** An SDK client; `elicitation`: it declares form elicitation (its handler set by the test). */
+/**
+ * An SDK client that lists its tools again each time it is told they changed (the SDK's
+ * `listChanged.tools` handler, without its 300 ms debounce: one list per change), keeping each list
+ * it read in `relisted`.
+ */
+export function relistingClient(name = "tau-gateway-tests"): { client: Client; relisted: string[][] } {
+  const relisted: string[][] = [];
+  const client = new Client(
+    { name, version: "1.0.0" },
+    {
+      capabilities: {},
+      listChanged: {
+        tools: {
+          debounceMs: 0,
+          onChanged: (error, tools) => {
+            if (error) throw error;
+            relisted.push((tools ?? []).map((tool) => tool.name));
+          },
+        },
+      },
+    },
+  );
+  return { client, relisted };
+}
+
+/** How many times the server told the client its tools changed. */
+export const toolListChanges = (transport: RecordingTransport): number =>
+  transport.fromServer.filter((m) => "method" in m && m.method === "notifications/tools/list_changed").length;
+
 export function sdkClient(options: { elicitation?: boolean } = {}): Client {
   return new Client({ name: "tau-gateway-tests", version: "1.0.0" }, { capabilities: options.elicitation ? { elicitation: { form: {} } } : {} });
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, openSession, payloadsOf } from "../../support/ask-events.js";
 import { CALL_ECHO, ECHO_TOOL } from "../../support/echo-tool.js";
 import { startTestGateway, type TestGateway } from "../../support/gateway.js";
-import { webSocketTransport, type RecordingTransport } from "../../support/mcp-client.js";
+import { relistingClient, toolListChanges, webSocketTransport, type RecordingTransport } from "../../support/mcp-client.js";
 
 /**
  * What the gateway tells an MCP client unasked: its tool list changing (tau-answer is offered
@@ -30,25 +30,9 @@ const ALWAYS = ["tau", "tau-reply", "tau-sessions", "tau-history", "tau-interrup
 
 /** An SDK client on the MCP WebSocket that lists its tools again when told they changed, and keeps its log messages. */
 async function mcpClient(): Promise<{ client: Client; relisted: string[][]; logs: LoggingMessageNotification["params"][]; transport: RecordingTransport }> {
-  const relisted: string[][] = [];
   const logs: LoggingMessageNotification["params"][] = [];
   const transport = webSocketTransport(gw.rpcUrl.replace(/\/rpc$/, "/mcp/ws"));
-  const client = new Client(
-    { name: "tau-gateway-tests", version: "1.0.0" },
-    {
-      capabilities: {},
-      listChanged: {
-        tools: {
-          // The SDK's default debounce waits 300 ms to gather changes: one list per change here.
-          debounceMs: 0,
-          onChanged: (error, tools) => {
-            if (error) throw error;
-            relisted.push(names(tools ?? []));
-          },
-        },
-      },
-    },
-  );
+  const { client, relisted } = relistingClient();
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params));
   await client.connect(transport);
   transports.push(transport);
@@ -56,7 +40,7 @@ async function mcpClient(): Promise<{ client: Client; relisted: string[][]; logs
   return { client, relisted, logs, transport };
 }
 
-const toolChanges = (transport: RecordingTransport) => transport.fromServer.filter((m) => "method" in m && m.method === "notifications/tools/list_changed").length;
+const toolChanges = toolListChanges;
 
 describe("the tool list", () => {
   it("offers tau-answer while a session the client works with waits for a decision, and says so each time", async () => {

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, it } from "vitest";
 import { TokenRegistry } from "../../../src/gateway/auth/tokens.js";
 import { AskTestClient } from "../../support/ask-client.js";
@@ -9,7 +8,7 @@ import { eventually, waitForTerminal } from "../../support/ask-events.js";
 import { cleanupsAfterEach } from "../../support/cleanups.js";
 import type { ServingCli } from "../../support/cli.js";
 import { CALL_ECHO, ECHO_TOOL } from "../../support/echo-tool.js";
-import { webSocketTransport, type RecordingTransport } from "../../support/mcp-client.js";
+import { relistingClient, toolListChanges, webSocketTransport, type RecordingTransport } from "../../support/mcp-client.js";
 import { startReplicaSet } from "../../support/replica-set.js";
 import { startSecureGateway } from "../../support/secure-gateway.js";
 import { writeTokensFile } from "../../support/tokens-file.js";
@@ -35,29 +34,13 @@ const ANSWERING = [...ALWAYS, "tau-answer"];
 
 /** Bob's SDK client on `wsBase`'s /mcp/ws, listing its tools again each time it is told they changed (no forms: the approval waits for alice). */
 async function bobWatching(wsBase: string, sessionId: string) {
-  const relisted: string[][] = [];
   const transport: RecordingTransport = webSocketTransport(`${wsBase}/mcp/ws?access_token=${TOKENS.bob}`);
-  const client = new Client(
-    { name: "role-changes-bob", version: "1.0.0" },
-    {
-      capabilities: {},
-      listChanged: {
-        tools: {
-          // The SDK's default debounce gathers changes for 300 ms: one list per change here.
-          debounceMs: 0,
-          onChanged: (error, tools) => {
-            if (error) throw error;
-            relisted.push((tools ?? []).map((tool) => tool.name));
-          },
-        },
-      },
-    },
-  );
+  const { client, relisted } = relistingClient("role-changes-bob");
   await client.connect(transport);
   cleanups.push(() => client.close().catch(() => undefined));
   await client.subscribeResource({ uri: `tau://session/${sessionId}` });
   const toolsNow = async () => (await client.listTools()).tools.map((tool) => tool.name);
-  const told = () => transport.fromServer.filter((m) => "method" in m && m.method === "notifications/tools/list_changed").length;
+  const told = () => toolListChanges(transport);
   return { relisted, toolsNow, told, transport };
 }
 
