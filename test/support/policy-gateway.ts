@@ -6,6 +6,7 @@ import { parseApprovalPolicy } from "../../src/bridge/interactions/index.js";
 import { TokenRegistry } from "../../src/gateway/auth/tokens.js";
 import { ECHO_TOOL } from "./echo-tool.js";
 import { startSecureGateway, type SecureGateway } from "./secure-gateway.js";
+import { startTestGateway, type TestGateway } from "./gateway.js";
 
 /** A file's gateway for approval-policy tests: its principals, the echo tool, a policy and an audit folder. */
 export interface PolicyGateway {
@@ -40,5 +41,31 @@ export function policyGatewayForFile(tokens: Record<string, string>, policy: str
     },
     auditDir,
     closers,
+  };
+}
+
+/** A file's gateway without tokens (no principals) for approval-policy tests: the echo tool, a policy and an audit folder. */
+export interface OpenPolicyGateway {
+  readonly gw: TestGateway;
+  readonly auditDir: string;
+}
+
+/** One tokenless gateway for the whole test file with the echo command tool, `policy` (YAML) and `--audit` into a fresh folder. */
+export function openPolicyGatewayForFile(policy: string, auditPrefix: string): OpenPolicyGateway {
+  let gw: TestGateway | undefined;
+  const auditDir = mkdtempSync(join(tmpdir(), auditPrefix));
+  beforeAll(async () => {
+    gw = await startTestGateway({ commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(policy, "policy.yaml"), auditDir });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    rmSync(auditDir, { recursive: true, force: true });
+  });
+  return {
+    get gw() {
+      if (!gw) throw new Error("the gateway starts before the file's tests");
+      return gw;
+    },
+    auditDir,
   };
 }

@@ -1,17 +1,12 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseApprovalPolicy } from "../../../src/bridge/interactions/index.js";
+import { describe, expect, it } from "vitest";
+import { openPolicyGatewayForFile } from "../../support/policy-gateway.js";
 import { AcpSdkEditor } from "../../support/acp-sdk-editor.js";
 import { openSession, payloadsOf, waitForTerminal } from "../../support/ask-events.js";
 import { auditedReceipts } from "../../support/audit-file.js";
 import { completedItems } from "../../support/codex-client.js";
-import { ECHO_TOOL } from "../../support/echo-tool.js";
-import { startTestGateway, type TestGateway } from "../../support/gateway.js";
 import { sdkClient, webSocketTransport } from "../../support/mcp-client.js";
 
 /**
@@ -30,21 +25,14 @@ rules:
 /** One turn, the same tool twice, the argument changed. */
 const TWO_CALLS = '/tool echo-json {"a":5}\n/tool echo-json {"a":6}\nDone';
 
-let gw: TestGateway;
-const auditDir = mkdtempSync(join(tmpdir(), "approval-bound-"));
-beforeAll(async () => {
-  gw = await startTestGateway({ commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml"), auditDir });
-});
-afterAll(async () => {
-  await gw?.stop();
-  rmSync(auditDir, { recursive: true, force: true });
-});
+const suite = openPolicyGatewayForFile(POLICY, "approval-bound-");
+const { auditDir } = suite;
 
 const steps = (receipt: { steps: Array<Record<string, unknown>> }) => receipt.steps.map(({ at: _at, ...step }) => step);
 
 /** Both calls' receipts: each decided by a client once, each run with its own digest (the two differ). */
 async function expectTwoBoundReceipts(sessionId: string): Promise<void> {
-  const receipts = await auditedReceipts(gw, auditDir, sessionId);
+  const receipts = await auditedReceipts(suite.gw, auditDir, sessionId);
   expect(receipts.map((r) => r.rule)).toEqual([
     { name: "every-echo", index: 0 },
     { name: "every-echo", index: 0 },
@@ -64,7 +52,7 @@ async function expectTwoBoundReceipts(sessionId: string): Promise<void> {
 
 describe("a decision bound to its call", () => {
   it("in Ask: allowedScopes is once only, an answer 'for the session' approves this call alone, and the changed call is asked again", async () => {
-    const ask = await gw.client();
+    const ask = await suite.gw.client();
     const asked: Array<Record<string, unknown>> = [];
     ask.reverse = (_method, params) => {
       asked.push(params);
@@ -91,7 +79,7 @@ describe("a decision bound to its call", () => {
   });
 
   it("in Codex: availableDecisions leaves acceptForSession out, and the changed call's command is asked about again", async () => {
-    const codex = await gw.codexClient();
+    const codex = await suite.gw.codexClient();
     await codex.initialize();
     const { thread } = await codex.request("thread/start", { approvalPolicy: "on-request" });
     // Answered "for the session" all the same: it approves the one call.
@@ -112,9 +100,9 @@ describe("a decision bound to its call", () => {
   });
 
   it("in ACP (the official SDK client): the options are allow once and reject once, and the changed call is asked about again", async () => {
-    const editor = AcpSdkEditor.open(gw.acpUrl, {});
+    const editor = AcpSdkEditor.open(suite.gw.acpUrl, {});
     await editor.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
-    const { sessionId } = await editor.agent.request(acp.methods.agent.session.new, { cwd: gw.cwd, mcpServers: [] });
+    const { sessionId } = await editor.agent.request(acp.methods.agent.session.new, { cwd: suite.gw.cwd, mcpServers: [] });
     const prompted = editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: TWO_CALLS }] });
     for (const a of [5, 6]) {
       const asked = await editor.permission();
@@ -134,8 +122,8 @@ describe("a decision bound to its call", () => {
       forms.push(request.params);
       return { action: "accept", content: { decision: "approve" } };
     });
-    await client.connect(webSocketTransport(gw.rpcUrl.replace(/\/rpc$/, "/mcp/ws")));
-    const ask = await gw.client();
+    await client.connect(webSocketTransport(suite.gw.rpcUrl.replace(/\/rpc$/, "/mcp/ws")));
+    const ask = await suite.gw.client();
     const sessionId = await openSession(ask);
     const result = await client.callTool({ name: "tau-reply", arguments: { sessionId, prompt: TWO_CALLS } });
     expect(result.structuredContent).toEqual(expect.objectContaining({ status: "completed" }));

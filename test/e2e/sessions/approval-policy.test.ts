@@ -1,15 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseApprovalPolicy } from "../../../src/bridge/interactions/index.js";
+import { describe, expect, it } from "vitest";
+import { openPolicyGatewayForFile } from "../../support/policy-gateway.js";
 import { RawAcpClient } from "../../support/acp-raw-client.js";
 import { openSession, payloadsOf, waitForTerminal } from "../../support/ask-events.js";
 import { agentText, completedItems } from "../../support/codex-client.js";
-import { ECHO_TOOL } from "../../support/echo-tool.js";
-import { startTestGateway, type TestGateway } from "../../support/gateway.js";
 import { sdkClient, webSocketTransport } from "../../support/mcp-client.js";
 import { auditedReceipts } from "../../support/audit-file.js";
 
@@ -33,24 +28,17 @@ const REFUSAL = 'denied by the approval policy, rule "no-sevens" (/rules/0): sev
 const DENIED = '/tool echo-json {"a":7}\nDone';
 const ALLOWED = '/tool echo-json {"a":3}\nDone';
 
-let gw: TestGateway;
-const auditDir = mkdtempSync(join(tmpdir(), "approval-audit-"));
-beforeAll(async () => {
-  gw = await startTestGateway({ commandTools: [ECHO_TOOL], approvalPolicy: parseApprovalPolicy(POLICY, "policy.yaml"), auditDir });
-});
-afterAll(async () => {
-  await gw?.stop();
-  rmSync(auditDir, { recursive: true, force: true });
-});
+const suite = openPolicyGatewayForFile(POLICY, "approval-audit-");
+const { auditDir } = suite;
 
-const audited = (sessionId: string) => auditedReceipts(gw, auditDir, sessionId);
+const audited = (sessionId: string) => auditedReceipts(suite.gw, auditDir, sessionId);
 
 /**
  * A turn sent by an Ask client that answers every permission request with `decision`, counting
  * them: what the policy lets through, refuses, or leaves to the session's mode, each dialect alike.
  */
 async function turnAnswering(decision: string, content: string) {
-  const ask = await gw.client();
+  const ask = await suite.gw.client();
   let asked = 0;
   ask.reverse = () => {
     asked++;
@@ -86,7 +74,7 @@ describe("a call the policy denies", () => {
   });
 
   it("is refused with its rule in Codex, and no approval is requested", async () => {
-    const codex = await gw.codexClient();
+    const codex = await suite.gw.codexClient();
     await codex.initialize();
     const { thread } = await codex.request("thread/start", { approvalPolicy: "on-request" });
     codex.onRequest("item/commandExecution/requestApproval", () => ({ decision: "accept" }));
@@ -99,10 +87,10 @@ describe("a call the policy denies", () => {
   });
 
   it("is refused with its rule in ACP, and no permission is requested", async () => {
-    const acp = await RawAcpClient.connect(gw.acpUrl);
+    const acp = await RawAcpClient.connect(suite.gw.acpUrl);
     acp.answer = () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
     await acp.initialize();
-    const { result } = await acp.request("session/new", { cwd: gw.cwd, mcpServers: [] });
+    const { result } = await acp.request("session/new", { cwd: suite.gw.cwd, mcpServers: [] });
     const prompted = await acp.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: DENIED }] });
     expect(prompted.result).toEqual(expect.objectContaining({ stopReason: "end_turn" }));
     expect(acp.received.filter((m) => m.method === "session/request_permission")).toEqual([]);
@@ -121,8 +109,8 @@ describe("a call the policy denies", () => {
       asked++;
       return { action: "accept", content: { decision: "approve" } };
     });
-    await client.connect(webSocketTransport(gw.rpcUrl.replace(/\/rpc$/, "/mcp/ws")));
-    const ask = await gw.client();
+    await client.connect(webSocketTransport(suite.gw.rpcUrl.replace(/\/rpc$/, "/mcp/ws")));
+    const ask = await suite.gw.client();
     const sessionId = await openSession(ask);
     const result = await client.callTool({ name: "tau-reply", arguments: { sessionId, prompt: DENIED } });
     expect(result.structuredContent).toEqual(expect.objectContaining({ status: "completed", text: expect.stringContaining(`Tool echo-json failed: ${REFUSAL}`) }));
@@ -157,7 +145,7 @@ describe("a call the policy allows", () => {
     const [receipt] = await audited(sessionId);
     expect(receipt).toMatchObject({ interactionId: "act_1" });
     // The same receipt is read back over HTTP; an unknown session is a 404.
-    const base = gw.rpcUrl.replace(/^ws/, "http").replace(/\/rpc$/, "");
+    const base = suite.gw.rpcUrl.replace(/^ws/, "http").replace(/\/rpc$/, "");
     const read = await fetch(`${base}/sessions/${sessionId}/receipts`);
     expect(read.status).toBe(200);
     expect(await read.json()).toEqual({ sessionId, receipts: [receipt] });
