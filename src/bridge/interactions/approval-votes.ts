@@ -106,6 +106,12 @@ export class ApprovalVotes {
   }
 }
 
+/** Whom an approval was asked of, as its receipt's `asked` step says it. */
+export function askedWhom(needs: ApprovalNeeds | undefined): string {
+  if (!needs) return "the session's clients";
+  return `the session's clients; decided by ${decidersText(needs.deciders)}${needs.count > 1 ? `, ${needs.count} distinct approvers` : ""}`;
+}
+
 /** Who may decide, as receipts and logs say it: "any controller", "principals lead; roles owner". */
 export function decidersText(deciders: Deciders): string {
   if (deciders === "any") return "any controller";

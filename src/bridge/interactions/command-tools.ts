@@ -14,9 +14,10 @@ import { policyReason, policyRefusal } from "./policy/policy-words.js";
 import { callDigest } from "./policy/call-digest.js";
 import type { SessionReceipts } from "./policy/receipts.js";
 import type { SessionPrincipal } from "../session-principal.js";
-import { ApprovalVotes, decidersText, decisionOf, needsOf, type ApprovalDecision, type ApprovalNeeds, type Heard } from "./approval-votes.js";
+import { ApprovalVotes, askedWhom, decisionOf, needsOf, type ApprovalDecision, type ApprovalNeeds, type Heard } from "./approval-votes.js";
 import { execCommand } from "./command-runs.js";
 import { permissionRequest } from "./permission-request.js";
+import { recordLeftBehind } from "./policy/left-behind-receipt.js";
 
 /**
  * The operator's command tools (--tools-config; DESIGN §4.4). A call becomes an approval
@@ -49,10 +50,16 @@ interface ApprovalRequest {
   readonly digest: string;
   /** What the `require` rule that matched asks (absent: the first answer of anyone who may answer decides). */
   readonly needs?: ApprovalNeeds;
+  /** The rule that matched, for the receipt another replica may have to write (left-behind-receipt.ts). */
+  readonly rule?: { readonly name: string; readonly index: number };
 }
 
-/** Approvals as the pending table knows them; `expired` is told of each one the deadline denies. */
-const approvalKind = (expired: (p: Pending<ApprovalRequest>) => void): InteractionKind<ApprovalRequest> => ({
+/**
+ * Approvals as the pending table knows them; `expired` is told of each one the deadline denies,
+ * `leftBehind` of each one another replica held and left pending when it went away.
+ */
+const approvalKind = (expired: (p: Pending<ApprovalRequest>) => void, leftBehind: InteractionKind<ApprovalRequest>["leftBehind"]): InteractionKind<ApprovalRequest> => ({
+  leftBehind,
   idKind: "approval",
   created: (p) => draft("approval.required", { id: p.id, ...p.data.payload }),
   ended: (p, status, reason) => draft("approval.updated", { id: p.id, status, reason }),
@@ -92,7 +99,11 @@ export class CommandTools {
     private readonly context: ToolContext,
     private readonly options: CommandToolsOptions,
   ) {
-    this.approvals = approvalKind((p) => options.receipts.decided(p.call.message.callId, "deadline", "rejected"));
+    this.approvals = approvalKind(
+      (p) => options.receipts.decided(p.call.message.callId, "deadline", "rejected"),
+      ({ id, callId, data }, reason) =>
+        recordLeftBehind(options.receipts, { sessionId: context.sessionId, callId, id, tool: data.tool.name, digest: data.digest, policyVersion: options.policy.version, ...(data.rule ? { rule: data.rule } : {}), whom: askedWhom(data.needs) }, reason),
+    );
     const { sessionId, log } = context;
     this.votes = new ApprovalVotes({ sessionId, receipts: options.receipts, log, ...(options.mayDecide ? { mayDecide: options.mayDecide } : {}) });
     context.pending.register(this.approvals, (approval, decision) => this.carryOut(approval, decision as ApprovalDecision));
@@ -190,6 +201,7 @@ export class CommandTools {
       tool,
       digest,
       ...(needs ? { needs } : {}),
+      ...(rule ? { rule: { name: rule.name, index: rule.index } } : {}),
       payload: {
         toolName: tool.name,
         ...(isObject(args) ? { args } : {}),
@@ -197,7 +209,7 @@ export class CommandTools {
         allowedScopes: needs ? BOUND_SCOPES : ALLOWED_SCOPES,
       },
     });
-    receipts.asked(callId, approval.id, needs ? `the session's clients; decided by ${decidersText(needs.deciders)}${needs.count > 1 ? `, ${needs.count} distinct approvers` : ""}` : "the session's clients");
+    receipts.asked(callId, approval.id, askedWhom(needs));
     if (!pending.isPending(approval)) return; // settled by a listener of the event
     // However it ends (decided, expired, cancelled), its votes are forgotten.
     approval.asking.addEventListener("abort", () => this.votes.forget(approval.id), { once: true });

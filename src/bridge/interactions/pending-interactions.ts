@@ -29,6 +29,11 @@ export interface InteractionKind<D> {
   created(p: Pending<D>): EventDraft;
   /** The event for one that ended without a decision: the deadline passed or the call was cancelled (also one another replica left behind, see endLeftBehind). */
   ended(p: Pick<Pending<D>, "id" | "data">, status: "expired" | "cancelled", reason: string): EventDraft;
+  /**
+   * Told of one that another replica held and left pending when it went away, once it ended here
+   * (endLeftBehind): what is known of it, for the record of it.
+   */
+  leftBehind?(p: Pick<Pending<D>, "id" | "data"> & { readonly callId: string }, reason: string): void;
   /** Tau's result when nobody decided in time (`waited` as "300 s"): always a refusal. */
   expiredReply(p: Pending<D>, reason: string, waited: string): ToolReply;
   /** Its interaction/list record; kinds without one (plans, resolved with plan/*) are not listed. */
@@ -290,6 +295,7 @@ export class PendingInteractions {
     if (!handler || !(await store.withdraw(hostKey, sessionId, shared.id))) return;
     this.options.log?.("info", "an interaction another replica left pending ended: its call is over", { sessionId, interactionId: shared.id, openedBy: shared.openedBy });
     this.options.emit(handler.kind.ended({ id: shared.id, data: shared.data }, "cancelled", HOLDER_GONE), resolutionKey(shared.id));
+    handler.kind.leftBehind?.({ id: shared.id, data: shared.data, callId: shared.call.callId }, HOLDER_GONE);
   }
 
   /** Session closed or the bridge connection lost: every interaction ends, and Tau hears so (if it still can) rather than waiting for its own deadline. */

@@ -28,7 +28,8 @@ import {
  * approval cannot be carried over to B, and must not be decided there as if it could: B, taking
  * the host over, ends it for every client (`approval.updated` cancelled, once), it is no longer
  * listed or answerable, no queued vote counts (neither a new approver's nor a repeat of one A had
- * counted), nothing runs, and the answer stream is left empty. Then B holds the session's calls:
+ * counted), nothing runs, and the answer stream is left empty; B writes the call's receipt, which died
+ * with A (its votes unknown). Then B holds the session's calls:
  * the next approval is decided by two distinct approvers, runs once, and its receipt lists both.
  */
 
@@ -124,6 +125,14 @@ describe("the replica holding a consensus approval's call dies with votes queued
       expect(markRuns(marker)).toBe(0);
       // B sent Tau no result for the call Tau had cancelled (one would be refused).
       expect(t.b.stderr()).not.toContain(REFUSED_LOG);
+      // A's receipt died with it; B, ending the approval, writes the call's from what the store kept (no votes: A's count went with A).
+      const receipt = await auditedReceipt(t.auditFile, sessionId, (r) => r.interactionId === "act_1");
+      expect(receipt).toMatchObject({ tool: "mark", policyVersion: "replica-votes-1", rule: { name: "two-of-us", index: 0 }, digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+      expect(receiptSteps(receipt)).toEqual([
+        { step: "proposed" },
+        { step: "asked", whom: "the session's clients; decided by principals ann, ben, cat, 2 distinct approvers" },
+        { step: "returned", ok: false, error: `cancelled: ${HOLDER_GONE} (written by the replica that took the Tau host over: the votes counted on the one that held the call are not known)` },
+      ]);
 
       await nextApprovalDecidedOnB(t);
     },
