@@ -11,7 +11,8 @@ import { interopEachTest } from "./support/interop-test.js";
  * choices — the UI draws the decisions the gateway makes available, and "don't ask again for this
  * command in this session" is not among them, since the decision holds for the call alone — and the
  * same tool called again with a changed argument is asked about again. A call no rule matches is
- * left to the session's mode, whose dialog keeps the session-wide choice. Skipped without tmux.
+ * left to the session's mode, whose dialog keeps the session-wide choice; a call the policy denies is
+ * refused with its rule, no dialog drawn. Skipped without tmux.
  */
 
 const TOKEN = "tui-policy-interop-token-81b3";
@@ -20,6 +21,10 @@ const FOR_SESSION = "don't ask again for this command in this session";
 // Single-digit arguments need an approval each; any other call is the session mode's to ask about.
 const POLICY = `version: tui-1
 rules:
+  - name: no-sevens
+    match: { tool: echo-args, arguments: { /a: "7" } }
+    action: deny
+    reason: seven is reserved
   - name: single-digits
     match: { tool: echo-args, arguments: { /a: "?" } }
     action: require
@@ -28,7 +33,7 @@ rules:
 const { newRun, serve, stops } = interopEachTest();
 
 describe.skipIf(!hasTmux).each(CODEX_RELEASES)("the Codex terminal UI $version under an approval policy", (release) => {
-  it("offers a required call's approval once only, asks again for the changed call, and keeps the session-wide choice for a call no rule matches", async () => {
+  it("offers a required call's approval once only, asks again for the changed call, keeps the session-wide choice for a call no rule matches, and shows a denied call refused with its rule", async () => {
     const run = newRun();
     const policy = join(run.cwd, "..", "policy.yaml");
     writeFileSync(policy, POLICY);
@@ -56,5 +61,11 @@ describe.skipIf(!hasTmux).each(CODEX_RELEASES)("the Codex terminal UI $version u
     const unruled = await approvedCall("Third call", 10);
     expect(unruled).toContain(FOR_SESSION);
     expect(tui.screen()).toContain('Tool echo-args returned: {"a":10}');
+
+    // A call the policy denies is refused with its rule, and no dialog is drawn for it.
+    await tui.send(["Fourth call", '/tool echo-args {"a":7}']);
+    const refused = await tui.until((screen) => screen.includes("You said: Fourth call") && screen.includes("seven is reserved"), "showed the refusal");
+    expect(refused).toMatch(/Tool echo-args failed: denied by the approval policy, rule "no-sevens" \(\/rules\/0\):\s+seven is reserved/);
+    expect(refused).not.toContain(DIALOG);
   });
 });

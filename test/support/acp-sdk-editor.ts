@@ -16,7 +16,9 @@ export interface AskedPermission {
  */
 export class AcpSdkEditor {
   readonly updates: acp.SessionNotification[] = [];
-  private readonly asked: AskedPermission[] = [];
+  /** Every permission request it was sent, in order (taken or not). */
+  readonly asked: acp.RequestPermissionRequest[] = [];
+  private readonly waiting: AskedPermission[] = [];
   private readonly waiters: Array<() => void> = [];
 
   private constructor(private readonly connection: acp.ClientConnection) {
@@ -48,8 +50,8 @@ export class AcpSdkEditor {
 
   /** The next permission request not yet taken, as it arrives. */
   async permission(): Promise<AskedPermission> {
-    await this.until(() => this.asked.length > 0);
-    return this.asked.shift()!;
+    await this.until(() => this.waiting.length > 0);
+    return this.waiting.shift()!;
   }
 
   /** The first session update `match` accepts, as it arrives (updates already received count). */
@@ -65,7 +67,8 @@ export class AcpSdkEditor {
   }
 
   private arrived(asked: AskedPermission): void {
-    this.asked.push(asked);
+    this.asked.push(asked.params);
+    this.waiting.push(asked);
     this.wake();
   }
 

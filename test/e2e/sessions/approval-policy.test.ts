@@ -2,7 +2,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { openPolicyGatewayForFile } from "../../support/policy-gateway.js";
-import { RawAcpClient } from "../../support/acp-raw-client.js";
+import * as acp from "@agentclientprotocol/sdk";
+import { AcpSdkEditor } from "../../support/acp-sdk-editor.js";
 import { openSession, payloadsOf, waitForTerminal } from "../../support/ask-events.js";
 import { agentText, completedItems } from "../../support/codex-client.js";
 import { sdkClient, webSocketTransport } from "../../support/mcp-client.js";
@@ -86,20 +87,16 @@ describe("a call the policy denies", () => {
     codex.socket.terminate();
   });
 
-  it("is refused with its rule in ACP, and no permission is requested", async () => {
-    const acp = await RawAcpClient.connect(suite.gw.acpUrl);
-    acp.answer = () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
-    await acp.initialize();
-    const { result } = await acp.request("session/new", { cwd: suite.gw.cwd, mcpServers: [] });
-    const prompted = await acp.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: DENIED }] });
-    expect(prompted.result).toEqual(expect.objectContaining({ stopReason: "end_turn" }));
-    expect(acp.received.filter((m) => m.method === "session/request_permission")).toEqual([]);
-    const said = acp.received
-      .filter((m) => m.method === "session/update" && m.params.update.sessionUpdate === "agent_message_chunk")
-      .map((m) => m.params.update.content.text)
-      .join("");
+  it("is refused with its rule in ACP (the official SDK client), and no permission is requested", async () => {
+    const editor = AcpSdkEditor.open(suite.gw.acpUrl, {});
+    await editor.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+    const { sessionId } = await editor.agent.request(acp.methods.agent.session.new, { cwd: suite.gw.cwd, mcpServers: [] });
+    const prompted = await editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: DENIED }] });
+    expect(prompted.stopReason).toBe("end_turn");
+    expect(editor.asked).toEqual([]);
+    const said = editor.updates.flatMap(({ update }) => (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? [update.content.text] : [])).join("");
     expect(said).toContain(`Tool echo-json failed: ${REFUSAL}`);
-    await acp.close();
+    await editor.close();
   });
 
   it("is refused with its rule in MCP, and no form is shown", async () => {
