@@ -181,7 +181,7 @@ export function shape(entries: WireEntry[]): Shaped[] {
       if (lastDelta?.key === key) continue;
       lastDelta = { key, index: shaped.length };
     } else lastDelta = undefined;
-    const flat = new Map<string, string>();
+    const flat: Shaped["leaves"] = new Map();
     leaves(normaliser.value(body, undefined, undefined), "", flat);
     shaped.push({ label, connection, leaves: flat });
   }
