@@ -5,6 +5,7 @@ import WebSocket from "ws";
 import { MAX_JSON_DEPTH, MAX_JSON_MEMBERS, MAX_JSON_VALUES } from "../../../src/shared/json-bounds.js";
 import { cleanupsAfterEach } from "../../support/cleanups.js";
 import { startTestGateway, type TestGateway } from "../../support/gateway.js";
+import { eventually } from "../../support/ask-events.js";
 import { spawnLineChild } from "../../support/line-child.js";
 import { worstStallMs } from "../../support/loop-stall.js";
 
@@ -124,9 +125,9 @@ describe("the stdio commands", () => {
     child.write(JSON.stringify(next));
     await done;
     if (command === "app-server") {
-      // Not answered (its id is unknown), and said in the log.
+      // Not answered (its id is unknown), and said in the log (stderr, a pipe of its own: it may arrive after the answer on stdout).
       expect(answered.map((m) => m.id)).toEqual(["after"]);
-      expect(child.stderr()).toContain(REFUSAL.nested);
+      await eventually(() => child.stderr().includes(REFUSAL.nested), "the refusal in the log");
     } else {
       const refusal = answered.find((m) => m.id === null) as { error: { code: number; message: string } } | undefined;
       expect(refusal?.error.code, JSON.stringify(answered).slice(0, 300)).toBe(-32600);
