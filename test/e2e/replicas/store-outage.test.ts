@@ -63,10 +63,14 @@ async function outageMidTurn(fault: { begin(redis: RunningRedis): Promise<void> 
   const acp = followers[1]!.acp;
   const prompted = await acp.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "from ACP" }] });
   expect(prompted.result).toEqual(expect.objectContaining({ stopReason: "end_turn" }));
-  const acpTurn = [...driver.eventsOf(sessionId)].reverse().find((e) => e.type === "turn.started")!;
-  const acpTurnId = (acpTurn.payload as { turnId: string }).turnId;
+  // The driver, on the owner, hears of the ACP turn when its events reach it (after the prompt's answer, possibly).
+  const known = new Set(turns.map((t) => t.turnId));
+  const acpStarted = () => driver.eventsOf(sessionId).find((e) => e.type === "turn.started" && !known.has((e.payload as { turnId: string }).turnId));
+  await driver.waitFor(() => acpStarted() !== undefined, "the ACP prompt's turn at the driver");
+  const acpTurnId = (acpStarted()!.payload as { turnId: string }).turnId;
   turns.push({ turnId: acpTurnId, content: "from ACP" });
   await Promise.all(followers.map((f) => turnReached(f, sessionId, acpTurnId, "from ACP")));
+  await driver.waitFor(() => terminalOf(driver.eventsOf(sessionId), acpTurnId) !== undefined, "the ACP turn's end at the driver");
   expect(terminalOf(driver.eventsOf(sessionId), acpTurnId)?.type).toBe("turn.completed");
 
   for (const f of followers) expectEachTurnOnce(f, sessionId, turns);
