@@ -15,15 +15,13 @@ export type PermissionChoice = { kind: PermissionOptionKind } | { kind: "cancell
  * only the "once" ones for a call whose decision holds for it alone (`forSession` false).
  */
 export function commandToolOptions(toolName: string, forSession = true): PermissionOption[] {
-  const once: PermissionOption[] = [
-    { optionId: "allow_once", name: "Allow", kind: "allow_once" },
-    { optionId: "reject_once", name: "Reject", kind: "reject_once" },
-  ];
-  if (!forSession) return once;
+  const allow: PermissionOption = { optionId: "allow_once", name: "Allow", kind: "allow_once" };
+  const reject: PermissionOption = { optionId: "reject_once", name: "Reject", kind: "reject_once" };
+  if (!forSession) return [allow, reject];
   return [
-    once[0]!,
+    allow,
     { optionId: "allow_always", name: `Always allow ${toolName} in this session`, kind: "allow_always" },
-    once[1]!,
+    reject,
     { optionId: "reject_always", name: `Always reject ${toolName} in this session`, kind: "reject_always" },
   ];
 }

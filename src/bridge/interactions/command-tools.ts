@@ -12,7 +12,7 @@ import { errorText, isObject } from "../../shared/unknown-values.js";
 import { matchingRule, type ApprovalPolicy, type PolicyRule } from "./policy/policy-rules.js";
 import { policyReason, policyRefusal } from "./policy/policy-words.js";
 import { callDigest } from "./policy/call-digest.js";
-import type { SessionReceipts } from "./policy/receipts.js";
+import type { Receipt, SessionReceipts } from "./policy/receipts.js";
 import type { SessionPrincipal } from "../session-principal.js";
 import { ApprovalVotes, askedWhom, decisionOf, needsOf, type ApprovalDecision, type ApprovalNeeds, type Heard } from "./approval-votes.js";
 import { execCommand } from "./command-runs.js";
@@ -51,7 +51,7 @@ interface ApprovalRequest {
   /** What the `require` rule that matched asks (absent: the first answer of anyone who may answer decides). */
   readonly needs?: ApprovalNeeds;
   /** The rule that matched, for the receipt another replica may have to write (left-behind-receipt.ts). */
-  readonly rule?: { readonly name: string; readonly index: number };
+  readonly rule?: Receipt["rule"];
 }
 
 /**

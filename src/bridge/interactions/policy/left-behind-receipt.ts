@@ -1,18 +1,12 @@
-import type { SessionReceipts } from "./receipts.js";
+import type { Receipt, SessionReceipts } from "./receipts.js";
 
-/** What the replica that ends an approval another one left behind knows of its call. */
-export interface LeftBehindCall {
-  readonly sessionId: string;
-  readonly callId: string;
-  readonly tool: string;
-  readonly digest: string;
-  readonly policyVersion: string;
-  readonly rule?: { readonly name: string; readonly index: number };
+/** What the replica that ends an approval another one left behind knows of its call: the receipt's facts, the interaction that asked and whom. */
+export type LeftBehindCall = Omit<Receipt, "steps" | "interactionId"> & {
   /** The interaction that asked. */
   readonly id: string;
   /** Whom it was asked of (the receipt's `asked` step). */
   readonly whom: string;
-}
+};
 
 /**
  * The receipt of a call whose approval the replica holding it left pending when it went away (a
