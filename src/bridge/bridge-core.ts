@@ -79,8 +79,9 @@ export interface BridgeCoreSettings {
  * to `reverse`.
  *
  * With a shared store, per host the replica holding the host's lease observes sessions on the
- * bridge connection and appends their events; the others observe on a connection without tools and
- * read the events from the store (host-takeover.ts).
+ * bridge connection and appends their events; the others read the events from the store, and
+ * observe on a connection without tools those sessions whose live state they need (host-takeover.ts,
+ * session-hub.ts).
  */
 export class BridgeCore {
   /** Tau requests, each sent to the host its session is on (host-router.ts). */

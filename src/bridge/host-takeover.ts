@@ -41,7 +41,8 @@ export interface TakeoverSessions {
 /**
  * How a replica's sessions follow the lease on their Tau host. The lease holder observes on the
  * bridge connection (the one advertising the gateway's tools) and appends; the others observe on
- * the tool-less connection, to keep snapshots current, and append nothing they translate.
+ * the tool-less connection the sessions whose live state they need (a hub may read its log alone,
+ * session-hub.ts), and append nothing they translate.
  */
 export class HostTakeover {
   constructor(

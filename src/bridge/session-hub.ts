@@ -8,6 +8,7 @@ import { draft, type EventDraft } from "./event-draft.js";
 import { EventLog } from "./event-log.js";
 import { LogAppender } from "./log-appender.js";
 import { LogMirror } from "./log-mirror.js";
+import { LogReading } from "./log-reading.js";
 import { RunningTurns } from "./running-turns.js";
 import { SnapshotMirror, type SnapshotChanges } from "./snapshot-mirror.js";
 import { isMergeable, StreamMerging } from "./stream-merging.js";
@@ -27,8 +28,11 @@ import { errorText } from "../shared/unknown-values.js";
  * With a shared store (`shared`) the log is a copy of the session's log in the store: the events
  * the hub translates are appended there — only while this replica holds the lease on the session's
  * Tau host, fenced by it — and come back into the local log with the seqs the store gave them;
- * the hub of a replica that does not own the host observes the session only to keep its snapshot
- * current and appends nothing of what it translates.
+ * the hub of a replica that does not own the host appends nothing of what it translates.
+ *
+ * Such a hub opened to serve the log alone (an Ask subscription) observes nothing until its
+ * replica needs the live state (`follow`): the owner already observes, checks and translates
+ * every delta, and each replica paying for all of them again cost about what the owner does.
  */
 
 export interface SessionHubOptions {
@@ -66,6 +70,10 @@ export class SessionHub {
    * translates anything (caughtUpTranslator).
    */
   private translatorBehind = false;
+  /** Set while the hub reads its session's log alone (`attach({ follow: false })`), until it observes the session. */
+  private reading: LogReading | undefined;
+  /** The observe follow() started, which callers that come while it runs wait for too. */
+  private following: Promise<void> | undefined;
   /** Set by end(): the log is complete and nothing more is appended. */
   private ended = false;
   private readonly streams = new StreamMerging((event) => this.append(event, "translated", undefined, this.deltaSources.takeStreamed()));
@@ -129,6 +137,8 @@ export class SessionHub {
     await this.snapshotMirror.rebind(upstream, async () => {
       await this.logMirror?.catchUp();
     });
+    // A hub reading the log alone on a replica that now owns the host: it reports the session from here on.
+    if (this.reading && this.translating) await this.follow();
   }
 
   /** Everything appended so far has reached the shared store (immediately without one). */
@@ -147,9 +157,14 @@ export class SessionHub {
     return this.shared !== undefined;
   }
 
-  /** The installed snapshot (after every applied delta). */
+  /** The installed snapshot (after every applied delta); undefined while the hub reads the log alone. */
   get snapshot(): Snapshot | undefined {
     return this.snapshotMirror.snapshot;
+  }
+
+  /** The session as it was when the hub was opened or later: what never changes of it (attributes, tenant, creation time). */
+  get openedWith(): Snapshot | undefined {
+    return this.snapshotMirror.snapshot ?? this.reading?.snapshot;
   }
 
   /** The sub-agents' activity lists as the session's activity channel has them now. */
@@ -158,6 +173,7 @@ export class SessionHub {
   }
 
   get running(): boolean {
+    if (this.reading) return this.reading.runningTurnIds.length > 0;
     return this.snapshot?.lifecycle === "running";
   }
 
@@ -169,22 +185,54 @@ export class SessionHub {
 
   /** userHistoryEntryIds of every turn Tau reports running (the active one and any settling). */
   get runningTurnIds(): string[] {
-    return this.runningTurns.in(this.snapshot);
+    return this.reading?.runningTurnIds ?? this.runningTurns.in(this.snapshot);
   }
 
   /** ISO-8601 creation time of the session. */
   get createdAt(): string | undefined {
-    return this.snapshot ? new Date(this.snapshot.createdAt).toISOString() : undefined;
+    const snapshot = this.openedWith;
+    return snapshot ? new Date(snapshot.createdAt).toISOString() : undefined;
   }
 
   /**
    * session.observe and install the baselines; the first attach emits session.created (seq 1). An
    * attach after a detach catches up like a resync.
+   *
+   * `follow: false` where another replica owns the host: the log alone, from the shared store,
+   * and one `session.snapshot` for what never changes of the session, until `follow()`.
    */
-  async attach(): Promise<void> {
-    await this.snapshotMirror.attach(async () => {
+  async attach(options: { follow?: boolean } = {}): Promise<void> {
+    if (options.follow === false && this.logMirror && !this.translating) {
+      const snapshot = await this.upstream.request("session.snapshot", { sessionId: this.sessionId });
+      // A request naming a session subscribes the connection to its deltas (Tau v18: observation
+      // semantics): undone, or every delta would still arrive to be parsed and dropped.
+      await this.upstream.request("session.unobserve", { sessionId: this.sessionId });
+      this.reading = new LogReading(this.log, snapshot);
+      await this.logMirror.start();
+      return;
+    }
+    await this.observe(async () => {
       await this.logMirror?.start();
     });
+  }
+
+  /**
+   * Observes the session from now on if the hub read its log alone: whatever reads the session's
+   * live state (its snapshot, whether a turn runs) on this replica waits for this first.
+   */
+  follow(): Promise<void> {
+    if (!this.reading) return Promise.resolve();
+    // A failed observe is tried again by the next caller that needs it.
+    this.following ??= this.observe(async () => {
+      await this.logMirror?.catchUp();
+    }).finally(() => (this.following = undefined));
+    return this.following;
+  }
+
+  private async observe(prepare: () => Promise<void>): Promise<void> {
+    await this.snapshotMirror.attach(prepare);
+    this.reading?.close();
+    this.reading = undefined;
     // The history told at first sight is in the local log before anyone reads or follows it.
     if (this.shared && this.translating) await this.appended();
   }
@@ -233,7 +281,7 @@ export class SessionHub {
   /** session.unobserve (errors ignored); later messages are ignored until the next attach. */
   async detach(): Promise<void> {
     this.logMirror?.stop();
-    await this.snapshotMirror.detach();
+    if (!this.reading) await this.snapshotMirror.detach();
   }
 
   /**

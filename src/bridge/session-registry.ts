@@ -19,6 +19,11 @@ import { SessionHub } from "./session-hub.js";
 import { SendsInFlight } from "./sends-in-flight.js";
 import type { Deciders, SessionPrincipal, SessionRoles } from "./session-roles.js";
 
+/** How a record is opened: `follow: false` when only the session's event log is read (default: its live state too). */
+export interface SessionUse {
+  follow?: boolean;
+}
+
 /** A session the gateway began serving (its record was made), or one closed with session/close (its record dropped). */
 export interface SessionsChange {
   readonly kind: "opened" | "closed";
@@ -95,12 +100,26 @@ export class SessionRegistry {
     this.takeover = options.shared && new HostTakeover(this, options.upstream, options.shared, options.log);
   }
 
-  /** The record of a session, observing it upstream the first time (Tau not_found → -32004). */
-  open(sessionId: string): Promise<SessionRecord> {
+  /**
+   * The record of a session, observing it upstream the first time (Tau not_found → -32004).
+   * `follow: false` (what reads only the session's event log, such as an Ask subscription): on a
+   * replica that does not own the host, the hub reads the shared log without observing the
+   * session until something opens it to follow (session-hub.ts, `follow`).
+   */
+  open(sessionId: string, use: SessionUse = {}): Promise<SessionRecord> {
+    const record = this.opened(sessionId, use);
+    if (use.follow === false) return record;
+    return record.then(async (r) => {
+      await r.hub.follow();
+      return r;
+    });
+  }
+
+  private opened(sessionId: string, use: SessionUse): Promise<SessionRecord> {
     if (this.closes.has(sessionId)) return Promise.reject(sessionNotFound(sessionId));
     let record = this.records.get(sessionId);
     if (!record) {
-      record = this.create(sessionId);
+      record = this.create(sessionId, use);
       this.records.set(sessionId, record);
       record.then(
         (r) => {
@@ -121,11 +140,11 @@ export class SessionRegistry {
   }
 
   /** An open record the given tenant may see; -32004 otherwise (closed included), exactly like an unknown session. */
-  async access(sessionId: string, tenant: string | undefined): Promise<SessionRecord> {
+  async access(sessionId: string, tenant: string | undefined, use: SessionUse = {}): Promise<SessionRecord> {
     if (this.closes.has(sessionId)) throw sessionNotFound(sessionId);
     let record: SessionRecord;
     try {
-      record = await this.open(sessionId);
+      record = await this.open(sessionId, use);
     } catch (err) {
       // The same error, word for word, as for another tenant's session: an answer must not tell them apart.
       if (err instanceof TauResponseError && err.code === "not_found") throw sessionNotFound(sessionId);
@@ -211,9 +230,9 @@ export class SessionRegistry {
     await this.takeover?.adopt(sessionId);
   }
 
-  private async create(sessionId: string): Promise<SessionRecord> {
+  private async create(sessionId: string, use: SessionUse): Promise<SessionRecord> {
     const store = this.options.shared?.store.settings;
-    if (!store) return this.build(sessionId, undefined, []);
+    if (!store) return this.build(sessionId, use, undefined, []);
     // Listening before reading: a mode set in between is in what is read, or heard after it (the
     // last one heard before the record exists is taken in once it does).
     let record: SessionRecord | undefined;
@@ -223,7 +242,7 @@ export class SessionRegistry {
       const stored = await store.read(sessionId);
       // Closed through another replica: gone here too, exactly as if it had been closed here.
       if (stored.closed) throw this.closes.foundClosed(sessionId);
-      record = await this.build(sessionId, { store, stored }, stops);
+      record = await this.build(sessionId, use, { store, stored }, stops);
       if (heard !== undefined) record.interactions.modeSetElsewhere(heard);
       return record;
     } catch (error) {
@@ -233,11 +252,11 @@ export class SessionRegistry {
   }
 
   /** A session's record; `stops` (what to stop when it is released) gets what the record sets going. */
-  private async build(sessionId: string, settings: SessionInteractionsOptions["settings"], stops: Array<() => void>): Promise<SessionRecord> {
+  private async build(sessionId: string, use: SessionUse, settings: SessionInteractionsOptions["settings"], stops: Array<() => void>): Promise<SessionRecord> {
     const { upstream, retention, log, shared, share } = this.options;
     const sharedLog = shared && { store: shared.store.sessionLog(sessionId)!, ownership: shared.store.ownership, hostKey: shared.hostKey };
     const hub = new SessionHub({ sessionId, upstream: this.observingConnection, retention, log, shared: sharedLog });
-    const [used] = await Promise.all([share.store.counters(share.hostKey, sessionId), hub.attach()]);
+    const [used] = await Promise.all([share.store.counters(share.hostKey, sessionId), hub.attach(use)]);
     // Closed through another replica while this one was opening it: its session.ended came with the log.
     if (shared && lastEventType(hub) === "session.ended") {
       void hub.detach();
@@ -245,7 +264,7 @@ export class SessionRegistry {
     }
     // So that the owner observes and reports it (and a later owner finds it).
     await this.takeover?.announce(hub);
-    const snapshot = hub.snapshot as Snapshot;
+    const snapshot = hub.openedWith as Snapshot;
     const interactions = new SessionInteractions({
       sessionId,
       upstream,

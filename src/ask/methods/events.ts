@@ -6,7 +6,8 @@ import { askJoiningClient } from "../../bridge/interactions/index.js";
 import { PeerReverseRequester } from "../reverse-requests.js";
 
 export async function subscribe({ services, peer }: MethodContext, params: SessionSubscribeParams): Promise<SessionSubscribeResult> {
-  const record = await services.sessions.access(params.sessionId, peer.tenant);
+  // The log is all a subscription reads: another replica's hub need not observe the session for it.
+  const record = await services.sessions.access(params.sessionId, peer.tenant, READS_THE_LOG);
   const deliveryKind = params.deliveryKind ?? "replay";
   const log = record.hub.log;
   // A shared log may hold more than this replica's copy heard so far: the cursor is judged against the store.
@@ -57,7 +58,7 @@ export async function subscribe({ services, peer }: MethodContext, params: Sessi
  * remain after the page only when a positive limit was given (false for limit 0, null without one).
  */
 export async function events({ services, peer }: MethodContext, params: SessionEventsParams): Promise<SessionEventsResult> {
-  const record = await services.sessions.access(params.sessionId, peer.tenant);
+  const record = await services.sessions.access(params.sessionId, peer.tenant, READS_THE_LOG);
   const limit = params.limit === 0 ? undefined : params.limit;
   await record.hub.catchUp();
   const log = record.hub.log;
@@ -73,6 +74,8 @@ export async function events({ services, peer }: MethodContext, params: SessionE
   const hasMore = params.limit === undefined ? null : limit === undefined ? false : read.hasMore;
   return { sessionId: record.sessionId, events: read.events, hasMore };
 }
+
+const READS_THE_LOG = { follow: false } as const;
 
 /** afterSeq -1 (and absent) read from the start, as 0 does. */
 const fromSeq = (afterSeq: number | undefined) => Math.max(0, afterSeq ?? 0);

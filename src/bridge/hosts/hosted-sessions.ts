@@ -1,6 +1,6 @@
 import { TauResponseError } from "../../tau/upstream.js";
 import { sessionNotFound } from "../session-error.js";
-import type { SessionRecord, SessionsChange } from "../session-registry.js";
+import type { SessionRecord, SessionsChange, SessionUse } from "../session-registry.js";
 import { namesNoSession, noSuchSession, type HostRouter } from "./host-router.js";
 import type { TauHostLink } from "./tau-host-link.js";
 
@@ -20,19 +20,19 @@ export class HostedSessions {
   }
 
   /** The record of a session, observing it on its host the first time (no host has it: Tau's not_found). */
-  open(sessionId: string): Promise<SessionRecord> {
+  open(sessionId: string, use: SessionUse = {}): Promise<SessionRecord> {
     if (namesNoSession(sessionId)) return Promise.reject(noSuchSession("session.observe", sessionId));
     const known = this.router.knownHost(sessionId);
-    if (known) return known.sessions.open(sessionId);
+    if (known) return known.sessions.open(sessionId, use);
     if (this.isClosed(sessionId)) return Promise.reject(sessionNotFound(sessionId));
-    return this.router.hostFor(sessionId).then((link) => link.sessions.open(sessionId));
+    return this.router.hostFor(sessionId).then((link) => link.sessions.open(sessionId, use));
   }
 
   /** An open record the given tenant may see; -32004 otherwise, exactly like an unknown session. */
-  async access(sessionId: string, tenant: string | undefined): Promise<SessionRecord> {
+  async access(sessionId: string, tenant: string | undefined, use: SessionUse = {}): Promise<SessionRecord> {
     if (namesNoSession(sessionId)) throw sessionNotFound(sessionId);
     const known = this.router.knownHost(sessionId);
-    if (known) return known.sessions.access(sessionId, tenant);
+    if (known) return known.sessions.access(sessionId, tenant, use);
     if (this.isClosed(sessionId)) throw sessionNotFound(sessionId);
     let link: TauHostLink;
     try {
@@ -41,7 +41,7 @@ export class HostedSessions {
       if (err instanceof TauResponseError && err.code === "not_found") throw sessionNotFound(sessionId);
       throw err;
     }
-    return link.sessions.access(sessionId, tenant);
+    return link.sessions.access(sessionId, tenant, use);
   }
 
   /** Whether session/close has started (or finished) for this session on any host (read where the closes are kept, as the close steps below are). */

@@ -57,6 +57,8 @@ export function summary(record: SessionRecord): SessionSummary {
 }
 
 export async function sessionView(record: SessionRecord, after = 0): Promise<SessionView> {
+  // The sub-agents are read from the live snapshot, which a replica serving the log alone observes from now on.
+  await record.hub.follow();
   const log = record.hub.log;
   const from = Math.max(after, log.newestSeq - MAX_EVENTS, log.oldestSeq - 1, 0);
   let events: Event[];

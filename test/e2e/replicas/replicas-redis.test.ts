@@ -242,6 +242,32 @@ describe("gateway replicas on Redis", () => {
   );
 
   it(
+    "a replica serving only a subscription reads the session's log; a send there with the running turn's id still finds that turn running",
+    async () => {
+      const set = await startReplicaSet(cleanups, { replicas: 2 });
+      const [owner, other] = set.replicas as [typeof set.replicas[0], typeof set.replicas[0]];
+      const starter = await set.client(owner);
+      const sessionId = await createSession(starter);
+      const phone = await set.client(other);
+      await phone.request("initialize", { client: { name: "phone", version: "1" } });
+      await phone.request("session/subscribe", { sessionId });
+      const { turnId } = await starter.request("session/send", { sessionId, content: `/sleep 1500\n${LONG_REPLY}` });
+      await phone.waitFor(() => phone.eventsOf(sessionId).some((e) => e.type === "turn.started"), "the turn to start at the subscriber", 30_000);
+      // The send needs to know which turn runs: the replica observes the session for it first.
+      const steered = await phone.request("session/send", { sessionId, content: "and one more thing", expectedTurnId: turnId });
+      expect(steered).toMatchObject({ accepted: true, turnId });
+      await waitForTerminal(phone, sessionId, turnId);
+      // Queued behind the running turn (the default), the message runs as a turn of its own after it.
+      const queued = () => phone.eventsOf(sessionId).find((e) => e.type === "user.message" && (e.payload as { text?: string }).text === "and one more thing");
+      await phone.waitFor(() => queued() !== undefined, "the queued message's turn", 30_000);
+      await waitForTerminal(phone, sessionId, (queued()!.payload as { turnId: string }).turnId);
+      expectContiguous(phone.eventsOf(sessionId));
+      expectOneTerminalPerTurn(phone.eventsOf(sessionId));
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
     "/readyz is 503 while the store is unreachable",
     async () => {
       const set = await startReplicaSet(cleanups, { replicas: 1 });
