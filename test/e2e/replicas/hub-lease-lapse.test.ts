@@ -4,6 +4,7 @@ import { SessionHub } from "../../../src/bridge/session-hub.js";
 import { openStore, type HostOwnership, type RedisStore } from "../../../src/store/index.js";
 import { TauUpstream } from "../../../src/tau/upstream.js";
 import { startRedis, type RunningRedis } from "../../support/redis-server.js";
+import { until } from "../../support/replica-set.js";
 import { HostHarness, type TauTestClient } from "../../support/tau-client.js";
 
 /**
@@ -44,21 +45,11 @@ afterEach(async () => {
   await redis.stop();
 });
 
-async function until<T>(read: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const turnIdOf = (e: Event) => (e.payload as { turnId?: string }).turnId;
 
 it("a replica that stops owning the host appends nothing, and on owning it again continues the shared log with a resync", async () => {
   store.ownership.claim(HOST_KEY);
-  await until(() => store.ownership.owns(HOST_KEY), "the lease");
+  await until(() => (store.ownership.owns(HOST_KEY)) || undefined, "the lease", WAIT_MS);
   let hidden = false;
   const ownership: HostOwnership = {
     owns: (hostKey) => !hidden && store.ownership.owns(hostKey),
@@ -72,19 +63,19 @@ it("a replica that stops owning the host appends nothing, and on owning it again
   const ended = (turnId: string) => events().some((e) => e.type === "turn.completed" && turnIdOf(e) === turnId);
 
   await driver.call("session.submit", { sessionId, text: "one", historyEntryId: "turn-1" });
-  await until(() => ended("turn-1"), "turn-1's end in the log");
+  await until(() => (ended("turn-1")) || undefined, "turn-1's end in the log", WAIT_MS);
   const before = events().length;
 
   hidden = true;
   await driver.call("session.submit", { sessionId, text: "two", historyEntryId: "turn-2" });
   const truth = await driver.snapshot(sessionId);
-  await until(() => JSON.stringify(hub.snapshot) === JSON.stringify(truth), "the hub's snapshot to hold turn-2");
+  await until(() => (JSON.stringify(hub.snapshot) === JSON.stringify(truth)) || undefined, "the hub's snapshot to hold turn-2", WAIT_MS);
   await hub.appended();
   expect(events()).toHaveLength(before);
 
   hidden = false;
   await driver.call("session.submit", { sessionId, text: "three", historyEntryId: "turn-3" });
-  await until(() => ended("turn-3"), "turn-3's end in the log");
+  await until(() => (ended("turn-3")) || undefined, "turn-3's end in the log", WAIT_MS);
 
   const all = events();
   all.forEach((e, i) => expect(e.seq).toBe(all[0]!.seq + i));

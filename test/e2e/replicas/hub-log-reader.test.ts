@@ -4,6 +4,7 @@ import { SessionHub } from "../../../src/bridge/session-hub.js";
 import { openStore, type RedisStore } from "../../../src/store/index.js";
 import { TauUpstream } from "../../../src/tau/upstream.js";
 import { startRedis, type RunningRedis } from "../../support/redis-server.js";
+import { until } from "../../support/replica-set.js";
 import { HostHarness, type TauTestClient } from "../../support/tau-client.js";
 
 /**
@@ -47,23 +48,13 @@ afterEach(async () => {
   await redis.stop();
 });
 
-async function until<T>(read: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const turnIdOf = (e: Event) => (e.payload as { turnId?: string }).turnId;
 const ended = (hub: SessionHub, turnId: string) => hub.log.read(0).events.some((e) => e.type === "turn.completed" && turnIdOf(e) === turnId);
 const shape = (hub: SessionHub) => hub.log.read(0).events.map((e) => `${e.seq} ${e.type}`);
 
 it("a hub reading the log alone gets every event and no delta; once it follows it observes; once its replica owns the host it reports the session", async () => {
   stores[0]!.ownership.claim(HOST_KEY);
-  await until(() => stores[0]!.ownership.owns(HOST_KEY), "the lease");
+  await until(() => (stores[0]!.ownership.owns(HOST_KEY)) || undefined, "the lease", WAIT_MS);
   // Replica 0 holds the host's lease; 1 and 2 do not (2 takes it over below).
   const hubs = [0, 1, 2].map(
     (i) => new SessionHub({ sessionId, upstream: upstreams[i]!, shared: { store: stores[i]!.sessionLog(sessionId)!, ownership: stores[i]!.ownership, hostKey: HOST_KEY } }),
@@ -85,8 +76,8 @@ it("a hub reading the log alone gets every event and no delta; once it follows i
 
   await driver.call("session.submit", { sessionId, text: "/sleep 600\none", historyEntryId: "turn-1" });
   // Which turn runs is read from the log meanwhile.
-  await until(() => reader.activeTurnId === "turn-1" && reader.running, "the reader to see turn-1 running");
-  await until(() => ended(reader, "turn-1") && ended(successor, "turn-1"), "turn-1's end in the readers' logs");
+  await until(() => (reader.activeTurnId === "turn-1" && reader.running) || undefined, "the reader to see turn-1 running", WAIT_MS);
+  await until(() => (ended(reader, "turn-1") && ended(successor, "turn-1")) || undefined, "turn-1's end in the readers' logs", WAIT_MS);
   await reporter.appended();
   expect(shape(reader)).toEqual(shape(reporter));
   expect(deltas[0]).toBeGreaterThan(0);
@@ -98,10 +89,10 @@ it("a hub reading the log alone gets every event and no delta; once it follows i
   await Promise.all([reader.follow(), reader.follow()]);
   expect(reader.observed).toBe(true);
   await driver.call("session.submit", { sessionId, text: "/sleep 800\ntwo", historyEntryId: "turn-2" });
-  await until(() => reader.activeTurnId === "turn-2", "the reader to see turn-2 running");
-  await until(() => ended(reporter, "turn-2") && ended(reader, "turn-2"), "turn-2's end in both logs");
+  await until(() => (reader.activeTurnId === "turn-2") || undefined, "the reader to see turn-2 running", WAIT_MS);
+  await until(() => (ended(reporter, "turn-2") && ended(reader, "turn-2")) || undefined, "turn-2's end in both logs", WAIT_MS);
   const truth = await driver.snapshot(sessionId);
-  await until(() => JSON.stringify(reader.snapshot) === JSON.stringify(truth), "the reader's snapshot to hold turn-2");
+  await until(() => (JSON.stringify(reader.snapshot) === JSON.stringify(truth)) || undefined, "the reader's snapshot to hold turn-2", WAIT_MS);
   expect(deltas[1]).toBeGreaterThan(0);
   expect(deltas[2]).toBe(0);
   // It follows, and appends nothing it translates: one log, as the reporter has it.
@@ -112,11 +103,11 @@ it("a hub reading the log alone gets every event and no delta; once it follows i
   await reporter.detach();
   await stores[0]!.close();
   stores[2]!.ownership.claim(HOST_KEY);
-  await until(() => stores[2]!.ownership.owns(HOST_KEY), "replica 2 to hold the lease");
+  await until(() => (stores[2]!.ownership.owns(HOST_KEY)) || undefined, "replica 2 to hold the lease", WAIT_MS);
   await successor.rebind(upstreams[2]!);
   expect(successor.observed).toBe(true);
   await driver.call("session.submit", { sessionId, text: "three", historyEntryId: "turn-3" });
-  await until(() => ended(successor, "turn-3") && ended(reader, "turn-3"), "turn-3's end, reported by replica 2");
+  await until(() => (ended(successor, "turn-3") && ended(reader, "turn-3")) || undefined, "turn-3's end, reported by replica 2", WAIT_MS);
   await successor.appended();
   const all = successor.log.read(0).events;
   all.forEach((e, i) => expect(e.seq).toBe(all[0]!.seq + i));
