@@ -206,7 +206,8 @@ export class SessionHub {
       const snapshot = await this.upstream.request("session.snapshot", { sessionId: this.sessionId });
       // A request naming a session subscribes the connection to its deltas (Tau v18: observation
       // semantics): undone, or every delta would still arrive to be parsed and dropped.
-      await this.upstream.request("session.unobserve", { sessionId: this.sessionId });
+      // A refusal costs only those deltas (dropped unapplied), not the subscription.
+      await this.upstream.request("session.unobserve", { sessionId: this.sessionId }).catch((error: unknown) => this.logLine("debug", "session.unobserve failed", { sessionId: this.sessionId, error: errorText(error) }));
       this.reading = new LogReading(this.log, snapshot);
       await this.logMirror.start();
       return;
