@@ -5,7 +5,7 @@ import { transferables, VerdictEncoder, type VerdictBatch } from "./verdict-batc
 
 /**
  * A worker thread of `tau-gateway validate --jobs N` (validate-jobs.ts): checks the files it is
- * given, one at a time, and posts their verdicts back a chunk at a time, in the file's order, in
+ * given, one at a time, and posts their verdicts back a batch at a time, in the file's order, in
  * the compact form of verdict-batches.ts.
  */
 
@@ -36,9 +36,8 @@ if (parentPort) {
 async function checkFile(job: FileJob): Promise<void> {
   const input = await openTranscript(job.path);
   const encoder = new VerdictEncoder();
-  await checkTranscript(input, job.settings, (lines) => {
-    if (lines.length === 0) return;
-    const batch = encoder.encode(lines);
-    parentPort!.postMessage({ index: job.index, batch } satisfies WorkerReply, transferables(batch));
-  });
+  const post = (batch: VerdictBatch) => parentPort!.postMessage({ index: job.index, batch } satisfies WorkerReply, transferables(batch));
+  await checkTranscript(input, job.settings, (lines) => encoder.add(lines, post));
+  const last = encoder.flush();
+  if (last) post(last);
 }

@@ -32,8 +32,9 @@ Output (--format):
           (with its pointers and messages); the totals go to stderr
   sarif   SARIF 2.1.0: a result per error, located at its line; the totals go to stderr
 junit and sarif print one document once every file was read.
---jobs N checks up to N files at once, each in a worker thread of its own (each file whole: ids
-are correlated within a file); the report is the same, in the same order, as without it.
+--jobs N checks up to N files at once, each in a thread of its own (the command's and N - 1
+workers; each file whole: ids are correlated within a file); the report is the same, in the same
+order, as without it.
 Exit status: 0 all valid, 1 some line invalid, 2 usage or I/O error; 0 without a summary
 when the reader of the output closes early (… | head).`;
 

@@ -218,6 +218,11 @@ export class BundleValidator {
     }
     if (sender === "client") {
       if (msg.type !== "request") return invalid([issue("/type", 'must be "request"', "const")], describeSubject(msg));
+      // What passes its method's definition passes the envelope (each restates the envelope's
+      // members and wants an object for params; validation-tiers.test.ts checks it): a valid
+      // request costs one check, not two. Any other is checked as before, the envelope first.
+      const known = typeof msg.method === "string" ? this.method(msg.method, "client") : undefined;
+      if (known?.kind === "request" && this.fastCheck(known.definitions.request!)(msg)) return valid(msg.method as string, known.definitions.request);
       const envelope = this.check("RequestEnvelope", msg, undefined, "", explainFailure);
       if (!envelope.ok) return { ...envelope, subject: typeof msg.method === "string" ? msg.method : undefined };
       const method = msg.method as string;
@@ -256,6 +261,9 @@ export class BundleValidator {
     if (typeof method !== "string") return invalid([issue("/method", "must be a string", "type")]);
     const entry = this.method(method, sender);
     if (!entry) {
+      // A probe of the other direction (a bare server message tried as the client's) is told no
+      // without the wording: its issues are never shown.
+      if (!explainFailure) return invalid([], method);
       return invalid([issue("/method", `unknown ${sender === "client" ? "client" : "server"} method ${JSON.stringify(method)}`)], method);
     }
     const definition = entry.definitions.request ?? entry.definitions.notification!;

@@ -5,7 +5,7 @@ import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
 import { describe, expect, it } from "vitest";
 import { withDiscriminators } from "../../src/codegen/discriminated-unions.js";
 import { FAST_AJV_OPTIONS } from "../../src/codegen/fast-validators.js";
-import type { IndexBundle } from "../../src/registry/schema-index.js";
+import type { IndexBundle, IndexEntry } from "../../src/registry/schema-index.js";
 import { loadFastChecks } from "../../src/validation/precompiled.js";
 import { readSchemaFile } from "../../src/validation/schema-files.js";
 import { AJV_OPTIONS, ProtocolValidators } from "../../src/validation/validator.js";
@@ -152,6 +152,32 @@ describe("the fast validation tier", () => {
       expect([...precompiled.keys()].sort(), key).toEqual(Object.keys(bundle.$defs).sort());
       for (const check of precompiled.values()) expect(check).toBeTypeOf("function");
     }
+  });
+
+  it("has every Tau request's definition accept only what RequestEnvelope accepts (a valid request is checked once)", () => {
+    const index = readSchemaFile<{ bundles: IndexBundle[]; entries: IndexEntry[] }>("index.json");
+    const objectsOnly = (defs: Record<string, unknown>, schema: Record<string, unknown>): boolean => {
+      if (typeof schema.$ref === "string") return objectsOnly(defs, defs[schema.$ref.replace("#/$defs/", "")] as Record<string, unknown>);
+      const branches = (schema.oneOf ?? schema.anyOf) as Array<Record<string, unknown>> | undefined;
+      return schema.type === "object" || (branches !== undefined && branches.every((b) => objectsOnly(defs, b)));
+    };
+    let requests = 0;
+    for (const bundle of index.bundles.filter((b) => b.dialect === "tau")) {
+      const { $defs } = bundles.get(`tau@${bundle.version}`)!;
+      const envelope = $defs.RequestEnvelope as { properties: Record<string, unknown>; required: string[] };
+      for (const entry of index.entries.filter((e) => e.dialect === "tau" && e.kind === "request" && e.versions.includes(bundle.version))) {
+        const name = entry.definitions.request!;
+        const definition = $defs[name] as { type: string; properties: Record<string, Record<string, unknown>>; required: string[] };
+        const where = `tau@${bundle.version} ${name}`;
+        expect(definition.type, where).toBe("object");
+        expect(definition.required, where).toEqual(expect.arrayContaining(envelope.required));
+        for (const member of ["version", "type", "id"]) expect(definition.properties[member], `${where} ${member}`).toEqual(envelope.properties[member]);
+        expect(definition.properties.method, where).toMatchObject({ type: "string", const: entry.name });
+        expect(objectsOnly($defs, definition.properties.params!), `${where} params`).toBe(true);
+        requests++;
+      }
+    }
+    expect(requests).toBeGreaterThan(50);
   });
 
   it("dispatches tagged unions on their tag and leaves the generated schema alone", () => {

@@ -6,7 +6,7 @@ import { runCliProcess } from "../../support/cli.js";
 
 /**
  * `tau-gateway validate --jobs N` (the bundle users run, with its worker threads): files checked
- * at once in workers give the report one thread gives, byte for byte and in the same order, in
+ * at once by the command's thread and workers give the report one thread gives, byte for byte and in the same order, in
  * every format, also when a file cannot be read.
  */
 
@@ -57,6 +57,22 @@ describe("tau-gateway validate --jobs", () => {
     expect(one.code).toBe(2);
     expect(one.stderr).toContain("cannot read");
     expect(three).toEqual(one);
+  });
+
+  it("reports as one thread does with two jobs, the command's thread checking files beside one worker", async () => {
+    const one = await runCliProcess(["validate", "--format", "junit", ...files]);
+    const two = await runCliProcess(["validate", "--jobs", "2", "--format", "junit", ...files]);
+    expect(one.code, one.stderr).toBe(1);
+    expect(two).toEqual(one);
+  });
+
+  it("stops at a first file it cannot read, which the command's thread took, as one thread does", async () => {
+    const missingFirst = [join(dir, "missing.jsonl"), files[0]!, files[2]!];
+    const one = await runCliProcess(["validate", ...missingFirst]);
+    const two = await runCliProcess(["validate", "--jobs", "2", ...missingFirst]);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toContain("cannot read");
+    expect(two).toEqual(one);
   });
 
   it("refuses a --jobs that is not a whole number from 1 to 999", async () => {
