@@ -8,6 +8,7 @@ import type { Log } from "../shared/log.js";
 import type { SharedRecords } from "../store/shared-records.js";
 import type { CallGate } from "./jsonrpc-envelope.js";
 import { McpEventStore } from "./mcp-event-store.js";
+import { jsonRpcError } from "./mcp-http-errors.js";
 import { attachMcpJsonRpc, type McpJsonRpcConnection } from "./mcp-jsonrpc.js";
 import type { ConnectionRecording } from "./recording/connection-recording.js";
 import type { SessionPrincipal } from "../bridge/session-roles.js";
@@ -300,10 +301,4 @@ function noSession(request: McpHttpRequest): Response {
     return jsonRpcError(400, -32602, `Invalid params: initialize: ${problem ?? "not an initialize request"}`);
   }
   return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (a session starts with a POST of initialize)");
-}
-
-/** An HTTP error with a JSON-RPC error body, as the SDK's transport answers its own; `about`: the request's id when it is known, the error's data. */
-export function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, about: { id?: string | number; data?: unknown } = {}): Response {
-  const error = about.data === undefined ? { code, message } : { code, message, data: about.data };
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error, id: about.id ?? null }), { status, headers: { "content-type": "application/json", ...headers } });
 }

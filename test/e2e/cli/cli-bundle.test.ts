@@ -177,6 +177,22 @@ describe("the command-line bundle", () => {
     expect(modulesRun(withRedis, "ioredis").length).toBeGreaterThan(0);
   });
 
+  it("loads the MCP SDK's transport only when an MCP client comes: a start that serves /mcp runs none of its modules until the first POST there", async () => {
+    const plain = await functionCountsOfAStart(["serve", "--port", "0"], readyzAndCreate);
+    expect(modulesOf(plain, "@modelcontextprotocol/sdk").length, "the MCP SDK is in the bundle").toBeGreaterThan(0);
+    expect(modulesRun(plain, "@modelcontextprotocol/sdk")).toEqual([]);
+
+    const withMcp = await functionCountsOfAStart(["serve", "--port", "0"], async (baseUrl) => {
+      await readyzAndCreate(baseUrl);
+      const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } } };
+      const answered = await fetch(`${baseUrl}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(initialize) });
+      expect(answered.status).toBe(200);
+      expect(answered.headers.get("mcp-session-id")).toEqual(expect.any(String));
+      await answered.body?.cancel();
+    });
+    expect(modulesRun(withMcp, "@modelcontextprotocol/sdk").length).toBeGreaterThan(0);
+  });
+
   it("runs the embedded host alone", async () => {
     const host = startBundle(["host", "--port", "0"]);
     await stderrLine(host, /tau host listening on ws:\/\/\S+/);

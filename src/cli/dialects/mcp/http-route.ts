@@ -3,7 +3,8 @@ import fp from "fastify-plugin";
 import { Readable } from "node:stream";
 import type { McpServer } from "../../../mcp/server.js";
 import { carrierOfHeaders } from "../../../shared/tracing.js";
-import { jsonRpcError, McpHttpSessions } from "../../../transports/mcp-http.js";
+import type { McpHttpSessions } from "../../../transports/mcp-http.js";
+import { jsonRpcError } from "../../../transports/mcp-http-errors.js";
 import type { DialectRoutesContext } from "../../../gateway/dialects.js";
 import { readJsonBodiesAsText, UnsupportedCharset } from "../../../gateway/json-charset.js";
 import { JsonBodyRefused, keepsConnectionOpen } from "../../../gateway/json-body-reader.js";
@@ -31,13 +32,20 @@ export interface McpHttpRouteOptions extends DialectRoutesContext {
  */
 const mcpHttp: FastifyPluginAsync<McpHttpRouteOptions> = async (app, options) => {
   const { callGates, metrics } = app;
-  const sessions = new McpHttpSessions(options.server, {
-    maxSessions: options.limits.maxConnections,
-    heartbeatMs: options.sseHeartbeatMs,
-    // Replicas sharing a store say which sessions they serve (the others answer why they do not know one).
-    shared: app.store?.records,
-    log: pinoLog(app.log),
-  });
+  // Made at the route's first request: the SDK's transport under them (its message schemas are
+  // built as it loads) is nothing a gateway needs before an MCP client comes.
+  let sessions: Promise<McpHttpSessions> | undefined;
+  const loadSessions = () =>
+    (sessions ??= import("../../../transports/mcp-http.js").then(
+      ({ McpHttpSessions }) =>
+        new McpHttpSessions(options.server, {
+          maxSessions: options.limits.maxConnections,
+          heartbeatMs: options.sseHeartbeatMs,
+          // Replicas sharing a store say which sessions they serve (the others answer why they do not know one).
+          shared: app.store?.records,
+          log: pinoLog(app.log),
+        }),
+    ));
   const streams = new Set<Readable>();
 
   readJsonBodiesAsText(app, options.maxMessageBytes);
@@ -68,7 +76,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpRouteOptions> = async (app, options) =>
           return sendWeb(reply, jsonRpcError(400, -32700, "Parse error: the body is not JSON"));
         }
       }
-      const { response, session } = await sessions.handle(
+      const { response, session } = await (await loadSessions()).handle(
         // The SDK's transport reads only the path and query of the URL; the Host header is no part of it (with tokens it is not checked).
         { method: request.method, url: `http://localhost${request.url}`, headers: webHeaders(request), body },
         {
@@ -98,7 +106,7 @@ const mcpHttp: FastifyPluginAsync<McpHttpRouteOptions> = async (app, options) =>
   // Open streams never end by themselves; the server cannot close while they last.
   app.addHook("preClose", async () => {
     for (const stream of streams) stream.destroy();
-    await sessions.closeAll();
+    await (await sessions)?.closeAll();
   });
 };
 
