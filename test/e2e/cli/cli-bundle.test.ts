@@ -106,6 +106,14 @@ describe("the command-line bundle", () => {
     expect(help).toMatchObject({ code: 0, stdout: expect.stringContaining("usage: tau-gateway <command>") });
   });
 
+  it("is ASCII text, every bundle of it, which V8 keeps at one byte a character (comments' other characters made \"?\")", () => {
+    for (const name of ["tau-gateway.cjs", "tau-gateway-validate.cjs", "validate-worker.cjs", "transcript-worker.cjs"]) {
+      const text = readFileSync(join(dirname(bundle), name), "utf8");
+      expect(text.length, name).toBeGreaterThan(10_000);
+      expect(/[^\x00-\x7f]/.exec(text)?.index, name).toBeUndefined();
+    }
+  });
+
   it("comes with V8's code cache of the bundle, named by its SHA-256 as the launcher knows it, which a fresh process uses", async () => {
     const cjs = join(dirname(bundle), "tau-gateway.cjs");
     const sha256 = createHash("sha256").update(readFileSync(cjs)).digest("hex");
