@@ -43,20 +43,39 @@ import { UsageError } from "./usage-error.js";
  * against REF's, alternated in one series: compare.ts).
  */
 
-const { values: flags } = parseArgs({
-  options: {
-    quick: { type: "boolean", default: false },
-    "no-build": { type: "boolean", default: false },
-    "json-out": { type: "string" },
-    compare: { type: "string" },
-    rounds: { type: "string" },
-    only: { type: "string", multiple: true },
-  },
-  strict: true,
-});
+const USAGE = `usage: npm run bench -- [--quick] [--no-build] [--json-out FILE] [--only SECTION[,SECTION]] [--compare REF [--rounds N]]
+  sections: ${SECTIONS.join(", ")}
+`;
+
+/** The options and the sections they select, or the usage (on stdout for --help, exit 0; on stderr with what was wrong, exit 2). */
+function readFlags() {
+  try {
+    const { values } = parseArgs({
+      options: {
+        quick: { type: "boolean", default: false },
+        "no-build": { type: "boolean", default: false },
+        "json-out": { type: "string" },
+        compare: { type: "string" },
+        rounds: { type: "string" },
+        only: { type: "string", multiple: true },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
+    return { flags: values, sections: selectSections(values.only) };
+  } catch (err) {
+    process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const { flags, sections } = readFlags();
 
 const quick = flags.quick === true;
-const sections = selectSections(flags.only);
 const run = (section: Section) => sections.has(section);
 /** Not every part measured: like --quick, not for bench/results/latest.json. */
 const partial = sections.size < SECTIONS.length;

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { figuresOf, type Figure } from "../../bench/compare-figures.js";
@@ -172,5 +173,30 @@ describe("--only", () => {
 
   it("names the sections there are when given one there is not", () => {
     expect(() => selectSections(["round-trip,roundtrip"])).toThrow('--only: no section "roundtrip"; the sections are round-trip, streaming,');
+  });
+});
+
+describe("npm run bench's command line", () => {
+  const bench = (...args: string[]) =>
+    spawnSync(process.execPath, ["--import", "tsx", "bench/main.ts", ...args], { cwd: new URL("../..", import.meta.url), encoding: "utf8", timeout: 60_000 });
+
+  it("prints its usage with every section for --help, and exits 0 without measuring", () => {
+    const help = bench("--help");
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("usage: npm run bench --");
+    for (const section of SECTIONS) expect(help.stdout).toContain(section);
+  });
+
+  it("says what was wrong and shows the usage, with no stack, for an unknown option or section (exit 2)", () => {
+    for (const [args, said] of [
+      [["--bogus"], "Unknown option '--bogus'"],
+      [["--only", "nope"], 'no section "nope"'],
+    ] as const) {
+      const refused = bench(...args);
+      expect(refused.status, args.join(" ")).toBe(2);
+      expect(refused.stderr).toContain(said);
+      expect(refused.stderr).toContain("usage: npm run bench --");
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 });
